@@ -1,0 +1,40 @@
+// Bundles every target with esbuild: the extension, the CLI, the webview and the compiled tests.
+// One config per target; tests are bundled with their packages left external so they load real modules.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+function testEntries() {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) { if (e.name !== 'fixtures' && e.name !== 'harness') walk(p); }
+      else if (/\.test\.ts$/.test(e.name) || (/^index\.ts$/.test(e.name) && dir.endsWith('integration'))) found.push(p);
+    }
+  };
+  walk(path.join(root, 'test'));
+  return found;
+}
+
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
+const targets = [
+  { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'out/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/webview/main.ts'], outfile: 'out/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  { ...common, entryPoints: testEntries(), outdir: 'out/test', outbase: 'test', platform: 'node', format: 'cjs', target: 'node20', packages: 'external', external: ['vscode'] },
+];
+
+if (watch) {
+  for (const t of targets) await (await esbuild.context(t)).watch();
+  console.log('watching…');
+} else {
+  const t0 = Date.now();
+  await Promise.all(targets.map((t) => esbuild.build(t)));
+  fs.chmodSync(path.join(root, 'out/cli.js'), 0o755);
+  console.log(`built in ${Date.now() - t0} ms`);
+}
