@@ -21,11 +21,11 @@ function testEntries() {
   return found;
 }
 
-const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const common = { define: { VTASK_VERSION: JSON.stringify(pkg.version) }, bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
 const targets = [
   { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'out/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: ['src/webview/main.ts'], outfile: 'out/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { ...common, entryPoints: testEntries(), outdir: 'out/test', outbase: 'test', platform: 'node', format: 'cjs', target: 'node20', packages: 'external', external: ['vscode'] },
 ];
 

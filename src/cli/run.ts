@@ -1,0 +1,60 @@
+import { MissingPathError } from '../core/taskfile/discover';
+import { version } from '../core/version';
+import { check, checkHelp } from './check';
+import { EXIT, UsageError, type CliIO } from './io';
+
+const help = `vtask ${version}: write, check and run verifiable tasks for RLVR
+
+Usage: vtask <command> [options] PATH...
+
+Commands:
+  check PATH...   validate task files; prints file:line:col: error: message
+
+Options:
+  -h, --help      show help (also: vtask <command> --help)
+  -v, --version   print the version
+
+Exit codes: 0 success, 1 a check failed, 2 usage error.`;
+
+interface Command {
+  readonly help: string;
+  run(args: readonly string[], io: CliIO): number | Promise<number>;
+}
+
+/** The command table: name → what it does. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  check: { help: checkHelp, run: (args, io) => check(args, io) },
+};
+
+/** Runs the CLI on argv (without `node` and the script) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    io.stdout.write(help + '\n');
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '-v' || name === '--version') {
+    io.stdout.write(version + '\n');
+    return EXIT.ok;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr.write(`vtask: unknown command '${name}'\n\n${help}\n`);
+    return EXIT.usage;
+  }
+  if (rest.includes('-h') || rest.includes('--help')) {
+    io.stdout.write(command.help + '\n');
+    return EXIT.ok;
+  }
+  const unknownFlag = rest.find((a) => a.startsWith('-') && a !== '-');
+  try {
+    if (unknownFlag) throw new UsageError(`unknown option '${unknownFlag}'`);
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof MissingPathError) {
+      io.stderr.write(`vtask ${name}: ${e.message}\n\n${command.help}\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,69 @@
+import type { Fields } from '../schema/fields';
+import type { IssueCode, Fix } from '../taskfile/issues';
+import type { YNode, YMap } from '../taskfile/ynode';
+
+/** What a kind's extra validation can see and report, beyond its field schemas. */
+export interface ParamsContext {
+  /** The parameters as a mapping (the list shorthand is presented as `{[listField]: list}`). */
+  readonly params: YMap | null;
+  /** The parameter node for a key, or undefined when absent. */
+  param(key: string): YNode | null | undefined;
+  /** True when an unknown key was reported as a likely typo of this one (so it is not "missing"). */
+  misspelt(key: string): boolean;
+  /** The node of the kind's key (`math:`), where "missing" problems are reported. */
+  readonly kindKey: YNode;
+  report(code: IssueCode, at: YNode | readonly [number, number], message: string, fixes?: readonly Fix[]): void;
+  /**
+   * Validates a mapping against a field table; `at` is where missing keys are reported and
+   * `what` names the mapping in messages (`\`relation\` of \`keywords:frequency\``).
+   */
+  fields(node: YNode | null, fields: Fields, at: YNode, what: string): void;
+  /** Validates a nested verifier (for `all`, `any`, `weighted`). */
+  verifier(node: YNode | null, at: YNode): void;
+}
+
+/**
+ * A verifier kind: its schema, documentation and (once it can run) its checker, registered
+ * once. Validation, completion and hover read these definitions; nothing switches on kinds.
+ */
+export interface VerifierKind {
+  readonly kind: string;
+  /** One line: when the verifier passes. */
+  readonly summary: string;
+  /** Markdown shown on hover, after the summary. */
+  readonly doc: string;
+  /** The parameters in mapping form. */
+  readonly fields: Fields;
+  /** When set, a list value is shorthand for a mapping with this one key (`all: [...]`). */
+  readonly listField?: string;
+  /** What the items of the list field are, for completion and hover inside the list. */
+  readonly listItems?: 'verifiers' | 'instructions' | Fields;
+  /** Checks that need more than one field's schema, such as "exactly one of". */
+  validate?(ctx: ParamsContext): void;
+  /** Snippet text for the value when completing the kind, in VS Code snippet syntax. */
+  readonly snippet: string;
+}
+
+/** Reports unless exactly one of the keys is present (both `answer` and `answers`, or neither). */
+export function exactlyOneOf(ctx: ParamsContext, keys: readonly string[], what: string): void {
+  const present = keys.filter((k) => ctx.param(k) !== undefined);
+  const list = keys.map((k) => `\`${k}\``).join(' or ');
+  if (present.length === 0 && keys.some((k) => ctx.misspelt(k))) return;
+  if (present.length === 0) ctx.report('missing-key', ctx.kindKey, `${what} needs ${list}`);
+  else if (present.length > 1 && ctx.params) {
+    const second = ctx.params.items.find((p) => String(p.key.value) === present[1]);
+    if (second) ctx.report('bad-value', second.key, `give either ${list}, not both`);
+  }
+}
+
+/** Reports a pattern that JavaScript cannot compile, at the pattern's value. */
+export function checkRegex(ctx: ParamsContext, key: string): void {
+  const n = ctx.param(key);
+  if (n && n.type === 'scalar' && typeof n.value === 'string') {
+    try {
+      new RegExp(n.value, 'u');
+    } catch (e) {
+      ctx.report('bad-value', n, `\`${key}\` is not a valid regular expression: ${(e as Error).message}`);
+    }
+  }
+}

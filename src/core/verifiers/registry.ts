@@ -1,0 +1,30 @@
+import { agentKinds } from './agentKinds';
+import { choiceKind } from './choice';
+import { codeKind } from './code';
+import { allKind, anyKind, weightedKind } from './composite';
+import { constraintsKind } from './constraints/kind';
+import { formatKind } from './format';
+import { jsonKind } from './json';
+import type { VerifierKind } from './kind';
+import { judgeKind } from './judge';
+import { matchKind } from './match';
+import { mathKind } from './math';
+import { scriptKind } from './script';
+import { field, type Fields } from '../schema/fields';
+import { z } from 'zod';
+
+/** Every verifier kind, by name. Adding a kind means adding its module and one entry here. */
+export const VERIFIERS: ReadonlyMap<string, VerifierKind> = new Map(
+  [mathKind, matchKind, choiceKind, constraintsKind, jsonKind, codeKind, scriptKind, judgeKind, formatKind, allKind, anyKind, weightedKind, ...agentKinds].map(
+    (k) => [k.kind, k],
+  ),
+);
+
+/** Options every verifier accepts next to its own parameters. */
+export const COMMON_VERIFIER_FIELDS: Fields = {
+  final_only: field(
+    z.boolean(),
+    'Check only the text after the last `</think>` (default `true`; `format` sees the whole response unless set).',
+    false,
+  ),
+};

@@ -1,0 +1,56 @@
+import * as vscode from 'vscode';
+import type { Diagnostics } from './diagnostics';
+import type { TaskDocuments } from './taskDocuments';
+
+/** The services every command may use, built once in `activate`. */
+export interface Context {
+  readonly documents: TaskDocuments;
+  readonly diagnostics: Diagnostics;
+  readonly log: vscode.LogOutputChannel;
+}
+
+type Factory = (ctx: Context) => (...args: unknown[]) => unknown;
+
+const NEW_TASK = `
+  - id: \${1:task-id}
+    prompt: |
+      \${2:What is 6 * 7?}
+    verify:
+      \${3|math,match,constraints,code|}: \${4:{ answer: "42" \\}}
+    cases:
+      - response: "\${5:\\\\boxed{42\\}}"
+        expect: pass
+      - response: "\${6:\\\\boxed{41\\}}"
+        expect: fail
+`;
+
+/** Command id → factory. package.json's `contributes.commands` lists the same ids. */
+export const COMMANDS: Readonly<Record<string, Factory>> = {
+  'vtask.checkFile': (ctx) => () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.languageId !== 'vtask') {
+      void vscode.window.showInformationMessage('Open a .vtask file to check it.');
+      return;
+    }
+    ctx.diagnostics.validateNow(editor.document);
+    const file = ctx.documents.get(editor.document);
+    const errors = file.issues.filter((i) => i.severity === 'error').length;
+    const summary = `${file.tasks.length} task${file.tasks.length === 1 ? '' : 's'}, ${errors} error${errors === 1 ? '' : 's'}`;
+    if (errors) void vscode.commands.executeCommand('workbench.actions.view.problems');
+    void vscode.window.showInformationMessage(`vtask: ${summary}`);
+    return { tasks: file.tasks.length, errors };
+  },
+  'vtask.newTask': () => async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.languageId !== 'vtask') return;
+    const doc = editor.document;
+    const end = doc.lineAt(doc.lineCount - 1).range.end;
+    const lead = doc.getText().endsWith('\n') ? '' : '\n';
+    await editor.insertSnippet(new vscode.SnippetString(lead + NEW_TASK.slice(1)), end);
+  },
+  'vtask.showOutput': (ctx) => () => ctx.log.show(),
+};
+
+export function registerCommands(ctx: Context): vscode.Disposable[] {
+  return Object.entries(COMMANDS).map(([id, factory]) => vscode.commands.registerCommand(id, factory(ctx)));
+}

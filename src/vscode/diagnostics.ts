@@ -1,0 +1,61 @@
+import * as vscode from 'vscode';
+import { toDiagnostic } from './convert';
+import type { TaskDocuments } from './taskDocuments';
+
+/**
+ * Publishes problems for open task files: at once when a file opens, and after a short pause
+ * in typing while it changes, so validation never competes with keystrokes.
+ */
+export class Diagnostics implements vscode.Disposable {
+  private readonly collection = vscode.languages.createDiagnosticCollection('vtask');
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly disposables: vscode.Disposable[] = [this.collection];
+
+  constructor(
+    private readonly documents: TaskDocuments,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidOpenTextDocument((d) => this.validateNow(d)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        this.cancel(d);
+        this.collection.delete(d.uri);
+      }),
+    );
+    for (const d of vscode.workspace.textDocuments) this.validateNow(d);
+  }
+
+  private schedule(doc: vscode.TextDocument): void {
+    if (doc.languageId !== 'vtask') return;
+    this.cancel(doc);
+    const delay = vscode.workspace.getConfiguration('vtask', doc.uri).get<number>('validation.debounceMs', 150);
+    this.timers.set(
+      doc.uri.toString(),
+      setTimeout(() => this.validateNow(doc), delay),
+    );
+  }
+
+  private cancel(doc: vscode.TextDocument): void {
+    const key = doc.uri.toString();
+    const t = this.timers.get(key);
+    if (t) clearTimeout(t);
+    this.timers.delete(key);
+  }
+
+  validateNow(doc: vscode.TextDocument): void {
+    if (doc.languageId !== 'vtask' || doc.isClosed) return;
+    try {
+      const file = this.documents.get(doc);
+      this.collection.set(doc.uri, file.issues.map((i) => toDiagnostic(file.lines, i)));
+    } catch (e) {
+      // A bug in validation must not take the editor down: log it and keep the old problems.
+      this.log.error(`validation of ${doc.uri.fsPath} failed`, e);
+    }
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,42 @@
+import * as vscode from 'vscode';
+import { version } from '../core/version';
+import type { VtaskApi } from './api';
+import { CodeActionProvider } from './codeActions';
+import { registerCommands } from './commands';
+import { CompletionProvider } from './completion';
+import { Diagnostics } from './diagnostics';
+import { HoverProvider } from './hover';
+import { SymbolProvider } from './symbols';
+import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
+
+/** Wires the services and features together; every disposable goes to the context. */
+export function activate(context: vscode.ExtensionContext): VtaskApi {
+  const log = vscode.window.createOutputChannel('vtask', { log: true });
+  try {
+    const documents = new TaskDocuments();
+    const diagnostics = new Diagnostics(documents, log);
+    context.subscriptions.push(
+      log,
+      documents,
+      diagnostics,
+      vscode.languages.registerCompletionItemProvider(VTASK_SELECTOR, new CompletionProvider(documents), ':', ' ', '-'),
+      vscode.languages.registerHoverProvider(VTASK_SELECTOR, new HoverProvider(documents)),
+      vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), { label: 'vtask' }),
+      vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, new CodeActionProvider(documents), {
+        providedCodeActionKinds: CodeActionProvider.kinds,
+      }),
+      ...registerCommands({ documents, diagnostics, log }),
+    );
+    log.info(`vtask ${version} activated`);
+    return { version, parse: (doc) => documents.get(doc), lastParseMs: (doc) => documents.lastParseMs(doc) };
+  } catch (e) {
+    // Activation failures are shown, then rethrown so VS Code marks the extension as failed.
+    log.error('activation failed', e);
+    void vscode.window.showErrorMessage(`vtask failed to start: ${(e as Error).message}`);
+    throw e;
+  }
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

@@ -1,0 +1,15 @@
+import * as vscode from 'vscode';
+import type { TaskFile } from '../core/taskfile/parse';
+import { getPair, keyName } from '../core/taskfile/ynode';
+
+/** Model profile names usable in `model:`: those of the file and those of the settings. */
+export function modelNames(file: TaskFile): string[] {
+  const names = new Set<string>();
+  for (const part of file.parts) {
+    const models = part.node ? getPair(part.node, 'models')?.value : undefined;
+    if (models?.type === 'map') for (const p of models.items) names.add(keyName(p));
+  }
+  const fromSettings = vscode.workspace.getConfiguration('vtask').get<Record<string, unknown>>('models') ?? {};
+  for (const n of Object.keys(fromSettings)) names.add(n);
+  return [...names];
+}

@@ -1,0 +1,36 @@
+import * as vscode from 'vscode';
+
+/** Opens a file of the test workspace in an editor. */
+export async function open(name: string): Promise<vscode.TextEditor> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('no workspace folder is open');
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, name));
+  return vscode.window.showTextDocument(doc);
+}
+
+/** Resolves when `read` returns something truthy, checking on every diagnostics change. */
+export function waitFor<T>(read: () => T | undefined | null | false, what: string, ms = 20_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const first = read();
+    if (first) return resolve(first);
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    const sub = vscode.languages.onDidChangeDiagnostics(() => {
+      const v = read();
+      if (v) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(v);
+      }
+    });
+  });
+}
+
+/** The position just after the first occurrence of `marker` (or at its start with `before`). */
+export function positionOf(doc: vscode.TextDocument, marker: string, before = false): vscode.Position {
+  const i = doc.getText().indexOf(marker);
+  if (i === -1) throw new Error(`marker not found: ${marker}`);
+  return doc.positionAt(before ? i : i + marker.length);
+}
