@@ -11,6 +11,8 @@ prints one line per problem: file:line:col: error: message.
 Exits 0 when every file is valid, 1 when any has an error, 2 on usage errors.`;
 
 export function check(paths: readonly string[], io: CliIO): number {
+  const flag = paths.find((a) => a.startsWith('-'));
+  if (flag) throw new UsageError(`unknown option '${flag}'`);
   if (paths.length === 0) throw new UsageError('vtask check needs at least one file or folder');
   const files = findTaskFiles(paths);
   let errors = 0;

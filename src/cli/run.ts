@@ -1,6 +1,7 @@
 import { MissingPathError } from '../core/taskfile/discover';
 import { version } from '../core/version';
 import { check, checkHelp } from './check';
+import { test, testHelp } from './test';
 import { EXIT, UsageError, type CliIO } from './io';
 
 const help = `vtask ${version}: write, check and run verifiable tasks for RLVR
@@ -9,6 +10,7 @@ Usage: vtask <command> [options] PATH...
 
 Commands:
   check PATH...   validate task files; prints file:line:col: error: message
+  test PATH...    run every task's cases (no model); last line "N passed, N failed"
 
 Options:
   -h, --help      show help (also: vtask <command> --help)
@@ -24,6 +26,7 @@ interface Command {
 /** The command table: name → what it does. */
 const COMMANDS: Readonly<Record<string, Command>> = {
   check: { help: checkHelp, run: (args, io) => check(args, io) },
+  test: { help: testHelp, run: (args, io) => test(args, io) },
 };
 
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */
@@ -46,9 +49,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     io.stdout.write(command.help + '\n');
     return EXIT.ok;
   }
-  const unknownFlag = rest.find((a) => a.startsWith('-') && a !== '-');
   try {
-    if (unknownFlag) throw new UsageError(`unknown option '${unknownFlag}'`);
     return await command.run(rest, io);
   } catch (e) {
     if (e instanceof UsageError || e instanceof MissingPathError) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import type { VerifierKind } from './kind';
+import { verdict, type Verdict } from './verdict';
 
 const letter = z.string().regex(/^[A-Z]$/, 'an option is one capital letter');
 
@@ -20,4 +21,36 @@ export const choiceKind: VerifierKind = {
     }
   },
   snippet: '{ answer: ${1|A,B,C,D,E|} }',
+  check: (response, params) => checkChoice(response, params as { answer: string; options?: string[] }),
 };
+
+/**
+ * Finds the options a response chooses, from the most explicit form present: a box, then an
+ * answer line, then parenthesised letters, then a response that is only a letter. Reading
+ * only the strongest form keeps "(A) is wrong because..." in an explanation from counting
+ * as a choice when the answer line says B.
+ */
+export function chosenOptions(response: string, options: readonly string[]): { letters: string[]; source: string } {
+  const set = options.join('');
+  const L = `[${set}]`;
+  const forms: [string, RegExp][] = [
+    ['boxed', new RegExp(String.raw`\\boxed\{\s*(?:\\text\{)?\(?(${L})\)?\}?\s*\}`, 'g')],
+    ['answer line', new RegExp(String.raw`(?:[Ff]inal [Aa]nswer|[Aa]nswer|ANSWER)\s*(?:is|:)?\s*[:\-]?\s*\**\(?(${L})\)?(?![A-Za-z])`, 'g')],
+    ['parenthesised', new RegExp(String.raw`\((${L})\)`, 'g')],
+    ['letter', new RegExp(String.raw`^\s*\**\(?(${L})[).:]?\**\s*$`, 'g')],
+  ];
+  for (const [source, re] of forms) {
+    const letters = [...new Set([...response.matchAll(re)].map((m) => (m[1] ?? '').toUpperCase()).filter((l) => options.includes(l)))];
+    if (letters.length) return { letters, source };
+  }
+  return { letters: [], source: 'none' };
+}
+
+function checkChoice(response: string, p: { answer: string; options?: string[] }): Verdict {
+  const options = p.options ?? ['A', 'B', 'C', 'D', 'E'];
+  const { letters, source } = chosenOptions(response, options);
+  const details = { chosen: letters, source, expected: p.answer, options };
+  if (letters.length === 0) return verdict(false, `no option (${options.join(', ')}) was chosen`, details);
+  if (letters.length > 1) return verdict(false, `several options were chosen (${letters.join(', ')}); expected only ${p.answer}`, details);
+  return letters[0] === p.answer ? verdict(true, `chose ${p.answer} (${source})`, details) : verdict(false, `chose ${letters[0]} (${source}), expected ${p.answer}`, details);
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import { checkRegex, type VerifierKind } from './kind';
+import { verdict, type Verdict } from './verdict';
 
 export const formatKind: VerifierKind = {
   kind: 'format',
@@ -20,4 +21,25 @@ export const formatKind: VerifierKind = {
     checkRegex(ctx, 'regex');
   },
   snippet: '{ think: required }',
+  wholeResponse: true,
+  check: (response, params) => checkFormat(response, params as { think?: 'required' | 'forbidden'; regex?: string }),
 };
+
+function checkFormat(response: string, p: { think?: 'required' | 'forbidden'; regex?: string }): Verdict {
+  const opens = response.split('<think>').length - 1;
+  const closes = response.split('</think>').length - 1;
+  const details: Record<string, unknown> = { think_blocks: Math.min(opens, closes), unclosed: opens > closes };
+  if (p.think === 'required') {
+    const m = /^\s*<think>([\s\S]*?)<\/think>([\s\S]*)$/.exec(response);
+    if (!m) return verdict(false, opens === 0 ? 'no <think> block at the start of the response' : 'the <think> block is not closed, or does not start the response', details);
+    if (opens !== 1 || closes !== 1) return verdict(false, `expected one <think> block, found ${opens} opening and ${closes} closing tags`, details);
+    if (!(m[1] ?? '').trim()) return verdict(false, 'the <think> block is empty', details);
+    if (!(m[2] ?? '').trim()) return verdict(false, 'there is no answer after </think>', details);
+  } else if (p.think === 'forbidden' && (opens || closes)) {
+    return verdict(false, 'the response contains a <think> block, which is forbidden here', details);
+  }
+  if (p.regex !== undefined && !new RegExp(p.regex, 'u').test(response)) {
+    return verdict(false, `the response does not match /${p.regex}/`, { ...details, regex: p.regex });
+  }
+  return verdict(true, [p.think ? `think: ${p.think}` : '', p.regex ? `matches /${p.regex}/` : ''].filter(Boolean).join('; '), details);
+}

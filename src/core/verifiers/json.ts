@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
+import Ajv, { type ValidateFunction } from 'ajv';
 import type { VerifierKind } from './kind';
+import { excerpt } from './text/normalize';
+import { verdict, type Verdict } from './verdict';
 
 export const jsonKind: VerifierKind = {
   kind: 'json',
@@ -10,4 +13,42 @@ export const jsonKind: VerifierKind = {
     schema: field(z.record(z.string(), z.unknown()), 'A JSON Schema (draft 2020-12) the value must satisfy.', { type: 'object', required: ['name'] }),
   },
   snippet: '{ schema: { type: ${1:object}, required: [${2:name}] } }',
+  check: (response, params) => checkJson(response, params as { schema?: Record<string, unknown> }),
 };
+
+/** The JSON text of an answer: the last fenced block if there is one, else the whole answer. */
+export function jsonText(answer: string): string {
+  const fences = [...answer.matchAll(/```[ \t]*(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/g)];
+  const last = fences[fences.length - 1];
+  return (last ? (last[1] ?? '') : answer).trim();
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let v = compiled.get(key);
+  if (!v) compiled.set(key, (v = ajv.compile(schema)));
+  return v;
+}
+
+function checkJson(answer: string, p: { schema?: Record<string, unknown> }): Verdict {
+  const text = jsonText(answer);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return verdict(false, `not one JSON value: ${(e as Error).message}`, { text: excerpt(text, 200) });
+  }
+  if (!p.schema) return verdict(true, 'valid JSON', { value });
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(p.schema);
+  } catch (e) {
+    return { ...verdict(false, `the schema is not a valid JSON Schema: ${(e as Error).message}`), error: 'crash' };
+  }
+  if (validate(value)) return verdict(true, 'valid JSON matching the schema', { value });
+  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`.trim());
+  return verdict(false, `JSON does not match the schema: ${errors[0] ?? 'invalid'}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`, { value, errors });
+}

@@ -1,6 +1,7 @@
 import type { Fields } from '../schema/fields';
 import type { IssueCode, Fix } from '../taskfile/issues';
 import type { YNode, YMap } from '../taskfile/ynode';
+import type { Checker } from './verdict';
 
 /** What a kind's extra validation can see and report, beyond its field schemas. */
 export interface ParamsContext {
@@ -42,6 +43,14 @@ export interface VerifierKind {
   validate?(ctx: ParamsContext): void;
   /** Snippet text for the value when completing the kind, in VS Code snippet syntax. */
   readonly snippet: string;
+  /**
+   * Checks a response. It receives the final answer (text after the last `</think>`) unless
+   * the parameters say `final_only: false` or `wholeResponse` is set; parameters arrive in
+   * mapping form, already validated.
+   */
+  readonly check?: Checker;
+  /** True for kinds that see the whole response by default (`format`). */
+  readonly wholeResponse?: boolean;
 }
 
 /** Reports unless exactly one of the keys is present (both `answer` and `answers`, or neither). */

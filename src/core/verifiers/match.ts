@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import { exactlyOneOf, type VerifierKind } from './kind';
+import { excerpt, lastTagged, normalizeAnswer } from './text/normalize';
+import { verdict, type Verdict } from './verdict';
 
 export const matchModes = ['exact', 'normalized', 'contains', 'regex'] as const;
 
@@ -36,4 +38,34 @@ export const matchKind: VerifierKind = {
     }
   },
   snippet: '{ answer: "${1:Paris}"${2:, tag: answer} }',
+  check: (response, params) => checkMatch(response, params as MatchParams),
 };
+
+interface MatchParams {
+  answer?: string | number;
+  answers?: (string | number)[];
+  mode?: (typeof matchModes)[number];
+  tag?: string;
+}
+
+function checkMatch(response: string, p: MatchParams): Verdict {
+  const mode = p.mode ?? 'normalized';
+  const golds = (p.answers ?? [p.answer ?? '']).map(String);
+  let text = response;
+  if (p.tag) {
+    const inner = lastTagged(response, p.tag);
+    if (inner === undefined) return verdict(false, `no <${p.tag}>...</${p.tag}> in the response`, { tag: p.tag });
+    text = inner;
+  }
+  const compared = mode === 'normalized' ? normalizeAnswer(text) : mode === 'exact' ? text.trim() : text;
+  for (const gold of golds) {
+    let ok: boolean;
+    if (mode === 'regex') ok = new RegExp(gold, 'u').test(text);
+    else if (mode === 'contains') ok = normalizeAnswer(text).includes(normalizeAnswer(gold));
+    else if (mode === 'exact') ok = compared === gold.trim();
+    else ok = compared === normalizeAnswer(gold);
+    if (ok) return verdict(true, `${mode} match of ${excerpt(gold)}`, { mode, answer: excerpt(text, 200), matched: gold });
+  }
+  const want = golds.length === 1 ? excerpt(golds[0] ?? '') : `one of ${golds.map((g) => excerpt(g)).join(', ')}`;
+  return verdict(false, `got ${excerpt(text)}, expected ${want} (${mode})`, { mode, answer: excerpt(text, 200), normalized: mode === 'normalized' ? compared.slice(0, 200) : undefined, expected: golds });
+}

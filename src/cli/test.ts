@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import { runCases, type CaseResult } from '../core/run/cases';
+import { junitXml, type JunitFile } from '../core/run/junit';
+import { findTaskFiles } from '../core/taskfile/discover';
+import { formatIssue } from '../core/taskfile/format';
+import { parseTaskFile } from '../core/taskfile/parse';
+import { runnableTasks } from '../core/taskfile/resolve';
+import { EXIT, UsageError, type CliIO } from './io';
+
+export const testHelp = `Usage: vtask test PATH... [--json] [--junit FILE]
+
+Runs every case (the verifier's own tests) of every task, without any model. Prints each
+case that does not get its expected verdict, then a last line "N passed, N failed".
+  --json          print one JSON object instead: {passed, failed, skipped, results: [...]}
+  --junit FILE    also write a JUnit XML report to FILE
+Exits 0 when every case passes and every file is valid, 1 otherwise, 2 on usage errors.`;
+
+interface TestArgs {
+  paths: string[];
+  json: boolean;
+  junit?: string;
+}
+
+function parseArgs(args: readonly string[]): TestArgs {
+  const out: TestArgs = { paths: [], json: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--json') out.json = true;
+    else if (a === '--junit') {
+      const f = args[++i];
+      if (!f) throw new UsageError('--junit needs a file name');
+      out.junit = f;
+    } else if (a.startsWith('--junit=')) out.junit = a.slice('--junit='.length);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else out.paths.push(a);
+  }
+  if (out.paths.length === 0) throw new UsageError('vtask test needs at least one file or folder');
+  return out;
+}
+
+const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e : `score ${e.score}`);
+
+export async function test(argv: readonly string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv);
+  const files = findTaskFiles(args.paths);
+  const report: JunitFile[] = [];
+  const json: Record<string, unknown>[] = [];
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  let invalid = 0;
+  for (const file of files) {
+    const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
+    const errors = parsed.issues.filter((i) => i.severity === 'error').map((i) => formatIssue(file, parsed.lines, i));
+    invalid += errors.length;
+    if (!args.json) for (const e of errors) io.stdout.write(e + '\n');
+    const { tasks } = runnableTasks(parsed);
+    const results = await runCases(tasks, { file });
+    report.push({ file, results, errors });
+    for (const r of results) {
+      if (r.skipped) skipped++;
+      else if (r.ok) passed++;
+      else failed++;
+      if (!args.json && !r.ok) {
+        const p = parsed.lines.position(r.offset);
+        const what = r.skipped ? 'skipped' : `expected ${label(r.expected)}, got ${label(r.actual)}`;
+        io.stdout.write(`${file}:${p.line + 1}:${p.character + 1}: ${r.skipped ? 'skipped' : 'fail'}: task ${r.task} case ${r.case}: ${what}: ${r.verdict.reason}\n`);
+      }
+      json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(r.skipped ? { skipped: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}) });
+    }
+  }
+  if (args.junit) fs.writeFileSync(args.junit, junitXml(report));
+  if (args.json) io.stdout.write(JSON.stringify({ passed, failed, skipped, invalid, results: json }) + '\n');
+  else {
+    if (skipped) io.stdout.write(`${skipped} skipped: their verifier cannot run here\n`);
+    io.stdout.write(`${passed} passed, ${failed} failed\n`);
+  }
+  return failed > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;
+}

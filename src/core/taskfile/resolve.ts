@@ -1,0 +1,135 @@
+import type { Issue } from './issues';
+import type { TaskEntry, TaskFile } from './parse';
+import { getPair, toJS, type YMap, type YNode } from './ynode';
+
+export type Expectation = 'pass' | 'fail' | { readonly score: number };
+
+/** A regression case ready to run. */
+export interface CaseSpec {
+  readonly index: number;
+  readonly name?: string;
+  readonly response: string;
+  readonly expect: Expectation;
+  /** Absolute offset of the case in the file, for locations in reports. */
+  readonly offset: number;
+}
+
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+/** Sampling settings after `defaults` are applied. */
+export interface SamplingSpec {
+  readonly model?: string;
+  readonly samples: number;
+  readonly temperature?: number;
+  readonly top_p?: number;
+  readonly max_tokens?: number;
+  readonly seed?: number;
+  readonly stop?: string | readonly string[];
+}
+
+/** A task with `defaults` applied, as plain data: what runners, exports and panels use. */
+export interface TaskSpec {
+  readonly id: string;
+  readonly index: number;
+  /** Absolute offset of the task in the file. */
+  readonly offset: number;
+  readonly messages: readonly ChatMessage[];
+  /** The last user message: what `constraints` such as `repeat_prompt` compare with. */
+  readonly prompt: string;
+  /** The verifier as `{kind: params}`. */
+  readonly verify: unknown;
+  readonly cases: readonly CaseSpec[];
+  readonly sampling: SamplingSpec;
+  readonly tags: readonly string[];
+  readonly meta: Readonly<Record<string, unknown>>;
+}
+
+/** Tasks that can run: those without errors of their own, with `defaults` applied. */
+export function runnableTasks(file: TaskFile): { tasks: TaskSpec[]; skipped: TaskEntry[] } {
+  const defaults = findDefaults(file);
+  const errorsAt = errorOffsets(file.issues);
+  const tasks: TaskSpec[] = [];
+  const skipped: TaskEntry[] = [];
+  for (const entry of file.tasks) {
+    const hasError = entry.issues.some((i) => i.severity === 'error') || errorsAt.has(entry.offset + entry.anchor[0]);
+    const spec = !hasError && entry.node ? resolveTask(entry, defaults) : undefined;
+    if (spec) tasks.push(spec);
+    else skipped.push(entry);
+  }
+  return { tasks, skipped };
+}
+
+function errorOffsets(issues: readonly Issue[]): Set<number> {
+  return new Set(issues.filter((i) => i.severity === 'error').map((i) => i.start));
+}
+
+function findDefaults(file: TaskFile): Record<string, unknown> {
+  for (const part of file.parts) {
+    const d = part.node ? getPair(part.node, 'defaults')?.value : undefined;
+    if (d?.type === 'map') return toJS(d) as Record<string, unknown>;
+  }
+  return {};
+}
+
+/** Applies defaults to one task; undefined when it lacks what running needs. */
+export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>): TaskSpec | undefined {
+  const node = entry.node as YMap;
+  const own = toJS(node) as Record<string, unknown>;
+  const get = (k: string): unknown => (own[k] !== undefined ? own[k] : defaults[k]);
+  const id = typeof own.id === 'string' ? own.id : undefined;
+  const verify = get('verify');
+  if (id === undefined || verify === undefined || verify === null) return undefined;
+  const messages: ChatMessage[] = [];
+  const system = get('system');
+  const rawMessages = get('messages');
+  if (Array.isArray(rawMessages)) {
+    for (const m of rawMessages as ChatMessage[]) messages.push({ role: String(m.role), content: String(m.content) });
+  } else {
+    const prompt = get('prompt');
+    if (typeof prompt !== 'string') return undefined;
+    messages.push({ role: 'user', content: prompt });
+  }
+  if (typeof system === 'string' && !messages.some((m) => m.role === 'system')) messages.unshift({ role: 'system', content: system });
+  const prompt = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const num = (k: string): number | undefined => (typeof get(k) === 'number' ? (get(k) as number) : undefined);
+  const stop = get('stop');
+  return {
+    id,
+    index: entry.index,
+    offset: entry.offset,
+    messages,
+    prompt,
+    verify,
+    cases: casesOf(entry),
+    sampling: {
+      model: typeof get('model') === 'string' ? (get('model') as string) : undefined,
+      samples: num('samples') ?? 8,
+      temperature: num('temperature'),
+      top_p: num('top_p'),
+      max_tokens: num('max_tokens'),
+      seed: num('seed'),
+      stop: typeof stop === 'string' || Array.isArray(stop) ? (stop as string | string[]) : undefined,
+    },
+    tags: Array.isArray(get('tags')) ? (get('tags') as unknown[]).map(String) : [],
+    meta: (get('meta') as Record<string, unknown>) ?? {},
+  };
+}
+
+function casesOf(entry: TaskEntry): CaseSpec[] {
+  const cases = entry.node ? getPair(entry.node, 'cases')?.value : undefined;
+  if (cases?.type !== 'seq') return [];
+  const out: CaseSpec[] = [];
+  cases.items.forEach((c: YNode, index) => {
+    if (c.type !== 'map') return;
+    const v = toJS(c) as Record<string, unknown>;
+    const e = v.expect;
+    const expect: Expectation | undefined =
+      e === 'pass' || e === 'fail' ? e : e && typeof e === 'object' && typeof (e as { score?: unknown }).score === 'number' ? { score: (e as { score: number }).score } : undefined;
+    if (expect === undefined || typeof v.response !== 'string') return;
+    out.push({ index, name: typeof v.name === 'string' ? v.name : undefined, response: v.response, expect, offset: entry.offset + c.span[0] });
+  });
+  return out;
+}

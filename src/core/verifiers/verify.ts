@@ -1,0 +1,66 @@
+import type { VerifierKind } from './kind';
+import { VERIFIERS } from './registry';
+import type { TaskView, Verdict, VerifyContext } from './verdict';
+
+export interface VerifyOptions {
+  readonly task: TaskView;
+  readonly signal?: AbortSignal;
+  /** False in an untrusted workspace; defaults to true (the CLI runs what its user asked for). */
+  readonly trusted?: boolean;
+}
+
+/** Splits `{kind: params}` into the registered kind and its parameters in mapping form. */
+export function kindOf(verifier: unknown): { kind: VerifierKind; params: Record<string, unknown> } | { error: string } {
+  if (!verifier || typeof verifier !== 'object' || Array.isArray(verifier)) return { error: 'the verifier is not a mapping' };
+  const [name, ...extra] = Object.keys(verifier);
+  if (name === undefined || extra.length) return { error: 'a verifier has exactly one kind' };
+  const kind = VERIFIERS.get(name);
+  if (!kind) return { error: `unknown verifier kind \`${name}\`` };
+  const raw = (verifier as Record<string, unknown>)[name];
+  const params = Array.isArray(raw) && kind.listField ? { [kind.listField]: raw } : raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  return { kind, params };
+}
+
+/**
+ * The text a verifier checks: everything after the last `</think>` unless the verifier sees
+ * the whole response. An unclosed `<think>` means the model never gave a final answer.
+ */
+export function finalAnswer(response: string): { text: string } | { missing: string } {
+  const close = response.lastIndexOf('</think>');
+  if (close !== -1) return { text: response.slice(close + '</think>'.length) };
+  if (response.includes('<think>')) return { missing: 'the response has an unclosed <think>: there is no final answer' };
+  return { text: response };
+}
+
+/** Verifies one response against a verifier, whatever it does: errors become verdicts. */
+export async function verify(verifier: unknown, response: string, options: VerifyOptions): Promise<Verdict> {
+  const signal = options.signal ?? new AbortController().signal;
+  const ctx: VerifyContext = {
+    task: options.task,
+    signal,
+    trusted: options.trusted ?? true,
+    child: (v, r) => verify(v, r, { ...options, signal }),
+  };
+  const found = kindOf(verifier);
+  if ('error' in found) return { pass: false, score: 0, reason: found.error, details: {}, error: 'crash' };
+  const { kind, params } = found;
+  if (!kind.check) return { pass: false, score: 0, reason: `the \`${kind.kind}\` verifier cannot run here`, details: {}, error: 'unavailable' };
+  const finalOnly = typeof params.final_only === 'boolean' ? params.final_only : !kind.wholeResponse;
+  let text = response;
+  if (finalOnly) {
+    const f = finalAnswer(response);
+    if ('missing' in f) return { pass: false, score: 0, reason: f.missing, details: { final_only: true } };
+    text = f.text;
+  }
+  try {
+    const v = await kind.check(text, params, ctx);
+    return { ...v, score: clamp01(v.score) };
+  } catch (e) {
+    if (signal.aborted) return { pass: false, score: 0, reason: 'cancelled', details: {}, error: 'timeout' };
+    return { pass: false, score: 0, reason: `the \`${kind.kind}\` verifier failed: ${(e as Error).message}`, details: { stack: (e as Error).stack }, error: 'crash' };
+  }
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
