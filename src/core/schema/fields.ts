@@ -128,6 +128,7 @@ function labelOf(def: ZodDefLike): string {
 
 function plural(label: string): string {
   if (label === 'text') return 'text';
+  if (label === 'a value') return 'values';
   if (label.startsWith('an integer')) return 'integers';
   if (label.startsWith('a number')) return 'numbers';
   if (label === 'a mapping') return 'mappings';

@@ -55,7 +55,14 @@ const headerValue = z.string().refine((v) => !looksLikeCredential(v), {
 export const MODEL_FIELDS: Fields = {
   base_url: field(z.url({ protocol: /^https?$/ }), 'The OpenAI-compatible endpoint, such as `http://127.0.0.1:8000/v1`.', 'http://127.0.0.1:8000/v1', true),
   model: field(z.string().min(1), 'The model name the server expects.', 'Qwen/Qwen2.5-7B-Instruct', true),
-  api_key_env: field(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable'), 'The environment variable that holds the API key (never the key itself).', 'OPENAI_API_KEY'),
+  api_key_env: field(
+    z
+      .string()
+      .refine((v) => !looksLikeCredential(v), { message: 'looks like a key itself, a literal credential: give the name of the environment variable that holds it', abort: true })
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable'),
+    'The environment variable that holds the API key (never the key itself).',
+    'OPENAI_API_KEY',
+  ),
   endpoint: field(z.enum(['chat', 'completions']), '`chat` (default) or `completions` for base models.', 'chat'),
   template: field(z.string(), 'For `completions`: how messages become one prompt; `{{system}}`, `{{prompt}}`.', '{{system}}\n\nQ: {{prompt}}\nA:'),
   headers: field(z.record(z.string(), headerValue), 'Extra HTTP headers; values may use `${env:VAR}`.', { 'X-Org': '${env:ORG_ID}' }),

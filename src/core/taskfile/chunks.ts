@@ -59,7 +59,11 @@ export function splitTaskFile(text: string, lines: LineIndex): Chunk[] | null {
     while (text.charCodeAt(i) === SPACE) i++;
     const c = text.charCodeAt(i);
     if (c === NL || c === CR || Number.isNaN(c) || c === HASH) continue; // blank or comment
-    if (c === TAB && i === s) return null; // YAML forbids tabs in indentation: let the full parser say so.
+    // YAML forbids tabs in indentation: the line stays with its task, whose parse reports it.
+    if (c === TAB) {
+      if (current === -1) return null;
+      continue;
+    }
     if (i === s && (c === PERCENT || isMarker(text, s))) return null;
     const indent = i - s;
     const next = text.charCodeAt(i + 1);

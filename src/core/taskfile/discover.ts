@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const TASK_FILE = /\.vtask(\.ya?ml)?$/;
-const SKIP_DIRS = new Set(['node_modules', '.git', 'out', '.vtask-cache']);
+const SKIP_DIRS = new Set(['node_modules']);
 
 export function isTaskFileName(name: string): boolean {
   return TASK_FILE.test(name);

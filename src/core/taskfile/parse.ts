@@ -3,7 +3,7 @@ import { splitTaskFile, type Chunk } from './chunks';
 import { shiftIssue, type Issue } from './issues';
 import { LineIndex } from './text';
 import { ChunkValidator, type TaskSummary } from './validate';
-import { fromYaml as fromYamlNode, getPair, type Span, type YMap, type YNode } from './ynode';
+import { aliasScope, fromYaml as fromYamlNode, getPair, type Span, type YMap, type YNode } from './ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
 export interface TaskEntry extends TaskSummary {
@@ -38,6 +38,8 @@ export interface TaskFile {
 
 interface ParsedChunk {
   readonly node: YNode | null;
+  /** True when the chunk uses an alias whose anchor is outside it. */
+  readonly needsWhole?: boolean;
   readonly issues: readonly Issue[];
   readonly summary?: TaskSummary;
   readonly length: number;
@@ -70,6 +72,10 @@ export class TaskFileParser {
         parsed = next.get(chunk.text) ?? this.cache.get(chunk.text) ?? parseTaskChunk(chunk.text);
         next.set(chunk.text, parsed);
       } else parsed = parsePartChunk(chunk.text, chunk.kind === 'tail');
+      // Anchors shared between tasks only resolve in the whole document, and a second
+      // `tasks:` after the first list only makes sense there.
+      if (parsed.needsWhole) return parseWhole(text, lines);
+      if (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks')) return parseWhole(text, lines);
       for (const i of parsed.issues) issues.push(shiftIssue(i, chunk.start));
       const summary = parsed.summary;
       if (summary) {
@@ -89,6 +95,7 @@ export class TaskFileParser {
         parts.push({ offset: chunk.start, node: parsed.node?.type === 'map' ? parsed.node : null });
       }
     }
+    issues.push(...duplicateTopKeys(parts));
     return finish(text, lines, parts, tasks, issues, true);
   }
 }
@@ -98,12 +105,18 @@ export function parseTaskFile(text: string): TaskFile {
   return new TaskFileParser().parse(text);
 }
 
-function yamlIssues(errors: readonly YAMLError[], warnings: readonly YAMLError[]): Issue[] {
+/** Parses as one YAML document, never in chunks: the reference the chunked path must agree with. */
+export function parseWholeFile(text: string): TaskFile {
+  return parseWhole(text, new LineIndex(text));
+}
+
+function yamlIssues(errors: readonly YAMLError[], warnings: readonly YAMLError[], length: number): Issue[] {
   const out: Issue[] = [];
   for (const [list, severity] of [[errors, 'error'], [warnings, 'warning']] as const) {
     for (const e of list) {
       const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-      out.push({ code: 'yaml-syntax', severity, message: message.charAt(0).toLowerCase() + message.slice(1), start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) });
+      const start = Math.min(e.pos[0], length);
+      out.push({ code: 'yaml-syntax', severity, message: message.charAt(0).toLowerCase() + message.slice(1), start, end: Math.min(Math.max(e.pos[1], start + 1), length) });
     }
   }
   return out;
@@ -113,19 +126,35 @@ const YAML_OPTIONS = { uniqueKeys: false, prettyErrors: false, strict: true } as
 
 function parseTaskChunk(text: string): ParsedChunk {
   const doc = parseDocument(text, YAML_OPTIONS);
-  const issues = yamlIssues(doc.errors, doc.warnings);
-  const root = fromYamlNode(doc.contents, 0);
+  const issues = yamlIssues(doc.errors, doc.warnings, text.length);
+  const aliases = aliasScope(doc);
+  const root = fromYamlNode(doc.contents, 0, aliases);
+  if (aliases.unresolved) return { node: null, issues: [], length: text.length, needsWhole: true };
   const item = root?.type === 'seq' ? (root.items[0] ?? null) : null;
   const v = new ChunkValidator(text);
   const itemSpan: Span = [0, Math.min(text.length, text.indexOf('-') + 1 || 1)];
   const summary = v.task(item, itemSpan);
+  const tabs = tabIndents(text);
+  if (tabs.length > 0) {
+    // A tab in the indentation derails the YAML parser for the rest of the task; the tab is
+    // the one thing to fix, so it is the one thing reported.
+    return { node: item, issues: tabs, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length };
+  }
+  if (doc.errors.length > 0) {
+    // What the parser salvaged from broken YAML is not what the author wrote: checking it
+    // would only add errors that go away with the syntax error. Report the syntax alone.
+    const salvaged: TaskSummary = { ...summary, hasPrompt: true, hasVerify: true };
+    return { node: item, issues: issues.sort(byStart), summary: salvaged, length: text.length };
+  }
   return { node: item, issues: [...issues, ...v.issues].sort(byStart), summary, length: text.length };
 }
 
 function parsePartChunk(text: string, tail: boolean): ParsedChunk {
   const doc = parseDocument(text, YAML_OPTIONS);
-  const issues = yamlIssues(doc.errors, doc.warnings);
-  const root = fromYamlNode(doc.contents, 0);
+  const issues = yamlIssues(doc.errors, doc.warnings, text.length);
+  const aliases = aliasScope(doc);
+  const root = fromYamlNode(doc.contents, 0, aliases);
+  if (aliases.unresolved) return { node: null, issues: [], length: text.length, needsWhole: true };
   const v = new ChunkValidator(text);
   v.file(root, tail);
   return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length };
@@ -133,29 +162,59 @@ function parsePartChunk(text: string, tail: boolean): ParsedChunk {
 
 function parseWhole(text: string, lines: LineIndex): TaskFile {
   const doc = parseDocument(text, YAML_OPTIONS);
-  const issues = yamlIssues(doc.errors, doc.warnings);
-  const root = fromYamlNode(doc.contents, 0);
+  const issues = yamlIssues(doc.errors, doc.warnings, text.length);
+  const aliases = aliasScope(doc);
+  const root = fromYamlNode(doc.contents, 0, aliases);
+  const syntaxErrors = issues.filter((i) => i.severity === 'error');
+  // A tab in the indentation derails the parser for everything after it: report only the tabs.
+  const tabs = tabIndents(text);
+  if (tabs.length) issues.splice(0, issues.length, ...tabs);
+  // Missing anchors inside tasks are reported with their task; the rest here.
+  const rootMissing = aliases.missing.splice(0);
   const v = new ChunkValidator(text);
   v.file(root, false);
-  issues.push(...v.issues);
   const tasks: TaskEntry[] = [];
   const seq = root?.type === 'map' ? getPair(root, 'tasks')?.value : null;
   const rawSeq = doc.contents && 'get' in doc.contents ? (doc.contents as { get(k: string, keep: true): unknown }).get('tasks', true) : null;
   if (seq?.type === 'seq' && rawSeq && typeof rawSeq === 'object' && 'items' in rawSeq) {
     (rawSeq as { items: unknown[] }).items.forEach((raw, index) => {
       const abs = seq.items[index];
-      const offset = abs ? abs.span[0] : 0;
-      const node = fromYamlNode(raw, offset);
+      const offset = abs ? itemStart(text, abs.span[0]) : 0;
+      const node = fromYamlNode(raw, offset, aliases);
       const tv = new ChunkValidator(text.slice(offset));
-      const summary = tv.task(node, [0, 1]);
-      const end = index + 1 < seq.items.length ? (seq.items[index + 1]?.span[0] ?? text.length) : (abs?.span[1] ?? text.length);
-      tasks.push({ ...summary, offset, length: end - offset, node: node?.type === 'map' ? node : null, issues: tv.issues, index });
-      for (const i of tv.issues) issues.push(shiftIssue(i, offset));
+      for (const m of aliases.missing.splice(0)) tv.report('bad-value', m.span, `the alias \`*${m.name}\` names no anchor: write \`&${m.name}\` on a value before it`);
+      let summary = tv.task(node, [0, 1]);
+      const next = seq.items[index + 1];
+      const end = next ? itemStart(text, next.span[0]) : (abs?.span[1] ?? text.length);
+      // As in the chunked parse: a task with a syntax error reports only that error.
+      const broken = tabs.length > 0 || syntaxErrors.some((e) => e.start >= offset && e.start < end);
+      if (broken) summary = { ...summary, hasPrompt: true, hasVerify: true };
+      const own = broken ? [] : tv.issues;
+      tasks.push({ ...summary, offset, length: end - offset, node: node?.type === 'map' ? node : null, issues: own, index });
+      for (const i of own) issues.push(shiftIssue(i, offset));
     });
   }
+  for (const m of rootMissing) {
+    if (!tasks.some((t) => m.span[0] >= t.offset && m.span[0] < t.offset + t.length)) v.report('bad-value', m.span, `the alias \`*${m.name}\` names no anchor: write \`&${m.name}\` on a value before it`);
+  }
+  if (!tabs.length) issues.push(...v.issues);
   return finish(text, lines, [{ offset: 0, node: root?.type === 'map' ? root : null }], tasks, issues, false);
 }
 
+
+/** Top-level keys given both before and after the tasks (one part each cannot see it). */
+function duplicateTopKeys(parts: readonly FilePart[]): Issue[] {
+  const seen = new Set<string>();
+  const out: Issue[] = [];
+  for (const part of parts) {
+    for (const p of part.node?.items ?? []) {
+      const k = String(p.key.value);
+      if (seen.has(k) && part !== parts[0]) out.push({ code: 'duplicate-key', severity: 'error', message: `\`${k}\` is given twice in the file`, start: part.offset + p.key.span[0], end: part.offset + p.key.span[1] });
+      seen.add(k);
+    }
+  }
+  return out;
+}
 
 /** File-level checks that need every task: duplicate ids, and what `defaults` supplies. */
 function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEntry[], issues: Issue[], chunked: boolean): TaskFile {
@@ -179,6 +238,22 @@ function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEn
   }
   issues.sort(byStart);
   return { text, lines, parts, tasks, issues, chunked };
+}
+
+/** One issue per line whose indentation contains a tab. */
+function tabIndents(text: string): Issue[] {
+  const out: Issue[] = [];
+  for (const m of text.matchAll(/^[ ]*\t/gm)) {
+    const at = (m.index ?? 0) + m[0].length - 1;
+    out.push({ code: 'yaml-syntax', severity: 'error', message: 'tabs are not allowed as indentation', start: at, end: at + 1 });
+  }
+  return out;
+}
+
+/** A block item starts at its line (`  - id: ...`), as in the chunked parse; a flow item where it is. */
+function itemStart(text: string, nodeStart: number): number {
+  const lineStart = text.lastIndexOf('\n', nodeStart - 1) + 1;
+  return /^[ ]*-[ \t]*$/.test(text.slice(lineStart, nodeStart)) ? lineStart : nodeStart;
 }
 
 function byStart(a: Issue, b: Issue): number {

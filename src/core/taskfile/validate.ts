@@ -32,6 +32,7 @@ const EXPECT_WORDS = ['pass', 'fail'];
  */
 export class ChunkValidator {
   readonly issues: Issue[] = [];
+  private listAlias: [string, string] | undefined;
 
   constructor(private readonly text: string) {}
 
@@ -134,7 +135,10 @@ export class ChunkValidator {
       this.report('wrong-type', v, `\`${name}\` takes ${shape}, not ${describe(v)}`);
       return;
     }
+    // In the list shorthand the author never wrote the list's key: messages name the kind.
+    this.listAlias = v?.type === 'seq' && kind.listField ? [kind.listField, name] : undefined;
     const typos = this.fields(params, verifierFields(name, kind.fields), kindPair.key, `\`${name}\``);
+    this.listAlias = undefined;
     if (kind.validate) {
       const ctx: ParamsContext = {
         params,
@@ -162,6 +166,10 @@ export class ChunkValidator {
 
   private expect(pair: YPair): void {
     const v = pair.value;
+    if (!v || isEmpty(v)) {
+      this.report('bad-expect', pair.key, '`expect` has no value: it must be `pass`, `fail` or `{ score: 0.5 }`');
+      return;
+    }
     if (v?.type === 'scalar' && typeof v.value === 'string' && EXPECT_WORDS.includes(v.value)) return;
     if (v?.type === 'map') {
       const score = getPair(v, 'score');
@@ -239,7 +247,7 @@ export class ChunkValidator {
         const p = node.type === 'map' ? getPair(node, k) : undefined;
         const s = closest(k, known);
         if (s !== undefined) typos.add([...path.map(String), s].join('.'));
-        const where = path.length ? ownerName(path) : what;
+        const where = path.length ? ownerName(path, this.listAlias) : what;
         this.report('unknown-key', p?.key ?? node, `unknown key \`${k}\` in ${where}${didYouMean(s)}`, s && p ? [replaceWith(p.key, s)] : undefined);
       }
       return;
@@ -248,12 +256,14 @@ export class ChunkValidator {
       // The key is absent: whatever zod says about `undefined`, the problem is that it is missing.
       const missing = String(rest[0]);
       const where = rest.length === path.length ? at : (pair?.key ?? node);
-      const owner = rest.length === path.length ? what : ownerName(path.slice(0, path.length - rest.length));
+      const owner = rest.length === path.length ? what : ownerName(path.slice(0, path.length - rest.length), this.listAlias);
       const l = label === 'a value' ? '' : ` (${label})`;
       this.report(missingCode, where, `${owner} needs \`${missing}\`${l}`);
       return;
     }
-    if (pair && !pair.value) {
+    // An alias without an anchor is reported as such, not again as a value of the wrong type.
+    if (node.type === 'scalar' && node.style === 'alias') return;
+    if (pair && (!pair.value || isEmpty(pair.value))) {
       this.report('wrong-type', pair.key, `\`${name}\` has no value: it takes ${label}`);
       return;
     }
@@ -291,13 +301,19 @@ export class ChunkValidator {
 }
 
 /** How a nested mapping is named in messages: `item 2 of \`of\``, `\`call\``. */
-function ownerName(path: readonly PropertyKey[]): string {
+function ownerName(path: readonly PropertyKey[], listAlias?: [string, string]): string {
   const last = path[path.length - 1];
   if (typeof last === 'number') {
-    const parent = path[path.length - 2];
-    return `item ${last + 1} of \`${String(parent ?? 'the list')}\``;
+    let parent = String(path[path.length - 2] ?? 'the list');
+    if (listAlias && path.length === 2 && parent === listAlias[0]) parent = listAlias[1];
+    return `item ${last + 1} of \`${parent}\``;
   }
   return `\`${String(last)}\``;
+}
+
+/** `key:` with nothing after it: YAML reads null, the author wrote nothing. */
+function isEmpty(node: YNode): boolean {
+  return node.type === 'scalar' && node.value === null && node.span[0] === node.span[1];
 }
 
 function expectedLabel(issue: z.core.$ZodIssue): string {
@@ -310,7 +326,7 @@ function expectedLabel(issue: z.core.$ZodIssue): string {
 function humanMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_format') {
     if (issue.format === 'url') return 'must be an http(s) URL';
-    if (issue.format === 'regex' && !issue.message.startsWith('Invalid')) return `must be ${issue.message}`;
+    if (issue.format === 'regex' && !issue.message.startsWith('Invalid')) return /^must\b/.test(issue.message) ? issue.message : `must be ${issue.message}`;
     return `has the wrong format (${issue.format})`;
   }
   return issue.message;

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Node as YamlNode, type Pair } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Node as YamlNode, type Pair } from 'yaml';
 
 /**
  * A small, plain tree over what the `yaml` package parsed, with source ranges relative to the
@@ -15,7 +15,7 @@ export interface YScalar {
   readonly value: string | number | boolean | null;
   readonly span: Span;
   /** How the scalar was written: quoted and block scalars are always strings. */
-  readonly style: 'plain' | 'quoted' | 'block';
+  readonly style: 'plain' | 'quoted' | 'block' | 'alias';
 }
 
 export interface YPair {
@@ -39,21 +39,35 @@ export interface YSeq {
   readonly flow: boolean;
 }
 
+/** Resolves aliases while converting; records when one points outside the parsed text. */
+export interface AliasScope {
+  readonly doc: Parameters<Alias['resolve']>[0];
+  unresolved: boolean;
+  /** Aliases that name no anchor, with their spans (relative to the base they were read at). */
+  readonly missing: { name: string; span: Span }[];
+  /** Aliases being expanded, so a recursive anchor (`&a [*a]`) cannot loop. */
+  readonly expanding: Set<unknown>;
+}
+
+export function aliasScope(doc: AliasScope['doc']): AliasScope {
+  return { doc, unresolved: false, missing: [], expanding: new Set() };
+}
+
 /** Converts a `yaml` node into a YNode whose offsets are shifted by `-base`. */
-export function fromYaml(node: unknown, base: number): YNode | null {
+export function fromYaml(node: unknown, base: number, aliases?: AliasScope): YNode | null {
   if (node === null || node === undefined) return null;
   const n = node as YamlNode;
   const r = n.range ?? [base, base, base];
   const span: Span = [r[0] - base, r[1] - base];
   if (isMap(n)) {
     const items: YPair[] = [];
-    for (const p of n.items) items.push(pairFromYaml(p, base));
+    for (const p of n.items) items.push(pairFromYaml(p, base, aliases));
     return { type: 'map', items, span, flow: Boolean(n.flow) };
   }
   if (isSeq(n)) {
     const items: YNode[] = [];
     for (const it of n.items) {
-      const c = fromYaml(it, base);
+      const c = fromYaml(it, base, aliases);
       items.push(c ?? { type: 'scalar', value: null, span: [span[0], span[0]], style: 'plain' });
     }
     return { type: 'seq', items, span, flow: Boolean(n.flow) };
@@ -66,16 +80,28 @@ export function fromYaml(node: unknown, base: number): YNode | null {
     return { type: 'scalar', value: typeof value === 'bigint' ? Number(value) : value, span, style };
   }
   if (isAlias(n)) {
-    // Aliases are resolved by value in toJS; in the tree they read as their source text.
-    return { type: 'scalar', value: `*${n.source}`, span, style: 'plain' };
+    // An alias reads as the node its anchor names; where that is unknown here, the caller
+    // learns it (and parses a larger piece of text) instead of validating `*name` as text.
+    const target = aliases && !aliases.expanding.has(n) ? n.resolve(aliases.doc) : undefined;
+    if (!target || !aliases) {
+      if (aliases) {
+        aliases.unresolved = true;
+        aliases.missing.push({ name: n.source, span });
+      }
+      return { type: 'scalar', value: `*${n.source}`, span, style: 'alias' };
+    }
+    aliases.expanding.add(n);
+    const resolved = fromYaml(target, base, aliases);
+    aliases.expanding.delete(n);
+    return resolved && resolved.type === 'scalar' ? { ...resolved, span } : resolved;
   }
   return null;
 }
 
-function pairFromYaml(p: Pair<unknown, unknown>, base: number): YPair {
+function pairFromYaml(p: Pair<unknown, unknown>, base: number, aliases?: AliasScope): YPair {
   const keyNode = isPair(p) ? p.key : null;
-  const k = fromYaml(keyNode, base);
-  const value = fromYaml(p.value, base);
+  const k = fromYaml(keyNode, base, aliases);
+  const value = fromYaml(p.value, base, aliases);
   const key: YScalar =
     k === null
       ? { type: 'scalar', value: null, span: value ? [value.span[0], value.span[0]] : [0, 0], style: 'plain' }

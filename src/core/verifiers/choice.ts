@@ -3,7 +3,7 @@ import { field } from '../schema/fields';
 import type { VerifierKind } from './kind';
 import { verdict, type Verdict } from './verdict';
 
-const letter = z.string().regex(/^[A-Z]$/, 'an option is one capital letter');
+const letter = z.string().regex(/^[A-Z]$/, 'must be one capital letter');
 
 export const choiceKind: VerifierKind = {
   kind: 'choice',

@@ -1,0 +1,13 @@
+// The public API of the core, bundled as out/core.js for scripts, benchmarks and other tools.
+export { parseTaskFile, TaskFileParser, type TaskFile, type TaskEntry } from './taskfile/parse';
+export { runnableTasks, type TaskSpec, type CaseSpec } from './taskfile/resolve';
+export { formatIssue } from './taskfile/format';
+export type { Issue } from './taskfile/issues';
+export { verify } from './verifiers/verify';
+export type { Verdict } from './verifiers/verdict';
+export { VERIFIERS } from './verifiers/registry';
+export { INSTRUCTIONS } from './verifiers/constraints/instructions';
+export { runCases } from './run/cases';
+export { completeAt } from './language/completion';
+export { hoverAt } from './language/hover';
+export { version } from './version';
