@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
-import { parseTaskFile } from '../core/taskfile/parse';
+import { parseTaskFileInThreads } from '../core/taskfile/parallel';
 import { EXIT, UsageError, type CliIO } from './io';
 
 export const checkHelp = `Usage: vtask check PATH...
@@ -10,7 +10,7 @@ Validates task files (folders are searched for *.vtask, *.vtask.yaml, *.vtask.ym
 prints one line per problem: file:line:col: error: message.
 Exits 0 when every file is valid, 1 when any has an error, 2 on usage errors.`;
 
-export function check(paths: readonly string[], io: CliIO): number {
+export async function check(paths: readonly string[], io: CliIO): Promise<number> {
   const flag = paths.find((a) => a.startsWith('-'));
   if (flag) throw new UsageError(`unknown option '${flag}'`);
   if (paths.length === 0) throw new UsageError('vtask check needs at least one file or folder');
@@ -27,7 +27,8 @@ export function check(paths: readonly string[], io: CliIO): number {
       errors++;
       continue;
     }
-    const parsed = parseTaskFile(text);
+    // This very script doubles as the parse worker (see main.ts).
+    const parsed = await parseTaskFileInThreads(text, __filename);
     tasks += parsed.tasks.length;
     for (const issue of parsed.issues) {
       io.stdout.write(formatIssue(file, parsed.lines, issue) + '\n');

@@ -1,6 +1,14 @@
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { PARSE_WORKER, runParseWorker } from '../core/taskfile/parallel';
 import { runCli } from './run';
 
-// The process entry point: everything testable lives in runCli.
-void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }).then((code) => {
-  process.exitCode = code;
-});
+// The same bundle serves as the CLI and as its parse worker (see core/taskfile/parallel.ts).
+const data = workerData as { kind?: string; texts: string[] } | null;
+if (!isMainThread && data?.kind === PARSE_WORKER) {
+  runParseWorker(data, (r) => parentPort?.postMessage(r));
+} else {
+  // The process entry point: everything testable lives in runCli.
+  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -36,6 +36,21 @@ export interface TaskFile {
   readonly chunked: boolean;
 }
 
+/** What parsing one task chunk yields, without its tree: plain data that can cross threads. */
+export interface ChunkResult {
+  readonly issues: readonly Issue[];
+  readonly summary?: TaskSummary;
+  readonly length: number;
+  /** True when the chunk uses an alias whose anchor is outside it. */
+  readonly needsWhole?: boolean;
+}
+
+/** Parses and validates one task chunk, keeping only plain data (for worker threads). */
+export function parseTaskChunkPlain(text: string): ChunkResult {
+  const { issues, summary, length, needsWhole } = parseTaskChunk(text);
+  return needsWhole ? { issues, summary, length, needsWhole } : { issues, summary, length };
+}
+
 interface ParsedChunk {
   readonly node: YNode | null;
   /** True when the chunk uses an alias whose anchor is outside it. */
@@ -60,6 +75,25 @@ export class TaskFileParser {
     const result = chunks ? this.parseChunks(text, lines, chunks, next) : parseWhole(text, lines);
     this.cache = next;
     return result;
+  }
+
+  /**
+   * Like `parse`, with the task chunks parsed by `parseChunks` (for example in worker threads,
+   * for the CLI on large files). The tasks then carry no tree (`node` is null), only issues and
+   * summaries: enough for checking, not for editing.
+   */
+  async parseWith(text: string, parseChunks: (texts: string[]) => Promise<ChunkResult[]>): Promise<TaskFile> {
+    const lines = new LineIndex(text);
+    const chunks = splitTaskFile(text, lines);
+    if (!chunks) return parseWhole(text, lines);
+    const taskTexts = chunks.filter((c) => c.kind === 'task').map((c) => c.text);
+    const results = await parseChunks(taskTexts);
+    const pre = new Map<string, ParsedChunk>();
+    taskTexts.forEach((t, i) => {
+      const r = results[i];
+      if (r) pre.set(t, { ...r, node: null });
+    });
+    return this.parseChunks(text, lines, chunks, pre);
   }
 
   private parseChunks(text: string, lines: LineIndex, chunks: readonly Chunk[], next: Map<string, ParsedChunk>): TaskFile {
@@ -233,8 +267,8 @@ function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEn
         issues.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${t.id}\`: it is already used on line ${line}`, start: s, end: e });
       } else firstById.set(t.id, t);
     }
-    if (!t.hasPrompt && !inheritsPrompt && t.node) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`prompt\` or \`messages\``, start: s, end: e });
-    if (!t.hasVerify && !inheritsVerify && t.node) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``, start: s, end: e });
+    if (!t.hasPrompt && !inheritsPrompt) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`prompt\` or \`messages\``, start: s, end: e });
+    if (!t.hasVerify && !inheritsVerify) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``, start: s, end: e });
   }
   issues.sort(byStart);
   return { text, lines, parts, tasks, issues, chunked };

@@ -69,7 +69,8 @@ export class ChunkValidator {
   task(node: YNode | null, itemSpan: Span): TaskSummary {
     if (!node || node.type !== 'map') {
       this.report('wrong-type', node ?? itemSpan, 'a task is a mapping with `id`, `prompt` and `verify`');
-      return { anchor: node?.span ?? itemSpan, hasPrompt: false, hasVerify: false, caseCount: 0 };
+      // Not a mapping at all: that one error says it; "no prompt" and "no verify" would not help.
+      return { anchor: node?.span ?? itemSpan, hasPrompt: true, hasVerify: true, caseCount: 0 };
     }
     const first = node.items[0]?.key ?? node;
     // A misspelt `prompt` or `verify` is reported once, as the typo, not again as missing.

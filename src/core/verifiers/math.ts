@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import { exactlyOneOf, type VerifierKind } from './kind';
+import { checkMath, type MathParams } from './math/check';
 
 const answer = z.union([z.string(), z.number()]);
 
@@ -26,4 +27,5 @@ export const mathKind: VerifierKind = {
     exactlyOneOf(ctx, ['answer', 'answers'], '`math`');
   },
   snippet: '{ answer: "${1:72}" }',
+  check: (response, params, ctx) => checkMath(response, params as MathParams, ctx),
 };

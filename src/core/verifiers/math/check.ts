@@ -1,0 +1,176 @@
+/**
+ * The `math` checker: extract the final answer, parse gold and prediction, compare on the main
+ * thread within a small budget, and hand whatever is left undecided to the worker pool, which
+ * has a hard time limit. Every path ends in a verdict whose reason says what was extracted and
+ * what was expected.
+ */
+import type { Verdict, VerifyContext } from '../verdict';
+import type { Node } from './ast';
+import { isListShaped, parseAnswerText, parseGold, type ParseResult } from './answer';
+import { compareNodes, describe, TimeoutError, type CompareOptions, type Outcome } from './compare';
+import { clip, extractAnswer, type Candidate } from './extract';
+import { runInPool } from './pool';
+
+export { disposeMathPool, setMathWorkerPath } from './pool';
+import { printNode } from './print';
+
+export interface MathParams {
+  readonly answer?: string | number;
+  readonly answers?: readonly (string | number)[];
+  readonly tolerance?: number;
+  readonly final_only?: boolean;
+}
+
+export interface MathCheckOptions extends CompareOptions {
+  /** Fall back to the last number in the response (default true). */
+  readonly lastNumber?: boolean;
+  /** Hard limit for one comparison in the worker pool (default 3000 ms). */
+  readonly timeoutMs?: number;
+  /** Time the main thread spends before handing a pair to the pool (default 50 ms). */
+  readonly mainBudgetMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 3000;
+const MAIN_BUDGET_MS = 50;
+
+interface GoldEntry {
+  readonly raw: string | number;
+  readonly text: string;
+  readonly parsed: ParseResult;
+}
+
+/** Answers that look like mathematics are never replaced by a number found inside them. */
+const looksLikeMath = (s: string): boolean => /[\\^{}=_]/.test(s);
+
+function fail(reason: string, details: Record<string, unknown>, error?: Verdict['error']): Verdict {
+  return error ? { pass: false, score: 0, reason, details, error } : { pass: false, score: 0, reason, details };
+}
+
+function sourceText(c: Candidate): string {
+  switch (c.source) {
+    case 'boxed':
+      return c.shown;
+    case 'answer line':
+      return `the answer line "${c.shown}"`;
+    case 'whole answer':
+      return 'the answer';
+    case 'math region':
+      return 'the last math expression';
+    case 'last number':
+      return 'the last number';
+  }
+}
+
+export async function checkMath(response: string, params: MathParams, ctx?: Pick<VerifyContext, 'signal'>, extra: MathCheckOptions = {}): Promise<Verdict> {
+  const options: CompareOptions = {
+    tolerance: params.tolerance ?? extra.tolerance,
+    precision: extra.precision,
+    setRelation: extra.setRelation,
+    strict: extra.strict,
+  };
+  const raws = params.answers ?? (params.answer !== undefined ? [params.answer] : []);
+  const golds: GoldEntry[] = raws.map((raw) => ({ raw, ...parseGold(raw) }));
+  const goodGolds = golds.filter((g) => g.parsed.ok);
+  const goldShown = golds.map((g) => clip(String(g.raw), 60)).join(' or ');
+  if (!goodGolds.length) {
+    const why = golds.map((g) => (g.parsed.ok ? '' : g.parsed.error)).find(Boolean) ?? 'no gold answer';
+    return fail(`the gold answer ${goldShown} could not be parsed (${why})`, { gold: raws }, 'refused');
+  }
+  const cand = extractAnswer(response, { lastNumber: extra.lastNumber });
+  if (!cand) return fail(`no answer found (no \\boxed{}, answer line or number), expected ${goldShown}`, { gold: raws, extracted: null });
+
+  const base = { extracted: cand.text.length > 500 ? cand.text.slice(0, 500) + '…' : cand.text, source: cand.source, gold: raws };
+  let lastFailure: Verdict | null = null;
+  for (const gold of goodGolds) {
+    const v = await checkOne(gold, cand, options, extra, ctx?.signal, base);
+    if (v.pass) return v;
+    // Prefer reporting a definite failure over an undecided one when several golds exist.
+    if (!lastFailure || (lastFailure.error && !v.error)) lastFailure = v;
+  }
+  return lastFailure as Verdict;
+}
+
+async function checkOne(
+  gold: GoldEntry,
+  cand: Candidate,
+  options: CompareOptions,
+  extra: MathCheckOptions,
+  signal: AbortSignal | undefined,
+  base: Record<string, unknown>,
+): Promise<Verdict> {
+  const g = (gold.parsed as Extract<ParseResult, { ok: true }>).node;
+  const goldList = isListShaped(g) || g.t === 'tuple' || (g.t === 'set' && g.items.length > 1);
+  const expected = clip(gold.text, 60);
+  const deadline = (): number => Date.now() + (extra.mainBudgetMs ?? MAIN_BUDGET_MS);
+
+  // Several boxes written together against a single gold value: a hedge unless they agree.
+  let predText = cand.text;
+  if (cand.parts && cand.parts.length > 1 && !goldList) {
+    const nodes = cand.parts.map((t) => parseAnswerText(t));
+    const distinct: Node[] = [];
+    for (const n of nodes) {
+      if (!n.ok) continue;
+      let same = false;
+      for (const d of distinct) {
+        try {
+          if (compareNodes(d, n.node, { ...options, deadline: deadline() }).equal === true) same = true;
+        } catch {
+          /* undecided counts as different */
+        }
+      }
+      if (!same) distinct.push(n.node);
+    }
+    if (distinct.length > 1) {
+      return fail(`hedged: boxed ${distinct.length} different values (${clip(distinct.map((d) => printNode(d, 30)).join(', '), 60)}), expected ${expected}`, { ...base, hedge: true, values: distinct.map((d) => printNode(d)) });
+    }
+    predText = cand.parts[0] as string;
+  }
+
+  const texts = [predText];
+  if (cand.fallbacks && (cand.source === 'math region' || !looksLikeMath(cand.text))) texts.push(...cand.fallbacks);
+  let parsed: ParseResult | null = null;
+  let used = predText;
+  for (const t of texts) {
+    const r = parseAnswerText(t, goldList);
+    if (r.ok) {
+      parsed = r;
+      used = t;
+      break;
+    }
+    parsed ??= r;
+  }
+  if (!parsed || !parsed.ok) {
+    const why = parsed && !parsed.ok ? ` (${parsed.error})` : '';
+    return fail(`the answer ${cand.source === 'boxed' ? cand.shown : `"${clip(cand.text, 60)}"`} could not be parsed${why}`, { ...base, unparsed: true });
+  }
+  const p = parsed.node;
+  const details: Record<string, unknown> = {
+    ...base,
+    extracted: clip(used, 200),
+    normalized: { gold: printNode(g), pred: printNode(p) },
+    ...(parsed.units.length ? { units: parsed.units } : {}),
+  };
+
+  let outcome: Outcome;
+  try {
+    outcome = compareNodes(g, p, { ...options, deadline: deadline() });
+  } catch (e) {
+    if (!(e instanceof TimeoutError)) throw e;
+    outcome = { equal: 'undecided', method: 'numeric', note: 'main-thread budget exceeded' };
+  }
+  if (outcome.equal === 'undecided') {
+    const r = await runInPool(gold.text, used, options, extra.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal);
+    if ('error' in r) {
+      if (r.error === 'timeout') return fail(`comparison timed out (${r.note}): extracted ${clip(used, 40)}, expected ${expected}`, { ...details, method: 'timeout' }, 'timeout');
+      if (r.error === 'crash') return fail(`the math worker failed (${r.note})`, { ...details, method: 'worker' }, 'crash');
+      // No worker available (an unbundled run): report the main thread's undecided outcome.
+      outcome = { ...outcome, note: `${outcome.note ?? 'undecided'}; ${r.note}` };
+    } else outcome = r;
+  }
+  const shown = `extracted ${clip(used, 40)} from ${sourceText(cand)}`;
+  const full = { ...details, method: outcome.method, ...(outcome.note ? { note: outcome.note } : {}) };
+  if (outcome.equal === true) return { pass: true, score: 1, reason: `${shown}, equal to ${expected} (${outcome.method})`, details: full };
+  if (outcome.equal === 'undecided') return fail(`could not decide whether ${clip(used, 40)} equals ${expected}: ${outcome.note ?? 'undecided'}`, full, 'refused');
+  const note = outcome.note && !/^the sets differ$/.test(outcome.note) ? ` (${outcome.note})` : describe(g) !== describe(p) ? ` (expected ${describe(g)}, got ${describe(p)})` : '';
+  return fail(`${shown}, expected ${expected}${note}`, full);
+}

@@ -1,0 +1,86 @@
+/**
+ * String-level normalisation applied before parsing. These are the rewrites that are easier on
+ * text than on a tree: escape accidents, spacing commands, thousands separators, unit words,
+ * percent and degree signs. Every regex here is linear (no nested quantifiers) because the
+ * input is model output and may be hostile.
+ */
+
+/** Longest answer (after extraction) that is parsed at all; longer ones are reported as unparsed. */
+export const MAX_ANSWER_CHARS = 20_000;
+
+/** Commands the parser knows, used to repair `\\frac` written with a doubled backslash. */
+const KNOWN_COMMANDS =
+  'frac|dfrac|tfrac|cfrac|sqrt|left|right|le|ge|leq|geq|lt|gt|neq|ne|pi|cdot|times|infty|text|textbf|mathrm|boxed|in|cup|cap|pm|mp|sin|cos|tan|ln|log|binom|begin|end|approx|quad|qquad|sum|prod|alpha|beta|gamma|theta|mbox';
+const DOUBLE_BACKSLASH = new RegExp(`(?<!\\\\)\\\\\\\\(?=(?:${KNOWN_COMMANDS})(?![a-zA-Z]))`, 'g');
+
+export interface PrepareOptions {
+  /** Read `1,5` as the list 1, 5 rather than the decimal 1.5 (used when the gold answer is a list). */
+  readonly preferList?: boolean;
+}
+
+export function prepare(input: string, opts: PrepareOptions = {}): string {
+  let s = input;
+  // JSON/Python escape accidents: "\frac" written unescaped arrives as form feed + "rac",
+  // "\boxed" as backspace + "oxed". These control characters never occur in real answers.
+  s = s.replace(/\f(?=rac)/g, '\\f').replace(/\x08(?=oxed)/g, '\\b');
+  // `\\frac` (a doubled backslash before a known command) is the same accident one level up.
+  s = s.replace(DOUBLE_BACKSLASH, '\\');
+  // Unicode operators that models emit outside LaTeX.
+  s = s
+    .replace(/[−–]/g, '-')
+    .replace(/×/g, '\\times ')
+    .replace(/·/g, '\\cdot ')
+    .replace(/÷/g, '/')
+    .replace(/≤/g, '\\le ')
+    .replace(/≥/g, '\\ge ')
+    .replace(/≠/g, '\\ne ')
+    .replace(/π/g, '\\pi ')
+    .replace(/∞/g, '\\infty ')
+    .replace(/√/g, '\\sqrt')
+    .replace(/∪/g, '\\cup ')
+    .replace(/±/g, '\\pm ')
+    .replace(/°/g, '')
+    .replace(/[²]/g, '^2')
+    .replace(/[³]/g, '^3')
+    .replace(/[€£¥]/g, '');
+  // LaTeX thousands separators: `14{,}916`, `14 {, }916`, `11,\! 111`.
+  s = s.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d{3}(?!\d))/g, '$1');
+  s = s.replace(/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, '$1');
+  // Sizing and spacing commands carry no meaning.
+  s = s
+    .replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg|Bigg)(?![a-zA-Z])\s*(\.(?![0-9]))?/g, '')
+    .replace(/\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|middle)(?![a-zA-Z])/g, '')
+    .replace(/\\q?quad(?![a-zA-Z])/g, ' ')
+    .replace(/\\q?quad/g, ' ')
+    .replace(/\\hspace\*?\{[^{}]{0,20}\}/g, ' ')
+    .replace(/(?<!\\)\\[!,;:> ]/g, ' ')
+    .replace(/~/g, ' ');
+  s = s.replace(/\\(?:dfrac|tfrac|cfrac)(?![a-zA-Z])/g, '\\frac').replace(/\\(?:dbinom|tbinom)(?![a-zA-Z])/g, '\\binom');
+  // Degrees are dropped (90^\circ is 90), as every peer grader does.
+  s = s.replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|\^\s*\{\s*\\text\{\s*o\s*\}\s*\}/g, '');
+  // Currency signs; `$` delimiters were already removed by extraction, stray ones are noise.
+  s = s.replace(/\\\$/g, ' ').replace(/\$/g, ' ');
+  // Percent spelt out becomes the percent sign, which the parser reads as a postfix operator.
+  s = s.replace(/\s*\b(?:percentage|percent|pct)\b/gi, '\\%');
+  s = s.replace(/\\%|%/g, '\\%');
+  // Plain thousands separators: a comma followed by exactly three digits, after a non-zero
+  // integer part, repeated: 7,425,000 and 1,000.99. `0,111` stays a decimal comma.
+  // A bracketed pair such as (12,102) is a pair, not twelve thousand one hundred and two.
+  s = s.replace(/(^|[^\d.,])([1-9]\d{0,2}(?:,\d{3})+)(?![\d])(?!,\d)/g, (m: string, pre: string, n: string, at: number, all: string) =>
+    /[([]\s*$/.test(all.slice(0, at) + pre) && /^\s*[)\]]/.test(all.slice(at + m.length)) && n.split(',').length === 2 ? m : pre + n.replace(/,/g, ''),
+  );
+  // Space as a thousands separator: `1 000`, `12 345 678`.
+  s = s.replace(/(^|[^\d.\s]\s*|^\s*)([1-9]\d{0,2}(?: \d{3})+)(?![\d.,]?\d)/g, (_m, pre: string, n: string) => pre + n.replace(/ /g, ''));
+  // A decimal comma (1,5 = 1.5) only when the whole answer is one such number: inside a list
+  // or a tuple the comma separates values, and a list-shaped gold answer asks for the list.
+  if (!opts.preferList) s = s.replace(/^(\s*[+-]?\d+),(\d+)(?=\s*(?:\\%)?\s*(?:[a-zA-Z\\][a-zA-Z\\{}\s]*)?$)/, '$1.$2');
+  return s;
+}
+
+/** Text answers ("Evelyn", "(C)", "odd") compare case-insensitively without punctuation. */
+export function normText(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/\\text\w*\{([^{}]*)\}/g, '$1')
+    .replace(/[\s.,;:!?()[\]{}"'`*$\\]+/g, '');
+}

@@ -1,0 +1,223 @@
+// Unit tests of the math verifier's modules, and hostile input: every check must end quickly
+// with a sensible verdict, whatever the response contains.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer';
+import { compareNodes, type CompareOptions } from '../../src/core/verifiers/math/compare';
+import { extractAnswer, findBoxes, lastNumber } from '../../src/core/verifiers/math/extract';
+import { checkMath } from '../../src/core/verifiers/math/check';
+import { parseMath, ParseError } from '../../src/core/verifiers/math/latex';
+import { prepare } from '../../src/core/verifiers/math/normalize';
+import { disposeMathPool } from '../../src/core/verifiers/math/pool';
+import * as R from '../../src/core/verifiers/math/rational';
+import { mathKind } from '../../src/core/verifiers/math';
+
+after(async () => {
+  await disposeMathPool();
+});
+
+function same(gold: string, pred: string, opts: CompareOptions = {}): boolean | 'undecided' {
+  const g = parseAnswerText(gold);
+  const p = parseAnswerText(pred, g.ok && (g.node.t === 'list' || g.node.t === 'set'));
+  assert.ok(g.ok, `gold ${gold} did not parse`);
+  assert.ok(p.ok, `pred ${pred} did not parse`);
+  return compareNodes(g.node, p.node, { ...opts, deadline: Date.now() + 1000 }).equal;
+}
+
+async function verdictOf(response: string, answer: string | number, extra = {}) {
+  return checkMath(response, { answer }, undefined, extra);
+}
+
+void describe('rational', () => {
+  void test('exact arithmetic and size caps', () => {
+    const half = R.rat(1n, 2n) as R.Rational;
+    assert.deepEqual(R.add(half, half), R.ONE);
+    assert.equal(R.powInt(R.rat(2n) as R.Rational, 10n ** 10n), null, '2^(10^10) is refused, not computed');
+    assert.equal(R.intRoot(117n * 117n, 2), 117n);
+    assert.equal(R.intRoot(118n, 2), null);
+    assert.equal(R.toNumber(R.rat(1n, 2n ** 2000n) as R.Rational) > 0, false, 'underflows to 0 in floats, which is why exact paths exist');
+  });
+});
+
+void describe('extract', () => {
+  void test('last box, brace-matched, nested, and \\boxed 5', () => {
+    assert.equal(extractAnswer('so \\boxed{\\frac{1}{2}} then \\boxed{\\frac{\\sqrt{3}}{2}}')?.text, '\\frac{\\sqrt{3}}{2}');
+    assert.equal(extractAnswer('the answer is \\boxed 5.')?.text, '5');
+    assert.equal(findBoxes('\\fbox{7}')[0]?.content, '7');
+    assert.equal(extractAnswer('\\boxed{1} and \\boxed{2}')?.parts?.length, 2);
+    assert.equal(extractAnswer('\\boxed{1} long reasoning in between that is not a connector at all \\boxed{2}')?.parts?.length, 1);
+  });
+  void test('answer lines, bold, and words after the number', () => {
+    assert.equal(extractAnswer('blah\nThe final answer is $28\\%$. I hope it is correct.')?.text, '28\\%');
+    assert.equal(extractAnswer('Final Answer: The volume is 120 cubic units.')?.text, '120 cubic units');
+    assert.equal(extractAnswer('So it is **73**')?.text, '73');
+    assert.equal(extractAnswer('#### 1,234')?.text, '1,234');
+    const late = extractAnswer('first \\boxed{200} then more. Final Answer: The final answer is $10,455$.');
+    assert.equal(late?.source, 'answer line', 'a final-answer line after the last box wins');
+  });
+  void test('last number, not glued to letters', () => {
+    assert.equal(lastNumber('the number is not 10 which is 1,000.99€'), '1,000.99');
+    assert.equal(lastNumber('AZYUK2A'), null);
+    assert.equal(lastNumber('P = 2/3 so'), '2/3');
+  });
+});
+
+void describe('normalize and parse', () => {
+  const value = (s: string): string => {
+    const r = parseAnswerText(s);
+    assert.ok(r.ok, `${s}: ${r.ok ? '' : r.error}`);
+    return JSON.stringify(r.node, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+  };
+  void test('thousands separators and decimal commas', () => {
+    assert.equal(value('1,234'), value('1234'));
+    assert.equal(value('1 234'), value('1234'));
+    assert.equal(value('1{,}234'), value('1234'));
+    assert.equal(value('11,\\! 111,\\! 111,\\! 100'), value('11111111100'));
+    assert.ok(same('1.5', '1,5'));
+    assert.ok(same('0.111', '0,111'));
+    assert.equal(parseAnswerText('1, 5').ok && (parseAnswerText('1, 5') as { node: { t: string } }).node.t, 'list');
+  });
+  void test('LaTeX forms', () => {
+    for (const [a, b] of [
+      ['\\frac{1}{2}', '\\dfrac12'],
+      ['\\sqrt{2}', '\\sqrt2'],
+      ['\\left(\\frac{1}{3}\\right)', '\\tfrac{1}{3}'],
+      ['2 \\cdot 3', '2\\times 3'],
+      ['x^{2}', 'x^2'],
+      ['90^\\circ', '90'],
+      ['\\$5', '5'],
+      ['\\text{13}', '13'],
+      ['15\\mbox{ cm}^2', '15'],
+    ]) assert.ok(same(a as string, b as string), `${a} vs ${b}`);
+  });
+  void test('refuses what it cannot read', () => {
+    assert.throws(() => parseMath(prepare('\\frac{1}{')), ParseError);
+    assert.throws(() => parseMath(prepare('Therefore the answer')), ParseError);
+    assert.throws(() => parseMath(prepare('(' .repeat(500) + '1' + ')'.repeat(500))), ParseError);
+  });
+  void test('gold answers read like predictions', () => {
+    assert.ok(parseGold('$\\boxed{1}\\boxed{2}$').parsed.ok);
+    assert.equal(parseGold('\\boxed{004} and later \\boxed{004}').text, '004');
+  });
+});
+
+void describe('compare', () => {
+  void test('exact rationals, not floats', () => {
+    assert.equal(same('\\frac{1}{2^{99}}', '\\frac{1}{2^{98}}'), false);
+    assert.equal(same('\\frac{2^{2005}+1}{3 \\cdot 2^{2006}}', '\\frac{1}{3 \\cdot 2^{2006}}'), false);
+    assert.equal(same('\\frac{1}{2004!}', '\\frac{1}{2006!}'), false);
+    assert.equal(same('18', '18.0'), true);
+  });
+  void test('tolerance only for decimal approximations', () => {
+    assert.equal(same('\\frac{2}{3}', '0.67'), false);
+    assert.equal(same('\\pi', '3.14'), false);
+    assert.equal(same('\\frac{1}{12}', '0.0833333333333333'), true);
+    assert.equal(same('\\frac{2}{3}', '0.67', { tolerance: 0.01 }), true);
+    assert.equal(same('\\frac{1}{3}', '0.3333', { precision: 4 }), true);
+  });
+  void test('symbolic equivalence at random points, respecting domains', () => {
+    assert.equal(same('\\sqrt{1/n}', '\\frac{1}{\\sqrt{n}}'), true);
+    assert.equal(same('\\tan^2(y)+1', '\\sec^2(y)'), true);
+    assert.equal(same('\\sqrt{x^2}', 'x'), false, 'negative points tell |x| from x');
+    assert.equal(same('(a+5)(b+2)', '(+5)(b+2)'), false);
+  });
+  void test('sets, intervals, tuples, matrices', () => {
+    assert.equal(same('\\{1, 2, 3\\}', '\\{3, 2, 1\\}'), true);
+    assert.equal(same('(1, 2)', '(2, 1)'), false);
+    assert.equal(same('[0, 1)', '(0, 1)'), false);
+    assert.equal(same('(-\\infty, 2] \\cup (3, \\infty)', '(3, \\infty) \\cup (-\\infty, 2]'), true);
+    assert.equal(same('\\begin{pmatrix}1 & 2\\\\3 & 4\\end{pmatrix}', '\\begin{bmatrix}1 & 2\\\\3 & 4\\end{bmatrix}'), true);
+    assert.equal(same('\\begin{pmatrix}1 & 2\\\\3 & 4\\end{pmatrix}', '\\begin{pmatrix}1 & 2\\\\3 & 5\\end{pmatrix}'), false);
+    assert.equal(same('\\pm 2', '\\{-2, 2\\}'), true);
+  });
+  void test('equations, assignments, inequalities', () => {
+    assert.equal(same('x = 3', '3'), true);
+    assert.equal(same('3', 'x = 3'), true);
+    assert.equal(same('a + 3z = 0', '0'), false);
+    assert.equal(same('2x+4y-3=0', 'y=-\\frac{1}{2}x+\\frac{3}{4}'), true);
+    assert.equal(same('x \\le 5', '5 \\ge x'), true);
+    assert.equal(same('x < 1', '-x > -1'), true);
+    assert.equal(same('x > 5', 'x < 5'), false);
+    assert.equal(same('-2 \\le x \\le 7', 'x \\in [-2, 7]'), true);
+  });
+  void test('percent', () => {
+    assert.equal(same('28\\%', '28'), true);
+    assert.equal(same('50\\%', '0.5'), true);
+    assert.equal(same('50', '0.5'), false);
+  });
+});
+
+void describe('checkMath verdicts', () => {
+  void test('reasons a person can act on', async () => {
+    const ok = await verdictOf('48 + 24 = 72, so the answer is \\boxed{72}.', '72');
+    assert.equal(ok.pass, true);
+    assert.equal(ok.details.source, 'boxed');
+    const bad = await verdictOf('\\boxed{71}', '72');
+    assert.equal(bad.pass, false);
+    assert.match(bad.reason, /extracted 71 from \\boxed\{71\}, expected 72/);
+    const unparsed = await verdictOf('\\boxed{\\frac{1}{}', '1');
+    assert.match(unparsed.reason, /could not be parsed/);
+    assert.equal(unparsed.details.unparsed, true);
+    const hedge = await verdictOf('\\boxed{1}, \\boxed{2}, \\boxed{3}', '2');
+    assert.match(hedge.reason, /^hedged: boxed 3 different values/);
+    const list = await verdictOf('\\boxed{1}, \\boxed{2}, \\boxed{3}', '1, 2, 3');
+    assert.equal(list.pass, true, 'for a list gold the boxes together are the answer');
+    const none = await verdictOf('I do not know.', '3');
+    assert.match(none.reason, /no answer found|could not be parsed \(prose/);
+  });
+  void test('the kind exposes check, and answers/tolerance work', async () => {
+    assert.equal(typeof mathKind.check, 'function');
+    const v = await checkMath('\\boxed{0.67}', { answers: ['1/2', '2/3'], tolerance: 0.01 });
+    assert.equal(v.pass, true);
+    assert.equal(v.details.method, 'tolerance');
+  });
+  void test('an unbundled run or a slow comparison ends with an error verdict, never a hang', async () => {
+    const v = await verdictOf('\\boxed{\\sqrt{-1-x^2}}', '\\sqrt{-2-x^2}', { timeoutMs: 1 });
+    assert.equal(v.pass, false);
+    assert.ok(v.error === 'timeout' || v.error === 'refused', `got ${v.error}: ${v.reason}`);
+  });
+});
+
+void describe('hostile input ends quickly with a sensible verdict', () => {
+  const quick = async (response: string, gold: string, limitMs = 4000) => {
+    const t0 = Date.now();
+    const v = await verdictOf(response, gold);
+    const ms = Date.now() - t0;
+    assert.ok(ms < limitMs, `took ${ms} ms`);
+    assert.equal(typeof v.reason, 'string');
+    assert.ok(!v.reason.includes('\n'), 'reason is one line');
+    return v;
+  };
+  void test('a 5 MB answer', async () => {
+    const big = 'lorem ipsum 12 '.repeat(350_000);
+    assert.equal((await quick(big + ' \\boxed{72}', '72')).pass, true);
+    assert.equal((await quick(big, '72')).pass, false);
+    assert.equal((await quick('\\boxed{' + '1'.repeat(5_000_000) + '}', '72')).pass, false);
+  });
+  void test('binary garbage and markup', async () => {
+    let garbage = '';
+    for (let i = 0; i < 20_000; i++) garbage += String.fromCharCode((i * 7919) % 65536);
+    assert.equal((await quick(garbage, '3')).pass, false);
+    assert.equal((await quick('<script>alert(1)</script>', '1')).pass, true, 'the last number is 1');
+    assert.equal((await quick('\\boxed{<script>alert(1)</script>}', '1')).pass, false);
+  });
+  void test('unbalanced and deeply nested LaTeX', async () => {
+    assert.equal((await quick('\\boxed{\\frac{1}{2', '1/2')).pass, false);
+    const v = await quick('\\boxed{' + '\\frac{'.repeat(10_000) + '1', '1');
+    assert.match(v.reason, /could not be parsed/);
+    const parens = await quick('\\boxed{' + '('.repeat(5000) + '1' + ')'.repeat(5000) + '}', '1');
+    assert.match(parens.reason, /could not be parsed/);
+    // Unboxed, the spec's last-number rule applies; what matters is that it ends quickly.
+    await quick('(' .repeat(5000) + '1' + ')'.repeat(5000), '2');
+  });
+  void test('towers, factorial bombs and huge exponents', async () => {
+    assert.equal((await quick('\\boxed{10^{10^{10^{10}}}}', '10^{10^{10^{10}}}')).pass, true);
+    const tower = await quick('\\boxed{10^{10^{10^{10}}}+1}', '10^{10^{10^{10}}}', 8000);
+    assert.equal(tower.pass, false);
+    assert.equal((await quick('\\boxed{1000000!}', '1000000!')).pass, true);
+    assert.equal((await quick('\\boxed{1000000!}', '999999!')).pass, false);
+    assert.equal((await quick('\\boxed{2^{10^{10}}}', '2^{10^{10}+1}')).pass, false);
+    assert.equal((await quick('\\boxed{2^{2^{20}}}', '2^{2^{20}}')).pass, true);
+    assert.equal((await quick('\\boxed{9^{9^{9}}}', '9^{387420489}')).pass, true);
+  });
+});
