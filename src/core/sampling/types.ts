@@ -1,0 +1,72 @@
+import type { ChatMessage } from '../taskfile/resolve';
+
+/** A model endpoint as a task file or the settings describe it (spec §4), with names resolved. */
+export interface ModelProfile {
+  /** The profile's name (`local`), or a description for ad-hoc profiles (`--base-url`). */
+  readonly name: string;
+  /** `http://127.0.0.1:8000/v1`; `builtin:<model>` for in-process models. */
+  readonly baseUrl: string;
+  readonly model: string;
+  /** The environment variable holding the key; the key itself is read only when sending. */
+  readonly apiKeyEnv?: string;
+  readonly endpoint: 'chat' | 'completions';
+  /** For `completions`: renders messages into one prompt (`{{system}}`, `{{prompt}}`). */
+  readonly template?: string;
+  /** Extra headers; values may use `${env:VAR}`, expanded only when sending. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly concurrency: number;
+  readonly seed?: number;
+  readonly timeoutMs: number;
+}
+
+/** What to sample: the messages and the sampling parameters of one task. */
+export interface SampleRequest {
+  readonly messages: readonly ChatMessage[];
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly maxTokens?: number;
+  readonly stop?: string | readonly string[];
+  /** Sample k of the task is sent `seed + k` when a seed is set. */
+  readonly seed?: number;
+}
+
+/** One model answer, as recorded in the cache. */
+export interface Sample {
+  /** The answer text (reasoning content is kept apart, in `reasoning`). */
+  readonly text: string;
+  /** `reasoning_content` of reasoning parsers (vLLM, DeepSeek), never part of `text`. */
+  readonly reasoning?: string;
+  /** `stop`, `length` (truncated: flagged), `content_filter`, ... */
+  readonly finishReason: string;
+  readonly usage?: { readonly promptTokens?: number; readonly completionTokens?: number };
+  readonly model: string;
+  /** When it was taken, ISO 8601. */
+  readonly takenAt: string;
+  readonly latencyMs?: number;
+}
+
+/**
+ * A source of samples. `sample` returns exactly `n` answers to one request or throws a
+ * `SamplingError`; it honours `signal` at every wait.
+ */
+export interface Provider {
+  readonly id: string;
+  sample(request: SampleRequest, n: number, signal: AbortSignal): Promise<Sample[]>;
+  /** Model names the endpoint offers, for error messages and pickers. */
+  listModels?(signal: AbortSignal): Promise<string[]>;
+}
+
+/** Errors a person can act on, with the kind that decides retrying. */
+export class SamplingError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'auth' | 'not-found' | 'unreachable' | 'rate-limit' | 'server' | 'bad-response' | 'timeout' | 'cancelled' | 'bad-request',
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+
+  get retryable(): boolean {
+    return this.kind === 'rate-limit' || this.kind === 'server' || this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'bad-response';
+  }
+}
