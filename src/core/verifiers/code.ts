@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
+import { checkCode, type CodeParams } from './code/check';
 import { exactlyOneOf, type VerifierKind } from './kind';
 
 const ioTest = z.strictObject({ stdin: z.string().optional(), stdout: z.string() });
@@ -12,6 +13,8 @@ export const codeKind: VerifierKind = {
     'Runs the answer (the last fenced block, or the whole answer) once per test in a sandbox with',
     'its own folder, no network, and time and memory limits. A test passes when the program exits 0',
     'in time and its output matches line by line (trailing whitespace ignored). `score` is the pass rate.',
+    '`asserts` run once with the asserts appended (JavaScript gets a global `assert`); `call` cases compare the',
+    'returned value as JSON, numbers within 1e-9 (relative, absolute near zero). Never runs in an untrusted workspace.',
   ].join('\n'),
   fields: {
     language: field(z.enum(['python', 'javascript']), 'The language of the answer: `python` or `javascript`.', 'python', true),
@@ -23,10 +26,11 @@ export const codeKind: VerifierKind = {
       { function: 'add', cases: [{ args: [1, 2], returns: 3 }] },
     ),
     timeout_ms: field(z.number().int().min(1).max(600_000), 'Time limit per test in milliseconds. Default 5000.', 5000),
-    memory_mb: field(z.number().int().min(16).max(65_536), 'Memory limit per test in MiB. Default 512.', 512),
+    memory_mb: field(z.number().int().min(16).max(65_536), 'Memory limit per test in MiB. Default 512. Node itself needs about 64.', 512),
   },
   validate(ctx) {
     exactlyOneOf(ctx, ['tests', 'asserts', 'call'], '`code`');
   },
   snippet: '{ language: ${1|python,javascript|}, tests: [{ stdin: "${2:1 2}", stdout: "${3:3}" }] }',
+  check: (response, params, ctx) => checkCode(response, params as unknown as CodeParams, ctx),
 };

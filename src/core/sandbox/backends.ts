@@ -1,0 +1,208 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SandboxRunOptions } from './types';
+
+/**
+ * The ways a program can be started, strongest first. A backend only builds the command line;
+ * `run.ts` spawns it, enforces the wall-clock and memory limits and cleans up.
+ */
+export type Method = 'bwrap' | 'unshare' | 'sandbox-exec' | 'process';
+
+/** A command ready for `child_process.spawn`. */
+export interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+export interface Backend {
+  readonly method: Method;
+  /** Facts for the verdict's `isolation.limits` that hold for every run. */
+  readonly facts: readonly string[];
+  /** True when RLIMIT_NPROC bounds the program's own processes (not a whole user's). */
+  readonly processLimit: boolean;
+  /** The program's folder as the program sees it. */
+  boxPath(hostDir: string): string;
+  launch(o: SandboxRunOptions, hostDir: string, argv: readonly string[]): Launch;
+}
+
+const MIB = 1024 * 1024;
+/** The unprivileged user programs run as when vtask itself runs as root. */
+export const NOBODY = 65534;
+/** Where the program's folder appears under bubblewrap. */
+const BOX = '/box';
+
+export function which(name: string, extra: readonly string[] = []): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), ...extra, '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+  for (const d of dirs) {
+    if (!d) continue;
+    const p = path.join(d, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      if (fs.statSync(p).isFile()) return p;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+const PRLIMIT = process.platform === 'linux' ? which('prlimit') : undefined;
+
+/** True when the host runs as root and programs must be dropped to an unprivileged user. */
+export function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** Resource limits applied by `prlimit` right before the program starts. */
+function rlimits(o: SandboxRunOptions, withNproc: boolean): string[] {
+  if (!PRLIMIT) return [];
+  const a = [PRLIMIT, `--cpu=${Math.ceil(o.timeoutMs / 1000) + 1}`, '--core=0', `--fsize=${Math.max(64, o.memoryMb) * MIB}`, '--nofile=1024'];
+  if (withNproc) a.push(`--nproc=${o.maxProcesses ?? 64}`);
+  if ((o.memoryPolicy ?? 'address-space') === 'address-space') a.push(`--as=${o.memoryMb * MIB}`);
+  a.push('--');
+  return a;
+}
+
+/** The environment every program gets: nothing of the host's passes through. */
+export function baseEnv(box: string, o: SandboxRunOptions): Record<string, string> {
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: box,
+    TMPDIR: box,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONIOENCODING: 'utf-8',
+    NO_COLOR: '1',
+    NODE_DISABLE_COLORS: '1',
+    ...(o.env ?? {}),
+  };
+}
+
+function dropUid(): { uid?: number; gid?: number } {
+  return isRoot() ? { uid: NOBODY, gid: NOBODY } : {};
+}
+
+function limitFacts(withNproc: boolean): string[] {
+  const f: string[] = [];
+  if (PRLIMIT) f.push('CPU-time, file-size and open-file rlimits');
+  f.push(withNproc ? 'process count limited' : 'process count not limited');
+  return f;
+}
+
+/** The system folders a program needs, visible read-only; merged-/usr symlinks are recreated. */
+function systemMounts(): string[] {
+  const a: string[] = [];
+  for (const p of ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc']) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) a.push('--symlink', fs.readlinkSync(p), p);
+    else if (st.isDirectory()) a.push('--ro-bind', p, p);
+  }
+  return a;
+}
+
+/** True when `p` lies inside one of the system folders that are mounted anyway. */
+function underSystem(p: string): boolean {
+  return ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/', '/etc/'].some((d) => p.startsWith(d));
+}
+
+/**
+ * bubblewrap: new user, pid, network, ipc, uts and cgroup namespaces; an empty read-only root
+ * with the system folders bound read-only; the program's folder a size-limited tmpfs at /box
+ * holding its files; killed with its parent. As root, bwrap runs as `nobody` so that the
+ * kernel counts the program's processes (root is exempt from RLIMIT_NPROC).
+ */
+export function bwrapBackend(bwrap: string, asRoot = false): Backend {
+  const sys = systemMounts();
+  const drop = asRoot ? {} : dropUid();
+  const processLimit = !!PRLIMIT && !(isRoot() && asRoot);
+  return {
+    method: 'bwrap',
+    facts: ['no network', 'own temporary folder', 'read-only file system', 'own pid namespace', ...(isRoot() ? ['runs as nobody'] : []), ...limitFacts(processLimit)],
+    processLimit,
+    boxPath: () => BOX,
+    launch(o, hostDir, argv) {
+      const a = ['--unshare-all', '--die-with-parent', '--new-session', '--clearenv'];
+      if (asRoot) a.push('--unshare-user', '--uid', String(NOBODY), '--gid', String(NOBODY), '--cap-drop', 'ALL');
+      a.push(...sys);
+      for (const p of o.readOnly ?? []) if (!underSystem(p)) a.push('--ro-bind', p, p);
+      a.push('--dev', '/dev', '--size', String(16 * MIB), '--tmpfs', '/dev/shm', '--proc', '/proc');
+      const tmpfsMb = Math.min(Math.max(o.memoryMb, 16), 1024);
+      a.push('--size', String(tmpfsMb * MIB), '--tmpfs', BOX);
+      for (const name of Object.keys(o.files ?? {})) a.push('--ro-bind', path.join(hostDir, name), path.posix.join(BOX, name));
+      if (o.cwd && !underSystem(o.cwd)) a.push('--ro-bind', o.cwd, o.cwd);
+      a.push('--remount-ro', '/dev', '--remount-ro', '/');
+      a.push('--chdir', o.cwd ?? BOX);
+      for (const [k, v] of Object.entries(baseEnv(BOX, o))) a.push('--setenv', k, v);
+      a.push('--', ...rlimits(o, processLimit), ...argv);
+      return { command: bwrap, args: a, cwd: hostDir, env: {}, ...drop };
+    },
+  };
+}
+
+/**
+ * util-linux `unshare`: new user, pid, mount and network namespaces (no network, processes
+ * killed with the child), but the host file system stays visible: writes are limited only by
+ * file permissions (as `nobody` when vtask runs as root).
+ */
+export function unshareBackend(unshare: string): Backend {
+  return {
+    method: 'unshare',
+    facts: ['no network', 'own temporary folder', 'own pid namespace', 'file system writable where file permissions allow', ...(isRoot() ? ['runs as nobody'] : []), ...limitFacts(!!PRLIMIT)],
+    processLimit: !!PRLIMIT,
+    boxPath: (hostDir) => hostDir,
+    launch(o, hostDir, argv) {
+      const a = ['--user', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--', ...rlimits(o, true), ...argv];
+      return { command: unshare, args: a, cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o), ...dropUid() };
+    },
+  };
+}
+
+/** macOS Seatbelt: no network, writes only in the program's folder. */
+export function sandboxExecBackend(sandboxExec: string): Backend {
+  return {
+    method: 'sandbox-exec',
+    facts: ['no network', 'own temporary folder', 'writes only in its folder', 'memory and CPU limited by ulimit where macOS honours it'],
+    processLimit: false,
+    boxPath: (hostDir) => hostDir,
+    launch(o, hostDir, argv) {
+      const real = fs.realpathSync(hostDir);
+      const profile = [
+        '(version 1)',
+        '(allow default)',
+        '(deny network*)',
+        '(deny file-write*)',
+        `(allow file-write* (subpath ${JSON.stringify(real)}) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/dtracehelper"))`,
+      ].join('\n');
+      const kb = o.memoryMb * 1024;
+      const limits = `ulimit -t ${Math.ceil(o.timeoutMs / 1000) + 1} 2>/dev/null; ulimit -c 0 2>/dev/null; ${(o.memoryPolicy ?? 'address-space') === 'address-space' ? `ulimit -v ${kb} 2>/dev/null; ` : ''}exec "$@"`;
+      return { command: sandboxExec, args: ['-p', profile, '/bin/sh', '-c', limits, 'sh', ...argv], cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o) };
+    },
+  };
+}
+
+/** A plain process in its own process group, with rlimits where `prlimit` exists. */
+export function processBackend(): Backend {
+  // A non-root user's RLIMIT_NPROC counts every process of that user, so it cannot be used here.
+  const nproc = isRoot() && !!PRLIMIT;
+  return {
+    method: 'process',
+    facts: ['own temporary folder', 'network not isolated', 'file system writable where file permissions allow', ...(isRoot() ? ['runs as nobody'] : []), ...limitFacts(nproc)],
+    processLimit: nproc,
+    boxPath: (hostDir) => hostDir,
+    launch(o, hostDir, argv) {
+      const r = rlimits(o, nproc);
+      const [command, ...args] = [...r, ...argv];
+      return { command: command as string, args, cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o), ...dropUid() };
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import { bwrapBackend, isRoot, processBackend, sandboxExecBackend, unshareBackend, which, type Backend, type Method } from './backends';
+import { runWith } from './run';
+import { SLOTS } from './slots';
+import type { Sandbox } from './types';
+
+/** A sandbox together with why stronger methods were not used. */
+export interface DetectedSandbox extends Sandbox {
+  /** One line per stronger method that was tried and failed, e.g. `bwrap: bwrap: No permissions to creating new namespace`. */
+  readonly notes: readonly string[];
+  readonly facts: readonly string[];
+}
+
+function sandboxOf(backend: Backend, notes: string[]): DetectedSandbox {
+  return { method: backend.method, notes, facts: backend.facts, run: (o) => SLOTS.use(() => runWith(backend, o), o.signal) };
+}
+
+/** The backends worth trying on this platform, strongest first. */
+function candidates(): Backend[] {
+  const list: Backend[] = [];
+  if (process.platform === 'linux') {
+    const bwrap = which('bwrap');
+    if (bwrap) {
+      list.push(bwrapBackend(bwrap));
+      if (isRoot()) list.push(bwrapBackend(bwrap, true));
+    }
+    const unshare = which('unshare');
+    if (unshare) list.push(unshareBackend(unshare));
+  } else if (process.platform === 'darwin' && fs.existsSync('/usr/bin/sandbox-exec')) {
+    list.push(sandboxExecBackend('/usr/bin/sandbox-exec'));
+  }
+  list.push(processBackend());
+  return list;
+}
+
+/** Runs a tiny program that reads a file from its folder and prints; the backend works if it prints. */
+async function probe(b: Backend): Promise<string | undefined> {
+  const r = await runWith(b, {
+    argv: ['/bin/sh', '-c', 'read x < probe.txt && echo "$x"'],
+    files: { 'probe.txt': 'vtask-ok\n' },
+    timeoutMs: 15_000,
+    memoryMb: 256,
+    memoryPolicy: 'resident',
+  });
+  if (r.exitCode === 0 && r.stdout.trim() === 'vtask-ok') return undefined;
+  return (r.sandboxError ?? r.stderr.trim().split('\n')[0]) || `exit code ${r.exitCode ?? r.signal}`;
+}
+
+/**
+ * Finds the strongest isolation that works here, by trying each method once.
+ * `VTASK_SANDBOX=bwrap|unshare|process` forces a method (its runs then fail visibly if it cannot work).
+ */
+export async function detectSandbox(force?: Method): Promise<DetectedSandbox> {
+  const all = candidates();
+  const wanted = force ?? (process.env.VTASK_SANDBOX as Method | undefined);
+  if (wanted) {
+    const b = all.find((c) => c.method === wanted);
+    if (b) return sandboxOf(b, []);
+  }
+  const notes: string[] = [];
+  for (const b of all) {
+    if (b.method === 'process') return sandboxOf(b, notes);
+    const failure = await probe(b);
+    if (failure === undefined) return sandboxOf(b, notes);
+    notes.push(`${b.method}: ${failure}`);
+  }
+  return sandboxOf(processBackend(), notes);
+}
+
+let cached: Promise<DetectedSandbox> | undefined;
+
+/** The process-wide sandbox, detected on first use. */
+export function getSandbox(): Promise<DetectedSandbox> {
+  cached ??= detectSandbox();
+  return cached;
+}

@@ -1,0 +1,10 @@
+/**
+ * Running untrusted programs: one process per run, in a fresh temporary folder, with a time
+ * limit, a memory limit, no network and a read-only file system where the platform allows
+ * (bubblewrap, then `unshare`, then a plain process with rlimits). Every result says how the
+ * program was isolated.
+ */
+export type { MemoryPolicy, Sandbox, SandboxRunOptions, SandboxRunResult } from './types';
+export { detectSandbox, getSandbox, type DetectedSandbox } from './detect';
+export { findInterpreter, nodeMemoryArgs, type Interpreter } from './interpreters';
+export type { Method } from './backends';

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+
+/**
+ * Process-tree helpers over Linux's /proc. Everything here is best effort: a process can exit
+ * between two reads, so a missing file is never an error. On other platforms /proc does not
+ * exist and the functions return nothing.
+ */
+
+const HAS_PROC = process.platform === 'linux' && fs.existsSync('/proc/self/status');
+
+/** The pids of a process and all its descendants (threads' children included). */
+export function processTree(root: number, limit = 4096): number[] {
+  if (!HAS_PROC) return [root];
+  const seen = new Set<number>([root]);
+  const queue = [root];
+  while (queue.length && seen.size < limit) {
+    const pid = queue.shift() as number;
+    for (const child of childrenOf(pid)) {
+      if (!seen.has(child)) {
+        seen.add(child);
+        queue.push(child);
+      }
+    }
+  }
+  return [...seen];
+}
+
+function childrenOf(pid: number): number[] {
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const tid of tids) {
+    let text = '';
+    try {
+      text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const s of text.split(' ')) {
+      const n = Number(s);
+      if (n > 0) out.push(n);
+    }
+  }
+  return out;
+}
+
+/** Resident memory of one process in KiB (0 when it is gone or unreadable). */
+export function rssKib(pid: number): number {
+  if (!HAS_PROC) return 0;
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Sum of the resident memory of a process tree, in KiB. */
+export function treeRssKib(root: number): number {
+  let sum = 0;
+  for (const pid of processTree(root)) sum += rssKib(pid);
+  return sum;
+}
+
+/** Sends SIGKILL to a process group and to every process of a tree (which may have left the group). */
+export function killTree(root: number, pgid: number | undefined): void {
+  // Stop the tree first so that nobody forks while we walk it, then kill.
+  const pids = processTree(root);
+  for (const pid of pids) trySignal(pid, 'SIGSTOP');
+  if (pgid !== undefined) trySignal(-pgid, 'SIGKILL');
+  for (const pid of processTree(root).concat(pids)) trySignal(pid, 'SIGKILL');
+}
+
+function trySignal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone, or not ours to signal.
+  }
+}

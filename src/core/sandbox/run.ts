@@ -1,0 +1,237 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isRoot, NOBODY, type Backend } from './backends';
+import { killTree, treeRssKib } from './procfs';
+import type { SandboxRunOptions, SandboxRunResult } from './types';
+
+const MIB = 1024 * 1024;
+/** How often the resident-memory watchdog looks at the process tree. */
+const WATCH_MS = 40;
+/** How long to wait for pipes to close after the program exited (a leftover child may hold them). */
+const CLOSE_GRACE_MS = 500;
+/** How long a SIGKILLed process may take to be reaped before the run is given up on. */
+const KILL_GRACE_MS = 5000;
+
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(os.constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
+
+/** Runs one program with a backend; never throws for anything the program does, and never hangs. */
+export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<SandboxRunResult> {
+  const limitFacts = [...backend.facts, `${o.memoryMb} MiB ${(o.memoryPolicy ?? 'address-space') === 'address-space' ? 'address space' : 'resident (watchdog)'}`, `${o.timeoutMs} ms`];
+  const isolation = { method: backend.method, limits: limitFacts };
+  const empty = { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, memoryExceeded: false, outputExceeded: false, aborted: false, durationMs: 0, peakRssMb: 0, isolation };
+  if (o.signal?.aborted) return { ...empty, aborted: true };
+
+  let hostDir: string;
+  try {
+    hostDir = await prepareFolder(o.files ?? {});
+  } catch (e) {
+    return { ...empty, sandboxError: `could not prepare the program's folder: ${(e as Error).message}` };
+  }
+  try {
+    const argv = typeof o.argv === 'function' ? o.argv(backend.boxPath(hostDir)) : o.argv;
+    return await spawnAndWait(backend, o, hostDir, argv, isolation);
+  } finally {
+    await fs.promises.rm(hostDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  }
+}
+
+async function prepareFolder(files: Readonly<Record<string, string | Buffer>>): Promise<string> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'vtask-box-'));
+  const root = isRoot();
+  for (const [name, content] of Object.entries(files)) {
+    const target = path.resolve(dir, name);
+    if (!target.startsWith(dir + path.sep)) throw new Error(`file name ${JSON.stringify(name)} leaves the folder`);
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await fs.promises.writeFile(target, content, { mode: 0o644 });
+    if (root) await fs.promises.chown(target, NOBODY, NOBODY);
+  }
+  // The program runs as `nobody` when vtask runs as root: its folder must be its own.
+  if (root) await fs.promises.chown(dir, NOBODY, NOBODY);
+  return dir;
+}
+
+class Capture {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  total = 0;
+  truncated = false;
+  constructor(private readonly cap: number) {}
+  push(b: Buffer): void {
+    this.total += b.length;
+    const room = this.cap - this.kept;
+    if (room <= 0) {
+      this.truncated = true;
+      return;
+    }
+    const part = b.length > room ? b.subarray(0, room) : b;
+    if (part.length < b.length) this.truncated = true;
+    this.chunks.push(Buffer.from(part));
+    this.kept += part.length;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+function spawnAndWait(
+  backend: Backend,
+  o: SandboxRunOptions,
+  hostDir: string,
+  argv: readonly string[],
+  isolation: SandboxRunResult['isolation'],
+): Promise<SandboxRunResult> {
+  const launch = backend.launch(o, hostDir, argv);
+  const cap = o.outputLimitBytes ?? MIB;
+  const out = new Capture(cap);
+  const err = new Capture(cap);
+  let timedOut = false;
+  let memoryExceeded = false;
+  let outputExceeded = false;
+  let aborted = false;
+  let peakKib = 0;
+  const started = performance.now();
+
+  return new Promise<SandboxRunResult>((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(launch.command, launch.args, {
+        cwd: launch.cwd,
+        env: launch.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+        ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
+      });
+    } catch (e) {
+      resolve(finish(null, null, `could not start ${launch.command}: ${(e as Error).message}`));
+      return;
+    }
+    const pid = child.pid;
+    let exited = false;
+    let settled = false;
+    let killed = false;
+
+    const kill = (): void => {
+      if (killed && exited) return;
+      killed = true;
+      if (pid === undefined) return;
+      if (process.platform === 'win32') spawnSync('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore' });
+      else killTree(pid, pid);
+    };
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, o.timeoutMs);
+    const memLimitKib = o.memoryMb * 1024;
+    const watchdog =
+      process.platform === 'linux' && pid !== undefined
+        ? setInterval(() => {
+            const kib = treeRssKib(pid);
+            if (kib > peakKib) peakKib = kib;
+            if (kib > memLimitKib && !exited) {
+              memoryExceeded = true;
+              kill();
+            }
+          }, WATCH_MS)
+        : undefined;
+    const onAbort = (): void => {
+      aborted = true;
+      kill();
+    };
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    let hardStop: NodeJS.Timeout | undefined;
+
+    const onData = (c: Capture) => (b: Buffer) => {
+      c.push(b);
+      if (out.total + err.total > 16 * cap && !outputExceeded) {
+        outputExceeded = true;
+        kill();
+      }
+    };
+    child.stdout?.on('data', onData(out));
+    child.stderr?.on('data', onData(err));
+    // A program that exits without reading its input closes the pipe: that is not an error.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(o.stdin ?? '');
+
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      if (watchdog) clearInterval(watchdog);
+      if (hardStop) clearTimeout(hardStop);
+      o.signal?.removeEventListener('abort', onAbort);
+    };
+
+    function finish(code: number | null, sig: NodeJS.Signals | null, sandboxError?: string): SandboxRunResult {
+      const exitCode = code;
+      let signal = sig;
+      // bubblewrap reports a child killed by signal N as exit code 128 + N (indistinguishable from
+      // a program exiting with that code, so the code is kept and the signal added).
+      if (backend.method === 'bwrap' && signal === null && exitCode !== null && exitCode > 128 && exitCode < 128 + 65) {
+        signal = SIGNAL_NAMES.get(exitCode - 128) ?? null;
+      }
+      const stderr = err.text();
+      let error = sandboxError;
+      if (!error && code !== 0 && !timedOut && !memoryExceeded && !aborted && !outputExceeded) {
+        const m = /^(bwrap|unshare|prlimit|sandbox-exec): (.*)/.exec(stderr);
+        if (m) error = `${m[1]}: ${m[2]}`;
+      }
+      return {
+        exitCode,
+        signal,
+        stdout: out.text(),
+        stderr,
+        stdoutTruncated: out.truncated,
+        stderrTruncated: err.truncated,
+        timedOut,
+        memoryExceeded,
+        outputExceeded,
+        aborted,
+        ...(error ? { sandboxError: error } : {}),
+        durationMs: Math.round(performance.now() - started),
+        peakRssMb: Math.round(peakKib / 1024),
+        isolation,
+      };
+    }
+
+    const settle = (r: SandboxRunResult): void => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      resolve(r);
+    };
+
+    child.on('error', (e) => {
+      exited = true;
+      settle(finish(null, null, `could not start ${launch.command}: ${e.message}`));
+    });
+    child.on('exit', (code, sig) => {
+      exited = true;
+      if (timer) clearTimeout(timer);
+      // Whatever the program left behind (a daemonised child holding the pipes) goes with it.
+      if (pid !== undefined && process.platform !== 'win32') killTree(pid, pid);
+      const done = (): void => settle(finish(code, sig));
+      if (child.stdout?.closed !== false && child.stderr?.closed !== false) return done();
+      const grace = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        done();
+      }, CLOSE_GRACE_MS);
+      child.on('close', () => {
+        clearTimeout(grace);
+        done();
+      });
+    });
+    // Every wait has a bound: if even SIGKILL does not end the program, give up on it.
+    const armHardStop = (): void => {
+      hardStop = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        settle(finish(null, null, 'the program could not be stopped'));
+      }, o.timeoutMs + KILL_GRACE_MS);
+    };
+    armHardStop();
+  });
+}

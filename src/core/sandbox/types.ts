@@ -1,0 +1,73 @@
+import type { Isolation } from '../verifiers/verdict';
+
+/**
+ * How a program's memory is bounded. `address-space` sets RLIMIT_AS (right for Python and
+ * native programs); `resident` only watches the resident memory of the process tree, for
+ * runtimes such as Node that reserve huge address ranges at start and abort under RLIMIT_AS.
+ * Both also get the resident-memory watchdog as a backstop.
+ */
+export type MemoryPolicy = 'address-space' | 'resident';
+
+export interface SandboxRunOptions {
+  /**
+   * The command. Either a list, or a function of the program's folder as the program sees it
+   * (`/box` under bubblewrap, the host path otherwise) for commands that name files in it from
+   * another working directory. A bare name is looked up on the sandbox's PATH.
+   */
+  readonly argv: readonly string[] | ((dir: string) => readonly string[]);
+  readonly stdin?: string | Buffer;
+  /** Files written into the program's folder before it starts, by relative name. */
+  readonly files?: Readonly<Record<string, string | Buffer>>;
+  /**
+   * A host folder made visible read-only (at the same path) and used as the working directory.
+   * Without it the program runs in its own temporary folder.
+   */
+  readonly cwd?: string;
+  /** Further host paths made visible read-only at the same path (an interpreter's prefix). */
+  readonly readOnly?: readonly string[];
+  /** Extra environment variables; the host's environment is never passed through. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly memoryMb: number;
+  /** Default `address-space`. */
+  readonly memoryPolicy?: MemoryPolicy;
+  /** Most processes and threads the program may have at once (default 64). */
+  readonly maxProcesses?: number;
+  /** Cap of stdout and of stderr each (default 1 MiB); past 16x the cap the program is killed. */
+  readonly outputLimitBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface SandboxRunResult {
+  /** Null when the program was killed by a signal or never started. */
+  readonly exitCode: number | null;
+  /**
+   * The signal that ended the program. Under bubblewrap, which reports a child killed by signal N
+   * as exit code 128 + N, it is derived from such exit codes and `exitCode` is kept as well.
+   */
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly stdoutTruncated: boolean;
+  readonly stderrTruncated: boolean;
+  readonly timedOut: boolean;
+  /** The resident-memory watchdog killed the program. */
+  readonly memoryExceeded: boolean;
+  /** The program printed more than 16x the output cap and was killed. */
+  readonly outputExceeded: boolean;
+  /** Cancelled through the AbortSignal. */
+  readonly aborted: boolean;
+  /** Set when the sandbox itself failed (could not start, bubblewrap refused): the program did not run. */
+  readonly sandboxError?: string;
+  readonly durationMs: number;
+  /** Peak resident memory of the process tree seen by the watchdog, in MiB. */
+  readonly peakRssMb: number;
+  readonly isolation: Isolation;
+}
+
+/** Runs one program, isolated as well as the platform allows. */
+export interface Sandbox {
+  /** `bwrap`, `unshare`, `sandbox-exec`, `process`. */
+  readonly method: string;
+  run(options: SandboxRunOptions): Promise<SandboxRunResult>;
+}

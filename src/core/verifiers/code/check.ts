@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { findInterpreter, getSandbox, nodeMemoryArgs, type Interpreter, type Sandbox, type SandboxRunResult } from '../../sandbox';
+import type { Isolation, Verdict, VerifyContext } from '../verdict';
+import { compareOutput, deepEqual, show } from './compare';
+import { extractCode, isEsModule, type CodeLanguage } from './extract';
+import { ARGS_FILE, JS_ASSERT_PRELUDE, jsCallHarness, mainFile, parseCallResult, pythonCallHarness } from './harness';
+
+/** Validated parameters of the `code` verifier. */
+export interface CodeParams {
+  readonly language: CodeLanguage;
+  readonly tests?: readonly { readonly stdin?: string; readonly stdout: string }[];
+  readonly asserts?: string;
+  readonly call?: { readonly function: string; readonly cases: readonly { readonly args: readonly unknown[]; readonly returns: unknown }[] };
+  readonly timeout_ms?: number;
+  readonly memory_mb?: number;
+}
+
+export type TestStatus = 'passed' | 'wrong_answer' | 'timeout' | 'memory' | 'runtime_error' | 'compile_error' | 'sandbox_error';
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+export const DEFAULT_MEMORY_MB = 512;
+const EXCERPT = 400;
+
+export const UNTRUSTED_REASON = 'code verifiers do not run in an untrusted workspace';
+
+/** One run of the program: its files, input and how to judge what it did. */
+interface TestSpec {
+  readonly files: Record<string, string>;
+  /** The program file, for the syntax check. */
+  readonly main: string;
+  readonly argv: readonly string[];
+  readonly stdin: string;
+  /** Expected stdout (io tests) or return value (call cases). */
+  readonly expect: { readonly stdout: string } | { readonly returns: unknown } | { readonly exitZero: true };
+}
+
+export interface TestResult {
+  readonly status: TestStatus;
+  readonly message: string;
+  readonly durationMs: number;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly expected?: string;
+  readonly got?: string;
+}
+
+const MEMORY_PATTERNS = /\bMemoryError\b|JavaScript heap out of memory|Reached heap limit|Array buffer allocation failed|Cannot allocate memory|std::bad_alloc|\bout of memory\b/i;
+const SYNTAX_PATTERNS = /\b(SyntaxError|IndentationError|TabError)\b/;
+
+export function refused(): Verdict {
+  return { pass: false, score: 0, reason: UNTRUSTED_REASON, details: {}, error: 'refused' };
+}
+
+function cancelled(): Verdict {
+  return { pass: false, score: 0, reason: 'cancelled', details: {}, error: 'timeout' };
+}
+
+function head(s: string, n = EXCERPT): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+function tail(s: string, n = EXCERPT): string {
+  return s.length > n ? `…${s.slice(-n)}` : s;
+}
+
+/** The line of stderr that says what went wrong (Python's and Node's error lines, else the last). */
+export function errorLine(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^Node\.js v\d/.test(l));
+  const err = [...lines].reverse().find((l) => /^[\w.]*(Error|Exception|Interrupt|Exit)\b/.test(l) || /^FATAL ERROR/.test(l));
+  return head(err ?? lines[lines.length - 1] ?? '', 200);
+}
+
+/** Runs the answer against the tests and gives the verdict. */
+export async function checkCode(answer: string, params: CodeParams, ctx: VerifyContext, sandboxOverride?: Sandbox): Promise<Verdict> {
+  if (!ctx.trusted) return refused();
+  if (ctx.signal.aborted) return cancelled();
+  const language = params.language;
+  const interp = findInterpreter(language);
+  if (!interp) {
+    return { pass: false, score: 0, reason: `no ${language === 'python' ? 'python3' : 'node'} interpreter was found to run the answer`, details: { language }, error: 'unavailable' };
+  }
+  const extracted = extractCode(answer, language);
+  const code = extracted.code;
+  const timeoutMs = params.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  const memoryMb = params.memory_mb ?? DEFAULT_MEMORY_MB;
+  const mode = params.call ? 'call' : params.asserts !== undefined ? 'asserts' : 'tests';
+  const baseDetails = { language, mode, extracted: extracted.from, code: head(code, 2000) };
+  if (!code.trim()) return { pass: false, score: 0, reason: 'the answer has no code', details: baseDetails };
+
+  const sandbox = sandboxOverride ?? (await getSandbox());
+  const marker = `<<vtask-result:${randomBytes(6).toString('hex')}>>`;
+  const specs = buildSpecs(params, code, interp, memoryMb, marker);
+  // One listener on the caller's signal; every run listens on this one (many runs may be queued).
+  const local = new AbortController();
+  setMaxListeners(2 * specs.length + 16, local.signal);
+  const forward = (): void => local.abort();
+  ctx.signal.addEventListener('abort', forward, { once: true });
+  const run = (s: TestSpec): Promise<SandboxRunResult> =>
+    sandbox.run({
+      argv: [interp.path, ...s.argv],
+      files: s.files,
+      stdin: s.stdin,
+      timeoutMs,
+      memoryMb,
+      memoryPolicy: interp.memoryPolicy,
+      readOnly: interp.readOnly,
+      env: interp.env,
+      signal: local.signal,
+    });
+
+  let raw: SandboxRunResult[];
+  try {
+    raw = await Promise.all(specs.map(run));
+  } finally {
+    ctx.signal.removeEventListener('abort', forward);
+  }
+  if (ctx.signal.aborted || raw.some((r) => r.aborted)) return cancelled();
+  let results = raw.map((r, i) => judge(r, specs[i] as TestSpec, marker, timeoutMs, memoryMb));
+
+  // A syntax error shows up as a runtime error in every test: confirm it once with a compile-only run.
+  const suspect = results.findIndex((t, i) => t.status === 'runtime_error' && SYNTAX_PATTERNS.test((raw[i] as SandboxRunResult).stderr));
+  if (suspect !== -1) {
+    const compileError = await syntaxCheck(sandbox, interp, specs[suspect] as TestSpec, ctx.signal);
+    if (ctx.signal.aborted) return cancelled();
+    if (compileError !== undefined) {
+      results = results.map((t) => (t.status === 'runtime_error' || t.status === 'wrong_answer' ? { ...t, status: 'compile_error', message: compileError } : t));
+    }
+  }
+
+  const isolation: Isolation = (raw[0] as SandboxRunResult).isolation;
+  const passed = results.filter((t) => t.status === 'passed').length;
+  const total = results.length;
+  const firstFail = results.findIndex((t) => t.status !== 'passed');
+  const what = mode === 'asserts' ? 'asserts' : mode === 'call' ? 'cases' : 'tests';
+  let reason = `${passed}/${total} ${what} passed`;
+  if (firstFail !== -1) {
+    const f = results[firstFail] as TestResult;
+    reason += total > 1 ? `; ${what === 'cases' ? 'case' : 'test'} ${firstFail + 1}: ${f.status}: ${f.message}` : `: ${f.status}: ${f.message}`;
+  }
+  const details = {
+    ...baseDetails,
+    isolation,
+    interpreter: interp.path,
+    passed,
+    total,
+    tests: results.map((t) => ({
+      status: t.status,
+      message: t.message,
+      durationMs: t.durationMs,
+      exitCode: t.exitCode,
+      signal: t.signal,
+      stdout: head(t.stdout),
+      stderr: tail(t.stderr),
+      ...(t.expected !== undefined ? { expected: head(t.expected) } : {}),
+      ...(t.got !== undefined ? { got: head(t.got) } : {}),
+    })),
+  };
+  const verdict: Verdict = { pass: passed === total, score: total ? passed / total : 0, reason, details };
+  if (results.every((t) => t.status === 'sandbox_error')) return { ...verdict, error: 'unavailable' };
+  return verdict;
+}
+
+function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memoryMb: number, marker: string): TestSpec[] {
+  const py = interp.language === 'python';
+  const esm = !py && isEsModule(code);
+  const main = mainFile(interp.language, esm);
+  const nodeArgs = py ? [] : nodeMemoryArgs(memoryMb);
+  const runMain = [...interp.args, ...nodeArgs, main];
+
+  if (params.call) {
+    const fn = params.call.function;
+    if (py) {
+      const files = { [main]: code, '_vtask_call.py': pythonCallHarness(fn, marker) };
+      return params.call.cases.map((c) => ({
+        files: { ...files, [ARGS_FILE]: JSON.stringify(c.args) },
+        main,
+        argv: [...interp.args, '_vtask_call.py'],
+        stdin: '',
+        expect: { returns: c.returns },
+      }));
+    }
+    const program = `${code}\n${jsCallHarness(fn, marker)}`;
+    return params.call.cases.map((c) => ({ files: { [main]: program, [ARGS_FILE]: JSON.stringify(c.args) }, main, argv: runMain, stdin: '', expect: { returns: c.returns } }));
+  }
+  if (params.asserts !== undefined) {
+    const program = `${code}\n\n${params.asserts}\n`;
+    if (py) return [{ files: { [main]: program }, main, argv: runMain, stdin: '', expect: { exitZero: true } }];
+    return [
+      {
+        files: { [main]: program, '_vtask_assert.cjs': JS_ASSERT_PRELUDE },
+        main,
+        argv: [...interp.args, ...nodeArgs, '--require', './_vtask_assert.cjs', main],
+        stdin: '',
+        expect: { exitZero: true },
+      },
+    ];
+  }
+  return (params.tests ?? []).map((t) => ({ files: { [main]: code }, main, argv: runMain, stdin: t.stdin ?? '', expect: { stdout: t.stdout } }));
+}
+
+function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: number, memoryMb: number): TestResult {
+  const base = { durationMs: r.durationMs, exitCode: r.exitCode, signal: r.signal, stdout: stripMarker(r.stdout, marker), stderr: r.stderr };
+  const expected = 'stdout' in spec.expect ? spec.expect.stdout : 'returns' in spec.expect ? show(spec.expect.returns, 400) : undefined;
+  const withExpected = expected !== undefined ? { ...base, expected } : base;
+  if (r.sandboxError) return { ...withExpected, status: 'sandbox_error', message: r.sandboxError };
+  if (r.timedOut || r.signal === 'SIGXCPU') return { ...withExpected, status: 'timeout', message: `did not finish within ${timeoutMs} ms` };
+  const failed = r.exitCode !== 0;
+  if (r.memoryExceeded || (failed && MEMORY_PATTERNS.test(r.stderr))) {
+    return { ...withExpected, status: 'memory', message: `exceeded the memory limit of ${memoryMb} MiB` };
+  }
+  if (r.outputExceeded) return { ...withExpected, status: 'wrong_answer', message: 'printed far more than the output limit and was stopped' };
+  if (failed) {
+    const how = r.exitCode !== null ? `exit code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}` : `killed by ${r.signal}`;
+    const line = errorLine(r.stderr);
+    return { ...withExpected, status: 'runtime_error', message: line ? `${how}: ${line}` : how };
+  }
+  if ('stdout' in spec.expect) {
+    const diff = compareOutput(spec.expect.stdout, r.stdout);
+    if (r.stdoutTruncated && !diff) return { ...withExpected, status: 'wrong_answer', message: 'output too long (truncated)' };
+    return diff ? { ...withExpected, status: 'wrong_answer', message: diff, got: r.stdout } : { ...withExpected, status: 'passed', message: 'ok' };
+  }
+  if ('returns' in spec.expect) {
+    const got = parseCallResult(r.stdout, marker);
+    if (!got) return { ...withExpected, status: 'runtime_error', message: 'the function returned no JSON-serialisable result' };
+    const gotText = show(got.value, 400);
+    if (!deepEqual(spec.expect.returns, got.value)) {
+      return { ...withExpected, status: 'wrong_answer', message: `expected ${show(spec.expect.returns)}, got ${show(got.value)}`, got: gotText };
+    }
+    return { ...withExpected, status: 'passed', message: 'ok', got: gotText };
+  }
+  return { ...withExpected, status: 'passed', message: 'ok' };
+}
+
+function stripMarker(stdout: string, marker: string): string {
+  const at = stdout.lastIndexOf(marker);
+  return at === -1 ? stdout : stdout.slice(0, at).replace(/\n$/, '');
+}
+
+/** Compiles the program without running it; returns the error line when it does not compile. */
+async function syntaxCheck(sandbox: Sandbox, interp: Interpreter, spec: TestSpec, signal: AbortSignal): Promise<string | undefined> {
+  const argv =
+    interp.language === 'python'
+      ? [...interp.args, '-c', 'import sys\nwith open(sys.argv[1], encoding="utf-8") as f: compile(f.read(), sys.argv[1], "exec")', spec.main]
+      : ['--check', spec.main];
+  const r = await sandbox.run({
+    argv: [interp.path, ...argv],
+    files: spec.files,
+    timeoutMs: 15_000,
+    memoryMb: 512,
+    memoryPolicy: interp.memoryPolicy,
+    readOnly: interp.readOnly,
+    env: interp.env,
+    signal,
+  });
+  if (r.exitCode === 0 || r.sandboxError || r.timedOut || !SYNTAX_PATTERNS.test(r.stderr)) return undefined;
+  const file = spec.main.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const lineNo = new RegExp(`${file}"?(?:, line |:)(\\d+)`).exec(r.stderr);
+  const msg = errorLine(r.stderr);
+  return lineNo && !msg.includes(`line ${lineNo[1]}`) ? `${msg} (line ${lineNo[1]})` : msg;
+}

@@ -1,0 +1,77 @@
+/** How a program's output and return values are compared with the expected ones. */
+
+/** Lines with trailing whitespace (and `\r`) removed, trailing empty lines dropped. */
+export function outputLines(text: string): string[] {
+  const lines = text.split('\n').map((l) => l.trimEnd());
+  while (lines.length && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+function quote(s: string, max = 80): string {
+  const t = s.length > max ? `${s.slice(0, max)}…` : s;
+  return `'${t}'`;
+}
+
+/**
+ * Compares output line by line after trimming trailing whitespace; blank lines at the end do
+ * not count. Too few or too many lines fail. Returns undefined when equal, else what differs.
+ */
+export function compareOutput(expected: string, actual: string): string | undefined {
+  const e = outputLines(expected);
+  const a = outputLines(actual);
+  const n = Math.min(e.length, a.length);
+  for (let i = 0; i < n; i++) {
+    if (e[i] !== a[i]) {
+      const where = e.length > 1 || a.length > 1 ? ` at line ${i + 1}` : '';
+      return `expected ${quote(e[i] as string)}, got ${quote(a[i] as string)}${where}`;
+    }
+  }
+  if (a.length < e.length) {
+    return a.length === 0 ? `expected ${quote(e[0] as string)}, got no output` : `expected ${e.length} lines, got ${a.length} (missing ${quote(e[a.length] as string)})`;
+  }
+  if (a.length > e.length) return `expected ${e.length} lines, got ${a.length} (extra ${quote(a[e.length] as string)})`;
+  return undefined;
+}
+
+/**
+ * Tolerance for numbers in call results: equal when |a - b| <= 1e-9 * max(1, |a|, |b|), that is
+ * relative for large values and absolute (1e-9) near zero, so 0.1 + 0.2 equals 0.3. Values that
+ * differ only below 1e-9 near zero count as equal: check those with `asserts`.
+ */
+export const FLOAT_TOLERANCE = 1e-9;
+
+function numbersEqual(a: number, b: number): boolean {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  if (a === b) return true;
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
+  return Math.abs(a - b) <= FLOAT_TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/**
+ * Deep equality of JSON-like values: numbers within the tolerance, arrays in order, objects by
+ * key (order-free). Integers and floats compare by value (3 equals 3.0).
+ */
+export function deepEqual(expected: unknown, actual: unknown): boolean {
+  if (typeof expected === 'number' && typeof actual === 'number') return numbersEqual(expected, actual);
+  if (expected === null || actual === null || typeof expected !== 'object' || typeof actual !== 'object') return expected === actual;
+  if (Array.isArray(expected) || Array.isArray(actual)) {
+    if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return false;
+    return expected.every((v, i) => deepEqual(v, actual[i]));
+  }
+  const ek = Object.keys(expected);
+  const ak = Object.keys(actual);
+  if (ek.length !== ak.length) return false;
+  const a = actual as Record<string, unknown>;
+  return ek.every((k) => Object.prototype.hasOwnProperty.call(a, k) && deepEqual((expected as Record<string, unknown>)[k], a[k]));
+}
+
+/** JSON for messages, with non-finite numbers spelled out. */
+export function show(v: unknown, max = 80): string {
+  let s: string;
+  try {
+    s = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) ?? 'undefined';
+  } catch {
+    s = String(v);
+  }
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}

@@ -1,0 +1,271 @@
+// The sandbox against hostile programs: endless loops, fork bombs, memory bombs, writes outside
+// the program's folder, network access, floods of input and output, cancellation. Each test
+// checks the outcome and that nothing of the program is left running afterwards.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { detectSandbox, findInterpreter, getSandbox, nodeMemoryArgs, type SandboxRunOptions } from '../../src/core/sandbox';
+import { which } from '../../src/core/sandbox/backends';
+
+const PY = findInterpreter('python');
+const JS = findInterpreter('javascript');
+const LINUX = process.platform === 'linux';
+
+function token(): string {
+  return `vtask-t-${randomBytes(5).toString('hex')}`;
+}
+
+/** Host pids whose command line contains the token (the sandboxed programs are visible from the host). */
+function survivors(tok: string): number[] {
+  if (!LINUX) return [];
+  const found: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${e}/cmdline`, 'latin1').includes(tok)) found.push(Number(e));
+    } catch {
+      // Gone.
+    }
+  }
+  return found;
+}
+
+async function noSurvivors(tok: string): Promise<void> {
+  // Killed processes may need a moment to be reaped.
+  for (let i = 0; i < 40 && survivors(tok).length; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(survivors(tok), [], 'no process of the program survives');
+}
+
+function py(code: string, extra: Partial<SandboxRunOptions> = {}, args: string[] = []): SandboxRunOptions {
+  assert.ok(PY, 'python3 is installed');
+  return { argv: [PY.path, ...PY.args, 'main.py', ...args], files: { 'main.py': code }, timeoutMs: 10_000, memoryMb: 256, readOnly: PY.readOnly, ...extra };
+}
+
+function js(code: string, extra: Partial<SandboxRunOptions> = {}, args: string[] = []): SandboxRunOptions {
+  assert.ok(JS, 'node is installed');
+  const memoryMb = extra.memoryMb ?? 256;
+  return {
+    argv: [JS.path, ...nodeMemoryArgs(memoryMb), 'main.js', ...args],
+    files: { 'main.js': code },
+    timeoutMs: 10_000,
+    memoryMb,
+    memoryPolicy: 'resident',
+    readOnly: JS.readOnly,
+    env: JS.env,
+    ...extra,
+  };
+}
+
+void test('uses the strongest isolation available and says so', async (t) => {
+  const sb = await getSandbox();
+  t.diagnostic(`method: ${sb.method}; ${sb.facts.join(', ')}${sb.notes.length ? `; not used: ${sb.notes.join(' | ')}` : ''}`);
+  if (LINUX && which('bwrap') && !process.env.VTASK_SANDBOX) assert.equal(sb.method, 'bwrap', `bubblewrap is installed but unusable: ${sb.notes.join('; ')}`);
+  const r = await sb.run(py('import sys\nprint(sum(map(int, sys.stdin.read().split())))', { stdin: '1 2 3\n' }));
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(r.stdout, '6\n');
+  assert.equal(r.isolation.method, sb.method);
+  assert.ok(r.isolation.limits.some((l) => /ms$/.test(l)));
+  assert.ok(r.isolation.limits.some((l) => /MiB/.test(l)));
+  if (sb.method === 'bwrap') {
+    for (const fact of ['no network', 'own temporary folder', 'read-only file system']) assert.ok(r.isolation.limits.includes(fact), fact);
+  }
+});
+
+void test('an endless loop times out and the whole process group is killed', async () => {
+  const sb = await getSandbox();
+  const tok = token();
+  // The program starts children that loop too, one of them in a new session (out of the group).
+  const code = [
+    'import os, subprocess, sys',
+    'subprocess.Popen([sys.executable, "-c", "while True: pass", sys.argv[1]])',
+    'subprocess.Popen([sys.executable, "-c", "while True: pass", sys.argv[1]], start_new_session=True)',
+    'if os.fork() == 0:',
+    '    os.setsid()',
+    '    while True: pass',
+    'while True: pass',
+  ].join('\n');
+  const t0 = Date.now();
+  const r = await sb.run(py(code, { timeoutMs: 1000 }, [tok]));
+  assert.equal(r.timedOut, true);
+  assert.ok(Date.now() - t0 < 8000, `returned after ${Date.now() - t0} ms`);
+  await noSurvivors(tok);
+});
+
+void test('a fork bomb is contained and killed', { skip: !LINUX && 'process limits need Linux' }, async () => {
+  const sb = await getSandbox();
+  const tok = token();
+  const code = ['import os', 'while True:', '    try:', '        os.fork()', '    except OSError:', '        pass'].join('\n');
+  let peak = 0;
+  const watch = setInterval(() => (peak = Math.max(peak, survivors(tok).length)), 100);
+  const r = await sb.run(py(code, { timeoutMs: 2500, maxProcesses: 32 }, [tok]));
+  clearInterval(watch);
+  assert.ok(r.timedOut || r.exitCode !== 0);
+  if (sb.method === 'bwrap' || sb.method === 'unshare') assert.ok(peak <= 40, `at most the process limit ran at once (saw ${peak})`);
+  await noSurvivors(tok);
+  // The host can still start processes.
+  const again = await sb.run(py('print("alive")'));
+  assert.equal(again.stdout, 'alive\n');
+});
+
+void test('a Python memory bomb hits the memory limit', async () => {
+  const sb = await getSandbox();
+  const r = await sb.run(py('a = []\nwhile True:\n    a.append(bytearray(10**6))', { memoryMb: 128 }));
+  assert.notEqual(r.exitCode, 0);
+  assert.ok(r.memoryExceeded || /MemoryError/.test(r.stderr), `memory error expected: ${r.stderr.slice(-300)}`);
+});
+
+void test('a JavaScript memory bomb outside the V8 heap is stopped by the watchdog', { skip: !LINUX && 'the watchdog reads /proc' }, async () => {
+  const sb = await getSandbox();
+  const r = await sb.run(js('const a = []; while (true) a.push(Buffer.alloc(1e7, 1));', { memoryMb: 128 }));
+  assert.equal(r.memoryExceeded, true, r.stderr.slice(-300));
+  assert.ok(r.peakRssMb >= 128);
+});
+
+void test('a JavaScript heap bomb fails with V8 heap limits', async () => {
+  const sb = await getSandbox();
+  const r = await sb.run(js('const a = []; while (true) a.push(new Array(1e5).fill(Math.random()));', { memoryMb: 128 }));
+  assert.notEqual(r.exitCode, 0);
+  assert.ok(r.memoryExceeded || /heap out of memory|Reached heap limit/.test(r.stderr), r.stderr.slice(-300));
+});
+
+void test('writes outside the program folder fail and create nothing', async (t) => {
+  const sb = await getSandbox();
+  if (sb.method !== 'bwrap' && sb.method !== 'sandbox-exec') return t.skip(`${sb.method} does not make the file system read-only`);
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-outside-'));
+  fs.chmodSync(outside, 0o777);
+  const targets = [path.join(outside, 'pwned.txt'), path.join(os.tmpdir(), `${token()}.txt`), path.join(process.cwd(), `${token()}.txt`)];
+  const code = [
+    'import sys',
+    'ok = 0',
+    'for p in sys.argv[1:]:',
+    '    try:',
+    '        open(p, "w").write("x")',
+    '        print("wrote", p)',
+    '    except OSError as e:',
+    '        print("refused", p, e.strerror)',
+    'open("mine.txt", "w").write("fine")',
+    'print(open("mine.txt").read())',
+  ].join('\n');
+  try {
+    const r = await sb.run(py(code, {}, targets));
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /^wrote/m);
+    assert.match(r.stdout, /^fine$/m, 'the program can write in its own folder');
+    for (const p of targets) assert.equal(fs.existsSync(p), false, `${p} was not created`);
+  } finally {
+    fs.rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+void test('the program has no network, not even to 127.0.0.1', async (t) => {
+  const sb = await getSandbox();
+  if (sb.method === 'process') return t.skip('a plain process is not network-isolated');
+  let connections = 0;
+  const server = net.createServer((s) => {
+    connections++;
+    s.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  try {
+    const code = [
+      'import socket, sys',
+      'try:',
+      '    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)',
+      '    print("connected")',
+      'except OSError as e:',
+      '    print("no network:", e)',
+      '    sys.exit(1)',
+    ].join('\n');
+    const r = await sb.run(py(code, {}, [String(port)]));
+    assert.equal(r.exitCode, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /no network/);
+    assert.equal(connections, 0);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+void test('huge input is delivered, or dropped without a hang when unread', async () => {
+  const sb = await getSandbox();
+  const big = 'x'.repeat(20 * 1024 * 1024) + '\n';
+  const read = await sb.run(py('import sys\nprint(len(sys.stdin.buffer.read()))', { stdin: big }));
+  assert.equal(read.stdout.trim(), String(big.length));
+  const unread = await sb.run(py('print("done")', { stdin: big }));
+  assert.equal(unread.exitCode, 0, unread.stderr);
+  assert.equal(unread.stdout, 'done\n');
+});
+
+void test('100 MB of output is capped and the program stopped', async () => {
+  const sb = await getSandbox();
+  const t0 = Date.now();
+  const r = await sb.run(py('import sys\nchunk = "y" * 65536 + "\\n"\nfor _ in range(1600):\n    sys.stdout.write(chunk)', { timeoutMs: 20_000 }));
+  assert.equal(r.stdoutTruncated, true);
+  assert.ok(r.stdout.length <= 1024 * 1024, `kept ${r.stdout.length} bytes`);
+  assert.equal(r.outputExceeded, true);
+  assert.equal(r.timedOut, false);
+  assert.ok(Date.now() - t0 < 15_000);
+});
+
+void test('an AbortSignal cancels a running program and kills it', async () => {
+  const sb = await getSandbox();
+  const tok = token();
+  const ac = new AbortController();
+  const t0 = Date.now();
+  setTimeout(() => ac.abort(), 500);
+  const r = await sb.run(py('while True: pass', { timeoutMs: 30_000, signal: ac.signal }, [tok]));
+  assert.equal(r.aborted, true);
+  assert.ok(Date.now() - t0 < 5000);
+  await noSurvivors(tok);
+  const pre = await sb.run(py('print(1)', { signal: AbortSignal.abort() }));
+  assert.equal(pre.aborted, true);
+});
+
+void test('the program folder is temporary and removed afterwards', async () => {
+  const sb = await getSandbox();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-tmpdir-'));
+  fs.chmodSync(tmp, 0o755);
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  try {
+    const r = await sb.run(py('open("out.txt", "w").write("x" * 1000)\nprint("ok")'));
+    assert.equal(r.stdout, 'ok\n', r.stderr);
+    assert.deepEqual(fs.readdirSync(tmp), []);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+void test('the program does not see the host environment', async () => {
+  const sb = await getSandbox();
+  process.env.VTASK_SECRET_FOR_TEST = 'hunter2';
+  try {
+    const r = await sb.run(py('import os\nprint(os.environ.get("VTASK_SECRET_FOR_TEST", "none"))'));
+    assert.equal(r.stdout, 'none\n');
+  } finally {
+    delete process.env.VTASK_SECRET_FOR_TEST;
+  }
+});
+
+void test('the weaker methods still run programs and report themselves', { skip: !LINUX && 'Linux methods' }, async (t) => {
+  for (const method of ['unshare', 'process'] as const) {
+    if (method === 'unshare' && !which('unshare')) continue;
+    const sb = await detectSandbox(method);
+    const tok = token();
+    const r = await sb.run(py('import sys\nprint(input(), flush=True)\nopen("mine.txt", "w").write("x")\nwhile len(sys.argv) > 2: pass', { stdin: 'hello\n', timeoutMs: 1500 }, [tok, 'loop']));
+    if (r.sandboxError) {
+      t.diagnostic(`${method}: ${r.sandboxError}`);
+      continue;
+    }
+    assert.equal(r.isolation.method, method);
+    assert.equal(r.stdout, 'hello\n', `${method}: ${r.stderr}`);
+    assert.equal(r.timedOut, true);
+    await noSurvivors(tok);
+  }
+});

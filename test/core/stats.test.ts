@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { passAtK, reportedKs, signalShare, taskStats, wilson } from '../../src/core/stats';
+
+const v = (pass: boolean, score = pass ? 1 : 0) => ({ pass, score });
+
+test('pass@k is the unbiased estimator', () => {
+  assert.equal(passAtK(10, 0, 5), 0);
+  assert.equal(passAtK(10, 10, 1), 1);
+  assert.ok(Math.abs(passAtK(10, 3, 1) - 0.3) < 1e-12);
+  // 1 - C(7,2)/C(10,2) = 1 - 21/45
+  assert.ok(Math.abs(passAtK(10, 3, 2) - (1 - 21 / 45)) < 1e-12);
+  assert.equal(passAtK(10, 8, 3), 1, 'fewer than k failures means every k-subset has a pass');
+  assert.ok(Number.isFinite(passAtK(100_000, 5, 50_000)));
+  assert.deepEqual(reportedKs(8), [1, 2, 4, 8]);
+  assert.deepEqual(reportedKs(10), [1, 2, 4, 8, 10]);
+});
+
+test('Wilson interval stays inside [0, 1] and contains the rate', () => {
+  const [lo, hi] = wilson(0, 8);
+  assert.equal(lo, 0);
+  assert.ok(hi > 0.2 && hi < 0.45);
+  const [l2, h2] = wilson(5, 10);
+  assert.ok(l2 < 0.5 && h2 > 0.5);
+});
+
+test('bands and the GRPO signal share', () => {
+  assert.equal(taskStats([v(true), v(true)]).band, 'too_easy');
+  assert.equal(taskStats([v(false), v(false)]).band, 'too_hard');
+  const mixed = taskStats([v(true), v(false), v(false), v(false)], 8);
+  assert.equal(mixed.band, 'learnable');
+  assert.ok(Math.abs(mixed.signalShare - (1 - 0.25 ** 8 - 0.75 ** 8)) < 1e-12);
+  // Partial scores: failing samples with different scores still teach.
+  const partial = taskStats([v(false, 0.5), v(false, 0.25), v(false, 0.5)]);
+  assert.equal(partial.band, 'learnable');
+  assert.ok(partial.signalShare > 0);
+  // All equal partial scores: a flat group, no signal.
+  const flat = taskStats([v(false, 0.5), v(false, 0.5)]);
+  assert.equal(flat.band, 'too_hard');
+  assert.equal(flat.signalShare, 0);
+});
