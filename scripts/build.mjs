@@ -26,6 +26,8 @@ const common = { define: { VTASK_VERSION: JSON.stringify(pkg.version) }, bundle:
 const targets = [
   { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'out/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  // The panel's script is minified always: it is parsed each time the panel opens.
+  { ...common, minify: true, entryPoints: ['src/webview/main.ts'], outfile: 'out/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The math worker is its own bundle: mathjs (for simplify) loads only in the worker thread.
   { ...common, entryPoints: ['src/core/verifiers/math/worker.ts'], outfile: 'out/mathWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/core/index.ts'], outfile: 'out/core.js', platform: 'node', format: 'cjs', target: 'node20' },

@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
 import type { Diagnostics } from './diagnostics';
 import type { TaskDocuments } from './taskDocuments';
+import { TaskPanel } from './taskPanel';
 
 /** The services every command may use, built once in `activate`. */
 export interface Context {
+  readonly extensionUri: vscode.Uri;
   readonly documents: TaskDocuments;
   readonly diagnostics: Diagnostics;
   readonly log: vscode.LogOutputChannel;
@@ -49,6 +51,11 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     await editor.insertSnippet(new vscode.SnippetString(lead + NEW_TASK.slice(1)), end);
   },
   'vtask.showOutput': (ctx) => () => ctx.log.show(),
+  'vtask.openPanel': (ctx) => () => {
+    const panel = TaskPanel.createOrShow(ctx.extensionUri, ctx.documents, ctx.log);
+    panel.follow(vscode.window.activeTextEditor);
+    return panel;
+  },
 };
 
 export function registerCommands(ctx: Context): vscode.Disposable[] {

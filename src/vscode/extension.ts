@@ -7,6 +7,7 @@ import { CompletionProvider } from './completion';
 import { Diagnostics } from './diagnostics';
 import { HoverProvider } from './hover';
 import { SymbolProvider } from './symbols';
+import { TaskPanel } from './taskPanel';
 import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 
 /** Wires the services and features together; every disposable goes to the context. */
@@ -25,7 +26,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, new CodeActionProvider(documents), {
         providedCodeActionKinds: CodeActionProvider.kinds,
       }),
-      ...registerCommands({ documents, diagnostics, log }),
+      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, log }),
+      { dispose: () => TaskPanel.current?.dispose() },
     );
     log.info(`vtask ${version} activated`);
     return { version, parse: (doc) => documents.get(doc), lastParseMs: (doc) => documents.lastParseMs(doc) };
