@@ -39,6 +39,8 @@ if (watch) {
   console.log('watching…');
 } else {
   const t0 = Date.now();
+  // Compiled tests whose source is gone must not keep running.
+  fs.rmSync(path.join(root, 'out/test'), { recursive: true, force: true });
   await Promise.all(targets.map((t) => esbuild.build(t)));
   fs.chmodSync(path.join(root, 'out/cli.js'), 0o755);
   console.log(`built in ${Date.now() - t0} ms`);

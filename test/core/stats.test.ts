@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { passAtK, reportedKs, signalShare, taskStats, wilson } from '../../src/core/stats';
+import { passAtK, reportedKs, taskStats, wilson } from '../../src/core/stats';
 
 const v = (pass: boolean, score = pass ? 1 : 0) => ({ pass, score });
 

@@ -1,0 +1,220 @@
+// End-to-end test as a person sees it: the packaged .vsix installed into a real VS Code
+// (code-server), the workbench opened in headless Chromium, files opened from the Explorer.
+//
+//   node test/harness/run-e2e.mjs [--grep PATTERN]
+//
+// It packages the extension the way it ships (`vsce package --no-dependencies`: esbuild bundles
+// the dependencies, and .vscodeignore is an allowlist), installs the .vsix into a fresh profile,
+// opens a temp copy of test/fixtures/workspace/ plus the broken file below, and runs the STEPS
+// in order. Each step is a test: it passes, or fails with its error and a screenshot
+// (test-results/e2e-NN-*.png, git-ignored); later steps still run. To add a step (click a code
+// lens, open the panel...), append to STEPS. The last line is `N passed, N failed`.
+//
+// Environment: VTASK_E2E_TIMEOUT_MS (default 60000: the wait of one step), VTASK_TEST_GREP (run
+// only the steps whose name matches; setup always runs), VTASK_VERBOSE=1, VTASK_KEEP_TMP=1.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  REPO, SetupError, runMain, requireBuilt, makeTempDir, copyWorkspace, installVsix, startCodeServer, launchChromium,
+  workbenchUrl, screenshotPath, tail, RESULTS_DIR,
+} from './vscode.mjs';
+
+const FIXTURE = path.join(REPO, 'test/fixtures/workspace');
+const SAMPLE = 'sample.vtask';
+const BROKEN = 'broken.vtask';
+// A task with a misspelt key: the spec makes unknown keys errors, with a "did you mean".
+const BROKEN_TEXT = `vtask: 1
+tasks:
+  - id: broken/0001
+    promt: "What is 2 + 2?"
+    verify:
+      math: { answer: "4" }
+`;
+
+// What the .vsix must hold, and what it must not (sources, tests, node_modules, maps).
+const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'README.md'];
+const PACKAGE_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
+
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
+
+const editor = (page) => page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
+
+async function until(page, what, fn, timeout) {
+  const t0 = Date.now();
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) { last = e; }
+    if (Date.now() - t0 > timeout) throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? ` (${last.message.split('\n')[0]})` : ''}`);
+    await page.waitForTimeout(200);
+  }
+}
+
+/** Clicks a file in the Explorer and waits for its editor tab to be the active one. */
+async function openFromExplorer(/** @type {Ctx} */ { page, timeout }, name) {
+  const row = page.locator('.explorer-folders-view .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(name)}$`) }) });
+  await row.first().click({ timeout });
+  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout });
+  await editor(page).locator('.view-lines').waitFor({ timeout });
+}
+
+// A step's `needs` names an earlier step whose failure makes this one fail at once (with the
+// reason) instead of waiting out its own timeout.
+/** @type {{ name: string, needs?: string, run: (ctx: Ctx) => Promise<void> }[]} */
+const STEPS = [
+  {
+    name: 'the .vsix holds the bundles and no sources, tests or node_modules',
+    async run({ packaged }) {
+      // Every bundle that scripts/build.mjs writes at the top of out/ (the extension loads workers from there).
+      const bundles = fs.readdirSync(path.join(REPO, 'out')).filter((f) => f.endsWith('.js')).map((f) => `out/${f}`);
+      const missing = [...PACKAGE_MUST_HOLD, ...bundles].filter((f) => !packaged.includes(f));
+      const extra = packaged.filter((f) => PACKAGE_MUST_NOT_MATCH.some((re) => re.test(f)));
+      if (missing.length || extra.length) {
+        throw new Error(`package contents: missing [${missing.join(', ')}], unwanted [${extra.join(', ')}]`);
+      }
+    },
+  },
+  {
+    name: 'the workbench loads with the workspace in the Explorer',
+    async run({ page, timeout }) {
+      await page.locator('.monaco-workbench').waitFor({ timeout });
+      await page.locator('.explorer-folders-view .monaco-list-row .label-name', { hasText: SAMPLE }).first().waitFor({ timeout });
+    },
+  },
+  {
+    name: `${SAMPLE} opens from the Explorer in the vtask language mode`,
+    async run(ctx) {
+      await openFromExplorer(ctx, SAMPLE);
+      await editor(ctx.page).locator('.view-line', { hasText: 'sample/add' }).first().waitFor({ timeout: ctx.timeout });
+      const mode = ctx.page.locator('[id="status.editor.mode"]');
+      await until(ctx.page, 'the status bar to show the language mode "vtask"',
+        async () => (await mode.innerText()).trim() === 'vtask', ctx.timeout);
+    },
+  },
+  {
+    name: 'the grammar colours keys and values differently',
+    async run({ page, timeout }) {
+      // `vtask: 1`: the key and the number get different token classes (mtkN) from the grammar.
+      const line = editor(page).locator('.view-line', { hasText: 'vtask: 1' }).first();
+      const classes = await until(page, 'tokens on line 1', async () => {
+        const spans = await line.locator('span > span').evaluateAll((els) =>
+          els.filter((e) => e.textContent.trim()).map((e) => `${e.textContent.trim()} ${e.className}`));
+        const kinds = new Set(spans.map((s) => s.split(' ')[1]));
+        return kinds.size >= 2 ? spans : null;
+      }, timeout).catch(async (e) => {
+        const spans = await line.locator('span > span').evaluateAll((els) => els.map((x) => `${x.textContent}:${x.className}`));
+        throw new Error(`${e.message}; line 1 is rendered as ${JSON.stringify(spans)}`);
+      });
+      console.log(`    tokens: ${classes.join(' | ')}`);
+    },
+  },
+  {
+    name: `${BROKEN} shows an error squiggle`,
+    async run(ctx) {
+      await openFromExplorer(ctx, BROKEN);
+      await editor(ctx.page).locator('.squiggly-error').first().waitFor({ timeout: ctx.timeout });
+    },
+  },
+  {
+    name: 'hovering the squiggle shows the diagnostic',
+    needs: `${BROKEN} shows an error squiggle`,
+    async run({ page, timeout }) {
+      const squiggle = editor(page).locator('.squiggly-error').first();
+      const box = await squiggle.boundingBox({ timeout });
+      if (!box) throw new Error('the squiggle has no box');
+      // The squiggle is drawn under the text: move the mouse there rather than hover the element.
+      await page.mouse.move(box.x + box.width / 2, box.y - 40);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
+      const hover = page.locator('.monaco-editor .monaco-hover:not(.hidden)').filter({ hasText: /\S/ }).first();
+      await hover.waitFor({ state: 'visible', timeout });
+      const text = (await hover.innerText()).replace(/\s+/g, ' ').trim();
+      console.log(`    hover: ${text.slice(0, 200)}`);
+      if (!/promt|prompt/i.test(text)) throw new Error(`the hover does not name the misspelt key "promt": ${text}`);
+    },
+  },
+  {
+    name: `${SAMPLE} (valid) has no error squiggles`,
+    needs: `${BROKEN} shows an error squiggle`, // only telling once errors demonstrably show
+    async run(ctx) {
+      await openFromExplorer(ctx, SAMPLE);
+      await editor(ctx.page).locator('.view-line', { hasText: 'sample/add' }).first().waitFor({ timeout: ctx.timeout });
+      const n = await editor(ctx.page).locator('.squiggly-error').count();
+      if (n !== 0) throw new Error(`${n} error squiggle(s) on a valid file`);
+    },
+  },
+];
+
+await runMain(async () => {
+  const { values: opts } = parseArgs({ options: { grep: { type: 'string' } } });
+  const grep = opts.grep ?? process.env.VTASK_TEST_GREP ?? '';
+  const timeout = Number(process.env.VTASK_E2E_TIMEOUT_MS || 60_000);
+  const t0 = Date.now();
+  const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+
+  requireBuilt('out/extension.js');
+  const tmp = makeTempDir('vtask-e2e-');
+  // Chromium starts while the extension is packaged and installed: both take seconds.
+  const browser = launchChromium(path.join(tmp, 'chromium'));
+  browser.catch(() => {}); // awaited below; an early failure must not be an unhandled rejection
+
+  // Package exactly what ships.
+  const vsix = path.join(tmp, 'vtask.vsix');
+  const vsce = path.join(REPO, 'node_modules/.bin/vsce');
+  const vsceRun = (args) => {
+    const r = spawnSync(vsce, args, { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    if (r.status !== 0) throw new SetupError(`vsce ${args[0]} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`);
+    return r;
+  };
+  const { stderr } = vsceRun(['package', '--no-dependencies', '--out', vsix]);
+  for (const line of stderr.split('\n')) if (/warn/i.test(line)) console.log(`[e2e] vsce: ${line.trim()}`);
+  const packaged = vsceRun(['ls', '--no-dependencies']).stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  console.log(`[e2e] packaged ${path.basename(vsix)} (${(fs.statSync(vsix).size / 1024).toFixed(0)} KiB, ${packaged.length} files) after ${elapsed()}`);
+
+  const dataDir = path.join(tmp, 'server');
+  installVsix(dataDir, vsix);
+  const workspace = copyWorkspace(FIXTURE, tmp);
+  fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
+  const server = await startCodeServer({ dataDir });
+  const { page } = await browser;
+  console.log(`[e2e] code-server ${server.url} up with the .vsix installed after ${elapsed()}`);
+  await page.goto(workbenchUrl(server, workspace));
+
+  /** @type {Ctx} */
+  const ctx = { page, workspace, packaged, timeout };
+  let passed = 0;
+  let failed = 0;
+  const failedSteps = new Set();
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  for (const f of fs.readdirSync(RESULTS_DIR)) if (/^e2e-/.test(f)) fs.rmSync(path.join(RESULTS_DIR, f));
+  for (const [i, step] of STEPS.entries()) {
+    if (grep && !new RegExp(grep).test(step.name)) continue;
+    const slug = `e2e-${String(i + 1).padStart(2, '0')}-${step.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 50)}`;
+    const s0 = Date.now();
+    try {
+      if (step.needs && failedSteps.has(step.needs)) throw new Error(`not run: it needs "${step.needs}", which failed`);
+      await step.run(ctx);
+      passed++;
+      console.log(`  ✔ ${step.name} (${Date.now() - s0} ms)`);
+    } catch (e) {
+      failed++;
+      failedSteps.add(step.name);
+      const message = String(e?.message ?? e).replace(/\x1b\[[0-9;]*m/g, '').trim();
+      console.log(`  ✘ ${step.name} (${Date.now() - s0} ms)\n    ${message.split('\n').join('\n    ')}`);
+    }
+    await page.screenshot({ path: screenshotPath(slug) }).catch(() => {});
+  }
+  if (failed) {
+    fs.copyFileSync(server.logFile, path.join(RESULTS_DIR, 'e2e-code-server.log'));
+    console.log(`[e2e] screenshots and the server log are in test-results/; last server lines:\n${tail(server.logFile, 10)}`);
+  }
+  console.log(`[e2e] done in ${elapsed()}`);
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed || !passed ? 1 : 0;
+});
