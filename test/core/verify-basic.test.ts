@@ -53,7 +53,7 @@ test('json: fenced blocks, schemas, garbage', async () => {
 test('format: think discipline and regex', async () => {
   assert.equal((await run({ format: { think: 'required' } }, '<think>hmm</think>42')).pass, true);
   assert.equal((await run({ format: { think: 'required' } }, '42')).pass, false);
-  assert.equal((await run({ format: { think: 'required' } }, '<think></think>42')).pass, false);
+  assert.equal((await run({ format: { think: 'required' } }, '<think></think>42')).pass, true);
   assert.equal((await run({ format: { think: 'required' } }, '<think>a</think>')).pass, false);
   assert.equal((await run({ format: { think: 'required' } }, '<think>a</think><think>b</think>1')).pass, false);
   assert.equal((await run({ format: { think: 'forbidden' } }, '<think>a</think>1')).pass, false);

@@ -33,7 +33,7 @@ function checkFormat(response: string, p: { think?: 'required' | 'forbidden'; re
     const m = /^\s*<think>([\s\S]*?)<\/think>([\s\S]*)$/.exec(response);
     if (!m) return verdict(false, opens === 0 ? 'no <think> block at the start of the response' : 'the <think> block is not closed, or does not start the response', details);
     if (opens !== 1 || closes !== 1) return verdict(false, `expected one <think> block, found ${opens} opening and ${closes} closing tags`, details);
-    if (!(m[1] ?? '').trim()) return verdict(false, 'the <think> block is empty', details);
+    // An empty block is well-formed: models with thinking switched off emit `<think></think>`.
     if (!(m[2] ?? '').trim()) return verdict(false, 'there is no answer after </think>', details);
   } else if (p.think === 'forbidden' && (opens || closes)) {
     return verdict(false, 'the response contains a <think> block, which is forbidden here', details);

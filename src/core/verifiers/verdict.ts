@@ -1,3 +1,5 @@
+import type { Provider } from '../sampling/types';
+
 /** How a code or script verdict was isolated, so a reader can judge how far to trust it. */
 export interface Isolation {
   /** `bwrap`, `unshare`, `process` (no OS sandbox available), ... */
@@ -42,6 +44,11 @@ export interface VerifyContext {
   readonly trusted: boolean;
   /** Verifies the full response against a nested verifier (for `all`, `any`, `weighted`). */
   child(verifier: unknown, response: string): Promise<Verdict>;
+  /**
+   * The model a `judge` verifier asks: by profile name, or the task's model when undefined.
+   * Undefined when no model is configured (then judge verdicts are `unavailable`).
+   */
+  readonly judge?: (model: string | undefined) => Provider | undefined;
 }
 
 /** Checks one response against validated parameters. */

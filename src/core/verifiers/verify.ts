@@ -7,6 +7,8 @@ export interface VerifyOptions {
   readonly signal?: AbortSignal;
   /** False in an untrusted workspace; defaults to true (the CLI runs what its user asked for). */
   readonly trusted?: boolean;
+  /** Where `judge` verifiers get their model; without it they are `unavailable`. */
+  readonly judge?: VerifyContext['judge'];
 }
 
 /** Splits `{kind: params}` into the registered kind and its parameters in mapping form. */
@@ -39,6 +41,7 @@ export async function verify(verifier: unknown, response: string, options: Verif
     task: options.task,
     signal,
     trusted: options.trusted ?? true,
+    judge: options.judge,
     child: (v, r) => verify(v, r, { ...options, signal }),
   };
   const found = kindOf(verifier);
