@@ -30,6 +30,8 @@ const targets = [
   { ...common, minify: true, entryPoints: ['src/webview/main.ts'], outfile: 'out/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The math worker is its own bundle: mathjs (for simplify) loads only in the worker thread.
   { ...common, entryPoints: ['src/core/verifiers/math/worker.ts'], outfile: 'out/mathWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // The OpenAI-compatible test server, runnable on its own: node out/test/support/openaiServer.js --port 0
+  { ...common, entryPoints: ['test/support/openaiServer.ts'], outfile: 'out/test/support/openaiServer.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/core/index.ts'], outfile: 'out/core.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: testEntries(), outdir: 'out/test', outbase: 'test', platform: 'node', format: 'cjs', target: 'node20', packages: 'external', external: ['vscode'] },
 ];

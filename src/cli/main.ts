@@ -7,8 +7,15 @@ const data = workerData as { kind?: string; texts: string[] } | null;
 if (!isMainThread && data?.kind === PARSE_WORKER) {
   runParseWorker(data, (r) => parentPort?.postMessage(r));
 } else {
-  // The process entry point: everything testable lives in runCli.
-  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }).then((code) => {
+  // The process entry point: everything testable lives in runCli. The first Ctrl-C stops
+  // cleanly (samples taken so far are kept); a second one exits at once.
+  const stop = new AbortController();
+  process.on('SIGINT', () => {
+    if (stop.signal.aborted) process.exit(130);
+    process.stderr.write('\nstopping... (Ctrl-C again to quit at once)\n');
+    stop.abort();
+  });
+  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }, stop.signal).then((code) => {
     process.exitCode = code;
   });
 }

@@ -28,6 +28,11 @@ export interface SampleRequest {
   readonly stop?: string | readonly string[];
   /** Sample k of the task is sent `seed + k` when a seed is set. */
   readonly seed?: number;
+  /**
+   * The k of the first sample asked for (default 0), so that sample k keeps seed + k when the
+   * first samples of a task come from the cache and only the rest are asked for.
+   */
+  readonly index?: number;
 }
 
 /** One model answer, as recorded in the cache. */
@@ -38,6 +43,8 @@ export interface Sample {
   readonly reasoning?: string;
   /** `stop`, `length` (truncated: flagged), `content_filter`, ... */
   readonly finishReason: string;
+  /** True when the answer was cut by `max_tokens` (`finishReason` is `length`): not a real answer. */
+  readonly truncated?: boolean;
   readonly usage?: { readonly promptTokens?: number; readonly completionTokens?: number };
   readonly model: string;
   /** When it was taken, ISO 8601. */
@@ -62,8 +69,11 @@ export class SamplingError extends Error {
     message: string,
     readonly kind: 'auth' | 'not-found' | 'unreachable' | 'rate-limit' | 'server' | 'bad-response' | 'timeout' | 'cancelled' | 'bad-request',
     readonly status?: number,
+    /** How long the server asked to wait (`Retry-After`), in milliseconds. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
+    this.name = 'SamplingError';
   }
 
   get retryable(): boolean {

@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
+import { createProvider } from '../core/sampling';
+import { SampleCache } from '../core/sampling/cache';
+import { resolveCacheDir } from '../core/sampling/cacheDir';
+import { resolveProfile } from '../core/sampling/profiles';
+import type { ModelProfile, Provider } from '../core/sampling/types';
+import { findTaskFiles } from '../core/taskfile/discover';
+import { formatIssue } from '../core/taskfile/format';
+import { parseTaskFile } from '../core/taskfile/parse';
+import { runnableTasks } from '../core/taskfile/resolve';
+import { getPair, toJS } from '../core/taskfile/ynode';
+import { EXIT, UsageError, type CliIO } from './io';
+import { ProgressReporter } from './progress';
+
+export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--base-url URL --model NAME]
+                 [--concurrency N] [--fresh] [--json] [--group-size G] [--cache-dir DIR]
+
+Samples every task N times from a model, verifies each sample, and prints the pass rate,
+pass@k and difficulty band per task. Samples are cached in .vtask-cache/ at the workspace
+root: a second identical run makes no requests, and changing only the verifier reuses every
+sample. --fresh samples again. Ctrl-C stops and keeps what was sampled.
+The model: --base-url and --model, or a profile under the file's models: named by the task's
+model: (or --model); OPENAI_BASE_URL and OPENAI_API_KEY are read from the environment.`;
+
+interface RunArgs {
+  paths: string[];
+  task?: string;
+  samples?: number;
+  baseUrl?: string;
+  model?: string;
+  concurrency?: number;
+  groupSize: number;
+  fresh: boolean;
+  json: boolean;
+  cacheDir?: string;
+}
+
+function parseArgs(argv: readonly string[]): RunArgs {
+  const a: RunArgs = { paths: [], fresh: false, json: false, groupSize: 8 };
+  const value = (i: number, flag: string): string => {
+    const v = argv[i];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  const int = (v: string, flag: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} takes a positive integer, not '${v}'`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const next = (): string => inline ?? value(++i, flag);
+    switch (flag) {
+      case '--task': a.task = next(); break;
+      case '--samples': a.samples = int(next(), flag); break;
+      case '--base-url': a.baseUrl = next(); break;
+      case '--model': a.model = next(); break;
+      case '--concurrency': a.concurrency = int(next(), flag); break;
+      case '--group-size': a.groupSize = int(next(), flag); break;
+      case '--cache-dir': a.cacheDir = next(); break;
+      case '--fresh': a.fresh = true; break;
+      case '--json': a.json = true; break;
+      default:
+        if (arg.startsWith('-')) throw new UsageError(`unknown option '${arg}'`);
+        a.paths.push(arg);
+    }
+  }
+  if (a.paths.length === 0) throw new UsageError('vtask run needs at least one file or folder');
+  return a;
+}
+
+const pct = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '-');
+
+/** The spec's JSON shape per task, plus what else a script may want. */
+function jsonOf(file: string, r: TaskRunResult): Record<string, unknown> {
+  return {
+    file,
+    task: r.task.id,
+    model: r.model,
+    samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), verified_by: s.verifiedBy })),
+    pass_rate: r.stats.passRate,
+    mean_score: r.stats.meanScore,
+    pass_at_k: r.stats.passAtK,
+    interval: r.stats.interval,
+    band: r.stats.band,
+    signal_share: r.stats.signalShare,
+    group_size: r.stats.groupSize,
+    requests: r.requests,
+    ...(r.error ? { error: r.error } : {}),
+  };
+}
+
+export async function run(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
+  const args = parseArgs(argv);
+  const files = findTaskFiles(args.paths);
+  const results: { file: string; r: TaskRunResult }[] = [];
+  let invalid = 0;
+  const providers = new Map<string, Provider>();
+  for (const file of files) {
+    const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
+    for (const i of parsed.issues.filter((x) => x.severity === 'error')) {
+      io.stderr.write(formatIssue(file, parsed.lines, i) + '\n');
+      invalid++;
+    }
+    let { tasks } = runnableTasks(parsed);
+    if (args.task !== undefined) tasks = tasks.filter((t) => t.id === args.task);
+    if (tasks.length === 0) continue;
+    const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+    const profileFor = (t: { sampling: { model?: string } }): ModelProfile =>
+      resolveProfile({ name: t.sampling.model, models: (toJS(models) as Record<string, unknown>) ?? {}, baseUrl: args.baseUrl, model: args.model, concurrency: args.concurrency });
+    const cache = SampleCache.open(resolveCacheDir(file, { cacheDir: args.cacheDir }));
+    const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
+    const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
+    try {
+      const done = await sampleTasks(tasks, {
+        file,
+        cache,
+        samples: args.samples,
+        fresh: args.fresh,
+        signal,
+        groupSize: args.groupSize,
+        profileFor,
+        providerFor: (p) => {
+          const key = `${p.name}\0${p.baseUrl}\0${p.model}`;
+          let provider = providers.get(key);
+          // Answers are kept as the model wrote them: verifiers apply their own final-answer rule.
+          if (!provider) providers.set(key, (provider = createProvider(p, { splitThinkTags: false })));
+          return provider;
+        },
+        onProgress: (p) => progress?.update(p.task, p.done, p.total),
+        onTaskDone: (r) => progress?.taskDone(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
+      });
+      for (const r of done) results.push({ file, r });
+    } finally {
+      progress?.finish();
+      cache.close();
+    }
+    if (signal.aborted) break;
+  }
+  if (args.json) {
+    io.stdout.write(JSON.stringify({ tasks: results.map(({ file, r }) => jsonOf(file, r)), invalid, cancelled: signal.aborted }) + '\n');
+  } else {
+    printTable(io, results.map((x) => x.r));
+  }
+  if (signal.aborted) {
+    io.stderr.write('stopped: the samples taken so far are kept in the cache\n');
+    return 130;
+  }
+  return invalid > 0 || results.some((x) => x.r.error) ? EXIT.failed : EXIT.ok;
+}
+
+function printTable(io: CliIO, results: readonly TaskRunResult[]): void {
+  const rows = results.map((r) => {
+    const ks = Object.keys(r.stats.passAtK);
+    const kMax = ks[ks.length - 1] ?? '1';
+    const fromCache = r.samples.filter((s) => s.cached).length;
+    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, r.error ?? ''];
+  });
+  const head = ['task', 'pass', 'pass@1', 'pass@k', 'band', `signal (G=${results[0]?.stats.groupSize ?? 8})`, 'cached', 'error'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  io.stdout.write(line(head) + '\n');
+  for (const r of rows) io.stdout.write(line(r) + '\n');
+  const all = results.flatMap((r) => r.samples);
+  const requests = results.reduce((a, r) => a + r.requests, 0);
+  io.stdout.write(`${results.length} tasks, ${all.length} samples (${all.filter((s) => s.cached).length} from the cache, ${requests} requests)\n`);
+}

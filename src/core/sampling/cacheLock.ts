@@ -1,0 +1,106 @@
+// An exclusive lock file for cache maintenance (compaction). Writers never take it: each
+// process appends to its own segment. The lock only keeps two compactions from doing the same
+// work; compaction is safe without it (see cache.ts), so a wrongly broken lock costs time, not data.
+import fs from 'node:fs';
+import os from 'node:os';
+import { createHash, randomBytes } from 'node:crypto';
+
+export interface LockInfo {
+  readonly pid: number;
+  readonly host: string;
+  /** When it was taken, ms since the epoch. */
+  readonly at: number;
+  /** Tells our lock from a later one of the same pid. */
+  readonly token: string;
+}
+
+/** A short, stable name for this machine, used in segment and lock names. */
+export const HOST_ID = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
+
+/** Whether a process exists on this machine (EPERM: it exists but belongs to someone else). */
+export function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readInfo(file: string): LockInfo | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockInfo>;
+    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.at === 'number' && typeof v.token === 'string') return v as LockInfo;
+  } catch {
+    // Unreadable or half-written: judged by age below.
+  }
+  return undefined;
+}
+
+function mtimeMs(file: string): number | undefined {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stale when its holder is gone: a dead pid on this machine, or older than `staleMs` (the only
+ * test possible for another machine's lock, or for a lock file that a crash left empty).
+ */
+function isStale(info: LockInfo | undefined, mtime: number | undefined, staleMs: number): boolean {
+  const now = Date.now();
+  if (info) return (info.host === HOST_ID && !pidAlive(info.pid)) || now - info.at > staleMs;
+  // A holder writes its info right after creating the file: give it a moment.
+  return mtime === undefined || now - mtime > Math.min(staleMs, 5_000);
+}
+
+/**
+ * Takes the lock at `file` if it is free or stale, without waiting. Returns the release
+ * function, or undefined when someone else holds it.
+ */
+export function tryLock(file: string, options: { staleMs?: number } = {}): (() => void) | undefined {
+  const staleMs = options.staleMs ?? 10 * 60_000;
+  const mine: LockInfo = { pid: process.pid, host: HOST_ID, at: Date.now(), token: randomBytes(8).toString('hex') };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      // `wx` is O_CREAT|O_EXCL: exactly one process creates the file.
+      fs.writeFileSync(file, JSON.stringify(mine), { flag: 'wx' });
+      return () => release(file, mine);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const seen = readInfo(file);
+    if (!isStale(seen, mtimeMs(file), staleMs)) return undefined;
+    // Break it by renaming, which only one breaker can do to a given file; then check that the
+    // file we moved is the stale one we judged and not a fresh lock taken meanwhile.
+    const grave = `${file}.stale-${randomBytes(6).toString('hex')}`;
+    try {
+      fs.renameSync(file, grave);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw e;
+    }
+    const moved = readInfo(grave);
+    if (seen && moved && moved.token !== seen.token) {
+      // We moved a live lock: put it back unless yet another holder exists (then two hold it,
+      // which compaction tolerates).
+      try {
+        fs.linkSync(grave, file);
+      } catch {
+        // Someone else holds it now; either way it is not ours.
+      }
+      fs.rmSync(grave, { force: true });
+      return undefined;
+    }
+    fs.rmSync(grave, { force: true });
+  }
+  return undefined;
+}
+
+function release(file: string, mine: LockInfo): void {
+  // Only remove our own lock: if ours was judged stale and broken, the file is someone else's.
+  if (readInfo(file)?.token === mine.token) fs.rmSync(file, { force: true });
+}
