@@ -11,6 +11,7 @@ import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { getPair, toJS } from '../core/taskfile/ynode';
 import { EXIT, UsageError, type CliIO } from './io';
+import { judgeProviders } from './judges';
 import { ProgressReporter } from './progress';
 
 export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--base-url URL --model NAME]
@@ -108,8 +109,9 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     if (args.task !== undefined) tasks = tasks.filter((t) => t.id === args.task);
     if (tasks.length === 0) continue;
     const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+    const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
     const profileFor = (t: { sampling: { model?: string } }): ModelProfile =>
-      resolveProfile({ name: t.sampling.model, models: (toJS(models) as Record<string, unknown>) ?? {}, baseUrl: args.baseUrl, model: args.model, concurrency: args.concurrency });
+      resolveProfile({ name: t.sampling.model, models: modelTable, baseUrl: args.baseUrl, model: args.model, concurrency: args.concurrency });
     const cache = SampleCache.open(resolveCacheDir(file, { cacheDir: args.cacheDir }));
     const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
     const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
@@ -121,6 +123,7 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
         fresh: args.fresh,
         signal,
         groupSize: args.groupSize,
+        judge: judgeProviders(modelTable, args, () => tasks[0]?.sampling.model),
         profileFor,
         providerFor: (p) => {
           const key = `${p.name}\0${p.baseUrl}\0${p.model}`;

@@ -5,20 +5,26 @@ import { findTaskFiles } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
+import { getPair, toJS } from '../core/taskfile/ynode';
 import { EXIT, UsageError, type CliIO } from './io';
+import { judgeProviders } from './judges';
 
-export const testHelp = `Usage: vtask test PATH... [--json] [--junit FILE]
+export const testHelp = `Usage: vtask test PATH... [--json] [--junit FILE] [--base-url URL --model NAME]
 
 Runs every case (the verifier's own tests) of every task, without any model. Prints each
 case that does not get its expected verdict, then a last line "N passed, N failed".
   --json          print one JSON object instead: {passed, failed, skipped, results: [...]}
   --junit FILE    also write a JUnit XML report to FILE
+  --base-url URL --model NAME   the judge model for cases of judge verifiers (they are
+                  skipped when no model resolves)
 Exits 0 when every case passes and every file is valid, 1 otherwise, 2 on usage errors.`;
 
 interface TestArgs {
   paths: string[];
   json: boolean;
   junit?: string;
+  baseUrl?: string;
+  model?: string;
 }
 
 function parseArgs(args: readonly string[]): TestArgs {
@@ -31,6 +37,12 @@ function parseArgs(args: readonly string[]): TestArgs {
       if (!f) throw new UsageError('--junit needs a file name');
       out.junit = f;
     } else if (a.startsWith('--junit=')) out.junit = a.slice('--junit='.length);
+    else if (a === '--base-url' || a === '--model') {
+      const v = args[++i];
+      if (!v) throw new UsageError(`${a} needs a value`);
+      if (a === '--base-url') out.baseUrl = v;
+      else out.model = v;
+    }
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else out.paths.push(a);
   }
@@ -55,7 +67,9 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
     invalid += errors.length;
     if (!args.json) for (const e of errors) io.stdout.write(e + '\n');
     const { tasks } = runnableTasks(parsed);
-    const results = await runCases(tasks, { file });
+    const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+    const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => tasks.find((t) => t.sampling.model)?.sampling.model);
+    const results = await runCases(tasks, { file, judge });
     report.push({ file, results, errors });
     for (const r of results) {
       if (r.skipped) skipped++;

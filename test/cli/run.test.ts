@@ -122,3 +122,24 @@ test('Ctrl-C stops cleanly and keeps what was sampled', async () => {
   const samples = (again.json.tasks[0] as { samples: { cached: boolean }[] }).samples;
   assert.equal(samples.filter((s) => s.cached).length, 2, 'the two answers taken before Ctrl-C were kept');
 });
+
+test('judge cases ask the judge model over HTTP, and are skipped without one', async () => {
+  const judgeServer = new OpenAIServer({
+    // The judge meets the criterion when the graded response mentions Paris.
+    answer: (ctx) => `{"criteria": [{"id": 1, "met": ${/<response>[\s\S]*Paris[\s\S]*<\/response>/.test(ctx.prompt)}}]}`,
+  });
+  await judgeServer.listen();
+  try {
+    const file = path.join(dir, 'judge.vtask');
+    fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: j\n    prompt: Capital of France?\n    verify: { judge: { rubric: Names Paris } }\n    cases:\n      - { response: "It is Paris.", expect: pass }\n      - { response: "It is Lyon.", expect: fail }\n`);
+    const withJudge = await exec(['test', file, '--base-url', judgeServer.url, '--model', 'test-model']);
+    assert.equal(withJudge.code, 0, withJudge.stdout);
+    assert.match(withJudge.stdout, /^2 passed, 0 failed$/m);
+    assert.equal(judgeServer.samplingRequests.length, 2);
+    const without = await exec(['test', file]);
+    assert.match(without.stdout, /2 skipped/);
+    assert.match(without.stdout, /^0 passed, 0 failed$/m);
+  } finally {
+    await judgeServer.close();
+  }
+});

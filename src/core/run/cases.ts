@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import type { CaseSpec, TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
-import type { TaskView, Verdict } from '../verifiers/verdict';
+import type { TaskView, Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 
 /** The outcome of one regression case. */
@@ -43,6 +43,8 @@ export function judgeCase(c: CaseSpec, v: Verdict): Pick<CaseResult, 'actual' | 
 
 export interface RunCasesOptions {
   readonly file: string;
+  /** Where `judge` verifiers get their model; without it their cases are skipped. */
+  readonly judge?: VerifyContext['judge'];
   readonly signal?: AbortSignal;
   readonly trusted?: boolean;
   readonly concurrency?: number;
@@ -53,7 +55,7 @@ export async function runCases(tasks: readonly TaskSpec[], options: RunCasesOpti
   const jobs = tasks.flatMap((t) => t.cases.map((c) => ({ t, c })));
   const limit = options.concurrency ?? Math.max(2, cpus().length * 2);
   return mapLimit(jobs, limit, async ({ t, c }) => {
-    const v = await verify(t.verify, c.response, { task: taskView(t, options.file), signal: options.signal, trusted: options.trusted });
+    const v = await verify(t.verify, c.response, { task: taskView(t, options.file), signal: options.signal, trusted: options.trusted, judge: options.judge });
     return { task: t.id, case: c.index, name: c.name, expected: c.expect, ...judgeCase(c, v), verdict: v, offset: c.offset };
   });
 }
