@@ -77,8 +77,8 @@ const checkStage = (cmd, args) => async () => {
 };
 
 /** A harness ends with `N passed, N failed`; a non-zero exit without a count is one failure. */
-const harnessStage = (script) => async () => {
-  const { code, stdout } = await run(process.execPath, [path.join(ROOT, script)]);
+const harnessStage = (script, args = [], env = {}) => async () => {
+  const { code, stdout } = await run(process.execPath, [path.join(ROOT, script), ...args], env);
   const last = stdout.split('\n').map((l) => l.trim()).filter((l) => SUMMARY_LINE.test(l)).pop();
   const m = last ? SUMMARY_LINE.exec(last) : null;
   const passed = m ? Number(m[1]) : 0;
@@ -134,6 +134,15 @@ const STAGES = [
     async run() {
       if (buildFailed || runtimeMissing) return { passed: 0, failed: 1, note: buildFailed ? 'build failed' : 'no VS Code runtime' };
       return harnessStage('test/harness/run-integration.mjs')();
+    },
+  },
+  {
+    // The same extension in Restricted Mode: the tests about trust, with workspace trust on.
+    name: 'untrusted',
+    vscode: true,
+    async run() {
+      if (buildFailed || runtimeMissing) return { passed: 0, failed: 1, note: buildFailed ? 'build failed' : 'no VS Code runtime' };
+      return harnessStage('test/harness/run-integration.mjs', ['--untrusted'], { VTASK_TEST_GREP: 'trust' })();
     },
   },
   {

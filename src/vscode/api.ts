@@ -1,5 +1,7 @@
 import type * as vscode from 'vscode';
 import type { TaskFile } from '../core/taskfile/parse';
+import type { Decorations } from './decorations';
+import type { TaskResults } from './results';
 
 /** What `activate` returns: read-only views for integration tests and other extensions. */
 export interface VtaskApi {
@@ -8,4 +10,8 @@ export interface VtaskApi {
   parse(doc: vscode.TextDocument): TaskFile;
   /** Milliseconds the last (incremental) parse of the document took. */
   lastParseMs(doc: vscode.TextDocument): number | undefined;
+  /** The last results of a task (run and cases), as the lenses and decorations show them. */
+  results(uri: vscode.Uri, taskId: string): TaskResults | undefined;
+  /** The decorations a document gets now, as data. */
+  decorations(doc: vscode.TextDocument): ReturnType<Decorations['compute']>;
 }

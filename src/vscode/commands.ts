@@ -2,11 +2,17 @@ import * as vscode from 'vscode';
 import type { Diagnostics } from './diagnostics';
 import type { TaskDocuments } from './taskDocuments';
 import { TaskPanel } from './taskPanel';
+import type { TaskRunner } from './taskRunner';
+import type { ResultStore } from './results';
+import type { CaseTests } from './testing';
 
 /** The services every command may use, built once in `activate`. */
 export interface Context {
   readonly extensionUri: vscode.Uri;
   readonly documents: TaskDocuments;
+  readonly runner: TaskRunner;
+  readonly tests: CaseTests;
+  readonly results: ResultStore;
   readonly diagnostics: Diagnostics;
   readonly log: vscode.LogOutputChannel;
 }
@@ -51,12 +57,38 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     await editor.insertSnippet(new vscode.SnippetString(lead + NEW_TASK.slice(1)), end);
   },
   'vtask.showOutput': (ctx) => () => ctx.log.show(),
+  'vtask.runTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc, [taskId as string])),
+  'vtask.runAll': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc)),
+  'vtask.cancelTask': (ctx) => (uri, taskId) => ctx.runner.cancel(uri as vscode.Uri, taskId as string | undefined),
+  'vtask.runCases': (ctx) => async (uri, taskId) => {
+    // Through the Test Explorer, so results show there, in the gutter and in the lenses alike.
+    const fileItem = ctx.tests.controller.items.get((uri as vscode.Uri).toString());
+    const item = fileItem?.children.get(`${(uri as vscode.Uri).toString()}#${taskId as string}`);
+    if (!item) return undefined;
+    await ctx.tests.runItems([item]);
+    return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
+  },
   'vtask.openPanel': (ctx) => () => {
     const panel = TaskPanel.createOrShow(ctx.extensionUri, ctx.documents, ctx.log);
     panel.follow(vscode.window.activeTextEditor);
     return panel;
   },
 };
+
+/** A user's click: one message with "Open Output" on failure, the detail in the log. */
+async function runSafely<T>(ctx: Context, uri: unknown, fn: (doc: vscode.TextDocument) => Promise<T>): Promise<T | undefined> {
+  const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+  if (!target) return undefined;
+  try {
+    return await fn(await vscode.workspace.openTextDocument(target));
+  } catch (e) {
+    ctx.log.error(e instanceof Error ? e : String(e));
+    void vscode.window.showErrorMessage(`vtask: ${(e as Error).message}`, 'Open Output').then((choice) => {
+      if (choice) ctx.log.show();
+    });
+    return undefined;
+  }
+}
 
 export function registerCommands(ctx: Context): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([id, factory]) => vscode.commands.registerCommand(id, factory(ctx)));

@@ -8,6 +8,11 @@ import { Diagnostics } from './diagnostics';
 import { HoverProvider } from './hover';
 import { SymbolProvider } from './symbols';
 import { TaskPanel } from './taskPanel';
+import { ResultStore } from './results';
+import { TaskRunner } from './taskRunner';
+import { CaseTests } from './testing';
+import { CodeLensProvider } from './codeLens';
+import { Decorations } from './decorations';
 import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 
 /** Wires the services and features together; every disposable goes to the context. */
@@ -16,21 +21,38 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
   try {
     const documents = new TaskDocuments();
     const diagnostics = new Diagnostics(documents, log);
+    const results = new ResultStore();
+    const runner = new TaskRunner(documents, results, log);
+    const tests = new CaseTests(documents, results);
+    const lenses = new CodeLensProvider(documents, results, runner);
+    const decorations = new Decorations(context.extensionUri, documents, results);
     context.subscriptions.push(
       log,
       documents,
       diagnostics,
+      results,
+      runner,
+      tests,
+      lenses,
+      decorations,
+      vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
       vscode.languages.registerCompletionItemProvider(VTASK_SELECTOR, new CompletionProvider(documents), ':', ' ', '-'),
       vscode.languages.registerHoverProvider(VTASK_SELECTOR, new HoverProvider(documents)),
       vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), { label: 'vtask' }),
       vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, new CodeActionProvider(documents), {
         providedCodeActionKinds: CodeActionProvider.kinds,
       }),
-      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, log }),
+      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, log, runner, tests, results }),
       { dispose: () => TaskPanel.current?.dispose() },
     );
     log.info(`vtask ${version} activated`);
-    return { version, parse: (doc) => documents.get(doc), lastParseMs: (doc) => documents.lastParseMs(doc) };
+    return {
+      version,
+      parse: (doc) => documents.get(doc),
+      lastParseMs: (doc) => documents.lastParseMs(doc),
+      results: (uri, taskId) => results.get(uri, taskId),
+      decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
+    };
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.
     log.error('activation failed', e);

@@ -1,0 +1,100 @@
+import * as vscode from 'vscode';
+import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
+import { createProvider } from '../core/sampling';
+import { SampleCache } from '../core/sampling/cache';
+import { resolveCacheDir } from '../core/sampling/cacheDir';
+import type { Provider } from '../core/sampling/types';
+import { runnableTasks } from '../core/taskfile/resolve';
+import { profileForTask } from './models';
+import type { ResultStore } from './results';
+import { taskHash } from './results';
+import type { TaskDocuments } from './taskDocuments';
+
+/**
+ * Samples tasks from the editor: the same core runner as `vtask run`, the same cache folder
+ * (so the CLI and the editor share samples), progress that can be cancelled, results into the
+ * store that lenses and decorations read.
+ */
+export class TaskRunner implements vscode.Disposable {
+  private readonly caches = new Map<string, SampleCache>();
+  private readonly providers = new Map<string, Provider>();
+  private readonly running = new Map<string, AbortController>();
+  private readonly emitter = new vscode.EventEmitter<void>();
+  /** Fires when a run starts or ends (lenses show progress and Cancel). */
+  readonly onDidChangeRunning = this.emitter.event;
+
+  constructor(
+    private readonly documents: TaskDocuments,
+    private readonly results: ResultStore,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  isRunning(uri: vscode.Uri, taskId: string): boolean {
+    return this.running.has(`${uri.toString()}#${taskId}`) || this.running.has(`${uri.toString()}#*`);
+  }
+
+  cancel(uri: vscode.Uri, taskId?: string): void {
+    for (const [key, c] of this.running) if (key.startsWith(`${uri.toString()}#`) && (taskId === undefined || key.endsWith(`#${taskId}`) || key.endsWith('#*'))) c.abort();
+  }
+
+  /** Samples and verifies the given tasks (all when `taskIds` is undefined). */
+  async run(doc: vscode.TextDocument, taskIds?: readonly string[]): Promise<TaskRunResult[]> {
+    const file = this.documents.get(doc);
+    const tasks = runnableTasks(file).tasks.filter((t) => !taskIds || taskIds.includes(t.id));
+    if (tasks.length === 0) return [];
+    const key = `${doc.uri.toString()}#${taskIds?.length === 1 ? taskIds[0] : '*'}`;
+    const abort = new AbortController();
+    this.running.set(key, abort);
+    this.emitter.fire();
+    const cacheDir = resolveCacheDir(doc.uri.fsPath, { cacheDir: vscode.workspace.getConfiguration('vtask').get<string>('cacheDir') || undefined });
+    let cache = this.caches.get(cacheDir);
+    if (!cache) this.caches.set(cacheDir, (cache = SampleCache.open(cacheDir)));
+    const hashes = new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, taskHash(file, t)]));
+    const samples = vscode.workspace.getConfiguration('vtask').get<number>('samples');
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `vtask: sampling ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          const total = tasks.reduce((a, t) => a + (samples ?? t.sampling.samples), 0);
+          const seen = new Map<string, number>();
+          return sampleTasks(tasks, {
+            file: doc.uri.fsPath,
+            cache: cache as SampleCache,
+            samples,
+            signal: abort.signal,
+            trusted: vscode.workspace.isTrusted,
+            groupSize: vscode.workspace.getConfiguration('vtask').get<number>('grpoGroupSize', 8),
+            concurrency: vscode.workspace.getConfiguration('vtask').get<number>('concurrency', 8),
+            profileFor: (t) => profileForTask(file, t),
+            providerFor: (p) => {
+              const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
+              let provider = this.providers.get(id);
+              if (!provider) this.providers.set(id, (provider = createProvider(p, { splitThinkTags: false })));
+              return provider;
+            },
+            onProgress: (p) => {
+              const before = seen.get(p.task) ?? 0;
+              seen.set(p.task, p.done);
+              progress.report({ increment: (100 * (p.done - before)) / Math.max(1, total), message: `${[...seen.values()].reduce((a, b) => a + b, 0)}/${total} samples` });
+            },
+            onTaskDone: (r) => {
+              this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id) ?? '', r);
+              if (r.error) this.log.warn(`${r.task.id}: ${r.error}`);
+            },
+          });
+        },
+      );
+    } finally {
+      this.running.delete(key);
+      cache.flush();
+      this.emitter.fire();
+    }
+  }
+
+  dispose(): void {
+    for (const c of this.running.values()) c.abort();
+    for (const c of this.caches.values()) c.close();
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,116 @@
+// Run verifier in a real VS Code against the project's OpenAI-compatible server: lenses, the
+// pass rate the decorations show, cases through the Test Explorer, cancellation, and trust.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { OpenAIServer } from '../support/openaiServer';
+import { open } from './helpers';
+
+interface Api {
+  results(uri: vscode.Uri, taskId: string): { run?: { stats: { passRate: number; band: string; samples: number } }; cases?: { ok: boolean }[] } | undefined;
+  decorations(doc: vscode.TextDocument): { summaries: { renderOptions?: { after?: { contentText?: string } } }[]; stale: unknown[] };
+}
+
+suite('run verifier', () => {
+  // Even answers are right, odd ones wrong: a pass rate of one half.
+  const server = new OpenAIServer({ answer: (ctx) => (ctx.index % 2 === 0 ? 'so \\boxed{42}' : '\\boxed{41}') });
+  let api: Api;
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache-'));
+
+  suiteSetup(async () => {
+    await server.listen();
+    const config = vscode.workspace.getConfiguration('vtask');
+    await config.update('models', { test: { base_url: server.url, model: 'test-model' } }, vscode.ConfigurationTarget.Global);
+    await config.update('model', 'test', vscode.ConfigurationTarget.Global);
+    await config.update('cacheDir', cacheDir, vscode.ConfigurationTarget.Global);
+    api = (await vscode.extensions.getExtension('vtask.vtask')?.activate()) as Api;
+  });
+  suiteTeardown(async () => {
+    await server.close();
+  });
+
+  test('lenses over every task and at the top', async () => {
+    const { document: doc } = await open('editing.vtask');
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.equal(titles.filter((t) => t.startsWith('▶ Run verifier')).length, 3);
+    assert.ok(titles.some((t) => t.startsWith('▶ Run all (3 tasks')));
+    assert.ok(titles.includes('Run cases (1)'));
+    assert.equal(titles.filter((t) => t === 'Open panel').length, 3);
+  });
+
+  test('running a task samples the model, verifies, and decorates the task', async () => {
+    const { document: doc } = await open('editing.vtask');
+    const before = server.samplingRequests.length;
+    await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/math');
+    const r = api.results(doc.uri, 'edit/math');
+    assert.equal(r?.run?.stats.samples, 8);
+    assert.equal(r?.run?.stats.passRate, 0.5);
+    assert.equal(r?.run?.stats.band, 'learnable');
+    assert.ok(server.samplingRequests.length > before);
+    const summary = api.decorations(doc).summaries.map((s) => s.renderOptions?.after?.contentText);
+    assert.deepEqual(summary, ['4/8 pass · pass@1 0.50 · learnable']);
+    // Again: every sample comes from the cache.
+    const again = server.samplingRequests.length;
+    await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/math');
+    assert.equal(server.samplingRequests.length, again);
+  });
+
+  test('results go stale when the task changes and come back when it does', async () => {
+    const editor = await open('editing.vtask');
+    const doc = editor.document;
+    const at = doc.positionAt(doc.getText().indexOf('What is 6 * 7?') + 'What is 6 * 7'.length);
+    await editor.edit((b) => b.insert(at, ' really'));
+    assert.equal(api.decorations(doc).summaries.length, 0);
+    assert.equal(api.decorations(doc).stale.length, 1);
+    await vscode.commands.executeCommand('undo');
+    assert.equal(api.decorations(doc).summaries.length, 1);
+  });
+
+  test('cases run through the Test Explorer', async () => {
+    const { document: doc } = await open('editing.vtask');
+    await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'edit/math');
+    assert.deepEqual(api.results(doc.uri, 'edit/math')?.cases?.map((c) => c.ok), [true]);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    assert.ok(lenses.some((l) => l.command?.title === 'Cases 1/1 ✓'));
+  });
+
+  test('cancelling stops the requests in flight', async () => {
+    const { document: doc } = await open('editing.vtask');
+    // One request (n = 8, no seed) that never answers.
+    server.script({ hang: true });
+    await vscode.workspace.getConfiguration('vtask').update('cacheDir', fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache2-')), vscode.ConfigurationTarget.Global);
+    const disconnects = server.disconnects;
+    const running = vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/constraints');
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (server.inFlight > 0) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    await vscode.commands.executeCommand('vtask.cancelTask', doc.uri, 'edit/constraints');
+    await running;
+    // The server learns of the closed connection a moment later: wait for it, with a bound.
+    const t0 = Date.now();
+    while (server.disconnects === disconnects && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(server.disconnects > disconnects, 'the server saw the client go away');
+    assert.equal(server.inFlight, 0);
+  });
+
+  test('code verifiers run only in a trusted workspace', async () => {
+    const { document: doc } = await open('editing.vtask');
+    server.script({ answers: ['```python\na, b = map(int, input().split())\nprint(a + b)\n```'] });
+    await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/code');
+    const run = api.results(doc.uri, 'edit/code')?.run as unknown as { samples: { verdict: { pass: boolean; error?: string; reason: string } }[] };
+    const first = run.samples[0]?.verdict;
+    if (vscode.workspace.isTrusted) assert.equal(first?.pass, true, first?.reason);
+    else {
+      assert.equal(first?.error, 'refused');
+      assert.match(first?.reason ?? '', /untrusted workspace/);
+    }
+  });
+});
