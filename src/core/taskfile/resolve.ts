@@ -50,12 +50,13 @@ export interface TaskSpec {
 /** Tasks that can run: those without errors of their own, with `defaults` applied. */
 export function runnableTasks(file: TaskFile): { tasks: TaskSpec[]; skipped: TaskEntry[] } {
   const defaults = findDefaults(file);
+  const defaultsKey = JSON.stringify(defaults);
   const errorsAt = errorOffsets(file.issues);
   const tasks: TaskSpec[] = [];
   const skipped: TaskEntry[] = [];
   for (const entry of file.tasks) {
     const hasError = entry.issues.some((i) => i.severity === 'error') || errorsAt.has(entry.offset + entry.anchor[0]);
-    const spec = !hasError && entry.node ? resolveTask(entry, defaults) : undefined;
+    const spec = !hasError && entry.node ? resolveCached(entry, defaults, defaultsKey) : undefined;
     if (spec) tasks.push(spec);
     else skipped.push(entry);
   }
@@ -72,6 +73,27 @@ function findDefaults(file: TaskFile): Record<string, unknown> {
     if (d?.type === 'map') return toJS(d) as Record<string, unknown>;
   }
   return {};
+}
+
+/**
+ * Resolved tasks by their tree. The editor's parser reuses the tree of every task whose text
+ * did not change, so after an edit only the edited task is resolved again; offsets, which
+ * move with edits above, are applied afresh.
+ */
+const resolved = new WeakMap<object, { defaultsKey: string; spec: TaskSpec | undefined; offset: number }>();
+
+function resolveCached(entry: TaskEntry, defaults: Record<string, unknown>, defaultsKey: string): TaskSpec | undefined {
+  const node = entry.node as object;
+  const hit = resolved.get(node);
+  if (hit && hit.defaultsKey === defaultsKey) {
+    if (!hit.spec) return undefined;
+    if (hit.offset === entry.offset && hit.spec.index === entry.index) return hit.spec;
+    const shift = entry.offset - hit.offset;
+    return { ...hit.spec, index: entry.index, offset: entry.offset, cases: hit.spec.cases.map((c) => ({ ...c, offset: c.offset + shift })) };
+  }
+  const spec = resolveTask(entry, defaults);
+  resolved.set(node, { defaultsKey, spec, offset: entry.offset });
+  return spec;
 }
 
 /** Applies defaults to one task; undefined when it lacks what running needs. */
