@@ -27,9 +27,20 @@ export class CaseTests implements vscode.Disposable {
     };
     this.disposables.push(
       vscode.workspace.onDidOpenTextDocument((d) => this.refresh(d)),
-      vscode.workspace.onDidChangeTextDocument((e) => this.refresh(e.document)),
+      // Rebuilding the tree is not for every keystroke: wait for a pause in typing.
+      vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
+      { dispose: () => this.timers.forEach((t) => clearTimeout(t)) },
     );
     for (const d of vscode.workspace.textDocuments) this.refresh(d);
+  }
+
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  private schedule(doc: vscode.TextDocument): void {
+    if (doc.languageId !== 'vtask') return;
+    const key = doc.uri.toString();
+    clearTimeout(this.timers.get(key));
+    this.timers.set(key, setTimeout(() => this.refresh(doc), 400));
   }
 
   /** Rebuilds the items of one document from its parsed tasks. */
