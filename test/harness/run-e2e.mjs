@@ -14,10 +14,11 @@
 // only the steps whose name matches; setup always runs), VTASK_VERBOSE=1, VTASK_KEEP_TMP=1.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  REPO, SetupError, runMain, requireBuilt, makeTempDir, copyWorkspace, installVsix, startCodeServer, launchChromium,
+  REPO, SetupError, runMain, onCleanup, requireBuilt, makeTempDir, copyWorkspace, installVsix, startCodeServer, launchChromium,
   workbenchUrl, screenshotPath, tail, RESULTS_DIR,
 } from './vscode.mjs';
 
@@ -140,6 +141,32 @@ const STEPS = [
     },
   },
   {
+    name: 'clicking ▶ Run verifier samples the model and decorates the task',
+    async run(ctx) {
+      await openFromExplorer(ctx, 'editing.vtask');
+      const lens = editor(ctx.page).locator('.codelens-decoration a', { hasText: '▶ Run verifier' }).first();
+      await lens.waitFor({ timeout: ctx.timeout });
+      await lens.click();
+      // The inline summary after the task id: the model server answers right half the time.
+      // Decoration text is drawn by CSS (::after content), not DOM text: read the computed styles.
+      const want = /4\/8\s+pass\s+·\s+pass@1\s+0\.50\s+·\s+learnable/;
+      const t0 = Date.now();
+      let seen = [];
+      while (Date.now() - t0 < ctx.timeout) {
+        seen = await ctx.page.evaluate(() =>
+          [...document.querySelectorAll('.monaco-editor .view-line span')]
+            .map((el) => getComputedStyle(el, '::after').content)
+            .filter((c) => c && c !== 'none' && c !== 'normal'),
+        );
+        if (seen.some((c) => want.test(c))) break;
+        await ctx.page.waitForTimeout(250);
+      }
+      if (!seen.some((c) => want.test(c))) throw new Error(`no pass-rate summary among the decorations: ${JSON.stringify(seen)}`);
+      const lenses = (await editor(ctx.page).locator('.codelens-decoration').allTextContents()).flatMap((t) => t.split('|').map((x) => x.trim()));
+      if (!lenses.some((t) => t.startsWith('Run cases'))) throw new Error(`no cases lens among ${lenses.join(' | ')}`);
+    },
+  },
+  {
     name: `${SAMPLE} (valid) has no error squiggles`,
     needs: `${BROKEN} shows an error squiggle`, // only telling once errors demonstrably show
     async run(ctx) {
@@ -181,7 +208,15 @@ await runMain(async () => {
   installVsix(dataDir, vsix);
   const workspace = copyWorkspace(FIXTURE, tmp);
   fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
-  const server = await startCodeServer({ dataDir });
+  // A model for Run verifier: the project's OpenAI-compatible test server, right half the time.
+  const { OpenAIServer } = createRequire(import.meta.url)(path.join(REPO, 'out/test/support/openaiServer.js'));
+  const model = new OpenAIServer({ answer: (c) => (c.index % 2 === 0 ? 'so \\boxed{42}' : '\\boxed{41}') });
+  await model.listen();
+  onCleanup(() => model.close());
+  const server = await startCodeServer({
+    dataDir,
+    settings: { 'vtask.models': { test: { base_url: model.url, model: 'test-model' } }, 'vtask.model': 'test', 'vtask.cacheDir': path.join(tmp, 'cache') },
+  });
   const { page } = await browser;
   console.log(`[e2e] code-server ${server.url} up with the .vsix installed after ${elapsed()}`);
   await page.goto(workbenchUrl(server, workspace));
