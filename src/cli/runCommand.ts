@@ -3,6 +3,7 @@ import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
 import { createProvider } from '../core/sampling';
 import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
+import { fallbackProfile } from '../core/sampling/localModels';
 import { resolveProfile } from '../core/sampling/profiles';
 import type { ModelProfile, Provider } from '../core/sampling/types';
 import { findTaskFiles } from '../core/taskfile/discover';
@@ -22,7 +23,9 @@ pass@k and difficulty band per task. Samples are cached in .vtask-cache/ at the 
 root: a second identical run makes no requests, and changing only the verifier reuses every
 sample. --fresh samples again. Ctrl-C stops and keeps what was sampled.
 The model: --base-url and --model, or a profile under the file's models: named by the task's
-model: (or --model); OPENAI_BASE_URL and OPENAI_API_KEY are read from the environment.`;
+model: (or --model); OPENAI_BASE_URL and OPENAI_API_KEY are read from the environment. With
+none of these, a local server (Ollama, vLLM, llama.cpp, LM Studio) if one answers, else the
+built-in demo model (builtin:arith-tiny, arithmetic only).`;
 
 interface RunArgs {
   paths: string[];
@@ -99,6 +102,7 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
   const results: { file: string; r: TaskRunResult }[] = [];
   let invalid = 0;
   const providers = new Map<string, Provider>();
+  let fallback: { profile: ModelProfile; why: string } | undefined;
   for (const file of files) {
     const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
     for (const i of parsed.issues.filter((x) => x.severity === 'error')) {
@@ -110,8 +114,14 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     if (tasks.length === 0) continue;
     const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
     const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
+    // Nothing configured at all: a local server if one answers, else the built-in demo model.
+    const unconfigured = !args.baseUrl && !args.model && !process.env.OPENAI_BASE_URL && tasks.some((t) => !t.sampling.model);
+    if (unconfigured && !fallback) {
+      fallback = await fallbackProfile();
+      io.stderr.write(`${fallback.why}\n`);
+    }
     const profileFor = (t: { sampling: { model?: string } }): ModelProfile =>
-      resolveProfile({ name: t.sampling.model, models: modelTable, baseUrl: args.baseUrl, model: args.model, concurrency: args.concurrency });
+      !t.sampling.model && unconfigured && fallback ? fallback.profile : resolveProfile({ name: t.sampling.model, models: modelTable, baseUrl: args.baseUrl, model: args.model, concurrency: args.concurrency });
     const cache = SampleCache.open(resolveCacheDir(file, { cacheDir: args.cacheDir }));
     const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
     const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);

@@ -5,6 +5,7 @@ import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import type { Provider } from '../core/sampling/types';
 import { runnableTasks } from '../core/taskfile/resolve';
+import { fallbackProfile } from '../core/sampling/localModels';
 import { profileForTask } from './models';
 import type { ResultStore } from './results';
 import { taskHash } from './results';
@@ -51,6 +52,20 @@ export class TaskRunner implements vscode.Disposable {
     if (!cache) this.caches.set(cacheDir, (cache = SampleCache.open(cacheDir)));
     const hashes = new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, taskHash(file, t)]));
     const samples = vscode.workspace.getConfiguration('vtask').get<number>('samples');
+    // Tasks with no model configured sample a local server, else the built-in demo model.
+    const unconfigured = tasks.filter((t) => {
+      try {
+        profileForTask(file, t);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const fallback = unconfigured.length ? await fallbackProfile() : undefined;
+    if (fallback) {
+      this.log.info(fallback.why);
+      vscode.window.setStatusBarMessage(`vtask: ${fallback.why}`, 8000);
+    }
     try {
       return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `vtask: sampling ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}`, cancellable: true },
@@ -66,7 +81,7 @@ export class TaskRunner implements vscode.Disposable {
             trusted: vscode.workspace.isTrusted,
             groupSize: vscode.workspace.getConfiguration('vtask').get<number>('grpoGroupSize', 8),
             concurrency: vscode.workspace.getConfiguration('vtask').get<number>('concurrency', 8),
-            profileFor: (t) => profileForTask(file, t),
+            profileFor: (t) => (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t)),
             providerFor: (p) => {
               const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
               let provider = this.providers.get(id);

@@ -159,6 +159,8 @@ export function profileFromEntry(name: string, entry: unknown): ModelProfile {
 
 function normalizeBaseUrl(raw: string | undefined, where: string): string {
   if (!raw) throw new ProfileError(`${where} needs \`base_url\`, such as http://127.0.0.1:8000/v1`);
+  // In-process models (`builtin:arith-tiny`) have no URL to normalise.
+  if (raw.startsWith('builtin:')) return raw;
   let u: URL;
   try {
     u = new URL(raw);

@@ -53,7 +53,13 @@ const headerValue = z.string().refine((v) => !looksLikeCredential(v), {
 
 /** A model profile under `models:`. */
 export const MODEL_FIELDS: Fields = {
-  base_url: field(z.url({ protocol: /^https?$/ }), 'The OpenAI-compatible endpoint, such as `http://127.0.0.1:8000/v1`.', 'http://127.0.0.1:8000/v1', true),
+  base_url: field(
+    z.union([z.url({ protocol: /^https?$/ }), z.string().regex(/^builtin:[\w.-]+$/)]),
+    'The OpenAI-compatible endpoint, such as `http://127.0.0.1:8000/v1`, or `builtin:arith-tiny` for the built-in demo model.',
+    'http://127.0.0.1:8000/v1',
+    true,
+    'an http(s) URL or `builtin:<model>`',
+  ),
   model: field(z.string().min(1), 'The model name the server expects.', 'Qwen/Qwen2.5-7B-Instruct', true),
   api_key_env: field(
     z

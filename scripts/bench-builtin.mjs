@@ -1,0 +1,60 @@
+// Speed and accuracy of the built-in demo models (pure TypeScript GGUF engine). Bundles the
+// provider with esbuild (as the extension and CLI do), loads models/arith-*.gguf, then times
+// greedy answers and seeded samples at T=1 (n=16 per request, the prompt prefill shared).
+// Prints one JSON line at the end.   usage: node scripts/bench-builtin.mjs [--answers N]
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const root = path.resolve(import.meta.dirname, '..');
+const argN = process.argv.indexOf('--answers');
+const ANSWERS = argN > 0 ? Number(process.argv[argN + 1]) : 200;
+const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-')), 'builtin.cjs');
+await esbuild.build({
+  stdin: { contents: "export * from './src/core/sampling/builtin';", resolveDir: root, loader: 'ts' },
+  bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: out, logLevel: 'warning',
+});
+const { BuiltinProvider, setBuiltinModelDir } = createRequire(import.meta.url)(out);
+setBuiltinModelDir(path.join(root, 'models'));
+
+const never = new AbortController().signal;
+function question(i) {
+  const a = (i * 37 + 5) % 100, b = (i * 53 + 11) % 100;
+  switch (i % 3) {
+    case 0: return [`What is ${a}+${b}?`, a + b];
+    case 1: return [`What is ${Math.max(a, b)}-${Math.min(a, b)}?`, Math.abs(a - b)];
+    default: return [`What is ${a % 13}*${b % 13}?`, (a % 13) * (b % 13)];
+  }
+}
+
+const result = { answers: ANSWERS };
+for (const model of ['arith-weak', 'arith-strong']) {
+  const p = new BuiltinProvider({ model });
+  let t0 = performance.now();
+  await p.sample({ messages: [{ role: 'user', content: 'What is 1+1?' }], temperature: 0 }, 1, never);
+  result[`${model}.loadMs`] = +(performance.now() - t0).toFixed(1);
+  // Greedy, one answer per request (prefill included).
+  let ok = 0;
+  t0 = performance.now();
+  for (let i = 0; i < ANSWERS; i++) {
+    const [q, want] = question(i);
+    const [s] = await p.sample({ messages: [{ role: 'user', content: q }], temperature: 0 }, 1, never);
+    if (s.text === String(want)) ok++;
+  }
+  result[`${model}.greedyMsPerAnswer`] = +((performance.now() - t0) / ANSWERS).toFixed(3);
+  result[`${model}.greedyAccuracy`] = +(ok / ANSWERS).toFixed(3);
+  // T=1, 16 samples per request.
+  const requests = Math.max(1, Math.round(ANSWERS / 16));
+  ok = 0;
+  t0 = performance.now();
+  for (let i = 0; i < requests; i++) {
+    const [q, want] = question(i);
+    const samples = await p.sample({ messages: [{ role: 'user', content: q }], temperature: 1, seed: i }, 16, never);
+    ok += samples.filter((s) => s.text === String(want)).length;
+  }
+  result[`${model}.sampledMsPerAnswer`] = +((performance.now() - t0) / (requests * 16)).toFixed(3);
+  result[`${model}.sampledAccuracyT1`] = +(ok / (requests * 16)).toFixed(3);
+}
+console.log(JSON.stringify({ bench: 'builtin', node: process.version, ...result }));
