@@ -3,6 +3,7 @@ import { field } from '../../schema/fields';
 import { closest, didYouMean } from '../../taskfile/suggest';
 import { toJS, type YNode } from '../../taskfile/ynode';
 import type { ParamsContext, VerifierKind } from '../kind';
+import { checkConstraintsKind } from './check';
 import { INSTRUCTIONS, kwargConflicts } from './instructions';
 
 export const constraintsKind: VerifierKind = {
@@ -25,6 +26,7 @@ export const constraintsKind: VerifierKind = {
     if (list?.type === 'seq') for (const item of list.items) validateInstruction(ctx, item);
   },
   snippet: '\n  - ${1:length_constraints:number_words}: { relation: ${2|less than,at least|}, num_words: ${3:50} }',
+  check: checkConstraintsKind,
 };
 
 function validateInstruction(ctx: ParamsContext, item: YNode): void {
