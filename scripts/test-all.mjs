@@ -137,6 +137,17 @@ const STAGES = [
     },
   },
   {
+    // `npm start` (the quick start's first line) reaches a VS Code page.
+    name: 'start',
+    vscode: true,
+    async run() {
+      if (buildFailed || runtimeMissing) return { passed: 0, failed: 1, note: buildFailed ? 'build failed' : 'no VS Code runtime' };
+      const { code, stdout } = await run(process.execPath, [path.join(ROOT, 'scripts/start.mjs'), '--smoke']);
+      const ok = code === 0 && /VS Code answered/.test(stdout);
+      return { passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
+    },
+  },
+  {
     // The same extension in Restricted Mode: the tests about trust, with workspace trust on.
     name: 'untrusted',
     vscode: true,
