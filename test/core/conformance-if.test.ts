@@ -1,7 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { strictObjectOf } from '../../src/core/schema/fields';
 import { checkConstraints } from '../../src/core/verifiers/constraints/check';
 import { CHECKERS } from '../../src/core/verifiers/constraints/checkers';
@@ -9,9 +7,9 @@ import { INSTRUCTIONS, kwargConflicts } from '../../src/core/verifiers/constrain
 import { wordTokenize } from '../../src/core/verifiers/constraints/text/treebank';
 import { isUpper } from '../../src/core/verifiers/constraints/text/py';
 import type { InstructionCheck } from '../../src/core/verifiers/constraints/types';
+import { readJsonl } from '../support/conformance';
 
 // The peers' own test rows; tests run from the repository root, the data sits in ../shared.
-const CONFORMANCE = path.resolve(process.cwd(), '../shared/conformance');
 
 interface Row {
   test: string;
@@ -20,14 +18,6 @@ interface Row {
   kwargs: Record<string, unknown>;
   response: string;
   expected: boolean | 'raises';
-}
-
-function readJsonl<T>(name: string): T[] {
-  return fs
-    .readFileSync(path.join(CONFORMANCE, name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as T);
 }
 
 /** Kwargs a task file may carry: the peers' tests pass none for kwarg-free ids, or nulls. */

@@ -2,19 +2,10 @@
 // its known weak spots (where vtask must match the ideal verdict, not the peer), its
 // multiple-choice extraction rows, and TRL's accuracy reward rows.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, test } from 'node:test';
 import { checkMath, type MathCheckOptions } from '../../src/core/verifiers/math/check';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';
-
-const DIR = path.resolve(process.cwd(), '../shared/conformance');
-const read = <T>(name: string): T[] =>
-  fs
-    .readFileSync(path.join(DIR, name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as T);
+import { readJsonl as read } from '../support/conformance';
 
 /** The agreement reached on the Math-Verify pairs (all but the peer's known 1 - 1/e bug); a change must not lower it. */
 const PAIRS_AGREEMENT_FLOOR = 269 / 270;

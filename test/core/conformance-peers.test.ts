@@ -2,18 +2,9 @@
 // Each peer reward is expressed as the vtask verifier an author would write for it; the
 // agreement is printed as a figure and may not drop below what vtask reaches today.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { verify } from '../../src/core/verifiers/verify';
-
-const DIR = path.resolve(process.cwd(), '../shared/conformance');
-const read = <T>(name: string): T[] =>
-  fs
-    .readFileSync(path.join(DIR, name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as T);
+import { readJsonl as read } from '../support/conformance';
 const task = { id: 'conformance', prompt: '', messages: [], meta: {}, dir: '.' };
 
 interface Tally {

@@ -1,31 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { INSTRUCTIONS, kwargConflicts } from '../../src/core/verifiers/constraints/instructions';
 import type { InstructionDef } from '../../src/core/verifiers/constraints/instruction';
+import { readJson, readJsonl } from '../support/conformance';
 
 // Tests run from the repository root; the peers' conformance data sits beside it in ../shared.
-const CONFORMANCE = path.resolve(process.cwd(), '../shared/conformance');
 
 interface PeerId {
   id: string;
   kwargs: string[];
 }
 type PeerIds = Record<'ifeval_google' | 'ifbench' | 'open_instruct_ifevalg', PeerId[]>;
-
-function readJson<T>(name: string): T {
-  return JSON.parse(fs.readFileSync(path.join(CONFORMANCE, name), 'utf8')) as T;
-}
-
-function readJsonl<T>(name: string): T[] {
-  return fs
-    .readFileSync(path.join(CONFORMANCE, name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as T);
-}
 
 /** The strict object a task file's kwargs are validated with: required kwargs required, no others. */
 function kwargsSchema(d: InstructionDef): z.ZodType {
