@@ -4,6 +4,7 @@ import type { TaskDocuments } from './taskDocuments';
 import { TaskPanel } from './taskPanel';
 import type { TaskRunner } from './taskRunner';
 import type { ResultStore } from './results';
+import type { ModelPicker } from './modelPicker';
 import type { CaseTests } from './testing';
 
 /** The services every command may use, built once in `activate`. */
@@ -13,6 +14,7 @@ export interface Context {
   readonly runner: TaskRunner;
   readonly tests: CaseTests;
   readonly results: ResultStore;
+  readonly models: ModelPicker;
   readonly diagnostics: Diagnostics;
   readonly log: vscode.LogOutputChannel;
 }
@@ -68,6 +70,10 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     await ctx.tests.runItems([item]);
     return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
   },
+  'vtask.selectModel': (ctx) => () => ctx.models.select(),
+  'vtask.addModelEndpoint': (ctx) => () => ctx.models.addEndpoint(),
+  // Internal (no palette entry): what Select Model offers, for tests.
+  'vtask.listModels': (ctx) => () => ctx.models.choices(),
   'vtask.openPanel': (ctx) => () => {
     const panel = TaskPanel.createOrShow(ctx.extensionUri, ctx.documents, ctx.log);
     panel.follow(vscode.window.activeTextEditor);

@@ -10,6 +10,7 @@ import { SymbolProvider } from './symbols';
 import { TaskPanel } from './taskPanel';
 import { ResultStore } from './results';
 import { TaskRunner } from './taskRunner';
+import { ModelPicker } from './modelPicker';
 import { CaseTests } from './testing';
 import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
@@ -22,7 +23,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     const documents = new TaskDocuments();
     const diagnostics = new Diagnostics(documents, log);
     const results = new ResultStore();
-    const runner = new TaskRunner(documents, results, log);
+    const models = new ModelPicker(context);
+    const runner = new TaskRunner(documents, results, log, models);
     const tests = new CaseTests(documents, results);
     const lenses = new CodeLensProvider(documents, results, runner);
     const decorations = new Decorations(context.extensionUri, documents, results);
@@ -31,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       documents,
       diagnostics,
       results,
+      models,
       runner,
       tests,
       lenses,
@@ -42,7 +45,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, new CodeActionProvider(documents), {
         providedCodeActionKinds: CodeActionProvider.kinds,
       }),
-      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, log, runner, tests, results }),
+      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, log, runner, tests, results, models }),
       { dispose: () => TaskPanel.current?.dispose() },
     );
     log.info(`vtask ${version} activated`);

@@ -6,6 +6,7 @@ import { resolveCacheDir } from '../core/sampling/cacheDir';
 import type { Provider } from '../core/sampling/types';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { fallbackProfile } from '../core/sampling/localModels';
+import type { ModelPicker } from './modelPicker';
 import { profileForTask } from './models';
 import type { ResultStore } from './results';
 import { taskHash } from './results';
@@ -28,6 +29,7 @@ export class TaskRunner implements vscode.Disposable {
     private readonly documents: TaskDocuments,
     private readonly results: ResultStore,
     private readonly log: vscode.LogOutputChannel,
+    private readonly models: ModelPicker,
   ) {}
 
   isRunning(uri: vscode.Uri, taskId: string): boolean {
@@ -52,6 +54,7 @@ export class TaskRunner implements vscode.Disposable {
     if (!cache) this.caches.set(cacheDir, (cache = SampleCache.open(cacheDir)));
     const hashes = new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, taskHash(file, t)]));
     const samples = vscode.workspace.getConfiguration('vtask').get<number>('samples');
+    await this.models.loadSecrets();
     // Tasks with no model configured sample a local server, else the built-in demo model.
     const unconfigured = tasks.filter((t) => {
       try {
@@ -85,7 +88,7 @@ export class TaskRunner implements vscode.Disposable {
             providerFor: (p) => {
               const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
               let provider = this.providers.get(id);
-              if (!provider) this.providers.set(id, (provider = createProvider(p, { splitThinkTags: false })));
+              if (!provider) this.providers.set(id, (provider = createProvider(p, { splitThinkTags: false, secrets: this.models.lookup })));
               return provider;
             },
             onProgress: (p) => {

@@ -114,3 +114,13 @@ suite('run verifier', () => {
     }
   });
 });
+
+suite('models', () => {
+  test('the model picker offers settings profiles and the built-in model', async () => {
+    const choices = await vscode.commands.executeCommand<{ label: string; description: string }[]>('vtask.listModels');
+    const labels = choices.map((c) => c.label);
+    assert.ok(labels.includes('test'), labels.join(', '));
+    assert.ok(labels.includes('builtin'));
+    assert.match(choices.find((c) => c.label === 'test')?.description ?? '', /test-model at http:\/\/127\.0\.0\.1:\d+\/v1/);
+  });
+});
