@@ -12,6 +12,8 @@ export interface VtaskApi {
   lastParseMs(doc: vscode.TextDocument): number | undefined;
   /** The last results of a task (run and cases), as the lenses and decorations show them. */
   results(uri: vscode.Uri, taskId: string): TaskResults | undefined;
+  /** Restores a document's results from the sample cache; resolves to the tasks restored. */
+  restore(doc: vscode.TextDocument): Promise<number>;
   /** The decorations a document gets now, as data. */
   decorations(doc: vscode.TextDocument): ReturnType<Decorations['compute']>;
 }

@@ -39,6 +39,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       lenses,
       decorations,
       vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
+      // Results survive reopening a file: restored from the sample cache, in the background.
+      vscode.workspace.onDidOpenTextDocument((d) => void runner.restore(d).catch((e: unknown) => log.warn(`restoring results of ${d.uri.fsPath}: ${String(e)}`))),
       vscode.languages.registerCompletionItemProvider(VTASK_SELECTOR, new CompletionProvider(documents), ':', ' ', '-'),
       vscode.languages.registerHoverProvider(VTASK_SELECTOR, new HoverProvider(documents)),
       vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), { label: 'vtask' }),
@@ -54,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       parse: (doc) => documents.get(doc),
       lastParseMs: (doc) => documents.lastParseMs(doc),
       results: (uri, taskId) => results.get(uri, taskId),
+      restore: (doc) => runner.restore(doc),
       decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
     };
   } catch (e) {

@@ -110,6 +110,36 @@ export class TaskRunner implements vscode.Disposable {
     }
   }
 
+  /**
+   * Shows the results of earlier runs when a file opens: tasks whose samples are all in the
+   * cache are verified again (no request is made). Large files are left alone.
+   */
+  async restore(doc: vscode.TextDocument): Promise<number> {
+    if (doc.languageId !== 'vtask' || doc.uri.scheme !== 'file') return 0;
+    const file = this.documents.get(doc);
+    const tasks = runnableTasks(file).tasks;
+    if (tasks.length === 0 || tasks.length > 1000) return 0;
+    const cacheDir = resolveCacheDir(doc.uri.fsPath, { cacheDir: vscode.workspace.getConfiguration('vtask').get<string>('cacheDir') || undefined });
+    let cache = this.caches.get(cacheDir);
+    if (!cache) this.caches.set(cacheDir, (cache = SampleCache.open(cacheDir)));
+    const hashes = new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, taskHash(file, t)]));
+    const done = await sampleTasks(tasks, {
+      file: doc.uri.fsPath,
+      cache,
+      cacheOnly: true,
+      samples: vscode.workspace.getConfiguration('vtask').get<number>('samples'),
+      signal: new AbortController().signal,
+      trusted: vscode.workspace.isTrusted,
+      groupSize: vscode.workspace.getConfiguration('vtask').get<number>('grpoGroupSize', 8),
+      profileFor: (t) => profileForTask(file, t),
+      providerFor: () => {
+        throw new Error('restoring never samples');
+      },
+      onTaskDone: (r) => this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id) ?? '', r),
+    });
+    return done.length;
+  }
+
   dispose(): void {
     for (const c of this.running.values()) c.abort();
     for (const c of this.caches.values()) c.close();

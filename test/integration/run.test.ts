@@ -9,6 +9,7 @@ import { OpenAIServer } from '../support/openaiServer';
 import { open } from './helpers';
 
 interface Api {
+  restore(doc: vscode.TextDocument): Promise<number>;
   results(uri: vscode.Uri, taskId: string): { run?: { stats: { passRate: number; band: string; samples: number } }; cases?: { ok: boolean }[] } | undefined;
   decorations(doc: vscode.TextDocument): { summaries: { renderOptions?: { after?: { contentText?: string } } }[]; stale: unknown[] };
 }
@@ -56,6 +57,20 @@ suite('run verifier', () => {
     const again = server.samplingRequests.length;
     await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/math');
     assert.equal(server.samplingRequests.length, again);
+  });
+
+  test('results survive reopening: restored from the sample cache without requests', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    // The same tasks under another name: samples are keyed by content, not by path.
+    const copy = vscode.Uri.joinPath(folder, 'reopened.vtask');
+    const original = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder, 'editing.vtask'));
+    await vscode.workspace.fs.writeFile(copy, original);
+    const requests = server.samplingRequests.length;
+    const doc = await vscode.workspace.openTextDocument(copy);
+    assert.equal(await api.restore(doc), 1, 'one task (edit/math) had all its samples cached');
+    assert.equal(api.results(copy, 'edit/math')?.run?.stats.passRate, 0.5);
+    assert.equal(server.samplingRequests.length, requests);
   });
 
   test('results go stale when the task changes and come back when it does', async () => {

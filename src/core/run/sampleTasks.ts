@@ -58,6 +58,8 @@ export interface RunOptions {
   /** Tasks sampled at once; each provider also limits its own requests. */
   readonly concurrency?: number;
   readonly judge?: VerifyContext['judge'];
+  /** Use cached samples only: a task missing any of its N samples is left out (no request). */
+  readonly cacheOnly?: boolean;
   onProgress?(p: Progress): void;
   onTaskDone?(r: TaskRunResult): void;
 }
@@ -74,19 +76,21 @@ export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest 
  * what it got and reports the error; the other tasks go on.
  */
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
-  return mapLimit(tasks, o.concurrency ?? 16, async (task) => {
+  const results = await mapLimit(tasks, o.concurrency ?? 16, async (task) => {
     const r = await sampleTask(task, o);
-    o.onTaskDone?.(r);
+    if (r) o.onTaskDone?.(r);
     return r;
   });
+  return results.filter((r): r is TaskRunResult => r !== undefined);
 }
 
-async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult> {
+async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult | undefined> {
   const n = o.samples ?? task.sampling.samples;
   let profile: ModelProfile;
   try {
     profile = o.profileFor(task);
   } catch (e) {
+    if (o.cacheOnly) return undefined;
     return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: (e as Error).message, requests: 0 };
   }
   const request = requestOf(task, profile);
@@ -94,6 +98,7 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult>
   const got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
   const cached = got.map((s) => s !== undefined);
   const missing = got.flatMap((s, i) => (s === undefined ? [i] : []));
+  if (o.cacheOnly && missing.length) return undefined;
   const report = (): void => o.onProgress?.({ task: task.id, done: got.filter(Boolean).length, total: n, fromCache: cached.filter(Boolean).length });
   report();
   let error: string | undefined;
