@@ -67,6 +67,10 @@ export class ModelPicker implements vscode.Disposable {
       }
     }
     for (const p of await findLocalModels()) out.push({ label: p.name, description: `${p.model} at ${safeUrl(p.baseUrl)} (running locally)`, profile: p });
+    // VS Code's Language Model API (Copilot and others): no `n`, no temperature.
+    for (const m of await vscode.lm.selectChatModels().then(undefined, () => [])) {
+      out.push({ label: `vscode-lm:${m.vendor}/${m.family}`, description: `${m.name} (VS Code language model; samples one at a time, temperature not honoured)`, settingName: `vscode-lm:${m.vendor}/${m.family}` });
+    }
     out.push({ label: 'builtin', description: 'arith-tiny: the built-in demo model (arithmetic only)', profile: BUILTIN_PROFILE });
     return out;
   }

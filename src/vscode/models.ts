@@ -4,6 +4,7 @@ import type { ModelProfile } from '../core/sampling/types';
 import type { TaskFile } from '../core/taskfile/parse';
 import type { TaskSpec } from '../core/taskfile/resolve';
 import { getPair, toJS } from '../core/taskfile/ynode';
+import { LM_PREFIX } from './lmProvider';
 
 /**
  * The model a task samples in the editor: the task's `model:` (a profile of the file or of
@@ -16,6 +17,8 @@ export function profileForTask(file: TaskFile, task: TaskSpec): ModelProfile {
   const models = file.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
   const table = { ...fromSettings, ...((toJS(models) as Record<string, unknown>) ?? {}) };
   const name = task.sampling.model ?? config.get<string>('model') ?? undefined;
+  // A model of VS Code's Language Model API: sampled one request at a time.
+  if (name?.startsWith(LM_PREFIX)) return { name, baseUrl: name, model: name.slice(LM_PREFIX.length), endpoint: 'chat', concurrency: 1, timeoutMs: 300_000 };
   try {
     return resolveProfile({ name: name || undefined, models: table });
   } catch (e) {

@@ -6,6 +6,7 @@ import { resolveCacheDir } from '../core/sampling/cacheDir';
 import type { Provider } from '../core/sampling/types';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { fallbackProfile } from '../core/sampling/localModels';
+import { LanguageModelProvider, LM_PREFIX } from './lmProvider';
 import type { ModelPicker } from './modelPicker';
 import { profileForTask } from './models';
 import type { ResultStore } from './results';
@@ -88,7 +89,10 @@ export class TaskRunner implements vscode.Disposable {
             providerFor: (p) => {
               const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
               let provider = this.providers.get(id);
-              if (!provider) this.providers.set(id, (provider = createProvider(p, { splitThinkTags: false, secrets: this.models.lookup })));
+              if (!provider) {
+                provider = p.baseUrl.startsWith(LM_PREFIX) ? new LanguageModelProvider(p.baseUrl, this.log) : createProvider(p, { splitThinkTags: false, secrets: this.models.lookup });
+                this.providers.set(id, provider);
+              }
               return provider;
             },
             onProgress: (p) => {
