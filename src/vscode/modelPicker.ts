@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { createProvider } from '../core/sampling';
 import { BUILTIN_PROFILE, findLocalModels } from '../core/sampling/localModels';
 import { profileFromEntry, safeUrl, type SecretLookup } from '../core/sampling/profiles';
+import { parseTaskFile } from '../core/taskfile/parse';
 import type { ModelProfile } from '../core/sampling/types';
 
 /** Keys added through `vtask: Add Model Endpoint` live in SecretStorage under this prefix. */
@@ -64,6 +65,18 @@ export class ModelPicker implements vscode.Disposable {
         out.push({ label: name, description: `${p.model} at ${safeUrl(p.baseUrl)}`, settingName: name });
       } catch (e) {
         out.push({ label: name, description: `invalid: ${(e as Error).message}`, settingName: name });
+      }
+    }
+    // Profiles of the task file in the active editor, which tasks can name with `model:`.
+    const doc = vscode.window.activeTextEditor?.document;
+    if (doc?.languageId === 'vtask') {
+      for (const part of parseTaskFile(doc.getText()).parts) {
+        const models = part.node?.items.find((i) => i.key.value === 'models')?.value;
+        if (models?.type !== 'map') continue;
+        for (const m of models.items) {
+          const name = String(m.key.value);
+          if (!out.some((o) => o.label === name)) out.push({ label: name, description: `from ${vscode.workspace.asRelativePath(doc.uri)}`, settingName: name });
+        }
       }
     }
     for (const p of await findLocalModels()) out.push({ label: p.name, description: `${p.model} at ${safeUrl(p.baseUrl)} (running locally)`, profile: p });

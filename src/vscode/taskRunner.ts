@@ -44,7 +44,11 @@ export class TaskRunner implements vscode.Disposable {
   /** Samples and verifies the given tasks (all when `taskIds` is undefined). */
   async run(doc: vscode.TextDocument, taskIds?: readonly string[]): Promise<TaskRunResult[]> {
     const file = this.documents.get(doc);
-    const tasks = runnableTasks(file).tasks.filter((t) => !taskIds || taskIds.includes(t.id));
+    // The temperature setting, when set, overrides the tasks' own for runs from the editor.
+    const temperature = vscode.workspace.getConfiguration('vtask').get<number | null>('temperature');
+    const tasks = runnableTasks(file)
+      .tasks.filter((t) => !taskIds || taskIds.includes(t.id))
+      .map((t) => (typeof temperature === 'number' ? { ...t, sampling: { ...t.sampling, temperature } } : t));
     if (tasks.length === 0) return [];
     const key = `${doc.uri.toString()}#${taskIds?.length === 1 ? taskIds[0] : '*'}`;
     const abort = new AbortController();
