@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { backgroundFailure } from './backgroundFailure';
 import { toDiagnostic } from './convert';
 import type { TaskDocuments } from './taskDocuments';
 
@@ -49,8 +50,8 @@ export class Diagnostics implements vscode.Disposable {
       const file = this.documents.get(doc);
       this.collection.set(doc.uri, file.issues.map((i) => toDiagnostic(file.lines, i)));
     } catch (e) {
-      // A bug in validation must not take the editor down: log it and keep the old problems.
-      this.log.error(`validation of ${doc.uri.fsPath} failed`, e);
+      // A bug in validation must not take the editor down: report it and keep the old problems.
+      backgroundFailure(this.log, `validating ${vscode.workspace.asRelativePath(doc.uri)}`, e);
     }
   }
 

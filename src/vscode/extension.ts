@@ -11,6 +11,7 @@ import { TaskPanel } from './taskPanel';
 import { ResultStore } from './results';
 import { TaskRunner } from './taskRunner';
 import { ModelPicker } from './modelPicker';
+import { backgroundFailure } from './backgroundFailure';
 import { CaseTests } from './testing';
 import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
@@ -40,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       decorations,
       vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
       // Results survive reopening a file: restored from the sample cache, in the background.
-      vscode.workspace.onDidOpenTextDocument((d) => void runner.restore(d).catch((e: unknown) => log.warn(`restoring results of ${d.uri.fsPath}: ${String(e)}`))),
+      vscode.workspace.onDidOpenTextDocument((d) => void runner.restore(d).catch((e: unknown) => backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e))),
       vscode.languages.registerCompletionItemProvider(VTASK_SELECTOR, new CompletionProvider(documents), ':', ' ', '-'),
       vscode.languages.registerHoverProvider(VTASK_SELECTOR, new HoverProvider(documents)),
       vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), { label: 'vtask' }),
