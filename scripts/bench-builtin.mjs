@@ -2,21 +2,13 @@
 // provider with esbuild (as the extension and CLI do), loads models/arith-*.gguf, then times
 // greedy answers and seeded samples at T=1 (n=16 per request, the prompt prefill shared).
 // Prints one JSON line at the end.   usage: node scripts/bench-builtin.mjs [--answers N]
-import * as esbuild from 'esbuild';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadBundled } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const argN = process.argv.indexOf('--answers');
 const ANSWERS = argN > 0 ? Number(process.argv[argN + 1]) : 200;
-const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-')), 'builtin.cjs');
-await esbuild.build({
-  stdin: { contents: "export * from './src/core/sampling/builtin';", resolveDir: root, loader: 'ts' },
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: out, logLevel: 'warning',
-});
-const { BuiltinProvider, setBuiltinModelDir } = createRequire(import.meta.url)(out);
+const { BuiltinProvider, setBuiltinModelDir } = await loadBundled('src/core/sampling/builtin/index.ts');
 setBuiltinModelDir(path.join(root, 'models'));
 
 const never = new AbortController().signal;

@@ -3,11 +3,10 @@
 // (cold load only) and a compaction. Bundles the cache on the fly with esbuild. The last line
 // is one JSON object of figures.
 //   node scripts/bench-cache.mjs [--samples N] [--text-bytes B] [--dir DIR]
-import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadBundled } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const arg = (name, dflt) => {
@@ -20,19 +19,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-cache-'));
 // The cache goes on the disk under test: a temp folder by default, or --dir (e.g. the workspace's disk).
 const dir = path.join(arg('--dir', work), `.vtask-cache-bench-${process.pid}`);
 
-const outfile = path.join(work, 'cache.cjs');
-await esbuild.build({
-  entryPoints: [path.join(root, 'src/core/sampling/cache.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  outfile,
-  logLevel: 'warning',
-  define: { VTASK_VERSION: '"bench"' },
-});
-const require = createRequire(import.meta.url);
-const { SampleCache, sampleKey, sampleParams } = require(outfile);
+const { SampleCache, sampleKey, sampleParams } = await loadBundled('src/core/sampling/cache.ts');
 
 const profile = { name: 'bench', baseUrl: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen3-8B', endpoint: 'chat', concurrency: 64, timeoutMs: 60_000 };
 const tasks = Math.ceil(N / 8);

@@ -1,19 +1,11 @@
 // Constraint checks per second over realistic responses. Bundles the checker with esbuild (as
 // the extension and CLI do), then runs a mix of IFEval, IFBench, open-instruct and vtask
 // instructions over responses of 100 to 600 words for a fixed time. Prints one JSON line.
-import * as esbuild from 'esbuild';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadBundled } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-')), 'constraints.cjs');
-await esbuild.build({
-  stdin: { contents: "export { checkConstraints } from './src/core/verifiers/constraints/check';", resolveDir: root, loader: 'ts' },
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: out, logLevel: 'warning',
-});
-const { checkConstraints } = createRequire(import.meta.url)(out);
+const { checkConstraints } = await loadBundled('src/core/verifiers/constraints/check.ts');
 
 const SENTENCES = [
   'The committee reviewed the proposal in detail and raised several concerns about the budget.',

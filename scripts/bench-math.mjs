@@ -2,27 +2,13 @@
 // worker pool is only used for undecided pairs). Bundles the checker on the fly with esbuild,
 // then reports checks/s and per-check latency; the last line is one JSON object.
 //   node scripts/bench-math.mjs [--rounds N]
-import * as esbuild from 'esbuild';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { loadBundled } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 20;
-const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-math-'));
-const outfile = path.join(outDir, 'check.cjs');
-await esbuild.build({
-  entryPoints: [path.join(root, 'src/core/verifiers/math/check.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  outfile,
-  logLevel: 'warning',
-});
-const require = createRequire(import.meta.url);
-const { checkMath, disposeMathPool } = require(outfile);
+const { checkMath, disposeMathPool } = await loadBundled('src/core/verifiers/math/check.ts');
 
 const dir = path.resolve(root, '../shared/conformance');
 const rows = fs
@@ -56,6 +42,5 @@ const result = {
   max_ms: Number(lat[lat.length - 1].toFixed(3)),
 };
 await disposeMathPool();
-fs.rmSync(outDir, { recursive: true, force: true });
 console.log(`math: ${result.checks} checks in ${(total / 1000).toFixed(2)} s: ${result.checks_per_s} checks/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, max ${result.max_ms} ms`);
 console.log(JSON.stringify(result));

@@ -41,7 +41,8 @@ export class ResultStore implements vscode.Disposable {
   }
 
   setCases(uri: vscode.Uri, taskId: string, textHash: string, cases: readonly CaseResult[]): void {
-    this.update(uri, taskId, (old) => ({ textHash, cases, run: old?.textHash === textHash ? old.run : old?.run }));
+    // One hash describes both results: a run of older text must not read as fresh with them.
+    this.update(uri, taskId, (old) => ({ textHash, cases, run: old?.textHash === textHash ? old.run : undefined }));
   }
 
   private update(uri: vscode.Uri, taskId: string, fn: (old: TaskResults | undefined) => TaskResults): void {

@@ -12,8 +12,6 @@ export interface CursorContext {
   /** The partial word before the cursor and where it starts. */
   readonly word: string;
   readonly wordStart: number;
-  /** True when the cursor line is (or is inside) a list item. */
-  readonly inListItem: boolean;
 }
 
 interface LineShape {
@@ -59,7 +57,6 @@ export function contextAt(text: string, offset: number): CursorContext {
 
   const own = shape(prefix);
   const path: string[] = [];
-  const inListItem = own.dash;
 
   // Flow mappings opened on this line: `verify: { math: { ans|`.
   const flowKeys: string[] = [];
@@ -90,7 +87,7 @@ export function contextAt(text: string, offset: number): CursorContext {
     }
     if (s === 0) break;
   }
-  return { path: [...path, ...flowKeys], position, key, word, wordStart, inListItem };
+  return { path: [...path, ...flowKeys], position, key, word, wordStart };
 }
 
 /** Keys of flow mappings still open at the end of `body`, and whether a key or value is typed. */

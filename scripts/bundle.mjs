@@ -1,0 +1,27 @@
+// Benchmarks measure the core as it ships: bundled by esbuild. This bundles one module of
+// src/ into a temporary CommonJS file and loads it, so each benchmark needs one line for it.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** Bundles `entry` (a path under the repo) and returns its exports. */
+export async function loadBundled(entry) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-'));
+  const outfile = path.join(dir, `${path.basename(entry).replace(/\.ts$/, '')}.cjs`);
+  await esbuild.build({
+    entryPoints: [path.join(ROOT, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+    define: { VTASK_VERSION: '"bench"' },
+  });
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return createRequire(import.meta.url)(outfile);
+}
