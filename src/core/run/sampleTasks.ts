@@ -62,6 +62,16 @@ export interface RunOptions {
   readonly cacheOnly?: boolean;
   onProgress?(p: Progress): void;
   onTaskDone?(r: TaskRunResult): void;
+  /** Each new sample (not those from the cache), verified, as it arrives. */
+  onSample?(task: string, sample: SampleResult): void;
+}
+
+/**
+ * What verifiers see of a sample. A reasoning parser's content is the model's <think> block:
+ * verifiers see the response as the model produced it, and `final_only` drops it again.
+ */
+export function responseOf(s: { readonly text: string; readonly reasoning?: string }): string {
+  return s.reasoning ? `<think>${s.reasoning}</think>${s.text}` : s.text;
 }
 
 /** The request of a task: its messages and sampling settings, the profile's seed as fallback. */
@@ -99,6 +109,12 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
   const cached = got.map((s) => s !== undefined);
   const missing = got.flatMap((s, i) => (s === undefined ? [i] : []));
   if (o.cacheOnly && missing.length) return undefined;
+  const view = taskView(task, o.file);
+  const verdicts: Promise<Verdict>[] = [];
+  const check = (s: Sample): Promise<Verdict> => verify(task.verify, responseOf(s), { task: view, signal: o.signal, trusted: o.trusted, judge: o.judge });
+  const result = (i: number, s: Sample, verdict: Verdict): SampleResult => ({
+    index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict, model: s.model, takenAt: s.takenAt, verifiedBy: version,
+  });
   const report = (): void => o.onProgress?.({ task: task.id, done: got.filter(Boolean).length, total: n, fromCache: cached.filter(Boolean).length });
   report();
   let error: string | undefined;
@@ -109,6 +125,11 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
       got[i] = s;
       o.cache.put(keys[i] as string, s, sampleParams(profile, request, i));
       report();
+      // Streaming front ends see each new sample verified as soon as it arrives.
+      if (o.onSample) {
+        const v = (verdicts[i] = check(s));
+        void v.then((verdict) => o.onSample?.(task.id, result(i, s, verdict)));
+      }
     };
     try {
       if (request.seed !== undefined) {
@@ -131,15 +152,10 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
     }
   }
   const samples: SampleResult[] = [];
-  const view = taskView(task, o.file);
   for (let i = 0; i < n; i++) {
     const s = got[i];
     if (!s) continue;
-    // A reasoning parser's content is the model's <think> block: verifiers see the response
-    // as the model produced it, and `final_only` drops it again.
-    const response = s.reasoning ? `<think>${s.reasoning}</think>${s.text}` : s.text;
-    const v = await verify(task.verify, response, { task: view, signal: o.signal, trusted: o.trusted, judge: o.judge });
-    samples.push({ index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict: v, model: s.model, takenAt: s.takenAt, verifiedBy: version });
+    samples.push(result(i, s, await (verdicts[i] ?? check(s))));
   }
   return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize), error, requests };
 }
