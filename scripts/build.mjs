@@ -36,7 +36,16 @@ const targets = [
   { ...common, entryPoints: testEntries(), outdir: 'out/test', outbase: 'test', platform: 'node', format: 'cjs', target: 'node20', packages: 'external', external: ['vscode'] },
 ];
 
+/** The panel's icons: VS Code's own icon font, shipped beside the panel's script. */
+function copyCodicons() {
+  const from = path.join(root, 'node_modules/@vscode/codicons/dist');
+  const to = path.join(root, 'out/codicons');
+  fs.mkdirSync(to, { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(from, f), path.join(to, f));
+}
+
 if (watch) {
+  copyCodicons();
   for (const t of targets) await (await esbuild.context(t)).watch();
   console.log('watching…');
 } else {
@@ -45,5 +54,6 @@ if (watch) {
   fs.rmSync(path.join(root, 'out/test'), { recursive: true, force: true });
   await Promise.all(targets.map((t) => esbuild.build(t)));
   fs.chmodSync(path.join(root, 'out/cli.js'), 0o755);
+  copyCodicons();
   console.log(`built in ${Date.now() - t0} ms`);
 }

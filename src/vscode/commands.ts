@@ -74,9 +74,11 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
   'vtask.addModelEndpoint': (ctx) => () => ctx.models.addEndpoint(),
   // Internal (no palette entry): what Select Model offers, for tests.
   'vtask.listModels': (ctx) => () => ctx.models.choices(),
-  'vtask.openPanel': (ctx) => () => {
-    const panel = TaskPanel.createOrShow(ctx.extensionUri, ctx.documents, ctx.log);
-    panel.follow(vscode.window.activeTextEditor);
+  // From a lens: that task; from the palette or the editor title: the task under the cursor.
+  'vtask.openPanel': (ctx) => (uri, taskId) => {
+    const panel = TaskPanel.createOrShow(ctx.extensionUri, { documents: ctx.documents, results: ctx.results, runner: ctx.runner, log: ctx.log });
+    if (uri instanceof vscode.Uri && typeof taskId === 'string') panel.show(uri, taskId);
+    else panel.follow(vscode.window.activeTextEditor);
     return panel;
   },
 };

@@ -1,50 +1,88 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { stringify } from 'yaml';
+import { addCase, appendItem, removeItem, setScalar, type EditResult } from '../core/edit/taskEdits';
+import { verifierForm } from '../core/panel/form';
+import { reverify, sampleView } from '../core/panel/samples';
+import { panelTaskView, type ShownRun } from '../core/panel/view';
 import { runCases, type CaseResult } from '../core/run/cases';
+import { responseOf, type TaskRunResult } from '../core/run/sampleTasks';
+import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { taskAt } from '../core/taskfile/locate';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
-import { kindOf } from '../core/verifiers/verify';
-import { fromPanel, type TaskView, type ToPanel } from '../webview/protocol';
+import { fromPanel, type FromPanel, type TaskView, type ToPanel } from '../webview/protocol';
+import { taskHash, type ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
+import type { TaskRunner } from './taskRunner';
+
+/** Refreshes wait this long after the last change, so typing in the file is not slowed. */
+const REFRESH_DELAY_MS = 40;
+
+/** What a verdict depends on besides the response: a change re-verifies the samples. */
+const verdictInputs = (t: TaskSpec): string => JSON.stringify([t.verify, t.messages, t.meta]);
+/** What a sample depends on: a change makes the samples describe an older task. */
+const requestInputs = (t: TaskSpec): string => JSON.stringify([t.messages, t.sampling]);
+
+export interface PanelServices {
+  readonly documents: TaskDocuments;
+  readonly results: ResultStore;
+  readonly runner: TaskRunner;
+  readonly log: vscode.LogOutputChannel;
+}
 
 /**
- * The task panel beside the editor: it follows the task under the cursor and shows the prompt
- * as the model sees it, the verifier and the cases with their verdicts. One panel at a time.
+ * The task panel beside the editor, where an author debugs a verifier: it follows the task
+ * under the cursor; the form writes back into the file as undoable edits of one node; every
+ * change to the verifier re-verifies the task's samples (no model is asked) and shows what
+ * flipped; samples can be added as cases, and resampled with new ones streaming in.
  */
 export class TaskPanel implements vscode.Disposable {
   static current: TaskPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
-  private shown: { uri: vscode.Uri; spec: TaskSpec } | undefined;
-  private results = new Map<string, CaseResult[]>();
+  private target: { uri: vscode.Uri; id: string; index: number } | undefined;
+  /** The samples shown per task, with what flipped at the last re-verification. */
+  private readonly runs = new Map<string, ShownRun>();
+  /** The store's run each shown run came from, to tell a new sampling run from our own writes. */
+  private readonly seen = new Map<string, TaskRunResult>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued: Promise<TaskView | undefined> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private sampling: { uri: vscode.Uri; id: string } | undefined;
+  /** The last view posted, for tests. */
+  lastView: TaskView | undefined;
 
-  static createOrShow(extensionUri: vscode.Uri, documents: TaskDocuments, log: vscode.LogOutputChannel): TaskPanel {
+  static createOrShow(extensionUri: vscode.Uri, services: PanelServices): TaskPanel {
     if (TaskPanel.current) {
       TaskPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
       return TaskPanel.current;
     }
     const panel = vscode.window.createWebviewPanel('vtask.task', 'vtask task', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
       enableScripts: true,
+      // The page keeps its own state (setState) and is rebuilt when shown again.
       retainContextWhenHidden: false,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'out'), vscode.Uri.joinPath(extensionUri, 'media')],
     });
-    TaskPanel.current = new TaskPanel(panel, extensionUri, documents, log);
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'gutter-mixed.svg');
+    TaskPanel.current = new TaskPanel(panel, extensionUri, services);
     return TaskPanel.current;
   }
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
-    private readonly documents: TaskDocuments,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly s: PanelServices,
   ) {
     panel.webview.html = html(panel.webview, extensionUri);
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
-      panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
-      vscode.window.onDidChangeTextEditorSelection((e) => this.follow(e.textEditor)),
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.textEditor.document.languageId === 'vtask') this.follow(e.textEditor);
+      }),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (this.shown && e.document.uri.toString() === this.shown.uri.toString()) this.follow(vscode.window.activeTextEditor);
+        if (this.target && e.document.uri.toString() === this.target.uri.toString()) this.schedule();
+      }),
+      s.results.onDidChange((uri) => {
+        if (this.target && uri.toString() === this.target.uri.toString()) this.schedule();
       }),
     );
   }
@@ -52,87 +90,266 @@ export class TaskPanel implements vscode.Disposable {
   /** Shows the task under the cursor of `editor`, when it is a task file. */
   follow(editor: vscode.TextEditor | undefined): void {
     if (!editor || editor.document.languageId !== 'vtask') return;
-    const file = this.documents.get(editor.document);
+    const file = this.s.documents.get(editor.document);
     const entry = taskAt(file, editor.document.offsetAt(editor.selection.active));
     if (!entry) return;
-    const spec = runnableTasks(file).tasks.find((t) => t.index === entry.index);
-    if (!spec) {
-      void this.post({ type: 'empty', reason: `Task ${entry.id ?? entry.index + 1} has problems: fix them (see Problems) to preview it.` });
-      return;
+    const same = this.target?.uri.toString() === editor.document.uri.toString() && this.target.index === entry.index;
+    this.target = { uri: editor.document.uri, id: entry.id ?? '', index: entry.index };
+    if (!same) void this.refresh();
+  }
+
+  /** Shows a task by id (from its `Open panel` lens). */
+  show(uri: vscode.Uri, taskId: string): void {
+    this.target = { uri, id: taskId, index: -1 };
+    void this.refresh();
+  }
+
+  /** What the panel shows now, for tests. */
+  get task(): { uri: vscode.Uri; id: string } | undefined {
+    return this.target && { uri: this.target.uri, id: this.target.id };
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.refresh(), REFRESH_DELAY_MS);
+  }
+
+  /** The shown task's document, parsed file, entry and (when it has no errors) spec. */
+  private locate(): { doc: vscode.TextDocument; file: TaskFile; entry: TaskEntry; spec: TaskSpec | undefined } | undefined {
+    const t = this.target;
+    const doc = t && vscode.workspace.textDocuments.find((d) => d.uri.toString() === t.uri.toString());
+    if (!t || !doc) return undefined;
+    const file = this.s.documents.get(doc);
+    // By id first, so the panel stays on its task when tasks above it are added or removed.
+    const entry = (t.id ? file.tasks.find((e) => e.id === t.id) : undefined) ?? file.tasks[t.index];
+    if (!entry) return undefined;
+    t.index = entry.index;
+    t.id = entry.id ?? t.id;
+    return { doc, file, entry, spec: runnableTasks(file).tasks.find((x) => x.index === entry.index) };
+  }
+
+  /**
+   * Rebuilds the view; re-verifies the samples first when the verifier changed. Refreshes run
+   * one at a time, each on the latest text, and a refresh asked for while one waits joins it.
+   */
+  refresh(): Promise<TaskView | undefined> {
+    if (this.queued) return this.queued;
+    const next = this.chain.then(() => {
+      this.queued = undefined;
+      return this.render();
+    });
+    this.queued = next;
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async render(): Promise<TaskView | undefined> {
+    const at = this.locate();
+    if (!at) {
+      await this.post({ type: 'empty', reason: 'Put the cursor in a task of a .vtask file to see it here.' });
+      return undefined;
     }
-    this.shown = { uri: editor.document.uri, spec };
-    void this.post({ type: 'task', task: this.view(editor.document.uri, spec) });
+    const { doc, file, entry, spec } = at;
+    const key = `${doc.uri.toString()}#${entry.id ?? ''}`;
+    const stored = entry.id === undefined ? undefined : this.s.results.get(doc.uri, entry.id);
+    // A run the store got from elsewhere (Run verifier, Resample) replaces what is shown.
+    if (stored?.run && this.seen.get(key) !== stored.run) {
+      this.seen.set(key, stored.run);
+      this.runs.set(key, { run: stored.run, fresh: true });
+    }
+    let shown = this.runs.get(key);
+    if (shown && spec && verdictInputs(spec) !== verdictInputs(shown.run.task) && shown.run.samples.length) {
+      await this.post({ type: 'busy', what: `Re-verifying ${shown.run.samples.length} samples…`, cancellable: false });
+      const r = await reverify(spec, shown.run, { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted });
+      const fresh = shown.fresh && requestInputs(spec) === requestInputs(shown.run.task);
+      shown = { run: r.run, flips: r, fresh };
+      this.runs.set(key, shown);
+      // The new verdicts describe the task as it is: lenses and decorations show them too.
+      if (fresh && entry.id !== undefined) {
+        this.seen.set(key, r.run);
+        this.s.results.setRun(doc.uri, entry.id, taskHash(file, entry), r.run);
+      }
+      await this.post({ type: 'busy', what: null, cancellable: false });
+    } else if (shown && spec && requestInputs(spec) !== requestInputs(shown.run.task)) {
+      shown = { ...shown, fresh: false };
+    }
+    const cases = stored && stored.textHash === taskHash(file, entry) ? stored.cases : undefined;
+    const view = panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown);
+    this.lastView = view;
+    await this.post({ type: 'task', task: view });
+    return view;
   }
 
-  private view(uri: vscode.Uri, spec: TaskSpec): TaskView {
-    const found = kindOf(spec.verify);
-    const results = this.results.get(`${uri.toString()}#${spec.id}`);
-    return {
-      id: spec.id,
-      file: vscode.workspace.asRelativePath(uri),
-      messages: spec.messages.map((m) => ({ role: m.role, content: m.content })),
-      verifier: 'error' in found ? { kind: '?', summary: found.error, params: '' } : { kind: found.kind.kind, summary: found.kind.summary, params: stringify(found.params).trimEnd() },
-      cases: spec.cases.map((c) => {
-        const r = results?.find((x) => x.case === c.index);
-        const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e : `score ${e.score}`);
-        return { index: c.index, name: c.name, response: c.response, expected: label(c.expect), actual: r ? label(r.actual) : undefined, ok: r?.ok, reason: r?.verdict.reason };
-      }),
-    };
-  }
-
-  private receive(raw: unknown): void {
+  /** Acts on a message from the page, once it is known to be well-formed. */
+  async handle(raw: unknown): Promise<void> {
     const parsed = fromPanel.safeParse(raw);
     if (!parsed.success) {
-      this.log.warn('ignored a malformed message from the task panel');
+      this.s.log.warn('ignored a malformed message from the task panel');
       return;
     }
     const msg = parsed.data;
-    if (msg.type === 'ready') this.follow(vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.languageId === 'vtask'));
-    else if (msg.type === 'runCases') void this.runCases();
-    else this.revealCase(msg.index);
+    try {
+      await this.act(msg);
+    } catch (e) {
+      this.s.log.error(e instanceof Error ? e : String(e));
+      await this.notice('error', (e as Error).message);
+    }
   }
 
-  /** Runs the shown task's cases and shows their verdicts. */
+  private async act(msg: FromPanel): Promise<void> {
+    switch (msg.type) {
+      case 'ready':
+        if (this.target) await this.refresh();
+        else this.follow(vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.languageId === 'vtask'));
+        return;
+      case 'runCases':
+        await this.runCases();
+        return;
+      case 'revealCase':
+        this.revealCase(msg.index);
+        return;
+      case 'edit':
+        await this.edit(msg.task, (f, i) => setScalar(f, i, msg.path, msg.old, msg.value));
+        return;
+      case 'addItem': {
+        await this.edit(msg.task, (f, i) => {
+          const item = verifierForm(f.tasks[i]?.node ?? null).itemFor(msg.path, msg.item);
+          return item === undefined ? { error: `cannot add \`${msg.item}\` here` } : appendItem(f, i, msg.path, item);
+        });
+        return;
+      }
+      case 'removeItem':
+        await this.edit(msg.task, (f, i) => removeItem(f, i, msg.path));
+        return;
+      case 'addCase':
+        await this.addCase(msg.task, msg.sample, msg.expect);
+        return;
+      case 'sample':
+        await this.sample(msg.task, msg.mode);
+        return;
+      case 'cancel':
+        if (this.sampling) this.s.runner.cancel(this.sampling.uri, this.sampling.id);
+        return;
+    }
+  }
+
+  /**
+   * Applies one edit of one node as a WorkspaceEdit (undoable like typing). The edit is
+   * computed on the document as it is now; when the node changed since the panel showed it,
+   * nothing is written and the panel is refreshed instead.
+   */
+  private async edit(taskId: string, make: (file: TaskFile, index: number) => EditResult): Promise<boolean> {
+    const at = this.locate();
+    if (!at || (at.entry.id ?? '') !== taskId) {
+      await this.notice('warning', `Task ${taskId} is no longer shown; nothing was changed.`);
+      return false;
+    }
+    const r = make(at.file, at.entry.index);
+    if ('error' in r) {
+      await this.notice('warning', r.error);
+      await this.refresh();
+      return false;
+    }
+    const { doc } = at;
+    const we = new vscode.WorkspaceEdit();
+    we.replace(doc.uri, new vscode.Range(doc.positionAt(r.edit.offset), doc.positionAt(r.edit.offset + r.edit.length)), r.edit.text);
+    const ok = await vscode.workspace.applyEdit(we);
+    if (!ok) await this.notice('error', 'VS Code refused the edit (is the file read-only?).');
+    return ok;
+  }
+
+  private async addCase(taskId: string, index: number, expect: 'pass' | 'fail'): Promise<void> {
+    const key = this.target && `${this.target.uri.toString()}#${taskId}`;
+    const sample = key ? this.runs.get(key)?.run.samples.find((x) => x.index === index) : undefined;
+    if (!sample) {
+      await this.notice('warning', `Sample #${index + 1} is no longer shown.`);
+      return;
+    }
+    // The case holds the response as verifiers see it, <think> block included.
+    if (!(await this.edit(taskId, (f, i) => addCase(f, i, responseOf(sample), expect)))) return;
+    await this.notice('info', `Added sample #${index + 1} as a case that expects ${expect}.`);
+    // Parsing after the edit is synchronous on get(); run the cases so the new one shows its verdict.
+    await this.runCases();
+  }
+
+  /** Resample: N fresh samples replace the shown ones. More: as many again are added. */
+  private async sample(taskId: string, mode: 'resample' | 'more'): Promise<void> {
+    const at = this.locate();
+    if (!at?.spec || at.spec.id !== taskId) {
+      await this.notice('warning', 'Fix the task first (see Problems): only a task without errors can be sampled.');
+      return;
+    }
+    if (this.sampling) return;
+    const { doc, spec } = at;
+    const key = `${doc.uri.toString()}#${spec.id}`;
+    const have = this.runs.get(key)?.run.samples.length ?? 0;
+    const n = vscode.workspace.getConfiguration('vtask').get<number>('samples') ?? spec.sampling.samples;
+    const total = mode === 'more' ? Math.max(have, n) * 2 : Math.max(have, n);
+    if (mode === 'resample') {
+      this.runs.delete(key);
+      await this.refresh();
+    }
+    let done = mode === 'more' ? have : 0;
+    this.sampling = { uri: doc.uri, id: spec.id };
+    await this.post({ type: 'busy', what: `Sampling ${spec.id}…`, cancellable: true });
+    try {
+      const [r] = await this.s.runner.run(doc, [spec.id], {
+        fresh: mode === 'resample',
+        samples: total,
+        onSample: (task, s) => {
+          done++;
+          void this.post({ type: 'samples', task, samples: [sampleView(s)], done, total });
+        },
+      });
+      if (r?.error && r.error !== 'cancelled') await this.notice('error', r.error);
+    } finally {
+      this.sampling = undefined;
+      await this.post({ type: 'busy', what: null, cancellable: false });
+    }
+  }
+
+  /** Runs the shown task's cases and shows their verdicts (also in the lenses and gutter). */
   async runCases(): Promise<CaseResult[] | undefined> {
-    const shown = this.shown;
-    if (!shown) return undefined;
-    const results = await runCases([shown.spec], { file: shown.uri.fsPath, trusted: vscode.workspace.isTrusted });
-    this.results.set(`${shown.uri.toString()}#${shown.spec.id}`, results);
-    await this.post({ type: 'task', task: this.view(shown.uri, shown.spec) });
+    const at = this.locate();
+    if (!at?.spec) return undefined;
+    const results = await runCases([at.spec], { file: at.doc.uri.fsPath, trusted: vscode.workspace.isTrusted });
+    this.s.results.setCases(at.doc.uri, at.spec.id, taskHash(at.file, at.entry), results);
+    await this.refresh();
     return results;
   }
 
   private revealCase(index: number): void {
-    const shown = this.shown;
-    const c = shown?.spec.cases.find((x) => x.index === index);
-    const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === shown?.uri.toString());
-    if (!c || !editor) return;
-    const pos = editor.document.positionAt(c.offset);
-    editor.selection = new vscode.Selection(pos, pos);
-    editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    const at = this.locate();
+    const c = at?.spec?.cases.find((x) => x.index === index);
+    if (!at || !c) return;
+    void vscode.window.showTextDocument(at.doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false }).then((editor) => {
+      const pos = at.doc.positionAt(c.offset);
+      editor.selection = new vscode.Selection(pos, pos);
+      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    });
+  }
+
+  private notice(level: 'info' | 'warning' | 'error', text: string): Thenable<boolean> {
+    if (level !== 'info') this.s.log.warn(`task panel: ${text}`);
+    return this.post({ type: 'notice', level, text });
   }
 
   private post(message: ToPanel): Thenable<boolean> {
     return this.panel.webview.postMessage(message);
   }
 
-  /** What the panel shows now, for tests. */
-  get task(): { uri: vscode.Uri; id: string } | undefined {
-    return this.shown && { uri: this.shown.uri, id: this.shown.spec.id };
-  }
-
   dispose(): void {
     TaskPanel.current = undefined;
+    clearTimeout(this.timer);
     this.panel.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }
 
-/** The panel's page: scripts only from the bundle, with a fresh nonce; styles from media/. */
+/** The panel's page: scripts only from the bundle, with a fresh nonce; styles from the extension. */
 function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   const nonce = randomBytes(18).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'out', 'webview.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'panel.css'));
+  const asset = (...p: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
   const csp = [`default-src 'none'`, `style-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`, `img-src ${webview.cspSource}`, `font-src ${webview.cspSource}`].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -140,12 +357,13 @@ function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
+<link rel="stylesheet" href="${asset('out', 'codicons', 'codicon.css')}">
+<link rel="stylesheet" href="${asset('media', 'panel.css')}">
 <title>vtask task</title>
 </head>
 <body>
-<main id="root"><p class="empty">Put the cursor in a task to preview it.</p></main>
-<script nonce="${nonce}" src="${script.toString()}"></script>
+<main id="root"><p class="empty">Put the cursor in a task to see it here.</p></main>
+<script nonce="${nonce}" src="${asset('out', 'webview.js')}"></script>
 </body>
 </html>`;
 }

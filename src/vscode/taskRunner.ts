@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
+import { sampleTasks, type SampleResult, type TaskRunResult } from '../core/run/sampleTasks';
 import { createProvider } from '../core/sampling';
 import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
@@ -12,6 +12,13 @@ import { profileForTask } from './models';
 import type { ResultStore } from './results';
 import { taskHash } from './results';
 import type { TaskDocuments } from './taskDocuments';
+
+/** What a run from the task panel adds to a plain run. */
+export interface RunExtras {
+  readonly fresh?: boolean;
+  readonly samples?: number;
+  onSample?(task: string, sample: SampleResult): void;
+}
 
 /**
  * Samples tasks from the editor: the same core runner as `vtask run`, the same cache folder
@@ -41,8 +48,12 @@ export class TaskRunner implements vscode.Disposable {
     for (const [key, c] of this.running) if (key.startsWith(`${uri.toString()}#`) && (taskId === undefined || key.endsWith(`#${taskId}`) || key.endsWith('#*'))) c.abort();
   }
 
-  /** Samples and verifies the given tasks (all when `taskIds` is undefined). */
-  async run(doc: vscode.TextDocument, taskIds?: readonly string[]): Promise<TaskRunResult[]> {
+  /**
+   * Samples and verifies the given tasks (all when `taskIds` is undefined). `fresh` asks the
+   * model again instead of reading the cache; `samples` overrides N; `onSample` sees each new
+   * sample, verified, as it arrives.
+   */
+  async run(doc: vscode.TextDocument, taskIds?: readonly string[], options: RunExtras = {}): Promise<TaskRunResult[]> {
     const file = this.documents.get(doc);
     // The temperature setting, when set, overrides the tasks' own for runs from the editor.
     const temperature = vscode.workspace.getConfiguration('vtask').get<number | null>('temperature');
@@ -58,7 +69,7 @@ export class TaskRunner implements vscode.Disposable {
     let cache = this.caches.get(cacheDir);
     if (!cache) this.caches.set(cacheDir, (cache = SampleCache.open(cacheDir)));
     const hashes = new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, taskHash(file, t)]));
-    const samples = vscode.workspace.getConfiguration('vtask').get<number>('samples');
+    const samples = options.samples ?? vscode.workspace.getConfiguration('vtask').get<number>('samples');
     await this.models.loadSecrets();
     // Tasks with no model configured sample a local server, else the built-in demo model.
     const unconfigured = tasks.filter((t) => {
@@ -85,6 +96,8 @@ export class TaskRunner implements vscode.Disposable {
             file: doc.uri.fsPath,
             cache: cache as SampleCache,
             samples,
+            fresh: options.fresh,
+            onSample: options.onSample,
             signal: abort.signal,
             trusted: vscode.workspace.isTrusted,
             groupSize: vscode.workspace.getConfiguration('vtask').get<number>('grpoGroupSize', 8),

@@ -1,6 +1,10 @@
-// The task panel: renders what the extension sends. Model and user text is only ever set as
-// text (textContent), never parsed as HTML, so a response containing <script> stays text.
-import { toPanel, type FromPanel, type TaskView } from './protocol';
+// The task panel: renders what the extension sends and posts what the author does. Model and
+// user text is only ever set as text (textContent), never parsed as HTML.
+import { passAtKCurve, histogram } from './charts';
+import { button, el, icon, pct } from './dom';
+import { renderForm } from './form';
+import { toPanel, type FromPanel, type TaskView, type ToPanel } from './protocol';
+import { initialListState, SampleList, type ListState } from './sampleList';
 
 interface VsCodeApi {
   postMessage(message: FromPanel): void;
@@ -9,71 +13,188 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
-const vscode = acquireVsCodeApi();
-const root = document.getElementById('root') as HTMLElement;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
+/** What survives the panel being hidden and shown again (the page is then rebuilt). */
+interface SavedState {
+  task?: TaskView;
+  list: ListState;
+  open: Record<string, boolean>;
 }
 
-function section(title: string): HTMLElement {
-  const s = el('section');
-  s.append(el('h2', undefined, title));
-  root.append(s);
-  return s;
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root') as HTMLElement;
+const status = el('div', 'status');
+status.setAttribute('role', 'status');
+status.setAttribute('aria-live', 'polite');
+const notice = el('div', 'notice');
+notice.setAttribute('role', 'alert');
+root.before(status, notice);
+
+const state: SavedState = restore();
+let list: SampleList | undefined;
+
+function restore(): SavedState {
+  const raw = vscode.getState() as Partial<SavedState> | undefined;
+  const task = raw?.task && toPanel.safeParse({ type: 'task', task: raw.task });
+  return {
+    task: task && task.success && task.data.type === 'task' ? task.data.task : undefined,
+    list: { ...initialListState(), ...(raw?.list ?? {}) },
+    open: raw?.open ?? {},
+  };
+}
+
+/**
+ * setState serialises the whole state, the task's samples included (megabytes with long
+ * answers), so it is written once changes settle, not on every scroll event or keystroke;
+ * and at once when the page goes away.
+ */
+const SAVE_DELAY_MS = 200;
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+const flush = (): void => {
+  clearTimeout(saveTimer);
+  saveTimer = undefined;
+  vscode.setState(state);
+};
+const save = (): void => {
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(flush, SAVE_DELAY_MS);
+};
+window.addEventListener('pagehide', () => {
+  if (saveTimer !== undefined) flush();
+});
+const post = (m: FromPanel): void => vscode.postMessage(m);
+
+/** A collapsible section whose open state is remembered per title. */
+function section(title: string, id: string, open = true): { box: HTMLElement; body: HTMLElement; summary: HTMLElement } {
+  const box = el('details', 'section');
+  box.open = state.open[id] ?? open;
+  box.addEventListener('toggle', () => {
+    state.open[id] = box.open;
+    save();
+  });
+  const summary = el('summary');
+  summary.append(el('h2', undefined, title));
+  const body = el('div', 'body');
+  box.append(summary, body);
+  root.append(box);
+  return { box, body, summary };
 }
 
 function render(task: TaskView): void {
+  // Keep keyboard focus where it was: after an edit the form comes back re-rendered.
+  const focused = (document.activeElement as HTMLElement | null)?.dataset?.path;
+  if (state.task?.id !== task.id) state.list = { ...initialListState(), filter: state.list.filter, sort: state.list.sort };
+  state.task = task;
+  save();
   root.replaceChildren();
   const head = el('header');
   head.append(el('h1', undefined, task.id), el('span', 'file', task.file));
   root.append(head);
 
-  const prompt = section('Prompt, as the model sees it');
+  const prompt = section('Prompt, as the model sees it', 'prompt', true);
   for (const m of task.messages) {
     const box = el('div', `message ${m.role}`);
     box.append(el('div', 'role', m.role), el('pre', 'content', m.content));
-    prompt.append(box);
+    prompt.body.append(box);
   }
 
-  const verifier = section(`Verifier: ${task.verifier.kind}`);
-  verifier.append(el('p', 'summary', task.verifier.summary), el('pre', 'params', task.verifier.params));
+  const verifier = section(`Verifier: ${task.verifier.kind}`, 'verifier');
+  verifier.body.append(el('p', 'summary', task.verifier.summary), renderForm(task.form, task.id, post));
 
-  const cases = section(`Cases (${task.cases.length})`);
-  const run = el('button', undefined, 'Run cases');
-  run.addEventListener('click', () => vscode.postMessage({ type: 'runCases' }));
-  cases.append(run);
-  const list = el('ol', 'cases');
+  renderCases(task);
+  renderSamples(task);
+  if (focused) document.querySelector<HTMLElement>(`[data-path="${CSS.escape(focused)}"]`)?.focus();
+}
+
+function renderCases(task: TaskView): void {
+  const cases = section(`Cases (${task.cases.length})`, 'cases');
+  cases.body.append(button('Run cases', 'play', () => post({ type: 'runCases' })));
+  const ol = el('ol', 'cases');
   for (const c of task.cases) {
     const item = el('li', c.ok === undefined ? 'case' : c.ok ? 'case ok' : 'case bad');
     item.tabIndex = 0;
-    const verdict = c.actual === undefined ? `expect ${c.expected}` : `${c.ok ? '✓' : '✗'} expected ${c.expected}, got ${c.actual}`;
-    item.append(el('div', 'verdict', c.name ? `${verdict} · ${c.name}` : verdict), el('pre', 'response', c.response));
+    const verdict = c.actual === undefined ? `expect ${c.expected}` : `expected ${c.expected}, got ${c.actual}`;
+    const line = el('div', 'verdict');
+    if (c.ok !== undefined) line.append(icon(c.ok ? 'pass' : 'error'));
+    line.append(c.name ? `${verdict} · ${c.name}` : verdict);
+    item.append(line, el('pre', 'response', c.response));
     if (c.reason) item.append(el('div', 'reason', c.reason));
-    item.addEventListener('click', () => vscode.postMessage({ type: 'revealCase', index: c.index }));
+    item.addEventListener('click', () => post({ type: 'revealCase', index: c.index }));
     item.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') vscode.postMessage({ type: 'revealCase', index: c.index });
+      if (e.key === 'Enter') post({ type: 'revealCase', index: c.index });
     });
-    list.append(item);
+    ol.append(item);
   }
-  cases.append(list);
+  cases.body.append(ol);
+}
+
+function renderSamples(task: TaskView): void {
+  const run = task.run;
+  const s = section(run ? `Samples (${run.stats.passed}/${run.stats.samples} pass)` : 'Samples', 'samples');
+  const bar = el('div', 'actions');
+  bar.append(
+    button('Resample', 'refresh', () => post({ type: 'sample', task: task.id, mode: 'resample' })),
+    button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })),
+  );
+  s.body.append(bar);
+  if (run) {
+    const st = run.stats;
+    const summary = el('div', 'run-summary');
+    const band = el('span', `band ${st.band}`, st.band.replace('_', ' '));
+    summary.append(
+      el('span', undefined, `${st.passed}/${st.samples} pass · pass@1 ${st.passRate.toFixed(2)} (95% ${pct(st.interval[0])}–${pct(st.interval[1])}) · mean score ${st.meanScore.toFixed(2)} · `),
+      band,
+      el('span', 'muted', ` · GRPO signal ${pct(st.signalShare)} of groups of ${st.groupSize} · ${run.model}`),
+    );
+    if (run.flips && (run.flips.gained || run.flips.lost)) summary.append(el('span', 'flips', ` · since the last verifier: ${run.flips.gained} fail → pass, ${run.flips.lost} pass → fail`));
+    if (!run.fresh) summary.append(el('span', 'stale', ' · the task changed since these samples were verified'));
+    if (run.error) summary.append(el('div', 'error-text', run.error));
+    const charts = el('div', 'charts');
+    charts.append(histogram(task.samples), passAtKCurve(st));
+    s.body.append(summary, charts);
+  } else if (task.samples.length === 0) {
+    s.body.append(el('p', 'muted', 'No samples yet. Resample asks the model; cached samples from ▶ Run verifier show here.'));
+  }
+  list = new SampleList(task.id, state.list, post, save);
+  list.set(task.samples);
+  s.body.append(list.element);
+  list.attached();
+}
+
+function receive(msg: ToPanel): void {
+  switch (msg.type) {
+    case 'task':
+      notice.replaceChildren();
+      render(msg.task);
+      break;
+    case 'empty':
+      state.task = undefined;
+      save();
+      root.replaceChildren(el('p', 'empty', msg.reason));
+      break;
+    case 'samples':
+      if (state.task?.id === msg.task && list) {
+        list.add(msg.samples);
+        status.textContent = `Sampling: ${msg.done}/${msg.total}`;
+      }
+      break;
+    case 'busy':
+      status.replaceChildren();
+      if (msg.what) {
+        status.append(icon('loading codicon-modifier-spin'), ` ${msg.what}`);
+        if (msg.cancellable) status.append(button('Cancel', 'close', () => post({ type: 'cancel' })));
+      }
+      break;
+    case 'notice':
+      notice.className = `notice ${msg.level}`;
+      notice.replaceChildren(icon(msg.level === 'info' ? 'info' : msg.level), ` ${msg.text}`, button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }));
+      break;
+  }
 }
 
 window.addEventListener('message', (event: MessageEvent) => {
   const parsed = toPanel.safeParse(event.data);
-  if (!parsed.success) return;
-  const msg = parsed.data;
-  if (msg.type === 'task') {
-    vscode.setState(msg.task);
-    render(msg.task);
-  } else {
-    root.replaceChildren(el('p', 'empty', msg.reason));
-  }
+  if (parsed.success) receive(parsed.data);
 });
 
-const saved = toPanel.safeParse({ type: 'task', task: vscode.getState() });
-if (saved.success && saved.data.type === 'task') render(saved.data.task);
-vscode.postMessage({ type: 'ready' });
+if (state.task) render(state.task);
+post({ type: 'ready' });

@@ -5,6 +5,11 @@ import { z } from 'zod/mini';
  * The messages between the extension and the task panel, in one place for both sides. The
  * host validates what the panel posts before acting on it; the panel validates what it gets.
  */
+
+/** A key or index into the task's YAML, from the task's mapping down. */
+export const nodePath = z.array(z.union([z.string(), z.int().check(z.minimum(0))])).check(z.maxLength(32));
+export const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
 export const caseView = z.object({
   index: z.int(),
   name: z.optional(z.string()),
@@ -15,26 +20,111 @@ export const caseView = z.object({
   reason: z.optional(z.string()),
 });
 
+/**
+ * One row of the verifier form. The form is the verifier's YAML laid out flat: headings for
+ * mappings and list items (indented by depth), inputs for scalars, and "add" rows for lists.
+ */
+export const formRow = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('field'),
+    path: nodePath,
+    depth: z.int(),
+    label: z.string(),
+    doc: z.optional(z.string()),
+    input: z.enum(['text', 'multiline', 'number', 'boolean', 'enum']),
+    options: z.optional(z.array(z.string())),
+    value: scalar,
+    /** Set on the items of a list of scalars, which can be removed. */
+    removable: z.optional(z.boolean()),
+  }),
+  z.object({ type: z.literal('heading'), path: nodePath, depth: z.int(), label: z.string(), doc: z.optional(z.string()), removable: z.boolean() }),
+  z.object({ type: z.literal('add'), path: nodePath, depth: z.int(), label: z.string(), options: z.array(z.string()) }),
+]);
+
+/** A verified sample. `answer` is the span of the text the verifier read as the answer. */
+export const sampleView = z.object({
+  index: z.int(),
+  text: z.string(),
+  /** True when `text` was cut for display (the verdict saw all of it). */
+  clipped: z.boolean(),
+  reasoning: z.optional(z.string()),
+  pass: z.boolean(),
+  score: z.number(),
+  reason: z.string(),
+  error: z.optional(z.string()),
+  answer: z.optional(z.tuple([z.int(), z.int()])),
+  /** How the verdict changed with the last verifier change: `gained` is fail → pass. */
+  flip: z.optional(z.enum(['gained', 'lost'])),
+  cached: z.boolean(),
+  truncated: z.boolean(),
+});
+
+export const statsView = z.object({
+  samples: z.int(),
+  passed: z.int(),
+  passRate: z.number(),
+  meanScore: z.number(),
+  passAtK: z.array(z.tuple([z.int(), z.number()])),
+  interval: z.tuple([z.number(), z.number()]),
+  band: z.string(),
+  signalShare: z.number(),
+  groupSize: z.int(),
+});
+
+export const runView = z.object({
+  model: z.string(),
+  stats: statsView,
+  /** Flips since the previous verifier: counts of fail → pass and pass → fail. */
+  flips: z.optional(z.object({ gained: z.int(), lost: z.int() })),
+  /** Why sampling stopped early, when it did. */
+  error: z.optional(z.string()),
+  /** False when the task's text changed since these samples were verified. */
+  fresh: z.boolean(),
+});
+
 export const taskView = z.object({
   id: z.string(),
   file: z.string(),
   messages: z.array(z.object({ role: z.string(), content: z.string() })),
-  verifier: z.object({ kind: z.string(), summary: z.string(), params: z.string() }),
+  verifier: z.object({ kind: z.string(), summary: z.string() }),
+  form: z.array(formRow),
   cases: z.array(caseView),
+  run: z.optional(runView),
+  samples: z.array(sampleView),
 });
 
 export const toPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('task'), task: taskView }),
   z.object({ type: z.literal('empty'), reason: z.string() }),
+  /** New samples while sampling: appended to the list as they arrive. */
+  z.object({ type: z.literal('samples'), task: z.string(), samples: z.array(sampleView), done: z.int(), total: z.int() }),
+  /** What the host is doing (sampling, re-verifying), or null when idle. */
+  z.object({ type: z.literal('busy'), what: z.nullable(z.string()), cancellable: z.boolean() }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: z.string() }),
 ]);
 
 export const fromPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('runCases') }),
   z.object({ type: z.literal('revealCase'), index: z.int().check(z.minimum(0)) }),
+  /** Sets the scalar at `path` to `value`; `old` is what the panel showed, to detect a file that changed. */
+  z.object({ type: z.literal('edit'), task: z.string(), path: nodePath, old: scalar, value: scalar }),
+  /** Appends an item (an instruction id, a verifier kind, or an empty entry) to the list at `path`. */
+  z.object({ type: z.literal('addItem'), task: z.string(), path: nodePath, item: z.string().check(z.maxLength(200)) }),
+  z.object({ type: z.literal('removeItem'), task: z.string(), path: nodePath }),
+  z.object({ type: z.literal('addCase'), task: z.string(), sample: z.int().check(z.minimum(0)), expect: z.enum(['pass', 'fail']) }),
+  /** `resample` replaces the samples with fresh ones; `more` adds as many again. */
+  z.object({ type: z.literal('sample'), task: z.string(), mode: z.enum(['resample', 'more']) }),
+  z.object({ type: z.literal('cancel') }),
 ]);
 
 export type TaskView = z.infer<typeof taskView>;
 export type CaseView = z.infer<typeof caseView>;
+export type FormRow = z.infer<typeof formRow>;
+export type SampleView = z.infer<typeof sampleView>;
+export type StatsView = z.infer<typeof statsView>;
+export type RunView = z.infer<typeof runView>;
+export type NodePath = z.infer<typeof nodePath>;
+export type Scalar = z.infer<typeof scalar>;
 export type ToPanel = z.infer<typeof toPanel>;
 export type FromPanel = z.infer<typeof fromPanel>;

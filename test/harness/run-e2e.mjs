@@ -57,6 +57,15 @@ async function until(page, what, fn, timeout) {
   }
 }
 
+/** The task panel's page: code-server puts a webview in an iframe that holds the page's own iframe. */
+const panelFrame = (page) => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+
+/** The text that decorations draw after lines (CSS ::after content), which the DOM does not hold. */
+const decorationTexts = (page) => page.evaluate(() =>
+  [...document.querySelectorAll('.monaco-editor .view-line span')]
+    .map((el) => getComputedStyle(el, '::after').content)
+    .filter((c) => c && c !== 'none' && c !== 'normal'));
+
 /** Clicks a file in the Explorer and waits for its editor tab to be the active one. */
 async function openFromExplorer(/** @type {Ctx} */ { page, timeout }, name) {
   const row = page.locator('.explorer-folders-view .monaco-list-row')
@@ -153,17 +162,57 @@ const STEPS = [
       const t0 = Date.now();
       let seen = [];
       while (Date.now() - t0 < ctx.timeout) {
-        seen = await ctx.page.evaluate(() =>
-          [...document.querySelectorAll('.monaco-editor .view-line span')]
-            .map((el) => getComputedStyle(el, '::after').content)
-            .filter((c) => c && c !== 'none' && c !== 'normal'),
-        );
+        seen = await decorationTexts(ctx.page);
         if (seen.some((c) => want.test(c))) break;
         await ctx.page.waitForTimeout(250);
       }
       if (!seen.some((c) => want.test(c))) throw new Error(`no pass-rate summary among the decorations: ${JSON.stringify(seen)}`);
       const lenses = (await editor(ctx.page).locator('.codelens-decoration').allTextContents()).flatMap((t) => t.split('|').map((x) => x.trim()));
       if (!lenses.some((t) => t.startsWith('Run cases'))) throw new Error(`no cases lens among ${lenses.join(' | ')}`);
+    },
+  },
+  {
+    name: 'the task panel opens beside the editor with the samples of a run',
+    async run(ctx) {
+      await openFromExplorer(ctx, 'panel.vtask');
+      const ed = editor(ctx.page);
+      await ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' }).first().click({ timeout: ctx.timeout });
+      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().waitFor({ timeout: ctx.timeout });
+      // The inline summary shows once the run is in.
+      await until(ctx.page, 'the run to finish', async () => (await decorationTexts(ctx.page)).some((t) => /4\/8 pass/.test(t)), ctx.timeout);
+      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().click();
+      const frame = panelFrame(ctx.page);
+      await frame.locator('h1', { hasText: 'panel/short-sea' }).waitFor({ timeout: ctx.timeout });
+      await frame.locator('.sample').first().waitFor({ timeout: ctx.timeout });
+      const summary = await frame.locator('.run-summary').innerText();
+      if (!/4\/8 pass/.test(summary)) throw new Error(`the panel's summary is ${summary}`);
+    },
+  },
+  {
+    name: 'changing a constraint in the form edits the file and flips verdicts',
+    needs: 'the task panel opens beside the editor with the samples of a run',
+    async run(ctx) {
+      const frame = panelFrame(ctx.page);
+      const input = frame.getByLabel('num_words', { exact: true });
+      await input.fill('8');
+      await input.press('Tab');
+      // The panel has the focus, so the text editor is in the group beside the active one.
+      await ctx.page.locator('.monaco-editor .view-line', { hasText: 'num_words: 8 }' }).first().waitFor({ timeout: ctx.timeout });
+      await frame.locator('.flips', { hasText: '2 fail → pass, 0 pass → fail' }).waitFor({ timeout: ctx.timeout });
+      await frame.locator('button.filter[data-filter="flipped"]').click();
+      await until(ctx.page, 'two flipped samples in the list', async () => (await frame.locator('.sample').count()) === 2, ctx.timeout);
+    },
+  },
+  {
+    name: 'a sample is added to the task as a case',
+    needs: 'changing a constraint in the form edits the file and flips verdicts',
+    async run(ctx) {
+      const frame = panelFrame(ctx.page);
+      await frame.locator('.sample').first().click();
+      await frame.locator('.detail pre.answer', { hasText: 'The sea is wide and grey today.' }).waitFor({ timeout: ctx.timeout });
+      await frame.locator('.detail button', { hasText: 'expect pass' }).click();
+      await ctx.page.locator('.monaco-editor .view-line', { hasText: '- response: The sea is wide and grey today.' }).first().waitFor({ timeout: ctx.timeout });
+      await until(ctx.page, 'the new case in the panel, run and passing', async () => (await frame.locator('.case.ok').count()) === 2, ctx.timeout);
     },
   },
   {
@@ -210,7 +259,9 @@ await runMain(async () => {
   fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
   // A model for Run verifier: the project's OpenAI-compatible test server, right half the time.
   const { OpenAIServer } = createRequire(import.meta.url)(path.join(REPO, 'out/test/support/openaiServer.js'));
-  const model = new OpenAIServer({ answer: (c) => (c.index % 2 === 0 ? 'so \\boxed{42}' : '\\boxed{41}') });
+  // The task panel's sea task gets answers of 4, 7, 8 and 2 words: two in four under 6 words.
+  const sea = ['The sea is calm.', 'The sea is wide and grey today.', 'The sea is calm and very grey now.', 'Calm sea.'];
+  const model = new OpenAIServer({ answer: (c) => (/sea/.test(c.prompt) ? sea[c.index % sea.length] : c.index % 2 === 0 ? 'so \\boxed{42}' : '\\boxed{41}') });
   await model.listen();
   onCleanup(() => model.close());
   const server = await startCodeServer({

@@ -1,15 +1,49 @@
-// The task panel in a real VS Code: it follows the cursor and runs the task's cases.
+// The task panel in a real VS Code: it follows the cursor, its form writes back into the file as
+// undoable edits, a verifier change re-verifies cached samples and reports what flipped, and a
+// sample becomes a case. Messages go through the same handler the webview's messages reach.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { OpenAIServer } from '../support/openaiServer';
 import { open, positionOf } from './helpers';
 
 interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
+  readonly lastView: { run?: { stats: { passed: number; samples: number }; flips?: { gained: number; lost: number } }; samples: { index: number; pass: boolean; flip?: string }[]; cases: { ok?: boolean; expected: string }[]; form: { type: string; path: (string | number)[] }[] } | undefined;
   runCases(): Promise<{ ok: boolean; verdict: { reason: string } }[] | undefined>;
   follow(editor: vscode.TextEditor | undefined): void;
+  refresh(): Promise<unknown>;
+  handle(message: unknown): Promise<void>;
 }
 
+interface Api {
+  results(uri: vscode.Uri, taskId: string): { run?: { stats: { passed: number } } } | undefined;
+}
+
+// 4, 7, 8 and 2 words: under the limit of 6, two of every four pass.
+const ANSWERS = ['The sea is calm.', 'The sea is wide and grey today.', 'The sea is calm and very grey now.', 'Calm sea.'];
+const TASK = 'panel/short-sea';
+const NUM_WORDS = ['verify', 'constraints', 0, 'length_constraints:number_words', 'num_words'];
+
 suite('task panel', () => {
+  const server = new OpenAIServer({ answer: (ctx) => ANSWERS[ctx.index % ANSWERS.length] ?? '' });
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-panel-cache-'));
+  let api: Api;
+
+  suiteSetup(async () => {
+    await server.listen();
+    const config = vscode.workspace.getConfiguration('vtask');
+    await config.update('models', { test: { base_url: server.url, model: 'test-model' } }, vscode.ConfigurationTarget.Global);
+    await config.update('model', 'test', vscode.ConfigurationTarget.Global);
+    await config.update('cacheDir', cacheDir, vscode.ConfigurationTarget.Global);
+    api = (await vscode.extensions.getExtension('vtask.vtask')?.activate()) as Api;
+  });
+  suiteTeardown(async () => {
+    await server.close();
+  });
+
   test('follows the task under the cursor and runs its cases', async () => {
     const editor = await open('editing.vtask');
     const at = positionOf(editor.document, 'What is 6 * 7?', true);
@@ -22,6 +56,60 @@ suite('task panel', () => {
     editor.selection = new vscode.Selection(other, other);
     panel.follow(editor);
     assert.equal(panel.task?.id, 'edit/code');
-    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('a form edit writes one node back, re-verifies the cached samples and shows the flips', async () => {
+    const editor = await open('panel.vtask');
+    const doc = editor.document;
+    const at = positionOf(doc, 'Describe the sea', true);
+    editor.selection = new vscode.Selection(at, at);
+    await vscode.commands.executeCommand('vtask.runTask', doc.uri, TASK);
+    const requests = server.samplingRequests.length;
+    const panel = await vscode.commands.executeCommand<PanelForTests>('vtask.openPanel');
+    panel.follow(editor);
+    await panel.refresh();
+    assert.equal(panel.task?.id, TASK);
+    assert.deepEqual([panel.lastView?.run?.stats.passed, panel.lastView?.run?.stats.samples], [4, 8]);
+    assert.ok(panel.lastView?.form.some((r) => r.type === 'field' && JSON.stringify(r.path) === JSON.stringify(NUM_WORDS)));
+
+    const before = doc.getText();
+    await panel.handle({ type: 'edit', task: TASK, path: NUM_WORDS, old: 6, value: 8 });
+    assert.equal(doc.getText(), before.replace('num_words: 6 }', 'num_words: 8 }'), 'only the number changed; the comment and layout are kept');
+    await panel.refresh();
+    // The 7-word answers (samples 1 and 5) now pass; no model was asked.
+    assert.deepEqual(panel.lastView?.run?.flips, { gained: 2, lost: 0 });
+    assert.deepEqual(panel.lastView?.samples.filter((s) => s.flip).map((s) => [s.index, s.flip]), [[1, 'gained'], [5, 'gained']]);
+    assert.equal(api.results(doc.uri, TASK)?.run?.stats.passed, 6, 'the lenses and decorations see the new verdicts');
+    assert.equal(server.samplingRequests.length, requests);
+
+    // A value that changed underneath is never overwritten.
+    await panel.handle({ type: 'edit', task: TASK, path: NUM_WORDS, old: 6, value: 3 });
+    assert.ok(doc.getText().includes('num_words: 8 }'));
+
+    // The edit is undoable like typing.
+    await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+    await vscode.commands.executeCommand('undo');
+    assert.equal(doc.getText(), before);
+  });
+
+  test('a sample becomes a case; constraints are removed and added from the form', async () => {
+    const editor = await open('panel.vtask');
+    const doc = editor.document;
+    const panel = await vscode.commands.executeCommand<PanelForTests>('vtask.openPanel');
+    panel.follow(editor);
+    await panel.refresh();
+    await panel.handle({ type: 'addCase', task: TASK, sample: 1, expect: 'fail' });
+    const text = doc.getText();
+    assert.match(text, /- response: The sea is wide and grey today\.\n\s+expect: fail\n/);
+    assert.ok(text.indexOf('expect: fail') < text.indexOf('panel/after'), 'the case is added to its own task');
+    assert.deepEqual(panel.lastView?.cases.map((c) => [c.expected, c.ok]), [['pass', true], ['fail', true]]);
+
+    await panel.handle({ type: 'removeItem', task: TASK, path: ['verify', 'constraints', 1] });
+    assert.ok(!doc.getText().includes('- punctuation:no_comma'));
+    await panel.handle({ type: 'addItem', task: TASK, path: ['verify', 'constraints'], item: 'punctuation:no_comma' });
+    assert.ok(doc.getText().includes('- punctuation:no_comma'));
+    // A malformed message is ignored.
+    await panel.handle({ type: 'edit', task: TASK, path: 'verify', value: {} });
+    await vscode.commands.executeCommand('workbench.action.files.revert');
   });
 });

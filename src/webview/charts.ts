@@ -1,0 +1,75 @@
+import { el, pct, svg } from './dom';
+import type { SampleView, StatsView } from './protocol';
+
+const W = 220;
+const H = 90;
+const PAD = 18;
+
+/** Ten score bins; bin 9 also holds 1.0. Pass/fail verifiers fill only the two ends. */
+export function scoreBins(samples: readonly SampleView[]): { passed: number[]; failed: number[] } {
+  const passed = new Array<number>(10).fill(0);
+  const failed = new Array<number>(10).fill(0);
+  for (const s of samples) {
+    const bin = Math.min(9, Math.max(0, Math.floor(s.score * 10)));
+    const counts = s.pass ? passed : failed;
+    counts[bin] = (counts[bin] ?? 0) + 1;
+  }
+  return { passed, failed };
+}
+
+/** A histogram of scores, passing samples stacked over failing ones. */
+export function histogram(samples: readonly SampleView[]): HTMLElement {
+  const { passed, failed } = scoreBins(samples);
+  const max = Math.max(1, ...passed.map((p, i) => p + (failed[i] ?? 0)));
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', class: 'chart histogram' });
+  chart.setAttribute('aria-label', `Score histogram: ${passed.map((p, i) => `${i / 10}–${(i + 1) / 10}: ${p + (failed[i] ?? 0)}`).join(', ')}`);
+  const bw = (W - PAD) / 10;
+  for (let i = 0; i < 10; i++) {
+    const f = failed[i] ?? 0;
+    const p = passed[i] ?? 0;
+    const hf = ((H - PAD) * f) / max;
+    const hp = ((H - PAD) * p) / max;
+    const x = PAD + i * bw + 1;
+    if (f) chart.append(svg('rect', { x, y: H - PAD - hf, width: bw - 2, height: hf, class: 'bar fail' }));
+    if (p) chart.append(svg('rect', { x, y: H - PAD - hf - hp, width: bw - 2, height: hp, class: 'bar pass' }));
+    const title = svg('title');
+    title.textContent = `score ${i / 10}–${(i + 1) / 10}: ${p} pass, ${f} fail`;
+    chart.lastChild?.appendChild(title);
+  }
+  chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }));
+  for (const [x, label] of [[PAD, '0'], [W - 6, '1']] as const) {
+    const t = svg('text', { x, y: H - 4, class: 'tick' });
+    t.textContent = label;
+    chart.append(t);
+  }
+  return figure('Scores', chart);
+}
+
+/** pass@k against k on a log scale: how likely one of k samples passes. */
+export function passAtKCurve(stats: StatsView): HTMLElement {
+  const points = stats.passAtK.filter(([, v]) => Number.isFinite(v));
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', class: 'chart passk' });
+  chart.setAttribute('aria-label', `pass@k: ${points.map(([k, v]) => `k=${k} ${pct(v)}`).join(', ')}`);
+  const maxK = Math.max(1, ...points.map(([k]) => k));
+  const x = (k: number): number => PAD + ((W - PAD - 6) * Math.log2(k)) / Math.max(1, Math.log2(maxK));
+  const y = (v: number): number => H - PAD - (H - PAD - 6) * v;
+  chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }), svg('line', { x1: PAD, y1: 6, x2: PAD, y2: H - PAD, class: 'axis' }));
+  if (points.length) chart.append(svg('polyline', { points: points.map(([k, v]) => `${x(k)},${y(v)}`).join(' '), class: 'curve' }));
+  for (const [k, v] of points) {
+    const dot = svg('circle', { cx: x(k), cy: y(v), r: 2.5, class: 'dot' });
+    const title = svg('title');
+    title.textContent = `pass@${k} = ${v.toFixed(3)}`;
+    dot.append(title);
+    chart.append(dot);
+    const t = svg('text', { x: x(k) - 3, y: H - 4, class: 'tick' });
+    t.textContent = String(k);
+    chart.append(t);
+  }
+  return figure('pass@k', chart);
+}
+
+function figure(caption: string, chart: SVGElement): HTMLElement {
+  const f = el('figure', 'chart-box');
+  f.append(chart, el('figcaption', undefined, caption));
+  return f;
+}

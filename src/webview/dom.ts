@@ -1,0 +1,40 @@
+// Small DOM helpers. Text is only ever set with textContent, never parsed as HTML, so model
+// output such as `<img src=x onerror=...>` stays text.
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** A codicon (the icon font VS Code uses), hidden from screen readers: labels carry meaning. */
+export function icon(name: string): HTMLElement {
+  const i = el('span', `codicon codicon-${name}`);
+  i.setAttribute('aria-hidden', 'true');
+  return i;
+}
+
+/** A button with an icon and a label (or an icon-only button with the label as its tooltip). */
+export function button(label: string, iconName: string | undefined, onClick: () => void, options: { iconOnly?: boolean; className?: string } = {}): HTMLButtonElement {
+  const b = el('button', options.className);
+  b.type = 'button';
+  if (iconName) b.append(icon(iconName));
+  if (options.iconOnly) {
+    b.title = label;
+    b.setAttribute('aria-label', label);
+    b.classList.add('icon-button');
+  } else b.append(el('span', undefined, label));
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+export const pct = (x: number): string => `${Math.round(x * 100)}%`;
