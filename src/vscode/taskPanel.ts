@@ -159,8 +159,15 @@ export class TaskPanel implements vscode.Disposable {
     }
     let shown = this.runs.get(key);
     if (shown && spec && verdictInputs(spec) !== verdictInputs(shown.run.task) && shown.run.samples.length) {
-      await this.post({ type: 'busy', what: `Re-verifying ${shown.run.samples.length} samples…`, cancellable: false });
-      const r = await reverify(spec, shown.run, { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted });
+      // Say so only when it takes a while (code verifiers), so quick ones do not flicker.
+      let said = false;
+      const count = shown.run.samples.length;
+      const slow = setTimeout(() => {
+        said = true;
+        void this.post({ type: 'busy', what: `Re-verifying ${count} samples…`, cancellable: false });
+      }, 150);
+      const r = await reverify(spec, shown.run, { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted }).finally(() => clearTimeout(slow));
+      if (said) await this.post({ type: 'busy', what: null, cancellable: false });
       const fresh = shown.fresh && requestInputs(spec) === requestInputs(shown.run.task);
       shown = { run: r.run, flips: r, fresh };
       this.runs.set(key, shown);
@@ -169,7 +176,6 @@ export class TaskPanel implements vscode.Disposable {
         this.seen.set(key, r.run);
         this.s.results.setRun(doc.uri, entry.id, taskHash(file, entry), r.run);
       }
-      await this.post({ type: 'busy', what: null, cancellable: false });
     } else if (shown && spec && requestInputs(spec) !== requestInputs(shown.run.task)) {
       shown = { ...shown, fresh: false };
     }

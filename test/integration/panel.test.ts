@@ -108,6 +108,16 @@ suite('task panel', () => {
     assert.ok(!doc.getText().includes('- punctuation:no_comma'));
     await panel.handle({ type: 'addItem', task: TASK, path: ['verify', 'constraints'], item: 'punctuation:no_comma' });
     assert.ok(doc.getText().includes('- punctuation:no_comma'));
+    // More samples: as many again, only the new ones requested; Resample: all fresh.
+    const requests = server.samplingRequests.length;
+    await panel.handle({ type: 'sample', task: TASK, mode: 'more' });
+    await panel.refresh();
+    assert.equal(panel.lastView?.samples.length, 16);
+    assert.equal(server.samplingRequests.length, requests + 1);
+    await panel.handle({ type: 'sample', task: TASK, mode: 'resample' });
+    await panel.refresh();
+    assert.equal(panel.lastView?.samples.length, 16);
+    assert.ok(server.samplingRequests.length > requests + 1);
     // A malformed message is ignored.
     await panel.handle({ type: 'edit', task: TASK, path: 'verify', value: {} });
     await vscode.commands.executeCommand('workbench.action.files.revert');
