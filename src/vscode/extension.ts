@@ -50,6 +50,11 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       }),
       ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, log, runner, tests, results, models }),
       { dispose: () => TaskPanel.current?.dispose() },
+      vscode.window.registerWebviewPanelSerializer(TaskPanel.viewType, {
+        deserializeWebviewPanel: async (panel, state) => {
+          TaskPanel.revive(panel, context.extensionUri, { documents, results, runner, log }, state);
+        },
+      }),
     );
     log.info(`vtask ${version} activated`);
     return {

@@ -14,6 +14,8 @@ import { taskHash, type ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
 
+const SUPERSEDED = Symbol('superseded');
+
 /** Refreshes wait this long after the last change, so typing in the file is not slowed. */
 const REFRESH_DELAY_MS = 40;
 
@@ -44,7 +46,9 @@ export class TaskPanel implements vscode.Disposable {
   /** The store's run each shown run came from, to tell a new sampling run from our own writes. */
   private readonly seen = new Map<string, TaskRunResult>();
   private chain: Promise<unknown> = Promise.resolve();
-  private queued: Promise<TaskView | undefined> | undefined;
+  private queued: Promise<TaskView | undefined | typeof SUPERSEDED> | undefined;
+  private latest: Promise<TaskView | undefined | typeof SUPERSEDED> = Promise.resolve(undefined);
+  private reverifying: AbortController | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sampling: { uri: vscode.Uri; id: string } | undefined;
   /** The last view posted, for tests. */
@@ -55,15 +59,37 @@ export class TaskPanel implements vscode.Disposable {
       TaskPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
       return TaskPanel.current;
     }
-    const panel = vscode.window.createWebviewPanel('vtask.task', 'vtask task', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+    const panel = vscode.window.createWebviewPanel(TaskPanel.viewType, 'vtask task', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, TaskPanel.options(extensionUri));
+    TaskPanel.current = new TaskPanel(panel, extensionUri, services);
+    return TaskPanel.current;
+  }
+
+  static readonly viewType = 'vtask.task';
+
+  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
       enableScripts: true,
       // The page keeps its own state (setState) and is rebuilt when shown again.
       retainContextWhenHidden: false,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'out'), vscode.Uri.joinPath(extensionUri, 'media')],
-    });
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'gutter-mixed.svg');
-    TaskPanel.current = new TaskPanel(panel, extensionUri, services);
-    return TaskPanel.current;
+    };
+  }
+
+  /** Brings back a panel that was open when VS Code closed, on the task it showed. */
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, services: PanelServices, state: unknown): TaskPanel {
+    TaskPanel.current?.dispose();
+    panel.webview.options = TaskPanel.options(extensionUri);
+    const p = (TaskPanel.current = new TaskPanel(panel, extensionUri, services));
+    const task = (state as { task?: { uri?: unknown; id?: unknown } } | undefined)?.task;
+    if (typeof task?.uri === 'string' && typeof task.id === 'string') {
+      const uri = vscode.Uri.parse(task.uri);
+      const id = task.id;
+      void vscode.workspace.openTextDocument(uri).then(
+        () => p.show(uri, id),
+        () => undefined,
+      );
+    }
+    return p;
   }
 
   private constructor(
@@ -71,6 +97,7 @@ export class TaskPanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     private readonly s: PanelServices,
   ) {
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'gutter-mixed.svg');
     panel.webview.html = html(panel.webview, extensionUri);
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
@@ -133,17 +160,28 @@ export class TaskPanel implements vscode.Disposable {
    * one at a time, each on the latest text, and a refresh asked for while one waits joins it.
    */
   refresh(): Promise<TaskView | undefined> {
-    if (this.queued) return this.queued;
-    const next = this.chain.then(() => {
-      this.queued = undefined;
-      return this.render();
-    });
-    this.queued = next;
-    this.chain = next.catch(() => undefined);
-    return next;
+    if (!this.queued) {
+      // A slow re-verification (code runs each sample) gives way to the newer text.
+      this.reverifying?.abort();
+      const next = this.chain.then(() => {
+        this.queued = undefined;
+        return this.render().catch((e: unknown) => {
+          this.s.log.error(e instanceof Error ? e : String(e));
+          return undefined;
+        });
+      });
+      this.queued = this.latest = next;
+      this.chain = next.catch(() => undefined);
+    }
+    return this.settle(this.queued);
   }
 
-  private async render(): Promise<TaskView | undefined> {
+  /** The view a refresh ends with: a superseded one ends with the refresh that replaced it. */
+  private settle(p: Promise<TaskView | undefined | typeof SUPERSEDED>): Promise<TaskView | undefined> {
+    return p.then((v) => (v === SUPERSEDED ? this.settle(this.latest) : v));
+  }
+
+  private async render(): Promise<TaskView | undefined | typeof SUPERSEDED> {
     const at = this.locate();
     if (!at) {
       await this.post({ type: 'empty', reason: 'Put the cursor in a task of a .vtask file to see it here.' });
@@ -166,8 +204,11 @@ export class TaskPanel implements vscode.Disposable {
         said = true;
         void this.post({ type: 'busy', what: `Re-verifying ${count} samples…`, cancellable: false });
       }, 150);
-      const r = await reverify(spec, shown.run, { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted }).finally(() => clearTimeout(slow));
+      const abort = (this.reverifying = new AbortController());
+      const r = await reverify(spec, shown.run, { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted, signal: abort.signal }).finally(() => clearTimeout(slow));
       if (said) await this.post({ type: 'busy', what: null, cancellable: false });
+      // Superseded: the refresh queued behind this one verifies the newer verifier.
+      if (abort.signal.aborted) return SUPERSEDED;
       const fresh = shown.fresh && requestInputs(spec) === requestInputs(shown.run.task);
       shown = { run: r.run, flips: r, fresh };
       this.runs.set(key, shown);
@@ -180,7 +221,7 @@ export class TaskPanel implements vscode.Disposable {
       shown = { ...shown, fresh: false };
     }
     const cases = stored && stored.textHash === taskHash(file, entry) ? stored.cases : undefined;
-    const view = panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown);
+    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown), uri: doc.uri.toString() };
     this.lastView = view;
     await this.post({ type: 'task', task: view });
     return view;

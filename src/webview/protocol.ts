@@ -85,6 +85,8 @@ export const runView = z.object({
 export const taskView = z.object({
   id: z.string(),
   file: z.string(),
+  /** The file's URI, so a panel restored after a reload can find its task again. */
+  uri: z.optional(z.string()),
   messages: z.array(z.object({ role: z.string(), content: z.string() })),
   verifier: z.object({ kind: z.string(), summary: z.string() }),
   form: z.array(formRow),
