@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 /** Opens a file of the test workspace in an editor. */
@@ -33,4 +36,24 @@ export function positionOf(doc: vscode.TextDocument, marker: string, before = fa
   const i = doc.getText().indexOf(marker);
   if (i === -1) throw new Error(`marker not found: ${marker}`);
   return doc.positionAt(before ? i : i + marker.length);
+}
+
+/**
+ * Starts a model server for a suite and makes it the active model, with a fresh cache folder;
+ * resolves to the extension's API. The server closes when the suite ends.
+ */
+export function useModelServer<Api>(server: { listen(): Promise<unknown>; close(): Promise<unknown>; readonly url: string }): { api: () => Api } {
+  let api: Api | undefined;
+  suiteSetup(async () => {
+    await server.listen();
+    const config = vscode.workspace.getConfiguration('vtask');
+    await config.update('models', { test: { base_url: server.url, model: 'test-model' } }, vscode.ConfigurationTarget.Global);
+    await config.update('model', 'test', vscode.ConfigurationTarget.Global);
+    await config.update('cacheDir', fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache-')), vscode.ConfigurationTarget.Global);
+    api = (await vscode.extensions.getExtension('vtask.vtask')?.activate()) as Api;
+  });
+  suiteTeardown(async () => {
+    await server.close();
+  });
+  return { api: () => api as Api };
 }

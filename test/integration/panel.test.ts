@@ -2,12 +2,9 @@
 // undoable edits, a verifier change re-verifies cached samples and reports what flipped, and a
 // sample becomes a case. Messages go through the same handler the webview's messages reach.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAIServer } from '../support/openaiServer';
-import { open, positionOf } from './helpers';
+import { open, positionOf, useModelServer } from './helpers';
 
 interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
@@ -29,33 +26,24 @@ const NUM_WORDS = ['verify', 'constraints', 0, 'length_constraints:number_words'
 
 suite('task panel', () => {
   const server = new OpenAIServer({ answer: (ctx) => ANSWERS[ctx.index % ANSWERS.length] ?? '' });
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-panel-cache-'));
+  const models = useModelServer<Api>(server);
   let api: Api;
-
-  suiteSetup(async () => {
-    await server.listen();
-    const config = vscode.workspace.getConfiguration('vtask');
-    await config.update('models', { test: { base_url: server.url, model: 'test-model' } }, vscode.ConfigurationTarget.Global);
-    await config.update('model', 'test', vscode.ConfigurationTarget.Global);
-    await config.update('cacheDir', cacheDir, vscode.ConfigurationTarget.Global);
-    api = (await vscode.extensions.getExtension('vtask.vtask')?.activate()) as Api;
-  });
-  suiteTeardown(async () => {
-    await server.close();
+  suiteSetup(() => {
+    api = models.api();
   });
 
   test('follows the task under the cursor and runs its cases', async () => {
-    const editor = await open('editing.vtask');
-    const at = positionOf(editor.document, 'What is 6 * 7?', true);
+    const editor = await open('panel.vtask');
+    const at = positionOf(editor.document, 'Describe the sea', true);
     editor.selection = new vscode.Selection(at, at);
     const panel = await vscode.commands.executeCommand<PanelForTests>('vtask.openPanel');
-    assert.equal(panel.task?.id, 'edit/math');
+    assert.equal(panel.task?.id, TASK);
     const results = await panel.runCases();
     assert.deepEqual(results?.map((r) => r.ok), [true]);
-    const other = positionOf(editor.document, 'Add two numbers', true);
+    const other = positionOf(editor.document, 'What is 6 * 7?', true);
     editor.selection = new vscode.Selection(other, other);
     panel.follow(editor);
-    assert.equal(panel.task?.id, 'edit/code');
+    assert.equal(panel.task?.id, 'panel/after');
   });
 
   test('a form edit writes one node back, re-verifies the cached samples and shows the flips', async () => {

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAIServer } from '../support/openaiServer';
-import { open } from './helpers';
+import { open, useModelServer } from './helpers';
 
 interface Api {
   restore(doc: vscode.TextDocument): Promise<number>;
@@ -17,19 +17,10 @@ interface Api {
 suite('run verifier', () => {
   // Even answers are right, odd ones wrong: a pass rate of one half.
   const server = new OpenAIServer({ answer: (ctx) => (ctx.index % 2 === 0 ? 'so \\boxed{42}' : '\\boxed{41}') });
+  const models = useModelServer<Api>(server);
   let api: Api;
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache-'));
-
-  suiteSetup(async () => {
-    await server.listen();
-    const config = vscode.workspace.getConfiguration('vtask');
-    await config.update('models', { test: { base_url: server.url, model: 'test-model' } }, vscode.ConfigurationTarget.Global);
-    await config.update('model', 'test', vscode.ConfigurationTarget.Global);
-    await config.update('cacheDir', cacheDir, vscode.ConfigurationTarget.Global);
-    api = (await vscode.extensions.getExtension('vtask.vtask')?.activate()) as Api;
-  });
-  suiteTeardown(async () => {
-    await server.close();
+  suiteSetup(() => {
+    api = models.api();
   });
 
   test('lenses over every task and at the top', async () => {
