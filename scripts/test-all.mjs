@@ -1,6 +1,7 @@
 // `npm test`: every check of the project, in order, each stage's output streamed as it runs:
 //   lint, typecheck, build (when out/ is missing or older than its sources), unit tests
-//   (node --test over out/test/{core,cli,grammar}/**/*.test.js), integration tests in a real
+//   (node --test over out/test/{core,cli,grammar}/**/*.test.js), the task panel in Chromium on
+//   a static page (node --test over test/browser/*.test.mjs), integration tests in a real
 //   VS Code (test/harness/run-integration.mjs), end-to-end in the browser (run-e2e.mjs).
 // Then a table of each stage's counts and, last, one line `N passed, N failed` summing them all
 // (lint, typecheck and build count as one check each). Exit 1 if anything failed.
@@ -126,6 +127,31 @@ const STAGES = [
       let failed = count('fail') + count('cancelled');
       if (code !== 0 && failed === 0) failed = 1;
       return { passed, failed, note: `${files.length} files` };
+    },
+  },
+  {
+    // The task panel's page in Chromium, without VS Code: skipped only when there is no Chromium.
+    name: 'browser',
+    async run() {
+      if (buildFailed) return { passed: 0, failed: 1, note: 'build failed' };
+      const chromium = process.env.VTASK_CHROMIUM || '/usr/bin/chromium';
+      if (!fs.existsSync(chromium)) {
+        console.log(`no Chromium at ${chromium} (set VTASK_CHROMIUM): skipped`);
+        return { passed: 0, failed: 0, note: 'skipped: no Chromium' };
+      }
+      const files = walk(path.join(ROOT, 'test/browser'), /\.test\.mjs$/);
+      if (!files.length) return { passed: 0, failed: 0, note: 'no test files' };
+      const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-browser-')), 'browser.tap');
+      const { code } = await run(process.execPath, ['--test',
+        '--test-reporter=spec', '--test-reporter-destination=stdout',
+        '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files]);
+      const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
+      fs.rmSync(path.dirname(tap), { recursive: true, force: true });
+      const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
+      const passed = count('pass');
+      let failed = count('fail') + count('cancelled');
+      if (code !== 0 && failed === 0) failed = 1;
+      return { passed, failed, note: count('skipped') ? `${count('skipped')} skipped` : `${files.length} files` };
     },
   },
   {

@@ -30,11 +30,15 @@ export function histogram(samples: readonly SampleView[]): HTMLElement {
     const hf = ((H - PAD) * f) / max;
     const hp = ((H - PAD) * p) / max;
     const x = PAD + i * bw + 1;
-    if (f) chart.append(svg('rect', { x, y: H - PAD - hf, width: bw - 2, height: hf, class: 'bar fail' }));
-    if (p) chart.append(svg('rect', { x, y: H - PAD - hf - hp, width: bw - 2, height: hp, class: 'bar pass' }));
+    if (!f && !p) continue;
+    // One group per bin, so the tooltip covers both of its parts.
+    const bin = svg('g');
     const title = svg('title');
     title.textContent = `score ${i / 10}–${(i + 1) / 10}: ${p} pass, ${f} fail`;
-    chart.lastChild?.appendChild(title);
+    bin.append(title);
+    if (f) bin.append(svg('rect', { x, y: H - PAD - hf, width: bw - 2, height: hf, class: 'bar fail' }));
+    if (p) bin.append(svg('rect', { x, y: H - PAD - hf - hp, width: bw - 2, height: hp, class: 'bar pass' }));
+    chart.append(bin);
   }
   chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }));
   for (const [x, label] of [[PAD, '0'], [W - 6, '1']] as const) {

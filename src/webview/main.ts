@@ -3,7 +3,7 @@
 import { passAtKCurve, histogram } from './charts';
 import { button, el, icon, pct } from './dom';
 import { renderForm } from './form';
-import { toPanel, type FromPanel, type TaskView, type ToPanel } from './protocol';
+import { toPanel, type FromPanel, type SampleView, type TaskView, type ToPanel } from './protocol';
 import { initialListState, SampleList, type ListState } from './sampleList';
 
 interface VsCodeApi {
@@ -25,6 +25,8 @@ const root = document.getElementById('root') as HTMLElement;
 const status = el('div', 'status');
 status.setAttribute('role', 'status');
 status.setAttribute('aria-live', 'polite');
+/** Samples so far while sampling, beside what the host said it is doing. */
+const progress = el('span', 'progress');
 const notice = el('div', 'notice');
 notice.setAttribute('role', 'alert');
 root.before(status, notice);
@@ -79,9 +81,17 @@ function section(title: string, id: string, open = true): { box: HTMLElement; bo
   return { box, body, summary };
 }
 
+/** Fields typed into since they last committed. */
+const uncommitted = new WeakSet<EventTarget>();
+document.addEventListener('input', (e) => e.target && uncommitted.add(e.target), true);
+document.addEventListener('change', (e) => e.target && uncommitted.delete(e.target), true);
+
 function render(task: TaskView): void {
   // Keep keyboard focus where it was: after an edit the form comes back re-rendered.
-  const focused = (document.activeElement as HTMLElement | null)?.dataset?.path;
+  const active = document.activeElement as HTMLElement | null;
+  const focused = active?.dataset?.path;
+  // Text typed into a field and not committed yet (fields commit on Enter or blur) is kept too.
+  const draft = (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) && uncommitted.has(active) && document.hasFocus() ? active.value : undefined;
   if (state.task?.id !== task.id) state.list = { ...initialListState(), filter: state.list.filter, sort: state.list.sort };
   state.task = task;
   save();
@@ -102,7 +112,14 @@ function render(task: TaskView): void {
 
   renderCases(task);
   renderSamples(task);
-  if (focused) document.querySelector<HTMLElement>(`[data-path="${CSS.escape(focused)}"]`)?.focus();
+  const again = focused ? document.querySelector<HTMLElement>(`[data-path="${CSS.escape(focused)}"]`) : null;
+  again?.focus();
+  if (again && draft !== undefined && (again instanceof HTMLInputElement || again instanceof HTMLTextAreaElement) && again.value !== draft) {
+    // Typed in as the author would (setting .value would not count as an edit: Enter or
+    // leaving the field would then not commit it).
+    again.select();
+    if (!document.execCommand('insertText', false, draft)) again.value = draft;
+  }
 }
 
 function renderCases(task: TaskView): void {
@@ -127,9 +144,17 @@ function renderCases(task: TaskView): void {
   cases.body.append(ol);
 }
 
+/** What streamed samples update before the run's statistics arrive with the finished run. */
+let streaming: { title: HTMLElement; charts: HTMLElement } | undefined;
+
+function samplesTitle(samples: readonly SampleView[]): string {
+  return samples.length ? `Samples (${samples.filter((x) => x.pass).length}/${samples.length} pass)` : 'Samples';
+}
+
 function renderSamples(task: TaskView): void {
   const run = task.run;
-  const s = section(run ? `Samples (${run.stats.passed}/${run.stats.samples} pass)` : 'Samples', 'samples');
+  const s = section(samplesTitle(task.samples), 'samples');
+  streaming = { title: s.summary.querySelector('h2') as HTMLElement, charts: el('div', 'charts') };
   const bar = el('div', 'actions');
   bar.append(
     button('Resample', 'refresh', () => post({ type: 'sample', task: task.id, mode: 'resample' })),
@@ -148,11 +173,11 @@ function renderSamples(task: TaskView): void {
     if (run.flips && (run.flips.gained || run.flips.lost)) summary.append(el('span', 'flips', ` · since the last verifier: ${run.flips.gained} fail → pass, ${run.flips.lost} pass → fail`));
     if (!run.fresh) summary.append(el('span', 'stale', ' · the task changed since these samples were verified'));
     if (run.error) summary.append(el('div', 'error-text', run.error));
-    const charts = el('div', 'charts');
-    charts.append(histogram(task.samples), passAtKCurve(st));
-    s.body.append(summary, charts);
-  } else if (task.samples.length === 0) {
-    s.body.append(el('p', 'muted', 'No samples yet. Resample asks the model; cached samples from ▶ Run verifier show here.'));
+    streaming.charts.append(histogram(task.samples), passAtKCurve(st));
+    s.body.append(summary, streaming.charts);
+  } else {
+    if (task.samples.length === 0) s.body.append(el('p', 'muted', 'No samples yet. Resample asks the model; cached samples from ▶ Run verifier show here.'));
+    s.body.append(streaming.charts);
   }
   list = new SampleList(task.id, state.list, post, save);
   list.set(task.samples);
@@ -174,13 +199,19 @@ function receive(msg: ToPanel): void {
     case 'samples':
       if (state.task?.id === msg.task && list) {
         list.add(msg.samples);
-        status.textContent = `Sampling: ${msg.done}/${msg.total}`;
+        progress.textContent = ` ${msg.done}/${msg.total}`;
+        if (streaming) {
+          streaming.title.textContent = samplesTitle(list.all);
+          // The histogram follows as samples arrive; pass@k comes with the finished run.
+          streaming.charts.replaceChildren(histogram(list.all));
+        }
       }
       break;
     case 'busy':
       status.replaceChildren();
+      progress.textContent = '';
       if (msg.what) {
-        status.append(icon('loading codicon-modifier-spin'), ` ${msg.what}`);
+        status.append(icon('loading codicon-modifier-spin'), ` ${msg.what}`, progress);
         if (msg.cancellable) status.append(button('Cancel', 'close', () => post({ type: 'cancel' })));
       }
       break;

@@ -41,6 +41,8 @@ export class SampleList {
   ) {
     this.buildToolbar();
     this.viewport.tabIndex = 0;
+    // Keys that keep the focus here when the panel is rendered again (see render in main.ts).
+    this.viewport.dataset.path = 'samples:list';
     this.viewport.setAttribute('role', 'listbox');
     this.viewport.setAttribute('aria-label', 'Samples');
     this.viewport.append(this.spacer);
@@ -51,6 +53,11 @@ export class SampleList {
     });
     this.viewport.addEventListener('keydown', (e) => this.key(e));
     this.element.append(this.toolbar, this.viewport, this.detail);
+  }
+
+  /** Every sample the list holds, whatever the filter. */
+  get all(): readonly SampleView[] {
+    return this.samples;
   }
 
   /** Replaces the samples (a new run, a re-verification) or adds streamed ones. */
@@ -87,6 +94,7 @@ export class SampleList {
     }
     const sort = el('select', 'sort');
     sort.setAttribute('aria-label', 'Sort');
+    sort.dataset.path = 'samples:sort';
     for (const s of SORTS) sort.append(new Option(s.label, s.id, false, s.id === this.state.sort));
     sort.addEventListener('change', () => {
       this.state.sort = sort.value as SampleSort;
@@ -96,6 +104,7 @@ export class SampleList {
     search.type = 'search';
     search.placeholder = 'Search answers and reasons';
     search.setAttribute('aria-label', 'Search samples');
+    search.dataset.path = 'samples:search';
     search.value = this.state.search;
     search.addEventListener('input', () => {
       this.state.search = search.value;
@@ -141,6 +150,9 @@ export class SampleList {
     const rows: HTMLElement[] = [];
     for (let i = first; i < last; i++) rows.push(this.row(this.shown[i] as SampleView, i));
     this.spacer.replaceChildren(...rows);
+    // Screen readers follow the selection while the focus stays on the list.
+    if (rows.some((r) => r.id === `sample-${this.state.selected}`)) this.viewport.setAttribute('aria-activedescendant', `sample-${this.state.selected}`);
+    else this.viewport.removeAttribute('aria-activedescendant');
     if (this.shown.length === 0) this.spacer.replaceChildren(el('p', 'muted', this.samples.length ? 'No sample matches.' : 'No samples yet: Resample to ask the model.'));
   }
 
@@ -150,6 +162,7 @@ export class SampleList {
     r.setAttribute('role', 'option');
     r.setAttribute('aria-selected', String(s.index === this.state.selected));
     r.dataset.index = String(s.index);
+    r.id = `sample-${s.index}`;
     if (s.index === this.state.selected) r.classList.add('selected');
     const head = el('div', 'sample-head');
     head.append(icon(s.error ? 'warning' : s.pass ? 'pass' : 'error'), el('span', 'num', `#${s.index + 1}`), el('span', 'score', s.score.toFixed(2)));
