@@ -9,6 +9,7 @@ import { responseOf, type TaskRunResult } from '../core/run/sampleTasks';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { taskAt } from '../core/taskfile/locate';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
+import { panelHtml } from '../webview/page';
 import { fromPanel, type FromPanel, type TaskView, type ToPanel } from '../webview/protocol';
 import { taskHash, type ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
@@ -393,24 +394,11 @@ export class TaskPanel implements vscode.Disposable {
   }
 }
 
-/** The panel's page: scripts only from the bundle, with a fresh nonce; styles from the extension. */
+/** The panel's page, with a fresh nonce each time it is built. */
 function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = randomBytes(18).toString('base64');
-  const asset = (...p: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
-  const csp = [`default-src 'none'`, `style-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`, `img-src ${webview.cspSource}`, `font-src ${webview.cspSource}`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('out', 'codicons', 'codicon.css')}">
-<link rel="stylesheet" href="${asset('media', 'panel.css')}">
-<title>vtask task</title>
-</head>
-<body>
-<main id="root"><p class="empty">Put the cursor in a task to see it here.</p></main>
-<script nonce="${nonce}" src="${asset('out', 'webview.js')}"></script>
-</body>
-</html>`;
+  return panelHtml({
+    cspSource: webview.cspSource,
+    nonce: randomBytes(18).toString('base64'),
+    asset: (p) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p.split('/'))).toString(),
+  });
 }

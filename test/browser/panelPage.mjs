@@ -1,7 +1,7 @@
 // The task panel on a static page in real Chromium, without VS Code: a tiny local HTTP server
-// serves the page with the panel's Content-Security-Policy (as `html()` in
-// src/vscode/taskPanel.ts writes it: default-src 'none', scripts by nonce only, styles, fonts
-// and images from the page's own origin), out/webview.js, media/panel.css and the codicons,
+// serves the panel's own page (src/webview/page.ts, the one the extension serves, with its
+// Content-Security-Policy: default-src 'none', scripts by nonce only, styles, fonts and images
+// from the page's own origin), out/webview.js, media/panel.css and the codicons,
 // and a theme stylesheet of `--vscode-*` variables. A nonce'd inline script stands in for the
 // host: `acquireVsCodeApi()` records what the panel posts in `window.__posted` and keeps its
 // state as VS Code does (its JSON survives a reload, which is the panel hidden and shown again). Used by test/browser/panel.test.mjs and scripts/bench-panel.mjs.
@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { loadBundled } from '../../scripts/bundle.mjs';
 import { CHROMIUM_ARGS } from '../harness/vscode.mjs';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
@@ -147,31 +148,22 @@ window.__deliver = (m) => new Promise((resolve) => {
 });
 `;
 
-function page(theme) {
+/** The panel's own page (src/webview/page.ts), with the stand-in host and a theme. */
+function page(panelHtml, theme) {
   const nonce = randomBytes(18).toString('base64');
-  const csp = [`default-src 'none'`, `style-src 'self'`, `script-src 'nonce-${nonce}'`, `img-src 'self'`, `font-src 'self'`].join('; ');
   const kind = THEMES[theme]?.kind ?? 'vscode-light';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="/theme/${encodeURIComponent(theme)}.css">
-<link rel="stylesheet" href="/out/codicons/codicon.css">
-<link rel="stylesheet" href="/media/panel.css">
-<title>vtask task</title>
-<script nonce="${nonce}">${HOST_SCRIPT}</script>
-</head>
-<body class="${kind}" data-vscode-theme-kind="${kind}">
-<main id="root"><p class="empty">Put the cursor in a task to see it here.</p></main>
-<script nonce="${nonce}" src="/out/webview.js"></script>
-</body>
-</html>`;
+  return panelHtml({
+    cspSource: "'self'",
+    nonce,
+    asset: (p) => `/${p}`,
+    head: `<link rel="stylesheet" href="/theme/${encodeURIComponent(theme)}.css">\n<script nonce="${nonce}">${HOST_SCRIPT}</script>`,
+    bodyClass: kind,
+  });
 }
 
 /** Starts the page's server on a free port of 127.0.0.1. */
 export async function startPanelServer() {
+  const { panelHtml } = await loadBundled('src/webview/page.ts');
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const send = (status, type, body) => {
@@ -179,7 +171,7 @@ export async function startPanelServer() {
       res.end(body);
     };
     if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
-    if (url.pathname === '/panel.html') return send(200, 'text/html; charset=utf-8', page(url.searchParams.get('theme') ?? 'light'));
+    if (url.pathname === '/panel.html') return send(200, 'text/html; charset=utf-8', page(panelHtml, url.searchParams.get('theme') ?? 'light'));
     const theme = /^\/theme\/([\w-]+)\.css$/.exec(url.pathname);
     const css = theme && themeCss(theme[1]);
     if (css) return send(200, 'text/css', css);

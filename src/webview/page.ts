@@ -1,0 +1,37 @@
+/** Where the page's files come from and what a host adds (a test page adds its stand-in host). */
+export interface PageOptions {
+  /** The origin the page may load styles, fonts and images from (the webview's `cspSource`). */
+  readonly cspSource: string;
+  /** A fresh nonce for each page: only scripts that carry it run. */
+  readonly nonce: string;
+  /** The URL of a file of the extension, by its path (`out/webview.js`). */
+  asset(path: string): string;
+  /** Extra markup at the start of <head>, such as a nonce'd script. */
+  readonly head?: string;
+  readonly bodyClass?: string;
+}
+
+/**
+ * The task panel's page: a strict Content-Security-Policy (nothing by default; scripts only by
+ * nonce, so only the bundle runs; styles, fonts and images only from the extension), the
+ * codicons and the panel's stylesheet, and the bundled script.
+ */
+export function panelHtml(o: PageOptions): string {
+  const csp = [`default-src 'none'`, `style-src ${o.cspSource}`, `script-src 'nonce-${o.nonce}'`, `img-src ${o.cspSource}`, `font-src ${o.cspSource}`].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+${o.head ?? ''}
+<link rel="stylesheet" href="${o.asset('out/codicons/codicon.css')}">
+<link rel="stylesheet" href="${o.asset('media/panel.css')}">
+<title>vtask task</title>
+</head>
+<body${o.bodyClass ? ` class="${o.bodyClass}"` : ''}>
+<main id="root"><p class="empty">Put the cursor in a task to see it here.</p></main>
+<script nonce="${o.nonce}" src="${o.asset('out/webview.js')}"></script>
+</body>
+</html>`;
+}
