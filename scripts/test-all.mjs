@@ -72,6 +72,23 @@ function unitTestFiles() {
     });
 }
 
+/**
+ * Runs node's test runner on `files`: spec output for people on stdout, TAP into a file for
+ * the counts (`# pass N`, `# fail N`, `# skipped N`).
+ */
+async function nodeTests(files) {
+  const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-tests-')), 'tests.tap');
+  const { code } = await run(process.execPath, ['--test',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files]);
+  const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
+  fs.rmSync(path.dirname(tap), { recursive: true, force: true });
+  const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
+  let failed = count('fail') + count('cancelled');
+  if (code !== 0 && failed === 0) failed = 1;
+  return { passed: count('pass'), failed, skipped: count('skipped') };
+}
+
 const checkStage = (cmd, args) => async () => {
   const { code } = await run(cmd, args);
   return code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
@@ -115,17 +132,7 @@ const STAGES = [
         console.log('no compiled unit tests under out/test/{core,cli,grammar}');
         return { passed: 0, failed: 0, note: 'no test files' };
       }
-      // Spec output for people on stdout; TAP into a file for the counts (`# pass N`, `# fail N`).
-      const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-unit-')), 'unit.tap');
-      const { code } = await run(process.execPath, ['--test',
-        '--test-reporter=spec', '--test-reporter-destination=stdout',
-        '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files]);
-      const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
-      fs.rmSync(path.dirname(tap), { recursive: true, force: true });
-      const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
-      const passed = count('pass');
-      let failed = count('fail') + count('cancelled');
-      if (code !== 0 && failed === 0) failed = 1;
+      const { passed, failed } = await nodeTests(files);
       return { passed, failed, note: `${files.length} files` };
     },
   },
@@ -141,17 +148,8 @@ const STAGES = [
       }
       const files = walk(path.join(ROOT, 'test/browser'), /\.test\.mjs$/);
       if (!files.length) return { passed: 0, failed: 0, note: 'no test files' };
-      const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-browser-')), 'browser.tap');
-      const { code } = await run(process.execPath, ['--test',
-        '--test-reporter=spec', '--test-reporter-destination=stdout',
-        '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files]);
-      const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
-      fs.rmSync(path.dirname(tap), { recursive: true, force: true });
-      const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
-      const passed = count('pass');
-      let failed = count('fail') + count('cancelled');
-      if (code !== 0 && failed === 0) failed = 1;
-      return { passed, failed, note: count('skipped') ? `${count('skipped')} skipped` : `${files.length} files` };
+      const { passed, failed, skipped } = await nodeTests(files);
+      return { passed, failed, note: skipped ? `${skipped} skipped` : `${files.length} files` };
     },
   },
   {
