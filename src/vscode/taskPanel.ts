@@ -224,6 +224,7 @@ export class TaskPanel implements vscode.Disposable {
     const cases = stored && stored.textHash === taskHash(file, entry) ? stored.cases : undefined;
     const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown), uri: doc.uri.toString() };
     this.lastView = view;
+    this.panel.title = `vtask: ${view.id}`;
     await this.post({ type: 'task', task: view });
     return view;
   }
