@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { addCase, appendItem, removeItem, setScalar, type EditResult } from '../core/edit/taskEdits';
-import { verifierForm } from '../core/panel/form';
+import { locate } from '../core/edit/locate';
+import { addCase, addKey, appendItem, removeItem, removeKey, setScalar, type EditResult } from '../core/edit/taskEdits';
+import { sameRow, verifierForm } from '../core/panel/form';
 import { reverify, sampleView } from '../core/panel/samples';
 import { panelTaskView, type ShownRun } from '../core/panel/view';
 import { runCases, type CaseResult } from '../core/run/cases';
@@ -9,8 +10,9 @@ import { responseOf, type TaskRunResult } from '../core/run/sampleTasks';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { taskAt } from '../core/taskfile/locate';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
+import { toJS } from '../core/taskfile/ynode';
 import { panelHtml } from '../webview/page';
-import { fromPanel, type FromPanel, type TaskView, type ToPanel } from '../webview/protocol';
+import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../webview/protocol';
 import { taskHash, type ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
@@ -260,15 +262,15 @@ export class TaskPanel implements vscode.Disposable {
       case 'edit':
         await this.edit(msg.task, (f, i) => setScalar(f, i, msg.path, msg.old, msg.value));
         return;
-      case 'addItem': {
+      case 'addItem':
         await this.edit(msg.task, (f, i) => {
-          const item = verifierForm(f.tasks[i]?.node ?? null).itemFor(msg.path, msg.item);
-          return item === undefined ? { error: `cannot add \`${msg.item}\` here` } : appendItem(f, i, msg.path, item);
+          const add = verifierForm(f.tasks[i]?.node ?? null).additionFor(msg.path, msg.item);
+          if (!add) return { error: `cannot add \`${msg.item}\` here` };
+          return add.type === 'item' ? appendItem(f, i, msg.path, add.value) : addKey(f, i, msg.path, add.key, add.value);
         });
         return;
-      }
       case 'removeItem':
-        await this.edit(msg.task, (f, i) => removeItem(f, i, msg.path));
+        await this.edit(msg.task, (f, i) => removal(f, i, msg.path, msg.shown));
         return;
       case 'addCase':
         await this.addCase(msg.task, msg.sample, msg.expect);
@@ -393,6 +395,19 @@ export class TaskPanel implements vscode.Disposable {
     this.panel.dispose();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/**
+ * Removes a list item or an optional key, only when the row there is still the one the panel
+ * showed (an item inserted above it in the file would otherwise shift the index).
+ */
+function removal(file: TaskFile, index: number, path: NodePath, shown: string): EditResult {
+  if (!sameRow(verifierForm(file.tasks[index]?.node ?? null).rows, path, shown)) return { error: `\`${shown}\` changed in the file since the panel showed it; nothing was removed` };
+  const last = path[path.length - 1];
+  if (typeof last === 'number') return removeItem(file, index, path);
+  const at = locate(file, index, path);
+  if ('error' in at) return at;
+  return removeKey(file, index, path.slice(0, -1), String(last), toJS(at.steps[at.steps.length - 1]?.node));
 }
 
 /** The panel's page, with a fresh nonce each time it is built. */

@@ -1,5 +1,5 @@
 import { button, el } from './dom';
-import type { FormRow, FromPanel, NodePath, Scalar } from './protocol';
+import { rowIdentity, type FormRow, type FromPanel, type NodePath, type Scalar } from './protocol';
 
 type Post = (m: FromPanel) => void;
 
@@ -22,7 +22,7 @@ export function renderForm(rows: readonly FormRow[], task: string, post: Post): 
       const label = el('span', 'heading', row.label);
       if (row.doc) label.title = row.doc;
       line.append(label);
-      if (row.removable) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path }), { iconOnly: true }));
+      if (row.removable) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
     } else if (row.type === 'field') {
       const id = `f-${pathKey(row.path)}`;
       const label = el('label', 'label', row.label);
@@ -34,7 +34,7 @@ export function renderForm(rows: readonly FormRow[], task: string, post: Post): 
       input.id = id;
       input.dataset.path = pathKey(row.path);
       line.append(label, input);
-      if (row.removable) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path }), { iconOnly: true }));
+      if (row.removable) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
     } else {
       line.append(addControl(row, task, post));
     }

@@ -111,14 +111,23 @@ export const fromPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('revealCase'), index: z.int().check(z.minimum(0)) }),
   /** Sets the scalar at `path` to `value`; `old` is what the panel showed, to detect a file that changed. */
   z.object({ type: z.literal('edit'), task: z.string(), path: nodePath, old: scalar, value: scalar }),
-  /** Appends an item (an instruction id, a verifier kind, or an empty entry) to the list at `path`. */
+  /** Adds to the list or mapping at `path`: an instruction id, a verifier kind, a key, or an empty entry. */
   z.object({ type: z.literal('addItem'), task: z.string(), path: nodePath, item: z.string().check(z.maxLength(200)) }),
-  z.object({ type: z.literal('removeItem'), task: z.string(), path: nodePath }),
+  /** Removes the list item or optional key at `path`; `shown` is the row's identity as the panel showed it. */
+  z.object({ type: z.literal('removeItem'), task: z.string(), path: nodePath, shown: z.string() }),
   z.object({ type: z.literal('addCase'), task: z.string(), sample: z.int().check(z.minimum(0)), expect: z.enum(['pass', 'fail']) }),
   /** `resample` replaces the samples with fresh ones; `more` adds as many again. */
   z.object({ type: z.literal('sample'), task: z.string(), mode: z.enum(['resample', 'more']) }),
   z.object({ type: z.literal('cancel') }),
 ]);
+
+/**
+ * What identifies a row to the author: a heading's label, a field's label and value. A removal
+ * names it, so a row that changed in the file since the panel showed it is never removed.
+ */
+export function rowIdentity(row: FormRow): string {
+  return row.type === 'field' ? `${row.label}=${JSON.stringify(row.value)}` : row.label;
+}
 
 export type TaskView = z.infer<typeof taskView>;
 export type CaseView = z.infer<typeof caseView>;

@@ -411,7 +411,7 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
 
       from = (await posted(page)).length;
       await page.click('.form button[aria-label="Remove punctuation:no_comma"]');
-      assert.deepEqual(await postedSince(page, from), [{ type: 'removeItem', task: 'panel/sea', path: task.form.find((r) => r.label === 'punctuation:no_comma').path }]);
+      assert.deepEqual(await postedSince(page, from), [{ type: 'removeItem', task: 'panel/sea', path: task.form.find((r) => r.label === 'punctuation:no_comma').path, shown: 'punctuation:no_comma' }]);
     });
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addCase, appendItem, applyEdit, removeItem, setScalar, type EditResult, type NodePath, type Scalar } from '../../src/core/edit/taskEdits';
+import { addCase, addKey, appendItem, applyEdit, removeItem, removeKey, setScalar, type EditResult, type NodePath, type Scalar } from '../../src/core/edit/taskEdits';
 import { parseTaskFile, parseWholeFile, type TaskFile } from '../../src/core/taskfile/parse';
 import { toJS } from '../../src/core/taskfile/ynode';
 
@@ -368,6 +368,262 @@ test('an edit that cannot read back is refused, not returned', () => {
   assert.match(errorOf(setScalar(file(tagged), 2, ['seed'], '7', 8)), /could not set `seed` safely/);
 });
 
+test('addKey to a flow mapping keeps the spacing of its braces; an empty one gets spaces', () => {
+  const f = file();
+  const math = ['verify', 'math'];
+  const out = edited(FILE, addKey(f, 0, math, 'tolerance', 0.01));
+  assert.equal(out, replacedOnce(FILE, 'math: { answer: "72" }', 'math: { answer: "72", tolerance: 0.01 }'));
+  assert.deepEqual(valueAt(out, 0, math), { answer: '72', tolerance: 0.01 });
+  assert.equal(edited(FILE, addKey(f, 1, ['meta'], 'n', 3)), replacedOnce(FILE, '{ source: ifeval, empty: [] }', '{ source: ifeval, empty: [], n: 3 }'));
+  const tight = FILE.replace('{ answer: "72" }', '{answer: "72"}');
+  assert.equal(edited(tight, addKey(file(tight), 0, math, 'tolerance', 0.01)), replacedOnce(tight, '{answer: "72"}', '{answer: "72", tolerance: 0.01}'));
+  const trailingComma = FILE.replace('{ answer: "72" }', '{ answer: "72", }');
+  assert.deepEqual(valueAt(edited(trailingComma, addKey(file(trailingComma), 0, math, 't', 1)), 0, math), { answer: '72', t: 1 });
+  for (const empty of ['{}', '{ }', '{  }']) {
+    const text = FILE.replace('empty: [] }', `empty: [] }\n    extra: ${empty}`);
+    assert.equal(edited(text, addKey(file(text), 1, ['extra'], 'key', 'value')), replacedOnce(text, `extra: ${empty}`, 'extra: { key: value }'));
+  }
+  // Nested flow mappings, and a task written as one flow mapping.
+  assert.equal(edited(FILE, addKey(f, 2, ['verify', 'match'], 'case', false)), replacedOnce(FILE, '{ match: { answer: hi } }', '{ match: { answer: hi, case: false } }'));
+  const flowTask = `tasks:\n  - { id: a, prompt: p, verify: { match: { answer: hi } } }\n`;
+  assert.equal(edited(flowTask, addKey(file(flowTask), 0, [], 'tags', ['x'])), flowTask.replace(' } } }', ' } }, tags: [x] }'));
+});
+
+test('addKey to a block mapping: a new line at its keys\' column, after its last line of content', () => {
+  const f = file();
+  // The task's own mapping: after `cases`, before the blank line and the next task.
+  const root = edited(FILE, addKey(f, 0, [], 'seed', 7));
+  assert.equal(root, replacedOnce(FILE, "        expect: fail\n\n", "        expect: fail\n    seed: 7\n\n"));
+  const verify = edited(FILE, addKey(f, 0, ['verify'], 'note', 'checked by hand'));
+  assert.equal(verify, replacedOnce(FILE, 'math: { answer: "72" }\n', 'math: { answer: "72" }\n      note: checked by hand\n'));
+  // The last task, at the end of the file, with and without a final line break.
+  assert.equal(edited(FILE, addKey(f, 2, [], 'seed', 7)), FILE + '    seed: 7\n');
+  const noEol = FILE.slice(0, -1);
+  assert.equal(edited(noEol, addKey(file(noEol), 2, [], 'seed', 7)), noEol + '\n    seed: 7');
+  // A block mapping that is the value of a key.
+  const block = FILE.replace('math: { answer: "72" }', 'math:\n        answer: "72"');
+  const out = edited(block, addKey(file(block), 0, ['verify', 'math'], 'tolerance', 0.01));
+  assert.equal(out, replacedOnce(block, '        answer: "72"\n', '        answer: "72"\n        tolerance: 0.01\n'));
+  assert.deepEqual(valueAt(out, 0, ['verify', 'math']), { answer: '72', tolerance: 0.01 });
+});
+
+test('addKey to mappings that are list items written compactly', () => {
+  // `- key: { ... }`: the inner flow mapping, and the item's own mapping.
+  const path = ['verify', 'constraints', 0, 'length_constraints:number_words'];
+  const short = FILE.replace('{ relation: less than, num_words: 50 }', '{ relation: less than }');
+  assert.equal(edited(short, addKey(file(short), 1, path, 'num_words', 50)), FILE);
+  const item = edited(FILE, addKey(file(), 1, ['verify', 'constraints', 0], 'weight', 2));
+  assert.equal(item, replacedOnce(FILE, 'num_words: 50 }\n', 'num_words: 50 }\n          weight: 2\n'));
+  assert.deepEqual(valueAt(item, 1, ['verify', 'constraints', 0]), { 'length_constraints:number_words': { relation: 'less than', num_words: 50 }, weight: 2 });
+  // `- weight: 2` with more keys under it.
+  const weighted = `tasks:\n  - id: a\n    prompt: p\n    verify:\n      all:\n        - weight: 2\n          verify: { match: { answer: hi } }\n        - weight: 1\n          verify: { contains: hi }\n`;
+  const w = edited(weighted, addKey(file(weighted), 0, ['verify', 'all', 0], 'name', 'exact'));
+  assert.equal(w, weighted.replace('answer: hi } }\n', 'answer: hi } }\n          name: exact\n'));
+  const first = edited(weighted, addKey(file(weighted), 0, ['verify', 'all', 0, 'verify', 'match'], 'case', true));
+  assert.equal(first, weighted.replace('{ answer: hi }', '{ answer: hi, case: true }'));
+  // And the task's own first key is on the dash's line too.
+  assert.equal(edited(weighted, addKey(file(weighted), 0, [], 'seed', 1)), weighted + '    seed: 1\n');
+});
+
+const COMMENTED = `tasks:
+  - id: a
+    prompt: p
+    verify:
+      # the verifier
+      math:   # exact
+        # the answer first
+        answer: "42"   # as text
+        # then the mode
+        mode: exact
+        # nothing after the mode
+      # verify ends
+
+    # before b
+  - id: b
+    prompt: q
+    verify: { match: { answer: hi } }
+`;
+
+test('addKey and removeKey in a block mapping with comments before and after', () => {
+  const f = file(COMMENTED);
+  const math = ['verify', 'math'];
+  // A comment at the keys' column or after a blank line belongs to what follows; one indented deeper, to what precedes.
+  assert.equal(edited(COMMENTED, addKey(f, 0, math, 'tolerance', 0.01)), replacedOnce(COMMENTED, '        mode: exact\n', '        mode: exact\n        tolerance: 0.01\n'));
+  assert.equal(edited(COMMENTED, addKey(f, 0, [], 'seed', 1)), replacedOnce(COMMENTED, '      # verify ends\n', '      # verify ends\n    seed: 1\n'));
+  // The key's lines go, with the comment at their end; the comments around stay.
+  assert.equal(edited(COMMENTED, removeKey(f, 0, math, 'answer', '42')), replacedOnce(COMMENTED, '        answer: "42"   # as text\n', ''));
+  assert.equal(edited(COMMENTED, removeKey(f, 0, math, 'mode', 'exact')), replacedOnce(COMMENTED, '        mode: exact\n', ''));
+  // A key with a block value: all its lines, and the comments indented under it.
+  const noVerify = edited(COMMENTED, removeKey(f, 0, [], 'verify', { math: { answer: '42', mode: 'exact' } }));
+  assert.equal(noVerify, COMMENTED.replace(/ {4}verify:\n[^]*# verify ends\n/, ''));
+  assert.match(noVerify, /prompt: p\n\n {4}# before b\n/);
+  // The only key: the value becomes `{}`, the comment on the owner's line stays.
+  const only = edited(COMMENTED, removeKey(f, 0, ['verify'], 'math', { answer: '42', mode: 'exact' }));
+  assert.equal(only, replacedOnce(COMMENTED, '    verify:\n      # the verifier\n      math:   # exact\n', '    verify: {}\n      # the verifier\n').replace(/ {8}# the answer[^]*nothing after the mode\n/, ''));
+  assert.deepEqual(valueAt(only, 0, ['verify']), {});
+});
+
+test('addKey writes collections in flow style and strings as setScalar would', () => {
+  const f = file();
+  const add = (value: unknown): string => edited(FILE, addKey(f, 2, [], 'x', value));
+  const tail = (v: string): string => FILE + `    x: ${v}\n`;
+  assert.equal(add({ a: 1 }), tail('{ a: 1 }'));
+  assert.equal(add(['a', 'b']), tail('[a, b]'));
+  assert.equal(add({ list: ['a, b', 'c'], map: {}, none: [], n: null }), tail('{ list: ["a, b", c], map: {}, none: [], n: null }'));
+  assert.equal(add({}), tail('{}'));
+  assert.equal(add([]), tail('[]'));
+  for (const [value, written] of [['50', '"50"'], ['true', '"true"'], ['a: b', '"a: b"'], ['#x', '"#x"'], ['', '""'], [' lead', '" lead"'], ['a, [b]', 'a, [b]'], [true, 'true'], [null, 'null'], [-1.5, '-1.5']] as const) {
+    const out = add(value);
+    assert.equal(out, tail(written), String(value));
+    assert.equal(valueAt(out, 2, ['x']), value);
+  }
+  // In a flow mapping the flow indicators need quotes too.
+  assert.equal(edited(FILE, addKey(f, 1, ['meta'], 'x', 'a, [b]')), replacedOnce(FILE, 'empty: [] }', 'empty: [], x: "a, [b]" }'));
+  // Keys are quoted by the same rules.
+  const keyed = edited(FILE, addKey(f, 2, [], 'a: b', 1));
+  assert.equal(keyed, tail('1').replace('    x: 1', '    "a: b": 1'));
+  assert.equal(valueAt(keyed, 2, ['a: b']), 1);
+  assert.match(errorOf(addKey(f, 2, [], 'x', new Date())), /only text, numbers/);
+});
+
+test('addKey with multi-line text: a block scalar in a block mapping, double quotes in a flow one', () => {
+  const f = file();
+  const out = edited(FILE, addKey(f, 0, ['verify'], 'note', 'two\nlines\n'));
+  assert.equal(out, replacedOnce(FILE, 'math: { answer: "72" }\n', 'math: { answer: "72" }\n      note: |\n        two\n        lines\n'));
+  assert.equal(valueAt(out, 0, ['verify', 'note']), 'two\nlines\n');
+  const lead = edited(FILE, addKey(f, 2, [], 'note', '  indented\nnot'));
+  assert.equal(lead, FILE + '    note: |2-\n        indented\n      not\n');
+  assert.equal(valueAt(lead, 2, ['note']), '  indented\nnot');
+  assert.equal(edited(FILE, addKey(f, 1, ['meta'], 'note', 'a\nb')), replacedOnce(FILE, 'empty: [] }', 'empty: [], note: "a\\nb" }'));
+  // Inside a mapping value, multi-line text is double-quoted too: it is written in flow style.
+  const nested = edited(FILE, addKey(f, 2, [], 'note', { text: 'a\nb' }));
+  assert.deepEqual(valueAt(nested, 2, ['note']), { text: 'a\nb' });
+});
+
+test('addKey errors: an existing key, something that is not a mapping, aliases', () => {
+  const f = file();
+  assert.match(errorOf(addKey(f, 0, ['verify', 'math'], 'answer', '1')), /`verify\.math` already has the key `answer`/);
+  assert.match(errorOf(addKey(f, 0, [], 'prompt', 'x')), /the task already has the key `prompt`/);
+  // A verifier in list shorthand is a list, not a mapping.
+  const shorthand = FILE.replace('verify: { match: { answer: hi } }', 'verify: { constraints: [punctuation:no_comma] }');
+  assert.match(errorOf(addKey(file(shorthand), 2, ['verify', 'constraints'], 'x', 1)), /`verify\.constraints` is a list, not a mapping/);
+  assert.match(errorOf(addKey(f, 1, ['verify', 'constraints'], 'x', 1)), /is a list, not a mapping/);
+  assert.match(errorOf(addKey(f, 1, ['prompt'], 'x', 1)), /`prompt` is the text .*, not a mapping/);
+  assert.match(errorOf(addKey(f, 1, ['nope'], 'x', 1)), /has no key `nope`/);
+  assert.match(errorOf(addKey(f, 5, [], 'x', 1)), /no task 5/);
+  const a = file(ALIASES);
+  assert.match(errorOf(addKey(a, 1, ['verify'], 'x', 1)), /`verify`: this value comes from an anchor/);
+  assert.match(errorOf(addKey(a, 1, ['verify', 'match'], 'x', 1)), /`verify`: this value comes from an anchor/);
+  assert.match(errorOf(removeKey(a, 1, ['verify', 'match'], 'answer', 'hi')), /`verify`: this value comes from an anchor/);
+  // A key whose value is an alias goes like any other; the anchor stays.
+  assert.equal(edited(ALIASES, removeKey(a, 1, [], 'tags', ['x', 'y'])), replacedOnce(ALIASES, '    tags: *t\n', ''));
+  assert.equal(edited(ALIASES, removeKey(a, 1, [], 'cases', [{ response: 'hi', expect: 'pass' }])), replacedOnce(ALIASES, '    cases: *c\n', ''));
+  // The anchor itself can take the key; the alias then reads it too.
+  const anchored = edited(ALIASES, addKey(a, 0, ['verify', 'match'], 'case', true));
+  assert.deepEqual(valueAt(anchored, 1, ['verify']), { match: { answer: 'hi', case: true } });
+});
+
+test('removeKey from a flow mapping takes one adjacent comma; the last key leaves {}', () => {
+  const three = FILE.replace('{ source: ifeval, empty: [] }', '{ source: ifeval, n: 3, empty: [] }');
+  const f = file(three);
+  const meta = (to: string): string => replacedOnce(three, '{ source: ifeval, n: 3, empty: [] }', to);
+  assert.equal(edited(three, removeKey(f, 1, ['meta'], 'source', 'ifeval')), meta('{ n: 3, empty: [] }'));
+  assert.equal(edited(three, removeKey(f, 1, ['meta'], 'n', 3)), meta('{ source: ifeval, empty: [] }'));
+  assert.equal(edited(three, removeKey(f, 1, ['meta'], 'empty', [])), meta('{ source: ifeval, n: 3 }'));
+  const path = ['verify', 'constraints', 0, 'length_constraints:number_words'];
+  assert.equal(edited(FILE, removeKey(file(), 1, path, 'num_words', 50)), replacedOnce(FILE, '{ relation: less than, num_words: 50 }', '{ relation: less than }'));
+  assert.equal(edited(FILE, removeKey(file(), 2, ['verify', 'match'], 'answer', 'hi')), replacedOnce(FILE, '{ match: { answer: hi } }', '{ match: {} }'));
+  assert.equal(edited(FILE, removeKey(file(), 2, ['verify'], 'match', { answer: 'hi' })), replacedOnce(FILE, '{ match: { answer: hi } }', '{}'));
+  // A value written over several lines, and a comment that must stay.
+  const multi = FILE.replace('{ match: { answer: hi } }', '{\n      match: { answer: hi },   # the check\n      extra: [1,\n        2]\n    }');
+  assert.deepEqual(valueAt(edited(multi, removeKey(file(multi), 2, ['verify'], 'extra', [1, 2])), 2, ['verify']), { match: { answer: 'hi' } });
+  const commented = FILE.replace('{ answer: hi }', '{ answer: hi   # only\n    }');
+  const c = edited(commented, removeKey(file(commented), 2, ['verify', 'match'], 'answer', 'hi'));
+  assert.deepEqual(valueAt(c, 2, ['verify', 'match']), {});
+  assert.match(c, /# only/);
+});
+
+test('removeKey from a block mapping takes the key\'s whole lines; the last key leaves {}', () => {
+  const f = file();
+  // The first key is on the dash's line: the next one moves up.
+  assert.equal(edited(FILE, removeKey(f, 0, [], 'id', 'gsm8k/clips')), replacedOnce(FILE, '  - id: gsm8k/clips               # unique in the file\n    prompt: |', '  - prompt: |'));
+  // A block scalar in the middle, and a block list at the end, before the blank line.
+  assert.equal(edited(FILE, removeKey(f, 0, [], 'prompt', 'Natalia sold clips.\nHow many?\n')), replacedOnce(FILE, '    prompt: |\n      Natalia sold clips.\n      How many?\n', ''));
+  const noCases = edited(FILE, removeKey(f, 0, [], 'cases', valueAt(FILE, 0, ['cases'])));
+  assert.equal(noCases, FILE.replace(/ {4}cases:\n[^]*?expect: fail\n/, ''));
+  assert.match(noCases, /math: \{ answer: "72" \}\n\n {2}- id: ifeval/);
+  // The last key of the file, with and without a final line break.
+  assert.equal(edited(FILE, removeKey(f, 2, [], 'verify', { match: { answer: 'hi' } })), FILE.replace('    verify: { match: { answer: hi } }\n', ''));
+  const noEol = FILE.slice(0, -1);
+  assert.equal(edited(noEol, removeKey(file(noEol), 2, [], 'verify', { match: { answer: 'hi' } })), FILE.replace('\n    verify: { match: { answer: hi } }\n', ''));
+  // The only key of a block mapping value: `{}`, keeping the comment on the owner's line.
+  assert.equal(edited(FILE, removeKey(f, 0, ['verify'], 'math', { answer: '72' })), replacedOnce(FILE, 'verify:                       # exactly one verifier\n      math: { answer: "72" }\n', 'verify: {}                       # exactly one verifier\n'));
+  const block = FILE.replace('math: { answer: "72" }', 'math:\n        answer: 1');
+  assert.equal(edited(block, removeKey(file(block), 0, ['verify', 'math'], 'answer', 1)), FILE.replace('math: { answer: "72" }', 'math: {}'));
+  // A mapping that is a list item: its first key, its last, its only one.
+  const weighted = `tasks:\n  - id: a\n    prompt: p\n    verify:\n      all:\n        - weight: 2\n          name: x\n          verify: { match: { answer: hi } }\n        - weight: 1\n`;
+  const w = file(weighted);
+  assert.equal(edited(weighted, removeKey(w, 0, ['verify', 'all', 0], 'weight', 2)), weighted.replace('- weight: 2\n          name', '- name'));
+  assert.equal(edited(weighted, removeKey(w, 0, ['verify', 'all', 0], 'name', 'x')), weighted.replace('          name: x\n', ''));
+  assert.equal(edited(weighted, removeKey(w, 0, ['verify', 'all', 0], 'verify', { match: { answer: 'hi' } })), weighted.replace('          verify: { match: { answer: hi } }\n', ''));
+  assert.equal(edited(weighted, removeKey(w, 0, ['verify', 'all', 1], 'weight', 1)), weighted.replace('- weight: 1\n', '- {}\n'));
+  const item = edited(FILE, removeKey(f, 1, ['verify', 'constraints', 0], 'length_constraints:number_words', { relation: 'less than', num_words: 50 }));
+  assert.equal(item, replacedOnce(FILE, '- length_constraints:number_words: { relation: less than, num_words: 50 }\n', '- {}\n'));
+});
+
+test('removeKey refuses when the value changed or the key is missing', () => {
+  const f = file();
+  assert.match(errorOf(removeKey(f, 0, ['verify', 'math'], 'answer', 72)), /file changed: `verify\.math\.answer` is now the text "72", not the integer 72; reload/);
+  assert.match(errorOf(removeKey(f, 1, ['meta'], 'empty', [1])), /file changed: `meta\.empty` is now a list, not the list that was shown/);
+  assert.match(errorOf(removeKey(f, 2, [], 'verify', { match: { answer: 'ho' } })), /file changed: `verify` is now a mapping, not the mapping that was shown/);
+  assert.match(errorOf(removeKey(f, 2, [], 'verify', undefined)), /file changed: `verify` is now a mapping, not what was shown/);
+  assert.match(errorOf(removeKey(f, 0, ['verify', 'math'], 'tolerance', null)), /`verify\.math` has no key `tolerance`/);
+  assert.match(errorOf(removeKey(f, 1, ['tags'], 'ocean', null)), /`tags` is a list, not a mapping/);
+  // An anchored value that an alias uses elsewhere: removing it would break the alias.
+  const anchored = FILE.replace('meta: { source: ifeval,', 'meta: { source: &src ifeval,').replace('    prompt: Say hi.\n', '    prompt: Say hi.\n    meta: { source: *src }\n');
+  assert.match(errorOf(removeKey(file(anchored), 1, ['meta'], 'source', 'ifeval')), /could not remove `source` from `meta` safely/);
+});
+
+test('addKey and removeKey keep CRLF', () => {
+  const crlf = FILE.replace(/\n/g, '\r\n');
+  const f = file(crlf);
+  const outs = [
+    edited(crlf, addKey(f, 0, ['verify'], 'note', 'two\nlines')),
+    edited(crlf, addKey(f, 0, [], 'seed', 1)),
+    edited(crlf, addKey(f, 1, ['meta'], 'n', 1)),
+    edited(crlf, removeKey(f, 0, [], 'prompt', 'Natalia sold clips.\nHow many?\n')),
+    edited(crlf, removeKey(f, 0, ['verify'], 'math', { answer: '72' })),
+    edited(crlf, removeKey(f, 0, [], 'id', 'gsm8k/clips')),
+  ];
+  for (const out of outs) {
+    assert.doesNotMatch(out, /[^\r]\n/);
+    assert.equal(syntaxErrors(out), 0);
+  }
+  assert.equal(valueAt(outs[0] as string, 0, ['verify', 'note']), 'two\nlines');
+  assert.equal(outs[1], crlf.replace('expect: fail\r\n\r\n', 'expect: fail\r\n    seed: 1\r\n\r\n'));
+  assert.equal(outs[4], crlf.replace('verify:                       # exactly one verifier\r\n      math: { answer: "72" }\r\n', 'verify: {}                       # exactly one verifier\r\n'));
+  const noEol = crlf.slice(0, -2);
+  assert.equal(edited(noEol, removeKey(file(noEol), 2, [], 'verify', { match: { answer: 'hi' } })), crlf.replace('\r\n    verify: { match: { answer: hi } }\r\n', ''));
+});
+
+test('addKey and removeKey on a task that is not the last leave the next one byte-identical', () => {
+  const f = file();
+  const after = FILE.slice(FILE.indexOf('  # the last task'));
+  const results = [
+    addKey(f, 1, [], 'note', 'multi\nline\n\n'),
+    addKey(f, 1, ['verify'], 'extra', { a: [1] }),
+    addKey(f, 1, ['meta'], 'n', 1),
+    removeKey(f, 1, [], 'meta', { source: 'ifeval', empty: [] }),
+    removeKey(f, 1, ['meta'], 'empty', []),
+    removeKey(f, 1, [], 'verify', valueAt(FILE, 1, ['verify'])),
+  ];
+  for (const r of results) assert.ok(edited(FILE, r).endsWith(after));
+  // `|+` would take in the blank line after the task: the check refuses it and the fallback quotes everything.
+  const keep = edited(FILE, results[0] as EditResult);
+  assert.equal(valueAt(keep, 1, ['note']), 'multi\nline\n\n');
+  assert.match(keep, /empty: \[\] \}\n {4}"note": "multi\\nline\\n\\n"\n\n {2}# the last task/);
+});
+
 /** A small seeded generator, so a failure can be replayed. */
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -430,14 +686,43 @@ test('random strings round-trip through setScalar in every style', () => {
   }
 });
 
-test('random responses round-trip through addCase, and random items through appendItem', () => {
+test('random responses round-trip through addCase, random items through appendItem, random keys through addKey', () => {
   const next = rng(7);
   for (const start of [FILE, WHOLE]) roundTripLists(start, next);
 });
 
+/** A random value for a key: text (often several lines), a list, a mapping, or null. */
+function randomValue(next: () => number): unknown {
+  const r = next();
+  if (r < 0.6) return randomString(next) + randomString(next);
+  if (r < 0.75) return [randomString(next), 3];
+  if (r < 0.9) return { [randomString(next)]: randomString(next) };
+  return null;
+}
+
 function roundTripLists(start: string, next: () => number): void {
   let text = start;
+  // Mappings that take random keys: block (a key's value, a task's own) and flow (nested too).
+  const mappings: { task: number; path: NodePath; added: string[] }[] = [
+    { task: 0, path: ['verify'], added: [] },
+    { task: 1, path: [], added: [] },
+    { task: 2, path: [], added: [] },
+    { task: 1, path: ['meta'], added: [] },
+    { task: 2, path: ['verify', 'match'], added: [] },
+  ];
   for (let i = 0; i < 30; i++) {
+    const m = mappings[i % mappings.length] as (typeof mappings)[number];
+    const key = randomString(next);
+    const value = randomValue(next);
+    const map = valueAt(text, m.task, m.path) as Record<string, unknown>;
+    const r = addKey(file(text), m.task, m.path, key, value);
+    if (Object.hasOwn(map, key)) {
+      assert.match(errorOf(r), /already has the key/);
+    } else {
+      text = edited(text, r);
+      assert.deepEqual(valueAt(text, m.task, m.path), { ...map, [key]: value }, `${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+      m.added.push(key);
+    }
     const response = randomString(next) + randomString(next);
     const expect = next() < 0.5 ? 'pass' : 'fail';
     const task = i % 3;
@@ -468,5 +753,19 @@ function roundTripLists(start: string, next: () => number): void {
     constraints = now;
   }
   assert.match(text, /\n {6}constraints: \[\]\n/);
+  // The keys too, from the middle, with the values they were seen to have.
+  for (const m of mappings) {
+    while (m.added.length > 0) {
+      const key = m.added.splice(Math.floor(m.added.length / 2), 1)[0] as string;
+      const map = valueAt(text, m.task, m.path) as Record<string, unknown>;
+      text = edited(text, removeKey(file(text), m.task, m.path, key, map[key]));
+      const rest = { ...map };
+      delete rest[key];
+      assert.deepEqual(valueAt(text, m.task, m.path), rest, JSON.stringify(key));
+    }
+  }
+  assert.deepEqual(valueAt(text, 1, ['meta']), { source: 'ifeval', empty: [] });
+  assert.deepEqual(valueAt(text, 2, ['verify']), { match: { answer: 'hi' } });
+  assert.deepEqual(Object.keys(valueAt(text, 0, ['verify']) as object), ['math']);
   assert.equal(syntaxErrors(text), 0);
 }

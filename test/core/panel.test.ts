@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { verifierForm, inputFor } from '../../src/core/panel/form';
+import { inputFor, sameRow, verifierForm } from '../../src/core/panel/form';
 import { answerSpan, DISPLAY_CHARS, reverify, sampleView } from '../../src/core/panel/samples';
 import { panelTaskView } from '../../src/core/panel/view';
 import type { SampleResult, TaskRunResult } from '../../src/core/run/sampleTasks';
@@ -8,7 +8,7 @@ import { taskStats } from '../../src/core/stats';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import type { Verdict } from '../../src/core/verifiers/verdict';
-import { toPanel, type FormRow } from '../../src/webview/protocol';
+import { rowIdentity, toPanel, type FormRow } from '../../src/webview/protocol';
 
 const FILE = `vtask: 1
 tasks:
@@ -53,14 +53,28 @@ test('the form lays out constraints with their kwargs, typed by the instruction 
   assert.ok(toPanel.safeParse({ type: 'task', task: { id: 'x', file: 'f', messages: [], verifier: { kind: 'k', summary: '' }, form: rs, cases: [], samples: [] } }).success);
 });
 
-test('an added constraint carries its required kwargs; a verifier its required fields', () => {
+test('an added constraint carries its required kwargs; a verifier its required fields; an option its example', () => {
   const form = verifierForm(file.tasks[0]?.node ?? null);
-  assert.deepEqual(form.itemFor(['verify', 'constraints'], 'punctuation:no_comma'), 'punctuation:no_comma');
-  const item = form.itemFor(['verify', 'constraints'], 'keywords:frequency') as Record<string, Record<string, unknown>>;
-  assert.deepEqual(Object.keys(item['keywords:frequency'] ?? {}).sort(), ['frequency', 'keyword', 'relation']);
-  assert.equal(form.itemFor(['verify', 'constraints'], 'no:such-id'), undefined);
+  const add = (f: typeof form, path: (string | number)[], choice: string) => f.additionFor(path, choice);
+  assert.deepEqual(add(form, ['verify', 'constraints'], 'punctuation:no_comma'), { type: 'item', value: 'punctuation:no_comma' });
+  const item = add(form, ['verify', 'constraints'], 'keywords:frequency');
+  assert.ok(item?.type === 'item');
+  assert.deepEqual(Object.keys((item.value as Record<string, Record<string, unknown>>)['keywords:frequency'] ?? {}).sort(), ['frequency', 'keyword', 'relation']);
+  assert.equal(add(form, ['verify', 'constraints'], 'no:such-id'), undefined);
   const nested = verifierForm(file.tasks[2]?.node ?? null);
-  assert.deepEqual(nested.itemFor(['verify', 'all'], 'math'), { math: {} });
+  assert.deepEqual(add(nested, ['verify', 'all'], 'math'), { type: 'item', value: { math: {} } });
+  // Math options not written yet (a tolerance, say) are offered with their examples.
+  const math = verifierForm(file.tasks[1]?.node ?? null);
+  const options = math.rows.find((r) => r.type === 'add' && JSON.stringify(r.path) === JSON.stringify(['verify', 'math']));
+  assert.ok(options?.type === 'add' && options.options.includes('tolerance') && !options.options.includes('answer'));
+  const tolerance = add(math, ['verify', 'math'], 'tolerance');
+  assert.equal(tolerance?.type, 'key');
+  assert.equal(add(math, ['verify', 'math'], 'answer'), undefined, 'a key already there is not offered');
+  // `final_only` is optional: its row can be removed.
+  const finalOnly = math.rows.find((r) => r.type === 'field' && r.label === 'final_only');
+  assert.ok(finalOnly?.type === 'field' && finalOnly.removable);
+  assert.ok(sameRow(math.rows, ['verify', 'math', 'final_only'], rowIdentity(finalOnly)));
+  assert.ok(!sameRow(math.rows, ['verify', 'math', 'final_only'], 'final_only=false'));
 });
 
 test('math fields, nested verifiers and weighted items get rows at their YAML paths', () => {

@@ -92,10 +92,31 @@ suite('task panel', () => {
     assert.ok(text.indexOf('expect: fail') < text.indexOf('panel/after'), 'the case is added to its own task');
     assert.deepEqual(panel.lastView?.cases.map((c) => [c.expected, c.ok]), [['pass', true], ['fail', true]]);
 
-    await panel.handle({ type: 'removeItem', task: TASK, path: ['verify', 'constraints', 1] });
+    // A removal names what the panel showed: a row that changed in the file is kept.
+    await panel.handle({ type: 'removeItem', task: TASK, path: ['verify', 'constraints', 1], shown: 'length_constraints:number_words' });
+    assert.ok(doc.getText().includes('- punctuation:no_comma'));
+    await panel.handle({ type: 'removeItem', task: TASK, path: ['verify', 'constraints', 1], shown: 'punctuation:no_comma' });
     assert.ok(!doc.getText().includes('- punctuation:no_comma'));
     await panel.handle({ type: 'addItem', task: TASK, path: ['verify', 'constraints'], item: 'punctuation:no_comma' });
     assert.ok(doc.getText().includes('- punctuation:no_comma'));
+    // An option the verifier does not have yet is added with its example, and removed again.
+    const math = positionOf(doc, 'What is 6 * 7?', true);
+    editor.selection = new vscode.Selection(math, math);
+    panel.follow(editor);
+    await panel.refresh();
+    assert.equal(panel.task?.id, 'panel/after');
+    await panel.handle({ type: 'addItem', task: 'panel/after', path: ['verify', 'math'], item: 'tolerance' });
+    assert.match(doc.getText(), /math: \{ answer: "42", tolerance: [\d.e-]+ \}/);
+    await panel.refresh();
+    const row = panel.lastView?.form.find((r) => r.type === 'field' && r.path.join('.') === 'verify.math.tolerance') as { label: string; value: unknown } | undefined;
+    assert.ok(row);
+    await panel.handle({ type: 'removeItem', task: 'panel/after', path: ['verify', 'math', 'tolerance'], shown: `${row.label}=${JSON.stringify(row.value)}` });
+    assert.ok(doc.getText().includes('math: { answer: "42" }'));
+    const sea = positionOf(doc, 'Describe the sea', true);
+    editor.selection = new vscode.Selection(sea, sea);
+    panel.follow(editor);
+    await panel.refresh();
+
     // More samples: as many again, only the new ones requested; Resample: all fresh.
     const requests = server.samplingRequests.length;
     await panel.handle({ type: 'sample', task: TASK, mode: 'more' });

@@ -99,9 +99,32 @@ export function flowText(v: unknown, quoteAll: boolean): string {
   if (Array.isArray(v)) return v.length ? `[${v.map((x) => flowText(x, quoteAll)).join(', ')}]` : '[]';
   if (isRecord(v)) {
     const entries = Object.entries(v);
-    return entries.length ? `{ ${entries.map(([k, x]) => `${inlineScalar(k, true, quoteAll)}: ${flowText(x, quoteAll)}`).join(', ')} }` : '{}';
+    return entries.length ? `{ ${entries.map(([k, x]) => flowPair(k, x, quoteAll)).join(', ')} }` : '{}';
   }
   return inlineScalar(v as Scalar, true, quoteAll);
+}
+
+/** `key: value` in a flow mapping. */
+export function flowPair(k: string, v: unknown, quoteAll: boolean): string {
+  return `${inlineScalar(k, true, quoteAll)}: ${flowText(v, quoteAll)}`;
+}
+
+/**
+ * A value after `key: ` or `- ` in block context, owned by the key or dash at `ownerCol`: a
+ * multi-line string as a block scalar (header, then its indented lines), a list or mapping in
+ * flow style, anything else on one line.
+ */
+export function blockValue(v: unknown, ownerCol: number, eol: string, quoteAll: boolean): string {
+  if (typeof v === 'string' && v.includes('\n') && !quoteAll) {
+    const b = blockScalar(v, ownerCol, ownerCol + 2, eol);
+    if (b) return `${b.header}${eol}${b.body}`;
+  }
+  return Array.isArray(v) || isRecord(v) ? flowText(v, quoteAll) : inlineScalar(v as Scalar, false, quoteAll);
+}
+
+/** `key: value` in a block mapping whose keys are at `keyCol`, without the indentation; the value as `blockValue` writes it. */
+export function blockPair(k: string, v: unknown, keyCol: number, eol: string, quoteAll: boolean): string {
+  return `${inlineScalar(k, false, quoteAll)}: ${blockValue(v, keyCol, eol, quoteAll)}`;
 }
 
 export interface ItemStyle {
@@ -119,19 +142,12 @@ export interface ItemStyle {
 export function blockItem(v: unknown, dashCol: number, gap: number, eol: string, style: ItemStyle): string {
   const lead = ' '.repeat(dashCol) + '-' + ' '.repeat(gap);
   const keyCol = dashCol + 1 + gap;
-  const value = (x: unknown, ownerCol: number): string => {
-    if (typeof x === 'string' && x.includes('\n') && !style.quoteAll) {
-      const b = blockScalar(x, ownerCol, ownerCol + 2, eol);
-      if (b) return `${b.header}${eol}${b.body}`;
-    }
-    return Array.isArray(x) || isRecord(x) ? flowText(x, style.quoteAll) : inlineScalar(x as Scalar, false, style.quoteAll);
-  };
   if (isRecord(v) && Object.keys(v).length > 0 && !(style.flowMaps && !hasMultiline(v))) {
     return Object.entries(v)
-      .map(([k, x], i) => `${i === 0 ? lead : ' '.repeat(keyCol)}${inlineScalar(k, false, style.quoteAll)}: ${value(x, keyCol)}`)
+      .map(([k, x], i) => `${i === 0 ? lead : ' '.repeat(keyCol)}${blockPair(k, x, keyCol, eol, style.quoteAll)}`)
       .join(eol);
   }
-  return lead + value(v, dashCol);
+  return lead + blockValue(v, dashCol, eol, style.quoteAll);
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { splitTaskFile, type Chunk } from '../taskfile/chunks';
 import { parseTaskFile, type TaskEntry, type TaskFile } from '../taskfile/parse';
 import { LineIndex } from '../taskfile/text';
-import { describe, getPair, type YMap, type YNode, type YScalar, type YSeq } from '../taskfile/ynode';
+import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../taskfile/ynode';
 import {
   columnAt,
   eolOf,
@@ -20,7 +20,7 @@ import {
   type Snap,
   type Step,
 } from './locate';
-import { blockItem, blockScalar, doubleQuoted, flowText, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
+import { blockItem, blockPair, blockScalar, doubleQuoted, flowPair, flowText, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
 
 /**
  * Edits a task file for the task panel's form: each change becomes one text edit on just the
@@ -71,7 +71,7 @@ export function appendItem(file: TaskFile, taskIndex: number, path: NodePath, it
   const seq = at.steps[at.steps.length - 1]?.node as YNode;
   if (seq.type !== 'seq') return { error: `\`${formatPath(path)}\` is ${describe(seq)}, not a list` };
   const snapItem = toSnap(item);
-  if (snapItem === undefined) return { error: 'only text, numbers, true/false, null, lists and mappings can be added' };
+  if (snapItem === undefined) return { error: ONLY_PLAIN };
   const edits: TextEdit[] = [];
   for (const quoteAll of [false, true]) {
     const e = appendEdit(file.text, at.base, seq, item, quoteAll);
@@ -126,23 +126,76 @@ export function addCase(file: TaskFile, taskIndex: number, response: string, exp
     for (const quoteAll of [false, true]) edits.push({ offset, length: 0, text: eol + blockItem(item, dashCol, 1, eol, { quoteAll, flowMaps: false }) });
     expected = replaceAt(before, ['cases'], () => [caseSnap]);
   } else {
-    if (task.flow) {
-      // `- { id: x, ... }`: add the key before the closing brace, after a comma if there is none.
-      const close = at.base + task.span[1] - 1;
-      let i = close;
-      while (i > 0 && /\s/.test(text[i - 1] ?? '')) i--;
-      const comma = text[i - 1] === ',' || text[i - 1] === '{' ? ' ' : ', ';
-      for (const quoteAll of [false, true]) edits.push({ offset: i, length: 0, text: `${comma}cases: [${flowText(item, quoteAll)}]` });
-    } else {
-      const keyCol = columnAt(text, at.base + (task.items[0]?.key.span[0] ?? task.span[0]));
-      for (const quoteAll of [false, true]) {
-        const lines = ' '.repeat(keyCol) + 'cases:' + eol + blockItem(item, keyCol + 2, 1, eol, { quoteAll, flowMaps: false });
-        edits.push(insertLines(text, at.base + task.span[1], lines, eol));
-      }
+    for (const quoteAll of [false, true]) {
+      const render = (keyCol: number | null): string =>
+        keyCol === null ? flowPair('cases', [item], quoteAll) : 'cases:' + eol + blockItem(item, keyCol + 2, 1, eol, { quoteAll, flowMaps: false });
+      edits.push(...pairEdits(text, at.base, task, render));
     }
-    expected = before && typeof before === 'object' && 'pairs' in before ? { pairs: [...before.pairs, ['cases', [caseSnap]] as const] } : before;
+    expected = withPair(before, [], 'cases', [caseSnap]);
   }
   return checked(file, taskIndex, edits, expected, 'add the case');
+}
+
+/** Adds `key: value` to the mapping at `path` (the task's own mapping when path is []). Error when the key exists or the node is not a mapping. */
+export function addKey(file: TaskFile, taskIndex: number, path: NodePath, key: string, value: unknown): EditResult {
+  const at = locate(file, taskIndex, path);
+  if ('error' in at) return at;
+  const map = at.steps[at.steps.length - 1]?.node as YNode;
+  const where = named(path);
+  if (map.type !== 'map') return { error: `${where} is ${describe(map)}, not a mapping` };
+  if (getPair(map, key)) return { error: `${where} already has the key \`${key}\`` };
+  const snapValue = toSnap(value);
+  if (snapValue === undefined) return { error: ONLY_PLAIN };
+  const eol = eolOf(file.text);
+  const edits: TextEdit[] = [];
+  for (const quoteAll of [false, true]) {
+    edits.push(...pairEdits(file.text, at.base, map, (keyCol) => (keyCol === null ? flowPair(key, value, quoteAll) : blockPair(key, value, keyCol, eol, quoteAll))));
+  }
+  return checked(file, taskIndex, edits, withPair(snapEntry(file.text, at.entry), path, key, snapValue), `add \`${key}\` to ${where}`);
+}
+
+/**
+ * Removes the key (and its value, comments on its lines) from the mapping at `path`. `old` is
+ * the value the caller saw (compared deep-equal to the current plain value; mismatch → error
+ * that the file changed). A block pair goes with its whole lines, a flow pair with one adjacent
+ * comma; the last key of a mapping leaves `{}`, as a key with nothing after it reads as null.
+ */
+export function removeKey(file: TaskFile, taskIndex: number, path: NodePath, key: string, old: unknown): EditResult {
+  const at = locate(file, taskIndex, path);
+  if ('error' in at) return at;
+  const step = at.steps[at.steps.length - 1] as Step;
+  const map = step.node;
+  const where = named(path);
+  if (map.type !== 'map') return { error: `${where} is ${describe(map)}, not a mapping` };
+  const index = map.items.findIndex((p) => keyName(p) === key);
+  const pair = map.items[index];
+  if (!pair) return { error: `${where} has no key \`${key}\`` };
+  if (!same(toJS(pair.value), old)) return { error: `the file changed: \`${formatPath([...path, key])}\` is now ${describe(pair.value)}, not ${shown(old)}; reload and try again` };
+  const e = removePairEdit(file.text, at, step, map, index);
+  if (typeof e === 'string') return { error: `cannot remove \`${key}\` from ${where}: ${e}` };
+  const expected = replaceAt(snapEntry(file.text, at.entry), path, (s) => ({ pairs: (s as SnapMap).pairs.filter((_, i) => i !== index) }));
+  return checked(file, taskIndex, [e], expected, `remove \`${key}\` from ${where}`);
+}
+
+const ONLY_PLAIN = 'only text, numbers, true/false, null, lists and mappings can be added';
+
+type SnapMap = Extract<Snap, { readonly pairs: unknown }>;
+
+/** `snap` with the pair `key: value` added last to the mapping at `path`. */
+function withPair(snap: Snap, path: NodePath, key: string, value: Snap): Snap {
+  return replaceAt(snap, path, (s) => ({ pairs: [...(s as SnapMap).pairs, [key, value] as const] }));
+}
+
+/** The value the caller saw, for messages. */
+function shown(v: unknown): string {
+  if (Array.isArray(v)) return 'the list that was shown';
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return describe(scalar(v));
+  return typeof v === 'object' ? 'the mapping that was shown' : 'what was shown';
+}
+
+/** `path` for messages: `verify.math`, or the task. */
+function named(path: NodePath): string {
+  return path.length === 0 ? 'the task' : `\`${formatPath(path)}\``;
 }
 
 /**
@@ -327,15 +380,7 @@ function removeEdit(text: string, at: Located, step: Step, seq: YSeq, index: num
   const spans = itemSpans(text, at.base, seq);
   const span = spans[index];
   if (!span) return 'it is an alias of a list or mapping';
-  if (seq.flow) {
-    const next = spans[index + 1];
-    const prev = spans[index - 1];
-    if (index + 1 < spans.length) return next ? { offset: span[0], length: next[0] - span[0], text: '' } : 'the next item is an alias';
-    if (index > 0) return prev ? { offset: prev[1], length: span[1] - prev[1], text: '' } : 'the previous item is an alias';
-    // The only item: a trailing comma goes with it, as `[,]` would not parse.
-    const comma = /^\s*,/.exec(text.slice(span[1]))?.[0].length ?? 0;
-    return { offset: span[0], length: span[1] + comma - span[0], text: '' };
-  }
+  if (seq.flow) return flowRemoveEdit(text, spans, index, span, 'item');
   const seqStart = at.base + seq.span[0];
   const dashCol = columnAt(text, seqStart);
   // The item's lines: from the line of its dash (props such as `&a` may sit there, and the
@@ -351,13 +396,134 @@ function removeEdit(text: string, at: Located, step: Step, seq: YSeq, index: num
   if (from === undefined) return 'its line also holds other content';
   const to = text[span[1] - 1] === '\n' ? span[1] : nextLineAt(text, span[1]);
   if (seq.items.length === 1) {
-    // Without items the key would read as null: leave an empty flow list, and the key line's comment.
     if (!step.pair) return 'it is the only item of a list inside a list';
-    const colon = text.indexOf(':', at.base + step.pair.key.span[1]) + 1;
-    if (colon === 0 || colon > from) return 'the list has no key line';
-    return { offset: colon, length: to - colon, text: ' []' + text.slice(colon, from) };
+    return emptyAfterKey(text, at.base, step.pair, from, to, '[]');
   }
-  // At the end of a file without a final line break, the break before the item goes instead.
+  return removeLines(text, from, to);
+}
+
+/**
+ * Removes item `index` (at `span`) of a flow list or mapping whose items are at `spans`
+ * (null for an alias of a collection), with one adjacent comma.
+ */
+function flowRemoveEdit(text: string, spans: readonly (Span | null)[], index: number, span: Span, noun: string): TextEdit | string {
+  const next = spans[index + 1];
+  const prev = spans[index - 1];
+  if (index + 1 < spans.length) return next ? { offset: span[0], length: next[0] - span[0], text: '' } : `the next ${noun} is an alias`;
+  if (index > 0) return prev ? { offset: prev[1], length: span[1] - prev[1], text: '' } : `the previous ${noun} is an alias`;
+  // The only item: a trailing comma goes with it, as `[,]` would not parse.
+  const comma = /^\s*,/.exec(text.slice(span[1]))?.[0].length ?? 0;
+  return { offset: span[0], length: span[1] + comma - span[0], text: '' };
+}
+
+/**
+ * Takes out lines [from, to) that hold a key's only item or pair: without them the key would
+ * read as null, so it gets `empty` (`[]` or `{}`) after its colon, keeping the key line's comment.
+ */
+function emptyAfterKey(text: string, base: number, pair: YPair, from: number, to: number, empty: string): TextEdit | string {
+  const colon = text.indexOf(':', base + pair.key.span[1]) + 1;
+  if (colon === 0 || colon > from) return 'it has no key line';
+  return { offset: colon, length: to - colon, text: ` ${empty}` + text.slice(colon, from) };
+}
+
+/** Removes whole lines [from, to); at the end of a file without a final line break, the break before them goes instead. */
+function removeLines(text: string, from: number, to: number): TextEdit {
   if (to === text.length && !text.endsWith('\n') && from > 0) from -= text[from - 2] === '\r' ? 2 : 1;
   return { offset: from, length: to - from, text: '' };
+}
+
+/**
+ * Absolute end of the last content of `node`: for a block collection that of its last item,
+ * as the collection's own span also takes in the comments and blank lines after it.
+ */
+function contentEnd(text: string, base: number, node: YNode): number {
+  if (node.type === 'scalar' || node.flow) return base + node.span[1];
+  if (node.type === 'map') {
+    const pair = node.items[node.items.length - 1];
+    if (!pair) return base + node.span[1];
+    // An alias is one token, so one of a collection (whose span is its anchor's) is on its key's line.
+    if (!pair.value || (pair.value.type !== 'scalar' && isAliasNode(text, base, pair.value, pair.key.span[1]))) return base + pair.key.span[1];
+    return contentEnd(text, base, pair.value);
+  }
+  const last = node.items[node.items.length - 1];
+  const lower = node.items[node.items.length - 2]?.span[1] ?? node.span[0];
+  if (!last || (last.type !== 'scalar' && isAliasNode(text, base, last, lower))) return base + node.span[1];
+  return contentEnd(text, base, last);
+}
+
+/**
+ * `end` moved past the comment lines right after its line that are indented deeper than `col`:
+ * they belong to what ends there, not to a key at `col` or before it. A line start when it moved.
+ */
+function pastComments(text: string, end: number, col: number): number {
+  let out = end;
+  for (let ls = text[end - 1] === '\n' ? end : nextLineAt(text, end); ls < text.length; ls = nextLineAt(text, ls)) {
+    const indent = /^ *#/.exec(text.slice(ls, lineEndAt(text, ls)))?.[0].length;
+    if (indent === undefined || indent - 1 <= col) break;
+    out = nextLineAt(text, ls);
+  }
+  return out;
+}
+
+/** Absolute [start, end) of each pair, from its key to the end of its value's content; null for a value that is an alias of a collection. */
+function pairSpans(text: string, base: number, map: YMap): (Span | null)[] {
+  return map.items.map((p) => {
+    if (p.value && p.value.type !== 'scalar' && isAliasNode(text, base, p.value, p.key.span[1])) return null;
+    return [base + p.key.span[0], p.value ? contentEnd(text, base, p.value) : base + p.key.span[1]];
+  });
+}
+
+/**
+ * Ways to add a pair to `map`, best first. `render(keyCol)` writes the pair: for a block
+ * mapping whose keys are at `keyCol`, from the key on (it may span lines); for a flow mapping
+ * (keyCol null) on one line. A flow pair goes after the last one, else before the closing
+ * brace (`{}` becomes `{ key: value }`); a block pair goes on a new line after the mapping's
+ * last line of content, so the blank lines and comments that follow stay after it.
+ */
+function pairEdits(text: string, base: number, map: YMap, render: (keyCol: number | null) => string): TextEdit[] {
+  if (!map.flow) {
+    const keyCol = columnAt(text, base + (map.items[0]?.key.span[0] ?? map.span[0]));
+    return [insertLines(text, pastComments(text, contentEnd(text, base, map), keyCol), ' '.repeat(keyCol) + render(keyCol), eolOf(text))];
+  }
+  const pair = render(null);
+  const edits: TextEdit[] = [];
+  const last = pairSpans(text, base, map)[map.items.length - 1];
+  if (last) edits.push({ offset: last[1], length: 0, text: `, ${pair}` });
+  const close = base + map.span[1] - 1;
+  let i = close;
+  while (i > 0 && /\s/.test(text[i - 1] ?? '')) i--;
+  if (text[i - 1] === '{') edits.push({ offset: i, length: close - i, text: ` ${pair} ` });
+  else edits.push({ offset: i, length: 0, text: `${text[i - 1] === ',' ? ' ' : ', '}${pair}` });
+  return edits;
+}
+
+function removePairEdit(text: string, at: Located, step: Step, map: YMap, index: number): TextEdit | string {
+  const spans = pairSpans(text, at.base, map);
+  const span = spans[index];
+  const pair = map.items[index] as YPair;
+  if (map.flow) {
+    if (!span) return 'its value is an alias of a list or mapping';
+    // The only pair: `{ a: 1 }` becomes `{}`, unless comments inside must stay.
+    const open = at.base + map.span[0] + 1;
+    const close = at.base + map.span[1] - 1;
+    if (map.items.length === 1 && /^[\s,]*$/.test(text.slice(open, span[0]) + text.slice(span[1], close))) return { offset: open, length: close - open, text: '' };
+    return flowRemoveEdit(text, spans, index, span, 'value');
+  }
+  const start = at.base + pair.key.span[0];
+  const end = pastComments(text, span?.[1] ?? at.base + pair.key.span[1], columnAt(text, start));
+  // The pair's lines: from its key's line through the line where its content ends, with the comments under it.
+  const from = lineStartAt(text, start);
+  const to = text[end - 1] === '\n' ? end : nextLineAt(text, end);
+  if (map.items.length === 1) {
+    if (step.pair) return emptyAfterKey(text, at.base, step.pair, from, to, '{}');
+    // The only key of a list item: `- {}`, up to the line break after the content.
+    return { offset: start, length: lineEndAt(text, text[end - 1] === '\n' ? lineStartAt(text, end - 1) : end) - start, text: '{}' };
+  }
+  if (text.slice(from, start).trim() !== '') {
+    // `- key: value` on the dash's line: the next key moves up to take its place.
+    const next = map.items[index + 1];
+    if (index !== 0 || !next) return 'its line also holds other content';
+    return { offset: start, length: at.base + next.key.span[0] - start, text: '' };
+  }
+  return removeLines(text, from, to);
 }

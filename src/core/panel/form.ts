@@ -4,123 +4,148 @@ import type { YMap, YNode } from '../taskfile/ynode';
 import { keyName } from '../taskfile/ynode';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
 import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
-import type { FormRow, NodePath } from '../../webview/protocol';
+import { rowIdentity, type FormRow, type NodePath } from '../../webview/protocol';
+
+/** What an "add" row adds: an item appended to a list, or a key set in a mapping. */
+export type Addition = { readonly type: 'item'; readonly value: unknown } | { readonly type: 'key'; readonly key: string; readonly value: unknown };
 
 /**
  * The verifier of a task as a form: its YAML laid out flat, each scalar an input typed by the
- * schema at its place (a kwarg's schema, a field's), each list with an "add" row. The form is
- * read from the task's own YAML, so its paths are the paths an edit writes back to.
+ * schema at its place (a kwarg's schema, a field's), each list and mapping with an "add" row.
+ * The form is read from the task's own YAML, so its paths are the paths an edit writes back to.
  */
 export interface VerifierForm {
   readonly rows: FormRow[];
-  /** Builds the item to append for an "add" row, from the choice made in the panel. */
-  itemFor(path: NodePath, choice: string): unknown;
+  /** What to add for an "add" row, from the choice made in the panel. */
+  additionFor(path: NodePath, choice: string): Addition | undefined;
 }
 
-type ItemMaker = (choice: string) => unknown;
+type Maker = (choice: string) => Addition | undefined;
 
 export function verifierForm(task: YMap | null): VerifierForm {
-  const rows: FormRow[] = [];
-  const makers = new Map<string, ItemMaker>();
+  const b = new FormBuilder();
   const verify = task?.items.find((p) => keyName(p) === 'verify');
-  if (verify?.value) walkVerifier(verify.value, ['verify'], 0, false, rows, makers);
-  return {
-    rows,
-    itemFor(path, choice) {
-      const make = makers.get(JSON.stringify(path));
-      return make ? make(choice) : undefined;
-    },
-  };
+  if (verify?.value) b.verifier(verify.value, ['verify'], 0, false);
+  return { rows: b.rows, additionFor: (path, choice) => b.makers.get(JSON.stringify(path))?.(choice) };
 }
 
-function walkVerifier(node: YNode, path: NodePath, depth: number, removable: boolean, rows: FormRow[], makers: Map<string, ItemMaker>): void {
-  const [pair] = node.type === 'map' ? node.items : [];
-  const kind = pair ? VERIFIERS.get(keyName(pair)) : undefined;
-  if (!pair || !kind || node.type !== 'map' || node.items.length !== 1) {
-    rows.push({ type: 'heading', path, depth, label: 'verifier (edit it in the file)', removable });
-    return;
-  }
-  const at = [...path, kind.kind];
-  rows.push({ type: 'heading', path, depth, label: kind.kind, doc: kind.summary, removable });
-  const value = pair.value;
-  if (value?.type === 'seq' && kind.listField) {
-    walkList(value, at, depth + 1, kind.listItems, kind.fields[kind.listField], rows, makers);
-    return;
-  }
-  if (value?.type !== 'map') return;
-  for (const p of value.items) {
-    const key = keyName(p);
-    const f = kind.fields[key] ?? COMMON_VERIFIER_FIELDS[key];
-    if (key === kind.listField && p.value?.type === 'seq') {
-      rows.push({ type: 'heading', path: [...at, key], depth: depth + 1, label: key, doc: f?.doc, removable: false });
-      walkList(p.value, [...at, key], depth + 2, kind.listItems, f, rows, makers);
-    } else if (p.value) walkValue(p.value, [...at, key], depth + 1, key, f, f?.schema, false, rows, makers);
-  }
+/** Whether a form row still shows what the panel showed: the same label (and value) at the path. */
+export function sameRow(rows: readonly FormRow[], path: NodePath, shown: string): boolean {
+  const row = rows.find((r) => r.type !== 'add' && JSON.stringify(r.path) === JSON.stringify(path));
+  return row !== undefined && rowIdentity(row) === shown;
 }
 
-function walkList(seq: YNode & { type: 'seq' }, path: NodePath, depth: number, items: 'verifiers' | 'instructions' | Fields | undefined, field: FieldDef | undefined, rows: FormRow[], makers: Map<string, ItemMaker>): void {
-  if (items === 'instructions') {
-    seq.items.forEach((item, i) => walkInstruction(item, [...path, i], depth, rows));
-    rows.push({ type: 'add', path, depth, label: 'Add constraint', options: [...INSTRUCTIONS.keys()] });
-    makers.set(JSON.stringify(path), instructionItem);
-  } else if (items === 'verifiers') {
-    seq.items.forEach((item, i) => walkVerifier(item, [...path, i], depth, true, rows, makers));
-    rows.push({ type: 'add', path, depth, label: 'Add verifier', options: [...VERIFIERS.keys()] });
-    makers.set(JSON.stringify(path), verifierItem);
-  } else {
-    walkSeq(seq, path, depth, field?.schema, rows, makers);
-  }
-}
+class FormBuilder {
+  readonly rows: FormRow[] = [];
+  readonly makers = new Map<string, Maker>();
 
-function walkInstruction(item: YNode, path: NodePath, depth: number, rows: FormRow[]): void {
-  if (item.type === 'scalar') {
-    const def = INSTRUCTIONS.get(String(item.value));
-    rows.push({ type: 'heading', path, depth, label: String(item.value), doc: def?.summary, removable: true });
-    return;
+  verifier(node: YNode, path: NodePath, depth: number, removable: boolean): void {
+    const [pair] = node.type === 'map' ? node.items : [];
+    const kind = pair ? VERIFIERS.get(keyName(pair)) : undefined;
+    if (!pair || !kind || node.type !== 'map' || node.items.length !== 1) {
+      this.rows.push({ type: 'heading', path, depth, label: 'verifier (edit it in the file)', removable });
+      return;
+    }
+    const at = [...path, kind.kind];
+    this.rows.push({ type: 'heading', path, depth, label: kind.kind, doc: kind.summary, removable });
+    const value = pair.value;
+    if (value?.type === 'seq' && kind.listField) {
+      this.list(value, at, depth + 1, kind.listItems, kind.fields[kind.listField]);
+      return;
+    }
+    if (value?.type !== 'map') return;
+    const fields: Fields = { ...kind.fields, ...COMMON_VERIFIER_FIELDS };
+    for (const p of value.items) {
+      const key = keyName(p);
+      const f = fields[key];
+      if (key === kind.listField && p.value?.type === 'seq') {
+        this.rows.push({ type: 'heading', path: [...at, key], depth: depth + 1, label: key, doc: f?.doc, removable: false });
+        this.list(p.value, [...at, key], depth + 2, kind.listItems, f);
+      } else if (p.value) this.value(p.value, [...at, key], depth + 1, key, f, f?.schema, f !== undefined && !f.required);
+    }
+    this.addKeys(value, at, depth + 1, 'Add option', fields);
   }
-  const [pair] = item.type === 'map' ? item.items : [];
-  if (!pair || item.type !== 'map' || item.items.length !== 1) {
-    rows.push({ type: 'heading', path, depth, label: 'constraint (edit it in the file)', removable: true });
-    return;
-  }
-  const id = keyName(pair);
-  const def = INSTRUCTIONS.get(id);
-  rows.push({ type: 'heading', path, depth, label: id, doc: def?.summary, removable: true });
-  if (pair.value?.type !== 'map') return;
-  for (const p of pair.value.items) {
-    const kw = keyName(p);
-    const k = def?.kwargs[kw];
-    if (p.value?.type === 'scalar') rows.push(fieldRow(p.value, [...path, id, kw], depth + 1, kw, k?.doc, k?.schema));
-    else if (p.value) rows.push({ type: 'heading', path: [...path, id, kw], depth: depth + 1, label: `${kw} (edit it in the file)`, doc: k?.doc, removable: false });
-  }
-}
 
-function walkValue(node: YNode, path: NodePath, depth: number, label: string, field: FieldDef | undefined, schema: z.ZodType | undefined, removable: boolean, rows: FormRow[], makers: Map<string, ItemMaker>): void {
-  if (node.type === 'scalar') {
-    rows.push({ ...fieldRow(node, path, depth, label, field?.doc, schema), ...(removable ? { removable } : {}) });
-    return;
+  /** An "add" row for the keys a mapping may have and does not; each is added with its example. */
+  private addKeys(map: YMap, path: NodePath, depth: number, label: string, fields: Readonly<Record<string, { readonly example: unknown }>>): void {
+    const present = new Set(map.items.map(keyName));
+    const absent = Object.keys(fields).filter((k) => !present.has(k));
+    if (absent.length === 0) return;
+    this.rows.push({ type: 'add', path, depth, label, options: absent });
+    this.makers.set(JSON.stringify(path), (key) => (absent.includes(key) ? { type: 'key', key, value: fields[key]?.example } : undefined));
   }
-  rows.push({ type: 'heading', path, depth, label, doc: field?.doc, removable });
-  if (node.type === 'seq') {
-    walkSeq(node, path, depth + 1, schema, rows, makers);
-    return;
-  }
-  for (const p of node.items) {
-    const key = keyName(p);
-    // `verify` inside a list item (a weighted item) is a verifier of its own.
-    if (key === 'verify' && p.value) walkVerifier(p.value, [...path, key], depth + 1, false, rows, makers);
-    else if (p.value) walkValue(p.value, [...path, key], depth + 1, key, undefined, schema && schemaAtPath(schema, [key]), false, rows, makers);
-  }
-}
 
-function walkSeq(seq: YNode & { type: 'seq' }, path: NodePath, depth: number, schema: z.ZodType | undefined, rows: FormRow[], makers: Map<string, ItemMaker>): void {
-  const element = schema && schemaAtPath(schema, [0]);
-  seq.items.forEach((item, i) => walkValue(item, [...path, i], depth, `#${i + 1}`, undefined, element, true, rows, makers));
-  rows.push({ type: 'add', path, depth, label: 'Add item', options: [] });
-  // A new item copies the shape of the last one with its text cleared, so it validates the
-  // same way and the author fills it in.
-  const last = seq.items[seq.items.length - 1];
-  makers.set(JSON.stringify(path), () => (last ? blank(plain(last)) : ''));
+  private list(seq: YNode & { type: 'seq' }, path: NodePath, depth: number, items: 'verifiers' | 'instructions' | Fields | undefined, field: FieldDef | undefined): void {
+    if (items === 'instructions') {
+      seq.items.forEach((item, i) => this.instruction(item, [...path, i], depth));
+      this.rows.push({ type: 'add', path, depth, label: 'Add constraint', options: [...INSTRUCTIONS.keys()] });
+      this.makers.set(JSON.stringify(path), (id) => {
+        const value = instructionItem(id);
+        return value === undefined ? undefined : { type: 'item', value };
+      });
+    } else if (items === 'verifiers') {
+      seq.items.forEach((item, i) => this.verifier(item, [...path, i], depth, true));
+      this.rows.push({ type: 'add', path, depth, label: 'Add verifier', options: [...VERIFIERS.keys()] });
+      this.makers.set(JSON.stringify(path), (name) => {
+        const value = verifierItem(name);
+        return value === undefined ? undefined : { type: 'item', value };
+      });
+    } else {
+      this.seq(seq, path, depth, field?.schema);
+    }
+  }
+
+  private instruction(item: YNode, path: NodePath, depth: number): void {
+    if (item.type === 'scalar') {
+      const def = INSTRUCTIONS.get(String(item.value));
+      this.rows.push({ type: 'heading', path, depth, label: String(item.value), doc: def?.summary, removable: true });
+      return;
+    }
+    const [pair] = item.type === 'map' ? item.items : [];
+    if (!pair || item.type !== 'map' || item.items.length !== 1) {
+      this.rows.push({ type: 'heading', path, depth, label: 'constraint (edit it in the file)', removable: true });
+      return;
+    }
+    const id = keyName(pair);
+    const def = INSTRUCTIONS.get(id);
+    this.rows.push({ type: 'heading', path, depth, label: id, doc: def?.summary, removable: true });
+    if (pair.value?.type !== 'map') return;
+    for (const p of pair.value.items) {
+      const kw = keyName(p);
+      const k = def?.kwargs[kw];
+      if (p.value?.type === 'scalar') this.rows.push({ ...fieldRow(p.value, [...path, id, kw], depth + 1, kw, k?.doc, k?.schema), ...(k && !k.required ? { removable: true } : {}) });
+      else if (p.value) this.rows.push({ type: 'heading', path: [...path, id, kw], depth: depth + 1, label: `${kw} (edit it in the file)`, doc: k?.doc, removable: false });
+    }
+    if (def) this.addKeys(pair.value, [...path, id], depth + 1, 'Add kwarg', def.kwargs);
+  }
+
+  private value(node: YNode, path: NodePath, depth: number, label: string, field: FieldDef | undefined, schema: z.ZodType | undefined, removable: boolean): void {
+    if (node.type === 'scalar') {
+      this.rows.push({ ...fieldRow(node, path, depth, label, field?.doc, schema), ...(removable ? { removable } : {}) });
+      return;
+    }
+    this.rows.push({ type: 'heading', path, depth, label, doc: field?.doc, removable });
+    if (node.type === 'seq') {
+      this.seq(node, path, depth + 1, schema);
+      return;
+    }
+    for (const p of node.items) {
+      const key = keyName(p);
+      // `verify` inside a list item (a weighted item) is a verifier of its own.
+      if (key === 'verify' && p.value) this.verifier(p.value, [...path, key], depth + 1, false);
+      else if (p.value) this.value(p.value, [...path, key], depth + 1, key, undefined, schema && schemaAtPath(schema, [key]), false);
+    }
+  }
+
+  private seq(seq: YNode & { type: 'seq' }, path: NodePath, depth: number, schema: z.ZodType | undefined): void {
+    const element = schema && schemaAtPath(schema, [0]);
+    seq.items.forEach((item, i) => this.value(item, [...path, i], depth, `#${i + 1}`, undefined, element, true));
+    this.rows.push({ type: 'add', path, depth, label: 'Add item', options: [] });
+    // A new item copies the shape of the last one with its text cleared, so it validates the
+    // same way and the author fills it in.
+    const last = seq.items[seq.items.length - 1];
+    this.makers.set(JSON.stringify(path), () => ({ type: 'item', value: last ? blank(plain(last)) : '' }));
+  }
 }
 
 function fieldRow(node: YNode & { type: 'scalar' }, path: NodePath, depth: number, label: string, doc: string | undefined, schema: z.ZodType | undefined): FormRow {
