@@ -220,10 +220,17 @@ export class TaskPanel implements vscode.Disposable {
         this.seen.set(key, r.run);
         this.s.results.setRun(doc.uri, entry.id, taskHash(file, entry), r.run);
       }
+      // The cases are the verifier's own tests: they run again with it.
+      if (spec.cases.length) {
+        const results = await runCases([spec], { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted, signal: abort.signal });
+        if (abort.signal.aborted) return SUPERSEDED;
+        this.s.results.setCases(doc.uri, spec.id, taskHash(file, entry), results);
+      }
     } else if (shown && spec && requestInputs(spec) !== requestInputs(shown.run.task)) {
       shown = { ...shown, fresh: false };
     }
-    const cases = stored && stored.textHash === taskHash(file, entry) ? stored.cases : undefined;
+    const latest = entry.id === undefined ? undefined : this.s.results.get(doc.uri, entry.id);
+    const cases = latest && latest.textHash === taskHash(file, entry) ? latest.cases : undefined;
     const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown), uri: doc.uri.toString() };
     this.lastView = view;
     this.panel.title = `vtask: ${view.id}`;

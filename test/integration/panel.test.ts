@@ -68,6 +68,7 @@ suite('task panel', () => {
     assert.deepEqual(panel.lastView?.run?.flips, { gained: 2, lost: 0 });
     assert.deepEqual(panel.lastView?.samples.filter((s) => s.flip).map((s) => [s.index, s.flip]), [[1, 'gained'], [5, 'gained']]);
     assert.equal(api.results(doc.uri, TASK)?.run?.stats.passed, 6, 'the lenses and decorations see the new verdicts');
+    assert.deepEqual(panel.lastView?.cases.map((c) => c.ok), [true], 'the cases ran again with the new verifier');
     assert.equal(server.samplingRequests.length, requests);
 
     // A value that changed underneath is never overwritten.
