@@ -4,9 +4,10 @@ import { locate } from '../core/edit/locate';
 import { addCase, addKey, appendItem, removeItem, removeKey, setScalar, type EditResult } from '../core/edit/taskEdits';
 import { sameRow, verifierForm } from '../core/panel/form';
 import { reverify, sampleView } from '../core/panel/samples';
-import { panelTaskView, type ShownRun } from '../core/panel/view';
+import { panelTaskView, taskKey, type ShownRun } from '../core/panel/view';
 import { runCases, type CaseResult } from '../core/run/cases';
 import { responseOf, type TaskRunResult } from '../core/run/sampleTasks';
+import { taskStats } from '../core/stats';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { taskAt } from '../core/taskfile/locate';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
@@ -15,9 +16,15 @@ import { panelHtml } from '../webview/page';
 import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../webview/protocol';
 import { taskHash, type ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
-import type { TaskRunner } from './taskRunner';
+import { withEditorSettings, type TaskRunner } from './taskRunner';
 
 const SUPERSEDED = Symbol('superseded');
+
+/** Messages that change the file. */
+const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase']);
+
+/** More samples stops doubling here. */
+const MAX_SAMPLES = 1024;
 
 /** Refreshes wait this long after the last change, so typing in the file is not slowed. */
 const REFRESH_DELAY_MS = 40;
@@ -25,7 +32,7 @@ const REFRESH_DELAY_MS = 40;
 /** What a verdict depends on besides the response: a change re-verifies the samples. */
 const verdictInputs = (t: TaskSpec): string => JSON.stringify([t.verify, t.messages, t.meta]);
 /** What a sample depends on: a change makes the samples describe an older task. */
-const requestInputs = (t: TaskSpec): string => JSON.stringify([t.messages, t.sampling]);
+const requestInputs = (t: TaskSpec): string => JSON.stringify([t.messages, withEditorSettings(t).sampling]);
 
 export interface PanelServices {
   readonly documents: TaskDocuments;
@@ -49,11 +56,15 @@ export class TaskPanel implements vscode.Disposable {
   /** The store's run each shown run came from, to tell a new sampling run from our own writes. */
   private readonly seen = new Map<string, TaskRunResult>();
   private chain: Promise<unknown> = Promise.resolve();
+  private mutations: Promise<unknown> = Promise.resolve();
+  private disposed = false;
   private queued: Promise<TaskView | undefined | typeof SUPERSEDED> | undefined;
   private latest: Promise<TaskView | undefined | typeof SUPERSEDED> = Promise.resolve(undefined);
-  private reverifying: AbortController | undefined;
+  private reverifying: { abort: AbortController; inputs: string } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sampling: { uri: vscode.Uri; id: string } | undefined;
+  /** What the last view was made of, to skip sending the same view again. */
+  private posted: unknown[] | undefined;
   /** The last view posted, for tests. */
   lastView: TaskView | undefined;
 
@@ -150,8 +161,10 @@ export class TaskPanel implements vscode.Disposable {
     const doc = t && vscode.workspace.textDocuments.find((d) => d.uri.toString() === t.uri.toString());
     if (!t || !doc) return undefined;
     const file = this.s.documents.get(doc);
-    // By id first, so the panel stays on its task when tasks above it are added or removed.
-    const entry = (t.id ? file.tasks.find((e) => e.id === t.id) : undefined) ?? file.tasks[t.index];
+    // The task at the index when it still has the id (ids may repeat while a copy is renamed);
+    // else by id, so the panel stays on its task when tasks above it are added or removed.
+    const atIndex = file.tasks[t.index];
+    const entry = atIndex && (atIndex.id ?? '') === t.id ? atIndex : ((t.id ? file.tasks.find((e) => e.id === t.id) : undefined) ?? atIndex);
     if (!entry) return undefined;
     t.index = entry.index;
     t.id = entry.id ?? t.id;
@@ -164,8 +177,10 @@ export class TaskPanel implements vscode.Disposable {
    */
   refresh(): Promise<TaskView | undefined> {
     if (!this.queued) {
-      // A slow re-verification (code runs each sample) gives way to the newer text.
-      this.reverifying?.abort();
+      // A slow re-verification (code runs each sample) gives way to a newer verifier, not to
+      // other changes (the store announcing the verdicts it was just given, say).
+      const spec = this.locate()?.spec;
+      if (this.reverifying && spec && verdictInputs(spec) !== this.reverifying.inputs) this.reverifying.abort.abort();
       const next = this.chain.then(() => {
         this.queued = undefined;
         return this.render().catch((e: unknown) => {
@@ -203,13 +218,16 @@ export class TaskPanel implements vscode.Disposable {
       // Say so only when it takes a while (code verifiers), so quick ones do not flicker.
       let said = false;
       const count = shown.run.samples.length;
+      // While sampling, the sampling status (with its Cancel) stays.
       const slow = setTimeout(() => {
-        said = true;
-        void this.post({ type: 'busy', what: `Re-verifying ${count} samples…`, cancellable: false });
+        said = !this.sampling;
+        if (said) void this.post({ type: 'busy', what: `Re-verifying ${count} samples…`, cancellable: false });
       }, 150);
-      const abort = (this.reverifying = new AbortController());
+      const abort = new AbortController();
+      this.reverifying = { abort, inputs: verdictInputs(spec) };
       const r = await reverify(spec, shown.run, { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted, signal: abort.signal }).finally(() => clearTimeout(slow));
-      if (said) await this.post({ type: 'busy', what: null, cancellable: false });
+      if (said && !this.sampling) await this.post({ type: 'busy', what: null, cancellable: false });
+      if (this.reverifying?.abort === abort) this.reverifying = undefined;
       // Superseded: the refresh queued behind this one verifies the newer verifier.
       if (abort.signal.aborted) return SUPERSEDED;
       const fresh = shown.fresh && requestInputs(spec) === requestInputs(shown.run.task);
@@ -226,13 +244,18 @@ export class TaskPanel implements vscode.Disposable {
         if (abort.signal.aborted) return SUPERSEDED;
         this.s.results.setCases(doc.uri, spec.id, taskHash(file, entry), results);
       }
-    } else if (shown && spec && requestInputs(spec) !== requestInputs(shown.run.task)) {
-      shown = { ...shown, fresh: false };
     }
+    const fresh = shown !== undefined && shown.fresh && (!spec || requestInputs(spec) === requestInputs(shown.run.task));
     const latest = entry.id === undefined ? undefined : this.s.results.get(doc.uri, entry.id);
-    const cases = latest && latest.textHash === taskHash(file, entry) ? latest.cases : undefined;
-    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown), uri: doc.uri.toString() };
+    const hash = taskHash(file, entry);
+    const cases = latest && latest.textHash === hash ? latest.cases : undefined;
+    // Typing elsewhere in the file changes nothing here: the view is not sent again.
+    const same = [doc.uri.toString(), entry.index, hash, spec && verdictInputs(spec) + requestInputs(spec), shown, fresh, cases];
+    if (this.posted && same.every((x, i) => x === this.posted?.[i])) return this.lastView;
+    this.posted = same;
+    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString() };
     this.lastView = view;
+    if (this.disposed) return view;
     this.panel.title = `vtask: ${view.id}`;
     await this.post({ type: 'task', task: view });
     return view;
@@ -247,7 +270,12 @@ export class TaskPanel implements vscode.Disposable {
     }
     const msg = parsed.data;
     try {
-      await this.act(msg);
+      // Changes to the file go one at a time: each is computed on the text the one before left.
+      if (MUTATING.has(msg.type)) {
+        const next = this.mutations.then(() => this.act(msg));
+        this.mutations = next.catch(() => undefined);
+        await next;
+      } else await this.act(msg);
     } catch (e) {
       this.s.log.error(e instanceof Error ? e : String(e));
       await this.notice('error', (e as Error).message);
@@ -257,6 +285,9 @@ export class TaskPanel implements vscode.Disposable {
   private async act(msg: FromPanel): Promise<void> {
     switch (msg.type) {
       case 'ready':
+        // A new page (shown again, or reloaded): it needs the view and the status again.
+        this.posted = undefined;
+        if (this.sampling) void this.post({ type: 'busy', what: `Sampling ${this.sampling.id}…`, cancellable: true });
         if (this.target) await this.refresh();
         else this.follow(vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.languageId === 'vtask'));
         return;
@@ -298,7 +329,7 @@ export class TaskPanel implements vscode.Disposable {
    */
   private async edit(taskId: string, make: (file: TaskFile, index: number) => EditResult): Promise<boolean> {
     const at = this.locate();
-    if (!at || (at.entry.id ?? '') !== taskId) {
+    if (!at || taskKey(at.entry) !== taskId) {
       await this.notice('warning', `Task ${taskId} is no longer shown; nothing was changed.`);
       return false;
     }
@@ -330,48 +361,71 @@ export class TaskPanel implements vscode.Disposable {
     await this.runCases();
   }
 
-  /** Resample: N fresh samples replace the shown ones. More: as many again are added. */
+  /**
+   * Resample: N fresh samples replace the shown ones. More: as many again are added. New
+   * samples join the shown run as they arrive, so edits, Add as case and a panel shown again
+   * see them before the run ends.
+   */
   private async sample(taskId: string, mode: 'resample' | 'more'): Promise<void> {
     const at = this.locate();
-    if (!at?.spec || at.spec.id !== taskId) {
+    if (this.sampling || (at && this.s.runner.isRunning(at.doc.uri, taskId))) {
+      await this.notice('info', 'This task is being sampled already.');
+      return;
+    }
+    if (!at || taskKey(at.entry) !== taskId) {
+      await this.notice('warning', `Task ${taskId} is no longer shown.`);
+      return;
+    }
+    if (!at.spec) {
       await this.notice('warning', 'Fix the task first (see Problems): only a task without errors can be sampled.');
       return;
     }
-    if (this.sampling) return;
     const { doc, spec } = at;
+    this.sampling = { uri: doc.uri, id: spec.id };
     const key = `${doc.uri.toString()}#${spec.id}`;
+    const base = mode === 'more' ? this.runs.get(key) : undefined;
     const have = this.runs.get(key)?.run.samples.length ?? 0;
     const n = vscode.workspace.getConfiguration('vtask').get<number>('samples') ?? spec.sampling.samples;
-    const total = mode === 'more' ? Math.max(have, n) * 2 : Math.max(have, n);
-    if (mode === 'resample') {
-      this.runs.delete(key);
-      await this.refresh();
-    }
-    let done = mode === 'more' ? have : 0;
-    this.sampling = { uri: doc.uri, id: spec.id };
-    await this.post({ type: 'busy', what: `Sampling ${spec.id}…`, cancellable: true });
+    // More doubles what is shown, up to a bound: every sample is a paid request.
+    const total = mode === 'more' ? Math.min(MAX_SAMPLES, Math.max(have, n) * 2) : Math.max(have, n);
+    const samples = new Map((base?.run.samples ?? []).map((x) => [x.index, x]));
+    const partial = (): ShownRun => {
+      const list = [...samples.values()].sort((a, b) => a.index - b.index);
+      return { run: { task: spec, model: base?.run.model ?? '…', samples: list, stats: taskStats(list.map((x) => x.verdict)), requests: 0 }, fresh: true };
+    };
+    this.runs.set(key, partial());
     try {
+      await this.post({ type: 'busy', what: `Sampling ${spec.id}…`, cancellable: true });
+      if (mode === 'resample') await this.refresh();
       const [r] = await this.s.runner.run(doc, [spec.id], {
         fresh: mode === 'resample',
         samples: total,
-        onSample: (task, s) => {
-          done++;
-          void this.post({ type: 'samples', task, samples: [sampleView(s)], done, total });
+        onSample: (task, x) => {
+          if (this.disposed) return;
+          samples.set(x.index, x);
+          this.runs.set(key, partial());
+          void this.post({ type: 'samples', task, samples: [sampleView(x)], done: samples.size, total });
         },
       });
       if (r?.error && r.error !== 'cancelled') await this.notice('error', r.error);
     } finally {
       this.sampling = undefined;
-      await this.post({ type: 'busy', what: null, cancellable: false });
+      if (!this.disposed) await this.post({ type: 'busy', what: null, cancellable: false });
     }
   }
 
   /** Runs the shown task's cases and shows their verdicts (also in the lenses and gutter). */
   async runCases(): Promise<CaseResult[] | undefined> {
     const at = this.locate();
-    if (!at?.spec) return undefined;
+    if (!at?.spec) {
+      if (at) await this.notice('warning', 'Fix the task first (see Problems): its cases cannot run while it has errors.');
+      return undefined;
+    }
+    const hash = taskHash(at.file, at.entry);
     const results = await runCases([at.spec], { file: at.doc.uri.fsPath, trusted: vscode.workspace.isTrusted });
-    this.s.results.setCases(at.doc.uri, at.spec.id, taskHash(at.file, at.entry), results);
+    // Results of text that changed while they ran would pass for the new text's: drop them.
+    const now = this.locate();
+    if (now && taskHash(now.file, now.entry) === hash) this.s.results.setCases(at.doc.uri, at.spec.id, hash, results);
     await this.refresh();
     return results;
   }
@@ -393,12 +447,17 @@ export class TaskPanel implements vscode.Disposable {
   }
 
   private post(message: ToPanel): Thenable<boolean> {
+    if (this.disposed) return Promise.resolve(false);
     return this.panel.webview.postMessage(message);
   }
 
   dispose(): void {
-    TaskPanel.current = undefined;
+    if (this.disposed) return;
+    this.disposed = true;
+    if (TaskPanel.current === this) TaskPanel.current = undefined;
     clearTimeout(this.timer);
+    this.reverifying?.abort.abort();
+    if (this.sampling) this.s.runner.cancel(this.sampling.uri, this.sampling.id);
     this.panel.dispose();
     for (const d of this.disposables) d.dispose();
   }

@@ -4,7 +4,7 @@ import { createProvider } from '../core/sampling';
 import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import type { Provider } from '../core/sampling/types';
-import { runnableTasks } from '../core/taskfile/resolve';
+import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { LanguageModelProvider, LM_PREFIX } from './lmProvider';
 import type { ModelPicker } from './modelPicker';
@@ -12,6 +12,12 @@ import { profileForTask } from './models';
 import type { ResultStore } from './results';
 import { taskHash } from './results';
 import type { TaskDocuments } from './taskDocuments';
+
+/** A task as the editor samples it: the temperature setting, when set, overrides the task's own. */
+export function withEditorSettings(t: TaskSpec): TaskSpec {
+  const temperature = vscode.workspace.getConfiguration('vtask').get<number | null>('temperature');
+  return typeof temperature === 'number' ? { ...t, sampling: { ...t.sampling, temperature } } : t;
+}
 
 /** What a run from the task panel adds to a plain run. */
 export interface RunExtras {
@@ -29,6 +35,7 @@ export class TaskRunner implements vscode.Disposable {
   private readonly caches = new Map<string, SampleCache>();
   private readonly providers = new Map<string, Provider>();
   private readonly running = new Map<string, AbortController>();
+  private readonly disposed = new AbortController();
   private readonly emitter = new vscode.EventEmitter<void>();
   /** Fires when a run starts or ends (lenses show progress and Cancel). */
   readonly onDidChangeRunning = this.emitter.event;
@@ -55,11 +62,9 @@ export class TaskRunner implements vscode.Disposable {
    */
   async run(doc: vscode.TextDocument, taskIds?: readonly string[], options: RunExtras = {}): Promise<TaskRunResult[]> {
     const file = this.documents.get(doc);
-    // The temperature setting, when set, overrides the tasks' own for runs from the editor.
-    const temperature = vscode.workspace.getConfiguration('vtask').get<number | null>('temperature');
     const tasks = runnableTasks(file)
       .tasks.filter((t) => !taskIds || taskIds.includes(t.id))
-      .map((t) => (typeof temperature === 'number' ? { ...t, sampling: { ...t.sampling, temperature } } : t));
+      .map(withEditorSettings);
     if (tasks.length === 0) return [];
     const key = `${doc.uri.toString()}#${taskIds?.length === 1 ? taskIds[0] : '*'}`;
     const abort = new AbortController();
@@ -96,6 +101,8 @@ export class TaskRunner implements vscode.Disposable {
             file: doc.uri.fsPath,
             cache: cache as SampleCache,
             samples,
+            // Cancelling stops sampling; samples already taken are still verified in full.
+            verifySignal: this.disposed.signal,
             fresh: options.fresh,
             onSample: options.onSample,
             signal: abort.signal,
@@ -162,6 +169,7 @@ export class TaskRunner implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed.abort();
     for (const c of this.running.values()) c.abort();
     for (const c of this.caches.values()) c.close();
     this.emitter.dispose();

@@ -185,10 +185,16 @@ function renderSamples(task: TaskView): void {
   list.attached();
 }
 
+function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
+  notice.className = `notice ${level}`;
+  notice.replaceChildren(icon(level === 'info' ? 'info' : level), ` ${text}`, button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }));
+}
+
 function receive(msg: ToPanel): void {
   switch (msg.type) {
     case 'task':
-      notice.replaceChildren();
+      // A notice stays while the same task is re-rendered (an edit's outcome comes with one).
+      if (state.task?.id !== msg.task.id) notice.replaceChildren();
       render(msg.task);
       break;
     case 'empty':
@@ -216,8 +222,7 @@ function receive(msg: ToPanel): void {
       }
       break;
     case 'notice':
-      notice.className = `notice ${msg.level}`;
-      notice.replaceChildren(icon(msg.level === 'info' ? 'info' : msg.level), ` ${msg.text}`, button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }));
+      showNotice(msg.level, msg.text);
       break;
   }
 }
@@ -225,6 +230,8 @@ function receive(msg: ToPanel): void {
 window.addEventListener('message', (event: MessageEvent) => {
   const parsed = toPanel.safeParse(event.data);
   if (parsed.success) receive(parsed.data);
+  // Say so rather than go on showing an older state as if it were current.
+  else showNotice('error', 'The panel received an update it could not read; it may be out of date. Reopen it to refresh.');
 });
 
 if (state.task) render(state.task);

@@ -149,8 +149,10 @@ class FormBuilder {
 }
 
 function fieldRow(node: YNode & { type: 'scalar' }, path: NodePath, depth: number, label: string, doc: string | undefined, schema: z.ZodType | undefined): FormRow {
-  const { input, options } = inputFor(schema, node.value);
-  return { type: 'field', path, depth, label, ...(doc ? { doc } : {}), input, ...(options ? { options } : {}), value: node.value };
+  // `.inf` and `.nan` are numbers YAML has and messages cannot carry: they show as text.
+  const value = typeof node.value === 'number' && !Number.isFinite(node.value) ? String(node.value) : node.value;
+  const { input, options } = inputFor(schema, value);
+  return { type: 'field', path, depth, label, ...(doc ? { doc } : {}), input: typeof value === 'string' && input === 'number' ? 'text' : input, ...(options ? { options } : {}), value };
 }
 
 interface DefLike {

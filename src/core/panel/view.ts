@@ -15,6 +15,11 @@ export interface ShownRun {
   readonly fresh: boolean;
 }
 
+/** How the panel names a task in messages: its id, or its place for a task without one. */
+export function taskKey(entry: TaskEntry): string {
+  return entry.id ?? `task ${entry.index + 1}`;
+}
+
 const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e : `score ${e.score}`);
 
 /**
@@ -25,7 +30,7 @@ export function panelTaskView(file: string, entry: TaskEntry, spec: TaskSpec | u
   const found = spec ? kindOf(spec.verify) : undefined;
   const before = shown?.flips?.before;
   return {
-    id: spec?.id ?? entry.id ?? `task ${entry.index + 1}`,
+    id: taskKey(entry),
     file,
     messages: spec?.messages.map((m) => ({ role: m.role, content: m.content })) ?? [],
     verifier: !found ? { kind: '?', summary: 'The task has problems (see Problems); the form below still edits it.' } : 'error' in found ? { kind: '?', summary: found.error } : { kind: found.kind.kind, summary: found.kind.summary },

@@ -53,6 +53,8 @@ export interface RunOptions {
   readonly samples?: number;
   readonly fresh?: boolean;
   readonly signal: AbortSignal;
+  /** Stops verification; defaults to `signal`. The editor keeps verifying what a cancelled run got. */
+  readonly verifySignal?: AbortSignal;
   readonly trusted?: boolean;
   readonly groupSize?: number;
   /** Tasks sampled at once; each provider also limits its own requests. */
@@ -111,7 +113,7 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
   if (o.cacheOnly && missing.length) return undefined;
   const view = taskView(task, o.file);
   const verdicts: Promise<Verdict>[] = [];
-  const check = (s: Sample): Promise<Verdict> => verify(task.verify, responseOf(s), { task: view, signal: o.signal, trusted: o.trusted, judge: o.judge });
+  const check = (s: Sample): Promise<Verdict> => verify(task.verify, responseOf(s), { task: view, signal: o.verifySignal ?? o.signal, trusted: o.trusted, judge: o.judge });
   const result = (i: number, s: Sample, verdict: Verdict): SampleResult => ({
     index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict, model: s.model, takenAt: s.takenAt, verifiedBy: version,
   });
@@ -132,11 +134,13 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
       }
     };
     try {
-      if (request.seed !== undefined) {
-        // Sample k is sent seed + k, so each index is its own request (and cache entry).
+      if (request.seed !== undefined || o.onSample) {
+        // Sample k is sent seed + k, so each index is its own request (and cache entry). A
+        // streaming front end also asks one at a time, so samples show as they arrive.
         await mapLimit(missing, profile.concurrency, async (i) => {
           requests++;
-          const [s] = await provider.sample({ ...request, seed: (request.seed as number) + i }, 1, o.signal);
+          const seed = request.seed === undefined ? undefined : request.seed + i;
+          const [s] = await provider.sample({ ...request, seed }, 1, o.signal);
           if (s) store(i, s);
         });
       } else {
