@@ -122,6 +122,7 @@ export class TaskPanel implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (this.target && e.document.uri.toString() === this.target.uri.toString()) this.schedule();
       }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.schedule()),
       s.results.onDidChange((uri) => {
         if (this.target && uri.toString() === this.target.uri.toString()) this.schedule();
       }),
@@ -211,10 +212,13 @@ export class TaskPanel implements vscode.Disposable {
     // A run the store got from elsewhere (Run verifier, Resample) replaces what is shown.
     if (stored?.run && this.seen.get(key) !== stored.run) {
       this.seen.set(key, stored.run);
-      this.runs.set(key, { run: stored.run, fresh: true });
+      this.runs.set(key, { run: stored.run, fresh: true, trusted: vscode.workspace.isTrusted });
     }
     let shown = this.runs.get(key);
-    if (shown && spec && verdictInputs(spec) !== verdictInputs(shown.run.task) && shown.run.samples.length) {
+    // Verdicts change with the verifier, and with trust: code and script verifiers refuse to
+    // run in an untrusted workspace and run once it is trusted.
+    const trusted = vscode.workspace.isTrusted;
+    if (shown && spec && (verdictInputs(spec) !== verdictInputs(shown.run.task) || (shown.trusted ?? trusted) !== trusted) && shown.run.samples.length) {
       // Say so only when it takes a while (code verifiers), so quick ones do not flicker.
       let said = false;
       const count = shown.run.samples.length;
@@ -231,7 +235,7 @@ export class TaskPanel implements vscode.Disposable {
       // Superseded: the refresh queued behind this one verifies the newer verifier.
       if (abort.signal.aborted) return SUPERSEDED;
       const fresh = shown.fresh && requestInputs(spec) === requestInputs(shown.run.task);
-      shown = { run: r.run, flips: r, fresh };
+      shown = { run: r.run, flips: r, fresh, trusted };
       this.runs.set(key, shown);
       // The new verdicts describe the task as it is: lenses and decorations show them too.
       if (fresh && entry.id !== undefined) {

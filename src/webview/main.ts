@@ -122,9 +122,15 @@ function render(task: TaskView): void {
   }
 }
 
+/** Gives an element a key under which render() puts the focus back after a re-render. */
+function keyed<T extends HTMLElement>(e: T, key: string): T {
+  e.dataset.path = key;
+  return e;
+}
+
 function renderCases(task: TaskView): void {
   const cases = section(`Cases (${task.cases.length})`, 'cases');
-  cases.body.append(button('Run cases', 'play', () => post({ type: 'runCases' })));
+  cases.body.append(keyed(button('Run cases', 'play', () => post({ type: 'runCases' })), 'action:run-cases'));
   const ol = el('ol', 'cases');
   for (const c of task.cases) {
     const item = el('li', c.ok === undefined ? 'case' : c.ok ? 'case ok' : 'case bad');
@@ -157,8 +163,8 @@ function renderSamples(task: TaskView): void {
   streaming = { title: s.summary.querySelector('h2') as HTMLElement, charts: el('div', 'charts') };
   const bar = el('div', 'actions');
   bar.append(
-    button('Resample', 'refresh', () => post({ type: 'sample', task: task.id, mode: 'resample' })),
-    button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })),
+    keyed(button('Resample', 'refresh', () => post({ type: 'sample', task: task.id, mode: 'resample' })), 'action:resample'),
+    keyed(button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })), 'action:more'),
   );
   s.body.append(bar);
   if (run) {

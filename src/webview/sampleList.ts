@@ -86,6 +86,7 @@ export class SampleList {
     for (const f of FILTERS) {
       const b = button(f.label, undefined, () => this.setFilter(f.id), { className: 'filter' });
       b.dataset.filter = f.id;
+      b.dataset.path = `filter:${f.id}`;
       b.setAttribute('role', 'radio');
       const count = el('span', 'count');
       b.append(count);

@@ -134,11 +134,15 @@ test('the answer the verifier read is located for highlighting, after any think 
   assert.equal(answerSpan('42 only in <think>42</think> x', verdict(false, { extracted: '42' })), undefined);
 });
 
-test('huge answers are clipped for display, never for the verdict', () => {
-  const big = 'x'.repeat(DISPLAY_CHARS * 3);
-  const v = sampleView(sample(0, big, verdict(false)));
+test('huge answers are clipped for display, never for the verdict, keeping the final answer', () => {
+  const big = `${'x'.repeat(DISPLAY_CHARS * 3)} so the answer is \\boxed{42}`;
+  const v = sampleView(sample(0, big, verdict(true, { extracted: '42' })));
   assert.equal(v.clipped, true);
-  assert.equal(v.text.length, DISPLAY_CHARS);
+  assert.ok(v.text.length < DISPLAY_CHARS + 100);
+  assert.match(v.text, /characters not shown/);
+  assert.ok(v.text.endsWith('\\boxed{42}'));
+  assert.ok(v.answer);
+  assert.equal(v.text.slice(v.answer[0], v.answer[1]), '42', 'the highlight moves with the end');
 });
 
 test('the task view validates against the protocol and shows a task with errors by its form', async () => {

@@ -9,8 +9,8 @@ import { verify } from '../verifiers/verify';
 import type { SampleView, StatsView } from '../../webview/protocol';
 
 /**
- * The panel shows at most this much of one sample (the verdict always saw all of it): a
- * runaway answer of megabytes must not freeze the page or flood the message channel.
+ * The panel shows about this much of one sample (the verdict always saw all of it): a runaway
+ * answer of megabytes must not freeze the page or flood the message channel.
  */
 export const DISPLAY_CHARS = 20_000;
 
@@ -33,11 +33,25 @@ export function answerSpan(text: string, verdict: Verdict): [number, number] | u
   return undefined;
 }
 
+/**
+ * A long answer as shown: its start and its end (where the final answer usually is), with a
+ * marker between; the answer span moves with the end.
+ */
+function clip(full: string, span: [number, number] | undefined): { text: string; clipped: boolean; span?: [number, number] } {
+  if (full.length <= DISPLAY_CHARS) return { text: full, clipped: false, span };
+  const half = DISPLAY_CHARS / 2;
+  const cut = full.length - half;
+  const marker = `\n\n[… ${(cut - half).toLocaleString('en-US')} characters not shown …]\n\n`;
+  const text = full.slice(0, half) + marker + full.slice(cut);
+  if (!span) return { text, clipped: true };
+  if (span[1] <= half) return { text, clipped: true, span };
+  if (span[0] >= cut) return { text, clipped: true, span: [span[0] - cut + half + marker.length, span[1] - cut + half + marker.length] };
+  return { text, clipped: true };
+}
+
 /** One sample as the panel shows it; `before` is its pass/fail under the previous verifier. */
 export function sampleView(s: SampleResult, before?: boolean): SampleView {
-  const clipped = s.text.length > DISPLAY_CHARS;
-  const text = clipped ? s.text.slice(0, DISPLAY_CHARS) : s.text;
-  const span = answerSpan(s.text, s.verdict);
+  const { text, clipped, span } = clip(s.text, answerSpan(s.text, s.verdict));
   const v = s.verdict;
   return {
     index: s.index,

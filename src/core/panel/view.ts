@@ -13,6 +13,8 @@ export interface ShownRun {
   readonly flips?: Pick<Reverified, 'before' | 'gained' | 'lost'>;
   /** False when the task's prompt or sampling changed since the samples were taken. */
   readonly fresh: boolean;
+  /** Whether the workspace was trusted when the verdicts were given. */
+  readonly trusted?: boolean;
 }
 
 /** How the panel names a task in messages: its id, or its place for a task without one. */
