@@ -408,7 +408,7 @@ export class TaskPanel implements vscode.Disposable {
           if (this.disposed) return;
           samples.set(x.index, x);
           this.runs.set(key, partial());
-          void this.post({ type: 'samples', task, samples: [sampleView(x)], done: samples.size, total });
+          void this.post({ type: 'samples', task, uri: doc.uri.toString(), samples: [sampleView(x)], done: samples.size, total });
         },
       });
       if (r?.error && r.error !== 'cancelled') await this.notice('error', r.error);

@@ -4,6 +4,7 @@ import { passAtKCurve, histogram } from './charts';
 import { button, el, icon, pct } from './dom';
 import { renderForm } from './form';
 import { toPanel, type FromPanel, type SampleView, type TaskView, type ToPanel } from './protocol';
+import { FILTERS, SORTS } from './filter';
 import { initialListState, SampleList, type ListState } from './sampleList';
 
 interface VsCodeApi {
@@ -39,7 +40,7 @@ function restore(): SavedState {
   const task = raw?.task && toPanel.safeParse({ type: 'task', task: raw.task });
   return {
     task: task && task.success && task.data.type === 'task' ? task.data.task : undefined,
-    list: { ...initialListState(), ...(raw?.list ?? {}) },
+    list: restoreList(raw?.list),
     open: raw?.open ?? {},
   };
 }
@@ -56,6 +57,17 @@ const flush = (): void => {
   saveTimer = undefined;
   vscode.setState(state);
 };
+/** The list's saved state, each part checked: a state from an older panel must not break it. */
+function restoreList(raw: Partial<ListState> | undefined): ListState {
+  const l = initialListState();
+  if (FILTERS.some((f) => f.id === raw?.filter)) l.filter = raw?.filter as ListState['filter'];
+  if (SORTS.some((x) => x.id === raw?.sort)) l.sort = raw?.sort as ListState['sort'];
+  if (typeof raw?.search === 'string') l.search = raw.search;
+  if (typeof raw?.scrollTop === 'number' && Number.isFinite(raw.scrollTop)) l.scrollTop = raw.scrollTop;
+  if (Number.isInteger(raw?.selected)) l.selected = raw?.selected;
+  return l;
+}
+
 const save = (): void => {
   clearTimeout(saveTimer);
   saveTimer = setTimeout(flush, SAVE_DELAY_MS);
@@ -209,7 +221,7 @@ function receive(msg: ToPanel): void {
       root.replaceChildren(el('p', 'empty', msg.reason));
       break;
     case 'samples':
-      if (state.task?.id === msg.task && list) {
+      if (state.task?.id === msg.task && (!msg.uri || msg.uri === state.task.uri) && list) {
         list.add(msg.samples);
         progress.textContent = ` ${msg.done}/${msg.total}`;
         if (streaming) {

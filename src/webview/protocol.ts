@@ -8,8 +8,10 @@ import * as z from 'zod/mini';
  */
 
 /** A key or index into the task's YAML, from the task's mapping down. */
-export const nodePath = z.array(z.union([z.string(), z.int().check(z.minimum(0))])).check(z.maxLength(32));
-export const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export const nodePath = z.array(z.union([z.string().check(z.maxLength(500)), z.int().check(z.minimum(0))])).check(z.maxLength(32));
+/** A value from a form field; a megabyte is far more than any verifier parameter needs. */
+export const scalar = z.union([z.string().check(z.maxLength(1_000_000)), z.number(), z.boolean(), z.null()]);
+const taskName = z.string().check(z.maxLength(1000));
 
 export const caseView = z.object({
   index: z.int(),
@@ -100,7 +102,7 @@ export const toPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('task'), task: taskView }),
   z.object({ type: z.literal('empty'), reason: z.string() }),
   /** New samples while sampling: appended to the list as they arrive. */
-  z.object({ type: z.literal('samples'), task: z.string(), samples: z.array(sampleView), done: z.int(), total: z.int() }),
+  z.object({ type: z.literal('samples'), task: z.string(), uri: z.optional(z.string()), samples: z.array(sampleView), done: z.int(), total: z.int() }),
   /** What the host is doing (sampling, re-verifying), or null when idle. */
   z.object({ type: z.literal('busy'), what: z.nullable(z.string()), cancellable: z.boolean() }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: z.string() }),
@@ -111,14 +113,14 @@ export const fromPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('runCases') }),
   z.object({ type: z.literal('revealCase'), index: z.int().check(z.minimum(0)) }),
   /** Sets the scalar at `path` to `value`; `old` is what the panel showed, to detect a file that changed. */
-  z.object({ type: z.literal('edit'), task: z.string(), path: nodePath, old: scalar, value: scalar }),
+  z.object({ type: z.literal('edit'), task: taskName, path: nodePath, old: scalar, value: scalar }),
   /** Adds to the list or mapping at `path`: an instruction id, a verifier kind, a key, or an empty entry. */
-  z.object({ type: z.literal('addItem'), task: z.string(), path: nodePath, item: z.string().check(z.maxLength(200)) }),
+  z.object({ type: z.literal('addItem'), task: taskName, path: nodePath, item: z.string().check(z.maxLength(200)) }),
   /** Removes the list item or optional key at `path`; `shown` is the row's identity as the panel showed it. */
-  z.object({ type: z.literal('removeItem'), task: z.string(), path: nodePath, shown: z.string() }),
-  z.object({ type: z.literal('addCase'), task: z.string(), sample: z.int().check(z.minimum(0)), expect: z.enum(['pass', 'fail']) }),
+  z.object({ type: z.literal('removeItem'), task: taskName, path: nodePath, shown: z.string().check(z.maxLength(10_000)) }),
+  z.object({ type: z.literal('addCase'), task: taskName, sample: z.int().check(z.minimum(0)), expect: z.enum(['pass', 'fail']) }),
   /** `resample` replaces the samples with fresh ones; `more` adds as many again. */
-  z.object({ type: z.literal('sample'), task: z.string(), mode: z.enum(['resample', 'more']) }),
+  z.object({ type: z.literal('sample'), task: taskName, mode: z.enum(['resample', 'more']) }),
   z.object({ type: z.literal('cancel') }),
 ]);
 

@@ -5,7 +5,7 @@ import type { TaskSpec } from '../taskfile/resolve';
 import { kindOf } from '../verifiers/verify';
 import type { TaskView } from '../../webview/protocol';
 import { verifierForm } from './form';
-import { sampleView, statsView, type Reverified } from './samples';
+import { DISPLAY_CHARS, sampleView, statsView, type Reverified } from './samples';
 
 /** What the panel knows of a task's samples: the run shown and, after a re-verification, what flipped. */
 export interface ShownRun {
@@ -39,7 +39,7 @@ export function panelTaskView(file: string, entry: TaskEntry, spec: TaskSpec | u
     form: verifierForm(entry.node).rows,
     cases: (spec?.cases ?? []).map((c) => {
       const r = cases?.find((x) => x.case === c.index);
-      return { index: c.index, name: c.name, response: c.response, expected: label(c.expect), actual: r ? label(r.actual) : undefined, ok: r?.ok, reason: r?.verdict.reason };
+      return { index: c.index, name: c.name, response: c.response.length > DISPLAY_CHARS ? `${c.response.slice(0, DISPLAY_CHARS)}…` : c.response, expected: label(c.expect), actual: r ? label(r.actual) : undefined, ok: r?.ok, reason: r?.verdict.reason };
     }),
     ...(shown
       ? {
