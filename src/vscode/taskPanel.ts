@@ -321,7 +321,7 @@ export class TaskPanel implements vscode.Disposable {
         await this.sample(msg.task, msg.mode);
         return;
       case 'cancel':
-        if (this.sampling) this.s.runner.cancel(this.sampling.uri, this.sampling.id);
+        if (this.sampling) this.s.runner.cancel(this.sampling.uri, this.sampling.id, true);
         return;
     }
   }
@@ -461,7 +461,7 @@ export class TaskPanel implements vscode.Disposable {
     if (TaskPanel.current === this) TaskPanel.current = undefined;
     clearTimeout(this.timer);
     this.reverifying?.abort.abort();
-    if (this.sampling) this.s.runner.cancel(this.sampling.uri, this.sampling.id);
+    if (this.sampling) this.s.runner.cancel(this.sampling.uri, this.sampling.id, true);
     this.panel.dispose();
     for (const d of this.disposables) d.dispose();
   }

@@ -51,8 +51,17 @@ export class TaskRunner implements vscode.Disposable {
     return this.running.has(`${uri.toString()}#${taskId}`) || this.running.has(`${uri.toString()}#*`);
   }
 
-  cancel(uri: vscode.Uri, taskId?: string): void {
-    for (const [key, c] of this.running) if (key.startsWith(`${uri.toString()}#`) && (taskId === undefined || key.endsWith(`#${taskId}`) || key.endsWith('#*'))) c.abort();
+  /**
+   * Cancels the runs of a file, or those that sample a task (its own and a Run all); `exact`
+   * cancels only the task's own run (the panel's Cancel leaves a Run all going).
+   */
+  cancel(uri: vscode.Uri, taskId?: string, exact = false): void {
+    const prefix = `${uri.toString()}#`;
+    for (const [key, c] of this.running) {
+      if (!key.startsWith(prefix)) continue;
+      const id = key.slice(prefix.length);
+      if (taskId === undefined || id === taskId || (!exact && id === '*')) c.abort();
+    }
   }
 
   /**
