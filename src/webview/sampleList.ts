@@ -93,6 +93,17 @@ export class SampleList {
       this.counts.set(f.id, count);
       filters.append(b);
     }
+    // A radio group is one tab stop; arrow keys move the choice, as in VS Code's own toolbars.
+    filters.addEventListener('keydown', (e) => {
+      const step = e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowUp' ? -1 : 0;
+      if (!step) return;
+      e.preventDefault();
+      const at = FILTERS.findIndex((f) => f.id === this.state.filter);
+      const next = FILTERS[(at + step + FILTERS.length) % FILTERS.length];
+      if (!next) return;
+      this.setFilter(next.id);
+      (this.counts.get(next.id)?.parentElement as HTMLElement | undefined)?.focus();
+    });
     const sort = el('select', 'sort');
     sort.setAttribute('aria-label', 'Sort');
     sort.dataset.path = 'samples:sort';
@@ -128,6 +139,7 @@ export class SampleList {
       span.textContent = ` ${counts[f]}`;
       const b = span.parentElement as HTMLElement;
       b.setAttribute('aria-checked', String(f === this.state.filter));
+      b.tabIndex = f === this.state.filter ? 0 : -1;
       b.classList.toggle('active', f === this.state.filter);
     }
     this.spacer.style.height = `${this.shown.length * ROW_HEIGHT}px`;

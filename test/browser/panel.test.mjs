@@ -330,6 +330,15 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.deepEqual(await selected(), [0]);
       assert.ok(await inView(page, 0), 'Home scrolls the first sample into view');
       assert.equal(await page.evaluate(() => document.activeElement?.className), 'sample-list', 'focus stays on the list');
+      // The filters are one tab stop; arrows move the choice and the focus with it.
+      await page.focus('button.filter[data-filter="all"]');
+      assert.deepEqual(await page.$$eval('button.filter', (els) => els.map((e) => e.tabIndex)), [0, -1, -1, -1, -1]);
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.filter), 'pass');
+      assert.equal(await page.getAttribute('button.filter[data-filter="pass"]', 'aria-checked'), 'true');
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowLeft');
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.filter), 'errors', 'the arrows wrap around');
     });
   });
 
