@@ -27,6 +27,12 @@ export function readCsv(text: string, delimiter = ','): string[][] {
     rows.push(row);
     row = [];
   };
+  /** The field and the row end here; the machine goes on in `next`. */
+  const endRecord = (next: S): void => {
+    save();
+    endRow();
+    state = next;
+  };
   // StringIO yields lines ending in \n (a \r\n pair, a lone \r too, as universal newlines are off
   // for StringIO; csv treats \r and \n alike outside quotes).
   for (let i = 0; i <= text.length; i++) {
@@ -45,13 +51,9 @@ export function readCsv(text: string, delimiter = ','): string[][] {
         break;
       case S.StartField:
         if (eol) {
-          save();
-          endRow();
-          state = S.StartRecord;
+          endRecord(S.StartRecord);
         } else if (c === '\n' || c === '\r') {
-          save();
-          endRow();
-          state = S.EatCrnl;
+          endRecord(S.EatCrnl);
         } else if (c === '"') state = S.InQuoted;
         else if (c === delimiter) save();
         else {
@@ -61,13 +63,9 @@ export function readCsv(text: string, delimiter = ','): string[][] {
         break;
       case S.InField:
         if (eol) {
-          save();
-          endRow();
-          state = S.StartRecord;
+          endRecord(S.StartRecord);
         } else if (c === '\n' || c === '\r') {
-          save();
-          endRow();
-          state = S.EatCrnl;
+          endRecord(S.EatCrnl);
         } else if (c === delimiter) {
           save();
           state = S.StartField;
@@ -75,17 +73,13 @@ export function readCsv(text: string, delimiter = ','): string[][] {
         break;
       case S.InQuoted:
         if (eol) {
-          save();
-          endRow();
-          state = S.StartRecord;
+          endRecord(S.StartRecord);
         } else if (c === '"') state = S.QuoteInQuoted;
         else field += c;
         break;
       case S.QuoteInQuoted:
         if (eol) {
-          save();
-          endRow();
-          state = S.StartRecord;
+          endRecord(S.StartRecord);
         } else if (c === '"') {
           field += '"';
           state = S.InQuoted;
@@ -93,9 +87,7 @@ export function readCsv(text: string, delimiter = ','): string[][] {
           save();
           state = S.StartField;
         } else if (c === '\n' || c === '\r') {
-          save();
-          endRow();
-          state = S.EatCrnl;
+          endRecord(S.EatCrnl);
         } else {
           field += c;
           state = S.InField;
