@@ -131,6 +131,11 @@ void test('open-instruct group', () => {
   assert.ok(check('keywords:start_end', 'Hello there hello'));
   assert.ok(check('count:counting_composition', 'Cats sit here. Dogs run there.\n***\nBirds fly high. Fish swim deep.\n***\nCows eat grass. Owls hoot late.', { n_sent: 2, n_words: 4 }));
   assert.ok(check('keywords:keyword_specific_position', 'One two. Three garden four.', { keyword: 'garden', n: 2, m: 2 }));
+  // Case matters here (treebank tokens, compared as they are), unlike IFBench's variant.
+  assert.ok(!check('keywords:keyword_specific_position', 'One two. Three Garden four.', { keyword: 'garden', n: 2, m: 2 }));
+  assert.ok(check('words:keywords_specific_position', 'One two. Three Garden four.', { keyword: 'garden', n: 2, m: 2 }));
+  assert.ok(check('keywords:word_count_different_numbers', 'tide tide moon', { keyword: 'tide', relation: 'at least', frequency: 2 }));
+  assert.ok(!check('keywords:word_count_different_numbers', 'tide moon', { keyword: 'tide', relation: 'at least', frequency: 2 }));
 });
 
 void test('vtask group', () => {

@@ -103,6 +103,23 @@ function removeBlankLinesLikePython(lines: readonly string[]): string[] {
   return lines.filter((_, i) => !removed[i]);
 }
 
+/**
+ * Whether word `m` of sentence `n` is the keyword. The peers split the sentence and compare
+ * differently (IFBench drops punctuation and ignores case; open-instruct uses treebank tokens).
+ */
+export function keywordAtPosition(v: string, k: Readonly<Record<string, unknown>>, how: { split(s: string): string[]; unit: string; same(a: string, b: string): boolean }): ReturnType<InstructionCheck> {
+  const s = sentences(v);
+  const n = num(k, 'n');
+  const m = num(k, 'm');
+  const kw = pyStrip(str(k, 'keyword'));
+  if (s.length < n) return outcome(false, `${plural(s.length, 'sentence')}, so there is no sentence ${n}`);
+  const words = how.split(s[n - 1] as string);
+  if (words.length < m) return outcome(false, `sentence ${n} has ${plural(words.length, how.unit)}, so there is no word ${m}`);
+  const got = words[m - 1] as string;
+  const pass = how.same(got, kw);
+  return outcome(pass, pass ? `word ${m} of sentence ${n} is ${quote(kw)}` : `word ${m} of sentence ${n} is ${quote(got)}, needs ${quote(kw)}`);
+}
+
 export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
   'count:word_count_range': (v, k) => {
     const n = countWordTokens(v);
@@ -555,18 +572,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     }
     return outcome(true, 'every keyword occurs the required number of times');
   },
-  'words:keywords_specific_position': (v, k) => {
-    const s = sentences(v);
-    const n = num(k, 'n');
-    const m = num(k, 'm');
-    const kw = pyStrip(str(k, 'keyword'));
-    if (s.length < n) return outcome(false, `${plural(s.length, 'sentence')}, so there is no sentence ${n}`);
-    const words = wordsWithoutPunctuation(s[n - 1] as string);
-    if (words.length < m) return outcome(false, `sentence ${n} has ${plural(words.length, 'word')}, so there is no word ${m}`);
-    const got = words[m - 1] as string;
-    const pass = got.toLowerCase() === kw.toLowerCase();
-    return outcome(pass, pass ? `word ${m} of sentence ${n} is ${quote(kw)}` : `word ${m} of sentence ${n} is ${quote(got)}, needs ${quote(kw)}`);
-  },
+  'words:keywords_specific_position': (v, k) => keywordAtPosition(v, k, { split: wordsWithoutPunctuation, unit: 'word', same: (a, b) => a.toLowerCase() === b.toLowerCase() }),
   'words:words_position': (v, k) => {
     const words = wordsWithoutPunctuation(v);
     const kw = pyStrip(str(k, 'keyword')).toLowerCase();

@@ -4,6 +4,7 @@
  * as literal text where the peer passes them to `re` unescaped (DIFFERENCES.md).
  */
 import { dividerParagraphs, IFEVAL_CHECKS } from './ifeval';
+import { keywordAtPosition } from './ifbench';
 import { sentences } from '../text/punkt';
 import { B, codePoints, countLiteral, escapeRegExp, pySplit, pyStrip } from '../text/py';
 import { wordTokenize } from '../text/treebank';
@@ -70,13 +71,8 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const n = countLiteral(v, kw);
     return outcome(n === 1, `${quote(kw)} occurs ${plural(n, 'time')}, needs exactly once`, { occurrences: n });
   },
-  'keywords:word_count_different_numbers': (v, k) => {
-    const kw = pyStrip(str(k, 'keyword'));
-    const n = countLiteral(v, kw);
-    const rel = str(k, 'relation');
-    const want = num(k, 'frequency');
-    return outcome(compare(n, rel, want), `${quote(kw)} occurs ${plural(n, 'time')}, needs ${rel} ${want}`, { occurrences: n });
-  },
+  // The same kwargs and count as IFEval's `keywords:frequency`.
+  'keywords:word_count_different_numbers': (v, k, ctx) => (IFEVAL_CHECKS['keywords:frequency'] as InstructionCheck)(v, k, ctx),
   'keywords:exclude_word_harder': (v, k) => {
     const kw = pyStrip(str(k, 'keyword'));
     const found = v.includes(` ${kw} `);
@@ -194,17 +190,7 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const p = pySplit(v).find((w) => { const c = codePoints(w); return c.join('') === [...c].reverse().join(''); });
     return outcome(p !== undefined, p !== undefined ? `${quote(p)} is a palindrome` : 'no palindromic word');
   },
-  'keywords:keyword_specific_position': (v, k) => {
-    const s = sentences(v);
-    const n = num(k, 'n');
-    const m = num(k, 'm');
-    const kw = pyStrip(str(k, 'keyword'));
-    if (s.length < n) return outcome(false, `${plural(s.length, 'sentence')}, so there is no sentence ${n}`);
-    const words = wordTokenize(s[n - 1] as string);
-    if (words.length < m) return outcome(false, `sentence ${n} has ${plural(words.length, 'token')}, so there is no word ${m}`);
-    const got = words[m - 1] as string;
-    return outcome(got === kw, got === kw ? `word ${m} of sentence ${n} is ${quote(kw)}` : `word ${m} of sentence ${n} is ${quote(got)}, needs ${quote(kw)}`);
-  },
+  'keywords:keyword_specific_position': (v, k) => keywordAtPosition(v, k, { split: wordTokenize, unit: 'token', same: (a, b) => a === b }),
   'keywords:start_end': (v) => {
     const words = wordTokenize(v);
     if (words.length < 2) return outcome(false, `${plural(words.length, 'token')}, needs at least 2`);
