@@ -180,8 +180,10 @@ export class TaskPanel implements vscode.Disposable {
     if (!this.queued) {
       // A slow re-verification (code runs each sample) gives way to a newer verifier, not to
       // other changes (the store announcing the verdicts it was just given, say).
-      const spec = this.locate()?.spec;
-      if (this.reverifying && spec && verdictInputs(spec) !== this.reverifying.inputs) this.reverifying.abort.abort();
+      if (this.reverifying) {
+        const spec = this.locate()?.spec;
+        if (spec && verdictInputs(spec) !== this.reverifying.inputs) this.reverifying.abort.abort();
+      }
       const next = this.chain.then(() => {
         this.queued = undefined;
         return this.render().catch((e: unknown) => {

@@ -129,8 +129,11 @@ suite('task panel', () => {
     await panel.refresh();
     assert.equal(panel.lastView?.samples.length, 16);
     assert.equal(server.samplingRequests.length, requests + 8 + 16);
-    // A malformed message is ignored.
+    // A malformed message is ignored: it would replace the whole verifier if it were not.
+    const kept = doc.getText();
     await panel.handle({ type: 'edit', task: TASK, path: 'verify', value: {} });
+    await panel.handle({ type: 'edit', task: TASK, path: ['verify'], old: null, value: { constraints: [] } });
+    assert.equal(doc.getText(), kept);
     await vscode.commands.executeCommand('workbench.action.files.revert');
   });
 });
