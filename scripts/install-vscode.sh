@@ -24,9 +24,13 @@ NODE24_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
 FLOOR_NODE_VERSION=20.20.2
 FLOOR_CODE_SERVER_VERSION=4.90.3
+CXXFLAGS_EXTRA=
 if [ "${VTASK_VSCODE:-}" = floor ]; then
   NODE24_VERSION=$FLOOR_NODE_VERSION
   CODE_SERVER_VERSION=$FLOOR_CODE_SERVER_VERSION
+  # That VS Code's kerberos module uses an older node-addon-api, which Node 20.20's headers
+  # reject (finalizer types); the conversion is harmless.
+  CXXFLAGS_EXTRA=-fpermissive
 fi
 APT_PACKAGES=(chromium libkrb5-dev pkg-config make g++ bubblewrap)
 
@@ -144,7 +148,7 @@ EOF
 (
   cd "$DIR/code-server"
   # npm_config_unsafe_perm: older code-server postinstalls refuse to run as root without it.
-  quiet env PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm_config_unsafe_perm=true npm install --no-package-lock --foreground-scripts
+  quiet env PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm_config_unsafe_perm=true CXXFLAGS="${CXXFLAGS:-} $CXXFLAGS_EXTRA" npm install --no-package-lock --foreground-scripts
 )
 CODE_SERVER="$DIR/code-server/node_modules/code-server/out/node/entry.js"
 

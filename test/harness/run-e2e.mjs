@@ -21,6 +21,7 @@ import {
   REPO, SetupError, runMain, onCleanup, requireBuilt, makeTempDir, copyWorkspace, installVsix, startCodeServer, launchChromium,
   workbenchUrl, screenshotPath, tail, RESULTS_DIR,
 } from './vscode.mjs';
+import { editor, until, decorationTexts, openFromExplorer } from './workbench.mjs';
 
 const FIXTURE = path.join(REPO, 'test/fixtures/workspace');
 const SAMPLE = 'sample.vtask';
@@ -35,45 +36,13 @@ tasks:
 `;
 
 // What the .vsix must hold, and what it must not (sources, tests, node_modules, maps).
-const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'README.md'];
+const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'readme.md', 'CHANGELOG.md', 'media/icon.png'];
 const PACKAGE_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
-
-const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
 
-const editor = (page) => page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
-
-async function until(page, what, fn, timeout) {
-  const t0 = Date.now();
-  let last;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) { last = e; }
-    if (Date.now() - t0 > timeout) throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? ` (${last.message.split('\n')[0]})` : ''}`);
-    await page.waitForTimeout(200);
-  }
-}
-
 /** The task panel's page: code-server puts a webview in an iframe that holds the page's own iframe. */
 const panelFrame = (page) => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-
-/** The text that decorations draw after lines (CSS ::after content), which the DOM does not hold. */
-const decorationTexts = (page) => page.evaluate(() =>
-  [...document.querySelectorAll('.monaco-editor .view-line span')]
-    .map((el) => getComputedStyle(el, '::after').content)
-    .filter((c) => c && c !== 'none' && c !== 'normal'));
-
-/** Clicks a file in the Explorer and waits for its editor tab to be the active one. */
-async function openFromExplorer(/** @type {Ctx} */ { page, timeout }, name) {
-  const row = page.locator('.explorer-folders-view .monaco-list-row')
-    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(name)}$`) }) });
-  await row.first().click({ timeout });
-  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout });
-  await editor(page).locator('.view-lines').waitFor({ timeout });
-}
 
 // A step's `needs` names an earlier step whose failure makes this one fail at once (with the
 // reason) instead of waiting out its own timeout.
