@@ -13,25 +13,11 @@
 #     .complete     written last: the runtime is whole
 # A second run finds .complete and returns in about a second. Safe to run concurrently (flock).
 #
-# test/harness/vscode.mjs reads the pins below from this file: change them here only.
-#
-# VTASK_VSCODE=floor installs instead the oldest VS Code that package.json's engines.vscode
-# accepts (code-server 4.90.3 is VS Code 1.90.2; VS Code 1.90 runs extensions on Node 20), so
-# that the integration tests also run on the floor the extension claims.
+# test/harness/vscode.mjs reads the two pins below from this file: change them here only.
 set -euo pipefail
 
 NODE24_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
-FLOOR_NODE_VERSION=20.20.2
-FLOOR_CODE_SERVER_VERSION=4.90.3
-CXXFLAGS_EXTRA=
-if [ "${VTASK_VSCODE:-}" = floor ]; then
-  NODE24_VERSION=$FLOOR_NODE_VERSION
-  CODE_SERVER_VERSION=$FLOOR_CODE_SERVER_VERSION
-  # That VS Code's kerberos module uses an older node-addon-api, which Node 20.20's headers
-  # reject (finalizer types); the conversion is harmless.
-  CXXFLAGS_EXTRA=-fpermissive
-fi
 APT_PACKAGES=(chromium libkrb5-dev pkg-config make g++ bubblewrap)
 
 CACHE_ROOT=${VTASK_CACHE:-$HOME/.cache/vtask}
@@ -147,8 +133,7 @@ cat >"$DIR/code-server/package.json" <<EOF
 EOF
 (
   cd "$DIR/code-server"
-  # npm_config_unsafe_perm: older code-server postinstalls refuse to run as root without it.
-  quiet env PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm_config_unsafe_perm=true CXXFLAGS="${CXXFLAGS:-} $CXXFLAGS_EXTRA" npm install --no-package-lock --foreground-scripts
+  quiet env PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" npm install --no-package-lock --foreground-scripts
 )
 CODE_SERVER="$DIR/code-server/node_modules/code-server/out/node/entry.js"
 

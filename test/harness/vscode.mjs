@@ -44,8 +44,6 @@ export function pinnedVersions() {
     if (!m) throw new Error(`${INSTALLER} has no ${name}=`);
     return m[1];
   };
-  // VTASK_VSCODE=floor: the oldest VS Code the manifest accepts (see the installer).
-  if (process.env.VTASK_VSCODE === 'floor') return { node: pin('FLOOR_NODE_VERSION'), codeServer: pin('FLOOR_CODE_SERVER_VERSION') };
   return { node: pin('NODE24_VERSION'), codeServer: pin('CODE_SERVER_VERSION') };
 }
 
