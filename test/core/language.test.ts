@@ -59,6 +59,9 @@ test('completion: verifier kinds after verify and task keys in a task', () => {
 test('hover: instruction ids, kinds and keys', () => {
   assert.match(hoverAt(FILE, at('length_constraints:num'))?.markdown ?? '', /num_words/);
   assert.match(hoverAt(FILE, at('    verify:\n      ma'))?.markdown ?? '', /mathematically equivalent/);
+  // Kinds and instruction ids link to their section of the format reference.
+  assert.match(hoverAt(FILE, at('    verify:\n      ma'))?.markdown ?? '', /\[Reference\]\(https:\/\/github\.com\/vtask-dev\/vtask\/blob\/HEAD\/docs\/format\.md#math\)/);
+  assert.match(hoverAt(FILE, at('length_constraints:num'))?.markdown ?? '', /docs\/format\.md#constraints\)/);
   assert.match(hoverAt(FILE, at('    pro'))?.markdown ?? '', /user message/);
   assert.equal(hoverAt(FILE, at('prompt: h')), undefined);
 });

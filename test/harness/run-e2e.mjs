@@ -3,7 +3,7 @@
 //
 //   node test/harness/run-e2e.mjs [--grep PATTERN]
 //
-// It packages the extension the way it ships (`vsce package --no-dependencies`: esbuild bundles
+// It packages the extension the way it ships (`npm run package`: esbuild bundles
 // the dependencies, and .vscodeignore is an allowlist), installs the .vsix into a fresh profile,
 // opens a temp copy of test/fixtures/workspace/ plus the broken file below, and runs the STEPS
 // in order. Each step is a test: it passes, or fails with its error and a screenshot
@@ -18,9 +18,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  REPO, SetupError, runMain, onCleanup, requireBuilt, makeTempDir, copyWorkspace, installVsix, startCodeServer, launchChromium,
+  REPO, SetupError, runMain, onCleanup, requireBuilt, makeTempDir, copyWorkspace, installVsix, packageVsix, startCodeServer, launchChromium,
   workbenchUrl, screenshotPath, tail, RESULTS_DIR,
 } from './vscode.mjs';
+import { editor, until, decorationTexts, openFromExplorer } from './workbench.mjs';
 
 const FIXTURE = path.join(REPO, 'test/fixtures/workspace');
 const SAMPLE = 'sample.vtask';
@@ -35,45 +36,13 @@ tasks:
 `;
 
 // What the .vsix must hold, and what it must not (sources, tests, node_modules, maps).
-const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'README.md'];
+const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'marketplace/README.md', 'CHANGELOG.md', 'media/icon.png'];
 const PACKAGE_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
-
-const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
 
-const editor = (page) => page.locator('.editor-group-container.active .editor-instance .monaco-editor').first();
-
-async function until(page, what, fn, timeout) {
-  const t0 = Date.now();
-  let last;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) { last = e; }
-    if (Date.now() - t0 > timeout) throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? ` (${last.message.split('\n')[0]})` : ''}`);
-    await page.waitForTimeout(200);
-  }
-}
-
 /** The task panel's page: code-server puts a webview in an iframe that holds the page's own iframe. */
 const panelFrame = (page) => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-
-/** The text that decorations draw after lines (CSS ::after content), which the DOM does not hold. */
-const decorationTexts = (page) => page.evaluate(() =>
-  [...document.querySelectorAll('.monaco-editor .view-line span')]
-    .map((el) => getComputedStyle(el, '::after').content)
-    .filter((c) => c && c !== 'none' && c !== 'normal'));
-
-/** Clicks a file in the Explorer and waits for its editor tab to be the active one. */
-async function openFromExplorer(/** @type {Ctx} */ { page, timeout }, name) {
-  const row = page.locator('.explorer-folders-view .monaco-list-row')
-    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(name)}$`) }) });
-  await row.first().click({ timeout });
-  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout });
-  await editor(page).locator('.view-lines').waitFor({ timeout });
-}
 
 // A step's `needs` names an earlier step whose failure makes this one fail at once (with the
 // reason) instead of waiting out its own timeout.
@@ -248,9 +217,8 @@ await runMain(async () => {
     if (r.status !== 0) throw new SetupError(`vsce ${args[0]} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`);
     return r;
   };
-  const { stderr } = vsceRun(['package', '--no-dependencies', '--out', vsix]);
-  for (const line of stderr.split('\n')) if (/warn/i.test(line)) console.log(`[e2e] vsce: ${line.trim()}`);
-  const packaged = vsceRun(['ls', '--no-dependencies']).stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  for (const line of packageVsix(vsix)) console.log(`[e2e] vsce: ${line.trim()}`);
+  const packaged = vsceRun(['ls', '--no-dependencies', '--readme-path', 'marketplace/README.md']).stdout.split('\n').map((l) => l.trim()).filter(Boolean);
   console.log(`[e2e] packaged ${path.basename(vsix)} (${(fs.statSync(vsix).size / 1024).toFixed(0)} KiB, ${packaged.length} files) after ${elapsed()}`);
 
   const dataDir = path.join(tmp, 'server');
@@ -270,7 +238,8 @@ await runMain(async () => {
   });
   const { page } = await browser;
   console.log(`[e2e] code-server ${server.url} up with the .vsix installed after ${elapsed()}`);
-  await page.goto(workbenchUrl(server, workspace));
+  // Generous: the first load of the workbench on a busy machine.
+  await page.goto(workbenchUrl(server, workspace), { timeout: 180_000 });
 
   /** @type {Ctx} */
   const ctx = { page, workspace, packaged, timeout };

@@ -5,7 +5,7 @@
 // scripts/install-vscode.sh installs it once into a cache outside the repo; this module finds
 // it, starts it on a free 127.0.0.1 port with throwaway HOME/XDG/user-data/extensions folders,
 // and makes sure no server or browser outlives the test process, whatever way it ends.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -228,6 +228,18 @@ function profileDirs(dataDir) {
   };
 }
 
+/**
+ * Packages the extension as it ships (`npm run package`'s command: the marketplace README,
+ * bundles only) into `out`; returns vsce's warnings. Throws with vsce's output when it fails.
+ */
+export function packageVsix(out) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+  const args = pkg.scripts.package.replace(/^vsce /, '').split(/\s+/).map((a, i, all) => (all[i - 1] === '-o' ? out : a));
+  const r = spawnSync(path.join(REPO, 'node_modules/.bin/vsce'), args, { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new SetupError(`vsce ${args.join(' ')} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`);
+  return (r.stderr ?? '').split('\n').filter((l) => /warn/i.test(l));
+}
+
 /** Installs a .vsix into the profile under dataDir (before the server starts, so it is seen). */
 export function installVsix(dataDir, vsix) {
   const rt = locateRuntime();
@@ -247,16 +259,17 @@ export function installVsix(dataDir, vsix) {
  * @param {object} [o.settings]    user settings merged over the defaults above
  * @param {string[]} [o.extraArgs] more code-server arguments
  * @param {object} [o.env]         more environment for the server (and so the extension host)
+ * @param {number} [o.port]        the port (default: a free one)
  * @returns {Promise<{url: string, port: number, logFile: string, dirs: object, stop: () => Promise<void>}>}
  */
-export async function startCodeServer({ dataDir, trust = false, settings = {}, extraArgs = [], env = {} }) {
+export async function startCodeServer({ dataDir, trust = false, settings = {}, extraArgs = [], env = {}, port: wantedPort }) {
   const rt = locateRuntime();
   const dirs = profileDirs(dataDir);
   for (const d of [dirs.home, dirs.userData, dirs.extensions, dirs.env.XDG_RUNTIME_DIR]) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   fs.writeFileSync(path.join(dirs.userData, 'User/settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2));
 
-  const port = await freePort();
+  const port = wantedPort ?? await freePort();
   const logFile = path.join(dataDir, 'code-server.log');
   const log = fs.openSync(logFile, 'a');
   const args = [rt.codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,

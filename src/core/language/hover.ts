@@ -14,6 +14,10 @@ export interface Hover {
 
 const WORD = /[\w:/.\-]/;
 
+/** The format reference in the repository; hovers link to a verifier's section of it. */
+const REFERENCE_URL = 'https://github.com/vtask-dev/vtask/blob/HEAD/docs/format.md';
+const reference = (anchor: string): string => `\n\n[Reference](${REFERENCE_URL}#${anchor})`;
+
 /** The documentation for the key, verifier kind, instruction id or value under the cursor. */
 export function hoverAt(text: string, offset: number): Hover | undefined {
   let start = offset;
@@ -31,7 +35,7 @@ export function hoverAt(text: string, offset: number): Hover | undefined {
   const range = { start, end };
 
   const instruction = INSTRUCTIONS.get(word);
-  if (instruction) return { ...range, markdown: `**\`${instruction.id}\`** (instruction)\n\n${instructionDoc(instruction)}` };
+  if (instruction) return { ...range, markdown: `**\`${instruction.id}\`** (instruction)\n\n${instructionDoc(instruction)}${reference('constraints')}` };
 
   const ctx = contextAt(text, start);
   const slot = slotAt(ctx.path);
@@ -40,7 +44,7 @@ export function hoverAt(text: string, offset: number): Hover | undefined {
       const kind = VERIFIERS.get(word);
       if (kind) {
         const params = Object.entries(kind.fields).map(([k, f]) => `- \`${k}\` (${typeLabel(f.schema)}${f.required ? ', required' : ''}): ${f.doc}`);
-        return { ...range, markdown: `**\`${kind.kind}\`** verifier: ${kind.summary}\n\n${kind.doc}\n\n**Parameters**\n${params.join('\n')}` };
+        return { ...range, markdown: `**\`${kind.kind}\`** verifier: ${kind.summary}\n\n${kind.doc}\n\n**Parameters**\n${params.join('\n')}${reference(kind.kind)}` };
       }
     }
     if (slot.type === 'fields') {
