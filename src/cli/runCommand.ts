@@ -5,6 +5,7 @@ import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { resolveProfile } from '../core/sampling/profiles';
+import { formatSeconds } from '../core/sampling/retry';
 import type { ModelProfile, Provider } from '../core/sampling/types';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
@@ -143,6 +144,11 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
           return provider;
         },
         onProgress: (p) => progress?.update(p.task, p.done, p.total),
+        onRetry: (task, r) => {
+          const line = `${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`;
+          if (progress) progress.note(line);
+          else io.stderr.write(line + '\n');
+        },
         onTaskDone: (r) => progress?.taskDone(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
       });
       for (const r of done) results.push({ file, r });
