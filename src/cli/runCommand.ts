@@ -126,6 +126,11 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     const cache = SampleCache.open(resolveCacheDir(file, { cacheDir: args.cacheDir }));
     const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
     const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
+    // Waits are shown even with --json (on stderr): a run that waits must not look hung.
+    const note = (line: string): void => {
+      if (progress) progress.note(line);
+      else io.stderr.write(line + '\n');
+    };
     try {
       const done = await sampleTasks(tasks, {
         file,
@@ -144,11 +149,8 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
           return provider;
         },
         onProgress: (p) => progress?.update(p.task, p.done, p.total),
-        onRetry: (task, r) => {
-          const line = `${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`;
-          if (progress) progress.note(line);
-          else io.stderr.write(line + '\n');
-        },
+        onRetry: (task, r) => note(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`),
+        onWaitForOtherRun: (task) => note(`${task}: another vtask run on this cache is sampling it; waiting for its samples`),
         onTaskDone: (r) => progress?.taskDone(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
       });
       for (const r of done) results.push({ file, r });

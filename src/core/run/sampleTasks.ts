@@ -9,6 +9,7 @@ import { version } from '../version';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 import { taskView } from './cases';
+import { claimTask, type Claim } from './claims';
 
 /** One verified sample of a run. */
 export interface SampleResult {
@@ -65,6 +66,8 @@ export interface RunOptions {
   readonly cacheOnly?: boolean;
   onProgress?(p: Progress): void;
   onTaskDone?(r: TaskRunResult): void;
+  /** When another run on the same cache is sampling `task`, and this one waits for it. */
+  onWaitForOtherRun?(task: string): void;
   /** Before each wait to retry a request of `task`. */
   onRetry?(task: string, info: Parameters<NonNullable<SampleHooks['onRetry']>>[0]): void;
   /** Each new sample (not those from the cache), verified, as it arrives. */
@@ -129,10 +132,31 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
   const request = requestOf(task, profile);
   const keys = Array.from({ length: n }, (_, i) => sampleKey(profile, request, i));
   let got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
-  if (!o.fresh && !o.cacheOnly && got.includes(undefined)) {
+  let claim: Claim | undefined;
+  if (!o.fresh && !o.cacheOnly && got.includes(undefined) && !o.signal.aborted) {
     refresh();
     got = o.cache.getMany(keys);
+    if (got.includes(undefined)) {
+      try {
+        claim = await claimTask(o.cache, keys[0] as string, o.signal, { maxWaitMs: limitsOf(profile).retryBudgetMs, onWait: () => o.onWaitForOtherRun?.(task.id) });
+      } catch (e) {
+        if (!o.signal.aborted) throw e;
+      }
+      if (claim?.waited) {
+        o.cache.refresh();
+        got = o.cache.getMany(keys);
+      }
+    }
   }
+  try {
+    return await sampleMissing(task, o, profile, request, keys, got);
+  } finally {
+    claim?.release();
+  }
+}
+
+async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfile, request: SampleRequest, keys: readonly string[], got: (Sample | undefined)[]): Promise<TaskRunResult | undefined> {
+  const n = keys.length;
   const cached = got.map((s) => s !== undefined);
   const missing = got.flatMap((s, i) => (s === undefined ? [i] : []));
   if (o.cacheOnly && missing.length) return undefined;
