@@ -67,3 +67,12 @@ test('the summary counts HTTP requests, retries included', async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^1 tasks, 1 samples \(0 from the cache, 2 requests\)$/m);
 });
+
+test('a bad limit in the environment is a clear error of each task, not a crash', async () => {
+  const file = path.join(dir, 'badenv.vtask');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: e\n    prompt: "fault:ok"\n    samples: 1\n    verify: { math: { answer: "4" } }\n`);
+  const r = await runCliProcess(['run', file, '--base-url', server.url, '--model', 'fault-model', '--cache-dir', path.join(dir, 'cache3'), '--json'], { VTASK_MAX_RESPONSE_BYTES: '8MB' }, 20_000);
+  assert.equal(r.code, 1, r.stderr);
+  const t = (JSON.parse(r.stdout) as { tasks: { error?: string }[] }).tasks[0];
+  assert.equal(t?.error, '$VTASK_MAX_RESPONSE_BYTES must be a positive whole number, not "8MB"');
+});

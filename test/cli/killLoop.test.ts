@@ -85,3 +85,30 @@ test(`kill -9 ${LOOPS} times mid-run: nothing saved is lost or duplicated, and t
   // For the report: samples kept across the kills, and those in flight (or unflushed) at a kill.
   process.stdout.write(`# kill loop: ${LOOPS} kills, ${kept} samples kept, ${lost} answers lost in flight, ${tasks * perTask} at the end\n`);
 });
+
+test('SIGTERM stops like Ctrl-C: every sample that arrived is saved', async () => {
+  const file = path.join(dir, 'term.vtask');
+  const termCache = path.join(dir, 'term-cache');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: t\n    prompt: "sigterm"\n    samples: 40\n    verify: { match: { answer: "x" } }\n`);
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const first = server.samplingRequests.length;
+  let received = 0;
+  // Twenty answers come at once; the rest are held. Once the server holds two more, the client
+  // has taken in all twenty (it sends the next request only after handling an answer).
+  server.behaviour = () => (++received <= 20 ? {} : { until: gate });
+  try {
+    const run = startCli(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', termCache, '--concurrency', '2', '--json']);
+    await server.waitFor(() => server.samplingRequests.length - first >= 22, 20_000, '20 answers and 2 held requests');
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    assert.equal(r.code, 130, r.stderr);
+    const keys: string[] = [];
+    const segments = path.join(termCache, 'samples');
+    for (const name of listSegments(segments)) readSegment(path.join(segments, name), 0, (rec) => keys.push(rec.k));
+    assert.equal(keys.length, 20);
+  } finally {
+    open();
+    server.behaviour = () => ({ delayMs: 15 });
+  }
+});

@@ -125,6 +125,8 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
   let profile: ModelProfile;
   try {
     profile = o.profileFor(task);
+    // A bad VTASK_* limit in the environment is this task's error, like a bad profile.
+    limitsOf(profile);
   } catch (e) {
     if (o.cacheOnly) return undefined;
     return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: (e as Error).message, requests: 0 };
