@@ -15,6 +15,11 @@ if (!isMainThread && data?.kind === PARSE_WORKER) {
     process.stderr.write('\nstopping... (Ctrl-C again to quit at once)\n');
     stop.abort();
   });
+  // A service manager's stop: end as on Ctrl-C, so the samples taken are saved; a second one quits.
+  process.on('SIGTERM', () => {
+    if (stop.signal.aborted) process.exit(143);
+    stop.abort();
+  });
   void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }, stop.signal).then((code) => {
     process.exitCode = code;
   });

@@ -23,6 +23,14 @@ export class ProgressReporter {
     this.draw();
   }
 
+  /** A request waiting to be retried: always shown, so that a slow server never looks like a hang. */
+  note(line: string): void {
+    if (this.out.isTTY) {
+      this.out.write(`\r\x1b[2K${line}\n`);
+      this.draw();
+    } else this.out.write(line + '\n');
+  }
+
   taskDone(line: string): void {
     this.tasksDone++;
     if (this.out.isTTY) {

@@ -5,6 +5,7 @@ import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { resolveProfile } from '../core/sampling/profiles';
+import { formatSeconds } from '../core/sampling/retry';
 import type { ModelProfile, Provider } from '../core/sampling/types';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
@@ -125,6 +126,11 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     const cache = SampleCache.open(resolveCacheDir(file, { cacheDir: args.cacheDir }));
     const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
     const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
+    // Waits are shown even with --json (on stderr): a run that waits must not look hung.
+    const note = (line: string): void => {
+      if (progress) progress.note(line);
+      else io.stderr.write(line + '\n');
+    };
     try {
       const done = await sampleTasks(tasks, {
         file,
@@ -143,6 +149,8 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
           return provider;
         },
         onProgress: (p) => progress?.update(p.task, p.done, p.total),
+        onRetry: (task, r) => note(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`),
+        onWaitForOtherRun: (task) => note(`${task}: another vtask run on this cache is sampling it; waiting for its samples`),
         onTaskDone: (r) => progress?.taskDone(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
       });
       for (const r of done) results.push({ file, r });

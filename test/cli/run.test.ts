@@ -126,7 +126,7 @@ test('Ctrl-C stops cleanly and keeps what was sampled', async () => {
 test('judge cases ask the judge model over HTTP, and are skipped without one', async () => {
   const judgeServer = new OpenAIServer({
     // The judge meets the criterion when the graded response mentions Paris.
-    answer: (ctx) => `{"criteria": [{"id": 1, "met": ${/<response>[\s\S]*Paris[\s\S]*<\/response>/.test(ctx.prompt)}}]}`,
+    answer: (ctx) => `{"criteria": [{"id": 1, "met": ${/"response":"[^"]*Paris/.test(ctx.prompt)}}]}`,
   });
   await judgeServer.listen();
   try {

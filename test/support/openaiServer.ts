@@ -43,6 +43,8 @@ export interface Reply {
   readonly delayMs?: number;
   /** Never answer; the request ends when the client gives up. */
   readonly hang?: boolean;
+  /** Answer when this settles: a test holds requests in flight while it checks something. */
+  readonly until?: Promise<unknown>;
   /** Break the answer off after this many SSE events (or halfway through a JSON body). */
   readonly cutAfter?: number;
   /**
@@ -266,6 +268,10 @@ export class OpenAIServer extends EventEmitter {
     });
     const reply = this.queue.shift() ?? this.behaviour?.(r) ?? {};
     if (reply.hang) return;
+    if (reply.until) {
+      void reply.until.then(() => this.answer(r, endpoint, { ...reply, until: undefined }, res));
+      return;
+    }
     if (reply.delayMs) {
       const t = this.later(reply.delayMs, () => this.answer(r, endpoint, reply, res));
       res.on('close', () => {

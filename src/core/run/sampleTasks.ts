@@ -1,6 +1,7 @@
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
-import type { ModelProfile, Provider, Sample, SampleRequest } from '../sampling/types';
+import { limitsOf } from '../sampling/limits';
+import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
 import { taskStats, type TaskStats } from '../stats';
 import type { TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
@@ -8,6 +9,7 @@ import { version } from '../version';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 import { taskView } from './cases';
+import { claimTask, type Claim } from './claims';
 
 /** One verified sample of a run. */
 export interface SampleResult {
@@ -33,7 +35,7 @@ export interface TaskRunResult {
   readonly stats: TaskStats;
   /** Why sampling stopped early, when it did; the samples taken so far are kept. */
   readonly error?: string;
-  /** Requests this task sent (zero when every sample came from the cache). */
+  /** HTTP requests this task sent, retries included (zero when every sample came from the cache). */
   readonly requests: number;
 }
 
@@ -64,6 +66,10 @@ export interface RunOptions {
   readonly cacheOnly?: boolean;
   onProgress?(p: Progress): void;
   onTaskDone?(r: TaskRunResult): void;
+  /** When another run on the same cache is sampling `task`, and this one waits for it. */
+  onWaitForOtherRun?(task: string): void;
+  /** Before each wait to retry a request of `task`. */
+  onRetry?(task: string, info: Parameters<NonNullable<SampleHooks['onRetry']>>[0]): void;
   /** Each new sample (not those from the cache), verified, as it arrives. */
   onSample?(task: string, sample: SampleResult): void;
 }
@@ -88,26 +94,71 @@ export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest 
  * what it got and reports the error; the other tasks go on.
  */
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
+  const fresh = freshCache(o);
   const results = await mapLimit(tasks, o.concurrency ?? 16, async (task) => {
-    const r = await sampleTask(task, o);
+    const r = await sampleTask(task, o, fresh);
     if (r) o.onTaskDone?.(r);
     return r;
   });
   return results.filter((r): r is TaskRunResult => r !== undefined);
 }
 
-async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult | undefined> {
+/**
+ * Reads what other runs on the same cache saved since this one started, at most every 500 ms:
+ * two runs over one file then do not ask again for samples the other already has.
+ */
+function freshCache(o: RunOptions): () => void {
+  let last = 0;
+  return () => {
+    if (o.fresh || Date.now() - last < 500) return;
+    last = Date.now();
+    try {
+      o.cache.refresh();
+    } catch {
+      // Reading others' segments is an optimisation; this run's own samples are intact.
+    }
+  };
+}
+
+async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): Promise<TaskRunResult | undefined> {
   const n = o.samples ?? task.sampling.samples;
   let profile: ModelProfile;
   try {
     profile = o.profileFor(task);
+    // A bad VTASK_* limit in the environment is this task's error, like a bad profile.
+    limitsOf(profile);
   } catch (e) {
     if (o.cacheOnly) return undefined;
     return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: (e as Error).message, requests: 0 };
   }
   const request = requestOf(task, profile);
   const keys = Array.from({ length: n }, (_, i) => sampleKey(profile, request, i));
-  const got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
+  let got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
+  let claim: Claim | undefined;
+  if (!o.fresh && !o.cacheOnly && got.includes(undefined) && !o.signal.aborted) {
+    refresh();
+    got = o.cache.getMany(keys);
+    if (got.includes(undefined)) {
+      try {
+        claim = await claimTask(o.cache, keys[0] as string, o.signal, { maxWaitMs: limitsOf(profile).retryBudgetMs, onWait: () => o.onWaitForOtherRun?.(task.id) });
+      } catch (e) {
+        if (!o.signal.aborted) throw e;
+      }
+      if (claim?.waited) {
+        o.cache.refresh();
+        got = o.cache.getMany(keys);
+      }
+    }
+  }
+  try {
+    return await sampleMissing(task, o, profile, request, keys, got);
+  } finally {
+    claim?.release();
+  }
+}
+
+async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfile, request: SampleRequest, keys: readonly string[], got: (Sample | undefined)[]): Promise<TaskRunResult | undefined> {
+  const n = keys.length;
   const cached = got.map((s) => s !== undefined);
   const missing = got.flatMap((s, i) => (s === undefined ? [i] : []));
   if (o.cacheOnly && missing.length) return undefined;
@@ -133,23 +184,43 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
         void v.then((verdict) => o.onSample?.(task.id, result(i, s, verdict)));
       }
     };
+    // The retry budget counts from the last sample that arrived: a task that makes progress
+    // goes on, one that has got nothing for that long stops.
+    const budgetMs = limitsOf(profile).retryBudgetMs;
+    let progressAt = Date.now();
+    const hooks = (): SampleHooks => ({
+      onRequest: () => requests++,
+      onRetry: (info) => o.onRetry?.(task.id, info),
+      retryDeadline: () => progressAt + budgetMs,
+    });
     try {
       if (request.seed !== undefined || o.onSample) {
         // Sample k is sent seed + k, so each index is its own request (and cache entry). A
         // streaming front end also asks one at a time, so samples show as they arrive.
         await mapLimit(missing, profile.concurrency, async (i) => {
-          requests++;
           const seed = request.seed === undefined ? undefined : request.seed + i;
-          const [s] = await provider.sample({ ...request, seed }, 1, o.signal);
-          if (s) store(i, s);
+          const [s] = await provider.sample({ ...request, seed }, 1, o.signal, hooks());
+          if (s) {
+            progressAt = Date.now();
+            store(i, s);
+          }
         });
       } else {
-        requests++;
-        const fresh = await provider.sample(request, missing.length, o.signal);
-        missing.forEach((i, k) => {
-          const s = fresh[k];
-          if (s) store(i, s);
+        // Saved as each answer arrives (a server that ignores `n` answers one at a time), so a
+        // run killed half-way keeps what had come.
+        let next = 0;
+        const all = await provider.sample(request, missing.length, o.signal, {
+          ...hooks(),
+          onSamples: (fresh) => {
+            progressAt = Date.now();
+            for (const s of fresh) {
+              const i = missing[next++];
+              if (i !== undefined) store(i, s);
+            }
+          },
         });
+        // A provider without `onSamples` (the built-in models) hands them all over at the end.
+        for (; next < missing.length && next < all.length; next++) store(missing[next] as number, all[next] as Sample);
       }
     } catch (e) {
       error = o.signal.aborted ? 'cancelled' : (e as Error).message;

@@ -434,7 +434,7 @@ export class SampleCache {
   }
 
   /** Creates the folder, with a `.gitignore` of `*` so it never shows in `git status`. */
-  private ensureDir(): void {
+  ensureDir(): void {
     if (this.dirReady) return;
     fs.mkdirSync(this.segmentsDir, { recursive: true });
     writeOnce(path.join(this.dir, '.gitignore'), '*\n# Created by vtask: this folder is a cache of model samples.\n');

@@ -1,5 +1,6 @@
 // Turning what went wrong on the wire into SamplingErrors a person can act on: each message says
 // where (the endpoint, without secrets), what happened and what to do. The kind decides retrying.
+import { formatBytes, TooLargeError } from './limits';
 import { safeUrl } from './profiles';
 import { SamplingError } from './types';
 
@@ -20,6 +21,9 @@ export function networkError(e: unknown, url: string, midResponse: boolean): Sam
   // The transport marks errors of a body that had begun to arrive.
   midResponse ||= (e as { midResponse?: unknown } | null)?.midResponse === true;
   const where = safeUrl(url);
+  if (e instanceof TooLargeError) {
+    return new SamplingError(`${e.what} from ${where} passed ${formatBytes(e.limit)}: stopped reading (max_response_bytes: ${e.limit}, or $VTASK_MAX_RESPONSE_BYTES)`, 'too-large');
+  }
   const codes = errorCodes(e);
   const has = (...cs: string[]): boolean => codes.some((c) => cs.includes(c));
   if (has('ECONNREFUSED')) return new SamplingError(`nothing listens at ${where}: is the server running?`, 'unreachable');

@@ -12,9 +12,10 @@ import { limiterFor, type Limiter } from './limiter';
 import { networkError, serverMessage, withServerMessage } from './errors';
 import { apiKeyFor, expandHeaders, fromEnvironment, profileIdentity, redact, safeUrl, secretValues, type SecretLookup } from './profiles';
 import { SseParser } from './sse';
+import { limitsOf, TooLargeError, type ResponseLimits } from './limits';
 import { nodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport';
 import { renderPrompt } from './template';
-import { SamplingError, type ModelProfile, type Provider, type Sample, type SampleRequest } from './types';
+import { SamplingError, type ModelProfile, type Provider, type Sample, type SampleHooks, type SampleRequest } from './types';
 
 export interface OpenAIProviderOptions {
   /** Stream answers (SSE). Off by default: one JSON body is cheaper, and every server has it. */
@@ -31,6 +32,8 @@ export interface OpenAIProviderOptions {
   readonly splitThinkTags?: boolean;
   /** How requests go out; default node:http with keep-alive (`fetchTransport()` for fetch). */
   readonly transport?: Transport;
+  /** Where VTASK_MAX_RESPONSE_BYTES and the other overrides of limits.ts are read (default: process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** One answer of one HTTP response, before it becomes a Sample. */
@@ -78,6 +81,7 @@ export class OpenAIProvider implements Provider {
   private readonly secrets: SecretLookup;
   private readonly transport: Transport;
   private readonly url: string;
+  private readonly limits: ResponseLimits;
   // Learnt once per provider: a server that answers `n: 4` with one choice gets n separate requests.
   private ignoresN = false;
 
@@ -88,14 +92,15 @@ export class OpenAIProvider implements Provider {
     this.id = `openai:${profile.name}`;
     this.secrets = options.secrets ?? fromEnvironment;
     this.transport = options.transport ?? nodeTransport;
+    this.limits = limitsOf(profile, options.env);
     this.limiter = options.limiter ?? limiterFor(JSON.stringify(profileIdentity(profile)), profile.concurrency);
     this.url = `${profile.baseUrl}${profile.endpoint === 'completions' ? '/completions' : '/chat/completions'}`;
   }
 
-  async sample(request: SampleRequest, n: number, signal: AbortSignal): Promise<Sample[]> {
+  async sample(request: SampleRequest, n: number, signal: AbortSignal, hooks: SampleHooks = {}): Promise<Sample[]> {
     allowManyListeners(signal);
     try {
-      return await this.sampleAll(request, n, signal);
+      return await this.sampleAll(request, n, signal, hooks);
     } catch (e) {
       throw this.scrub(e);
     }
@@ -109,7 +114,7 @@ export class OpenAIProvider implements Provider {
     }
   }
 
-  private async sampleAll(request: SampleRequest, n: number, signal: AbortSignal): Promise<Sample[]> {
+  private async sampleAll(request: SampleRequest, n: number, signal: AbortSignal, hooks: SampleHooks): Promise<Sample[]> {
     if (signal.aborted) throw cancelled();
     if (!Number.isInteger(n) || n < 0) throw new SamplingError(`n must be a whole number ≥ 0, not ${n}`, 'bad-request');
     if (n === 0) return [];
@@ -118,19 +123,19 @@ export class OpenAIProvider implements Provider {
     const seed = request.seed ?? this.profile.seed;
     const first = request.index ?? 0;
     // Sample k carries seed + k, so each sample needs its own request.
-    if (seed !== undefined) return this.parallel(n, (i, s) => this.request(request, prompt, 1, seed + first + i, s), signal);
+    if (seed !== undefined) return this.parallel(n, (i, s) => this.request(request, prompt, 1, seed + first + i, s, hooks), signal);
 
     const out: Sample[] = [];
     while (out.length < n) {
       const missing = n - out.length;
       if (this.ignoresN || missing === 1) {
-        out.push(...(await this.parallel(missing, (_, s) => this.request(request, prompt, 1, undefined, s), signal)));
+        out.push(...(await this.parallel(missing, (_, s) => this.request(request, prompt, 1, undefined, s, hooks), signal)));
         break;
       }
-      const got = await this.request(request, prompt, missing, undefined, signal);
+      const got = (await this.request(request, prompt, missing, undefined, signal, hooks)).slice(0, missing);
       if (got.length === 1) this.ignoresN = true;
       // A server may cap n below what was asked (a per-request limit): ask again for the rest.
-      out.push(...got.slice(0, missing));
+      out.push(...got);
     }
     return out;
   }
@@ -181,7 +186,7 @@ export class OpenAIProvider implements Provider {
   }
 
   /** One logical request (retried as a whole), returning the samples of its choices. */
-  private async request(req: SampleRequest, prompt: string | undefined, n: number, seed: number | undefined, signal: AbortSignal): Promise<Sample[]> {
+  private async request(req: SampleRequest, prompt: string | undefined, n: number, seed: number | undefined, signal: AbortSignal, hooks: SampleHooks = {}): Promise<Sample[]> {
     const stream = this.options.stream ?? false;
     const body: Json = { model: this.profile.model };
     if (prompt !== undefined) body.prompt = prompt;
@@ -198,16 +203,29 @@ export class OpenAIProvider implements Provider {
     }
     const payload = JSON.stringify(body);
     const attempts = { count: 0 };
+    const deadline = hooks.retryDeadline;
     try {
       const res = await withRetry(
         (attempt) => {
           attempts.count = attempt;
-          return this.limiter.run(() => this.withTimeout(signal, (s) => this.post(payload, stream, s)), signal);
+          return this.limiter.run(() => {
+            hooks.onRequest?.();
+            return this.withTimeout(signal, (s) => this.post(payload, stream, s), deadline?.());
+          }, signal);
         },
         signal,
-        this.options.retry,
+        {
+          ...this.options.retry,
+          ...(deadline ? { deadline, deadlineName: `the retry budget (retry_budget_ms: ${this.limits.retryBudgetMs})` } : {}),
+          onRetry: (info) => {
+            this.options.retry?.onRetry?.(info);
+            hooks.onRetry?.(info);
+          },
+        },
       );
-      return this.toSamples(res);
+      const samples = this.toSamples(res);
+      hooks.onSamples?.(samples.slice(0, n));
+      return samples;
     } catch (e) {
       if (e instanceof SamplingError && e.retryable && attempts.count > 1) {
         throw new SamplingError(`${e.message} (gave up after ${attempts.count} attempts)`, e.kind, e.status, e.retryAfterMs);
@@ -259,21 +277,25 @@ export class OpenAIProvider implements Provider {
    * telling the two apart afterwards. Hand-linked rather than AbortSignal.any, which on Node 20
    * keeps every combined signal alive as long as the caller's.
    */
-  private async withTimeout<T>(signal: AbortSignal, fn: (s: AbortSignal) => Promise<T>): Promise<T> {
+  private async withTimeout<T>(signal: AbortSignal, fn: (s: AbortSignal) => Promise<T>, deadline?: number): Promise<T> {
     if (signal.aborted) throw cancelled();
     const ctl = new AbortController();
     let timedOut = false;
+    const timeoutMs = this.limits.timeoutMs;
+    // The retry budget cuts an attempt short too, so that a task's time is bounded as a whole.
+    const budgetMs = deadline === undefined ? Infinity : Math.max(1, deadline - Date.now());
     const timer = setTimeout(() => {
       timedOut = true;
       ctl.abort();
-    }, this.profile.timeoutMs);
+    }, Math.min(timeoutMs, budgetMs));
     const onAbort = (): void => ctl.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       return await fn(ctl.signal);
     } catch (e) {
       if (signal.aborted) throw cancelled();
-      if (timedOut) throw new SamplingError(`no complete answer from ${safeUrl(this.profile.baseUrl)} within ${formatSeconds(this.profile.timeoutMs)} (timeout_ms: ${this.profile.timeoutMs})`, 'timeout');
+      // Cut by the retry budget, the retry loop adds why it stops there.
+      if (timedOut) throw new SamplingError(`no complete answer from ${safeUrl(this.profile.baseUrl)} within ${formatSeconds(Math.min(timeoutMs, budgetMs))}${budgetMs < timeoutMs ? '' : ` (timeout_ms: ${timeoutMs})`}`, 'timeout');
       throw e;
     } finally {
       clearTimeout(timer);
@@ -311,7 +333,7 @@ export class OpenAIProvider implements Provider {
 
   private async readText(res: TransportResponse, signal: AbortSignal): Promise<string> {
     try {
-      return await res.text();
+      return await res.text(this.limits.maxResponseBytes);
     } catch (e) {
       if (signal.aborted) throw e;
       throw networkError(e, this.profile.baseUrl, true);
@@ -361,7 +383,9 @@ export class OpenAIProvider implements Provider {
     let completionTokens: number | undefined;
     let done = false;
     let events = 0;
-    const parser = new SseParser();
+    const parser = new SseParser(this.limits.maxEventBytes);
+    const maxBytes = this.limits.maxResponseBytes;
+    let bytes = 0;
     const onEvent = (data: string): void => {
       if (done) return;
       if (data === '[DONE]') {
@@ -400,6 +424,8 @@ export class OpenAIProvider implements Provider {
     };
     try {
       await res.read((chunk) => {
+        bytes += chunk.length;
+        if (bytes > maxBytes) throw new TooLargeError('the streamed answer', maxBytes);
         for (const data of parser.push(chunk)) onEvent(data);
       });
     } catch (e) {

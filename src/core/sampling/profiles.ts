@@ -143,6 +143,10 @@ export function profileFromEntry(name: string, entry: unknown): ModelProfile {
   const timeoutMs = int('timeout_ms', DEFAULT_TIMEOUT_MS)!;
   checkPositive(`${where}: \`timeout_ms\``, timeoutMs);
   const seed = int('seed');
+  const maxResponseBytes = int('max_response_bytes');
+  if (maxResponseBytes !== undefined) checkPositive(`${where}: \`max_response_bytes\``, maxResponseBytes);
+  const retryBudgetMs = int('retry_budget_ms');
+  if (retryBudgetMs !== undefined) checkPositive(`${where}: \`retry_budget_ms\``, retryBudgetMs);
   return {
     name,
     baseUrl,
@@ -154,6 +158,8 @@ export function profileFromEntry(name: string, entry: unknown): ModelProfile {
     ...(template !== undefined ? { template } : {}),
     ...(headers ? { headers } : {}),
     ...(seed !== undefined ? { seed } : {}),
+    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
+    ...(retryBudgetMs !== undefined ? { retryBudgetMs } : {}),
   };
 }
 

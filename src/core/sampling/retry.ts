@@ -26,6 +26,10 @@ export interface RetryOptions {
   /** Injected by tests to observe the waits without waiting. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly random?: () => number;
+  /** No retry starts whose wait would end after this time (ms since the epoch). */
+  readonly deadline?: () => number;
+  /** Says what the deadline is, for the message when it stops the retries. */
+  readonly deadlineName?: string;
 }
 
 /**
@@ -104,6 +108,9 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, signal: 
         // The server's wait is the floor; a little jitter on top keeps clients that were told the
         // same instant from returning in the same millisecond.
         delayMs = error.retryAfterMs + Math.round((options.random ?? Math.random)() * Math.min(1000, policy.baseDelayMs));
+      }
+      if (options.deadline && Date.now() + delayMs >= options.deadline()) {
+        throw new SamplingError(`${error.message}; ${options.deadlineName ?? 'the time for retries'} ran out after ${attempt} attempt${attempt === 1 ? '' : 's'}`, error.kind, error.status, error.retryAfterMs);
       }
       options.onRetry?.({ attempt, delayMs, error });
       await wait(delayMs, signal);

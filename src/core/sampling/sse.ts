@@ -1,10 +1,15 @@
 // Server-sent events, as the OpenAI-compatible servers stream them: `data:` lines, an event per
 // blank line. Only `data` matters to Chat Completions (no ids, no reconnection), so this is the
 // few lines of the WHATWG parsing rules that apply, rather than a dependency.
+import { TooLargeError } from './limits';
 
 /** Splits a byte stream into the `data` payloads of its events, in order. */
 export class SseParser {
+  /** `maxEventChars` bounds one event (and one line): a server that never ends one must not fill memory. */
+  constructor(private readonly maxEventChars = Infinity) {}
+
   private buffer = '';
+  private dataChars = 0;
   private data: string[] = [];
   private readonly decoder = new TextDecoder();
   // A chunk may end between `\r` and `\n`: the `\n` that follows must not make a second line.
@@ -33,6 +38,7 @@ export class SseParser {
       start = i + 1;
     }
     this.buffer = buf.slice(start);
+    if (this.buffer.length + this.dataChars > this.maxEventChars) throw new TooLargeError('one streamed event', this.maxEventChars);
     return events;
   }
 
@@ -41,6 +47,7 @@ export class SseParser {
     this.buffer += this.decoder.decode();
     this.buffer = '';
     this.data = [];
+    this.dataChars = 0;
     return [];
   }
 
@@ -48,6 +55,7 @@ export class SseParser {
     if (line === '') {
       if (this.data.length) events.push(this.data.join('\n'));
       this.data = [];
+      this.dataChars = 0;
       return;
     }
     if (line.charCodeAt(0) === 58 /* : comment, keep-alive */) return;
@@ -57,6 +65,8 @@ export class SseParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     this.data.push(value);
+    this.dataChars += value.length + 1;
+    if (this.dataChars > this.maxEventChars) throw new TooLargeError('one streamed event', this.maxEventChars);
   }
 }
 

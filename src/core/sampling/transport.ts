@@ -5,6 +5,7 @@
 // for hosts that have fetch but no node:http.
 import http from 'node:http';
 import https from 'node:https';
+import { TooLargeError } from './limits';
 
 export interface TransportRequest {
   readonly method: 'GET' | 'POST';
@@ -16,8 +17,11 @@ export interface TransportRequest {
 export interface TransportResponse {
   readonly status: number;
   header(name: string): string | undefined;
-  /** The whole body; rejects when the connection breaks before its end. */
-  text(): Promise<string>;
+  /**
+   * The whole body; rejects when the connection breaks before its end, or with a TooLargeError
+   * (and the connection closed) as soon as it passes `maxBytes`.
+   */
+  text(maxBytes?: number): Promise<string>;
   /**
    * The body as it arrives, to a synchronous callback (cheaper per chunk than async iteration,
    * which matters for streams of one-token events). Resolves at the end of the body; when
@@ -113,7 +117,7 @@ class NodeResponse implements TransportResponse {
     return Array.isArray(v) ? v.join(', ') : v;
   }
 
-  text(): Promise<string> {
+  text(maxBytes = Infinity): Promise<string> {
     const res = this.res;
     return new Promise((resolve, reject) => {
       if (res.destroyed && !res.complete) {
@@ -122,8 +126,22 @@ class NodeResponse implements TransportResponse {
       }
       const parts: Buffer[] = [];
       let ended = false;
-      res.on('data', (c: Buffer) => parts.push(c));
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        if (ended) return;
+        bytes += c.length;
+        if (bytes > maxBytes) {
+          // Stop reading at once: an endless body must not grow memory while we wait for it.
+          ended = true;
+          parts.length = 0;
+          res.destroy();
+          reject(new TooLargeError('the answer', maxBytes));
+          return;
+        }
+        parts.push(c);
+      });
       res.once('end', () => {
+        if (ended) return;
         ended = true;
         resolve(Buffer.concat(parts).toString('utf8'));
       });
@@ -179,12 +197,31 @@ export function fetchTransport(f: typeof fetch = fetch): Transport {
     return {
       status: res.status,
       header: (name) => res.headers.get(name) ?? undefined,
-      text: async () => {
+      text: async (maxBytes = Infinity) => {
+        if (!res.body) return '';
+        const reader = res.body.getReader();
+        const parts: Uint8Array[] = [];
+        let bytes = 0;
         try {
-          return await res.text();
-        } catch (e) {
-          throw midResponse(e);
+          for (;;) {
+            let step: ReadableStreamReadResult<Uint8Array>;
+            try {
+              step = await reader.read();
+            } catch (e) {
+              throw midResponse(e);
+            }
+            if (step.done) break;
+            bytes += step.value.length;
+            if (bytes > maxBytes) {
+              await reader.cancel().catch(() => undefined);
+              throw new TooLargeError('the answer', maxBytes);
+            }
+            parts.push(step.value);
+          }
+        } finally {
+          reader.releaseLock();
         }
+        return Buffer.concat(parts).toString('utf8');
       },
       read: async (onChunk) => {
         if (!res.body) return;

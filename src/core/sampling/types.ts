@@ -17,6 +17,10 @@ export interface ModelProfile {
   readonly concurrency: number;
   readonly seed?: number;
   readonly timeoutMs: number;
+  /** The most bytes one answer may have (`max_response_bytes`); default in limits.ts. */
+  readonly maxResponseBytes?: number;
+  /** How long a task may go without a new sample while retrying (`retry_budget_ms`). */
+  readonly retryBudgetMs?: number;
 }
 
 /** What to sample: the messages and the sampling parameters of one task. */
@@ -58,16 +62,31 @@ export interface Sample {
  */
 export interface Provider {
   readonly id: string;
-  sample(request: SampleRequest, n: number, signal: AbortSignal): Promise<Sample[]>;
+  sample(request: SampleRequest, n: number, signal: AbortSignal, hooks?: SampleHooks): Promise<Sample[]>;
   /** Model names the endpoint offers, for error messages and pickers. */
   listModels?(signal: AbortSignal): Promise<string[]>;
+}
+
+/** What a caller may watch of one `sample` call, and the time bound it sets. */
+export interface SampleHooks {
+  /** Each HTTP request as it goes out, retries included. */
+  onRequest?(): void;
+  /** Before each wait for a retry: which attempt failed, why, and how long until the next. */
+  onRetry?(info: { attempt: number; delayMs: number; error: SamplingError }): void;
+  /** The samples of each answer as it arrives, before `sample` returns them all. */
+  onSamples?(samples: readonly Sample[]): void;
+  /**
+   * When retrying must stop, in ms since the epoch (read at each retry: a caller may move it on
+   * as samples arrive). Attempts are also cut short at it.
+   */
+  retryDeadline?(): number;
 }
 
 /** Errors a person can act on, with the kind that decides retrying. */
 export class SamplingError extends Error {
   constructor(
     message: string,
-    readonly kind: 'auth' | 'not-found' | 'unreachable' | 'rate-limit' | 'server' | 'bad-response' | 'timeout' | 'cancelled' | 'bad-request',
+    readonly kind: 'auth' | 'not-found' | 'unreachable' | 'rate-limit' | 'server' | 'bad-response' | 'timeout' | 'cancelled' | 'bad-request' | 'too-large',
     readonly status?: number,
     /** How long the server asked to wait (`Retry-After`), in milliseconds. */
     readonly retryAfterMs?: number,

@@ -75,6 +75,8 @@ export const MODEL_FIELDS: Fields = {
   concurrency: field(z.number().int().min(1).max(1024), 'How many requests may be in flight at once.', 8),
   seed: field(z.number().int(), 'Base seed: sample k is sent `seed + k`.', 1),
   timeout_ms: field(z.number().int().min(1), 'Per-request timeout in milliseconds.', 120000),
+  max_response_bytes: field(z.number().int().min(1), 'The most bytes one answer may have (default 8 MiB).', 8388608),
+  retry_budget_ms: field(z.number().int().min(1), 'How long a task may go without a new sample while retrying (default 300000).', 300000),
 };
 
 /** The top level of a task file. */
