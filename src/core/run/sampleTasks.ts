@@ -1,3 +1,4 @@
+import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
 import type { ModelProfile, Provider, Sample, SampleRequest } from '../sampling/types';
@@ -35,6 +36,8 @@ export interface TaskRunResult {
   readonly error?: string;
   /** Requests this task sent (zero when every sample came from the cache). */
   readonly requests: number;
+  /** Why the results may mislead: the built-in demo model was given a task it cannot answer. */
+  readonly note?: string;
 }
 
 export interface Progress {
@@ -161,5 +164,6 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
     if (!s) continue;
     samples.push(result(i, s, await (verdicts[i] ?? check(s))));
   }
-  return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize), error, requests };
+  const note = profile.baseUrl.startsWith('builtin:') ? demoNote(task.messages) : undefined;
+  return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize), error, requests, ...(note ? { note } : {}) };
 }

@@ -19,10 +19,24 @@ export function extractQuestion(content: string): string {
   return content.replace(/\s+/g, ' ').trim();
 }
 
-/** The prompt for a conversation: the last user message's question; system messages are ignored. */
-export function promptFor(messages: readonly ChatMessage[]): string {
+function lastUserContent(messages: readonly ChatMessage[]): string {
   let last: ChatMessage | undefined;
   for (const m of messages) if (m.role === 'user') last = m;
-  const content = last?.content ?? messages[messages.length - 1]?.content ?? '';
-  return `Q: ${extractQuestion(content)}\nA: `;
+  return last?.content ?? messages[messages.length - 1]?.content ?? '';
+}
+
+/** The prompt for a conversation: the last user message's question; system messages are ignored. */
+export function promptFor(messages: readonly ChatMessage[]): string {
+  return `Q: ${extractQuestion(lastUserContent(messages))}\nA: `;
+}
+
+export const DEMO_NOTE = 'the built-in demo model only does arithmetic: this prompt has no `a op b`, so its results say nothing about the task';
+
+/**
+ * Why the built-in model's results for a conversation mean nothing, or undefined when the
+ * conversation asks for arithmetic it was trained on. Its digits fail a word problem (`too_hard`)
+ * and pass a constraint such as "no commas" (`too_easy`) whatever the task is worth.
+ */
+export function demoNote(messages: readonly ChatMessage[]): string | undefined {
+  return ARITHMETIC.test(lastUserContent(messages)) ? undefined : DEMO_NOTE;
 }
