@@ -42,6 +42,9 @@ test('vtask run with the built-in demo model notes the tasks it cannot answer, n
     '  - id: sum',
     '    prompt: What is 2+2?',
     '    verify: { math: { answer: "4" } }',
+    '  - id: division',
+    '    prompt: Simplify (6/8) + (1/8).',
+    '    verify: { math: { answer: "7/8" } }',
     '',
   ].join('\n'));
   const env = { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
@@ -58,9 +61,10 @@ test('vtask run with the built-in demo model notes the tasks it cannot answer, n
   fs.rmSync(dir, { recursive: true, force: true });
   assert.equal(table.code, 0, table.stderr);
   const row = (id: string): string => table.stdout.split('\n').find((l) => l.startsWith(`${id} `)) ?? '';
-  assert.match(row('word-problem'), /the built-in demo model only does arithmetic/);
+  assert.match(row('word-problem'), /the built-in demo model only does a\+b and a-b below 100 and a\*b up to 12/);
+  assert.match(row('division'), /the built-in demo model only does/, 'untrained arithmetic: division');
   assert.doesNotMatch(row('sum'), /demo model/);
   const tasks = (JSON.parse(json.stdout) as { tasks: { task: string; note?: string }[] }).tasks;
-  assert.match(tasks.find((t) => t.task === 'word-problem')?.note ?? '', /only does arithmetic/);
+  assert.match(tasks.find((t) => t.task === 'word-problem')?.note ?? '', /only does a\+b/);
   assert.equal(tasks.find((t) => t.task === 'sum')?.note, undefined);
 });
