@@ -1,6 +1,7 @@
 // Speed and accuracy of the built-in demo models (pure TypeScript GGUF engine). Bundles the
 // provider with esbuild (as the extension and CLI do), loads models/arith-*.gguf, then times
-// greedy answers and seeded samples at T=1 (n=16 per request, the prompt prefill shared).
+// greedy answers and seeded samples at T=1 (n=16 per request, the prompt prefill shared), and
+// accuracy on the single-digit sums, where the models are weakest.
 // Prints one JSON line at the end.   usage: node scripts/bench-builtin.mjs [--answers N]
 import path from 'node:path';
 import { loadBundled } from './bundle.mjs';
@@ -48,5 +49,20 @@ for (const model of ['arith-weak', 'arith-strong']) {
   }
   result[`${model}.sampledMsPerAnswer`] = +((performance.now() - t0) / (requests * 16)).toFixed(3);
   result[`${model}.sampledAccuracyT1`] = +(ok / (requests * 16)).toFixed(3);
+  // The 100 single-digit sums (a, b < 10): training drew operands from 0..99, so these are only
+  // 1% of its additions and the model is least sure of them (`3+4`: "7" 0.64, "9" 0.32).
+  let greedy = 0;
+  ok = 0;
+  for (let a = 0; a < 10; a++) {
+    for (let b = 0; b < 10; b++) {
+      const messages = [{ role: 'user', content: `What is ${a}+${b}?` }];
+      const [g] = await p.sample({ messages, temperature: 0 }, 1, never);
+      if (g.text === String(a + b)) greedy++;
+      const samples = await p.sample({ messages, temperature: 1, seed: a * 10 + b }, 8, never);
+      ok += samples.filter((s) => s.text === String(a + b)).length;
+    }
+  }
+  result[`${model}.singleDigitSumsGreedy`] = greedy / 100;
+  result[`${model}.singleDigitSumsT1`] = +(ok / 800).toFixed(3);
 }
 console.log(JSON.stringify({ bench: 'builtin', node: process.version, ...result }));

@@ -94,6 +94,7 @@ function jsonOf(file: string, r: TaskRunResult): Record<string, unknown> {
     group_size: r.stats.groupSize,
     requests: r.requests,
     ...(r.error ? { error: r.error } : {}),
+    ...(r.note ? { note: r.note } : {}),
   };
 }
 
@@ -177,9 +178,9 @@ function printTable(io: CliIO, results: readonly TaskRunResult[]): void {
     const ks = Object.keys(r.stats.passAtK);
     const kMax = ks[ks.length - 1] ?? '1';
     const fromCache = r.samples.filter((s) => s.cached).length;
-    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, r.error ?? ''];
+    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, r.note].filter(Boolean).join('; ')];
   });
-  const head = ['task', 'pass', 'pass@1', 'pass@k', 'band', `signal (G=${results[0]?.stats.groupSize ?? 8})`, 'cached', 'error'];
+  const head = ['task', 'pass', 'pass@1', 'pass@k', 'band', `signal (G=${results[0]?.stats.groupSize ?? 8})`, 'cached', 'error / note'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   io.stdout.write(line(head) + '\n');

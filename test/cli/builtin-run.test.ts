@@ -28,3 +28,43 @@ test('vtask run examples/arithmetic.vtask samples the built-in model with no net
   // The weak model solves sums some of the time: at least one task is learnable.
   assert.ok(json.tasks.some((t) => t.band === 'learnable'), JSON.stringify(json.tasks.map((t) => [t.task, t.pass_rate])));
 });
+
+test('vtask run with the built-in demo model notes the tasks it cannot answer, next to their rows', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-demo-note-'));
+  const file = path.join(dir, 'demo.vtask');
+  fs.writeFileSync(file, [
+    'vtask: 1',
+    'defaults: { samples: 2 }',
+    'tasks:',
+    '  - id: word-problem',
+    '    prompt: A farmer has three cows and buys four more. How many cows does he have?',
+    '    verify: { math: { answer: "7" } }',
+    '  - id: sum',
+    '    prompt: What is 2+2?',
+    '    verify: { math: { answer: "4" } }',
+    '  - id: division',
+    '    prompt: Simplify (6/8) + (1/8).',
+    '    verify: { math: { answer: "7/8" } }',
+    '',
+  ].join('\n'));
+  const env = { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
+  const runCli = (extra: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => new Promise((resolve) => {
+    const child = spawn(process.execPath, ['out/cli.js', 'run', file, '--cache-dir', path.join(dir, 'cache'), ...extra], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+  const table = await runCli([]);
+  const json = await runCli(['--json']);
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.equal(table.code, 0, table.stderr);
+  const row = (id: string): string => table.stdout.split('\n').find((l) => l.startsWith(`${id} `)) ?? '';
+  assert.match(row('word-problem'), /the built-in demo model only does a\+b and a-b below 100 and a\*b up to 12/);
+  assert.match(row('division'), /the built-in demo model only does/, 'untrained arithmetic: division');
+  assert.doesNotMatch(row('sum'), /demo model/);
+  const tasks = (JSON.parse(json.stdout) as { tasks: { task: string; note?: string }[] }).tasks;
+  assert.match(tasks.find((t) => t.task === 'word-problem')?.note ?? '', /only does a\+b/);
+  assert.equal(tasks.find((t) => t.task === 'sum')?.note, undefined);
+});

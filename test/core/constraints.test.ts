@@ -67,6 +67,12 @@ void test('IFEval group: words, sentences, paragraphs, sections, bullets, highli
   assert.equal(countWordTokens("Don't stop-believing, 3.14!"), 6);
   assert.deepEqual(sentences('Mr. Smith went to Washington. He arrived at 5 p.m. on Monday. Was it late? Yes!'), ['Mr. Smith went to Washington.', 'He arrived at 5 p.m. on Monday.', 'Was it late?', 'Yes!']);
   assert.deepEqual(sentences('He said "hi." Then left.'), ['He said "hi."', 'Then left.']);
+  // Punkt's orthographic context without its table: a lowercase initial ends a sentence before a
+  // capitalised word, a capital initial (a name) does not; a common word after an abbreviation starts one.
+  assert.deepEqual(sentences("You are located in o. Let's check the weather."), ['You are located in o.', "Let's check the weather."]);
+  assert.deepEqual(sentences('It was written by J. Smith in 1990.'), ['It was written by J. Smith in 1990.']);
+  assert.deepEqual(sentences('I moved to the U.S. Please write.'), ['I moved to the U.S.', 'Please write.']);
+  assert.deepEqual(sentences('I met Dr. Watson there.'), ['I met Dr. Watson there.']);
   assert.deepEqual(sentences(''), []);
   assert.ok(check('length_constraints:number_paragraphs', 'a\n***\nb\n***\nc', { num_paragraphs: 3 }));
   assert.ok(!check('length_constraints:number_paragraphs', 'a\n***\n\n***\nc', { num_paragraphs: 2 }));
@@ -109,6 +115,15 @@ void test('language: detected with franc over langdetect\'s languages; undetecta
   assert.equal(v.error, 'unavailable');
   assert.ok(check('change_case:english_lowercase', 'every letter here is lowercase and written in plain english.'));
   assert.ok(!check('change_case:english_capital', 'CECI EST UNE PHRASE ENTIÈREMENT EN FRANÇAIS, PAS EN ANGLAIS DU TOUT.'));
+  // Short text: English by its function words or its trigram score, never when accents say otherwise.
+  assert.equal(detectLanguage('cat was too busy'), 'en');
+  assert.equal(detectLanguage('1. PIXEL PRODIGY\n2. CODE CONSTRUCT\n3. DIGITAL DYNAMICS'), 'en');
+  assert.equal(detectLanguage('Nous sommes allés au musée hier après-midi avec des amis.'), 'fr');
+  // Mixed text: the paragraphs with the most letters decide.
+  assert.equal(detectLanguage('Sure! Here is my response to your request.\n\nNave bianca danza\nsul mare in notte stellata\nun sogno naviga\n\nLet me know if you would like any changes.'), 'en');
+  // Too short to identify, but in the wrong script: not Korean.
+  assert.ok(!check('language:response_language', '<<SRE>>', { language: 'ko' }));
+  assert.ok(check('language:response_language', '<<한국>>', { language: 'ko' }));
 });
 
 void test('open-instruct group', () => {

@@ -1,3 +1,4 @@
+import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
 import { limitsOf } from '../sampling/limits';
@@ -37,6 +38,8 @@ export interface TaskRunResult {
   readonly error?: string;
   /** HTTP requests this task sent, retries included (zero when every sample came from the cache). */
   readonly requests: number;
+  /** Why the results may mislead: the built-in demo model was given a task it cannot answer. */
+  readonly note?: string;
 }
 
 export interface Progress {
@@ -232,5 +235,6 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
     if (!s) continue;
     samples.push(result(i, s, await (verdicts[i] ?? check(s))));
   }
-  return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize), error, requests };
+  const note = profile.baseUrl.startsWith('builtin:') ? demoNote(task.messages) : undefined;
+  return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize), error, requests, ...(note ? { note } : {}) };
 }

@@ -6,4 +6,4 @@ export { parseGguf, halfToFloat, GgufError, type GgufFile, type GgufTensor, type
 export { LlamaModel, KvCache, type ModelConfig } from './model';
 export { CharTokenizer } from './tokenizer';
 export { Rng, argmax, pickToken } from './sample';
-export { extractQuestion, promptFor } from './prompt';
+export { DEMO_NOTE, demoNote, extractQuestion, promptFor } from './prompt';

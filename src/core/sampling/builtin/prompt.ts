@@ -19,10 +19,36 @@ export function extractQuestion(content: string): string {
   return content.replace(/\s+/g, ' ').trim();
 }
 
-/** The prompt for a conversation: the last user message's question; system messages are ignored. */
-export function promptFor(messages: readonly ChatMessage[]): string {
+function lastUserContent(messages: readonly ChatMessage[]): string {
   let last: ChatMessage | undefined;
   for (const m of messages) if (m.role === 'user') last = m;
-  const content = last?.content ?? messages[messages.length - 1]?.content ?? '';
-  return `Q: ${extractQuestion(content)}\nA: `;
+  return last?.content ?? messages[messages.length - 1]?.content ?? '';
+}
+
+/** The prompt for a conversation: the last user message's question; system messages are ignored. */
+export function promptFor(messages: readonly ChatMessage[]): string {
+  return `Q: ${extractQuestion(lastUserContent(messages))}\nA: `;
+}
+
+export const DEMO_NOTE = 'the built-in demo model only does a+b and a-b below 100 and a*b up to 12: its results say nothing about this task';
+
+/** Whether the message asks one of the sums the models were trained on (models/train.py). */
+function trainedQuestion(content: string): boolean {
+  const m = ARITHMETIC.exec(content);
+  if (!m) return false;
+  const a = Number(m[1]);
+  const b = Number(m[3]);
+  const op = OPERATOR[m[2] as string];
+  if (op === '+') return a < 100 && b < 100;
+  if (op === '-') return a < 100 && b <= a;
+  return op === '*' && a <= 12 && b <= 12;
+}
+
+/**
+ * Why the built-in model's results for a conversation mean nothing, or undefined when it asks
+ * for arithmetic the model was trained on. Its digits fail a word problem (`too_hard`) and pass
+ * a constraint such as "no commas" (`too_easy`) whatever the task is worth.
+ */
+export function demoNote(messages: readonly ChatMessage[]): string | undefined {
+  return trainedQuestion(lastUserContent(messages)) ? undefined : DEMO_NOTE;
 }

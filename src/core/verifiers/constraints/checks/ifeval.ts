@@ -5,7 +5,7 @@
  * stripping and language detection rule (undetectable text passes). Differences are listed in
  * ../DIFFERENCES.md.
  */
-import { detectLanguage, DETECTABLE } from '../text/language';
+import { detectLanguage, DETECTABLE, missingScript } from '../text/language';
 import { countSentences } from '../text/punkt';
 import {
   B,
@@ -122,6 +122,8 @@ const CONSTRAINED = ['My answer is yes.', 'My answer is no.', 'My answer is mayb
 
 function languageOutcome(value: string, want: string, what: string): ReturnType<InstructionCheck> {
   const got = detectLanguage(value);
+  const script = got === null ? missingScript(value, want) : null;
+  if (script) return outcome(false, `too short to identify, but has no ${script} letters, needs ${want}`, { detected: null });
   if (got === null) return outcome(true, `language could not be detected (too short or no letters), which counts as ${what}, as in IFEval`, { detected: null });
   return outcome(got === want, got === want ? `detected ${got}` : `detected ${got}, needs ${want}`, { detected: got });
 }

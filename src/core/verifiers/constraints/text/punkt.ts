@@ -7,10 +7,16 @@
  *
  * The English model's abbreviations, collocations and sentence starters are the published
  * punkt_tab parameters (below). Its orthographic context table (about 28,000 word types with
- * how they were seen capitalised) is not shipped: a word in the common-word list below counts
+ * how they were seen capitalised) is not shipped: a word in the common-word lists below counts
  * as "seen lowercase mid-sentence and capitalised at a sentence start", any other word as
  * unseen. That table only matters after an abbreviation, an ellipsis, an initial or a number,
  * so ordinary sentences split exactly as nltk splits them (see DIFFERENCES.md).
+ *
+ * One rule stands in for the table where it matters most: after a lone lowercase letter and a
+ * period (`located in o. Let's check`), an unseen capitalised word starts a sentence. nltk keeps
+ * `J. Smith` together because `smith` is seen only capitalised, and splits `in o. Let's`
+ * because `let's` is seen lowercase; names follow capital initials, not lowercase ones, so
+ * without the table the case of the initial tells the two apart.
  */
 import { memo, PY_SPACE_CLASS } from './py';
 
@@ -64,8 +70,20 @@ const UNK_LC = 1 << 6;
 const UC = BEG_UC | MID_UC | UNK_UC;
 const LC = BEG_LC | MID_LC | UNK_LC;
 
+/**
+ * Common words that open sentences and are not names: with the stop words and the sentence
+ * starters, the words counted as seen lowercase mid-sentence (the table's most frequent such
+ * types that open sentences in answers: imperatives, discourse adverbs, greetings).
+ */
+const COMMON_LOWER = new Set(
+  ("please let let's thank thanks also yes yeah okay ok sure hello hi hey well now still then next first second " +
+    'third finally lastly overall additionally furthermore therefore hence otherwise besides perhaps maybe today ' +
+    'tomorrow yesterday here note remember consider make try use check keep see look take go get find ask make ' +
+    'add start stop give think imagine enjoy hope good great one two three another every each many much').split(' '),
+);
+
 function orthoContext(type: string): number {
-  return STOPWORDS.has(type) || SENT_STARTERS.has(type) ? BEG_UC | MID_LC : 0;
+  return STOPWORDS.has(type) || SENT_STARTERS.has(type) || COMMON_LOWER.has(type) ? BEG_UC | MID_LC : 0;
 }
 
 // Punkt's English language variables, as JavaScript patterns.
@@ -166,7 +184,7 @@ function annotate(tokens: Tok[]): void {
         a.abbr = true;
         continue;
       }
-      if (starter === 'unknown' && initial && b.firstUpper && !(orthoContext(nextTyp) & LC)) {
+      if (starter === 'unknown' && initial && !a.firstLower && b.firstUpper && !(orthoContext(nextTyp) & LC)) {
         a.sentbreak = false;
         a.abbr = true;
       }
