@@ -54,6 +54,11 @@ export function refused(): Verdict {
   return { pass: false, score: 0, reason: UNTRUSTED_REASON, details: {}, error: 'refused' };
 }
 
+/** Only weak isolation is available and the user did not opt in: the answer was not run. */
+export function weakIsolationRefused(r: SandboxRunResult, details: Record<string, unknown>): Verdict {
+  return { pass: false, score: 0, reason: r.refused ?? 'code does not run with weak isolation', details: { ...details, isolation: r.isolation, refused: true }, error: 'unavailable' };
+}
+
 function cancelled(): Verdict {
   return { pass: false, score: 0, reason: 'cancelled', details: {}, error: 'timeout' };
 }
@@ -121,6 +126,8 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
     ctx.signal.removeEventListener('abort', forward);
   }
   if (ctx.signal.aborted || raw.some((r) => r.aborted)) return cancelled();
+  const refusedRun = raw.find((r) => r.refused);
+  if (refusedRun) return weakIsolationRefused(refusedRun, baseDetails);
   let results = raw.map((r, i) => judge(r, specs[i] as TestSpec, marker, timeoutMs, memoryMb));
 
   // A syntax error shows up as a runtime error in every test: confirm it once with a compile-only run.
