@@ -93,6 +93,22 @@ function groupAndSession(id: number): number[] {
   return out;
 }
 
+/** Processes whose environment holds the entry `tag` (those we may read: our own user's, or all as root). */
+function withEnvironment(tag: string): number[] {
+  if (!HAS_PROC) return [];
+  const needle = Buffer.from(`\0${tag}\0`);
+  const out: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${e}/environ`), Buffer.from([0])]).includes(needle)) out.push(Number(e));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return out;
+}
+
 /**
  * Makes sure no process of a run outlives it. A program that backgrounds a child and exits
  * leaves an orphan that is no longer in its tree; it is still found through its process group
@@ -101,7 +117,11 @@ function groupAndSession(id: number): number[] {
  */
 export class Reaper {
   private readonly seen = new Map<number, string | undefined>();
-  constructor(private readonly root: number) {}
+  /** `tag`: a `NAME=value` environment entry the run's processes inherit, to find the ones that left its session too. */
+  constructor(
+    private readonly root: number,
+    private readonly tag?: string,
+  ) {}
 
   /** The current tree; remembers every member. */
   watch(): number[] {
@@ -114,6 +134,7 @@ export class Reaper {
     this.watch();
     killTree(this.root, this.root);
     for (const pid of groupAndSession(this.root)) killTree(pid, undefined);
+    if (this.tag) for (const pid of withEnvironment(this.tag)) killTree(pid, undefined);
     for (const [pid, started] of this.seen) if (pid !== this.root && started !== undefined && startTime(pid) === started) killTree(pid, undefined);
   }
 }

@@ -90,6 +90,9 @@ function spawnAndWait(
   isolation: SandboxRunResult['isolation'],
 ): Promise<SandboxRunResult> {
   const launch = backend.launch(o, hostDir, argv);
+  // Without a PID namespace, a process that left the run's session is still found by this entry.
+  const tag = backend.method === 'process' ? `VTASK_RUN=${path.basename(hostDir)}` : undefined;
+  if (tag) launch.env.VTASK_RUN = path.basename(hostDir);
   const cap = o.outputLimitBytes ?? MIB;
   const out = new Capture(cap);
   const err = new Capture(cap);
@@ -120,7 +123,7 @@ function spawnAndWait(
     let settled = false;
     let killed = false;
 
-    const reaper = pid !== undefined ? new Reaper(pid) : undefined;
+    const reaper = pid !== undefined ? new Reaper(pid, tag) : undefined;
     const kill = (): void => {
       if (killed && exited) return;
       killed = true;
