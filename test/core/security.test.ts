@@ -3,14 +3,14 @@
 // isolation level this machine offers, each checked against what that level promises.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, type DetectedSandbox, type Method, type SandboxRunOptions } from '../../src/core/sandbox';
-import { isRoot } from '../../src/core/sandbox/backends';
+import { isRoot, which } from '../../src/core/sandbox/backends';
 import { isolationOf } from '../../src/core/verifiers/code/isolation';
 import { checkCode, type CodeParams } from '../../src/core/verifiers/code/check';
 import type { Verdict, VerifyContext } from '../../src/core/verifiers/verdict';
@@ -330,4 +330,60 @@ void test('the full sandbox runs code without any opt-in and says so', { skip: !
   assert.deepEqual(isolationOf(v)?.level, 'full');
   assert.deepEqual(isolationOf(v)?.lost, []);
   assert.match(sb.notice(), /full sandbox/);
+});
+
+// ---- What the CLI says ----
+
+const CLI = path.resolve(__dirname, '../../cli.js');
+const TASK = `vtask: 1
+tasks:
+  - id: sum
+    prompt: Print the sum of two integers read from stdin.
+    verify:
+      code:
+        language: python
+        tests:
+          - { stdin: "1 2\\n", stdout: "3" }
+    cases:
+      - response: "a, b = map(int, input().split())\\nprint(a + b)"
+        expect: pass
+`;
+
+function cli(args: readonly string[], env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== ALLOW_WEAK_ENV && k !== 'VTASK_SANDBOX')) as Record<string, string>;
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...clean, ...env } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+void test('vtask test says once which isolation is in use, refuses weak isolation without the flag, and --json carries the level', { skip: !PY && 'python3 is needed' }, (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-iso-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'sum.vtask');
+  fs.writeFileSync(file, TASK + TASK.split('\n').slice(2).join('\n').replace('id: sum', 'id: sum2'));
+
+  const refused = cli(['test', file, '--json'], { VTASK_SANDBOX: 'process' });
+  const notices = refused.stderr.split('\n').filter((l) => l.startsWith('vtask: isolation:'));
+  assert.equal(notices.length, 1, `one notice per run: ${refused.stderr}`);
+  assert.match(notices[0] as string, /WEAK \(process/);
+  assert.match(notices[0] as string, /--allow-weak-isolation/);
+  const out = JSON.parse(refused.stdout) as { passed: number; skipped: number; results: { error?: string; reason: string; isolation?: { level: string } }[] };
+  assert.equal(out.passed, 0);
+  assert.equal(out.skipped, 2, 'refused, not failed');
+  assert.equal(out.results[0]?.error, 'unavailable');
+  assert.equal(out.results[0]?.isolation?.level, 'weak');
+  assert.match(out.results[0]?.reason ?? '', /bubblewrap/);
+
+  const allowed = cli(['test', file, '--json', '--allow-weak-isolation'], { VTASK_SANDBOX: 'process' });
+  const ok = JSON.parse(allowed.stdout) as { passed: number; results: { isolation?: { method: string; level: string; lost: string[] } }[] };
+  assert.equal(ok.passed, 2, allowed.stderr);
+  assert.equal(ok.results[0]?.isolation?.method, 'process');
+  assert.ok((ok.results[0]?.isolation?.lost.length ?? 0) > 0);
+  assert.match(allowed.stderr, /isolation: WEAK \(process.*code runs anyway/);
+
+  if (LINUX && which('bwrap')) {
+    const full = cli(['test', file], {});
+    if (/isolation: full sandbox/.test(full.stderr)) assert.match(full.stdout, /2 passed, 0 failed/);
+    else if (process.env.CI) assert.fail(`the full sandbox does not work in CI: ${full.stderr}`);
+  }
 });
