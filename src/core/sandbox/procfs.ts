@@ -117,7 +117,10 @@ function withEnvironment(tag: string): number[] {
  */
 export class Reaper {
   private readonly seen = new Map<number, string | undefined>();
-  /** `tag`: a `NAME=value` environment entry the run's processes inherit, to find the ones that left its session too. */
+  /**
+   * `tag`: a `NAME=value` environment entry the run's processes inherit, given for runs without a
+   * PID namespace: then the group, the session and the tag are searched as well.
+   */
   constructor(
     private readonly root: number,
     private readonly tag?: string,
@@ -133,8 +136,8 @@ export class Reaper {
   reap(): void {
     this.watch();
     killTree(this.root, this.root);
-    for (const pid of groupAndSession(this.root)) killTree(pid, undefined);
-    if (this.tag) for (const pid of withEnvironment(this.tag)) killTree(pid, undefined);
+    // Scanning /proc costs a few milliseconds: only runs without a PID namespace need it (they carry a tag).
+    if (this.tag) for (const pid of [...groupAndSession(this.root), ...withEnvironment(this.tag)]) killTree(pid, undefined);
     for (const [pid, started] of this.seen) if (pid !== this.root && started !== undefined && startTime(pid) === started) killTree(pid, undefined);
   }
 }
