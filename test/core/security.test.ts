@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, type DetectedSandbox, type Method, type SandboxRunOptions } from '../../src/core/sandbox';
 import { isRoot, which } from '../../src/core/sandbox/backends';
 import { isolationOf } from '../../src/core/verifiers/code/isolation';
+import { checkScript } from '../../src/core/verifiers/code/script';
 import { checkCode, type CodeParams } from '../../src/core/verifiers/code/check';
 import type { Verdict, VerifyContext } from '../../src/core/verifiers/verdict';
 
@@ -385,5 +386,26 @@ void test('vtask test says once which isolation is in use, refuses weak isolatio
     const full = cli(['test', file], {});
     if (/isolation: full sandbox/.test(full.stderr)) assert.match(full.stdout, /2 passed, 0 failed/);
     else if (process.env.CI) assert.fail(`the full sandbox does not work in CI: ${full.stderr}`);
+  }
+});
+
+void test('script verifiers are refused under weak isolation without the opt-in, and run with it', { skip: !LINUX && 'the weak Linux levels' }, async (t) => {
+  const sb = await detectSandbox('process');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-script-iso-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.chmodSync(dir, 0o755);
+  fs.writeFileSync(path.join(dir, 'verify.mjs'), 'export function verify(response) { return { pass: response === "ok" }; }\n', { mode: 0o644 });
+  const c = { ...ctx(), task: { ...ctx().task, dir } };
+  const refused = await checkScript('ok', { path: 'verify.mjs' }, c, sb);
+  assert.equal(refused.error, 'unavailable', refused.reason);
+  assert.match(refused.reason, /allow-weak-isolation/);
+  assert.equal(isolationOf(refused)?.level, 'weak');
+  process.env[ALLOW_WEAK_ENV] = '1';
+  try {
+    const ran = await checkScript('ok', { path: 'verify.mjs' }, c, sb);
+    assert.equal(ran.pass, true, ran.reason);
+    assert.equal(isolationOf(ran)?.method, 'process');
+  } finally {
+    delete process.env[ALLOW_WEAK_ENV];
   }
 });
