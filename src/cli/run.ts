@@ -4,6 +4,9 @@ import { check, checkHelp } from './check';
 import { test, testHelp } from './test';
 import { run, runHelp } from './runCommand';
 import { EXIT, UsageError, type CliIO } from './io';
+import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
+
+const ALLOW_WEAK_FLAG = '--allow-weak-isolation';
 
 const help = `vtask ${version}: write, check and run verifiable tasks for RLVR
 
@@ -15,6 +18,8 @@ Commands:
   run PATH...     sample a model N times per task, verify, print pass rate, pass@k, band
 
 Options:
+  --allow-weak-isolation  (test, run) let code and script verifiers run without the full
+                  sandbox (bubblewrap); without it they are refused there. See README, Isolation.
   -h, --help      show help (also: vtask <command> --help)
   -v, --version   print the version
 
@@ -52,13 +57,28 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     io.stdout.write(command.help + '\n');
     return EXIT.ok;
   }
+  const allowWeak = rest.includes(ALLOW_WEAK_FLAG);
+  setAllowWeakIsolation(allowWeak);
+  // Said once per run, when the first code or script check takes the sandbox.
+  let told = false;
+  const stopTelling = onSandboxUse((sb) => {
+    if (!told) io.stderr.write(`vtask: ${sb.notice()}\n`);
+    told = true;
+  });
   try {
-    return await command.run(rest, io, signal);
+    return await command.run(
+      rest.filter((a) => a !== ALLOW_WEAK_FLAG),
+      io,
+      signal,
+    );
   } catch (e) {
     if (e instanceof UsageError || e instanceof MissingPathError) {
       io.stderr.write(`vtask ${name}: ${e.message}\n\n${command.help}\n`);
       return EXIT.usage;
     }
     throw e;
+  } finally {
+    stopTelling();
+    setAllowWeakIsolation(false);
   }
 }

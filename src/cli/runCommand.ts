@@ -14,6 +14,7 @@ import { runnableTasks } from '../core/taskfile/resolve';
 import { getPair, toJS } from '../core/taskfile/ynode';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
+import { isolationField } from './isolation';
 import { ProgressReporter } from './progress';
 
 export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--base-url URL --model NAME]
@@ -84,7 +85,7 @@ function jsonOf(file: string, r: TaskRunResult): Record<string, unknown> {
     file,
     task: r.task.id,
     model: r.model,
-    samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), verified_by: s.verifiedBy })),
+    samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), ...isolationField(s.verdict), verified_by: s.verifiedBy })),
     pass_rate: r.stats.passRate,
     mean_score: r.stats.meanScore,
     pass_at_k: r.stats.passAtK,

@@ -8,6 +8,7 @@ import { runnableTasks } from '../core/taskfile/resolve';
 import { getPair, toJS } from '../core/taskfile/ynode';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
+import { isolationField } from './isolation';
 
 export const testHelp = `Usage: vtask test PATH... [--json] [--junit FILE] [--base-url URL --model NAME]
 
@@ -80,7 +81,7 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
         const what = r.skipped ? 'skipped' : `expected ${label(r.expected)}, got ${label(r.actual)}`;
         io.stdout.write(`${file}:${p.line + 1}:${p.character + 1}: ${r.skipped ? 'skipped' : 'fail'}: task ${r.task} case ${r.case}: ${what}: ${r.verdict.reason}\n`);
       }
-      json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(r.skipped ? { skipped: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}) });
+      json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(r.skipped ? { skipped: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}), ...isolationField(r.verdict) });
     }
   }
   if (args.junit) fs.writeFileSync(args.junit, junitXml(report));

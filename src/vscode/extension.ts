@@ -16,6 +16,7 @@ import { CaseTests } from './testing';
 import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
 import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
+import { isolationWiring } from './isolation';
 
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
         },
       }),
     );
+    context.subscriptions.push(...isolationWiring(log));
     log.info(`vtask ${version} activated`);
     return {
       version,

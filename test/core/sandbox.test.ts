@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { detectSandbox, findInterpreter, getSandbox, nodeMemoryArgs, type SandboxRunOptions } from '../../src/core/sandbox';
+import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, getSandbox, nodeMemoryArgs, type SandboxRunOptions } from '../../src/core/sandbox';
 import { which } from '../../src/core/sandbox/backends';
 
 const PY = findInterpreter('python');
@@ -253,7 +253,9 @@ void test('the program does not see the host environment', async () => {
   }
 });
 
-void test('the weaker methods still run programs and report themselves', { skip: !LINUX && 'Linux methods' }, async (t) => {
+void test('the weaker methods run programs when opted in, and report themselves', { skip: !LINUX && 'Linux methods' }, async (t) => {
+  process.env[ALLOW_WEAK_ENV] = '1';
+  t.after(() => delete process.env[ALLOW_WEAK_ENV]);
   for (const method of ['unshare', 'process'] as const) {
     if (method === 'unshare' && !which('unshare')) continue;
     const sb = await detectSandbox(method);
@@ -264,6 +266,7 @@ void test('the weaker methods still run programs and report themselves', { skip:
       continue;
     }
     assert.equal(r.isolation.method, method);
+    assert.equal(r.isolation.level, 'weak');
     assert.equal(r.stdout, 'hello\n', `${method}: ${r.stderr}`);
     assert.equal(r.timedOut, true);
     await noSurvivors(tok);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { bwrapBackend, isRoot, processBackend, sandboxExecBackend, unshareBackend, which, type Backend, type Method } from './backends';
-import { runWith } from './run';
+import { isolationNotice, levelOf, refusalReason, weakIsolationAllowed } from './policy';
+import { notRun, runWith } from './run';
 import { SLOTS } from './slots';
 import type { Sandbox } from './types';
 
@@ -9,10 +10,26 @@ export interface DetectedSandbox extends Sandbox {
   /** One line per stronger method that was tried and failed, e.g. `bwrap: bwrap: No permissions to creating new namespace`. */
   readonly notes: readonly string[];
   readonly facts: readonly string[];
+  /** `full` (bubblewrap) or `weak`: weak levels run programs only when the user opted in. */
+  readonly level: 'full' | 'weak';
+  /** The line the CLI and the output channel print once per run. */
+  notice(): string;
 }
 
 function sandboxOf(backend: Backend, notes: string[]): DetectedSandbox {
-  return { method: backend.method, notes, facts: backend.facts, run: (o) => SLOTS.use(() => runWith(backend, o), o.signal) };
+  const level = levelOf(backend.method);
+  return {
+    method: backend.method,
+    notes,
+    facts: backend.facts,
+    level,
+    notice: () => isolationNotice(backend.method, notes, backend.facts),
+    run: (o) => {
+      // Checked on every run, not at detection: the opt-in can change while vtask runs (a setting).
+      if (level === 'weak' && !weakIsolationAllowed()) return Promise.resolve({ ...notRun(backend, o), refused: refusalReason(backend.method, notes) });
+      return SLOTS.use(() => runWith(backend, o), o.signal);
+    },
+  };
 }
 
 /** The backends worth trying on this platform, strongest first. */
@@ -68,9 +85,21 @@ export async function detectSandbox(force?: Method): Promise<DetectedSandbox> {
 }
 
 let cached: Promise<DetectedSandbox> | undefined;
+const listeners = new Set<(sandbox: DetectedSandbox) => void>();
 
-/** The process-wide sandbox, detected on first use. */
-export function getSandbox(): Promise<DetectedSandbox> {
+/** The process-wide sandbox, detected on first use. Every call tells the `onSandboxUse` listeners. */
+export async function getSandbox(): Promise<DetectedSandbox> {
   cached ??= detectSandbox();
-  return cached;
+  const sb = await cached;
+  for (const l of listeners) l(sb);
+  return sb;
+}
+
+/**
+ * Calls `listener` each time a code or script check takes the sandbox, so that front ends say
+ * which isolation is in use when (and only when) code is about to run. Returns the unsubscribe.
+ */
+export function onSandboxUse(listener: (sandbox: DetectedSandbox) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }

@@ -5,6 +5,7 @@
  * program was isolated.
  */
 export type { MemoryPolicy, Sandbox, SandboxRunOptions, SandboxRunResult } from './types';
-export { detectSandbox, getSandbox, type DetectedSandbox } from './detect';
+export { detectSandbox, getSandbox, onSandboxUse, type DetectedSandbox } from './detect';
+export { ALLOW_WEAK_ENV, setAllowWeakIsolation, weakIsolationAllowed } from './policy';
 export { findInterpreter, nodeMemoryArgs, type Interpreter } from './interpreters';
 export type { Method } from './backends';

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isRoot, NOBODY, type Backend } from './backends';
-import { killTree, treeRssKib } from './procfs';
+import { lostBy, levelOf } from './policy';
+import { Reaper, sumRssKib } from './procfs';
 import type { SandboxRunOptions, SandboxRunResult } from './types';
 
 const MIB = 1024 * 1024;
@@ -18,9 +19,8 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(os.constants
 
 /** Runs one program with a backend; never throws for anything the program does, and never hangs. */
 export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<SandboxRunResult> {
-  const limitFacts = [...backend.facts, `${o.memoryMb} MiB ${(o.memoryPolicy ?? 'address-space') === 'address-space' ? 'address space' : 'resident (watchdog)'}`, `${o.timeoutMs} ms`];
-  const isolation = { method: backend.method, limits: limitFacts };
-  const empty = { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, memoryExceeded: false, outputExceeded: false, aborted: false, durationMs: 0, peakRssMb: 0, isolation };
+  const empty = notRun(backend, o);
+  const isolation = empty.isolation;
   if (o.signal?.aborted) return { ...empty, aborted: true };
 
   let hostDir: string;
@@ -35,6 +35,13 @@ export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<S
   } finally {
     await fs.promises.rm(hostDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
+}
+
+/** The result of a program that did not run (yet): nothing printed, nothing measured. */
+export function notRun(backend: Backend, o: SandboxRunOptions): SandboxRunResult {
+  const limitFacts = [...backend.facts, `${o.memoryMb} MiB ${(o.memoryPolicy ?? 'address-space') === 'address-space' ? 'address space' : 'resident (watchdog)'}`, `${o.timeoutMs} ms`];
+  const isolation = { method: backend.method, level: levelOf(backend.method), lost: lostBy(backend.method), limits: limitFacts };
+  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, memoryExceeded: false, outputExceeded: false, aborted: false, durationMs: 0, peakRssMb: 0, isolation };
 }
 
 async function prepareFolder(files: Readonly<Record<string, string | Buffer>>): Promise<string> {
@@ -83,6 +90,9 @@ function spawnAndWait(
   isolation: SandboxRunResult['isolation'],
 ): Promise<SandboxRunResult> {
   const launch = backend.launch(o, hostDir, argv);
+  // Without a PID namespace, a process that left the run's session is still found by this entry.
+  const tag = backend.method === 'process' ? `VTASK_RUN=${path.basename(hostDir)}` : undefined;
+  if (tag) launch.env.VTASK_RUN = path.basename(hostDir);
   const cap = o.outputLimitBytes ?? MIB;
   const out = new Capture(cap);
   const err = new Capture(cap);
@@ -113,12 +123,13 @@ function spawnAndWait(
     let settled = false;
     let killed = false;
 
+    const reaper = pid !== undefined ? new Reaper(pid, tag) : undefined;
     const kill = (): void => {
       if (killed && exited) return;
       killed = true;
       if (pid === undefined) return;
       if (process.platform === 'win32') spawnSync('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore' });
-      else killTree(pid, pid);
+      else reaper?.reap();
     };
 
     const timer = setTimeout(() => {
@@ -129,7 +140,7 @@ function spawnAndWait(
     const watchdog =
       process.platform === 'linux' && pid !== undefined
         ? setInterval(() => {
-            const kib = treeRssKib(pid);
+            const kib = sumRssKib(reaper?.watch() ?? [pid]);
             if (kib > peakKib) peakKib = kib;
             if (kib > memLimitKib && !exited) {
               memoryExceeded = true;
@@ -211,7 +222,7 @@ function spawnAndWait(
       exited = true;
       if (timer) clearTimeout(timer);
       // Whatever the program left behind (a daemonised child holding the pipes) goes with it.
-      if (pid !== undefined && process.platform !== 'win32') killTree(pid, pid);
+      if (process.platform !== 'win32') reaper?.reap();
       const done = (): void => settle(finish(code, sig));
       if (child.stdout?.closed !== false && child.stderr?.closed !== false) return done();
       const grace = setTimeout(() => {

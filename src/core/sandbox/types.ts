@@ -59,6 +59,11 @@ export interface SandboxRunResult {
   readonly aborted: boolean;
   /** Set when the sandbox itself failed (could not start, bubblewrap refused): the program did not run. */
   readonly sandboxError?: string;
+  /**
+   * Set when the program was not run because only weak isolation is available and the user did
+   * not opt in: the reason says what is missing and how to fix it.
+   */
+  readonly refused?: string;
   readonly durationMs: number;
   /** Peak resident memory of the process tree seen by the watchdog, in MiB. */
   readonly peakRssMb: number;

@@ -4,7 +4,8 @@ import { findInterpreter, getSandbox, nodeMemoryArgs, type Interpreter, type San
 import type { Isolation, Verdict, VerifyContext } from '../verdict';
 import { compareOutput, deepEqual, show } from './compare';
 import { extractCode, isEsModule, type CodeLanguage } from './extract';
-import { ARGS_FILE, JS_ASSERT_PRELUDE, jsCallHarness, mainFile, parseCallResult, pythonCallHarness } from './harness';
+import { assertStdin, JS_ASSERT_PRELOAD, jsAssertPreload, jsAssertWrapper, PY_ASSERT_HARNESS, PY_ASSERTS_FILE, pythonAssertHarness } from './assertHarness';
+import { ARGS_FILE, jsCallHarness, mainFile, parseCallResult, pythonCallHarness } from './harness';
 
 /** Validated parameters of the `code` verifier. */
 export interface CodeParams {
@@ -32,7 +33,7 @@ interface TestSpec {
   readonly argv: readonly string[];
   readonly stdin: string;
   /** Expected stdout (io tests) or return value (call cases). */
-  readonly expect: { readonly stdout: string } | { readonly returns: unknown } | { readonly exitZero: true };
+  readonly expect: { readonly stdout: string } | { readonly returns: unknown } | { readonly token: string };
 }
 
 export interface TestResult {
@@ -52,6 +53,11 @@ const SYNTAX_PATTERNS = /\b(SyntaxError|IndentationError|TabError)\b/;
 
 export function refused(): Verdict {
   return { pass: false, score: 0, reason: UNTRUSTED_REASON, details: {}, error: 'refused' };
+}
+
+/** Only weak isolation is available and the user did not opt in: the answer was not run. */
+export function weakIsolationRefused(r: SandboxRunResult, details: Record<string, unknown>): Verdict {
+  return { pass: false, score: 0, reason: r.refused ?? 'code does not run with weak isolation', details: { ...details, isolation: r.isolation, refused: true }, error: 'unavailable' };
 }
 
 function cancelled(): Verdict {
@@ -121,6 +127,8 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
     ctx.signal.removeEventListener('abort', forward);
   }
   if (ctx.signal.aborted || raw.some((r) => r.aborted)) return cancelled();
+  const refusedRun = raw.find((r) => r.refused);
+  if (refusedRun) return weakIsolationRefused(refusedRun, baseDetails);
   let results = raw.map((r, i) => judge(r, specs[i] as TestSpec, marker, timeoutMs, memoryMb));
 
   // A syntax error shows up as a runtime error in every test: confirm it once with a compile-only run.
@@ -189,15 +197,18 @@ function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memor
     return params.call.cases.map((c) => ({ files: { [main]: program, [ARGS_FILE]: JSON.stringify(c.args) }, main, argv: runMain, stdin: '', expect: { returns: c.returns } }));
   }
   if (params.asserts !== undefined) {
-    const program = `${code}\n\n${params.asserts}\n`;
-    if (py) return [{ files: { [main]: program }, main, argv: runMain, stdin: '', expect: { exitZero: true } }];
+    // A fresh token per run, given on stdin only: printed after the last assert, it proves they all ran.
+    const token = randomBytes(16).toString('hex');
+    const run = { main, stdin: assertStdin(token), expect: { token } };
+    if (py) {
+      return [{ ...run, files: { [main]: code, [PY_ASSERTS_FILE]: params.asserts, [PY_ASSERT_HARNESS]: pythonAssertHarness(marker) }, argv: [...interp.args, PY_ASSERT_HARNESS] }];
+    }
+    const wrapper = jsAssertWrapper(params.asserts);
     return [
       {
-        files: { [main]: program, '_vtask_assert.cjs': JS_ASSERT_PRELUDE },
-        main,
-        argv: [...interp.args, ...nodeArgs, '--require', './_vtask_assert.cjs', main],
-        stdin: '',
-        expect: { exitZero: true },
+        ...run,
+        files: { [main]: `${code}\n;globalThis.__vtask_checks__(${wrapper});\n`, [JS_ASSERT_PRELOAD]: jsAssertPreload(marker, wrapper) },
+        argv: [...interp.args, ...nodeArgs, '--require', `./${JS_ASSERT_PRELOAD}`, main],
       },
     ];
   }
@@ -234,6 +245,8 @@ function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: n
     }
     return { ...withExpected, status: 'passed', message: 'ok', got: gotText };
   }
+  const token = `${marker}${spec.expect.token}`;
+  if (!r.stdout.split('\n').includes(token)) return { ...withExpected, status: 'runtime_error', message: 'the program ended before every assert ran' };
   return { ...withExpected, status: 'passed', message: 'ok' };
 }
 

@@ -80,9 +80,6 @@ export function jsCallHarness(fn: string, marker: string): string {
 `;
 }
 
-/** Preloaded before JavaScript asserts: `assert` as a global (an answer's own binding shadows it). */
-export const JS_ASSERT_PRELUDE = `globalThis.assert = require('node:assert');\n`;
-
 /** Reads the value printed after the last marker; `undefined` when there is none or it is not JSON. */
 export function parseCallResult(stdout: string, marker: string): { value: unknown } | undefined {
   const at = stdout.lastIndexOf(marker);

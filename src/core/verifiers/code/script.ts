@@ -4,7 +4,7 @@ import path from 'node:path';
 import { findInterpreter, getSandbox, nodeMemoryArgs, type Sandbox, type SandboxRunResult } from '../../sandbox';
 import { isRoot } from '../../sandbox/backends';
 import type { Verdict, VerifyContext } from '../verdict';
-import { errorLine } from './check';
+import { errorLine, weakIsolationRefused } from './check';
 
 /** Validated parameters of the `script` verifier. */
 export interface ScriptParams {
@@ -125,6 +125,7 @@ export async function checkScript(response: string, params: ScriptParams, ctx: V
   });
   const details = { ...base, isolation: r.isolation, durationMs: r.durationMs, exitCode: r.exitCode, ...(r.stderr ? { stderr: r.stderr.slice(-1000) } : {}) };
   if (r.aborted || ctx.signal.aborted) return fail('cancelled', 'timeout', details);
+  if (r.refused) return weakIsolationRefused(r, base);
   if (r.sandboxError) {
     const hint = isRoot() && /Permission denied/i.test(r.sandboxError) ? ' (vtask runs scripts as the user nobody when it runs as root: make the folder readable by others)' : '';
     return fail(`the script could not be started: ${r.sandboxError}${hint}`, 'unavailable', details);

@@ -1,0 +1,411 @@
+// Security: answers that try to pass `asserts` without passing them (early exits, exit hooks,
+// a shadowed or patched assert, forged results), and sandbox escape probes run under every
+// isolation level this machine offers, each checked against what that level promises.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, type DetectedSandbox, type Method, type SandboxRunOptions } from '../../src/core/sandbox';
+import { isRoot, which } from '../../src/core/sandbox/backends';
+import { isolationOf } from '../../src/core/verifiers/code/isolation';
+import { checkScript } from '../../src/core/verifiers/code/script';
+import { checkCode, type CodeParams } from '../../src/core/verifiers/code/check';
+import type { Verdict, VerifyContext } from '../../src/core/verifiers/verdict';
+
+function ctx(): VerifyContext {
+  return {
+    task: { id: 't', prompt: '', messages: [], meta: {}, dir: process.cwd() },
+    signal: new AbortController().signal,
+    trusted: true,
+    child: () => Promise.reject(new Error('no children here')),
+  };
+}
+
+function check(answer: string, params: CodeParams): Promise<Verdict> {
+  return checkCode(answer, params, ctx());
+}
+
+const PY_ASSERTS = 'assert add(1, 2) == 3\nassert add(2, 2) == 4';
+const JS_ASSERTS = 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);';
+
+/** Wrong answers (add subtracts) that try to pass anyway; every one must fail. */
+const PY_BYPASSES: Record<string, string> = {
+  'os._exit(0)': 'import os\ndef add(a, b):\n    return a - b\nos._exit(0)',
+  'sys.exit(0)': 'import sys\ndef add(a, b):\n    return a - b\nsys.exit(0)',
+  'os._exit(0) inside the checked function': 'import os\ndef add(a, b):\n    os._exit(0)',
+  'sys.excepthook': 'import sys, os\ndef add(a, b):\n    return a - b\nsys.excepthook = lambda *a: os._exit(0)',
+  atexit: 'import atexit, os\ndef add(a, b):\n    return a - b\natexit.register(lambda: os._exit(0))',
+  'SystemExit raised inside the checked function': 'def add(a, b):\n    raise SystemExit(0)',
+  'a patched builtin AssertionError': 'import builtins\nclass Never(BaseException): pass\nbuiltins.AssertionError = Never\ndef add(a, b):\n    return a - b',
+  'a tracer that skips the assert lines': 'import sys\ndef add(a, b):\n    return a - b\ndef tr(f, e, a):\n    return None\nsys.settrace(tr)',
+  'printing a forged result marker': 'import os\ndef add(a, b):\n    return a - b\nprint("<<vtask-result:000000000000>>")\nos._exit(0)',
+  'reading the harness frames': 'import sys, os\ndef add(a, b):\n    return a - b\nf = sys._getframe()\nwhile f:\n    for v in list(f.f_locals.values()):\n        if isinstance(v, bytes) and len(v) == 32:\n            print("\\n" + v.decode())\n    f = f.f_back\nos._exit(0)',
+  'listing every object': 'import gc, os\ndef add(a, b):\n    return a - b\ngc.get_objects()\nos._exit(0)',
+  'reading its own memory': 'import os\ndef add(a, b):\n    return a - b\nopen("/proc/self/mem", "rb")\nos._exit(0)',
+  'a signal that kills itself with status 0': 'import os, signal\ndef add(a, b):\n    return a - b\nsignal.signal(signal.SIGTERM, lambda *a: os._exit(0))\nos.kill(os.getpid(), signal.SIGTERM)',
+};
+
+const JS_BYPASSES: Record<string, string> = {
+  'process.exit(0)': 'function add(a, b) { return a - b; }\nprocess.exit(0);',
+  'process.exit(0) inside the checked function': 'function add(a, b) { process.exit(0); }',
+  'a shadowed assert': 'function add(a, b) { return a - b; }\nfunction assert() {}\nassert.strictEqual = () => {};',
+  'a shadowed assert (const)': 'const add = (a, b) => a - b;\nconst assert = Object.assign(() => {}, { strictEqual() {} });',
+  'patching node:assert': "const add = (a, b) => a - b;\nconst a = require('node:assert');\na.strictEqual = () => {};\nrequire('node:assert').ok = () => {};",
+  'an uncaughtException handler': "function add(a, b) { return a - b; }\nprocess.on('uncaughtException', () => process.exit(0));\nprocess.on('unhandledRejection', () => process.exit(0));",
+  "process.on('exit')": "function add(a, b) { return a - b; }\nprocess.on('exit', () => { process.exitCode = 0; });",
+  'process.exitCode = 0 and a pending timer': 'function add(a, b) { return a - b; }\nprocess.exitCode = 0;\nsetTimeout(() => process.exit(0), 0);',
+  'calling the checks itself': 'function add(a, b) { return a - b; }\nglobalThis.__vtask_checks__(async () => {});',
+  'replacing the checks entry': 'function add(a, b) { return a - b; }\nglobalThis.__vtask_checks__ = (f) => process.exit(0);\nObject.defineProperty(globalThis, "__vtask_checks__", { value: () => process.exit(0) });',
+  'a heap snapshot to find the token': "function add(a, b) { return a - b; }\nrequire('v8').writeHeapSnapshot();\nprocess.exit(0);",
+  'the inspector': "function add(a, b) { return a - b; }\nnew (require('inspector').Session)().connect();\nprocess.exit(0);",
+  'printing a forged result marker': "function add(a, b) { return a - b; }\nconsole.log('<<vtask-result:000000000000>>');\nprocess.exit(0);",
+};
+
+void test('asserts: a right answer still passes in both languages', async () => {
+  const libraries = 'import collections, dataclasses, functools, inspect, logging, typing, sys\nsys.setrecursionlimit(10000)\nP = collections.namedtuple("P", "x y")\n@dataclasses.dataclass\nclass Q:\n    x: int\ninspect.signature(lambda a: a)\nlogging.getLogger().warning("log line")\n@functools.lru_cache(None)\ndef depth(n): return 0 if n == 0 else 1 + depth(n - 1)\n'
+  const py = await check(`${libraries}def add(a, b):\n    return depth(a) + b + len(P(1, 2)) - 2\nprint("hello")`, { language: 'python', asserts: `${PY_ASSERTS}\nassert depth(3000) == 3000` });
+  assert.equal(py.pass, true, py.reason);
+  const js = await check('function add(a, b) { return a + b; }\nconsole.log("hello");', { language: 'javascript', asserts: JS_ASSERTS });
+  assert.equal(js.pass, true, js.reason);
+  const esm = await check('export function add(a, b) { return a + b; }', { language: 'javascript', asserts: JS_ASSERTS });
+  assert.equal(esm.pass, true, esm.reason);
+});
+
+for (const [name, answer] of Object.entries(PY_BYPASSES)) {
+  void test(`asserts (Python): ${name} does not pass a wrong answer`, async () => {
+    const v = await check(answer, { language: 'python', asserts: PY_ASSERTS });
+    assert.equal(v.pass, false, `passed: ${v.reason}`);
+    assert.equal(v.error, undefined, `an answer's failure, not an error: ${v.reason}`);
+  });
+}
+
+for (const [name, answer] of Object.entries(JS_BYPASSES)) {
+  void test(`asserts (JavaScript): ${name} does not pass a wrong answer`, async () => {
+    const v = await check(answer, { language: 'javascript', asserts: JS_ASSERTS });
+    assert.equal(v.pass, false, `passed: ${v.reason}`);
+    assert.equal(v.error, undefined, `an answer's failure, not an error: ${v.reason}`);
+  });
+}
+
+// ---- Sandbox escape probes, per isolation level ----
+
+type Probe = 'environment' | 'read outside' | 'write outside' | 'network' | 'kill a host process' | 'background process' | 'fork bomb' | 'memory bomb' | 'endless output';
+
+/** What each level promises to deny (README, Isolation). A level's other probes are reported, not asserted. */
+const PROMISES: Record<Method, readonly Probe[]> = {
+  bwrap: ['environment', 'read outside', 'write outside', 'network', 'kill a host process', 'background process', 'fork bomb', 'memory bomb', 'endless output'],
+  unshare: ['environment', 'network', 'kill a host process', 'background process', 'fork bomb', 'memory bomb', 'endless output'],
+  'sandbox-exec': ['environment', 'write outside', 'network', 'memory bomb', 'endless output'],
+  process: ['environment', 'background process', 'memory bomb', 'endless output'],
+};
+
+const PY = findInterpreter('python');
+const LINUX = process.platform === 'linux';
+
+function pyRun(code: string, args: readonly string[] = [], extra: Partial<SandboxRunOptions> = {}): SandboxRunOptions {
+  assert.ok(PY, 'python3 is installed');
+  return { argv: [PY.path, ...PY.args, 'main.py', ...args], files: { 'main.py': code }, timeoutMs: 8000, memoryMb: 256, readOnly: PY.readOnly, ...extra };
+}
+
+/** Host pids whose command line holds `tok`. */
+function survivors(tok: string): number[] {
+  if (!LINUX) return [];
+  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e) && readOr(`/proc/${e}/cmdline`).includes(tok)).map(Number);
+}
+
+function readOr(file: string): string {
+  try {
+    return fs.readFileSync(file, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+/** Waits (bounded) until the killed processes are reaped; true when none is left. */
+async function gone(tok: string): Promise<boolean> {
+  for (let i = 0; i < 40 && survivors(tok).length; i++) await new Promise((r) => setTimeout(r, 50));
+  return survivors(tok).length === 0;
+}
+
+interface Host {
+  readonly dir: string;
+  readonly secretFile: string;
+  readonly writable: string;
+  readonly port: number;
+  connections: number;
+  readonly victim: ChildProcess;
+}
+
+/** Each probe: true when the program got through. */
+const PROBES: Record<Probe, (sb: DetectedSandbox, h: Host) => Promise<boolean>> = {
+  async environment(sb) {
+    const r = await sb.run(pyRun('import os\nprint(os.environ.get("VTASK_FAKE_SECRET", "none"))'));
+    return r.stdout.includes('sk-fake');
+  },
+  async 'read outside'(sb, h) {
+    const r = await sb.run(pyRun('import sys\ntry:\n    print(open(sys.argv[1]).read())\nexcept Exception as e:\n    print("denied", e)', [h.secretFile]));
+    return r.stdout.includes('PRIVATE KEY');
+  },
+  async 'write outside'(sb, h) {
+    const target = path.join(h.writable, `escape-${randomBytes(3).toString('hex')}`);
+    await sb.run(pyRun('import sys\ntry:\n    open(sys.argv[1], "w").write("x")\nexcept Exception as e:\n    print("denied", e)', [target]));
+    return fs.existsSync(target);
+  },
+  async network(sb, h) {
+    const before = h.connections;
+    const r = await sb.run(pyRun('import socket, sys\ntry:\n    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3).close()\n    print("connected")\nexcept Exception as e:\n    print("denied", e)', [String(h.port)]));
+    return r.stdout.includes('connected') || h.connections > before;
+  },
+  async 'kill a host process'(sb, h) {
+    await sb.run(pyRun('import os, signal, sys\ntry:\n    os.kill(int(sys.argv[1]), signal.SIGKILL)\nexcept Exception as e:\n    print("denied", e)', [String(h.victim.pid)]));
+    await new Promise((r) => setTimeout(r, 100));
+    return h.victim.exitCode !== null || h.victim.signalCode !== null;
+  },
+  async 'background process'(sb) {
+    const tok = `vtask-bg-${randomBytes(4).toString('hex')}`;
+    // A child in a new session, a grandchild left by a double fork, and a plain background child; the program exits at once.
+    const code = [
+      'import os, subprocess, sys',
+      'tok = sys.argv[1]',
+      'sleeper = [sys.executable, "-c", "import time; time.sleep(60)", tok]',
+      'subprocess.Popen(sleeper, start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)',
+      'subprocess.Popen(["/bin/sh", "-c", "(\\"$@\\" &) ; exit 0", "sh"] + sleeper, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).wait()',
+      'subprocess.Popen(sleeper, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)',
+      'print("started")',
+    ].join('\n');
+    const r = await sb.run(pyRun(code, [tok]));
+    assert.equal(r.stdout.trim(), 'started', `the probe ran: ${r.stderr.slice(-300)}`);
+    return !(await gone(tok));
+  },
+  async 'fork bomb'(sb) {
+    const tok = `vtask-fb-${randomBytes(4).toString('hex')}`;
+    const r = await sb.run(pyRun('import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)', [tok], { timeoutMs: 2000, maxProcesses: 32 }));
+    return !(r.timedOut || r.exitCode !== 0) || !(await gone(tok));
+  },
+  async 'memory bomb'(sb) {
+    const r = await sb.run(pyRun('x = []\nwhile True:\n    x.append(bytearray(16 * 1024 * 1024))', [], { memoryMb: 128 }));
+    return !(r.memoryExceeded || /MemoryError/.test(r.stderr));
+  },
+  async 'endless output'(sb) {
+    const r = await sb.run(pyRun('import sys\nwhile True:\n    sys.stdout.write("y" * 65536)', [], { outputLimitBytes: 64 * 1024 }));
+    return !r.outputExceeded || r.stdout.length > 64 * 1024;
+  },
+};
+
+async function withHost(fn: (h: Host) => Promise<void>): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-host-'));
+  fs.chmodSync(dir, 0o755);
+  const secretFile = path.join(dir, 'id_rsa');
+  fs.writeFileSync(secretFile, '-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n', { mode: 0o644 });
+  // Writable by anyone, so that only the sandbox (not file permissions) can stop a write.
+  const writable = path.join(dir, 'open');
+  fs.mkdirSync(writable);
+  fs.chmodSync(writable, 0o777);
+  const server = net.createServer((s) => {
+    host.connections++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const victim = spawn('/bin/sh', ['-c', 'read x'], { stdio: ['pipe', 'ignore', 'ignore'] });
+  const host: Host = { dir, secretFile, writable, port: (server.address() as net.AddressInfo).port, connections: 0, victim };
+  process.env.VTASK_FAKE_SECRET = 'sk-fake-0123456789';
+  try {
+    await fn(host);
+  } finally {
+    delete process.env.VTASK_FAKE_SECRET;
+    victim.kill('SIGKILL');
+    await new Promise<void>((r) => server.close(() => r()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The levels to probe here, with why a level is missing; in CI the full sandbox must be there. */
+async function levels(): Promise<{ sandboxes: DetectedSandbox[]; missing: string[] }> {
+  const sandboxes: DetectedSandbox[] = [];
+  const missing: string[] = [];
+  const methods: Method[] = LINUX ? ['bwrap', 'unshare', 'process'] : process.platform === 'darwin' ? ['sandbox-exec', 'process'] : ['process'];
+  process.env[ALLOW_WEAK_ENV] = '1';
+  try {
+    for (const m of methods) {
+      const sb = await detectSandbox(m);
+      if (sb.method !== m) {
+        missing.push(`${m}: not installed`);
+        continue;
+      }
+      const r = await sb.run(pyRun('print("ok")'));
+      if (r.stdout.trim() === 'ok') sandboxes.push(sb);
+      else missing.push(`${m}: ${r.sandboxError ?? r.stderr.trim().split('\n')[0]}`);
+    }
+  } finally {
+    delete process.env[ALLOW_WEAK_ENV];
+  }
+  return { sandboxes, missing };
+}
+
+void test('escape probes: each isolation level denies what it promises', { skip: !PY && 'python3 is needed for the probes' }, async (t) => {
+  const { sandboxes, missing } = await levels();
+  for (const m of missing) t.diagnostic(`level not available: ${m}`);
+  if (LINUX && !sandboxes.some((s) => s.method === 'bwrap')) {
+    const why = missing.find((m) => m.startsWith('bwrap')) ?? 'bwrap missing';
+    // In CI bubblewrap is installed: the full sandbox not working there is a failure, not a skip.
+    if (process.env.CI) assert.fail(`the full sandbox does not work in CI: ${why}`);
+    t.diagnostic(`the full sandbox is not probed on this machine: ${why}`);
+  }
+  process.env[ALLOW_WEAK_ENV] = '1';
+  t.after(() => delete process.env[ALLOW_WEAK_ENV]);
+  await withHost(async (host) => {
+    for (const sb of sandboxes) {
+      const promised = PROMISES[sb.method as Method];
+      const outcome: string[] = [];
+      for (const [name, probe] of Object.entries(PROBES) as [Probe, (typeof PROBES)[Probe]][]) {
+        if (name === 'fork bomb' && !promised.includes(name)) {
+          outcome.push(`${name}: not tried (no process limit at this level)`);
+          continue;
+        }
+        if (name === 'kill a host process' && !promised.includes(name) && !isRoot()) {
+          outcome.push(`${name}: not tried (the program runs as this user and could kill it)`);
+          continue;
+        }
+        const escaped = await probe(sb, host);
+        outcome.push(`${name}: ${escaped ? 'GOT THROUGH' : 'denied'}`);
+        if (promised.includes(name)) assert.equal(escaped, false, `${sb.method} promises to deny: ${name}`);
+      }
+      t.diagnostic(`${sb.method} (${sb.level}): ${outcome.join('; ')}`);
+    }
+  });
+});
+
+void test('weak levels refuse to run code unless opted in, and say what to do', { skip: !LINUX && 'the weak Linux levels' }, async (t) => {
+  for (const m of ['unshare', 'process'] as const) {
+    const sb = await detectSandbox(m);
+    if (sb.method !== m) {
+      t.diagnostic(`${m} is not installed`);
+      continue;
+    }
+    assert.equal(sb.level, 'weak');
+    const marker = path.join(os.tmpdir(), `vtask-refused-${randomBytes(3).toString('hex')}`);
+    const r = await sb.run(pyRun('import sys\nopen(sys.argv[1], "w").write("ran")', [marker]));
+    assert.ok(r.refused, `${m} ran without the opt-in`);
+    assert.equal(fs.existsSync(marker), false, 'the program did not run');
+    assert.match(r.refused, /--allow-weak-isolation/);
+    assert.match(r.refused, /bubblewrap/);
+    assert.match(sb.notice(), /WEAK/);
+
+    const v = await checkCode('print(input())', { language: 'python', tests: [{ stdin: '1', stdout: '1' }] }, ctx(), sb);
+    assert.equal(v.pass, false);
+    assert.equal(v.error, 'unavailable', 'a refusal, not a wrong answer');
+    assert.match(v.reason, /allow-weak-isolation/);
+    assert.deepEqual(isolationOf(v)?.level, 'weak');
+
+    process.env[ALLOW_WEAK_ENV] = '1';
+    try {
+      const ok = await checkCode('print(input())', { language: 'python', tests: [{ stdin: '1', stdout: '1' }] }, ctx(), sb);
+      assert.equal(ok.pass, true, ok.reason);
+      const iso = isolationOf(ok);
+      assert.equal(iso?.method, m);
+      assert.equal(iso?.level, 'weak');
+      assert.ok(iso && iso.lost.length > 0, 'the verdict names what is lost');
+    } finally {
+      delete process.env[ALLOW_WEAK_ENV];
+    }
+  }
+});
+
+void test('the full sandbox runs code without any opt-in and says so', { skip: !LINUX && 'bubblewrap is Linux only' }, async (t) => {
+  const sb = await detectSandbox('bwrap');
+  if (sb.method !== 'bwrap') {
+    if (process.env.CI) assert.fail('bubblewrap is not installed in CI');
+    t.skip('bubblewrap is not installed');
+    return;
+  }
+  const v = await checkCode('print(input())', { language: 'python', tests: [{ stdin: '1', stdout: '1' }] }, ctx(), sb);
+  if (v.error === 'unavailable' && !process.env.CI) {
+    t.skip(`bubblewrap does not work here: ${v.reason}`);
+    return;
+  }
+  assert.equal(v.pass, true, v.reason);
+  assert.deepEqual(isolationOf(v)?.level, 'full');
+  assert.deepEqual(isolationOf(v)?.lost, []);
+  assert.match(sb.notice(), /full sandbox/);
+});
+
+// ---- What the CLI says ----
+
+const CLI = path.resolve(__dirname, '../../cli.js');
+const TASK = `vtask: 1
+tasks:
+  - id: sum
+    prompt: Print the sum of two integers read from stdin.
+    verify:
+      code:
+        language: python
+        tests:
+          - { stdin: "1 2\\n", stdout: "3" }
+    cases:
+      - response: "a, b = map(int, input().split())\\nprint(a + b)"
+        expect: pass
+`;
+
+function cli(args: readonly string[], env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== ALLOW_WEAK_ENV && k !== 'VTASK_SANDBOX')) as Record<string, string>;
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...clean, ...env } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+void test('vtask test says once which isolation is in use, refuses weak isolation without the flag, and --json carries the level', { skip: !PY && 'python3 is needed' }, (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-iso-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'sum.vtask');
+  fs.writeFileSync(file, TASK + TASK.split('\n').slice(2).join('\n').replace('id: sum', 'id: sum2'));
+
+  const refused = cli(['test', file, '--json'], { VTASK_SANDBOX: 'process' });
+  const notices = refused.stderr.split('\n').filter((l) => l.startsWith('vtask: isolation:'));
+  assert.equal(notices.length, 1, `one notice per run: ${refused.stderr}`);
+  assert.match(notices[0] as string, /WEAK \(process/);
+  assert.match(notices[0] as string, /--allow-weak-isolation/);
+  const out = JSON.parse(refused.stdout) as { passed: number; skipped: number; results: { error?: string; reason: string; isolation?: { level: string } }[] };
+  assert.equal(out.passed, 0);
+  assert.equal(out.skipped, 2, 'refused, not failed');
+  assert.equal(out.results[0]?.error, 'unavailable');
+  assert.equal(out.results[0]?.isolation?.level, 'weak');
+  assert.match(out.results[0]?.reason ?? '', /bubblewrap/);
+
+  const allowed = cli(['test', file, '--json', '--allow-weak-isolation'], { VTASK_SANDBOX: 'process' });
+  const ok = JSON.parse(allowed.stdout) as { passed: number; results: { isolation?: { method: string; level: string; lost: string[] } }[] };
+  assert.equal(ok.passed, 2, allowed.stderr);
+  assert.equal(ok.results[0]?.isolation?.method, 'process');
+  assert.ok((ok.results[0]?.isolation?.lost.length ?? 0) > 0);
+  assert.match(allowed.stderr, /isolation: WEAK \(process.*code runs anyway/);
+
+  if (LINUX && which('bwrap')) {
+    const full = cli(['test', file], {});
+    if (/isolation: full sandbox/.test(full.stderr)) assert.match(full.stdout, /2 passed, 0 failed/);
+    else if (process.env.CI) assert.fail(`the full sandbox does not work in CI: ${full.stderr}`);
+  }
+});
+
+void test('script verifiers are refused under weak isolation without the opt-in, and run with it', { skip: !LINUX && 'the weak Linux levels' }, async (t) => {
+  const sb = await detectSandbox('process');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-script-iso-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.chmodSync(dir, 0o755);
+  fs.writeFileSync(path.join(dir, 'verify.mjs'), 'export function verify(response) { return { pass: response === "ok" }; }\n', { mode: 0o644 });
+  const c = { ...ctx(), task: { ...ctx().task, dir } };
+  const refused = await checkScript('ok', { path: 'verify.mjs' }, c, sb);
+  assert.equal(refused.error, 'unavailable', refused.reason);
+  assert.match(refused.reason, /allow-weak-isolation/);
+  assert.equal(isolationOf(refused)?.level, 'weak');
+  process.env[ALLOW_WEAK_ENV] = '1';
+  try {
+    const ran = await checkScript('ok', { path: 'verify.mjs' }, c, sb);
+    assert.equal(ran.pass, true, ran.reason);
+    assert.equal(isolationOf(ran)?.method, 'process');
+  } finally {
+    delete process.env[ALLOW_WEAK_ENV];
+  }
+});
