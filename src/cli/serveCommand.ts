@@ -120,7 +120,12 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
     signal.addEventListener('abort', () => resolve(), { once: true });
     process.once('SIGTERM', () => resolve());
   });
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Trainers keep connections alive: close them, or close() would wait for them forever.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await closed;
+  // A cluster worker's channel to the primary would keep it running.
+  if (!primary) process.disconnect?.();
   return EXIT.ok;
 }
 
@@ -161,6 +166,11 @@ async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal): Prom
     signal.addEventListener('abort', () => resolve(), { once: true });
     process.once('SIGTERM', () => resolve());
   });
-  for (const w of workers) w.kill('SIGTERM');
+  await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+    if (w.isDead()) return resolve();
+    w.once('exit', () => resolve());
+    // Signalled directly: worker.kill() would first wait for the worker's connections to end.
+    w.process.kill('SIGTERM');
+  })));
   return EXIT.ok;
 }
