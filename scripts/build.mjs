@@ -22,7 +22,7 @@ function testEntries() {
 }
 
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const common = { define: { VTASK_VERSION: JSON.stringify(pkg.version) }, bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
+const common = { define: { VTASK_VERSION: JSON.stringify(pkg.version) }, loader: { '.py': 'text' }, bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
 const targets = [
   { ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'out/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },

@@ -21,6 +21,7 @@ export async function loadBundled(entry) {
     outfile,
     logLevel: 'warning',
     define: { VTASK_VERSION: '"bench"' },
+    loader: { '.py': 'text' },
   });
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return createRequire(import.meta.url)(outfile);

@@ -2,7 +2,10 @@ import { MissingPathError } from '../core/taskfile/discover';
 import { version } from '../core/version';
 import { check, checkHelp } from './check';
 import { test, testHelp } from './test';
+import { exportCommand, exportHelp } from './exportCommand';
+import { importCommand, importHelp } from './importCommand';
 import { run, runHelp } from './runCommand';
+import { serveCommand, serveHelp } from './serveCommand';
 import { EXIT, UsageError, type CliIO } from './io';
 import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
 
@@ -16,6 +19,9 @@ Commands:
   check PATH...   validate task files; prints file:line:col: error: message
   test PATH...    run every task's cases (no model); last line "N passed, N failed"
   run PATH...     sample a model N times per task, verify, print pass rate, pass@k, band
+  export PATH...  write a training dataset (open-instruct, verl, trl, openai-rft)
+  import IN       read a dataset back into a task file
+  serve PATH...   answer verdicts over HTTP for trainers
 
 Options:
   --allow-weak-isolation  (test, run) let code and script verifiers run without the full
@@ -35,6 +41,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   check: { help: checkHelp, run: (args, io) => check(args, io) },
   test: { help: testHelp, run: (args, io) => test(args, io) },
   run: { help: runHelp, run: (args, io, signal) => run(args, io, signal) },
+  export: { help: exportHelp, run: (args, io) => exportCommand(args, io) },
+  import: { help: importHelp, run: (args, io) => importCommand(args, io) },
+  serve: { help: serveHelp, run: (args, io, signal) => serveCommand(args, io, signal) },
 };
 
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */

@@ -1,0 +1,96 @@
+"""The HTTP client of ``vtask serve`` (spec section 5.1)."""
+
+import json
+import os
+import urllib.error
+import urllib.request
+
+
+class VtaskError(RuntimeError):
+    """The server answered with an error, or could not be reached."""
+
+
+class Client:
+    """Posts batches of responses to ``/verify`` and returns the verdicts in order."""
+
+    def __init__(self, url=None, token=None, timeout=120.0, batch=1024):
+        self.url = (url or os.environ.get("VTASK_URL") or "http://127.0.0.1:8765").rstrip("/")
+        self.token = token if token is not None else os.environ.get("VTASK_SERVE_TOKEN")
+        self.timeout = timeout
+        self.batch = batch
+
+    def _request(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("content-type", "application/json")
+        if self.token:
+            req.add_header("authorization", "Bearer " + self.token)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as res:
+                return json.loads(res.read().decode("utf-8"))
+        except urllib.error.HTTPError as e:
+            try:
+                message = json.loads(e.read().decode("utf-8")).get("error", str(e))
+            except ValueError:
+                message = str(e)
+            raise VtaskError(f"vtask serve at {self.url}: {e.code} {message}") from None
+        except urllib.error.URLError as e:
+            raise VtaskError(f"vtask serve at {self.url} cannot be reached ({e.reason}): is `vtask serve` running?") from None
+
+    def health(self):
+        return self._request("GET", "/health")
+
+    def verify(self, responses, task=None, verifier=None, prompt=None, file=None):
+        """Verdicts (dicts with ``pass``, ``score``, ``reason``) for ``responses``, in order.
+
+        Name a ``task`` of the files the server loaded (and its ``file`` when the id repeats), or
+        give a ``verifier`` as a dict (``{"math": {"answer": "72"}}``) with its ``prompt``.
+        """
+        responses = list(responses)
+        out = []
+        for start in range(0, len(responses), self.batch):
+            body = {"responses": responses[start:start + self.batch]}
+            if task is not None:
+                body["task"] = task
+                if file is not None:
+                    body["file"] = file
+            else:
+                body["verifier"] = verifier
+                body["prompt"] = prompt or ""
+            out.extend(self._request("POST", "/verify", body)["results"])
+        return out
+
+
+_default = None
+
+
+def default_client():
+    """One client per process, configured from the environment."""
+    global _default
+    if _default is None:
+        _default = Client()
+    return _default
+
+
+def verifier_of(vtask_verifier=None, ground_truth=None):
+    """The verifier of a row: its ``vtask_verifier`` JSON, else a math check of its ground truth."""
+    if vtask_verifier:
+        return json.loads(vtask_verifier) if isinstance(vtask_verifier, str) else vtask_verifier
+    if ground_truth is None:
+        raise VtaskError("the row has neither vtask_verifier nor a ground truth")
+    return {"math": {"answer": str(ground_truth)}}
+
+
+def score_groups(items, client=None):
+    """Scores ``(verifier, prompt, response)`` triples, one request per distinct verifier."""
+    client = client or default_client()
+    groups = {}
+    for i, (verifier, prompt, response) in enumerate(items):
+        key = json.dumps([verifier, prompt], sort_keys=True)
+        groups.setdefault(key, (verifier, prompt, []))[2].append((i, response))
+    scores = [0.0] * len(items)
+    for verifier, prompt, members in groups.values():
+        results = client.verify([r for _, r in members], verifier=verifier, prompt=prompt)
+        for (i, _), result in zip(members, results):
+            scores[i] = float(result["score"])
+    return scores

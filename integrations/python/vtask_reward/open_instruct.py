@@ -1,0 +1,47 @@
+"""open-instruct's verifier interface: rows exported with ``vtask export --format open-instruct
+--via-vtask`` have ``dataset: vtask``; importing this module before open-instruct builds its
+verifiers registers ``VtaskVerifier`` under that name (it subclasses open-instruct's
+``VerifierFunction`` when open-instruct is installed, and keeps the same call otherwise).
+"""
+
+import asyncio
+import json
+from dataclasses import dataclass
+
+from .client import default_client
+
+try:
+    from open_instruct.ground_truth_utils import VerificationResult as _Result  # type: ignore
+    from open_instruct.ground_truth_utils import VerifierFunction as _Base  # type: ignore
+except ImportError:  # open-instruct is not installed: the same interface, standalone
+    _Base = object
+
+    @dataclass
+    class _Result:  # type: ignore[no-redef]
+        score: float
+        cost: float = 0.0
+        reasoning: str = ""
+
+
+class VtaskVerifier(_Base):  # type: ignore[misc, valid-type]
+    """Scores a prediction with the vtask verifier carried in the row's ground truth."""
+
+    def __init__(self, verifier_config=None):
+        if _Base is not object:
+            super().__init__("vtask", verifier_config=verifier_config, weight=1.0)
+        else:
+            self.name, self.weight, self.verifier_config = "vtask", 1.0, verifier_config
+
+    def __call__(self, tokenized_prediction, prediction, label, query=None, rollout_state=None):
+        spec = json.loads(label) if isinstance(label, str) else label
+        result = default_client().verify([prediction], verifier=spec["verifier"], prompt=query or "")[0]
+        return _Result(score=float(result["score"]))
+
+    async def async_call(self, tokenized_prediction, prediction, label, query=None, rollout_state=None):
+        return await asyncio.to_thread(self.__call__, tokenized_prediction, prediction, label, query, rollout_state)
+
+    @classmethod
+    def get_config_class(cls):
+        if _Base is not object:
+            return super().get_config_class()
+        return dict

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { IMPORT_FORMATS } from '../core/datasets/formats';
+import { importDataset } from '../core/datasets/importDataset';
+import { rowFileType } from '../core/datasets/rowFiles';
+import { formatIssue } from '../core/taskfile/format';
+import { parseTaskFile } from '../core/taskfile/parse';
+import { EXIT, UsageError, type CliIO } from './io';
+
+export const importHelp = `Usage: vtask import IN.jsonl|IN.parquet [--format FORMAT] -o OUT.vtask
+
+Reads a dataset back into a task file. FORMAT is one of: ${[...IMPORT_FORMATS.keys()].join(', ')}
+(ifeval: IFEval prompt files {key, prompt, instruction_id_list, kwargs}; qa: {question, answer}
+rows such as GSM8K, the answer after '####'). Without --format it is told from the columns.
+Every row that cannot become a task is reported with its line or row number; the others are
+written. The new file is then checked like \`vtask check\` does.
+Exits 0 when every row was imported into a valid task, 1 otherwise, 2 on usage errors.`;
+
+function parseArgs(argv: readonly string[]): { input: string; format?: string; out: string; force: boolean } {
+  let input: string | undefined;
+  let format: string | undefined;
+  let out: string | undefined;
+  let force = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const flag = eq > 0 ? a.slice(0, eq) : a;
+    const value = (): string => {
+      const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
+      if (!v) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--format' || flag === '-f') format = value();
+    else if (flag === '-o' || flag === '--out') out = value();
+    else if (flag === '--force') force = true;
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else if (input === undefined) input = a;
+    else throw new UsageError(`one input file at a time; got '${input}' and '${a}'`);
+  }
+  if (!input) throw new UsageError('name the dataset file to import');
+  if (!out) throw new UsageError('-o OUT.vtask is required');
+  if (format !== undefined && !IMPORT_FORMATS.has(format)) throw new UsageError(`unknown format '${format}': one of ${[...IMPORT_FORMATS.keys()].join(', ')}`);
+  return { input, format, out, force };
+}
+
+export async function importCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv);
+  const input = path.resolve(io.cwd, args.input);
+  const out = path.resolve(io.cwd, args.out);
+  const type = rowFileType(input);
+  if (!type) throw new UsageError(`cannot tell the file type of '${args.input}': .jsonl or .parquet`);
+  if (!fs.existsSync(input)) throw new UsageError(`'${args.input}' does not exist`);
+  if (!/\.vtask(\.ya?ml)?$/.test(out)) throw new UsageError(`the output is a task file: end '${args.out}' in .vtask`);
+  if (fs.existsSync(out) && !args.force) throw new UsageError(`'${args.out}' exists: remove it or pass --force`);
+  if (!fs.existsSync(path.dirname(out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
+  let report;
+  try {
+    report = await importDataset({ input, type, format: args.format, out });
+  } catch (e) {
+    io.stderr.write(`vtask import: ${(e as Error).message}\n`);
+    return EXIT.failed;
+  }
+  for (const b of report.bad) io.stderr.write(`${args.input}:${b.where}: not imported: ${b.reason}\n`);
+  const text = fs.readFileSync(out, 'utf8');
+  const parsed = parseTaskFile(text);
+  const errors = parsed.issues.filter((i) => i.severity === 'error');
+  for (const e of errors.slice(0, 50)) io.stderr.write(formatIssue(args.out, parsed.lines, e) + '\n');
+  if (errors.length > 50) io.stderr.write(`... and ${errors.length - 50} more errors (vtask check ${args.out})\n`);
+  io.stdout.write(`${args.out}: ${report.tasks} tasks from ${report.format} rows${report.bad.length ? `; ${report.bad.length} rows not imported` : ''}${report.renamed ? `; ${report.renamed} repeated ids given a suffix` : ''}${errors.length ? `; ${errors.length} validation errors` : ''}\n`);
+  return report.bad.length || errors.length ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,176 @@
+import cluster from 'node:cluster';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createVerifyServer, loadTasks } from '../core/serve/verifyServer';
+import { findTaskFiles } from '../core/taskfile/discover';
+import { EXIT, UsageError, type CliIO } from './io';
+import { judgeProviders } from './judges';
+
+export const serveHelp = `Usage: vtask serve PATH... [--host 127.0.0.1] [--port N] [options]
+
+Answers verdicts over HTTP for trainers (verl, TRL, open-instruct, Ray): GET /health,
+POST /verify with {"task": ID, "responses": [...]} or {"verifier": {...}, "prompt": "...",
+"responses": [...]} → {"results": [{"pass", "score", "reason"}, ...]} in order.
+Prints "listening on http://HOST:PORT" first (--port 0 picks a free port). With
+VTASK_SERVE_TOKEN set, requests need "Authorization: Bearer <token>".
+  --workers N          processes sharing the port (default 1; "auto" = one per core)
+  --max-body-mb N      largest request body (default 32)
+  --max-batch N        most responses per request (default 4096)
+  --concurrency N      responses verified at once per request (default 64)
+  --base-url URL --model NAME   the judge model for judge verifiers`;
+
+interface ServeArgs {
+  paths: string[];
+  host: string;
+  port: number;
+  workers: number;
+  maxBodyMb: number;
+  maxBatch: number;
+  concurrency: number;
+  baseUrl?: string;
+  model?: string;
+}
+
+function bounded(flag: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}; got '${v}'`);
+  return n;
+}
+
+function parseArgs(argv: readonly string[]): ServeArgs {
+  const a: ServeArgs = { paths: [], host: '127.0.0.1', port: 8765, workers: 1, maxBodyMb: 32, maxBatch: 4096, concurrency: 64 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (!v) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--host':
+        a.host = value();
+        break;
+      case '--port':
+        a.port = bounded(flag, value(), 0, 65535);
+        break;
+      case '--workers': {
+        const v = value();
+        a.workers = v === 'auto' ? Math.max(1, os.availableParallelism()) : bounded(flag, v, 1, 256);
+        break;
+      }
+      case '--max-body-mb':
+        a.maxBodyMb = bounded(flag, value(), 1, 1024);
+        break;
+      case '--max-batch':
+        a.maxBatch = bounded(flag, value(), 1, 1_000_000);
+        break;
+      case '--concurrency':
+        a.concurrency = bounded(flag, value(), 1, 4096);
+        break;
+      case '--base-url':
+        a.baseUrl = value();
+        break;
+      case '--model':
+        a.model = value();
+        break;
+      default:
+        if (arg.startsWith('-')) throw new UsageError(`unknown option '${arg}'`);
+        a.paths.push(arg);
+    }
+  }
+  if (!a.paths.length) throw new UsageError('name the task files or folders to serve');
+  return a;
+}
+
+/** Runs until the process is stopped (SIGINT/SIGTERM) or `signal` aborts. */
+export async function serveCommand(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
+  const args = parseArgs(argv);
+  const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
+  const { tasks, errors } = loadTasks(files, (f) => fs.readFileSync(path.resolve(io.cwd, f), 'utf8'));
+  const primary = cluster.isPrimary;
+  if (primary) for (const e of errors.slice(0, 20)) io.stderr.write(`${e} (this task is not served)\n`);
+  if (primary && args.workers > 1) return runPrimary(args, io, signal);
+  const judge = judgeProviders({}, args, () => undefined);
+  const server = createVerifyServer({
+    tasks,
+    token: process.env.VTASK_SERVE_TOKEN || undefined,
+    maxBodyBytes: args.maxBodyMb * 1024 * 1024,
+    maxBatch: args.maxBatch,
+    concurrency: args.concurrency,
+    judge: args.baseUrl && args.model ? judge : undefined,
+    cwd: io.cwd,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(args.port, args.host, () => resolve());
+  }).catch((e: NodeJS.ErrnoException) => {
+    throw new UsageError(e.code === 'EADDRINUSE' ? `port ${args.port} on ${args.host} is in use (--port 0 picks a free one)` : `cannot listen on ${args.host}:${args.port}: ${e.message}`);
+  });
+  if (primary) {
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : args.port;
+    io.stdout.write(`listening on http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${port}\n`);
+    io.stderr.write(`serving ${[...tasks.values()].reduce((n, l) => n + l.length, 0)} tasks from ${files.length} file(s)\n`);
+  } else process.send?.({ listening: true });
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
+  // Trainers keep connections alive: close them, or close() would wait for them forever.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await closed;
+  // A cluster worker's channel to the primary would keep it running.
+  if (!primary) process.disconnect?.();
+  return EXIT.ok;
+}
+
+/**
+ * Several processes on one port (node's cluster): verification is CPU-bound, so a server on
+ * N cores answers about N times the verdicts. The primary only starts and stops workers.
+ */
+async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal): Promise<number> {
+  // A fixed port for all workers: with port 0 each worker would get its own.
+  let port = args.port;
+  if (port === 0) {
+    const net = await import('node:net');
+    port = await new Promise<number>((resolve, reject) => {
+      const s = net.createServer();
+      s.once('error', reject);
+      s.listen(0, args.host, () => {
+        const a = s.address();
+        s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+      });
+    });
+  }
+  const argv = process.argv.slice(2).filter((a, i, all) => !(a === '--port' || a.startsWith('--port=') || all[i - 1] === '--port'));
+  cluster.setupPrimary({ args: [...argv, '--port', String(port)], silent: false });
+  let ready = 0;
+  const workers = Array.from({ length: args.workers }, () => cluster.fork());
+  await new Promise<void>((resolve, reject) => {
+    for (const w of workers) {
+      w.on('message', (m: { listening?: boolean }) => {
+        if (m?.listening && ++ready === workers.length) resolve();
+      });
+      w.once('exit', (code) => reject(new Error(`a worker exited with code ${code} before listening`)));
+    }
+  });
+  io.stdout.write(`listening on http://${args.host}:${port}\n`);
+  io.stderr.write(`${workers.length} workers\n`);
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
+  await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+    if (w.isDead()) return resolve();
+    w.once('exit', () => resolve());
+    // Signalled directly: worker.kill() would first wait for the worker's connections to end.
+    w.process.kill('SIGTERM');
+  })));
+  return EXIT.ok;
+}

@@ -1,0 +1,108 @@
+import type { ChatMessage } from '../taskfile/resolve';
+import type { ExportSettings, ExportTask } from './format';
+import { double, int32, str, type SchemaElement } from './parquetSchema';
+
+/** A verifier split into its kind and parameters, list shorthands expanded. */
+export interface KindParams {
+  readonly kind: string;
+  readonly params: Record<string, unknown>;
+}
+
+const LIST_FIELDS: Readonly<Record<string, string>> = { constraints: 'instructions', all: 'of', any: 'of', weighted: 'of' };
+
+export function kindParams(verify: unknown): KindParams | undefined {
+  if (!verify || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
+  const [kind, ...rest] = Object.keys(verify);
+  if (kind === undefined || rest.length) return undefined;
+  const raw = (verify as Record<string, unknown>)[kind];
+  const list = LIST_FIELDS[kind];
+  if (Array.isArray(raw) && list) return { kind, params: { [list]: raw } };
+  return { kind, params: raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {} };
+}
+
+/** The one gold answer of a `math` or `match` verifier, when it has exactly one. */
+export function singleAnswer(params: Record<string, unknown>): string | undefined {
+  if (params.answer !== undefined && params.answers === undefined) return String(params.answer);
+  if (Array.isArray(params.answers) && params.answers.length === 1) return String(params.answers[0]);
+  return undefined;
+}
+
+/**
+ * Constraints as `[id, kwargs]` pairs, or a reason they cannot be listed so. A bare id has
+ * empty kwargs.
+ */
+export function instructionPairs(params: Record<string, unknown>): [string, Record<string, unknown>][] {
+  const list = Array.isArray(params.instructions) ? params.instructions : [];
+  return list.map((item): [string, Record<string, unknown>] => {
+    if (typeof item === 'string') return [item, {}];
+    const [id] = Object.keys(item as object);
+    const kwargs = (item as Record<string, unknown>)[id as string];
+    return [id as string, kwargs && typeof kwargs === 'object' ? (kwargs as Record<string, unknown>) : {}];
+  });
+}
+
+/** The columns every format carries so a row can be traced and scored again by vtask. */
+export function traceFields(t: ExportTask, settings: ExportSettings): Record<string, unknown> {
+  return {
+    task_id: t.task.id,
+    file: t.file.split('\\').join('/'),
+    split: t.split ?? null,
+    vtask_verifier: JSON.stringify(t.task.verify),
+    vtask_version: settings.version,
+    pass_rate: t.run?.pass_rate ?? null,
+    band: t.run?.band ?? null,
+    model: t.run?.model ?? null,
+  };
+}
+
+export const traceSchema = (): SchemaElement[][] => [
+  str('task_id'),
+  str('file'),
+  str('split'),
+  str('vtask_verifier'),
+  str('vtask_version'),
+  double('pass_rate'),
+  str('band'),
+  str('model'),
+];
+
+/** The same fields inside a struct column (verl's `extra_info`), with the row's index. */
+export const extraInfoSchema = (): SchemaElement[][] => [int32('index'), ...traceSchema()];
+
+/** Chat messages from a row's column: `[{role, content}]` or a plain prompt string. */
+export function readMessages(v: unknown): ChatMessage[] | undefined {
+  if (typeof v === 'string') return [{ role: 'user', content: v }];
+  if (!Array.isArray(v)) return undefined;
+  const out: ChatMessage[] = [];
+  for (const m of v) {
+    if (!m || typeof m !== 'object') return undefined;
+    const { role, content } = m as Record<string, unknown>;
+    if (typeof role !== 'string' || typeof content !== 'string') return undefined;
+    out.push({ role, content });
+  }
+  return out.length ? out : undefined;
+}
+
+/** The verifier a row carries for vtask, parsed; undefined when the row has none. */
+export function readVerifier(v: unknown): { verify: unknown } | { error: string } | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') return typeof v === 'object' ? { verify: v } : { error: '`vtask_verifier` is not JSON text' };
+  try {
+    return { verify: JSON.parse(v) };
+  } catch {
+    return { error: '`vtask_verifier` is not valid JSON' };
+  }
+}
+
+/** Trace fields of an imported row, kept as the new task's `meta` (what a later export reads). */
+export function readTrace(row: Record<string, unknown>): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  for (const k of ['pass_rate', 'band', 'model', 'split']) if (row[k] !== undefined && row[k] !== null) meta[k] = row[k];
+  return meta;
+}
+
+/** A row's id: its `task_id`, else one made from its position. */
+export function rowId(row: Record<string, unknown>, n: number, prefix = 'row'): string {
+  const id = row.task_id ?? row.id;
+  return typeof id === 'string' && id ? id : typeof id === 'number' ? String(id) : `${prefix}/${n + 1}`;
+}

@@ -1,0 +1,148 @@
+// `vtask export`: task files → training rows, curated, written to one file per split. Rows are
+// streamed into their files as each task file is read; the output appears only when the whole
+// export succeeded (written to a temporary name, then renamed), so a failed export never leaves
+// a partial dataset behind.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseTaskFile } from '../taskfile/parse';
+import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
+import { mixKeeps, promptKey, splitOf, type SplitShare } from './curate';
+import type { DatasetFormat, ExportSettings, RunSummary } from './format';
+import { graderClass, rftGrader, type GraderClass } from './openaiRft';
+import { openRowSink, type RowFileType, type RowSink } from './rowFiles';
+
+export interface ExportRequest {
+  readonly files: readonly string[];
+  readonly format: DatasetFormat;
+  readonly out: string;
+  readonly type: RowFileType;
+  readonly settings: ExportSettings;
+  readonly split?: readonly SplitShare[];
+  readonly seed: number;
+  /** Drop tasks whose prompt is identical to an earlier one's (reported). */
+  readonly dedupe: boolean;
+  /** Drop tasks the format cannot express (reported) instead of failing. */
+  readonly lossy: boolean;
+  /** Per task file (as given): the weight of `--mix`. */
+  readonly mix?: ReadonlyMap<string, number>;
+  /** What a cached run says about a task, when one exists. */
+  readonly runOf?: (file: string, task: TaskSpec) => RunSummary | undefined;
+  /** Keeps a task given its run (band and pass-rate filters); undefined keeps all. */
+  readonly keep?: (run: RunSummary | undefined) => boolean;
+  /** The model of an `openai-rft` judge grader. */
+  readonly judgeModel: string;
+  /** Reads a task file; the CLI turns its errors into messages. */
+  readonly read: (file: string) => string;
+}
+
+export interface TaskRef {
+  readonly file: string;
+  readonly task: string;
+  /** 1-based line of the task in its file. */
+  readonly line: number;
+}
+
+export interface ExportReport {
+  /** Output files with their row counts, by split ('' without splits). */
+  readonly outputs: { split: string; file: string; rows: number }[];
+  /** The grader file of an `openai-rft` export. */
+  grader?: string;
+  /** Tasks the format cannot express: errors, or with `lossy` the tasks dropped. */
+  readonly unexpressible: (TaskRef & { reason: string })[];
+  readonly duplicates: (TaskRef & { of: TaskRef })[];
+  /** Tasks with validation errors, which are never exported. */
+  readonly invalid: TaskRef[];
+  /** Tasks left out by `--mix` or the run filters. */
+  filtered: number;
+  /** True when nothing was written because of errors. */
+  failed: boolean;
+}
+
+/** `data/out.parquet` with split `train` → `data/out.train.parquet`. */
+export function splitFile(out: string, split: string): string {
+  if (!split) return out;
+  const ext = path.extname(out);
+  return out.slice(0, out.length - ext.length) + '.' + split + ext;
+}
+
+/** The grader beside the rows: `data/rft.jsonl` → `data/rft.grader.json`. */
+export function graderFile(out: string): string {
+  return out.slice(0, out.length - path.extname(out).length) + '.grader.json';
+}
+
+export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
+  const report: ExportReport = { outputs: [], unexpressible: [], duplicates: [], invalid: [], filtered: 0, failed: false };
+  const splits = req.split?.map((s) => s.name) ?? [''];
+  const temp = (f: string): string => `${f}.${process.pid}.tmp`;
+  const sinks = new Map<string, { sink: RowSink; file: string; index: number }>();
+  for (const s of splits) {
+    const file = splitFile(req.out, s);
+    sinks.set(s, { sink: await openRowSink(temp(file), req.type, req.format.columns(req.settings)), file, index: 0 });
+  }
+  const seen = new Map<string, TaskRef>();
+  const classes = new Set<GraderClass>();
+  try {
+    for (const file of req.files) {
+      const parsed = parseTaskFile(req.read(file));
+      const { tasks, skipped } = runnableTasks(parsed);
+      const line = (offset: number): number => parsed.lines.position(offset).line + 1;
+      for (const s of skipped) report.invalid.push({ file, task: s.id ?? `#${s.index + 1}`, line: line(s.offset) });
+      const weight = req.mix?.get(file);
+      const keeps = weight === undefined ? undefined : mixKeeps(tasks.map((t) => t.id), weight, req.seed, file);
+      for (const task of tasks) {
+        const ref: TaskRef = { file, task: task.id, line: line(task.offset) };
+        if (keeps && !keeps.has(task.id)) {
+          report.filtered++;
+          continue;
+        }
+        const run = req.runOf?.(file, task);
+        if (req.keep && !req.keep(run)) {
+          report.filtered++;
+          continue;
+        }
+        if (req.dedupe) {
+          const key = promptKey(task.messages);
+          const first = seen.get(key);
+          if (first) {
+            report.duplicates.push({ ...ref, of: first });
+            continue;
+          }
+          seen.set(key, ref);
+        }
+        const split = req.split ? splitOf(req.split, req.seed, task.id) : '';
+        const out = sinks.get(split) as { sink: RowSink; file: string; index: number };
+        const result = req.format.toRow({ file, task, index: out.index, split: split || undefined, run }, req.settings);
+        if ('error' in result) {
+          report.unexpressible.push({ ...ref, reason: result.error });
+          continue;
+        }
+        if (req.format.name === 'openai-rft') {
+          const cls = graderClass(task.verify);
+          if (typeof cls === 'string') classes.add(cls);
+        }
+        out.index++;
+        await out.sink.write(result.row);
+      }
+    }
+    let grader: { grader: Record<string, unknown> } | { error: string } | undefined;
+    if (req.format.name === 'openai-rft' && classes.size) grader = rftGrader(classes, req.judgeModel);
+    report.failed = (report.unexpressible.length > 0 && !req.lossy) || (grader !== undefined && 'error' in grader);
+    if (grader && 'error' in grader) report.unexpressible.push({ file: '', task: '', line: 0, reason: grader.error });
+    for (const [split, s] of sinks) {
+      const rows = await s.sink.close();
+      if (report.failed) fs.rmSync(temp(s.file), { force: true });
+      else {
+        fs.renameSync(temp(s.file), s.file);
+        report.outputs.push({ split, file: s.file, rows });
+      }
+    }
+    if (!report.failed && grader && 'grader' in grader) {
+      report.grader = graderFile(req.out);
+      fs.writeFileSync(report.grader, JSON.stringify(grader.grader, null, 2) + '\n');
+    }
+    return report;
+  } catch (e) {
+    for (const s of sinks.values()) fs.rmSync(temp(s.file), { force: true });
+    throw e;
+  }
+}

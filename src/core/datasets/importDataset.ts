@@ -1,0 +1,97 @@
+// `vtask import`: rows → a task file. The file is written task by task as rows are read, and
+// every row that cannot become a task is reported with its line (JSONL) or row number
+// (Parquet): nothing is dropped silently.
+import fs from 'node:fs';
+import YAML from 'yaml';
+import type { ImportedTask } from './format';
+import { detectFormat, IMPORT_FORMATS, type RowImporter } from './formats';
+import { readRows, type RowFileType } from './rowFiles';
+
+export interface ImportRequest {
+  readonly input: string;
+  readonly type: RowFileType;
+  /** A name of IMPORT_FORMATS, or undefined to tell from the first row. */
+  readonly format?: string;
+  readonly out: string;
+}
+
+export interface ImportReport {
+  readonly format: string;
+  tasks: number;
+  readonly bad: { where: string; reason: string }[];
+  /** Ids that repeated and were given a suffix. */
+  renamed: number;
+}
+
+/** One task as task-file YAML: the prompt as `prompt:` (with `system:`) where it can be. */
+export function taskYaml(t: ImportedTask): string {
+  const obj: Record<string, unknown> = { id: t.id };
+  const m = t.messages;
+  const user = m.at(-1);
+  const simple = user?.role === 'user' && m.slice(0, -1).every((x, i) => i === 0 && x.role === 'system');
+  if (simple && user) {
+    if (m.length === 2) obj.system = (m[0] as { content: string }).content;
+    obj.prompt = user.content;
+  } else obj.messages = m.map((x) => ({ role: x.role, content: x.content }));
+  obj.verify = t.verify;
+  if (t.tags?.length) obj.tags = t.tags;
+  if (t.meta && Object.keys(t.meta).length) obj.meta = t.meta;
+  const text = YAML.stringify([obj], { lineWidth: 0, blockQuote: 'literal', aliasDuplicateObjects: false });
+  return text.replace(/^(?=.)/gm, '  ');
+}
+
+export async function importDataset(req: ImportRequest): Promise<ImportReport> {
+  let format = req.format;
+  let importer: RowImporter | undefined = format ? IMPORT_FORMATS.get(format) : undefined;
+  const report: ImportReport = { format: format ?? '', tasks: 0, bad: [], renamed: 0 };
+  const temp = `${req.out}.${process.pid}.tmp`;
+  const fd = fs.openSync(temp, 'w');
+  const ids = new Set<string>();
+  let buf = `# Imported by vtask from ${req.input.split('\\').join('/')}\nvtask: 1\ntasks:\n`;
+  try {
+    for await (const r of readRows(req.input, req.type)) {
+      if (!r.row) {
+        report.bad.push({ where: r.where, reason: r.error ?? 'not a row' });
+        continue;
+      }
+      if (!importer) {
+        format = detectFormat(r.row);
+        if (!format) throw new Error(`${r.where}: cannot tell the format from the columns (${Object.keys(r.row).slice(0, 8).join(', ')}): name it with --format`);
+        importer = IMPORT_FORMATS.get(format) as RowImporter;
+        (report as { format: string }).format = format;
+      }
+      const result = importer(r.row, r.n);
+      if ('error' in result) {
+        report.bad.push({ where: r.where, reason: result.error });
+        continue;
+      }
+      let id = result.task.id;
+      if (ids.has(id)) {
+        let k = 2;
+        while (ids.has(`${id}-${k}`)) k++;
+        id = `${id}-${k}`;
+        report.renamed++;
+      }
+      ids.add(id);
+      buf += taskYaml({ ...result.task, id });
+      report.tasks++;
+      if (buf.length > 1 << 20) {
+        fs.writeSync(fd, buf);
+        buf = '';
+      }
+    }
+    if (report.tasks === 0) buf = buf.replace(/tasks:\n$/, 'tasks: []\n');
+    fs.writeSync(fd, buf);
+    fs.closeSync(fd);
+    fs.renameSync(temp, req.out);
+    return report;
+  } catch (e) {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // already closed
+    }
+    fs.rmSync(temp, { force: true });
+    throw e;
+  }
+}

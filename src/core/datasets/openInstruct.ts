@@ -1,0 +1,152 @@
+// open-instruct's RLVR rows: `messages` (the prompt), `ground_truth` and `dataset`, which names
+// the verifier open-instruct scores the row with (ground_truth_utils.py). A task maps to the
+// open-instruct verifier that checks the same thing, or, with `viaVtask`, to the `vtask`
+// verifier of the Python package, which asks `vtask serve` (ground truth: the verifier as JSON).
+import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
+import { instructionPairs, kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
+import { fromPyLiteral, toPyLiteral } from './pyLiteral';
+import { messagesColumn, str, type SchemaElement } from './parquetSchema';
+
+/** The open-instruct verifier name of rows scored by vtask through the Python package. */
+export const VTASK_VERIFIER = 'vtask';
+
+/** Where open-instruct's own verifier checks what the vtask verifier checks, its row fields. */
+function nativeRow(verify: unknown): { dataset: string; ground_truth: string } | { error: string } {
+  const kp = kindParams(verify);
+  if (!kp) return { error: 'the verifier is not one `{kind: params}` mapping' };
+  const { kind, params } = kp;
+  if (kind === 'math') {
+    const answer = singleAnswer(params);
+    if (answer === undefined) return { error: 'open-instruct\'s `math` verifier takes one gold answer; this task lists several' };
+    if (params.tolerance !== undefined) return { error: 'open-instruct\'s `math` verifier has no `tolerance`' };
+    return { dataset: 'math', ground_truth: answer };
+  }
+  if (kind === 'match') {
+    const mode = params.mode ?? 'normalized';
+    if (mode === 'f1') {
+      if (params.tag !== undefined) return { error: 'open-instruct\'s `string_f1` verifier reads no tag' };
+      const golds = (params.answers as unknown[] | undefined) ?? [params.answer];
+      return { dataset: 'string_f1', ground_truth: golds.length === 1 ? String(golds[0]) : JSON.stringify(golds.map(String)) };
+    }
+    const answer = singleAnswer(params);
+    if (mode !== 'normalized' || answer === undefined) return { error: `open-instruct has no verifier for \`match\` in mode \`${String(mode)}\`${answer === undefined ? ' with several answers' : ''}` };
+    if (params.tag === 'answer') return { dataset: 'string_matcher', ground_truth: answer };
+    if (params.tag === undefined) return { dataset: 'puzzle', ground_truth: answer };
+    return { error: `open-instruct reads answers only from <answer> tags, not <${String(params.tag)}>` };
+  }
+  if (kind === 'constraints') {
+    if ((params.mode ?? 'strict') !== 'strict') return { error: 'open-instruct\'s `ifeval` verifier has no loose mode' };
+    const pairs = instructionPairs(params);
+    const foreign = pairs.map(([id]) => id).filter((id) => {
+      const source = INSTRUCTIONS.get(id)?.source;
+      return source !== 'ifeval' && source !== 'open-instruct';
+    });
+    if (foreign.length) return { error: `open-instruct's IFEval registry has no ${foreign.map((id) => `\`${id}\``).join(', ')}` };
+    // Its verifier reads `ast.literal_eval(label)[0]` and zips `instruction_id` with `kwargs`.
+    const ground = [{ instruction_id: pairs.map(([id]) => id), kwargs: pairs.map(([, k]) => k) }];
+    return { dataset: 'ifeval', ground_truth: toPyLiteral(ground) };
+  }
+  return { error: `open-instruct has no verifier for \`${kind}\` (export with --via-vtask to score it with vtask)` };
+}
+
+function toRow(t: ExportTask, settings: ExportSettings): RowResult {
+  const native = settings.viaVtask ? { dataset: VTASK_VERIFIER, ground_truth: JSON.stringify({ task: t.task.id, verifier: t.task.verify }) } : nativeRow(t.task.verify);
+  if ('error' in native) return native;
+  return {
+    row: {
+      messages: t.task.messages.map((m) => ({ role: m.role, content: m.content })),
+      ground_truth: native.ground_truth,
+      dataset: native.dataset,
+      ...traceFields(t, settings),
+    },
+  };
+}
+
+/** A vtask verifier for an open-instruct row. */
+function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { error: string } {
+  const gt = typeof ground === 'string' ? ground : Array.isArray(ground) && ground.length === 1 ? String(ground[0]) : undefined;
+  if (gt === undefined) return { error: '`ground_truth` is not one string' };
+  switch (dataset.toLowerCase()) {
+    case 'math':
+    case 'strict_math':
+    case 'gsm8k':
+      return { verify: { math: { answer: gt } } };
+    case 'puzzle':
+      return { verify: { match: { answer: gt } } };
+    case 'string_matcher':
+      return { verify: { match: { answer: gt, tag: 'answer' } } };
+    case 'string_f1': {
+      let golds: unknown = gt;
+      if (gt.startsWith('[')) {
+        try {
+          golds = JSON.parse(gt);
+        } catch {
+          golds = gt;
+        }
+      }
+      return { verify: { match: Array.isArray(golds) ? { answers: golds.map(String), mode: 'f1' } : { answer: gt, mode: 'f1' } } };
+    }
+    case 'ifeval': {
+      let parsed: unknown;
+      try {
+        parsed = fromPyLiteral(gt);
+      } catch (e) {
+        return { error: `\`ground_truth\` of an ifeval row: ${(e as Error).message}` };
+      }
+      let first = Array.isArray(parsed) ? parsed[0] : parsed;
+      if (typeof first === 'string') {
+        try {
+          first = JSON.parse(first);
+        } catch {
+          return { error: '`ground_truth` of an ifeval row is not a list of constraints' };
+        }
+      }
+      const c = first as { instruction_id?: unknown; kwargs?: unknown };
+      if (!c || !Array.isArray(c.instruction_id)) return { error: '`ground_truth` of an ifeval row has no `instruction_id` list' };
+      const kwargs = Array.isArray(c.kwargs) ? c.kwargs : [];
+      return { verify: { constraints: c.instruction_id.map((id, i) => instruction(String(id), kwargs[i])) } };
+    }
+    case VTASK_VERIFIER: {
+      try {
+        const v = JSON.parse(gt) as { verifier?: unknown };
+        if (v && typeof v === 'object' && v.verifier) return { verify: v.verifier };
+      } catch {
+        // reported below
+      }
+      return { error: '`ground_truth` of a vtask row is not `{task, verifier}` JSON' };
+    }
+    default:
+      return { error: `open-instruct's \`${dataset}\` verifier has no vtask counterpart` };
+  }
+}
+
+/** One constraint as a task file writes it: a bare id, or `{id: kwargs}` without nulls. */
+export function instruction(id: string, kwargs: unknown): unknown {
+  const k = kwargs && typeof kwargs === 'object' ? Object.fromEntries(Object.entries(kwargs).filter(([, v]) => v !== null && v !== undefined)) : {};
+  return Object.keys(k).length ? { [id]: k } : id;
+}
+
+function fromRow(row: Record<string, unknown>, n: number): ImportResult {
+  const messages = readMessages(row.messages);
+  if (!messages) return { error: '`messages` is not a list of {role, content}' };
+  const own = readVerifier(row.vtask_verifier);
+  const v = own ?? (typeof row.dataset === 'string' ? verifierOf(row.dataset, row.ground_truth) : { error: 'no `dataset` naming the verifier' });
+  if ('error' in v) return v;
+  // The last assistant message of an SFT-style row is an answer, not part of the prompt.
+  const prompt = messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
+  return { task: { id: rowId(row, n), messages: prompt, verify: v.verify, meta: readTrace(row) } };
+}
+
+export const openInstruct: DatasetFormat = {
+  name: 'open-instruct',
+  outputs: ['jsonl', 'parquet'],
+  columns: () => [
+    { name: 'messages', schema: messagesColumn('messages') },
+    { name: 'ground_truth', schema: str('ground_truth') },
+    { name: 'dataset', schema: str('dataset') },
+    ...traceSchema().map((s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s })),
+  ],
+  toRow,
+  fromRow,
+};

@@ -1,0 +1,52 @@
+// TRL's GRPOTrainer reads a `prompt` column (plain text, or conversational `[{role,
+// content}]`) and passes every other column to each reward function as a keyword argument.
+// So a row carries `task_id` and `vtask_verifier` for the Python package's reward function
+// (which asks `vtask serve`), and `solution` for math tasks, the column TRL's own
+// `accuracy_reward` reads.
+import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
+import { messagesColumn, str, type SchemaElement } from './parquetSchema';
+
+function solution(verify: unknown): string | null {
+  const kp = kindParams(verify);
+  return kp?.kind === 'math' ? (singleAnswer(kp.params) ?? null) : null;
+}
+
+function toRow(t: ExportTask, settings: ExportSettings): RowResult {
+  const { messages } = t.task;
+  let prompt: unknown;
+  if (settings.promptStyle === 'plain') {
+    const only = messages.length === 1 && messages[0]?.role === 'user' ? messages[0].content : undefined;
+    if (only === undefined) return { error: 'a plain prompt is one user message; this task has a system message or several messages (export with --prompt-style conversational)' };
+    prompt = only;
+  } else {
+    prompt = messages.map((m) => ({ role: m.role, content: m.content }));
+  }
+  return { row: { prompt, solution: solution(t.task.verify), ...traceFields(t, settings) } };
+}
+
+function fromRow(row: Record<string, unknown>, n: number): ImportResult {
+  const messages = readMessages(row.prompt);
+  if (!messages) return { error: '`prompt` is neither text nor a list of {role, content}' };
+  const own = readVerifier(row.vtask_verifier);
+  if (own && 'error' in own) return own;
+  let verify = own?.verify;
+  if (verify === undefined) {
+    const s = row.solution;
+    if (typeof s !== 'string' && typeof s !== 'number') return { error: 'no `vtask_verifier` and no `solution` to check against' };
+    verify = { math: { answer: String(s) } };
+  }
+  return { task: { id: rowId(row, n), messages, verify, meta: readTrace(row) } };
+}
+
+export const trl: DatasetFormat = {
+  name: 'trl',
+  outputs: ['jsonl', 'parquet'],
+  columns: (settings) => [
+    { name: 'prompt', schema: settings.promptStyle === 'plain' ? str('prompt') : messagesColumn('prompt') },
+    { name: 'solution', schema: str('solution') },
+    ...traceSchema().map((s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s })),
+  ],
+  toRow,
+  fromRow,
+};

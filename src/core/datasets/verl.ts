@@ -1,0 +1,89 @@
+// verl's RL rows (verl/utils/dataset/rl_dataset.py): `prompt` as chat messages, `data_source`
+// (which reward function scores the row), `ability`, `reward_model: {style: rule,
+// ground_truth}` and `extra_info` (index, split, and what vtask needs to score the row again:
+// the task id, its file and the verifier as JSON). verl calls a `custom_reward_function` with
+// (data_source, solution_str, ground_truth, extra_info); the Python package's `compute_score`
+// sends the response and `extra_info.vtask_verifier` to `vtask serve`.
+import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, extraInfoSchema } from './common';
+import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
+import { messagesColumn, str, struct } from './parquetSchema';
+
+/** `data_source` of rows vtask wrote: the Python package's compute_score knows it. */
+export const VERL_DATA_SOURCE = 'vtask';
+
+/** verl's `ability`: what the task exercises, by verifier kind. */
+function ability(verify: unknown): string {
+  const kind = kindParams(verify)?.kind;
+  switch (kind) {
+    case 'math':
+      return 'math';
+    case 'code':
+    case 'script':
+      return 'code';
+    case 'constraints':
+    case 'format':
+      return 'instruction_following';
+    case 'judge':
+      return 'judged';
+    default:
+      return kind ?? 'other';
+  }
+}
+
+/**
+ * The rule's ground truth: the gold answer where there is one (so verl's own scorers and
+ * logs read naturally), the verifier as JSON otherwise.
+ */
+function groundTruth(verify: unknown): string {
+  const kp = kindParams(verify);
+  const answer = kp && (kp.kind === 'math' || kp.kind === 'match' || kp.kind === 'choice') ? singleAnswer(kp.params) : undefined;
+  return answer ?? JSON.stringify(verify);
+}
+
+function toRow(t: ExportTask, settings: ExportSettings): RowResult {
+  return {
+    row: {
+      data_source: VERL_DATA_SOURCE,
+      prompt: t.task.messages.map((m) => ({ role: m.role, content: m.content })),
+      ability: ability(t.task.verify),
+      reward_model: { style: 'rule', ground_truth: groundTruth(t.task.verify) },
+      extra_info: { index: t.index, ...traceFields(t, settings) },
+    },
+  };
+}
+
+/** verl's example data sources whose ground truth is a math answer. */
+const MATH_SOURCES = /gsm8k|math|aime|amc|numina|deepscaler|dapo/i;
+
+function fromRow(row: Record<string, unknown>, n: number): ImportResult {
+  const messages = readMessages(row.prompt);
+  if (!messages) return { error: '`prompt` is not a list of {role, content}' };
+  const extra = (row.extra_info && typeof row.extra_info === 'object' ? row.extra_info : {}) as Record<string, unknown>;
+  const own = readVerifier(extra.vtask_verifier);
+  if (own && 'error' in own) return own;
+  let verify = own?.verify;
+  if (verify === undefined) {
+    const rm = row.reward_model as { ground_truth?: unknown } | undefined;
+    const source = String(row.data_source ?? '');
+    const gt = rm?.ground_truth;
+    if (!MATH_SOURCES.test(source) || (typeof gt !== 'string' && typeof gt !== 'number')) {
+      return { error: `no vtask verifier in extra_info, and data_source \`${source}\` is not one whose ground truth is a math answer` };
+    }
+    verify = { math: { answer: String(gt) } };
+  }
+  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra) } };
+}
+
+export const verl: DatasetFormat = {
+  name: 'verl',
+  outputs: ['parquet', 'jsonl'],
+  columns: () => [
+    { name: 'data_source', schema: str('data_source') },
+    { name: 'prompt', schema: messagesColumn('prompt') },
+    { name: 'ability', schema: str('ability') },
+    { name: 'reward_model', schema: struct('reward_model', [str('style'), str('ground_truth')]) },
+    { name: 'extra_info', schema: struct('extra_info', extraInfoSchema()) },
+  ],
+  toRow,
+  fromRow,
+};

@@ -1,0 +1,193 @@
+// The reward server's HTTP handling (`vtask serve`): requests in, core verdicts out, no
+// scoring logic of its own. Stateless beyond the task files it loaded, so any number of copies
+// can run behind a load balancer.
+import { timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { parseTaskFile } from '../taskfile/parse';
+import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
+import type { TaskView, Verdict, VerifyContext } from '../verifiers/verdict';
+import { verify } from '../verifiers/verify';
+
+export interface LoadedTask {
+  readonly file: string;
+  readonly spec: TaskSpec;
+}
+
+export interface ServeOptions {
+  /** Tasks by id; an id may live in several files. */
+  readonly tasks: ReadonlyMap<string, readonly LoadedTask[]>;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  readonly token?: string;
+  /** Largest request body, in bytes. */
+  readonly maxBodyBytes: number;
+  /** Most responses in one request. */
+  readonly maxBatch: number;
+  /** Responses verified at once per request. */
+  readonly concurrency: number;
+  /** Judge models for `judge` verifiers (unavailable without). */
+  readonly judge?: VerifyContext['judge'];
+  /** Where verifiers given inline resolve relative paths (scripts). */
+  readonly cwd: string;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The verdict as the wire carries it: the spec's fields, plus why it could not decide. */
+function wire(v: Verdict): Record<string, unknown> {
+  return { pass: v.pass, score: v.score, reason: v.reason, ...(v.error ? { error: v.error } : {}) };
+}
+
+/** An inline verifier checked as a task file would check it; cached by its JSON. */
+const inlineChecked = new Map<string, TaskSpec | string>();
+
+function inlineTask(verifier: unknown, prompt: string): TaskSpec {
+  const key = JSON.stringify([verifier, prompt]);
+  let hit = inlineChecked.get(key);
+  if (hit === undefined) {
+    // JSON is YAML, so the task-file validator checks the verifier with its exact messages.
+    const text = `vtask: 1\ntasks:\n  - id: inline\n    prompt: ${JSON.stringify(prompt)}\n    verify: ${JSON.stringify(verifier)}\n`;
+    const parsed = parseTaskFile(text);
+    const errors = parsed.issues.filter((i) => i.severity === 'error').map((i) => i.message);
+    hit = errors.length ? `invalid verifier: ${errors.slice(0, 3).join('; ')}` : (runnableTasks(parsed).tasks[0] ?? 'invalid verifier');
+    if (inlineChecked.size > 1000) inlineChecked.clear();
+    inlineChecked.set(key, hit);
+  }
+  if (typeof hit === 'string') throw new HttpError(400, hit);
+  return hit;
+}
+
+function pickTask(opts: ServeOptions, id: string, file: unknown): LoadedTask {
+  const found = opts.tasks.get(id);
+  if (!found?.length) throw new HttpError(404, `no task '${id}' in the loaded files`);
+  if (typeof file === 'string') {
+    const want = path.resolve(opts.cwd, file);
+    const t = found.find((x) => path.resolve(opts.cwd, x.file) === want || x.file === file);
+    if (!t) throw new HttpError(404, `no task '${id}' in ${file}`);
+    return t;
+  }
+  if (found.length > 1) throw new HttpError(400, `task '${id}' is in ${found.length} files (${found.map((t) => t.file).join(', ')}): add "file"`);
+  return found[0] as LoadedTask;
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSignal): Promise<unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the body is not a JSON object');
+  const b = body as Record<string, unknown>;
+  const responses = b.responses;
+  if (!Array.isArray(responses) || responses.some((r) => typeof r !== 'string')) throw new HttpError(400, '"responses" must be a list of strings');
+  if (responses.length > opts.maxBatch) throw new HttpError(413, `${responses.length} responses in one request; the limit is ${opts.maxBatch}`);
+  let spec: TaskSpec;
+  let file: string;
+  if (typeof b.task === 'string') {
+    const t = pickTask(opts, b.task, b.file);
+    spec = t.spec;
+    file = t.file;
+  } else if (b.verifier !== undefined) {
+    if (b.prompt !== undefined && typeof b.prompt !== 'string') throw new HttpError(400, '"prompt" must be a string');
+    spec = inlineTask(b.verifier, (b.prompt as string | undefined) ?? '');
+    file = path.join(opts.cwd, 'inline.vtask');
+  } else throw new HttpError(400, 'name a "task" of the loaded files, or give a "verifier"');
+  const view: TaskView = { id: spec.id, prompt: spec.prompt, messages: spec.messages, meta: spec.meta, dir: path.dirname(path.resolve(opts.cwd, file)) };
+  const results = await mapLimit(responses as string[], opts.concurrency, (r) => verify(spec.verify, r, { task: view, signal, trusted: true, judge: opts.judge }));
+  return { results: results.map(wire) };
+}
+
+function authorised(opts: ServeOptions, header: string | undefined): boolean {
+  if (!opts.token) return true;
+  const want = Buffer.from(`Bearer ${opts.token}`);
+  const got = Buffer.from(header ?? '');
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) return reject(new HttpError(413, `the body is ${declared} bytes; the limit is ${limit}`));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer): void => {
+      size += c.length;
+      if (size <= limit) return void chunks.push(c);
+      // Answer 413 at once; the rest of the body is read and dropped so the answer arrives.
+      req.off('data', onData);
+      req.resume();
+      reject(new HttpError(413, `the body is over the limit of ${limit} bytes`));
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** An HTTP server answering spec §5.1: `GET /health`, `POST /verify`. */
+export function createVerifyServer(opts: ServeOptions): http.Server {
+  const total = [...opts.tasks.values()].reduce((a, l) => a + l.length, 0);
+  return http.createServer((req, res) => {
+    const send = (status: number, payload: unknown): void => {
+      const text = JSON.stringify(payload);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    };
+    const aborted = new AbortController();
+    res.on('close', () => aborted.abort());
+    void (async () => {
+      try {
+        if (!authorised(opts, req.headers.authorization)) throw new HttpError(401, 'missing or wrong bearer token');
+        const url = (req.url ?? '/').split('?')[0];
+        if (url === '/health' && req.method === 'GET') return send(200, { ok: true, tasks: total });
+        if (url === '/verify') {
+          if (req.method !== 'POST') throw new HttpError(405, 'POST a JSON body to /verify');
+          const text = await readBody(req, opts.maxBodyBytes);
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            throw new HttpError(400, 'the body is not valid JSON');
+          }
+          return send(200, await handleVerify(opts, body, aborted.signal));
+        }
+        throw new HttpError(404, `no route ${req.method ?? ''} ${url ?? ''}: use GET /health or POST /verify`);
+      } catch (e) {
+        if (res.headersSent) return;
+        if (e instanceof HttpError) send(e.status, { error: e.message });
+        else send(500, { error: `internal error: ${(e as Error).message}` });
+      }
+    })();
+  });
+}
+
+/** Loads task files for serving: valid tasks by id, and the files' validation errors. */
+export function loadTasks(files: readonly string[], read: (f: string) => string): { tasks: Map<string, LoadedTask[]>; errors: string[] } {
+  const tasks = new Map<string, LoadedTask[]>();
+  const errors: string[] = [];
+  for (const file of files) {
+    const parsed = parseTaskFile(read(file));
+    for (const i of parsed.issues) if (i.severity === 'error') errors.push(`${file}:${parsed.lines.position(i.start).line + 1}: ${i.message}`);
+    for (const spec of runnableTasks(parsed).tasks) {
+      const list = tasks.get(spec.id) ?? [];
+      list.push({ file, spec });
+      tasks.set(spec.id, list);
+    }
+  }
+  return { tasks, errors };
+}

@@ -1,0 +1,242 @@
+// The dataset bridge as trainers meet it: `vtask export` files read by the real Python readers
+// (pyarrow, Hugging Face datasets, `ast.literal_eval` as open-instruct reads IFEval ground truth,
+// the OpenAI SDK's grader types), the RFT python grader run by Python against vtask's own
+// verdicts, `vtask serve` over HTTP, and the Python package scoring through it.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { runnableTasks } from '../../src/core/taskfile/resolve';
+import { verify } from '../../src/core/verifiers/verify';
+
+const ROOT = process.cwd();
+const CLI = path.resolve(ROOT, 'out/cli.js');
+const PYTHON_PATH = path.join(ROOT, 'integrations/python');
+const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-export-'));
+
+function vtask(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
+  assert.equal(r.error, undefined, String(r.error));
+  return r;
+}
+
+/** Python with the packages these tests read with; in CI their absence is a failure. */
+function pythonReady(): string | undefined {
+  const r = spawnSync('python3', ['-c', 'import pyarrow, datasets, openai'], { encoding: 'utf8' });
+  if (r.status === 0) return undefined;
+  const why = `needs: python3 with pyarrow, datasets and openai (scripts/install-python-deps.sh): ${(r.stderr || String(r.error)).trim().split('\n').at(-1)}`;
+  assert.ok(!process.env.CI, why);
+  return why;
+}
+
+function python(script: string, env: NodeJS.ProcessEnv = {}): string {
+  const r = spawnSync('python3', ['-c', script], { encoding: 'utf8', timeout: 300_000, env: { ...process.env, PYTHONPATH: PYTHON_PATH, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', ...env } });
+  assert.equal(r.status, 0, `python failed:\n${r.stderr}\n${r.stdout}`);
+  return r.stdout;
+}
+
+let server: ChildProcess | undefined;
+let url = '';
+
+async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const first = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`vtask serve printed nothing in 30 s: ${err}`)), 30_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl !== -1) {
+        clearTimeout(timer);
+        resolve(out.slice(0, nl));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`vtask serve exited with ${code}: ${err}`));
+    });
+  });
+  const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
+  assert.ok(m, `first line: ${first}`);
+  return { child, url: m[1] as string };
+}
+
+async function post(path_: string, body: unknown, headers: Record<string, string> = {}, base = url): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(base + path_, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+before(async () => {
+  ({ child: server, url } = await startServer(['examples']));
+});
+
+after(() => {
+  server?.kill('SIGTERM');
+});
+
+test('exported Parquet reads in pyarrow and datasets; IFEval ground truth parses as open-instruct parses it', (t) => {
+  const why = pythonReady();
+  if (why) return t.skip(why);
+  for (const f of ['open-instruct', 'verl', 'trl']) {
+    const r = vtask(['export', 'examples', '--format', f, '-o', path.join(DIR, `${f}.parquet`), '--lossy']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /rows/);
+  }
+  const out = python(`
+import ast, json, pyarrow.parquet as pq, datasets
+d = ${JSON.stringify(DIR)}
+verl = datasets.load_dataset("parquet", data_files=d + "/verl.parquet")["train"]
+row = verl[0]
+assert set(row) >= {"data_source", "prompt", "ability", "reward_model", "extra_info"}, row.keys()
+assert row["prompt"][0]["role"] == "user" and row["reward_model"]["style"] == "rule"
+assert all(r["extra_info"]["index"] == i for i, r in enumerate(verl))
+trl = datasets.load_dataset("parquet", data_files=d + "/trl.parquet")["train"]
+assert isinstance(trl[0]["prompt"], list) and "vtask_verifier" in trl.column_names
+oi = pq.read_table(d + "/open-instruct.parquet").to_pylist()
+ifeval = [r for r in oi if r["dataset"] == "ifeval"]
+# open-instruct's IFEvalVerifier: ast.literal_eval(label)[0], then instruction_id zipped with kwargs
+c = ast.literal_eval(ifeval[0]["ground_truth"])[0]
+assert c["instruction_id"] == ["length_constraints:number_words", "punctuation:no_comma"], c
+assert c["kwargs"][0] == {"relation": "less than", "num_words": 50}, c
+print(json.dumps({"verl": len(verl), "trl": len(trl), "open_instruct": len(oi)}))
+`);
+  assert.deepEqual(JSON.parse(out.trim()), { verl: 15, trl: 15, open_instruct: 9 });
+});
+
+test('openai-rft: the grader validates as the OpenAI SDK types, and grades every case as vtask does', async (t) => {
+  const why = pythonReady();
+  if (why) return t.skip(why);
+  const rows = path.join(DIR, 'rft.jsonl');
+  const r = vtask(['export', 'examples', '--format', 'openai-rft', '-o', rows, '--lossy']);
+  assert.equal(r.status, 0, r.stderr);
+  // vtask's verdict on every case of every exported task, for the grader to match.
+  const exported = new Set(fs.readFileSync(rows, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { task_id: string }).task_id));
+  const expected: { task: string; verifier: string; response: string; score: number }[] = [];
+  for (const file of fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.vtask'))) {
+    for (const task of runnableTasks(parseTaskFile(fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8'))).tasks) {
+      if (!exported.has(task.id)) continue;
+      for (const c of task.cases) {
+        const v = await verify(task.verify, c.response, { task: { id: task.id, prompt: task.prompt, messages: task.messages, meta: task.meta, dir: ROOT } });
+        expected.push({ task: task.id, verifier: JSON.stringify(task.verify), response: c.response, score: v.score });
+      }
+    }
+  }
+  assert.ok(expected.length >= 8, `${expected.length} cases`);
+  fs.writeFileSync(path.join(DIR, 'expected.json'), JSON.stringify(expected));
+  const out = python(`
+import json
+from openai.types.graders import PythonGrader
+d = ${JSON.stringify(DIR)}
+g = PythonGrader.model_validate(json.load(open(d + "/rft.grader.json")))
+scope = {}
+exec(g.source, scope)
+bad = []
+for e in json.load(open(d + "/expected.json")):
+    got = scope["grade"]({"output_text": e["response"]}, {"vtask_verifier": e["verifier"]})
+    if abs(got - e["score"]) > 1e-9:
+        bad.append((e["task"], e["response"][:40], got, e["score"]))
+print(json.dumps({"checked": len(json.load(open(d + "/expected.json"))), "bad": bad}))
+`);
+  const res = JSON.parse(out.trim()) as { checked: number; bad: unknown[] };
+  assert.deepEqual(res.bad, []);
+  assert.equal(res.checked, expected.length);
+});
+
+test('serve: /health, verdicts in order for a task or an inline verifier, JSON errors', async () => {
+  const health = await (await fetch(url + '/health')).json();
+  assert.deepEqual(health, { ok: true, tasks: 15 });
+  const byTask = await post('/verify', { task: 'gsm8k/clips', responses: ['so \\boxed{72}', '\\boxed{71}', 'The answer is 72.'] });
+  assert.equal(byTask.status, 200);
+  assert.deepEqual((byTask.json.results as { pass: boolean }[]).map((r) => r.pass), [true, false, true]);
+  const inline = await post('/verify', { verifier: { constraints: ['punctuation:no_comma'] }, prompt: 'p', responses: ['no commas here', 'a, b'] });
+  assert.deepEqual((inline.json.results as { score: number }[]).map((r) => r.score), [1, 0]);
+  assert.equal((await post('/verify', { task: 'nope', responses: ['x'] })).status, 404);
+  const malformed = await post('/verify', '{"task": ');
+  assert.deepEqual([malformed.status, malformed.json.error], [400, 'the body is not valid JSON']);
+  const invalid = await post('/verify', { verifier: { math: { answr: '1' } }, responses: ['1'] });
+  assert.equal(invalid.status, 400);
+  assert.match(String(invalid.json.error), /invalid verifier: .*answr.*did you mean/);
+  const notStrings = await post('/verify', { task: 'gsm8k/clips', responses: [1] });
+  assert.equal(notStrings.status, 400);
+  const tooMany = await post('/verify', { task: 'gsm8k/clips', responses: Array(5000).fill('x') });
+  assert.equal(tooMany.status, 413);
+  assert.equal((await fetch(url + '/nowhere')).status, 404);
+});
+
+test('serve: a token, when set, is required; bodies over the limit are refused', async () => {
+  const { child, url: u } = await startServer(['examples/math.vtask', '--max-body-mb', '1'], { VTASK_SERVE_TOKEN: 's3cret' });
+  try {
+    assert.equal((await post('/verify', { task: 'gsm8k/clips', responses: ['72'] }, {}, u)).status, 401);
+    assert.equal((await post('/verify', { task: 'gsm8k/clips', responses: ['72'] }, { authorization: 'Bearer wrong' }, u)).status, 401);
+    const ok = await post('/verify', { task: 'gsm8k/clips', responses: ['72'] }, { authorization: 'Bearer s3cret' }, u);
+    assert.equal(ok.status, 200);
+    const big = await post('/verify', { task: 'gsm8k/clips', responses: ['x'.repeat(2 * 1024 * 1024)] }, { authorization: 'Bearer s3cret' }, u);
+    assert.equal(big.status, 413);
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+test('serve --workers 2 shares one port', async () => {
+  const { child, url: u } = await startServer(['examples/math.vtask', '--workers', '2']);
+  try {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post('/verify', { task: 'gsm8k/clips', responses: ['\\boxed{72}'] }, {}, u)));
+    assert.ok(answers.every((a) => a.status === 200 && (a.json.results as { pass: boolean }[])[0]?.pass === true));
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+test('the Python package scores through vtask serve as vtask does: verl, TRL, open-instruct', (t) => {
+  const why = pythonReady();
+  if (why) return t.skip(why);
+  const out = python(
+    `
+import json
+from vtask_reward import compute_score, compute_score_batch, vtask_reward
+from vtask_reward.open_instruct import VtaskVerifier
+from vtask_reward.client import VtaskError, Client
+math = json.dumps({"math": {"answer": "72"}})
+extra = {"vtask_verifier": math}
+scores = {
+  "verl": [compute_score("vtask", r, "72", extra) for r in ["\\\\boxed{72}", "\\\\boxed{71}"]],
+  "verl_batch": compute_score_batch(["vtask"] * 3, ["72", "71", "no"], ["72", "72", "x"], [extra, extra, {}]),
+  "trl_plain": vtask_reward(["p", "p"], ["\\\\boxed{72}", "71"], vtask_verifier=[math, math]),
+  "trl_chat": vtask_reward([[{"role": "user", "content": "p"}]], [[{"role": "assistant", "content": "72"}]], solution=["72"]),
+  "open_instruct": [VtaskVerifier()([], r, json.dumps({"task": "x", "verifier": {"constraints": ["punctuation:no_comma"]}})).score for r in ["a b", "a, b"]],
+}
+try:
+    Client(url="http://127.0.0.1:9").health()
+except VtaskError as e:
+    scores["unreachable"] = "cannot be reached" in str(e)
+print(json.dumps(scores))
+`,
+    { VTASK_URL: url },
+  );
+  assert.deepEqual(JSON.parse(out.trim()), {
+    verl: [1, 0],
+    verl_batch: [1, 0, 0],
+    trl_plain: [1, 0],
+    trl_chat: [1],
+    open_instruct: [1, 0],
+    unreachable: true,
+  });
+});
+
+test('import: a row that cannot be mapped is reported with its line, and the exit code says so', () => {
+  const input = path.join(DIR, 'mixed.jsonl');
+  fs.writeFileSync(input, JSON.stringify({ question: 'What is 2+2?', answer: '#### 4' }) + '\nnot json\n' + JSON.stringify({ question: 'q' }) + '\n');
+  const out = path.join(DIR, 'mixed.vtask');
+  const r = vtask(['import', input, '-o', out]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /mixed\.jsonl:line 2: not imported: not JSON/);
+  assert.match(r.stderr, /mixed\.jsonl:line 3: not imported: no `answer`/);
+  assert.match(r.stdout, /1 tasks from qa rows; 2 rows not imported/);
+  assert.equal(vtask(['check', out]).status, 0);
+  assert.equal(vtask(['import', input, '-o', out]).status, 2, 'an existing output is not overwritten without --force');
+});
