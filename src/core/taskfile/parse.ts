@@ -1,9 +1,10 @@
 import { parseDocument, type YAMLError } from 'yaml';
 import { splitTaskFile, type Chunk } from './chunks';
 import { shiftIssue, type Issue } from './issues';
+import { limitIssue, textLimitIssue } from './limits';
 import { LineIndex } from './text';
 import { ChunkValidator, type TaskSummary } from './validate';
-import { aliasScope, fromYaml as fromYamlNode, getPair, type Span, type YMap, type YNode } from './ynode';
+import { aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from './ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
 export interface TaskEntry extends TaskSummary {
@@ -70,6 +71,8 @@ export class TaskFileParser {
 
   parse(text: string): TaskFile {
     const lines = new LineIndex(text);
+    const tooLarge = textLimitIssue(text, lines);
+    if (tooLarge) return refused(text, lines, tooLarge);
     const chunks = splitTaskFile(text, lines);
     const next = new Map<string, ParsedChunk>();
     const result = chunks ? this.parseChunks(text, lines, chunks, next) : parseWhole(text, lines);
@@ -84,6 +87,8 @@ export class TaskFileParser {
    */
   async parseWith(text: string, parseChunks: (texts: string[]) => Promise<ChunkResult[]>): Promise<TaskFile> {
     const lines = new LineIndex(text);
+    const tooLarge = textLimitIssue(text, lines);
+    if (tooLarge) return refused(text, lines, tooLarge);
     const chunks = splitTaskFile(text, lines);
     if (!chunks) return parseWhole(text, lines);
     const taskTexts = chunks.filter((c) => c.kind === 'task').map((c) => c.text);
@@ -141,7 +146,20 @@ export function parseTaskFile(text: string): TaskFile {
 
 /** Parses as one YAML document, never in chunks: the reference the chunked path must agree with. */
 export function parseWholeFile(text: string): TaskFile {
-  return parseWhole(text, new LineIndex(text));
+  const lines = new LineIndex(text);
+  const tooLarge = textLimitIssue(text, lines);
+  return tooLarge ? refused(text, lines, tooLarge) : parseWhole(text, lines);
+}
+
+/** A file over a limit: the one issue, and nothing parsed. */
+function refused(text: string, lines: LineIndex, issue: Issue): TaskFile {
+  return { text, lines, parts: [], tasks: [], issues: [issue], chunked: false };
+}
+
+/** The broken limit of a conversion as an issue, with the syntax errors (the rest is unreliable). */
+function overflowIssues(aliases: AliasScope, syntax: readonly Issue[]): Issue[] | undefined {
+  const o = aliases.overflow;
+  return o ? [...syntax.filter((i) => i.severity === 'error'), limitIssue(o.span[0], o.message, Math.max(o.span[1], o.span[0] + 1))].sort(byStart) : undefined;
 }
 
 function yamlIssues(errors: readonly YAMLError[], warnings: readonly YAMLError[], length: number): Issue[] {
@@ -168,6 +186,8 @@ function parseTaskChunk(text: string): ParsedChunk {
   const v = new ChunkValidator(text);
   const itemSpan: Span = [0, Math.min(text.length, text.indexOf('-') + 1 || 1)];
   const summary = v.task(item, itemSpan);
+  const over = overflowIssues(aliases, issues);
+  if (over) return { node: item, issues: over, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length };
   const tabs = tabIndents(text);
   if (tabs.length > 0) {
     // A tab in the indentation derails the YAML parser for the rest of the task; the tab is
@@ -189,6 +209,8 @@ function parsePartChunk(text: string, tail: boolean): ParsedChunk {
   const aliases = aliasScope(doc);
   const root = fromYamlNode(doc.contents, 0, aliases);
   if (aliases.unresolved) return { node: null, issues: [], length: text.length, needsWhole: true };
+  const over = overflowIssues(aliases, issues);
+  if (over) return { node: null, issues: over, length: text.length };
   const v = new ChunkValidator(text);
   v.file(root, tail);
   return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length };
@@ -199,6 +221,8 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
   const aliases = aliasScope(doc);
   const root = fromYamlNode(doc.contents, 0, aliases);
+  const over = overflowIssues(aliases, issues);
+  if (over) return { text, lines, parts: [], tasks: [], issues: over, chunked: false };
   const syntaxErrors = issues.filter((i) => i.severity === 'error');
   // A tab in the indentation derails the parser for everything after it: report only the tabs.
   const tabs = tabIndents(text);
@@ -211,6 +235,9 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
   const seq = root?.type === 'map' ? getPair(root, 'tasks')?.value : null;
   const rawSeq = doc.contents && 'get' in doc.contents ? (doc.contents as { get(k: string, keep: true): unknown }).get('tasks', true) : null;
   if (seq?.type === 'seq' && rawSeq && typeof rawSeq === 'object' && 'items' in rawSeq) {
+    // The tasks are converted again one by one: a subset of the root, so within the same budget.
+    aliases.expansions = 0;
+    aliases.expandedNodes = 0;
     (rawSeq as { items: unknown[] }).items.forEach((raw, index) => {
       const abs = seq.items[index];
       const offset = abs ? itemStart(text, abs.span[0]) : 0;
