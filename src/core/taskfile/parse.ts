@@ -2,6 +2,8 @@ import { parseDocument, type YAMLError } from 'yaml';
 import { splitTaskFile, type Chunk } from './chunks';
 import { shiftIssue, type Issue } from './issues';
 import { limitIssue, textLimitIssue } from './limits';
+import { cut } from '../util/cut';
+import { closest } from './suggest';
 import { LineIndex } from './text';
 import { ChunkValidator, type TaskSummary } from './validate';
 import { aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from './ynode';
@@ -151,6 +153,22 @@ export function parseWholeFile(text: string): TaskFile {
   return tooLarge ? refused(text, lines, tooLarge) : parseWhole(text, lines);
 }
 
+const TOP_KEYS = ['vtask', 'defaults', 'models', 'tasks'];
+
+/**
+ * One error for text that is not a task file at all (a README, a config file given by mistake):
+ * its YAML errors and unknown keys would be dozens of lines that say nothing useful. It is one
+ * whose first top-level key is no task-file key nor a misspelling of one (`vtsak:` is a typo,
+ * `name:` or a line of prose is another kind of file). Blanks and comments are a file being started.
+ */
+function notTaskFile(parts: readonly FilePart[]): Issue | undefined {
+  const first = parts[0]?.node?.items[0]?.key;
+  if (!first) return undefined;
+  const name = String(first.value);
+  if (TOP_KEYS.includes(name) || closest(name, TOP_KEYS)) return undefined;
+  return { code: 'not-a-task-file', severity: 'error', message: 'not a task file: a task file starts with `vtask: 1` and lists its `tasks:`', start: 0, end: 1 };
+}
+
 /** A file over a limit: the one issue, and nothing parsed. */
 function refused(text: string, lines: LineIndex, issue: Issue): TaskFile {
   return { text, lines, parts: [], tasks: [], issues: [issue], chunked: false };
@@ -286,17 +304,19 @@ function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEn
   for (const t of tasks) {
     const at = (span: Span): [number, number] => [t.offset + span[0], t.offset + span[1]];
     const [s, e] = at(t.anchor);
-    const name = t.id !== undefined ? `task \`${t.id}\`` : 'this task';
+    const name = t.id !== undefined ? `task \`${cut(t.id)}\`` : 'this task';
     if (t.id !== undefined) {
       const first = firstById.get(t.id);
       if (first) {
         const line = lines.position(first.offset + first.anchor[0]).line + 1;
-        issues.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${t.id}\`: it is already used on line ${line}`, start: s, end: e });
+        issues.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${cut(t.id)}\`: it is already used on line ${line}`, start: s, end: e });
       } else firstById.set(t.id, t);
     }
     if (!t.hasPrompt && !inheritsPrompt) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`prompt\` or \`messages\``, start: s, end: e });
     if (!t.hasVerify && !inheritsVerify) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``, start: s, end: e });
   }
+  const notTask = notTaskFile(parts);
+  if (notTask) return { text, lines, parts, tasks, issues: [notTask], chunked };
   issues.sort(byStart);
   return { text, lines, parts, tasks, issues, chunked };
 }
