@@ -1,8 +1,9 @@
-import fs from 'node:fs';
-import { findTaskFiles } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFileInThreads } from '../core/taskfile/parallel';
+import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
+import { unknownOption } from './options';
+import { terminalSafe } from './terminal';
 
 export const checkHelp = `Usage: vtask check PATH...
 
@@ -12,26 +13,27 @@ Exits 0 when every file is valid, 1 when any has an error, 2 on usage errors.`;
 
 export async function check(paths: readonly string[], io: CliIO): Promise<number> {
   const flag = paths.find((a) => a.startsWith('-'));
-  if (flag) throw new UsageError(`unknown option '${flag}'`);
-  if (paths.length === 0) throw new UsageError('vtask check needs at least one file or folder');
-  const files = findTaskFiles(paths);
-  let errors = 0;
+  if (flag) throw unknownOption(flag, []);
+  if (paths.length === 0) throw new UsageError('give at least one file or folder');
+  const listed = listTaskFiles(paths, io.stdout);
+  const files = listed.files;
+  let errors = listed.errors;
   let warnings = 0;
   let tasks = 0;
   for (const file of files) {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      io.stdout.write(`${file}:1:1: error: cannot read the file: ${(e as Error).message}\n`);
+    const read = readTaskText(file);
+    if ('error' in read) {
+      io.stdout.write(read.error + '\n');
       errors++;
       continue;
     }
+    for (const p of read.problems) io.stdout.write(p + '\n');
+    errors += read.problems.length;
     // This very script doubles as the parse worker (see main.ts).
-    const parsed = await parseTaskFileInThreads(text, __filename);
+    const parsed = await parseTaskFileInThreads(read.text, __filename);
     tasks += parsed.tasks.length;
     for (const issue of parsed.issues) {
-      io.stdout.write(formatIssue(file, parsed.lines, issue) + '\n');
+      io.stdout.write(terminalSafe(formatIssue(file, parsed.lines, issue)) + '\n');
       if (issue.severity === 'error') errors++;
       else if (issue.severity === 'warning') warnings++;
     }

@@ -1,4 +1,6 @@
-import { MissingPathError } from '../core/taskfile/discover';
+import { fsReason, MissingPathError } from '../core/taskfile/discover';
+import { closest } from '../core/taskfile/suggest';
+import { cut } from '../core/util/cut';
 import { version } from '../core/version';
 import { check, checkHelp } from './check';
 import { test, testHelp } from './test';
@@ -59,7 +61,8 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`vtask: unknown command '${name}'\n\n${help}\n`);
+    const near = closest(name, Object.keys(COMMANDS));
+    io.stderr.write(`vtask: unknown command '${cut(name)}'${near ? ` (did you mean '${near}'?)` : ''}\n\n${help}\n`);
     return EXIT.usage;
   }
   if (rest.includes('-h') || rest.includes('--help')) {
@@ -85,7 +88,12 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
       io.stderr.write(`vtask ${name}: ${e.message}\n\n${command.help}\n`);
       return EXIT.usage;
     }
-    throw e;
+    // Anything else still ends in one line, not a stack trace (VTASK_DEBUG=1 shows the stack).
+    const err = e as NodeJS.ErrnoException;
+    const what = err.code && err.syscall ? `${err.path ? `${err.path}: ` : ''}${fsReason(err)}` : String(err?.message ?? e);
+    io.stderr.write(`vtask ${name}: error: ${what}\n`);
+    if (process.env.VTASK_DEBUG) io.stderr.write(`${err?.stack ?? ''}\n`);
+    return EXIT.failed;
   } finally {
     stopTelling();
     setAllowWeakIsolation(false);

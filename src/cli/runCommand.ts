@@ -1,21 +1,24 @@
-import fs from 'node:fs';
 import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
 import { createProvider } from '../core/sampling';
-import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { resolveProfile } from '../core/sampling/profiles';
 import { formatSeconds } from '../core/sampling/retry';
 import type { ModelProfile, Provider } from '../core/sampling/types';
-import { findTaskFiles } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
-import { parseTaskFile } from '../core/taskfile/parse';
+import { parseTaskFile, type TaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
+import { closest } from '../core/taskfile/suggest';
 import { getPair, toJS } from '../core/taskfile/ynode';
+import { cut } from '../core/util/cut';
+import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { isolationField } from './isolation';
+import { boundedInt, unknownOption } from './options';
 import { ProgressReporter } from './progress';
+import { openRunCache } from './runCache';
+import { terminalSafe } from './terminal';
 
 export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--base-url URL --model NAME]
                  [--concurrency N] [--fresh] [--json] [--group-size G] [--cache-dir DIR]
@@ -42,6 +45,11 @@ interface RunArgs {
   cacheDir?: string;
 }
 
+const FLAGS = ['--task', '--samples', '--base-url', '--model', '--concurrency', '--group-size', '--cache-dir', '--fresh', '--json'];
+
+/** Flag bounds: those of the same fields in a task file (`samples:`, a profile's `concurrency:`). */
+const BOUNDS = { samples: 10_000, concurrency: 1024, groupSize: 10_000 } as const;
+
 function parseArgs(argv: readonly string[]): RunArgs {
   const a: RunArgs = { paths: [], fresh: false, json: false, groupSize: 8 };
   const value = (i: number, flag: string): string => {
@@ -49,31 +57,26 @@ function parseArgs(argv: readonly string[]): RunArgs {
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
     return v;
   };
-  const int = (v: string, flag: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} takes a positive integer, not '${v}'`);
-    return n;
-  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const next = (): string => inline ?? value(++i, flag);
     switch (flag) {
       case '--task': a.task = next(); break;
-      case '--samples': a.samples = int(next(), flag); break;
+      case '--samples': a.samples = boundedInt(next(), flag, 1, BOUNDS.samples); break;
       case '--base-url': a.baseUrl = next(); break;
       case '--model': a.model = next(); break;
-      case '--concurrency': a.concurrency = int(next(), flag); break;
-      case '--group-size': a.groupSize = int(next(), flag); break;
+      case '--concurrency': a.concurrency = boundedInt(next(), flag, 1, BOUNDS.concurrency); break;
+      case '--group-size': a.groupSize = boundedInt(next(), flag, 2, BOUNDS.groupSize); break;
       case '--cache-dir': a.cacheDir = next(); break;
       case '--fresh': a.fresh = true; break;
       case '--json': a.json = true; break;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`unknown option '${arg}'`);
+        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
         a.paths.push(arg);
     }
   }
-  if (a.paths.length === 0) throw new UsageError('vtask run needs at least one file or folder');
+  if (a.paths.length === 0) throw new UsageError('give at least one file or folder');
   return a;
 }
 
@@ -90,7 +93,7 @@ function jsonOf(file: string, r: TaskRunResult): Record<string, unknown> {
     mean_score: r.stats.meanScore,
     pass_at_k: r.stats.passAtK,
     interval: r.stats.interval,
-    band: r.stats.band,
+    band: r.error ? null : r.stats.band,
     signal_share: r.stats.signalShare,
     group_size: r.stats.groupSize,
     requests: r.requests,
@@ -101,17 +104,26 @@ function jsonOf(file: string, r: TaskRunResult): Record<string, unknown> {
 
 export async function run(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
   const args = parseArgs(argv);
-  const files = findTaskFiles(args.paths);
+  const listed = listTaskFiles(args.paths, io.stderr);
+  let invalid = listed.errors;
+  // Every file is read and checked before any sampling, so an unknown --task is a usage error.
+  const loaded: { file: string; parsed: TaskFile }[] = [];
+  for (const file of listed.files) {
+    const read = readTaskText(file);
+    const problems = 'error' in read ? [read.error] : [...read.problems];
+    if ('text' in read) {
+      const parsed = parseTaskFile(read.text);
+      problems.push(...parsed.issues.filter((x) => x.severity === 'error').map((i) => formatIssue(file, parsed.lines, i)));
+      loaded.push({ file, parsed });
+    }
+    for (const p of problems) io.stderr.write(terminalSafe(p) + '\n');
+    invalid += problems.length;
+  }
+  if (args.task !== undefined) checkTaskId(args.task, loaded.flatMap((l) => l.parsed.tasks.map((t) => t.id ?? '')));
   const results: { file: string; r: TaskRunResult }[] = [];
-  let invalid = 0;
   const providers = new Map<string, Provider>();
   let fallback: { profile: ModelProfile; why: string } | undefined;
-  for (const file of files) {
-    const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
-    for (const i of parsed.issues.filter((x) => x.severity === 'error')) {
-      io.stderr.write(formatIssue(file, parsed.lines, i) + '\n');
-      invalid++;
-    }
+  for (const { file, parsed } of loaded) {
     let { tasks } = runnableTasks(parsed);
     if (args.task !== undefined) tasks = tasks.filter((t) => t.id === args.task);
     if (tasks.length === 0) continue;
@@ -125,7 +137,9 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     }
     const profileFor = (t: { sampling: { model?: string } }): ModelProfile =>
       !t.sampling.model && unconfigured && fallback ? fallback.profile : resolveProfile({ name: t.sampling.model, models: modelTable, baseUrl: args.baseUrl, model: args.model, concurrency: args.concurrency });
-    const cache = SampleCache.open(resolveCacheDir(file, { cacheDir: args.cacheDir }));
+    const opened = openRunCache(resolveCacheDir(file, { cacheDir: args.cacheDir }));
+    const cache = opened.cache;
+    if (opened.unreadable) io.stderr.write(opened.unreadable + '\n');
     const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
     const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
     // Waits are shown even with --json (on stderr): a run that waits must not look hung.
@@ -151,14 +165,15 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
           return provider;
         },
         onProgress: (p) => progress?.update(p.task, p.done, p.total),
-        onRetry: (task, r) => note(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`),
-        onWaitForOtherRun: (task) => note(`${task}: another vtask run on this cache is sampling it; waiting for its samples`),
-        onTaskDone: (r) => progress?.taskDone(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
+        onRetry: (task, r) => note(terminalSafe(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`)),
+        onWaitForOtherRun: (task) => note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
+        onTaskDone: (r) => progress?.taskDone(terminalSafe(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.error ? `error · ${r.error}` : r.stats.band}`)),
       });
       for (const r of done) results.push({ file, r });
     } finally {
       progress?.finish();
-      cache.close();
+      const notWritten = opened.finish();
+      if (notWritten) io.stderr.write(notWritten + '\n');
     }
     if (signal.aborted) break;
   }
@@ -174,12 +189,20 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
   return invalid > 0 || results.some((x) => x.r.error) ? EXIT.failed : EXIT.ok;
 }
 
+/** An id no task has is a usage error, named with the closest id there is. */
+function checkTaskId(id: string, ids: readonly string[]): void {
+  if (ids.includes(id)) return;
+  const near = closest(id, ids);
+  throw new UsageError(`no task has the id '${cut(id)}'${near ? ` (did you mean '${near}'?)` : ids.length ? '' : ': the files have no tasks'}`);
+}
+
 function printTable(io: CliIO, results: readonly TaskRunResult[]): void {
   const rows = results.map((r) => {
     const ks = Object.keys(r.stats.passAtK);
     const kMax = ks[ks.length - 1] ?? '1';
     const fromCache = r.samples.filter((s) => s.cached).length;
-    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, r.note].filter(Boolean).join('; ')];
+    // A task whose sampling failed has no band: its interval of [0, 1] says nothing.
+    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.error ? 'error' : r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, r.note].filter(Boolean).join('; ')].map(terminalSafe);
   });
   const head = ['task', 'pass', 'pass@1', 'pass@k', 'band', `signal (G=${results[0]?.stats.groupSize ?? 8})`, 'cached', 'error / note'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -1,14 +1,17 @@
 import fs from 'node:fs';
 import { runCases, type CaseResult } from '../core/run/cases';
 import { junitXml, type JunitFile } from '../core/run/junit';
-import { findTaskFiles } from '../core/taskfile/discover';
+import { fsReason } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { getPair, toJS } from '../core/taskfile/ynode';
+import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { isolationField } from './isolation';
+import { unknownOption } from './options';
+import { terminalSafe } from './terminal';
 
 export const testHelp = `Usage: vtask test PATH... [--json] [--junit FILE] [--base-url URL --model NAME]
 
@@ -44,10 +47,11 @@ function parseArgs(args: readonly string[]): TestArgs {
       if (a === '--base-url') out.baseUrl = v;
       else out.model = v;
     }
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else if (a.startsWith('-')) throw unknownOption(a, ['--json', '--junit', '--base-url', '--model']);
     else out.paths.push(a);
   }
-  if (out.paths.length === 0) throw new UsageError('vtask test needs at least one file or folder');
+  if (out.paths.length === 0) throw new UsageError('give at least one file or folder');
+  if (out.junit !== undefined) checkWritable(out.junit, '--junit');
   return out;
 }
 
@@ -55,18 +59,27 @@ const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e 
 
 export async function test(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv);
-  const files = findTaskFiles(args.paths);
+  // Problems go to stderr with --json, so stdout stays one JSON object.
+  const problemsTo = args.json ? io.stderr : io.stdout;
+  const listed = listTaskFiles(args.paths, problemsTo);
   const report: JunitFile[] = [];
   const json: Record<string, unknown>[] = [];
   let passed = 0;
   let failed = 0;
   let skipped = 0;
-  let invalid = 0;
-  for (const file of files) {
-    const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
-    const errors = parsed.issues.filter((i) => i.severity === 'error').map((i) => formatIssue(file, parsed.lines, i));
+  let invalid = listed.errors;
+  for (const file of listed.files) {
+    const read = readTaskText(file);
+    if ('error' in read) {
+      problemsTo.write(read.error + '\n');
+      report.push({ file, results: [], errors: [read.error] });
+      invalid++;
+      continue;
+    }
+    const parsed = parseTaskFile(read.text);
+    const errors = [...read.problems, ...parsed.issues.filter((i) => i.severity === 'error').map((i) => formatIssue(file, parsed.lines, i))];
     invalid += errors.length;
-    if (!args.json) for (const e of errors) io.stdout.write(e + '\n');
+    if (!args.json) for (const e of errors) io.stdout.write(terminalSafe(e) + '\n');
     const { tasks } = runnableTasks(parsed);
     const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
     const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => tasks.find((t) => t.sampling.model)?.sampling.model);
@@ -79,12 +92,19 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
       if (!args.json && !r.ok) {
         const p = parsed.lines.position(r.offset);
         const what = r.skipped ? 'skipped' : `expected ${label(r.expected)}, got ${label(r.actual)}`;
-        io.stdout.write(`${file}:${p.line + 1}:${p.character + 1}: ${r.skipped ? 'skipped' : 'fail'}: task ${r.task} case ${r.case}: ${what}: ${r.verdict.reason}\n`);
+        io.stdout.write(terminalSafe(`${file}:${p.line + 1}:${p.character + 1}: ${r.skipped ? 'skipped' : 'fail'}: task ${r.task} case ${r.case}: ${what}: ${r.verdict.reason}`) + '\n');
       }
       json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(r.skipped ? { skipped: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}), ...isolationField(r.verdict) });
     }
   }
-  if (args.junit) fs.writeFileSync(args.junit, junitXml(report));
+  if (args.junit) {
+    try {
+      fs.writeFileSync(args.junit, junitXml(report));
+    } catch (e) {
+      io.stderr.write(`${args.junit}: error: cannot write the JUnit report: ${fsReason(e)}\n`);
+      invalid++;
+    }
+  }
   if (args.json) io.stdout.write(JSON.stringify({ passed, failed, skipped, invalid, results: json }) + '\n');
   else {
     if (skipped) io.stdout.write(`${skipped} skipped: their verifier cannot run here\n`);

@@ -13,7 +13,9 @@ export type IssueCode =
   | 'missing-kwarg'
   | 'bad-expect'
   | 'literal-credential'
-  | 'unsupported-version';
+  | 'unsupported-version'
+  | 'too-large'
+  | 'not-a-task-file';
 
 export type Severity = 'error' | 'warning' | 'info';
 

@@ -1,9 +1,12 @@
 import { parseDocument, type YAMLError } from 'yaml';
 import { splitTaskFile, type Chunk } from './chunks';
 import { shiftIssue, type Issue } from './issues';
+import { limitIssue, textLimitIssue } from './limits';
+import { cut } from '../util/cut';
+import { closest } from './suggest';
 import { LineIndex } from './text';
 import { ChunkValidator, type TaskSummary } from './validate';
-import { aliasScope, fromYaml as fromYamlNode, getPair, type Span, type YMap, type YNode } from './ynode';
+import { aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from './ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
 export interface TaskEntry extends TaskSummary {
@@ -70,6 +73,8 @@ export class TaskFileParser {
 
   parse(text: string): TaskFile {
     const lines = new LineIndex(text);
+    const tooLarge = textLimitIssue(text, lines);
+    if (tooLarge) return refused(text, lines, tooLarge);
     const chunks = splitTaskFile(text, lines);
     const next = new Map<string, ParsedChunk>();
     const result = chunks ? this.parseChunks(text, lines, chunks, next) : parseWhole(text, lines);
@@ -84,6 +89,8 @@ export class TaskFileParser {
    */
   async parseWith(text: string, parseChunks: (texts: string[]) => Promise<ChunkResult[]>): Promise<TaskFile> {
     const lines = new LineIndex(text);
+    const tooLarge = textLimitIssue(text, lines);
+    if (tooLarge) return refused(text, lines, tooLarge);
     const chunks = splitTaskFile(text, lines);
     if (!chunks) return parseWhole(text, lines);
     const taskTexts = chunks.filter((c) => c.kind === 'task').map((c) => c.text);
@@ -141,7 +148,36 @@ export function parseTaskFile(text: string): TaskFile {
 
 /** Parses as one YAML document, never in chunks: the reference the chunked path must agree with. */
 export function parseWholeFile(text: string): TaskFile {
-  return parseWhole(text, new LineIndex(text));
+  const lines = new LineIndex(text);
+  const tooLarge = textLimitIssue(text, lines);
+  return tooLarge ? refused(text, lines, tooLarge) : parseWhole(text, lines);
+}
+
+const TOP_KEYS = ['vtask', 'defaults', 'models', 'tasks'];
+
+/**
+ * One error for text that is not a task file at all (a README, a config file given by mistake):
+ * its YAML errors and unknown keys would be dozens of lines that say nothing useful. It is one
+ * whose first top-level key is no task-file key nor a misspelling of one (`vtsak:` is a typo,
+ * `name:` or a line of prose is another kind of file). Blanks and comments are a file being started.
+ */
+function notTaskFile(parts: readonly FilePart[]): Issue | undefined {
+  const first = parts[0]?.node?.items[0]?.key;
+  if (!first) return undefined;
+  const name = String(first.value);
+  if (TOP_KEYS.includes(name) || closest(name, TOP_KEYS)) return undefined;
+  return { code: 'not-a-task-file', severity: 'error', message: 'not a task file: a task file starts with `vtask: 1` and lists its `tasks:`', start: 0, end: 1 };
+}
+
+/** A file over a limit: the one issue, and nothing parsed. */
+function refused(text: string, lines: LineIndex, issue: Issue): TaskFile {
+  return { text, lines, parts: [], tasks: [], issues: [issue], chunked: false };
+}
+
+/** The broken limit of a conversion as an issue, with the syntax errors (the rest is unreliable). */
+function overflowIssues(aliases: AliasScope, syntax: readonly Issue[]): Issue[] | undefined {
+  const o = aliases.overflow;
+  return o ? [...syntax.filter((i) => i.severity === 'error'), limitIssue(o.span[0], o.message, Math.max(o.span[1], o.span[0] + 1))].sort(byStart) : undefined;
 }
 
 function yamlIssues(errors: readonly YAMLError[], warnings: readonly YAMLError[], length: number): Issue[] {
@@ -168,6 +204,8 @@ function parseTaskChunk(text: string): ParsedChunk {
   const v = new ChunkValidator(text);
   const itemSpan: Span = [0, Math.min(text.length, text.indexOf('-') + 1 || 1)];
   const summary = v.task(item, itemSpan);
+  const over = overflowIssues(aliases, issues);
+  if (over) return { node: item, issues: over, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length };
   const tabs = tabIndents(text);
   if (tabs.length > 0) {
     // A tab in the indentation derails the YAML parser for the rest of the task; the tab is
@@ -189,6 +227,8 @@ function parsePartChunk(text: string, tail: boolean): ParsedChunk {
   const aliases = aliasScope(doc);
   const root = fromYamlNode(doc.contents, 0, aliases);
   if (aliases.unresolved) return { node: null, issues: [], length: text.length, needsWhole: true };
+  const over = overflowIssues(aliases, issues);
+  if (over) return { node: null, issues: over, length: text.length };
   const v = new ChunkValidator(text);
   v.file(root, tail);
   return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length };
@@ -199,6 +239,8 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
   const aliases = aliasScope(doc);
   const root = fromYamlNode(doc.contents, 0, aliases);
+  const over = overflowIssues(aliases, issues);
+  if (over) return { text, lines, parts: [], tasks: [], issues: over, chunked: false };
   const syntaxErrors = issues.filter((i) => i.severity === 'error');
   // A tab in the indentation derails the parser for everything after it: report only the tabs.
   const tabs = tabIndents(text);
@@ -211,6 +253,9 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
   const seq = root?.type === 'map' ? getPair(root, 'tasks')?.value : null;
   const rawSeq = doc.contents && 'get' in doc.contents ? (doc.contents as { get(k: string, keep: true): unknown }).get('tasks', true) : null;
   if (seq?.type === 'seq' && rawSeq && typeof rawSeq === 'object' && 'items' in rawSeq) {
+    // The tasks are converted again one by one: a subset of the root, so within the same budget.
+    aliases.expansions = 0;
+    aliases.expandedNodes = 0;
     (rawSeq as { items: unknown[] }).items.forEach((raw, index) => {
       const abs = seq.items[index];
       const offset = abs ? itemStart(text, abs.span[0]) : 0;
@@ -259,17 +304,19 @@ function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEn
   for (const t of tasks) {
     const at = (span: Span): [number, number] => [t.offset + span[0], t.offset + span[1]];
     const [s, e] = at(t.anchor);
-    const name = t.id !== undefined ? `task \`${t.id}\`` : 'this task';
+    const name = t.id !== undefined ? `task \`${cut(t.id)}\`` : 'this task';
     if (t.id !== undefined) {
       const first = firstById.get(t.id);
       if (first) {
         const line = lines.position(first.offset + first.anchor[0]).line + 1;
-        issues.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${t.id}\`: it is already used on line ${line}`, start: s, end: e });
+        issues.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${cut(t.id)}\`: it is already used on line ${line}`, start: s, end: e });
       } else firstById.set(t.id, t);
     }
     if (!t.hasPrompt && !inheritsPrompt) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`prompt\` or \`messages\``, start: s, end: e });
     if (!t.hasVerify && !inheritsVerify) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``, start: s, end: e });
   }
+  const notTask = notTaskFile(parts);
+  if (notTask) return { text, lines, parts, tasks, issues: [notTask], chunked };
   issues.sort(byStart);
   return { text, lines, parts, tasks, issues, chunked };
 }

@@ -4,6 +4,7 @@ import { CASE_FIELDS, DEFAULTS_FIELDS, FILE_FIELDS, MODEL_FIELDS, TASK_FIELDS } 
 import type { ParamsContext } from '../verifiers/kind';
 import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
 import type { Fix, Issue, IssueCode } from './issues';
+import { cutQuoted } from '../util/cut';
 import { closest, didYouMean } from './suggest';
 import { describe, getPair, keyName, resolvePath, toJS, type Span, type YMap, type YNode, type YPair, type YScalar } from './ynode';
 
@@ -38,7 +39,8 @@ export class ChunkValidator {
 
   report(code: IssueCode, at: YNode | Span, message: string, fixes?: readonly Fix[], severity: Issue['severity'] = 'error'): void {
     const span = Array.isArray(at) ? (at as Span) : (at as YNode).span;
-    const issue: Issue = { code, severity, message, start: span[0], end: Math.max(span[1], span[0]) };
+    // Keys, ids and names in messages come from the file: a huge one must not flood the line.
+    const issue: Issue = { code, severity, message: cutQuoted(message), start: span[0], end: Math.max(span[1], span[0]) };
     this.issues.push(fixes && fixes.length ? { ...issue, fixes } : issue);
   }
 

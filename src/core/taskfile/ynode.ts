@@ -1,4 +1,5 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Node as YamlNode, type Pair } from 'yaml';
+import { LIMITS } from './limits';
 
 /**
  * A small, plain tree over what the `yaml` package parsed, with source ranges relative to the
@@ -47,10 +48,22 @@ export interface AliasScope {
   readonly missing: { name: string; span: Span }[];
   /** Aliases being expanded, so a recursive anchor (`&a [*a]`) cannot loop. */
   readonly expanding: Set<unknown>;
+  /** Alias uses expanded so far, and nodes they produced (see LIMITS). */
+  expansions: number;
+  expandedNodes: number;
+  /** Current nesting depth while converting. */
+  depth: number;
+  /** The first limit broken, where: conversion stops expanding and nesting past it. */
+  overflow?: { readonly span: Span; readonly message: string };
 }
 
 export function aliasScope(doc: AliasScope['doc']): AliasScope {
-  return { doc, unresolved: false, missing: [], expanding: new Set() };
+  return { doc, unresolved: false, missing: [], expanding: new Set(), expansions: 0, expandedNodes: 0, depth: 0 };
+}
+
+/** Records the first broken limit; later ones follow from it and would only repeat it. */
+function overflow(scope: AliasScope, span: Span, message: string): void {
+  scope.overflow ??= { span, message };
 }
 
 /** Converts a `yaml` node into a YNode whose offsets are shifted by `-base`. */
@@ -59,17 +72,29 @@ export function fromYaml(node: unknown, base: number, aliases?: AliasScope): YNo
   const n = node as YamlNode;
   const r = n.range ?? [base, base, base];
   const span: Span = [r[0] - base, r[1] - base];
+  if (aliases && aliases.expanding.size > 0 && ++aliases.expandedNodes > LIMITS.aliasNodes) {
+    overflow(aliases, span, `aliases expand to more than ${LIMITS.aliasNodes} values: use fewer aliases or smaller anchors`);
+    return { type: 'scalar', value: null, span, style: 'plain' };
+  }
+  if ((isMap(n) || isSeq(n)) && aliases && aliases.depth >= LIMITS.depth) {
+    overflow(aliases, span, `values nest more than ${LIMITS.depth} levels deep: flatten this value`);
+    return { type: 'scalar', value: null, span, style: 'plain' };
+  }
   if (isMap(n)) {
     const items: YPair[] = [];
+    if (aliases) aliases.depth++;
     for (const p of n.items) items.push(pairFromYaml(p, base, aliases));
+    if (aliases) aliases.depth--;
     return { type: 'map', items, span, flow: Boolean(n.flow) };
   }
   if (isSeq(n)) {
     const items: YNode[] = [];
+    if (aliases) aliases.depth++;
     for (const it of n.items) {
       const c = fromYaml(it, base, aliases);
       items.push(c ?? { type: 'scalar', value: null, span: [span[0], span[0]], style: 'plain' });
     }
+    if (aliases) aliases.depth--;
     return { type: 'seq', items, span, flow: Boolean(n.flow) };
   }
   if (isScalar(n)) {
@@ -90,6 +115,13 @@ export function fromYaml(node: unknown, base: number, aliases?: AliasScope): YNo
       }
       return { type: 'scalar', value: `*${n.source}`, span, style: 'alias' };
     }
+    // vtask expands aliases itself (the `yaml` package's own alias cap applies only to its
+    // toJS), so it bounds them here: an alias bomb of nine anchors of nine aliases is 9^9 values.
+    if (++aliases.expansions > LIMITS.aliases) {
+      overflow(aliases, span, `more than ${LIMITS.aliases} aliases are expanded here (\`*${n.source}\`): use fewer aliases`);
+      return { type: 'scalar', value: `*${n.source}`, span, style: 'alias' };
+    }
+    if (aliases.overflow) return { type: 'scalar', value: `*${n.source}`, span, style: 'alias' };
     aliases.expanding.add(n);
     const resolved = fromYaml(target, base, aliases);
     aliases.expanding.delete(n);

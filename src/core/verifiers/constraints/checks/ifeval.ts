@@ -5,6 +5,7 @@
  * stripping and language detection rule (undetectable text passes). Differences are listed in
  * ../DIFFERENCES.md.
  */
+import { languageName } from '../languageNames';
 import { detectLanguage, DETECTABLE, missingScript } from '../text/language';
 import { countSentences } from '../text/punkt';
 import {
@@ -125,7 +126,7 @@ function languageOutcome(value: string, want: string, what: string): ReturnType<
   const script = got === null ? missingScript(value, want) : null;
   if (script) return outcome(false, `too short to identify, but has no ${script} letters, needs ${want}`, { detected: null });
   if (got === null) return outcome(true, `language could not be detected (too short or no letters), which counts as ${what}, as in IFEval`, { detected: null });
-  return outcome(got === want, got === want ? `detected ${got}` : `detected ${got}, needs ${want}`, { detected: got });
+  return outcome(got === want, got === want ? `detected ${languageName(got)}` : `detected ${languageName(got)}, needs ${languageName(want)}`, { detected: got });
 }
 
 export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {

@@ -1,0 +1,78 @@
+// Bounded input: an alias bomb, deep nesting, a huge line or file each end in one clear error at
+// the place that breaks the limit, quickly, in the chunked and the whole-file parse alike.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LIMITS } from '../../src/core/taskfile/limits';
+import { parseTaskFile, parseWholeFile, type TaskFile } from '../../src/core/taskfile/parse';
+import { runnableTasks } from '../../src/core/taskfile/resolve';
+
+/** Nine anchors, each a list of nine aliases of the one before: 9^9 values once expanded. */
+function aliasBomb(): string {
+  const rows = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
+  for (let i = 1; i <= 9; i++) rows.push(`a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(', ')}]`);
+  return `vtask: 1\ntasks:\n  - id: bomb\n    prompt: hi\n    verify: { math: { answer: "1" } }\n    meta:\n${rows.map((r) => '      ' + r).join('\n')}\n`;
+}
+
+function only(file: TaskFile, code: string): { message: string; line: number; col: number } {
+  const errors = file.issues.filter((i) => i.severity === 'error');
+  assert.equal(errors.length, 1, JSON.stringify(errors));
+  const issue = errors[0]!;
+  assert.equal(issue.code, code);
+  const p = file.lines.position(issue.start);
+  return { message: issue.message, line: p.line + 1, col: p.character + 1 };
+}
+
+for (const [name, parse] of [['chunked', parseTaskFile], ['whole', parseWholeFile]] as const) {
+  void test(`${name}: an alias bomb is one error at an alias, in well under a second`, () => {
+    const text = aliasBomb();
+    const started = performance.now();
+    const file = parse(text);
+    assert.ok(performance.now() - started < 2000, 'took too long');
+    const e = only(file, 'too-large');
+    assert.match(e.message, /more than 1000 aliases/);
+    // The error points at an alias (`*a…`), on one of the anchor lines.
+    const at = file.issues.find((i) => i.code === 'too-large')!;
+    assert.equal(text[at.start], '*');
+    assert.equal(runnableTasks(file).tasks.length, 0);
+  });
+
+  void test(`${name}: one big anchor used many times is capped by expanded size`, () => {
+    const big = `[${Array.from({ length: 2000 }, (_, i) => i).join(', ')}]`;
+    const uses = Array.from({ length: 200 }, () => '*big').join(', ');
+    const text = `vtask: 1\ntasks:\n  - id: t\n    prompt: hi\n    verify: { math: { answer: "1" } }\n    meta: { b: &big ${big}, uses: [${uses}] }\n`;
+    const e = only(parse(text), 'too-large');
+    assert.match(e.message, new RegExp(`more than ${LIMITS.aliasNodes} values`));
+  });
+
+  void test(`${name}: nesting past the limit is an error where it starts to be too deep`, () => {
+    const depth = LIMITS.depth + 20;
+    const text = `vtask: 1\ntasks:\n  - id: t\n    prompt: hi\n    verify: { math: { answer: "1" } }\n    meta: { deep: ${'['.repeat(depth)}${']'.repeat(depth)} }\n`;
+    const e = only(parse(text), 'too-large');
+    assert.match(e.message, /nest more than 100 levels/);
+    assert.equal(e.line, 6);
+  });
+}
+
+void test('thousands of nested brackets are refused before YAML parsing (which would exhaust the heap)', () => {
+  const n = 400_000;
+  const text = `vtask: 1\ntasks:\n  - id: t\n    prompt: hi\n    verify: { math: { answer: "1" } }\n    meta: ${'['.repeat(n)}\n${']'.repeat(n)}\n`;
+  const e = only(parseTaskFile(text), 'too-large');
+  assert.match(e.message, /more than 1000 nested brackets/);
+  assert.equal(e.line, 6);
+  assert.equal(e.col, 11 + 1000);
+});
+
+void test('a line over the length limit is an error at the column where it passes the limit', () => {
+  const text = `vtask: 1\ntasks:\n  - id: t\n    prompt: "${'x'.repeat(LIMITS.lineChars)}"\n    verify: { math: { answer: "1" } }\n`;
+  const e = only(parseTaskFile(text), 'too-large');
+  assert.equal(e.line, 4);
+  assert.equal(e.col, LIMITS.lineChars + 1);
+  assert.match(e.message, /line 4 has \d+ characters, over the limit of 1000000/);
+});
+
+void test('aliases within the limits still expand as before', () => {
+  const text = `vtask: 1\ndefaults:\n  verify: &v { math: { answer: "4" } }\ntasks:\n  - id: a\n    prompt: 2+2?\n    verify: *v\n  - id: b\n    prompt: 3+1?\n    verify: *v\n`;
+  const file = parseTaskFile(text);
+  assert.deepEqual(file.issues.filter((i) => i.severity === 'error'), []);
+  assert.equal(runnableTasks(file).tasks.length, 2);
+});
