@@ -28,6 +28,9 @@ import { runtimeInstalled } from '../test/harness/vscode.mjs';
 import { buildIsCurrent, walk } from './inputs-hash.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+// No stage may depend on a model server that happens to run on this machine (Ollama, vLLM...):
+// every process started from here, VS Code's extension host included, inherits this.
+process.env.VTASK_NO_LOCAL_DISCOVERY ??= '1';
 const SUMMARY_LINE = /^(?:\w+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/;
 
 /** Runs a command with its output streamed through; resolves with the exit code and stdout. */
