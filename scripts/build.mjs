@@ -3,6 +3,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { HASH_FILE, inputsHash } from './inputs-hash.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const watch = process.argv.includes('--watch');
@@ -50,10 +51,14 @@ if (watch) {
   console.log('watching…');
 } else {
   const t0 = Date.now();
+  // Hashed before building: an edit made during the build leaves out/ marked stale.
+  const hash = inputsHash();
+  fs.rmSync(HASH_FILE, { force: true });
   // Compiled tests whose source is gone must not keep running.
   fs.rmSync(path.join(root, 'out/test'), { recursive: true, force: true });
   await Promise.all(targets.map((t) => esbuild.build(t)));
   fs.chmodSync(path.join(root, 'out/cli.js'), 0o755);
   copyCodicons();
+  fs.writeFileSync(HASH_FILE, hash + '\n');
   console.log(`built in ${Date.now() - t0} ms`);
 }

@@ -289,10 +289,12 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
           await handled;
           await window.__frame();
         }
-        const during = window.__stateWrites - at;
-        await new Promise((r) => setTimeout(r, 400));
-        return { during, after: window.__stateWrites - at, scrollTop: window.__savedState().list.scrollTop, top: list.scrollTop };
+        return { during: window.__stateWrites - at, at, top: list.scrollTop };
       });
+      // The write once scrolling settles: waited for (bounded), not slept on.
+      await page.waitForFunction((top) => window.__savedState()?.list?.scrollTop === top, writes.top, { timeout: 5000 });
+      writes.after = await page.evaluate((at) => window.__stateWrites - at, writes.at);
+      writes.scrollTop = (await page.evaluate(() => window.__savedState())).list.scrollTop;
       assert.ok(writes.during <= 3, `${writes.during} state writes during 10 scroll events`);
       assert.ok(writes.after >= 1 && writes.after <= 4, `${writes.after} state writes in all`);
       assert.equal(writes.scrollTop, writes.top, 'the saved state has the last scroll position');

@@ -1,32 +1,54 @@
 // `vtask run` with nothing configured and no server listening uses the built-in demo model.
+// Local-server discovery is off (VTASK_NO_LOCAL_DISCOVERY=1): a machine running Ollama or vLLM
+// must not change what these tests see.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 
-test('vtask run examples/arithmetic.vtask samples the built-in model with no network', async () => {
+function vtaskRun(t: TestContext, file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-builtin-'));
-  const env = { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
-  const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['out/cli.js', 'run', 'examples/arithmetic.vtask', '--cache-dir', cache, '--json'], { env });
+  t.after(() => fs.rmSync(cache, { recursive: true, force: true }));
+  const env = { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', VTASK_NO_LOCAL_DISCOVERY: '1' };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['out/cli.js', 'run', file, '--cache-dir', cache, '--json'], { env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
-  fs.rmSync(cache, { recursive: true, force: true });
+}
+
+interface RunJson {
+  tasks: { task: string; model: string; pass_rate: number; band: string; samples: unknown[] }[];
+}
+
+test('vtask run examples/arithmetic.vtask samples the built-in model with no network', async (t) => {
+  const out = await vtaskRun(t, 'examples/arithmetic.vtask');
   assert.equal(out.code, 0, out.stderr);
-  const json = JSON.parse(out.stdout) as { tasks: { task: string; model: string; pass_rate: number; band: string; samples: unknown[] }[] };
+  const json = JSON.parse(out.stdout) as RunJson;
   assert.equal(json.tasks.length, 4);
-  for (const t of json.tasks) {
-    assert.equal(t.samples.length, 16);
-    assert.match(t.model, /arith/);
+  for (const task of json.tasks) {
+    assert.equal(task.samples.length, 16);
+    assert.match(task.model, /arith/);
   }
   // The weak model solves sums some of the time: at least one task is learnable.
-  assert.ok(json.tasks.some((t) => t.band === 'learnable'), JSON.stringify(json.tasks.map((t) => [t.task, t.pass_rate])));
+  assert.ok(json.tasks.some((task) => task.band === 'learnable'), JSON.stringify(json.tasks.map((task) => [task.task, task.pass_rate])));
+});
+
+test('a task file naming no model falls back to the built-in demo model, and says so', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-fallback-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'plain.vtask');
+  fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: sum\n    prompt: What is 2+3?\n    samples: 2\n    verify: { math: { answer: "5" } }\n');
+  const out = await vtaskRun(t, file);
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stderr, /no model configured and no local server answers: using the built-in demo model builtin:arith-tiny/);
+  const json = JSON.parse(out.stdout) as RunJson;
+  assert.deepEqual(json.tasks.map((task) => [task.task, task.model, task.samples.length]), [['sum', 'builtin (arith-tiny)', 2]]);
 });
 
 test('vtask run with the built-in demo model notes the tasks it cannot answer, next to their rows', async () => {

@@ -106,14 +106,10 @@ test('Ctrl-C stops cleanly and keeps what was sampled', async () => {
   const child = spawn(process.execPath, [CLI, 'run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', cacheDir, '--concurrency', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  await new Promise<void>((resolve) => {
-    const poll = setInterval(() => {
-      if (server.inFlight >= 2 && server.samplingRequests.length >= 4) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 20);
-  });
+  // Woken by each request the server sees; bounded, and a CLI that exits early fails at once.
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`vtask exited (${code}) before its requests hung: ${err}`))));
+  exited.catch(() => {});
+  await Promise.race([server.waitFor(() => server.inFlight >= 2 && server.samplingRequests.length >= 4, 30_000, 'two hanging requests after two answers'), exited]);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(code, 130, err);

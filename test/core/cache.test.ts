@@ -66,15 +66,20 @@ test('round trip: put, read back before and after reopening, with parameters and
   assert.throws(() => d.put(key('c'), sample('x')), /closed/);
 });
 
-test('writes go out in batches: by count, by size, by time, and on flush', async () => {
+test('writes go out in batches: by count, by size, by time, and on flush', (t) => {
   const dir = tmpDir();
+  // The flush timer runs on a mocked clock: the test moves time, it does not wait for it.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const c = SampleCache.open(dir, { flushRecords: 10, flushBytes: 1 << 30, flushIntervalMs: 30 });
   for (let i = 0; i < 25; i++) c.put(key(`k${i}`), sample(`t${i}`));
   assert.equal(c.stats().flushes, 2);
   assert.equal(c.stats().pending, 5);
-  await new Promise((r) => setTimeout(r, 120));
+  t.mock.timers.tick(29);
+  assert.equal(c.stats().pending, 5, 'nothing is written before the interval');
+  t.mock.timers.tick(1);
   assert.equal(c.stats().pending, 0, 'the timer flushed the rest');
   assert.equal(c.stats().flushes, 3);
+  t.mock.timers.reset();
   const big = SampleCache.open(dir, { flushBytes: 1000, flushRecords: 1 << 30 });
   for (let i = 0; i < 5; i++) big.put(key(`big${i}`), sample('x'.repeat(600)));
   assert.equal(big.stats().flushes, 2);

@@ -1,15 +1,14 @@
 // Conformance with the code-execution tests of open-instruct and verl
 // (../shared/conformance/code_exec_cases.jsonl): each peer test runs through the `code` verifier
-// and the agreement is printed as a figure. Python asserts rows run each assert separately, as the
+// and the agreement is printed and asserted (test/support/conformance.ts); a missing file fails. Python asserts rows run each assert separately, as the
 // peer does; verl's rows compare the pass rate over the first 10 tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { codeKind } from '../../src/core/verifiers/code';
 import type { Verdict, VerifyContext } from '../../src/core/verifiers/verdict';
+import { assertAgreement, readJsonl, rowId, type Outcome } from '../support/conformance';
 
-const FILE = path.resolve(process.cwd(), '../shared/conformance/code_exec_cases.jsonl');
+const FILE = 'code_exec_cases.jsonl';
 
 interface Row {
   readonly source: string;
@@ -35,15 +34,9 @@ function check(answer: string, params: Record<string, unknown>): Promise<Verdict
   return Promise.resolve(codeKind.check(answer, params, ctx()));
 }
 
-void test('code execution agrees with open-instruct and verl', { skip: !fs.existsSync(FILE) && `${FILE} is missing` }, async (t) => {
-  const rows = fs
-    .readFileSync(FILE, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Row);
-  let agree = 0;
-  let total = 0;
-  const disagreements: string[] = [];
+void test('code execution agrees with open-instruct and verl', async () => {
+  const rows = readJsonl<Row>(FILE, 6);
+  const outcomes: Outcome[] = [];
   const started = Date.now();
   for (const [i, row] of rows.entries()) {
     // At least 3 s, so that a loaded CI machine does not turn a pass into a timeout; the peers'
@@ -52,32 +45,19 @@ void test('code execution agrees with open-instruct and verl', { skip: !fs.exist
     if (row.mode === 'python_asserts' && row.expected_per_test) {
       const verdicts = await Promise.all(row.tests.map((a) => check(row.program, { language: 'python', asserts: a as string, timeout_ms })));
       verdicts.forEach((v, j) => {
-        total++;
-        if (Number(v.pass) === row.expected_per_test?.[j]) agree++;
-        else disagreements.push(`row ${i + 1} test ${j + 1}: expected ${row.expected_per_test?.[j]}, got ${v.reason}`);
+        outcomes.push({ id: rowId(FILE, i, j), agree: Number(v.pass) === row.expected_per_test?.[j], note: `expected ${row.expected_per_test?.[j]}, got ${v.reason}` });
       });
     } else if (row.mode === 'stdio') {
       const tests = (row.tests as { input: string; output: string }[]).map((x) => ({ stdin: x.input, stdout: x.output }));
       if (row.expected_per_test) {
         const v = await check(row.program, { language: 'python', tests, timeout_ms });
         const got = (v.details.tests as { status: string }[]).map((x) => Number(x.status === 'passed'));
-        got.forEach((g, j) => {
-          total++;
-          if (g === row.expected_per_test?.[j]) agree++;
-          else disagreements.push(`row ${i + 1} test ${j + 1}: expected ${row.expected_per_test?.[j]}, got ${g}`);
-        });
+        got.forEach((g, j) => outcomes.push({ id: rowId(FILE, i, j), agree: g === row.expected_per_test?.[j], note: `expected ${row.expected_per_test?.[j]}, got ${g}` }));
       } else if (row.expected_score_continuous_first10 !== undefined) {
         const v = await check(row.program, { language: 'python', tests: tests.slice(0, 10), timeout_ms });
-        total++;
-        if (Math.abs(v.score - row.expected_score_continuous_first10) < 1e-6) agree++;
-        else disagreements.push(`row ${i + 1}: expected score ${row.expected_score_continuous_first10}, got ${v.score} (${v.reason})`);
+        outcomes.push({ id: rowId(FILE, i), agree: Math.abs(v.score - row.expected_score_continuous_first10) < 1e-6, note: `expected score ${row.expected_score_continuous_first10}, got ${v.score} (${v.reason})` });
       }
     }
   }
-  const figure = `code_exec conformance: ${agree}/${total} agree (${((100 * agree) / Math.max(1, total)).toFixed(1)}%) in ${Date.now() - started} ms`;
-  t.diagnostic(figure);
-  console.log(figure);
-  for (const d of disagreements) t.diagnostic(d);
-  assert.ok(total >= 20, 'every row was run');
-  assert.equal(agree, total, disagreements.join('\n'));
+  assertAgreement(`code_exec conformance (${Date.now() - started} ms)`, outcomes, { total: 20 });
 });

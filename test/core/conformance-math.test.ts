@@ -1,14 +1,12 @@
 // Agreement with the peers' own expectations (../shared/conformance): Math-Verify's test pairs,
 // its known weak spots (where vtask must match the ideal verdict, not the peer), its
 // multiple-choice extraction rows, and TRL's accuracy reward rows.
-import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { checkMath, type MathCheckOptions } from '../../src/core/verifiers/math/check';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';
-import { readJsonl as read } from '../support/conformance';
+import { assertAgreement, readJsonl, rowId, type Outcome } from '../support/conformance';
 
-/** The agreement reached on the Math-Verify pairs (all but the peer's known 1 - 1/e bug); a change must not lower it. */
-const PAIRS_AGREEMENT_FLOOR = 269 / 270;
+const PAIRS = 'math_verify_pairs.jsonl';
 
 interface Pair {
   gold: string;
@@ -38,15 +36,17 @@ export function optionsFor(config: Pair['config']): MathCheckOptions {
   };
 }
 
+/** The row (0-based) where Math-Verify expects `1 - 1/e` to equal `1 + 1/e`. */
+const PEER_BUG_ROW = 264;
+
 after(async () => {
   await disposeMathPool();
 });
 
 void test('Math-Verify pairs: agreement', async () => {
-  const rows = read<Pair>('math_verify_pairs.jsonl');
+  const rows = readJsonl<Pair>(PAIRS, 270);
   const perCat = new Map<string, { n: number; ok: number }>();
-  const disagreements: string[] = [];
-  let ok = 0;
+  const outcomes: Outcome[] = [];
   for (const [i, r] of rows.entries()) {
     const v = await checkMath(r.pred, { answer: r.gold }, undefined, optionsFor(r.config));
     const agree = (v.pass ? 1 : 0) === r.expected;
@@ -54,14 +54,10 @@ void test('Math-Verify pairs: agreement', async () => {
     c.n++;
     if (agree) c.ok++;
     perCat.set(r.test, c);
-    if (agree) ok++;
-    else disagreements.push(`  #${i} [${r.test}] expected ${r.expected}, got ${v.pass ? 1 : 0}: gold ${JSON.stringify(r.gold.slice(0, 80))} pred ${JSON.stringify(r.pred.slice(-80))} -> ${v.reason}`);
+    outcomes.push({ id: rowId(PAIRS, i), agree, note: `[${r.test}] expected ${r.expected}, got ${v.pass ? 1 : 0}: gold ${JSON.stringify(r.gold.slice(0, 80))} pred ${JSON.stringify(r.pred.slice(-80))} -> ${v.reason}` });
   }
-  const share = ok / rows.length;
-  console.log(`Math-Verify pairs: ${ok}/${rows.length} agree (${(share * 100).toFixed(1)}%)`);
   for (const [cat, c] of [...perCat].sort()) console.log(`  ${cat}: ${c.ok}/${c.n} (${((c.ok / c.n) * 100).toFixed(0)}%)`);
-  if (disagreements.length) console.log(`disagreements:\n${disagreements.join('\n')}`);
-  assert.ok(share >= PAIRS_AGREEMENT_FLOOR, `agreement ${share} fell below ${PAIRS_AGREEMENT_FLOOR}`);
+  assertAgreement('Math-Verify pairs', outcomes, { total: 270, pinned: { [rowId(PAIRS, PEER_BUG_ROW)]: 'the peer\'s known 1 - 1/e bug: it expects 1, an open fix flips it' } });
 });
 
 interface WeakSpot {
@@ -72,17 +68,14 @@ interface WeakSpot {
 }
 
 void test('Math-Verify weak spots: every decided row matches the ideal verdict', async () => {
-  const rows = read<WeakSpot>('math_weak_spots.jsonl');
-  const wrong: string[] = [];
-  let decided = 0;
-  for (const r of rows) {
+  const file = 'math_weak_spots.jsonl';
+  const outcomes: Outcome[] = [];
+  for (const [i, r] of readJsonl<WeakSpot>(file, 28).entries()) {
     if (r.ideal === null) continue;
-    decided++;
     const v = await checkMath(r.pred, { answer: r.gold });
-    if ((v.pass ? 1 : 0) !== r.ideal) wrong.push(`${r.note}: gold ${r.gold} pred ${r.pred} -> ${v.reason}`);
+    outcomes.push({ id: rowId(file, i), agree: (v.pass ? 1 : 0) === r.ideal, note: `${r.note}: gold ${r.gold} pred ${r.pred} -> ${v.reason}` });
   }
-  console.log(`weak spots: ${decided - wrong.length}/${decided} match the ideal verdict`);
-  assert.deepEqual(wrong, []);
+  assertAgreement('weak spots (ideal verdict, decided rows)', outcomes, { total: 27 });
 });
 
 interface Extraction {
@@ -92,22 +85,17 @@ interface Extraction {
 }
 
 void test('Math-Verify multiple-choice extraction, where it applies to math answers', async () => {
-  const rows = read<Extraction>('math_verify_string_extraction.jsonl');
-  let applied = 0;
-  for (const r of rows) {
+  const file = 'math_verify_string_extraction.jsonl';
+  const outcomes: Outcome[] = [];
+  for (const [i, r] of readJsonl<Extraction>(file, 7).entries()) {
     // A letter leading the response ("A. Because...") or standing alone in prose is a
     // multiple-choice convention: that is the `choice` verifier's job, not math extraction.
     if (/^[A-Z]\.\s/.test(r.pred) || /^Because/.test(r.pred)) continue;
-    applied++;
-    if (r.expected.length === 0) {
-      const v = await checkMath(r.pred, { answer: 'A' });
-      assert.equal(v.pass, false, r.pred);
-    } else {
-      const v = await checkMath(r.pred, { answer: r.expected[1] as string });
-      assert.equal(v.pass, true, `${r.pred}: ${v.reason}`);
-    }
+    // No expected extraction: nothing may match; else the raw extraction is the answer.
+    const v = await checkMath(r.pred, { answer: r.expected.length === 0 ? 'A' : (r.expected[1] as string) });
+    outcomes.push({ id: rowId(file, i), agree: v.pass === (r.expected.length > 0), note: `${r.pred}: ${v.reason}` });
   }
-  console.log(`multiple-choice extraction: ${applied}/${rows.length} rows apply, all agree`);
+  assertAgreement('multiple-choice extraction (rows that apply)', outcomes, { total: 5 });
 });
 
 interface TrlRow {
@@ -119,9 +107,10 @@ interface TrlRow {
 }
 
 void test('TRL accuracy reward rows', async () => {
-  const rows = read<TrlRow>('trl_reward_tests.jsonl').filter((r) => /accuracy/.test(r.reward) && r.expected !== null);
-  let n = 0;
-  for (const r of rows) {
+  const file = 'trl_reward_tests.jsonl';
+  const outcomes: Outcome[] = [];
+  for (const [i, r] of readJsonl<TrlRow>(file, 30).entries()) {
+    if (!/accuracy/.test(r.reward) || r.expected === null) continue;
     let response = r.completion;
     if (/^reasoning_accuracy/.test(r.reward)) {
       // The runner isolates the final answer; a response without the delimiter has none.
@@ -130,8 +119,7 @@ void test('TRL accuracy reward rows', async () => {
       response = at < 0 ? '' : response.slice(at + delim.length);
     }
     const v = await checkMath(response, { answer: r.solution });
-    assert.equal(v.pass ? 1 : 0, r.expected, `${r.completion} vs ${r.solution}: ${v.reason}`);
-    n++;
+    outcomes.push({ id: rowId(file, i), agree: (v.pass ? 1 : 0) === r.expected, note: `${r.completion} vs ${r.solution}: ${v.reason}` });
   }
-  console.log(`TRL accuracy rows: ${n}/${n} agree`);
+  assertAgreement('TRL accuracy rows', outcomes, { total: 13 });
 });

@@ -95,7 +95,7 @@ void test('an endless loop times out and the whole process group is killed', asy
   await noSurvivors(tok);
 });
 
-void test('a fork bomb is contained and killed', { skip: !LINUX && 'process limits need Linux' }, async () => {
+void test('a fork bomb is contained and killed', { skip: !LINUX && 'needs: Linux (process limits)' }, async () => {
   const sb = await getSandbox();
   const tok = token();
   const code = ['import os', 'while True:', '    try:', '        os.fork()', '    except OSError:', '        pass'].join('\n');
@@ -118,7 +118,7 @@ void test('a Python memory bomb hits the memory limit', async () => {
   assert.ok(r.memoryExceeded || /MemoryError/.test(r.stderr), `memory error expected: ${r.stderr.slice(-300)}`);
 });
 
-void test('a JavaScript memory bomb outside the V8 heap is stopped by the watchdog', { skip: !LINUX && 'the watchdog reads /proc' }, async () => {
+void test('a JavaScript memory bomb outside the V8 heap is stopped by the watchdog', { skip: !LINUX && 'needs: Linux (the watchdog reads /proc)' }, async () => {
   const sb = await getSandbox();
   const r = await sb.run(js('const a = []; while (true) a.push(Buffer.alloc(1e7, 1));', { memoryMb: 128 }));
   assert.equal(r.memoryExceeded, true, r.stderr.slice(-300));
@@ -134,7 +134,7 @@ void test('a JavaScript heap bomb fails with V8 heap limits', async () => {
 
 void test('writes outside the program folder fail and create nothing', async (t) => {
   const sb = await getSandbox();
-  if (sb.method !== 'bwrap' && sb.method !== 'sandbox-exec') return t.skip(`${sb.method} does not make the file system read-only`);
+  if (sb.method !== 'bwrap' && sb.method !== 'sandbox-exec') return t.skip(`needs: bwrap or sandbox-exec (${sb.method} does not make the file system read-only)`);
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-outside-'));
   fs.chmodSync(outside, 0o777);
   const targets = [path.join(outside, 'pwned.txt'), path.join(os.tmpdir(), `${token()}.txt`), path.join(process.cwd(), `${token()}.txt`)];
@@ -163,7 +163,7 @@ void test('writes outside the program folder fail and create nothing', async (t)
 
 void test('the program has no network, not even to 127.0.0.1', async (t) => {
   const sb = await getSandbox();
-  if (sb.method === 'process') return t.skip('a plain process is not network-isolated');
+  if (sb.method === 'process') return t.skip('needs: bwrap or sandbox-exec (a plain process is not network-isolated)');
   let connections = 0;
   const server = net.createServer((s) => {
     connections++;
@@ -253,7 +253,7 @@ void test('the program does not see the host environment', async () => {
   }
 });
 
-void test('the weaker methods run programs when opted in, and report themselves', { skip: !LINUX && 'Linux methods' }, async (t) => {
+void test('the weaker methods run programs when opted in, and report themselves', { skip: !LINUX && 'needs: Linux (Linux methods)' }, async (t) => {
   process.env[ALLOW_WEAK_ENV] = '1';
   t.after(() => delete process.env[ALLOW_WEAK_ENV]);
   for (const method of ['unshare', 'process'] as const) {

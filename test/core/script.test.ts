@@ -119,7 +119,7 @@ void test('an endless script times out without taking the host down', async () =
 
 void test('scripts have no network', async (t) => {
   const v = await check('x', { path: 'network.mjs' });
-  if ((v.details.isolation as { method: string }).method === 'process') return t.skip('a plain process is not network-isolated');
+  if ((v.details.isolation as { method: string }).method === 'process') return t.skip('needs: bwrap or sandbox-exec (a plain process is not network-isolated)');
   assert.equal(v.pass, false, v.reason);
   assert.notEqual(v.reason, 'connected');
 });

@@ -23,8 +23,11 @@ export const BUILTIN_PROFILE: ModelProfile = {
 /**
  * The models of local servers that answer `/v1/models` within `timeoutMs`, in the order of
  * `LOCAL_SERVERS`. Servers that do not answer are skipped silently: this is a probe.
+ * `VTASK_NO_LOCAL_DISCOVERY=1` turns the probe off, so that a run (a test, CI) does not depend on
+ * whatever model server happens to run on the machine.
  */
 export async function findLocalModels(timeoutMs = 400, servers = LOCAL_SERVERS): Promise<ModelProfile[]> {
+  if (process.env.VTASK_NO_LOCAL_DISCOVERY === '1') return [];
   const found = await Promise.all(
     servers.map(async (s) => {
       try {
