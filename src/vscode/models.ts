@@ -3,7 +3,7 @@ import { resolveProfile } from '../core/sampling/profiles';
 import type { ModelProfile } from '../core/sampling/types';
 import type { TaskFile } from '../core/taskfile/parse';
 import type { TaskSpec } from '../core/taskfile/resolve';
-import { getPair, toJS } from '../core/taskfile/ynode';
+import { getPair, toJS } from '../core/base/ynode';
 import { LM_PREFIX } from './lmProvider';
 
 /**

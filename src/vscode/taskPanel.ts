@@ -11,7 +11,7 @@ import { taskStats } from '../core/stats';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { taskAt } from '../core/taskfile/locate';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
-import { toJS } from '../core/taskfile/ynode';
+import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
 import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../webview/protocol';
 import { taskHash, type ResultStore } from './results';

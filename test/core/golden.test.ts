@@ -10,7 +10,7 @@ import path from 'node:path';
 import { formatIssue } from '../../src/core/taskfile/format';
 import type { Issue } from '../../src/core/taskfile/issues';
 import { parseTaskFile, parseWholeFile, TaskFileParser, type TaskFile } from '../../src/core/taskfile/parse';
-import { getPair, type YNode } from '../../src/core/taskfile/ynode';
+import { getPair, type YNode } from '../../src/core/base/ynode';
 
 const ROOT = process.cwd();
 const FIXTURES = path.resolve(ROOT, 'test/fixtures/check');

@@ -1,5 +1,5 @@
 import type { TaskEntry, TaskFile } from '../taskfile/parse';
-import { describe, keyName, type YMap, type YNode, type YPair, type YSeq } from '../taskfile/ynode';
+import { describe, keyName, type YMap, type YNode, type YPair, type YSeq } from '../base/ynode';
 
 export type NodePath = readonly (string | number)[];
 

@@ -1,7 +1,7 @@
 import { splitTaskFile, type Chunk } from '../taskfile/chunks';
 import { parseTaskFile, type TaskEntry, type TaskFile } from '../taskfile/parse';
 import { LineIndex } from '../taskfile/text';
-import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../taskfile/ynode';
+import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../base/ynode';
 import {
   columnAt,
   eolOf,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { schemaAtPath, type FieldDef, type Fields } from '../schema/fields';
-import type { YMap, YNode } from '../taskfile/ynode';
-import { keyName } from '../taskfile/ynode';
+import type { YMap, YNode } from '../base/ynode';
+import { keyName } from '../base/ynode';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
 import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
 import { rowIdentity, type FormRow, type NodePath } from '../../webview/protocol';

@@ -3,7 +3,7 @@ import { splitTaskFile, type Chunk } from './chunks';
 import { shiftIssue, type Issue } from './issues';
 import { LineIndex } from './text';
 import { ChunkValidator, type TaskSummary } from './validate';
-import { aliasScope, fromYaml as fromYamlNode, getPair, type Span, type YMap, type YNode } from './ynode';
+import { aliasScope, fromYaml as fromYamlNode, getPair, type Span, type YMap, type YNode } from '../base/ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
 export interface TaskEntry extends TaskSummary {

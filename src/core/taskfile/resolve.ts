@@ -1,6 +1,6 @@
 import type { Issue } from './issues';
 import type { TaskEntry, TaskFile } from './parse';
-import { getPair, toJS, type YMap, type YNode } from './ynode';
+import { getPair, toJS, type YMap, type YNode } from '../base/ynode';
 
 export type Expectation = 'pass' | 'fail' | { readonly score: number };
 

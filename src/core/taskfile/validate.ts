@@ -5,7 +5,7 @@ import type { ParamsContext } from '../verifiers/kind';
 import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
 import type { Fix, Issue, IssueCode } from './issues';
 import { closest, didYouMean } from './suggest';
-import { describe, getPair, keyName, resolvePath, toJS, type Span, type YMap, type YNode, type YPair, type YScalar } from './ynode';
+import { describe, getPair, keyName, resolvePath, toJS, type Span, type YMap, type YNode, type YPair, type YScalar } from '../base/ynode';
 
 /** What the file-level checks need to know of a task without looking at it again. */
 export interface TaskSummary {

@@ -1,6 +1,6 @@
 import type { Fields } from '../schema/fields';
 import type { IssueCode, Fix } from '../taskfile/issues';
-import type { YNode, YMap } from '../taskfile/ynode';
+import type { YNode, YMap } from '../base/ynode';
 import type { Checker } from './verdict';
 
 /** What a kind's extra validation can see and report, beyond its field schemas. */

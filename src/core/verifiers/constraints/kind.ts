@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { field } from '../../schema/fields';
 import { closest, didYouMean } from '../../taskfile/suggest';
-import { toJS, type YNode } from '../../taskfile/ynode';
+import { toJS, type YNode } from '../../base/ynode';
 import type { ParamsContext, VerifierKind } from '../kind';
 import { checkConstraintsKind } from './check';
 import { INSTRUCTIONS, kwargConflicts } from './instructions';
