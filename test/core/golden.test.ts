@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatIssue } from '../../src/core/taskfile/format';
-import type { Issue } from '../../src/core/taskfile/issues';
+import type { Issue } from '../../src/core/base/issues';
 import { parseTaskFile, parseWholeFile, TaskFileParser, type TaskFile } from '../../src/core/taskfile/parse';
 import { getPair, type YNode } from '../../src/core/base/ynode';
 

@@ -1,6 +1,6 @@
 import { parseDocument, type YAMLError } from 'yaml';
 import { splitTaskFile, type Chunk } from './chunks';
-import { shiftIssue, type Issue } from './issues';
+import { shiftIssue, type Issue } from '../base/issues';
 import { LineIndex } from './text';
 import { ChunkValidator, type TaskSummary } from './validate';
 import { aliasScope, fromYaml as fromYamlNode, getPair, type Span, type YMap, type YNode } from '../base/ynode';

@@ -1,4 +1,4 @@
-import type { Issue } from './issues';
+import type { Issue } from '../base/issues';
 import type { TaskEntry, TaskFile } from './parse';
 import { getPair, toJS, type YMap, type YNode } from '../base/ynode';
 

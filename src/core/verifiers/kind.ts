@@ -1,5 +1,5 @@
 import type { Fields } from '../schema/fields';
-import type { IssueCode, Fix } from '../taskfile/issues';
+import type { IssueCode, Fix } from '../base/issues';
 import type { YNode, YMap } from '../base/ynode';
 import type { Checker } from './verdict';
 
