@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { field } from '../../schema/fields';
-import { closest, didYouMean } from '../../taskfile/suggest';
+import { closest, didYouMean } from '../../base/suggest';
 import { toJS, type YNode } from '../../base/ynode';
 import type { ParamsContext, VerifierKind } from '../kind';
 import { checkConstraintsKind } from './check';
