@@ -13,7 +13,7 @@ import { taskAt } from '../core/taskfile/locate';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
-import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../webview/protocol';
+import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
 import { taskHash, type ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
 import { withEditorSettings, type TaskRunner } from './taskRunner';
