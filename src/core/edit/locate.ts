@@ -1,7 +1,6 @@
+import type { NodePath } from '../base/nodePath';
 import type { TaskEntry, TaskFile } from '../taskfile/parse';
 import { describe, keyName, type YMap, type YNode, type YPair, type YSeq } from '../base/ynode';
-
-export type NodePath = readonly (string | number)[];
 
 /** One node on the way down a path, and how it hangs from its parent. */
 export interface Step {

@@ -1,3 +1,4 @@
+import type { NodePath } from '../base/nodePath';
 import { splitTaskFile, type Chunk } from '../taskfile/chunks';
 import { parseTaskFile, type TaskEntry, type TaskFile } from '../taskfile/parse';
 import { LineIndex } from '../taskfile/text';
@@ -16,7 +17,6 @@ import {
   snapEntry,
   toSnap,
   type Located,
-  type NodePath,
   type Snap,
   type Step,
 } from './locate';
@@ -29,7 +29,7 @@ import { blockItem, blockPair, blockScalar, doubleQuoted, flowPair, flowText, pl
  * every other task unchanged, with no new syntax error. What fails that check is not returned.
  */
 
-export type { NodePath } from './locate';
+export type { NodePath } from '../base/nodePath';
 export type { Scalar } from './render';
 
 /** Replace `length` characters at `offset` (absolute, in `file.text`) with `text`. */
