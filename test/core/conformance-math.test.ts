@@ -3,7 +3,7 @@
 // multiple-choice extraction rows, and TRL's accuracy reward rows.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { checkMath, type MathCheckOptions } from '../../src/core/verifiers/math/check';
+import { checkMath, type MathCheckOptions } from '../../src/core/verifiers/math/checkMath';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';
 import { readJsonl as read } from '../support/conformance';
 
