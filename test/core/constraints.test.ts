@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConstraints, looseVariants } from '../../src/core/verifiers/constraints/check';
+import { checkConstraints, looseVariants } from '../../src/core/verifiers/constraints/checkConstraints';
 import { CHECKERS, UNAVAILABLE } from '../../src/core/verifiers/constraints/checkers';
 import { INSTRUCTIONS } from '../../src/core/verifiers/constraints/instructions';
 import { constraintsKind } from '../../src/core/verifiers/constraints';

@@ -3,7 +3,7 @@ import { field } from '../schema/fields';
 import { closest, didYouMean } from '../base/suggest';
 import { toJS, type YNode } from '../base/ynode';
 import type { ParamsContext, VerifierKind } from './kind';
-import { checkConstraintsKind } from './constraints/check';
+import { checkConstraintsKind } from './constraints/checkConstraints';
 import { INSTRUCTIONS, kwargConflicts } from './constraints/instructions';
 
 export const constraintsKind: VerifierKind = {
