@@ -23,7 +23,7 @@ process.env.VTASK_SANDBOX_CONCURRENCY = String(CONCURRENCY);
 const outfile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-code-')), 'core.mjs');
 await esbuild.build({
   stdin: {
-    contents: `export { checkCode } from './src/core/verifiers/code/check';\nexport { getSandbox, findInterpreter } from './src/core/sandbox';\n`,
+    contents: `export { checkCode } from './src/core/verifiers/code/checkCode';\nexport { getSandbox, findInterpreter } from './src/core/sandbox';\n`,
     resolveDir: ROOT,
     loader: 'ts',
   },
