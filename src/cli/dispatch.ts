@@ -1,6 +1,6 @@
 import { MissingPathError } from '../core/taskfile/discover';
 import { version } from '../core/version';
-import { check, checkHelp } from './check';
+import { check, checkHelp } from './checkCommand';
 import { test, testHelp } from './test';
 import { run, runHelp } from './runCommand';
 import { EXIT, UsageError, type CliIO } from './io';
