@@ -1,7 +1,7 @@
 import { MissingPathError } from '../core/taskfile/discover';
 import { version } from '../core/version';
 import { check, checkHelp } from './checkCommand';
-import { test, testHelp } from './test';
+import { test, testHelp } from './testCommand';
 import { run, runHelp } from './runCommand';
 import { EXIT, UsageError, type CliIO } from './io';
 
