@@ -9,7 +9,7 @@ import { runCases, type CaseResult } from '../core/run/cases';
 import { responseOf, type TaskRunResult } from '../core/run/sampleTasks';
 import { taskStats } from '../core/stats';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
-import { taskAt } from '../core/taskfile/locate';
+import { taskAt } from '../core/taskfile/taskAt';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
