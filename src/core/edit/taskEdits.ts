@@ -3,23 +3,9 @@ import { splitTaskFile, type Chunk } from '../taskfile/chunks';
 import { parseTaskFile, type TaskEntry, type TaskFile } from '../taskfile/parse';
 import { LineIndex } from '../taskfile/text';
 import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../base/ynode';
-import {
-  columnAt,
-  eolOf,
-  formatPath,
-  isAliasNode,
-  lineEndAt,
-  lineStartAt,
-  locate,
-  nextLineAt,
-  replaceAt,
-  same,
-  snapEntry,
-  toSnap,
-  type Located,
-  type Snap,
-  type Step,
-} from './locate';
+import { columnAt, eolOf, lineEndAt, lineStartAt, nextLineAt } from './lines';
+import { formatPath, isAliasNode, locate, type Located, type Step } from './locate';
+import { replaceAt, same, snapEntry, toSnap, type Snap } from './snapshot';
 import { blockItem, blockPair, blockScalar, doubleQuoted, flowPair, flowText, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
 
 /**
