@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import fs from 'node:fs';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
@@ -23,7 +24,7 @@ export async function check(paths: readonly string[], io: CliIO): Promise<number
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (e) {
-      io.stdout.write(`${file}:1:1: error: cannot read the file: ${(e as Error).message}\n`);
+      io.stdout.write(`${file}:1:1: error: cannot read the file: ${errorMessage(e)}\n`);
       errors++;
       continue;
     }

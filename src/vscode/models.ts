@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
 import { resolveProfile } from '../core/sampling/profiles';
 import type { ModelProfile } from '../core/sampling/types';
@@ -22,6 +23,6 @@ export function profileForTask(file: TaskFile, task: TaskSpec): ModelProfile {
   try {
     return resolveProfile({ name: name || undefined, models: table });
   } catch (e) {
-    throw new Error(`no model to sample: ${(e as Error).message}. Set \`model:\` in the task file, or the vtask.model and vtask.models settings.`);
+    throw new Error(`no model to sample: ${errorMessage(e)}. Set \`model:\` in the task file, or the vtask.model and vtask.models settings.`);
   }
 }

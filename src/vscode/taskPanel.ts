@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { locate } from '../core/edit/locate';
@@ -284,7 +285,7 @@ export class TaskPanel implements vscode.Disposable {
       } else await this.act(msg);
     } catch (e) {
       this.s.log.error(e instanceof Error ? e : String(e));
-      await this.notice('error', (e as Error).message);
+      await this.notice('error', errorMessage(e));
     }
   }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/errorMessage';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
 import type { ModelProfile, Provider, Sample, SampleRequest } from '../sampling/types';
@@ -103,7 +104,7 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
     profile = o.profileFor(task);
   } catch (e) {
     if (o.cacheOnly) return undefined;
-    return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: (e as Error).message, requests: 0 };
+    return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: errorMessage(e), requests: 0 };
   }
   const request = requestOf(task, profile);
   const keys = Array.from({ length: n }, (_, i) => sampleKey(profile, request, i));
@@ -152,7 +153,7 @@ async function sampleTask(task: TaskSpec, o: RunOptions): Promise<TaskRunResult 
         });
       }
     } catch (e) {
-      error = o.signal.aborted ? 'cancelled' : (e as Error).message;
+      error = o.signal.aborted ? 'cancelled' : errorMessage(e);
     }
   }
   const samples: SampleResult[] = [];
