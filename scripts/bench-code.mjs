@@ -25,7 +25,7 @@ process.env.VTASK_ALLOW_WEAK_ISOLATION ??= '1';
 const outfile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-code-')), 'core.mjs');
 await esbuild.build({
   stdin: {
-    contents: `export { checkCode } from './src/core/verifiers/code/check';\nexport { getSandbox, findInterpreter } from './src/core/sandbox';\n`,
+    contents: `export { checkCode } from './src/core/verifiers/code/checkCode';\nexport { getSandbox, findInterpreter } from './src/core/sandbox';\n`,
     resolveDir: ROOT,
     loader: 'ts',
   },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadBundled } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const { checkConstraints } = await loadBundled('src/core/verifiers/constraints/check.ts');
+const { checkConstraints } = await loadBundled('src/core/verifiers/constraints/checkConstraints.ts');
 
 const SENTENCES = [
   'The committee reviewed the proposal in detail and raised several concerns about the budget.',

@@ -8,7 +8,7 @@ import { loadBundled } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 20;
-const { checkMath, disposeMathPool } = await loadBundled('src/core/verifiers/math/check.ts');
+const { checkMath, disposeMathPool } = await loadBundled('src/core/verifiers/math/checkMath.ts');
 
 const dir = path.resolve(root, '../shared/conformance');
 const rows = fs

@@ -1,6 +1,6 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { PARSE_WORKER, runParseWorker } from '../core/taskfile/parallel';
-import { runCli } from './run';
+import { runCli } from './dispatch';
 
 // The same bundle serves as the CLI and as its parse worker (see core/taskfile/parallel.ts).
 const data = workerData as { kind?: string; texts: string[] } | null;

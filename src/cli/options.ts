@@ -1,4 +1,4 @@
-import { closest } from '../core/taskfile/suggest';
+import { closest } from '../core/base/suggest';
 import { cut } from '../core/util/cut';
 import { UsageError } from './io';
 

@@ -2,7 +2,7 @@
 export { parseTaskFile, TaskFileParser, type TaskFile, type TaskEntry } from './taskfile/parse';
 export { runnableTasks, type TaskSpec, type CaseSpec } from './taskfile/resolve';
 export { formatIssue } from './taskfile/format';
-export type { Issue } from './taskfile/issues';
+export type { Issue } from './base/issues';
 export { verify } from './verifiers/verify';
 export type { Verdict } from './verifiers/verdict';
 export { VERIFIERS } from './verifiers/registry';

@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
 import type { Diagnostics } from './diagnostics';
 import type { TaskDocuments } from './taskDocuments';
@@ -91,7 +92,7 @@ async function runSafely<T>(ctx: Context, uri: unknown, fn: (doc: vscode.TextDoc
     return await fn(await vscode.workspace.openTextDocument(target));
   } catch (e) {
     ctx.log.error(e instanceof Error ? e : String(e));
-    void vscode.window.showErrorMessage(`vtask: ${(e as Error).message}`, 'Open Output').then((choice) => {
+    void vscode.window.showErrorMessage(`vtask: ${errorMessage(e)}`, 'Open Output').then((choice) => {
       if (choice) ctx.log.show();
     });
     return undefined;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Issue } from '../core/taskfile/issues';
+import type { Issue } from '../core/base/issues';
 import type { LineIndex } from '../core/taskfile/text';
 
 /** The one place where core offsets and issues become VS Code types. */

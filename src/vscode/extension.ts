@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
 import { version } from '../core/version';
 import type { VtaskApi } from './api';
@@ -70,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.
     log.error('activation failed', e);
-    void vscode.window.showErrorMessage(`vtask failed to start: ${(e as Error).message}`);
+    void vscode.window.showErrorMessage(`vtask failed to start: ${errorMessage(e)}`);
     throw e;
   }
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { TaskFile } from '../core/taskfile/parse';
-import { getPair, keyName } from '../core/taskfile/ynode';
+import { getPair, keyName } from '../core/base/ynode';
 
 /** Model profile names usable in `model:`: those of the file and those of the settings. */
 export function modelNames(file: TaskFile): string[] {

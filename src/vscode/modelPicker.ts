@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
 import { createProvider } from '../core/sampling';
 import { BUILTIN_PROFILE, findLocalModels } from '../core/sampling/localModels';
@@ -64,7 +65,7 @@ export class ModelPicker implements vscode.Disposable {
         const p = profileFromEntry(name, entry);
         out.push({ label: name, description: `${p.model} at ${safeUrl(p.baseUrl)}`, settingName: name });
       } catch (e) {
-        out.push({ label: name, description: `invalid: ${(e as Error).message}`, settingName: name });
+        out.push({ label: name, description: `invalid: ${errorMessage(e)}`, settingName: name });
       }
     }
     // Profiles of the task file in the active editor, which tasks can name with `model:`.
@@ -117,7 +118,7 @@ export class ModelPicker implements vscode.Disposable {
     try {
       models = (await createProvider(probe, { secrets: (n) => (n === 'VTASK_PROBE_KEY' ? key : process.env[n]) }).listModels?.(AbortSignal.timeout(15_000))) ?? [];
     } catch (e) {
-      const go = await vscode.window.showWarningMessage(`vtask: could not list models at ${safeUrl(url)}: ${(e as Error).message}`, 'Add Anyway', 'Cancel');
+      const go = await vscode.window.showWarningMessage(`vtask: could not list models at ${safeUrl(url)}: ${errorMessage(e)}`, 'Add Anyway', 'Cancel');
       if (go !== 'Add Anyway') return undefined;
     }
     const model = models.length ? await vscode.window.showQuickPick(models, { title: 'vtask: model' }) : await vscode.window.showInputBox({ title: 'vtask: model name', ignoreFocusOut: true });

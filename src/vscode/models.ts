@@ -1,9 +1,10 @@
+import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
 import { resolveProfile } from '../core/sampling/profiles';
 import type { ModelProfile } from '../core/sampling/types';
 import type { TaskFile } from '../core/taskfile/parse';
 import type { TaskSpec } from '../core/taskfile/resolve';
-import { getPair, toJS } from '../core/taskfile/ynode';
+import { getPair, toJS } from '../core/base/ynode';
 import { LM_PREFIX } from './lmProvider';
 
 /**
@@ -22,6 +23,6 @@ export function profileForTask(file: TaskFile, task: TaskSpec): ModelProfile {
   try {
     return resolveProfile({ name: name || undefined, models: table });
   } catch (e) {
-    throw new Error(`no model to sample: ${(e as Error).message}. Set \`model:\` in the task file, or the vtask.model and vtask.models settings.`);
+    throw new Error(`no model to sample: ${errorMessage(e)}. Set \`model:\` in the task file, or the vtask.model and vtask.models settings.`);
   }
 }

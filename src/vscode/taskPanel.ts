@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { locate } from '../core/edit/locate';
@@ -9,11 +10,11 @@ import { runCases, type CaseResult } from '../core/run/cases';
 import { responseOf, type TaskRunResult } from '../core/run/sampleTasks';
 import { taskStats } from '../core/stats';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
-import { taskAt } from '../core/taskfile/locate';
+import { taskAt } from '../core/taskfile/taskAt';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
-import { toJS } from '../core/taskfile/ynode';
+import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
-import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../webview/protocol';
+import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
 import { taskHash, type ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
 import { withEditorSettings, type TaskRunner } from './taskRunner';
@@ -284,7 +285,7 @@ export class TaskPanel implements vscode.Disposable {
       } else await this.act(msg);
     } catch (e) {
       this.s.log.error(e instanceof Error ? e : String(e));
-      await this.notice('error', (e as Error).message);
+      await this.notice('error', errorMessage(e));
     }
   }
 

@@ -1,5 +1,5 @@
 import { el, pct, svg } from './dom';
-import type { SampleView, StatsView } from './protocol';
+import type { SampleView, StatsView } from '../core/base/panelProtocol';
 
 const W = 220;
 const H = 90;

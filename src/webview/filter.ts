@@ -1,4 +1,4 @@
-import type { SampleView } from './protocol';
+import type { SampleView } from '../core/base/panelProtocol';
 
 export type SampleFilter = 'all' | 'pass' | 'fail' | 'flipped' | 'errors';
 export type SampleSort = 'index' | 'score-asc' | 'score-desc' | 'length-desc';

@@ -1,5 +1,5 @@
 import { button, el } from './dom';
-import { rowIdentity, type FormRow, type FromPanel, type NodePath, type Scalar } from './protocol';
+import { rowIdentity, type FormRow, type FromPanel, type NodePath, type Scalar } from '../core/base/panelProtocol';
 
 type Post = (m: FromPanel) => void;
 

@@ -3,7 +3,7 @@
 import { passAtKCurve, histogram } from './charts';
 import { button, el, icon, pct } from './dom';
 import { renderForm } from './form';
-import { toPanel, type FromPanel, type SampleView, type TaskView, type ToPanel } from './protocol';
+import { toPanel, type FromPanel, type SampleView, type TaskView, type ToPanel } from '../core/base/panelProtocol';
 import { FILTERS, SORTS } from './filter';
 import { initialListState, SampleList, type ListState } from './sampleList';
 

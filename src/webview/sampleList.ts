@@ -1,6 +1,6 @@
 import { button, el, icon } from './dom';
 import { applyQuery, filterCounts, FILTERS, SORTS, type ListQuery, type SampleFilter, type SampleSort } from './filter';
-import type { FromPanel, SampleView } from './protocol';
+import type { FromPanel, SampleView } from '../core/base/panelProtocol';
 
 /** Every row has this height, so the list can place any row without measuring: virtualised. */
 export const ROW_HEIGHT = 52;

@@ -15,7 +15,7 @@ import type { ModelProfile, Provider, Sample } from '../../src/core/sampling/typ
 import { parseTaskFile, type TaskEntry } from '../../src/core/taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../../src/core/taskfile/resolve';
 import type { VerifyContext } from '../../src/core/verifiers/verdict';
-import { fromPanel, toPanel, type ToPanel } from '../../src/webview/protocol';
+import { fromPanel, toPanel, type ToPanel } from '../../src/core/base/panelProtocol';
 
 export { fromPanel, toPanel, reverify, panelTaskView, sampleView };
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { codeKind } from '../../src/core/verifiers/code';
-import { checkCode, type CodeParams, type TestStatus } from '../../src/core/verifiers/code/check';
+import { checkCode, type CodeParams, type TestStatus } from '../../src/core/verifiers/code/checkCode';
 import { compareOutput, deepEqual } from '../../src/core/verifiers/code/compare';
 import { extractCode, isEsModule } from '../../src/core/verifiers/code/extract';
 import { getSandbox, type Sandbox } from '../../src/core/sandbox';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { strictObjectOf } from '../../src/core/schema/fields';
-import { checkConstraints } from '../../src/core/verifiers/constraints/check';
+import { checkConstraints } from '../../src/core/verifiers/constraints/checkConstraints';
 import { CHECKERS } from '../../src/core/verifiers/constraints/checkers';
 import { INSTRUCTIONS, kwargConflicts } from '../../src/core/verifiers/constraints/instructions';
 import { wordTokenize } from '../../src/core/verifiers/constraints/text/treebank';

@@ -2,7 +2,7 @@
 // its known weak spots (where vtask must match the ideal verdict, not the peer), its
 // multiple-choice extraction rows, and TRL's accuracy reward rows.
 import { after, test } from 'node:test';
-import { checkMath, type MathCheckOptions } from '../../src/core/verifiers/math/check';
+import { checkMath, type MathCheckOptions } from '../../src/core/verifiers/math/checkMath';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';
 import { assertAgreement, readJsonl, rowId, type Outcome } from '../support/conformance';
 

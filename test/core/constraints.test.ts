@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConstraints, looseVariants } from '../../src/core/verifiers/constraints/check';
+import { checkConstraints, looseVariants } from '../../src/core/verifiers/constraints/checkConstraints';
 import { CHECKERS, UNAVAILABLE } from '../../src/core/verifiers/constraints/checkers';
 import { INSTRUCTIONS } from '../../src/core/verifiers/constraints/instructions';
-import { constraintsKind } from '../../src/core/verifiers/constraints/kind';
+import { constraintsKind } from '../../src/core/verifiers/constraints';
 import { readCsv } from '../../src/core/verifiers/constraints/text/csv';
 import { detectLanguage } from '../../src/core/verifiers/constraints/text/language';
 import { sentences } from '../../src/core/verifiers/constraints/text/punkt';

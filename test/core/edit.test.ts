@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { addCase, addKey, appendItem, applyEdit, removeItem, removeKey, setScalar, type EditResult, type NodePath, type Scalar } from '../../src/core/edit/taskEdits';
 import { parseTaskFile, parseWholeFile, type TaskFile } from '../../src/core/taskfile/parse';
-import { toJS } from '../../src/core/taskfile/ynode';
+import { toJS } from '../../src/core/base/ynode';
 
 const FILE = `vtask: 1
 defaults:

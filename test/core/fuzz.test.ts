@@ -12,7 +12,7 @@ import { parseTaskFile, parseWholeFile, type TaskFile } from '../../src/core/tas
 import { runnableTasks, type TaskSpec } from '../../src/core/taskfile/resolve';
 import { taskView } from '../../src/core/run/cases';
 import { kindOf, verify } from '../../src/core/verifiers/verify';
-import { toJS } from '../../src/core/taskfile/ynode';
+import { toJS } from '../../src/core/base/ynode';
 
 const RUNS = Number(process.env.VTASK_FUZZ_RUNS) || 0;
 const runs = (fast: number): number => RUNS || fast;

@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatIssue } from '../../src/core/taskfile/format';
-import type { Issue } from '../../src/core/taskfile/issues';
+import type { Issue } from '../../src/core/base/issues';
 import { parseTaskFile, parseWholeFile, TaskFileParser, type TaskFile } from '../../src/core/taskfile/parse';
-import { getPair, type YNode } from '../../src/core/taskfile/ynode';
+import { getPair, type YNode } from '../../src/core/base/ynode';
 
 const ROOT = process.cwd();
 const FIXTURES = path.resolve(ROOT, 'test/fixtures/check');
@@ -33,12 +33,6 @@ const REQUIRED = [
   'flow-style',
   'tabs-and-comments',
 ];
-
-/*
- * KNOWN BUGS. These fixtures' `.expected` files hold what a user should see, not what src/ prints
- * today, so their golden tests fail until the bug is fixed. Each entry says what is wrong; the
- * text is also the assertion message. Remove an entry once its fixture passes.
- */
 
 function fixtureNames(): string[] {
   return fs
@@ -298,9 +292,8 @@ function rangeProblems(file: TaskFile, text: string, label: string): string[] {
   return out;
 }
 
-// BUG (parse.ts yamlIssues): a YAML error at the very end of the text (a prefix that stops inside
-// a quoted string or a flow mapping) gets `end = pos + 1`, one past the end of the text. The
-// range checks below fail until yamlIssues clamps the end to the text (or chunk) length.
+// A prefix can stop inside a quoted string or a flow mapping, so YAML reports an error at the
+// very end of the text: its range must still end inside the text.
 for (const name of ['valid', 'tabs-and-comments', 'flow-style', 'composite']) {
   void test(`truncating ${name}.vtask at every 37th offset never throws and keeps every issue in range`, () => {
     const parser = new TaskFileParser();

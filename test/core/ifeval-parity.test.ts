@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkInstruction } from '../../src/core/verifiers/constraints/check';
+import { checkInstruction } from '../../src/core/verifiers/constraints/checkConstraints';
 import { readJsonl } from '../support/conformance';
 
 // Side by side with google-research's IFEval on its published responses (3,246: 541 as is and

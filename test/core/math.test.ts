@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer';
 import { compareNodes, type CompareOptions } from '../../src/core/verifiers/math/compare';
 import { extractAnswer, findBoxes, lastNumber } from '../../src/core/verifiers/math/extract';
-import { checkMath } from '../../src/core/verifiers/math/check';
+import { checkMath } from '../../src/core/verifiers/math/checkMath';
 import { parseMath, ParseError } from '../../src/core/verifiers/math/latex';
 import { prepare } from '../../src/core/verifiers/math/normalize';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';

@@ -8,7 +8,7 @@ import { taskStats } from '../../src/core/stats';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import type { Verdict } from '../../src/core/verifiers/verdict';
-import { rowIdentity, toPanel, type FormRow } from '../../src/webview/protocol';
+import { rowIdentity, toPanel, type FormRow } from '../../src/core/base/panelProtocol';
 
 const FILE = `vtask: 1
 tasks:

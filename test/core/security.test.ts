@@ -13,7 +13,7 @@ import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, type DetectedSandbox, t
 import { isRoot, which } from '../../src/core/sandbox/backends';
 import { isolationOf } from '../../src/core/verifiers/code/isolation';
 import { checkScript } from '../../src/core/verifiers/code/script';
-import { checkCode, type CodeParams } from '../../src/core/verifiers/code/check';
+import { checkCode, type CodeParams } from '../../src/core/verifiers/code/checkCode';
 import type { Verdict, VerifyContext } from '../../src/core/verifiers/verdict';
 
 function ctx(): VerifyContext {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { invalidUtf8At } from '../../src/cli/files';
 import { terminalSafe } from '../../src/cli/terminal';
 import { cut, cutQuoted } from '../../src/core/util/cut';
-import { checkConstraints } from '../../src/core/verifiers/constraints/check';
+import { checkConstraints } from '../../src/core/verifiers/constraints/checkConstraints';
 import { languageName } from '../../src/core/verifiers/constraints/languageNames';
 
 void test('terminalSafe escapes CSI, OSC, C0, C1, DEL and bidi overrides; keeps newlines, tabs and text', () => {

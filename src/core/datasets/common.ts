@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../taskfile/resolve';
+import type { ChatMessage } from '../base/chat';
 import type { ExportSettings, ExportTask } from './format';
 import { double, int32, str, type SchemaElement } from './parquetSchema';
 

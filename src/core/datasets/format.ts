@@ -1,4 +1,5 @@
-import type { ChatMessage, TaskSpec } from '../taskfile/resolve';
+import type { ChatMessage } from '../base/chat';
+import type { TaskSpec } from '../taskfile/resolve';
 
 /** What a cached run says about a task, carried into each exported row's metadata. */
 export interface RunSummary {

@@ -1,25 +1,11 @@
+import type { NodePath } from '../base/nodePath';
 import { splitTaskFile, type Chunk } from '../taskfile/chunks';
 import { parseTaskFile, type TaskEntry, type TaskFile } from '../taskfile/parse';
 import { LineIndex } from '../taskfile/text';
-import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../taskfile/ynode';
-import {
-  columnAt,
-  eolOf,
-  formatPath,
-  isAliasNode,
-  lineEndAt,
-  lineStartAt,
-  locate,
-  nextLineAt,
-  replaceAt,
-  same,
-  snapEntry,
-  toSnap,
-  type Located,
-  type NodePath,
-  type Snap,
-  type Step,
-} from './locate';
+import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../base/ynode';
+import { columnAt, eolOf, lineEndAt, lineStartAt, nextLineAt } from './lines';
+import { formatPath, isAliasNode, locate, type Located, type Step } from './locate';
+import { replaceAt, same, snapEntry, toSnap, type Snap } from './snapshot';
 import { blockItem, blockPair, blockScalar, doubleQuoted, flowPair, flowText, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
 
 /**
@@ -29,7 +15,7 @@ import { blockItem, blockPair, blockScalar, doubleQuoted, flowPair, flowText, pl
  * every other task unchanged, with no new syntax error. What fails that check is not returned.
  */
 
-export type { NodePath } from './locate';
+export type { NodePath } from '../base/nodePath';
 export type { Scalar } from './render';
 
 /** Replace `length` characters at `offset` (absolute, in `file.text`) with `text`. */

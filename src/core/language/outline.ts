@@ -1,5 +1,5 @@
 import type { TaskFile } from '../taskfile/parse';
-import { getPair, keyName } from '../taskfile/ynode';
+import { getPair, keyName } from '../base/ynode';
 
 /** One entry of the document outline: a task, with its verifier and cases as children. */
 export interface OutlineItem {

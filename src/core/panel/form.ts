@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { schemaAtPath, type FieldDef, type Fields } from '../schema/fields';
-import type { YMap, YNode } from '../taskfile/ynode';
-import { keyName } from '../taskfile/ynode';
+import type { YMap, YNode } from '../base/ynode';
+import { keyName } from '../base/ynode';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
 import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
-import { rowIdentity, type FormRow, type NodePath } from '../../webview/protocol';
+import { rowIdentity, type FormRow, type NodePath } from '../base/panelProtocol';
 
 /** What an "add" row adds: an item appended to a list, or a key set in a mapping. */
 export type Addition = { readonly type: 'item'; readonly value: unknown } | { readonly type: 'key'; readonly key: string; readonly value: unknown };

@@ -6,7 +6,7 @@ import type { TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
-import type { SampleView, StatsView } from '../../webview/protocol';
+import type { SampleView, StatsView } from '../base/panelProtocol';
 
 /**
  * The panel shows about this much of one sample (the verdict always saw all of it): a runaway

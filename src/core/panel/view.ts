@@ -3,7 +3,7 @@ import type { TaskRunResult } from '../run/sampleTasks';
 import type { TaskEntry } from '../taskfile/parse';
 import type { TaskSpec } from '../taskfile/resolve';
 import { kindOf } from '../verifiers/verify';
-import type { TaskView } from '../../webview/protocol';
+import type { TaskView } from '../base/panelProtocol';
 import { verifierForm } from './form';
 import { DISPLAY_CHARS, sampleView, statsView, type Reverified } from './samples';
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/errorMessage';
 import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
@@ -132,7 +133,7 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     limitsOf(profile);
   } catch (e) {
     if (o.cacheOnly) return undefined;
-    return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: (e as Error).message, requests: 0 };
+    return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: errorMessage(e), requests: 0 };
   }
   const request = requestOf(task, profile);
   const keys = Array.from({ length: n }, (_, i) => sampleKey(profile, request, i));
@@ -226,7 +227,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
         for (; next < missing.length && next < all.length; next++) store(missing[next] as number, all[next] as Sample);
       }
     } catch (e) {
-      error = o.signal.aborted ? 'cancelled' : (e as Error).message;
+      error = o.signal.aborted ? 'cancelled' : errorMessage(e);
     }
   }
   const samples: SampleResult[] = [];

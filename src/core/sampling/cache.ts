@@ -11,6 +11,7 @@
 // kill -9 only if it was not yet flushed (at most `flushIntervalMs` of samples, or the samples
 // since the last `flush()`). Verdicts are not cached: they are cheap to recompute, and a changed
 // verifier must take effect. The runner stamps each verdict with `verdictStamp()` instead.
+import { errorMessage } from '../base/errorMessage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -214,7 +215,7 @@ export class SampleCache {
           this.flush();
         } catch (e) {
           // Kept buffered; the next flush retries and reports.
-          this.lastError = (e as Error).message;
+          this.lastError = errorMessage(e);
         }
       }, this.opts.flushIntervalMs);
       // A pending flush must not keep the process alive; the exit hook writes what remains.

@@ -9,9 +9,9 @@ export const CACHE_DIR_NAME = '.vtask-cache';
 const ROOT_MARKERS = ['.git', 'package.json', CACHE_DIR_NAME];
 
 /**
- * The workspace root of a task file (or folder) for the CLI: the nearest ancestor holding
- * `.git` (a folder, or a file in worktrees), `package.json` or an existing `.vtask-cache`;
- * else the task file's own folder. VS Code uses its workspace folder instead.
+ * The workspace root of a task file (or folder): the nearest ancestor holding `.git` (a
+ * folder, or a file in worktrees), `package.json` or an existing `.vtask-cache`; else the task
+ * file's own folder. The CLI and the extension both place the cache there.
  */
 export function findWorkspaceRoot(taskPath: string): string {
   const abs = path.resolve(taskPath);

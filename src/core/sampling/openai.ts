@@ -6,6 +6,7 @@
 // off is retried from the start, so nothing half-received is ever returned (or cached).
 //
 // The wire is a Transport (transport.ts): node:http with keep-alive by default.
+import { errorMessage } from '../base/errorMessage';
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { cancelled, formatSeconds, parseRetryAfter, withRetry, type RetryOptions } from './retry';
 import { limiterFor, type Limiter } from './limiter';
@@ -150,7 +151,7 @@ export class OpenAIProvider implements Provider {
       try {
         j = JSON.parse(body);
       } catch (e) {
-        throw new SamplingError(`${safeUrl(url)} answered with malformed JSON: ${(e as Error).message}`, 'bad-response');
+        throw new SamplingError(`${safeUrl(url)} answered with malformed JSON: ${errorMessage(e)}`, 'bad-response');
       }
       const data = isObject(j) && Array.isArray(j.data) ? j.data : Array.isArray(j) ? j : undefined;
       if (!data) throw new SamplingError(`${safeUrl(url)} answered without a \`data\` list of models`, 'bad-response');
@@ -345,7 +346,7 @@ export class OpenAIProvider implements Provider {
     try {
       j = JSON.parse(text);
     } catch (e) {
-      throw new SamplingError(`${safeUrl(this.url)} answered with malformed JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 80))}`, 'bad-response');
+      throw new SamplingError(`${safeUrl(this.url)} answered with malformed JSON (${errorMessage(e)}): ${JSON.stringify(text.slice(0, 80))}`, 'bad-response');
     }
     if (!isObject(j) || !Array.isArray(j.choices)) {
       if (isObject(j) && j.error !== undefined) throw new SamplingError(withServerMessage(`${safeUrl(this.url)} answered with an error`, text), 'server');
@@ -397,7 +398,7 @@ export class OpenAIProvider implements Provider {
       try {
         j = JSON.parse(data);
       } catch (e) {
-        throw new SamplingError(`${safeUrl(this.url)} streamed malformed JSON (${(e as Error).message}): ${JSON.stringify(data.slice(0, 80))}`, 'bad-response');
+        throw new SamplingError(`${safeUrl(this.url)} streamed malformed JSON (${errorMessage(e)}): ${JSON.stringify(data.slice(0, 80))}`, 'bad-response');
       }
       if (!isObject(j)) return;
       // vLLM reports an error inside the stream after the 200 has gone out.

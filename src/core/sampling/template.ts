@@ -8,7 +8,7 @@
 //
 // e.g. `{{system}}\n\nQ: {{prompt}}\nA:`. Without a template, a single question is sent as it is
 // (after the system message), and a conversation as a transcript ending in `Assistant:`.
-import type { ChatMessage } from '../taskfile/resolve';
+import type { ChatMessage } from '../base/chat';
 import { SamplingError } from './types';
 
 export const TEMPLATE_VARIABLES = ['system', 'prompt', 'messages', 'history'] as const;

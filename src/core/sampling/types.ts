@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../taskfile/resolve';
+import type { ChatMessage } from '../base/chat';
 
 /** A model endpoint as a task file or the settings describe it (spec §4), with names resolved. */
 export interface ModelProfile {

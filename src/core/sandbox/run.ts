@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/errorMessage';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,7 +28,7 @@ export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<S
   try {
     hostDir = await prepareFolder(o.files ?? {});
   } catch (e) {
-    return { ...empty, sandboxError: `could not prepare the program's folder: ${(e as Error).message}` };
+    return { ...empty, sandboxError: `could not prepare the program's folder: ${errorMessage(e)}` };
   }
   try {
     const argv = typeof o.argv === 'function' ? o.argv(backend.boxPath(hostDir)) : o.argv;
@@ -115,7 +116,7 @@ function spawnAndWait(
         ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
       });
     } catch (e) {
-      resolve(finish(null, null, `could not start ${launch.command}: ${(e as Error).message}`));
+      resolve(finish(null, null, `could not start ${launch.command}: ${errorMessage(e)}`));
       return;
     }
     const pid = child.pid;

@@ -1,4 +1,4 @@
-import type { Isolation } from '../verifiers/verdict';
+import type { Isolation } from '../base/isolation';
 
 /**
  * How a program's memory is bounded. `address-space` sets RLIMIT_AS (right for Python and

@@ -1,4 +1,4 @@
-import type { Issue } from './issues';
+import type { Issue } from '../base/issues';
 import type { LineIndex } from './text';
 
 /** `file:line:col: error: message`, one-based, as compilers print it and editors link it. */

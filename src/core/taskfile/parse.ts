@@ -1,12 +1,12 @@
 import { parseDocument, type YAMLError } from 'yaml';
 import { splitTaskFile, type Chunk } from './chunks';
-import { shiftIssue, type Issue } from './issues';
+import { shiftIssue, type Issue } from '../base/issues';
 import { limitIssue, textLimitIssue } from './limits';
 import { cut } from '../util/cut';
-import { closest } from './suggest';
+import { closest } from '../base/suggest';
 import { LineIndex } from './text';
 import { ChunkValidator, type TaskSummary } from './validate';
-import { aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from './ynode';
+import { aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from '../base/ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
 export interface TaskEntry extends TaskSummary {

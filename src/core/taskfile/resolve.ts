@@ -1,6 +1,7 @@
-import type { Issue } from './issues';
+import type { ChatMessage } from '../base/chat';
+import type { Issue } from '../base/issues';
 import type { TaskEntry, TaskFile } from './parse';
-import { getPair, toJS, type YMap, type YNode } from './ynode';
+import { getPair, toJS, type YMap, type YNode } from '../base/ynode';
 
 export type Expectation = 'pass' | 'fail' | { readonly score: number };
 
@@ -12,11 +13,6 @@ export interface CaseSpec {
   readonly expect: Expectation;
   /** Absolute offset of the case in the file, for locations in reports. */
   readonly offset: number;
-}
-
-export interface ChatMessage {
-  readonly role: string;
-  readonly content: string;
 }
 
 /** Sampling settings after `defaults` are applied. */

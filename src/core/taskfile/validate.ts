@@ -3,10 +3,10 @@ import { fieldLabel, keysAtPath, schemaAtPath, strictObjectOf, typeLabel, type F
 import { CASE_FIELDS, DEFAULTS_FIELDS, FILE_FIELDS, MODEL_FIELDS, TASK_FIELDS } from '../schema/taskFields';
 import type { ParamsContext } from '../verifiers/kind';
 import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
-import type { Fix, Issue, IssueCode } from './issues';
+import type { Fix, Issue, IssueCode } from '../base/issues';
 import { cutQuoted } from '../util/cut';
-import { closest, didYouMean } from './suggest';
-import { describe, getPair, keyName, resolvePath, toJS, type Span, type YMap, type YNode, type YPair, type YScalar } from './ynode';
+import { closest, didYouMean } from '../base/suggest';
+import { describe, getPair, keyName, resolvePath, toJS, type Span, type YMap, type YNode, type YPair, type YScalar } from '../base/ynode';
 
 /** What the file-level checks need to know of a task without looking at it again. */
 export interface TaskSummary {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
-import { checkCode, type CodeParams } from './code/check';
+import { checkCode, type CodeParams } from './code/checkCode';
 import { exactlyOneOf, type VerifierKind } from './kind';
 
 const ioTest = z.strictObject({ stdin: z.string().optional(), stdout: z.string() });

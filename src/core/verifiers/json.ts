@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/errorMessage';
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import Ajv, { type ValidateFunction } from 'ajv';
@@ -39,14 +40,14 @@ function checkJson(answer: string, p: { schema?: Record<string, unknown> }): Ver
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return verdict(false, `not one JSON value: ${(e as Error).message}`, { text: excerpt(text, 200) });
+    return verdict(false, `not one JSON value: ${errorMessage(e)}`, { text: excerpt(text, 200) });
   }
   if (!p.schema) return verdict(true, 'valid JSON', { value });
   let validate: ValidateFunction;
   try {
     validate = validatorFor(p.schema);
   } catch (e) {
-    return { ...verdict(false, `the schema is not a valid JSON Schema: ${(e as Error).message}`), error: 'crash' };
+    return { ...verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`), error: 'crash' };
   }
   if (validate(value)) return verdict(true, 'valid JSON matching the schema', { value });
   const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`.trim());

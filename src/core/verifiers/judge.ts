@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/errorMessage';
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import { SamplingError } from '../sampling/types';
@@ -88,7 +89,7 @@ async function checkJudge(answer: string, p: JudgeParams, ctx: VerifyContext): P
     reply = sample?.text ?? '';
   } catch (e) {
     const kind = e instanceof SamplingError && e.kind === 'timeout' ? 'timeout' : 'crash';
-    return { pass: false, score: 0, reason: `the judge could not be asked: ${(e as Error).message}`, details: { criteria }, error: kind };
+    return { pass: false, score: 0, reason: `the judge could not be asked: ${errorMessage(e)}`, details: { criteria }, error: kind };
   }
   const judged = parseJudgement(reply, criteria.length);
   if (!judged) return { pass: false, score: 0, reason: `undecided: the judge's reply was not the JSON asked for (one object, ${criteria.length} entr${criteria.length === 1 ? 'y' : 'ies'} with a boolean \`met\`): ${excerpt(reply)}`, details: { criteria, reply: reply.slice(0, 2000) }, error: 'crash' };

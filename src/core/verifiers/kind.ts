@@ -1,6 +1,7 @@
+import { errorMessage } from '../base/errorMessage';
 import type { Fields } from '../schema/fields';
-import type { IssueCode, Fix } from '../taskfile/issues';
-import type { YNode, YMap } from '../taskfile/ynode';
+import type { IssueCode, Fix } from '../base/issues';
+import type { YNode, YMap } from '../base/ynode';
 import type { Checker } from './verdict';
 
 /** What a kind's extra validation can see and report, beyond its field schemas. */
@@ -72,7 +73,7 @@ export function checkRegex(ctx: ParamsContext, key: string): void {
     try {
       new RegExp(n.value, 'u');
     } catch (e) {
-      ctx.report('bad-value', n, `\`${key}\` is not a valid regular expression: ${(e as Error).message}`);
+      ctx.report('bad-value', n, `\`${key}\` is not a valid regular expression: ${errorMessage(e)}`);
     }
   }
 }

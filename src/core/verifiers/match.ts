@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/errorMessage';
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import { exactlyOneOf, type VerifierKind } from './kind';
@@ -33,7 +34,7 @@ export const matchKind: VerifierKind = {
           try {
             new RegExp(n.value, 'u');
           } catch (e) {
-            ctx.report('bad-value', n, `not a valid regular expression: ${(e as Error).message}`);
+            ctx.report('bad-value', n, `not a valid regular expression: ${errorMessage(e)}`);
           }
         }
       }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
 import { exactlyOneOf, type VerifierKind } from './kind';
-import { checkMath, type MathParams } from './math/check';
+import { checkMath, type MathParams } from './math/checkMath';
 
 const answer = z.union([z.string(), z.number()]);
 

@@ -2,7 +2,7 @@ import { agentKinds } from './agentKinds';
 import { choiceKind } from './choice';
 import { codeKind } from './code';
 import { allKind, anyKind, weightedKind } from './composite';
-import { constraintsKind } from './constraints/kind';
+import { constraintsKind } from './constraints';
 import { formatKind } from './format';
 import { jsonKind } from './json';
 import type { VerifierKind } from './kind';

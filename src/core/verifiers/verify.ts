@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/errorMessage';
 import type { VerifierKind } from './kind';
 import { VERIFIERS } from './registry';
 import type { TaskView, Verdict, VerifyContext } from './verdict';
@@ -60,7 +61,7 @@ export async function verify(verifier: unknown, response: string, options: Verif
     return { ...v, score: clamp01(v.score) };
   } catch (e) {
     if (signal.aborted) return { pass: false, score: 0, reason: 'cancelled', details: {}, error: 'timeout' };
-    return { pass: false, score: 0, reason: `the \`${kind.kind}\` verifier failed: ${(e as Error).message}`, details: { stack: (e as Error).stack }, error: 'crash' };
+    return { pass: false, score: 0, reason: `the \`${kind.kind}\` verifier failed: ${errorMessage(e)}`, details: { stack: (e as Error).stack }, error: 'crash' };
   }
 }
 

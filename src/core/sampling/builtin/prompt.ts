@@ -1,6 +1,6 @@
 // Chat messages to the prompt format the built-in arithmetic models were trained on:
 //   "Q: What is 17+25?\nA: "   ->   "42" then end-of-sequence.
-import type { ChatMessage } from '../../taskfile/resolve';
+import type { ChatMessage } from '../../base/chat';
 
 // Two whole numbers around + - * (also × · x) or /, anywhere in the message: "What is 17 + 25?",
 // "Compute 7×8.", "91 - 38 = ?".

@@ -1,6 +1,7 @@
 // The in-process provider for `builtin:` profiles: a tiny DEMO model that does two-number
 // arithmetic ("What is 17+25?"), trained by models/train.py. It exists so that sampling,
 // statistics and the panel work with zero setup and offline; it is not a general chat model.
+import { errorMessage } from '../../base/errorMessage';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -83,7 +84,7 @@ export class BuiltinProvider implements Provider {
     try {
       return loadModel(file);
     } catch (e) {
-      throw new SamplingError(`built-in model ${this.model}: cannot load ${file}: ${(e as Error).message}`, 'server');
+      throw new SamplingError(`built-in model ${this.model}: cannot load ${file}: ${errorMessage(e)}`, 'server');
     }
   }
 

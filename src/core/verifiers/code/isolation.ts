@@ -1,4 +1,5 @@
-import type { Isolation, Verdict } from '../verdict';
+import type { Isolation } from '../../base/isolation';
+import type { Verdict } from '../verdict';
 
 function isIsolation(v: unknown): v is Isolation {
   return !!v && typeof v === 'object' && typeof (v as Isolation).method === 'string' && ((v as Isolation).level === 'full' || (v as Isolation).level === 'weak');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { findInterpreter, getSandbox, nodeMemoryArgs, type Sandbox, type SandboxRunResult } from '../../sandbox';
 import { isRoot } from '../../sandbox/backends';
 import type { Verdict, VerifyContext } from '../verdict';
-import { errorLine, weakIsolationRefused } from './check';
+import { errorLine, weakIsolationRefused } from './checkCode';
 
 /** Validated parameters of the `script` verifier. */
 export interface ScriptParams {

@@ -5,6 +5,7 @@
  * stripping and language detection rule (undetectable text passes). Differences are listed in
  * ../DIFFERENCES.md.
  */
+import { errorMessage } from '../../../base/errorMessage';
 import { languageName } from '../languageNames';
 import { detectLanguage, DETECTABLE, missingScript } from '../text/language';
 import { countSentences } from '../text/punkt';
@@ -244,7 +245,7 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
       JSON.parse(v);
       return outcome(true, 'the response is valid JSON');
     } catch (e) {
-      return outcome(false, `not valid JSON: ${(e as Error).message}`);
+      return outcome(false, `not valid JSON: ${errorMessage(e)}`);
     }
   },
   'detectable_format:title': (value) => {

@@ -3,6 +3,7 @@
  * against IFEval's eight loose variants of it; the verdict passes when every instruction holds
  * and its score is the share that hold.
  */
+import { errorMessage } from '../../base/errorMessage';
 import type { Checker, Verdict, VerifyContext } from '../verdict';
 import { CHECKERS, UNAVAILABLE } from './checkers';
 import { pyStrip } from './text/py';
@@ -66,7 +67,7 @@ function checkOne(id: string, kwargs: Kwargs, response: string, prompt: string):
   try {
     return check(response, kwargs, { prompt });
   } catch (e) {
-    return { pass: false, reason: `the check failed: ${(e as Error).message}`, error: 'unavailable' };
+    return { pass: false, reason: `the check failed: ${errorMessage(e)}`, error: 'unavailable' };
   }
 }
 

@@ -138,7 +138,7 @@ export type FormRow = z.infer<typeof formRow>;
 export type SampleView = z.infer<typeof sampleView>;
 export type StatsView = z.infer<typeof statsView>;
 export type RunView = z.infer<typeof runView>;
-export type NodePath = z.infer<typeof nodePath>;
+export type { NodePath } from './nodePath';
 export type Scalar = z.infer<typeof scalar>;
 export type ToPanel = z.infer<typeof toPanel>;
 export type FromPanel = z.infer<typeof fromPanel>;

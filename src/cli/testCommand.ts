@@ -5,7 +5,7 @@ import { fsReason } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
-import { getPair, toJS } from '../core/taskfile/ynode';
+import { getPair, toJS } from '../core/base/ynode';
 import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';

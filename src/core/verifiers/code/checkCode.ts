@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { findInterpreter, getSandbox, nodeMemoryArgs, type Interpreter, type Sandbox, type SandboxRunResult } from '../../sandbox';
-import type { Isolation, Verdict, VerifyContext } from '../verdict';
+import type { Isolation } from '../../base/isolation';
+import type { Verdict, VerifyContext } from '../verdict';
 import { compareOutput, deepEqual, show } from './compare';
 import { extractCode, isEsModule, type CodeLanguage } from './extract';
 import { assertStdin, JS_ASSERT_PRELOAD, jsAssertPreload, jsAssertWrapper, PY_ASSERT_HARNESS, PY_ASSERTS_FILE, pythonAssertHarness } from './assertHarness';

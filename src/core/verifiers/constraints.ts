@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { field } from '../../schema/fields';
-import { closest, didYouMean } from '../../taskfile/suggest';
-import { toJS, type YNode } from '../../taskfile/ynode';
-import type { ParamsContext, VerifierKind } from '../kind';
-import { checkConstraintsKind } from './check';
-import { INSTRUCTIONS, kwargConflicts } from './instructions';
+import { field } from '../schema/fields';
+import { closest, didYouMean } from '../base/suggest';
+import { toJS, type YNode } from '../base/ynode';
+import type { ParamsContext, VerifierKind } from './kind';
+import { checkConstraintsKind } from './constraints/checkConstraints';
+import { INSTRUCTIONS, kwargConflicts } from './constraints/instructions';
 
 export const constraintsKind: VerifierKind = {
   kind: 'constraints',

@@ -1,9 +1,9 @@
 import { fsReason, MissingPathError } from '../core/taskfile/discover';
-import { closest } from '../core/taskfile/suggest';
+import { closest } from '../core/base/suggest';
 import { cut } from '../core/util/cut';
 import { version } from '../core/version';
-import { check, checkHelp } from './check';
-import { test, testHelp } from './test';
+import { check, checkHelp } from './checkCommand';
+import { test, testHelp } from './testCommand';
 import { exportCommand, exportHelp } from './exportCommand';
 import { importCommand, importHelp } from './importCommand';
 import { run, runHelp } from './runCommand';
