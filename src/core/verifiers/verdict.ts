@@ -1,4 +1,3 @@
-import type { Isolation } from '../base/isolation';
 import type { Provider } from '../sampling/types';
 
 /** What every verifier returns. */
