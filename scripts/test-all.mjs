@@ -175,6 +175,9 @@ const STAGES = [
     name: 'unit',
     async run() {
       if (!(await ensureBuild())) return { passed: 0, failed: 1, note: 'build failed or stale' };
+      // The dataset tests read exports with pyarrow, datasets and the OpenAI SDK (quick when
+      // they are there already); without them those tests fail in CI and skip elsewhere.
+      await run('bash', [path.join(ROOT, 'scripts/install-python-deps.sh')]);
       const files = unitTestFiles();
       if (!files.length) {
         console.log('no compiled unit tests under out/test/{core,cli,grammar,scripts}');
