@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { config as zodConfig } from 'zod';
 import { version } from '../core/version';
 import type { VtaskApi } from './api';
 import { CodeActionProvider } from './codeActions';
@@ -11,7 +12,7 @@ import { TaskPanel } from './taskPanel';
 import { ResultStore } from './results';
 import { TaskRunner } from './taskRunner';
 import { ModelPicker } from './modelPicker';
-import { backgroundFailure } from './backgroundFailure';
+import { backgroundFailure, backgroundFailureStatus, disposeBackgroundFailures } from './backgroundFailure';
 import { CaseTests } from './testing';
 import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
@@ -20,6 +21,10 @@ import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
   const log = vscode.window.createOutputChannel('vtask', { log: true });
+  // zod probes `navigator` before compiling a schema; in the extension host that global is a
+  // getter that reports an error ("navigator is now a global in nodejs"). Without the compiled
+  // fast path zod never asks.
+  zodConfig({ jitless: true });
   try {
     const documents = new TaskDocuments();
     const diagnostics = new Diagnostics(documents, log);
@@ -39,6 +44,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       tests,
       lenses,
       decorations,
+      { dispose: disposeBackgroundFailures },
       vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
       // Results survive reopening a file: restored from the sample cache, in the background.
       vscode.workspace.onDidOpenTextDocument((d) => void runner.restore(d).catch((e: unknown) => backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e))),
@@ -64,6 +70,9 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       results: (uri, taskId) => results.get(uri, taskId),
       restore: (doc) => runner.restore(doc),
       decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
+      caseStates: (uri, taskId) => tests.statesOf(uri, taskId),
+      isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
+      failureStatus: () => backgroundFailureStatus(),
     };
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.
