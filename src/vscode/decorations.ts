@@ -39,7 +39,8 @@ export class Decorations implements vscode.Disposable {
   private readonly inline: Record<Gutter, vscode.TextEditorDecorationType>;
   private readonly summary: vscode.TextEditorDecorationType;
   private readonly stale: vscode.TextEditorDecorationType;
-  private readonly caseOk = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconPassed') } });
+  // charts.green, not testing.iconPassed: text in that colour is hard to read on a light theme.
+  private readonly caseOk = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('charts.green') } });
   private readonly caseBad = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconFailed') } });
   private readonly disposables: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
