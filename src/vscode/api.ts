@@ -22,4 +22,6 @@ export interface VtaskApi {
   isRunning(uri: vscode.Uri, taskId: string): boolean;
   /** The text of the background-failure status item while it shows. */
   failureStatus(): string | undefined;
+  /** The extension's log folder (the extension host's own log is two levels up). */
+  readonly logUri: vscode.Uri;
 }

@@ -73,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       caseStates: (uri, taskId) => tests.statesOf(uri, taskId),
       isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
       failureStatus: () => backgroundFailureStatus(),
+      logUri: context.logUri,
     };
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.
