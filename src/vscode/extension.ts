@@ -1,5 +1,6 @@
+// First: it configures zod before other modules build their schemas.
+import './zodSetup';
 import * as vscode from 'vscode';
-import { config as zodConfig } from 'zod';
 import { version } from '../core/version';
 import type { VtaskApi } from './api';
 import { CodeActionProvider } from './codeActions';
@@ -21,10 +22,6 @@ import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
   const log = vscode.window.createOutputChannel('vtask', { log: true });
-  // zod probes `navigator` before compiling a schema; in the extension host that global is a
-  // getter that reports an error ("navigator is now a global in nodejs"). Without the compiled
-  // fast path zod never asks.
-  zodConfig({ jitless: true });
   try {
     const documents = new TaskDocuments();
     const diagnostics = new Diagnostics(documents, log);

@@ -10,7 +10,9 @@ export type { EditorSettings } from './settingsSchema';
  * with the document's URI: resource-scoped settings may differ per workspace folder.
  */
 export function settingsFor(uri?: vscode.Uri): EditorSettings {
-  const config = vscode.workspace.getConfiguration('vtask', uri);
+  // `null`, not undefined, without a document: VS Code warns when resource-scoped settings
+  // are read with no scope at all.
+  const config = vscode.workspace.getConfiguration('vtask', uri ?? null);
   return readSettings((key) => config.get(key));
 }
 

@@ -149,7 +149,7 @@ suite('editor faults', () => {
       assert.ok((await lensTitles(doc.uri)).includes('▶ Run verifier (16)'));
       await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'f/words');
       assert.equal(api.results(doc.uri, 'f/words')?.run?.stats.samples, 16);
-      const hover = api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '';
+      const hover = api.decorations(doc).summaries.map((s) => s.hoverMessage?.value ?? '').find((h) => h.includes('f/words')) ?? '';
       assert.match(hover, /8 of 16 samples shown/);
     } finally {
       await setting('samples', undefined);
@@ -158,7 +158,7 @@ suite('editor faults', () => {
 
   test('a run that fails before sampling does not leave its lens saying "sampling…"', async () => {
     const { document: doc } = await openFresh('stuck.vtask');
-    const profiles = vscode.workspace.getConfiguration('vtask').get<Record<string, unknown>>('models');
+    const profiles = vscode.workspace.getConfiguration('vtask', null).get<Record<string, unknown>>('models');
     // A hand-edited settings.json: a profile that is not an object fails loading the keys.
     await setting('models', { ...profiles, broken: null });
     try {
@@ -173,7 +173,7 @@ suite('editor faults', () => {
 
   test('a relative vtask.cacheDir is relative to the workspace folder', async () => {
     const { document: doc } = await openFresh('relcache.vtask');
-    const old = vscode.workspace.getConfiguration('vtask').get<string>('cacheDir');
+    const old = vscode.workspace.getConfiguration('vtask', null).get<string>('cacheDir');
     const name = `rel-cache-${process.pid}`;
     await setting('cacheDir', name);
     try {
@@ -187,7 +187,7 @@ suite('editor faults', () => {
   test('a background failure stays in the status bar until its output is seen', async () => {
     const file = path.join(folder().fsPath, 'not-a-folder.txt');
     fs.writeFileSync(file, 'a file where the cache folder should be\n');
-    const old = vscode.workspace.getConfiguration('vtask').get<string>('cacheDir');
+    const old = vscode.workspace.getConfiguration('vtask', null).get<string>('cacheDir');
     await setting('cacheDir', path.join(file, 'cache'));
     try {
       // Opening a task file restores its results in the background: that fails here.
@@ -202,7 +202,7 @@ suite('editor faults', () => {
   });
 
   test('the model picker lists each model once, the built-in one without a saved profile', async () => {
-    const profiles = vscode.workspace.getConfiguration('vtask').get<Record<string, unknown>>('models');
+    const profiles = vscode.workspace.getConfiguration('vtask', null).get<Record<string, unknown>>('models');
     await setting('models', { ...profiles, builtin: { base_url: 'builtin:arith-tiny', model: 'arith-tiny' } });
     try {
       const labels = (await vscode.commands.executeCommand<{ label: string }[]>('vtask.listModels')).map((c) => c.label);
@@ -218,7 +218,7 @@ suite('editor faults', () => {
     assert.equal(pkg.contributes.menus.commandPalette?.find((m) => m.command === 'vtask.cancelTask')?.when, 'vtask.sampling');
   });
 
-  test('activation logs no error from zod probing `navigator`', async () => {
+  test('activation logs no error from zod probing `navigator`, and settings are read with their scope', async () => {
     // The extension host's own log sits above the extension's log folder.
     const root = path.dirname(path.dirname(api.logUri.fsPath));
     const logs: string[] = [];
@@ -230,6 +230,10 @@ suite('editor faults', () => {
     };
     walk(root);
     assert.ok(logs.some((l) => /exthost/i.test(path.basename(l))), `the extension host's log is under ${root}: ${logs.join(', ')}`);
-    for (const l of logs) assert.ok(!fs.readFileSync(l, 'utf8').includes('navigator is now a global'), `${l} reports zod's navigator probe`);
+    for (const l of logs) {
+      const text = fs.readFileSync(l, 'utf8');
+      assert.ok(!text.includes('navigator is now a global'), `${l} reports zod's navigator probe`);
+      assert.ok(!/resource scoped configuration without providing a resource[^\n]*'vtask\./.test(text), `${l} reports a vtask setting read without its scope`);
+    }
   });
 });
