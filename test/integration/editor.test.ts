@@ -29,17 +29,18 @@ interface Panel {
   runCases(): Promise<unknown>;
 }
 
+// Prompts of their own: samples are cached by content, and other suites must not find these.
 const FAULTS = `vtask: 1
 tasks:
   - id: f/math
-    prompt: What is 6 * 7?
+    prompt: What is 6 * 7? Answer in a box.
     verify:
       math: { answer: "42" }
     cases:
       - response: "\\\\boxed{42}"
         expect: pass
   - id: f/words
-    prompt: Write about the sea without commas.
+    prompt: Write about a lake without commas.
     verify:
       constraints:
         - punctuation:no_comma
