@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
@@ -109,7 +110,7 @@ function parseArgs(argv: readonly string[]): ExportArgs {
       }
     } catch (e) {
       if (e instanceof UsageError) throw e;
-      throw new UsageError((e as Error).message);
+      throw new UsageError(errorMessage(e));
     }
   }
   if (!a.paths.length) throw new UsageError('name at least one task file or folder');

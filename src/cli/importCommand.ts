@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/base/errorMessage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { IMPORT_FORMATS } from '../core/datasets/formats';
@@ -57,7 +58,7 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   try {
     report = await importDataset({ input, type, format: args.format, out });
   } catch (e) {
-    io.stderr.write(`vtask import: ${(e as Error).message}\n`);
+    io.stderr.write(`vtask import: ${errorMessage(e)}\n`);
     return EXIT.failed;
   }
   for (const b of report.bad) io.stderr.write(`${args.input}:${b.where}: not imported: ${b.reason}\n`);

@@ -16,4 +16,12 @@ export interface VtaskApi {
   restore(doc: vscode.TextDocument): Promise<number>;
   /** The decorations a document gets now, as data. */
   decorations(doc: vscode.TextDocument): ReturnType<Decorations['compute']>;
+  /** The state the Test Explorer shows for each case of a task, in case order. */
+  caseStates(uri: vscode.Uri, taskId: string): (string | undefined)[];
+  /** Whether the task is being sampled (its lens says "sampling…"). */
+  isRunning(uri: vscode.Uri, taskId: string): boolean;
+  /** The text of the background-failure status item while it shows. */
+  failureStatus(): string | undefined;
+  /** The extension's log folder (the extension host's own log is two levels up). */
+  readonly logUri: vscode.Uri;
 }

@@ -7,6 +7,7 @@ import type { TaskRunner } from './taskRunner';
 import type { ResultStore } from './results';
 import type { ModelPicker } from './modelPicker';
 import type { CaseTests } from './testing';
+import { clearBackgroundFailures } from './backgroundFailure';
 
 /** The services every command may use, built once in `activate`. */
 export interface Context {
@@ -59,16 +60,17 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     const lead = doc.getText().endsWith('\n') ? '' : '\n';
     await editor.insertSnippet(new vscode.SnippetString(lead + NEW_TASK.slice(1)), end);
   },
-  'vtask.showOutput': (ctx) => () => ctx.log.show(),
+  'vtask.showOutput': (ctx) => () => {
+    ctx.log.show();
+    clearBackgroundFailures();
+  },
   'vtask.runTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc, [taskId as string])),
   'vtask.runAll': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc)),
-  'vtask.cancelTask': (ctx) => (uri, taskId) => ctx.runner.cancel(uri as vscode.Uri, taskId as string | undefined),
+  // From a lens: that task; from the command palette: every run.
+  'vtask.cancelTask': (ctx) => (uri, taskId) => (uri instanceof vscode.Uri ? ctx.runner.cancel(uri, taskId as string | undefined) : ctx.runner.cancelAll()),
   'vtask.runCases': (ctx) => async (uri, taskId) => {
     // Through the Test Explorer, so results show there, in the gutter and in the lenses alike.
-    const fileItem = ctx.tests.controller.items.get((uri as vscode.Uri).toString());
-    const item = fileItem?.children.get(`${(uri as vscode.Uri).toString()}#${taskId as string}`);
-    if (!item) return undefined;
-    await ctx.tests.runItems([item]);
+    await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
     return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
   },
   'vtask.selectModel': (ctx) => () => ctx.models.select(),

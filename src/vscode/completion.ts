@@ -18,7 +18,7 @@ export class CompletionProvider implements vscode.CompletionItemProvider {
   provideCompletionItems(doc: vscode.TextDocument, position: vscode.Position): vscode.CompletionItem[] {
     const file = this.documents.get(doc);
     const offset = doc.offsetAt(position);
-    return completeAt(doc.getText(), offset, modelNames(file)).map((c) => {
+    return completeAt(doc.getText(), offset, modelNames(file, doc.uri)).map((c) => {
       const item = new vscode.CompletionItem(c.label, KIND[c.kind]);
       item.detail = c.detail;
       item.documentation = new vscode.MarkdownString(c.documentation);

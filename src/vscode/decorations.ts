@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import type { TaskFile } from '../core/taskfile/parse';
+import { getPair } from '../core/base/ynode';
 import type { ResultStore } from './results';
 import { toRange } from './convert';
+import { onDidChangeSettings } from './settings';
 import type { TaskDocuments } from './taskDocuments';
 
 type Gutter = 'pass' | 'mixed' | 'fail' | 'error';
@@ -23,15 +25,22 @@ export function gutterOf(run: TaskRunResult): Gutter {
   return run.stats.passed === 0 ? 'fail' : 'mixed';
 }
 
+/** The overview ruler mark of each state, so results show beside the scrollbar too. */
+const RULER: Record<Gutter, string> = { pass: 'testing.iconPassed', mixed: 'charts.yellow', fail: 'testing.iconFailed', error: 'editorWarning.foreground' };
+
 /**
- * Paints results into visible editors: a gutter icon and an inline summary per task with a
- * run, dimmed and marked stale when the task's text changed since; ✓/✗ on case lines.
+ * Paints results into visible editors: an icon and an inline summary per task with a run,
+ * dimmed and marked stale when what the task samples or verifies changed since; ✓/✗ on case
+ * lines. A task with cases has the Testing icon in the gutter, so its result icon goes inline,
+ * before the summary; other tasks get it in the gutter. Both also mark the overview ruler.
  */
 export class Decorations implements vscode.Disposable {
   private readonly gutters: Record<Gutter, vscode.TextEditorDecorationType>;
-  private readonly summary = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('editorCodeLens.foreground') } });
-  private readonly stale = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' } });
-  private readonly caseOk = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconPassed') } });
+  private readonly inline: Record<Gutter, vscode.TextEditorDecorationType>;
+  private readonly summary: vscode.TextEditorDecorationType;
+  private readonly stale: vscode.TextEditorDecorationType;
+  // charts.green, not testing.iconPassed: text in that colour is hard to read on a light theme.
+  private readonly caseOk = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('charts.green') } });
   private readonly caseBad = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconFailed') } });
   private readonly disposables: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -41,10 +50,22 @@ export class Decorations implements vscode.Disposable {
     private readonly documents: TaskDocuments,
     private readonly results: ResultStore,
   ) {
-    const icon = (name: string): vscode.TextEditorDecorationType => vscode.window.createTextEditorDecorationType({ gutterIconPath: vscode.Uri.joinPath(extensionUri, 'media', `gutter-${name}.svg`), gutterIconSize: 'contain' });
-    this.gutters = { pass: icon('pass'), mixed: icon('mixed'), fail: icon('fail'), error: icon('error') };
+    const path = (g: Gutter): vscode.Uri => vscode.Uri.joinPath(extensionUri, 'media', `gutter-${g}.svg`);
+    const ruler = (g: Gutter): vscode.DecorationRenderOptions => ({ overviewRulerColor: new vscode.ThemeColor(RULER[g]), overviewRulerLane: vscode.OverviewRulerLane.Left });
+    const each = (make: (g: Gutter) => vscode.DecorationRenderOptions): Record<Gutter, vscode.TextEditorDecorationType> => ({
+      pass: vscode.window.createTextEditorDecorationType(make('pass')),
+      mixed: vscode.window.createTextEditorDecorationType(make('mixed')),
+      fail: vscode.window.createTextEditorDecorationType(make('fail')),
+      error: vscode.window.createTextEditorDecorationType(make('error')),
+    });
+    this.gutters = each((g) => ({ gutterIconPath: path(g), gutterIconSize: 'contain', ...ruler(g) }));
+    // Made before the summary, so that the icon comes first after the task's id.
+    this.inline = each((g) => ({ after: { contentIconPath: path(g), margin: '0 0 0 2em', width: '0.9em', height: '0.9em' }, ...ruler(g) }));
+    this.summary = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('editorCodeLens.foreground') } });
+    this.stale = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' } });
     this.disposables.push(
       results.onDidChange(() => this.refreshAll()),
+      onDidChangeSettings(() => this.refreshAll()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.refreshAll()),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
     );
@@ -62,23 +83,26 @@ export class Decorations implements vscode.Disposable {
   }
 
   /** What the decorations of a file are, as plain data (the editor paints this; tests read it). */
-  compute(uri: vscode.Uri, file: TaskFile): { gutters: Record<Gutter, vscode.Range[]>; summaries: vscode.DecorationOptions[]; stale: vscode.DecorationOptions[]; caseOk: vscode.DecorationOptions[]; caseBad: vscode.DecorationOptions[] } {
-    const out = { gutters: { pass: [], mixed: [], fail: [], error: [] } as Record<Gutter, vscode.Range[]>, summaries: [] as vscode.DecorationOptions[], stale: [] as vscode.DecorationOptions[], caseOk: [] as vscode.DecorationOptions[], caseBad: [] as vscode.DecorationOptions[] };
+  compute(uri: vscode.Uri, file: TaskFile): { gutters: Record<Gutter, vscode.Range[]>; inline: Record<Gutter, vscode.Range[]>; summaries: vscode.DecorationOptions[]; stale: vscode.DecorationOptions[]; caseOk: vscode.DecorationOptions[]; caseBad: vscode.DecorationOptions[] } {
+    const none = (): Record<Gutter, vscode.Range[]> => ({ pass: [], mixed: [], fail: [], error: [] });
+    const out = { gutters: none(), inline: none(), summaries: [] as vscode.DecorationOptions[], stale: [] as vscode.DecorationOptions[], caseOk: [] as vscode.DecorationOptions[], caseBad: [] as vscode.DecorationOptions[] };
     for (const t of file.tasks) {
       if (t.id === undefined) continue;
       const r = this.results.get(uri, t.id);
       if (!r) continue;
-      const fresh = this.results.isFresh(uri, file, t);
       const anchor = toRange(file.lines, t.offset + t.anchor[1], t.offset + t.anchor[1]);
       if (r.run) {
         const text = summaryOf(r.run);
-        if (fresh) {
-          out.gutters[gutterOf(r.run)].push(anchor);
-          out.summaries.push({ range: anchor, renderOptions: { after: { contentText: text } }, hoverMessage: runHover(r.run) });
+        if (this.results.freshRun(uri, file, t)) {
+          const hasCases = t.node !== null && getPair(t.node, 'cases') !== undefined;
+          (hasCases ? out.inline : out.gutters)[gutterOf(r.run)].push(anchor);
+          // Beside an inline icon the summary keeps close to it.
+          out.summaries.push({ range: anchor, renderOptions: { after: { contentText: text, ...(hasCases ? { margin: '0 0 0 0.4em' } : {}) } }, hoverMessage: runHover(r.run) });
         } else out.stale.push({ range: anchor, renderOptions: { after: { contentText: `${text} (stale: the task changed)` } } });
       }
-      if (r.cases && fresh) {
-        for (const c of r.cases) {
+      const cases = this.results.freshCases(uri, file, t);
+      if (cases) {
+        for (const c of cases) {
           const line = file.lines.position(c.offset).line;
           const range = new vscode.Range(line, Number.MAX_SAFE_INTEGER, line, Number.MAX_SAFE_INTEGER);
           const got = typeof c.actual === 'string' ? c.actual : `score ${c.actual.score.toFixed(3)}`;
@@ -93,7 +117,10 @@ export class Decorations implements vscode.Disposable {
   private paint(editor: vscode.TextEditor): void {
     const file = this.documents.get(editor.document);
     const d = this.compute(editor.document.uri, file);
-    for (const g of Object.keys(this.gutters) as Gutter[]) editor.setDecorations(this.gutters[g], d.gutters[g]);
+    for (const g of Object.keys(this.gutters) as Gutter[]) {
+      editor.setDecorations(this.gutters[g], d.gutters[g]);
+      editor.setDecorations(this.inline[g], d.inline[g]);
+    }
     editor.setDecorations(this.summary, d.summaries);
     editor.setDecorations(this.stale, d.stale);
     editor.setDecorations(this.caseOk, d.caseOk);
@@ -102,9 +129,12 @@ export class Decorations implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    for (const d of [...Object.values(this.gutters), this.summary, this.stale, this.caseOk, this.caseBad, ...this.disposables]) d.dispose();
+    for (const d of [...Object.values(this.gutters), ...Object.values(this.inline), this.summary, this.stale, this.caseOk, this.caseBad, ...this.disposables]) d.dispose();
   }
 }
+
+/** Samples listed in a summary's hover; the panel shows them all. */
+const HOVER_SAMPLES = 8;
 
 function runHover(run: TaskRunResult): vscode.MarkdownString {
   const s = run.stats;
@@ -112,6 +142,8 @@ function runHover(run: TaskRunResult): vscode.MarkdownString {
   md.appendMarkdown(`**${run.task.id}** on ${run.model}\n\n`);
   md.appendMarkdown(`pass rate ${s.passRate.toFixed(2)} (95% ${s.interval[0].toFixed(2)}–${s.interval[1].toFixed(2)}) · mean score ${s.meanScore.toFixed(2)} · ${s.band} · GRPO groups with signal (G=${s.groupSize}) ${(100 * s.signalShare).toFixed(0)}%\n\n`);
   md.appendMarkdown(`pass@k: ${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${v.toFixed(2)}`).join(', ')}\n\n`);
-  for (const smp of run.samples.slice(0, 8)) md.appendMarkdown(`- ${smp.verdict.pass ? '✓' : '✗'} ${smp.verdict.reason.replace(/[\\`*_[\]]/g, '\\$&')}${smp.truncated ? ' (truncated)' : ''}\n`);
+  const shown = run.samples.slice(0, HOVER_SAMPLES);
+  if (shown.length < run.samples.length) md.appendMarkdown(`${shown.length} of ${run.samples.length} samples shown (all of them in the task panel):\n\n`);
+  for (const smp of shown) md.appendMarkdown(`- ${smp.verdict.pass ? '✓' : '✗'} ${smp.verdict.reason.replace(/[\\`*_[\]]/g, '\\$&')}${smp.truncated ? ' (truncated)' : ''}\n`);
   return md;
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { backgroundFailure } from './backgroundFailure';
 import { toDiagnostic } from './convert';
+import { settingsFor } from './settings';
 import type { TaskDocuments } from './taskDocuments';
 
 /**
@@ -30,7 +31,7 @@ export class Diagnostics implements vscode.Disposable {
   private schedule(doc: vscode.TextDocument): void {
     if (doc.languageId !== 'vtask') return;
     this.cancel(doc);
-    const delay = vscode.workspace.getConfiguration('vtask', doc.uri).get<number>('validation.debounceMs', 150);
+    const delay = settingsFor(doc.uri).debounceMs;
     this.timers.set(
       doc.uri.toString(),
       setTimeout(() => this.validateNow(doc), delay),

@@ -1,3 +1,5 @@
+// First: it configures zod before other modules build their schemas.
+import './zodSetup';
 import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
 import { version } from '../core/version';
@@ -12,7 +14,7 @@ import { TaskPanel } from './taskPanel';
 import { ResultStore } from './results';
 import { TaskRunner } from './taskRunner';
 import { ModelPicker } from './modelPicker';
-import { backgroundFailure } from './backgroundFailure';
+import { backgroundFailure, backgroundFailureStatus, disposeBackgroundFailures } from './backgroundFailure';
 import { CaseTests } from './testing';
 import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
@@ -41,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       tests,
       lenses,
       decorations,
+      { dispose: disposeBackgroundFailures },
       vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
       // Results survive reopening a file: restored from the sample cache, in the background.
       vscode.workspace.onDidOpenTextDocument((d) => void runner.restore(d).catch((e: unknown) => backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e))),
@@ -67,6 +70,10 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       results: (uri, taskId) => results.get(uri, taskId),
       restore: (doc) => runner.restore(doc),
       decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
+      caseStates: (uri, taskId) => tests.statesOf(uri, taskId),
+      isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
+      failureStatus: () => backgroundFailureStatus(),
+      logUri: context.logUri,
     };
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.

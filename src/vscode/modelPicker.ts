@@ -5,11 +5,16 @@ import { BUILTIN_PROFILE, findLocalModels } from '../core/sampling/localModels';
 import { profileFromEntry, safeUrl, type SecretLookup } from '../core/sampling/profiles';
 import { parseTaskFile } from '../core/taskfile/parse';
 import type { ModelProfile } from '../core/sampling/types';
+import { askEndpoint } from './endpointWizard';
+import { onDidChangeSettings, settingsFor } from './settings';
 
 /** Keys added through `vtask: Add Model Endpoint` live in SecretStorage under this prefix. */
 const SECRET_PREFIX = 'vtask.apiKey.';
 /** The stand-in variable name a profile gets for a key kept in SecretStorage. */
 const SECRET_ENV_PREFIX = 'VTASK_SECRET_';
+
+/** What "Automatic" in Select Model does. */
+const AUTOMATIC = 'a task\'s own model:, else a local server that answers, else the built-in model';
 
 const envNameFor = (profile: string): string => SECRET_ENV_PREFIX + profile.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
 
@@ -27,7 +32,7 @@ export class ModelPicker implements vscode.Disposable {
     this.item.name = 'vtask model';
     this.item.command = 'vtask.selectModel';
     this.disposables.push(
-      vscode.workspace.onDidChangeConfiguration((e) => {
+      onDidChangeSettings((e) => {
         if (e.affectsConfiguration('vtask.model')) this.refresh();
       }),
       vscode.window.onDidChangeActiveTextEditor(() => this.refresh()),
@@ -36,7 +41,7 @@ export class ModelPicker implements vscode.Disposable {
   }
 
   private refresh(): void {
-    const name = vscode.workspace.getConfiguration('vtask').get<string>('model') || 'auto (local server or built-in)';
+    const name = settingsFor(vscode.window.activeTextEditor?.document.uri).model || 'auto (local server or built-in)';
     this.item.text = `$(hubot) ${name}`;
     this.item.tooltip = 'vtask: the model tasks sample when they name none. Click to choose.';
     if (vscode.window.activeTextEditor?.document.languageId === 'vtask') this.item.show();
@@ -48,9 +53,10 @@ export class ModelPicker implements vscode.Disposable {
 
   /** Reads the stored keys, so that the synchronous lookup can answer during a run. */
   async loadSecrets(): Promise<void> {
-    const models = vscode.workspace.getConfiguration('vtask').get<Record<string, { api_key_env?: string }>>('models') ?? {};
-    for (const [name, p] of Object.entries(models)) {
-      if (!p.api_key_env?.startsWith(SECRET_ENV_PREFIX)) continue;
+    for (const [name, entry] of Object.entries(settingsFor().models)) {
+      if (entry === null || typeof entry !== 'object') throw new Error(`the vtask.models setting: \`${name}\` is not a profile ({ base_url, model, … })`);
+      const p = entry as { api_key_env?: unknown };
+      if (typeof p.api_key_env !== 'string' || !p.api_key_env.startsWith(SECRET_ENV_PREFIX)) continue;
       const key = await this.context.secrets.get(SECRET_PREFIX + name);
       if (key) this.secrets.set(p.api_key_env, key);
     }
@@ -58,7 +64,7 @@ export class ModelPicker implements vscode.Disposable {
 
   /** Profiles from the settings, local servers that answer, and the built-in model. */
   async choices(): Promise<{ label: string; description: string; profile?: ModelProfile; settingName?: string }[]> {
-    const settings = vscode.workspace.getConfiguration('vtask').get<Record<string, unknown>>('models') ?? {};
+    const settings = settingsFor(vscode.window.activeTextEditor?.document.uri).models;
     const out: { label: string; description: string; profile?: ModelProfile; settingName?: string }[] = [];
     for (const [name, entry] of Object.entries(settings)) {
       try {
@@ -80,57 +86,68 @@ export class ModelPicker implements vscode.Disposable {
         }
       }
     }
-    for (const p of await findLocalModels()) out.push({ label: p.name, description: `${p.model} at ${safeUrl(p.baseUrl)} (running locally)`, profile: p });
+    // One entry per name: a profile in the settings wins over a server or the built-in model of that name.
+    const add = (o: (typeof out)[number]): void => {
+      if (!out.some((x) => x.label === o.label)) out.push(o);
+    };
+    for (const p of await findLocalModels()) add({ label: p.name, description: `${p.model} at ${safeUrl(p.baseUrl)} (running locally)`, profile: p });
     // VS Code's Language Model API (Copilot and others): no `n`, no temperature.
     for (const m of await vscode.lm.selectChatModels().then(undefined, () => [])) {
       out.push({ label: `vscode-lm:${m.vendor}/${m.family}`, description: `${m.name} (VS Code language model; samples one at a time, temperature not honoured)`, settingName: `vscode-lm:${m.vendor}/${m.family}` });
     }
-    out.push({ label: 'builtin', description: 'arith-tiny: the built-in demo model (arithmetic only)', profile: BUILTIN_PROFILE });
+    add({ label: BUILTIN_PROFILE.name, description: 'arith-tiny: the built-in demo model (arithmetic only)', profile: BUILTIN_PROFILE });
     return out;
   }
 
+  /**
+   * Select Model: the current choice is marked, "Automatic" clears it. Profiles that are not
+   * in the settings (a local server) are saved there first; the built-in model needs none.
+   */
   async select(): Promise<string | undefined> {
     const items = await this.choices();
-    const picked = await vscode.window.showQuickPick([...items, { label: '$(add) Add Model Endpoint…', description: '' }], { title: 'vtask: the model tasks sample', placeHolder: 'Profiles from settings, local servers, the built-in model' });
+    const current = settingsFor(vscode.window.activeTextEditor?.document.uri).model;
+    // `value` is what the setting becomes; the Add item has none.
+    const picks: (vscode.QuickPickItem & { value?: string })[] = [
+      { label: current ? 'Automatic' : '$(check) Automatic', description: AUTOMATIC, value: '' },
+      ...items.map((i) => ({ label: i.label === current ? `$(check) ${i.label}` : i.label, description: i.description, value: i.label, picked: i.label === current })),
+      { label: '$(add) Add Model Endpoint…', description: '' },
+    ];
+    const picked = await vscode.window.showQuickPick(picks, { title: 'vtask: the model tasks sample', placeHolder: `Now: ${current || 'automatic'}. Profiles from settings, local servers, the built-in model` });
     if (!picked) return undefined;
-    if (picked.label.startsWith('$(add)')) return this.addEndpoint();
-    const chosen = items.find((i) => i.label === picked.label);
-    const name = chosen?.settingName ?? picked.label.replace(/[^\w.-]/g, '-');
-    if (chosen?.profile) await this.saveProfile(name, chosen.profile);
-    await vscode.workspace.getConfiguration('vtask').update('model', name, vscode.ConfigurationTarget.Global);
+    if (picked.value === undefined) return this.addEndpoint();
+    const chosen = items.find((i) => i.label === picked.value);
+    const name = picked.value === '' ? '' : (chosen?.settingName ?? picked.value.replace(/[^\w.-]/g, '-'));
+    if (chosen?.profile && chosen.profile !== BUILTIN_PROFILE) await this.saveProfile(name, chosen.profile);
+    // Automatic removes the setting rather than writing an empty one.
+    await vscode.workspace.getConfiguration('vtask').update('model', name || undefined, vscode.ConfigurationTarget.Global);
     return name;
   }
 
   private async saveProfile(name: string, p: ModelProfile, apiKeyEnv?: string): Promise<void> {
-    const config = vscode.workspace.getConfiguration('vtask');
-    const models = { ...(config.get<Record<string, unknown>>('models') ?? {}) };
+    const models = { ...settingsFor().models };
     models[name] = { base_url: p.baseUrl, model: p.model, ...(apiKeyEnv ? { api_key_env: apiKeyEnv } : {}) };
-    await config.update('models', models, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('vtask').update('models', models, vscode.ConfigurationTarget.Global);
   }
 
-  /** Asks for a URL, a model and a key, tests the connection, stores the key in SecretStorage. */
+  /** Asks for a URL, a key, a model and a name (Escape ends it), tests the connection, stores the key in SecretStorage. */
   async addEndpoint(): Promise<string | undefined> {
-    const url = await vscode.window.showInputBox({ title: 'vtask: endpoint URL', value: 'http://127.0.0.1:8000/v1', prompt: 'An OpenAI-compatible base URL', ignoreFocusOut: true });
-    if (!url) return undefined;
-    const key = await vscode.window.showInputBox({ title: 'vtask: API key (optional)', prompt: 'Stored in VS Code SecretStorage, never in settings', password: true, ignoreFocusOut: true });
-    const probe: ModelProfile = { name: 'new', baseUrl: url.replace(/\/+$/, ''), model: '', endpoint: 'chat', concurrency: 1, timeoutMs: 15_000, ...(key ? { apiKeyEnv: 'VTASK_PROBE_KEY' } : {}) };
-    let models: string[] = [];
-    try {
-      models = (await createProvider(probe, { secrets: (n) => (n === 'VTASK_PROBE_KEY' ? key : process.env[n]) }).listModels?.(AbortSignal.timeout(15_000))) ?? [];
-    } catch (e) {
-      const go = await vscode.window.showWarningMessage(`vtask: could not list models at ${safeUrl(url)}: ${errorMessage(e)}`, 'Add Anyway', 'Cancel');
-      if (go !== 'Add Anyway') return undefined;
-    }
-    const model = models.length ? await vscode.window.showQuickPick(models, { title: 'vtask: model' }) : await vscode.window.showInputBox({ title: 'vtask: model name', ignoreFocusOut: true });
-    if (!model) return undefined;
-    const name = (await vscode.window.showInputBox({ title: 'vtask: profile name', value: model.split('/').pop()?.replace(/[^\w.-]/g, '-') ?? 'model', ignoreFocusOut: true })) ?? '';
-    if (!name) return undefined;
+    const asked = await askEndpoint({
+      input: (o) => vscode.window.showInputBox({ title: o.title, prompt: o.prompt, value: o.value, password: o.password, ignoreFocusOut: true, validateInput: o.validate }),
+      pick: (title, items) => vscode.window.showQuickPick(items, { title, ignoreFocusOut: true }),
+      confirm: async (message, action) => (await vscode.window.showWarningMessage(message, action, 'Cancel')) === action,
+      listModels: async (url, key) => {
+        const probe: ModelProfile = { name: 'new', baseUrl: url, model: '', endpoint: 'chat', concurrency: 1, timeoutMs: 15_000, ...(key ? { apiKeyEnv: 'VTASK_PROBE_KEY' } : {}) };
+        return (await createProvider(probe, { secrets: (n) => (n === 'VTASK_PROBE_KEY' ? key : process.env[n]) }).listModels?.(AbortSignal.timeout(15_000))) ?? [];
+      },
+    });
+    if (!asked) return undefined;
+    const { url, key, model, name } = asked;
     const apiKeyEnv = key ? envNameFor(name) : undefined;
     if (key && apiKeyEnv) {
       await this.context.secrets.store(SECRET_PREFIX + name, key);
       this.secrets.set(apiKeyEnv, key);
     }
-    await this.saveProfile(name, { ...probe, model }, apiKeyEnv);
+    await this.saveProfile(name, { name, baseUrl: url, model, endpoint: 'chat', concurrency: 1, timeoutMs: 15_000 }, apiKeyEnv);
     await vscode.workspace.getConfiguration('vtask').update('model', name, vscode.ConfigurationTarget.Global);
     void vscode.window.showInformationMessage(`vtask: added ${name} (${model} at ${safeUrl(url)})${key ? '; its key is in SecretStorage' : ''}.`);
     return name;

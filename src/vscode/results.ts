@@ -1,48 +1,56 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { CaseResult } from '../core/run/cases';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
+import { resultKeysOf } from './resultKeys';
+
+export { resultKeys, resultKeysOf, type ResultKeys } from './resultKeys';
 
 /** What the editor knows of one task: its last sampling run and its last case run. */
 export interface TaskResults {
-  /** Hash of the task's text when the results were made: they are stale when it differs. */
-  readonly textHash: string;
+  /** The run and the key of the task it was made for (see `ResultKeys`). */
   readonly run?: TaskRunResult;
+  readonly runKey?: string;
   readonly cases?: readonly CaseResult[];
-}
-
-/** The hash of a task's text, which decides whether results still describe it. */
-export function taskHash(file: TaskFile, entry: TaskEntry): string {
-  return createHash('sha1').update(file.text.slice(entry.offset, entry.offset + entry.length).trimEnd()).digest('hex');
+  readonly casesKey?: string;
 }
 
 /**
- * The results per document and task id. Results outlive edits: they read as stale while the
- * task's text differs from when they were made, and fresh again when the text comes back.
+ * The results per document and task id: the one place the lenses, the decorations, the panel
+ * and the Test Explorer read them from. Results outlive edits: they read as stale while the
+ * task differs from the one they were made for, and fresh again when it comes back.
  */
 export class ResultStore implements vscode.Disposable {
   private readonly byDoc = new Map<string, Map<string, TaskResults>>();
   private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.emitter.event;
+  private readonly casesEmitter = new vscode.EventEmitter<{ uri: vscode.Uri; taskId: string; cases: readonly CaseResult[] }>();
+  /** Fires when a task's cases ran, whoever ran them. */
+  readonly onDidSetCases = this.casesEmitter.event;
 
   get(uri: vscode.Uri, taskId: string): TaskResults | undefined {
     return this.byDoc.get(uri.toString())?.get(taskId);
   }
 
-  /** Whether results exist and describe the task as it is now. */
-  isFresh(uri: vscode.Uri, file: TaskFile, entry: TaskEntry): boolean {
+  /** The task's run when it describes the task as it is now. */
+  freshRun(uri: vscode.Uri, file: TaskFile, entry: TaskEntry): TaskRunResult | undefined {
     const r = entry.id === undefined ? undefined : this.get(uri, entry.id);
-    return r !== undefined && r.textHash === taskHash(file, entry);
+    return r?.run && r.runKey === resultKeysOf(file, entry).run ? r.run : undefined;
   }
 
-  setRun(uri: vscode.Uri, taskId: string, textHash: string, run: TaskRunResult): void {
-    this.update(uri, taskId, (old) => ({ textHash, run, cases: old?.textHash === textHash ? old.cases : undefined }));
+  /** The task's case results when they describe the task as it is now. */
+  freshCases(uri: vscode.Uri, file: TaskFile, entry: TaskEntry): readonly CaseResult[] | undefined {
+    const r = entry.id === undefined ? undefined : this.get(uri, entry.id);
+    return r?.cases && r.casesKey === resultKeysOf(file, entry).cases ? r.cases : undefined;
   }
 
-  setCases(uri: vscode.Uri, taskId: string, textHash: string, cases: readonly CaseResult[]): void {
-    // One hash describes both results: a run of older text must not read as fresh with them.
-    this.update(uri, taskId, (old) => ({ textHash, cases, run: old?.textHash === textHash ? old.run : undefined }));
+  setRun(uri: vscode.Uri, taskId: string, runKey: string, run: TaskRunResult): void {
+    this.update(uri, taskId, (old) => ({ ...old, run, runKey }));
+  }
+
+  setCases(uri: vscode.Uri, taskId: string, casesKey: string, cases: readonly CaseResult[]): void {
+    this.update(uri, taskId, (old) => ({ ...old, cases, casesKey }));
+    this.casesEmitter.fire({ uri, taskId, cases });
   }
 
   private update(uri: vscode.Uri, taskId: string, fn: (old: TaskResults | undefined) => TaskResults): void {
@@ -54,5 +62,6 @@ export class ResultStore implements vscode.Disposable {
 
   dispose(): void {
     this.emitter.dispose();
+    this.casesEmitter.dispose();
   }
 }

@@ -15,7 +15,8 @@ import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
 import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
-import { taskHash, type ResultStore } from './results';
+import { resultKeysOf, type ResultStore } from './results';
+import { settingsFor } from './settings';
 import type { TaskDocuments } from './taskDocuments';
 import { withEditorSettings, type TaskRunner } from './taskRunner';
 
@@ -33,7 +34,7 @@ const REFRESH_DELAY_MS = 40;
 /** What a verdict depends on besides the response: a change re-verifies the samples. */
 const verdictInputs = (t: TaskSpec): string => JSON.stringify([t.verify, t.messages, t.meta]);
 /** What a sample depends on: a change makes the samples describe an older task. */
-const requestInputs = (t: TaskSpec): string => JSON.stringify([t.messages, withEditorSettings(t).sampling]);
+const requestInputs = (t: TaskSpec, uri?: vscode.Uri): string => JSON.stringify([t.messages, withEditorSettings(t, uri).sampling]);
 
 export interface PanelServices {
   readonly documents: TaskDocuments;
@@ -237,27 +238,25 @@ export class TaskPanel implements vscode.Disposable {
       if (this.reverifying?.abort === abort) this.reverifying = undefined;
       // Superseded: the refresh queued behind this one verifies the newer verifier.
       if (abort.signal.aborted) return SUPERSEDED;
-      const fresh = shown.fresh && requestInputs(spec) === requestInputs(shown.run.task);
+      const fresh = shown.fresh && requestInputs(spec, doc.uri) === requestInputs(shown.run.task, doc.uri);
       shown = { run: r.run, flips: r, fresh, trusted };
       this.runs.set(key, shown);
       // The new verdicts describe the task as it is: lenses and decorations show them too.
       if (fresh && entry.id !== undefined) {
         this.seen.set(key, r.run);
-        this.s.results.setRun(doc.uri, entry.id, taskHash(file, entry), r.run);
+        this.s.results.setRun(doc.uri, entry.id, resultKeysOf(file, entry).run, r.run);
       }
       // The cases are the verifier's own tests: they run again with it.
       if (spec.cases.length) {
         const results = await runCases([spec], { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted, signal: abort.signal });
         if (abort.signal.aborted) return SUPERSEDED;
-        this.s.results.setCases(doc.uri, spec.id, taskHash(file, entry), results);
+        this.s.results.setCases(doc.uri, spec.id, resultKeysOf(file, entry).cases, results);
       }
     }
-    const fresh = shown !== undefined && shown.fresh && (!spec || requestInputs(spec) === requestInputs(shown.run.task));
-    const latest = entry.id === undefined ? undefined : this.s.results.get(doc.uri, entry.id);
-    const hash = taskHash(file, entry);
-    const cases = latest && latest.textHash === hash ? latest.cases : undefined;
+    const fresh = shown !== undefined && shown.fresh && (!spec || requestInputs(spec, doc.uri) === requestInputs(shown.run.task, doc.uri));
+    const cases = this.s.results.freshCases(doc.uri, file, entry);
     // Typing elsewhere in the file changes nothing here: the view is not sent again.
-    const same = [doc.uri.toString(), entry.index, hash, spec && verdictInputs(spec) + requestInputs(spec), shown, fresh, cases];
+    const same = [doc.uri.toString(), entry.index, file.text.slice(entry.offset, entry.offset + entry.length), spec && verdictInputs(spec) + requestInputs(spec, doc.uri), shown, fresh, cases];
     if (this.posted && same.every((x, i) => x === this.posted?.[i])) return this.lastView;
     this.posted = same;
     const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString() };
@@ -392,7 +391,7 @@ export class TaskPanel implements vscode.Disposable {
     const key = `${doc.uri.toString()}#${spec.id}`;
     const base = mode === 'more' ? this.runs.get(key) : undefined;
     const have = this.runs.get(key)?.run.samples.length ?? 0;
-    const n = vscode.workspace.getConfiguration('vtask').get<number>('samples') ?? spec.sampling.samples;
+    const n = settingsFor(doc.uri).samples ?? spec.sampling.samples;
     // More doubles what is shown, up to a bound: every sample is a paid request.
     const total = mode === 'more' ? Math.min(MAX_SAMPLES, Math.max(have, n) * 2) : Math.max(have, n);
     const samples = new Map((base?.run.samples ?? []).map((x) => [x.index, x]));
@@ -428,11 +427,11 @@ export class TaskPanel implements vscode.Disposable {
       if (at) await this.notice('warning', 'Fix the task first (see Problems): its cases cannot run while it has errors.');
       return undefined;
     }
-    const hash = taskHash(at.file, at.entry);
+    const key = resultKeysOf(at.file, at.entry).cases;
     const results = await runCases([at.spec], { file: at.doc.uri.fsPath, trusted: vscode.workspace.isTrusted });
-    // Results of text that changed while they ran would pass for the new text's: drop them.
+    // Results of a task that changed while they ran would pass for the new one's: drop them.
     const now = this.locate();
-    if (now && taskHash(now.file, now.entry) === hash) this.s.results.setCases(at.doc.uri, at.spec.id, hash, results);
+    if (now && resultKeysOf(now.file, now.entry).cases === key) this.s.results.setCases(at.doc.uri, at.spec.id, key, results);
     await this.refresh();
     return results;
   }

@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { sampleTasks, type SampleResult, type TaskRunResult } from '../core/run/sampleTasks';
 import { createProvider } from '../core/sampling';
 import { SampleCache } from '../core/sampling/cache';
-import { resolveCacheDir } from '../core/sampling/cacheDir';
 import type { Provider } from '../core/sampling/types';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { fallbackProfile } from '../core/sampling/localModels';
@@ -10,13 +9,14 @@ import { LanguageModelProvider, LM_PREFIX } from './lmProvider';
 import type { ModelPicker } from './modelPicker';
 import { profileForTask } from './models';
 import type { ResultStore } from './results';
-import { taskHash } from './results';
+import { resultKeys } from './results';
+import { cacheDirFor, settingsFor } from './settings';
 import type { TaskDocuments } from './taskDocuments';
 
 /** A task as the editor samples it: the temperature setting, when set, overrides the task's own. */
-export function withEditorSettings(t: TaskSpec): TaskSpec {
-  const temperature = vscode.workspace.getConfiguration('vtask').get<number | null>('temperature');
-  return typeof temperature === 'number' ? { ...t, sampling: { ...t.sampling, temperature } } : t;
+export function withEditorSettings(t: TaskSpec, uri?: vscode.Uri): TaskSpec {
+  const { temperature } = settingsFor(uri);
+  return temperature !== undefined ? { ...t, sampling: { ...t.sampling, temperature } } : t;
 }
 
 /** What a run from the task panel adds to a plain run. */
@@ -45,7 +45,15 @@ export class TaskRunner implements vscode.Disposable {
     private readonly results: ResultStore,
     private readonly log: vscode.LogOutputChannel,
     private readonly models: ModelPicker,
-  ) {}
+  ) {
+    // Cancel Sampling is offered only while something runs.
+    this.emitter.event(() => void vscode.commands.executeCommand('setContext', 'vtask.sampling', this.running.size > 0));
+  }
+
+  /** Whether anything is being sampled (the `vtask.sampling` context key says the same). */
+  get busy(): boolean {
+    return this.running.size > 0;
+  }
 
   isRunning(uri: vscode.Uri, taskId: string): boolean {
     return this.running.has(`${uri.toString()}#${taskId}`) || this.running.has(`${uri.toString()}#*`);
@@ -64,6 +72,10 @@ export class TaskRunner implements vscode.Disposable {
     }
   }
 
+  cancelAll(): void {
+    for (const c of this.running.values()) c.abort();
+  }
+
   /**
    * Samples and verifies the given tasks (all when `taskIds` is undefined). `fresh` asks the
    * model again instead of reading the cache; `samples` overrides N; `onSample` sees each new
@@ -73,33 +85,34 @@ export class TaskRunner implements vscode.Disposable {
     const file = this.documents.get(doc);
     const tasks = runnableTasks(file)
       .tasks.filter((t) => !taskIds || taskIds.includes(t.id))
-      .map(withEditorSettings);
+      .map((t) => withEditorSettings(t, doc.uri));
     if (tasks.length === 0) return [];
     const key = `${doc.uri.toString()}#${taskIds?.length === 1 ? taskIds[0] : '*'}`;
     const abort = new AbortController();
+    const settings = settingsFor(doc.uri);
+    const cache = this.cacheFor(doc.uri);
+    const hashes = resultKeys(file);
+    const samples = options.samples ?? settings.samples;
+    // Running from here on: whatever fails below (secrets, the fallback model) ends the run in
+    // `finally`, so no lens is left saying "sampling…".
     this.running.set(key, abort);
     this.emitter.fire();
-    const cacheDir = resolveCacheDir(doc.uri.fsPath, { cacheDir: vscode.workspace.getConfiguration('vtask').get<string>('cacheDir') || undefined });
-    let cache = this.caches.get(cacheDir);
-    if (!cache) this.caches.set(cacheDir, (cache = SampleCache.open(cacheDir)));
-    const hashes = new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, taskHash(file, t)]));
-    const samples = options.samples ?? vscode.workspace.getConfiguration('vtask').get<number>('samples');
-    await this.models.loadSecrets();
-    // Tasks with no model configured sample a local server, else the built-in demo model.
-    const unconfigured = tasks.filter((t) => {
-      try {
-        profileForTask(file, t);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    const fallback = unconfigured.length ? await fallbackProfile() : undefined;
-    if (fallback) {
-      this.log.info(fallback.why);
-      vscode.window.setStatusBarMessage(`vtask: ${fallback.why}`, 8000);
-    }
     try {
+      await this.models.loadSecrets();
+      // Tasks with no model configured sample a local server, else the built-in demo model.
+      const unconfigured = tasks.filter((t) => {
+        try {
+          profileForTask(file, t, doc.uri);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      const fallback = unconfigured.length ? await fallbackProfile() : undefined;
+      if (fallback) {
+        this.log.info(fallback.why);
+        vscode.window.setStatusBarMessage(`vtask: ${fallback.why}`, 8000);
+      }
       return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `vtask: sampling ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}`, cancellable: true },
         async (progress, token) => {
@@ -108,7 +121,7 @@ export class TaskRunner implements vscode.Disposable {
           const seen = new Map<string, number>();
           return sampleTasks(tasks, {
             file: doc.uri.fsPath,
-            cache: cache as SampleCache,
+            cache,
             samples,
             // Cancelling stops sampling; samples already taken are still verified in full.
             verifySignal: this.disposed.signal,
@@ -116,9 +129,9 @@ export class TaskRunner implements vscode.Disposable {
             onSample: options.onSample,
             signal: abort.signal,
             trusted: vscode.workspace.isTrusted,
-            groupSize: vscode.workspace.getConfiguration('vtask').get<number>('grpoGroupSize', 8),
-            concurrency: vscode.workspace.getConfiguration('vtask').get<number>('concurrency', 8),
-            profileFor: (t) => (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t)),
+            groupSize: settings.grpoGroupSize,
+            concurrency: settings.concurrency,
+            profileFor: (t) => (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t, doc.uri)),
             providerFor: (p) => {
               const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
               let provider = this.providers.get(id);
@@ -134,7 +147,7 @@ export class TaskRunner implements vscode.Disposable {
               progress.report({ increment: (100 * (p.done - before)) / Math.max(1, total), message: `${[...seen.values()].reduce((a, b) => a + b, 0)}/${total} samples` });
             },
             onTaskDone: (r) => {
-              this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id) ?? '', r);
+              this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r);
               if (r.error) this.log.warn(`${r.task.id}: ${r.error}`);
             },
           });
@@ -156,25 +169,32 @@ export class TaskRunner implements vscode.Disposable {
     const file = this.documents.get(doc);
     const tasks = runnableTasks(file).tasks;
     if (tasks.length === 0 || tasks.length > 1000) return 0;
-    const cacheDir = resolveCacheDir(doc.uri.fsPath, { cacheDir: vscode.workspace.getConfiguration('vtask').get<string>('cacheDir') || undefined });
-    let cache = this.caches.get(cacheDir);
-    if (!cache) this.caches.set(cacheDir, (cache = SampleCache.open(cacheDir)));
-    const hashes = new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, taskHash(file, t)]));
+    const settings = settingsFor(doc.uri);
+    const cache = this.cacheFor(doc.uri);
+    const hashes = resultKeys(file);
     const done = await sampleTasks(tasks, {
       file: doc.uri.fsPath,
       cache,
       cacheOnly: true,
-      samples: vscode.workspace.getConfiguration('vtask').get<number>('samples'),
+      samples: settings.samples,
       signal: new AbortController().signal,
       trusted: vscode.workspace.isTrusted,
-      groupSize: vscode.workspace.getConfiguration('vtask').get<number>('grpoGroupSize', 8),
-      profileFor: (t) => profileForTask(file, t),
+      groupSize: settings.grpoGroupSize,
+      profileFor: (t) => profileForTask(file, t, doc.uri),
       providerFor: () => {
         throw new Error('restoring never samples');
       },
-      onTaskDone: (r) => this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id) ?? '', r),
+      onTaskDone: (r) => this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r),
     });
     return done.length;
+  }
+
+  /** The sample cache of a file's cache folder, opened once per folder. */
+  private cacheFor(uri: vscode.Uri): SampleCache {
+    const dir = cacheDirFor(uri);
+    let cache = this.caches.get(dir);
+    if (!cache) this.caches.set(dir, (cache = SampleCache.open(dir)));
+    return cache;
   }
 
   dispose(): void {

@@ -3,7 +3,7 @@ import { runCases, type CaseResult } from '../core/run/cases';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { toRange } from './convert';
 import type { ResultStore } from './results';
-import { taskHash } from './results';
+import { resultKeysOf } from './results';
 import type { TaskDocuments } from './taskDocuments';
 
 const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e : `score ${e.score}`);
@@ -15,6 +15,10 @@ const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e 
 export class CaseTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('vtask', 'vtask cases');
   private readonly disposables: vscode.Disposable[] = [this.controller];
+  /** The state each case item was last given, by item id (for tests and the API). */
+  private readonly states = new Map<string, 'passed' | 'failed' | 'skipped'>();
+  /** Tasks whose cases this controller is running: their results are reported by that run. */
+  private readonly own = new Set<string>();
 
   constructor(
     private readonly documents: TaskDocuments,
@@ -30,6 +34,10 @@ export class CaseTests implements vscode.Disposable {
       // Rebuilding the tree is not for every keystroke: wait for a pause in typing.
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
       { dispose: () => this.timers.forEach((t) => clearTimeout(t)) },
+      // Cases run elsewhere (a lens, the panel, a re-verification) show here too.
+      results.onDidSetCases(({ uri, taskId, cases }) => {
+        if (!this.own.has(`${uri.toString()}#${taskId}`)) this.reportElsewhere(uri, taskId, cases);
+      }),
     );
     for (const d of vscode.workspace.textDocuments) this.refresh(d);
   }
@@ -115,21 +123,64 @@ export class CaseTests implements vscode.Disposable {
         const items = [...collect(taskItem.children)].filter((i) => only?.has(i.id));
         for (const i of items) run.started(i);
         const results = await runCases([spec], { file: uri.fsPath, signal: abort.signal, trusted: vscode.workspace.isTrusted });
-        this.results.setCases(uri, taskId, taskHash(file, entry), results);
-        for (const r of results) {
-          const item = taskItem.children.get(`${taskItem.id}#${r.case}`);
-          if (!item || !only?.has(item.id)) continue;
-          if (r.skipped) run.skipped(item);
-          else if (r.ok) run.passed(item);
-          else {
-            const message = vscode.TestMessage.diff(`expected ${label(r.expected)}, got ${label(r.actual)}: ${r.verdict.reason}`, label(r.expected), label(r.actual));
-            message.location = new vscode.Location(uri, toRange(file.lines, spec.cases[r.case]?.offset ?? spec.offset, spec.cases[r.case]?.offset ?? spec.offset));
-            run.failed(item, message);
-          }
+        const key = `${uri.toString()}#${taskId}`;
+        this.own.add(key);
+        try {
+          this.results.setCases(uri, taskId, resultKeysOf(file, entry).cases, results);
+        } finally {
+          this.own.delete(key);
         }
+        this.report(run, taskItem, results, only);
       }
     } finally {
       run.end();
+    }
+  }
+
+  /** Runs a task's cases as the Test Explorer would, on the task as it is now. */
+  async runTask(doc: vscode.TextDocument, taskId: string): Promise<void> {
+    // The tree is rebuilt after a pause in typing: a case added just now must be in it.
+    this.refresh(doc);
+    const item = this.controller.items.get(doc.uri.toString())?.children.get(`${doc.uri.toString()}#${taskId}`);
+    if (item) await this.runItems([item]);
+  }
+
+  /** The state the Test Explorer shows for each case of a task, in case order. */
+  statesOf(uri: vscode.Uri, taskId: string): (string | undefined)[] {
+    const taskItem = this.controller.items.get(uri.toString())?.children.get(`${uri.toString()}#${taskId}`);
+    return taskItem ? [...collect(taskItem.children)].map((i) => this.states.get(i.id)) : [];
+  }
+
+  /** Gives case items the verdicts of a case run that did not start in the Test Explorer. */
+  private reportElsewhere(uri: vscode.Uri, taskId: string, results: readonly CaseResult[]): void {
+    const taskItem = this.controller.items.get(uri.toString())?.children.get(`${uri.toString()}#${taskId}`);
+    if (!taskItem) return;
+    // Not persisted: the store keeps these results; the Test Explorer only mirrors them.
+    const run = this.controller.createTestRun(new vscode.TestRunRequest([taskItem]), `cases of ${taskId}`, false);
+    try {
+      this.report(run, taskItem, results);
+    } finally {
+      run.end();
+    }
+  }
+
+  /** Reports case results on their items (only those in `only`, when given). */
+  private report(run: vscode.TestRun, taskItem: vscode.TestItem, results: readonly CaseResult[], only?: ReadonlySet<string>): void {
+    for (const r of results) {
+      const item = taskItem.children.get(`${taskItem.id}#${r.case}`);
+      if (!item || (only && !only.has(item.id))) continue;
+      if (r.skipped) {
+        run.skipped(item);
+        this.states.set(item.id, 'skipped');
+      } else if (r.ok) {
+        run.passed(item);
+        this.states.set(item.id, 'passed');
+      } else {
+        const message = vscode.TestMessage.diff(`expected ${label(r.expected)}, got ${label(r.actual)}: ${r.verdict.reason}`, label(r.expected), label(r.actual));
+        if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
+        run.failed(item, message);
+        this.states.set(item.id, 'failed');
+      }
     }
   }
 

@@ -40,13 +40,11 @@ export function histogram(samples: readonly SampleView[]): HTMLElement {
     if (p) bin.append(svg('rect', { x, y: H - PAD - hf - hp, width: bw - 2, height: hp, class: 'bar pass' }));
     chart.append(bin);
   }
-  chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }));
-  for (const [x, label] of [[PAD, '0'], [W - 6, '1']] as const) {
-    const t = svg('text', { x, y: H - 4, class: 'tick' });
-    t.textContent = label;
-    chart.append(t);
-  }
-  return figure('Scores', chart);
+  chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }), svg('line', { x1: PAD, y1: 0, x2: PAD, y2: H - PAD, class: 'axis' }));
+  // Scores along x; the count of samples up y, from 0 to the tallest bar.
+  for (const [v, label] of [[0, '0'], [0.5, '0.5'], [1, '1']] as const) chart.append(tick(PAD + (W - PAD) * v - (v === 1 ? 8 : v ? 6 : 0), H - 4, label, 'x'));
+  chart.append(tick(2, H - PAD, '0', 'y'), tick(2, 8, String(max), 'y'));
+  return figure('Scores (samples per score bin)', chart);
 }
 
 /** pass@k against k on a log scale: how likely one of k samples passes. */
@@ -65,11 +63,18 @@ export function passAtKCurve(stats: StatsView): HTMLElement {
     title.textContent = `pass@${k} = ${v.toFixed(3)}`;
     dot.append(title);
     chart.append(dot);
-    const t = svg('text', { x: x(k) - 3, y: H - 4, class: 'tick' });
-    t.textContent = String(k);
-    chart.append(t);
+    chart.append(tick(x(k) - 3, H - 4, String(k), 'x'));
   }
-  return figure('pass@k', chart);
+  // Probability up y.
+  for (const v of [0, 0.5, 1]) chart.append(tick(2, y(v) + 3, String(v), 'y'));
+  return figure('pass@k (k along, probability up)', chart);
+}
+
+/** An axis value. */
+function tick(x: number, y: number, label: string, axis: 'x' | 'y'): SVGElement {
+  const t = svg('text', { x, y, class: `tick tick-${axis}` });
+  t.textContent = label;
+  return t;
 }
 
 function figure(caption: string, chart: SVGElement): HTMLElement {

@@ -179,7 +179,10 @@ function renderSamples(task: TaskView): void {
     keyed(button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })), 'action:more'),
   );
   s.body.append(bar);
-  if (run) {
+  if (run && run.stats.samples === 0) {
+    // Resample replaces the samples: until the first arrives there is nothing to count.
+    s.body.append(el('p', 'muted sampling', 'Sampling… the pass rate shows as samples arrive.'), streaming.charts);
+  } else if (run) {
     const st = run.stats;
     const summary = el('div', 'run-summary');
     const band = el('span', `band ${st.band}`, st.band.replace('_', ' '));
@@ -228,6 +231,8 @@ function receive(msg: ToPanel): void {
           streaming.title.textContent = samplesTitle(list.all);
           // The histogram follows as samples arrive; pass@k comes with the finished run.
           streaming.charts.replaceChildren(histogram(list.all));
+          const note = root.querySelector('.sampling');
+          if (note) note.textContent = `Sampling… ${list.all.filter((x) => x.pass).length}/${list.all.length} pass so far.`;
         }
       }
       break;

@@ -554,6 +554,48 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     });
   });
 
+  test('before the first sample of a Resample: "Sampling…", not "0/0 pass · too hard"', async () => {
+    await withPanel({}, async (page) => {
+      const empty = { ...fx.sea.task.run, stats: { ...fx.sea.task.run.stats, samples: 0, passed: 0, passRate: 0, band: 'too_hard' } };
+      await deliver(page, { type: 'task', task: { ...fx.sea.task, run: empty, samples: [] } });
+      assert.equal(await page.$('.run-summary'), null);
+      assert.equal(await page.textContent('.sampling'), 'Sampling… the pass rate shows as samples arrive.');
+      await deliver(page, fx.streamed);
+      const passing = fx.streamed.samples.filter((x) => x.pass).length;
+      assert.equal(await page.textContent('.sampling'), `Sampling… ${passing}/${fx.streamed.samples.length} pass so far.`);
+    });
+  });
+
+  test('charts show their axis values', async () => {
+    await withPanel({}, async (page) => {
+      await deliver(page, fx.sea);
+      const ticks = (sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
+      assert.deepEqual(await ticks('svg.histogram text.tick-x'), ['0', '0.5', '1']);
+      const bins = new Map();
+      for (const x of fx.sea.task.samples) bins.set(Math.min(9, Math.floor(x.score * 10)), (bins.get(Math.min(9, Math.floor(x.score * 10))) ?? 0) + 1);
+      assert.deepEqual(await ticks('svg.histogram text.tick-y'), ['0', String(Math.max(...bins.values()))]);
+      assert.deepEqual(await ticks('svg.passk text.tick-y'), ['0', '0.5', '1']);
+      assert.deepEqual(await ticks('svg.passk text.tick-x'), fx.sea.task.run.stats.passAtK.map(([k]) => String(k)));
+    });
+  });
+
+  test('light theme: green verdict text and the learnable badge are readable (contrast ≥ 4.5)', async () => {
+    await withPanel({ theme: 'light' }, async (page) => {
+      await deliver(page, { type: 'task', task: { ...fx.sea.task, run: { ...fx.sea.task.run, stats: { ...fx.sea.task.run.stats, band: 'learnable' } } } });
+      for (const sel of ['.band.learnable', '.case.ok .verdict']) {
+        // Through a canvas: computed colours may come as color(srgb …) rather than rgb().
+        const [fg, bg] = await page.$eval(sel, (e) => [getComputedStyle(e).color, getComputedStyle(document.body).backgroundColor].map((c) => {
+          const g = document.createElement('canvas').getContext('2d');
+          g.fillStyle = c;
+          g.fillRect(0, 0, 1, 1);
+          return `rgb(${[...g.getImageData(0, 0, 1, 1).data.slice(0, 3)].join(', ')})`;
+        }));
+        const ratio = contrast(fg, bg);
+        assert.ok(ratio >= 4.5, `${sel}: ${fg} on ${bg} has contrast ${ratio.toFixed(2)}`);
+      }
+    });
+  });
+
   test('themes: light, dark and high contrast', async () => {
     for (const theme of Object.keys(THEMES)) {
       await withPanel({ theme }, async (page) => {
@@ -587,4 +629,17 @@ function cssString(s) {
 function hexToRgb(hex) {
   const n = hex.slice(1, 7);
   return `rgb(${[0, 2, 4].map((i) => parseInt(n.slice(i, i + 2), 16)).join(', ')})`;
+}
+
+/** WCAG contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/\d+/g).slice(0, 3).map((v) => {
+      const x = Number(v) / 255;
+      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
 }

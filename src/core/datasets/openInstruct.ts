@@ -2,6 +2,7 @@
 // the verifier open-instruct scores the row with (ground_truth_utils.py). A task maps to the
 // open-instruct verifier that checks the same thing, or, with `viaVtask`, to the `vtask`
 // verifier of the Python package, which asks `vtask serve` (ground truth: the verifier as JSON).
+import { errorMessage } from '../base/errorMessage';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
 import { instructionPairs, kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
@@ -92,7 +93,7 @@ function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { e
       try {
         parsed = fromPyLiteral(gt);
       } catch (e) {
-        return { error: `\`ground_truth\` of an ifeval row: ${(e as Error).message}` };
+        return { error: `\`ground_truth\` of an ifeval row: ${errorMessage(e)}` };
       }
       let first = Array.isArray(parsed) ? parsed[0] : parsed;
       if (typeof first === 'string') {

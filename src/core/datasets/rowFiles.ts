@@ -1,5 +1,6 @@
 // Rows to and from files, streamed: a 100,000-task export never holds more than one Parquet
 // row group (or one JSONL line) beyond what its caller keeps, and a read yields rows as it goes.
+import { errorMessage } from '../base/errorMessage';
 import fs from 'node:fs';
 import type { ParquetColumn } from './format';
 
@@ -98,7 +99,7 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
       try {
         row = JSON.parse(text);
       } catch (e) {
-        yield { row: undefined, error: `not JSON: ${(e as Error).message}`, where: `line ${line}`, n: n++ };
+        yield { row: undefined, error: `not JSON: ${errorMessage(e)}`, where: `line ${line}`, n: n++ };
         continue;
       }
       if (!row || typeof row !== 'object' || Array.isArray(row)) yield { row: undefined, error: 'not a JSON object', where: `line ${line}`, n: n++ };

@@ -1,6 +1,7 @@
 // The reward server's HTTP handling (`vtask serve`): requests in, core verdicts out, no
 // scoring logic of its own. Stateless beyond the task files it loaded, so any number of copies
 // can run behind a load balancer.
+import { errorMessage } from '../base/errorMessage';
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
@@ -170,7 +171,7 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
       } catch (e) {
         if (res.headersSent) return;
         if (e instanceof HttpError) send(e.status, { error: e.message });
-        else send(500, { error: `internal error: ${(e as Error).message}` });
+        else send(500, { error: `internal error: ${errorMessage(e)}` });
       }
     })();
   });

@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
+import { toJS } from '../core/base/ynode';
+
+/**
+ * What a task's results were made from. A run (samples and their verdicts) depends on what is
+ * sampled and how it is verified: the task without its cases, and the file's shared keys
+ * (models, defaults). The case results depend on the verifier and the cases: the whole task.
+ * Comments, layout and the cases themselves do not touch a run, so editing them (or adding a
+ * sample as a case) keeps its results fresh.
+ */
+export interface ResultKeys {
+  readonly run: string;
+  readonly cases: string;
+}
+
+const hash = (s: string): string => createHash('sha1').update(s).digest('hex');
+
+const sharedKeys = new WeakMap<TaskFile, string>();
+const byEntry = new WeakMap<TaskEntry, { file: string; keys: ResultKeys }>();
+
+/** The keys of one task of a file (memoised per parsed entry: lenses ask on every refresh). */
+export function resultKeysOf(file: TaskFile, entry: TaskEntry): ResultKeys {
+  let shared = sharedKeys.get(file);
+  if (shared === undefined) sharedKeys.set(file, (shared = JSON.stringify(file.parts.map((p) => toJS(p.node)))));
+  const memo = byEntry.get(entry);
+  if (memo?.file === shared) return memo.keys;
+  let keys: ResultKeys;
+  if (entry.node) {
+    const { cases, ...rest } = toJS(entry.node) as Record<string, unknown>;
+    const run = hash(JSON.stringify([shared, rest]));
+    keys = { run, cases: hash(JSON.stringify([run, cases ?? null])) };
+  } else {
+    // A task YAML could not read: its text is all there is to tell versions apart.
+    const text = hash(shared + file.text.slice(entry.offset, entry.offset + entry.length).trimEnd());
+    keys = { run: text, cases: text };
+  }
+  byEntry.set(entry, { file: shared, keys });
+  return keys;
+}
+
+/** The keys of every task of a file that has an id, by id. */
+export function resultKeys(file: TaskFile): Map<string, ResultKeys> {
+  return new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, resultKeysOf(file, t)]));
+}
