@@ -78,7 +78,8 @@ await runMain(async () => {
     ['extensionTestsPath', remoteUri(server, path.join(REPO, TESTS_ENTRY))],
     ['skipWelcome', 'true'],
   ];
-  await page.goto(workbenchUrl(server, workspace, payload));
+  // The first load compiles the workbench: slow on a busy machine, so the bound is generous.
+  await page.goto(workbenchUrl(server, workspace, payload), { timeout: 180_000 });
   console.log(`[integration] workbench page loaded after ${elapsed()}`);
   let timer;
   const outcome = await Promise.race([
