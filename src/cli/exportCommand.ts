@@ -8,6 +8,7 @@ import { rowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { version } from '../core/version';
 import { EXIT, UsageError, type CliIO } from './io';
+import { eachArg, unknownOption } from './options';
 
 export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet [options]
 
@@ -34,6 +35,8 @@ Options:
 Exits 0 when the dataset was written, 1 when a task cannot be expressed (nothing is written),
 2 on usage errors.`;
 
+const EXPORT_FLAGS = ['--format', '--out', '-o', '--split', '--seed', '--mix', '--keep-duplicates', '--lossy', '--via-vtask', '--prompt-style', '--grader-model', '--json'];
+
 interface ExportArgs {
   paths: string[];
   format: string;
@@ -51,14 +54,7 @@ interface ExportArgs {
 
 function parseArgs(argv: readonly string[]): ExportArgs {
   const a: Partial<ExportArgs> & { paths: string[]; mix: Map<string, number> } = { paths: [], mix: new Map(), seed: 0, dedupe: true, lossy: false, viaVtask: false, promptStyle: 'conversational', graderModel: 'gpt-4.1', json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
+  for (const { arg, flag, value } of eachArg(argv)) {
     try {
       switch (flag) {
         case '--format':
@@ -105,7 +101,7 @@ function parseArgs(argv: readonly string[]): ExportArgs {
           a.json = true;
           break;
         default:
-          if (arg.startsWith('-')) throw new UsageError(`unknown option '${arg}'`);
+          if (arg.startsWith('-')) throw unknownOption(arg, EXPORT_FLAGS);
           else a.paths.push(arg);
       }
     } catch (e) {

@@ -7,6 +7,7 @@ import { rowFileType } from '../core/datasets/rowFiles';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile } from '../core/taskfile/parse';
 import { EXIT, UsageError, type CliIO } from './io';
+import { eachArg, unknownOption } from './options';
 
 export const importHelp = `Usage: vtask import IN.jsonl|IN.parquet [--format FORMAT] -o OUT.vtask
 
@@ -22,19 +23,11 @@ function parseArgs(argv: readonly string[]): { input: string; format?: string; o
   let format: string | undefined;
   let out: string | undefined;
   let force = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
-    const flag = eq > 0 ? a.slice(0, eq) : a;
-    const value = (): string => {
-      const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (!v) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
+  for (const { arg: a, flag, value } of eachArg(argv)) {
     if (flag === '--format' || flag === '-f') format = value();
     else if (flag === '-o' || flag === '--out') out = value();
     else if (flag === '--force') force = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else if (a.startsWith('-')) throw unknownOption(a, ['--format', '--out', '-o', '--force']);
     else if (input === undefined) input = a;
     else throw new UsageError(`one input file at a time; got '${input}' and '${a}'`);
   }

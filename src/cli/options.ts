@@ -17,3 +17,18 @@ export function boundedInt(value: string, flag: string, min: number, max: number
   }
   return n;
 }
+
+/** The arguments one at a time, `--flag value` and `--flag=value` alike; `value()` takes the flag's value. */
+export function* eachArg(argv: readonly string[]): Generator<{ arg: string; flag: string; value(): string }> {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (!v) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    yield { arg, flag, value };
+  }
+}

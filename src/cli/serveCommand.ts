@@ -6,6 +6,7 @@ import { createVerifyServer, loadTasks } from '../core/serve/verifyServer';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
+import { boundedInt, eachArg, unknownOption } from './options';
 
 export const serveHelp = `Usage: vtask serve PATH... [--host 127.0.0.1] [--port N] [options]
 
@@ -32,43 +33,29 @@ interface ServeArgs {
   model?: string;
 }
 
-function bounded(flag: string, v: string, min: number, max: number): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}; got '${v}'`);
-  return n;
-}
-
 function parseArgs(argv: readonly string[]): ServeArgs {
   const a: ServeArgs = { paths: [], host: '127.0.0.1', port: 8765, workers: 1, maxBodyMb: 32, maxBatch: 4096, concurrency: 64 };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = (): string => {
-      const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      if (!v) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
+  for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--host':
         a.host = value();
         break;
       case '--port':
-        a.port = bounded(flag, value(), 0, 65535);
+        a.port = boundedInt(value(), flag, 0, 65535);
         break;
       case '--workers': {
         const v = value();
-        a.workers = v === 'auto' ? Math.max(1, os.availableParallelism()) : bounded(flag, v, 1, 256);
+        a.workers = v === 'auto' ? Math.max(1, os.availableParallelism()) : boundedInt(v, flag, 1, 256);
         break;
       }
       case '--max-body-mb':
-        a.maxBodyMb = bounded(flag, value(), 1, 1024);
+        a.maxBodyMb = boundedInt(value(), flag, 1, 1024);
         break;
       case '--max-batch':
-        a.maxBatch = bounded(flag, value(), 1, 1_000_000);
+        a.maxBatch = boundedInt(value(), flag, 1, 1_000_000);
         break;
       case '--concurrency':
-        a.concurrency = bounded(flag, value(), 1, 4096);
+        a.concurrency = boundedInt(value(), flag, 1, 4096);
         break;
       case '--base-url':
         a.baseUrl = value();
@@ -77,7 +64,7 @@ function parseArgs(argv: readonly string[]): ServeArgs {
         a.model = value();
         break;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`unknown option '${arg}'`);
+        if (arg.startsWith('-')) throw unknownOption(arg, ['--host', '--port', '--workers', '--max-body-mb', '--max-batch', '--concurrency', '--base-url', '--model']);
         a.paths.push(arg);
     }
   }

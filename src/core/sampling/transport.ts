@@ -194,57 +194,42 @@ class NodeResponse implements TransportResponse {
 export function fetchTransport(f: typeof fetch = fetch): Transport {
   return async (url, req) => {
     const res = await f(url, { method: req.method, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), signal: req.signal });
+    /** Hands each chunk to `onChunk`; leaving early (an error, a cap, an abort) stops the download. */
+    const read = async (onChunk: (chunk: Uint8Array) => void): Promise<void> => {
+      if (!res.body) return;
+      const reader = res.body.getReader();
+      let finished = false;
+      try {
+        for (;;) {
+          let step: ReadableStreamReadResult<Uint8Array>;
+          try {
+            step = await reader.read();
+          } catch (e) {
+            throw midResponse(e);
+          }
+          if (step.done) break;
+          onChunk(step.value);
+        }
+        finished = true;
+      } finally {
+        if (!finished) await reader.cancel().catch(() => undefined);
+        reader.releaseLock();
+      }
+    };
     return {
       status: res.status,
       header: (name) => res.headers.get(name) ?? undefined,
       text: async (maxBytes = Infinity) => {
-        if (!res.body) return '';
-        const reader = res.body.getReader();
         const parts: Uint8Array[] = [];
         let bytes = 0;
-        try {
-          for (;;) {
-            let step: ReadableStreamReadResult<Uint8Array>;
-            try {
-              step = await reader.read();
-            } catch (e) {
-              throw midResponse(e);
-            }
-            if (step.done) break;
-            bytes += step.value.length;
-            if (bytes > maxBytes) {
-              await reader.cancel().catch(() => undefined);
-              throw new TooLargeError('the answer', maxBytes);
-            }
-            parts.push(step.value);
-          }
-        } finally {
-          reader.releaseLock();
-        }
+        await read((chunk) => {
+          bytes += chunk.length;
+          if (bytes > maxBytes) throw new TooLargeError('the answer', maxBytes);
+          parts.push(chunk);
+        });
         return Buffer.concat(parts).toString('utf8');
       },
-      read: async (onChunk) => {
-        if (!res.body) return;
-        const reader = res.body.getReader();
-        let finished = false;
-        try {
-          for (;;) {
-            let step: ReadableStreamReadResult<Uint8Array>;
-            try {
-              step = await reader.read();
-            } catch (e) {
-              throw midResponse(e);
-            }
-            if (step.done) break;
-            onChunk(step.value);
-          }
-          finished = true;
-        } finally {
-          // Leaving early (an error event, an abort) stops the download.
-          if (!finished) await reader.cancel().catch(() => undefined);
-          reader.releaseLock();
-        }
-      },
+      read,
     };
   };
 }
