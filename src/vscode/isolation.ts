@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
+import { onDidChangeSettings, settingsFor } from './settings';
 
 /**
  * Applies the `vtask.allowWeakIsolation` setting and says in the output channel which isolation
  * code runs under: when code first runs, and again whenever that line would change.
  */
 export function isolationWiring(log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const apply = (): void => setAllowWeakIsolation(vscode.workspace.getConfiguration('vtask').get<boolean>('allowWeakIsolation', false));
+  const apply = (): void => setAllowWeakIsolation(settingsFor().allowWeakIsolation);
   apply();
   let last = '';
   const stop = onSandboxUse((sb) => {
@@ -17,7 +18,7 @@ export function isolationWiring(log: vscode.LogOutputChannel): vscode.Disposable
     else log.warn(line);
   });
   return [
-    vscode.workspace.onDidChangeConfiguration((e) => {
+    onDidChangeSettings((e) => {
       if (e.affectsConfiguration('vtask.allowWeakIsolation')) apply();
     }),
     { dispose: stop },

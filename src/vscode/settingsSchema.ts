@@ -2,7 +2,7 @@
 // package.json's `contributes.configuration` and the reader can be tested on plain values.
 
 /** Where a setting may be set: `resource` settings may differ per workspace folder. */
-export type SettingScope = 'window' | 'resource';
+export type SettingScope = 'machine' | 'window' | 'resource';
 
 /** Every `vtask.*` setting: its default (the one value package.json also declares) and scope. */
 export const SETTINGS = {
@@ -15,6 +15,8 @@ export const SETTINGS = {
   grpoGroupSize: { default: 8, scope: 'resource' },
   cacheDir: { default: '', scope: 'resource' },
   temperature: { default: null, scope: 'resource' },
+  // Machine-wide: whether answers may run without the full sandbox is the machine owner's call.
+  allowWeakIsolation: { default: false, scope: 'machine' },
 } as const satisfies Record<string, { default: unknown; scope: SettingScope }>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -33,6 +35,8 @@ export interface EditorSettings {
   /** As written (possibly relative): resolve it with `cacheDirFor`. */
   readonly cacheDir: string;
   readonly temperature: number | undefined;
+  /** Code and script verifiers may run below the full sandbox (the user opted in). */
+  readonly allowWeakIsolation: boolean;
 }
 
 const number = (v: unknown, min: number): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= min ? v : undefined);
@@ -54,5 +58,6 @@ export function readSettings(get: (key: SettingKey) => unknown): EditorSettings 
     grpoGroupSize: number(get('grpoGroupSize'), 2) ?? SETTINGS.grpoGroupSize.default,
     cacheDir: typeof get('cacheDir') === 'string' ? (get('cacheDir') as string) : SETTINGS.cacheDir.default,
     temperature: number(get('temperature'), 0) ?? SETTINGS.temperature.default ?? undefined,
+    allowWeakIsolation: get('allowWeakIsolation') === true,
   };
 }
