@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
 import { exportDataset } from '../core/datasets/exportDataset';
+import type { RunSummary } from '../core/datasets/format';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { version } from '../core/version';
+import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, unknownOption } from './options';
 
@@ -31,11 +33,18 @@ Options:
                                package's 'vtask' verifier, which asks vtask serve)
   --prompt-style conversational|plain   trl: the prompt column (default conversational)
   --grader-model NAME          openai-rft: the model of a judge grader (default gpt-4.1)
+  --band B[,B]                 only tasks whose cached run is in these bands (too_easy,
+                               learnable, too_hard)
+  --min-pass-rate X, --max-pass-rate Y   only tasks whose cached pass rate is in [X, Y]
+  --base-url URL --model NAME  the model whose cached runs count (as vtask run resolves it)
+  --cache-dir DIR              the sample cache (default: .vtask-cache at the workspace root)
+  --no-runs                    do not read cached runs (rows carry no pass rate)
   --json                       print the report as JSON
 Exits 0 when the dataset was written, 1 when a task cannot be expressed (nothing is written),
 2 on usage errors.`;
 
-const EXPORT_FLAGS = ['--format', '--out', '-o', '--split', '--seed', '--mix', '--keep-duplicates', '--lossy', '--via-vtask', '--prompt-style', '--grader-model', '--json'];
+const EXPORT_FLAGS = ['--format', '--out', '-o', '--split', '--seed', '--mix', '--keep-duplicates', '--lossy', '--via-vtask', '--prompt-style', '--grader-model', '--json', '--band', '--min-pass-rate', '--max-pass-rate', '--base-url', '--model', '--cache-dir', '--no-runs'];
+const BANDS = ['too_easy', 'learnable', 'too_hard'];
 
 interface ExportArgs {
   paths: string[];
@@ -50,10 +59,17 @@ interface ExportArgs {
   promptStyle: 'conversational' | 'plain';
   graderModel: string;
   json: boolean;
+  bands?: Set<string>;
+  minPassRate?: number;
+  maxPassRate?: number;
+  baseUrl?: string;
+  model?: string;
+  cacheDir?: string;
+  runs: boolean;
 }
 
 function parseArgs(argv: readonly string[]): ExportArgs {
-  const a: Partial<ExportArgs> & { paths: string[]; mix: Map<string, number> } = { paths: [], mix: new Map(), seed: 0, dedupe: true, lossy: false, viaVtask: false, promptStyle: 'conversational', graderModel: 'gpt-4.1', json: false };
+  const a: Partial<ExportArgs> & { paths: string[]; mix: Map<string, number> } = { paths: [], mix: new Map(), seed: 0, dedupe: true, lossy: false, viaVtask: false, promptStyle: 'conversational', graderModel: 'gpt-4.1', json: false, runs: true };
   for (const { arg, flag, value } of eachArg(argv)) {
     try {
       switch (flag) {
@@ -100,6 +116,34 @@ function parseArgs(argv: readonly string[]): ExportArgs {
         case '--json':
           a.json = true;
           break;
+        case '--band': {
+          const bands = value().split(',').map((b) => b.trim());
+          const bad = bands.find((b) => !BANDS.includes(b));
+          if (bad !== undefined) throw new UsageError(`--band takes ${BANDS.join(', ')} (comma-separated); got '${bad}'`);
+          a.bands = new Set(bands);
+          break;
+        }
+        case '--min-pass-rate':
+        case '--max-pass-rate': {
+          const v = value();
+          const n = Number(v);
+          if (!/^\d*\.?\d+$/.test(v) || n > 1) throw new UsageError(`${flag} takes a pass rate from 0 to 1; got '${v}'`);
+          if (flag === '--min-pass-rate') a.minPassRate = n;
+          else a.maxPassRate = n;
+          break;
+        }
+        case '--base-url':
+          a.baseUrl = value();
+          break;
+        case '--model':
+          a.model = value();
+          break;
+        case '--cache-dir':
+          a.cacheDir = value();
+          break;
+        case '--no-runs':
+          a.runs = false;
+          break;
         default:
           if (arg.startsWith('-')) throw unknownOption(arg, EXPORT_FLAGS);
           else a.paths.push(arg);
@@ -113,6 +157,8 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   if (!a.format) throw new UsageError(`--format is required: one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
   if (!EXPORT_FORMATS.has(a.format)) throw new UsageError(`unknown format '${a.format}': one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
   if (!a.out) throw new UsageError('-o OUT is required (OUT.jsonl or OUT.parquet)');
+  const filtered = a.bands !== undefined || a.minPassRate !== undefined || a.maxPassRate !== undefined;
+  if (filtered && a.runs === false) throw new UsageError('--band and the pass-rate filters read cached runs: drop --no-runs');
   return a as ExportArgs;
 }
 
@@ -131,6 +177,15 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     if (!files.includes(rel)) throw new UsageError(`--mix names '${f}', which is not among the task files exported`);
     mix.set(rel, w);
   }
+  const read = (f: string): string => fs.readFileSync(path.resolve(io.cwd, f), 'utf8');
+  // Cached runs (no request) give each row its pass rate, band and model, and feed the filters.
+  const runs = args.runs ? await cachedRuns(files, { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read }) : new Map<string, RunSummary>();
+  const filtering = args.bands !== undefined || args.minPassRate !== undefined || args.maxPassRate !== undefined;
+  const keep = (run: RunSummary | undefined): boolean =>
+    run !== undefined &&
+    (args.bands === undefined || (run.band !== null && args.bands.has(run.band))) &&
+    (args.minPassRate === undefined || run.pass_rate >= args.minPassRate) &&
+    (args.maxPassRate === undefined || run.pass_rate <= args.maxPassRate);
   const report = await exportDataset({
     files,
     format,
@@ -143,11 +198,15 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     lossy: args.lossy,
     mix,
     judgeModel: args.graderModel,
-    read: (f) => fs.readFileSync(path.resolve(io.cwd, f), 'utf8'),
+    read,
+    runOf: (file, task) => runs.get(`${file}\0${task.id}`),
+    ...(filtering ? { keep } : {}),
   });
   const where = (r: { file: string; line: number }): string => `${r.file}:${r.line}`;
+  // Paths as the user would type them: relative below the working folder, absolute elsewhere.
+  const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p));
   if (args.json) {
-    io.stdout.write(JSON.stringify({ ...report, outputs: report.outputs.map((o) => ({ ...o, file: path.relative(io.cwd, o.file) })), grader: report.grader && path.relative(io.cwd, report.grader) }) + '\n');
+    io.stdout.write(JSON.stringify({ ...report, outputs: report.outputs.map((o) => ({ ...o, file: shown(o.file) })), grader: report.grader && shown(report.grader) }) + '\n');
   } else {
     for (const u of report.unexpressible) {
       const who = u.file ? `${where(u)}: task '${u.task}'` : 'vtask export';
@@ -156,9 +215,9 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     for (const d of report.duplicates) io.stderr.write(`${where(d)}: task '${d.task}' dropped: same prompt as '${d.of.task}' (${where(d.of)})\n`);
     for (const i of report.invalid) io.stderr.write(`${where(i)}: task '${i.task}' has errors and is not exported (vtask check shows them)\n`);
     if (report.failed) io.stderr.write(`nothing written: ${report.unexpressible.length} task(s) cannot be expressed in ${format.name} (--lossy drops them)\n`);
-    for (const o of report.outputs) io.stdout.write(`${path.relative(io.cwd, o.file)}: ${o.rows} rows${o.split ? ` (${o.split})` : ''}\n`);
-    if (report.grader) io.stdout.write(`${path.relative(io.cwd, report.grader)}: the grader\n`);
-    const notes = [report.duplicates.length && `${report.duplicates.length} duplicate prompts dropped`, report.filtered && `${report.filtered} tasks left out by --mix`, args.lossy && report.unexpressible.length && `${report.unexpressible.length} tasks dropped (--lossy)`, report.invalid.length && `${report.invalid.length} invalid tasks skipped`].filter(Boolean);
+    for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${o.rows} rows${o.split ? ` (${o.split})` : ''}\n`);
+    if (report.grader) io.stdout.write(`${shown(report.grader)}: the grader\n`);
+    const notes = [report.duplicates.length && `${report.duplicates.length} duplicate prompts dropped`, report.filtered && `${report.filtered} tasks left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${report.unexpressible.length} tasks dropped (--lossy)`, report.invalid.length && `${report.invalid.length} invalid tasks skipped`].filter(Boolean);
     if (notes.length && !report.failed) io.stdout.write(notes.join('; ') + '\n');
   }
   return report.failed ? EXIT.failed : EXIT.ok;

@@ -240,3 +240,33 @@ test('import: a row that cannot be mapped is reported with its line, and the exi
   assert.equal(vtask(['check', out]).status, 0);
   assert.equal(vtask(['import', input, '-o', out]).status, 2, 'an existing output is not overwritten without --force');
 });
+
+test('export reads cached runs (no request): rows carry pass rate, band and model; --band and pass-rate filters', () => {
+  const cacheDir = path.join(DIR, 'runs-cache');
+  const ran = vtask(['run', 'examples/arithmetic.vtask', '--cache-dir', cacheDir, '--json']);
+  assert.equal(ran.status, 0, ran.stderr);
+  const runs = (JSON.parse(ran.stdout) as { tasks: { task: string; pass_rate: number; band: string; model: string }[] }).tasks;
+  const out = path.join(DIR, 'with-runs.jsonl');
+  const r = vtask(['export', 'examples/arithmetic.vtask', '--format', 'trl', '-o', out, '--cache-dir', cacheDir]);
+  assert.equal(r.status, 0, r.stderr);
+  const rows = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; pass_rate: number; band: string; model: string });
+  assert.equal(rows.length, runs.length);
+  for (const run of runs) {
+    const row = rows.find((x) => x.task_id === run.task);
+    assert.deepEqual([row?.pass_rate, row?.band, row?.model], [run.pass_rate, run.band, run.model], run.task);
+  }
+  const band = runs[0]!.band;
+  const filtered = path.join(DIR, 'band.jsonl');
+  assert.equal(vtask(['export', 'examples/arithmetic.vtask', '--format', 'trl', '-o', filtered, '--cache-dir', cacheDir, '--band', band]).status, 0);
+  const kept = fs.readFileSync(filtered, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { task_id: string }).task_id);
+  assert.deepEqual(kept.sort(), runs.filter((x) => x.band === band).map((x) => x.task).sort());
+  const high = path.join(DIR, 'high.jsonl');
+  const min = vtask(['export', 'examples/arithmetic.vtask', '--format', 'trl', '-o', high, '--cache-dir', cacheDir, '--min-pass-rate', '0.5', '--json']);
+  assert.equal(min.status, 0, min.stderr);
+  const rowsHigh = fs.readFileSync(high, 'utf8').split('\n').filter(Boolean).length;
+  assert.equal(rowsHigh, runs.filter((x) => x.pass_rate >= 0.5).length);
+  assert.equal(vtask(['export', 'examples', '--format', 'trl', '-o', high, '--band', 'easy']).status, 2);
+  const none = vtask(['export', 'examples/math.vtask', '--format', 'trl', '-o', high, '--cache-dir', path.join(DIR, 'empty-cache'), '--band', 'learnable']);
+  assert.equal(none.status, 0, none.stderr);
+  assert.match(none.stdout, /0 rows/, 'tasks without a cached run are left out by the run filters');
+});

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import { getPair, toJS } from '../core/base/ynode';
+import type { RunSummary } from '../core/datasets/format';
+import { sampleTasks } from '../core/run/sampleTasks';
+import { SampleCache } from '../core/sampling/cache';
+import { resolveCacheDir } from '../core/sampling/cacheDir';
+import { resolveProfile } from '../core/sampling/profiles';
+import type { ModelProfile, Provider } from '../core/sampling/types';
+import { parseTaskFile } from '../core/taskfile/parse';
+import { runnableTasks } from '../core/taskfile/resolve';
+
+export interface CachedRunOptions {
+  readonly baseUrl?: string;
+  readonly model?: string;
+  readonly cacheDir?: string;
+  readonly read: (file: string) => string;
+}
+
+/** Cache-only runs never ask a model; a request reaching a provider is a bug, said loudly. */
+const NO_REQUESTS: Provider = {
+  id: 'cache-only',
+  sample: () => Promise.reject(new Error('a cache-only run asked a model')),
+};
+
+/**
+ * What the sample cache says of each task, without a request: its pass rate and band from the
+ * samples a `vtask run` left (verified again now, so they follow the current verifier). A task
+ * whose model does not resolve, or whose N samples are not all cached, has no run. Keyed by
+ * `file\0task id`.
+ */
+export async function cachedRuns(files: readonly string[], o: CachedRunOptions): Promise<Map<string, RunSummary>> {
+  const out = new Map<string, RunSummary>();
+  const signal = new AbortController().signal;
+  for (const file of files) {
+    const dir = resolveCacheDir(file, { cacheDir: o.cacheDir });
+    if (!fs.existsSync(dir)) continue;
+    const parsed = parseTaskFile(o.read(file));
+    const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+    const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
+    const profiles = new Map<string, ModelProfile | undefined>();
+    const profileOf = (name: string | undefined): ModelProfile | undefined => {
+      const key = name ?? '';
+      if (!profiles.has(key)) {
+        try {
+          profiles.set(key, resolveProfile({ name, models: modelTable, baseUrl: o.baseUrl, model: o.model }));
+        } catch {
+          profiles.set(key, undefined);
+        }
+      }
+      return profiles.get(key);
+    };
+    const tasks = runnableTasks(parsed).tasks.filter((t) => profileOf(t.sampling.model) !== undefined);
+    if (!tasks.length) continue;
+    const cache = SampleCache.open(dir);
+    try {
+      cache.load();
+      const done = await sampleTasks(tasks, {
+        file,
+        cache,
+        cacheOnly: true,
+        signal,
+        profileFor: (t) => profileOf(t.sampling.model) as ModelProfile,
+        providerFor: () => NO_REQUESTS,
+      });
+      for (const r of done) out.set(`${file}\0${r.task.id}`, { model: r.model, samples: r.stats.samples, pass_rate: r.stats.passRate, band: r.stats.band });
+    } finally {
+      cache.close();
+    }
+  }
+  return out;
+}
