@@ -73,7 +73,9 @@ export const scriptedJudge: VerifyContext['judge'] = () => ({
   id: 'scripted-judge',
   async sample(request) {
     const user = request.messages[request.messages.length - 1]?.content ?? '';
-    const response = /<response>\n([\s\S]*)\n<\/response>/.exec(user)?.[1] ?? '';
+    // The judge prompt ends with the task and the response as one JSON object.
+    const json = user.slice(user.lastIndexOf('\n{') + 1);
+    const response = (JSON.parse(json) as { response: string }).response;
     const text = response.includes('GARBLED')
       ? 'I would rather not grade this one.'
       : JSON.stringify({ criteria: [{ id: 1, met: /scatter/i.test(response), why: 'scripted' }] });
