@@ -230,6 +230,22 @@ const STAGES = [
     vscode: true,
     run: harnessStage('test/harness/run-e2e.mjs'),
   },
+  {
+    // The same end-to-end run on the oldest VS Code that engines.vscode admits (1.90, through
+    // code-server 4.90.3 on this Node), so the floor is tested, not only type-checked.
+    name: 'e2e-floor',
+    vscode: true,
+    async run() {
+      const script = path.join(ROOT, 'scripts/install-vscode-floor.sh');
+      const { code } = await run('bash', [script]);
+      if (code !== 0) return { passed: 0, failed: 1, note: 'the floor VS Code did not install' };
+      const version = /^CODE_SERVER_FLOOR=(\S+)$/m.exec(fs.readFileSync(script, 'utf8'))?.[1];
+      const cache = process.env.VTASK_CACHE || path.join(os.homedir(), '.cache/vtask');
+      const entry = path.join(cache, `vscode-floor-cs${version}`, 'node_modules/code-server/out/node/entry.js');
+      const r = await harnessStage('test/harness/run-e2e.mjs', [], { VTASK_CODE_SERVER: entry, VTASK_NODE24: process.execPath, VTASK_E2E_PREFIX: 'e2e-floor' })();
+      return { ...r, note: r.note ?? `VS Code 1.90 (code-server ${version})` };
+    },
+  },
 ];
 
 const wanted = process.argv.slice(2).filter((a) => a !== '--no-build');

@@ -23,6 +23,9 @@ import {
 } from './vscode.mjs';
 import { editor, until, decorationTexts, openFromExplorer } from './workbench.mjs';
 
+/** The name of this run's screenshots and log: `e2e`, or what VTASK_E2E_PREFIX says (`e2e-floor`). */
+const PREFIX = process.env.VTASK_E2E_PREFIX || 'e2e';
+
 const FIXTURE = path.join(REPO, 'test/fixtures/workspace');
 const SAMPLE = 'sample.vtask';
 const BROKEN = 'broken.vtask';
@@ -106,15 +109,22 @@ const STEPS = [
     needs: `${BROKEN} shows an error squiggle`,
     async run({ page, timeout }) {
       const squiggle = editor(page).locator('.squiggly-error').first();
-      const box = await squiggle.boundingBox({ timeout });
-      if (!box) throw new Error('the squiggle has no box');
-      // The squiggle is drawn under the text: move the mouse there rather than hover the element.
-      await page.mouse.move(box.x + box.width / 2, box.y - 40);
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
       const hover = page.locator('.monaco-editor .monaco-hover:not(.hidden)').filter({ hasText: /\S/ }).first();
-      await hover.waitFor({ state: 'visible', timeout });
-      const text = (await hover.innerText()).replace(/\s+/g, ' ').trim();
-      console.log(`    hover: ${text.slice(0, 200)}`);
+      let text = '';
+      // Lenses drawn after the squiggle can move the lines under it (older VS Code draws them
+      // later): measure again and hover again, a few times, before calling the hover wrong.
+      for (let attempt = 0; attempt < 3 && !/promt|prompt/i.test(text); attempt++) {
+        const box = await squiggle.boundingBox({ timeout });
+        if (!box) throw new Error('the squiggle has no box');
+        // The squiggle is drawn under the text: move the mouse there rather than hover the element,
+        // straight from empty space below the text, so that no other word is hovered on the way.
+        await page.mouse.move(box.x + box.width / 2, box.y + 300);
+        await page.locator('.monaco-editor .monaco-hover:not(.hidden)').first().waitFor({ state: 'hidden', timeout }).catch(() => {});
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await hover.waitFor({ state: 'visible', timeout });
+        text = (await hover.innerText()).replace(/\s+/g, ' ').trim();
+        console.log(`    hover: ${text.slice(0, 200)}`);
+      }
       if (!/promt|prompt/i.test(text)) throw new Error(`the hover does not name the misspelt key "promt": ${text}`);
     },
   },
@@ -247,10 +257,11 @@ await runMain(async () => {
   let failed = 0;
   const failedSteps = new Set();
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  for (const f of fs.readdirSync(RESULTS_DIR)) if (/^e2e-/.test(f)) fs.rmSync(path.join(RESULTS_DIR, f));
+  // Screenshots are named after the run (`e2e`, or `e2e-floor` on the oldest supported VS Code).
+  for (const f of fs.readdirSync(RESULTS_DIR)) if (f.startsWith(`${PREFIX}-`) && /^\d\d-|^code-server/.test(f.slice(PREFIX.length + 1))) fs.rmSync(path.join(RESULTS_DIR, f));
   for (const [i, step] of STEPS.entries()) {
     if (grep && !new RegExp(grep).test(step.name)) continue;
-    const slug = `e2e-${String(i + 1).padStart(2, '0')}-${step.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 50)}`;
+    const slug = `${PREFIX}-${String(i + 1).padStart(2, '0')}-${step.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 50)}`;
     const s0 = Date.now();
     try {
       if (step.needs && failedSteps.has(step.needs)) throw new Error(`not run: it needs "${step.needs}", which failed`);
@@ -266,7 +277,7 @@ await runMain(async () => {
     await page.screenshot({ path: screenshotPath(slug) }).catch(() => {});
   }
   if (failed) {
-    fs.copyFileSync(server.logFile, path.join(RESULTS_DIR, 'e2e-code-server.log'));
+    fs.copyFileSync(server.logFile, path.join(RESULTS_DIR, `${PREFIX}-code-server.log`));
     console.log(`[e2e] screenshots and the server log are in test-results/; last server lines:\n${tail(server.logFile, 10)}`);
   }
   console.log(`[e2e] done in ${elapsed()}`);
