@@ -20,6 +20,7 @@ import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
 import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 import { isolationWiring } from './isolation';
+import { showWalkthroughOnce } from './walkthrough';
 
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
@@ -62,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       }),
     );
     context.subscriptions.push(...isolationWiring(log));
+    showWalkthroughOnce(context);
     log.info(`vtask ${version} activated`);
     return {
       version,

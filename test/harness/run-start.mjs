@@ -46,6 +46,14 @@ function startVtask(profile) {
 /** @type {{ name: string, run: (ctx: { page: import('playwright-core').Page, timeout: number }) => Promise<void> }[]} */
 const STEPS = [
   {
+    name: 'the getting-started walkthrough opens on the first start',
+    async run(ctx) {
+      await ctx.page.locator('.monaco-workbench').waitFor({ timeout: ctx.timeout });
+      // A step of the walkthrough, which only the walkthrough itself shows (not the Welcome page's list).
+      await ctx.page.getByText('Run the verifier on a model').first().waitFor({ state: 'visible', timeout: ctx.timeout });
+    },
+  },
+  {
     name: `${FILE} opens from the Explorer in the vtask language mode`,
     async run(ctx) {
       await ctx.page.locator('.monaco-workbench').waitFor({ timeout: ctx.timeout });
