@@ -3,13 +3,13 @@
 // mean", a failed task shows `error` instead of a band, and escapes never reach the terminal.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
 
-const CLI = path.resolve(process.cwd(), 'out/cli.js');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-input-'));
 const TASK = 'vtask: 1\ntasks:\n  - id: clips\n    prompt: How many clips?\n    samples: 2\n    verify: { math: { answer: "72" } }\n';
 const ESC = '\x1b]0;pwned\x07\x1b[2J';
@@ -31,22 +31,9 @@ function write(name: string, text: string | Buffer): string {
 }
 
 /** The CLI as a process, bounded in time; async, since the test server answers from this process. */
+/** The CLI as a process (asynchronously: the model server answers from this process). */
 function vtask(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`vtask ${args.join(' ')} did not finish in 30 s\n${stdout}${stderr}`));
-    }, 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCliProcess(args, { OPENAI_BASE_URL: '', OPENAI_API_KEY: '' });
 }
 
 const noStack = (s: string): void => assert.doesNotMatch(s, /\n\s+at .+:\d+:\d+\)?\n/, 'a stack trace was printed');

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { CLI, runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
 
-const CLI = path.resolve(process.cwd(), 'out/cli.js');
 const server = new OpenAIServer({
   // Even choices are right, odd ones wrong: a pass rate of one half.
   answer: (ctx) => (ctx.index % 2 === 0 ? 'So the answer is \\boxed{72}.' : 'I get \\boxed{71}.'),
@@ -33,21 +33,7 @@ after(async () => {
 
 /** Runs the CLI as a process; asynchronously, since the server answers from this process. */
 function exec(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`vtask ${args.join(' ')} did not finish in 60 s\n${stderr}`));
-    }, 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCliProcess(args, {}, 60_000);
 }
 
 async function runCli(file: string, ...extra: string[]): Promise<{ code: number | null; json: { tasks: Array<Record<string, unknown>> }; stderr: string }> {
