@@ -87,6 +87,48 @@ void test('withRetry: a Retry-After beyond the limit is reported, not waited out
   );
 });
 
+void test('withRetry: a deadline stops the retries with the error that caused them, not the cut-short attempt', async () => {
+  // A clock the waits advance, so that the deadline is reached without waiting.
+  let now = 0;
+  const realNow = Date.now;
+  Date.now = () => now;
+  try {
+    const opts = {
+      deadline: () => 1000,
+      deadlineName: 'the budget',
+      random: () => 1,
+      policy: { baseDelayMs: 400 },
+      sleep: async (ms: number) => void (now += ms),
+    };
+    let calls = 0;
+    await assert.rejects(
+      withRetry(async () => {
+        calls++;
+        if (calls === 1) throw new SamplingError('busy (429)', 'rate-limit', 429);
+        // The second attempt is cut short by the deadline: it ends as a timeout, after the deadline.
+        now = 1000;
+        throw new SamplingError('no complete answer within 0.0 s', 'timeout');
+      }, never, opts),
+      /^SamplingError: busy \(429\); the budget ran out after 2 attempts$/,
+    );
+    assert.equal(calls, 2);
+
+    // A wait that would leave less than a moment for the next attempt does not start it.
+    now = 0;
+    calls = 0;
+    await assert.rejects(
+      withRetry(async () => {
+        calls++;
+        throw new SamplingError('down', 'server', 500);
+      }, never, { ...opts, deadline: () => 500, random: () => 0.9 }),
+      /down; the budget ran out after 1 attempt$/,
+    );
+    assert.equal(calls, 1, '360 ms of waiting leaves 140 ms: too little to try again');
+  } finally {
+    Date.now = realNow;
+  }
+});
+
 void test('sleep and withRetry stop at once on abort', async () => {
   const ctl = new AbortController();
   const t0 = Date.now();

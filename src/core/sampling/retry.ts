@@ -17,6 +17,9 @@ export interface RetryPolicy {
   readonly maxRetryAfterMs: number;
 }
 
+/** The least time left in a deadline for another attempt to be worth starting. */
+const MIN_ATTEMPT_MS = 250;
+
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
 
 export interface RetryOptions {
@@ -91,6 +94,7 @@ function asSamplingError(e: unknown): SamplingError {
 export async function withRetry<T>(fn: (attempt: number) => Promise<T>, signal: AbortSignal, options: RetryOptions = {}): Promise<T> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.policy };
   const wait = options.sleep ?? sleep;
+  let previous: SamplingError | undefined;
   for (let attempt = 1; ; attempt++) {
     if (signal.aborted) throw cancelled();
     try {
@@ -98,7 +102,12 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, signal: 
     } catch (e) {
       // An abort surfaces as whatever the interrupted operation threw; report it as what it is.
       if (signal.aborted) throw cancelled();
-      const error = asSamplingError(e);
+      let error = asSamplingError(e);
+      // An attempt the deadline cut short says only that time ran out; the error that made the
+      // earlier attempts fail (a 429, a 500) is the one worth reporting.
+      const pastDeadline = options.deadline !== undefined && Date.now() >= options.deadline();
+      if (pastDeadline && error.kind === 'timeout' && previous) error = previous;
+      previous = error;
       if (!error.retryable || attempt >= policy.maxAttempts) throw error;
       let delayMs = backoffDelay(attempt, policy, options.random);
       if (error.retryAfterMs !== undefined) {
@@ -109,7 +118,9 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, signal: 
         // same instant from returning in the same millisecond.
         delayMs = error.retryAfterMs + Math.round((options.random ?? Math.random)() * Math.min(1000, policy.baseDelayMs));
       }
-      if (options.deadline && Date.now() + delayMs >= options.deadline()) {
+      // A retry needs time to answer too: one that would start in the last moments of the budget
+      // can only time out.
+      if (options.deadline && Date.now() + delayMs + MIN_ATTEMPT_MS >= options.deadline()) {
         throw new SamplingError(`${error.message}; ${options.deadlineName ?? 'the time for retries'} ran out after ${attempt} attempt${attempt === 1 ? '' : 's'}`, error.kind, error.status, error.retryAfterMs);
       }
       options.onRetry?.({ attempt, delayMs, error });
