@@ -3,7 +3,7 @@
 // and the process's peak memory), and `vtask serve` verdicts per second and p99 latency under 16
 // concurrent clients, for math and for constraints. Each as a user runs it: real processes.
 //
-//   node scripts/bench-datasets.mjs [--tasks N] [--seconds S]
+//   node scripts/bench-datasets.mjs [--tasks N] [--seconds S] [--no-serve]
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -88,7 +88,7 @@ const ifBody = {
   prompt: 'Describe the sea.',
   responses: Array.from({ length: 16 }, (_, i) => `the sea is wide and grey and restless ${'and blue '.repeat(i)}`),
 };
-for (const workers of [1, os.availableParallelism()]) {
+for (const workers of process.argv.includes('--no-serve') ? [] : [1, os.availableParallelism()]) {
   await serveLoad('math', mathBody, workers);
   await serveLoad('constraints', ifBody, workers);
 }

@@ -5,7 +5,7 @@ import { IMPORT_FORMATS } from '../core/datasets/formats';
 import { importDataset } from '../core/datasets/importDataset';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { formatIssue } from '../core/taskfile/format';
-import { parseTaskFile } from '../core/taskfile/parse';
+import { streamTaskFile } from '../core/taskfile/stream';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, unknownOption } from './options';
 
@@ -56,9 +56,12 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   }
   for (const b of report.bad) io.stderr.write(`${args.input}:${b.where}: not imported: ${b.reason}\n`);
   const text = fs.readFileSync(out, 'utf8');
-  const parsed = parseTaskFile(text);
-  const errors = parsed.issues.filter((i) => i.severity === 'error');
-  for (const e of errors.slice(0, 50)) io.stderr.write(formatIssue(args.out, parsed.lines, e) + '\n');
+  // The new file is checked one task at a time, so a large import stays in bounded memory.
+  const stream = streamTaskFile(text);
+  const errors = stream.fileIssues.filter((i) => i.severity === 'error');
+  for (const t of stream.tasks) errors.push(...t.issues.filter((i) => i.severity === 'error'));
+  errors.sort((a, b) => a.start - b.start);
+  for (const e of errors.slice(0, 50)) io.stderr.write(formatIssue(args.out, stream.lines, e) + '\n');
   if (errors.length > 50) io.stderr.write(`... and ${errors.length - 50} more errors (vtask check ${args.out})\n`);
   io.stdout.write(`${args.out}: ${report.tasks} tasks from ${report.format} rows${report.bad.length ? `; ${report.bad.length} rows not imported` : ''}${report.renamed ? `; ${report.renamed} repeated ids given a suffix` : ''}${errors.length ? `; ${errors.length} validation errors` : ''}\n`);
   return report.bad.length || errors.length ? EXIT.failed : EXIT.ok;

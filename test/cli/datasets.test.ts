@@ -241,6 +241,20 @@ test('import: a row that cannot be mapped is reported with its line, and the exi
   assert.equal(vtask(['import', input, '-o', out]).status, 2, 'an existing output is not overwritten without --force');
 });
 
+test('export: a file that is not a task file and a task with errors are reported with their place; the rest is written', () => {
+  const good = path.join(DIR, 'partly.vtask');
+  fs.writeFileSync(good, 'vtask: 1\ntasks:\n  - id: ok\n    prompt: "2+2?"\n    verify: { math: { answer: "4" } }\n  - id: bad\n    promt: "typo"\n    verify: { math: { answer: "4" } }\n');
+  const notTasks = path.join(DIR, 'notes.vtask');
+  fs.writeFileSync(notTasks, 'title: my notes\nbody: nothing here\n');
+  const out = path.join(DIR, 'partly.jsonl');
+  const r = vtask(['export', good, notTasks, '--format', 'trl', '-o', out, '--no-runs']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /partly\.vtask:6: task 'bad' has errors and is not exported/);
+  assert.match(r.stderr, /notes\.vtask:1: error: not a task file/);
+  assert.deepEqual(fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { task_id: string }).task_id), ['ok']);
+  assert.match(r.stdout, /1 invalid tasks skipped; 1 file with errors outside the tasks/);
+});
+
 test('export reads cached runs (no request): rows carry pass rate, band and model; --band and pass-rate filters', () => {
   const cacheDir = path.join(DIR, 'runs-cache');
   const ran = vtask(['run', 'examples/arithmetic.vtask', '--cache-dir', cacheDir, '--json']);

@@ -4,8 +4,8 @@
 // a partial dataset behind.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseTaskFile } from '../taskfile/parse';
-import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
+import type { TaskSpec } from '../taskfile/resolve';
+import { streamTaskFile } from '../taskfile/stream';
 import { mixKeeps, promptKey, splitOf, type SplitShare } from './curate';
 import type { DatasetFormat, ExportSettings, RunSummary } from './format';
 import { graderClass, rftGrader, type GraderClass } from './openaiRft';
@@ -50,8 +50,12 @@ export interface ExportReport {
   /** Tasks the format cannot express: errors, or with `lossy` the tasks dropped. */
   readonly unexpressible: (TaskRef & { reason: string })[];
   readonly duplicates: (TaskRef & { of: TaskRef })[];
-  /** Tasks with validation errors, which are never exported. */
-  readonly invalid: TaskRef[];
+  /**
+   * Tasks with validation errors, which are never exported; an error outside the tasks (a file
+   * that is not a task file, or over a limit, which then gives no tasks) has an empty task and
+   * its `reason`.
+   */
+  readonly invalid: (TaskRef & { reason?: string })[];
   /** Tasks left out by `--mix` or the run filters. */
   filtered: number;
   /** True when nothing was written because of errors. */
@@ -83,13 +87,19 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
   const classes = new Set<GraderClass>();
   try {
     for (const file of req.files) {
-      const parsed = parseTaskFile(req.read(file));
-      const { tasks, skipped } = runnableTasks(parsed);
-      const line = (offset: number): number => parsed.lines.position(offset).line + 1;
-      for (const s of skipped) report.invalid.push({ file, task: s.id ?? `#${s.index + 1}`, line: line(s.offset) });
+      // One task at a time: a large file never has all its trees in memory at once.
+      const stream = streamTaskFile(req.read(file));
+      const line = (offset: number): number => stream.lines.position(offset).line + 1;
+      const fileError = stream.fileIssues.find((i) => i.severity === 'error');
+      if (fileError) report.invalid.push({ file, task: '', line: line(fileError.start), reason: fileError.message });
       const weight = req.mix?.get(file);
-      const keeps = weight === undefined ? undefined : mixKeeps(tasks.map((t) => t.id), weight, req.seed, file);
-      for (const task of tasks) {
+      // `--mix` draws from all of a file's task ids, so it needs them before the first row.
+      const keeps = weight === undefined ? undefined : mixKeeps(idsOf(streamTaskFile(req.read(file)).tasks), weight, req.seed, file);
+      for (const { entry, spec: task } of stream.tasks) {
+        if (!task) {
+          report.invalid.push({ file, task: entry.id ?? `#${entry.index + 1}`, line: line(entry.offset) });
+          continue;
+        }
         const ref: TaskRef = { file, task: task.id, line: line(task.offset) };
         if (keeps && !keeps.has(task.id)) {
           report.filtered++;
@@ -145,4 +155,10 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
     for (const s of sinks.values()) fs.rmSync(temp(s.file), { force: true });
     throw e;
   }
+}
+
+function idsOf(tasks: Iterable<{ spec: TaskSpec | undefined }>): string[] {
+  const ids: string[] = [];
+  for (const t of tasks) if (t.spec) ids.push(t.spec.id);
+  return ids;
 }

@@ -54,7 +54,7 @@ export function parseTaskChunkPlain(text: string): ChunkResult {
   return needsWhole ? { issues, summary, length, needsWhole } : { issues, summary, length };
 }
 
-interface ParsedChunk {
+export interface ParsedChunk {
   readonly node: YNode | null;
   /** True when the chunk uses an alias whose anchor is outside it. */
   readonly needsWhole?: boolean;
@@ -161,7 +161,7 @@ const TOP_KEYS = ['vtask', 'defaults', 'models', 'tasks'];
  * whose first top-level key is no task-file key nor a misspelling of one (`vtsak:` is a typo,
  * `name:` or a line of prose is another kind of file). Blanks and comments are a file being started.
  */
-function notTaskFile(parts: readonly FilePart[]): Issue | undefined {
+export function notTaskFile(parts: readonly FilePart[]): Issue | undefined {
   const first = parts[0]?.node?.items[0]?.key;
   if (!first) return undefined;
   const name = String(first.value);
@@ -194,7 +194,7 @@ function yamlIssues(errors: readonly YAMLError[], warnings: readonly YAMLError[]
 
 const YAML_OPTIONS = { uniqueKeys: false, prettyErrors: false, strict: true } as const;
 
-function parseTaskChunk(text: string): ParsedChunk {
+export function parseTaskChunk(text: string): ParsedChunk {
   const doc = parseDocument(text, YAML_OPTIONS);
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
   const aliases = aliasScope(doc);
@@ -221,7 +221,7 @@ function parseTaskChunk(text: string): ParsedChunk {
   return { node: item, issues: [...issues, ...v.issues].sort(byStart), summary, length: text.length };
 }
 
-function parsePartChunk(text: string, tail: boolean): ParsedChunk {
+export function parsePartChunk(text: string, tail: boolean): ParsedChunk {
   const doc = parseDocument(text, YAML_OPTIONS);
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
   const aliases = aliasScope(doc);
@@ -282,7 +282,7 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
 
 
 /** Top-level keys given both before and after the tasks (one part each cannot see it). */
-function duplicateTopKeys(parts: readonly FilePart[]): Issue[] {
+export function duplicateTopKeys(parts: readonly FilePart[]): Issue[] {
   const seen = new Set<string>();
   const out: Issue[] = [];
   for (const part of parts) {
@@ -295,26 +295,43 @@ function duplicateTopKeys(parts: readonly FilePart[]): Issue[] {
   return out;
 }
 
+/** What `defaults` in a file's parts supplies to every task. */
+export interface Inherited {
+  readonly prompt: boolean;
+  readonly verify: boolean;
+}
+
+export function inheritedFrom(parts: readonly FilePart[]): Inherited {
+  const defaults = parts.map((p) => (p.node ? getPair(p.node, 'defaults')?.value : undefined)).find((d) => d?.type === 'map') as YMap | undefined;
+  return { prompt: Boolean(defaults && (getPair(defaults, 'prompt') || getPair(defaults, 'messages'))), verify: Boolean(defaults && getPair(defaults, 'verify')) };
+}
+
+/**
+ * The file-level issues of one task, given the tasks before it (`firstById`, which it extends):
+ * a repeated id, and a prompt or verifier that neither the task nor `defaults` gives.
+ */
+export function taskFileIssues(t: TaskEntry, lines: LineIndex, firstById: Map<string, number>, inherited: Inherited): Issue[] {
+  const out: Issue[] = [];
+  const s = t.offset + t.anchor[0];
+  const e = t.offset + t.anchor[1];
+  const name = t.id !== undefined ? `task \`${cut(t.id)}\`` : 'this task';
+  if (t.id !== undefined) {
+    const first = firstById.get(t.id);
+    if (first !== undefined) {
+      const line = lines.position(first).line + 1;
+      out.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${cut(t.id)}\`: it is already used on line ${line}`, start: s, end: e });
+    } else firstById.set(t.id, s);
+  }
+  if (!t.hasPrompt && !inherited.prompt) out.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`prompt\` or \`messages\``, start: s, end: e });
+  if (!t.hasVerify && !inherited.verify) out.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``, start: s, end: e });
+  return out;
+}
+
 /** File-level checks that need every task: duplicate ids, and what `defaults` supplies. */
 function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEntry[], issues: Issue[], chunked: boolean): TaskFile {
-  const defaults = parts.map((p) => (p.node ? getPair(p.node, 'defaults')?.value : undefined)).find((d) => d?.type === 'map') as YMap | undefined;
-  const inheritsPrompt = Boolean(defaults && (getPair(defaults, 'prompt') || getPair(defaults, 'messages')));
-  const inheritsVerify = Boolean(defaults && getPair(defaults, 'verify'));
-  const firstById = new Map<string, TaskEntry>();
-  for (const t of tasks) {
-    const at = (span: Span): [number, number] => [t.offset + span[0], t.offset + span[1]];
-    const [s, e] = at(t.anchor);
-    const name = t.id !== undefined ? `task \`${cut(t.id)}\`` : 'this task';
-    if (t.id !== undefined) {
-      const first = firstById.get(t.id);
-      if (first) {
-        const line = lines.position(first.offset + first.anchor[0]).line + 1;
-        issues.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${cut(t.id)}\`: it is already used on line ${line}`, start: s, end: e });
-      } else firstById.set(t.id, t);
-    }
-    if (!t.hasPrompt && !inheritsPrompt) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`prompt\` or \`messages\``, start: s, end: e });
-    if (!t.hasVerify && !inheritsVerify) issues.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``, start: s, end: e });
-  }
+  const inherited = inheritedFrom(parts);
+  const firstById = new Map<string, number>();
+  for (const t of tasks) issues.push(...taskFileIssues(t, lines, firstById, inherited));
   const notTask = notTaskFile(parts);
   if (notTask) return { text, lines, parts, tasks, issues: [notTask], chunked };
   issues.sort(byStart);

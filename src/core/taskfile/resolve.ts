@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../base/chat';
 import type { Issue } from '../base/issues';
-import type { TaskEntry, TaskFile } from './parse';
+import type { FilePart, TaskEntry, TaskFile } from './parse';
 import { getPair, toJS, type YMap, type YNode } from '../base/ynode';
 
 export type Expectation = 'pass' | 'fail' | { readonly score: number };
@@ -64,7 +64,12 @@ function errorOffsets(issues: readonly Issue[]): Set<number> {
 }
 
 function findDefaults(file: TaskFile): Record<string, unknown> {
-  for (const part of file.parts) {
+  return defaultsOf(file.parts);
+}
+
+/** The `defaults` of a file's parts, as plain values ({} without any). */
+export function defaultsOf(parts: readonly FilePart[]): Record<string, unknown> {
+  for (const part of parts) {
     const d = part.node ? getPair(part.node, 'defaults')?.value : undefined;
     if (d?.type === 'map') return toJS(d) as Record<string, unknown>;
   }
