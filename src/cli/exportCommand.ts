@@ -7,6 +7,7 @@ import type { RunSummary } from '../core/datasets/format';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
+import { openResolvePool } from '../core/taskfile/parallel';
 import { version } from '../core/version';
 import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
@@ -186,6 +187,8 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     (args.bands === undefined || (run.band !== null && args.bands.has(run.band))) &&
     (args.minPassRate === undefined || run.pass_rate >= args.minPassRate) &&
     (args.maxPassRate === undefined || run.pass_rate <= args.maxPassRate);
+  // Large files have their tasks parsed on the machine's other cores, a few batches ahead.
+  const pool = openResolvePool(__filename);
   const report = await exportDataset({
     files,
     format,
@@ -199,9 +202,10 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     mix,
     judgeModel: args.graderModel,
     read,
+    parseBatch: pool.parseBatch,
     runOf: (file, task) => runs.get(`${file}\0${task.id}`),
     ...(filtering ? { keep } : {}),
-  });
+  }).finally(() => pool.close());
   const where = (r: { file: string; line: number }): string => `${r.file}:${r.line}`;
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p));

@@ -5,6 +5,7 @@ import { IMPORT_FORMATS } from '../core/datasets/formats';
 import { importDataset } from '../core/datasets/importDataset';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { formatIssue } from '../core/taskfile/format';
+import { openResolvePool } from '../core/taskfile/parallel';
 import { streamTaskFile } from '../core/taskfile/stream';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, unknownOption } from './options';
@@ -57,9 +58,14 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   for (const b of report.bad) io.stderr.write(`${args.input}:${b.where}: not imported: ${b.reason}\n`);
   const text = fs.readFileSync(out, 'utf8');
   // The new file is checked one task at a time, so a large import stays in bounded memory.
-  const stream = streamTaskFile(text);
+  const pool = openResolvePool(__filename);
+  const stream = streamTaskFile(text, pool.parseBatch);
   const errors = stream.fileIssues.filter((i) => i.severity === 'error');
-  for (const t of stream.tasks) errors.push(...t.issues.filter((i) => i.severity === 'error'));
+  try {
+    for await (const t of stream.tasks) errors.push(...t.issues.filter((i) => i.severity === 'error'));
+  } finally {
+    await pool.close();
+  }
   errors.sort((a, b) => a.start - b.start);
   for (const e of errors.slice(0, 50)) io.stderr.write(formatIssue(args.out, stream.lines, e) + '\n');
   if (errors.length > 50) io.stderr.write(`... and ${errors.length - 50} more errors (vtask check ${args.out})\n`);

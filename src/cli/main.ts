@@ -1,11 +1,13 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { PARSE_WORKER, runParseWorker } from '../core/taskfile/parallel';
+import { PARSE_WORKER, RESOLVE_WORKER, runParseWorker, runResolveWorker } from '../core/taskfile/parallel';
 import { runCli } from './dispatch';
 
 // The same bundle serves as the CLI and as its parse worker (see core/taskfile/parallel.ts).
 const data = workerData as { kind?: string; texts: string[] } | null;
 if (!isMainThread && data?.kind === PARSE_WORKER) {
   runParseWorker(data, (r) => parentPort?.postMessage(r));
+} else if (!isMainThread && data?.kind === RESOLVE_WORKER && parentPort) {
+  runResolveWorker(parentPort);
 } else {
   // The process entry point: everything testable lives in runCli. The first Ctrl-C stops
   // cleanly (samples taken so far are kept); a second one exits at once.

@@ -255,6 +255,22 @@ test('export: a file that is not a task file and a task with errors are reported
   assert.match(r.stdout, /1 invalid tasks skipped; 1 file with errors outside the tasks/);
 });
 
+test('export of a large file (tasks parsed in worker threads) writes every row in file order', () => {
+  const n = 2_000;
+  const big = path.join(DIR, 'big.vtask');
+  const tasks = Array.from({ length: n }, (_, i) => `  - id: q${i}\n    prompt: "What is ${i} + 1?"\n    verify: { math: { answer: "${i + 1}" } }\n    cases:\n      - { response: "\\\\boxed{${i + 1}}", expect: pass }\n`);
+  fs.writeFileSync(big, `vtask: 1\ntasks:\n${tasks.join('')}  - id: q5\n    prompt: "repeated id"\n    verify: { math: { answer: "1" } }\n`);
+  const out = path.join(DIR, 'big.jsonl');
+  const r = vtask(['export', big, '--format', 'verl', '-o', out, '--no-runs']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /big\.vtask:\d+: task 'q5' has errors/);
+  const rows = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { extra_info: { task_id: string; index: number }; reward_model: { ground_truth: string } });
+  assert.equal(rows.length, n);
+  assert.deepEqual(rows.map((x) => x.extra_info.task_id), Array.from({ length: n }, (_, i) => `q${i}`));
+  assert.deepEqual(rows.map((x) => x.extra_info.index), Array.from({ length: n }, (_, i) => i));
+  assert.equal(rows[1234]?.reward_model.ground_truth, '1235');
+});
+
 test('export reads cached runs (no request): rows carry pass rate, band and model; --band and pass-rate filters', () => {
   const cacheDir = path.join(DIR, 'runs-cache');
   const ran = vtask(['run', 'examples/arithmetic.vtask', '--cache-dir', cacheDir, '--json']);

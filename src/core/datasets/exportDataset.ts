@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../taskfile/resolve';
-import { streamTaskFile } from '../taskfile/stream';
+import { streamTaskFile, type ChunkBatchParser } from '../taskfile/stream';
 import { mixKeeps, promptKey, splitOf, type SplitShare } from './curate';
 import type { DatasetFormat, ExportSettings, RunSummary } from './format';
 import { graderClass, rftGrader, type GraderClass } from './openaiRft';
@@ -31,6 +31,8 @@ export interface ExportRequest {
   readonly keep?: (run: RunSummary | undefined) => boolean;
   /** The model of an `openai-rft` judge grader. */
   readonly judgeModel: string;
+  /** Parses large files' task chunks elsewhere (worker threads); in this thread without it. */
+  readonly parseBatch?: ChunkBatchParser;
   /** Reads a task file; the CLI turns its errors into messages. */
   readonly read: (file: string) => string;
 }
@@ -88,14 +90,14 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
   try {
     for (const file of req.files) {
       // One task at a time: a large file never has all its trees in memory at once.
-      const stream = streamTaskFile(req.read(file));
+      const stream = streamTaskFile(req.read(file), req.parseBatch);
       const line = (offset: number): number => stream.lines.position(offset).line + 1;
       const fileError = stream.fileIssues.find((i) => i.severity === 'error');
       if (fileError) report.invalid.push({ file, task: '', line: line(fileError.start), reason: fileError.message });
       const weight = req.mix?.get(file);
       // `--mix` draws from all of a file's task ids, so it needs them before the first row.
-      const keeps = weight === undefined ? undefined : mixKeeps(idsOf(streamTaskFile(req.read(file)).tasks), weight, req.seed, file);
-      for (const { entry, spec: task } of stream.tasks) {
+      const keeps = weight === undefined ? undefined : mixKeeps(await idsOf(streamTaskFile(req.read(file), req.parseBatch).tasks), weight, req.seed, file);
+      for await (const { entry, spec: task } of stream.tasks) {
         if (!task) {
           report.invalid.push({ file, task: entry.id ?? `#${entry.index + 1}`, line: line(entry.offset) });
           continue;
@@ -157,8 +159,8 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
   }
 }
 
-function idsOf(tasks: Iterable<{ spec: TaskSpec | undefined }>): string[] {
+async function idsOf(tasks: AsyncIterable<{ spec: TaskSpec | undefined }>): Promise<string[]> {
   const ids: string[] = [];
-  for (const t of tasks) if (t.spec) ids.push(t.spec.id);
+  for await (const t of tasks) if (t.spec) ids.push(t.spec.id);
   return ids;
 }

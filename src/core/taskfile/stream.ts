@@ -11,8 +11,10 @@ import { textLimitIssue } from './limits';
 import { duplicateTopKeys, inheritedFrom, notTaskFile, parsePartChunk, parseTaskChunk, parseWholeFile, taskFileIssues, type FilePart, type TaskEntry, type TaskFile } from './parse';
 import { defaultsOf, resolveTask, runnableTasks, type TaskSpec } from './resolve';
 import { LineIndex } from './text';
+import type { TaskSummary } from './validate';
 
 export interface StreamedTask {
+  /** The task's place and summary; its tree (`node`) is null when it was parsed in a thread. */
   readonly entry: TaskEntry;
   /** The task ready to run; undefined when it has errors of its own or of the file's. */
   readonly spec: TaskSpec | undefined;
@@ -25,13 +27,42 @@ export interface TaskStream {
   /** Issues outside the tasks (header, keys after the tasks, limits), absolute offsets. */
   readonly fileIssues: readonly Issue[];
   /** The tasks in file order; each is parsed when reached. Iterate once. */
-  readonly tasks: Iterable<StreamedTask>;
+  readonly tasks: AsyncIterable<StreamedTask>;
 }
 
-export function streamTaskFile(text: string): TaskStream {
+/** One task chunk parsed, checked and resolved, as plain data that can cross threads. */
+export interface PlainTask {
+  readonly issues: readonly Issue[];
+  readonly summary?: TaskSummary;
+  readonly length: number;
+  /** True when the chunk uses an alias whose anchor is outside it. */
+  readonly needsWhole?: boolean;
+  /** The task resolved as if it started at offset 0, when it has no errors of its own. */
+  readonly spec?: TaskSpec;
+}
+
+/** Parses task chunks somewhere else (worker threads), in order. */
+export type ChunkBatchParser = (texts: readonly string[], defaults: Record<string, unknown>) => Promise<PlainTask[]>;
+
+/** Tasks per batch handed to a batch parser, and batches in flight: what bounds memory. */
+const BATCH = 500;
+const AHEAD = 4;
+/** Below this many tasks, handing chunks to threads costs more than it saves. */
+const MIN_TASKS_FOR_BATCHES = 1500;
+
+/** Parses, checks and resolves one task chunk (the body of a parse worker). */
+export function parseTaskPlain(text: string, defaults: Record<string, unknown>): PlainTask {
+  return plainOf(parseTaskChunk(text), defaults);
+}
+
+/**
+ * The tasks of `text`, one at a time. With `parseBatch`, large files have their task chunks
+ * parsed in batches elsewhere (worker threads), a few batches ahead, results in file order.
+ */
+export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): TaskStream {
   const lines = new LineIndex(text);
   const tooLarge = textLimitIssue(text, lines);
-  if (tooLarge) return { lines, fileIssues: [tooLarge], tasks: [] };
+  if (tooLarge) return { lines, fileIssues: [tooLarge], tasks: fromList([]) };
   const chunks = splitTaskFile(text, lines);
   if (!chunks) return fromWhole(parseWholeFile(text), 0);
   const parts: FilePart[] = [];
@@ -45,41 +76,74 @@ export function streamTaskFile(text: string): TaskStream {
   }
   fileIssues.push(...duplicateTopKeys(parts));
   const notTask = notTaskFile(parts);
-  if (notTask) return { lines, fileIssues: [notTask], tasks: [] };
+  if (notTask) return { lines, fileIssues: [notTask], tasks: fromList([]) };
   const inherited = inheritedFrom(parts);
   const defaults = defaultsOf(parts);
-  function* tasks(): Generator<StreamedTask> {
+  const taskChunks = chunks.filter((c) => c.kind === 'task');
+  const batched = parseBatch && taskChunks.length >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
+  async function* tasks(): AsyncGenerator<StreamedTask> {
     const firstById = new Map<string, number>();
-    let index = 0;
-    for (const chunk of chunks as NonNullable<typeof chunks>) {
-      if (chunk.kind !== 'task') continue;
-      const parsed = parseTaskChunk(chunk.text);
-      if (parsed.needsWhole || !parsed.summary) {
-        // An alias to an anchor in another task: from here on, the whole-file parse (the tasks
-        // already given are the same in both).
-        yield* fromWhole(parseWholeFile(text), index).tasks;
-        return;
+    const local = (c: { text: string }): { plain: PlainTask; node: TaskEntry['node'] } => {
+      const p = parseTaskChunk(c.text);
+      const plain = plainOf(p, defaults);
+      return { plain, node: p.node?.type === 'map' ? p.node : null };
+    };
+    const pending: Promise<PlainTask[]>[] = [];
+    const request = (b: number): void => {
+      if (batched && b * BATCH < taskChunks.length) pending.push(batched(taskChunks.slice(b * BATCH, (b + 1) * BATCH).map((c) => c.text), defaults));
+    };
+    for (let b = 0; b < AHEAD; b++) request(b);
+    for (let index = 0, b = 0; index < taskChunks.length; b++) {
+      const plains = batched ? await (pending.shift() as Promise<PlainTask[]>) : undefined;
+      request(b + AHEAD);
+      const end = Math.min(taskChunks.length, (b + 1) * BATCH);
+      for (; index < end; index++) {
+        const chunk = taskChunks[index] as (typeof taskChunks)[number];
+        const { plain, node } = plains ? { plain: plains[index - b * BATCH] as PlainTask, node: null } : local(chunk);
+        if (plain.needsWhole || !plain.summary) {
+          // An alias to an anchor in another task: from here on, the whole-file parse (the tasks
+          // already given are the same in both).
+          await Promise.allSettled(pending);
+          yield* fromWhole(parseWholeFile(text), index).tasks;
+          return;
+        }
+        const entry: TaskEntry = { ...plain.summary, offset: chunk.start, length: plain.length, node, issues: plain.issues, index };
+        const issues = [...plain.issues.map((i) => shiftIssue(i, chunk.start)), ...taskFileIssues(entry, lines, firstById, inherited)];
+        const ok = plain.spec !== undefined && !issues.some((i) => i.severity === 'error');
+        yield { entry, spec: ok ? placed(plain.spec as TaskSpec, index, chunk.start) : undefined, issues };
       }
-      const s = parsed.summary;
-      const entry: TaskEntry = { ...s, offset: chunk.start, length: parsed.length, node: parsed.node?.type === 'map' ? parsed.node : null, issues: parsed.issues, index };
-      const own = parsed.issues.map((i) => shiftIssue(i, chunk.start));
-      const issues = [...own, ...taskFileIssues(entry, lines, firstById, inherited)];
-      const ok = !issues.some((i) => i.severity === 'error') && entry.node !== null;
-      yield { entry, spec: ok ? resolveTask(entry, defaults) : undefined, issues };
-      index++;
     }
   }
-  return { lines, fileIssues, tasks: { [Symbol.iterator]: tasks } };
+  return { lines, fileIssues, tasks: { [Symbol.asyncIterator]: tasks } };
+}
+
+function plainOf(p: ReturnType<typeof parseTaskChunk>, defaults: Record<string, unknown>): PlainTask {
+  if (p.needsWhole || !p.summary) return { issues: [], length: p.length, needsWhole: true };
+  const node = p.node?.type === 'map' ? p.node : null;
+  const ok = node !== null && !p.issues.some((i) => i.severity === 'error');
+  const spec = ok ? resolveTask({ ...p.summary, offset: 0, length: p.length, node, issues: p.issues, index: 0 }, defaults) : undefined;
+  return { issues: p.issues, summary: p.summary, length: p.length, ...(spec ? { spec } : {}) };
+}
+
+/** A spec resolved at offset 0, moved to its place in the file. */
+function placed(spec: TaskSpec, index: number, offset: number): TaskSpec {
+  return { ...spec, index, offset, cases: spec.cases.map((c) => ({ ...c, offset: c.offset + offset })) };
+}
+
+async function* listed<T>(items: readonly T[]): AsyncGenerator<T> {
+  for (const i of items) yield i;
+}
+
+function fromList<T>(items: readonly T[]): AsyncIterable<T> {
+  return { [Symbol.asyncIterator]: () => listed(items) };
 }
 
 /** The stream of a file parsed whole, from task `from` on. */
 function fromWhole(file: TaskFile, from: number): TaskStream {
-  if (file.issues.some((i) => i.code === 'not-a-task-file')) return { lines: file.lines, fileIssues: file.issues, tasks: [] };
+  if (file.issues.some((i) => i.code === 'not-a-task-file')) return { lines: file.lines, fileIssues: file.issues, tasks: fromList([]) };
   const specs = new Map(runnableTasks(file).tasks.map((t) => [t.index, t]));
   const inside = (i: Issue, t: TaskEntry): boolean => i.start >= t.offset && i.start < t.offset + Math.max(1, t.length);
   const fileIssues = file.issues.filter((i) => !file.tasks.some((t) => inside(i, t)));
-  function* tasks(): Generator<StreamedTask> {
-    for (const entry of file.tasks.slice(from)) yield { entry, spec: specs.get(entry.index), issues: file.issues.filter((i) => inside(i, entry)) };
-  }
-  return { lines: file.lines, fileIssues, tasks: { [Symbol.iterator]: tasks } };
+  const items = file.tasks.slice(from).map((entry) => ({ entry, spec: specs.get(entry.index), issues: file.issues.filter((i) => inside(i, entry)) }));
+  return { lines: file.lines, fileIssues, tasks: fromList(items) };
 }
