@@ -8,6 +8,7 @@ import { exportCommand, exportHelp } from './exportCommand';
 import { importCommand, importHelp } from './importCommand';
 import { run, runHelp } from './runCommand';
 import { serveCommand, serveHelp } from './serveCommand';
+import { auditCommand, auditHelp } from './auditCommand';
 import { EXIT, UsageError, type CliIO } from './io';
 import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
 
@@ -24,9 +25,10 @@ Commands:
   export PATH...  write a training dataset (open-instruct, verl, trl, openai-rft)
   import IN       read a dataset back into a task file
   serve PATH...   answer verdicts over HTTP for trainers
+  audit PATH...   probe each verifier for answers it wrongly passes or fails (no model)
 
 Options:
-  --allow-weak-isolation  (test, run) let code and script verifiers run without the full
+  --allow-weak-isolation  (test, run, audit) let code and script verifiers run without the full
                   sandbox (bubblewrap); without it they are refused there. See README, Isolation.
   -h, --help      show help (also: vtask <command> --help)
   -v, --version   print the version
@@ -46,6 +48,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   export: { help: exportHelp, run: (args, io) => exportCommand(args, io) },
   import: { help: importHelp, run: (args, io) => importCommand(args, io) },
   serve: { help: serveHelp, run: (args, io, signal) => serveCommand(args, io, signal) },
+  audit: { help: auditHelp, run: (args, io, signal) => auditCommand(args, io, signal) },
 };
 
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */

@@ -1,0 +1,120 @@
+import { getPair, toJS } from '../core/base/ynode';
+import { atLeast, auditTasks, type TaskAudit } from '../core/audit/audit';
+import { PROBE_FAMILIES, SEVERITIES, type Severity } from '../core/audit/probes';
+import { formatIssue } from '../core/taskfile/format';
+import { parseTaskFile } from '../core/taskfile/parse';
+import { runnableTasks } from '../core/taskfile/resolve';
+import { cut } from '../core/util/cut';
+import { listTaskFiles, readTaskText } from './files';
+import { EXIT, UsageError, type CliIO } from './io';
+import { judgeProviders } from './judges';
+import { eachArg, unknownOption } from './options';
+import { terminalSafe } from './terminal';
+
+export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY]
+
+Tries adversarial and right-answer probes against each task's verifier, with no model: an
+empty answer, a refusal, the prompt echoed, the gold answer hedged with a wrong one, a wrong
+answer of the right shape, the right answer written another way, programs that exit at once
+or print what the tests expect, mutants of a passing case's program, injections aimed at a
+judge. A probe the verifier gets wrong is a finding, with a severity (low, medium, high,
+critical).
+  --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')}
+  --fail-on SEVERITY   exit 1 when a finding is at least this severe (default high)
+  --json               print {"tasks": [{file, task, findings: [...]}], "findings": N}
+  --base-url URL --model NAME   the judge model for judge verifiers (their probes are
+                       skipped when no model resolves)
+Exits 0 when no finding reaches --fail-on and every file is valid, 1 otherwise, 2 on usage errors.`;
+
+interface AuditArgs {
+  paths: string[];
+  json: boolean;
+  probes?: Set<string>;
+  failOn: Severity;
+  baseUrl?: string;
+  model?: string;
+}
+
+const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model'];
+
+function parseArgs(argv: readonly string[]): AuditArgs {
+  const a: AuditArgs = { paths: [], json: false, failOn: 'high' };
+  for (const { arg, flag, value } of eachArg(argv)) {
+    switch (flag) {
+      case '--json':
+        a.json = true;
+        break;
+      case '--probes':
+        a.probes = new Set(value().split(',').map((s) => s.trim()).filter(Boolean));
+        if (!a.probes.size) throw new UsageError('--probes needs probe ids or families');
+        break;
+      case '--fail-on': {
+        const v = value();
+        if (!SEVERITIES.includes(v as Severity)) throw new UsageError(`--fail-on takes ${SEVERITIES.join(', ')}; got '${v}'`);
+        a.failOn = v as Severity;
+        break;
+      }
+      case '--base-url':
+        a.baseUrl = value();
+        break;
+      case '--model':
+        a.model = value();
+        break;
+      default:
+        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
+        a.paths.push(arg);
+    }
+  }
+  if (!a.paths.length) throw new UsageError('give at least one file or folder');
+  return a;
+}
+
+export async function auditCommand(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
+  const args = parseArgs(argv);
+  const problemsTo = args.json ? io.stderr : io.stdout;
+  const listed = listTaskFiles(args.paths, problemsTo);
+  let invalid = listed.errors;
+  const out: { file: string; audit: TaskAudit; line: number }[] = [];
+  let tasksSeen = 0;
+  const skippedReasons = new Map<string, number>();
+  for (const file of listed.files) {
+    const read = readTaskText(file);
+    if ('error' in read) {
+      problemsTo.write(read.error + '\n');
+      invalid++;
+      continue;
+    }
+    const parsed = parseTaskFile(read.text);
+    const errors = parsed.issues.filter((i) => i.severity === 'error');
+    invalid += errors.length;
+    for (const e of errors) problemsTo.write(terminalSafe(formatIssue(file, parsed.lines, e)) + '\n');
+    const { tasks } = runnableTasks(parsed);
+    const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+    const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => tasks.find((t) => t.sampling.model)?.sampling.model);
+    const audits = await auditTasks(tasks, { file, only: args.probes, judge, signal });
+    tasksSeen += tasks.length;
+    for (const audit of audits) {
+      out.push({ file, audit, line: parsed.lines.position(audit.offset).line + 1 });
+      for (const s of audit.skipped) skippedReasons.set(s.reason, (skippedReasons.get(s.reason) ?? 0) + 1);
+    }
+  }
+  const findings = out.flatMap((o) => o.audit.findings);
+  const failing = findings.filter((f) => atLeast(f.severity, args.failOn)).length;
+  if (args.json) {
+    const tasks = out.map(({ file, audit }) => ({ file, task: audit.task, probes: audit.probes, findings: audit.findings.map(({ probe, family, severity, response, verdict, expected, reason }) => ({ probe, family, severity, response, verdict, expected, reason })), ...(audit.skipped.length ? { skipped: audit.skipped } : {}) }));
+    io.stdout.write(JSON.stringify({ tasks, findings: findings.length, failing, fail_on: args.failOn, invalid }) + '\n');
+  } else {
+    for (const { file, audit, line } of out) {
+      for (const f of audit.findings) {
+        io.stdout.write(terminalSafe(`${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`) + '\n');
+        io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(f.response, 100))}`) + '\n');
+      }
+    }
+    for (const [reason, n] of skippedReasons) io.stdout.write(terminalSafe(`${n} task(s) had probes skipped: ${reason}`) + '\n');
+    const bySeverity = [...SEVERITIES].reverse().map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
+    const flagged = out.filter((o) => o.audit.findings.length).length;
+    io.stdout.write(`${findings.length} findings${bySeverity.length ? ` (${bySeverity.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''} in ${flagged} of ${tasksSeen} tasks; ${failing} at or above ${args.failOn}\n`);
+  }
+  if (signal.aborted) return EXIT.failed;
+  return failing > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,79 @@
+// Runs the probes of each task through its verifier. A probe whose verdict is not the expected
+// one is a finding; a verdict the verifier could not give here (a judge without a model, code
+// refused outside the sandbox) is a skipped probe, never a finding.
+import { cpus } from 'node:os';
+import { taskView } from '../run/cases';
+import type { TaskSpec } from '../taskfile/resolve';
+import { mapLimit } from '../util/limit';
+import type { Verdict, VerifyContext } from '../verifiers/verdict';
+import { verify } from '../verifiers/verify';
+import { probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
+
+export interface Finding {
+  readonly probe: string;
+  readonly family: ProbeFamily;
+  readonly severity: Severity;
+  readonly response: string;
+  readonly verdict: 'pass' | 'fail';
+  readonly expected: 'pass' | 'fail';
+  /** Why the expected verdict is right, then what the verifier said. */
+  readonly reason: string;
+  /** The verdict's details (how code was isolated, what was extracted). */
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+export interface TaskAudit {
+  readonly task: string;
+  /** Absolute offset of the task in its file. */
+  readonly offset: number;
+  readonly findings: readonly Finding[];
+  readonly probes: number;
+  /** Probes the verifier could not decide here, with why (once per reason). */
+  readonly skipped: readonly { probe: string; reason: string }[];
+}
+
+export interface AuditOptions {
+  readonly file: string;
+  /** Probe ids or families to run; all when undefined. */
+  readonly only?: ReadonlySet<string>;
+  readonly judge?: VerifyContext['judge'];
+  readonly trusted?: boolean;
+  readonly signal?: AbortSignal;
+  readonly concurrency?: number;
+}
+
+export function atLeast(s: Severity, floor: Severity): boolean {
+  return SEVERITIES.indexOf(s) >= SEVERITIES.indexOf(floor);
+}
+
+/** The probes of a task that `only` selects (by id, by id prefix before a digit, or by family). */
+export function selectedProbes(task: TaskSpec, only?: ReadonlySet<string>): Probe[] {
+  const all = probesFor(task);
+  if (!only) return all;
+  return all.filter((p) => only.has(p.id) || only.has(p.family) || only.has(p.id.replace(/-?case\d+-\d+$|-[A-Z]$/, '')));
+}
+
+export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): Promise<TaskAudit[]> {
+  const jobs = tasks.flatMap((t) => selectedProbes(t, o.only).map((p) => ({ t, p })));
+  const limit = o.concurrency ?? Math.max(2, cpus().length * 2);
+  const verdicts = await mapLimit(jobs, limit, async ({ t, p }) => verify(t.verify, p.response, { task: taskView(t, o.file), signal: o.signal, trusted: o.trusted, judge: o.judge }));
+  const byTask = new Map<TaskSpec, { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] }>();
+  for (const t of tasks) byTask.set(t, { findings: [], probes: 0, skipped: [] });
+  jobs.forEach(({ t, p }, i) => {
+    const entry = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };
+    const v = verdicts[i] as Verdict;
+    entry.probes++;
+    if (v.error === 'unavailable' || v.error === 'refused') {
+      if (!entry.skipped.some((s) => s.reason === v.reason)) entry.skipped.push({ probe: p.id, reason: v.reason });
+      return;
+    }
+    const got = v.pass ? 'pass' : 'fail';
+    if (got === p.expected) return;
+    entry.findings.push({ probe: p.id, family: p.family, severity: p.severity, response: p.response, verdict: got, expected: p.expected, reason: `${p.why}; the verifier ${got === 'pass' ? 'passed' : 'failed'} it: ${v.reason}`, details: v.details });
+  });
+  return tasks.map((t) => {
+    const e = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };
+    const findings = [...e.findings].sort((a, b) => SEVERITIES.indexOf(b.severity) - SEVERITIES.indexOf(a.severity));
+    return { task: t.id, offset: t.offset, findings, probes: e.probes, skipped: e.skipped };
+  });
+}

@@ -1,0 +1,74 @@
+// The gold answer a verifier holds, when it holds one, and answers of the same shape that are
+// wrong: what the hedge and wrong-answer probes are made of.
+
+export interface Gold {
+  readonly kind: 'math' | 'match';
+  readonly text: string;
+  /** `match`'s mode (`normalized` when unset); `math` for math. */
+  readonly mode: string;
+  /** Writes an answer the way the verifier reads it: `\boxed{x}`, `<answer>x</answer>`, `x`. */
+  readonly wrap: (x: string) => string;
+  readonly boxed: boolean;
+}
+
+/**
+ * The first gold answer of a `math` or `match` verifier, looking inside `all` (not `any`, whose
+ * other parts may pass a response on their own).
+ */
+export function goldOf(verify: unknown): Gold | undefined {
+  if (!verify || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
+  const [kind] = Object.keys(verify);
+  const p = (verify as Record<string, unknown>)[kind ?? ''];
+  if (kind === 'all') {
+    // `all: [...]` or `all: { of: [...] }`: a gold answer any part holds is the task's.
+    const parts = Array.isArray(p) ? p : p && typeof p === 'object' ? (p as { of?: unknown }).of : undefined;
+    for (const child of Array.isArray(parts) ? parts : []) {
+      const g = goldOf(child);
+      if (g) return g;
+    }
+    return undefined;
+  }
+  if (kind === 'math' && p && typeof p === 'object') {
+    const a = first(p as Record<string, unknown>);
+    return a === undefined ? undefined : { kind: 'math', text: a, mode: 'math', wrap: (x) => `\\boxed{${x}}`, boxed: true };
+  }
+  if (kind === 'match' && p && typeof p === 'object') {
+    const m = p as Record<string, unknown>;
+    const mode = typeof m.mode === 'string' ? m.mode : 'normalized';
+    const a = first(m);
+    if (a === undefined || mode === 'regex') return undefined;
+    const tag = typeof m.tag === 'string' ? m.tag : undefined;
+    return { kind: 'match', text: a, mode, wrap: (x) => (tag ? `<${tag}>${x}</${tag}>` : x), boxed: false };
+  }
+  return undefined;
+}
+
+function first(p: Record<string, unknown>): string | undefined {
+  const a = p.answer ?? (Array.isArray(p.answers) ? p.answers[0] : undefined);
+  return typeof a === 'string' || typeof a === 'number' ? String(a) : undefined;
+}
+
+/** An answer of the same shape as `g` that is not `g`: 72 → 73, \frac{3}{4} → \frac{4}{4}, Paris → Lyon. */
+export function wrongLike(g: string): string {
+  const t = g.trim();
+  if (/^-?\d+$/.test(t)) return String(BigInt(t) + 1n);
+  if (/^-?\d*\.\d+$/.test(t)) return t.slice(0, -1) + String((Number(t.at(-1)) + 1) % 10);
+  // Any number inside (a fraction, an interval, a coordinate): change the first one.
+  if (/\d/.test(t)) return t.replace(/\d+/, (d) => String(BigInt(d) + 1n));
+  if (/^[A-Z]$/.test(t)) return t === 'Z' ? 'A' : String.fromCharCode(t.charCodeAt(0) + 1);
+  const words = t.split(/\s+/);
+  const other = words.at(-1)?.toLowerCase() === 'lyon' ? 'Nantes' : 'Lyon';
+  return [...words.slice(0, -1), other].join(' ');
+}
+
+const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+
+/** English words for 0..999 (`72` → `seventy-two`); undefined outside that range. */
+export function numberWords(n: number): string | undefined {
+  if (!Number.isInteger(n) || n < 0 || n > 999) return undefined;
+  if (n < 20) return ONES[n];
+  if (n < 100) return TENS[Math.floor(n / 10)] + (n % 10 ? `-${ONES[n % 10]}` : '');
+  const rest = n % 100;
+  return `${ONES[Math.floor(n / 100)]} hundred${rest ? ` and ${numberWords(rest)}` : ''}`;
+}

@@ -1,0 +1,96 @@
+// The verifier audit: every deliberately weak verifier is flagged by the probe made for its
+// weakness, sound verifiers and the examples raise no false alarm at high severity, and the
+// probe builders (wrong answers of the same shape, number words, program mutants) do what
+// they say.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { atLeast, auditTasks, selectedProbes, type TaskAudit } from '../../src/core/audit/audit';
+import { mutantsOf } from '../../src/core/audit/codeProbes';
+import { numberWords, wrongLike } from '../../src/core/audit/gold';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { runnableTasks } from '../../src/core/taskfile/resolve';
+
+const ROOT = process.cwd();
+
+async function auditFile(rel: string): Promise<TaskAudit[]> {
+  const file = path.join(ROOT, rel);
+  const { tasks } = runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8')));
+  return auditTasks(tasks, { file });
+}
+
+const flagged = (audits: readonly TaskAudit[], floor: 'low' | 'medium' | 'high' | 'critical'): Record<string, string[]> =>
+  Object.fromEntries(audits.map((a) => [a.task, a.findings.filter((f) => atLeast(f.severity, floor)).map((f) => f.probe).sort()] as const).filter(([, p]) => p.length));
+
+void test('every weak verifier is flagged by the probe aimed at its weakness', async () => {
+  const audits = await auditFile('test/fixtures/audit/weak.vtask');
+  const found = flagged(audits, 'medium');
+  assert.deepEqual(found['contains-hedge'], ['candidate-list', 'hedge-gold-first', 'hedge-gold-last']);
+  assert.deepEqual(found['last-tag-hedge'], ['hedge-gold-last']);
+  assert.deepEqual(found['regex-accepts-anything'], ['echo-prompt', 'empty', 'refusal', 'whitespace']);
+  assert.ok(found['asserts-check-nothing']?.includes('does-nothing'), JSON.stringify(found['asserts-check-nothing']));
+  assert.deepEqual(found['one-output-test'], ['print-expected']);
+  assert.deepEqual(found['weak-tests-mutant'], ['mutant-case0-2'], 'the `return True` mutant passes `assert is_even(2)`');
+  const mutant = audits.find((a) => a.task === 'weak-tests-mutant')?.findings[0];
+  assert.match(mutant?.response ?? '', /return True/);
+  assert.match(mutant?.reason ?? '', /case 0 with its return value replaced by true on line 2/);
+  const empty = audits.find((a) => a.task === 'regex-accepts-anything')?.findings.find((f) => f.probe === 'empty');
+  assert.equal(empty?.severity, 'critical');
+  assert.equal(empty?.verdict, 'pass');
+  assert.equal(empty?.expected, 'fail');
+});
+
+void test('sound verifiers raise no finding at medium or above; code exploits are all caught', async () => {
+  const audits = await auditFile('test/fixtures/audit/sound.vtask');
+  assert.deepEqual(flagged(audits, 'medium'), {});
+  const code = audits.find((a) => a.task === 'add-tested');
+  assert.ok(code && code.probes >= 6, `${code?.probes} probes`);
+  assert.deepEqual(code?.skipped, [], 'code probes ran in the sandbox');
+});
+
+void test('the examples raise no critical finding, and the one high finding is a real hedge', async () => {
+  const dir = path.join(ROOT, 'examples');
+  const all: TaskAudit[] = [];
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.vtask'))) all.push(...(await auditFile(path.join('examples', f))));
+  assert.ok(all.length >= 15);
+  assert.deepEqual(flagged(all, 'critical'), {});
+  // `match` with `tag` reads the last tag: "<answer>Lyon</answer> or <answer>Canberra</answer>" passes.
+  assert.deepEqual(flagged(all, 'high'), { 'trivia/capital': ['hedge-gold-last'] });
+});
+
+void test('--probes selects by id, by family, and by a probe name without its number', () => {
+  const { tasks } = runnableTasks(parseTaskFile(fs.readFileSync(path.join(ROOT, 'test/fixtures/audit/weak.vtask'), 'utf8')));
+  const mutantTask = tasks.find((t) => t.id === 'weak-tests-mutant')!;
+  assert.deepEqual(selectedProbes(mutantTask, new Set(['empty'])).map((p) => p.id), ['empty']);
+  assert.ok(selectedProbes(mutantTask, new Set(['code-mutant'])).every((p) => p.family === 'code-mutant'));
+  assert.ok(selectedProbes(mutantTask, new Set(['mutant'])).length >= 3);
+});
+
+void test('wrong answers keep the shape of the gold one; number words', () => {
+  assert.equal(wrongLike('72'), '73');
+  assert.equal(wrongLike('-1'), '0');
+  assert.equal(wrongLike('0.25'), '0.26');
+  assert.equal(wrongLike('\\frac{3}{4}'), '\\frac{4}{4}');
+  assert.equal(wrongLike('B'), 'C');
+  assert.equal(wrongLike('Paris'), 'Lyon');
+  assert.equal(wrongLike('12345678901234567890'), '12345678901234567891');
+  assert.equal(numberWords(72), 'seventy-two');
+  assert.equal(numberWords(105), 'one hundred and five');
+  assert.equal(numberWords(1000), undefined);
+});
+
+void test('mutants change the program, never inside a string, and each differs', () => {
+  const code = 'def f(a, b):\n    s = "a+b<c"\n    if a < b and b > 0:\n        return a + b\n    return 0';
+  const ms = mutantsOf(code, 'python');
+  assert.ok(ms.length >= 5, ms.map((m) => m.what).join('; '));
+  assert.equal(new Set(ms.map((m) => m.code)).size, ms.length);
+  for (const m of ms) {
+    assert.notEqual(m.code, code);
+    assert.match(m.code, /s = "a\+b<c"/, `${m.what} left the string alone`);
+  }
+  assert.ok(ms.some((m) => m.code.includes('if a <= b')));
+  assert.ok(ms.some((m) => m.code.includes('return a - b')));
+  assert.ok(ms.some((m) => m.code.includes(' or ')));
+  assert.ok(mutantsOf('function f(x) { return x === 1 && x > 0; }', 'javascript').some((m) => m.code.includes('!==')));
+});
