@@ -63,6 +63,7 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
         lenses.push(new vscode.CodeLens(range, { title, command: 'vtask.runCases', arguments: [doc.uri, t.id] }));
       }
       lenses.push(new vscode.CodeLens(range, { title: 'Open panel', command: 'vtask.openPanel', arguments: [doc.uri, t.id] }));
+      lenses.push(new vscode.CodeLens(range, { title: 'Audit', tooltip: 'Probe the verifier with answers it must fail or pass (no model)', command: 'vtask.auditTask', arguments: [doc.uri, t.id] }));
     }
     return lenses;
   }

@@ -7,6 +7,7 @@ import type { TaskRunner } from './taskRunner';
 import type { ResultStore } from './results';
 import type { ModelPicker } from './modelPicker';
 import type { CaseTests } from './testing';
+import type { AuditFindings } from './audit';
 import { clearBackgroundFailures } from './backgroundFailure';
 
 /** The services every command may use, built once in `activate`. */
@@ -18,6 +19,7 @@ export interface Context {
   readonly results: ResultStore;
   readonly models: ModelPicker;
   readonly diagnostics: Diagnostics;
+  readonly audit: AuditFindings;
   readonly log: vscode.LogOutputChannel;
 }
 
@@ -77,6 +79,15 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
   'vtask.addModelEndpoint': (ctx) => () => ctx.models.addEndpoint(),
   // Internal (no palette entry): what Select Model offers, for tests.
   'vtask.listModels': (ctx) => () => ctx.models.choices(),
+  // From a lens: that task; from the palette: the whole file.
+  'vtask.auditTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc, [taskId as string])),
+  'vtask.auditFile': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc)),
+  // From the audit's quick fix: the probe becomes a case, and the task's cases run at once.
+  'vtask.addProbeCase': (ctx) => async (uri, taskId, response, expect) => {
+    if (!(await ctx.audit.addCase(uri as vscode.Uri, taskId as string, response as string, expect as 'pass' | 'fail'))) return undefined;
+    await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
+    return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
+  },
   // From a lens: that task; from the palette or the editor title: the task under the cursor.
   'vtask.openPanel': (ctx) => (uri, taskId) => {
     const panel = TaskPanel.createOrShow(ctx.extensionUri, { documents: ctx.documents, results: ctx.results, runner: ctx.runner, log: ctx.log });

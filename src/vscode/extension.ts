@@ -4,6 +4,7 @@ import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
 import { version } from '../core/version';
 import type { VtaskApi } from './api';
+import { AuditFindings } from './audit';
 import { CodeActionProvider } from './codeActions';
 import { registerCommands } from './commands';
 import { CompletionProvider } from './completion';
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     const tests = new CaseTests(documents, results);
     const lenses = new CodeLensProvider(documents, results, runner);
     const decorations = new Decorations(context.extensionUri, documents, results);
+    const audit = new AuditFindings(documents);
     context.subscriptions.push(
       log,
       documents,
@@ -44,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       tests,
       lenses,
       decorations,
+      audit,
       { dispose: disposeBackgroundFailures },
       vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
       // Results survive reopening a file: restored from the sample cache, in the background.
@@ -54,7 +57,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, new CodeActionProvider(documents), {
         providedCodeActionKinds: CodeActionProvider.kinds,
       }),
-      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, log, runner, tests, results, models }),
+      vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, audit, { providedCodeActionKinds: AuditFindings.kinds }),
+      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, audit, log, runner, tests, results, models }),
       { dispose: () => TaskPanel.current?.dispose() },
       vscode.window.registerWebviewPanelSerializer(TaskPanel.viewType, {
         deserializeWebviewPanel: async (panel, state) => {

@@ -1,0 +1,38 @@
+// The verifier audit in a real VS Code: the Audit lens, findings as warnings at `verify:`, and
+// the quick fix that writes the probe as a case, which fails while the verifier is weak and
+// passes once it is tightened.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { open, positionOf } from './helpers';
+
+suite('audit', () => {
+  test('Audit lens → warning at the verifier → quick fix adds the probe as a case: ✗ while weak, ✓ once tightened', async () => {
+    const { document: doc } = await open('audit.vtask');
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    const lens = lenses.find((l) => l.command?.title === 'Audit');
+    assert.ok(lens?.command, `lenses: ${lenses.map((l) => l.command?.title).join(', ')}`);
+    await vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments ?? []));
+
+    const audit = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask audit');
+    const hedge = audit.find((d) => d.code === 'audit:hedge-gold-first');
+    assert.ok(hedge, audit.map((d) => d.message).join('\n'));
+    assert.equal(hedge.severity, vscode.DiagnosticSeverity.Warning);
+    assert.equal(hedge.range.start.line, positionOf(doc, 'verify:', true).line, 'at the verify key');
+    assert.match(hedge.message, /^audit \(high\): probe hedge-gold-first passed but should fail/);
+
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, hedge.range);
+    const fix = actions.find((a) => a.title === 'Add probe "hedge-gold-first" as a case (expect fail)');
+    assert.ok(fix?.command, actions.map((a) => a.title).join(', '));
+    const cases = await vscode.commands.executeCommand<{ ok: boolean }[]>(fix.command.command, ...(fix.command.arguments ?? []));
+    assert.match(doc.getText(), /cases:\n\s+- response: "?The answer is Paris or Lyon\."?\n\s+expect: fail/);
+    assert.deepEqual(cases?.map((c) => c.ok), [false], 'the weak verifier passes the hedge, so the case fails');
+    assert.equal(vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask audit').length, 0, 'findings are cleared by the edit');
+
+    // Tighten the verifier: a normalized match needs the whole answer to be Paris.
+    const editor = await vscode.window.showTextDocument(doc);
+    const at = positionOf(doc, 'mode: contains', true);
+    await editor.edit((e) => e.replace(new vscode.Range(at, at.translate(0, 'mode: contains'.length)), 'mode: normalized'));
+    const again = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', doc.uri, 'audit/capital');
+    assert.deepEqual(again?.map((c) => c.ok), [true]);
+  });
+});
