@@ -183,6 +183,8 @@ export function supervise(backend: Backend, o: SandboxRunOptions, isolation: San
       kill();
     };
     o.signal?.addEventListener('abort', onAbort, { once: true });
+    // Cancelled between the caller's check and this point (while the folder or sandbox was made ready).
+    if (o.signal?.aborted) onAbort();
     let hardStop: NodeJS.Timeout | undefined;
 
     const onData = (c: Capture) => (b: Buffer) => {
