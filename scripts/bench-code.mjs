@@ -1,5 +1,6 @@
 // Benchmark of the `code` verifier: tests per second for a trivial Python program with 2 tests in
-// flight (2 cores), and the sandbox's overhead per test against a bare spawn of the same program.
+// flight (2 cores), with pre-started sandboxes (the default) and without (VTASK_SANDBOX_POOL=0),
+// and the sandbox's overhead per test against a bare spawn of the same program.
 // The last line printed is one JSON object of figures.
 //
 //   node scripts/bench-code.mjs [--tests N]
@@ -25,7 +26,7 @@ process.env.VTASK_ALLOW_WEAK_ISOLATION ??= '1';
 const outfile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-code-')), 'core.mjs');
 await esbuild.build({
   stdin: {
-    contents: `export { checkCode } from './src/core/verifiers/code/checkCode';\nexport { getSandbox, findInterpreter } from './src/core/sandbox';\n`,
+    contents: `export { checkCode } from './src/core/verifiers/code/checkCode';\nexport { getSandbox, findInterpreter, disposeSandboxPools } from './src/core/sandbox';\nexport { defaultPoolSize } from './src/core/sandbox/pool';\n`,
     resolveDir: ROOT,
     loader: 'ts',
   },
@@ -36,7 +37,8 @@ await esbuild.build({
   outfile,
   logLevel: 'warning',
 });
-const { checkCode, getSandbox, findInterpreter } = await import(pathToFileURL(outfile).href);
+const { checkCode, getSandbox, findInterpreter, disposeSandboxPools, defaultPoolSize } = await import(pathToFileURL(outfile).href);
+const POOL_SIZE = defaultPoolSize();
 
 const PROGRAM = 'print(int(input()) + 1)\n';
 const py = findInterpreter('python');
@@ -72,38 +74,59 @@ function bare(i) {
 }
 
 const sandbox = await getSandbox();
-const sandboxed = async (i) => {
-  const r = await sandbox.run({ argv: [py.path, ...py.args, 'main.py'], files: { 'main.py': PROGRAM }, stdin: `${i}\n`, timeoutMs: 10_000, memoryMb: 512, readOnly: py.readOnly });
+/** One sandboxed run, in a pre-started sandbox or started for it. */
+const sandboxedWith = (prestarted) => async (i) => {
+  const r = await sandbox.run({ argv: [py.path, ...py.args, 'main.py'], files: { 'main.py': PROGRAM }, stdin: `${i}\n`, timeoutMs: 10_000, memoryMb: 512, readOnly: py.readOnly, prestarted });
   if (r.stdout.trim() !== String(i + 1)) throw new Error(`sandboxed run failed: ${r.sandboxError ?? r.stderr}`);
 };
+const sandboxed = sandboxedWith(false);
+const pooled = sandboxedWith(true);
 
-// Warm up the page cache and the sandbox detection.
-await pool(4, 2, bare);
-await pool(4, 2, sandboxed);
-
-// Latency: one at a time, bare and sandboxed alternately so that a change of load hits both alike.
-let bareTotal = 0;
-let boxTotal = 0;
-for (let i = 0; i < N / 2; i++) {
-  let t = performance.now();
-  await bare(i);
-  bareTotal += performance.now() - t;
-  t = performance.now();
-  await sandboxed(i);
-  boxTotal += performance.now() - t;
+/** Mean ms of one run at a time, the jobs alternated so that a change of load hits each alike. */
+async function latencies(jobs, n) {
+  const totals = jobs.map(() => 0);
+  for (let i = 0; i < n; i++) {
+    for (const [k, job] of jobs.entries()) {
+      const t = performance.now();
+      await job(i);
+      totals[k] += performance.now() - t;
+    }
+  }
+  return totals.map((t) => t / n);
 }
-const bareSeqMs = bareTotal / (N / 2);
-const boxSeqMs = boxTotal / (N / 2);
-const bareParMs = await pool(N, CONCURRENCY, bare);
-const boxParMs = await pool(N, CONCURRENCY, sandboxed);
 
 const ctx = { task: { id: 'bench', prompt: '', messages: [], meta: {}, dir: ROOT }, signal: new AbortController().signal, trusted: true, child: () => Promise.reject(new Error('none')) };
 const tests = Array.from({ length: N }, (_, i) => ({ stdin: `${i}\n`, stdout: `${i + 1}\n` }));
-const t0 = performance.now();
-const v = await checkCode(PROGRAM, { language: 'python', tests }, ctx);
-const verifierMs = performance.now() - t0;
-if (!v.pass) throw new Error(`the verifier failed the benchmark program: ${v.reason}`);
+async function verifierMs(pool) {
+  process.env.VTASK_SANDBOX_POOL = pool ? String(POOL_SIZE) : '0';
+  const t0 = performance.now();
+  const v = await checkCode(PROGRAM, { language: 'python', tests }, ctx);
+  const ms = performance.now() - t0;
+  if (!v.pass) throw new Error(`the verifier failed the benchmark program: ${v.reason}`);
+  return ms;
+}
 
+// Warm up the page cache, the sandbox detection and the pool.
+await pool(4, 2, bare);
+await pool(4, 2, sandboxed);
+await pool(4, 2, pooled);
+
+// Latency: one at a time, while the pool refills between runs.
+const [bareSeqMs, boxSeqMs, pooledSeqMs] = await latencies([bare, sandboxed, pooled], Math.ceil(N / 4));
+// Throughput with 2 in flight: the pool refills while runs go on, so this is its sustained rate.
+const bareParMs = await pool(N, CONCURRENCY, bare);
+const boxParMs = await pool(N, CONCURRENCY, sandboxed);
+const pooledParMs = await pool(N, CONCURRENCY, pooled);
+const verifierNoPoolMs = await verifierMs(false);
+const verifierPoolMs = await verifierMs(true);
+// A burst as a trainer's batch arrives: as many runs as the pool holds, every sandbox started ahead.
+await new Promise((r) => setTimeout(r, 2000));
+const burstT0 = performance.now();
+await pool(POOL_SIZE, CONCURRENCY, pooled);
+const burstMs = performance.now() - burstT0;
+await disposeSandboxPools();
+
+const perS = (n, ms) => Number(((n * 1000) / ms).toFixed(1));
 const figures = {
   method: sandbox.method,
   level: sandbox.level,
@@ -111,15 +134,21 @@ const figures = {
   host_cores: os.availableParallelism?.() ?? os.cpus().length,
   load_avg_1m: Number(os.loadavg()[0].toFixed(2)),
   tests: N,
-  verifier_tests_per_s: Number(((N * 1000) / verifierMs).toFixed(1)),
-  sandbox_tests_per_s: Number(((N * 1000) / boxParMs).toFixed(1)),
-  bare_tests_per_s: Number(((N * 1000) / bareParMs).toFixed(1)),
+  pool_size: POOL_SIZE,
+  verifier_tests_per_s: perS(N, verifierPoolMs),
+  verifier_no_pool_tests_per_s: perS(N, verifierNoPoolMs),
+  sandbox_pooled_tests_per_s: perS(N, pooledParMs),
+  sandbox_tests_per_s: perS(N, boxParMs),
+  bare_tests_per_s: perS(N, bareParMs),
+  burst_pooled_tests_per_s: perS(POOL_SIZE, burstMs),
+  sandbox_pooled_ms_per_test: Number(pooledSeqMs.toFixed(1)),
   sandbox_ms_per_test: Number(boxSeqMs.toFixed(1)),
   bare_ms_per_test: Number(bareSeqMs.toFixed(1)),
   overhead_ms_per_test: Number((boxSeqMs - bareSeqMs).toFixed(1)),
 };
 console.log(`isolation: ${sandbox.method}, ${sandbox.level} (${sandbox.facts.join(', ')})`);
-console.log(`verifier: ${figures.verifier_tests_per_s} tests/s with ${CONCURRENCY} in flight (${N} tests of a trivial Python program)`);
-console.log(`sandbox run: ${figures.sandbox_ms_per_test} ms per test, bare spawn ${figures.bare_ms_per_test} ms: overhead ${figures.overhead_ms_per_test} ms`);
+console.log(`verifier: ${figures.verifier_tests_per_s} tests/s with pre-started sandboxes (pool of ${POOL_SIZE}), ${figures.verifier_no_pool_tests_per_s} without; ${CONCURRENCY} in flight, ${N} tests of a trivial Python program`);
+console.log(`sandbox runs: ${figures.sandbox_pooled_tests_per_s} tests/s pre-started, ${figures.sandbox_tests_per_s} started per run, ${figures.bare_tests_per_s} bare spawn; a burst of ${POOL_SIZE} on a full pool: ${figures.burst_pooled_tests_per_s} tests/s`);
+console.log(`one at a time: ${figures.sandbox_pooled_ms_per_test} ms pre-started, ${figures.sandbox_ms_per_test} ms started per run, bare spawn ${figures.bare_ms_per_test} ms`);
 fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
 console.log(JSON.stringify(figures));

@@ -27,6 +27,11 @@ export interface Backend {
   /** The program's folder as the program sees it. */
   boxPath(hostDir: string): string;
   launch(o: SandboxRunOptions, hostDir: string, argv: readonly string[]): Launch;
+  /**
+   * A sandbox started before its program is known (bubblewrap only): an empty folder, no files,
+   * no rlimits yet (the program applies them to itself when its run starts, see `pool.ts`).
+   */
+  prestart?(o: SandboxRunOptions, argv: readonly string[]): Launch;
 }
 
 const MIB = 1024 * 1024;
@@ -57,12 +62,37 @@ export function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
+/** The rlimits of one run, in the units `setrlimit` takes; undefined where `prlimit` is missing. */
+export interface RlimitValues {
+  /** Seconds of CPU time. */
+  readonly cpu: number;
+  readonly core: number;
+  readonly fsize: number;
+  readonly nofile: number;
+  readonly nproc?: number;
+  readonly as?: number;
+}
+
+/** The resource limits of a run, whether `prlimit` or a pre-started sandbox applies them. */
+export function rlimitValues(o: SandboxRunOptions, withNproc: boolean): RlimitValues | undefined {
+  if (!PRLIMIT) return undefined;
+  return {
+    cpu: Math.ceil(o.timeoutMs / 1000) + 1,
+    core: 0,
+    fsize: Math.max(64, o.memoryMb) * MIB,
+    nofile: 1024,
+    ...(withNproc ? { nproc: o.maxProcesses ?? 64 } : {}),
+    ...((o.memoryPolicy ?? 'address-space') === 'address-space' ? { as: o.memoryMb * MIB } : {}),
+  };
+}
+
 /** Resource limits applied by `prlimit` right before the program starts. */
 function rlimits(o: SandboxRunOptions, withNproc: boolean): string[] {
-  if (!PRLIMIT) return [];
-  const a = [PRLIMIT, `--cpu=${Math.ceil(o.timeoutMs / 1000) + 1}`, '--core=0', `--fsize=${Math.max(64, o.memoryMb) * MIB}`, '--nofile=1024'];
-  if (withNproc) a.push(`--nproc=${o.maxProcesses ?? 64}`);
-  if ((o.memoryPolicy ?? 'address-space') === 'address-space') a.push(`--as=${o.memoryMb * MIB}`);
+  const v = rlimitValues(o, withNproc);
+  if (!PRLIMIT || !v) return [];
+  const a = [PRLIMIT, `--cpu=${v.cpu}`, `--core=${v.core}`, `--fsize=${v.fsize}`, `--nofile=${v.nofile}`];
+  if (v.nproc !== undefined) a.push(`--nproc=${v.nproc}`);
+  if (v.as !== undefined) a.push(`--as=${v.as}`);
   a.push('--');
   return a;
 }
@@ -131,22 +161,37 @@ export function bwrapBackend(bwrap: string, asRoot = false): Backend {
     processLimit,
     boxPath: () => BOX,
     launch(o, hostDir, argv) {
-      const a = ['--unshare-all', '--die-with-parent', '--new-session', '--clearenv'];
-      if (asRoot) a.push('--unshare-user', '--uid', String(NOBODY), '--gid', String(NOBODY), '--cap-drop', 'ALL');
-      a.push(...sys);
-      for (const p of o.readOnly ?? []) if (!underSystem(p)) a.push('--ro-bind', p, p);
-      a.push('--dev', '/dev', '--size', String(16 * MIB), '--tmpfs', '/dev/shm', '--proc', '/proc');
-      const tmpfsMb = Math.min(Math.max(o.memoryMb, 16), 1024);
-      a.push('--size', String(tmpfsMb * MIB), '--tmpfs', BOX);
-      for (const name of Object.keys(o.files ?? {})) a.push('--ro-bind', path.join(hostDir, name), path.posix.join(BOX, name));
-      if (o.cwd && !underSystem(o.cwd)) a.push('--ro-bind', o.cwd, o.cwd);
-      a.push('--remount-ro', '/dev', '--remount-ro', '/');
-      a.push('--chdir', o.cwd ?? BOX);
-      for (const [k, v] of Object.entries(baseEnv(BOX, o))) a.push('--setenv', k, v);
+      const a = args(o, hostDir);
       a.push('--', ...rlimits(o, processLimit), ...argv);
       return { command: bwrap, args: a, cwd: hostDir, env: {}, ...drop };
     },
+    prestart(o, argv) {
+      // The program's files are written by the sandbox itself once its program is known.
+      const a = args({ ...o, files: {}, cwd: undefined }, BOX);
+      a.push('--', ...argv);
+      return { command: bwrap, args: a, cwd: '/', env: {}, ...drop };
+    },
   };
+
+  function args(o: SandboxRunOptions, hostDir: string): string[] {
+    const a = ['--unshare-all', '--die-with-parent', '--new-session', '--clearenv'];
+    if (asRoot) a.push('--unshare-user', '--uid', String(NOBODY), '--gid', String(NOBODY), '--cap-drop', 'ALL');
+    a.push(...sys);
+    for (const p of o.readOnly ?? []) if (!underSystem(p)) a.push('--ro-bind', p, p);
+    a.push('--dev', '/dev', '--size', String(16 * MIB), '--tmpfs', '/dev/shm', '--proc', '/proc');
+    a.push('--size', String(boxTmpfsMb(o.memoryMb) * MIB), '--tmpfs', BOX);
+    for (const name of Object.keys(o.files ?? {})) a.push('--ro-bind', path.join(hostDir, name), path.posix.join(BOX, name));
+    if (o.cwd && !underSystem(o.cwd)) a.push('--ro-bind', o.cwd, o.cwd);
+    a.push('--remount-ro', '/dev', '--remount-ro', '/');
+    a.push('--chdir', o.cwd ?? BOX);
+    for (const [k, v] of Object.entries(baseEnv(BOX, o))) a.push('--setenv', k, v);
+    return a;
+  }
+}
+
+/** The size of the program's folder (a tmpfs) under bubblewrap. */
+export function boxTmpfsMb(memoryMb: number): number {
+  return Math.min(Math.max(memoryMb, 16), 1024);
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { bwrapBackend, isRoot, processBackend, sandboxExecBackend, unshareBackend, which, type Backend, type Method } from './backends';
 import { isolationNotice, levelOf, refusalReason, weakIsolationAllowed } from './policy';
+import { poolFor } from './pool';
 import { notRun, runWith } from './run';
 import { SLOTS } from './slots';
 import type { Sandbox } from './types';
@@ -27,7 +28,8 @@ function sandboxOf(backend: Backend, notes: string[]): DetectedSandbox {
     run: (o) => {
       // Checked on every run, not at detection: the opt-in can change while vtask runs (a setting).
       if (level === 'weak' && !weakIsolationAllowed()) return Promise.resolve({ ...notRun(backend, o), refused: refusalReason(backend.method, notes) });
-      return SLOTS.use(() => runWith(backend, o), o.signal);
+      const pool = o.prestarted ? poolFor(backend, o) : undefined;
+      return SLOTS.use(() => (pool ? pool.run(o) : runWith(backend, o)), o.signal);
     },
   };
 }

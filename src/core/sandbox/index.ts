@@ -9,3 +9,4 @@ export { detectSandbox, getSandbox, onSandboxUse, type DetectedSandbox } from '.
 export { ALLOW_WEAK_ENV, setAllowWeakIsolation, weakIsolationAllowed } from './policy';
 export { findInterpreter, nodeMemoryArgs, type Interpreter } from './interpreters';
 export type { Method } from './backends';
+export { disposeSandboxPools } from './pool';

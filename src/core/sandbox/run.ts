@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isRoot, NOBODY, type Backend } from './backends';
+import { isRoot, NOBODY, type Backend, type Launch } from './backends';
 import { lostBy, levelOf } from './policy';
 import { Reaper, sumRssKib } from './procfs';
 import type { SandboxRunOptions, SandboxRunResult } from './types';
@@ -94,9 +94,52 @@ function spawnAndWait(
   // Without a PID namespace, a process that left the run's session is still found by this entry.
   const tag = backend.method === 'process' ? `VTASK_RUN=${path.basename(hostDir)}` : undefined;
   if (tag) launch.env.VTASK_RUN = path.basename(hostDir);
+  let child: ChildProcess;
+  try {
+    child = spawnLaunch(launch);
+  } catch (e) {
+    return Promise.resolve({ ...notRun(backend, o), isolation, sandboxError: `could not start ${launch.command}: ${errorMessage(e)}` });
+  }
+  return supervise(backend, o, isolation, { child, command: launch.command, tag, input: o.stdin ?? '' });
+}
+
+/** Spawns a backend's command with piped stdio (plus `extraPipes` more pipes from fd 3 on). */
+export function spawnLaunch(launch: Launch, extraPipes = 0): ChildProcess {
+  return spawn(launch.command, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
+    stdio: ['pipe', 'pipe', 'pipe', ...Array.from({ length: extraPipes }, () => 'pipe' as const)],
+    detached: process.platform !== 'win32',
+    windowsHide: true,
+    ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
+  });
+}
+
+/** A started process to watch over for one run. */
+export interface Supervised {
+  readonly child: ChildProcess;
+  /** The command, for error messages. */
+  readonly command: string;
+  /** The `NAME=value` environment entry the reaper searches for (runs without a PID namespace). */
+  readonly tag?: string | undefined;
+  /** Everything written to the process's stdin, which is then closed. */
+  readonly input: string | Buffer;
+  /** What the process printed before the run began (a pre-started sandbox's start-up messages). */
+  readonly early?: { readonly stdout: readonly Buffer[]; readonly stderr: readonly Buffer[] };
+}
+
+/**
+ * Watches over one run of a started process: feeds its input, captures its output up to the
+ * cap, enforces the wall-clock, memory and output limits (counted from this call), honours the
+ * AbortSignal and kills whatever the run left behind. Never rejects, never hangs.
+ */
+export function supervise(backend: Backend, o: SandboxRunOptions, isolation: SandboxRunResult['isolation'], s: Supervised): Promise<SandboxRunResult> {
+  const { child, tag } = s;
   const cap = o.outputLimitBytes ?? MIB;
   const out = new Capture(cap);
   const err = new Capture(cap);
+  for (const b of s.early?.stdout ?? []) out.push(b);
+  for (const b of s.early?.stderr ?? []) err.push(b);
   let timedOut = false;
   let memoryExceeded = false;
   let outputExceeded = false;
@@ -105,20 +148,6 @@ function spawnAndWait(
   const started = performance.now();
 
   return new Promise<SandboxRunResult>((resolve) => {
-    let child: ChildProcess;
-    try {
-      child = spawn(launch.command, launch.args, {
-        cwd: launch.cwd,
-        env: launch.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-        ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
-      });
-    } catch (e) {
-      resolve(finish(null, null, `could not start ${launch.command}: ${errorMessage(e)}`));
-      return;
-    }
     const pid = child.pid;
     let exited = false;
     let settled = false;
@@ -154,6 +183,8 @@ function spawnAndWait(
       kill();
     };
     o.signal?.addEventListener('abort', onAbort, { once: true });
+    // Cancelled between the caller's check and this point (while the folder or sandbox was made ready).
+    if (o.signal?.aborted) onAbort();
     let hardStop: NodeJS.Timeout | undefined;
 
     const onData = (c: Capture) => (b: Buffer) => {
@@ -167,7 +198,7 @@ function spawnAndWait(
     child.stderr?.on('data', onData(err));
     // A program that exits without reading its input closes the pipe: that is not an error.
     child.stdin?.on('error', () => undefined);
-    child.stdin?.end(o.stdin ?? '');
+    child.stdin?.end(s.input);
 
     const cleanup = (): void => {
       clearTimeout(timer);
@@ -217,7 +248,7 @@ function spawnAndWait(
 
     child.on('error', (e) => {
       exited = true;
-      settle(finish(null, null, `could not start ${launch.command}: ${e.message}`));
+      settle(finish(null, null, `could not start ${s.command}: ${e.message}`));
     });
     child.on('exit', (code, sig) => {
       exited = true;

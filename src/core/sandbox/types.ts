@@ -36,6 +36,12 @@ export interface SandboxRunOptions {
   /** Cap of stdout and of stderr each (default 1 MiB); past 16x the cap the program is killed. */
   readonly outputLimitBytes?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Run in a pre-started sandbox whose Python interpreter is already up, waiting for this
+   * program (bubblewrap only; see `pool.ts`). `argv` must be `python [flags] FILE args` or
+   * `python [flags] -c CODE args`; other runs, and other isolation methods, start as usual.
+   */
+  readonly prestarted?: boolean;
 }
 
 export interface SandboxRunResult {

@@ -119,6 +119,7 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
       readOnly: interp.readOnly,
       env: interp.env,
       signal: local.signal,
+      prestarted: interp.language === 'python',
     });
 
   let raw: SandboxRunResult[];
@@ -271,6 +272,7 @@ async function syntaxCheck(sandbox: Sandbox, interp: Interpreter, spec: TestSpec
     readOnly: interp.readOnly,
     env: interp.env,
     signal,
+    prestarted: interp.language === 'python',
   });
   if (r.exitCode === 0 || r.sandboxError || r.timedOut || !SYNTAX_PATTERNS.test(r.stderr)) return undefined;
   const file = spec.main.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
