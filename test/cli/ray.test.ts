@@ -67,11 +67,11 @@ test('Ray Data scores an exported dataset through one vtask serve per worker, as
   assert.deepEqual(res.servers_running_after_shutdown, []);
 });
 
-test('VtaskServer: waits for /health, scores, stops; a missing command, a silent one and a failing one are clear errors within their bounds', (t) => {
+test('VtaskServer: waits for /health, scores, stops, also when its starter is killed; a missing command, a silent one and a failing one are clear errors within their bounds', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
   const out = python(['-c', `
-import json, time
+import json, os, select, subprocess, sys, time
 from vtask_reward.client import VtaskError
 from vtask_reward.ray import VtaskServer
 report = {}
@@ -86,16 +86,32 @@ def error(**kw):
         VtaskServer(**kw).start()
     except VtaskError as e:
         return {"error": str(e), "seconds": time.monotonic() - t}
+# A server whose starter dies by SIGKILL (as Ray ends workers) stops too.
+starter = subprocess.Popen([sys.executable, "-c", "import sys, time; from vtask_reward.ray import VtaskServer; "
+    "print(VtaskServer(sys.argv[1]).start().process.pid, flush=True); time.sleep(600)", ${JSON.stringify(path.join(TASKS, 'math.vtask'))}],
+    stdout=subprocess.PIPE, text=True)
+assert select.select([starter.stdout], [], [], 60)[0], "the starter printed no pid in 60 s"
+pid = int(starter.stdout.readline())
+starter.kill()
+starter.wait(10)
+try:
+    pidfd = os.pidfd_open(pid)
+    report["orphan_stopped"] = bool(select.select([pidfd], [], [], 10)[0])
+    if not report["orphan_stopped"]:
+        os.kill(pid, 9)  # the test fails; leave nothing running
+except ProcessLookupError:
+    report["orphan_stopped"] = True
 report["missing"] = error(tasks=["x"], command="no-such-vtask-command")
 report["silent"] = error(tasks=["x"], command=["sh", "-c", "exec sleep 60", "sh"], start_timeout=1)
 report["failing"] = error(tasks=["/nonexistent/tasks.vtask"])
 print(json.dumps(report))
 `], { VTASK_CLI });
   type Failure = { error: string; seconds: number };
-  const r = JSON.parse(out) as { health: unknown; verdicts: boolean[]; stopped: boolean; missing: Failure; silent: Failure; failing: Failure };
+  const r = JSON.parse(out) as { health: unknown; verdicts: boolean[]; stopped: boolean; orphan_stopped: boolean; missing: Failure; silent: Failure; failing: Failure };
   assert.deepEqual(r.health, { ok: true, tasks: 3 });
   assert.deepEqual(r.verdicts, [true, false]);
   assert.equal(r.stopped, true);
+  assert.equal(r.orphan_stopped, true, 'a server outlived the process that started it');
   assert.match(r.missing.error, /no-such-vtask-command.*not found.*VTASK_CLI/);
   assert.match(r.silent.error, /did not start listening in 1 s/);
   assert.ok(r.silent.seconds < 10, `the start timeout is kept: ${r.silent.seconds} s`);
