@@ -15,7 +15,6 @@ import sys
 import time
 
 t0 = time.monotonic()
-import pandas as pd  # noqa: E402
 import ray  # noqa: E402
 
 from vtask_reward.ray import score_dataset  # noqa: E402
@@ -25,9 +24,13 @@ ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level
 ray.data.DataContext.get_current().enable_progress_bars = False
 t_init = time.monotonic()
 
-rows = ray.data.read_parquet(rows_path).to_pandas()
-pairs = rows.merge(pd.DataFrame(json.load(open(cases_path))), on="task_id")
-scored = score_dataset(ray.data.from_pandas(pairs), tasks=[tasks_dir], concurrency=2, batch_size=4).to_pandas()
+responses = {}
+for case in json.load(open(cases_path)):
+    responses.setdefault(case["task_id"], []).append(case["response"])
+# Read, add the responses and score in one pipeline, as a job would: the reading tasks and the
+# scoring workers share the 2 CPUs.
+pairs = ray.data.read_parquet(rows_path).flat_map(lambda row: [{**row, "response": r} for r in responses.get(row["task_id"], [])])
+scored = score_dataset(pairs, tasks=[tasks_dir], concurrency=2, batch_size=4).to_pandas()
 t_scored = time.monotonic()
 
 pids = [int(line) for line in open(pids_path)]

@@ -199,15 +199,21 @@ def _plain_dict(value):
     return value if value is None or isinstance(value, dict) else dict(value)
 
 
-def score_dataset(dataset, tasks, command=None, concurrency=2, batch_size=256, **scorer_options):
+def score_dataset(dataset, tasks, command=None, concurrency=2, batch_size=256, num_cpus=0.5, **scorer_options):
     """``dataset`` with ``vtask_score``, ``vtask_pass`` and ``vtask_reason`` columns, scored by
-    ``concurrency`` Ray workers, each with its own ``vtask serve`` of ``tasks``."""
+    ``concurrency`` Ray workers, each with its own ``vtask serve`` of ``tasks``.
+
+    ``num_cpus`` is what each worker reserves from Ray. The verifying is done by its ``vtask serve``
+    process, outside Ray's accounting, and a pool that reserved every CPU would leave none for the
+    tasks that read the dataset: the pipeline would wait forever.
+    """
     from ray.data import ActorPoolStrategy  # here, so the module imports without Ray
 
     return dataset.map_batches(
         VtaskScorer,
         fn_constructor_kwargs={"tasks": tasks, "command": command, **scorer_options},
         compute=ActorPoolStrategy(size=concurrency),
+        num_cpus=num_cpus,
         batch_size=batch_size,
         batch_format="pandas",
     )
