@@ -52,7 +52,7 @@ test('Ray Data scores an exported dataset through one vtask serve per worker, as
   const cli = path.join(DIR, 'vtask-cli.sh');
   fs.writeFileSync(cli, `#!/bin/sh\necho $$ >> '${pids}'\nexec ${VTASK_CLI} "$@"\n`, { mode: 0o755 });
   const out = path.join(DIR, 'scored.json');
-  python([path.join(ROOT, 'test/python/ray_score.py'), rows, path.join(DIR, 'cases.json'), TASKS, pids, out], { VTASK_CLI: cli });
+  python([path.join(ROOT, 'test/python/ray_score.py'), rows, path.join(DIR, 'cases.json'), TASKS, pids, out], { VTASK_CLI: cli }, 600_000);
   const res = JSON.parse(fs.readFileSync(out, 'utf8')) as { results: Scored[]; servers_started: number; servers_running_after_shutdown: number[]; seconds: Record<string, number> };
   t.diagnostic(`ray start-up ${res.seconds.import} s, scoring ${expected.length} responses ${res.seconds.scoring} s`);
   assert.equal(res.results.length, expected.length);
