@@ -12,7 +12,7 @@ export function pythonMissing(modules: readonly string[]): string | undefined {
   const r = spawnSync('python3', ['-c', `import ${modules.join(', ')}`], { encoding: 'utf8', timeout: 120_000 });
   if (r.status === 0) return undefined;
   const why = `needs: python3 with ${modules.join(', ')} (scripts/install-python-deps.sh): ${(r.stderr || String(r.error)).trim().split('\n').at(-1)}`;
-  assert.ok(process.env.CI !== 'true', why);
+  assert.ok(!process.env.CI, why);
   return why;
 }
 
