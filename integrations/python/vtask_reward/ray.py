@@ -71,19 +71,21 @@ class VtaskServer:
         self.process = None
         self.url = None
         self._stderr = []
+        self._stderr_done = False
 
     def start(self):
         deadline = time.monotonic() + self.start_timeout
         preexec = _die_with_parent if _PRCTL is not None else None
         self.process = subprocess.Popen(
             self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, preexec_fn=preexec,
+            encoding="utf-8", errors="replace", preexec_fn=preexec,
         )
         atexit.register(self.stop)
         lines = queue.Queue()
         # Both pipes are drained for the server's whole life, so it never blocks writing to them.
         threading.Thread(target=self._drain, args=(self.process.stdout, lines.put), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.process.stderr, self._keep_stderr), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._drain, args=(self.process.stderr, self._keep_stderr), daemon=True)
+        self._stderr_reader.start()
         try:
             self.url = self._listening_url(lines, deadline)
             self.client = Client(url=self.url, timeout=self.request_timeout)
@@ -100,8 +102,7 @@ class VtaskServer:
             except queue.Empty:
                 raise VtaskError(f"`{shlex.join(self.argv)}` did not start listening in {self.start_timeout:g} s{self._why()}") from None
             if line is None:
-                self.process.wait(timeout=5)
-                raise VtaskError(f"`{shlex.join(self.argv)}` exited with code {self.process.returncode}{self._why()}")
+                raise self._exited()
             if line.startswith(_LISTENING):
                 return line[len(_LISTENING):].strip()
 
@@ -112,7 +113,9 @@ class VtaskServer:
                 probe.health()
                 return
             except VtaskError:
-                if time.monotonic() >= deadline or self.process.poll() is not None:
+                if self.process.poll() is not None:
+                    raise self._exited() from None
+                if time.monotonic() >= deadline:
                     raise VtaskError(f"vtask serve at {self.url} did not answer /health in {self.start_timeout:g} s{self._why()}") from None
                 time.sleep(0.05)
 
@@ -123,8 +126,22 @@ class VtaskServer:
         put(None)
 
     def _keep_stderr(self, line):
-        if line is not None:
-            self._stderr = (self._stderr + [line.rstrip()])[-20:]
+        # The first paragraph says what went wrong (vtask's error, or a crash's message); the
+        # usage text or stack trace after it would drown it.
+        if line is None or self._stderr_done:
+            return
+        if line.strip():
+            self._stderr.append(line.rstrip())
+        self._stderr_done = len(self._stderr) >= 5 or (not line.strip() and bool(self._stderr))
+
+    def _exited(self):
+        # Its last words first: the error lines may still be in the pipe when stdout closes.
+        self._stderr_reader.join(timeout=5)
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = "none (it closed its output but still runs)"
+        return VtaskError(f"`{shlex.join(self.argv)}` exited with code {code}{self._why()}")
 
     def _why(self):
         return ": " + " | ".join(self._stderr) if self._stderr else ""
@@ -132,6 +149,7 @@ class VtaskServer:
     def stop(self, timeout=10.0):
         """Stops the server (SIGTERM, then SIGKILL after ``timeout`` seconds); safe to call twice."""
         process, self.process = self.process, None
+        atexit.unregister(self.stop)
         if process is None or process.poll() is not None:
             return
         process.terminate()
