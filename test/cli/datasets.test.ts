@@ -3,7 +3,7 @@
 // the OpenAI SDK's grader types), the RFT python grader run by Python against vtask's own
 // verdicts, `vtask serve` over HTTP, and the Python package scoring through it.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,10 +11,11 @@ import { after, before, test } from 'node:test';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { verify } from '../../src/core/verifiers/verify';
+import { python, pythonMissing } from '../support/python';
+import { startServe } from '../support/serveProcess';
 
 const ROOT = process.cwd();
 const CLI = path.resolve(ROOT, 'out/cli.js');
-const PYTHON_PATH = path.join(ROOT, 'integrations/python');
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-export-'));
 
 function vtask(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
@@ -23,48 +24,10 @@ function vtask(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
   return r;
 }
 
-/** Python with the packages these tests read with; in CI their absence is a failure. */
-function pythonReady(): string | undefined {
-  const r = spawnSync('python3', ['-c', 'import pyarrow, datasets, openai'], { encoding: 'utf8' });
-  if (r.status === 0) return undefined;
-  const why = `needs: python3 with pyarrow, datasets and openai (scripts/install-python-deps.sh): ${(r.stderr || String(r.error)).trim().split('\n').at(-1)}`;
-  assert.ok(!process.env.CI, why);
-  return why;
-}
-
-function python(script: string, env: NodeJS.ProcessEnv = {}): string {
-  const r = spawnSync('python3', ['-c', script], { encoding: 'utf8', timeout: 300_000, env: { ...process.env, PYTHONPATH: PYTHON_PATH, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', ...env } });
-  assert.equal(r.status, 0, `python failed:\n${r.stderr}\n${r.stdout}`);
-  return r.stdout;
-}
-
 let server: ChildProcess | undefined;
 let url = '';
 
-async function startServer(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const first = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`vtask serve printed nothing in 30 s: ${err}`)), 30_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const nl = out.indexOf('\n');
-      if (nl !== -1) {
-        clearTimeout(timer);
-        resolve(out.slice(0, nl));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`vtask serve exited with ${code}: ${err}`));
-    });
-  });
-  const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
-  assert.ok(m, `first line: ${first}`);
-  return { child, url: m[1] as string };
-}
+const pythonReady = () => pythonMissing(['pyarrow', 'datasets', 'openai']);
 
 async function post(path_: string, body: unknown, headers: Record<string, string> = {}, base = url): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(base + path_, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
@@ -72,7 +35,7 @@ async function post(path_: string, body: unknown, headers: Record<string, string
 }
 
 before(async () => {
-  ({ child: server, url } = await startServer(['examples']));
+  ({ child: server, url } = await startServe(['examples']));
 });
 
 after(() => {
@@ -87,7 +50,7 @@ test('exported Parquet reads in pyarrow and datasets; IFEval ground truth parses
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /rows/);
   }
-  const out = python(`
+  const out = python(['-c', `
 import ast, json, pyarrow.parquet as pq, datasets
 d = ${JSON.stringify(DIR)}
 verl = datasets.load_dataset("parquet", data_files=d + "/verl.parquet")["train"]
@@ -104,7 +67,7 @@ c = ast.literal_eval(ifeval[0]["ground_truth"])[0]
 assert c["instruction_id"] == ["length_constraints:number_words", "punctuation:no_comma"], c
 assert c["kwargs"][0] == {"relation": "less than", "num_words": 50}, c
 print(json.dumps({"verl": len(verl), "trl": len(trl), "open_instruct": len(oi)}))
-`);
+`]);
   assert.deepEqual(JSON.parse(out.trim()), { verl: 15, trl: 15, open_instruct: 9 });
 });
 
@@ -128,7 +91,7 @@ test('openai-rft: the grader validates as the OpenAI SDK types, and grades every
   }
   assert.ok(expected.length >= 8, `${expected.length} cases`);
   fs.writeFileSync(path.join(DIR, 'expected.json'), JSON.stringify(expected));
-  const out = python(`
+  const out = python(['-c', `
 import json
 from openai.types.graders import PythonGrader
 d = ${JSON.stringify(DIR)}
@@ -141,7 +104,7 @@ for e in json.load(open(d + "/expected.json")):
     if abs(got - e["score"]) > 1e-9:
         bad.append((e["task"], e["response"][:40], got, e["score"]))
 print(json.dumps({"checked": len(json.load(open(d + "/expected.json"))), "bad": bad}))
-`);
+`]);
   const res = JSON.parse(out.trim()) as { checked: number; bad: unknown[] };
   assert.deepEqual(res.bad, []);
   assert.equal(res.checked, expected.length);
@@ -169,7 +132,7 @@ test('serve: /health, verdicts in order for a task or an inline verifier, JSON e
 });
 
 test('serve: a token, when set, is required; bodies over the limit are refused', async () => {
-  const { child, url: u } = await startServer(['examples/math.vtask', '--max-body-mb', '1'], { VTASK_SERVE_TOKEN: 's3cret' });
+  const { child, url: u } = await startServe(['examples/math.vtask', '--max-body-mb', '1'], { VTASK_SERVE_TOKEN: 's3cret' });
   try {
     assert.equal((await post('/verify', { task: 'gsm8k/clips', responses: ['72'] }, {}, u)).status, 401);
     assert.equal((await post('/verify', { task: 'gsm8k/clips', responses: ['72'] }, { authorization: 'Bearer wrong' }, u)).status, 401);
@@ -183,7 +146,7 @@ test('serve: a token, when set, is required; bodies over the limit are refused',
 });
 
 test('serve --workers 2 shares one port', async () => {
-  const { child, url: u } = await startServer(['examples/math.vtask', '--workers', '2']);
+  const { child, url: u } = await startServe(['examples/math.vtask', '--workers', '2']);
   try {
     const answers = await Promise.all(Array.from({ length: 8 }, () => post('/verify', { task: 'gsm8k/clips', responses: ['\\boxed{72}'] }, {}, u)));
     assert.ok(answers.every((a) => a.status === 200 && (a.json.results as { pass: boolean }[])[0]?.pass === true));
@@ -196,7 +159,7 @@ test('the Python package scores through vtask serve as vtask does: verl, TRL, op
   const why = pythonReady();
   if (why) return t.skip(why);
   const out = python(
-    `
+    ['-c', `
 import json
 from vtask_reward import compute_score, compute_score_batch, vtask_reward
 from vtask_reward.open_instruct import VtaskVerifier
@@ -215,7 +178,7 @@ try:
 except VtaskError as e:
     scores["unreachable"] = "cannot be reached" in str(e)
 print(json.dumps(scores))
-`,
+`],
     { VTASK_URL: url },
   );
   assert.deepEqual(JSON.parse(out.trim()), {

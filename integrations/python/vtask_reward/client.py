@@ -81,16 +81,43 @@ def verifier_of(vtask_verifier=None, ground_truth=None):
     return {"math": {"answer": str(ground_truth)}}
 
 
-def score_groups(items, client=None):
-    """Scores ``(verifier, prompt, response)`` triples, one request per distinct verifier."""
+def completion_text(completion):
+    """The answer of a completion: conversational ones are lists of messages, the last one answers."""
+    completion = _plain(completion)
+    if isinstance(completion, list):
+        return _plain(completion[-1])["content"] if completion else ""
+    return completion
+
+
+def prompt_text(prompt):
+    """The last user message of a conversational prompt, or the prompt itself."""
+    prompt = _plain(prompt)
+    if isinstance(prompt, list):
+        users = [m["content"] for m in map(_plain, prompt) if m.get("role") == "user"]
+        return users[-1] if users else ""
+    return prompt or ""
+
+
+def _plain(value):
+    # Columnar readers (Ray Data, pandas over pyarrow) hand lists over as numpy arrays.
+    return value.tolist() if hasattr(value, "tolist") and not isinstance(value, (str, bytes)) else value
+
+
+def verdict_groups(items, client=None):
+    """Verdicts of ``(verifier, prompt, response)`` triples, in order, one request per distinct verifier."""
     client = client or default_client()
     groups = {}
     for i, (verifier, prompt, response) in enumerate(items):
         key = json.dumps([verifier, prompt], sort_keys=True)
         groups.setdefault(key, (verifier, prompt, []))[2].append((i, response))
-    scores = [0.0] * len(items)
+    verdicts = [None] * len(items)
     for verifier, prompt, members in groups.values():
         results = client.verify([r for _, r in members], verifier=verifier, prompt=prompt)
         for (i, _), result in zip(members, results):
-            scores[i] = float(result["score"])
-    return scores
+            verdicts[i] = result
+    return verdicts
+
+
+def score_groups(items, client=None):
+    """Scores (0 to 1) of ``(verifier, prompt, response)`` triples, in order."""
+    return [float(v["score"]) for v in verdict_groups(items, client)]

@@ -7,21 +7,7 @@ GRPOTrainer passes every dataset column as a keyword argument, so each completio
 with its row's ``vtask_verifier``.
 """
 
-from .client import score_groups, verifier_of
-
-
-def _text(completion):
-    # Conversational completions are lists of messages; the answer is the last one's content.
-    if isinstance(completion, list):
-        return completion[-1]["content"] if completion else ""
-    return completion
-
-
-def _prompt_text(prompt):
-    if isinstance(prompt, list):
-        users = [m["content"] for m in prompt if m.get("role") == "user"]
-        return users[-1] if users else ""
-    return prompt or ""
+from .client import completion_text, prompt_text, score_groups, verifier_of
 
 
 def vtask_reward(prompts, completions, vtask_verifier=None, solution=None, **kwargs):
@@ -30,7 +16,7 @@ def vtask_reward(prompts, completions, vtask_verifier=None, solution=None, **kwa
     verifiers = vtask_verifier if vtask_verifier is not None else [None] * n
     solutions = solution if solution is not None else [None] * n
     items = [
-        (verifier_of(v, s), _prompt_text(p), _text(c))
+        (verifier_of(v, s), prompt_text(p), completion_text(c))
         for p, c, v, s in zip(prompts, completions, verifiers, solutions)
     ]
     return score_groups(items)

@@ -1,0 +1,237 @@
+"""Ray: one ``vtask serve`` per Ray worker, and datasets scored with Ray Data.
+
+    import ray
+    from vtask_reward.ray import score_dataset
+
+    ray.init()
+    rows = ray.data.read_parquet("rollouts.parquet")   # `vtask export --format trl` rows + a "response" column
+    scored = score_dataset(rows, tasks=["data/"], concurrency=2)   # adds vtask_score, vtask_pass, vtask_reason
+
+Each Ray worker starts its own ``vtask serve`` (``VtaskServer``) on a free port, waits for
+``/health``, scores its batches through it and stops it when the worker ends. The ``vtask``
+command is the ``command`` argument, else ``VTASK_CLI`` (for example ``node /path/to/out/cli.js``),
+else ``vtask`` on the PATH. Importing this module does not import Ray.
+"""
+
+import atexit
+import ctypes
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+from .client import Client, VtaskError, completion_text, prompt_text, verdict_groups, verifier_of
+
+_LISTENING = "listening on "
+
+
+def vtask_command(command=None):
+    """The command that runs vtask, as a list: ``command``, else ``VTASK_CLI``, else ``vtask``."""
+    command = command or os.environ.get("VTASK_CLI") or "vtask"
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if not argv or shutil.which(argv[0]) is None:
+        raise VtaskError(
+            f"the vtask command {argv[:1]} is not found: install vtask, or set VTASK_CLI (e.g. 'node /path/to/out/cli.js')"
+        )
+    return argv
+
+
+def _libc_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+# Looked up once here: a child between fork and exec must not load libraries.
+_PRCTL = _libc_prctl() if os.name == "posix" else None
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    # Linux: the server gets SIGTERM when the process that started it dies, even by SIGKILL (as Ray
+    # ends its workers), so no server outlives its worker. Elsewhere, stop() and atexit do it.
+    _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class VtaskServer:
+    """``vtask serve TASKS --port 0`` as a child process: ``start()`` waits until it answers ``/health``."""
+
+    def __init__(self, tasks, command=None, workers=1, start_timeout=60.0, request_timeout=120.0, args=()):
+        self.tasks = [tasks] if isinstance(tasks, (str, os.PathLike)) else list(tasks)
+        if not self.tasks:
+            raise VtaskError("name the task files or folders the server loads")
+        self.argv = vtask_command(command) + ["serve", *map(str, self.tasks), "--port", "0", "--workers", str(workers), *args]
+        self.start_timeout = start_timeout
+        self.request_timeout = request_timeout
+        self.process = None
+        self.url = None
+        self._stderr = []
+        self._stderr_done = False
+
+    def start(self):
+        deadline = time.monotonic() + self.start_timeout
+        preexec = _die_with_parent if _PRCTL is not None else None
+        self.process = subprocess.Popen(
+            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            encoding="utf-8", errors="replace", preexec_fn=preexec,
+        )
+        atexit.register(self.stop)
+        lines = queue.Queue()
+        # Both pipes are drained for the server's whole life, so it never blocks writing to them.
+        threading.Thread(target=self._drain, args=(self.process.stdout, lines.put), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._drain, args=(self.process.stderr, self._keep_stderr), daemon=True)
+        self._stderr_reader.start()
+        try:
+            self.url = self._listening_url(lines, deadline)
+            self.client = Client(url=self.url, timeout=self.request_timeout)
+            self._wait_healthy(deadline)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _listening_url(self, lines, deadline):
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise VtaskError(f"`{shlex.join(self.argv)}` did not start listening in {self.start_timeout:g} s{self._why()}") from None
+            if line is None:
+                raise self._exited()
+            if line.startswith(_LISTENING):
+                return line[len(_LISTENING):].strip()
+
+    def _wait_healthy(self, deadline):
+        probe = Client(url=self.url, timeout=5.0)
+        while True:
+            try:
+                probe.health()
+                return
+            except VtaskError:
+                if self.process.poll() is not None:
+                    raise self._exited() from None
+                if time.monotonic() >= deadline:
+                    raise VtaskError(f"vtask serve at {self.url} did not answer /health in {self.start_timeout:g} s{self._why()}") from None
+                time.sleep(0.05)
+
+    @staticmethod
+    def _drain(pipe, put):
+        for line in pipe:
+            put(line)
+        put(None)
+
+    def _keep_stderr(self, line):
+        # The first paragraph says what went wrong (vtask's error, or a crash's message); the
+        # usage text or stack trace after it would drown it.
+        if line is None or self._stderr_done:
+            return
+        if line.strip():
+            self._stderr.append(line.rstrip())
+        self._stderr_done = len(self._stderr) >= 5 or (not line.strip() and bool(self._stderr))
+
+    def _exited(self):
+        # Its last words first: the error lines may still be in the pipe when stdout closes.
+        self._stderr_reader.join(timeout=5)
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = "none (it closed its output but still runs)"
+        return VtaskError(f"`{shlex.join(self.argv)}` exited with code {code}{self._why()}")
+
+    def _why(self):
+        return ": " + " | ".join(self._stderr) if self._stderr else ""
+
+    def stop(self, timeout=10.0):
+        """Stops the server (SIGTERM, then SIGKILL after ``timeout`` seconds); safe to call twice."""
+        process, self.process = self.process, None
+        atexit.unregister(self.stop)
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=timeout)
+
+    def __enter__(self):
+        return self.start() if self.process is None else self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class VtaskScorer:
+    """A callable class for ``Dataset.map_batches``: each Ray worker keeps one server for its batches.
+
+    A row's verifier is its ``vtask_verifier`` column (rows of ``vtask export --format trl``), else
+    ``extra_info.vtask_verifier`` (``--format verl``), else a math check of its ``solution``.
+    """
+
+    def __init__(self, tasks, command=None, response_column="response", prefix="vtask_", workers=1,
+                 start_timeout=60.0, request_timeout=120.0):
+        self.server = VtaskServer(tasks, command, workers=workers, start_timeout=start_timeout,
+                                  request_timeout=request_timeout).start()
+        self.response_column = response_column
+        self.prefix = prefix
+
+    def __call__(self, batch):
+        responses = _column(batch, self.response_column)
+        if responses is None:
+            raise VtaskError(f"the batch has no {self.response_column!r} column (columns: {', '.join(map(str, batch.keys()))})")
+        n = len(responses)
+        prompts = _column(batch, "prompt") or [""] * n
+        verifiers = _column(batch, "vtask_verifier") or [
+            (_plain_dict(extra) or {}).get("vtask_verifier") for extra in (_column(batch, "extra_info") or [None] * n)
+        ]
+        solutions = _column(batch, "solution") or [None] * n
+        items = [
+            (verifier_of(v, s), prompt_text(p), completion_text(r))
+            for p, r, v, s in zip(prompts, responses, verifiers, solutions)
+        ]
+        verdicts = verdict_groups(items, self.server.client)
+        batch[self.prefix + "score"] = [float(v["score"]) for v in verdicts]
+        batch[self.prefix + "pass"] = [bool(v["pass"]) for v in verdicts]
+        batch[self.prefix + "reason"] = [str(v.get("reason") or "") for v in verdicts]
+        return batch
+
+    def __del__(self):
+        server = getattr(self, "server", None)
+        if server is not None:
+            server.stop()
+
+
+def _column(batch, name):
+    if name not in batch:
+        return None
+    values = batch[name]
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+def _plain_dict(value):
+    return value if value is None or isinstance(value, dict) else dict(value)
+
+
+def score_dataset(dataset, tasks, command=None, concurrency=2, batch_size=256, num_cpus=0.5, **scorer_options):
+    """``dataset`` with ``vtask_score``, ``vtask_pass`` and ``vtask_reason`` columns, scored by
+    ``concurrency`` Ray workers, each with its own ``vtask serve`` of ``tasks``.
+
+    ``num_cpus`` is what each worker reserves from Ray. The verifying is done by its ``vtask serve``
+    process, outside Ray's accounting, and a pool that reserved every CPU would leave none for the
+    tasks that read the dataset: the pipeline would wait forever.
+    """
+    from ray.data import ActorPoolStrategy  # here, so the module imports without Ray
+
+    return dataset.map_batches(
+        VtaskScorer,
+        fn_constructor_kwargs={"tasks": tasks, "command": command, **scorer_options},
+        compute=ActorPoolStrategy(size=concurrency),
+        num_cpus=num_cpus,
+        batch_size=batch_size,
+        batch_format="pandas",
+    )

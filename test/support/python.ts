@@ -1,0 +1,31 @@
+// Python as the interoperability tests drive it: the real readers and trainers (pyarrow, datasets,
+// TRL, Ray) with the repository's `vtask_reward` package on the path. A machine without them skips
+// with a `needs:` reason; in CI (CI=true) their absence fails, so a missing install never hides.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+export const PYTHON_PATH = path.resolve(process.cwd(), 'integrations/python');
+
+/** Why these modules cannot be imported (undefined when they can); fails instead in CI. */
+export function pythonMissing(modules: readonly string[]): string | undefined {
+  const r = spawnSync('python3', ['-c', `import ${modules.join(', ')}`], { encoding: 'utf8', timeout: 120_000 });
+  if (r.status === 0) return undefined;
+  const why = `needs: python3 with ${modules.join(', ')} (scripts/install-python-deps.sh): ${(r.stderr || String(r.error)).trim().split('\n').at(-1)}`;
+  assert.ok(!process.env.CI, why);
+  return why;
+}
+
+/** Runs `python3 ARGS` offline (no hub), with the package importable; returns its stdout. */
+export function python(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): string {
+  const r = spawnSync('python3', args, {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+    maxBuffer: 1 << 26,
+    env: { ...process.env, PYTHONPATH: PYTHON_PATH, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', ...env },
+  });
+  assert.equal(r.error, undefined, `python3 ${args[0]}: ${String(r.error)}\n${r.stderr}`);
+  assert.equal(r.status, 0, `python failed:\n${r.stderr}\n${r.stdout}`);
+  return r.stdout;
+}
