@@ -1,17 +1,20 @@
 import { getPair, toJS } from '../core/base/ynode';
 import { atLeast, auditTasks, type TaskAudit } from '../core/audit/audit';
 import { PROBE_FAMILIES, SEVERITIES, type Severity } from '../core/audit/probes';
+import { findSuspects, type Suspect } from '../core/audit/readings';
+import { responseOf } from '../core/run/sampleTasks';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
+import { cachedTaskRuns } from './cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { eachArg, unknownOption } from './options';
 import { terminalSafe } from './terminal';
 
-export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY]
+export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY] [--samples]
 
 Tries adversarial and right-answer probes against each task's verifier, with no model: an
 empty answer, a refusal, the prompt echoed, the gold answer hedged with a wrong one, a wrong
@@ -21,10 +24,18 @@ judge. A probe the verifier gets wrong is a finding, with a severity (low, mediu
 critical).
   --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')}
   --fail-on SEVERITY   exit 1 when a finding is at least this severe (default high)
+  --samples            also look through the samples \`vtask run\` cached (no request): failed
+                       ones another reading of the answer would pass (false-negative
+                       suspects: "72 dollars", "1,000", "seventy-two") and passed ones that
+                       name several answers (false-positive suspects); they do not change the
+                       exit code
+  --cache-dir DIR      the sample cache (default: .vtask-cache at the workspace root)
   --json               print {"tasks": [{file, task, findings: [...]}], "findings": N}
   --base-url URL --model NAME   the judge model for judge verifiers (their probes are
                        skipped when no model resolves)
 Exits 0 when no finding reaches --fail-on and every file is valid, 1 otherwise, 2 on usage errors.`;
+
+type SuspectRow = Suspect & { readonly response: string };
 
 interface AuditArgs {
   paths: string[];
@@ -33,12 +44,14 @@ interface AuditArgs {
   failOn: Severity;
   baseUrl?: string;
   model?: string;
+  samples: boolean;
+  cacheDir?: string;
 }
 
-const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model'];
+const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model', '--samples', '--cache-dir'];
 
 function parseArgs(argv: readonly string[]): AuditArgs {
-  const a: AuditArgs = { paths: [], json: false, failOn: 'high' };
+  const a: AuditArgs = { paths: [], json: false, failOn: 'high', samples: false };
   for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--json':
@@ -60,6 +73,12 @@ function parseArgs(argv: readonly string[]): AuditArgs {
       case '--model':
         a.model = value();
         break;
+      case '--samples':
+        a.samples = true;
+        break;
+      case '--cache-dir':
+        a.cacheDir = value();
+        break;
       default:
         if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
         a.paths.push(arg);
@@ -74,7 +93,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
   const problemsTo = args.json ? io.stderr : io.stdout;
   const listed = listTaskFiles(args.paths, problemsTo);
   let invalid = listed.errors;
-  const out: { file: string; audit: TaskAudit; line: number }[] = [];
+  const out: { file: string; audit: TaskAudit; line: number; suspects: SuspectRow[] }[] = [];
   let tasksSeen = 0;
   const skippedReasons = new Map<string, number>();
   for (const file of listed.files) {
@@ -93,22 +112,41 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
     const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => tasks.find((t) => t.sampling.model)?.sampling.model);
     const audits = await auditTasks(tasks, { file, only: args.probes, judge, signal });
     tasksSeen += tasks.length;
+    const runs = args.samples ? await cachedTaskRuns([file], { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read: () => read.text }) : undefined;
     for (const audit of audits) {
-      out.push({ file, audit, line: parsed.lines.position(audit.offset).line + 1 });
+      const run = runs?.get(`${file}\0${audit.task}`);
+      const suspects = run ? (await findSuspects(run.task, file, run.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { judge, signal })).map((x) => ({ ...x, response: responseOf(run.samples.find((y) => y.index === x.sample) ?? { text: '' }) })) : [];
+      out.push({ file, audit, line: parsed.lines.position(audit.offset).line + 1, suspects });
       for (const s of audit.skipped) skippedReasons.set(s.reason, (skippedReasons.get(s.reason) ?? 0) + 1);
     }
   }
   const findings = out.flatMap((o) => o.audit.findings);
   const failing = findings.filter((f) => atLeast(f.severity, args.failOn)).length;
   if (args.json) {
-    const tasks = out.map(({ file, audit }) => ({ file, task: audit.task, probes: audit.probes, findings: audit.findings.map(({ probe, family, severity, response, verdict, expected, reason }) => ({ probe, family, severity, response, verdict, expected, reason })), ...(audit.skipped.length ? { skipped: audit.skipped } : {}) }));
+    const tasks = out.map(({ file, audit, suspects }) => ({
+      file,
+      task: audit.task,
+      probes: audit.probes,
+      findings: audit.findings.map(({ probe, family, severity, response, verdict, expected, reason }) => ({ probe, family, severity, response, verdict, expected, reason })),
+      ...(audit.skipped.length ? { skipped: audit.skipped } : {}),
+      ...(args.samples ? { suspects: suspects.map((x) => ({ sample: x.sample, kind: x.kind, reading: x.reading, response: x.response, reason: x.verdict.reason })) } : {}),
+    }));
     io.stdout.write(JSON.stringify({ tasks, findings: findings.length, failing, fail_on: args.failOn, invalid }) + '\n');
   } else {
-    for (const { file, audit, line } of out) {
+    for (const { file, audit, line, suspects } of out) {
       for (const f of audit.findings) {
         io.stdout.write(terminalSafe(`${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`) + '\n');
         io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(f.response, 100))}`) + '\n');
       }
+      for (const x of suspects) {
+        const what = x.kind === 'false-negative' ? `failed, but passes read as ${x.reading}: ${x.verdict.reason}` : `passed, but ${x.reading}`;
+        io.stdout.write(terminalSafe(`${file}:${line}: ${x.kind} suspect: task ${audit.task}: sample #${x.sample + 1} ${what}`) + '\n');
+        io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(x.response, 100))}`) + '\n');
+      }
+    }
+    if (args.samples) {
+      const n = out.reduce((k, o) => k + o.suspects.length, 0);
+      io.stdout.write(`${n} suspect sample${n === 1 ? '' : 's'} among the cached runs\n`);
     }
     for (const [reason, n] of skippedReasons) io.stdout.write(terminalSafe(`${n} task(s) had probes skipped: ${reason}`) + '\n');
     const bySeverity = [...SEVERITIES].reverse().map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);

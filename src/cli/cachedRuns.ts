@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { getPair, toJS } from '../core/base/ynode';
 import type { RunSummary } from '../core/datasets/format';
-import { sampleTasks } from '../core/run/sampleTasks';
+import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
 import { SampleCache } from '../core/sampling/cache';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { resolveProfile } from '../core/sampling/profiles';
@@ -30,6 +30,13 @@ const NO_REQUESTS: Provider = {
  */
 export async function cachedRuns(files: readonly string[], o: CachedRunOptions): Promise<Map<string, RunSummary>> {
   const out = new Map<string, RunSummary>();
+  for (const [key, r] of await cachedTaskRuns(files, o)) out.set(key, { model: r.model, samples: r.stats.samples, pass_rate: r.stats.passRate, band: r.stats.band });
+  return out;
+}
+
+/** The cached runs themselves, samples and verdicts included, keyed as `cachedRuns`. */
+export async function cachedTaskRuns(files: readonly string[], o: CachedRunOptions): Promise<Map<string, TaskRunResult>> {
+  const out = new Map<string, TaskRunResult>();
   const signal = new AbortController().signal;
   for (const file of files) {
     const dir = resolveCacheDir(file, { cacheDir: o.cacheDir });
@@ -62,7 +69,7 @@ export async function cachedRuns(files: readonly string[], o: CachedRunOptions):
         profileFor: (t) => profileOf(t.sampling.model) as ModelProfile,
         providerFor: () => NO_REQUESTS,
       });
-      for (const r of done) out.set(`${file}\0${r.task.id}`, { model: r.model, samples: r.stats.samples, pass_rate: r.stats.passRate, band: r.stats.band });
+      for (const r of done) out.set(`${file}\0${r.task.id}`, r);
     } finally {
       cache.close();
     }

@@ -1,8 +1,12 @@
 // `vtask audit` as CI runs it: the JSON the format specification gives, exit codes that gate on
 // --fail-on, and --probes narrowing the run.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { runCliProcess } from '../support/cliProcess';
+import { OpenAIServer } from '../support/openaiServer';
 
 interface AuditJson {
   tasks: { file: string; task: string; findings: { probe: string; severity: string; response: string; verdict: string; expected: string; reason: string }[] }[];
@@ -36,4 +40,37 @@ void test('audit: a bad --fail-on is a usage error', async () => {
   const r = await runCliProcess(['audit', 'examples', '--fail-on', 'severe'], {}, 30_000);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--fail-on takes low, medium, high, critical; got 'severe'/);
+});
+
+void test('audit --samples: failed samples another reading would pass, and passed ones naming several answers', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-samples-'));
+  const file = path.join(dir, 'clips.vtask');
+  fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: clips\n    prompt: "How many clips?"\n    samples: 4\n    verify: { match: { answer: "72", mode: contains } }\n  - id: sum\n    prompt: "What is 40 + 32?"\n    samples: 4\n    verify: { math: { answer: "72" } }\n');
+  // Four answers a run might bring back: right in words, right with a separator, a hedge, wrong.
+  const answers: Record<string, string[]> = {
+    'How many clips?': ['She sold 72 clips.', 'It is \\boxed{72} or \\boxed{71}.', 'About 70.', 'She sold seventy-two clips.'],
+    'What is 40 + 32?': ['The total is seventy-two', 'about seventy', '\\boxed{72}', 'It is 72 dollars.'],
+  };
+  const server = new OpenAIServer({ answer: (ctx) => answers[ctx.prompt]?.[(ctx.request + ctx.index) % 4] ?? '' });
+  await server.listen();
+  try {
+    const flags = ['--base-url', server.url, '--model', 'test-model', '--cache-dir', path.join(dir, 'cache')];
+    const ran = await runCliProcess(['run', file, ...flags, '--concurrency', '1'], {}, 60_000);
+    assert.equal(ran.code, 0, ran.stdout + ran.stderr);
+    const r = await runCliProcess(['audit', file, ...flags, '--samples', '--probes', 'empty', '--json'], {}, 60_000);
+    const json = JSON.parse(r.stdout) as { tasks: { task: string; suspects: { sample: number; kind: string; reading: string; response: string }[] }[] };
+    const suspects = (task: string) => json.tasks.find((t) => t.task === task)?.suspects.map((x) => [x.kind, x.response, x.reading]).sort();
+    assert.deepEqual(suspects('clips'), [
+      ['false-negative', 'She sold seventy-two clips.', 'number words as digits'],
+      ['false-positive', 'It is \\boxed{72} or \\boxed{71}.', 'names 2 different answers: 72, 71'],
+    ]);
+    const sum = suspects('sum') ?? [];
+    assert.deepEqual(sum, [['false-negative', 'The total is seventy-two', 'number words as digits']], 'a wrong answer (about seventy) stays wrong under every reading');
+    const human = await runCliProcess(['audit', file, ...flags, '--samples', '--probes', 'empty'], {}, 60_000);
+    assert.match(human.stdout, /clips\.vtask:3: false-negative suspect: task clips: sample #\d failed, but passes read as number words as digits/);
+    assert.match(human.stdout, /^\d+ suspect samples among the cached runs$/m);
+  } finally {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
