@@ -2,6 +2,7 @@ import { getPair, toJS } from '../core/base/ynode';
 import { atLeast, auditTasks, type TaskAudit } from '../core/audit/audit';
 import { PROBE_FAMILIES, SEVERITIES, type Severity } from '../core/audit/probes';
 import { findSuspects, type Suspect } from '../core/audit/readings';
+import { calibrateJudge, type Calibration } from '../core/audit/calibrate';
 import { responseOf } from '../core/run/sampleTasks';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile } from '../core/taskfile/parse';
@@ -11,7 +12,7 @@ import { cachedTaskRuns } from './cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
-import { eachArg, unknownOption } from './options';
+import { boundedInt, eachArg, unknownOption } from './options';
 import { terminalSafe } from './terminal';
 
 export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY] [--samples]
@@ -30,6 +31,10 @@ critical).
                        name several answers (false-positive suspects); they do not change the
                        exit code
   --cache-dir DIR      the sample cache (default: .vtask-cache at the workspace root)
+  --calibrate          judge verifiers: judge each case --repeats times (default 3) and flag
+                       a judge that disagrees with the cases (under 80%), gives one response
+                       scores far apart (over 0.34), or changes its verdict with the rubric
+                       reversed or neutral text added; needs the judge model
   --json               print {"tasks": [{file, task, findings: [...]}], "findings": N}
   --base-url URL --model NAME   the judge model for judge verifiers (their probes are
                        skipped when no model resolves)
@@ -46,12 +51,14 @@ interface AuditArgs {
   model?: string;
   samples: boolean;
   cacheDir?: string;
+  calibrate: boolean;
+  repeats: number;
 }
 
-const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model', '--samples', '--cache-dir'];
+const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model', '--samples', '--cache-dir', '--calibrate', '--repeats'];
 
 function parseArgs(argv: readonly string[]): AuditArgs {
-  const a: AuditArgs = { paths: [], json: false, failOn: 'high', samples: false };
+  const a: AuditArgs = { paths: [], json: false, failOn: 'high', samples: false, calibrate: false, repeats: 3 };
   for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--json':
@@ -79,6 +86,12 @@ function parseArgs(argv: readonly string[]): AuditArgs {
       case '--cache-dir':
         a.cacheDir = value();
         break;
+      case '--calibrate':
+        a.calibrate = true;
+        break;
+      case '--repeats':
+        a.repeats = boundedInt(value(), flag, 2, 20);
+        break;
       default:
         if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
         a.paths.push(arg);
@@ -93,7 +106,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
   const problemsTo = args.json ? io.stderr : io.stdout;
   const listed = listTaskFiles(args.paths, problemsTo);
   let invalid = listed.errors;
-  const out: { file: string; audit: TaskAudit; line: number; suspects: SuspectRow[] }[] = [];
+  const out: { file: string; audit: TaskAudit; line: number; suspects: SuspectRow[]; calibration?: Calibration }[] = [];
   let tasksSeen = 0;
   const skippedReasons = new Map<string, number>();
   for (const file of listed.files) {
@@ -113,27 +126,32 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
     const audits = await auditTasks(tasks, { file, only: args.probes, judge, signal });
     tasksSeen += tasks.length;
     const runs = args.samples ? await cachedTaskRuns([file], { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read: () => read.text }) : undefined;
-    for (const audit of audits) {
+    for (const probed of audits) {
+      const task = tasks.find((t) => t.id === probed.task);
+      const calibration = args.calibrate && task ? await calibrateJudge(task, file, { judge, repeats: args.repeats, signal }) : undefined;
+      const audit = calibration ? { ...probed, findings: [...calibration.findings, ...probed.findings] } : probed;
       const run = runs?.get(`${file}\0${audit.task}`);
       const suspects = run ? (await findSuspects(run.task, file, run.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { judge, signal })).map((x) => ({ ...x, response: responseOf(run.samples.find((y) => y.index === x.sample) ?? { text: '' }) })) : [];
-      out.push({ file, audit, line: parsed.lines.position(audit.offset).line + 1, suspects });
+      out.push({ file, audit, line: parsed.lines.position(audit.offset).line + 1, suspects, ...(calibration ? { calibration } : {}) });
       for (const s of audit.skipped) skippedReasons.set(s.reason, (skippedReasons.get(s.reason) ?? 0) + 1);
     }
   }
   const findings = out.flatMap((o) => o.audit.findings);
   const failing = findings.filter((f) => atLeast(f.severity, args.failOn)).length;
   if (args.json) {
-    const tasks = out.map(({ file, audit, suspects }) => ({
+    const tasks = out.map(({ file, audit, suspects, calibration }) => ({
       file,
       task: audit.task,
       probes: audit.probes,
       findings: audit.findings.map(({ probe, family, severity, response, verdict, expected, reason }) => ({ probe, family, severity, response, verdict, expected, reason })),
       ...(audit.skipped.length ? { skipped: audit.skipped } : {}),
+      ...(calibration ? { calibration: { cases: calibration.cases, repeats: args.repeats, agreement: calibration.agreement, spread: calibration.spread, order_flips: calibration.orderFlips, length_flips: calibration.lengthFlips, undecided: calibration.undecided } } : {}),
       ...(args.samples ? { suspects: suspects.map((x) => ({ sample: x.sample, kind: x.kind, reading: x.reading, response: x.response, reason: x.verdict.reason })) } : {}),
     }));
     io.stdout.write(JSON.stringify({ tasks, findings: findings.length, failing, fail_on: args.failOn, invalid }) + '\n');
   } else {
-    for (const { file, audit, line, suspects } of out) {
+    for (const { file, audit, line, suspects, calibration: c } of out) {
+      if (c) io.stdout.write(terminalSafe(`${file}:${line}: calibration: task ${audit.task}: agreement ${Math.round(c.agreement * 100)}% over ${c.cases} cases × ${args.repeats}, score spread ${c.spread.toFixed(2)}, ${c.orderFlips} order flips, ${c.lengthFlips} length flips${c.undecided ? `, ${c.undecided} undecided` : ''}`) + '\n');
       for (const f of audit.findings) {
         io.stdout.write(terminalSafe(`${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`) + '\n');
         io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(f.response, 100))}`) + '\n');

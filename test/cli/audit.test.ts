@@ -74,3 +74,45 @@ void test('audit --samples: failed samples another reading would pass, and passe
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+void test('audit --calibrate: a steady judge that agrees with the cases passes; a biased, flaky one is flagged', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-judge-'));
+  const file = path.join(dir, 'judged.vtask');
+  const task = (id: string, prompt: string, good: string, bad: string) =>
+    `  - id: ${id}\n    prompt: "${prompt}"\n    verify: { judge: { rubric: ["Names ${good} as the capital", "Is short"] } }\n    cases:\n      - { response: "${good} is the capital.", expect: pass }\n      - { response: "${bad} is the capital.", expect: fail }\n`;
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n${task('steady', 'Capital of France?', 'Paris', 'Lyon')}${task('biased', 'Capital of Italy?', 'Rome', 'Milan')}`);
+  let judged = 0;
+  // The judge reads the criteria and the JSON the verifier sends, and answers as a judge would.
+  const server = new OpenAIServer({
+    answer: (ctx) => {
+      const criteria = [...ctx.prompt.matchAll(/^\d+\. (.*)$/gm)].map((m) => m[1] ?? '');
+      const { task: asked, response } = JSON.parse(ctx.prompt.slice(ctx.prompt.indexOf('{'))) as { task: string; response: string };
+      const steady = asked === 'Capital of France?';
+      const flaky = !steady && judged++ % 2 === 1;
+      const met = criteria.map((c, i) => {
+        if (flaky) return false;
+        // The biased judge always grants its first criterion, whatever it is.
+        if (!steady && i === 0) return true;
+        const capital = /Names (\w+)/.exec(c)?.[1];
+        return capital ? response.includes(capital) : response.trim().split(/\s+/).length < 12;
+      });
+      return JSON.stringify({ criteria: met.map((m, i) => ({ id: i + 1, met: m, why: 'checked' })) });
+    },
+  });
+  await server.listen();
+  try {
+    const r = await runCliProcess(['audit', file, '--base-url', server.url, '--model', 'test-model', '--calibrate', '--probes', 'calibration', '--json'], {}, 120_000);
+    const json = JSON.parse(r.stdout) as { tasks: { task: string; calibration: { agreement: number; spread: number; cases: number }; findings: { probe: string; severity: string }[] }[] };
+    const steady = json.tasks.find((t) => t.task === 'steady');
+    const biased = json.tasks.find((t) => t.task === 'biased');
+    assert.deepEqual([steady?.calibration.agreement, steady?.calibration.spread, steady?.findings], [1, 0, []]);
+    assert.ok((biased?.calibration.agreement ?? 1) < 0.8, JSON.stringify(biased?.calibration));
+    assert.equal(biased?.calibration.spread, 1);
+    const flagged = biased?.findings.map((f) => `${f.probe}:${f.severity}`) ?? [];
+    assert.ok(flagged.includes('calibration-agreement:high') && flagged.includes('calibration-consistency:medium'), flagged.join(', '));
+    assert.equal(r.code, 1, 'a judge that disagrees with its cases is a high finding');
+  } finally {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

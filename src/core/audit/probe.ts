@@ -16,5 +16,7 @@ export interface Probe {
   readonly why: string;
 }
 
-export type ProbeFamily = 'degenerate' | 'hedge' | 'wrong-answer' | 'right-answer' | 'format-only' | 'code-exploit' | 'code-mutant' | 'injection';
+export type ProbeFamily = 'degenerate' | 'hedge' | 'wrong-answer' | 'right-answer' | 'format-only' | 'code-exploit' | 'code-mutant' | 'injection' | 'calibration';
 export const PROBE_FAMILIES: readonly ProbeFamily[] = ['degenerate', 'hedge', 'wrong-answer', 'right-answer', 'format-only', 'code-exploit', 'code-mutant', 'injection'];
+/** Findings of a judge's calibration (`--calibrate`), not of a probe response. */
+export const CALIBRATION: ProbeFamily = 'calibration';
