@@ -48,14 +48,20 @@ function first(p: Record<string, unknown>): string | undefined {
   return typeof a === 'string' || typeof a === 'number' ? String(a) : undefined;
 }
 
-/** An answer of the same shape as `g` that is not `g`: 72 → 73, \frac{3}{4} → \frac{4}{4}, Paris → Lyon. */
+/** An answer of the same shape as `g` that is not `g`: 72 → 73, \frac{3}{4} → \frac{3}{5}, Paris → Lyon. */
 export function wrongLike(g: string): string {
   const t = g.trim();
   if (/^-?\d+$/.test(t)) return String(BigInt(t) + 1n);
-  if (/^-?\d*\.\d+$/.test(t)) return t.slice(0, -1) + String((Number(t.at(-1)) + 1) % 10);
-  // Any number inside (a fraction, an interval, a coordinate): change the first one.
-  if (/\d/.test(t)) return t.replace(/\d+/, (d) => String(BigInt(d) + 1n));
+  // A decimal changes in its whole part: a change in the last digit may be within tolerance.
+  if (/^-?\d*\.\d+$/.test(t)) return t.replace(/^(-?)(\d*)/, (_, sign: string, whole: string) => sign + String(Number(whole || '0') + 1));
+  // Any number inside (a fraction, an interval, an equation): change the last one, where the
+  // value usually is (`x = 11` → `x = 12`), but not a subscript (`204_5`, `a_{3}`).
+  const numbers = [...t.matchAll(/(?<![\dA-Za-z.])\d+(?![\d.])/g)].filter((m) => !/_\{?$/.test(t.slice(0, m.index)));
+  const last = numbers.at(-1);
+  if (last?.index !== undefined) return t.slice(0, last.index) + String(BigInt(last[0]) + 1n) + t.slice(last.index + last[0].length);
   if (/^[A-Z]$/.test(t)) return t === 'Z' ? 'A' : String.fromCharCode(t.charCodeAt(0) + 1);
+  // LaTeX without numbers (`\frac{\pi r}{h+r}`): another value of the same kind.
+  if (/[\\{}^]/.test(t)) return `${t} + 1`;
   const words = t.split(/\s+/);
   const other = words.at(-1)?.toLowerCase() === 'lyon' ? 'Nantes' : 'Lyon';
   return [...words.slice(0, -1), other].join(' ');
