@@ -42,6 +42,15 @@ tasks:
 const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'marketplace/README.md', 'CHANGELOG.md', 'media/icon.png'];
 const PACKAGE_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
 
+// Dataset rows in GSM8K's layout (question, worked answer, `#### gold`), short enough that a
+// row and its decoration fit the editor's width; the last row has no answer.
+const ROWS = 'gsm8k.jsonl';
+const ROWS_TEXT = [
+  { question: 'What is 6 * 7?', answer: '6 * 7 = 42\n#### 42' },
+  { question: 'What is 5 + 4?', answer: '#### 9' },
+  { question: 'Name a colour.' },
+].map((r) => JSON.stringify(r)).join('\n') + '\n';
+
 /** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
 
 /** The task panel's page: code-server puts a webview in an iframe that holds the page's own iframe. */
@@ -204,6 +213,41 @@ const STEPS = [
       if (n !== 0) throw new Error(`${n} error squiggle(s) on a valid file`);
     },
   },
+  {
+    name: 'a JSONL row has the lens, and after a run its pass rate ends the row',
+    async run(ctx) {
+      const { page, timeout } = ctx;
+      // The task panel of the steps before takes half the width: close it, so that the row and
+      // its decoration fit beside each other.
+      const panelTabs = page.locator('.tabs-container .tab').filter({ hasText: 'vtask: ' });
+      if ((await panelTabs.count()) > 0) {
+        // A middle click closes a tab, in every VS Code version.
+        await panelTabs.first().click({ button: 'middle', timeout });
+        await until(page, 'the task panel to close', async () => (await panelTabs.count()) === 0, timeout);
+      }
+      await openFromExplorer(ctx, ROWS);
+      const ed = editor(page);
+      await ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first().waitFor({ timeout });
+      // One ▶ Run verifier per row that is a task; the row without an answer is underlined instead.
+      const runs = ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' });
+      await until(page, 'a ▶ Run verifier lens over each of the two rows', async () => (await runs.count()) === 2, timeout);
+      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().waitFor({ timeout });
+      await ed.locator('.squiggly-error').first().waitFor({ timeout });
+      await runs.first().click();
+      const want = /4\/8\s+pass\s+·\s+pass@1\s+0\.50\s+·\s+learnable/;
+      const seen = await until(page, 'the pass-rate summary after the row', async () => {
+        const texts = await decorationTexts(page);
+        return texts.some((t) => want.test(t)) && texts;
+      }, timeout).catch(async (e) => {
+        throw new Error(`${e.message}; decorations: ${JSON.stringify(await decorationTexts(page))}`);
+      });
+      console.log(`    decorations: ${seen.join(' | ')}`);
+      // The summary is drawn after the row's own line, not elsewhere.
+      const row = ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first();
+      const after = await row.locator('span').evaluateAll((els) => els.map((x) => getComputedStyle(x, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal'));
+      if (!after.some((c) => want.test(c))) throw new Error(`the first row's line has no summary after it: ${JSON.stringify(after)}`);
+    },
+  },
 ];
 
 await runMain(async () => {
@@ -235,6 +279,7 @@ await runMain(async () => {
   installVsix(dataDir, vsix);
   const workspace = copyWorkspace(FIXTURE, tmp);
   fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
+  fs.writeFileSync(path.join(workspace, ROWS), ROWS_TEXT);
   // A model for Run verifier: the project's OpenAI-compatible test server, right half the time.
   const { OpenAIServer } = createRequire(import.meta.url)(path.join(REPO, 'out/test/support/openaiServer.js'));
   // The task panel's sea task gets answers of 4, 7, 8 and 2 words: two in four under 6 words.
