@@ -72,6 +72,8 @@ export class TaskPanel implements vscode.Disposable {
   private posted: unknown[] | undefined;
   /** The last view posted, for tests. */
   lastView: TaskView | undefined;
+  /** The last notice shown, for tests. */
+  lastNotice: string | undefined;
 
   static createOrShow(extensionUri: vscode.Uri, services: PanelServices): TaskPanel {
     if (TaskPanel.current) {
@@ -456,6 +458,7 @@ export class TaskPanel implements vscode.Disposable {
 
   private notice(level: 'info' | 'warning' | 'error', text: string): Thenable<boolean> {
     if (level !== 'info') this.s.log.warn(`task panel: ${text}`);
+    this.lastNotice = text;
     return this.post({ type: 'notice', level, text });
   }
 

@@ -16,6 +16,7 @@ interface Api {
 interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
   readonly lastView: { id: string; readOnly?: string; messages: { content: string }[]; run?: { stats: { passed: number; samples: number } }; samples: unknown[] } | undefined;
+  readonly lastNotice: string | undefined;
   refresh(): Promise<unknown>;
   handle(message: unknown): Promise<void>;
 }
@@ -72,8 +73,14 @@ suite('dataset rows (JSONL)', () => {
     assert.match(view?.readOnly ?? '', /row of a dataset/);
     assert.deepEqual([view?.run?.stats.passed, view?.run?.stats.samples, view?.samples.length], [4, 8, 8]);
     const before = doc.getText();
-    await panel.handle({ type: 'edit', task: ROW, path: ['verify', 'math', 'answer'], old: '42', value: '41' });
-    assert.equal(doc.getText(), before, 'the row was not changed');
+    for (const message of [
+      { type: 'edit', task: ROW, path: ['verify', 'math', 'answer'], old: '42', value: '41' },
+      { type: 'addCase', task: ROW, sample: 0, expect: 'pass' },
+    ]) {
+      await panel.handle(message);
+      assert.equal(panel.lastNotice, 'A dataset row cannot be changed from the panel: edit its JSON in the editor.');
+      assert.equal(doc.getText(), before, 'the row was not changed');
+    }
   });
 
   test('results go stale when the row changes, come back when it does, and survive reopening', async () => {
