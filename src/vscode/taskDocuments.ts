@@ -79,14 +79,17 @@ export class TaskDocuments implements vscode.Disposable {
     return this.latest.get(doc.uri.toString())?.ms;
   }
 
-  /** The lines the editors of a row document show, with a margin; the last ones shown when none does. */
+  /**
+   * The lines the editors of a row document show, with a margin; the last ones shown when none
+   * does; the top of the file before any editor showed it (a file being opened).
+   */
   private windowOf(doc: vscode.TextDocument): Span[] {
     const key = doc.uri.toString();
     const shown = vscode.window.visibleTextEditors
       .filter((e) => e.document.uri.toString() === key)
       .flatMap((e) => e.visibleRanges.map((r): Span => [Math.max(0, r.start.line - WINDOW_MARGIN), r.end.line + 1 + WINDOW_MARGIN]));
     if (shown.length) this.windows.set(key, shown);
-    return this.windows.get(key) ?? [];
+    return this.windows.get(key) ?? [[0, 2 * WINDOW_MARGIN]];
   }
 
   /** Tells the features to read a large row document again when its editors scrolled past what was read. */

@@ -104,6 +104,43 @@ suite('dataset rows (JSONL)', () => {
     assert.equal(server.samplingRequests.length, requests);
   });
 
+  test('a 100,000-row file is read around what is shown: lenses over the rows in view, and a far row runs once scrolled to', async function () {
+    // Opening 3.5 MB in code-server moves it to the extension host first: far slower than the rest.
+    this.timeout(180_000);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    const big = vscode.Uri.joinPath(folder, 'big.jsonl');
+    const rows = Array.from({ length: 100_000 }, (_, i) => JSON.stringify({ id: `big/${i}`, question: `What is ${i} + 1?`, answer: `#### ${i + 1}` }));
+    await vscode.workspace.fs.writeFile(big, new TextEncoder().encode(rows.join('\n') + '\n'));
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(big));
+    const first = await lensesOf(big);
+    const lines = (ls: vscode.CodeLens[]): number[] => [...new Set(ls.map((l) => l.range.start.line))];
+    assert.ok(first.length > 0 && lines(first).length <= 1000, `${lines(first).length} rows with lenses`);
+    assert.ok(lines(first).every((l) => l < 1200), 'only rows near the top have lenses');
+    const far = 60_000;
+    const moved = new Promise<void>((resolve) => {
+      const sub = vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
+        if (e.textEditor === editor && e.visibleRanges.some((r) => r.contains(new vscode.Position(far, 0)))) {
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+    editor.revealRange(new vscode.Range(far, 0, far, 0), vscode.TextEditorRevealType.AtTop);
+    await moved;
+    const there = await lensesOf(big);
+    assert.ok(there.some((l) => l.range.start.line === far && l.command?.command === 'vtask.runTask' && l.command.arguments?.[1] === `big/${far}`), 'a lens over the row scrolled to');
+    assert.ok(lines(there).length <= 1000);
+    await vscode.commands.executeCommand('vtask.runTask', big, `big/${far}`);
+    assert.equal(api.results(big, `big/${far}`)?.run?.stats.samples, 8);
+    const summaries = api.decorations(editor.document).summaries;
+    assert.deepEqual(
+      summaries.map((s) => s.range.start.line),
+      [far],
+    );
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
   test('a JSONL file that is no dataset gets no lenses and no diagnostics', async () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
