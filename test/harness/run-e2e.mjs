@@ -217,17 +217,19 @@ const STEPS = [
     name: 'a JSONL row has the lens, and after a run its pass rate ends the row',
     async run(ctx) {
       const { page, timeout } = ctx;
-      // The task panel of the steps before takes half the width: close it, so that the row and
-      // its decoration fit beside each other.
-      const panelTabs = page.locator('.tabs-container .tab').filter({ hasText: 'vtask: ' });
-      if ((await panelTabs.count()) > 0) {
-        // A middle click closes a tab, in every VS Code version.
-        await panelTabs.first().click({ button: 'middle', timeout });
-        await until(page, 'the task panel to close', async () => (await panelTabs.count()) === 0, timeout);
-      }
       await openFromExplorer(ctx, ROWS);
       const ed = editor(page);
       await ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first().waitFor({ timeout });
+      // The steps before leave two editor groups: one column gives the row and its decoration
+      // the width to show side by side.
+      await ed.locator('.view-line').first().click();
+      await page.keyboard.press('F1');
+      const palette = page.locator('.quick-input-widget input');
+      await palette.waitFor({ timeout });
+      await palette.fill('>View: Single Column Editor Layout');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Single Column Editor Layout' }).first().waitFor({ timeout });
+      await palette.press('Enter');
+      await until(page, 'one editor group', async () => (await page.locator('.editor-group-container').count()) === 1, timeout);
       // One ▶ Run verifier per row that is a task; the row without an answer is underlined instead.
       const runs = ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' });
       await until(page, 'a ▶ Run verifier lens over each of the two rows', async () => (await runs.count()) === 2, timeout);
@@ -235,17 +237,16 @@ const STEPS = [
       await ed.locator('.squiggly-error').first().waitFor({ timeout });
       await runs.first().click();
       const want = /4\/8\s+pass\s+·\s+pass@1\s+0\.50\s+·\s+learnable/;
-      const seen = await until(page, 'the pass-rate summary after the row', async () => {
-        const texts = await decorationTexts(page);
+      // Decoration text is drawn by CSS (::after content): read it from the row's own line.
+      const row = ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first();
+      const after = () => row.locator('span').evaluateAll((els) => els.map((x) => getComputedStyle(x, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal'));
+      const seen = await until(page, 'the pass-rate summary at the end of the first row', async () => {
+        const texts = await after();
         return texts.some((t) => want.test(t)) && texts;
       }, timeout).catch(async (e) => {
-        throw new Error(`${e.message}; decorations: ${JSON.stringify(await decorationTexts(page))}`);
+        throw new Error(`${e.message}; after the row: ${JSON.stringify(await after())}; all decorations: ${JSON.stringify(await decorationTexts(page))}`);
       });
-      console.log(`    decorations: ${seen.join(' | ')}`);
-      // The summary is drawn after the row's own line, not elsewhere.
-      const row = ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first();
-      const after = await row.locator('span').evaluateAll((els) => els.map((x) => getComputedStyle(x, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal'));
-      if (!after.some((c) => want.test(c))) throw new Error(`the first row's line has no summary after it: ${JSON.stringify(after)}`);
+      console.log(`    after the row: ${seen.join(' | ')}`);
     },
   },
 ];
