@@ -224,7 +224,7 @@ const STEPS = [
       // the width to show side by side.
       await ed.locator('.view-line').first().click();
       await page.keyboard.press('F1');
-      const palette = page.locator('.quick-input-widget input');
+      const palette = page.locator('.quick-input-widget .quick-input-box input').first();
       await palette.waitFor({ timeout });
       await palette.fill('>View: Single Column Editor Layout');
       await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Single Column Editor Layout' }).first().waitFor({ timeout });
