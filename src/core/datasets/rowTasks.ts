@@ -86,10 +86,11 @@ export class RowTaskParser {
       const p = read(lineText(l));
       if ('value' in p) format = detectFormat(p.value);
     }
-    this.parsed = nextParsed;
-    if (!format) return empty(undefined, rows, []);
-    const importer = IMPORT_FORMATS.get(format);
-    if (!importer) return empty(undefined, rows, []);
+    const importer = format ? IMPORT_FORMATS.get(format) : undefined;
+    if (!format || !importer) {
+      this.parsed = nextParsed;
+      return empty(undefined, rows, []);
+    }
 
     const ranges = windowOf(lines.lineCount, rows, rowBefore, window);
     const tasks: TaskEntry[] = [];
@@ -129,6 +130,7 @@ export class RowTaskParser {
         tasks.push({ ...summary, id, offset, length: s.length, node: m.node.type === 'map' ? m.node : null, issues: m.issues, index: tasks.length });
       }
     }
+    this.parsed = nextParsed;
     this.mapped = nextMapped;
     issues.sort((a, b) => a.start - b.start);
     return { text, lines, parts: [], tasks, issues, chunked: true, format, rows, window: ranges };
