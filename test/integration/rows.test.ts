@@ -10,7 +10,7 @@ import { open, useModelServer, waitFor } from './helpers';
 interface Api {
   restore(doc: vscode.TextDocument): Promise<number>;
   results(uri: vscode.Uri, taskId: string): { run?: { stats: { passRate: number; samples: number } } } | undefined;
-  decorations(doc: vscode.TextDocument): { summaries: { range: vscode.Range; renderOptions?: { after?: { contentText?: string } } }[]; stale: unknown[] };
+  decorations(doc: vscode.TextDocument): { summaries: { range: vscode.Range; renderOptions?: { after?: { contentText?: string } }; hoverMessage?: vscode.MarkdownString }[]; stale: unknown[] };
 }
 
 interface PanelForTests {
@@ -59,6 +59,8 @@ suite('dataset rows (JSONL)', () => {
     assert.equal(more.length, 0);
     assert.equal(summary?.renderOptions?.after?.contentText, '4/8 pass · pass@1 0.50 · learnable');
     assert.deepEqual([summary?.range.start.line, summary?.range.start.character], [0, doc.lineAt(0).text.length]);
+    // The hover of details: the row's id, the model, the interval and the samples' verdicts.
+    assert.match(summary?.hoverMessage?.value ?? '', /\*\*rows\/six-sevens\*\* on [^\n]*test-model[\s\S]*95%[\s\S]*✓/);
   });
 
   test('the panel opens on the row, read-only, with its samples; form edits are refused', async () => {
