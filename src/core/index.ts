@@ -17,3 +17,4 @@ export { resolveCacheDir, findWorkspaceRoot, CACHE_DIR_NAME } from './sampling/c
 export { createProvider, resolveProfile, describeProfile } from './sampling';
 export { sampleTasks, type TaskRunResult } from './run/sampleTasks';
 export { taskStats, passAtK, type TaskStats, type Band } from './stats';
+export { RowTaskParser, MAX_ROW_TASKS, type RowTaskFile } from './datasets/rowTasks';

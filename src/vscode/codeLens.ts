@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { isRowTaskFile } from '../core/datasets/rowTasks';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { toRange } from './convert';
 import type { ResultStore } from './results';
@@ -26,6 +27,7 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
       runner.onDidChangeRunning(() => this.emitter.fire()),
       // `vtask.codeLens.enabled` and `vtask.samples` change what the lenses say.
       onDidChangeSettings(() => this.emitter.fire()),
+      documents.onDidChangeWindow(() => this.emitter.fire()),
     );
   }
 
@@ -35,7 +37,9 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
     const file = this.documents.get(doc);
     const { tasks } = runnableTasks(file);
     const lenses: vscode.CodeLens[] = [];
-    if (tasks.length > 0) {
+    // Rows: one lens line per row. Run all would run only the rows read around the view.
+    const rows = isRowTaskFile(file);
+    if (tasks.length > 0 && !rows) {
       const top = new vscode.Range(0, 0, 0, 0);
       const requests = tasks.reduce((a, t) => a + (settings.samples ?? t.sampling.samples), 0);
       lenses.push(new vscode.CodeLens(top, { title: `▶ Run all (${tasks.length} tasks, up to ${requests} samples)`, command: 'vtask.runAll', arguments: [doc.uri] }));
@@ -46,7 +50,7 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
       const t = runnable.get(entry.index);
       if (!t) {
         // Greyed: a lens with no command is shown as plain text.
-        lenses.push(new vscode.CodeLens(range, { title: 'Run verifier (fix errors first)', command: '' }));
+        lenses.push(new vscode.CodeLens(range, { title: rows ? 'Run verifier (the row has errors)' : 'Run verifier (fix errors first)', command: '' }));
         if (entry.id !== undefined) lenses.push(new vscode.CodeLens(range, { title: 'Open panel', command: 'vtask.openPanel', arguments: [doc.uri, entry.id] }));
         continue;
       }
@@ -63,7 +67,8 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
         lenses.push(new vscode.CodeLens(range, { title, command: 'vtask.runCases', arguments: [doc.uri, t.id] }));
       }
       lenses.push(new vscode.CodeLens(range, { title: 'Open panel', command: 'vtask.openPanel', arguments: [doc.uri, t.id] }));
-      lenses.push(new vscode.CodeLens(range, { title: 'Audit', tooltip: 'Probe the verifier with answers it must fail or pass (no model)', command: 'vtask.auditTask', arguments: [doc.uri, t.id] }));
+      // Rows are audited from their task file or with `vtask audit`: a probe cannot become a case in a row.
+      if (!rows) lenses.push(new vscode.CodeLens(range, { title: 'Audit', tooltip: 'Probe the verifier with answers it must fail or pass (no model)', command: 'vtask.auditTask', arguments: [doc.uri, t.id] }));
     }
     return lenses;
   }

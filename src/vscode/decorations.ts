@@ -5,7 +5,7 @@ import { getPair } from '../core/base/ynode';
 import type { ResultStore } from './results';
 import { toRange } from './convert';
 import { onDidChangeSettings } from './settings';
-import type { TaskDocuments } from './taskDocuments';
+import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 
 type Gutter = 'pass' | 'mixed' | 'fail' | 'error';
 
@@ -68,18 +68,19 @@ export class Decorations implements vscode.Disposable {
       onDidChangeSettings(() => this.refreshAll()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.refreshAll()),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
+      documents.onDidChangeWindow((d) => this.schedule(d)),
     );
     this.refreshAll();
   }
 
   private schedule(doc: vscode.TextDocument): void {
-    if (doc.languageId !== 'vtask') return;
+    if (!isTaskDocument(doc)) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.refreshAll(), 150);
   }
 
   refreshAll(): void {
-    for (const editor of vscode.window.visibleTextEditors) if (editor.document.languageId === 'vtask') this.paint(editor);
+    for (const editor of vscode.window.visibleTextEditors) if (isTaskDocument(editor.document)) this.paint(editor);
   }
 
   /** What the decorations of a file are, as plain data (the editor paints this; tests read it). */

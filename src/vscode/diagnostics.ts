@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { backgroundFailure } from './backgroundFailure';
 import { toDiagnostic } from './convert';
 import { settingsFor } from './settings';
-import type { TaskDocuments } from './taskDocuments';
+import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 
 /**
  * Publishes problems for open task files: at once when a file opens, and after a short pause
@@ -20,6 +20,8 @@ export class Diagnostics implements vscode.Disposable {
     this.disposables.push(
       vscode.workspace.onDidOpenTextDocument((d) => this.validateNow(d)),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
+      // Rows of a large dataset are read around what is shown: scrolling reads others.
+      documents.onDidChangeWindow((d) => this.schedule(d)),
       vscode.workspace.onDidCloseTextDocument((d) => {
         this.cancel(d);
         this.collection.delete(d.uri);
@@ -29,7 +31,7 @@ export class Diagnostics implements vscode.Disposable {
   }
 
   private schedule(doc: vscode.TextDocument): void {
-    if (doc.languageId !== 'vtask') return;
+    if (!isTaskDocument(doc)) return;
     this.cancel(doc);
     const delay = settingsFor(doc.uri).debounceMs;
     this.timers.set(
@@ -46,7 +48,7 @@ export class Diagnostics implements vscode.Disposable {
   }
 
   validateNow(doc: vscode.TextDocument): void {
-    if (doc.languageId !== 'vtask' || doc.isClosed) return;
+    if (!isTaskDocument(doc) || doc.isClosed) return;
     try {
       const file = this.documents.get(doc);
       this.collection.set(doc.uri, file.issues.map((i) => toDiagnostic(file.lines, i)));

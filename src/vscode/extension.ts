@@ -19,7 +19,7 @@ import { backgroundFailure, backgroundFailureStatus, disposeBackgroundFailures }
 import { CaseTests } from './testing';
 import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
-import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
+import { ROWS_SELECTOR, TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 import { isolationWiring } from './isolation';
 import { showWalkthroughOnce } from './walkthrough';
 
@@ -36,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     const lenses = new CodeLensProvider(documents, results, runner);
     const decorations = new Decorations(context.extensionUri, documents, results);
     const audit = new AuditFindings(documents);
+    const restore = (d: vscode.TextDocument): void => void runner.restore(d).catch((e: unknown) => backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e));
     context.subscriptions.push(
       log,
       documents,
@@ -49,8 +50,12 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       audit,
       { dispose: disposeBackgroundFailures },
       vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
-      // Results survive reopening a file: restored from the sample cache, in the background.
-      vscode.workspace.onDidOpenTextDocument((d) => void runner.restore(d).catch((e: unknown) => backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e))),
+      // Dataset rows (JSONL) get the lenses, decorations and panel of tasks.
+      vscode.languages.registerCodeLensProvider(ROWS_SELECTOR, lenses),
+      // Results survive reopening a file: restored from the sample cache, in the background;
+      // the rows of a large dataset as they come into view.
+      vscode.workspace.onDidOpenTextDocument(restore),
+      documents.onDidChangeWindow(restore),
       vscode.languages.registerCompletionItemProvider(VTASK_SELECTOR, new CompletionProvider(documents), ':', ' ', '-'),
       vscode.languages.registerHoverProvider(VTASK_SELECTOR, new HoverProvider(documents)),
       vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), { label: 'vtask' }),
@@ -67,6 +72,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       }),
     );
     context.subscriptions.push(...isolationWiring(log));
+    // Opening a JSONL file activates the extension after it opened: its results are restored here.
+    for (const d of vscode.workspace.textDocuments) restore(d);
     showWalkthroughOnce(context);
     log.info(`vtask ${version} activated`);
     return {

@@ -17,13 +17,16 @@ import { panelHtml } from '../webview/page';
 import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
 import { resultKeysOf, type ResultStore } from './results';
 import { settingsFor } from './settings';
-import type { TaskDocuments } from './taskDocuments';
+import { isRowDocument, isTaskDocument, type TaskDocuments } from './taskDocuments';
 import { withEditorSettings, type TaskRunner } from './taskRunner';
 
 const SUPERSEDED = Symbol('superseded');
 
 /** Messages that change the file. */
 const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase']);
+
+/** What the panel says over a dataset row, whose form cannot write YAML back into JSON. */
+export const ROW_READ_ONLY = 'A row of a dataset (JSONL): the form shows its verifier read-only. Edit the row in the editor; the samples are verified again when it changes.';
 
 /** More samples stops doubling here. */
 const MAX_SAMPLES = 1024;
@@ -69,6 +72,8 @@ export class TaskPanel implements vscode.Disposable {
   private posted: unknown[] | undefined;
   /** The last view posted, for tests. */
   lastView: TaskView | undefined;
+  /** The last notice shown, for tests. */
+  lastNotice: string | undefined;
 
   static createOrShow(extensionUri: vscode.Uri, services: PanelServices): TaskPanel {
     if (TaskPanel.current) {
@@ -119,7 +124,7 @@ export class TaskPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
       vscode.window.onDidChangeTextEditorSelection((e) => {
-        if (e.textEditor.document.languageId === 'vtask') this.follow(e.textEditor);
+        if (isTaskDocument(e.textEditor.document)) this.follow(e.textEditor);
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (this.target && e.document.uri.toString() === this.target.uri.toString()) this.schedule();
@@ -133,7 +138,7 @@ export class TaskPanel implements vscode.Disposable {
 
   /** Shows the task under the cursor of `editor`, when it is a task file. */
   follow(editor: vscode.TextEditor | undefined): void {
-    if (!editor || editor.document.languageId !== 'vtask') return;
+    if (!editor || !isTaskDocument(editor.document)) return;
     const file = this.s.documents.get(editor.document);
     const entry = taskAt(file, editor.document.offsetAt(editor.selection.active));
     if (!entry) return;
@@ -207,7 +212,7 @@ export class TaskPanel implements vscode.Disposable {
   private async render(): Promise<TaskView | undefined | typeof SUPERSEDED> {
     const at = this.locate();
     if (!at) {
-      await this.post({ type: 'empty', reason: 'Put the cursor in a task of a .vtask file to see it here.' });
+      await this.post({ type: 'empty', reason: 'Put the cursor in a task of a .vtask file, or on a row of a dataset (.jsonl), to see it here.' });
       return undefined;
     }
     const { doc, file, entry, spec } = at;
@@ -259,7 +264,7 @@ export class TaskPanel implements vscode.Disposable {
     const same = [doc.uri.toString(), entry.index, file.text.slice(entry.offset, entry.offset + entry.length), spec && verdictInputs(spec) + requestInputs(spec, doc.uri), shown, fresh, cases];
     if (this.posted && same.every((x, i) => x === this.posted?.[i])) return this.lastView;
     this.posted = same;
-    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString() };
+    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(isRowDocument(doc) ? { readOnly: ROW_READ_ONLY } : {}) };
     this.lastView = view;
     if (this.disposed) return view;
     this.panel.title = `vtask: ${view.id}`;
@@ -276,6 +281,10 @@ export class TaskPanel implements vscode.Disposable {
     }
     const msg = parsed.data;
     try {
+      if (MUTATING.has(msg.type) && this.target && isRowDocument(this.target)) {
+        await this.notice('warning', 'A dataset row cannot be changed from the panel: edit its JSON in the editor.');
+        return;
+      }
       // Changes to the file go one at a time: each is computed on the text the one before left.
       if (MUTATING.has(msg.type)) {
         const next = this.mutations.then(() => this.act(msg));
@@ -295,7 +304,7 @@ export class TaskPanel implements vscode.Disposable {
         this.posted = undefined;
         if (this.sampling) void this.post({ type: 'busy', what: `Sampling ${this.sampling.id}…`, cancellable: true });
         if (this.target) await this.refresh();
-        else this.follow(vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.languageId === 'vtask'));
+        else this.follow(vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => isTaskDocument(e.document)));
         return;
       case 'runCases':
         await this.runCases();
@@ -449,6 +458,7 @@ export class TaskPanel implements vscode.Disposable {
 
   private notice(level: 'info' | 'warning' | 'error', text: string): Thenable<boolean> {
     if (level !== 'info') this.s.log.warn(`task panel: ${text}`);
+    this.lastNotice = text;
     return this.post({ type: 'notice', level, text });
   }
 

@@ -11,7 +11,7 @@ import { profileForTask } from './models';
 import type { ResultStore } from './results';
 import { resultKeys } from './results';
 import { cacheDirFor, settingsFor } from './settings';
-import type { TaskDocuments } from './taskDocuments';
+import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 
 /** A task as the editor samples it: the temperature setting, when set, overrides the task's own. */
 export function withEditorSettings(t: TaskSpec, uri?: vscode.Uri): TaskSpec {
@@ -165,7 +165,7 @@ export class TaskRunner implements vscode.Disposable {
    * cache are verified again (no request is made). Large files are left alone.
    */
   async restore(doc: vscode.TextDocument): Promise<number> {
-    if (doc.languageId !== 'vtask' || doc.uri.scheme !== 'file') return 0;
+    if (!isTaskDocument(doc) || doc.uri.scheme !== 'file') return 0;
     const file = this.documents.get(doc);
     const tasks = runnableTasks(file).tasks;
     if (tasks.length === 0 || tasks.length > 1000) return 0;

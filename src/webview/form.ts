@@ -10,8 +10,8 @@ export const pathKey = (p: NodePath): string => JSON.stringify(p);
  * The verifier form. Inputs commit on change (blur, Enter, a toggle), never per keystroke: each
  * commit is one undoable edit in the file, and the file's new state comes back as a re-render.
  */
-export function renderForm(rows: readonly FormRow[], task: string, post: Post): HTMLElement {
-  const form = el('div', 'form');
+export function renderForm(rows: readonly FormRow[], task: string, post: Post, readOnly = false): HTMLElement {
+  const form = el('div', readOnly ? 'form read-only' : 'form');
   form.setAttribute('role', 'group');
   form.setAttribute('aria-label', 'Verifier');
   if (rows.length === 0) form.append(el('p', 'muted', 'This task takes its verifier from `defaults`: edit it there.'));
@@ -22,7 +22,7 @@ export function renderForm(rows: readonly FormRow[], task: string, post: Post): 
       const label = el('span', 'heading', row.label);
       if (row.doc) label.title = row.doc;
       line.append(label);
-      if (row.removable) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
+      if (row.removable && !readOnly) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
     } else if (row.type === 'field') {
       const id = `f-${pathKey(row.path)}`;
       const label = el('label', 'label', row.label);
@@ -33,9 +33,10 @@ export function renderForm(rows: readonly FormRow[], task: string, post: Post): 
       });
       input.id = id;
       input.dataset.path = pathKey(row.path);
+      input.disabled = readOnly;
       line.append(label, input);
-      if (row.removable) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
-    } else {
+      if (row.removable && !readOnly) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
+    } else if (!readOnly) {
       line.append(addControl(row, task, post));
     }
     form.append(line);

@@ -111,6 +111,7 @@ function render(task: TaskView): void {
   const head = el('header');
   head.append(el('h1', undefined, task.id), el('span', 'file', task.file));
   root.append(head);
+  if (task.readOnly) root.append(el('p', 'notice info read-only', task.readOnly));
 
   const prompt = section('Prompt, as the model sees it', 'prompt', true);
   for (const m of task.messages) {
@@ -120,9 +121,10 @@ function render(task: TaskView): void {
   }
 
   const verifier = section(`Verifier: ${task.verifier.kind}`, 'verifier');
-  verifier.body.append(el('p', 'summary', task.verifier.summary), renderForm(task.form, task.id, post));
+  verifier.body.append(el('p', 'summary', task.verifier.summary), renderForm(task.form, task.id, post, task.readOnly !== undefined));
 
-  renderCases(task);
+  // A row has no cases, and cannot be given any.
+  if (task.readOnly === undefined) renderCases(task);
   renderSamples(task);
   const again = focused ? document.querySelector<HTMLElement>(`[data-path="${CSS.escape(focused)}"]`) : null;
   again?.focus();
@@ -200,7 +202,7 @@ function renderSamples(task: TaskView): void {
     if (task.samples.length === 0) s.body.append(el('p', 'muted', 'No samples yet. Resample asks the model; cached samples from ▶ Run verifier show here.'));
     s.body.append(streaming.charts);
   }
-  list = new SampleList(task.id, state.list, post, save);
+  list = new SampleList(task.id, state.list, post, save, task.readOnly === undefined);
   list.set(task.samples);
   s.body.append(list.element);
   list.attached();

@@ -38,6 +38,8 @@ export class SampleList {
     private readonly state: ListState,
     private readonly post: (m: FromPanel) => void,
     private readonly onState: () => void,
+    /** False for a dataset row: samples cannot become its cases. */
+    private readonly canAddCases = true,
   ) {
     this.buildToolbar();
     this.viewport.tabIndex = 0;
@@ -221,11 +223,13 @@ export class SampleList {
     head.append(icon(s.error ? 'warning' : s.pass ? 'pass' : 'error'), el('strong', undefined, `Sample #${s.index + 1}: ${s.error ? `verifier ${s.error}` : s.pass ? 'pass' : 'fail'} · score ${s.score.toFixed(3)}`));
     if (s.cached) head.append(el('span', 'tag', 'cached'));
     const actions = el('div', 'actions');
-    actions.append(
-      el('span', 'muted', 'Add as case:'),
-      button('expect pass', 'check', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'pass' })),
-      button('expect fail', 'close', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'fail' })),
-    );
+    if (this.canAddCases) {
+      actions.append(
+        el('span', 'muted', 'Add as case:'),
+        button('expect pass', 'check', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'pass' })),
+        button('expect fail', 'close', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'fail' })),
+      );
+    }
     const parts: HTMLElement[] = [head, el('p', 'reason', s.reason)];
     if (s.reasoning) {
       const d = el('details', 'reasoning');

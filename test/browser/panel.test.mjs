@@ -459,6 +459,25 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     });
   });
 
+  test('a read-only task (a dataset row): the form shows its values but cannot change them, samples cannot become cases', async () => {
+    const readOnly = 'A row of a dataset (JSONL): the form shows its verifier read-only.';
+    await withPanel({}, async (page) => {
+      await deliver(page, { ...fx.sea, task: { ...fx.sea.task, readOnly } });
+      assert.equal(await page.textContent('.notice.read-only'), readOnly);
+      const inputs = await page.$$eval('.form input, .form select, .form textarea', (els) => els.map((e) => e.disabled));
+      assert.ok(inputs.length >= 2, `${inputs.length} inputs`);
+      assert.ok(inputs.every(Boolean), 'every input is disabled');
+      assert.equal(await page.$$eval('.form button', (els) => els.length), 0, 'no add or remove buttons');
+      assert.equal(await page.$('button:has-text("Run cases")'), null, 'no cases section');
+      await selectSample(page, 2);
+      await page.locator('.detail .reason').first().waitFor();
+      assert.equal(await page.$('.detail button:has-text("expect pass")'), null);
+      const from = (await posted(page)).length;
+      await page.click('button:has-text("Resample")');
+      assert.deepEqual(await postedSince(page, from), [{ type: 'sample', task: 'panel/sea', mode: 'resample' }]);
+    });
+  });
+
   test('streamed samples are added to the list', async () => {
     await withPanel({}, async (page) => {
       await deliver(page, fx.sea);

@@ -42,6 +42,15 @@ tasks:
 const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'marketplace/README.md', 'CHANGELOG.md', 'media/icon.png'];
 const PACKAGE_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
 
+// Dataset rows in GSM8K's layout (question, worked answer, `#### gold`), short enough that a
+// row and its decoration fit the editor's width; the last row has no answer.
+const ROWS = 'gsm8k.jsonl';
+const ROWS_TEXT = [
+  { question: 'What is 6 * 7?', answer: '6 * 7 = 42\n#### 42' },
+  { question: 'What is 5 + 4?', answer: '#### 9' },
+  { question: 'Name a colour.' },
+].map((r) => JSON.stringify(r)).join('\n') + '\n';
+
 /** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
 
 /** The task panel's page: code-server puts a webview in an iframe that holds the page's own iframe. */
@@ -204,6 +213,42 @@ const STEPS = [
       if (n !== 0) throw new Error(`${n} error squiggle(s) on a valid file`);
     },
   },
+  {
+    name: 'a JSONL row has the lens, and after a run its pass rate ends the row',
+    async run(ctx) {
+      const { page, timeout } = ctx;
+      await openFromExplorer(ctx, ROWS);
+      const ed = editor(page);
+      await ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first().waitFor({ timeout });
+      // The steps before leave two editor groups: one column gives the row and its decoration
+      // the width to show side by side.
+      await ed.locator('.view-line').first().click();
+      await page.keyboard.press('F1');
+      const palette = page.locator('.quick-input-widget .quick-input-box input').first();
+      await palette.waitFor({ timeout });
+      await palette.fill('>View: Single Column Editor Layout');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Single Column Editor Layout' }).first().waitFor({ timeout });
+      await palette.press('Enter');
+      await until(page, 'one editor group', async () => (await page.locator('.editor-group-container').count()) === 1, timeout);
+      // One ▶ Run verifier per row that is a task; the row without an answer is underlined instead.
+      const runs = ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' });
+      await until(page, 'a ▶ Run verifier lens over each of the two rows', async () => (await runs.count()) === 2, timeout);
+      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().waitFor({ timeout });
+      await ed.locator('.squiggly-error').first().waitFor({ timeout });
+      await runs.first().click();
+      const want = /4\/8\s+pass\s+·\s+pass@1\s+0\.50\s+·\s+learnable/;
+      // Decoration text is drawn by CSS (::after content): read it from the row's own line.
+      const row = ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first();
+      const after = () => row.locator('span').evaluateAll((els) => els.map((x) => getComputedStyle(x, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal'));
+      const seen = await until(page, 'the pass-rate summary at the end of the first row', async () => {
+        const texts = await after();
+        return texts.some((t) => want.test(t)) && texts;
+      }, timeout).catch(async (e) => {
+        throw new Error(`${e.message}; after the row: ${JSON.stringify(await after())}; all decorations: ${JSON.stringify(await decorationTexts(page))}`);
+      });
+      console.log(`    after the row: ${seen.join(' | ')}`);
+    },
+  },
 ];
 
 await runMain(async () => {
@@ -235,6 +280,7 @@ await runMain(async () => {
   installVsix(dataDir, vsix);
   const workspace = copyWorkspace(FIXTURE, tmp);
   fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
+  fs.writeFileSync(path.join(workspace, ROWS), ROWS_TEXT);
   // A model for Run verifier: the project's OpenAI-compatible test server, right half the time.
   const { OpenAIServer } = createRequire(import.meta.url)(path.join(REPO, 'out/test/support/openaiServer.js'));
   // The task panel's sea task gets answers of 4, 7, 8 and 2 words: two in four under 6 words.

@@ -15,7 +15,9 @@ export type IssueCode =
   | 'literal-credential'
   | 'unsupported-version'
   | 'too-large'
-  | 'not-a-task-file';
+  | 'not-a-task-file'
+  /** A dataset row (JSONL) that cannot be read as a task. */
+  | 'bad-row';
 
 export type Severity = 'error' | 'warning' | 'info';
 

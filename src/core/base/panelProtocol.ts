@@ -96,6 +96,8 @@ export const taskView = z.object({
   cases: z.array(caseView),
   run: z.optional(runView),
   samples: z.array(sampleView),
+  /** Why the form cannot write the task back (a dataset row), when it cannot. */
+  readOnly: z.optional(z.string()),
 });
 
 export const toPanel = z.discriminatedUnion('type', [

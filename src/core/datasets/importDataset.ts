@@ -25,6 +25,12 @@ export interface ImportReport {
 
 /** One task as task-file YAML: the prompt as `prompt:` (with `system:`) where it can be. */
 export function taskYaml(t: ImportedTask): string {
+  const text = YAML.stringify([taskObject(t)], { lineWidth: 0, blockQuote: 'literal', aliasDuplicateObjects: false });
+  return text.replace(/^(?=.)/gm, '  ');
+}
+
+/** One task as the mapping a task file holds: the prompt as `prompt:` (with `system:`) where it can be. */
+export function taskObject(t: ImportedTask): Record<string, unknown> {
   const obj: Record<string, unknown> = { id: t.id };
   const m = t.messages;
   const user = m.at(-1);
@@ -36,8 +42,7 @@ export function taskYaml(t: ImportedTask): string {
   obj.verify = t.verify;
   if (t.tags?.length) obj.tags = t.tags;
   if (t.meta && Object.keys(t.meta).length) obj.meta = t.meta;
-  const text = YAML.stringify([obj], { lineWidth: 0, blockQuote: 'literal', aliasDuplicateObjects: false });
-  return text.replace(/^(?=.)/gm, '  ');
+  return obj;
 }
 
 export async function importDataset(req: ImportRequest): Promise<ImportReport> {
