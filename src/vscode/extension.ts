@@ -21,6 +21,7 @@ import { Decorations } from './decorations';
 import { TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 import { isolationWiring } from './isolation';
 import { showWalkthroughOnce } from './walkthrough';
+import { DatasetEditorProvider } from './datasetEditor';
 
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     const tests = new CaseTests(documents, results);
     const lenses = new CodeLensProvider(documents, results, runner);
     const decorations = new Decorations(context.extensionUri, documents, results);
+    const datasets = new DatasetEditorProvider({ extensionUri: context.extensionUri, documents, results, runner, log });
     context.subscriptions.push(
       log,
       documents,
@@ -62,7 +64,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
         },
       }),
     );
-    context.subscriptions.push(...isolationWiring(log));
+    context.subscriptions.push(...isolationWiring(log), ...datasets.register());
     showWalkthroughOnce(context);
     log.info(`vtask ${version} activated`);
     return {
@@ -76,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
       failureStatus: () => backgroundFailureStatus(),
       logUri: context.logUri,
+      datasetView: (uri) => datasets.viewOf(uri),
     };
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.

@@ -2,6 +2,7 @@
 // summarised the way `vtask import` reads it (task id, prompt, verifier, the pass rate an export
 // recorded). The editor's table view asks for the rows in view; 100,000 rows cost what 50 do.
 import fs from 'node:fs';
+import { MAX_WINDOW_ROWS } from '../base/datasetProtocol';
 import { errorMessage } from '../base/errorMessage';
 import { kindOf } from '../verifiers/verify';
 import type { ImportedTask } from './format';
@@ -12,7 +13,7 @@ import { plainRow } from './rowFiles';
 import type { AsyncBuffer, FileMetaData as Metadata } from 'hyparquet' with { 'resolution-mode': 'import' };
 
 /** The most rows one window may ask for: a screen holds far fewer. */
-export const MAX_WINDOW = 500;
+export const MAX_WINDOW = MAX_WINDOW_ROWS;
 /** Characters of text a cell carries; the page clips further with an ellipsis. */
 export const CELL_CHARS = 300;
 /** Bytes of Parquet footer (metadata) read at most: real files have kilobytes. */
