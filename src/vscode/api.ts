@@ -24,7 +24,7 @@ export interface VtaskApi {
   /** The text of the background-failure status item while it shows. */
   failureStatus(): string | undefined;
   /** The table view of an open `.parquet` file: its message handler and what it posted. */
-  datasetView(uri: vscode.Uri): Pick<DatasetView, 'handle' | 'posted'> | undefined;
+  datasetView(uri: vscode.Uri): Pick<DatasetView, 'handle' | 'posted' | 'onDidPost'> | undefined;
   /** The extension's log folder (the extension host's own log is two levels up). */
   readonly logUri: vscode.Uri;
 }

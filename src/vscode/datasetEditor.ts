@@ -28,7 +28,10 @@ const BAD_ROWS_SHOWN = 5;
 export class DatasetView implements vscode.Disposable {
   /** What the view posted to its page, most recent last (for tests). */
   readonly posted: ToDataset[] = [];
-  private readonly disposables: vscode.Disposable[] = [];
+  private readonly postEmitter = new vscode.EventEmitter<ToDataset>();
+  /** Fires for each message posted to the page (tests wait on it). */
+  readonly onDidPost = this.postEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.postEmitter];
   private readonly running = new Set<number>();
   private disposed = false;
 
@@ -142,6 +145,7 @@ export class DatasetView implements vscode.Disposable {
     this.posted.push(message);
     if (this.posted.length > POSTED_KEPT) this.posted.shift();
     if (this.disposed) return Promise.resolve(false);
+    this.postEmitter.fire(message);
     return this.panel.webview.postMessage(message);
   }
 
