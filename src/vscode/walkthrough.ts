@@ -9,7 +9,9 @@ const SHOWN = 'vtask.walkthroughShown';
  */
 export function showWalkthroughOnce(context: vscode.ExtensionContext): void {
   if (context.extensionMode === vscode.ExtensionMode.Test || context.globalState.get<boolean>(SHOWN)) return;
-  if (vscode.window.visibleTextEditors.length > 0) return;
+  // A custom editor (a .parquet table activates the extension) is a file open too.
+  const customTab = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputCustom));
+  if (vscode.window.visibleTextEditors.length > 0 || customTab) return;
   void context.globalState.update(SHOWN, true);
   void vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#vtask.start`, false);
 }
