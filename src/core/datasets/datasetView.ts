@@ -20,10 +20,14 @@ export const CELL_CHARS = 300;
 const MAX_FOOTER_BYTES = 64 << 20;
 /** Bytes of column chunks one window may decode: a row group larger than this is refused. */
 const MAX_CHUNK_BYTES = 512 << 20;
-/** Rows decoded at once and kept: a scroll reads each block once. */
-const BLOCK = 1000;
+/**
+ * Rows decoded at once are a row group: reading part of one costs about what reading all of it
+ * does (its pages are decoded whole), so a scroll reads each group once. Larger groups are
+ * read in parts of this many rows, to bound what is kept.
+ */
+const MAX_BLOCK_ROWS = 20_000;
 /** Blocks kept decoded (the last ones read). */
-const BLOCKS_KEPT = 4;
+const BLOCKS_KEPT = 3;
 /** Columns an unknown file shows, at most. */
 const MAX_RAW_COLUMNS = 8;
 
@@ -127,16 +131,20 @@ function checkFrame(file: string): number {
  * the format); `window` reads the rows asked for, a block at a time, keeping a few blocks.
  */
 export class DatasetTable {
-  private readonly blocks = new Map<number, Promise<Record<string, unknown>[]>>();
   private readonly importer: RowImporter | undefined;
+  /** The first row of each block, ascending, and the row count after the last. */
+  private readonly bounds: number[];
 
   private constructor(
     readonly file: string,
     private readonly buffer: AsyncBuffer,
     private readonly meta: Metadata,
     readonly info: DatasetInfo,
+    /** Decoded blocks by index, the most recently used last. */
+    private readonly blocks = new Map<number, Promise<Record<string, unknown>[]>>(),
   ) {
     this.importer = info.format ? IMPORT_FORMATS.get(info.format) : undefined;
+    this.bounds = blockBounds(meta);
   }
 
   /** Opens `file`; a file that is not Parquet, or is corrupt, is an error that says so. */
@@ -151,6 +159,8 @@ export class DatasetTable {
       throw new Error(`corrupt Parquet file: ${errorMessage(e)}`);
     }
     const rows = Number(meta.num_rows);
+    const inGroups = meta.row_groups.reduce((a, g) => a + Number(g.num_rows), 0);
+    if (inGroups !== rows) throw new Error(`corrupt Parquet file: it claims ${rows} rows, its row groups hold ${inGroups}`);
     const fileColumns = topColumns(meta);
     const probe = new DatasetTable(file, buffer, meta, { rows, columns: [], fileColumns });
     const first = rows > 0 ? (await probe.read(0, 1))[0] : undefined;
@@ -166,7 +176,8 @@ export class DatasetTable {
               ? 'This file has no rows.'
               : `Not a dataset vtask knows: its columns (${clip(fileColumns.join(', '), 200)}) are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows. The rows are shown as they are; they cannot be run or converted.`,
         };
-    return new DatasetTable(file, buffer, meta, info);
+    // The first block, read to tell the format, is the first screen's too.
+    return new DatasetTable(file, buffer, meta, info, probe.blocks);
   }
 
   /** Rows `start` up to `end` (exclusive), at most MAX_WINDOW, as the table shows them. */
@@ -204,11 +215,10 @@ export class DatasetTable {
   /** Rows from..to, read through the block cache. */
   private async read(from: number, to: number): Promise<Record<string, unknown>[]> {
     const out: Record<string, unknown>[] = [];
-    for (let b = Math.floor(from / BLOCK); b * BLOCK < to; b++) {
+    for (let b = this.blockOf(from); b < this.bounds.length - 1 && (this.bounds[b] as number) < to; b++) {
+      const start = this.bounds[b] as number;
       const rows = await this.block(b);
-      const lo = Math.max(from, b * BLOCK) - b * BLOCK;
-      const hi = Math.min(to, (b + 1) * BLOCK) - b * BLOCK;
-      out.push(...rows.slice(lo, hi));
+      out.push(...rows.slice(Math.max(from, start) - start, Math.min(to, this.bounds[b + 1] as number) - start));
     }
     return out;
   }
@@ -221,8 +231,8 @@ export class DatasetTable {
       this.blocks.set(b, kept);
       return kept;
     }
-    const start = b * BLOCK;
-    const end = Math.min(this.info.rows, start + BLOCK);
+    const start = this.bounds[b] as number;
+    const end = this.bounds[b + 1] as number;
     this.checkChunkBytes(start, end);
     const p = import('hyparquet').then(async ({ parquetReadObjects }) => {
       try {
@@ -239,6 +249,18 @@ export class DatasetTable {
     return p;
   }
 
+  /** The block that holds row n (binary search over the bounds). */
+  private blockOf(n: number): number {
+    let lo = 0;
+    let hi = this.bounds.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.bounds[mid] as number) <= n) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
   /** Refuses to decode row groups whose column chunks are larger than MAX_CHUNK_BYTES. */
   private checkChunkBytes(start: number, end: number): void {
     let at = 0;
@@ -251,6 +273,19 @@ export class DatasetTable {
       at += n;
     }
   }
+}
+
+/** Block starts: each row group's, large groups cut into parts; then the row count. */
+function blockBounds(meta: Metadata): number[] {
+  const bounds: number[] = [];
+  let at = 0;
+  for (const g of meta.row_groups) {
+    const n = Number(g.num_rows);
+    for (let k = 0; k < n; k += MAX_BLOCK_ROWS) bounds.push(at + k);
+    at += n;
+  }
+  bounds.push(at);
+  return bounds;
 }
 
 /** The names of the file's top-level columns, from the flat schema of the footer. */
