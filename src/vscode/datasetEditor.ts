@@ -21,6 +21,8 @@ export interface DatasetServices {
 
 /** Messages kept per view for tests (the last ones). */
 const POSTED_KEPT = 200;
+/** Characters of an error the page is sent (its protocol takes 10,000; the output has it all). */
+const MESSAGE_CHARS = 2000;
 /** Rows whose reasons a conversion shows in its message; the output channel has them all. */
 const BAD_ROWS_SHOWN = 5;
 
@@ -63,7 +65,7 @@ export class DatasetView implements vscode.Disposable {
       await this.act(parsed.data);
     } catch (e) {
       this.s.log.error(e instanceof Error ? e : String(e));
-      await this.post({ type: 'notice', level: 'error', text: errorMessage(e) });
+      await this.post({ type: 'notice', level: 'error', text: clip(errorMessage(e), MESSAGE_CHARS) });
     }
   }
 
@@ -75,7 +77,7 @@ export class DatasetView implements vscode.Disposable {
         try {
           info = (await this.s.tables.get(this.uri)).info;
         } catch (e) {
-          await this.post({ type: 'error', file, text: `${file} cannot be shown: ${errorMessage(e)}` });
+          await this.post({ type: 'error', file, text: clip(`${file} cannot be shown: ${errorMessage(e)}`, MESSAGE_CHARS) });
           return;
         }
         await this.post({ type: 'dataset', file, info: { rows: info.rows, format: info.format, columns: [...info.columns], banner: info.banner } });
@@ -130,11 +132,11 @@ export class DatasetView implements vscode.Disposable {
       if (!r) throw new Error(`row ${n} has no task that can run`);
       const result: RowResultView = { passRate: r.stats.passRate, band: r.stats.band, samples: r.stats.samples, source: 'run' };
       if (r.stats.samples > 0) this.s.runs.set(`${this.uri.toString()}#${n}`, result);
-      await this.post({ type: 'run', n, running: false, ...(r.stats.samples > 0 ? { result } : {}), ...(r.error ? { error: r.error } : {}) });
+      await this.post({ type: 'run', n, running: false, ...(r.stats.samples > 0 ? { result } : {}), ...(r.error ? { error: clip(r.error, MESSAGE_CHARS) } : {}) });
       return result;
     } catch (e) {
       this.s.log.error(e instanceof Error ? e : String(e));
-      await this.post({ type: 'run', n, running: false, error: errorMessage(e) });
+      await this.post({ type: 'run', n, running: false, error: clip(errorMessage(e), MESSAGE_CHARS) });
       return undefined;
     } finally {
       this.running.delete(n);
