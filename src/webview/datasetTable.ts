@@ -7,6 +7,11 @@ export const TABLE_ROW_HEIGHT = 30;
 const OVERSCAN = 8;
 /** Rows asked for at once, aligned: a scroll asks for each block once. */
 const BLOCK = 100;
+/**
+ * The tallest list the page makes: browsers stop laying out near 33 million pixels (about
+ * 1.1 million rows). A longer dataset scrolls a list this tall, mapped onto all its rows.
+ */
+const MAX_LIST_PX = 15_000_000;
 /** Blocks kept in the page; those farthest from the view are dropped beyond this. */
 const BLOCKS_KEPT = 40;
 
@@ -32,6 +37,9 @@ export class DatasetTable {
   private readonly errors = new Map<number, string>();
   private readonly runnable: boolean;
   private drawn = '';
+  /** The height of all rows, and of the list that scrolls them (smaller beyond MAX_LIST_PX). */
+  private readonly rowsPx: number;
+  private readonly listPx: number;
 
   constructor(
     private readonly info: DatasetInfoView,
@@ -57,7 +65,9 @@ export class DatasetTable {
     this.viewport.tabIndex = 0;
     this.viewport.setAttribute('aria-label', `${info.rows} rows`);
     if (this.runnable) this.viewport.setAttribute('aria-keyshortcuts', 'ArrowUp ArrowDown PageUp PageDown Home End Enter R');
-    this.spacer.style.height = `${info.rows * TABLE_ROW_HEIGHT}px`;
+    this.rowsPx = info.rows * TABLE_ROW_HEIGHT;
+    this.listPx = Math.min(this.rowsPx, MAX_LIST_PX);
+    this.spacer.style.height = `${this.listPx}px`;
     this.viewport.append(this.spacer);
     this.viewport.addEventListener('scroll', () => {
       this.state.scrollTop = this.viewport.scrollTop;
@@ -108,14 +118,32 @@ export class DatasetTable {
     this.draw();
   }
 
+  /**
+   * Where the view is among all rows: the scroll position, stretched when the list is shorter
+   * than the rows (the first and last positions still show the first and last rows).
+   */
+  private get rowsTop(): number {
+    const scroll = this.viewport.scrollTop;
+    if (this.listPx === this.rowsPx) return scroll;
+    const view = this.viewport.clientHeight;
+    return (scroll * (this.rowsPx - view)) / Math.max(1, this.listPx - view);
+  }
+
+  /** Scrolls so that the rows start `top` pixels down (the inverse of rowsTop). */
+  private scrollRowsTo(top: number): void {
+    const view = this.viewport.clientHeight;
+    this.viewport.scrollTop = this.listPx === this.rowsPx ? top : (top * (this.listPx - view)) / Math.max(1, this.rowsPx - view);
+  }
+
   /** Renders the rows in view and asks for the blocks they need; does nothing when unchanged. */
   private draw(): void {
-    const top = this.viewport.scrollTop;
+    const top = this.rowsTop;
     const height = this.viewport.clientHeight || 600;
     const first = Math.max(0, Math.floor(top / TABLE_ROW_HEIGHT) - OVERSCAN);
     const last = Math.min(this.info.rows, Math.ceil((top + height) / TABLE_ROW_HEIGHT) + OVERSCAN);
     this.request(first, last);
-    const key = `${first}:${last}:${this.state.selected}`;
+    // A stretched list places rows relative to the scroll position: every scroll moves them.
+    const key = `${first}:${last}:${this.state.selected}:${this.listPx === this.rowsPx ? '' : this.viewport.scrollTop}`;
     if (key === this.drawn) return;
     this.drawn = key;
     // Keep the focus on a row's button across a redraw (a run's result redraws its row).
@@ -151,7 +179,7 @@ export class DatasetTable {
     r.dataset.n = String(n);
     r.setAttribute('role', 'row');
     r.setAttribute('aria-rowindex', String(n + 2));
-    r.style.top = `${n * TABLE_ROW_HEIGHT}px`;
+    r.style.top = `${n * TABLE_ROW_HEIGHT - this.rowsTop + this.viewport.scrollTop}px`;
     if (n === this.state.selected) r.classList.add('selected');
     r.append(cell(String(n), 'num'));
     if (!data) {
@@ -221,8 +249,9 @@ export class DatasetTable {
       e.preventDefault();
       const next = Math.min(this.info.rows - 1, Math.max(0, to));
       const y = next * TABLE_ROW_HEIGHT;
-      if (y < this.viewport.scrollTop) this.viewport.scrollTop = y;
-      else if (y + TABLE_ROW_HEIGHT > this.viewport.scrollTop + this.viewport.clientHeight) this.viewport.scrollTop = y + TABLE_ROW_HEIGHT - this.viewport.clientHeight;
+      const top = this.rowsTop;
+      if (y < top) this.scrollRowsTo(y);
+      else if (y + TABLE_ROW_HEIGHT > top + this.viewport.clientHeight) this.scrollRowsTo(y + TABLE_ROW_HEIGHT - this.viewport.clientHeight);
       this.select(next);
       return;
     }

@@ -62,7 +62,7 @@ describe('dataset table view in Chromium', { skip: chromiumPath() ? false : 'Chr
    * Answers the page's window requests with the core's rows, as the host does, until it asks
    * for no more; returns the requests answered. Each request is checked against the protocol.
    */
-  async function pump(page) {
+  async function pump(page, rowsFor = (w) => table.window(w.start, w.end)) {
     const answered = [];
     for (;;) {
       const all = await page.evaluate(() => window.__posted);
@@ -72,7 +72,7 @@ describe('dataset table view in Chromium', { skip: chromiumPath() ? false : 'Chr
       for (const m of fresh) assert.ok(core.fromDataset.safeParse(m).success, `the page posted a message the host accepts: ${JSON.stringify(m)}`);
       if (!windows.length) return answered;
       for (const w of windows) {
-        const rows = await table.window(w.start, w.end);
+        const rows = await rowsFor(w);
         const msg = { type: 'rows', rows };
         assert.ok(core.toDataset.safeParse(msg).success);
         await deliver(page, msg);
@@ -190,6 +190,49 @@ describe('dataset table view in Chromium', { skip: chromiumPath() ? false : 'Chr
         await page.screenshot({ path: path.join(RESULTS, `dataset-${theme}.png`) });
       });
     }
+  });
+
+  test('3,000,000 rows: a list past what browsers lay out still reaches every row, rows never overlap', async () => {
+    const N = 3_000_000;
+    const synthetic = (w) => Array.from({ length: w.end - w.start }, (_, i) => ({ n: w.start + i, cells: [`id/${w.start + i}`, 'prompt', 'math · {}'] }));
+    await withView({}, async (page) => {
+      await deliver(page, { type: 'dataset', file: 'huge.parquet', info: { rows: N, format: 'verl', columns: ['Task id', 'Prompt', 'Verifier'] } });
+      await pump(page, synthetic);
+      const height = await page.$eval('.dataset-rows', (vp) => vp.scrollHeight);
+      assert.ok(height <= 15_000_000, `the list is ${height} px tall`);
+      /** The rows drawn, with their tops, in order: consecutive and one row height apart. */
+      const layout = () => page.$$eval('.dataset-rows .dataset-row', (els) => els.map((e) => [Number(e.dataset.n), e.getBoundingClientRect().top]));
+      const check = (rows, what) => {
+        for (let i = 1; i < rows.length; i++) {
+          assert.equal(rows[i][0], rows[i - 1][0] + 1, `${what}: consecutive rows`);
+          assert.ok(Math.abs(rows[i][1] - rows[i - 1][1] - ROW_HEIGHT) < 0.5, `${what}: rows ${rows[i - 1][0]} and ${rows[i][0]} are one row apart`);
+        }
+      };
+      await page.$eval('.dataset-rows', (vp) => { vp.scrollTop = vp.scrollHeight / 2; });
+      await frame(page);
+      await pump(page, synthetic);
+      const middle = await layout();
+      check(middle, 'the middle');
+      assert.ok(middle.some(([n]) => Math.abs(n - N / 2) < 1000), `the middle shows rows near ${N / 2}: ${middle[0]?.[0]}`);
+      assert.equal((await cells(page, middle[10][0]))[1], `id/${middle[10][0]}`);
+      await page.focus('.dataset-rows');
+      await page.keyboard.press('End');
+      await frame(page);
+      await pump(page, synthetic);
+      const end = await layout();
+      check(end, 'the end');
+      assert.equal(end.at(-1)[0], N - 1);
+      const inView = await page.$eval(`#row-${N - 1}`, (row) => {
+        const r = row.getBoundingClientRect();
+        const v = row.closest('.dataset-rows').getBoundingClientRect();
+        return r.bottom <= v.bottom + 1 && r.top >= v.top;
+      });
+      assert.ok(inView, 'the last row is wholly in view');
+      await page.keyboard.press('Home');
+      await frame(page);
+      await pump(page, synthetic);
+      assert.equal((await layout())[0][0], 0);
+    });
   });
 
   test('a file of unknown columns shows its own columns under a banner, with nothing to run', async () => {
