@@ -192,6 +192,21 @@ describe('dataset table view in Chromium', { skip: chromiumPath() ? false : 'Chr
     }
   });
 
+  test('beside a task file (a narrow editor) the prompt and verifier stay readable', async () => {
+    await withView({ viewport: { width: 520, height: 700 } }, async (page) => {
+      await open(page);
+      await pump(page);
+      const widths = await page.$eval('#row-0', (r) => [...r.querySelectorAll('.cell')].map((c) => c.getBoundingClientRect().width));
+      assert.ok(widths[2] >= 100 && widths[3] >= 75, `prompt and verifier widths: ${widths.map(Math.round).join(', ')}`);
+      const run = await page.$eval('#row-0 button.run', (b) => [b.getAttribute('aria-label'), b.getBoundingClientRect().width]);
+      assert.equal(run[0], 'Run verifier');
+      assert.ok(run[1] < 40, `Run verifier shows as its icon (${run[1]} px)`);
+      const inside = await page.$eval('#row-0', (r) => r.querySelector('button.open').getBoundingClientRect().right <= r.getBoundingClientRect().right);
+      assert.ok(inside, 'Open in panel is inside the row');
+      await page.screenshot({ path: path.join(RESULTS, 'dataset-narrow.png') });
+    });
+  });
+
   test('3,000,000 rows: a list past what browsers lay out still reaches every row, rows never overlap', async () => {
     const N = 3_000_000;
     const synthetic = (w) => Array.from({ length: w.end - w.start }, (_, i) => ({ n: w.start + i, cells: [`id/${w.start + i}`, 'prompt', 'math · {}'] }));
