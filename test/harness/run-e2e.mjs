@@ -208,6 +208,9 @@ const STEPS = [
   {
     name: 'parquet table: a dataset opens as a table of 100,000 rows, a row runs',
     async run(ctx) {
+      // On a first start the walkthrough opens once the extension is active: let it open first,
+      // or it replaces the table's preview tab (run alone, no earlier step has opened a file).
+      await until(ctx.page, 'an editor tab', async () => (await ctx.page.locator('.tabs-container .tab').count()) > 0, ctx.timeout);
       await openFromExplorer(ctx, DATASET, { text: false });
       const frame = await until(ctx.page, 'the dataset table view', () => webviewWith(ctx.page, '.dataset-table'), ctx.timeout);
       await frame.locator('header .file', { hasText: '100,000 rows · verl' }).waitFor({ timeout: ctx.timeout });
