@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { TaskFile } from '../core/taskfile/parse';
+import type { DatasetView } from './datasetEditor';
 import type { Decorations } from './decorations';
 import type { TaskResults } from './results';
 
@@ -22,6 +23,8 @@ export interface VtaskApi {
   isRunning(uri: vscode.Uri, taskId: string): boolean;
   /** The text of the background-failure status item while it shows. */
   failureStatus(): string | undefined;
+  /** The table view of an open `.parquet` file: its message handler and what it posted. */
+  datasetView(uri: vscode.Uri): Pick<DatasetView, 'handle' | 'posted' | 'onDidPost'> | undefined;
   /** The extension's log folder (the extension host's own log is two levels up). */
   readonly logUri: vscode.Uri;
 }

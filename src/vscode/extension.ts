@@ -22,6 +22,7 @@ import { Decorations } from './decorations';
 import { ROWS_SELECTOR, TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 import { isolationWiring } from './isolation';
 import { showWalkthroughOnce } from './walkthrough';
+import { DatasetEditorProvider } from './datasetEditor';
 
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     const decorations = new Decorations(context.extensionUri, documents, results);
     const audit = new AuditFindings(documents);
     const restore = (d: vscode.TextDocument): void => void runner.restore(d).catch((e: unknown) => backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e));
+    const datasets = new DatasetEditorProvider({ extensionUri: context.extensionUri, documents, results, runner, log });
     context.subscriptions.push(
       log,
       documents,
@@ -71,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
         },
       }),
     );
-    context.subscriptions.push(...isolationWiring(log));
+    context.subscriptions.push(...isolationWiring(log), ...datasets.register());
     // Opening a JSONL file activates the extension after it opened: its results are restored here.
     for (const d of vscode.workspace.textDocuments) restore(d);
     showWalkthroughOnce(context);
@@ -87,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
       failureStatus: () => backgroundFailureStatus(),
       logUri: context.logUri,
+      datasetView: (uri) => datasets.viewOf(uri),
     };
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.

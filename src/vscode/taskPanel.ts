@@ -15,6 +15,7 @@ import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
 import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
+import { parseRowUri } from './datasetRows';
 import { resultKeysOf, type ResultStore } from './results';
 import { settingsFor } from './settings';
 import { isRowDocument, isTaskDocument, type TaskDocuments } from './taskDocuments';
@@ -269,6 +270,8 @@ export class TaskPanel implements vscode.Disposable {
     if (this.disposed) return view;
     this.panel.title = `vtask: ${view.id}`;
     await this.post({ type: 'task', task: view });
+    const row = parseRowUri(doc.uri);
+    if (row) await this.notice('info', readOnlyRow(row));
     return view;
   }
 
@@ -346,6 +349,11 @@ export class TaskPanel implements vscode.Disposable {
     const at = this.locate();
     if (!at || taskKey(at.entry) !== taskId) {
       await this.notice('warning', `Task ${taskId} is no longer shown; nothing was changed.`);
+      return false;
+    }
+    const row = parseRowUri(at.doc.uri);
+    if (row) {
+      await this.notice('info', readOnlyRow(row));
       return false;
     }
     const r = make(at.file, at.entry.index);
@@ -490,6 +498,11 @@ function removal(file: TaskFile, index: number, path: NodePath, shown: string): 
   const at = locate(file, index, path);
   if ('error' in at) return at;
   return removeKey(file, index, path.slice(0, -1), String(last), toJS(at.steps[at.steps.length - 1]?.node));
+}
+
+/** What the panel says over a row of a dataset: it shows the row, it cannot change it. */
+function readOnlyRow(row: { file: vscode.Uri; n: number }): string {
+  return `Row ${row.n} of ${vscode.workspace.asRelativePath(row.file)}, read-only: Convert to .vtask (in the dataset's editor title) to edit it.`;
 }
 
 /** The panel's page, with a fresh nonce each time it is built. */

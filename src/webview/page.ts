@@ -11,12 +11,19 @@ export interface PageOptions {
   readonly bodyClass?: string;
 }
 
+/** What differs between the pages: their script, title and what shows before the script runs. */
+interface PageKind {
+  readonly script: string;
+  readonly title: string;
+  readonly placeholder: string;
+}
+
 /**
- * The task panel's page: a strict Content-Security-Policy (nothing by default; scripts only by
+ * A page of the extension: a strict Content-Security-Policy (nothing by default; scripts only by
  * nonce, so only the bundle runs; styles, fonts and images only from the extension), the
  * codicons and the panel's stylesheet, and the bundled script.
  */
-export function panelHtml(o: PageOptions): string {
+function pageHtml(o: PageOptions, kind: PageKind): string {
   const csp = [`default-src 'none'`, `style-src ${o.cspSource}`, `script-src 'nonce-${o.nonce}'`, `img-src ${o.cspSource}`, `font-src ${o.cspSource}`].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -27,11 +34,21 @@ export function panelHtml(o: PageOptions): string {
 ${o.head ?? ''}
 <link rel="stylesheet" href="${o.asset('out/codicons/codicon.css')}">
 <link rel="stylesheet" href="${o.asset('media/panel.css')}">
-<title>vtask task</title>
+<title>${kind.title}</title>
 </head>
 <body${o.bodyClass ? ` class="${o.bodyClass}"` : ''}>
-<main id="root"><p class="empty">Put the cursor in a task to see it here.</p></main>
-<script nonce="${o.nonce}" src="${o.asset('out/webview.js')}"></script>
+<main id="root"><p class="empty">${kind.placeholder}</p></main>
+<script nonce="${o.nonce}" src="${o.asset(kind.script)}"></script>
 </body>
 </html>`;
+}
+
+/** The task panel's page. */
+export function panelHtml(o: PageOptions): string {
+  return pageHtml(o, { script: 'out/webview.js', title: 'vtask task', placeholder: 'Put the cursor in a task to see it here.' });
+}
+
+/** The dataset table view's page (a `.parquet` file opened in the editor). */
+export function datasetHtml(o: PageOptions): string {
+  return pageHtml(o, { script: 'out/datasetView.js', title: 'vtask dataset', placeholder: 'Reading the dataset…' });
 }

@@ -23,6 +23,7 @@ export function chromiumPath() {
 /** The files the page may load, by URL path. VTASK_PANEL_SCRIPT serves another build of the panel. */
 const ASSETS = {
   '/out/webview.js': [process.env.VTASK_PANEL_SCRIPT || 'out/webview.js', 'text/javascript'],
+  '/out/datasetView.js': ['out/datasetView.js', 'text/javascript'],
   '/out/codicons/codicon.css': ['out/codicons/codicon.css', 'text/css'],
   '/out/codicons/codicon.ttf': ['out/codicons/codicon.ttf', 'font/ttf'],
   '/media/panel.css': ['media/panel.css', 'text/css'],
@@ -148,11 +149,11 @@ window.__deliver = (m) => new Promise((resolve) => {
 });
 `;
 
-/** The panel's own page (src/webview/page.ts), with the stand-in host and a theme. */
-function page(panelHtml, theme) {
+/** The panel's own page (src/webview/page.ts), or the dataset view's, with the stand-in host and a theme. */
+function page(html, theme) {
   const nonce = randomBytes(18).toString('base64');
   const kind = THEMES[theme]?.kind ?? 'vscode-light';
-  return panelHtml({
+  return html({
     cspSource: "'self'",
     nonce,
     asset: (p) => `/${p}`,
@@ -163,7 +164,7 @@ function page(panelHtml, theme) {
 
 /** Starts the page's server on a free port of 127.0.0.1. */
 export async function startPanelServer() {
-  const { panelHtml } = await loadBundled('src/webview/page.ts');
+  const { panelHtml, datasetHtml } = await loadBundled('src/webview/page.ts');
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const send = (status, type, body) => {
@@ -172,6 +173,7 @@ export async function startPanelServer() {
     };
     if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
     if (url.pathname === '/panel.html') return send(200, 'text/html; charset=utf-8', page(panelHtml, url.searchParams.get('theme') ?? 'light'));
+    if (url.pathname === '/dataset.html') return send(200, 'text/html; charset=utf-8', page(datasetHtml, url.searchParams.get('theme') ?? 'light'));
     const theme = /^\/theme\/([\w-]+)\.css$/.exec(url.pathname);
     const css = theme && themeCss(theme[1]);
     if (css) return send(200, 'text/css', css);
@@ -208,7 +210,7 @@ export async function launchBrowser() {
  * Opens the panel in a fresh context (so a fresh state) and waits for its `ready`. Page errors
  * and console errors are collected in `page.problems`.
  */
-export async function openPanel(browser, server, { theme = 'light', viewport = { width: 900, height: 1000 } } = {}) {
+export async function openPanel(browser, server, { theme = 'light', viewport = { width: 900, height: 1000 }, pageName = 'panel' } = {}) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   // A missing element fails a test in seconds, not after Playwright's default 30 s.
@@ -218,7 +220,7 @@ export async function openPanel(browser, server, { theme = 'light', viewport = {
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') page.problems.push(`console ${m.type()}: ${m.text()}`);
   });
-  await page.goto(`${server.url}/panel.html?theme=${encodeURIComponent(theme)}`);
+  await page.goto(`${server.url}/${pageName}.html?theme=${encodeURIComponent(theme)}`);
   await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'));
   return page;
 }

@@ -22,6 +22,7 @@ import {
   workbenchUrl, screenshotPath, tail, RESULTS_DIR,
 } from './vscode.mjs';
 import { editor, until, decorationTexts, openFromExplorer } from './workbench.mjs';
+import { loadBundled } from '../../scripts/bundle.mjs';
 
 /** The name of this run's screenshots and log: `e2e`, or what VTASK_E2E_PREFIX says (`e2e-floor`). */
 const PREFIX = process.env.VTASK_E2E_PREFIX || 'e2e';
@@ -52,6 +53,16 @@ const ROWS_TEXT = [
 ].map((r) => JSON.stringify(r)).join('\n') + '\n';
 
 /** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
+
+// A dataset of 100,000 rows, written by the exporter, for the table view.
+const DATASET = 'train.parquet';
+const DATASET_ROWS = 100_000;
+
+/** The frame of the webview page that holds `selector` (several webviews may be open). */
+async function webviewWith(page, selector) {
+  for (const f of page.frames()) if (await f.locator(selector).count().catch(() => 0)) return f;
+  return undefined;
+}
 
 /** The task panel's page: code-server puts a webview in an iframe that holds the page's own iframe. */
 const panelFrame = (page) => page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
@@ -204,6 +215,30 @@ const STEPS = [
     },
   },
   {
+    name: 'parquet table: a dataset opens as a table of 100,000 rows, a row runs',
+    async run(ctx) {
+      // On a first start the walkthrough opens once the extension is active: let it open first,
+      // or it replaces the table's preview tab (run alone, no earlier step has opened a file).
+      await until(ctx.page, 'an editor tab', async () => (await ctx.page.locator('.tabs-container .tab').count()) > 0, ctx.timeout);
+      await openFromExplorer(ctx, DATASET, { text: false });
+      const frame = await until(ctx.page, 'the dataset table view', () => webviewWith(ctx.page, '.dataset-table'), ctx.timeout);
+      await frame.locator('header .file', { hasText: '100,000 rows · verl' }).waitFor({ timeout: ctx.timeout });
+      await frame.locator('#row-0 .cell', { hasText: 'big/000000' }).waitFor({ timeout: ctx.timeout });
+      // The keyboard reaches the last row; only the rows in view are in the page.
+      await frame.locator('.dataset-rows').focus();
+      await ctx.page.keyboard.press('End');
+      await frame.locator(`#row-${DATASET_ROWS - 1} .cell`, { hasText: 'big/099999' }).waitFor({ timeout: ctx.timeout });
+      const drawn = await frame.locator('.dataset-rows .dataset-row').count();
+      if (drawn > 80) throw new Error(`${drawn} rows in the page: the table is not virtualised`);
+      await ctx.page.keyboard.press('Home');
+      // ▶ Run verifier on the sea row (its answers are short and have no commas: all pass).
+      await frame.locator('#row-1 button.run').click({ timeout: ctx.timeout });
+      await frame.locator('#row-1 .result', { hasText: '100%' }).waitFor({ timeout: ctx.timeout });
+      const title = await frame.locator('#row-1 .result').getAttribute('title');
+      if (!/of 8 samples just now/.test(title ?? '')) throw new Error(`the row's pass rate is not from the run: ${title}`);
+    },
+  },
+  {
     name: `${SAMPLE} (valid) has no error squiggles`,
     needs: `${BROKEN} shows an error squiggle`, // only telling once errors demonstrably show
     async run(ctx) {
@@ -281,6 +316,8 @@ await runMain(async () => {
   const workspace = copyWorkspace(FIXTURE, tmp);
   fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
   fs.writeFileSync(path.join(workspace, ROWS), ROWS_TEXT);
+  const { writeDataset } = await loadBundled('test/support/datasetFixture.ts');
+  await writeDataset(path.join(workspace, DATASET), DATASET_ROWS);
   // A model for Run verifier: the project's OpenAI-compatible test server, right half the time.
   const { OpenAIServer } = createRequire(import.meta.url)(path.join(REPO, 'out/test/support/openaiServer.js'));
   // The task panel's sea task gets answers of 4, 7, 8 and 2 words: two in four under 6 words.

@@ -27,11 +27,14 @@ export const decorationTexts = (page) => page.evaluate(() =>
     .map((el) => getComputedStyle(el, '::after').content)
     .filter((c) => c && c !== 'none' && c !== 'normal'));
 
-/** Clicks a file in the Explorer and waits for its editor tab to be the active one. */
-export async function openFromExplorer({ page, timeout }, name) {
+/**
+ * Clicks a file in the Explorer and waits for its editor tab to be the active one (and, unless
+ * `text` is false, for its text editor: a custom editor has none).
+ */
+export async function openFromExplorer({ page, timeout }, name, { text = true } = {}) {
   const row = page.locator('.explorer-folders-view .monaco-list-row')
     .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(name)}$`) }) });
   await row.first().click({ timeout });
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout });
-  await editor(page).locator('.view-lines').waitFor({ timeout });
+  if (text) await editor(page).locator('.view-lines').waitFor({ timeout });
 }

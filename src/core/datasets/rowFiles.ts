@@ -121,6 +121,9 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
   }
 }
 
+/** A row as JSON: 64-bit integers (BigInt in Parquet readers) become numbers. */
+export const plainRow = (r: Record<string, unknown>): Record<string, unknown> => plain(r) as Record<string, unknown>;
+
 /** Parquet readers give BigInt for 64-bit integers; rows are JSON, so they become numbers. */
 function plain(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
