@@ -8,7 +8,9 @@ import type { ResultStore } from './results';
 import type { ModelPicker } from './modelPicker';
 import type { CaseTests } from './testing';
 import type { AuditFindings } from './audit';
+import { draftRubric } from './rubric';
 import { clearBackgroundFailures } from './backgroundFailure';
+import { taskAt } from '../core/taskfile/taskAt';
 
 /** The services every command may use, built once in `activate`. */
 export interface Context {
@@ -88,6 +90,12 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
     return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
   },
+  // With arguments (tests): that task; from the palette: the task under the cursor.
+  'vtask.draftRubric': (ctx) => (uri, taskId) =>
+    runSafely(ctx, uri, async (doc) => {
+      const id = typeof taskId === 'string' ? taskId : taskUnderCursor(ctx, doc);
+      return id === undefined ? undefined : draftRubric(doc, id, ctx.documents, ctx.runner);
+    }),
   // From a lens: that task; from the palette or the editor title: the task under the cursor.
   'vtask.openPanel': (ctx) => (uri, taskId) => {
     const panel = TaskPanel.createOrShow(ctx.extensionUri, { documents: ctx.documents, results: ctx.results, runner: ctx.runner, log: ctx.log });
@@ -114,4 +122,12 @@ async function runSafely<T>(ctx: Context, uri: unknown, fn: (doc: vscode.TextDoc
 
 export function registerCommands(ctx: Context): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([id, factory]) => vscode.commands.registerCommand(id, factory(ctx)));
+}
+
+function taskUnderCursor(ctx: Context, doc: vscode.TextDocument): string | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (editor?.document !== doc) return undefined;
+  const entry = taskAt(ctx.documents.get(doc), doc.offsetAt(editor.selection.active));
+  if (entry?.id === undefined) void vscode.window.showInformationMessage('vtask: put the cursor in a task to draft its rubric.');
+  return entry?.id;
 }

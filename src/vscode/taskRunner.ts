@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { sampleTasks, type SampleResult, type TaskRunResult } from '../core/run/sampleTasks';
 import { createProvider } from '../core/sampling';
 import { SampleCache } from '../core/sampling/cache';
-import type { Provider } from '../core/sampling/types';
+import type { ModelProfile, Provider } from '../core/sampling/types';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { LanguageModelProvider, LM_PREFIX } from './lmProvider';
@@ -132,15 +132,7 @@ export class TaskRunner implements vscode.Disposable {
             groupSize: settings.grpoGroupSize,
             concurrency: settings.concurrency,
             profileFor: (t) => (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t, doc.uri)),
-            providerFor: (p) => {
-              const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
-              let provider = this.providers.get(id);
-              if (!provider) {
-                provider = p.baseUrl.startsWith(LM_PREFIX) ? new LanguageModelProvider(p.baseUrl, this.log) : createProvider(p, { splitThinkTags: false, secrets: this.models.lookup });
-                this.providers.set(id, provider);
-              }
-              return provider;
-            },
+            providerFor: (p) => this.providerOf(p),
             onProgress: (p) => {
               const before = seen.get(p.task) ?? 0;
               seen.set(p.task, p.done);
@@ -187,6 +179,22 @@ export class TaskRunner implements vscode.Disposable {
       onTaskDone: (r) => this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r),
     });
     return done.length;
+  }
+
+  /** The model a task of `doc` samples (the selected model, or the task's own), to ask it directly. */
+  providerForTask(doc: vscode.TextDocument, task: TaskSpec): Provider {
+    return this.providerOf(profileForTask(this.documents.get(doc), withEditorSettings(task, doc.uri), doc.uri));
+  }
+
+  /** One provider per profile, kept: its connection pool and limits are shared by all runs. */
+  private providerOf(p: ModelProfile): Provider {
+    const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
+    let provider = this.providers.get(id);
+    if (!provider) {
+      provider = p.baseUrl.startsWith(LM_PREFIX) ? new LanguageModelProvider(p.baseUrl, this.log) : createProvider(p, { splitThinkTags: false, secrets: this.models.lookup });
+      this.providers.set(id, provider);
+    }
+    return provider;
   }
 
   /** The sample cache of a file's cache folder, opened once per folder. */

@@ -3,7 +3,8 @@
 // passes once it is tightened.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { open, positionOf } from './helpers';
+import { OpenAIServer } from '../support/openaiServer';
+import { open, positionOf, useModelServer } from './helpers';
 
 suite('audit', () => {
   test('Audit lens → warning at the verifier → quick fix adds the probe as a case: ✗ while weak, ✓ once tightened', async () => {
@@ -34,5 +35,34 @@ suite('audit', () => {
     await editor.edit((e) => e.replace(new vscode.Range(at, at.translate(0, 'mode: contains'.length)), 'mode: normalized'));
     const again = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', doc.uri, 'audit/capital');
     assert.deepEqual(again?.map((c) => c.ok), [true]);
+  });
+});
+
+suite('draft rubric', () => {
+  // The model drafts two criteria when asked for a rubric, and judges by them when asked to grade.
+  const server = new OpenAIServer({
+    answer: (ctx) => {
+      const system = ctx.messages?.[0]?.content ?? '';
+      if (system.includes('grading rubrics')) return '```json\n["Names Paris as the capital of France", "Answers in one sentence"]\n```';
+      const criteria = [...ctx.prompt.matchAll(/^\d+\. (.*)$/gm)].map((m) => m[1] ?? '');
+      const { response } = JSON.parse(ctx.prompt.slice(ctx.prompt.indexOf('{'))) as { response: string };
+      return JSON.stringify({ criteria: criteria.map((c, i) => ({ id: i + 1, met: c.includes('Paris') ? response.includes('Paris') : true, why: 'read' })) });
+    },
+  });
+  useModelServer(server);
+
+  test('Draft Rubric writes a judge verifier in one undoable edit and calibrates it on the cases', async () => {
+    const { document: doc } = await open('rubric.vtask');
+    const before = doc.getText();
+    const drafted = await vscode.commands.executeCommand<{ rubric: string[]; calibration?: { agreement: number; findings: unknown[] } }>('vtask.draftRubric', doc.uri, 'rubric/capital');
+    assert.deepEqual(drafted?.rubric, ['Names Paris as the capital of France', 'Answers in one sentence']);
+    assert.match(doc.getText(), /verify:\n\s+judge:\n\s+rubric:\n\s+- Names Paris as the capital of France\n\s+- Answers in one sentence/);
+    assert.doesNotMatch(doc.getText(), /mode: contains/);
+    assert.match(doc.getText(), /expect: fail \}/, 'the cases are kept');
+    assert.equal(drafted?.calibration?.agreement, 1, 'the judge agrees with both cases, each judged 3 times');
+    assert.deepEqual(drafted?.calibration?.findings, []);
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('undo');
+    assert.equal(doc.getText(), before, 'one Undo takes the rubric back');
   });
 });
