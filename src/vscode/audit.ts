@@ -3,6 +3,8 @@ import { auditTasks, type Finding } from '../core/audit/audit';
 import type { Severity } from '../core/audit/probe';
 import { getPair } from '../core/base/ynode';
 import { addCase } from '../core/edit/taskEdits';
+import { replaceKey } from '../core/edit/replaceKey';
+import { verifierFixes } from '../core/audit/fixes';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
 import { toRange } from './convert';
@@ -79,13 +81,36 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
 
   provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const out: vscode.CodeAction[] = [];
-    for (const d of context.diagnostics) {
-      const f = this.flagged.get(d);
-      if (!f) continue;
+    const flagged = context.diagnostics.flatMap((d) => ((f) => (f ? [{ d, f }] : []))(this.flagged.get(d)));
+    out.push(...this.verifierFixActions(doc, flagged));
+    for (const { d, f } of flagged) {
       const action = new vscode.CodeAction(`Add probe "${f.finding.probe}" as a case (expect ${f.finding.expected})`, vscode.CodeActionKind.QuickFix);
       action.diagnostics = [d];
       action.command = { title: action.title, command: 'vtask.addProbeCase', arguments: [doc.uri, f.taskId, f.finding.response, f.finding.expected] };
       out.push(action);
+    }
+    return out;
+  }
+
+  /** The clear fixes of the verifiers the findings are about: each replaces a task's verifier in one edit. */
+  private verifierFixActions(doc: vscode.TextDocument, flagged: readonly { d: vscode.Diagnostic; f: Flagged }[]): vscode.CodeAction[] {
+    const file = this.documents.get(doc);
+    const out: vscode.CodeAction[] = [];
+    for (const taskId of new Set(flagged.map((x) => x.f.taskId))) {
+      const entry = file.tasks.find((e) => e.id === taskId);
+      const task = runnableTasks(file).tasks.find((t) => t.id === taskId);
+      if (!entry || !task) continue;
+      const mine = flagged.filter((x) => x.f.taskId === taskId);
+      for (const fix of verifierFixes(task.verify, mine.map((x) => x.f.finding))) {
+        const r = replaceKey(file, entry.index, 'verify', task.verify, fix.verify);
+        if ('error' in r) continue;
+        const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
+        action.diagnostics = mine.map((x) => x.d);
+        action.isPreferred = out.length === 0;
+        action.edit = new vscode.WorkspaceEdit();
+        action.edit.replace(doc.uri, new vscode.Range(doc.positionAt(r.edit.offset), doc.positionAt(r.edit.offset + r.edit.length)), r.edit.text);
+        out.push(action);
+      }
     }
     return out;
   }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { atLeast, auditTasks, selectedProbes, type TaskAudit } from '../../src/core/audit/audit';
 import { mutantsOf } from '../../src/core/audit/codeProbes';
+import { verifierFixes } from '../../src/core/audit/fixes';
 import { numberWords, wrongLike } from '../../src/core/audit/gold';
 import { importDataset } from '../../src/core/datasets/importDataset';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
@@ -135,4 +136,21 @@ void test('the conformance tasks: no high finding on IFEval; on Math-Verify answ
   }
   fs.rmSync(dir, { recursive: true, force: true });
   t.diagnostic(figures.join('; '));
+});
+
+void test('clear fixes are offered where they are clear, and the fixed verifier has no high finding', async () => {
+  const file = path.join(ROOT, 'test/fixtures/audit/weak.vtask');
+  const { tasks } = runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8')));
+  const audits = await auditTasks(tasks, { file, only: new Set(['degenerate', 'hedge', 'right-answer', 'wrong-answer']) });
+  const fixesOf = (id: string) => verifierFixes(tasks.find((t) => t.id === id)?.verify, audits.find((a) => a.task === id)?.findings ?? []);
+  const contains = fixesOf('contains-hedge');
+  assert.deepEqual(contains.map((f) => f.verify), [{ math: { answer: '72' } }, { match: { answer: '72', mode: 'normalized' } }]);
+  assert.deepEqual(fixesOf('last-tag-hedge'), [], 'no clear fix: the last tag is how the verifier reads');
+  assert.deepEqual(fixesOf('regex-accepts-anything'), [], 'anchoring .* would still accept an empty answer');
+  for (const fix of contains) {
+    const [fixed] = await auditTasks([{ ...tasks.find((t) => t.id === 'contains-hedge')!, verify: fix.verify }], { file });
+    assert.deepEqual(fixed?.findings.filter((f) => atLeast(f.severity, 'high')), [], fix.title);
+  }
+  const anchored = verifierFixes({ match: { answer: '\\d+', mode: 'regex' } }, [{ probe: 'refusal', family: 'degenerate', severity: 'high', response: '', verdict: 'pass', expected: 'fail', reason: '', details: {} }]);
+  assert.deepEqual(anchored.map((f) => f.verify), [{ match: { answer: '^(?:\\d+)$', mode: 'regex' } }]);
 });

@@ -7,7 +7,7 @@ import { OpenAIServer } from '../support/openaiServer';
 import { open, positionOf, useModelServer } from './helpers';
 
 suite('audit', () => {
-  test('Audit lens → warning at the verifier → quick fix adds the probe as a case: ✗ while weak, ✓ once tightened', async () => {
+  test('Audit lens → warning at the verifier → quick fix adds the probe as a case: ✗ while weak, ✓ once the offered fix tightens it', async () => {
     const { document: doc } = await open('audit.vtask');
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
     const lens = lenses.find((l) => l.command?.title === 'Audit');
@@ -29,12 +29,17 @@ suite('audit', () => {
     assert.deepEqual(cases?.map((c) => c.ok), [false], 'the weak verifier passes the hedge, so the case fails');
     assert.equal(vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask audit').length, 0, 'findings are cleared by the edit');
 
-    // Tighten the verifier: a normalized match needs the whole answer to be Paris.
-    const editor = await vscode.window.showTextDocument(doc);
-    const at = positionOf(doc, 'mode: contains', true);
-    await editor.edit((e) => e.replace(new vscode.Range(at, at.translate(0, 'mode: contains'.length)), 'mode: normalized'));
-    const again = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', doc.uri, 'audit/capital');
-    assert.deepEqual(again?.map((c) => c.ok), [true]);
+    // Audit again, and take the fix it offers: a normalized match needs the whole answer to be Paris.
+    await vscode.commands.executeCommand('vtask.auditTask', doc.uri, 'audit/capital');
+    const again = vscode.languages.getDiagnostics(doc.uri).find((d) => d.code === 'audit:hedge-gold-first');
+    assert.ok(again);
+    const fixes = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, again.range);
+    const tighten = fixes.find((a) => a.title === 'Match the whole answer (`mode: normalized`) instead of `contains`');
+    assert.ok(tighten?.edit, fixes.map((a) => a.title).join(', '));
+    assert.ok(await vscode.workspace.applyEdit(tighten.edit));
+    assert.match(doc.getText(), /verify:\n?\s*(?:\{ )?match:.*mode: normalized/s);
+    const after = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', doc.uri, 'audit/capital');
+    assert.deepEqual(after?.map((c) => c.ok), [true]);
   });
 });
 
