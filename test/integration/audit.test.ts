@@ -61,7 +61,7 @@ suite('draft rubric', () => {
     const before = doc.getText();
     const drafted = await vscode.commands.executeCommand<{ rubric: string[]; calibration?: { agreement: number; findings: unknown[] } }>('vtask.draftRubric', doc.uri, 'rubric/capital');
     assert.deepEqual(drafted?.rubric, ['Names Paris as the capital of France', 'Answers in one sentence']);
-    assert.match(doc.getText(), /verify:\n\s+judge:\n\s+rubric:\n\s+- Names Paris as the capital of France\n\s+- Answers in one sentence/);
+    assert.match(doc.getText(), /verify: \{ judge: \{ rubric: \[Names Paris as the capital of France, Answers in one sentence\] \} \}/);
     assert.doesNotMatch(doc.getText(), /mode: contains/);
     assert.match(doc.getText(), /expect: fail \}/, 'the cases are kept');
     assert.equal(drafted?.calibration?.agreement, 1, 'the judge agrees with both cases, each judged 3 times');
