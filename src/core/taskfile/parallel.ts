@@ -68,7 +68,8 @@ export function openResolvePool(script: string, threads = Math.min(4, cpus().len
     waiting.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(script, { workerData: { kind: RESOLVE_WORKER } });
+    // A small young generation: a batch's trees are short-lived, and a large one only lets garbage pile up.
+    const w = new Worker(script, { workerData: { kind: RESOLVE_WORKER }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     w.on('message', (m: { id: number; results: PlainTask[] }) => {
       waiting.get(m.id)?.resolve(m.results);
       waiting.delete(m.id);
