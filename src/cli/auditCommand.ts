@@ -35,6 +35,8 @@ critical).
                        a judge that disagrees with the cases (under 80%), gives one response
                        scores far apart (over 0.34), or changes its verdict with the rubric
                        reversed or neutral text added; needs the judge model
+  --min-agreement X, --max-spread Y   other thresholds for --calibrate (a task's own
+                       meta.calibration.min_agreement / max_spread come first)
   --json               print {"tasks": [{file, task, findings: [...]}], "findings": N}
   --base-url URL --model NAME   the judge model for judge verifiers (their probes are
                        skipped when no model resolves)
@@ -53,9 +55,11 @@ interface AuditArgs {
   cacheDir?: string;
   calibrate: boolean;
   repeats: number;
+  minAgreement?: number;
+  maxSpread?: number;
 }
 
-const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model', '--samples', '--cache-dir', '--calibrate', '--repeats'];
+const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model', '--samples', '--cache-dir', '--calibrate', '--repeats', '--min-agreement', '--max-spread'];
 
 function parseArgs(argv: readonly string[]): AuditArgs {
   const a: AuditArgs = { paths: [], json: false, failOn: 'high', samples: false, calibrate: false, repeats: 3 };
@@ -92,6 +96,14 @@ function parseArgs(argv: readonly string[]): AuditArgs {
       case '--repeats':
         a.repeats = boundedInt(value(), flag, 2, 20);
         break;
+      case '--min-agreement':
+      case '--max-spread': {
+        const v = value();
+        if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(v)) throw new UsageError(`${flag} takes a number from 0 to 1; got '${v}'`);
+        if (flag === '--min-agreement') a.minAgreement = Number(v);
+        else a.maxSpread = Number(v);
+        break;
+      }
       default:
         if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
         a.paths.push(arg);
@@ -128,7 +140,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
     const runs = args.samples ? await cachedTaskRuns([file], { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read: () => read.text }) : undefined;
     for (const probed of audits) {
       const task = tasks.find((t) => t.id === probed.task);
-      const calibration = args.calibrate && task ? await calibrateJudge(task, file, { judge, repeats: args.repeats, signal }) : undefined;
+      const calibration = args.calibrate && task ? await calibrateJudge(task, file, { judge, repeats: args.repeats, signal, ...(args.minAgreement !== undefined ? { minAgreement: args.minAgreement } : {}), ...(args.maxSpread !== undefined ? { maxSpread: args.maxSpread } : {}) }) : undefined;
       const audit = calibration ? { ...probed, findings: [...calibration.findings, ...probed.findings] } : probed;
       const run = runs?.get(`${file}\0${audit.task}`);
       const suspects = run ? (await findSuspects(run.task, file, run.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { judge, signal })).map((x) => ({ ...x, response: responseOf(run.samples.find((y) => y.index === x.sample) ?? { text: '' }) })) : [];

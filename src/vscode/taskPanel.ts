@@ -14,7 +14,10 @@ import { taskAt } from '../core/taskfile/taskAt';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
-import { fromPanel, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
+import { fromPanel, type AuditView, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
+import { auditTasks, type Finding } from '../core/audit/audit';
+import { findSuspects } from '../core/audit/readings';
+import { auditView } from '../core/panel/audit';
 import { parseRowUri } from './datasetRows';
 import { resultKeysOf, type ResultStore } from './results';
 import { settingsFor } from './settings';
@@ -24,7 +27,7 @@ import { withEditorSettings, type TaskRunner } from './taskRunner';
 const SUPERSEDED = Symbol('superseded');
 
 /** Messages that change the file. */
-const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase']);
+const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase', 'addProbeCase']);
 
 /** What the panel says over a dataset row, whose form cannot write YAML back into JSON. */
 export const ROW_READ_ONLY = 'A row of a dataset (JSONL): the form shows its verifier read-only. Edit the row in the editor; the samples are verified again when it changes.';
@@ -59,6 +62,8 @@ export class TaskPanel implements vscode.Disposable {
   private target: { uri: vscode.Uri; id: string; index: number } | undefined;
   /** The samples shown per task, with what flipped at the last re-verification. */
   private readonly runs = new Map<string, ShownRun>();
+  /** The last audit of each task, with the task's text it was made for and the whole probes. */
+  private readonly audits = new Map<string, { text: string; view: AuditView; findings: readonly Finding[] }>();
   /** The store's run each shown run came from, to tell a new sampling run from our own writes. */
   private readonly seen = new Map<string, TaskRunResult>();
   private chain: Promise<unknown> = Promise.resolve();
@@ -265,7 +270,10 @@ export class TaskPanel implements vscode.Disposable {
     const same = [doc.uri.toString(), entry.index, file.text.slice(entry.offset, entry.offset + entry.length), spec && verdictInputs(spec) + requestInputs(spec, doc.uri), shown, fresh, cases];
     if (this.posted && same.every((x, i) => x === this.posted?.[i])) return this.lastView;
     this.posted = same;
-    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(isRowDocument(doc) ? { readOnly: ROW_READ_ONLY } : {}) };
+    // An audit describes the task's text as it was audited: an edit of the task retires it.
+    const audit = entry.id !== undefined ? this.audits.get(`${doc.uri.toString()}#${entry.id}`) : undefined;
+    const audited = audit && audit.text === file.text.slice(entry.offset, entry.offset + entry.length) ? { audit: audit.view } : {};
+    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(isRowDocument(doc) ? { readOnly: ROW_READ_ONLY } : audited) };
     this.lastView = view;
     if (this.disposed) return view;
     this.panel.title = `vtask: ${view.id}`;
@@ -337,7 +345,52 @@ export class TaskPanel implements vscode.Disposable {
       case 'cancel':
         if (this.sampling) this.s.runner.cancel(this.sampling.uri, this.sampling.id, true);
         return;
+      case 'audit':
+        await this.audit(msg.task);
+        return;
+      case 'addProbeCase':
+        await this.addProbeCase(msg.task, msg.probe);
+        return;
     }
+  }
+
+  /** Runs the audit's probes on the shown task, and looks for suspects among its shown samples. */
+  async audit(taskId: string): Promise<AuditView | undefined> {
+    const at = this.locate();
+    if (!at?.spec || taskKey(at.entry) !== taskId) {
+      await this.notice('warning', `Task ${taskId} is not shown, or has errors: nothing was audited.`);
+      return undefined;
+    }
+    const { doc, file, entry, spec } = at;
+    const key = `${doc.uri.toString()}#${spec.id}`;
+    await this.post({ type: 'busy', what: `Auditing ${spec.id}…`, cancellable: false });
+    try {
+      const trusted = vscode.workspace.isTrusted;
+      const [audit] = await auditTasks([spec], { file: doc.uri.fsPath, trusted });
+      const shown = this.runs.get(key)?.run;
+      const suspects = shown ? await findSuspects(spec, doc.uri.fsPath, shown.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { trusted }) : [];
+      if (!audit) return undefined;
+      const view = auditView(audit, suspects);
+      this.audits.set(key, { text: file.text.slice(entry.offset, entry.offset + entry.length), view, findings: audit.findings });
+      this.posted = undefined;
+      await this.refresh();
+      return view;
+    } finally {
+      if (!this.disposed && !this.sampling) await this.post({ type: 'busy', what: null, cancellable: false });
+    }
+  }
+
+  /** Writes a probe of the last audit into the task's cases, expecting what a sound verifier does. */
+  private async addProbeCase(taskId: string, probe: string): Promise<void> {
+    const key = this.target && `${this.target.uri.toString()}#${taskId}`;
+    const finding = key ? this.audits.get(key)?.findings.find((f) => f.probe === probe) : undefined;
+    if (!finding) {
+      await this.notice('warning', `The probe ${probe} is no longer shown; audit the task again.`);
+      return;
+    }
+    if (!(await this.edit(taskId, (f, i) => addCase(f, i, finding.response, finding.expected)))) return;
+    await this.notice('info', `Added the probe ${probe} as a case that expects ${finding.expected}.`);
+    await this.runCases();
   }
 
   /**

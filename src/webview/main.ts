@@ -124,7 +124,10 @@ function render(task: TaskView): void {
   verifier.body.append(el('p', 'summary', task.verifier.summary), renderForm(task.form, task.id, post, task.readOnly !== undefined));
 
   // A row has no cases, and cannot be given any.
-  if (task.readOnly === undefined) renderCases(task);
+  if (task.readOnly === undefined) {
+    renderCases(task);
+    renderAudit(task);
+  }
   renderSamples(task);
   const again = focused ? document.querySelector<HTMLElement>(`[data-path="${CSS.escape(focused)}"]`) : null;
   again?.focus();
@@ -162,6 +165,42 @@ function renderCases(task: TaskView): void {
     ol.append(item);
   }
   cases.body.append(ol);
+}
+
+/** The audit: findings of the probes, and suspects among the samples, each of which can become a case. */
+function renderAudit(task: TaskView): void {
+  const a = task.audit;
+  const s = section(a ? `Audit (${a.findings.length} finding${a.findings.length === 1 ? '' : 's'}, ${a.suspects.length} suspect${a.suspects.length === 1 ? '' : 's'})` : 'Audit', 'audit', a !== undefined);
+  s.body.append(keyed(button(a ? 'Audit again' : 'Run audit', 'shield', () => post({ type: 'audit', task: task.id })), 'action:audit'));
+  if (!a) {
+    s.body.append(el('p', 'hint', 'Probes the verifier with answers it must fail (empty, hedged, wrong of the right shape, exploits) or pass (the right answer written another way), and looks among the samples for verdicts another reading would flip. No model is asked.'));
+    return;
+  }
+  s.body.append(el('p', 'hint', `${a.probes} probes.${a.skipped.length ? ` Skipped: ${a.skipped.join('; ')}` : ''}`));
+  const findings = el('ol', 'audit-findings');
+  for (const f of a.findings) {
+    const item = el('li', `finding ${f.severity}`);
+    const head = el('div', 'verdict');
+    head.append(el('span', `severity ${f.severity}`, f.severity), ` ${f.probe}: expected ${f.expected}, got ${f.verdict}`);
+    item.append(head, el('div', 'reason', f.reason), el('pre', 'response', f.response.trim() ? f.response : f.response ? '(whitespace only)' : '(empty)'));
+    item.append(keyed(button(`Add as case (expect ${f.expected})`, 'add', () => post({ type: 'addProbeCase', task: task.id, probe: f.probe })), `action:probe:${f.probe}`));
+    findings.append(item);
+  }
+  if (!a.findings.length) findings.append(el('li', 'finding none', 'No probe got a wrong verdict.'));
+  s.body.append(findings);
+  if (a.suspects.length) {
+    const suspects = el('ol', 'audit-suspects');
+    for (const x of a.suspects) {
+      const item = el('li', `suspect ${x.kind}`);
+      const what = x.kind === 'false-negative' ? `failed, but passes read as ${x.reading}` : `passed, but ${x.reading}`;
+      item.append(el('div', 'verdict', `Sample #${x.sample + 1} ${what}`), el('div', 'reason', x.reason));
+      // The author judges the sample: a false negative is a right answer, a false positive a wrong one.
+      const expect = x.kind === 'false-negative' ? 'pass' : 'fail';
+      item.append(keyed(button(`Add sample as case (expect ${expect})`, 'add', () => post({ type: 'addCase', task: task.id, sample: x.sample, expect })), `action:suspect:${x.sample}`));
+      suspects.append(item);
+    }
+    s.body.append(suspects);
+  }
 }
 
 /** What streamed samples update before the run's statistics arrive with the finished run. */

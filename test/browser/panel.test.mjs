@@ -459,6 +459,30 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     });
   });
 
+  test('audit: findings by severity with their probe shown as text, suspects, and buttons that post what the host accepts', async () => {
+    await withPanel({}, async (page) => {
+      await deliver(page, fx.audited);
+      const title = await page.textContent('details.section:has(.audit-findings) summary');
+      assert.match(title, /^Audit \(\d+ findings, 1 suspect\)/);
+      const severities = await page.$$eval('.audit-findings .severity', (els) => els.map((e) => e.textContent));
+      assert.ok(severities.includes('critical') && severities.includes('high'), severities.join(','));
+      const echo = await page.$eval('.finding:has-text("echo-prompt") .response', (e) => ({ text: e.textContent, images: e.querySelectorAll('img').length }));
+      assert.match(echo.text, /^<img src=x onerror="window.__xss=1"> Describe the sea\.$/);
+      assert.equal(echo.images, 0, 'the probe is shown as text');
+      assert.match(await page.textContent('.audit-suspects'), /passed, but names 2 different answers: 72, 71/);
+      const from = (await posted(page)).length;
+      await page.click('.finding:has-text("empty:") button');
+      await page.click('.audit-suspects button');
+      await page.click('button:has-text("Audit again")');
+      assert.deepEqual(await postedSince(page, from), [
+        { type: 'addProbeCase', task: 'panel/sea', probe: 'empty' },
+        { type: 'addCase', task: 'panel/sea', sample: fx.audited.task.audit.suspects[0].sample, expect: 'fail' },
+        { type: 'audit', task: 'panel/sea' },
+      ]);
+      await shot(page, 'audit');
+    });
+  });
+
   test('a read-only task (a dataset row): the form shows its values but cannot change them, samples cannot become cases', async () => {
     const readOnly = 'A row of a dataset (JSONL): the form shows its verifier read-only.';
     await withPanel({}, async (page) => {

@@ -9,6 +9,9 @@ import path from 'node:path';
 import { reverify, sampleView, type Reverified } from '../../src/core/panel/samples';
 import { panelTaskView } from '../../src/core/panel/view';
 import { runCases } from '../../src/core/run/cases';
+import { auditTasks } from '../../src/core/audit/audit';
+import { findSuspects } from '../../src/core/audit/readings';
+import { auditView } from '../../src/core/panel/audit';
 import { sampleTasks, type TaskRunResult } from '../../src/core/run/sampleTasks';
 import type { SampleCache } from '../../src/core/sampling/cache';
 import type { ModelProfile, Provider, Sample } from '../../src/core/sampling/types';
@@ -194,6 +197,8 @@ export interface PanelFixture {
   readonly seaEditedAgain: ToPanel & { type: 'task' };
   /** The flips of the edit of panel/sea. */
   readonly flips: Pick<Reverified, 'gained' | 'lost'>;
+  /** panel/sea with an audit of a regex that accepts anything, whose prompt is markup, and suspects among its samples. */
+  readonly audited: ToPanel & { type: 'task' };
 }
 
 export const FIXTURE = 'test/fixtures/panel/panel.vtask';
@@ -243,5 +248,16 @@ export async function panelFixture(root: string, o: { largeSamples?: number } = 
     large: check({ type: 'task' as const, task: largeView }),
     streamed: check(streamed),
     flips: { gained: r.gained, lost: r.lost },
+    audited: check({ type: 'task' as const, task: { ...seaView, audit: await auditOfWeakRegex(file, edited.spec, r.run) } }),
   };
+}
+
+/** The audit the host would show for a weak verifier: real probes through the real verifiers. */
+async function auditOfWeakRegex(file: string, spec: TaskSpec, run: TaskRunResult) {
+  const weak: TaskSpec = { ...spec, prompt: '<img src=x onerror="window.__xss=1"> Describe the sea.', verify: { match: { answer: '.*', mode: 'regex' } } };
+  const [audit] = await auditTasks([weak], { file });
+  // A sample that names two answers passes a contains match: a false-positive suspect.
+  const hedged = { ...run.samples[0]!, text: 'It is \\boxed{72} or \\boxed{71}.', verdict: { pass: true, score: 1, reason: 'contains match of "72"', details: {} } };
+  const suspects = await findSuspects(weak, file, [{ index: hedged.index, response: hedged.text, verdict: hedged.verdict }]);
+  return auditView(audit!, suspects);
 }

@@ -111,6 +111,10 @@ void test('audit --calibrate: a steady judge that agrees with the cases passes; 
     const flagged = biased?.findings.map((f) => `${f.probe}:${f.severity}`) ?? [];
     assert.ok(flagged.includes('calibration-agreement:high') && flagged.includes('calibration-consistency:medium'), flagged.join(', '));
     assert.equal(r.code, 1, 'a judge that disagrees with its cases is a high finding');
+    // Looser thresholds, from the command line: the biased judge's disagreement is accepted.
+    const loose = await runCliProcess(['audit', file, '--base-url', server.url, '--model', 'test-model', '--calibrate', '--probes', 'calibration', '--min-agreement', '0.3', '--max-spread', '1', '--json'], {}, 120_000);
+    const looseBiased = (JSON.parse(loose.stdout) as typeof json).tasks.find((t) => t.task === 'biased');
+    assert.ok(!looseBiased?.findings.some((f) => f.probe === 'calibration-agreement' || f.probe === 'calibration-consistency'), JSON.stringify(looseBiased?.findings));
   } finally {
     await server.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { atLeast, auditTasks, selectedProbes, type TaskAudit } from '../../src/core/audit/audit';
 import { mutantsOf } from '../../src/core/audit/codeProbes';
 import { verifierFixes } from '../../src/core/audit/fixes';
+import { calibrateJudge } from '../../src/core/audit/calibrate';
+import type { VerifyContext } from '../../src/core/verifiers/verdict';
 import { numberWords, wrongLike } from '../../src/core/audit/gold';
 import { importDataset } from '../../src/core/datasets/importDataset';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
@@ -153,4 +155,25 @@ void test('clear fixes are offered where they are clear, and the fixed verifier 
   }
   const anchored = verifierFixes({ match: { answer: '\\d+', mode: 'regex' } }, [{ probe: 'refusal', family: 'degenerate', severity: 'high', response: '', verdict: 'pass', expected: 'fail', reason: '', details: {} }]);
   assert.deepEqual(anchored.map((f) => f.verify), [{ match: { answer: '^(?:\\d+)$', mode: 'regex' } }]);
+});
+
+void test("calibration thresholds: a task's own meta.calibration comes before the defaults", async () => {
+  // A judge that grants every criterion: it agrees with the pass case and not with the fail case.
+  const yes: VerifyContext['judge'] = () => ({
+    id: 'always-yes',
+    async sample(request) {
+      const n = [...(request.messages.at(-1)?.content ?? '').matchAll(/^\d+\. /gm)].length;
+      return [{ text: JSON.stringify({ criteria: Array.from({ length: n }, (_, i) => ({ id: i + 1, met: true, why: 'yes' })) }), finishReason: 'stop', model: 'always-yes', takenAt: '2026-01-01T00:00:00.000Z' }];
+    },
+  });
+  const text = (meta: string) => `vtask: 1\ntasks:\n  - id: j\n    prompt: "Capital of France?"\n    verify: { judge: { rubric: ["Names Paris"] } }\n${meta}    cases:\n      - { response: "Paris.", expect: pass }\n      - { response: "Lyon.", expect: fail }\n`;
+  const calibrate = async (meta: string) => {
+    const task = runnableTasks(parseTaskFile(text(meta))).tasks[0]!;
+    return calibrateJudge(task, path.join(ROOT, 'x.vtask'), { judge: yes, repeats: 2 });
+  };
+  const strict = await calibrate('');
+  assert.equal(strict?.agreement, 0.5);
+  assert.deepEqual(strict?.findings.map((f) => f.probe), ['calibration-agreement']);
+  const lenient = await calibrate('    meta: { calibration: { min_agreement: 0.5 } }\n');
+  assert.deepEqual(lenient?.findings, []);
 });

@@ -70,4 +70,19 @@ suite('draft rubric', () => {
     await vscode.commands.executeCommand('undo');
     assert.equal(doc.getText(), before, 'one Undo takes the rubric back');
   });
+
+  test('the panel audits the task it shows, and a finding becomes a case from there', async () => {
+    const editor = await open('rubric.vtask');
+    const at = positionOf(editor.document, 'What is the capital', true);
+    editor.selection = new vscode.Selection(at, at);
+    const panel = await vscode.commands.executeCommand<{ follow(e: vscode.TextEditor): void; handle(m: unknown): Promise<void>; lastView?: { audit?: { findings: { probe: string; severity: string }[] }; cases: { expected: string; ok?: boolean }[] } }>('vtask.openPanel');
+    panel.follow(editor);
+    await panel.handle({ type: 'audit', task: 'rubric/capital' });
+    const findings = panel.lastView?.audit?.findings ?? [];
+    assert.ok(findings.some((f) => f.probe === 'hedge-gold-first' && f.severity === 'high'), JSON.stringify(findings));
+    await panel.handle({ type: 'addProbeCase', task: 'rubric/capital', probe: 'hedge-gold-first' });
+    assert.match(editor.document.getText(), /- \{ response: "?The answer is Paris or Lyon\."?, expect: fail \}/);
+    assert.deepEqual(panel.lastView?.cases.map((c) => [c.expected, c.ok]).at(-1), ['fail', false], 'the weak verifier passes the hedge, so the new case fails');
+    assert.equal(panel.lastView?.audit, undefined, 'the audit described the task before the edit');
+  });
 });

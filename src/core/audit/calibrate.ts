@@ -69,8 +69,11 @@ export async function calibrateJudge(task: TaskSpec, file: string, o: Calibratio
   const findings: Finding[] = [];
   const flag = (probe: string, severity: Finding['severity'], reason: string): void =>
     void findings.push({ probe, family: 'calibration', severity, response: '', verdict: 'fail', expected: 'pass', reason, details: {} });
-  const minAgreement = o.minAgreement ?? 0.8;
-  const maxSpread = o.maxSpread ?? 0.34;
+  // A task may set its own thresholds under `meta.calibration` (free-form data the format keeps).
+  const own = (task.meta.calibration ?? {}) as { min_agreement?: unknown; max_spread?: unknown };
+  const share = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 && v <= 1 ? v : undefined);
+  const minAgreement = share(own.min_agreement) ?? o.minAgreement ?? 0.8;
+  const maxSpread = share(own.max_spread) ?? o.maxSpread ?? 0.34;
   if (!task.cases.length) flag('calibration-no-cases', 'low', 'the task has no cases to calibrate its judge against: add responses it must pass and fail');
   else if (decided === 0) {
     // Nothing to judge with: not a finding about the judge.

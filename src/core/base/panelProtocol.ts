@@ -85,6 +85,17 @@ export const runView = z.object({
   fresh: z.boolean(),
 });
 
+export const auditView = z.object({
+  probes: z.int(),
+  findings: z.array(
+    z.object({ probe: z.string(), severity: z.enum(['low', 'medium', 'high', 'critical']), expected: z.enum(['pass', 'fail']), verdict: z.enum(['pass', 'fail']), reason: z.string(), response: z.string() }),
+  ),
+  /** Samples another reading would pass (false-negative) or that name several answers (false-positive). */
+  suspects: z.array(z.object({ sample: z.int(), kind: z.enum(['false-negative', 'false-positive']), reading: z.string(), reason: z.string() })),
+  /** Why some probes could not run here (a judge without a model, code without the sandbox). */
+  skipped: z.array(z.string()),
+});
+
 export const taskView = z.object({
   id: z.string(),
   file: z.string(),
@@ -98,6 +109,8 @@ export const taskView = z.object({
   samples: z.array(sampleView),
   /** Why the form cannot write the task back (a dataset row), when it cannot. */
   readOnly: z.optional(z.string()),
+  /** The last audit of the task as it is now, when one ran. */
+  audit: z.optional(auditView),
 });
 
 export const toPanel = z.discriminatedUnion('type', [
@@ -124,6 +137,10 @@ export const fromPanel = z.discriminatedUnion('type', [
   /** `resample` replaces the samples with fresh ones; `more` adds as many again. */
   z.object({ type: z.literal('sample'), task: taskName, mode: z.enum(['resample', 'more']) }),
   z.object({ type: z.literal('cancel') }),
+  /** Runs the audit's probes on the task (and looks for suspects among its samples). */
+  z.object({ type: z.literal('audit'), task: taskName }),
+  /** Writes a probe of the shown audit into the task's cases, with the verdict it should get. */
+  z.object({ type: z.literal('addProbeCase'), task: taskName, probe: z.string().check(z.maxLength(200)) }),
 ]);
 
 /**
@@ -140,6 +157,7 @@ export type FormRow = z.infer<typeof formRow>;
 export type SampleView = z.infer<typeof sampleView>;
 export type StatsView = z.infer<typeof statsView>;
 export type RunView = z.infer<typeof runView>;
+export type AuditView = z.infer<typeof auditView>;
 export type { NodePath } from './nodePath';
 export type Scalar = z.infer<typeof scalar>;
 export type ToPanel = z.infer<typeof toPanel>;
