@@ -137,7 +137,10 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.ok(summary.includes(`${fx.flips.gained} fail → pass, ${fx.flips.lost} pass → fail`), summary);
       assert.ok(fx.flips.lost > 0, 'the verifier edit flipped samples');
       assert.equal(await page.textContent(`.run-summary .band.${st.band}`), st.band.replace('_', ' '));
-      assert.equal(await page.textContent('.section:nth-of-type(4) h2'), `Samples (${st.passed}/${st.samples} pass)`);
+      // The audit, not run yet, sits between the cases and the samples, folded.
+      assert.equal(await page.textContent('.section:nth-of-type(4) h2'), 'Audit');
+      assert.equal(await page.$eval('.section:nth-of-type(4)', (d) => d.open), false);
+      assert.equal(await page.textContent('.section:nth-of-type(5) h2'), `Samples (${st.passed}/${st.samples} pass)`);
 
       // The charts: a bar per non-empty (bin, verdict), a dot per k.
       const bins = new Set(task.samples.map((s) => `${Math.min(9, Math.floor(s.score * 10))}${s.pass}`));
