@@ -12,7 +12,7 @@ import { cachedTaskRuns } from './cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
-import { boundedInt, eachArg, unknownOption } from './options';
+import { boundedInt, eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
 import { terminalSafe } from './terminal';
 
 export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY] [--samples]
@@ -44,15 +44,12 @@ Exits 0 when no finding reaches --fail-on and every file is valid, 1 otherwise, 
 
 type SuspectRow = Suspect & { readonly response: string };
 
-interface AuditArgs {
+interface AuditArgs extends ModelFlags {
   paths: string[];
   json: boolean;
   probes?: Set<string>;
   failOn: Severity;
-  baseUrl?: string;
-  model?: string;
   samples: boolean;
-  cacheDir?: string;
   calibrate: boolean;
   repeats: number;
   minAgreement?: number;
@@ -78,17 +75,8 @@ function parseArgs(argv: readonly string[]): AuditArgs {
         a.failOn = v as Severity;
         break;
       }
-      case '--base-url':
-        a.baseUrl = value();
-        break;
-      case '--model':
-        a.model = value();
-        break;
       case '--samples':
         a.samples = true;
-        break;
-      case '--cache-dir':
-        a.cacheDir = value();
         break;
       case '--calibrate':
         a.calibrate = true;
@@ -97,14 +85,13 @@ function parseArgs(argv: readonly string[]): AuditArgs {
         a.repeats = boundedInt(value(), flag, 2, 20);
         break;
       case '--min-agreement':
-      case '--max-spread': {
-        const v = value();
-        if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(v)) throw new UsageError(`${flag} takes a number from 0 to 1; got '${v}'`);
-        if (flag === '--min-agreement') a.minAgreement = Number(v);
-        else a.maxSpread = Number(v);
+        a.minAgreement = shareFlag(value(), flag, 'a share');
         break;
-      }
+      case '--max-spread':
+        a.maxSpread = shareFlag(value(), flag, 'a score difference');
+        break;
       default:
+        if (modelFlag(flag, value, a)) break;
         if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
         a.paths.push(arg);
     }

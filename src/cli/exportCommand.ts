@@ -11,7 +11,7 @@ import { openResolvePool } from '../core/taskfile/parallel';
 import { version } from '../core/version';
 import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
-import { eachArg, unknownOption } from './options';
+import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
 
 export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet [options]
 
@@ -47,7 +47,7 @@ Exits 0 when the dataset was written, 1 when a task cannot be expressed (nothing
 const EXPORT_FLAGS = ['--format', '--out', '-o', '--split', '--seed', '--mix', '--keep-duplicates', '--lossy', '--via-vtask', '--prompt-style', '--grader-model', '--json', '--band', '--min-pass-rate', '--max-pass-rate', '--base-url', '--model', '--cache-dir', '--no-runs'];
 const BANDS = ['too_easy', 'learnable', 'too_hard'];
 
-interface ExportArgs {
+interface ExportArgs extends ModelFlags {
   paths: string[];
   format: string;
   out: string;
@@ -63,9 +63,6 @@ interface ExportArgs {
   bands?: Set<string>;
   minPassRate?: number;
   maxPassRate?: number;
-  baseUrl?: string;
-  model?: string;
-  cacheDir?: string;
   runs: boolean;
 }
 
@@ -125,27 +122,16 @@ function parseArgs(argv: readonly string[]): ExportArgs {
           break;
         }
         case '--min-pass-rate':
-        case '--max-pass-rate': {
-          const v = value();
-          const n = Number(v);
-          if (!/^\d*\.?\d+$/.test(v) || n > 1) throw new UsageError(`${flag} takes a pass rate from 0 to 1; got '${v}'`);
-          if (flag === '--min-pass-rate') a.minPassRate = n;
-          else a.maxPassRate = n;
+          a.minPassRate = shareFlag(value(), flag, 'a pass rate');
           break;
-        }
-        case '--base-url':
-          a.baseUrl = value();
-          break;
-        case '--model':
-          a.model = value();
-          break;
-        case '--cache-dir':
-          a.cacheDir = value();
+        case '--max-pass-rate':
+          a.maxPassRate = shareFlag(value(), flag, 'a pass rate');
           break;
         case '--no-runs':
           a.runs = false;
           break;
         default:
+          if (modelFlag(flag, value, a)) break;
           if (arg.startsWith('-')) throw unknownOption(arg, EXPORT_FLAGS);
           else a.paths.push(arg);
       }

@@ -32,3 +32,29 @@ export function* eachArg(argv: readonly string[]): Generator<{ arg: string; flag
     yield { arg, flag, value };
   }
 }
+
+/** A share from 0 to 1 (a pass rate, an agreement), as `0.8`, `.5`, `1` or `1.0`. */
+export function shareFlag(value: string, flag: string, what: string): number {
+  const n = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || n > 1) throw new UsageError(`${flag} takes ${what} from 0 to 1; got '${cut(value)}'`);
+  return n;
+}
+
+/** Where a command's model and sample cache come from, as `vtask run` resolves them. */
+export interface ModelFlags {
+  baseUrl?: string;
+  model?: string;
+  cacheDir?: string;
+}
+
+/**
+ * Reads `--base-url`, `--model` and (when the command has a cache) `--cache-dir` into `into`;
+ * false for any other flag, which the command reads itself.
+ */
+export function modelFlag(flag: string, value: () => string, into: ModelFlags, withCache = true): boolean {
+  if (flag === '--base-url') into.baseUrl = value();
+  else if (flag === '--model') into.model = value();
+  else if (flag === '--cache-dir' && withCache) into.cacheDir = value();
+  else return false;
+  return true;
+}

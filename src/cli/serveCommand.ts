@@ -6,7 +6,7 @@ import { createVerifyServer, loadTasks } from '../core/serve/verifyServer';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
-import { boundedInt, eachArg, unknownOption } from './options';
+import { boundedInt, eachArg, modelFlag, unknownOption } from './options';
 
 export const serveHelp = `Usage: vtask serve PATH... [--host 127.0.0.1] [--port N] [options]
 
@@ -57,13 +57,8 @@ function parseArgs(argv: readonly string[]): ServeArgs {
       case '--concurrency':
         a.concurrency = boundedInt(value(), flag, 1, 4096);
         break;
-      case '--base-url':
-        a.baseUrl = value();
-        break;
-      case '--model':
-        a.model = value();
-        break;
       default:
+        if (modelFlag(flag, value, a, false)) break;
         if (arg.startsWith('-')) throw unknownOption(arg, ['--host', '--port', '--workers', '--max-body-mb', '--max-batch', '--concurrency', '--base-url', '--model']);
         a.paths.push(arg);
     }

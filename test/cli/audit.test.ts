@@ -40,6 +40,9 @@ void test('audit: a bad --fail-on is a usage error', async () => {
   const r = await runCliProcess(['audit', 'examples', '--fail-on', 'severe'], {}, 30_000);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--fail-on takes low, medium, high, critical; got 'severe'/);
+  const share = await runCliProcess(['audit', 'examples', '--min-agreement', '1.5'], {}, 30_000);
+  assert.equal(share.code, 2);
+  assert.match(share.stderr, /--min-agreement takes a share from 0 to 1; got '1\.5'/);
 });
 
 void test('audit --samples: failed samples another reading would pass, and passed ones naming several answers', async () => {
