@@ -1,5 +1,5 @@
 import { getPair, toJS } from '../core/base/ynode';
-import { atLeast, auditTasks, type TaskAudit } from '../core/audit/audit';
+import { atLeast, auditTasks, findingCount, type TaskAudit } from '../core/audit/audit';
 import { PROBE_FAMILIES, SEVERITIES, type Severity } from '../core/audit/probes';
 import { findSuspects, type Suspect } from '../core/audit/readings';
 import { calibrateJudge, type Calibration } from '../core/audit/calibrate';
@@ -166,9 +166,8 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       io.stdout.write(`${n} suspect sample${n === 1 ? '' : 's'} among the cached runs\n`);
     }
     for (const [reason, n] of skippedReasons) io.stdout.write(terminalSafe(`${n} task(s) had probes skipped: ${reason}`) + '\n');
-    const bySeverity = [...SEVERITIES].reverse().map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
     const flagged = out.filter((o) => o.audit.findings.length).length;
-    io.stdout.write(`${findings.length} findings${bySeverity.length ? ` (${bySeverity.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''} in ${flagged} of ${tasksSeen} tasks; ${failing} at or above ${args.failOn}\n`);
+    io.stdout.write(`${findingCount(findings)} in ${flagged} of ${tasksSeen} tasks; ${failing} at or above ${args.failOn}\n`);
   }
   if (signal.aborted) return EXIT.failed;
   return failing > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;

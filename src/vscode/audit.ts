@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { auditTasks, type Finding } from '../core/audit/audit';
+import { auditTasks, findingCount, type Finding } from '../core/audit/audit';
 import type { Severity } from '../core/audit/probe';
 import { getPair } from '../core/base/ynode';
 import { addCase } from '../core/edit/taskEdits';
@@ -7,7 +7,7 @@ import { replaceKey } from '../core/edit/replaceKey';
 import { verifierFixes } from '../core/audit/fixes';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
-import { toRange } from './convert';
+import { toRange, workspaceEdit } from './convert';
 import type { TaskDocuments } from './taskDocuments';
 
 const SOURCE = 'vtask audit';
@@ -76,6 +76,12 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
       }
     }
     this.collection.set(doc.uri, diagnostics);
+    // Said where the author looks after a click: how many findings (none is an answer too), and
+    // which probes could not run here (code in an untrusted workspace, a judge without a model).
+    const findings = audits.flatMap((a) => a.findings);
+    const skipped = [...new Set(audits.flatMap((a) => a.skipped.map((s) => s.reason)))];
+    const what = findings.length ? `${findingCount(findings)}, shown at each verify:` : 'no finding';
+    void vscode.window.showInformationMessage(`vtask audit of ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}: ${what}.${skipped.length ? ` Some probes could not run here: ${skipped.join('; ')}` : ''}`);
     return audits.map((a) => ({ task: a.task, findings: [...a.findings], skipped: a.skipped.length }));
   }
 
@@ -107,8 +113,7 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
         const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
         action.diagnostics = mine.map((x) => x.d);
         action.isPreferred = out.length === 0;
-        action.edit = new vscode.WorkspaceEdit();
-        action.edit.replace(doc.uri, new vscode.Range(doc.positionAt(r.edit.offset), doc.positionAt(r.edit.offset + r.edit.length)), r.edit.text);
+        action.edit = workspaceEdit(doc, r.edit);
         out.push(action);
       }
     }
@@ -126,9 +131,7 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
       void vscode.window.showWarningMessage(`vtask: cannot add the case: ${r.error}`);
       return false;
     }
-    const we = new vscode.WorkspaceEdit();
-    we.replace(uri, new vscode.Range(doc.positionAt(r.edit.offset), doc.positionAt(r.edit.offset + r.edit.length)), r.edit.text);
-    return vscode.workspace.applyEdit(we);
+    return vscode.workspace.applyEdit(workspaceEdit(doc, r.edit));
   }
 
   dispose(): void {

@@ -1,8 +1,17 @@
 import * as vscode from 'vscode';
 import type { Issue } from '../core/base/issues';
+import type { TextEdit } from '../core/edit/taskEdits';
 import type { LineIndex } from '../core/taskfile/text';
 
-/** The one place where core offsets and issues become VS Code types. */
+// The one place where core offsets, edits and issues become VS Code types.
+
+/** A core edit of `doc` as a WorkspaceEdit: applied, it is one step of Undo. */
+export function workspaceEdit(doc: vscode.TextDocument, e: TextEdit): vscode.WorkspaceEdit {
+  const we = new vscode.WorkspaceEdit();
+  we.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.text);
+  return we;
+}
+
 export function toRange(lines: LineIndex, start: number, end: number): vscode.Range {
   const s = lines.position(start);
   const e = lines.position(end);

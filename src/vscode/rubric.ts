@@ -3,6 +3,7 @@ import { calibrateJudge, type Calibration } from '../core/audit/calibrate';
 import { parseRubric, rubricPrompt } from '../core/audit/rubric';
 import { replaceKey } from '../core/edit/replaceKey';
 import { runnableTasks } from '../core/taskfile/resolve';
+import { workspaceEdit } from './convert';
 import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
 
@@ -22,14 +23,16 @@ export async function draftRubric(doc: vscode.TextDocument, taskId: string, docu
     void vscode.window.showWarningMessage(`vtask: task ${taskId} has errors or is gone; fix it first.`);
     return undefined;
   }
-  const provider = runner.providerForTask(doc, task);
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `vtask: drafting a rubric for ${taskId}`, cancellable: true }, async (_p, token) => {
+  const { provider, profile } = runner.providerForTask(doc, task);
+  // Which model drafted (and judged) is said every time: it may be the built-in demo model.
+  const model = `${profile.model} (${profile.name})`;
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `vtask: ${model} drafts a rubric for ${taskId}`, cancellable: true }, async (_p, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     const [reply] = await provider.sample({ messages: rubricPrompt(task), temperature: 0.2, maxTokens: 800 }, 1, abort.signal);
     const rubric = parseRubric(reply?.text ?? '');
     if ('error' in rubric) {
-      void vscode.window.showWarningMessage(`vtask: no rubric drafted: ${rubric.error}.`);
+      void vscode.window.showWarningMessage(`vtask: no rubric drafted: ${rubric.error} (asked ${model}).`);
       return undefined;
     }
     // The file as it is now: it may have changed while the model answered.
@@ -42,18 +45,16 @@ export async function draftRubric(doc: vscode.TextDocument, taskId: string, docu
       void vscode.window.showWarningMessage(`vtask: cannot write the rubric: ${edit.error}`);
       return undefined;
     }
-    const we = new vscode.WorkspaceEdit();
-    we.replace(doc.uri, new vscode.Range(doc.positionAt(edit.edit.offset), doc.positionAt(edit.edit.offset + edit.edit.length)), edit.edit.text);
-    if (!(await vscode.workspace.applyEdit(we))) return undefined;
+    if (!(await vscode.workspace.applyEdit(workspaceEdit(doc, edit.edit)))) return undefined;
     const judged = runnableTasks(documents.get(doc)).tasks.find((t) => t.id === taskId);
     if (!judged?.cases.length) {
-      void vscode.window.showInformationMessage(`vtask: drafted ${rubric.length} criteria for ${taskId}. Add cases to calibrate the judge on.`);
+      void vscode.window.showInformationMessage(`vtask: ${model} drafted ${rubric.length} criteria for ${taskId}. Add cases to calibrate the judge on.`);
       return { rubric };
     }
     const calibration = await calibrateJudge(judged, doc.uri.fsPath, { judge: () => provider, signal: abort.signal });
     if (calibration) {
       const verdict = calibration.findings.length ? `check it: ${calibration.findings.map((f) => f.reason).join('; ')}` : 'it agrees with the cases';
-      void vscode.window.showInformationMessage(`vtask: drafted ${rubric.length} criteria for ${taskId}; the judge agreed with ${Math.round(calibration.agreement * 100)}% of the case verdicts, ${verdict}.`);
+      void vscode.window.showInformationMessage(`vtask: ${model} drafted ${rubric.length} criteria for ${taskId}; as the judge it agreed with ${Math.round(calibration.agreement * 100)}% of the case verdicts, ${verdict}.`);
     }
     return { rubric, ...(calibration ? { calibration } : {}) };
   });

@@ -18,6 +18,7 @@ import { fromPanel, type AuditView, type FromPanel, type NodePath, type TaskView
 import { auditTasks, type Finding } from '../core/audit/audit';
 import { findSuspects } from '../core/audit/readings';
 import { auditView } from '../core/panel/audit';
+import { workspaceEdit } from './convert';
 import { parseRowUri } from './datasetRows';
 import { resultKeysOf, type ResultStore } from './results';
 import { settingsFor } from './settings';
@@ -416,9 +417,7 @@ export class TaskPanel implements vscode.Disposable {
       return false;
     }
     const { doc } = at;
-    const we = new vscode.WorkspaceEdit();
-    we.replace(doc.uri, new vscode.Range(doc.positionAt(r.edit.offset), doc.positionAt(r.edit.offset + r.edit.length)), r.edit.text);
-    const ok = await vscode.workspace.applyEdit(we);
+    const ok = await vscode.workspace.applyEdit(workspaceEdit(doc, r.edit));
     if (!ok) await this.notice('error', 'VS Code refused the edit (is the file read-only?).');
     return ok;
   }

@@ -182,8 +182,9 @@ export class TaskRunner implements vscode.Disposable {
   }
 
   /** The model a task of `doc` samples (the selected model, or the task's own), to ask it directly. */
-  providerForTask(doc: vscode.TextDocument, task: TaskSpec): Provider {
-    return this.providerOf(profileForTask(this.documents.get(doc), withEditorSettings(task, doc.uri), doc.uri));
+  providerForTask(doc: vscode.TextDocument, task: TaskSpec): { provider: Provider; profile: ModelProfile } {
+    const profile = profileForTask(this.documents.get(doc), withEditorSettings(task, doc.uri), doc.uri);
+    return { provider: this.providerOf(profile), profile };
   }
 
   /** One provider per profile, kept: its connection pool and limits are shared by all runs. */

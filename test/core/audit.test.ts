@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { atLeast, auditTasks, selectedProbes, type TaskAudit } from '../../src/core/audit/audit';
+import { atLeast, auditTasks, findingCount, selectedProbes, type TaskAudit } from '../../src/core/audit/audit';
 import { mutantsOf } from '../../src/core/audit/codeProbes';
 import { verifierFixes } from '../../src/core/audit/fixes';
 import { calibrateJudge } from '../../src/core/audit/calibrate';
@@ -70,6 +70,12 @@ void test('--probes selects by id, by family, and by a probe name without its nu
   assert.deepEqual(selectedProbes(mutantTask, new Set(['empty'])).map((p) => p.id), ['empty']);
   assert.ok(selectedProbes(mutantTask, new Set(['code-mutant'])).every((p) => p.family === 'code-mutant'));
   assert.ok(selectedProbes(mutantTask, new Set(['mutant'])).length >= 3);
+});
+
+void test('finding counts read the same in the CLI and the editor', () => {
+  assert.equal(findingCount([]), '0 findings');
+  assert.equal(findingCount([{ severity: 'low' }]), '1 finding (1 low)');
+  assert.equal(findingCount([{ severity: 'low' }, { severity: 'critical' }, { severity: 'high' }]), '3 findings (1 critical, 1 high, 1 low)');
 });
 
 void test('wrong answers keep the shape of the gold one; number words', () => {

@@ -42,6 +42,12 @@ export interface AuditOptions {
   readonly concurrency?: number;
 }
 
+/** `3 findings (1 critical, 2 high)`, `1 finding (1 low)`, `0 findings`: the count said the same everywhere. */
+export function findingCount(findings: readonly { severity: Severity }[]): string {
+  const counts = [...SEVERITIES].reverse().map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
+  return `${findings.length} finding${findings.length === 1 ? '' : 's'}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
+}
+
 export function atLeast(s: Severity, floor: Severity): boolean {
   return SEVERITIES.indexOf(s) >= SEVERITIES.indexOf(floor);
 }

@@ -7,6 +7,7 @@ import type { TaskSpec } from '../taskfile/resolve';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 import type { Finding } from './audit';
+import { CALIBRATION } from './probe';
 
 export interface CalibrationOptions {
   readonly judge: VerifyContext['judge'];
@@ -68,7 +69,7 @@ export async function calibrateJudge(task: TaskSpec, file: string, o: Calibratio
   const agreement = decided ? agree / decided : 0;
   const findings: Finding[] = [];
   const flag = (probe: string, severity: Finding['severity'], reason: string): void =>
-    void findings.push({ probe, family: 'calibration', severity, response: '', verdict: 'fail', expected: 'pass', reason, details: {} });
+    void findings.push({ probe, family: CALIBRATION, severity, response: '', verdict: 'fail', expected: 'pass', reason, details: {} });
   // A task may set its own thresholds under `meta.calibration` (free-form data the format keeps).
   const own = (task.meta.calibration ?? {}) as { min_agreement?: unknown; max_spread?: unknown };
   const share = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 && v <= 1 ? v : undefined);
