@@ -17,9 +17,9 @@ const FLOORS: readonly (readonly string[])[] = [
   ['core/base', 'types'],
   ['core/schema', 'core/util', 'core/stats.ts', 'core/version.ts'],
   ['core/sandbox', 'core/sampling'],
-  ['core/verifiers'],
+  ['core/verifiers', 'core/agent'],
   ['core/taskfile'],
-  ['core/run', 'core/panel', 'core/edit', 'core/language', 'core/datasets', 'core/serve', 'core/audit'],
+  ['core/run', 'core/panel', 'core/edit', 'core/language', 'core/datasets', 'core/serve', 'core/audit', 'core/overview'],
   ['core/index.ts'],
   ['vscode', 'cli', 'webview'],
 ];

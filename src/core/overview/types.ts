@@ -1,0 +1,58 @@
+// The shapes `vtask stats --json`, the HTML report, the tree view and the dashboard share.
+// Spec §5 fixes `files`, `tasks`, `per_file`, `models`, `duplicates` and `contamination`.
+import type { Band } from '../stats';
+
+/** Where a task is: its file (as given or relative to the workspace), its id, its 0-based line. */
+export interface TaskRef {
+  readonly file: string;
+  readonly task: string;
+  readonly line?: number;
+}
+
+/** A pair of tasks whose prompts are the same or nearly so. */
+export interface DuplicatePair {
+  readonly a: TaskRef;
+  readonly b: TaskRef;
+  /** Estimated Jaccard similarity of the prompts' word shingles, 0..1 (1 for exact duplicates). */
+  readonly similarity: number;
+  readonly exact: boolean;
+}
+
+/** A task whose prompt shares a long n-gram with a benchmark's prompt. */
+export interface ContaminationHit extends TaskRef {
+  /** The benchmark row (0-based line of a JSONL or text file, row index of a Parquet file). */
+  readonly benchmark_row: number;
+  /** The overlapping span, as written in the task's prompt. */
+  readonly overlap: string;
+  readonly benchmark?: string;
+}
+
+/** Pass-rate histogram bin: tasks whose pass rate is in [from, to) (the last bin includes 1). */
+export interface HistogramBin {
+  readonly from: number;
+  readonly to: number;
+  readonly tasks: number;
+}
+
+export type BandCounts = Readonly<Record<Band, number>>;
+
+/** What the cache says of one model over the dataset. */
+export interface ModelStats {
+  /** Tasks with a run of this model. */
+  readonly tasks: number;
+  readonly samples: number;
+  readonly histogram: readonly HistogramBin[];
+  readonly bands: BandCounts;
+  /** Share of GRPO groups with a learning signal (rewards not all equal), over its tasks. */
+  readonly signal_share: number;
+  /** Tasks whose band differs from this model's previous run of them. */
+  readonly changed: readonly (TaskRef & { readonly from: Band | null; readonly to: Band | null })[];
+}
+
+/** One task's result for one model, for the comparison and the tree. */
+export interface TaskModelResult extends TaskRef {
+  readonly model: string;
+  readonly samples: number;
+  readonly pass_rate: number;
+  readonly band: Band | null;
+}
