@@ -56,3 +56,33 @@ export interface TaskModelResult extends TaskRef {
   readonly pass_rate: number;
   readonly band: Band | null;
 }
+
+/** Counts of one file, or of the whole dataset (`totals`). */
+export interface FileStats {
+  readonly file: string;
+  readonly tasks: number;
+  /** Tasks per verifier kind (the top-level kind; composite kinds count once as `all`, `any`...). */
+  readonly kinds: Readonly<Record<string, number>>;
+  /** Cases written and, where they were run, how they came out. */
+  readonly cases: { readonly total: number; readonly passed: number; readonly failed: number; readonly skipped: number };
+  readonly tasks_without_cases: number;
+  /** Validation errors in the file (its valid tasks still count). */
+  readonly errors: number;
+  /** Per model: band counts of this file's tasks with a cached run. */
+  readonly bands: Readonly<Record<string, BandCounts>>;
+}
+
+/** `vtask stats --json`; the dashboard renders the same object. */
+export interface DatasetStats {
+  readonly files: number;
+  /** The total number of tasks. */
+  readonly tasks: number;
+  readonly totals: Omit<FileStats, 'file'>;
+  readonly per_file: readonly FileStats[];
+  /** Keyed by model label (the profile name, or the model name of an ad-hoc profile). */
+  readonly models: Readonly<Record<string, ModelStats>>;
+  /** Per task and model, for the comparison and the dashboard's links (absent with `--no-tasks`). */
+  readonly results?: readonly TaskModelResult[];
+  readonly duplicates: readonly DuplicatePair[];
+  readonly contamination: readonly ContaminationHit[];
+}
