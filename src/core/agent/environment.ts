@@ -105,7 +105,8 @@ export async function startEnvironment(spec: EnvironmentSpec & { readonly timeou
   const adapter = '_vtask_env.mjs';
   session.attach(
     sandbox.run({
-      argv: node ? (box) => [node.path, ...nodeMemoryArgs(ENV_MEMORY_MB), path.join(box, adapter)] : [file],
+      // The module's path is an argument too, so that a process listing says which environment it is.
+      argv: node ? (box) => [node.path, ...nodeMemoryArgs(ENV_MEMORY_MB), path.join(box, adapter), file] : [file],
       files: node ? { [adapter]: moduleAdapter(file) } : {},
       readOnly: [...readOnly, ...(node?.readOnly ?? [])],
       env: node?.env ?? {},
