@@ -12,6 +12,7 @@ import { EnvironmentError, startEnvironment, type EnvironmentContext, type Start
 import { replayCalls } from '../../src/core/agent/replay';
 import { validateToolArgs } from '../../src/core/agent/toolArgs';
 import { ALLOW_WEAK_ENV, detectSandbox, getSandbox } from '../../src/core/sandbox';
+import { noSurvivors, survivors } from '../support/survivors';
 
 // Environments live in a temporary project (readable by the sandbox's user, unlike a home folder).
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-env-test-'));
@@ -35,25 +36,6 @@ function token(): string {
   return `t${randomBytes(5).toString('hex')}`;
 }
 
-/** Host pids whose command line contains the token (sandboxed processes are visible from the host). */
-function survivors(tok: string): number[] {
-  if (!LINUX) return [];
-  const found: number[] = [];
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      if (fs.readFileSync(`/proc/${e}/cmdline`, 'latin1').includes(tok)) found.push(Number(e));
-    } catch {
-      // Gone.
-    }
-  }
-  return found;
-}
-
-async function noSurvivors(tok: string): Promise<void> {
-  for (let i = 0; i < 40 && survivors(tok).length; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(survivors(tok), [], 'no process of the environment survives');
-}
 
 /** Every session a test starts is closed at the end, even when the test fails half-way (an open one would keep the tests running). */
 const open = new Set<StartedEnvironment>();
@@ -220,7 +202,7 @@ void test('an environment that crashes: the exit code and the last lines of its 
   // The session is over: every later request says why.
   await assert.rejects(env.state(never), /exited with code 1/);
   await env.close();
-  await noSurvivors(tok);
+  await noSurvivors(tok, 'the environment');
 
   write('dies.sh', '#!/bin/sh\necho "cannot open the database" >&2\nexit 3\n', 0o755);
   const early = await startError('dies.sh');
@@ -238,7 +220,7 @@ void test('an environment that hangs: the request times out in bounded time and 
   assert.ok(e instanceof EnvironmentError);
   assert.equal(e.failure, 'timeout');
   assert.match(e.message, /did not answer the call of wait within 400 ms/);
-  await noSurvivors(tok);
+  await noSurvivors(tok, 'the environment');
   await env.close();
 
   // A hang before the first reply, with the context's default timeout.
@@ -246,7 +228,7 @@ void test('an environment that hangs: the request times out in bounded time and 
   const mute = await startError(`mute_${tok}.sh`, { timeoutMs: 400 });
   assert.equal(mute.failure, 'timeout');
   assert.match(mute.message, /did not answer `reset` within 400 ms/);
-  await noSurvivors(tok);
+  await noSurvivors(tok, 'the environment');
 });
 
 void test('the lifetime bound stops an environment left open', LIMIT, async () => {
@@ -254,7 +236,7 @@ void test('the lifetime bound stops an environment left open', LIMIT, async () =
   write(`idle_${tok}.mjs`, 'export const reset = () => ({ tools: [] }); export const call = () => 1; export const state = () => ({});\n');
   const env = await start({ run: `idle_${tok}.mjs` }, ctx({ lifetimeMs: 1500 }));
   await new Promise((r) => setTimeout(r, 2500));
-  await noSurvivors(tok);
+  await noSurvivors(tok, 'the environment');
   await assert.rejects(env.state(never), /lifetime limit/);
   await env.close();
 });
@@ -268,13 +250,13 @@ void test('aborting the context or closing the session kills the environment', L
   assert.ok(!LINUX || survivors(tok).length > 0, 'the environment runs while open');
   abort.abort();
   await assert.rejects(env.state(never), (e: unknown) => e instanceof EnvironmentError && e.failure === 'cancelled');
-  await noSurvivors(tok);
+  await noSurvivors(tok, 'the environment');
   await env.close();
 
   const again = await start({ run: `live_${tok}.mjs` }, ctx());
   await again.close();
   await again.close();
-  await noSurvivors(tok);
+  await noSurvivors(tok, 'the environment');
 });
 
 void test('replies that break the protocol: not JSON, a line nobody asked for, an endless line, a bad call reply', LIMIT, async () => {

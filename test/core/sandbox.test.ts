@@ -10,6 +10,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, getSandbox, nodeMemoryArgs, type SandboxRunOptions } from '../../src/core/sandbox';
 import { which } from '../../src/core/sandbox/backends';
+import { noSurvivors, survivors } from '../support/survivors';
 
 const PY = findInterpreter('python');
 const JS = findInterpreter('javascript');
@@ -19,26 +20,6 @@ function token(): string {
   return `vtask-t-${randomBytes(5).toString('hex')}`;
 }
 
-/** Host pids whose command line contains the token (the sandboxed programs are visible from the host). */
-function survivors(tok: string): number[] {
-  if (!LINUX) return [];
-  const found: number[] = [];
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${e}/cmdline`, 'latin1').includes(tok)) found.push(Number(e));
-    } catch {
-      // Gone.
-    }
-  }
-  return found;
-}
-
-async function noSurvivors(tok: string): Promise<void> {
-  // Killed processes may need a moment to be reaped.
-  for (let i = 0; i < 40 && survivors(tok).length; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(survivors(tok), [], 'no process of the program survives');
-}
 
 function py(code: string, extra: Partial<SandboxRunOptions> = {}, args: string[] = []): SandboxRunOptions {
   assert.ok(PY, 'python3 is installed');
