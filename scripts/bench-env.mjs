@@ -3,11 +3,11 @@
 // and one case replayed from start to close. The last line printed is one JSON object of figures.
 //
 //   node scripts/bench-env.mjs [--starts N] [--calls N]
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const arg = (name, dflt) => {
@@ -18,31 +18,17 @@ const STARTS = arg('--starts', 20);
 const CALLS = arg('--calls', 200);
 // Measured with the best isolation the machine has, weak or not; the output says which.
 process.env.VTASK_ALLOW_WEAK_ISOLATION ??= '1';
-
-const outfile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-env-')), 'core.mjs');
-await esbuild.build({
-  stdin: {
-    contents: `export { startEnvironment } from './src/core/agent/environment';\nexport { replayCalls } from './src/core/agent/replay';\nexport { getSandbox } from './src/core/sandbox';\n`,
-    resolveDir: ROOT,
-    loader: 'ts',
-  },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  outfile,
-  logLevel: 'warning',
-});
-const { startEnvironment, replayCalls, getSandbox } = await import(pathToFileURL(outfile).href);
+if (!fs.existsSync(path.join(ROOT, 'out/core.js'))) spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+const { startEnvironment, replayCalls } = createRequire(import.meta.url)(path.join(ROOT, 'out/core.js'));
 
 const dir = path.join(ROOT, 'examples');
 const signal = new AbortController().signal;
 const ctx = { dir, trusted: true, signal };
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const ms = (x) => Number(x.toFixed(1));
-const sandbox = await getSandbox();
 
-const figures = { cores: os.availableParallelism?.() ?? os.cpus().length, load_avg_1m: Number(os.loadavg()[0].toFixed(2)), isolation: sandbox.method };
+const figures = { cores: os.availableParallelism?.() ?? os.cpus().length, load_avg_1m: Number(os.loadavg()[0].toFixed(2)) };
+let isolation = '';
 for (const [label, run] of [['module', './envs/kv_store.mjs'], ['python', './envs/kv_store.py']]) {
   const starts = [];
   for (let i = 0; i < STARTS; i++) {
@@ -57,6 +43,8 @@ for (const [label, run] of [['module', './envs/kv_store.mjs'], ['python', './env
     await env.call('get', { key: 'fr' }, signal);
     calls.push(performance.now() - t);
   }
+  isolation = env.isolation;
+  figures.isolation = env.sandboxIsolation.method;
   await env.close();
   const replays = [];
   for (let i = 0; i < 5; i++) {
@@ -73,6 +61,5 @@ for (const [label, run] of [['module', './envs/kv_store.mjs'], ['python', './env
   figures[`${label}_case_replay_p50_ms`] = ms(quantile(replays, 0.5));
   console.log(`${label} environment: start-up p50 ${figures[`${label}_startup_p50_ms`]} ms, p95 ${figures[`${label}_startup_p95_ms`]} ms (${STARTS} starts); tool call p50 ${figures[`${label}_call_p50_ms`]} ms, p95 ${figures[`${label}_call_p95_ms`]} ms; a 2-call case replayed start to close ${figures[`${label}_case_replay_p50_ms`]} ms`);
 }
-console.log(`isolation: ${sandbox.method}, ${sandbox.level} (${sandbox.facts.join(', ')})`);
-fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
+console.log(`isolation: ${isolation}`);
 console.log(JSON.stringify(figures));

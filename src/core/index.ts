@@ -18,3 +18,6 @@ export { createProvider, resolveProfile, describeProfile } from './sampling';
 export { sampleTasks, type TaskRunResult } from './run/sampleTasks';
 export { taskStats, passAtK, type TaskStats, type Band } from './stats';
 export { RowTaskParser, MAX_ROW_TASKS, type RowTaskFile } from './datasets/rowTasks';
+export { startEnvironment, EnvironmentError, type StartedEnvironment } from './agent/environment';
+export { replayCalls } from './agent/replay';
+export { validateToolArgs } from './agent/toolArgs';

@@ -4,7 +4,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +11,7 @@ import { EnvironmentError, startEnvironment, type EnvironmentContext, type Start
 import { replayCalls } from '../../src/core/agent/replay';
 import { validateToolArgs } from '../../src/core/agent/toolArgs';
 import { ALLOW_WEAK_ENV, detectSandbox, getSandbox } from '../../src/core/sandbox';
+import { countingListener } from '../support/listener';
 import { noSurvivors, survivors } from '../support/survivors';
 
 // Environments live in a temporary project (readable by the sandbox's user, unlike a home folder).
@@ -332,13 +332,8 @@ void test('weak isolation runs only with the opt-in, and says so', LIMIT, async 
 void test('the network is closed inside an environment, even to 127.0.0.1', LIMIT, async (t) => {
   const sb = await getSandbox();
   if (sb.method === 'process') return t.skip('needs: bwrap or sandbox-exec (a plain process is not network-isolated)');
-  let connections = 0;
-  const server = net.createServer((s) => {
-    connections++;
-    s.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  const listener = await countingListener();
+  const port = listener.port;
   try {
     write(
       'netprobe.mjs',
@@ -354,9 +349,9 @@ void test('the network is closed inside an environment, even to 127.0.0.1', LIMI
       assert.notEqual(got, 'connected');
       assert.match(String(got), /^E[A-Z]+/);
     });
-    assert.equal(connections, 0);
+    assert.equal(listener.connections(), 0);
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await listener.close();
   }
 });
 

@@ -4,12 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, getSandbox, nodeMemoryArgs, type SandboxRunOptions } from '../../src/core/sandbox';
 import { which } from '../../src/core/sandbox/backends';
+import { countingListener } from '../support/listener';
 import { noSurvivors, survivors } from '../support/survivors';
 
 const PY = findInterpreter('python');
@@ -145,13 +145,8 @@ void test('writes outside the program folder fail and create nothing', async (t)
 void test('the program has no network, not even to 127.0.0.1', async (t) => {
   const sb = await getSandbox();
   if (sb.method === 'process') return t.skip('needs: bwrap or sandbox-exec (a plain process is not network-isolated)');
-  let connections = 0;
-  const server = net.createServer((s) => {
-    connections++;
-    s.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  const listener = await countingListener();
+  const port = listener.port;
   try {
     const code = [
       'import socket, sys',
@@ -165,9 +160,9 @@ void test('the program has no network, not even to 127.0.0.1', async (t) => {
     const r = await sb.run(py(code, {}, [String(port)]));
     assert.equal(r.exitCode, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /no network/);
-    assert.equal(connections, 0);
+    assert.equal(listener.connections(), 0);
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await listener.close();
   }
 });
 
