@@ -49,11 +49,12 @@ void test('vtask test examples/agent-kv.vtask replays every case in its environm
   assert.ok(out.results.every((x) => typeof x.isolation?.method === 'string'), JSON.stringify(out.results[0]));
 });
 
-void test('a case whose trajectory breaks the verifier fails with the turn; a broken environment fails its case with the reason', () => {
+void test('a case whose trajectory breaks the verifier fails with the turn; a broken or slow environment fails its case with the reason', () => {
   fs.mkdirSync(path.join(DIR, 'envs'), { recursive: true });
   fs.copyFileSync(path.resolve(ROOT, 'examples/envs/kv_store.py'), path.join(DIR, 'envs/kv.py'));
   fs.chmodSync(path.join(DIR, 'envs/kv.py'), 0o755);
   fs.writeFileSync(path.join(DIR, 'envs/broken.sh'), '#!/bin/sh\necho "no database here" >&2\nexit 2\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(DIR, 'envs/slow.sh'), '#!/bin/sh\nread x\necho \'{"tools": [{"name": "wait", "parameters": {"type": "object"}}]}\'\nsleep 30\n', { mode: 0o755 });
   const file = path.join(DIR, 'agent.vtask');
   fs.writeFileSync(
     file,
@@ -75,6 +76,14 @@ void test('a case whose trajectory breaks the verifier fails with the turn; a br
       '    cases:',
       '      - response: Paris',
       '        expect: pass',
+      '  - id: kv/slow',
+      '    prompt: Wait.',
+      '    environment: { run: ./envs/slow.sh, timeout_ms: 300 }',
+      '    verify: { match: { answer: done } }',
+      '    cases:',
+      '      - calls: [{ wait: {} }]',
+      '        response: done',
+      '        expect: pass',
       '  - id: plain/with-calls',
       '    prompt: Say Paris.',
       '    verify: { match: { answer: Paris } }',
@@ -90,7 +99,9 @@ void test('a case whose trajectory breaks the verifier fails with the turn; a br
   assert.ok(out.some((l) => /agent\.vtask:8:\d+: fail: task kv\/no-writes case 0: expected pass, got fail: turn 2 called set, which is not allowed$/.test(l)), r.stdout);
   assert.ok(out.some((l) => /fail: task kv\/broken case 0: .*the environment \.\/envs\/broken\.sh exited with code 2: no database here/.test(l)), r.stdout);
   assert.ok(out.some((l) => /fail: task plain\/with-calls case 0: .*the case has `calls`, but the task has no `environment`/.test(l)), r.stdout);
-  assert.equal(out.filter(Boolean).at(-1), '0 passed, 3 failed');
+  // The task's `timeout_ms` bounds each reply.
+  assert.ok(out.some((l) => /fail: task kv\/slow case 0: .*the environment failed at turn 1: the environment \.\/envs\/slow\.sh did not answer the call of wait within 300 ms/.test(l)), r.stdout);
+  assert.equal(out.filter(Boolean).at(-1), '0 passed, 4 failed');
 });
 
 void test('in an untrusted workspace agent cases are skipped with the reason, and nothing is replayed', async () => {
