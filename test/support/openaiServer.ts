@@ -423,7 +423,9 @@ export class OpenAIServer extends EventEmitter {
       choices.forEach((c, i) =>
         c.toolCalls?.forEach((t, k) => {
           events.push(chunk({ index: i, delta: { tool_calls: [{ index: k, id: t.id ?? `call_${k}`, type: 'function', function: { name: t.name, arguments: '' } }] }, finish_reason: null }));
-          for (let at = 0; at < t.arguments.length; at += 5) events.push(chunk({ index: i, delta: { tool_calls: [{ index: k, function: { arguments: t.arguments.slice(at, at + 5) } }] }, finish_reason: null }));
+          // Small pieces, but at most about 20 of them (long arguments would make a huge stream).
+          const size = Math.max(5, Math.ceil(t.arguments.length / 20));
+          for (let at = 0; at < t.arguments.length; at += size) events.push(chunk({ index: i, delta: { tool_calls: [{ index: k, function: { arguments: t.arguments.slice(at, at + size) } }] }, finish_reason: null }));
         }),
       );
     }
