@@ -4,17 +4,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAX_TURNS, runAgentSample, trajectoryKey, type AgentSampleResult } from '../agent/loop';
-import type { EnvironmentSession, EnvironmentSpec, Trajectory } from '../agent/types';
+import { ENV_UNTRUSTED_REASON, startEnvironment } from '../agent/environment';
+import type { EnvironmentSpec, Trajectory } from '../agent/types';
 import type { SampleCache } from '../sampling/cache';
-import { limitsOf } from '../sampling/limits';
 import type { ModelProfile, Provider, SampleHooks, SampleRequest } from '../sampling/types';
 import type { TaskSpec } from '../taskfile/resolve';
 import type { Verdict } from '../verifiers/verdict';
 
-/** Starts a task's environment (`startEnvironment` of agent/environment.ts). */
-export type StartEnvironment = (spec: EnvironmentSpec, ctx: { dir: string; trusted: boolean; signal: AbortSignal; timeoutMs?: number }) => Promise<EnvironmentSession>;
-
-export const refusedInUntrusted = 'refused: this task has an environment, which runs code from the workspace, and the workspace is not trusted';
+export const refusedInUntrusted = `refused: ${ENV_UNTRUSTED_REASON} (this task's environment runs code from the workspace)`;
 
 /**
  * The environment as the trajectory cache knows it: `run`, `args`, and a digest of the `run`
@@ -42,7 +39,6 @@ export interface AgentRunContext {
   readonly fresh: boolean;
   readonly signal: AbortSignal;
   readonly hooks: SampleHooks;
-  readonly start: StartEnvironment | undefined;
   readonly trusted: boolean;
 }
 
@@ -58,7 +54,6 @@ export function agentPlan(task: TaskSpec, file: string, profile: ModelProfile, r
   const dir = path.dirname(path.resolve(file));
   const environmentKey = environmentIdentity(spec, dir);
   const maxTurns = task.maxTurns ?? DEFAULT_MAX_TURNS;
-  const timeoutMs = limitsOf(profile).timeoutMs;
   return {
     key: (index) => trajectoryKey(profile, request, index, environmentKey, maxTurns),
     run: (index, c) =>
@@ -73,10 +68,7 @@ export function agentPlan(task: TaskSpec, file: string, profile: ModelProfile, r
         fresh: c.fresh,
         signal: c.signal,
         hooks: c.hooks,
-        start: (signal) => {
-          if (!c.start) throw new Error('environments cannot run here');
-          return c.start(spec, { dir, trusted: c.trusted, signal, timeoutMs });
-        },
+        start: (signal) => startEnvironment(spec, { dir, trusted: c.trusted, signal }),
       }),
   };
 }

@@ -1,6 +1,6 @@
 import { errorMessage } from '../base/errorMessage';
 import type { Trajectory } from '../agent/types';
-import { agentPlan, refusedInUntrusted, trajectoryVerdict, type AgentPlan, type StartEnvironment } from './agentSamples';
+import { agentPlan, refusedInUntrusted, trajectoryVerdict, type AgentPlan } from './agentSamples';
 import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
@@ -78,8 +78,6 @@ export interface RunOptions {
   onWaitForOtherRun?(task: string): void;
   /** Before each wait to retry a request of `task`. */
   onRetry?(task: string, info: Parameters<NonNullable<SampleHooks['onRetry']>>[0]): void;
-  /** Starts agent tasks' environments. */
-  readonly startEnvironment?: StartEnvironment;
   /** Each new sample (not those from the cache), verified, as it arrives. */
   onSample?(task: string, sample: SampleResult): void;
 }
@@ -221,7 +219,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
       if (agent) {
         // Each trajectory has its own environment; the provider's limiter bounds the requests.
         await mapLimit(missing, profile.concurrency, async (i) => {
-          const r = await agent.run(i, { provider, cache: o.cache, fresh: o.fresh === true, signal: o.signal, hooks: hooks(), start: o.startEnvironment, trusted: o.trusted !== false });
+          const r = await agent.run(i, { provider, cache: o.cache, fresh: o.fresh === true, signal: o.signal, hooks: hooks(), trusted: o.trusted !== false });
           progressAt = Date.now();
           store(i, r.sample);
         });
