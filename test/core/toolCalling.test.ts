@@ -93,7 +93,10 @@ void test('cache key: tools and tool messages count; a plain request keys as it 
   const input = sampleKeyInput(p, plain, 0);
   assert.equal('tools' in input && input.tools !== undefined, false);
   assert.deepEqual(input.messages, [{ role: 'user', content: 'q' }]);
-  // Pinned: plain keys must not move, or every cache would be missed.
+  // Pinned (the key before tools existed): plain keys must not move, or every cache would be missed.
+  const pinned = profileFromEntry('test', { base_url: 'http://127.0.0.1:1/v1', model: 'm' });
+  const old: SampleRequest = { messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], temperature: 0.5, seed: 3 };
+  assert.equal(sampleKey(pinned, old, 2), '67b78638e7dd07082a89a19df223c922107d07f037a080093016f2f3f76cf817');
   assert.equal(sampleKey(p, plain, 0), sampleKey(p, { ...plain, tools: [] }, 0));
   const withTools = sampleKey(p, { ...plain, tools: [GET] }, 0);
   assert.notEqual(withTools, sampleKey(p, plain, 0));
