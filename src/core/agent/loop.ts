@@ -18,6 +18,7 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../base/chat';
 import { errorMessage } from '../base/errorMessage';
 import type { SampleCache } from '../sampling/cache';
 import { canonicalJson, sampleKey, sampleKeyInput, sampleParams } from '../sampling/cacheKey';
+import { allowManyListeners } from '../sampling/openai';
 import { cancelled } from '../sampling/retry';
 import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
 import type { EnvironmentSession, ToolOutcome, Trajectory, TrajectoryStep } from './types';
@@ -82,6 +83,8 @@ export function toolResultText(outcome: ToolOutcome): string {
 /** Runs one agent sample: from the cache when its trajectory is there, else in a fresh environment. */
 export async function runAgentSample(o: AgentSampleOptions): Promise<AgentSampleResult> {
   if (o.signal.aborted) throw cancelled();
+  // A run's trajectories share its signal, each listening to it while it waits.
+  allowManyListeners(o.signal);
   const key = trajectoryKey(o.profile, o.request, o.index, o.environmentKey, o.maxTurns);
   if (!o.fresh && o.cache) {
     const hit = o.cache.get(key) as TrajectorySample | undefined;

@@ -539,6 +539,6 @@ function retryAfter(res: Pick<TransportResponse, 'header'>): number | undefined 
  * A run shares one signal among all its requests, each of which listens to it while it waits or
  * is in flight: thousands of listeners are expected there, not a leak to warn about.
  */
-function allowManyListeners(signal: AbortSignal): void {
+export function allowManyListeners(signal: AbortSignal): void {
   if (getMaxListeners(signal) < 100_000) setMaxListeners(100_000, signal);
 }
