@@ -40,7 +40,11 @@ tasks:
     prompt: ${script([{ calls: [{ get: { key: 'fr' } }] }, { answer: '<answer>Paris</answer>' }])}
     environment: { run: ./envs/kv_store.mjs }
     samples: 3
-    verify: { match: { answer: ${answer}, tag: answer } }
+    verify:
+      all:
+        - match: { answer: ${answer}, tag: answer }
+        - trajectory: { called: [get], max_tool_calls: 1, max_turns: 2 }
+        - state: { path: lookups, equals: 1 }
   - id: kv/loop
     prompt: ${script([{ calls: [{ get: { key: 'fr' } }, { list: {} }] }])}
     environment: { run: ./envs/kv_store.mjs, args: { data: { fr: Lyon } } }

@@ -105,7 +105,7 @@ void test('invalid tool arguments and unknown tools get an error result; the env
   assert.ok(garbled && 'error' in garbled.outcome);
   assert.match((garbled.outcome as { error: string }).error, /JSON/i);
   assert.ok(unknown && 'error' in unknown.outcome);
-  assert.match((unknown.outcome as { error: string }).error, /unknown tool "nope"; the tools are: get, set, list/);
+  assert.match((unknown.outcome as { error: string }).error, /unknown tool "nope"; the tools are get, set, list/);
   assert.deepEqual(good?.outcome, { result: 'Berlin' });
   // The model reads each error as the tool's result.
   const toolMessages = (server.samplingRequests[1]?.body as { messages: Array<{ role: string; content: string }> }).messages.filter((m) => m.role === 'tool');

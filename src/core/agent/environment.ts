@@ -47,7 +47,7 @@ export interface EnvironmentContext {
   readonly trusted: boolean;
   /** Ends the environment (killed) when aborted. */
   readonly signal: AbortSignal;
-  /** Per-request reply timeout (default 10 s). */
+  /** Per-request reply timeout when the environment sets none (`timeout_ms`); default 10 s. */
   readonly timeoutMs?: number;
   /** Runs with weak isolation even without the process-wide opt-in. */
   readonly allowWeakIsolation?: boolean;
@@ -71,11 +71,12 @@ export function isolationText(i: Isolation): string {
 }
 
 /**
- * Starts a task's environment in the sandbox (spec §6) and resets it with `spec.args`. Resolves
+ * Starts a task's environment in the sandbox (spec §6) and resets it with `spec.args` (`run`
+ * resolves against `ctx.dir`; a task's `timeout_ms` comes as `spec.timeoutMs`). Resolves
  * once `reset` declared valid tools; rejects with an `EnvironmentError` that says what went
  * wrong (refused, not found, crashed with its last stderr lines, bad reply, timed out).
  */
-export async function startEnvironment(spec: EnvironmentSpec, ctx: EnvironmentContext): Promise<StartedEnvironment> {
+export async function startEnvironment(spec: EnvironmentSpec & { readonly timeoutMs?: number }, ctx: EnvironmentContext): Promise<StartedEnvironment> {
   if (!ctx.trusted) throw new EnvironmentError(ENV_UNTRUSTED_REASON, 'refused');
   if (ctx.signal.aborted) throw new EnvironmentError('cancelled', 'cancelled');
   const file = path.resolve(ctx.dir, spec.run);
@@ -99,7 +100,7 @@ export async function startEnvironment(spec: EnvironmentSpec, ctx: EnvironmentCo
 
   const sandbox = ctx.sandbox ?? (await getSandbox());
   const started = performance.now();
-  const session = new Session(spec.run, ctx.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, ctx.signal);
+  const session = new Session(spec.run, spec.timeoutMs ?? ctx.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, ctx.signal);
   const readOnly = [...new Set([projectRoot(ctx.dir), projectRoot(path.dirname(file))])];
   const adapter = '_vtask_env.mjs';
   session.attach(

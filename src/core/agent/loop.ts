@@ -21,15 +21,13 @@ import { canonicalJson, sampleKey, sampleKeyInput, sampleParams } from '../sampl
 import { allowManyListeners } from '../sampling/openai';
 import { cancelled } from '../sampling/retry';
 import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
-import type { EnvironmentSession, ToolOutcome, Trajectory, TrajectoryStep } from './types';
-import { validateToolArgs } from './toolArgs';
+import type { EnvironmentSession, Trajectory, TrajectoryStep } from './types';
+import { toolMessage, toolOutcomeFor } from './toolCall';
 
 /** Turns an agent task may take when it sets no `max_turns`. */
 export const DEFAULT_MAX_TURNS = 10;
 /** How long one tool call may take, unless the caller says otherwise. */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
-/** The most characters of one tool result the model is sent back; the rest is cut, and it says so. */
-export const MAX_TOOL_RESULT_CHARS = 256 << 10;
 
 /** A trajectory as the sample cache keeps it: a sample (its final turn) that carries the whole trajectory. */
 export type TrajectorySample = Sample & { readonly trajectory: Trajectory };
@@ -72,12 +70,6 @@ export interface AgentSampleResult {
 export function trajectoryKey(profile: ModelProfile, request: SampleRequest, index: number, environmentKey: unknown, maxTurns: number): string {
   const input = { kind: 'trajectory', first: sampleKeyInput(profile, { ...request, tools: undefined }, index), environment: environmentKey, max_turns: maxTurns };
   return createHash('sha256').update(canonicalJson(input)).digest('hex');
-}
-
-/** What the tool result message says of an outcome: the result as text, or `{"error": ...}`. */
-export function toolResultText(outcome: ToolOutcome): string {
-  const text = 'error' in outcome ? JSON.stringify({ error: outcome.error }) : typeof outcome.result === 'string' ? outcome.result : (JSON.stringify(outcome.result) ?? 'null');
-  return text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (cut at ${MAX_TOOL_RESULT_CHARS} characters)` : text;
 }
 
 /** Runs one agent sample: from the cache when its trajectory is there, else in a fresh environment. */
@@ -138,14 +130,14 @@ async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySa
       }
       // Parallel calls of one turn run one after the other, in the order the model wrote them.
       for (const call of calls) {
-        const step = await runCall(o, session, tools, call, turns);
+        const step = await runCall(o, session, call, turns);
         if ('failed' in step) {
           stop = 'error';
           error = step.failed;
           break turns;
         }
         steps.push(step);
-        messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: toolResultText(step.outcome) });
+        messages.push(toolMessage(call, step.outcome));
         o.onStep?.(step);
       }
     }
@@ -180,22 +172,11 @@ async function modelStep(o: AgentSampleOptions, messages: readonly ChatMessage[]
   return { sample, cached: false };
 }
 
-/**
- * One tool call. A call the environment cannot take (an unknown tool, arguments that are not
- * JSON or do not match the schema) gets an error result the model reads, as trainers do; an
- * environment that fails (crashes, times out) ends the trajectory.
- */
-async function runCall(o: AgentSampleOptions, session: EnvironmentSession, tools: readonly ToolSpec[], call: ToolCall, turn: number): Promise<TrajectoryStep | { failed: string }> {
-  const tool = tools.find((t) => t.name === call.name);
-  if (!tool) {
-    const known = tools.map((t) => t.name).join(', ') || 'none';
-    return { turn, call, outcome: { error: `unknown tool ${JSON.stringify(call.name)}; the tools are: ${known}` } };
-  }
-  const checked = validateToolArgs(tool, call.arguments);
-  if ('error' in checked) return { turn, call, outcome: { error: checked.error } };
+/** One tool call (toolCall.ts); an environment that fails (crashes, times out) ends the trajectory. */
+async function runCall(o: AgentSampleOptions, session: EnvironmentSession, call: ToolCall, turn: number): Promise<TrajectoryStep | { failed: string }> {
   try {
-    const outcome = await bounded((s) => session.call(call.name, checked.args, s), o.signal, o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, `tool call ${call.name}`);
-    return { turn, call, args: checked.args, outcome };
+    const done = await bounded((s) => toolOutcomeFor(session, call, s), o.signal, o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, `tool call ${call.name}`);
+    return { turn, call, ...done };
   } catch (e) {
     if (o.signal.aborted) throw cancelled();
     return { failed: `the environment failed on turn ${turn}, calling ${call.name}: ${errorMessage(e)}` };

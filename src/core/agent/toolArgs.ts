@@ -1,37 +1,43 @@
-// Tool call arguments checked against the tool's JSON Schema before the environment sees them.
-// (A first version: JSON object, required properties and primitive types.)
+import type { ErrorObject } from 'ajv';
 import type { ToolSpec } from '../base/chat';
+import { errorMessage } from '../base/errorMessage';
+import { validatorFor } from '../verifiers/json';
+import { cut } from './protocol';
 
-type Schema = { type?: unknown; properties?: Record<string, Schema>; required?: unknown };
-
-function typeOk(v: unknown, type: unknown): boolean {
-  switch (type) {
-    case 'string': return typeof v === 'string';
-    case 'number': return typeof v === 'number';
-    case 'integer': return Number.isInteger(v);
-    case 'boolean': return typeof v === 'boolean';
-    case 'object': return typeof v === 'object' && v !== null && !Array.isArray(v);
-    case 'array': return Array.isArray(v);
-    default: return true;
+/**
+ * Checks the arguments a model wrote for a tool call against the tool's JSON Schema. The error
+ * is what the model reads as the call's result (`{"error": "invalid arguments for get: key is
+ * required"}`), as trainers return it, so it names the tool and says what to change.
+ */
+export function validateToolArgs(tool: ToolSpec, argsText: string): { args: Record<string, unknown> } | { error: string } {
+  const bad = (why: string): { error: string } => ({ error: `invalid arguments for ${tool.name}: ${why}` });
+  let value: unknown;
+  // Models often send nothing at all for a tool without parameters.
+  if (argsText.trim() === '') value = {};
+  else {
+    try {
+      value = JSON.parse(argsText);
+    } catch (e) {
+      return bad(`not JSON (${errorMessage(e)}): '${cut(argsText, 80)}'`);
+    }
   }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return bad(`expected a JSON object, got '${cut(argsText, 80)}'`);
+  let validate;
+  try {
+    validate = validatorFor(tool.parameters);
+  } catch (e) {
+    return { error: `the tool ${tool.name} cannot be called: its parameters are not a valid JSON Schema (${errorMessage(e)})` };
+  }
+  if (validate(value)) return { args: value as Record<string, unknown> };
+  const problems = (validate.errors ?? []).map(describe);
+  return bad(problems.length ? [...new Set(problems)].join('; ') : 'they do not match the schema');
 }
 
-/** The parsed arguments of a call to `tool`, or why they are not valid. */
-export function validateToolArgs(tool: ToolSpec, argsText: string): { args: Record<string, unknown> } | { error: string } {
-  let args: unknown;
-  try {
-    args = argsText.trim() === '' ? {} : JSON.parse(argsText);
-  } catch (e) {
-    return { error: `the arguments of ${tool.name} are not JSON: ${e instanceof Error ? e.message : String(e)}` };
-  }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { error: `the arguments of ${tool.name} must be a JSON object` };
-  const schema = tool.parameters as Schema;
-  const obj = args as Record<string, unknown>;
-  for (const name of Array.isArray(schema.required) ? schema.required : []) {
-    if (typeof name === 'string' && !(name in obj)) return { error: `${tool.name}: missing required argument \`${name}\`` };
-  }
-  for (const [name, sub] of Object.entries(schema.properties ?? {})) {
-    if (name in obj && !typeOk(obj[name], sub?.type)) return { error: `${tool.name}: argument \`${name}\` must be of type ${String(sub?.type)}` };
-  }
-  return { args: obj };
+/** One schema error in words: `key is required`, `count must be integer`, `unexpected argument x`. */
+function describe(e: ErrorObject): string {
+  const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'required') return `${at ? `${at}.` : ''}${String(p.missingProperty)} is required`;
+  if (e.keyword === 'additionalProperties') return `unexpected argument ${at ? `${at}.` : ''}${String(p.additionalProperty)}`;
+  return `${at || 'the arguments'} ${e.message ?? 'are invalid'}`;
 }

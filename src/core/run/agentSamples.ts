@@ -4,11 +4,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAX_TURNS, runAgentSample, trajectoryKey, type AgentSampleResult } from '../agent/loop';
-import { ENV_UNTRUSTED_REASON, startEnvironment } from '../agent/environment';
+import { DEFAULT_REQUEST_TIMEOUT_MS, ENV_UNTRUSTED_REASON, startEnvironment } from '../agent/environment';
 import type { EnvironmentSpec, Trajectory } from '../agent/types';
 import type { SampleCache } from '../sampling/cache';
 import type { ModelProfile, Provider, SampleHooks, SampleRequest } from '../sampling/types';
-import type { TaskSpec } from '../taskfile/resolve';
+import type { TaskEnvironment, TaskSpec } from '../taskfile/resolve';
 import type { Verdict } from '../verifiers/verdict';
 
 export const refusedInUntrusted = `refused: ${ENV_UNTRUSTED_REASON} (this task's environment runs code from the workspace)`;
@@ -50,7 +50,7 @@ export interface AgentPlan {
 
 /** How the samples of one agent task are keyed and run. */
 export function agentPlan(task: TaskSpec, file: string, profile: ModelProfile, request: SampleRequest): AgentPlan {
-  const spec = task.environment as EnvironmentSpec;
+  const spec = task.environment as TaskEnvironment;
   const dir = path.dirname(path.resolve(file));
   const environmentKey = environmentIdentity(spec, dir);
   const maxTurns = task.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -68,6 +68,8 @@ export function agentPlan(task: TaskSpec, file: string, profile: ModelProfile, r
         fresh: c.fresh,
         signal: c.signal,
         hooks: c.hooks,
+        // The environment times its own replies out; the loop's bound is the backstop.
+        callTimeoutMs: (spec.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + 5000,
         start: (signal) => startEnvironment(spec, { dir, trusted: c.trusted, signal }),
       }),
   };

@@ -1,5 +1,4 @@
 import type { ChatMessage } from '../base/chat';
-import type { EnvironmentSpec } from '../agent/types';
 import type { Issue } from '../base/issues';
 import type { FilePart, TaskEntry, TaskFile } from './parse';
 import { getPair, toJS, type YMap, type YNode } from '../base/ynode';
@@ -14,6 +13,16 @@ export interface CaseSpec {
   readonly expect: Expectation;
   /** Absolute offset of the case in the file, for locations in reports. */
   readonly offset: number;
+  /** Agent tasks: the scripted tool calls `[{tool: {args}}]` replayed before `response`. */
+  readonly calls?: readonly Readonly<Record<string, unknown>>[];
+}
+
+/** A task's `environment:` as written (`run` relative to the task file's folder). */
+export interface TaskEnvironment {
+  readonly run: string;
+  readonly args?: Readonly<Record<string, unknown>>;
+  /** Per-reply timeout in milliseconds. */
+  readonly timeoutMs?: number;
 }
 
 /** Sampling settings after `defaults` are applied. */
@@ -42,9 +51,9 @@ export interface TaskSpec {
   readonly sampling: SamplingSpec;
   readonly tags: readonly string[];
   readonly meta: Readonly<Record<string, unknown>>;
-  /** An agent task's environment (`run` as written: relative to the task file's folder). */
-  readonly environment?: EnvironmentSpec;
-  /** An agent task's `max_turns`, when set. */
+  /** Agent tasks: the environment whose tools the model gets. */
+  readonly environment?: TaskEnvironment;
+  /** Agent tasks: the most assistant turns. */
   readonly maxTurns?: number;
 }
 
@@ -143,15 +152,16 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
     },
     tags: Array.isArray(get('tags')) ? (get('tags') as unknown[]).map(String) : [],
     meta: (get('meta') as Record<string, unknown>) ?? {},
-    ...environmentOf(get('environment'), num('max_turns')),
+    ...environmentOf(get('environment')),
+    ...(num('max_turns') !== undefined ? { maxTurns: num('max_turns') } : {}),
   };
 }
 
-function environmentOf(env: unknown, maxTurns: number | undefined): Pick<TaskSpec, 'environment' | 'maxTurns'> {
-  if (!env || typeof env !== 'object' || typeof (env as { run?: unknown }).run !== 'string') return {};
-  const { run, args } = env as { run: string; args?: unknown };
-  const spec: EnvironmentSpec = { run, ...(args && typeof args === 'object' && !Array.isArray(args) ? { args: args as Record<string, unknown> } : {}) };
-  return { environment: spec, ...(maxTurns !== undefined ? { maxTurns } : {}) };
+function environmentOf(v: unknown): { environment?: TaskEnvironment } {
+  if (!v || typeof v !== 'object' || typeof (v as { run?: unknown }).run !== 'string') return {};
+  const e = v as { run: string; args?: unknown; timeout_ms?: unknown };
+  const args = e.args && typeof e.args === 'object' && !Array.isArray(e.args) ? (e.args as Record<string, unknown>) : undefined;
+  return { environment: { run: e.run, ...(args ? { args } : {}), ...(typeof e.timeout_ms === 'number' ? { timeoutMs: e.timeout_ms } : {}) } };
 }
 
 function casesOf(entry: TaskEntry): CaseSpec[] {
@@ -165,7 +175,8 @@ function casesOf(entry: TaskEntry): CaseSpec[] {
     const expect: Expectation | undefined =
       e === 'pass' || e === 'fail' ? e : e && typeof e === 'object' && typeof (e as { score?: unknown }).score === 'number' ? { score: (e as { score: number }).score } : undefined;
     if (expect === undefined || typeof v.response !== 'string') return;
-    out.push({ index, name: typeof v.name === 'string' ? v.name : undefined, response: v.response, expect, offset: entry.offset + c.span[0] });
+    const calls = Array.isArray(v.calls) ? (v.calls as unknown[]).filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x)) : undefined;
+    out.push({ index, name: typeof v.name === 'string' ? v.name : undefined, response: v.response, expect, offset: entry.offset + c.span[0], ...(calls ? { calls } : {}) });
   });
   return out;
 }

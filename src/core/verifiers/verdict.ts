@@ -42,7 +42,10 @@ export interface VerifyContext {
    * Undefined when no model is configured (then judge verdicts are `unavailable`).
    */
   readonly judge?: (model: string | undefined) => Provider | undefined;
-  /** An agent task's trajectory: what `trajectory` and `state` verifiers check. */
+  /**
+   * Agent tasks: the sample's trajectory (its tool calls, turns and final state), which the
+   * `trajectory` and `state` kinds check. Every other kind checks the final answer.
+   */
   readonly trajectory?: Trajectory;
 }
 

@@ -10,7 +10,7 @@ export interface VerifyOptions {
   readonly trusted?: boolean;
   /** Where `judge` verifiers get their model; without it they are `unavailable`. */
   readonly judge?: VerifyContext['judge'];
-  /** An agent sample's trajectory, for `trajectory` and `state` verifiers. */
+  /** Agent tasks: the trajectory the `trajectory` and `state` kinds check. */
   readonly trajectory?: VerifyContext['trajectory'];
 }
 
