@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { reverify } from '../../src/core/panel/samples';
 import { sampleTasks } from '../../src/core/run/sampleTasks';
 import { SampleCache } from '../../src/core/sampling/cache';
 import { OpenAIProvider } from '../../src/core/sampling/openai';
@@ -138,6 +139,30 @@ test('agent tasks are refused in an untrusted workspace, with the reason', async
     assert.match(r?.error ?? '', /^refused: environments do not run in an untrusted workspace/);
     assert.equal(r?.samples.length, 0);
     assert.equal(server.samplingRequests.length, before);
+  } finally {
+    cache.close();
+  }
+});
+
+test("the editor's re-verify checks trajectories against the edited verifier, with no request", async () => {
+  fs.writeFileSync(file, taskFile('Paris'));
+  const [task] = runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8'))).tasks;
+  assert.ok(task);
+  const profile = profileFromEntry('test', { base_url: server.url, model: 'test-model' });
+  const cache = SampleCache.open(fs.mkdtempSync(path.join(dir, 'reverify-')));
+  try {
+    const signal = new AbortController().signal;
+    const [run] = await sampleTasks([task], { file, cache, profileFor: () => profile, providerFor: (p) => new OpenAIProvider(p), signal });
+    assert.ok(run);
+    assert.equal(run.stats.passed, 3);
+    const requests = server.samplingRequests.length;
+    const strict = { ...task, verify: { trajectory: { max_tool_calls: 0 } } };
+    const r = await reverify(strict, run, { file, signal, trusted: true });
+    assert.deepEqual(r.run.samples.map((s) => s.verdict.pass), [false, false, false]);
+    assert.equal(r.lost, 3);
+    const state = await reverify({ ...task, verify: { state: { path: 'lookups', equals: 1 } } }, run, { file, signal, trusted: true });
+    assert.deepEqual(state.run.samples.map((s) => s.verdict.pass), [true, true, true]);
+    assert.equal(server.samplingRequests.length, requests);
   } finally {
     cache.close();
   }

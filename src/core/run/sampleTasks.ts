@@ -11,7 +11,7 @@ import type { TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
 import { version } from '../version';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
-import { verify } from '../verifiers/verify';
+import { verify, type VerifyOptions } from '../verifiers/verify';
 import { taskView } from './cases';
 import { claimTask, type Claim } from './claims';
 
@@ -88,6 +88,15 @@ export interface RunOptions {
  */
 export function responseOf(s: { readonly text: string; readonly reasoning?: string }): string {
   return s.reasoning ? `<think>${s.reasoning}</think>${s.text}` : s.text;
+}
+
+/**
+ * Verifies one sample; an agent sample with its trajectory in context, and a trajectory the
+ * environment broke off fails as an error (it has no answer to judge).
+ */
+export function verifySample(verifier: unknown, s: { readonly text: string; readonly reasoning?: string; readonly trajectory?: Trajectory }, options: VerifyOptions): Promise<Verdict> {
+  if (s.trajectory?.stop === 'error') return Promise.resolve(trajectoryVerdict(s.trajectory));
+  return verify(verifier, responseOf(s), { ...options, ...(s.trajectory ? { trajectory: s.trajectory } : {}) });
 }
 
 /** The request of a task: its messages and sampling settings, the profile's seed as fallback. */
@@ -179,9 +188,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
   const trajectoryOf = (s: Sample): Trajectory | undefined => (agent ? (s as Sample & { trajectory?: Trajectory }).trajectory : undefined);
   const check = (s: Sample): Promise<Verdict> => {
     const trajectory = trajectoryOf(s);
-    // A trajectory the environment broke off has no answer to judge: it fails, as an error.
-    if (trajectory?.stop === 'error') return Promise.resolve(trajectoryVerdict(trajectory));
-    return verify(task.verify, responseOf(s), { task: view, signal: o.verifySignal ?? o.signal, trusted: o.trusted, judge: o.judge, ...(trajectory ? { trajectory } : {}) });
+    return verifySample(task.verify, { text: s.text, reasoning: s.reasoning, ...(trajectory ? { trajectory } : {}) }, { task: view, signal: o.verifySignal ?? o.signal, trusted: o.trusted, judge: o.judge });
   };
   const result = (i: number, s: Sample, verdict: Verdict): SampleResult => {
     const trajectory = trajectoryOf(s);
