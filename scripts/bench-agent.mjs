@@ -7,11 +7,11 @@
 // fresh JS environment and two model turns (a `get`, then the answer); and the same
 // trajectories replayed from the cache. The last stdout line is one JSON object.
 import * as esbuild from 'esbuild';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startServerProcess } from './bench-server.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const CONCURRENCY = 16;
@@ -46,20 +46,7 @@ fs.copyFileSync(path.join(root, 'examples/envs/kv_store.mjs'), path.join(envDir,
 fs.copyFileSync(path.join(root, 'examples/envs/kv_store.py'), path.join(envDir, 'kv_store.py'));
 fs.chmodSync(path.join(envDir, 'kv_store.py'), 0o755);
 
-const server = spawn(process.execPath, [serverJs, '--port', '0', '--no-record'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const port = await new Promise((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('the test server did not start within 10 s')), 10_000);
-  server.stdout.on('data', (d) => {
-    out += d;
-    const m = /listening (\d+)/.exec(out);
-    if (m) {
-      clearTimeout(timer);
-      resolve(Number(m[1]));
-    }
-  });
-  server.once('exit', (code) => reject(new Error(`the test server exited (${code})`)));
-});
+const { server, port } = await startServerProcess(serverJs);
 
 const never = new AbortController().signal;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
