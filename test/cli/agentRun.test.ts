@@ -167,3 +167,22 @@ test("the editor's re-verify checks trajectories against the edited verifier, wi
     cache.close();
   }
 });
+
+test('environments alive at once are bounded across the run (VTASK_MAX_ENVIRONMENTS)', async () => {
+  const one = path.join(dir, 'one.vtask');
+  fs.writeFileSync(one, taskFile('Paris').split('  - id: kv/loop')[0] as string);
+  server.behaviour = () => ({ delayMs: 150 });
+  try {
+    const args = ['run', one, '--base-url', server.url, '--model', 'test-model', '--cache-dir', path.join(dir, 'bounded-cache'), '--fresh', '--json'];
+    server.reset();
+    const bounded = await startCli(args, { VTASK_MAX_ENVIRONMENTS: '1' }, 60_000).done;
+    assert.equal(bounded.code, 0, bounded.stderr);
+    assert.equal(server.maxInFlight, 1, 'one trajectory at a time: its environment holds the only slot');
+    server.reset();
+    const free = await startCli(args, {}, 60_000).done;
+    assert.equal(free.code, 0, free.stderr);
+    assert.equal(server.maxInFlight, 3, 'three trajectories at once');
+  } finally {
+    server.behaviour = undefined;
+  }
+});

@@ -2,14 +2,55 @@
 // per sample through the agent loop (agent/loop.ts).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_TURNS, runAgentSample, trajectoryKey, type AgentSampleResult } from '../agent/loop';
 import { DEFAULT_REQUEST_TIMEOUT_MS, ENV_UNTRUSTED_REASON, startEnvironment } from '../agent/environment';
-import type { EnvironmentSpec, Trajectory } from '../agent/types';
+import type { EnvironmentSession, EnvironmentSpec, Trajectory } from '../agent/types';
+import { Limiter } from '../sampling/limiter';
 import type { SampleCache } from '../sampling/cache';
 import type { ModelProfile, Provider, SampleHooks, SampleRequest } from '../sampling/types';
 import type { TaskEnvironment, TaskSpec } from '../taskfile/resolve';
 import type { Verdict } from '../verifiers/verdict';
+
+/**
+ * Environments alive at once, across all tasks of a process: each is a sandboxed process, and
+ * tasks × the profile's concurrency of them would exhaust memory. VTASK_MAX_ENVIRONMENTS overrides.
+ */
+export function environmentLimit(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const n = Number(env.VTASK_MAX_ENVIRONMENTS);
+  return Number.isInteger(n) && n > 0 ? n : Math.max(4, 2 * os.availableParallelism());
+}
+
+let slots: Limiter | undefined;
+
+/** Starts an environment once a slot is free; the slot is given back when the session closes. */
+async function startInSlot(spec: TaskEnvironment, ctx: { dir: string; trusted: boolean; signal: AbortSignal }): Promise<EnvironmentSession> {
+  slots ??= new Limiter(environmentLimit());
+  const release = await slots.acquire(ctx.signal);
+  let env: EnvironmentSession;
+  try {
+    env = await startEnvironment(spec, ctx);
+  } catch (e) {
+    release();
+    throw e;
+  }
+  let released = false;
+  return {
+    tools: env.tools,
+    isolation: env.isolation,
+    call: (tool, args, signal) => env.call(tool, args, signal),
+    state: (signal) => env.state(signal),
+    close: async () => {
+      try {
+        await env.close();
+      } finally {
+        if (!released) release();
+        released = true;
+      }
+    },
+  };
+}
 
 export const refusedInUntrusted = `refused: ${ENV_UNTRUSTED_REASON} (this task's environment runs code from the workspace)`;
 
@@ -70,7 +111,7 @@ export function agentPlan(task: TaskSpec, file: string, profile: ModelProfile, r
         hooks: c.hooks,
         // The environment times its own replies out; the loop's bound is the backstop.
         callTimeoutMs: (spec.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + 5000,
-        start: (signal) => startEnvironment(spec, { dir, trusted: c.trusted, signal }),
+        start: (signal) => startInSlot(spec, { dir, trusted: c.trusted, signal }),
       }),
   };
 }
