@@ -29,6 +29,15 @@ export function state() { return {}; }
 `,
 );
 
+// Answers `reset`, then never answers a call.
+fs.writeFileSync(
+  path.join(DIR, 'hang.mjs'),
+  `export function reset() { return { tools: [{ name: 'get', parameters: { type: 'object' } }] }; }
+export function call() { return new Promise(() => {}); }
+export function state() { return {}; }
+`,
+);
+
 const never = new AbortController().signal;
 const FAST = { policy: { baseDelayMs: 1, maxDelayMs: 4, maxAttempts: 2 } } as const;
 
@@ -148,6 +157,17 @@ void test('a crashing environment ends the trajectory with a clear error', async
   assert.equal(tm.stop, 'error');
   assert.match(tm.error ?? '', /the environment did not start: .*no-such-env/);
   assert.equal(server.samplingRequests.length, 1, 'no request when the environment does not start');
+});
+
+void test('an environment that never answers a call ends the trajectory within the call bound', async (t) => {
+  const server = await serve(t);
+  const o = options(server, [{ calls: [{ get: { key: 'fr' } }] }, { answer: 'never' }], { run: 'hang.mjs', callTimeoutMs: 400 });
+  const t0 = Date.now();
+  const tr = (await runAgentSample(o)).sample.trajectory;
+  assert.ok(Date.now() - t0 < 5000, 'bounded');
+  assert.equal(tr.stop, 'error');
+  assert.match(tr.error ?? '', /tool call get took longer than 400 ms/);
+  assert.equal(server.samplingRequests.length, 1);
 });
 
 void test('caching: a second run replays nothing; a changed environment replays model steps from the cache', async (t) => {

@@ -188,6 +188,7 @@ async function runCall(o: AgentSampleOptions, session: EnvironmentSession, call:
  * even if `fn` ignores its signal: an environment that hangs must not hang the run.
  */
 async function bounded<T>(fn: (s: AbortSignal) => Promise<T>, signal: AbortSignal, ms: number, what: string): Promise<T> {
+  if (signal.aborted) throw cancelled();
   const ctl = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const onAbort = (): void => ctl.abort();
@@ -200,8 +201,11 @@ async function bounded<T>(fn: (s: AbortSignal) => Promise<T>, signal: AbortSigna
     ctl.signal.addEventListener('abort', () => reject(signal.aborted ? cancelled() : new Error(`${what} took longer than ${ms} ms`)), { once: true });
   });
   stopped.catch(() => undefined);
+  const running = fn(ctl.signal);
+  // Once the bound has passed, a late failure of `fn` has nobody to hear it.
+  running.catch(() => undefined);
   try {
-    return await Promise.race([fn(ctl.signal), stopped]);
+    return await Promise.race([running, stopped]);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
