@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../base/chat';
 import type { TaskSpec } from '../taskfile/resolve';
+import type { EnvironmentRef } from './agentRows';
 
 /** What a cached run says about a task, carried into each exported row's metadata. */
 export interface RunSummary {
@@ -18,6 +19,8 @@ export interface ExportTask {
   readonly index: number;
   readonly split?: string;
   readonly run?: RunSummary;
+  /** An agent task's environment, by reference from the output file. */
+  readonly agent?: EnvironmentRef;
 }
 
 export interface ExportSettings {

@@ -1,3 +1,4 @@
+import type { EnvironmentSpec } from '../agent/types';
 import type { ChatMessage } from '../base/chat';
 import type { Issue } from '../base/issues';
 import type { FilePart, TaskEntry, TaskFile } from './parse';
@@ -41,6 +42,10 @@ export interface TaskSpec {
   readonly sampling: SamplingSpec;
   readonly tags: readonly string[];
   readonly meta: Readonly<Record<string, unknown>>;
+  /** An agent task's environment, `run` as written (relative to the task file's folder). */
+  readonly environment?: EnvironmentSpec;
+  /** An agent task's turn limit (`max_turns`, default 6). */
+  readonly max_turns?: number;
 }
 
 /** Tasks that can run: those without errors of their own, with `defaults` applied. */
@@ -138,7 +143,16 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
     },
     tags: Array.isArray(get('tags')) ? (get('tags') as unknown[]).map(String) : [],
     meta: (get('meta') as Record<string, unknown>) ?? {},
+    ...agentFields(get('environment'), num('max_turns')),
   };
+}
+
+/** The environment and turn limit of an agent task; nothing for other tasks. */
+function agentFields(env: unknown, maxTurns: number | undefined): Pick<TaskSpec, 'environment' | 'max_turns'> {
+  if (!env || typeof env !== 'object' || typeof (env as { run?: unknown }).run !== 'string') return {};
+  const { run, args } = env as { run: string; args?: unknown };
+  const environment: EnvironmentSpec = args && typeof args === 'object' ? { run, args: args as Record<string, unknown> } : { run };
+  return { environment, max_turns: maxTurns ?? 6 };
 }
 
 function casesOf(entry: TaskEntry): CaseSpec[] {
