@@ -7,6 +7,7 @@ import { mapLimit } from '../util/limit';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 import type { SampleView, StatsView } from '../base/panelProtocol';
+import { trajectoryView } from './trajectory';
 
 /**
  * The panel shows about this much of one sample (the verdict always saw all of it): a runaway
@@ -66,6 +67,7 @@ export function sampleView(s: SampleResult, before?: boolean): SampleView {
     ...(before === undefined || before === v.pass ? {} : { flip: v.pass ? ('gained' as const) : ('lost' as const) }),
     cached: s.cached,
     truncated: s.truncated,
+    ...(s.trajectory ? { trajectory: trajectoryView(s.trajectory) } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Trajectory } from '../agent/types';
 import { errorMessage } from '../base/errorMessage';
 import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
@@ -27,6 +28,7 @@ export interface SampleResult {
   readonly takenAt: string;
   /** The vtask version that gave the verdict. */
   readonly verifiedBy: string;
+  readonly trajectory?: Trajectory;
 }
 
 export interface TaskRunResult {
