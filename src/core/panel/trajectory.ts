@@ -11,9 +11,9 @@ const STATE_CHARS = 20_000;
 
 const cut = (s: string, max = PART_CHARS): string => (s.length > max ? `${s.slice(0, max)}… [${(s.length - max).toLocaleString('en-US')} more characters]` : s);
 
-function json(v: unknown): string {
+function json(v: unknown, indent?: number): string {
   try {
-    return JSON.stringify(v, null, 2) ?? String(v);
+    return JSON.stringify(v, null, indent) ?? String(v);
   } catch {
     return String(v);
   }
@@ -34,14 +34,15 @@ export function trajectoryView(t: Trajectory): TrajectoryView {
       turns.push(at);
       turns.sort((a, b) => a.turn - b.turn);
     }
+    // Arguments on the call's line; results, often structured, indented.
     const args = s.args !== undefined ? json(s.args) : s.call.arguments;
-    at.calls.push({ tool: s.call.name, args: cut(args), ...('error' in s.outcome ? { error: cut(s.outcome.error) } : { result: cut(json(s.outcome.result)) }) });
+    at.calls.push({ tool: s.call.name, args: cut(args), ...('error' in s.outcome ? { error: cut(s.outcome.error) } : { result: cut(json(s.outcome.result, 2)) }) });
   }
   return {
     turns,
     stop: t.stop,
     ...(t.error ? { error: cut(t.error) } : {}),
-    ...(t.state !== undefined ? { state: cut(json(t.state), STATE_CHARS) } : {}),
+    ...(t.state !== undefined ? { state: cut(json(t.state, 2), STATE_CHARS) } : {}),
     calls: t.steps.length,
   };
 }
