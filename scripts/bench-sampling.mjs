@@ -8,11 +8,11 @@
 // machine's load drifts. The last stdout line is one JSON object.
 import * as esbuild from 'esbuild';
 import http from 'node:http';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startServerProcess } from './bench-server.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const CONCURRENCY = 64;
@@ -27,20 +27,7 @@ const serverJs = path.join(tmp, 'openaiServer.js');
 await esbuild.build({ ...common, entryPoints: ['test/support/openaiServer.ts'], outfile: serverJs });
 const sampling = createRequire(import.meta.url)(path.join(tmp, 'sampling.js'));
 
-const server = spawn(process.execPath, [serverJs, '--port', '0', '--no-record'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const port = await new Promise((resolve, reject) => {
-  let out = '';
-  const timer = setTimeout(() => reject(new Error('the test server did not start within 10 s')), 10_000);
-  server.stdout.on('data', (d) => {
-    out += d;
-    const m = /listening (\d+)/.exec(out);
-    if (m) {
-      clearTimeout(timer);
-      resolve(Number(m[1]));
-    }
-  });
-  server.once('exit', (code) => reject(new Error(`the test server exited (${code})`)));
-});
+const { server, port } = await startServerProcess(serverJs);
 
 let peakRss = process.memoryUsage().rss;
 const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);

@@ -5,6 +5,7 @@
 // environment from that reference through the Python package (`vtask_reward.environment`),
 // which speaks the environment protocol of the task format.
 import path from 'node:path';
+import { DEFAULT_MAX_TURNS } from '../agent/loop';
 import type { TaskSpec } from '../taskfile/resolve';
 
 export interface EnvironmentRef {
@@ -24,5 +25,5 @@ export function environmentRef(task: TaskSpec, file: string, out: string): Envir
   const run = path.resolve(path.dirname(path.resolve(file)), task.environment.run);
   let rel = path.relative(path.dirname(path.resolve(out)), run).split(path.sep).join('/');
   if (!rel.startsWith('.') && !path.isAbsolute(rel)) rel = './' + rel;
-  return { environment: rel, environment_args: JSON.stringify(task.environment.args ?? {}), max_turns: task.max_turns ?? 6 };
+  return { environment: rel, environment_args: JSON.stringify(task.environment.args ?? {}), max_turns: task.maxTurns ?? DEFAULT_MAX_TURNS };
 }

@@ -1,11 +1,10 @@
 import type { SampleResult, TaskRunResult } from '../run/sampleTasks';
-import { responseOf } from '../run/sampleTasks';
+import { verifySample } from '../run/sampleTasks';
 import { taskView } from '../run/cases';
 import { taskStats, type TaskStats } from '../stats';
 import type { TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
-import { verify } from '../verifiers/verify';
 import type { SampleView, StatsView } from '../base/panelProtocol';
 import { trajectoryView } from './trajectory';
 
@@ -111,7 +110,7 @@ export interface Reverified {
 export async function reverify(task: TaskSpec, run: TaskRunResult, o: ReverifyOptions): Promise<Reverified> {
   const view = taskView(task, o.file);
   const samples = await mapLimit(run.samples, o.concurrency ?? 8, async (s): Promise<SampleResult> => {
-    const verdict = await verify(task.verify, responseOf(s), { task: view, signal: o.signal, trusted: o.trusted, judge: o.judge });
+    const verdict = await verifySample(task.verify, s, { task: view, signal: o.signal, trusted: o.trusted, judge: o.judge });
     return { ...s, verdict };
   });
   const before = new Map(run.samples.map((s) => [s.index, s.verdict.pass]));

@@ -21,8 +21,8 @@ export const INHERITABLE_FIELDS: Fields = {
   tags: field(z.array(z.string()), 'Free labels, carried into exports.', ['math']),
   meta: field(z.record(z.string(), z.unknown()), 'Free-form data carried into exports.', { source: 'gsm8k' }),
   environment: field(
-    z.strictObject({ run: z.string().min(1), args: z.record(z.string(), z.unknown()).optional() }),
-    'An environment with tools for an agent task: a JS module or executable speaking the vtask environment protocol.',
+    z.strictObject({ run: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), timeout_ms: z.number().int().min(1).max(600_000).optional() }),
+    'An environment with tools for an agent task: a JS module or executable speaking the vtask environment protocol. `args` go to `reset`; `timeout_ms` bounds each reply (default 10000).',
     { run: './envs/kv_store.mjs' },
   ),
   max_turns: field(z.number().int().min(1).max(1000), 'The most assistant turns in an agent task.', 6),
@@ -44,7 +44,7 @@ export const CASE_FIELDS: Fields = {
   response: field(z.string(), 'The response to verify.', '\\boxed{72}'),
   expect: field(z.unknown(), '`pass`, `fail`, or `{score: 0.5}`: the verdict the verifier must give.', 'pass', true, '`pass`, `fail` or `{ score: 0.5 }`'),
   name: field(z.string(), 'A short name shown in test results.', 'boxed answer'),
-  calls: field(z.array(z.record(z.string(), z.unknown())), 'A scripted trajectory for agent tasks: `[{tool: {args}}]`, replayed in the environment.', [{ get: { key: 'fr' } }]),
+  calls: field(z.array(z.record(z.string(), z.unknown()).refine((c) => Object.keys(c).length === 1, { message: 'a call is one tool with its arguments: `{get: {key: fr}}`' })), 'A scripted trajectory for agent tasks: `[{tool: {args}}]`, replayed in the environment.', [{ get: { key: 'fr' } }]),
 };
 
 const headerValue = z.string().refine((v) => !looksLikeCredential(v), {

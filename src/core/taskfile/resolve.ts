@@ -1,4 +1,3 @@
-import type { EnvironmentSpec } from '../agent/types';
 import type { ChatMessage } from '../base/chat';
 import type { Issue } from '../base/issues';
 import type { FilePart, TaskEntry, TaskFile } from './parse';
@@ -14,6 +13,16 @@ export interface CaseSpec {
   readonly expect: Expectation;
   /** Absolute offset of the case in the file, for locations in reports. */
   readonly offset: number;
+  /** Agent tasks: the scripted tool calls `[{tool: {args}}]` replayed before `response`. */
+  readonly calls?: readonly Readonly<Record<string, unknown>>[];
+}
+
+/** A task's `environment:` as written (`run` relative to the task file's folder). */
+export interface TaskEnvironment {
+  readonly run: string;
+  readonly args?: Readonly<Record<string, unknown>>;
+  /** Per-reply timeout in milliseconds. */
+  readonly timeoutMs?: number;
 }
 
 /** Sampling settings after `defaults` are applied. */
@@ -42,10 +51,10 @@ export interface TaskSpec {
   readonly sampling: SamplingSpec;
   readonly tags: readonly string[];
   readonly meta: Readonly<Record<string, unknown>>;
-  /** An agent task's environment, `run` as written (relative to the task file's folder). */
-  readonly environment?: EnvironmentSpec;
-  /** An agent task's turn limit (`max_turns`, default 6). */
-  readonly max_turns?: number;
+  /** Agent tasks: the environment whose tools the model gets. */
+  readonly environment?: TaskEnvironment;
+  /** Agent tasks: the most assistant turns. */
+  readonly maxTurns?: number;
 }
 
 /** Tasks that can run: those without errors of their own, with `defaults` applied. */
@@ -143,16 +152,16 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
     },
     tags: Array.isArray(get('tags')) ? (get('tags') as unknown[]).map(String) : [],
     meta: (get('meta') as Record<string, unknown>) ?? {},
-    ...agentFields(get('environment'), num('max_turns')),
+    ...environmentOf(get('environment')),
+    ...(num('max_turns') !== undefined ? { maxTurns: num('max_turns') } : {}),
   };
 }
 
-/** The environment and turn limit of an agent task; nothing for other tasks. */
-function agentFields(env: unknown, maxTurns: number | undefined): Pick<TaskSpec, 'environment' | 'max_turns'> {
-  if (!env || typeof env !== 'object' || typeof (env as { run?: unknown }).run !== 'string') return {};
-  const { run, args } = env as { run: string; args?: unknown };
-  const environment: EnvironmentSpec = args && typeof args === 'object' ? { run, args: args as Record<string, unknown> } : { run };
-  return { environment, max_turns: maxTurns ?? 6 };
+function environmentOf(v: unknown): { environment?: TaskEnvironment } {
+  if (!v || typeof v !== 'object' || typeof (v as { run?: unknown }).run !== 'string') return {};
+  const e = v as { run: string; args?: unknown; timeout_ms?: unknown };
+  const args = e.args && typeof e.args === 'object' && !Array.isArray(e.args) ? (e.args as Record<string, unknown>) : undefined;
+  return { environment: { run: e.run, ...(args ? { args } : {}), ...(typeof e.timeout_ms === 'number' ? { timeoutMs: e.timeout_ms } : {}) } };
 }
 
 function casesOf(entry: TaskEntry): CaseSpec[] {
@@ -166,7 +175,8 @@ function casesOf(entry: TaskEntry): CaseSpec[] {
     const expect: Expectation | undefined =
       e === 'pass' || e === 'fail' ? e : e && typeof e === 'object' && typeof (e as { score?: unknown }).score === 'number' ? { score: (e as { score: number }).score } : undefined;
     if (expect === undefined || typeof v.response !== 'string') return;
-    out.push({ index, name: typeof v.name === 'string' ? v.name : undefined, response: v.response, expect, offset: entry.offset + c.span[0] });
+    const calls = Array.isArray(v.calls) ? (v.calls as unknown[]).filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x)) : undefined;
+    out.push({ index, name: typeof v.name === 'string' ? v.name : undefined, response: v.response, expect, offset: entry.offset + c.span[0], ...(calls ? { calls } : {}) });
   });
   return out;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { field } from '../schema/fields';
+import { checkState, checkTrajectory, type StateParams, type TrajectoryParams } from './agentChecks';
 import { checkRegex, type VerifierKind } from './kind';
 
 const names = z.array(z.string().min(1));
@@ -7,7 +8,7 @@ const names = z.array(z.string().min(1));
 const trajectoryKind: VerifierKind = {
   kind: 'trajectory',
   summary: 'The agent\'s tool calls have the required shape.',
-  doc: 'For tasks with an `environment`: which tools were called, in what order, and how often.',
+  doc: 'For tasks with an `environment`: which tools were called, in what order, and how often. A call counts as made when its arguments were valid; a failure names the turn where it went wrong.',
   fields: {
     called: field(names, 'Tools that must be called at least once.', ['get']),
     not_called: field(names, 'Tools that must never be called.', ['delete']),
@@ -16,6 +17,9 @@ const trajectoryKind: VerifierKind = {
     max_turns: field(z.number().int().min(1), 'At most this many assistant turns.', 6),
   },
   snippet: '{ called: [${1:get}] }',
+  // The trajectory is checked, not the response: no final-answer rule applies.
+  wholeResponse: true,
+  check: (_response, params, ctx) => checkTrajectory(params as TrajectoryParams, ctx),
 };
 
 const stateKind: VerifierKind = {
@@ -35,6 +39,8 @@ const stateKind: VerifierKind = {
     checkRegex(ctx, 'matches');
   },
   snippet: '{ path: "${1:lookups}", equals: ${2:1} }',
+  wholeResponse: true,
+  check: (_response, params, ctx) => checkState(params as unknown as StateParams, ctx),
 };
 
 /** The kinds that check an agent's trajectory and its environment's final state. */

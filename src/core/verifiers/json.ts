@@ -27,7 +27,8 @@ export function jsonText(answer: string): string {
 const ajv = new Ajv({ allErrors: true, strict: false });
 const compiled = new Map<string, ValidateFunction>();
 
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+/** A compiled JSON Schema validator, kept by the schema's text; throws when the schema is invalid. */
+export function validatorFor(schema: Readonly<Record<string, unknown>>): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = compiled.get(key);
   if (!v) compiled.set(key, (v = ajv.compile(schema)));

@@ -1,3 +1,4 @@
+import type { Trajectory } from '../agent/types';
 import type { Provider } from '../sampling/types';
 
 /** What every verifier returns. */
@@ -41,6 +42,11 @@ export interface VerifyContext {
    * Undefined when no model is configured (then judge verdicts are `unavailable`).
    */
   readonly judge?: (model: string | undefined) => Provider | undefined;
+  /**
+   * Agent tasks: the sample's trajectory (its tool calls, turns and final state), which the
+   * `trajectory` and `state` kinds check. Every other kind checks the final answer.
+   */
+  readonly trajectory?: Trajectory;
 }
 
 /** Checks one response against validated parameters. */
