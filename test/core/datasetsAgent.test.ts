@@ -11,7 +11,10 @@ import { test } from 'node:test';
 import { exportDataset, type ExportRequest } from '../../src/core/datasets/exportDataset';
 import type { DatasetFormat } from '../../src/core/datasets/format';
 import { EXPORT_FORMATS } from '../../src/core/datasets/formats';
+import { importDataset } from '../../src/core/datasets/importDataset';
 import { readRows, type RowFileType } from '../../src/core/datasets/rowFiles';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { python, pythonMissing } from '../support/python';
 
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-agent-export-'));
@@ -123,6 +126,21 @@ test('the reference is relative to the output file, wherever the output goes', a
   assert.equal(agent?.environment, '../../../tasks/envs/counter.py');
   await exportDataset(request('trl', path.join(TASKS, 'trl.jsonl')));
   assert.equal((await rowsOf(path.join(TASKS, 'trl.jsonl'), 'jsonl'))[0]?.environment, './envs/counter.py');
+});
+
+test('import: an agent row comes back as an agent task whose environment is the same file', async () => {
+  const back = path.join(DIR, 'imported');
+  fs.mkdirSync(back, { recursive: true });
+  for (const [name, rows] of [['verl', 'verl.parquet'], ['trl', 'trl.jsonl'], ['open-instruct', 'oi.parquet']] as const) {
+    const out = path.join(back, `${name}.vtask`);
+    const report = await importDataset({ input: path.join(OUT, rows), type: rows.endsWith('.parquet') ? 'parquet' : 'jsonl', format: name, out });
+    assert.deepEqual(report.bad, [], name);
+    const tasks = runnableTasks(parseTaskFile(fs.readFileSync(out, 'utf8'))).tasks;
+    const agent = tasks.find((t) => t.id === 'counter/1');
+    assert.deepEqual({ run: agent?.environment?.run, args: agent?.environment?.args, maxTurns: agent?.maxTurns }, { run: '../tasks/envs/counter.py', args: { start: 3 }, maxTurns: 4 }, name);
+    assert.equal(path.resolve(back, agent?.environment?.run ?? ''), path.join(TASKS, 'envs', 'counter.py'));
+    assert.equal(tasks.find((t) => t.id === 'plain/1')?.environment, undefined, name);
+  }
 });
 
 test('openai-rft: an agent task is refused (its rows carry no tools), and left out with --lossy', async () => {

@@ -41,6 +41,9 @@ export interface ImportedTask {
   readonly verify: unknown;
   readonly tags?: readonly string[];
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** An agent task's environment as the row references it (`run` relative to the row file). */
+  readonly environment?: { readonly run: string; readonly args?: Readonly<Record<string, unknown>> };
+  readonly max_turns?: number;
 }
 
 export type ImportResult = { readonly task: ImportedTask } | { readonly error: string };

@@ -8,6 +8,7 @@
 import { errorMessage } from '../base/errorMessage';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
 import { instructionPairs, kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { fromPyLiteral, toPyLiteral } from './pyLiteral';
 import { int32, listOf, messagesColumn, str, struct, type SchemaElement } from './parquetSchema';
@@ -145,7 +146,10 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   if ('error' in v) return v;
   // The last assistant message of an SFT-style row is an answer, not part of the prompt.
   const prompt = messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
-  return { task: { id: rowId(row, n), messages: prompt, verify: v.verify, meta: readTrace(row) } };
+  const env = row.env_config as { env_configs?: Record<string, unknown>[]; max_steps?: unknown } | null | undefined;
+  const vtaskEnv = env?.env_configs?.find((e) => e?.env_name === OPEN_INSTRUCT_ENV);
+  const agent = vtaskEnv ? readEnvironmentRef({ ...vtaskEnv, max_steps: env?.max_steps }) : {};
+  return { task: { id: rowId(row, n), messages: prompt, verify: v.verify, meta: readTrace(row), ...agent } };
 }
 
 export const openInstruct: DatasetFormat = {

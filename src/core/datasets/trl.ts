@@ -10,6 +10,7 @@
 // columns to the environment's `reset`. The Python package's `trl_environments` builds that
 // dict from the rows, one factory per environment, each speaking the environment protocol.
 import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { int32, messagesColumn, str, type SchemaElement } from './parquetSchema';
 
@@ -43,7 +44,7 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
     if (typeof s !== 'string' && typeof s !== 'number') return { error: 'no `vtask_verifier` and no `solution` to check against' };
     verify = { math: { answer: String(s) } };
   }
-  return { task: { id: rowId(row, n), messages, verify, meta: readTrace(row) } };
+  return { task: { id: rowId(row, n), messages, verify, meta: readTrace(row), ...readEnvironmentRef(row) } };
 }
 
 export const trl: DatasetFormat = {

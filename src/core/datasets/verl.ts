@@ -11,6 +11,7 @@
 // tools; a row carries its environment there by reference under the key `vtask`, and the
 // Python package's `EnvironmentTool` starts it per trajectory and writes the tool config.
 import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, extraInfoSchema } from './common';
+import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { bool, int32, messagesColumn, str, struct } from './parquetSchema';
 
@@ -86,7 +87,8 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
     }
     verify = { math: { answer: String(gt) } };
   }
-  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra) } };
+  const tools = extra.tools_kwargs as Record<string, { create_kwargs?: unknown } | null> | null | undefined;
+  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra), ...readEnvironmentRef(tools?.[VERL_TOOLS_KEY]?.create_kwargs) } };
 }
 
 export const verl: DatasetFormat = {
