@@ -7,15 +7,7 @@
 import path from 'node:path';
 import { DEFAULT_MAX_TURNS } from '../agent/loop';
 import type { TaskSpec } from '../taskfile/resolve';
-import type { ImportedTask } from './format';
-
-export interface EnvironmentRef {
-  /** The environment's `run`, relative to the output file's folder, with `/` separators. */
-  readonly environment: string;
-  /** The reset arguments as JSON text: one column type for every task, whatever its args. */
-  readonly environment_args: string;
-  readonly max_turns: number;
-}
+import type { EnvironmentRef, ImportedTask } from './format';
 
 /**
  * The reference of a task's environment for rows written to `out`; undefined for a task

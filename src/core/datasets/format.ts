@@ -1,6 +1,5 @@
 import type { ChatMessage } from '../base/chat';
 import type { TaskSpec } from '../taskfile/resolve';
-import type { EnvironmentRef } from './agentRows';
 
 /** What a cached run says about a task, carried into each exported row's metadata. */
 export interface RunSummary {
@@ -8,6 +7,15 @@ export interface RunSummary {
   readonly samples: number;
   readonly pass_rate: number;
   readonly band: string | null;
+}
+
+/** How a row names an agent task's environment (see agentRows.ts). */
+export interface EnvironmentRef {
+  /** The environment's `run`, relative to the output file's folder, with `/` separators. */
+  readonly environment: string;
+  /** The reset arguments as JSON text: one column type for every task, whatever its args. */
+  readonly environment_args: string;
+  readonly max_turns: number;
 }
 
 /** One task on its way to a row. */
