@@ -120,8 +120,12 @@ describe('agent samples in the task panel', { skip: chromiumPath() ? false : 'Ch
       const rows = await page.$$eval('.sample-list .sample', (els) => els.map((e) => Number(e.dataset.index)));
       assert.deepEqual(rows.sort(), flipped);
       assert.equal(await page.textContent(`.sample[data-index="${fx.index.solved}"] .flip`), 'pass → fail');
+      // A trajectory the environment broke off is an error verdict, kept apart from wrong answers.
+      const indices = () => page.$$eval('.sample-list .sample', (els) => els.map((e) => Number(e.dataset.index)).sort());
+      await page.click('.filter[data-filter="errors"]');
+      assert.deepEqual(await indices(), [fx.index.envError]);
       await page.click('.filter[data-filter="fail"]');
-      assert.equal(await page.$$eval('.sample-list .sample', (els) => els.length), fx.agent.task.samples.length);
+      assert.deepEqual(await indices(), Object.values(fx.index).filter((i) => i !== fx.index.envError).sort());
     });
   });
 

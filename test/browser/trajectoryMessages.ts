@@ -90,7 +90,9 @@ export async function agentFixture(root: string): Promise<AgentFixture> {
   const text = fs.readFileSync(file, 'utf8');
   const task = loadTask(text, 'panel/kv');
   const named = Object.entries(agentTrajectories());
-  const run = await sampleRun(file, task.spec, named.map(([, t]) => t.final));
+  // The final answers come from the scripted model as single answers; each sample then gets
+  // the trajectory that led to it (the environment is not started here).
+  const run = await sampleRun(file, { ...task.spec, environment: undefined }, named.map(([, t]) => t.final));
   const withTrajectories = { ...run, samples: run.samples.map((s) => ({ ...s, trajectory: named[s.index]![1] })) };
   // An edit of the verifier: the samples are verified again, and what passed now fails.
   const edited = loadTask(text.replace('answer: Paris', 'answer: Berlin'), 'panel/kv');
