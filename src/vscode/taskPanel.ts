@@ -5,6 +5,7 @@ import { locate } from '../core/edit/locate';
 import { addCase, addKey, appendItem, removeItem, removeKey, setScalar, type EditResult } from '../core/edit/taskEdits';
 import { sameRow, verifierForm } from '../core/panel/form';
 import { reverify, sampleView } from '../core/panel/samples';
+import { trajectoryCalls } from '../core/panel/trajectory';
 import { panelTaskView, taskKey, type ShownRun } from '../core/panel/view';
 import { runCases, type CaseResult } from '../core/run/cases';
 import { responseOf, type TaskRunResult } from '../core/run/sampleTasks';
@@ -430,8 +431,9 @@ export class TaskPanel implements vscode.Disposable {
       return;
     }
     // The case holds the response as verifiers see it, <think> block included.
-    if (!(await this.edit(taskId, (f, i) => addCase(f, i, responseOf(sample), expect)))) return;
-    await this.notice('info', `Added sample #${index + 1} as a case that expects ${expect}.`);
+    const calls = sample.trajectory ? trajectoryCalls(sample.trajectory) : undefined;
+    if (!(await this.edit(taskId, (f, i) => addCase(f, i, responseOf(sample), expect, calls)))) return;
+    await this.notice('info', `Added sample #${index + 1}${calls ? ` with its ${calls.length} tool call${calls.length === 1 ? '' : 's'}` : ''} as a case that expects ${expect}.`);
     // Parsing after the edit is synchronous on get(); run the cases so the new one shows its verdict.
     await this.runCases();
   }

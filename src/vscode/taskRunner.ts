@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { refusedInUntrusted } from '../core/run/agentSamples';
 import { sampleTasks, type SampleResult, type TaskRunResult } from '../core/run/sampleTasks';
 import { createProvider } from '../core/sampling';
 import { SampleCache } from '../core/sampling/cache';
@@ -141,6 +142,12 @@ export class TaskRunner implements vscode.Disposable {
             onTaskDone: (r) => {
               this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r);
               if (r.error) this.log.warn(`${r.task.id}: ${r.error}`);
+              // An agent task asked to run in Restricted Mode: say why nothing happened, and where trust is granted.
+              if (r.error === refusedInUntrusted) {
+                void vscode.window.showWarningMessage(`vtask: ${r.task.id} was not run: ${r.error}.`, 'Manage Workspace Trust').then((pick) => {
+                  if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+                });
+              }
             },
           });
         },

@@ -1,6 +1,7 @@
 import { button, el, icon } from './dom';
 import { applyQuery, filterCounts, FILTERS, SORTS, type ListQuery, type SampleFilter, type SampleSort } from './filter';
 import type { FromPanel, SampleView } from '../core/base/panelProtocol';
+import { trajectoryElement } from './trajectory';
 
 /** Every row has this height, so the list can place any row without measuring: virtualised. */
 export const ROW_HEIGHT = 52;
@@ -183,6 +184,7 @@ export class SampleList {
     head.append(icon(s.error ? 'warning' : s.pass ? 'pass' : 'error'), el('span', 'num', `#${s.index + 1}`), el('span', 'score', s.score.toFixed(2)));
     if (s.flip) head.append(el('span', `flip ${s.flip}`, s.flip === 'gained' ? 'fail → pass' : 'pass → fail'));
     if (s.truncated) head.append(el('span', 'tag', 'cut at max_tokens'));
+    if (s.trajectory) head.append(el('span', `tag${s.trajectory.stop === 'final' ? '' : ' stopped'}`, trajectoryTag(s.trajectory)));
     head.append(el('span', 'reason', s.reason));
     const preview = el('div', 'preview', oneLine(s));
     r.append(head, preview);
@@ -225,7 +227,7 @@ export class SampleList {
     const actions = el('div', 'actions');
     if (this.canAddCases) {
       actions.append(
-        el('span', 'muted', 'Add as case:'),
+        el('span', 'muted', s.trajectory ? `Add as case with its ${s.trajectory.calls} call${s.trajectory.calls === 1 ? '' : 's'}:` : 'Add as case:'),
         button('expect pass', 'check', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'pass' })),
         button('expect fail', 'close', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'fail' })),
       );
@@ -236,11 +238,17 @@ export class SampleList {
       d.append(el('summary', undefined, 'Reasoning'), el('pre', undefined, s.reasoning));
       parts.push(d);
     }
+    if (s.trajectory) parts.push(trajectoryElement(s.trajectory), el('div', 'turn-head', 'Final answer'));
     parts.push(answerText(s));
     if (s.clipped) parts.push(el('p', 'muted', 'The answer is longer than shown here; the verifier read all of it.'));
     parts.push(actions);
     this.detail.replaceChildren(...parts);
   }
+}
+
+function trajectoryTag(t: NonNullable<SampleView['trajectory']>): string {
+  const calls = `${t.calls} call${t.calls === 1 ? '' : 's'}`;
+  return t.stop === 'final' ? calls : `${calls}, ${t.stop === 'max_turns' ? 'turn limit' : 'environment error'}`;
 }
 
 function oneLine(s: SampleView): string {

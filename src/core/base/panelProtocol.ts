@@ -44,6 +44,24 @@ export const formRow = z.discriminatedUnion('type', [
   z.object({ type: z.literal('add'), path: nodePath, depth: z.int(), label: z.string(), options: z.array(z.string()) }),
 ]);
 
+/** One tool call of an agent sample as shown: arguments and the result or error, as JSON text. */
+export const toolCallView = z.object({
+  tool: z.string(),
+  args: z.string(),
+  result: z.optional(z.string()),
+  error: z.optional(z.string()),
+});
+
+/** An agent sample's trajectory: per assistant turn its text and calls, why it stopped, the final state. */
+export const trajectoryView = z.object({
+  turns: z.array(z.object({ turn: z.int(), text: z.string(), calls: z.array(toolCallView) })),
+  stop: z.enum(['final', 'max_turns', 'error']),
+  error: z.optional(z.string()),
+  /** The environment's final state as JSON text (cut when long); absent when it could not be read. */
+  state: z.optional(z.string()),
+  calls: z.int(),
+});
+
 /** A verified sample. `answer` is the span of the text the verifier read as the answer. */
 export const sampleView = z.object({
   index: z.int(),
@@ -60,6 +78,8 @@ export const sampleView = z.object({
   flip: z.optional(z.enum(['gained', 'lost'])),
   cached: z.boolean(),
   truncated: z.boolean(),
+  /** An agent sample: its turns, calls and results. */
+  trajectory: z.optional(trajectoryView),
 });
 
 export const statsView = z.object({
@@ -155,6 +175,8 @@ export type TaskView = z.infer<typeof taskView>;
 export type CaseView = z.infer<typeof caseView>;
 export type FormRow = z.infer<typeof formRow>;
 export type SampleView = z.infer<typeof sampleView>;
+export type TrajectoryView = z.infer<typeof trajectoryView>;
+export type ToolCallView = z.infer<typeof toolCallView>;
 export type StatsView = z.infer<typeof statsView>;
 export type RunView = z.infer<typeof runView>;
 export type AuditView = z.infer<typeof auditView>;

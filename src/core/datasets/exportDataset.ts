@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../taskfile/resolve';
 import { streamTaskFile, type ChunkBatchParser } from '../taskfile/stream';
+import { environmentRef } from './agentRows';
 import { mixKeeps, promptKey, splitOf, type SplitShare } from './curate';
 import type { DatasetFormat, ExportSettings, RunSummary } from './format';
 import { graderClass, rftGrader, type GraderClass } from './openaiRft';
@@ -123,7 +124,8 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
         }
         const split = req.split ? splitOf(req.split, req.seed, task.id) : '';
         const out = sinks.get(split) as { sink: RowSink; file: string; index: number };
-        const result = req.format.toRow({ file, task, index: out.index, split: split || undefined, run }, req.settings);
+        const agent = environmentRef(task, file, out.file);
+        const result = req.format.toRow({ file, task, index: out.index, split: split || undefined, run, agent }, req.settings);
         if ('error' in result) {
           report.unexpressible.push({ ...ref, reason: result.error });
           continue;

@@ -9,6 +9,15 @@ export interface RunSummary {
   readonly band: string | null;
 }
 
+/** How a row names an agent task's environment (see agentRows.ts). */
+export interface EnvironmentRef {
+  /** The environment's `run`, relative to the output file's folder, with `/` separators. */
+  readonly environment: string;
+  /** The reset arguments as JSON text: one column type for every task, whatever its args. */
+  readonly environment_args: string;
+  readonly max_turns: number;
+}
+
 /** One task on its way to a row. */
 export interface ExportTask {
   /** The task file, as the user named it (relative paths stay relative). */
@@ -18,6 +27,8 @@ export interface ExportTask {
   readonly index: number;
   readonly split?: string;
   readonly run?: RunSummary;
+  /** An agent task's environment, by reference from the output file. */
+  readonly agent?: EnvironmentRef;
 }
 
 export interface ExportSettings {
@@ -38,6 +49,9 @@ export interface ImportedTask {
   readonly verify: unknown;
   readonly tags?: readonly string[];
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** An agent task's environment as the row references it (`run` relative to the row file). */
+  readonly environment?: { readonly run: string; readonly args?: Readonly<Record<string, unknown>> };
+  readonly max_turns?: number;
 }
 
 export type ImportResult = { readonly task: ImportedTask } | { readonly error: string };

@@ -3,6 +3,7 @@
 // (Parquet): nothing is dropped silently.
 import fs from 'node:fs';
 import YAML from 'yaml';
+import { rebaseEnvironment } from './agentRows';
 import type { ImportedTask } from './format';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from './formats';
 import { readRows, type RowFileType } from './rowFiles';
@@ -39,6 +40,8 @@ export function taskObject(t: ImportedTask): Record<string, unknown> {
     if (m.length === 2) obj.system = (m[0] as { content: string }).content;
     obj.prompt = user.content;
   } else obj.messages = m.map((x) => ({ role: x.role, content: x.content }));
+  if (t.environment) obj.environment = t.environment;
+  if (t.max_turns !== undefined) obj.max_turns = t.max_turns;
   obj.verify = t.verify;
   if (t.tags?.length) obj.tags = t.tags;
   if (t.meta && Object.keys(t.meta).length) obj.meta = t.meta;
@@ -78,7 +81,7 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
         report.renamed++;
       }
       ids.add(id);
-      buf += taskYaml({ ...result.task, id });
+      buf += taskYaml(rebaseEnvironment({ ...result.task, id }, req.input, req.out));
       report.tasks++;
       if (buf.length > 1 << 20) {
         fs.writeSync(fd, buf);

@@ -2,12 +2,19 @@
 // the verifier open-instruct scores the row with (ground_truth_utils.py). A task maps to the
 // open-instruct verifier that checks the same thing, or, with `viaVtask`, to the `vtask`
 // verifier of the Python package, which asks `vtask serve` (ground truth: the verifier as JSON).
+// An agent task's row adds open-instruct's `env_config`: one environment named `vtask`, whose
+// kwargs reference the task's environment, and `max_steps` from `max_turns`; the Python
+// package's `VtaskEnv` is that environment (it starts the referenced one and relays calls).
 import { errorMessage } from '../base/errorMessage';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
 import { instructionPairs, kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { fromPyLiteral, toPyLiteral } from './pyLiteral';
-import { messagesColumn, str, type SchemaElement } from './parquetSchema';
+import { int32, listOf, messagesColumn, str, struct, type SchemaElement } from './parquetSchema';
+
+/** open-instruct's environment name of rows whose environment vtask's adapter starts. */
+export const OPEN_INSTRUCT_ENV = 'vtask';
 
 /** The open-instruct verifier name of rows scored by vtask through the Python package. */
 export const VTASK_VERIFIER = 'vtask';
@@ -60,6 +67,9 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
       ground_truth: native.ground_truth,
       dataset: native.dataset,
       ...traceFields(t, settings),
+      env_config: t.agent
+        ? { env_configs: [{ env_name: OPEN_INSTRUCT_ENV, environment: t.agent.environment, environment_args: t.agent.environment_args }], max_steps: t.agent.max_turns }
+        : null,
     },
   };
 }
@@ -136,7 +146,10 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   if ('error' in v) return v;
   // The last assistant message of an SFT-style row is an answer, not part of the prompt.
   const prompt = messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
-  return { task: { id: rowId(row, n), messages: prompt, verify: v.verify, meta: readTrace(row) } };
+  const env = row.env_config as { env_configs?: Record<string, unknown>[]; max_steps?: unknown } | null | undefined;
+  const vtaskEnv = env?.env_configs?.find((e) => e?.env_name === OPEN_INSTRUCT_ENV);
+  const agent = vtaskEnv ? readEnvironmentRef({ ...vtaskEnv, max_steps: env?.max_steps }) : {};
+  return { task: { id: rowId(row, n), messages: prompt, verify: v.verify, meta: readTrace(row), ...agent } };
 }
 
 export const openInstruct: DatasetFormat = {
@@ -147,6 +160,7 @@ export const openInstruct: DatasetFormat = {
     { name: 'ground_truth', schema: str('ground_truth') },
     { name: 'dataset', schema: str('dataset') },
     ...traceSchema().map((s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s })),
+    { name: 'env_config', schema: struct('env_config', [listOf('env_configs', [str('env_name'), str('environment'), str('environment_args')]), int32('max_steps')]) },
   ],
   toRow,
   fromRow,

@@ -3,7 +3,8 @@
 // rows as OUT.grader.json). Rule verifiers become one `python` grader that checks each row
 // against its `vtask_verifier` the way vtask does (rftGrader.py); `judge` verifiers become a
 // `score_model` grader over the row's rubric. One job has one grader, so a dataset mixing the
-// two is an error: export them separately.
+// two is an error: export them separately. A job's rows carry no tools, so agent tasks are
+// refused (or left out with --lossy), never exported as plain prompts.
 import { kindParams, readMessages, readTrace, readVerifier, rowId, traceFields } from './common';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import graderSource from './rftGrader.py';
@@ -59,7 +60,12 @@ export function graderClass(verify: unknown): GraderClass | { error: string } {
   return gap === undefined ? 'python' : { error: gap };
 }
 
+/** Why an agent task has no place in a fine-tuning job: its rows carry messages only. */
+export const RFT_NO_TOOLS =
+  'OpenAI reinforcement fine-tuning gives the model no tools and no environment: an agent task cannot be exported to it (--lossy leaves it out)';
+
 function toRow(t: ExportTask, settings: ExportSettings): RowResult {
+  if (t.agent) return { error: RFT_NO_TOOLS };
   const cls = graderClass(t.task.verify);
   if (typeof cls !== 'string') return cls;
   const rubric = rubricOf(t.task.verify);

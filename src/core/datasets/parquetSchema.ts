@@ -6,6 +6,7 @@ const opt = { repetition_type: 'OPTIONAL' } as const;
 
 export const str = (name: string): SchemaElement[] => [{ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', ...opt }];
 export const int32 = (name: string): SchemaElement[] => [{ name, type: 'INT32', ...opt }];
+export const bool = (name: string): SchemaElement[] => [{ name, type: 'BOOLEAN', ...opt }];
 export const double = (name: string): SchemaElement[] => [{ name, type: 'DOUBLE', ...opt }];
 
 export function struct(name: string, fields: readonly SchemaElement[][]): SchemaElement[] {

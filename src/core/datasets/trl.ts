@@ -3,9 +3,16 @@
 // So a row carries `task_id` and `vtask_verifier` for the Python package's reward function
 // (which asks `vtask serve`), and `solution` for math tasks, the column TRL's own
 // `accuracy_reward` reads.
+//
+// An agent task's row names its environment (`environment`, relative to the output file),
+// with `environment_args` and `max_turns`: GRPOTrainer routes a row to the environment its
+// `environment` column names when `environment_factory` is a dict, and passes the other
+// columns to the environment's `reset`. The Python package's `trl_environments` builds that
+// dict from the rows, one factory per environment, each speaking the environment protocol.
 import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
-import { messagesColumn, str, type SchemaElement } from './parquetSchema';
+import { int32, messagesColumn, str, type SchemaElement } from './parquetSchema';
 
 function solution(verify: unknown): string | null {
   const kp = kindParams(verify);
@@ -22,7 +29,8 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
   } else {
     prompt = messages.map((m) => ({ role: m.role, content: m.content }));
   }
-  return { row: { prompt, solution: solution(t.task.verify), ...traceFields(t, settings) } };
+  const agent = { environment: t.agent?.environment ?? null, environment_args: t.agent?.environment_args ?? null, max_turns: t.agent?.max_turns ?? null };
+  return { row: { prompt, solution: solution(t.task.verify), ...traceFields(t, settings), ...agent } };
 }
 
 function fromRow(row: Record<string, unknown>, n: number): ImportResult {
@@ -36,7 +44,7 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
     if (typeof s !== 'string' && typeof s !== 'number') return { error: 'no `vtask_verifier` and no `solution` to check against' };
     verify = { math: { answer: String(s) } };
   }
-  return { task: { id: rowId(row, n), messages, verify, meta: readTrace(row) } };
+  return { task: { id: rowId(row, n), messages, verify, meta: readTrace(row), ...readEnvironmentRef(row) } };
 }
 
 export const trl: DatasetFormat = {
@@ -45,7 +53,7 @@ export const trl: DatasetFormat = {
   columns: (settings) => [
     { name: 'prompt', schema: settings.promptStyle === 'plain' ? str('prompt') : messagesColumn('prompt') },
     { name: 'solution', schema: str('solution') },
-    ...traceSchema().map((s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s })),
+    ...[...traceSchema(), str('environment'), str('environment_args'), int32('max_turns')].map((s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s })),
   ],
   toRow,
   fromRow,

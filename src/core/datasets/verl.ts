@@ -4,9 +4,16 @@
 // the task id, its file and the verifier as JSON). verl calls a `custom_reward_function` with
 // (data_source, solution_str, ground_truth, extra_info); the Python package's `compute_score`
 // sends the response and `extra_info.vtask_verifier` to `vtask serve`.
+//
+// Agent tasks run in verl's tool agent loop (`agent_name: tool_agent`; other rows name its
+// `single_turn_agent`). That loop takes the tool schemas from one tool config file
+// (`multi_turn.tool_config_path`) and passes each row's `extra_info.tools_kwargs` to the
+// tools; a row carries its environment there by reference under the key `vtask`, and the
+// Python package's `EnvironmentTool` starts it per trajectory and writes the tool config.
 import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, extraInfoSchema } from './common';
+import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
-import { messagesColumn, str, struct } from './parquetSchema';
+import { bool, int32, messagesColumn, str, struct } from './parquetSchema';
 
 /** `data_source` of rows vtask wrote: the Python package's compute_score knows it. */
 export const VERL_DATA_SOURCE = 'vtask';
@@ -40,14 +47,23 @@ function groundTruth(verify: unknown): string {
   return answer ?? JSON.stringify(verify);
 }
 
+/** The key of `tools_kwargs` under which a row names its environment for vtask's tool. */
+export const VERL_TOOLS_KEY = 'vtask';
+
 function toRow(t: ExportTask, settings: ExportSettings): RowResult {
   return {
     row: {
       data_source: VERL_DATA_SOURCE,
+      agent_name: t.agent ? 'tool_agent' : 'single_turn_agent',
       prompt: t.task.messages.map((m) => ({ role: m.role, content: m.content })),
-      ability: ability(t.task.verify),
+      ability: t.agent ? 'agent' : ability(t.task.verify),
       reward_model: { style: 'rule', ground_truth: groundTruth(t.task.verify) },
-      extra_info: { index: t.index, ...traceFields(t, settings) },
+      extra_info: {
+        index: t.index,
+        ...traceFields(t, settings),
+        need_tools_kwargs: t.agent !== undefined,
+        tools_kwargs: t.agent ? { [VERL_TOOLS_KEY]: { create_kwargs: { ...t.agent, task_id: t.task.id } } } : null,
+      },
     },
   };
 }
@@ -71,7 +87,8 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
     }
     verify = { math: { answer: String(gt) } };
   }
-  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra) } };
+  const tools = extra.tools_kwargs as Record<string, { create_kwargs?: unknown } | null> | null | undefined;
+  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra), ...readEnvironmentRef(tools?.[VERL_TOOLS_KEY]?.create_kwargs) } };
 }
 
 export const verl: DatasetFormat = {
@@ -79,10 +96,18 @@ export const verl: DatasetFormat = {
   outputs: ['parquet', 'jsonl'],
   columns: () => [
     { name: 'data_source', schema: str('data_source') },
+    { name: 'agent_name', schema: str('agent_name') },
     { name: 'prompt', schema: messagesColumn('prompt') },
     { name: 'ability', schema: str('ability') },
     { name: 'reward_model', schema: struct('reward_model', [str('style'), str('ground_truth')]) },
-    { name: 'extra_info', schema: struct('extra_info', extraInfoSchema()) },
+    {
+      name: 'extra_info',
+      schema: struct('extra_info', [
+        ...extraInfoSchema(),
+        bool('need_tools_kwargs'),
+        struct('tools_kwargs', [struct(VERL_TOOLS_KEY, [struct('create_kwargs', [str('environment'), str('environment_args'), int32('max_turns'), str('task_id')])])]),
+      ]),
+    },
   ],
   toRow,
   fromRow,

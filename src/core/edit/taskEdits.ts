@@ -89,13 +89,17 @@ export function removeItem(file: TaskFile, taskIndex: number, path: NodePath): E
   return checked(file, taskIndex, [e], expected, `remove item ${index} of ${where}`);
 }
 
-/** Adds `{response, expect}` to the task's `cases`, creating `cases:` as the task's last key when absent. */
-export function addCase(file: TaskFile, taskIndex: number, response: string, expect: 'pass' | 'fail'): EditResult {
+/**
+ * Adds `{response, expect}` to the task's `cases`, creating `cases:` as the task's last key when
+ * absent. An agent sample's case starts with its tool calls, `calls: [{tool: {args}}]`, which
+ * the case replays in the environment.
+ */
+export function addCase(file: TaskFile, taskIndex: number, response: string, expect: 'pass' | 'fail', calls?: readonly Record<string, unknown>[]): EditResult {
   const at = locate(file, taskIndex, []);
   if ('error' in at) return at;
   const task = at.steps[0]?.node as YMap;
   const pair = getPair(task, 'cases');
-  const item = { response, expect };
+  const item = calls ? { calls, response, expect } : { response, expect };
   if (pair?.value?.type === 'seq') return appendItem(file, taskIndex, ['cases'], item);
   const text = file.text;
   const eol = eolOf(text);

@@ -6,6 +6,7 @@ import type { TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import type { SampleView, StatsView } from '../base/panelProtocol';
+import { trajectoryView } from './trajectory';
 
 /**
  * The panel shows about this much of one sample (the verdict always saw all of it): a runaway
@@ -65,6 +66,7 @@ export function sampleView(s: SampleResult, before?: boolean): SampleView {
     ...(before === undefined || before === v.pass ? {} : { flip: v.pass ? ('gained' as const) : ('lost' as const) }),
     cached: s.cached,
     truncated: s.truncated,
+    ...(s.trajectory ? { trajectory: trajectoryView(s.trajectory) } : {}),
   };
 }
 
