@@ -21,3 +21,5 @@ export { RowTaskParser, MAX_ROW_TASKS, type RowTaskFile } from './datasets/rowTa
 export { startEnvironment, EnvironmentError, type StartedEnvironment } from './agent/environment';
 export { replayCalls } from './agent/replay';
 export { validateToolArgs } from './agent/toolArgs';
+export { appendRunRecords, readRunLog, runLogKey, modelLabel, runRecordOf, compactRunLog, type RunRecord, type RunLogEntry } from './overview/runLog';
+export { taskRunKey, taskCasesKey } from './run/resultKeys';
