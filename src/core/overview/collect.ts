@@ -44,7 +44,10 @@ const HISTOGRAM_BINS = 10;
 interface Located {
   readonly file: string;
   readonly row: TaskRow;
+  /** Index of the file in `files`. */
   readonly stats: number;
+  /** Place of the task in the dataset: results are listed in this order. */
+  readonly rank: number;
 }
 
 /** Everything `vtask stats` reports on `files` (paths as they should be shown). */
@@ -53,7 +56,8 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   const memos = new Map<string, StatsMemo>();
   const summaries: FileSummary[] = [];
   // Tasks by where the run log names them: cache folder, file relative to its parent, task id.
-  const byLogName = new Map<string, Located>();
+  const byLogName = new Map<string, Map<string, Located>>();
+  let rank = 0;
   const cacheDirs = new Set<string>();
   for (const [i, file] of files.entries()) {
     o.signal?.throwIfAborted();
@@ -71,7 +75,9 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
     } else if (o.cases === false) summary = { ...summary, casesRun: false };
     summaries.push(summary);
     const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
-    for (const row of summary.tasks) byLogName.set(`${cacheDir}\0${rel}\0${row.id}`, { file, row, stats: i });
+    let named = byLogName.get(cacheDir);
+    if (!named) byLogName.set(cacheDir, (named = new Map()));
+    for (const row of summary.tasks) named.set(`${rel}\0${row.id}`, { file, row, stats: i, rank: rank++ });
     o.onFile?.(i + 1, files.length);
   }
   for (const m of memos.values()) m.save();
@@ -85,11 +91,12 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   };
   for (const m of wanted ?? []) tally(m);
   const fileBands = summaries.map(() => new Map<string, Record<Band, number>>());
-  const results: TaskModelResult[] = [];
+  const ranked: { rank: number; result: TaskModelResult }[] = [];
   for (const cacheDir of cacheDirs) {
+    const named = byLogName.get(cacheDir) as Map<string, Located>;
     for (const [, { latest, previous }] of readRunLog(cacheDir)) {
       if (wanted && !wanted.has(latest.model)) continue;
-      const at = byLogName.get(`${cacheDir}\0${latest.file}\0${latest.task}`);
+      const at = named.get(`${latest.file}\0${latest.task}`);
       if (!at || at.row.kind === null) continue;
       const t = tally(latest.model);
       if (latest.key !== at.row.runKey) {
@@ -97,26 +104,23 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
         continue;
       }
       const ref: TaskRef = { file: at.file, task: at.row.id, line: at.row.line };
-      t.add(ref, latest, previous);
+      t.add(ref, at.rank, latest, previous);
       if (latest.band !== null) {
         const bands = fileBands[at.stats] as Map<string, Record<Band, number>>;
         let b = bands.get(latest.model);
         if (!b) bands.set(latest.model, (b = { too_easy: 0, learnable: 0, too_hard: 0 }));
         b[latest.band]++;
       }
-      results.push({ ...ref, model: latest.model, samples: latest.samples, pass_rate: latest.pass_rate, band: latest.band });
+      ranked.push({ rank: at.rank, result: { ...ref, model: latest.model, samples: latest.samples, pass_rate: latest.pass_rate, band: latest.band } });
     }
   }
   // The dataset's order, whatever order the log was written in.
-  const order = new Map<string, number>();
-  let n = 0;
-  for (const [fi, s] of summaries.entries()) for (const row of s.tasks) order.set(`${files[fi]}\0${row.id}`, n++);
-  const rank = (r: TaskRef): number => order.get(`${r.file}\0${r.task}`) ?? 0;
-  results.sort((x, y) => rank(x) - rank(y) || (x.model < y.model ? -1 : x.model > y.model ? 1 : 0));
+  ranked.sort((x, y) => x.rank - y.rank || (x.result.model < y.result.model ? -1 : x.result.model > y.result.model ? 1 : 0));
+  const results = ranked.map((r) => r.result);
 
   const perFile: FileStats[] = summaries.map((s, i) => fileStatsOf(files[i] as string, s, Object.fromEntries(fileBands[i] ?? [])));
   const models: Record<string, ModelStats> = {};
-  for (const name of [...perModel.keys()].sort()) models[name] = (perModel.get(name) as ModelTally).stats(rank);
+  for (const name of [...perModel.keys()].sort()) models[name] = (perModel.get(name) as ModelTally).stats();
   const names = Object.keys(models);
   const comparisons: ModelComparison[] = [];
   for (let i = 0; i < names.length; i++) for (let j = i + 1; j < names.length; j++) comparisons.push(compareModels(results, names[i] as string, names[j] as string));
@@ -144,19 +148,19 @@ class ModelTally {
   signal = 0;
   readonly bins = new Array<number>(HISTOGRAM_BINS).fill(0);
   readonly bands: Record<Band, number> = { too_easy: 0, learnable: 0, too_hard: 0 };
-  readonly changed: (TaskRef & { from: Band | null; to: Band | null })[] = [];
+  readonly changed: { rank: number; change: TaskRef & { from: Band | null; to: Band | null } }[] = [];
 
-  add(ref: TaskRef, latest: RunRecord, previous: RunRecord | undefined): void {
+  add(ref: TaskRef, rank: number, latest: RunRecord, previous: RunRecord | undefined): void {
     this.tasks++;
     this.samples += latest.samples;
     this.signal += latest.signal_share;
     const bin = binOf(latest.pass_rate);
     this.bins[bin] = (this.bins[bin] ?? 0) + 1;
     if (latest.band !== null) this.bands[latest.band]++;
-    if (previous && previous.band !== latest.band) this.changed.push({ ...ref, from: previous.band, to: latest.band });
+    if (previous && previous.band !== latest.band) this.changed.push({ rank, change: { ...ref, from: previous.band, to: latest.band } });
   }
 
-  stats(rank: (r: TaskRef) => number): ModelStats {
+  stats(): ModelStats {
     const histogram: HistogramBin[] = this.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
     const bands = Object.fromEntries(BANDS.map((b) => [b, this.bands[b]])) as BandCounts;
     return {
@@ -165,7 +169,7 @@ class ModelTally {
       histogram,
       bands,
       signal_share: this.tasks ? this.signal / this.tasks : 0,
-      changed: this.changed.sort((x, y) => rank(x) - rank(y)),
+      changed: this.changed.sort((x, y) => x.rank - y.rank).map((c) => c.change),
       stale: this.stale,
     };
   }
