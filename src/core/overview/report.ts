@@ -35,7 +35,7 @@ h3 { font-size: 15px; margin: 18px 0 6px; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0; font-size: 13px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-td.text { max-width: 420px; overflow-wrap: anywhere; white-space: pre-wrap; }
+.text { max-width: 420px; overflow-wrap: anywhere; white-space: pre-wrap; }
 svg { display: block; margin: 6px 0; overflow: visible; }
 svg text { fill: var(--fg); font: 11px system-ui, sans-serif; }
 .too_easy { fill: var(--easy); } .learnable { fill: var(--learn); } .too_hard { fill: var(--hard); }
