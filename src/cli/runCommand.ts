@@ -1,3 +1,4 @@
+import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runLog';
 import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
 import { createProvider } from '../core/sampling';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
@@ -11,6 +12,7 @@ import { runnableTasks } from '../core/taskfile/resolve';
 import { closest } from '../core/base/suggest';
 import { getPair, toJS } from '../core/base/ynode';
 import { cut } from '../core/util/cut';
+import { fsReason } from '../core/taskfile/discover';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
@@ -20,7 +22,7 @@ import { ProgressReporter } from './progress';
 import { openRunCache } from './runCache';
 import { terminalSafe } from './terminal';
 
-export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--base-url URL --model NAME]
+export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--base-url URL --model NAME]...
                  [--concurrency N] [--fresh] [--json] [--group-size G] [--cache-dir DIR]
 
 Samples every task N times from a model, verifies each sample, and prints the pass rate,
@@ -30,14 +32,17 @@ sample. --fresh samples again. Ctrl-C stops and keeps what was sampled.
 The model: --base-url and --model, or a profile under the file's models: named by the task's
 model: (or --model); OPENAI_BASE_URL and OPENAI_API_KEY are read from the environment. With
 none of these, a local server (Ollama, vLLM, llama.cpp, LM Studio) if one answers, else the
-built-in demo model (builtin:arith-tiny, arithmetic only).`;
+built-in demo model (builtin:arith-tiny, arithmetic only).
+--model again runs every task with each model in turn, results grouped per model. Each
+finished task run adds a line to the run log (.vtask-cache/runs.jsonl) that vtask stats reads.`;
 
 interface RunArgs {
   paths: string[];
   task?: string;
   samples?: number;
   baseUrl?: string;
-  model?: string;
+  /** Every `--model`, in order, each once. */
+  models: string[];
   concurrency?: number;
   groupSize: number;
   fresh: boolean;
@@ -51,7 +56,7 @@ const FLAGS = ['--task', '--samples', '--base-url', '--model', '--concurrency', 
 const BOUNDS = { samples: 10_000, concurrency: 1024, groupSize: 10_000 } as const;
 
 function parseArgs(argv: readonly string[]): RunArgs {
-  const a: RunArgs = { paths: [], fresh: false, json: false, groupSize: 8 };
+  const a: RunArgs = { paths: [], models: [], fresh: false, json: false, groupSize: 8 };
   const value = (i: number, flag: string): string => {
     const v = argv[i];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -65,7 +70,11 @@ function parseArgs(argv: readonly string[]): RunArgs {
       case '--task': a.task = next(); break;
       case '--samples': a.samples = boundedInt(next(), flag, 1, BOUNDS.samples); break;
       case '--base-url': a.baseUrl = next(); break;
-      case '--model': a.model = next(); break;
+      case '--model': {
+        const m = next();
+        if (!a.models.includes(m)) a.models.push(m);
+        break;
+      }
       case '--concurrency': a.concurrency = boundedInt(next(), flag, 1, BOUNDS.concurrency); break;
       case '--group-size': a.groupSize = boundedInt(next(), flag, 2, BOUNDS.groupSize); break;
       case '--cache-dir': a.cacheDir = next(); break;
@@ -82,12 +91,21 @@ function parseArgs(argv: readonly string[]): RunArgs {
 
 const pct = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '-');
 
+/** One task's run by one model. */
+interface ModelRun {
+  readonly file: string;
+  /** The model's label (`modelLabel`): what `--model` named, or the task's profile. */
+  readonly model: string;
+  readonly r: TaskRunResult;
+}
+
 /** The spec's JSON shape per task, plus what else a script may want. */
-function jsonOf(file: string, r: TaskRunResult): Record<string, unknown> {
+function jsonOf({ file, model, r }: ModelRun): Record<string, unknown> {
   return {
     file,
     task: r.task.id,
-    model: r.model,
+    model,
+    profile: r.model,
     samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), ...isolationField(s.verdict), verified_by: s.verifiedBy })),
     pass_rate: r.stats.passRate,
     mean_score: r.stats.meanScore,
@@ -120,73 +138,111 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     invalid += problems.length;
   }
   if (args.task !== undefined) checkTaskId(args.task, loaded.flatMap((l) => l.parsed.tasks.map((t) => t.id ?? '')));
-  const results: { file: string; r: TaskRunResult }[] = [];
-  const providers = new Map<string, Provider>();
-  let fallback: { profile: ModelProfile; why: string } | undefined;
-  for (const { file, parsed } of loaded) {
-    let { tasks } = runnableTasks(parsed);
-    if (args.task !== undefined) tasks = tasks.filter((t) => t.id === args.task);
-    if (tasks.length === 0) continue;
-    const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
-    const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
-    // Nothing configured at all: a local server if one answers, else the built-in demo model.
-    const unconfigured = !args.baseUrl && !args.model && !process.env.OPENAI_BASE_URL && tasks.some((t) => !t.sampling.model);
-    if (unconfigured && !fallback) {
-      fallback = await fallbackProfile();
-      io.stderr.write(`${fallback.why}\n`);
-    }
-    const profileFor = (t: { sampling: { model?: string } }): ModelProfile =>
-      !t.sampling.model && unconfigured && fallback ? fallback.profile : resolveProfile({ name: t.sampling.model, models: modelTable, baseUrl: args.baseUrl, model: args.model, concurrency: args.concurrency });
-    const opened = openRunCache(resolveCacheDir(file, { cacheDir: args.cacheDir }));
-    const cache = opened.cache;
-    if (opened.unreadable) io.stderr.write(opened.unreadable + '\n');
-    const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
-    const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
-    // Waits are shown even with --json (on stderr): a run that waits must not look hung.
-    const note = (line: string): void => {
-      if (progress) progress.note(line);
-      else io.stderr.write(line + '\n');
-    };
-    try {
-      const done = await sampleTasks(tasks, {
-        file,
-        cache,
-        samples: args.samples,
-        fresh: args.fresh,
-        signal,
-        groupSize: args.groupSize,
-        judge: judgeProviders(modelTable, args, () => tasks[0]?.sampling.model),
-        profileFor,
-        providerFor: (p) => {
-          const key = `${p.name}\0${p.baseUrl}\0${p.model}`;
-          let provider = providers.get(key);
-          // Answers are kept as the model wrote them: verifiers apply their own final-answer rule.
-          if (!provider) providers.set(key, (provider = createProvider(p, { splitThinkTags: false })));
-          return provider;
-        },
-        onProgress: (p) => progress?.update(p.task, p.done, p.total),
-        onRetry: (task, r) => note(terminalSafe(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`)),
-        onWaitForOtherRun: (task) => note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
-        onTaskDone: (r) => progress?.taskDone(terminalSafe(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.error ? `error · ${r.error}` : r.stats.band}`)),
-      });
-      for (const r of done) results.push({ file, r });
-    } finally {
-      progress?.finish();
-      const notWritten = opened.finish();
-      if (notWritten) io.stderr.write(notWritten + '\n');
+  const results: ModelRun[] = [];
+  const shared: Shared = { providers: new Map() };
+  // Each model in turn over every file: a model's requests and cache writes are not interleaved with another's.
+  for (const model of args.models.length ? args.models : [undefined]) {
+    for (const { file, parsed } of loaded) {
+      results.push(...(await runFile(file, parsed, model, args, io, signal, shared)));
+      if (signal.aborted) break;
     }
     if (signal.aborted) break;
   }
   if (args.json) {
-    io.stdout.write(JSON.stringify({ tasks: results.map(({ file, r }) => jsonOf(file, r)), invalid, cancelled: signal.aborted }) + '\n');
+    io.stdout.write(JSON.stringify({ tasks: results.map(jsonOf), invalid, cancelled: signal.aborted }) + '\n');
   } else {
-    printTable(io, results.map((x) => x.r));
+    const byModel = new Map<string, TaskRunResult[]>();
+    for (const x of results) byModel.set(x.model, [...(byModel.get(x.model) ?? []), x.r]);
+    [...byModel].forEach(([model, rs], i) => {
+      if (i > 0) io.stdout.write('\n');
+      printTable(io, model, rs);
+    });
   }
   if (signal.aborted) {
     io.stderr.write('stopped: the samples taken so far are kept in the cache\n');
     return 130;
   }
   return invalid > 0 || results.some((x) => x.r.error) ? EXIT.failed : EXIT.ok;
+}
+
+/** What the runs of one command share: providers (and their request limits), the fallback model. */
+interface Shared {
+  readonly providers: Map<string, Provider>;
+  fallback?: { profile: ModelProfile; why: string };
+}
+
+/** Runs the tasks of one file with one `--model` (or the tasks' own), and logs the finished runs. */
+async function runFile(file: string, parsed: TaskFile, model: string | undefined, args: RunArgs, io: CliIO, signal: AbortSignal, shared: Shared): Promise<ModelRun[]> {
+  let { tasks } = runnableTasks(parsed);
+  if (args.task !== undefined) tasks = tasks.filter((t) => t.id === args.task);
+  if (tasks.length === 0) return [];
+  const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+  const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
+  // Nothing configured at all: a local server if one answers, else the built-in demo model.
+  const unconfigured = !args.baseUrl && !model && !process.env.OPENAI_BASE_URL && tasks.some((t) => !t.sampling.model);
+  if (unconfigured && !shared.fallback) {
+    shared.fallback = await fallbackProfile();
+    io.stderr.write(`${shared.fallback.why}\n`);
+  }
+  const fallback = shared.fallback;
+  // The profile each task was sampled with, for its label in the output and the run log.
+  const used = new Map<string, ModelProfile>();
+  const profileFor = (t: { id: string; sampling: { model?: string } }): ModelProfile => {
+    const p = !t.sampling.model && unconfigured && fallback ? fallback.profile : resolveProfile({ name: t.sampling.model, models: modelTable, baseUrl: args.baseUrl, model, concurrency: args.concurrency });
+    used.set(t.id, p);
+    return p;
+  };
+  const cacheDir = resolveCacheDir(file, { cacheDir: args.cacheDir });
+  const opened = openRunCache(cacheDir);
+  const cache = opened.cache;
+  if (opened.unreadable) io.stderr.write(opened.unreadable + '\n');
+  const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
+  const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
+  // Waits are shown even with --json (on stderr): a run that waits must not look hung.
+  const note = (line: string): void => {
+    if (progress) progress.note(line);
+    else io.stderr.write(line + '\n');
+  };
+  let done: TaskRunResult[] = [];
+  try {
+    done = await sampleTasks(tasks, {
+      file,
+      cache,
+      samples: args.samples,
+      fresh: args.fresh,
+      signal,
+      groupSize: args.groupSize,
+      judge: judgeProviders(modelTable, { baseUrl: args.baseUrl, model }, () => tasks[0]?.sampling.model),
+      profileFor,
+      providerFor: (p) => {
+        const key = `${p.name}\0${p.baseUrl}\0${p.model}`;
+        let provider = shared.providers.get(key);
+        // Answers are kept as the model wrote them: verifiers apply their own final-answer rule.
+        if (!provider) shared.providers.set(key, (provider = createProvider(p, { splitThinkTags: false })));
+        return provider;
+      },
+      onProgress: (p) => progress?.update(p.task, p.done, p.total),
+      onRetry: (task, r) => note(terminalSafe(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`)),
+      onWaitForOtherRun: (task) => note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
+      onTaskDone: (r) => progress?.taskDone(terminalSafe(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.error ? `error · ${r.error}` : r.stats.band}`)),
+    });
+  } finally {
+    progress?.finish();
+    const notWritten = opened.finish();
+    if (notWritten) io.stderr.write(notWritten + '\n');
+  }
+  if (!opened.unreadable) {
+    try {
+      appendRunRecords(cacheDir, runRecordsOf(done, { cacheDir, file, parsed, samples: args.samples, profileOf: (r) => used.get(r.task.id) }));
+    } catch (e) {
+      io.stderr.write(terminalSafe(`the run log was not written (${cacheDir}: ${fsReason(e)})`) + '\n');
+    }
+  }
+  const labelOf = (r: TaskRunResult): string => {
+    const p = used.get(r.task.id);
+    return p ? modelLabel(p) : (model ?? r.model);
+  };
+  return done.map((r) => ({ file, model: labelOf(r), r }));
 }
 
 /** An id no task has is a usage error, named with the closest id there is. */
@@ -196,7 +252,9 @@ function checkTaskId(id: string, ids: readonly string[]): void {
   throw new UsageError(`no task has the id '${cut(id)}'${near ? ` (did you mean '${near}'?)` : ids.length ? '' : ': the files have no tasks'}`);
 }
 
-function printTable(io: CliIO, results: readonly TaskRunResult[]): void {
+/** One model's table, under a line naming it, and its totals. */
+function printTable(io: CliIO, model: string, results: readonly TaskRunResult[]): void {
+  io.stdout.write(terminalSafe(`model ${model}`) + '\n');
   const rows = results.map((r) => {
     const ks = Object.keys(r.stats.passAtK);
     const kMax = ks[ks.length - 1] ?? '1';

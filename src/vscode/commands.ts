@@ -11,6 +11,7 @@ import type { AuditFindings } from './audit';
 import { draftRubric } from './rubric';
 import { clearBackgroundFailures } from './backgroundFailure';
 import { taskAt } from '../core/taskfile/taskAt';
+import type { ModelProfile } from '../core/sampling/types';
 
 /** The services every command may use, built once in `activate`. */
 export interface Context {
@@ -77,6 +78,17 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
     return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
   },
+  // From the palette or a lens: the task under the cursor with each model picked; tests pass the names.
+  'vtask.runWithModels': (ctx) => (uri, taskId, names) =>
+    runSafely(ctx, uri, async (doc) => {
+      const id = typeof taskId === 'string' ? taskId : taskUnderCursor(ctx, doc, 'run it with several models');
+      if (id === undefined) return undefined;
+      const picked = Array.isArray(names) ? (names as string[]).map((name) => ({ name })) : await pickModels(ctx);
+      const runs = [];
+      // One model after another: each has its own request limit, and the lens follows along.
+      for (const model of picked ?? []) runs.push(...(await ctx.runner.run(doc, [id], { model })));
+      return runs;
+    }),
   'vtask.selectModel': (ctx) => () => ctx.models.select(),
   'vtask.addModelEndpoint': (ctx) => () => ctx.models.addEndpoint(),
   // Internal (no palette entry): what Select Model offers, for tests.
@@ -124,10 +136,20 @@ export function registerCommands(ctx: Context): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([id, factory]) => vscode.commands.registerCommand(id, factory(ctx)));
 }
 
-function taskUnderCursor(ctx: Context, doc: vscode.TextDocument): string | undefined {
+function taskUnderCursor(ctx: Context, doc: vscode.TextDocument, what = 'draft its rubric'): string | undefined {
   const editor = vscode.window.activeTextEditor;
   if (editor?.document !== doc) return undefined;
   const entry = taskAt(ctx.documents.get(doc), doc.offsetAt(editor.selection.active));
-  if (entry?.id === undefined) void vscode.window.showInformationMessage('vtask: put the cursor in a task to draft its rubric.');
+  if (entry?.id === undefined) void vscode.window.showInformationMessage(`vtask: put the cursor in a task to ${what}.`);
   return entry?.id;
+}
+
+/** The models to run with: profiles of the file and the settings, local servers, the built-in model. */
+async function pickModels(ctx: Context): Promise<{ name: string; profile?: ModelProfile }[] | undefined> {
+  const choices = (await ctx.models.choices()).filter((c) => !c.description.startsWith('invalid'));
+  const picked = await vscode.window.showQuickPick(
+    choices.map((c) => ({ label: c.label, description: c.description, choice: c })),
+    { canPickMany: true, title: 'vtask: Run Verifier with Models', placeHolder: 'Each model samples the task; the hover of its result compares them' },
+  );
+  return picked?.map((p) => (p.choice.profile ? { name: p.choice.label, profile: p.choice.profile } : { name: p.choice.settingName ?? p.choice.label }));
 }

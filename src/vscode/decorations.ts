@@ -2,9 +2,10 @@ import * as vscode from 'vscode';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import type { TaskFile } from '../core/taskfile/parse';
 import { getPair } from '../core/base/ynode';
-import type { ResultStore } from './results';
+import type { ModelRun, ResultStore } from './results';
 import { toRange } from './convert';
-import { onDidChangeSettings } from './settings';
+import { onDidChangeSettings, settingsFor } from './settings';
+import { toJS } from '../core/base/ynode';
 import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 
 type Gutter = 'pass' | 'mixed' | 'fail' | 'error';
@@ -93,13 +94,17 @@ export class Decorations implements vscode.Disposable {
       if (!r) continue;
       const anchor = toRange(file.lines, t.offset + t.anchor[1], t.offset + t.anchor[1]);
       if (r.run) {
-        const text = summaryOf(r.run);
-        if (this.results.freshRun(uri, file, t)) {
+        // The task's own model's run when there is one, else the latest; each model's run in the hover.
+        const own = t.node ? toJS(getPair(t.node, 'model')?.value) : undefined;
+        const byModel = this.results.freshModelRuns(uri, file, t, typeof own === 'string' ? own : settingsFor(uri).model || undefined);
+        const shown = byModel[0]?.run ?? this.results.freshRun(uri, file, t);
+        const named = (run: TaskRunResult, model: string | undefined): string => (model ? `${model}: ${summaryOf(run)}` : summaryOf(run));
+        if (shown) {
           const hasCases = t.node !== null && getPair(t.node, 'cases') !== undefined;
-          (hasCases ? out.inline : out.gutters)[gutterOf(r.run)].push(anchor);
+          (hasCases ? out.inline : out.gutters)[gutterOf(shown)].push(anchor);
           // Beside an inline icon the summary keeps close to it.
-          out.summaries.push({ range: anchor, renderOptions: { after: { contentText: text, ...(hasCases ? { margin: '0 0 0 0.4em' } : {}) } }, hoverMessage: runHover(r.run) });
-        } else out.stale.push({ range: anchor, renderOptions: { after: { contentText: `${text} (stale: the task changed)` } } });
+          out.summaries.push({ range: anchor, renderOptions: { after: { contentText: named(shown, byModel[0]?.model), ...(hasCases ? { margin: '0 0 0 0.4em' } : {}) } }, hoverMessage: runHover(shown, byModel) });
+        } else out.stale.push({ range: anchor, renderOptions: { after: { contentText: `${named(r.run, r.model)} (stale: the task changed)` } } });
       }
       const cases = this.results.freshCases(uri, file, t);
       if (cases) {
@@ -137,10 +142,18 @@ export class Decorations implements vscode.Disposable {
 /** Samples listed in a summary's hover; the panel shows them all. */
 const HOVER_SAMPLES = 8;
 
-function runHover(run: TaskRunResult): vscode.MarkdownString {
+/** Markdown text of a name, shown as written. */
+const plain = (s: string): string => s.replace(/[\\`*_[\]<>#|]/g, '\\$&');
+
+function runHover(run: TaskRunResult, byModel: readonly ModelRun[]): vscode.MarkdownString {
   const s = run.stats;
   const md = new vscode.MarkdownString();
-  md.appendMarkdown(`**${run.task.id}** on ${run.model}\n\n`);
+  md.appendMarkdown(`**${plain(run.task.id)}** on ${plain(run.model)}\n\n`);
+  if (byModel.length) {
+    md.appendMarkdown('| model | pass rate | band | samples | when |\n|---|---|---|---|---|\n');
+    for (const m of byModel) md.appendMarkdown(`| ${plain(m.model)} | ${m.run.stats.passRate.toFixed(2)} | ${m.run.error ? 'error' : m.run.stats.band} | ${m.run.stats.samples} | ${m.at.toLocaleString()} |\n`);
+    md.appendMarkdown('\n');
+  }
   md.appendMarkdown(`pass rate ${s.passRate.toFixed(2)} (95% ${s.interval[0].toFixed(2)}–${s.interval[1].toFixed(2)}) · mean score ${s.meanScore.toFixed(2)} · ${s.band} · GRPO groups with signal (G=${s.groupSize}) ${(100 * s.signalShare).toFixed(0)}%\n\n`);
   md.appendMarkdown(`pass@k: ${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${v.toFixed(2)}`).join(', ')}\n\n`);
   const shown = run.samples.slice(0, HOVER_SAMPLES);

@@ -6,11 +6,24 @@ import { resultKeysOf } from '../core/run/resultKeys';
 
 export { resultKeys, resultKeysOf, type ResultKeys } from '../core/run/resultKeys';
 
-/** What the editor knows of one task: its last sampling run and its last case run. */
+/** One model's last run of a task. */
+export interface ModelRun {
+  /** The model's label (`modelLabel`). */
+  readonly model: string;
+  readonly run: TaskRunResult;
+  readonly runKey: string;
+  readonly at: Date;
+}
+
+/** What the editor knows of one task: its last sampling run (of each model) and its last case run. */
 export interface TaskResults {
-  /** The run and the key of the task it was made for (see `ResultKeys`). */
+  /** The last run, whatever its model, and the key of the task it was made for (see `ResultKeys`). */
   readonly run?: TaskRunResult;
   readonly runKey?: string;
+  /** The model of `run`, when known. */
+  readonly model?: string;
+  /** The last run of each model, by label. */
+  readonly runs?: ReadonlyMap<string, ModelRun>;
   readonly cases?: readonly CaseResult[];
   readonly casesKey?: string;
 }
@@ -44,8 +57,29 @@ export class ResultStore implements vscode.Disposable {
     return r?.cases && r.casesKey === resultKeysOf(file, entry).cases ? r.cases : undefined;
   }
 
-  setRun(uri: vscode.Uri, taskId: string, runKey: string, run: TaskRunResult): void {
-    this.update(uri, taskId, (old) => ({ ...old, run, runKey }));
+  /**
+   * The runs of every model that describe the task as it is now, latest first; the one a summary
+   * shows (`own`, the task's own model, when it has one; else the latest) comes first.
+   */
+  freshModelRuns(uri: vscode.Uri, file: TaskFile, entry: TaskEntry, own?: string): ModelRun[] {
+    const r = entry.id === undefined ? undefined : this.get(uri, entry.id);
+    if (!r?.runs) return [];
+    const key = resultKeysOf(file, entry).run;
+    const fresh = [...r.runs.values()].filter((m) => m.runKey === key).sort((a, b) => b.at.getTime() - a.at.getTime());
+    const i = fresh.findIndex((m) => m.model === own);
+    if (i > 0) fresh.unshift(...fresh.splice(i, 1));
+    return fresh;
+  }
+
+  /** Records a run; `model` (its label) keeps it beside other models' runs; without it the run replaces the latest one's. */
+  setRun(uri: vscode.Uri, taskId: string, runKey: string, run: TaskRunResult, model?: string): void {
+    this.update(uri, taskId, (old) => {
+      const label = model ?? old?.model;
+      if (label === undefined) return { ...old, run, runKey };
+      const runs = new Map(old?.runs);
+      runs.set(label, { model: label, run, runKey, at: new Date() });
+      return { ...old, run, runKey, model: label, runs };
+    });
   }
 
   setCases(uri: vscode.Uri, taskId: string, casesKey: string, cases: readonly CaseResult[]): void {

@@ -4,6 +4,8 @@ import { createProvider } from '../core/sampling';
 import { SampleCache } from '../core/sampling/cache';
 import type { ModelProfile, Provider } from '../core/sampling/types';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
+import type { TaskFile } from '../core/taskfile/parse';
+import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runLog';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { LanguageModelProvider, LM_PREFIX } from './lmProvider';
 import type { ModelPicker } from './modelPicker';
@@ -23,6 +25,8 @@ export function withEditorSettings(t: TaskSpec, uri?: vscode.Uri): TaskSpec {
 export interface RunExtras {
   readonly fresh?: boolean;
   readonly samples?: number;
+  /** Sample with this model instead of each task's own: a profile name, or a profile itself. */
+  readonly model?: { readonly name: string; readonly profile?: ModelProfile };
   onSample?(task: string, sample: SampleResult): void;
 }
 
@@ -83,11 +87,13 @@ export class TaskRunner implements vscode.Disposable {
    */
   async run(doc: vscode.TextDocument, taskIds?: readonly string[], options: RunExtras = {}): Promise<TaskRunResult[]> {
     const file = this.documents.get(doc);
+    const pick = options.model;
     const tasks = runnableTasks(file)
       .tasks.filter((t) => !taskIds || taskIds.includes(t.id))
-      .map((t) => withEditorSettings(t, doc.uri));
+      .map((t) => withEditorSettings(t, doc.uri))
+      .map((t) => (pick && !pick.profile ? { ...t, sampling: { ...t.sampling, model: pick.name } } : t));
     if (tasks.length === 0) return [];
-    const key = `${doc.uri.toString()}#${taskIds?.length === 1 ? taskIds[0] : '*'}`;
+    const key = `${doc.uri.toString()}#${taskIds?.length === 1 ? taskIds[0] : '*'}${pick ? `@${pick.name}` : ''}`;
     const abort = new AbortController();
     const settings = settingsFor(doc.uri);
     const cache = this.cacheFor(doc.uri);
@@ -101,6 +107,7 @@ export class TaskRunner implements vscode.Disposable {
       await this.models.loadSecrets();
       // Tasks with no model configured sample a local server, else the built-in demo model.
       const unconfigured = tasks.filter((t) => {
+        if (pick?.profile) return false;
         try {
           profileForTask(file, t, doc.uri);
           return false;
@@ -119,7 +126,14 @@ export class TaskRunner implements vscode.Disposable {
           token.onCancellationRequested(() => abort.abort());
           const total = tasks.reduce((a, t) => a + (samples ?? t.sampling.samples), 0);
           const seen = new Map<string, number>();
-          return sampleTasks(tasks, {
+          // The profile each task was sampled with: its label in the results and the run log.
+          const used = new Map<string, ModelProfile>();
+          const profileFor = (t: TaskSpec): ModelProfile => {
+            const p = pick?.profile ?? (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t, doc.uri));
+            used.set(t.id, p);
+            return p;
+          };
+          const done = await sampleTasks(tasks, {
             file: doc.uri.fsPath,
             cache,
             samples,
@@ -131,7 +145,7 @@ export class TaskRunner implements vscode.Disposable {
             trusted: vscode.workspace.isTrusted,
             groupSize: settings.grpoGroupSize,
             concurrency: settings.concurrency,
-            profileFor: (t) => (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t, doc.uri)),
+            profileFor,
             providerFor: (p) => this.providerOf(p),
             onProgress: (p) => {
               const before = seen.get(p.task) ?? 0;
@@ -139,10 +153,13 @@ export class TaskRunner implements vscode.Disposable {
               progress.report({ increment: (100 * (p.done - before)) / Math.max(1, total), message: `${[...seen.values()].reduce((a, b) => a + b, 0)}/${total} samples` });
             },
             onTaskDone: (r) => {
-              this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r);
+              const p = used.get(r.task.id);
+              this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r, p && modelLabel(p));
               if (r.error) this.log.warn(`${r.task.id}: ${r.error}`);
             },
           });
+          this.logRuns(doc, file, done, samples, (r) => used.get(r.task.id));
+          return done;
         },
       );
     } finally {
@@ -176,9 +193,23 @@ export class TaskRunner implements vscode.Disposable {
       providerFor: () => {
         throw new Error('restoring never samples');
       },
-      onTaskDone: (r) => this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r),
+      onTaskDone: (r) => this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r, modelLabel(profileForTask(file, r.task, doc.uri))),
     });
     return done.length;
+  }
+
+  /**
+   * Adds the finished runs to the run log of the file's cache folder, the one `vtask stats`
+   * reads. Runs of unsaved files are left out: the log names files on disk.
+   */
+  private logRuns(doc: vscode.TextDocument, parsed: TaskFile, done: readonly TaskRunResult[], samples: number | undefined, profileOf: (r: TaskRunResult) => ModelProfile | undefined): void {
+    if (doc.uri.scheme !== 'file') return;
+    const cacheDir = cacheDirFor(doc.uri);
+    try {
+      appendRunRecords(cacheDir, runRecordsOf(done, { cacheDir, file: doc.uri.fsPath, parsed, samples, profileOf }));
+    } catch (e) {
+      this.log.warn(`the run log was not written (${cacheDir}): ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** The model a task of `doc` samples (the selected model, or the task's own), to ask it directly. */

@@ -23,7 +23,7 @@ function vtaskRun(t: TestContext, file: string): Promise<{ code: number | null; 
 }
 
 interface RunJson {
-  tasks: { task: string; model: string; pass_rate: number; band: string; samples: unknown[] }[];
+  tasks: { task: string; model: string; profile: string; pass_rate: number; band: string; samples: unknown[] }[];
 }
 
 test('vtask run examples/arithmetic.vtask samples the built-in model with no network', async (t) => {
@@ -33,7 +33,8 @@ test('vtask run examples/arithmetic.vtask samples the built-in model with no net
   assert.equal(json.tasks.length, 4);
   for (const task of json.tasks) {
     assert.equal(task.samples.length, 16);
-    assert.match(task.model, /arith/);
+    assert.match(task.profile, /arith/);
+    assert.match(task.model, /^(weak|strong)$/, 'the label of the profile the task names');
   }
   // The weak model solves sums some of the time: at least one task is learnable.
   assert.ok(json.tasks.some((task) => task.band === 'learnable'), JSON.stringify(json.tasks.map((task) => [task.task, task.pass_rate])));
@@ -48,7 +49,7 @@ test('a task file naming no model falls back to the built-in demo model, and say
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stderr, /no model configured and no local server answers: using the built-in demo model builtin:arith-tiny/);
   const json = JSON.parse(out.stdout) as RunJson;
-  assert.deepEqual(json.tasks.map((task) => [task.task, task.model, task.samples.length]), [['sum', 'builtin (arith-tiny)', 2]]);
+  assert.deepEqual(json.tasks.map((task) => [task.task, task.model, task.profile, task.samples.length]), [['sum', 'builtin', 'builtin (arith-tiny)', 2]]);
 });
 
 test('vtask run with the built-in demo model notes the tasks it cannot answer, next to their rows', async () => {

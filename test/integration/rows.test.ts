@@ -57,7 +57,7 @@ suite('dataset rows (JSONL)', () => {
     assert.equal(api.results(doc.uri, ROW)?.run?.stats.passRate, 0.5);
     const [summary, ...more] = api.decorations(doc).summaries;
     assert.equal(more.length, 0);
-    assert.equal(summary?.renderOptions?.after?.contentText, '4/8 pass · pass@1 0.50 · learnable');
+    assert.equal(summary?.renderOptions?.after?.contentText, 'test: 4/8 pass · pass@1 0.50 · learnable');
     assert.deepEqual([summary?.range.start.line, summary?.range.start.character], [0, doc.lineAt(0).text.length]);
     // The hover of details: the row's id, the model, the interval and the samples' verdicts.
     assert.match(summary?.hoverMessage?.value ?? '', /\*\*rows\/six-sevens\*\* on [^\n]*test-model[\s\S]*95%[\s\S]*✓/);

@@ -43,7 +43,7 @@ suite('run verifier', () => {
     assert.equal(r?.run?.stats.band, 'learnable');
     assert.ok(server.samplingRequests.length > before);
     const summary = api.decorations(doc).summaries.map((s) => s.renderOptions?.after?.contentText);
-    assert.deepEqual(summary, ['4/8 pass · pass@1 0.50 · learnable']);
+    assert.deepEqual(summary, ['test: 4/8 pass · pass@1 0.50 · learnable'], 'the summary names the model');
     // Again: every sample comes from the cache.
     const again = server.samplingRequests.length;
     await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/math');

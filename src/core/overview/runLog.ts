@@ -18,6 +18,8 @@ import { randomBytes } from 'node:crypto';
 import type { Band } from '../stats';
 import type { ModelProfile } from '../sampling/types';
 import type { TaskRunResult } from '../run/sampleTasks';
+import { taskRunKey } from '../run/resultKeys';
+import type { TaskFile } from '../taskfile/parse';
 import { fsyncDir, writeAll } from '../sampling/cacheLog';
 import { HOST_ID, pidAlive, tryLock } from '../sampling/cacheLock';
 import { markCacheDir } from '../sampling/cache';
@@ -91,6 +93,23 @@ export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; re
     band: r.stats.band,
     signal_share: r.stats.signalShare,
   };
+}
+
+/**
+ * The records of a file's finished runs (`runRecordOf` for each), keyed by the task as it is in
+ * `parsed` and labelled by the profile each task was sampled with.
+ */
+export function runRecordsOf(results: readonly TaskRunResult[], o: { readonly cacheDir: string; readonly file: string; readonly parsed: TaskFile; readonly samples?: number; profileOf(r: TaskRunResult): ModelProfile | undefined; readonly at?: Date }): RunRecord[] {
+  const at = o.at ?? new Date();
+  const out: RunRecord[] = [];
+  for (const r of results) {
+    const entry = o.parsed.tasks.find((t) => t.id === r.task.id);
+    const profile = o.profileOf(r);
+    if (!entry || !profile) continue;
+    const record = runRecordOf(r, { cacheDir: o.cacheDir, file: o.file, key: taskRunKey(o.parsed, entry), model: modelLabel(profile), samples: o.samples ?? r.task.sampling.samples, at });
+    if (record) out.push(record);
+  }
+  return out;
 }
 
 function formatLine(r: RunRecord): string {
