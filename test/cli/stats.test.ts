@@ -9,10 +9,6 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
-import { appendRunRecords, runLogPath } from '../../src/core/overview/runLog';
-import { taskRunKey } from '../../src/core/run/resultKeys';
-import { taskStats } from '../../src/core/stats';
-import { parseTaskFile } from '../../src/core/taskfile/parse';
 
 // model-a solves `easy` always and `mid` half the time; model-b fails everything until `better`.
 let better = false;
@@ -67,22 +63,10 @@ after(async () => {
 const vtask = (args: string[]) => runCliProcess(args, {}, 60_000);
 const stats = (...args: string[]) => vtask(['stats', data, '--cache-dir', cacheDir, ...args]);
 
-/**
- * Samples `one.vtask` with `model` through `vtask run` and records the run in the run log, as
- * `vtask run` records it: the log's writer, the task's current run key, the run's own figures.
- */
+/** Samples `one.vtask` with `model` through `vtask run`, which records the run in the run log. */
 async function run(model: string, ...extra: string[]): Promise<void> {
-  const file = path.join(data, 'one.vtask');
-  const r = await vtask(['run', file, '--base-url', server.url, '--model', model, '--cache-dir', cacheDir, '--json', ...extra]);
+  const r = await vtask(['run', path.join(data, 'one.vtask'), '--base-url', server.url, '--model', model, '--cache-dir', cacheDir, ...extra]);
   assert.equal(r.code, 0, r.stderr);
-  const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
-  const ran = (JSON.parse(r.stdout) as { tasks: { task: string; samples: { pass: boolean; score: number }[] }[] }).tasks;
-  const records = ran.map((t) => {
-    const entry = parsed.tasks.find((e) => e.id === t.task)!;
-    const st = taskStats(t.samples);
-    return { file: runLogPath(cacheDir, file), task: t.task, model, key: taskRunKey(parsed, entry), at: new Date().toISOString(), samples: st.samples, passed: st.passed, pass_rate: st.passRate, band: st.band, signal_share: st.signalShare };
-  });
-  appendRunRecords(cacheDir, records);
 }
 
 interface Json {
