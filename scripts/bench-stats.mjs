@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `vtask stats` over a large dataset: 100,000 tasks in 1,000 files with recorded runs of two
+// models, as a user runs it (a real process): time and peak RSS of `--json` the first time (every
+// file parsed, the cases of in-process verifiers run) and again (file summaries remembered), and
+// of `--html`. The run log is written as `vtask run` writes it, with each task's current run key.
+//
+//   node scripts/bench-stats.mjs [--files N] [--tasks-per-file N] [--keep]
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { loadBundled } from './bundle.mjs';
+import { generateTaskFile } from './gen-large.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const cli = path.join(root, 'out/cli.js');
+const arg = (name, def) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? def : Number(process.argv[i + 1]);
+};
+const FILES = arg('--files', 1000);
+const PER_FILE = arg('--tasks-per-file', 100);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-stats-'));
+const preload = path.join(dir, 'peak-rss.cjs');
+// Peak RSS and CPU time (user + system) from the process itself: on a shared machine the CPU
+// time says what the work costs when wall time includes waiting for a core.
+fs.writeFileSync(preload, "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\npeak-rss ' + u.maxRSS + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });\n");
+const data = path.join(dir, 'data');
+fs.mkdirSync(data, { recursive: true });
+fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+const cacheDir = path.join(dir, '.vtask-cache');
+
+const core = createRequire(import.meta.url)(path.join(root, 'out/core.js'));
+const { taskRunKey } = await loadBundled('src/core/run/resultKeys.ts');
+const { appendRunRecords } = await loadBundled('src/core/overview/runLog.ts');
+
+// The dataset, and two models' runs of every task: 8 samples each, pass counts drawn from a
+// seeded generator; one task in ten was run before with another result (a band that changed).
+let seed = 7;
+const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const band = (passed, n) => (passed === n ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable');
+const t0 = performance.now();
+let tasks = 0;
+for (let f = 0; f < FILES; f++) {
+  const name = `shard-${String(f).padStart(4, '0')}.vtask`;
+  const text = generateTaskFile({ tasks: PER_FILE, seed: f + 1 });
+  fs.writeFileSync(path.join(data, name), text);
+  const parsed = core.parseTaskFile(text);
+  const records = [];
+  for (const entry of parsed.tasks) {
+    if (entry.id === undefined) continue;
+    tasks++;
+    const key = taskRunKey(parsed, entry);
+    for (const model of ['model-a', 'model-b']) {
+      const runs = rand() < 0.1 ? 2 : 1;
+      for (let r = 0; r < runs; r++) {
+        const passed = Math.floor(rand() * 9);
+        records.push({ file: `data/${name}`, task: entry.id, model, key, at: new Date(Date.UTC(2026, 0, 1 + r)).toISOString(), samples: 8, passed, pass_rate: passed / 8, band: band(passed, 8), signal_share: 1 - (passed / 8) ** 8 - (1 - passed / 8) ** 8 });
+      }
+    }
+  }
+  appendRunRecords(cacheDir, records);
+}
+const dataMb = (fs.readdirSync(data).reduce((s, f) => s + fs.statSync(path.join(data, f)).size, 0) / 1e6).toFixed(1);
+console.log(`generated ${tasks} tasks in ${FILES} files (${dataMb} MB) and the run log of two models in ${Math.round(performance.now() - t0)} ms`);
+
+/** Runs the CLI in the dataset's folder; returns wall time, peak RSS (MB) and stdout. */
+function timed(args) {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ['-r', preload, cli, ...args], { encoding: 'utf8', cwd: dir, maxBuffer: 1 << 30 });
+  const ms = Math.round(performance.now() - t);
+  const m = /peak-rss (\d+) cpu-us (\d+)/.exec(r.stderr);
+  const rss = Math.round(Number(m?.[1] ?? 0) / 1024);
+  const cpu = Math.round(Number(m?.[2] ?? 0) / 1000);
+  if (r.status !== 0) throw new Error(`vtask ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-500)}`);
+  return { ms, cpu_ms: cpu, peak_rss_mb: rss, stdout: r.stdout };
+}
+
+const figures = { tasks, files: FILES };
+const first = timed(['stats', 'data', '--json']);
+const s = JSON.parse(first.stdout);
+if (s.tasks !== tasks || s.models['model-a']?.tasks !== tasks) throw new Error(`stats saw ${s.tasks} tasks, ${s.models['model-a']?.tasks} runs of model-a; expected ${tasks}`);
+figures.stats_json_first = { ms: first.ms, cpu_ms: first.cpu_ms, peak_rss_mb: first.peak_rss_mb };
+console.log(`vtask stats --json, ${tasks} tasks, 2 models, first run (parse, run cases): ${first.ms} ms (CPU ${first.cpu_ms} ms), peak RSS ${first.peak_rss_mb} MB`);
+const again = timed(['stats', 'data', '--json']);
+figures.stats_json = { ms: again.ms, cpu_ms: again.cpu_ms, peak_rss_mb: again.peak_rss_mb, json_mb: +(again.stdout.length / 1e6).toFixed(1) };
+console.log(`vtask stats --json, again (file summaries remembered): ${again.ms} ms (CPU ${again.cpu_ms} ms), peak RSS ${again.peak_rss_mb} MB (${figures.stats_json.json_mb} MB of JSON)`);
+const html = path.join(dir, 'report.html');
+const h = timed(['stats', 'data', '--html', html]);
+figures.stats_html = { ms: h.ms, cpu_ms: h.cpu_ms, peak_rss_mb: h.peak_rss_mb, html_mb: +(fs.statSync(html).size / 1e6).toFixed(2) };
+console.log(`vtask stats --html: ${h.ms} ms (CPU ${h.cpu_ms} ms), peak RSS ${h.peak_rss_mb} MB (${figures.stats_html.html_mb} MB page)`);
+if (!process.argv.includes('--keep')) fs.rmSync(dir, { recursive: true, force: true });
+else console.log(`kept ${dir}`);
+console.log(JSON.stringify(figures));
