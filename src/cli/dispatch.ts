@@ -9,6 +9,7 @@ import { importCommand, importHelp } from './importCommand';
 import { run, runHelp } from './runCommand';
 import { serveCommand, serveHelp } from './serveCommand';
 import { auditCommand, auditHelp } from './auditCommand';
+import { statsCommand, statsHelp } from './statsCommand';
 import { EXIT, UsageError, type CliIO } from './io';
 import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
 
@@ -26,6 +27,7 @@ Commands:
   import IN       read a dataset back into a task file
   serve PATH...   answer verdicts over HTTP for trainers
   audit PATH...   probe each verifier for answers it wrongly passes or fails (no model)
+  stats PATH...   what is in a dataset: counts, cases, per-model results, duplicates, overlap
 
 Options:
   --allow-weak-isolation  (test, run, audit) let code and script verifiers run without the full
@@ -49,6 +51,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   import: { help: importHelp, run: (args, io) => importCommand(args, io) },
   serve: { help: serveHelp, run: (args, io, signal) => serveCommand(args, io, signal) },
   audit: { help: auditHelp, run: (args, io, signal) => auditCommand(args, io, signal) },
+  stats: { help: statsHelp, run: (args, io, signal) => statsCommand(args, io, signal) },
 };
 
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */

@@ -47,6 +47,8 @@ export interface ModelStats {
   readonly signal_share: number;
   /** Tasks whose band differs from this model's previous run of them. */
   readonly changed: readonly (TaskRef & { readonly from: Band | null; readonly to: Band | null })[];
+  /** Runs left out because the task changed since (its run key differs): `vtask run` re-verifies them. */
+  readonly stale?: number;
 }
 
 /** One task's result for one model, for the comparison and the tree. */
@@ -60,7 +62,10 @@ export interface TaskModelResult extends TaskRef {
 /** Counts of one file, or of the whole dataset (`totals`). */
 export interface FileStats {
   readonly file: string;
+  /** Every task written with an id, valid or not. */
   readonly tasks: number;
+  /** Tasks with validation errors (not in `kinds`, not run, not compared). */
+  readonly invalid_tasks?: number;
   /** Tasks per verifier kind (the top-level kind; composite kinds count once as `all`, `any`...). */
   readonly kinds: Readonly<Record<string, number>>;
   /** Cases written and, where they were run, how they came out. */
@@ -83,6 +88,26 @@ export interface DatasetStats {
   readonly models: Readonly<Record<string, ModelStats>>;
   /** Per task and model, for the comparison and the dashboard's links (absent with `--no-tasks`). */
   readonly results?: readonly TaskModelResult[];
+  /** Each pair of models, when there are two or more (see compare.ts). */
+  readonly comparisons?: readonly ModelComparison[];
   readonly duplicates: readonly DuplicatePair[];
   readonly contamination: readonly ContaminationHit[];
+}
+
+/** Model A against model B over the tasks both ran. */
+export interface ModelComparison {
+  readonly a: string;
+  readonly b: string;
+  /** Tasks with a run of both. */
+  readonly tasks: number;
+  /** Tasks where A's pass rate is higher, and where B's is. */
+  readonly a_higher: number;
+  readonly b_higher: number;
+  /** Per task, A's and B's pass rates (the scatter plot); absent in `--json` output. */
+  readonly points?: readonly (TaskRef & { readonly a: number; readonly b: number })[];
+  /** The tasks that separate them most, largest difference first (at most 20). */
+  readonly separating: readonly (TaskRef & { readonly a: number; readonly b: number })[];
+  /** Tasks both always solve, and both never solve. */
+  readonly both_solve: readonly TaskRef[];
+  readonly both_fail: readonly TaskRef[];
 }

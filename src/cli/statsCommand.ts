@@ -1,0 +1,209 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { collectDatasetStats } from '../core/overview/collect';
+import { renderStatsHtml } from '../core/overview/report';
+import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
+import { cut } from '../core/util/cut';
+import { checkWritable, listTaskFiles, readTaskText } from './files';
+import { EXIT, UsageError, type CliIO } from './io';
+import { eachArg, shareFlag, unknownOption } from './options';
+import { terminalSafe } from './terminal';
+
+export const statsHelp = `Usage: vtask stats PATH... [--json] [--html REPORT.html] [--model M]... [--contamination BENCH]...
+
+What is in a dataset: tasks per file and verifier kind, cases and how they come out, validation
+errors, per-model results from the runs \`vtask run\` recorded in the cache (no request),
+near-duplicate prompts and prompts that overlap a benchmark.
+  --json                      print the statistics as one JSON object
+  --html FILE                 also write them as a self-contained HTML report
+  --model M                   only this model (its profile name, or the model name of
+                              --base-url/--model runs); repeat for several; default every model
+                              in the run log
+  --contamination BENCH       a benchmark (JSONL, text or Parquet) whose prompts the tasks'
+                              prompts must not share a 13-word span with; repeat for several
+  --duplicate-threshold X     similarity from which two prompts are near-duplicates (default 0.8)
+  --no-duplicates             do not look for duplicates
+  --no-cases                  count cases without running them (all skipped); by default the
+                              cases of math, match, choice, constraints, json and format
+                              verifiers (and all/any/weighted of them) run, remembered per task
+  --no-tasks                  --json: leave out the per task and model results
+  --cache-dir DIR             the cache folder (default: .vtask-cache at the workspace root)
+  --fail-on LIST              exit 1 when any of these is found: duplicates, contamination
+Exits 0, 1 with --fail-on when something it names was found, 2 on usage errors.`;
+
+const FLAGS = ['--json', '--html', '--model', '--contamination', '--duplicate-threshold', '--no-duplicates', '--no-cases', '--no-tasks', '--cache-dir', '--fail-on'];
+const FAIL_ON = ['duplicates', 'contamination'] as const;
+
+/** Files shown in the text summary; the rest are counted (the JSON and HTML have them all). */
+const FILES_SHOWN = 20;
+/** Duplicates, overlaps and changed tasks listed in the text summary. */
+const LISTED = 20;
+
+interface StatsArgs {
+  paths: string[];
+  json: boolean;
+  html?: string;
+  models: string[];
+  benchmarks: string[];
+  threshold: number;
+  duplicates: boolean;
+  cases: boolean;
+  tasks: boolean;
+  cacheDir?: string;
+  failOn: Set<(typeof FAIL_ON)[number]>;
+}
+
+function parseArgs(argv: readonly string[]): StatsArgs {
+  const a: StatsArgs = { paths: [], json: false, models: [], benchmarks: [], threshold: 0.8, duplicates: true, cases: true, tasks: true, failOn: new Set() };
+  for (const { arg, flag, value } of eachArg(argv)) {
+    switch (flag) {
+      case '--json':
+        a.json = true;
+        break;
+      case '--html':
+        a.html = value();
+        break;
+      case '--model':
+        a.models.push(value());
+        break;
+      case '--contamination':
+        a.benchmarks.push(value());
+        break;
+      case '--duplicate-threshold':
+        a.threshold = shareFlag(value(), flag, 'a similarity');
+        break;
+      case '--no-duplicates':
+        a.duplicates = false;
+        break;
+      case '--no-cases':
+        a.cases = false;
+        break;
+      case '--no-tasks':
+        a.tasks = false;
+        break;
+      case '--cache-dir':
+        a.cacheDir = value();
+        break;
+      case '--fail-on':
+        for (const w of value().split(',').map((s) => s.trim())) {
+          if (!(FAIL_ON as readonly string[]).includes(w)) throw new UsageError(`--fail-on takes ${FAIL_ON.join(', ')} (comma-separated); got '${cut(w)}'`);
+          a.failOn.add(w as (typeof FAIL_ON)[number]);
+        }
+        break;
+      default:
+        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
+        a.paths.push(arg);
+    }
+  }
+  if (!a.paths.length) throw new UsageError('give at least one file or folder');
+  if (a.failOn.has('duplicates') && !a.duplicates) throw new UsageError('--fail-on duplicates needs the duplicate search: drop --no-duplicates');
+  if (a.failOn.has('contamination') && !a.benchmarks.length) throw new UsageError('--fail-on contamination needs a benchmark: add --contamination BENCH');
+  return a;
+}
+
+export async function statsCommand(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
+  const args = parseArgs(argv);
+  const html = args.html === undefined ? undefined : path.resolve(io.cwd, args.html);
+  if (html) checkWritable(html, '--html');
+  for (const b of args.benchmarks) {
+    const abs = path.resolve(io.cwd, b);
+    if (!fs.existsSync(abs)) throw new UsageError(`--contamination ${b}: no such file`);
+  }
+  const listed = listTaskFiles(
+    args.paths.map((p) => path.resolve(io.cwd, p)),
+    io.stderr,
+  );
+  // Paths as the user would type them: relative below the working folder, absolute elsewhere.
+  const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p) || p);
+  const files = listed.files.map(shown);
+  const read = (f: string): string => {
+    const r = readTaskText(path.resolve(io.cwd, f));
+    if ('error' in r) {
+      // Reported here; the file counts with no tasks.
+      io.stderr.write(terminalSafe(r.error) + '\n');
+      return '';
+    }
+    for (const p of r.problems) io.stderr.write(terminalSafe(p) + '\n');
+    return r.text;
+  };
+  const stats = await collectDatasetStats(files, {
+    models: args.models,
+    cacheDir: args.cacheDir && path.resolve(io.cwd, args.cacheDir),
+    benchmarks: args.benchmarks.map((b) => path.resolve(io.cwd, b)),
+    duplicateThreshold: args.threshold,
+    duplicates: args.duplicates,
+    cases: args.cases,
+    read,
+    signal,
+  });
+  // Benchmarks named as given, not as resolved.
+  const benchName = new Map(args.benchmarks.map((b) => [path.resolve(io.cwd, b), b]));
+  const report: DatasetStats = { ...stats, contamination: stats.contamination.map((c) => ({ ...c, benchmark: benchName.get(c.benchmark ?? '') ?? c.benchmark })) };
+  if (html) fs.writeFileSync(html, renderStatsHtml(report));
+  if (args.json) {
+    // The scatter's points repeat `results`; a reader of the JSON has those.
+    const { results, comparisons, ...rest } = report;
+    const out = { ...rest, ...(args.tasks ? { results } : {}), ...(comparisons ? { comparisons: comparisons.map(({ points: _points, ...c }) => c) } : {}) };
+    io.stdout.write(JSON.stringify(out) + '\n');
+  } else {
+    io.stdout.write(terminalSafe(summaryText(report, args.benchmarks.length)));
+    if (html) io.stdout.write(`report: ${shown(html)}\n`);
+  }
+  const found = (args.failOn.has('duplicates') && report.duplicates.length > 0) || (args.failOn.has('contamination') && report.contamination.length > 0);
+  return found || listed.errors > 0 ? EXIT.failed : EXIT.ok;
+}
+
+const num = (n: number): string => n.toLocaleString('en-US');
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+const at = (r: TaskRef): string => `${r.file}${r.line !== undefined ? `:${r.line + 1}` : ''}`;
+const bar = (n: number, max: number, width = 30): string => '█'.repeat(max ? Math.round((n / max) * width) : 0);
+
+/** The human-readable summary of `vtask stats`. */
+export function summaryText(s: DatasetStats, benchmarks: number): string {
+  const out: string[] = [];
+  const t = s.totals;
+  out.push(`${num(s.files)} file${s.files === 1 ? '' : 's'}, ${num(s.tasks)} tasks (${num(t.invalid_tasks ?? 0)} invalid), ${num(t.errors)} validation error${t.errors === 1 ? '' : 's'}`);
+  const kinds = Object.entries(t.kinds).sort((a, b) => b[1] - a[1]);
+  if (kinds.length) out.push(`kinds: ${kinds.map(([k, n]) => `${k} ${num(n)}`).join(', ')}`);
+  out.push(`cases: ${num(t.cases.total)} (${num(t.cases.passed)} passed, ${num(t.cases.failed)} failed, ${num(t.cases.skipped)} skipped); ${num(t.tasks_without_cases)} tasks without cases`);
+  if (s.per_file.length > 1) {
+    out.push('');
+    const top = [...s.per_file].sort((a, b) => b.tasks - a.tasks || a.file.localeCompare(b.file)).slice(0, FILES_SHOWN);
+    const w = Math.min(60, Math.max(4, ...top.map((f) => f.file.length)));
+    out.push(`${'file'.padEnd(w)}  ${['tasks', 'invalid', 'errors', 'cases', 'failed', 'no cases'].map((h) => h.padStart(9)).join('')}`);
+    for (const f of top) out.push(`${cut(f.file, w).padEnd(w)}  ${[f.tasks, f.invalid_tasks ?? 0, f.errors, f.cases.total, f.cases.failed, f.tasks_without_cases].map((n) => num(n).padStart(9)).join('')}`);
+    if (s.per_file.length > top.length) out.push(`... ${num(s.per_file.length - top.length)} more files (--json or --html lists them all)`);
+  }
+  const models = Object.entries(s.models);
+  if (!models.length) out.push('', 'models: no runs in the cache (vtask run records them)');
+  for (const [name, m] of models) out.push('', ...modelText(name, m));
+  for (const c of s.comparisons ?? []) {
+    out.push('', `${c.a} vs ${c.b}: ${num(c.tasks)} tasks run by both; ${c.a} higher on ${num(c.a_higher)}, ${c.b} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}`);
+    for (const p of c.separating.slice(0, 10)) out.push(`  ${at(p)}: '${cut(p.task)}' ${c.a} ${p.a.toFixed(2)}, ${c.b} ${p.b.toFixed(2)}`);
+  }
+  out.push('', `duplicates: ${num(s.duplicates.length)} pair${s.duplicates.length === 1 ? '' : 's'}`);
+  for (const d of s.duplicates.slice(0, LISTED)) out.push(`  ${at(d.a)}: '${cut(d.a.task)}' ~ ${at(d.b)}: '${cut(d.b.task)}' (${d.exact ? 'same prompt' : `similarity ${d.similarity.toFixed(2)}`})`);
+  if (s.duplicates.length > LISTED) out.push(`  ... ${num(s.duplicates.length - LISTED)} more (--json lists them all)`);
+  if (!benchmarks) out.push('contamination: no benchmark given (--contamination BENCH)');
+  else {
+    out.push(`contamination: ${num(s.contamination.length)} overlap${s.contamination.length === 1 ? '' : 's'} with ${benchmarks === 1 ? 'the benchmark' : `${benchmarks} benchmarks`}`);
+    for (const c of s.contamination.slice(0, LISTED)) out.push(`  ${at(c)}: '${cut(c.task)}' ~ ${c.benchmark ?? 'benchmark'}:${c.benchmark_row + 1}: "${cut(c.overlap)}"`);
+    if (s.contamination.length > LISTED) out.push(`  ... ${num(s.contamination.length - LISTED)} more (--json lists them all)`);
+  }
+  return out.join('\n') + '\n';
+}
+
+function modelText(name: string, m: ModelStats): string[] {
+  const lines = [`model ${name}: ${num(m.tasks)} tasks, ${num(m.samples)} samples, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} stale runs left out (the task changed since: vtask run re-verifies them)` : ''}`];
+  const most = Math.max(m.bands.too_easy, m.bands.learnable, m.bands.too_hard);
+  for (const b of ['too_easy', 'learnable', 'too_hard'] as const) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
+  const top = Math.max(0, ...m.histogram.map((h) => h.tasks));
+  lines.push('  pass rate');
+  for (const h of m.histogram) lines.push(`  ${h.from.toFixed(1)}–${h.to.toFixed(1)} ${num(h.tasks).padStart(8)} ${bar(h.tasks, top)}`);
+  if (m.changed.length) {
+    lines.push(`  band changed since the previous run: ${num(m.changed.length)}`);
+    for (const c of m.changed.slice(0, LISTED)) lines.push(`    ${at(c)}: '${cut(c.task)}' ${c.from ?? 'error'} → ${c.to ?? 'error'}`);
+    if (m.changed.length > LISTED) lines.push(`    ... ${num(m.changed.length - LISTED)} more`);
+  }
+  return lines;
+}

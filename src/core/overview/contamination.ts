@@ -1,0 +1,225 @@
+// Benchmark contamination: a task whose prompt shares a run of n words (13 by default, the
+// length GPT-3's contamination study used) with a benchmark's prompt, both read as normalised
+// words (normalise.ts). A benchmark row shorter than n words counts when the whole row appears,
+// if it has at least MIN_WORDS words (the floor that study put under its n; shorter rows, "What
+// is 2+2?", are common phrases rather than evidence).
+//
+// The benchmark's words are interned as integer ids, and every n-gram of them is indexed by a
+// 32-bit rolling hash in an open-addressing table of typed arrays; a task's n-grams are looked
+// up, every hash hit is checked on the ids themselves (a collision never reports), and a hit is
+// extended both ways to the longest common run. One hit is reported per task: its longest
+// overlap (ties: the earliest row), quoted as the task's prompt writes it.
+import { mix32, promptWords } from './normalise';
+import type { ContaminationHit, TaskRef } from './types';
+
+export const DEFAULT_NGRAM = 13;
+const MIN_WORDS = 8;
+/** Multiplier of the rolling polynomial hash (odd, so it is invertible modulo 2^32). */
+const B = 0x01000193;
+
+/** Growable Int32Array. */
+class IntList {
+  data = new Int32Array(1 << 16);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+/** B^(len-1) modulo 2^32: what the word leaving a rolling window weighed. */
+function power(len: number): number {
+  let p = 1;
+  for (let i = 1; i < len; i++) p = Math.imul(p, B);
+  return p;
+}
+
+/** The table key of a window's rolling hash: mixed with the window's length. */
+const keyOf = (rolling: number, len: number): number => mix32(rolling ^ Math.imul(len, 0x9e3779b1)) || 1;
+
+/** The benchmark's n-grams: each distinct one once, keyed by hash, pointing at its first place. */
+class GramIndex {
+  keys: Uint32Array;
+  /** Position in the word pool of the gram's first word. */
+  at: Int32Array;
+  len: Int32Array;
+  size = 0;
+  constructor(
+    private readonly words: IntList,
+    expected: number,
+  ) {
+    let cap = 1024;
+    while (cap < expected * 2) cap *= 2;
+    this.keys = new Uint32Array(cap);
+    this.at = new Int32Array(cap);
+    this.len = new Int32Array(cap);
+  }
+  private same(p: number, q: number, len: number): boolean {
+    const w = this.words.data;
+    for (let i = 0; i < len; i++) if (w[p + i] !== w[q + i]) return false;
+    return true;
+  }
+  add(key: number, at: number, len: number): void {
+    if ((this.size + 1) * 2 > this.keys.length) this.grow();
+    const mask = this.keys.length - 1;
+    for (let s = key & mask; ; s = (s + 1) & mask) {
+      const k = this.keys[s] as number;
+      if (k === 0) {
+        this.keys[s] = key;
+        this.at[s] = at;
+        this.len[s] = len;
+        this.size++;
+        return;
+      }
+      // Already indexed from an earlier row (or place): the first one is kept.
+      if (k === key && this.len[s] === len && this.same(this.at[s] as number, at, len)) return;
+    }
+  }
+  private grow(): void {
+    const { keys, at, len } = this;
+    this.keys = new Uint32Array(keys.length * 2);
+    this.at = new Int32Array(keys.length * 2);
+    this.len = new Int32Array(keys.length * 2);
+    this.size = 0;
+    const mask = this.keys.length - 1;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as number;
+      if (!k) continue;
+      let s = k & mask;
+      while (this.keys[s]) s = (s + 1) & mask;
+      this.keys[s] = k;
+      this.at[s] = at[i] as number;
+      this.len[s] = len[i] as number;
+      this.size++;
+    }
+  }
+}
+
+/**
+ * Tasks whose prompt shares `n` consecutive normalised words (13 by default) with one of the
+ * benchmark's rows, each with the row and the longest shared span as written in the prompt.
+ * In the order of `prompts`.
+ */
+export function findContamination(prompts: Iterable<{ ref: TaskRef; text: string }>, rows: readonly { row: number; text: string }[], o: { n?: number; benchmark?: string } = {}): ContaminationHit[] {
+  const n = o.n ?? DEFAULT_NGRAM;
+  if (!Number.isInteger(n) || n < 1) throw new Error(`the n-gram length must be a whole number of at least 1, got ${n}`);
+  const minWords = Math.min(n, MIN_WORDS);
+  const vocab = new Map<string, number>();
+  const words = new IntList();
+  const rowStart: number[] = [];
+  const rowOf: number[] = [];
+  for (const r of rows) {
+    const start = words.length;
+    for (const w of promptWords(r.text, false).words) {
+      let id = vocab.get(w);
+      if (id === undefined) vocab.set(w, (id = vocab.size));
+      words.push(id);
+    }
+    if (words.length - start < minWords) {
+      words.length = start;
+      continue;
+    }
+    rowStart.push(start);
+    rowOf.push(r.row);
+  }
+  rowStart.push(words.length);
+  const idHash = new Uint32Array(vocab.size);
+  for (let i = 0; i < idHash.length; i++) idHash[i] = mix32(i + 0x6a09e667);
+  const index = new GramIndex(words, words.length);
+  const lengths = new Set<number>();
+  for (let r = 0; r + 1 < rowStart.length; r++) {
+    const from = rowStart[r] as number;
+    const to = rowStart[r + 1] as number;
+    const len = Math.min(n, to - from);
+    lengths.add(len);
+    const pow = power(len);
+    let h = 0;
+    for (let i = from; i < to; i++) {
+      const v = idHash[words.data[i] as number] as number;
+      if (i - from >= len) h = (h - Math.imul(idHash[words.data[i - len] as number] as number, pow)) | 0;
+      h = (Math.imul(h, B) + v) | 0;
+      if (i - from + 1 >= len) index.add(keyOf(h, len), i - len + 1, len);
+    }
+  }
+  // Which row a pool position belongs to.
+  const rowAt = (pos: number): number => {
+    let lo = 0;
+    let hi = rowStart.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((rowStart[mid] as number) <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const hits: ContaminationHit[] = [];
+  if (rowOf.length === 0) return hits;
+  const byLength = [...lengths].sort((x, y) => y - x).map((len) => ({ len, pow: power(len) }));
+  const { keys, at, len: lens } = index;
+  const mask = keys.length - 1;
+  const w = words.data;
+  for (const { ref, text } of prompts) {
+    const pw = promptWords(text);
+    const m = pw.words.length;
+    if (m < minWords) continue;
+    const ids = new Int32Array(m);
+    const hs = new Uint32Array(m);
+    for (let i = 0; i < m; i++) {
+      const id = vocab.get(pw.words[i] as string);
+      ids[i] = id ?? -1;
+      hs[i] = id === undefined ? 0 : (idHash[id] as number);
+    }
+    let best = { span: 0, row: -1, from: 0, to: 0 };
+    for (const { len, pow } of byLength) {
+      if (len > m) continue;
+      let h = 0;
+      let skipTo = 0;
+      for (let i = 0; i < m; i++) {
+        if (i >= len) h = (h - Math.imul(hs[i - len] as number, pow)) | 0;
+        h = (Math.imul(h, B) + (hs[i] as number)) | 0;
+        const p = i - len + 1;
+        if (p < skipTo || p < 0) continue;
+        const key = keyOf(h, len);
+        for (let s = key & mask; keys[s] !== 0; s = (s + 1) & mask) {
+          if (keys[s] !== key || lens[s] !== len) continue;
+          let q = at[s] as number;
+          let k = 0;
+          while (k < len && ids[p + k] === w[q + k]) k++;
+          if (k < len) continue;
+          // A true shared run: extend it both ways within the row.
+          const r = rowAt(q);
+          const lo = rowStart[r] as number;
+          const hi = rowStart[r + 1] as number;
+          let a = p;
+          while (a > 0 && q > lo && ids[a - 1] === w[q - 1]) {
+            a--;
+            q--;
+          }
+          let e = p + len;
+          let qe = (at[s] as number) + len;
+          while (e < m && qe < hi && ids[e] === w[qe]) {
+            e++;
+            qe++;
+          }
+          const span = e - a;
+          const row = rowOf[r] as number;
+          if (span > best.span || (span === best.span && row < best.row)) best = { span, row, from: a, to: e };
+          // The windows inside this run would find the same run again.
+          skipTo = Math.max(skipTo, e - len + 1);
+        }
+      }
+    }
+    if (best.row < 0) continue;
+    hits.push({
+      ...ref,
+      benchmark_row: best.row,
+      overlap: text.slice(pw.starts[best.from], pw.ends[best.to - 1]),
+      ...(o.benchmark === undefined ? {} : { benchmark: o.benchmark }),
+    });
+  }
+  return hits;
+}

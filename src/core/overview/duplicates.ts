@@ -1,0 +1,266 @@
+// Tasks whose prompts are the same or nearly so. Exact duplicates share their normalised text
+// (normalise.ts). Near duplicates are found with MinHash over word shingles and LSH banding, and
+// every candidate pair is then measured exactly, so the similarity reported is the true Jaccard
+// similarity of the two prompts' shingle sets, never an estimate.
+//
+// Choices, and why:
+// - Shingles of K = 2 words. A changed word changes at most two shingles, so a 40-word prompt
+//   with two words reworded stays above 0.8, and swapping two sentences changes only the
+//   shingles across the seams; yet word order still counts (a bag of words would call
+//   "is 5 greater than 3" and "is 3 greater than 5" the same prompt). A prompt of one word is
+//   one shingle, so very short prompts only ever match exactly.
+// - Numbers decide: two prompts are near duplicates only if they hold the same numbers (as a
+//   multiset). Tasks made from one template differ mostly in their numbers ("What is 17+25?",
+//   "What is 18+25?"), share most of their shingles, and yet ask for different answers. The
+//   numbers' hash is part of every LSH bucket key, so such tasks never even become candidates,
+//   which also keeps the buckets of a templated dataset small.
+// - H = 64 hashes (each a seeded 32-bit mix of the shingle hash): the signatures of 100,000
+//   prompts take 25 MB, and the bands are chosen from the threshold so that a pair at the
+//   threshold becomes a candidate with probability at least 0.99 (at 0.8: 12 bands of 5 rows,
+//   0.991; at 0.9 similarity 0.9999). The estimate itself is never reported.
+// - Each task is reported once: an exact copy paired with the first task of its text, a near
+//   duplicate paired with the earlier task most similar to it. So 1,000 copies of one prompt
+//   give 999 pairs (each to the first occurrence), not 499,500; a chain of rewordings gives one
+//   pair per task. A bucket of more than BUCKET_WINDOW prompts (thousands of tasks that differ
+//   in one word and share their numbers) compares each prompt with the BUCKET_WINDOW before it.
+import { hashString, isNumberWord, mix32, promptWords } from './normalise';
+import type { DuplicatePair, TaskRef } from './types';
+
+export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;
+const K = 2;
+const H = 64;
+/** The most earlier members of one LSH bucket a prompt is compared with. */
+const BUCKET_WINDOW = 64;
+/** Probability at the threshold that the banding must reach. */
+const RECALL_AT_THRESHOLD = 0.99;
+
+const SEEDS = Uint32Array.from({ length: H }, (_, i) => mix32(0x9e3779b9 + Math.imul(i + 1, 0x7f4a7c15)));
+
+/** The bands for a threshold: the most rows per band whose banding still reaches the recall. */
+export function bandsFor(threshold: number): { bands: number; rows: number } {
+  let best = { bands: H, rows: 1 };
+  for (let rows = 1; rows <= H; rows++) {
+    const bands = Math.floor(H / rows);
+    if (1 - (1 - threshold ** rows) ** bands >= RECALL_AT_THRESHOLD) best = { bands, rows };
+  }
+  return best;
+}
+
+/** Sorted, distinct shingle hashes of a prompt's words (K words each; a shorter prompt is one shingle). */
+function shingleHashes(words: readonly string[], out: Uint32Array): number {
+  const n = words.length;
+  if (!n) return 0;
+  const wh = new Uint32Array(n);
+  for (let i = 0; i < n; i++) wh[i] = hashString(words[i] as string);
+  let count = 0;
+  if (n < K) {
+    let h = 0x2545f491;
+    for (let i = 0; i < n; i++) h = mix32(Math.imul(h, 31) ^ (wh[i] as number));
+    out[count++] = h;
+  } else {
+    for (let i = 0; i + K <= n; i++) {
+      let h = 0x2545f491;
+      for (let j = 0; j < K; j++) h = mix32(Math.imul(h, 31) ^ (wh[i + j] as number));
+      out[count++] = h;
+    }
+  }
+  const view = out.subarray(0, count);
+  view.sort();
+  let u = 0;
+  for (let i = 0; i < count; i++) if (i === 0 || view[i] !== view[i - 1]) out[u++] = view[i] as number;
+  return u;
+}
+
+/** A multiset hash of the prompt's numbers (order-free, so swapped sentences keep it). */
+function numbersHash(words: readonly string[]): number {
+  let h = 0;
+  for (const w of words) if (isNumberWord(w)) h = (h + hashString(w, 0x1b873593)) >>> 0;
+  return h;
+}
+
+/** Exact Jaccard similarity of two prompts' K-word shingles, on the words themselves. */
+export function shingleJaccard(a: string, b: string): number {
+  const sa = shingleSet(promptWords(a, false).words);
+  const sb = shingleSet(promptWords(b, false).words);
+  let inter = 0;
+  for (const s of sa) if (sb.has(s)) inter++;
+  const union = sa.size + sb.size - inter;
+  return union === 0 ? 0 : inter / union;
+}
+
+function shingleSet(words: readonly string[]): Set<string> {
+  const set = new Set<string>();
+  if (words.length && words.length < K) set.add(words.join(' '));
+  for (let i = 0; i + K <= words.length; i++) set.add(words.slice(i, i + K).join(' '));
+  return set;
+}
+
+/** A growable pool of 32-bit values: the shingle sets of all prompts, end to end. */
+class Pool {
+  data = new Uint32Array(1 << 16);
+  length = 0;
+  reserve(n: number): Uint32Array {
+    if (this.length + n > this.data.length) {
+      let size = this.data.length * 2;
+      while (size < this.length + n) size *= 2;
+      const next = new Uint32Array(size);
+      next.set(this.data.subarray(0, this.length));
+      this.data = next;
+    }
+    return this.data.subarray(this.length, this.length + n);
+  }
+}
+
+/**
+ * Pairs of tasks whose prompts are duplicates: exact (`exact: true`, similarity 1) or near
+ * (shingle Jaccard similarity at or above `threshold`, 0.8 by default). Sorted by similarity
+ * (highest first), then by where the tasks are. Prompts without a word are not compared.
+ */
+export function findDuplicates(prompts: Iterable<{ ref: TaskRef; text: string }>, o: { threshold?: number } = {}): DuplicatePair[] {
+  const threshold = o.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
+  if (!(threshold > 0 && threshold <= 1)) throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
+  const pairs: DuplicatePair[] = [];
+  // Distinct prompts (the first task of each normalised text), in input order.
+  const refs: TaskRef[] = [];
+  const texts: string[] = [];
+  const firstOf = new Map<string, number>();
+  const pool = new Pool();
+  const offsets: number[] = [0];
+  const numbers: number[] = [];
+  let signatures = new Uint32Array(H * 1024);
+  let scratch = new Uint32Array(1024);
+  for (const { ref, text } of prompts) {
+    const words = promptWords(text, false).words;
+    if (!words.length) continue;
+    const norm = words.join(' ');
+    const first = firstOf.get(norm);
+    if (first !== undefined) {
+      pairs.push({ a: refs[first] as TaskRef, b: ref, similarity: 1, exact: true });
+      continue;
+    }
+    const d = refs.length;
+    firstOf.set(norm, d);
+    refs.push(ref);
+    texts.push(text);
+    numbers.push(numbersHash(words));
+    if (scratch.length < words.length) scratch = new Uint32Array(words.length * 2);
+    const count = shingleHashes(words, scratch);
+    pool.reserve(count).set(scratch.subarray(0, count));
+    pool.length += count;
+    offsets.push(pool.length);
+    if ((d + 1) * H > signatures.length) {
+      const next = new Uint32Array(signatures.length * 2);
+      next.set(signatures);
+      signatures = next;
+    }
+    minhash(scratch, count, signatures, d * H);
+  }
+  firstOf.clear();
+  pairs.push(...nearPairs(refs, texts, pool.data, offsets, numbers, signatures, threshold));
+  return pairs.sort(comparePairs);
+}
+
+function minhash(shingles: Uint32Array, count: number, out: Uint32Array, at: number): void {
+  for (let h = 0; h < H; h++) {
+    const seed = SEEDS[h] as number;
+    let min = 0xffffffff;
+    for (let i = 0; i < count; i++) {
+      let x = ((shingles[i] as number) ^ seed) >>> 0;
+      x = Math.imul(x ^ (x >>> 16), 0x7feb352d);
+      x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+      x = (x ^ (x >>> 16)) >>> 0;
+      if (x < min) min = x;
+    }
+    out[at + h] = min;
+  }
+}
+
+function nearPairs(refs: readonly TaskRef[], texts: readonly string[], shingles: Uint32Array, offsets: readonly number[], numbers: readonly number[], signatures: Uint32Array, threshold: number): DuplicatePair[] {
+  const n = refs.length;
+  if (n < 2) return [];
+  const { bands, rows } = bandsFor(threshold);
+  const bestSim = new Float64Array(n);
+  const bestOf = new Int32Array(n).fill(-1);
+  const size = (i: number): number => (offsets[i + 1] as number) - (offsets[i] as number);
+  const consider = (a: number, b: number): void => {
+    if (numbers[a] !== numbers[b]) return;
+    const na = size(a);
+    const nb = size(b);
+    // Jaccard is at most the smaller set over the larger one.
+    if (Math.min(na, nb) < threshold * Math.max(na, nb)) return;
+    let i = offsets[a] as number;
+    let j = offsets[b] as number;
+    const ei = i + na;
+    const ej = j + nb;
+    let inter = 0;
+    while (i < ei && j < ej) {
+      const x = shingles[i] as number;
+      const y = shingles[j] as number;
+      if (x === y) {
+        inter++;
+        i++;
+        j++;
+      } else if (x < y) i++;
+      else j++;
+    }
+    const sim = inter / (na + nb - inter);
+    if (sim >= threshold && (sim > (bestSim[b] as number) || (sim === bestSim[b] && a < (bestOf[b] as number)))) {
+      bestSim[b] = sim;
+      bestOf[b] = a;
+    }
+  };
+  // Bucket keys packed with the prompt's index, so one numeric sort groups each bucket in input order.
+  const packed = n < 1 << 21;
+  const keys = new Float64Array(n);
+  const order = new Uint32Array(n);
+  const bandKey = new Uint32Array(n);
+  for (let band = 0; band < bands; band++) {
+    for (let d = 0; d < n; d++) {
+      let h = mix32(Math.imul(band + 1, 0x27d4eb2f) ^ (numbers[d] as number));
+      const at = d * H + band * rows;
+      for (let r = 0; r < rows; r++) h = mix32(Math.imul(h, 31) ^ (signatures[at + r] as number));
+      bandKey[d] = h;
+      if (packed) keys[d] = h * (1 << 21) + d;
+    }
+    if (packed) {
+      keys.sort();
+      for (let i = 0; i < n; i++) order[i] = (keys[i] as number) % (1 << 21);
+    } else {
+      for (let i = 0; i < n; i++) order[i] = i;
+      order.sort((x, y) => (bandKey[x] as number) - (bandKey[y] as number) || x - y);
+    }
+    for (let lo = 0; lo < n; ) {
+      const key = bandKey[order[lo] as number];
+      let hi = lo + 1;
+      while (hi < n && bandKey[order[hi] as number] === key) hi++;
+      for (let p = lo + 1; p < hi; p++) {
+        const b = order[p] as number;
+        for (let q = p - 1; q >= lo && q >= p - BUCKET_WINDOW; q--) consider(order[q] as number, b);
+      }
+      lo = hi;
+    }
+  }
+  const out: DuplicatePair[] = [];
+  for (let b = 0; b < n; b++) {
+    const a = bestOf[b] as number;
+    if (a < 0) continue;
+    // The hashed sets agree with the words but for a 32-bit collision; the figure reported is
+    // measured on the words themselves.
+    const similarity = shingleJaccard(texts[a] as string, texts[b] as string);
+    if (similarity >= threshold) out.push({ a: refs[a] as TaskRef, b: refs[b] as TaskRef, similarity, exact: false });
+  }
+  return out;
+}
+
+/** Orders tasks by file, then line, then id. */
+export function compareRefs(x: TaskRef, y: TaskRef): number {
+  if (x.file !== y.file) return x.file < y.file ? -1 : 1;
+  const lx = x.line ?? -1;
+  const ly = y.line ?? -1;
+  if (lx !== ly) return lx - ly;
+  return x.task < y.task ? -1 : x.task > y.task ? 1 : 0;
+}
+
+function comparePairs(x: DuplicatePair, y: DuplicatePair): number {
+  return y.similarity - x.similarity || compareRefs(x.a, y.a) || compareRefs(x.b, y.b);
+}

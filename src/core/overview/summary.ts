@@ -1,0 +1,178 @@
+// What one task file holds, for `vtask stats` and the dashboard: its tasks (id, line, verifier
+// kind, cases, run key, prompt) and its counts. Reading a file whole costs a YAML parse, which
+// dominates `vtask stats` over a large dataset, so a file's summary is kept in the cache folder
+// keyed by a hash of its text and the vtask version: an unchanged file is read back, not parsed.
+import { createHash } from 'node:crypto';
+import { runCases } from '../run/cases';
+import { taskCasesKey, taskRunKey } from '../run/resultKeys';
+import { parseTaskFile } from '../taskfile/parse';
+import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
+import type { FileStats } from './types';
+
+/** How a task's cases came out: `skipped` counts the cases not run here. */
+export interface CaseCounts {
+  readonly total: number;
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+/** One task of a file, as the statistics need it. */
+export interface TaskRow {
+  readonly id: string;
+  /** 0-based line of the task's id (or first key). */
+  readonly line: number;
+  /** The top-level verifier kind; null when the task has errors. */
+  readonly kind: string | null;
+  readonly cases: number;
+  /** The key a run of this task is recorded under (see run/resultKeys.ts). */
+  readonly runKey: string;
+  readonly casesKey: string;
+  /** The last user message: what duplicates and contamination compare. */
+  readonly prompt: string;
+  /** How the cases came out, when they were run (valid tasks of in-process verifiers). */
+  readonly outcome?: CaseCounts;
+}
+
+export interface FileSummary {
+  /** Every task written in the file with an id, valid or not. */
+  readonly tasks: readonly TaskRow[];
+  /** Validation errors anywhere in the file. */
+  readonly errors: number;
+  /** True when the cases of its in-process verifiers were run (see `casesRun`). */
+  readonly casesRun: boolean;
+}
+
+/**
+ * Verifier kinds whose cases are cheap and certain to run here: pure functions of the response,
+ * with no model, process or sandbox. Composites count when all their children do.
+ */
+const IN_PROCESS = new Set(['math', 'match', 'choice', 'constraints', 'json', 'format']);
+
+/** True when every verifier in `v` checks in-process (see IN_PROCESS). */
+export function runsInProcess(v: unknown): boolean {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const keys = Object.keys(v);
+  if (keys.length !== 1) return false;
+  const kind = keys[0] as string;
+  const params = (v as Record<string, unknown>)[kind];
+  if (IN_PROCESS.has(kind)) return true;
+  if (kind !== 'all' && kind !== 'any' && kind !== 'weighted') return false;
+  const list = Array.isArray(params) ? params : (params as { of?: unknown } | null)?.of;
+  if (!Array.isArray(list) || list.length === 0) return false;
+  return list.every((item) => runsInProcess(kind === 'weighted' ? (item as { verify?: unknown } | null)?.verify : item));
+}
+
+/** The top-level kind of a resolved verifier. */
+export function kindOfVerifier(v: unknown): string | null {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (Object.keys(v)[0] ?? null) : null;
+}
+
+/** Case outcomes remembered by cases key (the task's verifier and cases) for one vtask version. */
+export interface CaseMemo {
+  get(casesKey: string): CaseCounts | undefined;
+  set(casesKey: string, counts: CaseCounts): void;
+}
+
+export interface SummariseOptions {
+  /** Run the cases of in-process verifiers (default true). */
+  readonly cases?: boolean;
+  readonly memo?: CaseMemo;
+  readonly signal?: AbortSignal;
+}
+
+/** Reads one task file's text into its summary; `file` is where its relative paths resolve. */
+export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<FileSummary> {
+  const parsed = parseTaskFile(text);
+  const specs = new Map<number, TaskSpec>(runnableTasks(parsed).tasks.map((t) => [t.index, t]));
+  const errors = parsed.issues.filter((i) => i.severity === 'error').length;
+  const wantCases = o.cases !== false;
+  const toRun: TaskSpec[] = [];
+  const rows: (TaskRow & { outcome?: CaseCounts })[] = [];
+  for (const entry of parsed.tasks) {
+    if (entry.id === undefined) continue;
+    const spec = specs.get(entry.index);
+    const casesKey = taskCasesKey(parsed, entry);
+    const row = {
+      id: entry.id,
+      line: parsed.lines.position(entry.offset + entry.anchor[0]).line,
+      kind: spec ? kindOfVerifier(spec.verify) : null,
+      cases: entry.caseCount,
+      runKey: taskRunKey(parsed, entry),
+      casesKey,
+      prompt: spec?.prompt ?? '',
+    };
+    rows.push(row);
+    if (!wantCases || !spec || !spec.cases.length || !runsInProcess(spec.verify)) continue;
+    const known = o.memo?.get(casesKey);
+    if (known) Object.assign(row, { outcome: known });
+    else toRun.push(spec);
+  }
+  if (toRun.length) {
+    const results = await runCases(toRun, { file, signal: o.signal, trusted: false });
+    const byTask = new Map<string, { passed: number; failed: number; skipped: number }>();
+    for (const r of results) {
+      const c = byTask.get(r.task) ?? { passed: 0, failed: 0, skipped: 0 };
+      if (r.skipped) c.skipped++;
+      else if (r.ok) c.passed++;
+      else c.failed++;
+      byTask.set(r.task, c);
+    }
+    for (const row of rows) {
+      const c = byTask.get(row.id);
+      if (!c || row.outcome) continue;
+      const outcome = { total: row.cases, ...c };
+      row.outcome = outcome;
+      o.memo?.set(row.casesKey, outcome);
+    }
+  }
+  return { tasks: rows, errors, casesRun: wantCases };
+}
+
+/** A hash of a file's text: what its remembered summary is keyed by. */
+export function textHash(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+/** The counts of one file from its summary; `bands` comes from the run log. */
+export function fileStatsOf(file: string, s: FileSummary, bands: FileStats['bands'] = {}): FileStats {
+  const kinds: Record<string, number> = {};
+  const cases = { total: 0, passed: 0, failed: 0, skipped: 0 };
+  let withoutCases = 0;
+  for (const t of s.tasks) {
+    if (t.kind !== null) kinds[t.kind] = (kinds[t.kind] ?? 0) + 1;
+    if (t.cases === 0) withoutCases++;
+    cases.total += t.cases;
+    const o = s.casesRun ? t.outcome : undefined;
+    if (o) {
+      cases.passed += o.passed;
+      cases.failed += o.failed;
+      cases.skipped += o.skipped;
+    } else cases.skipped += t.cases;
+  }
+  return { file, tasks: s.tasks.length, invalid_tasks: s.tasks.filter((t) => t.kind === null).length, kinds, cases, tasks_without_cases: withoutCases, errors: s.errors, bands };
+}
+
+/** Adds up file counts into dataset totals (band counts per model included). */
+export function addFileStats(all: readonly FileStats[]): Omit<FileStats, 'file'> {
+  const kinds: Record<string, number> = {};
+  const cases = { total: 0, passed: 0, failed: 0, skipped: 0 };
+  const bands: Record<string, Record<string, number>> = {};
+  let tasks = 0;
+  let invalid = 0;
+  let withoutCases = 0;
+  let errors = 0;
+  for (const f of all) {
+    tasks += f.tasks;
+    invalid += f.invalid_tasks ?? 0;
+    withoutCases += f.tasks_without_cases;
+    errors += f.errors;
+    for (const [k, n] of Object.entries(f.kinds)) kinds[k] = (kinds[k] ?? 0) + n;
+    for (const k of ['total', 'passed', 'failed', 'skipped'] as const) cases[k] += f.cases[k];
+    for (const [model, counts] of Object.entries(f.bands)) {
+      const into = (bands[model] ??= { too_easy: 0, learnable: 0, too_hard: 0 });
+      for (const [b, n] of Object.entries(counts)) into[b] = (into[b] ?? 0) + n;
+    }
+  }
+  return { tasks, invalid_tasks: invalid, kinds, cases, tasks_without_cases: withoutCases, errors, bands: bands as FileStats['bands'] };
+}

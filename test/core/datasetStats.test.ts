@@ -1,0 +1,237 @@
+// Dataset statistics (`vtask stats`, the dashboard): counts of fixture files with known contents,
+// cases run and remembered, per-model results from a run log written as `vtask run` writes it,
+// stale runs, changed bands, the comparison of two models and the HTML report's escaping.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { collectDatasetStats } from '../../src/core/overview/collect';
+import { compareModels } from '../../src/core/overview/compare';
+import { renderStatsHtml } from '../../src/core/overview/report';
+import { appendRunRecords, type RunRecord } from '../../src/core/overview/runLog';
+import { runsInProcess } from '../../src/core/overview/summary';
+import type { TaskModelResult } from '../../src/core/overview/types';
+import { taskRunKey } from '../../src/core/run/resultKeys';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-dataset-stats-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+// a.vtask: math (2 cases: one passes, one expects the wrong verdict), constraints (no cases),
+// code (1 case: not run here, skipped).
+const A = `vtask: 1
+tasks:
+  - id: sum
+    prompt: Natalia sold 48 clips in April and half as many in May. How many clips did she sell?
+    verify:
+      math: { answer: "72" }
+    cases:
+      - { response: "\\\\boxed{72}", expect: pass }
+      - { response: "\\\\boxed{71}", expect: pass }
+  - id: sea
+    prompt: Describe the sea in under 50 words.
+    verify:
+      constraints:
+        - length_constraints:number_words: { relation: less than, num_words: 50 }
+  - id: add
+    prompt: Write add(a, b).
+    verify:
+      code: { language: python, asserts: "assert add(1, 2) == 3" }
+    cases:
+      - { response: "def add(a, b): return a + b", expect: pass }
+`;
+
+// b.vtask: a near copy of a.vtask's first prompt, a weighted composite of in-process kinds
+// (1 case, passes) and an invalid task (math without an answer).
+const B = `vtask: 1
+tasks:
+  - id: sum-again
+    prompt: Natalia sold 48 clips in April and half as many in May. How many clips did she sell?
+    verify:
+      match: { answer: "72" }
+  - id: shaped
+    prompt: Think, then answer.
+    verify:
+      weighted:
+        - { weight: 1, verify: { format: { think: required } } }
+        - { weight: 1, verify: { match: { answer: "yes" } } }
+    cases:
+      - { response: "<think>hm</think>yes", expect: pass }
+  - id: broken
+    prompt: What is 2 + 2?
+    verify:
+      math: {}
+`;
+
+function workspace(name: string): { dir: string; cacheDir: string; files: string[] } {
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  const files = [path.join(dir, 'a.vtask'), path.join(dir, 'b.vtask')];
+  fs.writeFileSync(files[0]!, A);
+  fs.writeFileSync(files[1]!, B);
+  return { dir, cacheDir: path.join(dir, '.vtask-cache'), files };
+}
+
+/** The run key `vtask run` records for a task of a file, as it is now. */
+function runKey(file: string, task: string): string {
+  const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
+  const entry = parsed.tasks.find((t) => t.id === task);
+  assert.ok(entry, task);
+  return taskRunKey(parsed, entry);
+}
+
+function record(file: string, task: string, model: string, passed: number, samples: number, band: RunRecord['band'], o: { key?: string; at?: string; signal?: number } = {}): RunRecord {
+  return { file, task, model, key: o.key ?? runKey(path.join(root, 'runs', file), task), at: o.at ?? '2026-01-02T00:00:00.000Z', samples, passed, pass_rate: passed / samples, band, signal_share: o.signal ?? 0 };
+}
+
+test('counts tasks, kinds, cases and errors per file and in total', async () => {
+  const { files } = workspace('counts');
+  const s = await collectDatasetStats(files);
+  assert.equal(s.files, 2);
+  assert.equal(s.tasks, 6);
+  const [a, b] = s.per_file;
+  assert.deepEqual({ ...a, bands: undefined }, { file: files[0], tasks: 3, invalid_tasks: 0, kinds: { math: 1, constraints: 1, code: 1 }, cases: { total: 3, passed: 1, failed: 1, skipped: 1 }, tasks_without_cases: 1, errors: 0, bands: undefined });
+  assert.equal(b?.tasks, 3);
+  assert.equal(b?.invalid_tasks, 1);
+  assert.deepEqual(b?.kinds, { match: 1, weighted: 1 });
+  assert.deepEqual(b?.cases, { total: 1, passed: 1, failed: 0, skipped: 0 });
+  assert.equal(b?.tasks_without_cases, 2);
+  assert.ok((b?.errors ?? 0) >= 1, 'the invalid task is an error of its file');
+  assert.deepEqual(s.totals.kinds, { math: 1, constraints: 1, code: 1, match: 1, weighted: 1 });
+  assert.deepEqual(s.totals.cases, { total: 4, passed: 2, failed: 1, skipped: 1 });
+  assert.equal(s.totals.tasks_without_cases, 3);
+  assert.deepEqual(s.models, {});
+  // The exact duplicate prompt across the files, with both places (0-based lines).
+  assert.equal(s.duplicates.length, 1);
+  assert.deepEqual([s.duplicates[0]?.a, s.duplicates[0]?.b], [{ file: files[0], task: 'sum', line: 2 }, { file: files[1], task: 'sum-again', line: 2 }]);
+  assert.equal(s.duplicates[0]?.exact, true);
+});
+
+test('--no-cases counts cases as skipped; no duplicate search when turned off', async () => {
+  const { files } = workspace('nocases');
+  const s = await collectDatasetStats(files, { cases: false, duplicates: false });
+  assert.deepEqual(s.totals.cases, { total: 4, passed: 0, failed: 0, skipped: 4 });
+  assert.deepEqual(s.duplicates, []);
+  // The summary remembered without outcomes is read again when cases are wanted.
+  const again = await collectDatasetStats(files);
+  assert.deepEqual(again.totals.cases, { total: 4, passed: 2, failed: 1, skipped: 1 });
+});
+
+test('a file summary is remembered by its text, and an edit is read again', async () => {
+  const { files, cacheDir } = workspace('memo');
+  await collectDatasetStats(files);
+  const dir = fs.readdirSync(path.join(cacheDir, 'stats'));
+  assert.equal(dir.length, 1, 'one folder per vtask version');
+  const summaries = path.join(cacheDir, 'stats', dir[0]!, 'files');
+  assert.equal(fs.readdirSync(summaries).length, 2);
+  // A remembered summary is what is reported for an unchanged file: forge one and see it.
+  for (const f of fs.readdirSync(summaries)) {
+    const p = path.join(summaries, f);
+    const s = JSON.parse(fs.readFileSync(p, 'utf8')) as { tasks: { id: string; cases: number }[] };
+    for (const t of s.tasks) if (t.id === 'sea') t.cases = 7;
+    fs.writeFileSync(p, JSON.stringify(s));
+  }
+  assert.equal((await collectDatasetStats(files)).totals.cases.total, 11);
+  // Fixing the wrong case changes the text: the file is read and its cases run again.
+  fs.writeFileSync(files[0]!, A.replace('{ response: "\\\\boxed{71}", expect: pass }', '{ response: "\\\\boxed{71}", expect: fail }'));
+  const fixed = await collectDatasetStats(files);
+  assert.deepEqual(fixed.per_file[0]?.cases, { total: 3, passed: 2, failed: 0, skipped: 1 });
+});
+
+test('per model: tasks, samples, histogram, bands, signal, changed bands and stale runs from the run log', async () => {
+  const dir = path.join(root, 'runs');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  fs.writeFileSync(path.join(dir, 'a.vtask'), A);
+  fs.writeFileSync(path.join(dir, 'b.vtask'), B);
+  const cacheDir = path.join(dir, '.vtask-cache');
+  // An earlier run of model-a, then the latest: `sum` moved from too_hard to learnable.
+  appendRunRecords(cacheDir, [record('a.vtask', 'sum', 'model-a', 0, 8, 'too_hard', { at: '2026-01-01T00:00:00.000Z' })]);
+  appendRunRecords(cacheDir, [
+    record('a.vtask', 'sum', 'model-a', 4, 8, 'learnable', { signal: 0.9 }),
+    record('a.vtask', 'sea', 'model-a', 8, 8, 'too_easy'),
+    record('b.vtask', 'sum-again', 'model-a', 8, 8, 'too_easy'),
+    record('a.vtask', 'sum', 'model-b', 1, 8, 'learnable', { signal: 0.5 }),
+    record('a.vtask', 'sea', 'model-b', 8, 8, 'too_easy'),
+    // Recorded before the task changed: stale, left out.
+    record('b.vtask', 'sum-again', 'model-b', 0, 8, 'too_hard', { key: 'an older run key' }),
+    // A task no file of the dataset has: ignored.
+    record('c.vtask', 'gone', 'model-b', 8, 8, 'too_easy', { key: 'x' }),
+  ]);
+  const files = [path.join(dir, 'a.vtask'), path.join(dir, 'b.vtask')];
+  const s = await collectDatasetStats(files);
+  assert.deepEqual(Object.keys(s.models), ['model-a', 'model-b']);
+  const a = s.models['model-a']!;
+  assert.equal(a.tasks, 3);
+  assert.equal(a.samples, 24);
+  assert.deepEqual(a.bands, { too_easy: 2, learnable: 1, too_hard: 0 });
+  assert.deepEqual(
+    a.histogram.map((h) => h.tasks),
+    [0, 0, 0, 0, 0, 1, 0, 0, 0, 2],
+  );
+  assert.deepEqual([a.histogram[0]?.from, a.histogram[9]?.to], [0, 1]);
+  assert.ok(Math.abs(a.signal_share - 0.3) < 1e-9);
+  assert.deepEqual(a.changed, [{ file: files[0], task: 'sum', line: 2, from: 'too_hard', to: 'learnable' }]);
+  assert.equal(a.stale, 0);
+  const b = s.models['model-b']!;
+  assert.equal(b.tasks, 2);
+  assert.equal(b.stale, 1);
+  assert.deepEqual(b.changed, []);
+  assert.deepEqual(s.per_file[0]?.bands, { 'model-a': { too_easy: 1, learnable: 1, too_hard: 0 }, 'model-b': { too_easy: 1, learnable: 1, too_hard: 0 } });
+  assert.deepEqual(s.totals.bands['model-a'], { too_easy: 2, learnable: 1, too_hard: 0 });
+  assert.equal(s.results?.length, 5);
+  // Two models: compared over the two tasks both ran.
+  const c = s.comparisons?.[0];
+  assert.equal(c?.tasks, 2);
+  assert.deepEqual(c?.separating.map((p) => [p.task, p.a, p.b]), [['sum', 0.5, 0.125]]);
+  assert.deepEqual(c?.both_solve.map((r) => r.task), ['sea']);
+  // --model keeps only the models named (one named with no run still shows, empty).
+  const only = await collectDatasetStats(files, { models: ['model-b', 'model-z'] });
+  assert.deepEqual(Object.keys(only.models), ['model-b', 'model-z']);
+  assert.equal(only.models['model-z']?.tasks, 0);
+  assert.equal(only.comparisons?.length, 1);
+  // Editing a task's prompt makes its runs stale.
+  fs.writeFileSync(files[0]!, A.replace('Describe the sea', 'Describe the ocean'));
+  const edited = await collectDatasetStats(files);
+  assert.equal(edited.models['model-a']?.tasks, 2);
+  assert.equal(edited.models['model-a']?.stale, 1);
+});
+
+test('compareModels: points, the tasks that separate the models most, both solve and both fail', () => {
+  const r = (task: string, model: string, pass_rate: number): TaskModelResult => ({ file: 'f.vtask', task, model, samples: 4, pass_rate, band: null });
+  const results = [r('t1', 'A', 1), r('t1', 'B', 0), r('t2', 'A', 0.5), r('t2', 'B', 0.75), r('t3', 'A', 1), r('t3', 'B', 1), r('t4', 'A', 0), r('t4', 'B', 0), r('t5', 'A', 0.25)];
+  const c = compareModels(results, 'A', 'B');
+  assert.equal(c.tasks, 4);
+  assert.deepEqual(c.points?.map((p) => [p.task, p.a, p.b]), [['t1', 1, 0], ['t2', 0.5, 0.75], ['t3', 1, 1], ['t4', 0, 0]]);
+  assert.deepEqual(c.separating.map((p) => p.task), ['t1', 't2']);
+  assert.deepEqual([c.a_higher, c.b_higher], [1, 1]);
+  assert.deepEqual(c.both_solve, [{ file: 'f.vtask', task: 't3' }]);
+  assert.deepEqual(c.both_fail, [{ file: 'f.vtask', task: 't4' }]);
+  const many = Array.from({ length: 30 }, (_, i) => [r(`x${i}`, 'A', i / 30), r(`x${i}`, 'B', 0)]).flat();
+  const top = compareModels(many, 'A', 'B').separating;
+  assert.equal(top.length, 20);
+  assert.equal(top[0]?.task, 'x29');
+});
+
+test('cases run only for in-process verifiers and composites of them', () => {
+  assert.equal(runsInProcess({ math: { answer: '1' } }), true);
+  assert.equal(runsInProcess({ all: [{ match: { answer: 'a' } }, { format: { think: 'required' } }] }), true);
+  assert.equal(runsInProcess({ any: { of: [{ json: {} }, { code: { language: 'python' } }] } }), false);
+  assert.equal(runsInProcess({ weighted: [{ weight: 1, verify: { judge: { rubric: 'x' } } }] }), false);
+  assert.equal(runsInProcess({ script: { path: 'x.js' } }), false);
+});
+
+test('the HTML report is one page that loads and runs nothing, with every text escaped', async () => {
+  const dir = path.join(root, 'html');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'x<img src=y>.vtask');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: "<script>alert(1)</script>"\n    prompt: "<script>alert(2)</script> twice"\n    verify: { match: { answer: a } }\n  - id: two\n    prompt: "<script>alert(2)</script> twice"\n    verify: { match: { answer: a } }\n`);
+  const html = renderStatsHtml(await collectDatasetStats([file]));
+  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">/);
+  assert.doesNotMatch(html, /<script|<img|https?:\/\//i);
+  assert.match(html, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
+  assert.match(html, /x&#60;img src=y&#62;\.vtask:3/);
+  assert.match(html, /prefers-color-scheme: dark/);
+});
