@@ -5,11 +5,12 @@ import * as vscode from 'vscode';
 import { fromDashboard, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
 import { errorMessage } from '../core/base/errorMessage';
 import { collectDatasetStats } from '../core/overview/collect';
-import type { DatasetStats, TaskRef } from '../core/overview/types';
+import { ComparisonPages } from '../core/overview/dashboardCompare';
+import type { DatasetStats, TaskModelResult, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import { dashboardHtml } from '../webview/page';
 import { revealLine } from './datasetTree';
-import { overviewSettings } from './duplicateDiagnostics';
+import { overviewSettings, resolveInWorkspace } from './duplicateDiagnostics';
 import type { ResultStore } from './results';
 import { cacheDirFor } from './settings';
 import type { DuplicateSource } from './taskFacts';
@@ -46,6 +47,8 @@ export class Dashboard implements vscode.Disposable {
   private abort: AbortController | undefined;
   /** Files by the name the page knows them by. */
   private byName = new Map<string, vscode.Uri>();
+  /** Comparisons over the last statistics' per-task results (which stay here). */
+  private comparisons: ComparisonPages | undefined;
   private stale = true;
   private ready = false;
   private disposed = false;
@@ -108,6 +111,9 @@ export class Dashboard implements vscode.Disposable {
       case 'refresh':
         await this.update();
         return;
+      case 'compare':
+        if (this.comparisons) await this.post({ type: 'comparison', comparison: this.comparisons.page(msg.a, msg.b, msg.cell, msg.page) });
+        return;
       case 'open': {
         const uri = this.byName.get(msg.file);
         if (!uri) {
@@ -153,7 +159,9 @@ export class Dashboard implements vscode.Disposable {
       const names = new Map(uris.map((u) => [u.fsPath, vscode.workspace.asRelativePath(u)]));
       this.byName = new Map(uris.map((u) => [names.get(u.fsPath) as string, u]));
       const view = relativise(stats, (f) => names.get(f) ?? names.get(path.resolve(f)) ?? f);
-      await this.post({ type: 'stats', stats: view, ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}) });
+      // The per-task results (100,000 × models) stay here: the page asks for a comparison's page.
+      this.comparisons = view.results ? new ComparisonPages(view.results) : undefined;
+      await this.post({ type: 'stats', stats: view.stats, ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}) });
       return stats;
     } catch (e) {
       if (abort.signal.aborted) return undefined;
@@ -187,22 +195,21 @@ export class Dashboard implements vscode.Disposable {
   }
 }
 
-/** The statistics with every file named as `name` says (workspace-relative, for the page). */
-export function relativise(s: DatasetStats, name: (file: string) => string): DatasetStatsView {
+/**
+ * The statistics with every file named as `name` says (workspace-relative), as the page gets
+ * them (without the per-task results and comparisons), and the results apart.
+ */
+export function relativise(s: DatasetStats, name: (file: string) => string): { stats: DatasetStatsView; results?: TaskModelResult[] } {
   const ref = <T extends TaskRef>(r: T): T => ({ ...r, file: name(r.file) });
-  const { results, ...rest } = s;
-  return {
+  const { results, comparisons: _dropped, ...rest } = s;
+  const stats: DatasetStatsView = {
     ...rest,
     totals: { ...s.totals, kinds: { ...s.totals.kinds }, cases: { ...s.totals.cases }, bands: { ...s.totals.bands } },
     per_file: s.per_file.map((f) => ({ ...f, file: name(f.file) })),
     models: Object.fromEntries(Object.entries(s.models).map(([m, st]) => [m, { ...st, histogram: [...st.histogram], changed: st.changed.map(ref) }])),
-    ...(results ? { results: results.map(ref) } : {}),
     duplicates: s.duplicates.map((d) => ({ ...d, a: ref(d.a), b: ref(d.b) })),
     contamination: s.contamination.map(ref),
   };
+  return { stats, ...(results ? { results: results.map(ref) } : {}) };
 }
 
-function resolveInWorkspace(p: string): string {
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return path.isAbsolute(p) || !root ? p : path.join(root, p);
-}

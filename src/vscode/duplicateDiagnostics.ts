@@ -100,9 +100,9 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     const pairs = findDuplicates(prompts, { threshold: settings.threshold });
     const hits: ContaminationHit[] = [];
     for (const b of settings.benchmarks) {
-      const file = resolveBenchmark(b);
+      const file = resolveInWorkspace(b);
       try {
-        hits.push(...findContamination(prompts, readBenchmark(file).rows, { benchmark: path.basename(file) }));
+        hits.push(...findContamination(prompts, (await readBenchmark(file)).rows, { benchmark: path.basename(file) }));
       } catch (e) {
         this.log.warn(`contamination: ${errorMessage(e)}`);
         void vscode.window.showWarningMessage(`vtask: benchmark ${b} could not be read: ${errorMessage(e)}`);
@@ -176,8 +176,8 @@ function idLine(ref: TaskRef): vscode.Range {
   return new vscode.Range(ref.line ?? 0, 0, ref.line ?? 0, Number.MAX_SAFE_INTEGER);
 }
 
-/** A benchmark path as written in the settings: relative to the first workspace folder. */
-function resolveBenchmark(p: string): string {
+/** A path as written in the settings (a benchmark): relative to the first workspace folder. */
+export function resolveInWorkspace(p: string): string {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   return path.isAbsolute(p) || !root ? p : path.join(root, p);
 }

@@ -1,12 +1,12 @@
-import type { DatasetStatsView } from '../core/base/dashboardProtocol';
+import { COMPARE_GRID, type ComparisonView, type DatasetStatsView } from '../core/base/dashboardProtocol';
 import { el, pct, svg } from './dom';
 
 export type Band = 'too_easy' | 'learnable' | 'too_hard';
 export const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
 export const BAND_WORDS: Readonly<Record<Band, string>> = { too_easy: 'too easy', learnable: 'learnable', too_hard: 'too hard' };
 type Counts = Readonly<Record<Band, number>>;
-type Results = NonNullable<DatasetStatsView['results']>;
 
+const CELL = 18;
 const W = 240;
 const H = 90;
 const PAD = 18;
@@ -53,47 +53,22 @@ export function passRateHistogram(model: string, bins: DatasetStatsView['models'
   return f;
 }
 
-/** One task's pass rates under two models. */
-export interface Pairing {
-  readonly file: string;
-  readonly task: string;
-  readonly a: number;
-  readonly b: number;
-}
-
-/** The tasks both models ran, most different first. */
-export function pairings(results: Results, a: string, b: string): Pairing[] {
-  const ofA = new Map<string, number>();
-  for (const r of results) if (r.model === a && r.samples > 0) ofA.set(`${r.file}\u0000${r.task}`, r.pass_rate);
-  const out: Pairing[] = [];
-  for (const r of results) {
-    if (r.model !== b || r.samples === 0) continue;
-    const pa = ofA.get(`${r.file}\u0000${r.task}`);
-    if (pa !== undefined) out.push({ file: r.file, task: r.task, a: pa, b: r.pass_rate });
-  }
-  return out.sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b) || x.file.localeCompare(y.file) || x.task.localeCompare(y.task));
-}
-
-const GRID = 10;
-const CELL = 18;
-
 /**
- * Pass rate under A (along) against B (up) for every task both ran: a 10×10 grid whose cells
+ * Pass rate under A (along) against B (up) for every task both ran: a 10×10 grid whose squares
  * are darker the more tasks fall in them, so 100,000 points stay one small picture. A task off
- * the diagonal separates the models; a click on a cell lists its tasks.
+ * the diagonal separates the models; a click on a square lists its tasks.
  */
-export function scatter(pairs: readonly Pairing[], a: string, b: string, onCell: (i: number, j: number) => void): HTMLElement {
-  const counts = Array.from({ length: GRID }, () => new Array<number>(GRID).fill(0));
-  const bin = (x: number): number => Math.min(GRID - 1, Math.max(0, Math.floor(x * GRID)));
-  for (const p of pairs) (counts[bin(p.a)] as number[])[bin(p.b)]! += 1;
-  const max = Math.max(1, ...counts.flat());
-  const size = PAD + GRID * CELL;
+export function scatter(c: ComparisonView, onCell: (i: number, j: number) => void): HTMLElement {
+  const { a, b, grid } = c;
+  const max = Math.max(1, ...grid.flat());
+  const size = PAD + COMPARE_GRID * CELL;
   const chart = svg('svg', { viewBox: `0 0 ${size + 4} ${size + 4}`, width: size + 4, height: size + 4, role: 'img', class: 'chart scatter' });
-  chart.setAttribute('aria-label', `Pass rate of ${a} (along) against ${b} (up), ${pairs.length} tasks`);
-  for (let i = 0; i < GRID; i++) {
-    for (let j = 0; j < GRID; j++) {
-      const n = counts[i]?.[j] ?? 0;
-      const cell = svg('rect', { x: PAD + i * CELL, y: (GRID - 1 - j) * CELL, width: CELL - 1, height: CELL - 1, class: n ? `cell${i === j ? ' diagonal' : ''}` : 'cell empty' });
+  chart.setAttribute('aria-label', `Pass rate of ${a} (along) against ${b} (up), ${c.tasks} tasks`);
+  for (let i = 0; i < COMPARE_GRID; i++) {
+    for (let j = 0; j < COMPARE_GRID; j++) {
+      const n = grid[i]?.[j] ?? 0;
+      const chosen = c.cell?.[0] === i && c.cell[1] === j;
+      const cell = svg('rect', { x: PAD + i * CELL, y: (COMPARE_GRID - 1 - j) * CELL, width: CELL - 1, height: CELL - 1, class: n ? `cell${i === j ? ' diagonal' : ''}${chosen ? ' chosen' : ''}` : 'cell empty' });
       // Density on a log scale: one task must still show beside ten thousand.
       if (n) cell.setAttribute('fill-opacity', (0.2 + (0.8 * Math.log1p(n)) / Math.log1p(max)).toFixed(2));
       const title = svg('title');
@@ -103,16 +78,11 @@ export function scatter(pairs: readonly Pairing[], a: string, b: string, onCell:
       chart.append(cell);
     }
   }
-  chart.append(svg('line', { x1: PAD, y1: GRID * CELL, x2: PAD + GRID * CELL, y2: 0, class: 'diagonal-line' }));
-  chart.append(tick(PAD, size + 2, '0'), tick(PAD + GRID * CELL - 14, size + 2, '100%'), tick(0, GRID * CELL, '0'), tick(0, 8, '100%'));
+  chart.append(svg('line', { x1: PAD, y1: COMPARE_GRID * CELL, x2: PAD + COMPARE_GRID * CELL, y2: 0, class: 'diagonal-line' }));
+  chart.append(tick(PAD, size + 2, '0'), tick(PAD + COMPARE_GRID * CELL - 14, size + 2, '100%'), tick(0, COMPARE_GRID * CELL, '0'), tick(0, 8, '100%'));
   const f = el('figure', 'chart-box');
   f.append(chart, el('figcaption', undefined, `${a} → along, ${b} ↑ up (click a square for its tasks)`));
   return f;
-}
-
-export function cellOf(p: Pairing): [number, number] {
-  const bin = (x: number): number => Math.min(GRID - 1, Math.max(0, Math.floor(x * GRID)));
-  return [bin(p.a), bin(p.b)];
 }
 
 function tick(x: number, y: number, label: string): SVGElement {

@@ -1,8 +1,8 @@
 // The dataset dashboard: the statistics of `vtask stats` over the workspace's task files, drawn
 // from the object the host sends (again after each change). Long lists are shown a page at a
 // time; every text from the files (ids, paths, prompt spans) is set as text, never as HTML.
-import { toDashboard, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
-import { BAND_WORDS, BANDS, bandBar, cellOf, pairings, passRateHistogram, scatter, type Pairing } from './dashboardCharts';
+import { toDashboard, type ComparisonView, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
+import { BAND_WORDS, BANDS, bandBar, passRateHistogram, scatter } from './dashboardCharts';
 import { button, el, icon, pct } from './dom';
 import { pagedList } from './pagedList';
 
@@ -52,6 +52,11 @@ const plural = (x: number, word: string): string => `${n(x)} ${word}${x === 1 ? 
 
 let stats: DatasetStatsView | undefined;
 let folder: string | undefined;
+/** Counts the statistics received: a comparison is asked for again after each. */
+let statsVersion = 0;
+let comparison: ComparisonView | undefined;
+/** The last comparison asked for, so a redraw does not ask twice. */
+let requested = '';
 /** Each section's element, so one section redraws without the others. */
 const sections = new Map<string, HTMLElement>();
 
@@ -159,7 +164,7 @@ function chosenPair(models: readonly string[]): [string, string] | undefined {
 function compareSection(s: DatasetStatsView): HTMLElement {
   const models = Object.keys(s.models);
   const pair = chosenPair(models);
-  if (!pair || !s.results) return section('compare', 'Compare models', [el('p', 'muted', models.length < 2 ? 'Run the tasks with two models (vtask run --model A --model B) to compare them.' : 'The per-task results are not included in these statistics.')]);
+  if (!pair) return section('compare', 'Compare models', [el('p', 'muted', 'Run the tasks with two models (vtask run --model A --model B) to compare them.')]);
   const [a, b] = pair;
   const pick = (which: 'a' | 'b', value: string): HTMLSelectElement => {
     const sel = el('select', `model-${which}`);
@@ -181,31 +186,39 @@ function compareSection(s: DatasetStatsView): HTMLElement {
   };
   const tools = el('div', 'toolbar');
   tools.append(el('span', undefined, 'A'), pick('a', a), el('span', undefined, 'B'), pick('b', b));
-  const pairs = pairings(s.results, a, b);
-  const cell = state.cell;
-  const shown = cell ? pairs.filter((p) => { const [i, j] = cellOf(p); return i === cell[0] && j === cell[1]; }) : pairs;
-  const chart = scatter(pairs, a, b, (i, j) => {
+  const want = { a, b, page: page('separating'), ...(state.cell ? { cell: state.cell } : {}) };
+  const key = JSON.stringify([statsVersion, want.a, want.b, want.cell ?? null, want.page]);
+  if (key !== requested) {
+    requested = key;
+    post({ type: 'compare', ...want });
+  }
+  // What the host last answered, while the answer to this request is on its way.
+  const c = comparison?.a === a && comparison.b === b ? comparison : undefined;
+  if (!c) return section('compare', 'Compare models', [tools, el('p', 'muted busy-compare', 'Comparing…')]);
+  const chart = scatter(c, (i, j) => {
     state.cell = [i, j];
     state.pages.separating = 0;
     save();
     redraw('compare');
   });
+  const cell = c.cell;
   const title = cell ? `Tasks with ${a} ${cell[0] * 10}–${cell[0] * 10 + 10}% and ${b} ${cell[1] * 10}–${cell[1] * 10 + 10}%` : 'Tasks separating them most';
   const heading = el('h3', undefined, title);
-  if (cell) heading.append(' ', button('Show all', 'close', () => { state.cell = undefined; save(); redraw('compare'); }, { className: 'link clear-cell' }));
-  const list = pagedList<Pairing>({
-    items: shown,
-    page: page('separating'),
+  if (cell) heading.append(' ', button('Show all', 'close', () => { state.cell = undefined; state.pages.separating = 0; save(); redraw('compare'); }, { className: 'link clear-cell' }));
+  const list = pagedList({
+    items: c.items,
+    total: c.total,
+    page: c.page,
     onPage: (p) => { state.pages.separating = p; save(); redraw('compare'); },
     className: 'separating',
-    empty: 'No task was run by both models.',
+    empty: cell ? 'No task in this square.' : 'No task was run by both models.',
     render: (p) => {
       const li = el('li');
       li.append(taskLink(p.file, p.task), el('span', 'muted', ` ${p.file}`), el('span', 'rates', ` ${a} ${pct(p.a)} · ${b} ${pct(p.b)} · Δ ${pct(Math.abs(p.a - p.b))}`));
       return li;
     },
   });
-  const both = el('p', 'muted', `${plural(pairs.length, 'task')} run by both.`);
+  const both = el('p', 'muted both', `${plural(c.tasks, 'task')} run by both: ${a} higher on ${n(c.a_higher)}, ${b} higher on ${n(c.b_higher)}.`);
   return section('compare', 'Compare models', [tools, both, chart, heading, list.element, list.pager]);
 }
 
@@ -366,7 +379,12 @@ function receive(msg: ToDashboard): void {
     case 'stats':
       folder = msg.folder;
       busy.textContent = '';
+      statsVersion++;
       render(msg.stats);
+      break;
+    case 'comparison':
+      comparison = msg.comparison;
+      redraw('compare');
       break;
     case 'busy':
       busy.textContent = msg.text;

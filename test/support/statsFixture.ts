@@ -1,7 +1,6 @@
 // Dataset statistics (the `vtask stats --json` object) of a made-up dataset of any size, for the
 // dashboard's tests: every count follows from the arguments, so a test knows what to expect.
-// Task i of file f has model A's pass rate (i % 11) / 10 (capped at 1) and model B's the
-// reverse; every 100th task has an exact duplicate in the next file and every 1000th a
+// Task i of each file has model A's pass rate (i % 11) / 10 and model B's (i % 5) / 4; every 100th task has an exact duplicate in the next file and every 1000th a
 // benchmark overlap.
 import type { Band } from '../../src/core/stats';
 import type { BandCounts, DatasetStats, FileStats, HistogramBin, ModelStats, TaskModelResult } from '../../src/core/overview/types';
@@ -30,8 +29,7 @@ export function makeStats(o: { files: number; tasksPerFile: number; models?: rea
       const task = o.hostile && f === 0 && i === 1 ? HOSTILE_ID : taskId(f, i);
       kinds[i % 3 === 0 ? 'constraints' : 'math']++;
       models.forEach((model, m) => {
-        const a = Math.min(1, (i % 11) / 10);
-        const pass_rate = m % 2 === 0 ? a : Math.round((1 - a) * 10) / 10;
+        const pass_rate = m % 2 === 0 ? (i % 11) / 10 : (i % 5) / 4;
         const b = band(pass_rate);
         results.push({ file, task, line: i * 5 + 2, model, samples: 10, pass_rate, band: b });
         (bands[model] as Record<Band, number>)[b]++;
