@@ -18,3 +18,5 @@ export { createProvider, resolveProfile, describeProfile } from './sampling';
 export { sampleTasks, type TaskRunResult } from './run/sampleTasks';
 export { taskStats, passAtK, type TaskStats, type Band } from './stats';
 export { RowTaskParser, MAX_ROW_TASKS, type RowTaskFile } from './datasets/rowTasks';
+export { appendRunRecords, readRunLog, runLogKey, modelLabel, runRecordOf, compactRunLog, type RunRecord, type RunLogEntry } from './overview/runLog';
+export { taskRunKey, taskCasesKey } from './run/resultKeys';

@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import type { CaseResult } from '../core/run/cases';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
-import { resultKeysOf } from './resultKeys';
+import { resultKeysOf } from '../core/run/resultKeys';
 
-export { resultKeys, resultKeysOf, type ResultKeys } from './resultKeys';
+export { resultKeys, resultKeysOf, type ResultKeys } from '../core/run/resultKeys';
 
 /** What the editor knows of one task: its last sampling run and its last case run. */
 export interface TaskResults {

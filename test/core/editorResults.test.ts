@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
-import { resultKeysOf } from '../../src/vscode/resultKeys';
+import { resultKeysOf } from '../../src/core/run/resultKeys';
 import { askEndpoint, endpointUrlProblem, type EndpointPrompts } from '../../src/vscode/endpointWizard';
 
 const TASK = `tasks:

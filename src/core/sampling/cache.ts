@@ -438,10 +438,16 @@ export class SampleCache {
   ensureDir(): void {
     if (this.dirReady) return;
     fs.mkdirSync(this.segmentsDir, { recursive: true });
-    writeOnce(path.join(this.dir, '.gitignore'), '*\n# Created by vtask: this folder is a cache of model samples.\n');
-    writeOnce(path.join(this.dir, 'CACHEDIR.TAG'), 'Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by vtask.\n');
+    markCacheDir(this.dir);
     this.dirReady = true;
   }
+}
+
+/** Creates the cache folder if needed, with the `.gitignore` and `CACHEDIR.TAG` that mark it as one. */
+export function markCacheDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  writeOnce(path.join(dir, '.gitignore'), '*\n# Created by vtask: this folder is a cache of model samples.\n');
+  writeOnce(path.join(dir, 'CACHEDIR.TAG'), 'Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by vtask.\n');
 }
 
 /** Writes a small file unless it exists; concurrent creators race harmlessly (`wx`). */

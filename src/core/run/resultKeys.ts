@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
-import { toJS } from '../core/base/ynode';
+import type { TaskEntry, TaskFile } from '../taskfile/parse';
+import { toJS } from '../base/ynode';
 
 /**
  * What a task's results were made from. A run (samples and their verdicts) depends on what is
@@ -42,4 +42,14 @@ export function resultKeysOf(file: TaskFile, entry: TaskEntry): ResultKeys {
 /** The keys of every task of a file that has an id, by id. */
 export function resultKeys(file: TaskFile): Map<string, ResultKeys> {
   return new Map(file.tasks.filter((t) => t.id !== undefined).map((t) => [t.id as string, resultKeysOf(file, t)]));
+}
+
+/** The key of a task's run: what it is sampled and verified with (not its cases or comments). */
+export function taskRunKey(file: TaskFile, entry: TaskEntry): string {
+  return resultKeysOf(file, entry).run;
+}
+
+/** The key of a task's case results: the whole task. */
+export function taskCasesKey(file: TaskFile, entry: TaskEntry): string {
+  return resultKeysOf(file, entry).cases;
 }

@@ -1,0 +1,362 @@
+// The run log: one summary line per finished task run (file, task, model), in the cache folder
+// beside the samples (`<cache>/runs.jsonl`), so dataset statistics can say how each model did
+// and what changed since its previous run without verifying a single sample again.
+//
+// One file, shared by every process (CLI runs, the editor). The rules that keep it whole:
+// (1) a batch is whole lines written by one write call on an O_APPEND descriptor, so concurrent
+// writers never interleave inside a line and a crash can only cut the last line short;
+// (2) readers skip anything that is not a whole record, and look for a record after a torn
+// fragment on the same line (another writer appended right after it);
+// (3) the log is compacted, past a size, to the latest two records of each (file, task, model)
+// by writing a new file and renaming it over the log. Appends that land in the old file while
+// that happens are not lost: the compactor copies the old file's tail after the rename, and a
+// writer whose file was replaced under it appends again to the new one. A record can so appear
+// twice; readers ignore a line equal to one they already hold for its key.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Band } from '../stats';
+import type { ModelProfile } from '../sampling/types';
+import type { TaskRunResult } from '../run/sampleTasks';
+import { fsyncDir, writeAll } from '../sampling/cacheLog';
+import { HOST_ID, pidAlive, tryLock } from '../sampling/cacheLock';
+import { markCacheDir } from '../sampling/cache';
+import { cut } from '../util/cut';
+
+/** One finished run of one task by one model. The field order is the line's (readers rely on it). */
+export interface RunRecord {
+  /** The task file, relative to the folder holding the cache folder, with `/` separators. */
+  readonly file: string;
+  readonly task: string;
+  /** The model's label (`modelLabel`). */
+  readonly model: string;
+  /** The task's run key (`taskRunKey`): tells whether the run still describes the task. */
+  readonly key: string;
+  /** When the run finished, ISO 8601. */
+  readonly at: string;
+  readonly samples: number;
+  readonly passed: number;
+  readonly pass_rate: number;
+  readonly band: Band;
+  readonly signal_share: number;
+}
+
+export interface RunLogEntry {
+  readonly latest: RunRecord;
+  readonly previous?: RunRecord;
+}
+
+export const RUN_LOG_NAME = 'runs.jsonl';
+const LOCK_NAME = 'runs.lock';
+/** Past this size (and each doubling of it) an append checks whether compacting is worth it. */
+const COMPACT_BYTES = 8 << 20;
+
+export function runLogFile(cacheDir: string): string {
+  return path.join(cacheDir, RUN_LOG_NAME);
+}
+
+/** The key of `readRunLog`'s map: the three names as a JSON array. */
+export function runLogKey(file: string, task: string, model: string): string {
+  return JSON.stringify([file, task, model]);
+}
+
+/**
+ * How a model is named in the log and in statistics: the profile's name for a named profile
+ * (`models:` or the settings), the model name for an ad-hoc one (`--base-url`, OPENAI_BASE_URL).
+ */
+export function modelLabel(profile: ModelProfile): string {
+  return profile.name === '--base-url' || profile.name === 'OPENAI_BASE_URL' ? profile.model : profile.name;
+}
+
+/** A task file as the log names it: relative to the folder that holds the cache folder. */
+export function runLogPath(cacheDir: string, taskFile: string): string {
+  return path.relative(path.dirname(path.resolve(cacheDir)), path.resolve(taskFile)).split(path.sep).join('/');
+}
+
+/**
+ * The record of a finished run, or undefined when it is not one: sampling failed, was cut
+ * short, or left samples out.
+ */
+export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; readonly file: string; readonly key: string; readonly model: string; readonly samples: number; readonly at?: Date }): RunRecord | undefined {
+  if (r.error || r.samples.length === 0 || r.samples.length < o.samples || !r.stats.band) return undefined;
+  return {
+    file: runLogPath(o.cacheDir, o.file),
+    task: r.task.id,
+    model: o.model,
+    key: o.key,
+    at: (o.at ?? new Date()).toISOString(),
+    samples: r.stats.samples,
+    passed: r.stats.passed,
+    pass_rate: r.stats.passRate,
+    band: r.stats.band,
+    signal_share: r.stats.signalShare,
+  };
+}
+
+function formatLine(r: RunRecord): string {
+  // Built field by field: the order is what the reader's fast path expects, whatever the caller's object.
+  return `${JSON.stringify({ file: r.file, task: r.task, model: r.model, key: r.key, at: r.at, samples: r.samples, passed: r.passed, pass_rate: r.pass_rate, band: r.band, signal_share: r.signal_share })}\n`;
+}
+
+export interface AppendOptions {
+  /** Size past which (and past each doubling of which) compaction is considered; tests lower it. */
+  readonly compactBytes?: number;
+}
+
+/** Appends records to the log in one write, creating the cache folder if needed; then compacts if the log grew past a size. */
+export function appendRunRecords(cacheDir: string, records: readonly RunRecord[], options: AppendOptions = {}): void {
+  if (records.length === 0) return;
+  markCacheDir(cacheDir);
+  const file = runLogFile(cacheDir);
+  const data = Buffer.from(records.map(formatLine).join(''), 'utf8');
+  let size = 0;
+  // A compaction may replace the file while we write: then our lines may be in the old file
+  // after the compactor copied its tail, so they go into the new one too (readers drop the copy).
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const fd = fs.openSync(file, 'a');
+    let replaced: boolean;
+    try {
+      writeAll(fd, data);
+      const mine = fs.fstatSync(fd);
+      size = mine.size;
+      replaced = !sameFile(mine, file);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (!replaced) break;
+  }
+  const limit = options.compactBytes ?? COMPACT_BYTES;
+  if (crossed(size - data.length, size, limit)) {
+    try {
+      compactRunLog(cacheDir);
+    } catch {
+      // Compaction only saves space and reading time; the log is whole without it.
+    }
+  }
+}
+
+function sameFile(st: fs.Stats, file: string): boolean {
+  try {
+    const now = fs.statSync(file);
+    return now.ino === st.ino && now.dev === st.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether growing from `from` to `to` bytes passed `limit`, 2·`limit`, 4·`limit`...: amortised, so a log that cannot shrink is not read at every append. */
+function crossed(from: number, to: number, limit: number): boolean {
+  if (to < limit) return false;
+  if (from < limit) return true;
+  return Math.floor(Math.log2(from / limit)) !== Math.floor(Math.log2(to / limit));
+}
+
+/** Where a line's names end: the first `,"key":"` (a JSON string cannot hold `,"` unescaped). */
+const KEY_MARK = ',"key":"';
+const TASK_MARK = ',"task":';
+const MODEL_MARK = ',"model":';
+const LINE_START = '{"file":';
+
+/** What follows the names in a whole line: checked without parsing, so a damaged line is dropped at read time. */
+const REST_RE = /,"key":"[^"\\]*","at":"[^"\\]*","samples":\d+,"passed":\d+,"pass_rate":[-+.\deE]+,"band":"(?:too_easy|learnable|too_hard)","signal_share":[-+.\deE]+\}$/y;
+
+/**
+ * A line's map key (`runLogKey`), read from its first three fields without parsing the line;
+ * undefined unless the line is one whole record from its first character.
+ */
+function lineKey(line: string): string | undefined {
+  const t = line.indexOf(TASK_MARK);
+  const m = line.indexOf(MODEL_MARK, t);
+  const k = line.indexOf(KEY_MARK, m);
+  // A second `{"file":` before the key: a torn fragment with a record after it (see `forEachLine`).
+  if (t < 0 || m < 0 || k < 0 || line.lastIndexOf(LINE_START, k) !== 0) return undefined;
+  REST_RE.lastIndex = k;
+  if (!REST_RE.test(line)) return undefined;
+  return `[${line.slice(LINE_START.length, t)},${line.slice(t + TASK_MARK.length, m)},${line.slice(m + MODEL_MARK.length, k)}]`;
+}
+
+/** A line as a record; lines reaching here passed `lineKey`, so only a damaged name can fail. */
+function parseLine(line: string): RunRecord {
+  try {
+    return JSON.parse(line) as RunRecord;
+  } catch {
+    throw new Error(`${RUN_LOG_NAME}: a damaged line: ${cut(line)}`);
+  }
+}
+
+/**
+ * The whole records of a chunk of log text, in order, as (key, line). A line that is not one
+ * record may be a fragment a crash tore with another writer's record appended right after it:
+ * that record starts at the line's last `{"file":` (the sequence cannot occur inside a JSON
+ * string). Only such lines are scanned for it.
+ */
+function forEachLine(text: string, fn: (key: string, line: string) => void): void {
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    if (nl < 0) break;
+    if (nl > start) {
+      let line = text.slice(start, nl);
+      let key = lineKey(line);
+      if (key === undefined) {
+        const at = line.lastIndexOf(LINE_START);
+        if (at > 0) key = lineKey((line = line.slice(at)));
+      }
+      if (key !== undefined) fn(key, line);
+    }
+    start = nl + 1;
+  }
+  // Text after the last newline is a write in progress or torn by a crash: never a record yet.
+}
+
+/** The latest two distinct lines of each key, in log order (later lines are later runs). */
+class Latest2 {
+  constructor(
+    public latest: string,
+    public previous?: string,
+  ) {}
+  add(line: string): void {
+    if (line === this.latest || line === this.previous) return;
+    this.previous = this.latest;
+    this.latest = line;
+  }
+}
+
+function latestLines(text: string): Map<string, Latest2> {
+  const out = new Map<string, Latest2>();
+  forEachLine(text, (key, line) => {
+    const e = out.get(key);
+    if (e) e.add(line);
+    else out.set(key, new Latest2(line));
+  });
+  return out;
+}
+
+/** A map entry whose records are parsed when first read: a log of 100,000 tasks is read without parsing them all. */
+class LazyEntry implements RunLogEntry {
+  private l?: RunRecord;
+  private p?: RunRecord;
+  constructor(private readonly lines: Latest2) {}
+  get latest(): RunRecord {
+    return (this.l ??= parseLine(this.lines.latest));
+  }
+  get previous(): RunRecord | undefined {
+    if (this.lines.previous === undefined) return undefined;
+    return (this.p ??= parseLine(this.lines.previous));
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw e;
+  }
+}
+
+/**
+ * The latest and the previous record of each (file, task, model), keyed by `runLogKey`; empty
+ * when there is no log yet. Lines are checked for shape as they are read, and parsed when the
+ * caller first reads a record.
+ */
+export function readRunLog(cacheDir: string): Map<string, RunLogEntry> {
+  const out = new Map<string, RunLogEntry>();
+  for (const [key, lines] of latestLines(readText(runLogFile(cacheDir)))) out.set(key, new LazyEntry(lines));
+  return out;
+}
+
+export interface CompactResult {
+  /** Whole lines before and after. */
+  readonly before: number;
+  readonly after: number;
+}
+
+/**
+ * Rewrites the log keeping the latest two records of each key (and dropping torn and damaged
+ * lines), atomically (a temp file renamed over the log). Returns undefined when another process
+ * is compacting it, or there is nothing to drop.
+ */
+export function compactRunLog(cacheDir: string): CompactResult | undefined {
+  const file = runLogFile(cacheDir);
+  if (!fs.existsSync(file)) return undefined;
+  const release = tryLock(path.join(cacheDir, LOCK_NAME));
+  if (!release) return undefined;
+  try {
+    removeStaleTemps(cacheDir);
+    const old = fs.openSync(file, 'r');
+    try {
+      let end = fs.fstatSync(old).size;
+      const text = readRange(old, 0, end).toString('utf8');
+      end = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1), 'utf8');
+      let before = 0;
+      forEachLine(text, () => before++);
+      const kept = latestLines(text);
+      const keep = new Set<string>();
+      for (const e of kept.values()) {
+        keep.add(e.latest);
+        if (e.previous !== undefined) keep.add(e.previous);
+      }
+      if (keep.size >= before) return undefined;
+      // The kept lines in log order, each once.
+      const lines: string[] = [];
+      forEachLine(text, (_k, line) => {
+        if (keep.delete(line)) lines.push(line);
+      });
+      const tmp = path.join(cacheDir, `.runs-${HOST_ID}-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+      const fd = fs.openSync(tmp, 'wx');
+      try {
+        writeAll(fd, Buffer.from(lines.length ? lines.join('\n') + '\n' : '', 'utf8'));
+        // Lines appended while we worked: copied as they are, until the log stops growing.
+        for (let size = fs.fstatSync(old).size; size > end; size = fs.fstatSync(old).size) {
+          writeAll(fd, readRange(old, end, size));
+          end = size;
+        }
+        fs.fsyncSync(fd);
+      } catch (e) {
+        fs.closeSync(fd);
+        fs.rmSync(tmp, { force: true });
+        throw e;
+      }
+      fs.closeSync(fd);
+      fs.renameSync(tmp, file);
+      fsyncDir(cacheDir);
+      // Appends that reached the old file between the last copy and the rename: their writers
+      // saw the old file still in place, so only we can carry them over.
+      const size = fs.fstatSync(old).size;
+      if (size > end) {
+        const late = fs.openSync(file, 'a');
+        try {
+          writeAll(late, readRange(old, end, size));
+        } finally {
+          fs.closeSync(late);
+        }
+      }
+      return { before, after: lines.length };
+    } finally {
+      fs.closeSync(old);
+    }
+  } finally {
+    release();
+  }
+}
+
+/** Bytes `from`..`to` of a file, copied as they are (a range may end inside a character). */
+function readRange(fd: number, from: number, to: number): Buffer {
+  const buf = Buffer.allocUnsafe(to - from);
+  let off = 0;
+  while (off < buf.length) {
+    const got = fs.readSync(fd, buf, off, buf.length - off, from + off);
+    if (got === 0) break;
+    off += got;
+  }
+  return buf.subarray(0, off);
+}
+
+/** Temp files of compactions that crashed before their rename. */
+function removeStaleTemps(cacheDir: string): void {
+  for (const name of fs.readdirSync(cacheDir)) {
+    const m = /^\.runs-([0-9a-f]{8})-(\d+)-[0-9a-f]{8}\.tmp$/.exec(name);
+    if (m && m[1] === HOST_ID && !pidAlive(Number(m[2]))) fs.rmSync(path.join(cacheDir, name), { force: true });
+  }
+}
