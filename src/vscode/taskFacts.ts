@@ -52,10 +52,14 @@ export class TaskFacts {
   }
 }
 
-/** The label of a run's model: `name (model)` names the profile first, as the run log does. */
+/**
+ * The label of a run's model as the run log gives it: a run names its profile `name (model)`;
+ * the log names a profile by its name, an ad-hoc one by its model.
+ */
 export function modelOfRun(model: string): string {
-  const m = /^(.+?) \(.*\)$/.exec(model);
-  return m?.[1] ?? model;
+  const m = /^(.+?) \((.*)\)$/.exec(model);
+  if (!m) return model;
+  return m[1] === '--base-url' || m[1] === 'OPENAI_BASE_URL' ? (m[2] as string) : (m[1] as string);
 }
 
 /** Whether one of `lines` is inside the task. */
