@@ -14,6 +14,8 @@ import type { ContaminationHit, TaskRef } from './types';
 
 export const DEFAULT_NGRAM = 13;
 const MIN_WORDS = 8;
+/** Rows followed from one shared run; see the lookup. */
+const MAX_ROWS_PER_GRAM = 256;
 /** Multiplier of the rolling polynomial hash (odd, so it is invertible modulo 2^32). */
 const B = 0x01000193;
 
@@ -41,12 +43,21 @@ function power(len: number): number {
 /** The table key of a window's rolling hash: mixed with the window's length. */
 const keyOf = (rolling: number, len: number): number => mix32(rolling ^ Math.imul(len, 0x9e3779b1)) || 1;
 
-/** The benchmark's n-grams: each distinct one once, keyed by hash, pointing at its first place. */
+/**
+ * The benchmark's n-grams: each distinct one once in an open-addressing table keyed by hash,
+ * with the list of the rows it occurs in (in row order, once per row).
+ */
 class GramIndex {
   keys: Uint32Array;
-  /** Position in the word pool of the gram's first word. */
+  /** Position in the word pool of the gram's first occurrence. */
   at: Int32Array;
   len: Int32Array;
+  /** First and last occurrence of each gram in `occRow`/`occPos`/`occNext`. */
+  head: Int32Array;
+  tail: Int32Array;
+  readonly occRow = new IntList();
+  readonly occPos = new IntList();
+  readonly occNext = new IntList();
   size = 0;
   constructor(
     private readonly words: IntList,
@@ -57,35 +68,54 @@ class GramIndex {
     this.keys = new Uint32Array(cap);
     this.at = new Int32Array(cap);
     this.len = new Int32Array(cap);
+    this.head = new Int32Array(cap);
+    this.tail = new Int32Array(cap);
   }
-  private same(p: number, q: number, len: number): boolean {
+  /** Whether the words at `p` (pool) equal those at `q` (pool, or `other`), for `len` words. */
+  same(p: number, q: number, len: number, other: Int32Array = this.words.data): boolean {
     const w = this.words.data;
-    for (let i = 0; i < len; i++) if (w[p + i] !== w[q + i]) return false;
+    for (let i = 0; i < len; i++) if (w[p + i] !== other[q + i]) return false;
     return true;
   }
-  add(key: number, at: number, len: number): void {
-    if ((this.size + 1) * 2 > this.keys.length) this.grow();
+  /** The slot of the gram of `len` words at `q` of `words` (the pool by default) with hash `key`, or -1. */
+  find(key: number, q: number, len: number, words: Int32Array = this.words.data): number {
     const mask = this.keys.length - 1;
-    for (let s = key & mask; ; s = (s + 1) & mask) {
-      const k = this.keys[s] as number;
-      if (k === 0) {
-        this.keys[s] = key;
-        this.at[s] = at;
-        this.len[s] = len;
-        this.size++;
-        return;
-      }
-      // Already indexed from an earlier row (or place): the first one is kept.
-      if (k === key && this.len[s] === len && this.same(this.at[s] as number, at, len)) return;
+    for (let s = key & mask; this.keys[s] !== 0; s = (s + 1) & mask) {
+      if (this.keys[s] === key && this.len[s] === len && this.same(this.at[s] as number, q, len, words)) return s;
     }
+    return -1;
+  }
+  add(key: number, at: number, len: number, row: number): void {
+    let s = this.find(key, at, len);
+    if (s >= 0) {
+      if (this.occRow.data[this.tail[s] as number] === row) return;
+    } else {
+      if ((this.size + 1) * 2 > this.keys.length) this.grow();
+      const mask = this.keys.length - 1;
+      for (s = key & mask; this.keys[s] !== 0; s = (s + 1) & mask);
+      this.keys[s] = key;
+      this.at[s] = at;
+      this.len[s] = len;
+      this.head[s] = -1;
+      this.size++;
+    }
+    const o = this.occRow.length;
+    this.occRow.push(row);
+    this.occPos.push(at);
+    this.occNext.push(-1);
+    if (this.head[s] === -1) this.head[s] = o;
+    else this.occNext.data[this.tail[s] as number] = o;
+    this.tail[s] = o;
   }
   private grow(): void {
-    const { keys, at, len } = this;
-    this.keys = new Uint32Array(keys.length * 2);
-    this.at = new Int32Array(keys.length * 2);
-    this.len = new Int32Array(keys.length * 2);
-    this.size = 0;
-    const mask = this.keys.length - 1;
+    const { keys, at, len, head, tail } = this;
+    const cap = keys.length * 2;
+    this.keys = new Uint32Array(cap);
+    this.at = new Int32Array(cap);
+    this.len = new Int32Array(cap);
+    this.head = new Int32Array(cap);
+    this.tail = new Int32Array(cap);
+    const mask = cap - 1;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i] as number;
       if (!k) continue;
@@ -94,7 +124,8 @@ class GramIndex {
       this.keys[s] = k;
       this.at[s] = at[i] as number;
       this.len[s] = len[i] as number;
-      this.size++;
+      this.head[s] = head[i] as number;
+      this.tail[s] = tail[i] as number;
     }
   }
 }
@@ -142,25 +173,12 @@ export function findContamination(prompts: Iterable<{ ref: TaskRef; text: string
       const v = idHash[words.data[i] as number] as number;
       if (i - from >= len) h = (h - Math.imul(idHash[words.data[i - len] as number] as number, pow)) | 0;
       h = (Math.imul(h, B) + v) | 0;
-      if (i - from + 1 >= len) index.add(keyOf(h, len), i - len + 1, len);
+      if (i - from + 1 >= len) index.add(keyOf(h, len), i - len + 1, len, r);
     }
   }
-  // Which row a pool position belongs to.
-  const rowAt = (pos: number): number => {
-    let lo = 0;
-    let hi = rowStart.length - 2;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((rowStart[mid] as number) <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
   const hits: ContaminationHit[] = [];
   if (rowOf.length === 0) return hits;
   const byLength = [...lengths].sort((x, y) => y - x).map((len) => ({ len, pow: power(len) }));
-  const { keys, at, len: lens } = index;
-  const mask = keys.length - 1;
   const w = words.data;
   for (const { ref, text } of prompts) {
     const pw = promptWords(text);
@@ -183,24 +201,24 @@ export function findContamination(prompts: Iterable<{ ref: TaskRef; text: string
         h = (Math.imul(h, B) + (hs[i] as number)) | 0;
         const p = i - len + 1;
         if (p < skipTo || p < 0) continue;
-        const key = keyOf(h, len);
-        for (let s = key & mask; keys[s] !== 0; s = (s + 1) & mask) {
-          if (keys[s] !== key || lens[s] !== len) continue;
-          let q = at[s] as number;
-          let k = 0;
-          while (k < len && ids[p + k] === w[q + k]) k++;
-          if (k < len) continue;
-          // A true shared run: extend it both ways within the row.
-          const r = rowAt(q);
+        const slot = index.find(keyOf(h, len), p, len, ids);
+        if (slot < 0) continue;
+        // Every row holding this run (the first MAX_ROWS_PER_GRAM of them: a run shared by more
+        // rows is boilerplate, and the row's other runs identify it), each extended both ways.
+        let seen = 0;
+        for (let o = index.head[slot] as number; o !== -1 && seen < MAX_ROWS_PER_GRAM; o = index.occNext.data[o] as number, seen++) {
+          const r = index.occRow.data[o] as number;
+          const q0 = index.occPos.data[o] as number;
           const lo = rowStart[r] as number;
           const hi = rowStart[r + 1] as number;
           let a = p;
+          let q = q0;
           while (a > 0 && q > lo && ids[a - 1] === w[q - 1]) {
             a--;
             q--;
           }
           let e = p + len;
-          let qe = (at[s] as number) + len;
+          let qe = q0 + len;
           while (e < m && qe < hi && ids[e] === w[qe]) {
             e++;
             qe++;

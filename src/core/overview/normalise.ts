@@ -4,7 +4,9 @@
 // forms, punctuation separates words and is dropped. Two kinds of character are kept because
 // dropping them would change the task: digits (with a `.` or `,` between digits, so `3.14`
 // stays one number) and the arithmetic operators (`17+25` and `17*25` are different questions).
-// An apostrophe inside a word is dropped (`don’t`, `don't` and `dont` are one word).
+// A hyphen or dash is a minus only before a number (`17-25`, `x - 3`, `-5`); elsewhere
+// (`well-known`, `this — that`) it is punctuation. An apostrophe inside a word is dropped
+// (`don’t`, `don't` and `dont` are one word).
 
 /** A prompt as words: each word normalised, with its span in the original text. */
 export interface PromptWords {
@@ -98,32 +100,33 @@ export function promptWords(text: string, offsets = true): PromptWords {
     nonAscii = false;
     lastDigit = false;
   };
-  const add = (ch: string, kind: Kind, from: number, to: number): void => {
+  /** Adds characters of one kind (a run of word characters, or one character) spanning `from`..`to`. */
+  const add = (piece: string, kind: Kind, firstDigit: boolean, endsDigit: boolean, from: number, to: number): void => {
     switch (kind) {
       case Kind.Word:
       case Kind.Digit:
         if (pending) {
-          if (pending !== "'" && !(lastDigit && kind === Kind.Digit)) end();
+          if (pending !== "'" && !(lastDigit && firstDigit)) end();
           else if (pending !== "'") cur += pending;
           pending = '';
         }
         if (!cur) curStart = from;
-        cur += ch;
+        cur += piece;
+        if (piece.charCodeAt(0) >= 128) nonAscii = true;
         curEnd = to;
-        lastDigit = kind === Kind.Digit;
-        if (ch.charCodeAt(0) >= 128) nonAscii = true;
+        lastDigit = endsDigit;
         return;
       case Kind.Apostrophe:
         if (cur && !pending) pending = "'";
         else end();
         return;
       case Kind.Point:
-        if (cur && !pending && lastDigit) pending = ch;
+        if (cur && !pending && lastDigit) pending = piece;
         else end();
         return;
       case Kind.Op:
         end();
-        words.push(ch);
+        words.push(piece);
         if (offsets) {
           starts.push(from);
           ends.push(to);
@@ -134,19 +137,45 @@ export function promptWords(text: string, offsets = true): PromptWords {
     }
   };
   const n = text.length;
+  /** A dash is a minus when a number follows it (spaces between allowed). */
+  const minus = (j: number): Kind => {
+    while (j < n && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
+    const d = text.charCodeAt(j);
+    return d >= 48 && d <= 57 ? Kind.Op : Kind.Sep;
+  };
   for (let i = 0; i < n; ) {
     const c = text.charCodeAt(i);
     if (c < 128) {
       const kind = ASCII_KIND[c] as Kind;
-      add(kind === Kind.Word && c < 97 ? String.fromCharCode(c + 32) : text[i] as string, kind, i, i + 1);
-      i++;
+      if (kind !== Kind.Word && kind !== Kind.Digit) {
+        add(text[i] as string, c === 45 ? minus(i + 1) : kind, false, false, i, i + 1);
+        i++;
+        continue;
+      }
+      // A run of ASCII letters and digits is sliced whole: most prompts are mostly this.
+      let j = i + 1;
+      let upper = c >= 65 && c <= 90;
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        if (d >= 128) break;
+        const k = ASCII_KIND[d];
+        if (k !== Kind.Word && k !== Kind.Digit) break;
+        if (d >= 65 && d <= 90) upper = true;
+      }
+      const run = text.slice(i, j);
+      add(upper ? run.toLowerCase() : run, kind, kind === Kind.Digit, ASCII_KIND[text.charCodeAt(j - 1)] === Kind.Digit, i, j);
+      i = j;
       continue;
     }
     const cp = text.codePointAt(i) as number;
     const width = cp > 0xffff ? 2 : 1;
     const m = mapCodePoint(cp);
     let k = 0;
-    for (const ch of m.text) add(ch, m.kinds[k++] as Kind, i, i + width);
+    for (const ch of m.text) {
+      let kind = m.kinds[k++] as Kind;
+      if (ch === '-') kind = minus(i + width);
+      add(ch, kind, kind === Kind.Digit, kind === Kind.Digit, i, i + width);
+    }
     i += width;
   }
   end();
@@ -177,9 +206,11 @@ export function mix32(h: number): number {
 
 /** Whether a normalised word is (or holds) a number. */
 export function isNumberWord(w: string): boolean {
+  let ascii = true;
   for (let i = 0; i < w.length; i++) {
     const c = w.charCodeAt(i);
     if (c >= 48 && c <= 57) return true;
+    if (c >= 128) ascii = false;
   }
-  return /\p{N}/u.test(w);
+  return !ascii && /\p{N}/u.test(w);
 }

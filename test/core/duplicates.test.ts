@@ -1,0 +1,201 @@
+// Near-duplicate prompts: the normalised text, planted duplicates found (reworded, reordered,
+// case, punctuation and quote variants) and nothing else reported (templated tasks with other
+// numbers, tasks that share boilerplate), many copies reported as pairs to the first, the
+// similarity reported being the true one, and no false duplicate among the examples and the
+// peers' IFEval prompts.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { bandsFor, findDuplicates } from '../../src/core/overview/duplicates';
+import { normalisePromptText, promptWords } from '../../src/core/overview/normalise';
+import type { DuplicatePair, TaskRef } from '../../src/core/overview/types';
+import { findTaskFiles } from '../../src/core/taskfile/discover';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { runnableTasks } from '../../src/core/taskfile/resolve';
+import { readJsonl } from '../support/conformance';
+
+const ROOT = process.cwd();
+const at = (task: string, line: number, file = 'set.vtask'): TaskRef => ({ file, task, line });
+const prompts = (texts: readonly string[], file = 'set.vtask') => texts.map((text, i) => ({ ref: at(`t${i}`, i, file), text }));
+/** A pair as `a~b` (near) or `a=b` (exact), by task id, for comparing whole results. */
+const show = (pairs: readonly DuplicatePair[]): string[] => pairs.map((p) => `${p.a.task}${p.exact ? '=' : '~'}${p.b.task}`);
+
+/** Jaccard similarity of 2-word shingles, computed here from the normalised text alone. */
+function jaccard(x: string, y: string): number {
+  const set = (s: string): Set<string> => {
+    const w = normalisePromptText(s).split(' ');
+    return new Set(w.length < 2 ? [w.join(' ')] : w.slice(1).map((v, i) => `${w[i]} ${v}`));
+  };
+  const a = set(x);
+  const b = set(y);
+  const inter = [...a].filter((s) => b.has(s)).length;
+  return inter / (a.size + b.size - inter);
+}
+
+void test('normalisePromptText: NFKC, case, quotes and dashes folded, punctuation dropped, numbers and operators kept', () => {
+  assert.equal(normalisePromptText('  Don\u2019t \u201cQUOTE\u201d me\u2014ok?!  '), 'dont quote me ok');
+  assert.equal(normalisePromptText('well-known \u2014 x - 3, x\u22123, 17-25 and -5'), 'well known x - 3 x - 3 17 - 25 and - 5');
+  assert.equal(normalisePromptText("don't DON'T dont"), 'dont dont dont');
+  assert.equal(normalisePromptText('\uff26\uff55\uff4c\uff4c-width \ufb01ne x\u00b2 Stra\u00dfe'), 'full width fine x2 strasse');
+  assert.equal(normalisePromptText('Caf\u00e9 vs Cafe\u0301 vs CAF\u00c9'), 'café vs café vs café');
+  assert.equal(normalisePromptText('What is 17+25? And 3.14, 1,000 or 2\u00d73\u22121 = 5.'), 'what is 17 + 25 and 3.14 1,000 or 2 * 3 - 1 = 5');
+  assert.equal(normalisePromptText('Tabs\tand\n\nnewlines   collapse.'), 'tabs and newlines collapse');
+  assert.equal(normalisePromptText('!!! ... ???'), '');
+  // Every word's span points at the text as written.
+  const text = '\u{1F600} Caf\u00e9 \u201cna\u00efve\u201d 3.5km';
+  const w = promptWords(text);
+  assert.deepEqual(w.words, ['café', 'naïve', '3.5km']);
+  assert.deepEqual(w.words.map((_, i) => text.slice(w.starts[i], w.ends[i])), ['Caf\u00e9', 'na\u00efve', '3.5km']);
+});
+
+const ESSAY =
+  'Write a short essay about the history of the printing press in Europe. Explain how movable type changed the way books were produced and who could afford them. ' +
+  'Mention at least two printers by name and describe one consequence for religion and one for science. Use a neutral tone and keep it under 400 words.';
+const CODE =
+  'Write a Python function named merge_intervals that takes a list of closed intervals, given as pairs of integers, and returns a new list in which all overlapping intervals are merged. ' +
+  'The result must be sorted by start point. Do not modify the input list, and include a docstring with two examples.';
+const TRAIN =
+  'A train leaves Lisbon at 9:15 and travels toward Porto at 120 km per hour. A second train leaves Porto at 9:45 and travels toward Lisbon at 150 km per hour on a parallel track. ' +
+  'The two cities are 310 km apart. At what time do the trains pass each other? Give the answer to the nearest minute.';
+const GARDEN =
+  'Priya is planning a vegetable garden with 12 rows of 18 plants each. Every plant needs 2 liters of water per day, and her rain barrel holds 900 liters when full. ' +
+  'It has not rained for a week. For how many full days can the barrel water the whole garden?';
+const POEM = 'Compose a sonnet about the sea at night from the point of view of a lighthouse keeper who is about to retire. Every line must end with a word that names a color or a sound.';
+const SQL =
+  'Given a table orders with columns id, customer_id, amount and created_at, write a SQL query that returns, for each customer, the total amount they spent in the last calendar month, ' +
+  'sorted from the highest total to the lowest, and only for customers who placed at least three orders in that month.';
+
+void test('planted near duplicates are found and nothing else is: reworded, reordered, case and punctuation variants; templates with other numbers are not', () => {
+  const texts = [
+    ESSAY, // t0
+    CODE, // t1
+    TRAIN, // t2
+    GARDEN, // t3
+    POEM, // t4
+    SQL, // t5
+    // t6: t0 reworded: two words changed.
+    ESSAY.replace('short essay', 'brief essay').replace('neutral tone', 'calm tone'),
+    // t7: t1 with its sentences in another order.
+    'The result must be sorted by start point. Do not modify the input list, and include a docstring with two examples. ' +
+      'Write a Python function named merge_intervals that takes a list of closed intervals, given as pairs of integers, and returns a new list in which all overlapping intervals are merged.',
+    // t8: t2 in capitals with other punctuation and typographic quotes: the same normalised text.
+    `\u201c${TRAIN.toUpperCase().replace(/\./g, ';').replace(/,/g, ' \u2014')}\u201d`,
+    // t9: t2's template with other numbers: another task.
+    TRAIN.replace('120 km', '110 km').replace('310 km', '330 km'),
+    // t10: t3's template with other numbers and a name: another task.
+    GARDEN.replace('12 rows', '14 rows').replace('Priya', 'Mateo'),
+    // t11, t12: short templated questions with other numbers.
+    'What is 17+25?',
+    'What is 18+25?',
+    // t13: the same numbers in another order: another question.
+    'What is 25+17?',
+    // t14: t11 with other case and punctuation: the same question.
+    'WHAT IS 17 + 25',
+    // t15: t4's topic changed: a different poem, most words shared.
+    POEM.replace('the sea at night', 'a mountain in winter').replace('lighthouse keeper', 'forest ranger'),
+    // t16: t5 reworded in three places, one of them a number word: still the same query.
+    SQL.replace('write a SQL query', 'write an SQL query').replace('sorted from', 'ordered from').replace('lowest,', 'lowest one,'),
+  ];
+  const pairs = findDuplicates(prompts(texts));
+  assert.deepEqual(show(pairs).sort(), ['t0~t6', 't1~t7', 't11=t14', 't2=t8', 't5~t16'].sort());
+  for (const p of pairs) {
+    const [a, b] = [texts[Number(p.a.task.slice(1))] as string, texts[Number(p.b.task.slice(1))] as string];
+    if (p.exact) assert.equal(p.similarity, 1);
+    else assert.ok(Math.abs(p.similarity - jaccard(a, b)) < 1e-12, `${p.a.task}~${p.b.task}: ${p.similarity} is not the true similarity ${jaccard(a, b)}`);
+    assert.ok(p.similarity >= 0.8);
+  }
+  // Sorted by similarity, then by place.
+  assert.deepEqual(
+    pairs.map((p) => p.similarity),
+    pairs.map((p) => p.similarity).sort((x, y) => y - x),
+  );
+  assert.deepEqual(show(pairs.filter((p) => p.exact)), ['t2=t8', 't11=t14']);
+  // The template siblings are similar by their words; only their numbers keep them apart.
+  assert.ok(jaccard(TRAIN, texts[9] as string) >= 0.8, 'the templated pair shares most shingles');
+});
+
+void test('the threshold decides, and the reported similarity is the true one', () => {
+  const reworded = ESSAY.replace('short essay', 'brief essay').replace('neutral tone', 'calm tone').replace('two printers', 'two early printers');
+  const truth = jaccard(ESSAY, reworded);
+  assert.ok(truth > 0.8 && truth < 0.9, `fixture similarity ${truth}`);
+  const [found] = findDuplicates(prompts([ESSAY, reworded]));
+  assert.equal(found?.similarity, truth);
+  assert.deepEqual(findDuplicates(prompts([ESSAY, reworded]), { threshold: 0.9 }), []);
+  assert.equal(findDuplicates(prompts([ESSAY, reworded]), { threshold: truth }).length, 1);
+  assert.throws(() => findDuplicates([], { threshold: 0 }), /threshold/);
+  // Banding: a pair at the threshold becomes a candidate with probability at least 0.99.
+  for (const t of [0.5, 0.7, 0.8, 0.9, 0.95]) {
+    const { bands, rows } = bandsFor(t);
+    assert.ok(bands * rows <= 64);
+    assert.ok(1 - (1 - t ** rows) ** bands >= 0.99, `${t}: ${bands}x${rows}`);
+  }
+});
+
+void test('1,000 copies of one prompt are 999 pairs to the first; near copies pair with the earlier task most like them', () => {
+  const texts: string[] = [];
+  for (let i = 0; i < 1000; i++) texts.push(i % 2 ? CODE.toUpperCase() : `${CODE} `);
+  texts.push(ESSAY, ESSAY.replace('short essay', 'brief essay'), ESSAY.replace('short essay', 'brief essay').replace('neutral tone', 'calm tone'));
+  const pairs = findDuplicates(prompts(texts));
+  const exact = pairs.filter((p) => p.exact);
+  assert.equal(exact.length, 999);
+  assert.ok(exact.every((p) => p.a.task === 't0'));
+  assert.deepEqual(exact.map((p) => p.b.line), Array.from({ length: 999 }, (_, i) => i + 1));
+  // The third essay is closer to the second (one word apart) than to the first.
+  assert.deepEqual(show(pairs.filter((p) => !p.exact)), ['t1000~t1001', 't1001~t1002']);
+});
+
+void test('pairs are ordered by similarity, then by file and line', () => {
+  const pairs = findDuplicates([
+    { ref: at('b2', 9, 'b.vtask'), text: POEM },
+    { ref: at('a1', 3, 'a.vtask'), text: SQL },
+    { ref: at('b1', 2, 'b.vtask'), text: POEM.toUpperCase() },
+    { ref: at('a2', 7, 'a.vtask'), text: SQL },
+    { ref: at('c1', 1, 'c.vtask'), text: ESSAY },
+    { ref: at('c2', 2, 'c.vtask'), text: ESSAY.replace('short essay', 'brief essay') },
+  ]);
+  assert.deepEqual(show(pairs), ['a1=a2', 'b2=b1', 'c1~c2']);
+});
+
+void test('prompts without a word are not compared; one-word prompts match only exactly', () => {
+  assert.deepEqual(findDuplicates(prompts(['', '...', '', 'Hello', 'hello!', 'Hello there'])), [{ a: at('t3', 3), b: at('t4', 4), similarity: 1, exact: true }]);
+});
+
+/** Task prompts of the repository's examples and the peers' IFEval prompts. */
+function realPrompts(): { ref: TaskRef; text: string }[] {
+  const out: { ref: TaskRef; text: string }[] = [];
+  for (const file of findTaskFiles([path.join(ROOT, 'examples')])) {
+    for (const t of runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8'))).tasks) out.push({ ref: { file: path.relative(ROOT, file), task: t.id }, text: t.prompt });
+  }
+  readJsonl<{ key: number; prompt: string }>('ifeval_input_prompts.jsonl', 541).forEach((r, i) => out.push({ ref: { file: 'ifeval_input_prompts.jsonl', task: String(r.key), line: i }, text: r.prompt }));
+  return out;
+}
+
+void test('conformance: no false duplicate among the examples and the 541 IFEval prompts; shared boilerplate shows only at a low threshold', () => {
+  const real = realPrompts();
+  assert.ok(real.length >= 541 + 10, `${real.length} prompts`);
+  assert.deepEqual(findDuplicates(real), []);
+  assert.deepEqual(findDuplicates(real, { threshold: 0.7 }), []);
+  // At 0.5 the only pairs are IFEval prompts that end in the same 40-word "repeat the request"
+  // instruction: a template, not a duplicate, and exactly what a low threshold should show.
+  assert.deepEqual(show(findDuplicates(real, { threshold: 0.5 })), ['1139~288', '1139~2739']);
+});
+
+void test('property: a prompt always matches a copy of itself with changed case and punctuation', () => {
+  const word = fc.oneof(fc.constantFrom('the', 'train', 'leaves', 'at', 'what', 'time', 'caf\u00e9', 'na\u00efve', 'x', 'Stra\u00dfe', 'don\u2019t'), fc.integer({ min: 0, max: 9999 }).map(String));
+  // Punctuation only: a dash before a number is a minus sign, which changes the task.
+  const punct = fc.constantFrom(' ', '  ', ', ', '. ', '; ', '! ', '? ', '\u2026 ', ' (', ') ', ' [', '] ', ' "', '" ', ' \u201c', '\u201d ', '\n', ': ');
+  fc.assert(
+    fc.property(fc.array(word, { minLength: 1, maxLength: 60 }), fc.array(fc.tuple(punct, fc.boolean()), { minLength: 60, maxLength: 60 }), (words, styles) => {
+      const text = words.join(' ');
+      const copy = words.map((w, i) => {
+        const [sep, upper] = styles[i] as [string, boolean];
+        return (upper ? w.toUpperCase() : w) + sep;
+      }).join('');
+      const pairs = findDuplicates(prompts([text, copy]));
+      assert.deepEqual(pairs, [{ a: at('t0', 0), b: at('t1', 1), similarity: 1, exact: true }]);
+    }),
+    { numRuns: 300, seed: 7 },
+  );
+});
