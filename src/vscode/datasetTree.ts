@@ -32,6 +32,20 @@ const BAR_CELLS = 5;
 /** Tree refreshes are gathered for this long, so a burst of parsed files is one redraw. */
 const REFRESH_MS = 100;
 
+/** The filters the view offers, in groups (the quick pick's separators). */
+export function filterChoices(): { group: string; label: string; filter: TaskFilter }[] {
+  const choice = (group: string, label: string, test: TaskFilter['test'], name = label): { group: string; label: string; filter: TaskFilter } => ({ group, label, filter: { label: name, test } });
+  return [
+    ...BANDS.map((b) => choice('band (any model)', BAND_WORDS[b], (u, t, f) => [...f.bands(u, t.id).values()].includes(b))),
+    choice('band (any model)', 'not run', (u, t, f) => f.bands(u, t.id).size === 0),
+    choice('problems', 'failing cases', (u, t, f) => f.failingCases(u, t.id) > 0),
+    choice('problems', 'audit findings', (_u, t, _f, audit) => hasLineIn(audit, t)),
+    choice('problems', 'duplicates', (u, t, f) => f.duplicatesOf(u, t.id) > 0),
+    choice('problems', 'errors', (_u, t) => t.errors),
+    ...[...VERIFIERS.keys()].map((k) => choice('verifier kind', k, (_u, t) => t.kind === k, `verifier ${k}`)),
+  ];
+}
+
 /** `▰▰▰▱▱`: the share of a file's run tasks that are learnable. */
 export function bandBar(learnable: number, run: number): string {
   if (run === 0) return '';
@@ -112,19 +126,12 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
 
   private async pickFilter(): Promise<void> {
     type Item = vscode.QuickPickItem & { filter?: TaskFilter };
-    const sep = (label: string): Item => ({ label, kind: vscode.QuickPickItemKind.Separator });
-    const items: Item[] = [
-      sep('band (any model)'),
-      ...BANDS.map((b): Item => ({ label: BAND_WORDS[b], filter: { label: BAND_WORDS[b], test: (u, t, f) => [...f.bands(u, t.id).values()].includes(b) } })),
-      { label: 'not run', filter: { label: 'not run', test: (u, t, f) => f.bands(u, t.id).size === 0 } },
-      sep('problems'),
-      { label: 'failing cases', filter: { label: 'failing cases', test: (u, t, f) => f.failingCases(u, t.id) > 0 } },
-      { label: 'audit findings', filter: { label: 'audit findings', test: (_u, t, _f, audit) => hasLineIn(audit, t) } },
-      { label: 'duplicates', filter: { label: 'duplicates', test: (u, t, f) => f.duplicatesOf(u, t.id) > 0 } },
-      { label: 'errors', filter: { label: 'errors', test: (_u, t) => t.errors } },
-      sep('verifier kind'),
-      ...[...VERIFIERS.keys()].map((k): Item => ({ label: k, filter: { label: `verifier ${k}`, test: (_u, t) => t.kind === k } })),
-    ];
+    const items: Item[] = [];
+    let group = '';
+    for (const c of filterChoices()) {
+      if (c.group !== group) items.push({ label: (group = c.group), kind: vscode.QuickPickItemKind.Separator });
+      items.push({ label: c.label, filter: c.filter });
+    }
     if (this.filterValue) items.unshift({ label: '$(clear-all) Clear filter', description: this.filterValue.label });
     const picked = await vscode.window.showQuickPick(items, { title: 'Show only tasks that…', placeHolder: 'band, failing cases, audit findings, duplicates or verifier kind' });
     if (picked) this.setFilter(picked.filter);
