@@ -57,7 +57,7 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
   async function send(page, stats) {
     const { results, ...light } = stats;
     page.comparisons = new core.ComparisonPages(results ?? []);
-    // The host compares two models once per statistics (timed by itself: scripts/bench-dashboard.mjs);
+    // The host compares two models once per statistics (scripts/bench-dashboard.mjs times it);
     // what is timed here is the page.
     const models = Object.keys(stats.models);
     if (models.length >= 2) page.comparisons.page(models[0], models[1], undefined, 0);
