@@ -135,6 +135,7 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     cases: args.cases,
     read,
     signal,
+    onNote: (note) => io.stderr.write(terminalSafe(note) + '\n'),
   });
   // Benchmarks named as given, not as resolved.
   const benchName = new Map(args.benchmarks.map((b) => [path.resolve(io.cwd, b), b]));

@@ -10,11 +10,11 @@ import { resolveCacheDir } from '../sampling/cacheDir';
 import { readBenchmark } from './benchmark';
 import { compareModels } from './compare';
 import { findContamination } from './contamination';
-import { findDuplicates } from './duplicates';
+import { DEFAULT_DUPLICATE_THRESHOLD, findDuplicates } from './duplicates';
 import { readRunLog, type RunRecord } from './runLog';
 import { StatsMemo } from './statsMemo';
 import { addFileStats, fileStatsOf, summariseTaskFile, textHash, type FileSummary, type TaskRow } from './summary';
-import type { BandCounts, DatasetStats, FileStats, HistogramBin, ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
+import type { BandCounts, ContaminationHit, DatasetStats, FileStats, HistogramBin, ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
 
 export interface CollectOptions {
   /** Model labels to keep; all the run log knows by default. */
@@ -34,6 +34,8 @@ export interface CollectOptions {
   readonly signal?: AbortSignal;
   /** Called after each file is read, for a progress line. */
   readonly onFile?: (done: number, total: number) => void;
+  /** What was skipped or cut reading a benchmark, with where. */
+  readonly onNote?: (note: string) => void;
 }
 
 const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
@@ -122,11 +124,14 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   const prompts = (): { ref: TaskRef; text: string }[] =>
     summaries.flatMap((s, i) => s.tasks.filter((t) => t.kind !== null && t.prompt !== '').map((t) => ({ ref: { file: files[i] as string, task: t.id, line: t.line }, text: t.prompt })));
   o.signal?.throwIfAborted();
-  const duplicates = o.duplicates === false ? [] : findDuplicates(prompts(), { threshold: o.duplicateThreshold ?? 0.8 });
-  const contamination = (o.benchmarks ?? []).flatMap((bench) => {
+  const duplicates = o.duplicates === false ? [] : findDuplicates(prompts(), { threshold: o.duplicateThreshold ?? DEFAULT_DUPLICATE_THRESHOLD });
+  const contamination: ContaminationHit[] = [];
+  for (const bench of o.benchmarks ?? []) {
     o.signal?.throwIfAborted();
-    return findContamination(prompts(), readBenchmark(bench).rows, { benchmark: bench });
-  });
+    const { rows, notes } = await readBenchmark(bench);
+    for (const note of notes) o.onNote?.(note);
+    contamination.push(...findContamination(prompts(), rows, { benchmark: bench }));
+  }
   const totals = addFileStats(perFile);
   return { files: files.length, tasks: totals.tasks, totals, per_file: perFile, models, results, ...(comparisons.length ? { comparisons } : {}), duplicates, contamination };
 }
