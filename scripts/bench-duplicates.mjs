@@ -14,7 +14,7 @@ const arg = (name, def) => {
 };
 const PROMPTS = arg('--prompts', 100_000);
 const ROWS = arg('--rows', 10_000);
-const { findDuplicates } = await loadBundled('src/core/overview/duplicates.ts');
+const { findDuplicates, shingleJaccard } = await loadBundled('src/core/overview/duplicates.ts');
 const { findContamination } = await loadBundled('src/core/overview/contamination.ts');
 const figures = {};
 
@@ -35,9 +35,9 @@ const TOPICS = ['the history of the printing press', 'volcanoes', 'a trip to Lis
 const TEMPLATES = [
   () => `${pick(NAMES)} had ${int(2, 900)} ${pick(THINGS)}. ${pick(NAMES)} gave away ${int(2, 90)} of them and then bought ${int(2, 90)} more at the market on Saturday. How many ${pick(THINGS)} does ${pick(NAMES)} have now?`,
   () => `A train leaves the station at ${int(1, 12)}:${int(10, 59)} and travels at ${int(40, 160)} km per hour. A second train leaves ${int(5, 55)} minutes later at ${int(60, 200)} km per hour on a parallel track. After how many minutes does the second train catch up with the first one?`,
-  () => `Write an essay of at least ${int(200, 900)} words about ${pick(TOPICS)}. Mention ${pick(NAMES)} at least ${int(2, 9)} times, use exactly ${int(3, 7)} paragraphs separated by the markdown divider ***, and end your response with the phrase "Is there anything else I can help with?".`,
+  () => `Write an essay of at least ${int(200, 5000)} words about ${pick(TOPICS)}. Mention ${pick(NAMES)} at least ${int(2, 9)} times, use exactly ${int(3, 7)} paragraphs separated by the markdown divider ***, and end your response with the phrase "Is there anything else I can help with?".`,
   () => `Compute the sum of all positive integers below ${int(100, 100000)} that are divisible by ${int(3, 19)} or by ${int(20, 97)}. Give the final answer as a single integer inside \\boxed{}.`,
-  () => `Write a Python function that takes a list of ${int(2, 50)} integers and returns the length of the longest strictly increasing subsequence whose elements are all smaller than ${int(100, 9999)}. Include a docstring, handle the empty list, and explain the time complexity of your solution in one sentence.`,
+  () => `Write a Python function that takes a list of ${int(2, 500)} integers and returns the length of the longest strictly increasing subsequence whose elements are all smaller than ${int(100, 99999)}. Include a docstring, handle the empty list, and explain the time complexity of your solution in one sentence.`,
   () => `${pick(NAMES)} is planning a garden with ${int(3, 40)} rows of ${int(3, 40)} plants each. Each plant needs ${int(1, 9)} liters of water per day, and the rain barrel holds ${int(100, 2000)} liters. For how many full days can the barrel water the whole garden?`,
 ];
 const FILLER = [
@@ -64,8 +64,8 @@ function variant(s, kind) {
   }
   if (kind === 1) {
     // Sentences swapped: the last sentence first.
-    const parts = s.match(/[^.?!]+[.?!]+(\s|$)/g) ?? [s];
-    return parts.length > 1 ? [parts[parts.length - 1].trim(), ...parts.slice(0, -1).map((p) => p.trim())].join(' ') : `${s} Please.`;
+    const parts = s.split(/(?<=[.?!])\s+(?=[A-Z])/);
+    return parts.length > 1 ? [parts[parts.length - 1], ...parts.slice(0, -1)].join(' ') : `${s} Please.`;
   }
   // Case, punctuation and quotes changed.
   return s.toUpperCase().replace(/[.,]/g, ' ;').replace(/"/g, '\u201c');
@@ -91,21 +91,36 @@ const words = input.reduce((n, p) => n + p.text.split(/\s+/).length, 0);
 global.gc?.();
 const rss0 = process.memoryUsage().rss;
 let t0 = performance.now();
+let cpu0 = process.cpuUsage();
 const pairs = findDuplicates(input);
 figures.duplicates_ms = Math.round(performance.now() - t0);
+// CPU time too: on a shared machine the wall time measures the neighbours as well.
+const cpuMs = (c) => Math.round((c.user + c.system) / 1000);
+figures.duplicates_cpu_ms = cpuMs(process.cpuUsage(cpu0));
 figures.peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
 figures.rss_before_mb = Math.round(rss0 / 2 ** 20);
 const found = new Set(pairs.map((p) => `${p.a.line}-${p.b.line}`));
 const idx = new Map(input.map((p, i) => [p.ref.task, i]));
 const inPair = new Set(pairs.flatMap((p) => [idx.get(p.a.task), idx.get(p.b.task)]));
-const hit = planted.filter(([a, b]) => found.has(`${a}-${b}`) || (inPair.has(b) && inPair.has(a))).length;
+const isFound = ([a, b]) => found.has(`${a}-${b}`) || (inPair.has(b) && inPair.has(a));
+const hit = planted.filter(isFound).length;
+// A planted edit may take a short prompt below the threshold: such a pair is not a near
+// duplicate by the measure, so recall is also given over the planted pairs at or above it.
+const above = planted.filter(([a, b]) => shingleJaccard(input[a].text, input[b].text) >= 0.8);
+figures.planted_above_threshold = above.length;
+figures.recall_above_threshold = +(above.filter(isFound).length / Math.max(1, above.length)).toFixed(4);
 figures.prompts = PROMPTS;
 figures.planted = planted.length;
 figures.recall = +(hit / Math.max(1, planted.length)).toFixed(4);
 figures.pairs = pairs.length;
 figures.exact_pairs = pairs.filter((p) => p.exact).length;
-figures.unplanted_pairs = pairs.filter((p) => !planted.some(([a, b]) => a === p.a.line && b === p.b.line)).length;
-console.log(`findDuplicates, ${PROMPTS.toLocaleString('en')} prompts (${(words / PROMPTS).toFixed(0)} words on average): ${figures.duplicates_ms} ms, peak RSS ${figures.peak_rss_mb} MB (${figures.rss_before_mb} MB before, with the prompts); recall of ${planted.length} planted near duplicates ${(figures.recall * 100).toFixed(1)}%, ${figures.pairs} pairs reported (${figures.exact_pairs} exact, ${figures.unplanted_pairs} not planted)`);
+const plantedKeys = new Set(planted.map(([a, b]) => `${a}-${b}`));
+// Pairs not planted: the generator drew one template with the same numbers twice; each is
+// measured at or above the threshold (same numbers, at most a name apart), so it is a duplicate
+// of the data, not of the detector.
+figures.unplanted_pairs = pairs.filter((p) => !plantedKeys.has(`${p.a.line}-${p.b.line}`)).length;
+console.log(`findDuplicates, ${PROMPTS.toLocaleString('en')} prompts (${(words / PROMPTS).toFixed(0)} words on average): ${figures.duplicates_ms} ms (${figures.duplicates_cpu_ms} ms CPU), peak RSS ${figures.peak_rss_mb} MB (${figures.rss_before_mb} MB before, with the prompts)`);
+console.log(`  recall of ${planted.length} planted near duplicates ${(figures.recall * 100).toFixed(1)}% (${(figures.recall_above_threshold * 100).toFixed(1)}% of the ${above.length} whose similarity is at least 0.8); ${figures.pairs} pairs reported (${figures.exact_pairs} exact, ${figures.unplanted_pairs} between prompts the generator repeated)`);
 
 // Contamination: a benchmark of other prompts; 1% of the tasks quote a row inside their own text.
 // Benchmark rows are worded apart from the tasks' templates, as another dataset's would be.
@@ -123,13 +138,15 @@ const contaminated = input.map((p, i) => {
   return { ref: p.ref, text: `Here is a problem for you. ${rows[row].text} ${pick(FILLER)}` };
 });
 t0 = performance.now();
+cpu0 = process.cpuUsage();
 const hits = findContamination(contaminated, rows);
 figures.contamination_ms = Math.round(performance.now() - t0);
+figures.contamination_cpu_ms = cpuMs(process.cpuUsage(cpu0));
 const hitOf = new Map(hits.map((h) => [h.task, h.benchmark_row]));
 // A benchmark may hold the same text twice; the first such row is the one reported.
 const sameRow = (got, row) => got !== undefined && rows[got].text === rows[row].text;
 figures.contamination_recall = +(quoting.filter(([i, row]) => sameRow(hitOf.get(`t${i}`), row)).length / Math.max(1, quoting.length)).toFixed(4);
 figures.contamination_hits = hits.length;
 figures.peak_rss_after_contamination_mb = Math.round(process.resourceUsage().maxRSS / 1024);
-console.log(`findContamination, ${PROMPTS.toLocaleString('en')} prompts against ${ROWS.toLocaleString('en')} rows (13-grams): ${figures.contamination_ms} ms; ${quoting.length} planted quotes found ${(figures.contamination_recall * 100).toFixed(1)}% with their row; ${hits.length} hits; peak RSS ${figures.peak_rss_after_contamination_mb} MB`);
+console.log(`findContamination, ${PROMPTS.toLocaleString('en')} prompts against ${ROWS.toLocaleString('en')} rows (13-grams): ${figures.contamination_ms} ms (${figures.contamination_cpu_ms} ms CPU); ${quoting.length} planted quotes found ${(figures.contamination_recall * 100).toFixed(1)}% with their row; ${hits.length} hits; peak RSS ${figures.peak_rss_after_contamination_mb} MB`);
 console.log(JSON.stringify(figures));

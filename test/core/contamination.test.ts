@@ -176,6 +176,18 @@ void test('findContamination: rows shorter than n words count whole from 8 words
   );
 });
 
+void test('findContamination: a templated row is told from its siblings that share its beginning or its end', () => {
+  const row = (name: string, daily: number, pages: number): string => `${name} reads ${daily} pages on weekdays and twice as many on weekends. How many weeks will it take to finish a book of ${pages} pages?`;
+  const rows = [
+    { row: 0, text: row('Natalia', 12, 300) },
+    { row: 1, text: row('Mateo', 20, 400) },
+    { row: 2, text: row('Natalia', 12, 400) },
+  ];
+  const [hit] = findContamination([task('quote', `Solve: ${row('Natalia', 12, 400)}`)], rows);
+  assert.equal(hit?.benchmark_row, 2);
+  assert.equal(hit?.overlap, row('Natalia', 12, 400).slice(0, -1));
+});
+
 void test('findContamination: spans map back to the prompt as written, through non-ASCII text', () => {
   const row = { row: 0, text: 'Le caf\u00e9 na\u00efve de la rue des Fleurs ouvre \u00e0 huit heures et ferme \u00e0 vingt heures tous les jours.' };
   const text = '\u{1F600}\u{1F600} R\u00e9sum\u00e9\u00a0: \u00ab LE CAF\u00c9 NAI\u0308VE DE LA RUE DES FLEURS OUVRE \u00c0 HUIT HEURES ET FERME \u00c0 VINGT HEURES \u00bb \u2014 fin.';

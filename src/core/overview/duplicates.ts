@@ -47,10 +47,12 @@ export function bandsFor(threshold: number): { bands: number; rows: number } {
 }
 
 /** Sorted, distinct shingle hashes of a prompt's words (K words each; a shorter prompt is one shingle). */
+let wordHashes = new Uint32Array(1024);
 function shingleHashes(words: readonly string[], out: Uint32Array): number {
   const n = words.length;
   if (!n) return 0;
-  const wh = new Uint32Array(n);
+  if (wordHashes.length < n) wordHashes = new Uint32Array(n * 2);
+  const wh = wordHashes;
   for (let i = 0; i < n; i++) wh[i] = hashString(words[i] as string);
   let count = 0;
   if (n < K) {
