@@ -30,6 +30,7 @@ const targets = [
   // The panel's script is minified always: it is parsed each time the panel opens.
   { ...common, minify: true, entryPoints: ['src/webview/main.ts'], outfile: 'out/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { ...common, minify: true, entryPoints: ['src/webview/datasetMain.ts'], outfile: 'out/datasetView.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  { ...common, minify: true, entryPoints: ['src/webview/dashboardMain.ts'], outfile: 'out/dashboard.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The math worker is its own bundle: mathjs (for simplify) loads only in the worker thread.
   { ...common, entryPoints: ['src/core/verifiers/math/worker.ts'], outfile: 'out/mathWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The OpenAI-compatible test server, runnable on its own: node out/test/support/openaiServer.js --port 0

@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { TaskFile } from '../core/taskfile/parse';
 import type { DatasetView } from './datasetEditor';
 import type { Decorations } from './decorations';
+import type { Overview } from './overview';
 import type { TaskResults } from './results';
 
 /** What `activate` returns: read-only views for integration tests and other extensions. */
@@ -25,6 +26,8 @@ export interface VtaskApi {
   failureStatus(): string | undefined;
   /** The table view of an open `.parquet` file: its message handler and what it posted. */
   datasetView(uri: vscode.Uri): Pick<DatasetView, 'handle' | 'posted' | 'onDidPost'> | undefined;
+  /** The vtask view's tree, the duplicate diagnostics and the dashboard (for tests). */
+  readonly overview: Overview;
   /** The extension's log folder (the extension host's own log is two levels up). */
   readonly logUri: vscode.Uri;
 }

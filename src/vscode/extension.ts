@@ -23,6 +23,7 @@ import { ROWS_SELECTOR, TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 import { isolationWiring } from './isolation';
 import { showWalkthroughOnce } from './walkthrough';
 import { DatasetEditorProvider } from './datasetEditor';
+import { registerOverview } from './overview';
 
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
@@ -74,6 +75,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       }),
     );
     context.subscriptions.push(...isolationWiring(log), ...datasets.register());
+    const overview = registerOverview({ extensionUri: context.extensionUri, documents, results, log });
+    context.subscriptions.push(...overview.disposables);
     // Opening a JSONL file activates the extension after it opened: its results are restored here.
     for (const d of vscode.workspace.textDocuments) restore(d);
     showWalkthroughOnce(context);
@@ -90,6 +93,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       failureStatus: () => backgroundFailureStatus(),
       logUri: context.logUri,
       datasetView: (uri) => datasets.viewOf(uri),
+      overview: overview.overview,
     };
   } catch (e) {
     // Activation failures are shown, then rethrown so VS Code marks the extension as failed.

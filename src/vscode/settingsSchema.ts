@@ -17,6 +17,10 @@ export const SETTINGS = {
   temperature: { default: null, scope: 'resource' },
   // Machine-wide: whether answers may run without the full sandbox is the machine owner's call.
   allowWeakIsolation: { default: false, scope: 'machine' },
+  // The overview's own settings, read by duplicateDiagnostics.ts.
+  'duplicates.enabled': { default: true, scope: 'window' },
+  'duplicates.threshold': { default: 0.8, scope: 'window' },
+  contaminationBenchmarks: { default: [], scope: 'window' },
 } as const satisfies Record<string, { default: unknown; scope: SettingScope }>;
 
 export type SettingKey = keyof typeof SETTINGS;

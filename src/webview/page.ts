@@ -16,6 +16,8 @@ interface PageKind {
   readonly script: string;
   readonly title: string;
   readonly placeholder: string;
+  /** A stylesheet of its own, after the panel's. */
+  readonly style?: string;
 }
 
 /**
@@ -34,7 +36,7 @@ function pageHtml(o: PageOptions, kind: PageKind): string {
 ${o.head ?? ''}
 <link rel="stylesheet" href="${o.asset('out/codicons/codicon.css')}">
 <link rel="stylesheet" href="${o.asset('media/panel.css')}">
-<title>${kind.title}</title>
+${kind.style ? `<link rel="stylesheet" href="${o.asset(kind.style)}">\n` : ''}<title>${kind.title}</title>
 </head>
 <body${o.bodyClass ? ` class="${o.bodyClass}"` : ''}>
 <main id="root"><p class="empty">${kind.placeholder}</p></main>
@@ -51,4 +53,9 @@ export function panelHtml(o: PageOptions): string {
 /** The dataset table view's page (a `.parquet` file opened in the editor). */
 export function datasetHtml(o: PageOptions): string {
   return pageHtml(o, { script: 'out/datasetView.js', title: 'vtask dataset', placeholder: 'Reading the dataset…' });
+}
+
+/** The dataset dashboard's page (statistics over the workspace's task files). */
+export function dashboardHtml(o: PageOptions): string {
+  return pageHtml(o, { script: 'out/dashboard.js', title: 'vtask dataset dashboard', placeholder: 'Reading the task files…', style: 'media/dashboard.css' });
 }

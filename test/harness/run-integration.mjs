@@ -65,9 +65,12 @@ await runMain(async () => {
   const { page } = await browser;
   let exitCode;
   const finished = new Promise((resolve) => {
-    void page.exposeFunction('codeAutomationLog', (_type, args) => {
+    void page.exposeFunction('codeAutomationLog', async (_type, args) => {
       for (const line of formatLogArgs(args).split('\n')) {
-        if (verbose || !isNoise(line)) console.log(`  ${line}`);
+        // A test asks for a picture of the workbench as it is: `[vtask-screenshot] NAME`.
+        const shot = /\[vtask-screenshot\] ([\w-]+)/.exec(line);
+        if (shot) await page.screenshot({ path: screenshotPath(`integration-${shot[1]}`) }).catch(() => {});
+        else if (verbose || !isNoise(line)) console.log(`  ${line}`);
       }
     });
     void page.exposeFunction('codeAutomationExit', (code) => { exitCode = code; resolve('exit'); });

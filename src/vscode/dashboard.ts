@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { fromDashboard, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
+import { errorMessage } from '../core/base/errorMessage';
+import { collectDatasetStats } from '../core/overview/collect';
+import { ComparisonPages } from '../core/overview/dashboardCompare';
+import type { DatasetStats, TaskModelResult, TaskRef } from '../core/overview/types';
+import { cut } from '../core/util/cut';
+import { dashboardHtml } from '../webview/page';
+import { revealLine } from './datasetTree';
+import { overviewSettings, resolveInWorkspace } from './duplicateDiagnostics';
+import type { ResultStore } from './results';
+import { cacheDirFor } from './settings';
+import type { DuplicateSource } from './taskFacts';
+import type { TaskIndex } from './taskIndex';
+
+export interface DashboardServices {
+  readonly extensionUri: vscode.Uri;
+  readonly index: TaskIndex;
+  readonly results: ResultStore;
+  readonly duplicates?: DuplicateSource;
+  readonly log: vscode.LogOutputChannel;
+}
+
+/** Statistics are computed again this long after the last change (an edit, a save, a run). */
+const DEBOUNCE_MS = 1000;
+/** Messages kept for tests (the last ones). */
+const POSTED_KEPT = 50;
+
+/**
+ * The dataset dashboard: `vtask stats` over the workspace's task files in a webview, computed
+ * in the background and again after changes settle (edits, saves, finished runs, new
+ * duplicates). The page gets the whole statistics object each time; files are named relative
+ * to the workspace, and the page's links name them back.
+ */
+export class Dashboard implements vscode.Disposable {
+  static readonly viewType = 'vtask.dashboard';
+  static current: Dashboard | undefined;
+  /** What the dashboard posted, most recent last (for tests). */
+  readonly posted: ToDashboard[] = [];
+  private readonly postEmitter = new vscode.EventEmitter<ToDashboard>();
+  readonly onDidPost = this.postEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.postEmitter];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private abort: AbortController | undefined;
+  /** Files by the name the page knows them by. */
+  private byName = new Map<string, vscode.Uri>();
+  /** Comparisons over the last statistics' per-task results (which stay here). */
+  private comparisons: ComparisonPages | undefined;
+  private stale = true;
+  private ready = false;
+  private disposed = false;
+
+  static createOrShow(s: DashboardServices): Dashboard {
+    if (Dashboard.current) {
+      Dashboard.current.panel.reveal();
+      return Dashboard.current;
+    }
+    const panel = vscode.window.createWebviewPanel(Dashboard.viewType, 'vtask: Dataset', vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    return (Dashboard.current = new Dashboard(panel, s));
+  }
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly s: DashboardServices,
+  ) {
+    panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'view.svg');
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')] };
+    panel.webview.html = dashboardHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      asset: (p) => panel.webview.asWebviewUri(vscode.Uri.joinPath(s.extensionUri, ...p.split('/'))).toString(),
+    });
+    const changed = (): void => this.schedule();
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
+      panel.onDidDispose(() => this.dispose()),
+      // Hidden, the page is gone: it asks again (`ready`) when shown.
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.ready = false;
+      }),
+      s.index.onDidChange(changed),
+      s.results.onDidChange(changed),
+      ...(s.duplicates ? [s.duplicates.onDidChange(changed)] : []),
+    );
+  }
+
+  /** Acts on a message from the page, once it is known to be well-formed. */
+  async handle(raw: unknown): Promise<void> {
+    const parsed = fromDashboard.safeParse(raw);
+    if (!parsed.success) {
+      this.s.log.warn('ignored a malformed message from the dataset dashboard');
+      return;
+    }
+    try {
+      await this.act(parsed.data);
+    } catch (e) {
+      this.s.log.error(e instanceof Error ? e : String(e));
+      await this.post({ type: 'notice', level: 'error', text: cut(errorMessage(e), 2000) });
+    }
+  }
+
+  private async act(msg: FromDashboard): Promise<void> {
+    switch (msg.type) {
+      case 'ready':
+        this.ready = true;
+        await this.update();
+        return;
+      case 'refresh':
+        await this.update();
+        return;
+      case 'compare':
+        if (this.comparisons) await this.post({ type: 'comparison', comparison: this.comparisons.page(msg.a, msg.b, msg.cell, msg.page) });
+        return;
+      case 'open': {
+        const uri = this.byName.get(msg.file);
+        if (!uri) {
+          await this.post({ type: 'notice', level: 'warning', text: `${msg.file} is no longer in the workspace.` });
+          return;
+        }
+        const task = msg.task === undefined ? undefined : (await this.s.index.get(uri)).tasks.find((t) => t.id === msg.task);
+        if (msg.task !== undefined && !task) await this.post({ type: 'notice', level: 'warning', text: `${msg.task} is no longer in ${msg.file}.` });
+        await revealLine(uri, task?.line ?? 0);
+        return;
+      }
+    }
+  }
+
+  private schedule(): void {
+    this.stale = true;
+    clearTimeout(this.timer);
+    // A hidden dashboard computes nothing: it asks when it is shown again.
+    if (this.ready) this.timer = setTimeout(() => void this.update(), DEBOUNCE_MS);
+  }
+
+  /** Computes the statistics (cancelling a computation under way) and posts them. */
+  async update(): Promise<DatasetStats | undefined> {
+    clearTimeout(this.timer);
+    this.abort?.abort();
+    const abort = (this.abort = new AbortController());
+    const uris = await this.s.index.files();
+    await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
+    const settings = overviewSettings();
+    const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.fsPath, d]));
+    try {
+      const files = uris.map((u) => u.fsPath);
+      const stats = await collectDatasetStats(files, {
+        ...(uris[0] ? { cacheDir: cacheDirFor(uris[0]) } : {}),
+        benchmarks: settings.benchmarks.map(resolveInWorkspace),
+        duplicateThreshold: settings.threshold,
+        // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
+        read: (f) => open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
+        signal: abort.signal,
+      });
+      if (abort.signal.aborted) return undefined;
+      this.stale = false;
+      const names = new Map(uris.map((u) => [u.fsPath, vscode.workspace.asRelativePath(u)]));
+      this.byName = new Map(uris.map((u) => [names.get(u.fsPath) as string, u]));
+      const view = relativise(stats, (f) => names.get(f) ?? names.get(path.resolve(f)) ?? f);
+      // The per-task results (100,000 × models) stay here: the page asks for a comparison's page.
+      this.comparisons = view.results ? new ComparisonPages(view.results) : undefined;
+      await this.post({ type: 'stats', stats: view.stats, ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}) });
+      return stats;
+    } catch (e) {
+      if (abort.signal.aborted) return undefined;
+      this.s.log.error(e instanceof Error ? e : String(e));
+      await this.post({ type: 'notice', level: 'error', text: `The statistics could not be computed: ${cut(errorMessage(e), 2000)}` });
+      return undefined;
+    }
+  }
+
+  /** Whether the statistics shown are older than the files (for tests). */
+  get isStale(): boolean {
+    return this.stale;
+  }
+
+  private post(message: ToDashboard): Thenable<boolean> {
+    this.posted.push(message);
+    if (this.posted.length > POSTED_KEPT) this.posted.shift();
+    if (this.disposed) return Promise.resolve(false);
+    this.postEmitter.fire(message);
+    return this.panel.webview.postMessage(message);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearTimeout(this.timer);
+    this.abort?.abort();
+    if (Dashboard.current === this) Dashboard.current = undefined;
+    this.panel.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/**
+ * The statistics with every file named as `name` says (workspace-relative), as the page gets
+ * them (without the per-task results and comparisons), and the results apart.
+ */
+export function relativise(s: DatasetStats, name: (file: string) => string): { stats: DatasetStatsView; results?: TaskModelResult[] } {
+  const ref = <T extends TaskRef>(r: T): T => ({ ...r, file: name(r.file) });
+  const { results, comparisons: _dropped, ...rest } = s;
+  const stats: DatasetStatsView = {
+    ...rest,
+    totals: { ...s.totals, kinds: { ...s.totals.kinds }, cases: { ...s.totals.cases }, bands: { ...s.totals.bands } },
+    per_file: s.per_file.map((f) => ({ ...f, file: name(f.file) })),
+    models: Object.fromEntries(Object.entries(s.models).map(([m, st]) => [m, { ...st, histogram: [...st.histogram], changed: st.changed.map(ref) }])),
+    duplicates: s.duplicates.map((d) => ({ ...d, a: ref(d.a), b: ref(d.b) })),
+    contamination: s.contamination.map(ref),
+  };
+  return { stats, ...(results ? { results: results.map(ref) } : {}) };
+}
+

@@ -1,0 +1,183 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { errorMessage } from '../core/base/errorMessage';
+import { readBenchmark } from '../core/overview/benchmark';
+import { findContamination } from '../core/overview/contamination';
+import { findDuplicates } from '../core/overview/duplicates';
+import type { ContaminationHit, DuplicatePair, TaskRef } from '../core/overview/types';
+import { cut } from '../core/util/cut';
+import type { DuplicateSource } from './taskFacts';
+import type { IndexedFile, TaskIndex } from './taskIndex';
+
+export const DUPLICATE_SOURCE = 'vtask duplicates';
+
+/** The overview's settings, read and checked here (settings.json is edited by hand). */
+export interface OverviewSettings {
+  readonly enabled: boolean;
+  readonly threshold: number;
+  readonly benchmarks: readonly string[];
+}
+
+export function overviewSettings(): OverviewSettings {
+  const c = vscode.workspace.getConfiguration('vtask');
+  const threshold = c.get<unknown>('duplicates.threshold');
+  const benchmarks = c.get<unknown>('contaminationBenchmarks');
+  return {
+    enabled: c.get<unknown>('duplicates.enabled') !== false,
+    threshold: typeof threshold === 'number' && threshold > 0 && threshold <= 1 ? threshold : 0.8,
+    benchmarks: Array.isArray(benchmarks) ? benchmarks.filter((b): b is string => typeof b === 'string' && b.trim() !== '') : [],
+  };
+}
+
+/** Recomputed this long after the last change: a burst of edits or saves is one pass. */
+const DEBOUNCE_MS = 1500;
+
+/**
+ * Near-duplicate prompts across the workspace's task files, and prompts that overlap a
+ * benchmark, as information on each task's id line. A duplicate points at the other task
+ * (related information: VS Code's way to go there). Computed in the background over the task
+ * index, after a pause in changes, and again when the settings change.
+ */
+export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource {
+  private readonly collection = vscode.languages.createDiagnosticCollection('vtask-duplicates');
+  private readonly emitter = new vscode.EventEmitter<readonly vscode.Uri[]>();
+  readonly onDidChange = this.emitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.collection, this.emitter];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private cancel: vscode.CancellationTokenSource | undefined;
+  private counts = new Map<string, number>();
+  private pairs: readonly DuplicatePair[] = [];
+  private hits: readonly ContaminationHit[] = [];
+  private done: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly index: TaskIndex,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(
+      index.onDidChange(() => this.schedule()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('vtask.duplicates') || e.affectsConfiguration('vtask.contaminationBenchmarks')) this.schedule(0);
+      }),
+    );
+    this.schedule(0);
+  }
+
+  duplicatesOf(uri: vscode.Uri, taskId: string): number {
+    return this.counts.get(`${uri.toString()}#${taskId}`) ?? 0;
+  }
+
+  /** The last pairs and hits found, with files as URIs (for the dashboard). */
+  get last(): { duplicates: readonly DuplicatePair[]; contamination: readonly ContaminationHit[] } {
+    return { duplicates: this.pairs, contamination: this.hits };
+  }
+
+  /** Resolves when the pass under way (or the one scheduled) is over (for tests). */
+  async settled(): Promise<void> {
+    while (this.timer !== undefined) await new Promise((r) => setTimeout(r, 50));
+    await this.done;
+  }
+
+  private schedule(ms = DEBOUNCE_MS): void {
+    clearTimeout(this.timer);
+    this.cancel?.cancel();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const source = (this.cancel = new vscode.CancellationTokenSource());
+      this.done = this.compute(source.token).catch((e: unknown) => this.log.warn(`duplicates: ${errorMessage(e)}`));
+    }, ms);
+  }
+
+  private async compute(token: vscode.CancellationToken): Promise<void> {
+    const settings = overviewSettings();
+    if (!settings.enabled) {
+      this.publish([], [], []);
+      return;
+    }
+    const files = await this.index.all(token);
+    if (token.isCancellationRequested) return;
+    const prompts = [...promptsOf(files)];
+    const pairs = findDuplicates(prompts, { threshold: settings.threshold });
+    const hits: ContaminationHit[] = [];
+    for (const b of settings.benchmarks) {
+      const file = resolveInWorkspace(b);
+      try {
+        hits.push(...findContamination(prompts, (await readBenchmark(file)).rows, { benchmark: path.basename(file) }));
+      } catch (e) {
+        this.log.warn(`contamination: ${errorMessage(e)}`);
+        void vscode.window.showWarningMessage(`vtask: benchmark ${b} could not be read: ${errorMessage(e)}`);
+      }
+      if (token.isCancellationRequested) return;
+    }
+    this.publish(files, pairs, hits);
+  }
+
+  private publish(files: readonly IndexedFile[], pairs: readonly DuplicatePair[], hits: readonly ContaminationHit[]): void {
+    const byUri = new Map<string, vscode.Diagnostic[]>();
+    const counts = new Map<string, number>();
+    const add = (ref: TaskRef, d: vscode.Diagnostic): void => {
+      const list = byUri.get(ref.file) ?? [];
+      list.push(d);
+      byUri.set(ref.file, list);
+    };
+    for (const p of pairs) {
+      for (const [self, other] of [[p.a, p.b], [p.b, p.a]] as const) {
+        const key = `${self.file}#${self.task}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        const otherUri = vscode.Uri.parse(other.file);
+        const where = otherUri.toString() === self.file ? 'this file' : vscode.workspace.asRelativePath(otherUri);
+        const d = new vscode.Diagnostic(idLine(self), `${p.exact ? 'duplicate' : `near-duplicate (${Math.round(p.similarity * 100)}% similar)`} of ${other.task} in ${where}`, vscode.DiagnosticSeverity.Information);
+        d.source = DUPLICATE_SOURCE;
+        d.code = p.exact ? 'duplicate' : 'near-duplicate';
+        d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(otherUri, idLine(other)), `${other.task}: the other task`)];
+        add(self, d);
+      }
+    }
+    for (const h of hits) {
+      const d = new vscode.Diagnostic(idLine(h), `prompt overlaps ${h.benchmark ?? 'a benchmark'} (row ${h.benchmark_row}): "${cut(h.overlap, 120)}"`, vscode.DiagnosticSeverity.Information);
+      d.source = DUPLICATE_SOURCE;
+      d.code = 'contamination';
+      add(h, d);
+      const key = `${h.file}#${h.task}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const changed = new Map<string, vscode.Uri>();
+    this.collection.forEach((u) => {
+      if (!byUri.has(u.toString())) changed.set(u.toString(), u);
+    });
+    this.collection.clear();
+    for (const [file, list] of byUri) {
+      const u = vscode.Uri.parse(file);
+      this.collection.set(u, list);
+      changed.set(file, u);
+    }
+    for (const f of files) if (!changed.has(f.uri.toString()) && [...this.counts.keys()].some((k) => k.startsWith(`${f.uri.toString()}#`))) changed.set(f.uri.toString(), f.uri);
+    this.counts = counts;
+    this.pairs = pairs;
+    this.hits = hits;
+    this.emitter.fire([...changed.values()]);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.cancel?.cancel();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Every resolved task's prompt, named by its file's URI (one string, so it maps back). */
+export function* promptsOf(files: readonly IndexedFile[]): Generator<{ ref: TaskRef; text: string }> {
+  for (const f of files) {
+    for (const t of f.tasks) if (t.prompt !== undefined) yield { ref: { file: f.uri.toString(), task: t.id, line: t.line }, text: t.prompt };
+  }
+}
+
+function idLine(ref: TaskRef): vscode.Range {
+  return new vscode.Range(ref.line ?? 0, 0, ref.line ?? 0, Number.MAX_SAFE_INTEGER);
+}
+
+/** A path as written in the settings (a benchmark): relative to the first workspace folder. */
+export function resolveInWorkspace(p: string): string {
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return path.isAbsolute(p) || !root ? p : path.join(root, p);
+}

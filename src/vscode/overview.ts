@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import { Dashboard } from './dashboard';
+import { DatasetTree } from './datasetTree';
+import { DuplicateDiagnostics } from './duplicateDiagnostics';
+import type { ResultStore } from './results';
+import { RunLogBands } from './runLogBands';
+import { TaskFacts } from './taskFacts';
+import type { TaskDocuments } from './taskDocuments';
+import { TaskIndex } from './taskIndex';
+
+export interface OverviewServices {
+  readonly extensionUri: vscode.Uri;
+  readonly documents: TaskDocuments;
+  readonly results: ResultStore;
+  readonly log: vscode.LogOutputChannel;
+}
+
+/** What the overview gives the extension's API (for tests). */
+export interface Overview {
+  readonly tree: DatasetTree;
+  readonly duplicates: DuplicateDiagnostics;
+  readonly index: TaskIndex;
+  dashboard(): Dashboard | undefined;
+}
+
+/**
+ * The dataset at a glance: the vtask view's tree of task files, the dataset dashboard and the
+ * duplicate and contamination diagnostics, over one index of the workspace's task files.
+ */
+export function registerOverview(s: OverviewServices): { overview: Overview; disposables: vscode.Disposable[] } {
+  const index = new TaskIndex(s.documents);
+  const duplicates = new DuplicateDiagnostics(index, s.log);
+  const runLog = new RunLogBands(s.log);
+  const facts = new TaskFacts(s.results, runLog, duplicates);
+  const changed = new vscode.EventEmitter<readonly vscode.Uri[]>();
+  const tree = new DatasetTree(index, facts, s.results, changed.event);
+  const disposables: vscode.Disposable[] = [
+    index,
+    duplicates,
+    runLog,
+    changed,
+    duplicates.onDidChange((uris) => changed.fire(uris)),
+    // A run log written elsewhere may touch any file: everything is drawn again.
+    runLog.onDidChange(() => tree.refresh(undefined)),
+    ...tree.register(),
+    vscode.commands.registerCommand('vtask.openDashboard', () => Dashboard.createOrShow({ extensionUri: s.extensionUri, index, results: s.results, duplicates, log: s.log })),
+    { dispose: () => Dashboard.current?.dispose() },
+  ];
+  return { overview: { tree, duplicates, index, dashboard: () => Dashboard.current }, disposables };
+}

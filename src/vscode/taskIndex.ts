@@ -1,0 +1,250 @@
+import * as vscode from 'vscode';
+import { errorMessage } from '../core/base/errorMessage';
+import type { Issue } from '../core/base/issues';
+import type { TaskEntry } from '../core/taskfile/parse';
+import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
+import { streamTaskFile } from '../core/taskfile/stream';
+import type { LineIndex } from '../core/taskfile/text';
+import type { TaskDocuments } from './taskDocuments';
+
+/** Task files of the workspace, as `vtask check` finds them in a folder. */
+export const TASK_FILE_GLOB = '**/*.{vtask,vtask.yaml,vtask.yml}';
+const EXCLUDE_GLOB = '{**/node_modules/**,**/.*/**}';
+
+/** What the overview needs of one task: where its id is, its verifier kind, its prompt. */
+export interface IndexedTask {
+  readonly id: string;
+  /** 0-based line of the task's id (its first key when it has none). */
+  readonly line: number;
+  /** The lines the task spans, [line of its first key, line after its last). */
+  readonly start: number;
+  readonly end: number;
+  /** The top-level verifier kind (`math`, `all`...), when the task resolves. */
+  readonly kind?: string;
+  /** The last user message, when the task resolves. */
+  readonly prompt?: string;
+  readonly cases: number;
+  readonly errors: boolean;
+}
+
+export interface IndexedFile {
+  readonly uri: vscode.Uri;
+  /** What the summary was made from: `v<version>` of an open document, `m<mtime>:<size>` of a file on disk. */
+  readonly stamp: string;
+  readonly tasks: readonly IndexedTask[];
+  /** Errors in the file (its valid tasks still count). */
+  readonly errors: number;
+  /** Why the file could not be read, when it could not. */
+  readonly unreadable?: string;
+}
+
+/** Files parsed between two yields to the extension host's event loop. */
+const FILES_PER_TURN = 1;
+/** Tasks read from a stream between two yields (about 15 ms of parsing), so the host stays responsive. */
+const TASKS_PER_TURN = 25;
+/** Editing an open file re-reads it after this pause in typing. */
+const EDIT_DEBOUNCE_MS = 300;
+
+const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/**
+ * The task files of the workspace, each summarised once per version: parsed on demand, in the
+ * background, one file per turn of the event loop, and kept until the file changes on disk or
+ * in an editor. The tree, the duplicate diagnostics and the dashboard read it; `onDidChange`
+ * says which files changed (an empty list: the set of files itself changed).
+ */
+export class TaskIndex implements vscode.Disposable {
+  private uris: Map<string, vscode.Uri> | undefined;
+  private listing: Promise<Map<string, vscode.Uri>> | undefined;
+  private readonly cache = new Map<string, IndexedFile>();
+  private readonly pending = new Map<string, { uri: vscode.Uri; waiters: ((f: IndexedFile) => void)[] }>();
+  private draining = false;
+  private readonly emitter = new vscode.EventEmitter<readonly vscode.Uri[]>();
+  readonly onDidChange = this.emitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.emitter];
+  private readonly editTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private changed = new Map<string, vscode.Uri>();
+  private changeTimer: ReturnType<typeof setTimeout> | undefined;
+  private listChanged = false;
+
+  constructor(private readonly documents: TaskDocuments) {
+    const watcher = vscode.workspace.createFileSystemWatcher(TASK_FILE_GLOB);
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate((u) => this.added(u)),
+      watcher.onDidDelete((u) => this.removed(u)),
+      watcher.onDidChange((u) => {
+        // An open document is read from its editor: the watcher only sees saves.
+        if (!this.openDocument(u)) this.invalidate(u);
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (!e.contentChanges.length || !this.isIndexed(e.document.uri)) return;
+        const key = e.document.uri.toString();
+        clearTimeout(this.editTimers.get(key));
+        this.editTimers.set(key, setTimeout(() => {
+          this.editTimers.delete(key);
+          this.invalidate(e.document.uri);
+        }, EDIT_DEBOUNCE_MS));
+      }),
+      // Closing an unsaved document: the file on disk is the truth again.
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (this.isIndexed(d.uri)) this.invalidate(d.uri);
+      }),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        this.uris = undefined;
+        this.listing = undefined;
+        this.cache.clear();
+        this.fire(undefined);
+      }),
+    );
+  }
+
+  /** Every task file of the workspace, sorted by path (listed once, then kept by the watcher). */
+  async files(): Promise<vscode.Uri[]> {
+    if (!this.uris) {
+      this.listing ??= Promise.resolve(vscode.workspace.findFiles(TASK_FILE_GLOB, EXCLUDE_GLOB)).then((found) => (this.uris = byPath(found)));
+      await this.listing;
+    }
+    return [...(this.uris as Map<string, vscode.Uri>).values()];
+  }
+
+  /** The summary of a file when it is known and current; undefined otherwise (then ask `get`). */
+  peek(uri: vscode.Uri): IndexedFile | undefined {
+    const f = this.cache.get(uri.toString());
+    const doc = this.openDocument(uri);
+    if (f && doc && f.stamp !== `v${doc.version}`) return undefined;
+    return f;
+  }
+
+  /** The summary of a file, parsing it in the background when it is not known. */
+  get(uri: vscode.Uri): Promise<IndexedFile> {
+    const known = this.peek(uri);
+    if (known) return Promise.resolve(known);
+    return new Promise((resolve) => {
+      const key = uri.toString();
+      const p = this.pending.get(key);
+      if (p) p.waiters.push(resolve);
+      else this.pending.set(key, { uri, waiters: [resolve] });
+      void this.drain();
+    });
+  }
+
+  /** Every file's summary, read in the background; stops early when `token` is cancelled. */
+  async all(token?: vscode.CancellationToken): Promise<IndexedFile[]> {
+    const out: IndexedFile[] = [];
+    for (const u of await this.files()) {
+      if (token?.isCancellationRequested) break;
+      out.push(await this.get(u));
+    }
+    return out;
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      let n = 0;
+      while (this.pending.size) {
+        const [key, job] = this.pending.entries().next().value as [string, { uri: vscode.Uri; waiters: ((f: IndexedFile) => void)[] }];
+        this.pending.delete(key);
+        const f = await this.read(job.uri);
+        this.cache.set(key, f);
+        for (const w of job.waiters) w(f);
+        if (++n % FILES_PER_TURN === 0) await yieldTurn();
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Summarises one file: an open document from its parsed text, a closed one streamed from disk. */
+  private async read(uri: vscode.Uri): Promise<IndexedFile> {
+    const doc = this.openDocument(uri);
+    if (doc) {
+      const file = this.documents.get(doc);
+      const specs = new Map(runnableTasks(file).tasks.map((t) => [t.index, t]));
+      const tasks = file.tasks.map((e) => summarise(e, specs.get(e.index), file.lines, file.issues));
+      return { uri, stamp: `v${doc.version}`, tasks: tasks.filter((t): t is IndexedTask => t !== undefined), errors: file.issues.filter((i) => i.severity === 'error').length };
+    }
+    let stamp = '';
+    try {
+      const st = await vscode.workspace.fs.stat(uri);
+      stamp = `m${st.mtime}:${st.size}`;
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      const stream = streamTaskFile(text);
+      const tasks: IndexedTask[] = [];
+      let errors = stream.fileIssues.filter((i) => i.severity === 'error').length;
+      let n = 0;
+      for await (const t of stream.tasks) {
+        errors += t.issues.filter((i) => i.severity === 'error').length;
+        const s = summarise(t.entry, t.spec, stream.lines, t.issues);
+        if (s) tasks.push(s);
+        if (++n % TASKS_PER_TURN === 0) await yieldTurn();
+      }
+      return { uri, stamp, tasks, errors };
+    } catch (e) {
+      return { uri, stamp, tasks: [], errors: 1, unreadable: errorMessage(e) };
+    }
+  }
+
+  private openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+    const key = uri.toString();
+    return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key && d.languageId === 'vtask');
+  }
+
+  private isIndexed(uri: vscode.Uri): boolean {
+    return this.uris?.has(uri.toString()) ?? false;
+  }
+
+  private added(uri: vscode.Uri): void {
+    if (!this.uris || this.uris.has(uri.toString()) || /(^|\/)(node_modules|\.[^/]*)\//.test(vscode.workspace.asRelativePath(uri, false))) return;
+    this.uris = byPath([...this.uris.values(), uri]);
+    this.fire(undefined);
+  }
+
+  private removed(uri: vscode.Uri): void {
+    this.cache.delete(uri.toString());
+    if (this.uris?.delete(uri.toString())) this.fire(undefined);
+  }
+
+  private invalidate(uri: vscode.Uri): void {
+    this.cache.delete(uri.toString());
+    this.fire(uri);
+  }
+
+  /** Changes are told in batches: a save of 50 files is one event, not 50 refreshes. */
+  private fire(uri: vscode.Uri | undefined): void {
+    if (uri) this.changed.set(uri.toString(), uri);
+    else this.listChanged = true;
+    this.changeTimer ??= setTimeout(() => {
+      this.changeTimer = undefined;
+      const list = this.listChanged ? [] : [...this.changed.values()];
+      this.changed = new Map();
+      this.listChanged = false;
+      this.emitter.fire(list);
+    }, 50);
+  }
+
+  dispose(): void {
+    clearTimeout(this.changeTimer);
+    for (const t of this.editTimers.values()) clearTimeout(t);
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Files keyed by URI, in path order (the tree lists them so). */
+function byPath(uris: readonly vscode.Uri[]): Map<string, vscode.Uri> {
+  return new Map([...uris].sort((a, b) => a.path.localeCompare(b.path)).map((u) => [u.toString(), u]));
+}
+
+/** One task as the index keeps it; undefined for a task without an id (nothing can point at it). */
+function summarise(entry: TaskEntry, spec: TaskSpec | undefined, lines: LineIndex, issues: readonly Issue[]): IndexedTask | undefined {
+  if (entry.id === undefined) return undefined;
+  const line = lines.position(entry.offset + entry.anchor[0]).line;
+  const start = lines.position(entry.offset).line;
+  const end = lines.position(entry.offset + entry.length).line + 1;
+  const verify = spec?.verify;
+  const kind = verify && typeof verify === 'object' ? Object.keys(verify)[0] : undefined;
+  const errors = entry.issues.some((i) => i.severity === 'error') || issues.some((i) => i.severity === 'error' && i.start >= entry.offset && i.start < entry.offset + entry.length);
+  return { id: entry.id, line, start, end, cases: entry.caseCount, errors, ...(kind ? { kind } : {}), ...(spec ? { prompt: spec.prompt } : {}) };
+}

@@ -1,0 +1,224 @@
+// The dataset dashboard (out/dashboard.js) in real Chromium, on the page the extension serves
+// (same CSP) with a stand-in host (test/browser/panelPage.mjs). The statistics are made by
+// test/support/statsFixture.ts, whose counts follow from its arguments. Screenshots go to
+// test-results/dashboard-*.png.
+//
+//   node scripts/build.mjs && node --test test/browser/dashboard.test.mjs
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { loadBundled } from '../../scripts/bundle.mjs';
+import { chromiumPath, deliver, launchBrowser, openPanel, REPO, requirePanelBuilt, startPanelServer, THEMES } from './panelPage.mjs';
+
+const RESULTS = path.join(REPO, 'test-results');
+/** How long the page may take to draw the statistics of 100,000 tasks (measured: see the report). */
+const LARGE_RENDER_MS = Number(process.env.VTASK_DASHBOARD_RENDER_MS || 4000);
+
+let core;
+let server;
+let browser;
+
+describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chromium not found (set VTASK_CHROMIUM)' }, () => {
+  before(async () => {
+    requirePanelBuilt();
+    if (!fs.existsSync(path.join(REPO, 'out/dashboard.js'))) throw new Error('missing out/dashboard.js: run `npm run build` first');
+    core = await loadBundled('test/browser/dashboardMessages.ts');
+    server = await startPanelServer();
+    browser = await launchBrowser();
+    fs.mkdirSync(RESULTS, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Opens the dashboard, runs the body, then checks that nothing went wrong in the page. */
+  async function withDashboard(options, body) {
+    const page = await openPanel(browser, server, { pageName: 'dashboard', ...options });
+    try {
+      await body(page);
+      const seen = await page.evaluate(() => ({ csp: window.__cspViolations, errors: window.__errors, xss: window.__xss }));
+      assert.deepEqual(seen.csp, [], 'no Content-Security-Policy violation');
+      assert.deepEqual(seen.errors, [], 'no script error');
+      assert.equal(seen.xss, undefined, 'no dataset text ran as script');
+      assert.deepEqual(page.problems, [], 'no console error or warning');
+      for (const m of await page.evaluate(() => window.__posted)) assert.ok(core.fromDashboard.safeParse(m).success, `the page posted a message the host accepts: ${JSON.stringify(m)}`);
+    } finally {
+      await page.context().close();
+    }
+  }
+
+  /**
+   * Sends the statistics as the host does (the per-task results kept back), checked against
+   * the protocol first, then answers the comparisons the page asks for.
+   */
+  async function send(page, stats) {
+    const { results, ...light } = stats;
+    page.comparisons = new core.ComparisonPages(results ?? []);
+    // The host compares two models once per statistics (scripts/bench-dashboard.mjs times it);
+    // what is timed here is the page.
+    const models = Object.keys(stats.models);
+    if (models.length >= 2) page.comparisons.page(models[0], models[1], undefined, 0);
+    const msg = { type: 'stats', stats: light, folder: 'workspace' };
+    assert.ok(core.toDashboard.safeParse(msg).success, 'the fixture is a message the page accepts');
+    await deliver(page, msg);
+    await pump(page);
+  }
+  /** Answers the page's comparison requests as the host does, until it asks for no more. */
+  async function pump(page) {
+    page.answered ??= 0;
+    for (;;) {
+      const all = await page.evaluate(() => window.__posted);
+      const asks = all.slice(page.answered).filter((m) => m.type === 'compare');
+      page.answered = all.length;
+      if (!asks.length) return;
+      for (const m of asks) {
+        const msg = { type: 'comparison', comparison: page.comparisons.page(m.a, m.b, m.cell, m.page) };
+        assert.ok(core.toDashboard.safeParse(msg).success, 'a comparison the page accepts');
+        await deliver(page, msg);
+      }
+    }
+  }
+  /** Clicks, then answers what the click asked of the host. */
+  async function click(page, selector) {
+    await page.click(selector);
+    await pump(page);
+  }
+  const texts = (page, sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
+  const lastPosted = (page) => page.evaluate(() => window.__posted.at(-1));
+
+  test('known counts: the summary, bands per model, the files, duplicates and contamination; links open tasks', async () => {
+    const stats = core.makeStats({ files: 3, tasksPerFile: 22 });
+    await withDashboard({}, async (page) => {
+      assert.deepEqual(await page.evaluate(() => window.__posted), [{ type: 'ready' }]);
+      await send(page, stats);
+      assert.equal(await page.textContent('h1'), 'Dataset: workspace');
+      assert.equal(await page.textContent('.summary-line'), '3 files · 66 tasks · 132 cases · 0 errors · 2 models');
+      // 22 tasks a file: A's rates (i % 11) / 10 are 4 too easy (0.9, 1), 4 too hard (0, 0.1) and
+      // 14 learnable per file; B's (i % 5) / 4 are 4 too easy (1), 5 too hard (0) and 13 learnable.
+      assert.deepEqual(await page.$$eval('.model-row', (rows) => rows.map((r) => [...r.cells].slice(0, 6).map((c) => c.textContent))), [
+        ['model-a', '66', '660', '12', '42', '12'],
+        ['model-b', '66', '660', '12', '39', '15'],
+      ]);
+      assert.equal(await page.$$eval('figure.chart-box svg.histogram', (els) => els.length), 2, 'a pass-rate histogram per model');
+      assert.deepEqual(await texts(page, '.file-row td:first-child'), [core.fileName(0), core.fileName(1), core.fileName(2)]);
+      assert.deepEqual(await page.$$eval('.file-row', (rows) => rows.map((r) => r.cells[1].textContent)), ['22', '22', '22']);
+      // Duplicates: task 0 of each file with the next file's (every 100th task).
+      assert.deepEqual(await texts(page, '.duplicates-list li'), [
+        `${core.taskId(0, 0)} ${core.fileName(0)} = same prompt = ${core.taskId(1, 0)} ${core.fileName(1)}`,
+        `${core.taskId(1, 0)} ${core.fileName(1)} = same prompt = ${core.taskId(2, 0)} ${core.fileName(2)}`,
+      ]);
+      assert.equal(await page.textContent('.contamination-list li .overlap'), 'the thirteen words of prompt 0 that the benchmark also has in it');
+
+      // Compare: A against B, the tasks separating them most first (A 100% vs B 0%).
+      const first = await page.textContent('.separating li');
+      assert.match(first, /^p0\/t10 data\/part-0000\.vtask model-a 100% · model-b 0% · Δ 100%$/);
+      await page.click('.separating li .task-link');
+      assert.deepEqual(await lastPosted(page), { type: 'open', file: core.fileName(0), task: core.taskId(0, 10) });
+      await page.click('.duplicates-list li:nth-child(2) .task-link:nth-of-type(2)');
+      assert.deepEqual(await lastPosted(page), { type: 'open', file: core.fileName(2), task: core.taskId(2, 0) });
+      await page.click('.file-row:nth-child(2) .file-link');
+      assert.deepEqual(await lastPosted(page), { type: 'open', file: core.fileName(1) });
+
+      // A square of the comparison lists its tasks: A 0–10% and B 0–10% holds task 0 of each file.
+      await click(page, 'svg.scatter rect.cell:not(.empty) >> nth=0');
+      assert.match(await page.textContent('.compare h3'), /^Tasks with model-a 0–10% and model-b 0–10%/);
+      assert.deepEqual(await texts(page, '.separating li .task-link'), [core.taskId(0, 0), core.taskId(1, 0), core.taskId(2, 0)]);
+      await click(page, '.clear-cell');
+      assert.equal(await page.textContent('.compare .pager .range'), '1–50 of 66');
+
+      // Sorting by failing cases, most first: file 3 % 7 is none of these, so the order stays by name.
+      await page.click('th button.sort >> text=Failing');
+      assert.equal(await page.getAttribute('.files-table th:nth-child(5)', 'aria-sort'), 'descending');
+      await page.fill('.file-search', 'part-0002');
+      assert.deepEqual(await texts(page, '.file-row td:first-child'), [core.fileName(2)]);
+      await page.screenshot({ path: path.join(RESULTS, 'dashboard-light.png'), fullPage: true });
+    });
+  });
+
+  test('100,000 tasks in 1,000 files: drawn within the bound, a page of rows at a time, still usable', async () => {
+    const stats = core.makeStats({ files: 1000, tasksPerFile: 100 });
+    await withDashboard({}, async (page) => {
+      // Timed in the page, from the message to the frame drawn: the host's side and the test's
+      // transport are not the page's (scripts/bench-dashboard.mjs times the host's comparison).
+      const { results, ...light } = stats;
+      page.comparisons = new core.ComparisonPages(results);
+      page.comparisons.page('model-a', 'model-b', undefined, 0);
+      await page.evaluate((m) => { window.__stats = m; }, { type: 'stats', stats: light, folder: 'workspace' });
+      const ms = await page.evaluate(() => { const t = performance.now(); return window.__deliver(window.__stats).then(() => performance.now() - t); });
+      assert.ok(ms < LARGE_RENDER_MS, `drawn in ${Math.round(ms)} ms (bound ${LARGE_RENDER_MS} ms)`);
+      await pump(page);
+      assert.equal(await page.textContent('.summary-line'), '1,000 files · 100,000 tasks · 200,000 cases (286 failing) · 77 errors · 2 models');
+      const elements = await page.evaluate(() => document.querySelectorAll('*').length);
+      assert.ok(elements < 3000, `${elements} elements in the page`);
+      assert.equal(await page.$$eval('.file-row', (r) => r.length), 50);
+      assert.equal(await page.textContent('.files .pager .range'), '1–50 of 1,000');
+      // The last page of files, by the pager.
+      for (let i = 0; i < 3; i++) await page.click('.files .pager .next');
+      assert.equal(await page.textContent('.files .pager .range'), '151–200 of 1,000');
+      assert.equal(await page.textContent('.file-row td:first-child'), core.fileName(150));
+      assert.equal(await page.textContent('.duplicates .pager .range'), '1–50 of 999');
+      // A click answers quickly (timed in the page): sorting 1,000 files, choosing the other model as A.
+      const clickMs = await page.evaluate(() => {
+        const t = performance.now();
+        [...document.querySelectorAll('th button.sort')].find((b) => b.textContent.startsWith('Errors')).click();
+        const a = document.querySelector('select.model-a');
+        a.value = 'model-b';
+        a.dispatchEvent(new Event('change'));
+        return performance.now() - t;
+      });
+      assert.ok(clickMs < 1000, `sorted and redrawn in ${Math.round(clickMs)} ms`);
+      await pump(page);
+      assert.equal(await page.getAttribute('.files-table th:nth-child(7)', 'aria-sort'), 'descending');
+      assert.match(await page.textContent('.separating li'), /^p0\/t10 data\/part-0000\.vtask model-b 0% · model-a 100% · Δ 100%$/);
+      // A fresh object (a change in one file) redraws in place, keeping the page's choices.
+      await send(page, { ...stats, tasks: stats.tasks + 1 });
+      assert.match(await page.textContent('.summary-line'), /100,001 tasks/);
+      assert.equal(await page.$eval('select.model-a', (s) => s.value), 'model-b');
+      await page.screenshot({ path: path.join(RESULTS, 'dashboard-large.png') });
+    });
+  });
+
+  test('hostile text in task ids and prompt spans stays text', async () => {
+    const stats = core.makeStats({ files: 2, tasksPerFile: 3, hostile: true });
+    await withDashboard({}, async (page) => {
+      await send(page, stats);
+      assert.ok((await texts(page, '.task-link')).includes(core.HOSTILE_ID));
+      assert.equal(await page.textContent('.contamination-list .overlap'), core.HOSTILE_OVERLAP);
+      assert.equal(await page.$$eval('#root img, #root script', (els) => els.length), 0);
+    });
+  });
+
+  test('a malformed update is refused with a notice; an empty dataset says how to fill it', async () => {
+    await withDashboard({}, async (page) => {
+      await deliver(page, { type: 'stats', stats: { files: -1 } });
+      assert.match(await page.textContent('.notice'), /could not read/);
+      await send(page, core.makeStats({ files: 0, tasksPerFile: 0, models: [] }));
+      assert.match(await page.textContent('.models'), /No runs yet/);
+      assert.match(await page.textContent('.files'), /No task files/);
+      await page.click('.refresh');
+      assert.deepEqual(await lastPosted(page), { type: 'refresh' });
+    });
+  });
+
+  for (const theme of Object.keys(THEMES)) {
+    test(`${theme} theme: readable text and visible bands`, async () => {
+      await withDashboard({ theme }, async (page) => {
+        await send(page, core.makeStats({ files: 4, tasksPerFile: 22 }));
+        const colors = await page.evaluate(() => ({
+          body: getComputedStyle(document.body).backgroundColor,
+          text: getComputedStyle(document.querySelector('.model-name')).color,
+          link: getComputedStyle(document.querySelector('.task-link')).color,
+          learnable: getComputedStyle(document.querySelector('.band-bar .seg.learnable')).fill,
+          hard: getComputedStyle(document.querySelector('.band-bar .seg.too_hard')).fill,
+        }));
+        assert.notEqual(colors.body, colors.text, `${theme}: text and background differ`);
+        assert.notEqual(colors.body, colors.link, `${theme}: links and background differ`);
+        assert.notEqual(colors.learnable, colors.hard, `${theme}: bands differ`);
+        await page.screenshot({ path: path.join(RESULTS, `dashboard-${theme}.png`), fullPage: true });
+      });
+    });
+  }
+});
