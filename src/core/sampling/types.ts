@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall, ToolSpec } from '../base/chat';
+import type { ChatMessage } from '../base/chat';
 
 /** A model endpoint as a task file or the settings describe it (spec §4), with names resolved. */
 export interface ModelProfile {
@@ -37,8 +37,6 @@ export interface SampleRequest {
    * first samples of a task come from the cache and only the rest are asked for.
    */
   readonly index?: number;
-  /** Tools the model may call (agent tasks); the answer may then be `toolCalls` instead of text. */
-  readonly tools?: readonly ToolSpec[];
 }
 
 /** One model answer, as recorded in the cache. */
@@ -56,8 +54,6 @@ export interface Sample {
   /** When it was taken, ISO 8601. */
   readonly takenAt: string;
   readonly latencyMs?: number;
-  /** The tool calls of the answer (OpenAI `tool_calls`), when the request offered tools. */
-  readonly toolCalls?: readonly ToolCall[];
 }
 
 /**
