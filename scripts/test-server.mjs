@@ -6,6 +6,9 @@
 //   node scripts/test-server.mjs --port 0 [--models a,b] [--api-key K] [--delay-ms N] [--no-record]
 //   node scripts/test-server.mjs --build-only
 //
+// Agent tasks: a line `vtask-test-script: [{"calls": [{"get": {"key": "fr"}}]}, {"answer": "Paris"}]`
+// in the prompt scripts the tool calls of each turn (see test/support/openaiServer.ts).
+//
 // It prints `listening <port>` once it accepts connections; script it over HTTP with
 // `POST /_control/script {"replies": [...]}`, `GET /_control/state`, `POST /_control/reset`.
 // After a build, `node out/test/support/openaiServer.js --port 0` does the same.

@@ -88,7 +88,7 @@ function jsonOf(file: string, r: TaskRunResult): Record<string, unknown> {
     file,
     task: r.task.id,
     model: r.model,
-    samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), ...isolationField(s.verdict), verified_by: s.verifiedBy })),
+    samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), ...isolationField(s.verdict), verified_by: s.verifiedBy, ...(s.trajectory ? { trajectory: s.trajectory } : {}) })),
     pass_rate: r.stats.passRate,
     mean_score: r.stats.meanScore,
     pass_at_k: r.stats.passAtK,
@@ -189,6 +189,15 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
   return invalid > 0 || results.some((x) => x.r.error) ? EXIT.failed : EXIT.ok;
 }
 
+/** An agent task's trajectories in a few words: turns and tool calls per sample, and how they stopped. */
+function agentSummary(r: TaskRunResult): string | undefined {
+  const ts = r.samples.flatMap((s) => (s.trajectory ? [s.trajectory] : []));
+  if (!ts.length) return undefined;
+  const mean = (f: (t: (typeof ts)[number]) => number): string => (ts.reduce((a, t) => a + f(t), 0) / ts.length).toFixed(1);
+  const stops = (['final', 'max_turns', 'error'] as const).map((k) => [k, ts.filter((t) => t.stop === k).length] as const).filter(([, c]) => c > 0);
+  return `${mean((t) => t.turns)} turns, ${mean((t) => t.steps.length)} tool calls per sample (${stops.map(([k, c]) => `${c} ${k}`).join(', ')})`;
+}
+
 /** An id no task has is a usage error, named with the closest id there is. */
 function checkTaskId(id: string, ids: readonly string[]): void {
   if (ids.includes(id)) return;
@@ -202,7 +211,7 @@ function printTable(io: CliIO, results: readonly TaskRunResult[]): void {
     const kMax = ks[ks.length - 1] ?? '1';
     const fromCache = r.samples.filter((s) => s.cached).length;
     // A task whose sampling failed has no band: its interval of [0, 1] says nothing.
-    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.error ? 'error' : r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, r.note].filter(Boolean).join('; ')].map(terminalSafe);
+    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.error ? 'error' : r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, r.note, agentSummary(r)].filter(Boolean).join('; ')].map(terminalSafe);
   });
   const head = ['task', 'pass', 'pass@1', 'pass@k', 'band', `signal (G=${results[0]?.stats.groupSize ?? 8})`, 'cached', 'error / note'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

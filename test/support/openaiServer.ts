@@ -8,6 +8,12 @@
 // No dependencies beyond node:http, so the VS Code tests (Node 24 extension host) can use it too.
 // Standalone: `node out/test/support/openaiServer.js --port 0` prints `listening <port>`; it
 // is then scripted over HTTP (`POST /_control/script`, `GET /_control/state`, `POST /_control/reset`).
+//
+// Tool calls: an answer may carry `toolCalls`; and a request whose messages contain a line
+// `vtask-test-script: [TURN, ...]` is answered by that script, turn k (the number of assistant
+// messages so far) by item k, the last item repeating: `{"calls": [{"get": {"key": "fr"}},
+// {"name": "get", "arguments": "not json"}]}` calls tools (several at once: parallel calls),
+// `{"answer": "text"}` answers. It needs no state, so agents may run it at any concurrency.
 import http from 'node:http';
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +22,45 @@ export interface Answer {
   readonly text: string;
   readonly reasoning?: string;
   readonly finishReason?: string;
+  /** Tool calls of the answer; `arguments` is sent as written (text that need not be JSON). */
+  readonly toolCalls?: ReadonlyArray<{ readonly id?: string; readonly name: string; readonly arguments: string }>;
+}
+
+/** The line that scripts an agent's turns (see the header). */
+export const SCRIPT_MARKER = 'vtask-test-script:';
+
+type ScriptCall = Readonly<Record<string, unknown>>;
+interface ScriptTurn {
+  readonly calls?: readonly ScriptCall[];
+  readonly answer?: string;
+}
+
+/** The scripted answer to a request whose messages carry a script, or undefined. */
+export function scriptedAnswer(messages: ReadonlyArray<{ role: string; content: unknown }> | undefined): Answer | undefined {
+  if (!messages) return undefined;
+  let script: ScriptTurn[] | undefined;
+  for (const m of messages) {
+    const at = typeof m.content === 'string' ? m.content.indexOf(SCRIPT_MARKER) : -1;
+    if (at < 0) continue;
+    const line = (m.content as string).slice(at + SCRIPT_MARKER.length).split('\n')[0]!;
+    try {
+      script = JSON.parse(line) as ScriptTurn[];
+    } catch (e) {
+      return { text: `bad ${SCRIPT_MARKER} ${e instanceof Error ? e.message : String(e)}` };
+    }
+    break;
+  }
+  if (!script?.length) return undefined;
+  const turn = messages.filter((m) => m.role === 'assistant').length;
+  const step = script[Math.min(turn, script.length - 1)]!;
+  if (!step.calls?.length) return { text: step.answer ?? '' };
+  const toolCalls = step.calls.map((c, i) => {
+    const id = `call_${turn}_${i}`;
+    if (typeof c.name === 'string') return { id, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) };
+    const [name, args] = Object.entries(c)[0] ?? ['', {}];
+    return { id, name, arguments: JSON.stringify(args ?? {}) };
+  });
+  return { text: step.answer ?? '', toolCalls, finishReason: 'tool_calls' };
 }
 
 export interface AnswerContext {
@@ -307,7 +352,7 @@ export class OpenAIServer extends EventEmitter {
     const count = reply.choices ?? (this.options.ignoreN ? 1 : n);
     const answerFn = this.options.answer ?? echoAnswer;
     const choices = Array.from({ length: count }, (_, index) => {
-      const given = reply.answers?.[index] ?? answerFn({ endpoint, prompt, index, body, request: r.index, ...(messages ? { messages } : {}) });
+      const given = reply.answers?.[index] ?? scriptedAnswer(messages) ?? answerFn({ endpoint, prompt, index, body, request: r.index, ...(messages ? { messages } : {}) });
       const a: Answer = typeof given === 'string' ? { text: given } : given;
       return limit(a, body, reply);
     });
@@ -328,7 +373,7 @@ export class OpenAIServer extends EventEmitter {
       model,
       choices: choices.map((c, index) =>
         endpoint === 'chat'
-          ? { index, message: { role: 'assistant', content: c.text, ...(c.reasoning !== undefined ? { reasoning_content: c.reasoning } : {}) }, finish_reason: c.finishReason }
+          ? { index, message: { role: 'assistant', content: c.toolCalls?.length && !c.text ? null : c.text, ...(c.reasoning !== undefined ? { reasoning_content: c.reasoning } : {}), ...(c.toolCalls?.length ? { tool_calls: c.toolCalls.map((t, k) => ({ id: t.id ?? `call_${k}`, type: 'function', function: { name: t.name, arguments: t.arguments } })) } : {}) }, finish_reason: c.finishReason }
           : { index, text: c.text, finish_reason: c.finishReason },
       ),
       ...(reply.noUsage ? {} : { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
@@ -373,6 +418,17 @@ export class OpenAIServer extends EventEmitter {
         else events.push(chunk({ index: i, text: 'text' in p ? p.text : '', finish_reason: null }));
       }
     }
+    // Tool calls as servers stream them: the id and name first, then the arguments in pieces.
+    if (endpoint === 'chat') {
+      choices.forEach((c, i) =>
+        c.toolCalls?.forEach((t, k) => {
+          events.push(chunk({ index: i, delta: { tool_calls: [{ index: k, id: t.id ?? `call_${k}`, type: 'function', function: { name: t.name, arguments: '' } }] }, finish_reason: null }));
+          // Small pieces, but at most about 20 of them (long arguments would make a huge stream).
+          const size = Math.max(5, Math.ceil(t.arguments.length / 20));
+          for (let at = 0; at < t.arguments.length; at += size) events.push(chunk({ index: i, delta: { tool_calls: [{ index: k, function: { arguments: t.arguments.slice(at, at + size) } }] }, finish_reason: null }));
+        }),
+      );
+    }
     for (let i = 0; i < choices.length; i++) events.push(chunk(endpoint === 'chat' ? { index: i, delta: {}, finish_reason: choices[i]!.finishReason } : { index: i, text: '', finish_reason: choices[i]!.finishReason }));
     const opts = body.stream_options as { include_usage?: boolean } | undefined;
     if (opts?.include_usage && !reply.noUsage) events.push({ id, object, created, model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
@@ -413,7 +469,7 @@ function limit(a: Answer, body: Record<string, unknown>, reply: Reply): Answer &
     finishReason = 'length';
   }
   const reasoning = reply.reasoning ?? a.reasoning;
-  return { text, finishReason, ...(reasoning !== undefined ? { reasoning } : {}) };
+  return { text, finishReason, ...(reasoning !== undefined ? { reasoning } : {}), ...(a.toolCalls ? { toolCalls: a.toolCalls } : {}) };
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {

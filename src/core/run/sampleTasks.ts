@@ -1,4 +1,6 @@
 import { errorMessage } from '../base/errorMessage';
+import type { Trajectory } from '../agent/types';
+import { agentPlan, refusedInUntrusted, trajectoryVerdict, type AgentPlan } from './agentSamples';
 import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
@@ -27,6 +29,8 @@ export interface SampleResult {
   readonly takenAt: string;
   /** The vtask version that gave the verdict. */
   readonly verifiedBy: string;
+  /** An agent task's sample: its messages, tool calls and results, final state and why it stopped. */
+  readonly trajectory?: Trajectory;
 }
 
 export interface TaskRunResult {
@@ -136,7 +140,11 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: errorMessage(e), requests: 0 };
   }
   const request = requestOf(task, profile);
-  const keys = Array.from({ length: n }, (_, i) => sampleKey(profile, request, i));
+  // Environments run the task's own code: never in an untrusted workspace.
+  if (task.environment && o.trusted === false) return o.cacheOnly ? undefined : { task, model: `${profile.name} (${profile.model})`, samples: [], stats: taskStats([], o.groupSize), error: refusedInUntrusted, requests: 0 };
+  const agent = task.environment ? agentPlan(task, o.file, profile, request) : undefined;
+  // An agent task's samples are whole trajectories, each a record of its own in the cache.
+  const keys = Array.from({ length: n }, (_, i) => (agent ? agent.key(i) : sampleKey(profile, request, i)));
   let got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
   let claim: Claim | undefined;
   if (!o.fresh && !o.cacheOnly && got.includes(undefined) && !o.signal.aborted) {
@@ -155,23 +163,32 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     }
   }
   try {
-    return await sampleMissing(task, o, profile, request, keys, got);
+    return await sampleMissing(task, o, profile, request, keys, got, agent);
   } finally {
     claim?.release();
   }
 }
 
-async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfile, request: SampleRequest, keys: readonly string[], got: (Sample | undefined)[]): Promise<TaskRunResult | undefined> {
+async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfile, request: SampleRequest, keys: readonly string[], got: (Sample | undefined)[], agent: AgentPlan | undefined): Promise<TaskRunResult | undefined> {
   const n = keys.length;
   const cached = got.map((s) => s !== undefined);
   const missing = got.flatMap((s, i) => (s === undefined ? [i] : []));
   if (o.cacheOnly && missing.length) return undefined;
   const view = taskView(task, o.file);
   const verdicts: Promise<Verdict>[] = [];
-  const check = (s: Sample): Promise<Verdict> => verify(task.verify, responseOf(s), { task: view, signal: o.verifySignal ?? o.signal, trusted: o.trusted, judge: o.judge });
-  const result = (i: number, s: Sample, verdict: Verdict): SampleResult => ({
-    index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict, model: s.model, takenAt: s.takenAt, verifiedBy: version,
-  });
+  const trajectoryOf = (s: Sample): Trajectory | undefined => (agent ? (s as Sample & { trajectory?: Trajectory }).trajectory : undefined);
+  const check = (s: Sample): Promise<Verdict> => {
+    const trajectory = trajectoryOf(s);
+    // A trajectory the environment broke off has no answer to judge: it fails, as an error.
+    if (trajectory?.stop === 'error') return Promise.resolve(trajectoryVerdict(trajectory));
+    return verify(task.verify, responseOf(s), { task: view, signal: o.verifySignal ?? o.signal, trusted: o.trusted, judge: o.judge, ...(trajectory ? { trajectory } : {}) });
+  };
+  const result = (i: number, s: Sample, verdict: Verdict): SampleResult => {
+    const trajectory = trajectoryOf(s);
+    return {
+      index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict, model: s.model, takenAt: s.takenAt, verifiedBy: version, ...(trajectory ? { trajectory } : {}),
+    };
+  };
   const report = (): void => o.onProgress?.({ task: task.id, done: got.filter(Boolean).length, total: n, fromCache: cached.filter(Boolean).length });
   report();
   let error: string | undefined;
@@ -180,7 +197,8 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
     const provider = o.providerFor(profile);
     const store = (i: number, s: Sample): void => {
       got[i] = s;
-      o.cache.put(keys[i] as string, s, sampleParams(profile, request, i));
+      // The agent loop keeps its own records (each step, and the trajectory once it is whole).
+      if (!agent) o.cache.put(keys[i] as string, s, sampleParams(profile, request, i));
       report();
       // Streaming front ends see each new sample verified as soon as it arrives.
       if (o.onSample) {
@@ -198,7 +216,14 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
       retryDeadline: () => progressAt + budgetMs,
     });
     try {
-      if (request.seed !== undefined || o.onSample) {
+      if (agent) {
+        // Each trajectory has its own environment; the provider's limiter bounds the requests.
+        await mapLimit(missing, profile.concurrency, async (i) => {
+          const r = await agent.run(i, { provider, cache: o.cache, fresh: o.fresh === true, signal: o.signal, hooks: hooks(), trusted: o.trusted !== false });
+          progressAt = Date.now();
+          store(i, r.sample);
+        });
+      } else if (request.seed !== undefined || o.onSample) {
         // Sample k is sent seed + k, so each index is its own request (and cache entry). A
         // streaming front end also asks one at a time, so samples show as they arrive.
         await mapLimit(missing, profile.concurrency, async (i) => {

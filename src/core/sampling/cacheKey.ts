@@ -5,6 +5,7 @@
 // attribution headers such as X-Title do not change answers), the profile's name, concurrency
 // and timeouts.
 import { createHash } from 'node:crypto';
+import { wireMessage, wireTools } from './toolCalls';
 import type { ModelProfile, SampleRequest } from './types';
 
 /** Bumped when the key's inputs change meaning, so old entries are missed rather than misread. */
@@ -102,8 +103,11 @@ export function sampleKeyInput(profile: ModelProfile, request: SampleRequest, in
     endpoint: p.endpoint,
     // A chat server applies its own template; only completions render ours into the prompt.
     template: p.endpoint === 'completions' ? profile.template : undefined,
-    // Only role and content reach the server; anything else a caller attached must not split the cache.
-    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    // What reaches the server (role and content; an agent's tool calls and tool results), nothing
+    // else a caller attached: each step of a trajectory is keyed by the messages so far.
+    messages: request.messages.map(wireMessage),
+    // Absent without tools, so that keys of plain tasks are what they always were.
+    tools: request.tools?.length ? wireTools(request.tools) : undefined,
     temperature: p.temperature,
     top_p: p.topP,
     max_tokens: p.maxTokens,

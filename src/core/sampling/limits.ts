@@ -8,6 +8,10 @@ import { SamplingError, type ModelProfile } from './types';
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 << 20;
 /** One SSE event carries a token or a few; 1 MiB means a server that never ends its event. */
 export const DEFAULT_MAX_EVENT_BYTES = 1 << 20;
+/** Tool calls one assistant turn may make: a model looping on calls must not flood the environment. */
+export const MAX_TOOL_CALLS_PER_TURN = 64;
+/** The most characters of one tool call's `arguments` (and its name): real arguments are small. */
+export const MAX_TOOL_ARGUMENT_CHARS = 256 << 10;
 /** Five minutes without a new sample ends a task's retries (attempts are also bounded by timeout_ms). */
 export const DEFAULT_RETRY_BUDGET_MS = 300_000;
 

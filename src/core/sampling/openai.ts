@@ -16,6 +16,8 @@ import { SseParser } from './sse';
 import { limitsOf, TooLargeError, type ResponseLimits } from './limits';
 import { nodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport';
 import { renderPrompt } from './template';
+import { parseToolCalls, ToolCallStream, wireMessage, wireTools } from './toolCalls';
+import type { ToolCall } from '../base/chat';
 import { SamplingError, type ModelProfile, type Provider, type Sample, type SampleHooks, type SampleRequest } from './types';
 
 export interface OpenAIProviderOptions {
@@ -42,6 +44,7 @@ interface Choice {
   text: string;
   reasoning: string;
   finishReason?: string;
+  toolCalls?: ToolCall[];
 }
 
 interface Parsed {
@@ -120,6 +123,7 @@ export class OpenAIProvider implements Provider {
     if (!Number.isInteger(n) || n < 0) throw new SamplingError(`n must be a whole number ≥ 0, not ${n}`, 'bad-request');
     if (n === 0) return [];
     // Fail before queueing when the prompt cannot be built, rather than once per retry.
+    if (request.tools?.length && this.profile.endpoint === 'completions') throw new SamplingError(`${this.profile.name}: tools need the chat endpoint (endpoint: chat), not completions`, 'bad-request');
     const prompt = this.profile.endpoint === 'completions' ? renderPrompt(request.messages, this.profile.template) : undefined;
     const seed = request.seed ?? this.profile.seed;
     const first = request.index ?? 0;
@@ -191,7 +195,8 @@ export class OpenAIProvider implements Provider {
     const stream = this.options.stream ?? false;
     const body: Json = { model: this.profile.model };
     if (prompt !== undefined) body.prompt = prompt;
-    else body.messages = req.messages.map((m) => ({ role: m.role, content: m.content }));
+    else body.messages = req.messages.map(wireMessage);
+    if (req.tools?.length && prompt === undefined) body.tools = wireTools(req.tools);
     if (n !== 1) body.n = n;
     if (req.temperature !== undefined) body.temperature = req.temperature;
     if (req.topP !== undefined) body.top_p = req.topP;
@@ -261,6 +266,7 @@ export class OpenAIProvider implements Provider {
         model: res.model ?? this.profile.model,
         takenAt,
         latencyMs: res.latencyMs,
+        ...(c.toolCalls?.length ? { toolCalls: c.toolCalls } : {}),
       };
     });
   }
@@ -362,6 +368,7 @@ export class OpenAIProvider implements Provider {
         // vLLM has said `reasoning_content` and, lately, `reasoning`; OpenRouter says `reasoning`.
         reasoning: msg ? str(msg.reasoning_content) || str(msg.reasoning) : '',
         ...(typeof c.finish_reason === 'string' ? { finishReason: c.finish_reason } : {}),
+        ...(msg?.tool_calls !== undefined ? { toolCalls: parseToolCalls(msg.tool_calls, safeUrl(this.url)) } : {}),
       };
     }
     const dense = choices.filter((c) => c !== undefined);
@@ -379,6 +386,7 @@ export class OpenAIProvider implements Provider {
   /** Collects a streamed answer; throws when it breaks off before every choice finished. */
   private async readStream(res: TransportResponse, signal: AbortSignal): Promise<Parsed> {
     const choices: Choice[] = [];
+    const calls: ToolCallStream[] = [];
     let model: string | undefined;
     let promptTokens: number | undefined;
     let completionTokens: number | undefined;
@@ -417,6 +425,7 @@ export class OpenAIProvider implements Provider {
         if (delta) {
           acc.text += str(delta.content);
           acc.reasoning += str(delta.reasoning_content) || str(delta.reasoning);
+          if (delta.tool_calls !== undefined) (calls[idx] ??= new ToolCallStream(safeUrl(this.url))).push(delta.tool_calls);
         } else {
           acc.text += str(c.text);
         }
@@ -438,6 +447,10 @@ export class OpenAIProvider implements Provider {
     // Without `[DONE]` and with a choice unfinished, the stream broke off: retry it whole.
     if (!finished && !done) throw new SamplingError(`the stream from ${safeUrl(this.url)} broke off after ${events} events, before the answer was complete`, 'bad-response');
     if (!dense.length) throw new SamplingError(`${safeUrl(this.url)} streamed no choices`, 'bad-response');
+    calls.forEach((c, i) => {
+      const choice = choices[i];
+      if (c && choice) choice.toolCalls = c.result();
+    });
     return {
       choices: dense,
       ...(model !== undefined ? { model } : {}),

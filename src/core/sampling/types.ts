@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../base/chat';
+import type { ChatMessage, ToolCall, ToolSpec } from '../base/chat';
 
 /** A model endpoint as a task file or the settings describe it (spec §4), with names resolved. */
 export interface ModelProfile {
@@ -37,6 +37,8 @@ export interface SampleRequest {
    * first samples of a task come from the cache and only the rest are asked for.
    */
   readonly index?: number;
+  /** Tools the model may call (agent tasks), sent as OpenAI `tools` of type `function`. */
+  readonly tools?: readonly ToolSpec[];
 }
 
 /** One model answer, as recorded in the cache. */
@@ -54,6 +56,8 @@ export interface Sample {
   /** When it was taken, ISO 8601. */
   readonly takenAt: string;
   readonly latencyMs?: number;
+  /** The turn's tool calls (OpenAI `tool_calls`), in the order the model wrote them; absent when none. */
+  readonly toolCalls?: readonly ToolCall[];
 }
 
 /**

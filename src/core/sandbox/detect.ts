@@ -27,7 +27,10 @@ function sandboxOf(backend: Backend, notes: string[]): DetectedSandbox {
     notice: () => isolationNotice(backend.method, notes, backend.facts),
     run: (o) => {
       // Checked on every run, not at detection: the opt-in can change while vtask runs (a setting).
-      if (level === 'weak' && !weakIsolationAllowed()) return Promise.resolve({ ...notRun(backend, o), refused: refusalReason(backend.method, notes) });
+      if (level === 'weak' && !o.allowWeakIsolation && !weakIsolationAllowed()) return Promise.resolve({ ...notRun(backend, o), refused: refusalReason(backend.method, notes) });
+      // An interactive program idles most of its life (an environment waits for its model):
+      // holding a slot would stall the checks that compute, so it does not take one.
+      if (o.streams) return runWith(backend, o);
       const pool = o.prestarted ? poolFor(backend, o) : undefined;
       return SLOTS.use(() => (pool ? pool.run(o) : runWith(backend, o)), o.signal);
     },

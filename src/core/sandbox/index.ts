@@ -4,7 +4,7 @@
  * (bubblewrap, then `unshare`, then a plain process with rlimits). Every result says how the
  * program was isolated.
  */
-export type { MemoryPolicy, Sandbox, SandboxRunOptions, SandboxRunResult } from './types';
+export type { MemoryPolicy, Sandbox, SandboxRunOptions, SandboxRunResult, SandboxStreams } from './types';
 export { detectSandbox, getSandbox, onSandboxUse, type DetectedSandbox } from './detect';
 export { ALLOW_WEAK_ENV, setAllowWeakIsolation, weakIsolationAllowed } from './policy';
 export { findInterpreter, nodeMemoryArgs, type Interpreter } from './interpreters';

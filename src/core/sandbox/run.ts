@@ -187,18 +187,24 @@ export function supervise(backend: Backend, o: SandboxRunOptions, isolation: San
     if (o.signal?.aborted) onAbort();
     let hardStop: NodeJS.Timeout | undefined;
 
-    const onData = (c: Capture) => (b: Buffer) => {
+    const onData = (c: Capture, tap?: (b: Buffer) => void) => (b: Buffer) => {
+      tap?.(b);
       c.push(b);
       if (out.total + err.total > 16 * cap && !outputExceeded) {
         outputExceeded = true;
         kill();
       }
     };
-    child.stdout?.on('data', onData(out));
-    child.stderr?.on('data', onData(err));
+    const streams = o.streams;
+    if (streams) child.stdout?.on('data', (b: Buffer) => streams.onStdout(b));
+    else child.stdout?.on('data', onData(out));
+    child.stderr?.on('data', onData(err, streams?.onStderr?.bind(streams)));
     // A program that exits without reading its input closes the pipe: that is not an error.
     child.stdin?.on('error', () => undefined);
-    child.stdin?.end(s.input);
+    if (streams && child.stdin) {
+      streams.stdin.pipe(child.stdin);
+      streams.onStart?.(isolation);
+    } else child.stdin?.end(s.input);
 
     const cleanup = (): void => {
       clearTimeout(timer);

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Isolation } from '../base/isolation';
 
 /**
@@ -42,6 +43,26 @@ export interface SandboxRunOptions {
    * `python [flags] -c CODE args`; other runs, and other isolation methods, start as usual.
    */
   readonly prestarted?: boolean;
+  /**
+   * For a long-lived program that talks over its pipes (an agent task's environment) instead of
+   * running to completion on a fixed input: `stdin` is then ignored and `timeoutMs` bounds the
+   * program's whole life.
+   */
+  readonly streams?: SandboxStreams;
+  /** Runs with weak isolation even without the process-wide opt-in (a caller's own opt-in). */
+  readonly allowWeakIsolation?: boolean;
+}
+
+/** The pipes of an interactive program. */
+export interface SandboxStreams {
+  /** What is written here reaches the program's stdin as it comes; ending it closes that stdin. */
+  readonly stdin: Readable;
+  /** Each chunk of stdout as it arrives. Streamed stdout is neither kept in the result nor counted against the output cap: the reader bounds it. */
+  onStdout(chunk: Buffer): void;
+  /** Each chunk of stderr as it arrives; stderr is also kept in the result, up to the cap. */
+  onStderr?(chunk: Buffer): void;
+  /** Called once the program has been started, with how it is isolated. */
+  onStart?(isolation: Isolation): void;
 }
 
 export interface SandboxRunResult {

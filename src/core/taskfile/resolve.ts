@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../base/chat';
+import type { EnvironmentSpec } from '../agent/types';
 import type { Issue } from '../base/issues';
 import type { FilePart, TaskEntry, TaskFile } from './parse';
 import { getPair, toJS, type YMap, type YNode } from '../base/ynode';
@@ -41,6 +42,10 @@ export interface TaskSpec {
   readonly sampling: SamplingSpec;
   readonly tags: readonly string[];
   readonly meta: Readonly<Record<string, unknown>>;
+  /** An agent task's environment (`run` as written: relative to the task file's folder). */
+  readonly environment?: EnvironmentSpec;
+  /** An agent task's `max_turns`, when set. */
+  readonly maxTurns?: number;
 }
 
 /** Tasks that can run: those without errors of their own, with `defaults` applied. */
@@ -138,7 +143,15 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
     },
     tags: Array.isArray(get('tags')) ? (get('tags') as unknown[]).map(String) : [],
     meta: (get('meta') as Record<string, unknown>) ?? {},
+    ...environmentOf(get('environment'), num('max_turns')),
   };
+}
+
+function environmentOf(env: unknown, maxTurns: number | undefined): Pick<TaskSpec, 'environment' | 'maxTurns'> {
+  if (!env || typeof env !== 'object' || typeof (env as { run?: unknown }).run !== 'string') return {};
+  const { run, args } = env as { run: string; args?: unknown };
+  const spec: EnvironmentSpec = { run, ...(args && typeof args === 'object' && !Array.isArray(args) ? { args: args as Record<string, unknown> } : {}) };
+  return { environment: spec, ...(maxTurns !== undefined ? { maxTurns } : {}) };
 }
 
 function casesOf(entry: TaskEntry): CaseSpec[] {

@@ -1,3 +1,4 @@
+import type { Trajectory } from '../agent/types';
 import type { Provider } from '../sampling/types';
 
 /** What every verifier returns. */
@@ -41,6 +42,8 @@ export interface VerifyContext {
    * Undefined when no model is configured (then judge verdicts are `unavailable`).
    */
   readonly judge?: (model: string | undefined) => Provider | undefined;
+  /** An agent task's trajectory: what `trajectory` and `state` verifiers check. */
+  readonly trajectory?: Trajectory;
 }
 
 /** Checks one response against validated parameters. */

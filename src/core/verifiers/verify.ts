@@ -10,6 +10,8 @@ export interface VerifyOptions {
   readonly trusted?: boolean;
   /** Where `judge` verifiers get their model; without it they are `unavailable`. */
   readonly judge?: VerifyContext['judge'];
+  /** An agent sample's trajectory, for `trajectory` and `state` verifiers. */
+  readonly trajectory?: VerifyContext['trajectory'];
 }
 
 /** Splits `{kind: params}` into the registered kind and its parameters in mapping form. */
@@ -43,6 +45,7 @@ export async function verify(verifier: unknown, response: string, options: Verif
     signal,
     trusted: options.trusted ?? true,
     judge: options.judge,
+    ...(options.trajectory ? { trajectory: options.trajectory } : {}),
     child: (v, r) => verify(v, r, { ...options, signal }),
   };
   const found = kindOf(verifier);

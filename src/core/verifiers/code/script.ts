@@ -33,7 +33,7 @@ function excerpt(s: string, n = 120): string {
  * The folder a script may read: the nearest ancestor with a package.json, node_modules or .git
  * (so a module can import the project's packages), else the script's own folder.
  */
-function projectRoot(dir: string): string {
+export function projectRoot(dir: string): string {
   for (let d = dir; ; d = path.dirname(d)) {
     if (['package.json', 'node_modules', '.git'].some((f) => fs.existsSync(path.join(d, f)))) return d;
     if (d === path.dirname(d)) return dir;

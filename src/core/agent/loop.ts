@@ -1,0 +1,225 @@
+// The agent loop: one sample of an agent task is a trajectory. A fresh environment is started,
+// the model is sampled with the environment's tools, each tool call is checked against its
+// tool's schema and run in order, the results go back as `tool` messages, and this repeats
+// until the model answers without calling a tool (the final answer), the turn limit is
+// reached, or the environment fails. The final state is read at the end.
+//
+// Caching, at two levels:
+// - each model step is a sample in the sample cache, keyed by the messages so far and the
+//   tools (cacheKey.ts), so a trajectory that must be run again (its environment changed)
+//   asks the model only for the steps that differ;
+// - the whole trajectory (steps, tool results, final state) is a record of its own, keyed by
+//   the task's request, its environment (`run`, `args` and the content of the `run` file) and
+//   `max_turns`: a second run replays nothing, not even the environment. A trajectory that
+//   ended in an environment error is not kept as a record (its model steps are), so the next
+//   run tries the environment again at no model cost.
+import { createHash } from 'node:crypto';
+import type { ChatMessage, ToolCall, ToolSpec } from '../base/chat';
+import { errorMessage } from '../base/errorMessage';
+import type { SampleCache } from '../sampling/cache';
+import { canonicalJson, sampleKey, sampleKeyInput, sampleParams } from '../sampling/cacheKey';
+import { cancelled } from '../sampling/retry';
+import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
+import type { EnvironmentSession, ToolOutcome, Trajectory, TrajectoryStep } from './types';
+import { validateToolArgs } from './toolArgs';
+
+/** Turns an agent task may take when it sets no `max_turns`. */
+export const DEFAULT_MAX_TURNS = 10;
+/** How long one tool call may take, unless the caller says otherwise. */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+/** The most characters of one tool result the model is sent back; the rest is cut, and it says so. */
+export const MAX_TOOL_RESULT_CHARS = 256 << 10;
+
+/** A trajectory as the sample cache keeps it: a sample (its final turn) that carries the whole trajectory. */
+export type TrajectorySample = Sample & { readonly trajectory: Trajectory };
+
+export interface AgentSampleOptions {
+  readonly profile: ModelProfile;
+  readonly provider: Provider;
+  /** The task's request (its prompt messages and sampling settings); tools come from the environment. */
+  readonly request: SampleRequest;
+  /** Which sample of the task this is (seed + index, and its cache keys). */
+  readonly index: number;
+  readonly maxTurns: number;
+  /** Starts a fresh environment for this sample. */
+  start(signal: AbortSignal): Promise<EnvironmentSession>;
+  /** What identifies the environment in the trajectory's cache key (see `environmentIdentity`). */
+  readonly environmentKey: unknown;
+  readonly cache?: SampleCache;
+  /** Ask the model again at every step, ignoring (and replacing) cached steps and trajectories. */
+  readonly fresh?: boolean;
+  readonly signal: AbortSignal;
+  readonly hooks?: SampleHooks;
+  readonly callTimeoutMs?: number;
+  /** After each tool call, as it is recorded. */
+  onStep?(step: TrajectoryStep): void;
+}
+
+export interface AgentSampleResult {
+  /** The trajectory with its last model turn: text, reasoning, finish reason, model, time. */
+  readonly sample: TrajectorySample;
+  /** True when the whole trajectory came from the cache (no environment, no model). */
+  readonly cached: boolean;
+  /** Model steps taken from the cache while running the environment again. */
+  readonly cachedSteps: number;
+}
+
+/**
+ * The cache key of trajectory `index` of a task: the first step's sample key inputs (endpoint,
+ * model, prompt, sampling settings, seed), the environment and the turn limit.
+ */
+export function trajectoryKey(profile: ModelProfile, request: SampleRequest, index: number, environmentKey: unknown, maxTurns: number): string {
+  const input = { kind: 'trajectory', first: sampleKeyInput(profile, { ...request, tools: undefined }, index), environment: environmentKey, max_turns: maxTurns };
+  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+}
+
+/** What the tool result message says of an outcome: the result as text, or `{"error": ...}`. */
+export function toolResultText(outcome: ToolOutcome): string {
+  const text = 'error' in outcome ? JSON.stringify({ error: outcome.error }) : typeof outcome.result === 'string' ? outcome.result : (JSON.stringify(outcome.result) ?? 'null');
+  return text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (cut at ${MAX_TOOL_RESULT_CHARS} characters)` : text;
+}
+
+/** Runs one agent sample: from the cache when its trajectory is there, else in a fresh environment. */
+export async function runAgentSample(o: AgentSampleOptions): Promise<AgentSampleResult> {
+  if (o.signal.aborted) throw cancelled();
+  const key = trajectoryKey(o.profile, o.request, o.index, o.environmentKey, o.maxTurns);
+  if (!o.fresh && o.cache) {
+    const hit = o.cache.get(key) as TrajectorySample | undefined;
+    if (hit && isTrajectory(hit.trajectory)) return { sample: hit, cached: true, cachedSteps: 0 };
+  }
+  const run = await runEpisode(o);
+  if (o.signal.aborted) throw cancelled();
+  // An environment error may be passing (a crash, a slow machine): its model steps are cached, the trajectory not.
+  if (o.cache && run.sample.trajectory.stop !== 'error') o.cache.put(key, run.sample, sampleParams(o.profile, o.request, o.index));
+  return { sample: run.sample, cached: false, cachedSteps: run.cachedSteps };
+}
+
+function isTrajectory(t: unknown): t is Trajectory {
+  const x = t as Partial<Trajectory> | undefined;
+  return !!x && Array.isArray(x.messages) && Array.isArray(x.steps) && typeof x.final === 'string' && typeof x.turns === 'number';
+}
+
+async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySample; cachedSteps: number }> {
+  const messages: ChatMessage[] = [];
+  const steps: TrajectoryStep[] = [];
+  let last: Sample | undefined;
+  let turns = 0;
+  let cachedSteps = 0;
+  const end = (stop: Trajectory['stop'], state: unknown, error?: string): { sample: TrajectorySample; cachedSteps: number } => {
+    const trajectory: Trajectory = { messages, steps, final: last?.text ?? '', turns, ...(state !== undefined ? { state } : {}), stop, ...(error !== undefined ? { error } : {}) };
+    const base: Sample = last ?? { text: '', finishReason: 'error', model: o.profile.model, takenAt: new Date().toISOString() };
+    return { sample: { ...base, trajectory }, cachedSteps };
+  };
+
+  let session: EnvironmentSession;
+  try {
+    session = await o.start(o.signal);
+  } catch (e) {
+    if (o.signal.aborted) throw cancelled();
+    return end('error', undefined, `the environment did not start: ${errorMessage(e)}`);
+  }
+  try {
+    const tools = session.tools;
+    let stop: Trajectory['stop'] = 'max_turns';
+    let error: string | undefined;
+    turns: while (turns < o.maxTurns) {
+      turns++;
+      const s = await modelStep(o, messages, tools);
+      if (s.cached) cachedSteps++;
+      last = s.sample;
+      const calls = s.sample.toolCalls ?? [];
+      messages.push({ role: 'assistant', content: s.sample.text, ...(calls.length ? { tool_calls: calls } : {}) });
+      if (!calls.length) {
+        stop = 'final';
+        break;
+      }
+      // Parallel calls of one turn run one after the other, in the order the model wrote them.
+      for (const call of calls) {
+        const step = await runCall(o, session, tools, call, turns);
+        if ('failed' in step) {
+          stop = 'error';
+          error = step.failed;
+          break turns;
+        }
+        steps.push(step);
+        messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: toolResultText(step.outcome) });
+        o.onStep?.(step);
+      }
+    }
+    let state: unknown;
+    try {
+      state = await bounded((s) => session.state(s), o.signal, o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, 'reading the final state');
+    } catch (e) {
+      if (o.signal.aborted) throw cancelled();
+      if (stop !== 'error') {
+        stop = 'error';
+        error = `the environment's final state could not be read: ${errorMessage(e)}`;
+      }
+    }
+    return end(stop, state, error);
+  } finally {
+    await session.close().catch(() => undefined);
+  }
+}
+
+/** One model turn: from the cache when this step was taken before, else one request. */
+async function modelStep(o: AgentSampleOptions, messages: readonly ChatMessage[], tools: readonly ToolSpec[]): Promise<{ sample: Sample; cached: boolean }> {
+  const request: SampleRequest = { ...o.request, messages: [...o.request.messages, ...messages], ...(tools.length ? { tools } : {}), index: undefined };
+  const key = sampleKey(o.profile, request, o.index);
+  if (!o.fresh) {
+    const hit = o.cache?.get(key);
+    if (hit) return { sample: hit, cached: true };
+  }
+  // Sample k of a task is sent seed + k at every step: `index` says which k this is.
+  const [sample] = await o.provider.sample({ ...request, index: o.index }, 1, o.signal, o.hooks);
+  if (!sample) throw new Error(`${o.provider.id} returned no answer`);
+  o.cache?.put(key, sample, sampleParams(o.profile, request, o.index));
+  return { sample, cached: false };
+}
+
+/**
+ * One tool call. A call the environment cannot take (an unknown tool, arguments that are not
+ * JSON or do not match the schema) gets an error result the model reads, as trainers do; an
+ * environment that fails (crashes, times out) ends the trajectory.
+ */
+async function runCall(o: AgentSampleOptions, session: EnvironmentSession, tools: readonly ToolSpec[], call: ToolCall, turn: number): Promise<TrajectoryStep | { failed: string }> {
+  const tool = tools.find((t) => t.name === call.name);
+  if (!tool) {
+    const known = tools.map((t) => t.name).join(', ') || 'none';
+    return { turn, call, outcome: { error: `unknown tool ${JSON.stringify(call.name)}; the tools are: ${known}` } };
+  }
+  const checked = validateToolArgs(tool, call.arguments);
+  if ('error' in checked) return { turn, call, outcome: { error: checked.error } };
+  try {
+    const outcome = await bounded((s) => session.call(call.name, checked.args, s), o.signal, o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, `tool call ${call.name}`);
+    return { turn, call, args: checked.args, outcome };
+  } catch (e) {
+    if (o.signal.aborted) throw cancelled();
+    return { failed: `the environment failed on turn ${turn}, calling ${call.name}: ${errorMessage(e)}` };
+  }
+}
+
+/**
+ * Runs `fn` with a signal that aborts on the caller's or after `ms`, and gives up waiting then
+ * even if `fn` ignores its signal: an environment that hangs must not hang the run.
+ */
+async function bounded<T>(fn: (s: AbortSignal) => Promise<T>, signal: AbortSignal, ms: number, what: string): Promise<T> {
+  const ctl = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = (): void => ctl.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const stopped = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      ctl.abort();
+      reject(new Error(`${what} took longer than ${ms} ms`));
+    }, ms);
+    ctl.signal.addEventListener('abort', () => reject(signal.aborted ? cancelled() : new Error(`${what} took longer than ${ms} ms`)), { once: true });
+  });
+  stopped.catch(() => undefined);
+  try {
+    return await Promise.race([fn(ctl.signal), stopped]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
