@@ -9,12 +9,15 @@ Needs PyTorch (Debian: apt-get install -y python3-torch libopenblas0-pthread; ru
     /usr/bin/python3 models/train.py                  # both variants + reference-outputs.json
     /usr/bin/python3 models/train.py --variants weak:300 --out-dir /tmp/m
     (variants can be trained by parallel runs: reference-outputs.json is merged on write)
+    /usr/bin/python3 models/train.py --variants calculator:500 --batch 64   # the tool-calling model
 
 Outputs (in --out-dir, default: this folder):
     arith-weak.gguf     300 steps: often wrong, right sometimes -> a "learnable" band
     arith-strong.gguf   1000 steps: nearly always right
     reference-outputs.json  greedy answers (and a few seeded samples) for fixed prompts,
                         computed from the F16-rounded weights, for the TypeScript engine's tests.
+    calculator.gguf     (variant calculator:N) calls add/sub/mul tools, then answers \\boxed{...}
+    calculator-reference.json  its reference outputs and accuracy figures
 """
 import argparse
 import json
@@ -685,7 +688,8 @@ def main():
         with open(ref_path, "w") as f:
             json.dump(reference, f, indent=1, ensure_ascii=False)
             f.write("\n")
-    print("wrote", ref_path)
+    if any(not spec.startswith("calculator") for spec in args.variants.split(",")):
+        print("wrote", ref_path)
 
 
 if __name__ == "__main__":
