@@ -9,18 +9,22 @@ Needs PyTorch (Debian: apt-get install -y python3-torch libopenblas0-pthread; ru
     /usr/bin/python3 models/train.py                  # both variants + reference-outputs.json
     /usr/bin/python3 models/train.py --variants weak:300 --out-dir /tmp/m
     (variants can be trained by parallel runs: reference-outputs.json is merged on write)
+    /usr/bin/python3 models/train.py --variants calculator:500 --batch 64   # the tool-calling model
 
 Outputs (in --out-dir, default: this folder):
     arith-weak.gguf     300 steps: often wrong, right sometimes -> a "learnable" band
     arith-strong.gguf   1000 steps: nearly always right
     reference-outputs.json  greedy answers (and a few seeded samples) for fixed prompts,
                         computed from the F16-rounded weights, for the TypeScript engine's tests.
+    calculator.gguf     (variant calculator:N) calls add/sub/mul tools, then answers \\boxed{...}
+    calculator-reference.json  its reference outputs and accuracy figures
 """
 import argparse
 import json
 import math
 import os
 import random
+import re
 import struct
 import sys
 import time
@@ -112,6 +116,83 @@ def make_batch(rng, size):
         # loss on the answer and the end-of-sequence only
         targets[row, len(p) - 1 : len(seq) - 1] = torch.tensor(a)
     return inputs, targets
+
+
+# ---------------------------------------------------------------- calculator (tool calls)
+# The calculator model's format, one line per turn (the provider renders chat messages into it):
+#   T: add sub mul                       the tools offered (names only: the context is short)
+#   Q: What is 345+678?
+#   A: <call>add{"a":345,"b":678}</call>  the model calls a tool (OpenAI tool_calls, compact) ...
+#   R: 1023                              ... the environment's result comes back ...
+#   A: \boxed{1023}</s>                  ... and the model answers.
+# Without the needed tool in T: (or, in a few examples, even with it) the model answers at once,
+# which it can only do well for small numbers: sampled at T=1 it sometimes skips the call.
+CALC_TOOLS = {"+": "add", "-": "sub", "*": "mul"}
+CALC_SEQ = 112
+
+
+def calc_number(rng):
+    # 1, 2 or 3 digits equally often: small operands are not rare (see README, single-digit sums).
+    digits = rng.choice((1, 2, 3))
+    return rng.randrange(10 ** (digits - 1) if digits > 1 else 0, 10 ** digits)
+
+
+def calc_value(a, op, b):
+    return a + b if op == "+" else a - b if op == "-" else a * b
+
+
+def calc_tools_line(names):
+    return "T: " + " ".join(names) + "\n"
+
+
+def calc_call(tool, a, b):
+    return '<call>%s{"a":%d,"b":%d}</call>' % (tool, a, b)
+
+
+def calc_problem(rng):
+    """(tools offered, question, turns): turns are (text, trained?) pieces of one trajectory."""
+    a, op, b = calc_number(rng), rng.choice("+-*"), calc_number(rng)
+    value, tool = calc_value(a, op, b), CALC_TOOLS[op]
+    r = rng.random()
+    if r < 0.88:
+        others = [t for t in CALC_TOOLS.values() if t != tool]
+        names = [tool] + rng.sample(others, rng.randrange(len(others) + 1))
+        rng.shuffle(names)
+    else:
+        names = rng.sample([t for t in CALC_TOOLS.values() if t != tool], rng.randrange(3))
+    head = calc_tools_line(names) + "Q: What is %d%s%d?\nA: " % (a, op, b)
+    if tool in names and r < 0.80:
+        pieces = [(head, False), (calc_call(tool, a, b), True), ("\nR: %d\nA: " % value, False), ("\\boxed{%d}" % value, True), (None, True)]
+    else:
+        pieces = [(head, False), ("\\boxed{%d}" % value, True), (None, True)]
+    return (a, op, b), names, pieces
+
+
+def make_calc_batch(rng, size):
+    inputs = torch.full((size, CALC_SEQ), EOS_ID, dtype=torch.long)
+    targets = torch.full((size, CALC_SEQ), -100, dtype=torch.long)
+    for row in range(size):
+        while True:
+            (a, op, b), _, pieces = calc_problem(rng)
+            if (a, op, b) not in CALC_HELD_OUT:
+                break
+        seq, trained = [BOS_ID], [False]
+        for text, train_it in pieces:
+            ids = [EOS_ID] if text is None else encode(text)
+            seq += ids
+            trained += [train_it] * len(ids)
+        seq = seq[: CALC_SEQ + 1]
+        inputs[row, : len(seq) - 1] = torch.tensor(seq[:-1])
+        for i in range(1, len(seq)):
+            if trained[i]:
+                targets[row, i - 1] = seq[i]
+    return inputs, targets
+
+
+_calc_held_rng = random.Random(20261201)
+CALC_HELD_OUT = set()
+while len(CALC_HELD_OUT) < 300:
+    CALC_HELD_OUT.add((calc_number(_calc_held_rng), _calc_held_rng.choice("+-*"), calc_number(_calc_held_rng)))
 
 
 # ---------------------------------------------------------------- model
@@ -244,12 +325,24 @@ def write_gguf(path, metadata, tensors):
             f.write(b)
 
 
+# The calculator format as a chat template, for other tools reading the file (the provider has its own renderer).
+CALC_TEMPLATE = (
+    "T:{% for t in tools %} {{ t['function']['name'] }}{% endfor %}\n"
+    "{% for m in messages %}{% if m['role'] == 'user' %}{{ 'Q: ' + m['content'] + '\\nA: ' }}"
+    "{% elif m['role'] == 'assistant' and m['tool_calls'] %}{% for c in m['tool_calls'] %}"
+    "{{ '<call>' + c['function']['name'] + c['function']['arguments'] + '</call>' }}{% endfor %}"
+    "{% elif m['role'] == 'tool' %}{{ '\\nR: ' + m['content'] + '\\nA: ' }}"
+    "{% elif m['role'] == 'assistant' %}{{ m['content'] + eos_token }}{% endif %}{% endfor %}")
+
+
 def export(model, path, variant, steps):
     cfg = model.cfg
+    calc = variant.startswith("calculator")
     meta = [
         ("general.architecture", T_STRING, "llama"),
-        ("general.name", T_STRING, "vtask-arith-%s" % variant),
-        ("general.description", T_STRING, "vtask demo model: two-number arithmetic only (%d steps)" % steps),
+        ("general.name", T_STRING, "vtask-%s" % variant if calc else "vtask-arith-%s" % variant),
+        ("general.description", T_STRING, ("vtask demo model: calls add/sub/mul tools for two-number arithmetic (%d steps)" if calc
+                                          else "vtask demo model: two-number arithmetic only (%d steps)") % steps),
         ("general.alignment", T_UINT32, GGUF_ALIGN),
         ("general.file_type", T_UINT32, 1),
         ("llama.context_length", T_UINT32, cfg["ctx"]),
@@ -272,7 +365,7 @@ def export(model, path, variant, steps):
         ("tokenizer.ggml.add_bos_token", T_BOOL, True),
         ("tokenizer.ggml.add_eos_token", T_BOOL, False),
         ("tokenizer.ggml.add_space_prefix", T_BOOL, False),
-        ("tokenizer.chat_template", T_STRING,
+        ("tokenizer.chat_template", T_STRING, CALC_TEMPLATE if calc else
          "{% for m in messages %}{% if m['role'] == 'user' %}{{ 'Q: ' + m['content'] + '\\nA: ' }}"
          "{% elif m['role'] == 'assistant' %}{{ m['content'] + eos_token }}{% endif %}{% endfor %}"),
     ]
@@ -351,7 +444,8 @@ def pick(logits, temperature, rng):
 
 
 @torch.no_grad()
-def answer(model, prompt, temperature=0.0, seed=0, max_tokens=8):
+def answer(model, prompt, temperature=0.0, seed=0, max_tokens=8, stops=("\n",)):
+    """The engine's decoding: text up to EOS or before the first stop string (kept when it ends a call)."""
     ids = [BOS_ID] + encode(prompt)
     out, rng = [], Xoshiro128(seed)
     for _ in range(max_tokens):
@@ -360,14 +454,67 @@ def answer(model, prompt, temperature=0.0, seed=0, max_tokens=8):
         if t == EOS_ID:
             return decode(out), "stop"
         out.append(t)
-        if "\n" in decode(out):
-            return decode(out).split("\n")[0], "stop"
+        text = decode(out)
+        cuts = [text.index(s) + (len(s) if s == "</call>" else 0) for s in stops if s in text]
+        if cuts:
+            return text[: min(cuts)], "stop"
     return decode(out), "length"
 
 
 def accuracy(model, questions):
     ok = sum(answer(model, prompt_of("What is %s?" % q))[0] == str(eval(q)) for q in questions)
     return ok / len(questions)
+
+
+CALL_RE = re.compile(r'^<call>(\w+)(\{.*\})</call>$')
+
+
+def calc_trajectory(model, problem, names, temperature=0.0, seed=0):
+    """Plays one calculator episode as the provider and a correct environment would: returns
+    (called tool or None, arguments text or None, final text)."""
+    a, op, b = problem
+    head = calc_tools_line(names) + "Q: What is %d%s%d?\nA: " % (a, op, b)
+    first, _ = answer(model, head, temperature, seed, max_tokens=48, stops=("\n", "</call>"))
+    m = CALL_RE.match(first)
+    if not m:
+        return None, None, first
+    tool, args = m.group(1), m.group(2)
+    try:
+        parsed = json.loads(args)
+        x, y = int(parsed["a"]), int(parsed["b"])
+        ops = {"add": "+", "sub": "-", "mul": "*"}
+        result = "%d" % calc_value(x, ops[tool], y) if tool in ops else "error: unknown tool"
+    except (ValueError, KeyError, TypeError):
+        result = "error: bad arguments"
+    final, _ = answer(model, head + first + "\nR: " + result + "\nA: ", temperature, seed + 1000003, max_tokens=24)
+    return tool, args, final
+
+
+def calc_metrics(model, problems, temperature, seeds):
+    """Rates over episodes: called a tool, called the right one with the right arguments (valid
+    JSON), answered \\boxed{right value} (end to end, the environment computing)."""
+    n = called = valid_json = right_call = right_answer = 0
+    for i, (problem, names) in enumerate(problems):
+        a, op, b = problem
+        for s in seeds:
+            n += 1
+            tool, args, final = calc_trajectory(model, problem, names, temperature, i * 100 + s)
+            if tool is not None:
+                called += 1
+                try:
+                    parsed = json.loads(args)
+                    valid_json += 1
+                    right_call += tool == CALC_TOOLS[op] and parsed == {"a": a, "b": b}
+                except ValueError:
+                    pass
+            right_answer += final == "\\boxed{%d}" % calc_value(a, op, b)
+    return {k: round(v / n, 3) for k, v in
+            dict(called=called, validJson=valid_json, rightCall=right_call, rightAnswer=right_answer).items()}
+
+
+def calc_eval_problems(count=200):
+    """Held-out problems with all three tools offered (the calculator environment's tools)."""
+    return [(p, ["add", "sub", "mul"]) for p in sorted(CALC_HELD_OUT)[:count]]
 
 
 # ---------------------------------------------------------------- training
@@ -391,7 +538,7 @@ def train(variant, steps, args):
     for step in range(steps):
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
-        x, y = make_batch(rng, args.batch)
+        x, y = (make_calc_batch if variant.startswith("calculator") else make_batch)(rng, args.batch)
         loss = F.cross_entropy(model(x).reshape(-1, len(VOCAB)), y.reshape(-1), ignore_index=-100)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -432,6 +579,55 @@ SAMPLE_PROMPTS = ["What is 17+25?", "What is 45+37?", "What is 9*6?"]
 SAMPLE_SEEDS = [0, 1, 2, 3, 4, 5, 6, 7]
 
 
+CALC_REFERENCE_PROMPTS = [
+    "T: add sub mul\nQ: What is 17+25?\nA: ",
+    "T: add sub mul\nQ: What is 345*12?\nA: ",
+    "T: mul add\nQ: What is 908-77?\nA: ",
+    "T: add sub mul\nQ: What is 6*7?\nA: ",
+    "T: \nQ: What is 3+4?\nA: ",
+    "T: add sub mul\nQ: What is 17+25?\nA: <call>add{\"a\":17,\"b\":25}</call>\nR: 42\nA: ",
+    "T: add sub mul\nQ: What is 345*12?\nA: <call>mul{\"a\":345,\"b\":12}</call>\nR: 4140\nA: ",
+    "T: add\nQ: Hello there\nA: ",
+]
+
+
+def train_calculator(variant, steps, args):
+    """Trains the tool-calling model, writes <variant>.gguf and <variant>-reference.json: greedy
+    outputs for fixed prompts (the engine must reproduce them) and accuracy figures."""
+    model = train(variant, steps, args)
+    path = os.path.join(args.out_dir, "%s.gguf" % variant)
+    tensors = export(model, path, variant, steps)
+    round_to_file_weights(model, tensors)
+    problems = calc_eval_problems(args.calc_eval)
+    greedy_metrics = calc_metrics(model, problems, 0.0, [0])
+    sampled_metrics = calc_metrics(model, problems[: max(1, args.calc_eval // 4)], 1.0, [0, 1, 2, 3])
+    print("[%s] wrote %s (%d bytes); greedy %s; T=1 %s" % (variant, path, os.path.getsize(path), greedy_metrics, sampled_metrics), flush=True)
+    stops = ("\n", "</call>")
+    greedy = []
+    for p in CALC_REFERENCE_PROMPTS:
+        text, finish = answer(model, p, max_tokens=48, stops=stops)
+        greedy.append({"prompt": p, "text": text, "finishReason": finish})
+    samples = []
+    for p in CALC_REFERENCE_PROMPTS[:2]:
+        for s in SAMPLE_SEEDS:
+            text, finish = answer(model, p, temperature=1.0, seed=s, max_tokens=48, stops=stops)
+            samples.append({"prompt": p, "temperature": 1.0, "seed": s, "text": text, "finishReason": finish})
+    reference = {
+        "format": "T: <tools>\\nQ: What is a op b?\\nA: ",
+        "maxTokens": 48,
+        "stops": list(stops),
+        "steps": steps,
+        "trainingSeed": args.seed,
+        "evaluation": "%d held-out problems, tools add sub mul; greedy, and T=1 with 4 seeds on the first %d" % (len(problems), max(1, args.calc_eval // 4)),
+        "accuracy": {"greedy": greedy_metrics, "sampledT1": sampled_metrics},
+        "greedy": greedy,
+        "samples": samples,
+    }
+    with open(os.path.join(args.out_dir, "%s-reference.json" % variant), "w") as f:
+        json.dump(reference, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--variants", default="weak:300,strong:1000", help="name:steps,...")
@@ -445,6 +641,7 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--calc-eval", type=int, default=200, help="held-out problems for the calculator's accuracy figures")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     os.makedirs(args.out_dir, exist_ok=True)
@@ -457,6 +654,9 @@ def main():
     for spec in args.variants.split(","):
         variant, steps = spec.split(":")
         steps = int(steps)
+        if variant.startswith("calculator"):
+            train_calculator(variant, steps, args)
+            continue
         model = train(variant, steps, args)
         file = "arith-%s.gguf" % variant
         path = os.path.join(args.out_dir, file)
@@ -488,7 +688,8 @@ def main():
         with open(ref_path, "w") as f:
             json.dump(reference, f, indent=1, ensure_ascii=False)
             f.write("\n")
-    print("wrote", ref_path)
+    if any(not spec.startswith("calculator") for spec in args.variants.split(",")):
+        print("wrote", ref_path)
 
 
 if __name__ == "__main__":

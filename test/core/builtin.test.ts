@@ -206,7 +206,7 @@ test('createProvider: builtin profiles', async () => {
   const profile = (baseUrl: string, model = ''): ModelProfile => ({ name: 'demo', baseUrl, model, endpoint: 'chat', concurrency: 1, timeoutMs: 1000, seed: 5 });
   const p = createProvider(profile('builtin:arith-weak'));
   assert.equal(p.id, 'builtin:arith-weak');
-  assert.deepEqual(await p.listModels!(never), ['arith-tiny', 'arith-strong', 'arith-weak']);
+  assert.deepEqual(await p.listModels!(never), ['arith-tiny', 'arith-strong', 'arith-weak', 'calculator']);
   // The profile's seed applies when the request has none.
   const a = await p.sample({ messages: user('What is 9*6?'), temperature: 1 }, 3, never);
   const b = await p.sample({ messages: user('What is 9*6?'), temperature: 1, seed: 5 }, 3, never);

@@ -35,6 +35,8 @@ export interface Generation {
   readonly text: string;
   readonly finishReason: 'stop' | 'length';
   readonly completionTokens: number;
+  /** The stop string that ended the answer (cut from `text`), when one did. */
+  readonly stoppedBy?: string;
 }
 
 /** A prompt fed through the model once, to be continued by any number of samples. */
@@ -84,11 +86,15 @@ export function generate(model: LlamaModel, start: Prefill, options: GenerateOpt
     if (stops.length > 0) {
       const text = tok.decode(ids);
       let cut = -1;
+      let by = '';
       for (const s of stops) {
         const at = text.indexOf(s);
-        if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+        if (at >= 0 && (cut < 0 || at < cut)) {
+          cut = at;
+          by = s;
+        }
       }
-      if (cut >= 0) return { text: text.slice(0, cut), finishReason: 'stop', completionTokens: ids.length };
+      if (cut >= 0) return { text: text.slice(0, cut), finishReason: 'stop', completionTokens: ids.length, stoppedBy: by };
     }
     if (ids.length < limit) model.step(next, cache, logits);
   }
