@@ -7,6 +7,7 @@ import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { resolveProfile } from '../core/sampling/profiles';
 import type { ModelProfile, Provider } from '../core/sampling/types';
 import { parseTaskFile } from '../core/taskfile/parse';
+import { modelLabel } from '../core/overview/runLog';
 import { runnableTasks } from '../core/taskfile/resolve';
 
 export interface CachedRunOptions {
@@ -30,9 +31,12 @@ const NO_REQUESTS: Provider = {
  */
 export async function cachedRuns(files: readonly string[], o: CachedRunOptions): Promise<Map<string, RunSummary>> {
   const out = new Map<string, RunSummary>();
-  for (const [key, r] of await cachedTaskRuns(files, o)) out.set(key, { model: r.model, samples: r.stats.samples, pass_rate: r.stats.passRate, band: r.stats.band });
+  for (const [key, r] of await cachedTaskRuns(files, o)) out.set(key, { model: labels.get(r) ?? r.model, samples: r.stats.samples, pass_rate: r.stats.passRate, band: r.stats.band });
   return out;
 }
+
+// The model label (as `vtask run` and the run log name it) of each cached run.
+const labels = new WeakMap<TaskRunResult, string>();
 
 /** The cached runs themselves, samples and verdicts included, keyed as `cachedRuns`. */
 export async function cachedTaskRuns(files: readonly string[], o: CachedRunOptions): Promise<Map<string, TaskRunResult>> {
@@ -69,7 +73,10 @@ export async function cachedTaskRuns(files: readonly string[], o: CachedRunOptio
         profileFor: (t) => profileOf(t.sampling.model) as ModelProfile,
         providerFor: () => NO_REQUESTS,
       });
-      for (const r of done) out.set(`${file}\0${r.task.id}`, r);
+      for (const r of done) {
+        labels.set(r, modelLabel(profileOf(r.task.sampling.model) as ModelProfile));
+        out.set(`${file}\0${r.task.id}`, r);
+      }
     } finally {
       cache.close();
     }

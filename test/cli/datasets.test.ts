@@ -69,7 +69,7 @@ assert c["kwargs"][0] == {"relation": "less than", "num_words": 50}, c
 print(json.dumps({"verl": len(verl), "trl": len(trl), "open_instruct": len(oi), "tool_agent": sum(r["agent_name"] == "tool_agent" for r in verl)}))
 `]);
   // examples/agent-kv.vtask's three agent tasks run in verl's tool agent loop.
-  assert.deepEqual(JSON.parse(out.trim()), { verl: 18, trl: 18, open_instruct: 9, tool_agent: 3 });
+  assert.deepEqual(JSON.parse(out.trim()), { verl: 22, trl: 22, open_instruct: 9, tool_agent: 7 });
 });
 
 test('openai-rft: the grader validates as the OpenAI SDK types, and grades every case as vtask does', async (t) => {
@@ -113,7 +113,7 @@ print(json.dumps({"checked": len(json.load(open(d + "/expected.json"))), "bad": 
 
 test('serve: /health, verdicts in order for a task or an inline verifier, JSON errors', async () => {
   const health = await (await fetch(url + '/health')).json();
-  assert.deepEqual(health, { ok: true, tasks: 18 });
+  assert.deepEqual(health, { ok: true, tasks: 22 });
   const byTask = await post('/verify', { task: 'gsm8k/clips', responses: ['so \\boxed{72}', '\\boxed{71}', 'The answer is 72.'] });
   assert.equal(byTask.status, 200);
   assert.deepEqual((byTask.json.results as { pass: boolean }[]).map((r) => r.pass), [true, false, true]);

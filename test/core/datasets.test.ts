@@ -110,7 +110,7 @@ test('verl rows carry every field its RL dataset reads, and the verifier to scor
   await exportDataset(request({ format: format('verl'), out, split: parseSplit('train=0.5,test=0.5'), seed: 3 }));
   const train = await rows(out.replace('.parquet', '.train.parquet'), 'parquet');
   const test = await rows(out.replace('.parquet', '.test.parquet'), 'parquet');
-  assert.equal(train.length + test.length, 18);
+  assert.equal(train.length + test.length, 22);
   for (const [split, list] of [['train', train], ['test', test]] as const) {
     list.forEach((r, i) => {
       assert.equal(r.data_source, 'vtask');
@@ -143,7 +143,7 @@ test('a task the format cannot express is an error naming it, and nothing is wri
   const via = await exportDataset(request({ format: format('open-instruct'), out, settings: { version: 't', promptStyle: 'conversational', viaVtask: true } }));
   assert.equal(via.failed, false);
   const all = await rows(out, 'jsonl');
-  assert.equal(all.length, 18);
+  assert.equal(all.length, 22);
   assert.ok(all.every((r) => r.dataset === 'vtask'));
 });
 

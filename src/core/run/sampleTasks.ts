@@ -268,6 +268,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
     if (!s) continue;
     samples.push(result(i, s, await (verdicts[i] ?? check(s))));
   }
-  const note = profile.baseUrl.startsWith('builtin:') ? demoNote(task.messages) : undefined;
+  // An agent task's arithmetic is done by its tools: the demo model's own range says nothing of it.
+  const note = profile.baseUrl.startsWith('builtin:') && !task.environment ? demoNote(task.messages) : undefined;
   return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize), error, requests, ...(note ? { note } : {}) };
 }
