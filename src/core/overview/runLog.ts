@@ -129,20 +129,28 @@ export function appendRunRecords(cacheDir: string, records: readonly RunRecord[]
   const file = runLogFile(cacheDir);
   const data = Buffer.from(records.map(formatLine).join(''), 'utf8');
   let size = 0;
+  // Appends wait (briefly) for a compaction to end, so that no line lands in a file being
+  // replaced and the log's order stays the order of the runs. A lock not had in time (a holder
+  // that hangs) does not stop the append: the copy-over below still keeps its lines.
+  const release = lockWithin(path.join(cacheDir, LOCK_NAME), APPEND_LOCK_WAIT_MS);
   // A compaction may replace the file while we write: then our lines may be in the old file
   // after the compactor copied its tail, so they go into the new one too (readers drop the copy).
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const fd = fs.openSync(file, 'a');
-    let replaced: boolean;
-    try {
-      writeAll(fd, data);
-      const mine = fs.fstatSync(fd);
-      size = mine.size;
-      replaced = !sameFile(mine, file);
-    } finally {
-      fs.closeSync(fd);
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const fd = fs.openSync(file, 'a');
+      let replaced: boolean;
+      try {
+        writeAll(fd, data);
+        const mine = fs.fstatSync(fd);
+        size = mine.size;
+        replaced = !sameFile(mine, file);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (!replaced) break;
     }
-    if (!replaced) break;
+  } finally {
+    release?.();
   }
   const limit = options.compactBytes ?? COMPACT_BYTES;
   if (crossed(size - data.length, size, limit)) {
@@ -151,6 +159,20 @@ export function appendRunRecords(cacheDir: string, records: readonly RunRecord[]
     } catch {
       // Compaction only saves space and reading time; the log is whole without it.
     }
+  }
+}
+
+/** How long an append waits for a compaction in progress. */
+const APPEND_LOCK_WAIT_MS = 2000;
+
+/** Takes the lock, retrying every 2 ms for up to `ms`; undefined when it stays taken. */
+function lockWithin(file: string, ms: number): (() => void) | undefined {
+  const deadline = Date.now() + ms;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const release = tryLock(file);
+    if (release || Date.now() >= deadline) return release;
+    Atomics.wait(pause, 0, 0, 2);
   }
 }
 
