@@ -79,9 +79,9 @@ const STEPS = [
       const tasks = result.tasks ?? result;
       const first = tasks[0];
       if (!first || first.samples.length !== 4 || typeof first.pass_rate !== 'number') throw new Error(`vtask run --json: ${run.stdout.slice(0, 400)}`);
-      // examples/arithmetic.vtask names the built-in weak model (base_url builtin:arith-weak).
-      if (!/arith-weak/.test(first.model ?? '')) throw new Error(`sampled ${first.model}, not the built-in model`);
-      console.log(`    vtask run: ${tasks.length} tasks, ${first.task} pass rate ${first.pass_rate} with ${first.model}`);
+      // examples/arithmetic.vtask names the built-in weak model: profile `weak`, base_url builtin:arith-weak.
+      if (first.model !== 'weak' || !/arith-weak/.test(first.profile ?? '')) throw new Error(`sampled ${first.model} (${first.profile}), not the built-in model`);
+      console.log(`    vtask run: ${tasks.length} tasks, ${first.task} pass rate ${first.pass_rate} with ${first.model} (${first.profile})`);
     },
   },
   {
