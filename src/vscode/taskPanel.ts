@@ -433,7 +433,8 @@ export class TaskPanel implements vscode.Disposable {
     // The case holds the response as verifiers see it, <think> block included.
     const calls = sample.trajectory ? trajectoryCalls(sample.trajectory) : undefined;
     if (!(await this.edit(taskId, (f, i) => addCase(f, i, responseOf(sample), expect, calls)))) return;
-    await this.notice('info', `Added sample #${index + 1}${calls ? ` with its ${calls.length} tool call${calls.length === 1 ? '' : 's'}` : ''} as a case that expects ${expect}.`);
+    const n = sample.trajectory?.steps.length ?? 0;
+    await this.notice('info', `Added sample #${index + 1}${calls ? ` with its ${n} tool call${n === 1 ? '' : 's'}` : ''} as a case that expects ${expect}.`);
     // Parsing after the edit is synchronous on get(); run the cases so the new one shows its verdict.
     await this.runCases();
   }

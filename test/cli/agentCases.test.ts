@@ -124,3 +124,39 @@ void test('in an untrusted workspace agent cases are skipped with the reason, an
   assert.equal(trusted?.trajectory?.final, 'x');
   assert.deepEqual(trusted?.trajectory?.state, { ok: true });
 });
+
+void test('a case turn may hold parallel calls and arguments as the model wrote them; the turn limit leaves no final answer', async () => {
+  fs.mkdirSync(path.join(DIR, 'envs'), { recursive: true });
+  fs.copyFileSync(path.resolve(ROOT, 'examples/envs/kv_store.py'), path.join(DIR, 'envs/kv.py'));
+  fs.chmodSync(path.join(DIR, 'envs/kv.py'), 0o755);
+  const text = [
+    'vtask: 1',
+    'tasks:',
+    '  - id: kv/parallel',
+    '    prompt: Read fr and de at once.',
+    '    environment: { run: ./envs/kv.py }',
+    '    max_turns: 2',
+    '    verify: { all: [{ match: { answer: Paris and Berlin } }, { trajectory: { called: [get], max_turns: 2 } }] }',
+    '    cases:',
+    '      - calls: [[{ get: { key: fr } }, { get: { key: de } }]]',
+    '        response: Paris and Berlin',
+    '        expect: pass',
+    '      - calls: [{ get: \'{"key": 7\' }, { get: { key: fr } }]',
+    '        response: Paris and Berlin',
+    '        expect: fail',
+  ].join('\n');
+  const parsed = parseTaskFile(text);
+  assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error'), []);
+  const { tasks } = runnableTasks(parsed);
+  const [together, cut] = await runCases(tasks, { file: path.join(DIR, 'parallel.vtask') });
+  assert.equal(together?.ok, true, together?.verdict.reason);
+  assert.deepEqual(together?.trajectory?.steps.map((s) => [s.turn, s.outcome]), [[1, { result: 'Paris' }], [1, { result: 'Berlin' }]]);
+  assert.equal(together?.trajectory?.turns, 2);
+  // Two turns of calls reach the limit of 2: the response is never given, and the reason says so.
+  assert.equal(cut?.ok, true);
+  assert.equal(cut?.trajectory?.stop, 'max_turns');
+  assert.match(cut?.verdict.reason ?? '', /^the turn limit \(2 turns\) was reached before a final answer/);
+  const raw = cut?.trajectory?.steps[0];
+  assert.equal(raw?.call.arguments, '{"key": 7', 'sent as written');
+  assert.match((raw?.outcome as { error?: string }).error ?? '', /invalid arguments for get: not JSON/);
+});

@@ -47,7 +47,7 @@ tasks:
         - trajectory: { called: [get], max_tool_calls: 1, max_turns: 2 }
         - state: { path: lookups, equals: 1 }
   - id: kv/loop
-    prompt: ${script([{ calls: [{ get: { key: 'fr' } }, { list: {} }] }])}
+    prompt: ${script([{ calls: [{ get: { key: 'fr' } }, { list: {} }], answer: '<answer>Paris</answer>' }])}
     environment: { run: ./envs/kv_store.mjs, args: { data: { fr: Lyon } } }
     max_turns: 2
     samples: 1
@@ -100,7 +100,9 @@ test('vtask run on agent tasks: trajectories, the turn limit, a crashing environ
   assert.equal(l?.trajectory?.stop, 'max_turns');
   assert.equal(l?.trajectory?.turns, 2);
   assert.deepEqual(l?.trajectory?.steps.map((x) => x.outcome), [{ result: 'Lyon' }, { result: ['fr'] }, { result: 'Lyon' }, { result: ['fr'] }], 'parallel calls, args reach reset');
+  // Its last turn wrote the right answer beside its calls: the limit left no final answer, so it fails, and says why.
   assert.equal(l?.pass, false);
+  assert.match(l?.reason ?? '', /^the turn limit \(2 turns\) was reached before a final answer/);
 
   const c = crash.samples[0];
   assert.equal(c?.trajectory?.stop, 'error');

@@ -293,6 +293,7 @@ void test('a reset reply without a valid tools list says which tool is wrong', L
     ['{"tools": [{"name": "get", "parameters": {"type": "string"}}]}', /tool 1 \(get\): `parameters` must be a JSON Schema of an object/],
     ['{"tools": [{"name": "get me", "parameters": {}}]}', /tool 1 \(get me\): a name is 1 to 64 letters/],
     ['{"tools": [{"name": "a", "parameters": {}}, {"name": "a", "parameters": {}}]}', /tool 2 repeats the name a/],
+    ['{"tools": [{"name": "get", "parameters": {"type": "object", "properties": {"key": {"type": "text"}}}}]}', /tool 1 \(get\): `parameters` is not a valid JSON Schema: /],
     ['{"tool": []}', /the reset reply has no `tools` list/],
     ['{"error": "no such seed"}', /reset failed: no such seed/],
   ];

@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEnvironment } from '../../src/core/agent/environment';
 import { runAgentSample, type AgentSampleOptions } from '../../src/core/agent/loop';
+import { replayCalls } from '../../src/core/agent/replay';
+import { trajectoryCalls } from '../../src/core/panel/trajectory';
 import type { EnvironmentSession } from '../../src/core/agent/types';
 import { SampleCache } from '../../src/core/sampling/cache';
 import { OpenAIProvider } from '../../src/core/sampling/openai';
@@ -132,11 +134,28 @@ void test('parallel calls of one turn run in the order written', async (t) => {
   assert.equal(tr.turns, 2);
 });
 
+void test('a sampled trajectory added as a case replays to the same turns, calls and results', async (t) => {
+  const server = await serve(t);
+  const turns = [{ calls: [{ set: { key: 'x', value: 'v' } }, { name: 'get', arguments: 'not json' }] }, { calls: [{ get: { key: 'x' } }] }, { answer: '<answer>v</answer>' }];
+  const tr = (await runAgentSample(options(server, turns))).sample.trajectory;
+  assert.equal(tr.stop, 'final');
+  const calls = trajectoryCalls(tr);
+  assert.deepEqual(calls, [[{ set: { key: 'x', value: 'v' } }, { get: 'not json' }], { get: { key: 'x' } }]);
+  const env = await startEnvironment({ run: 'kv_store.mjs' }, { dir: DIR, trusted: true, signal: never });
+  const replayed = await replayCalls(env, calls, tr.final, { maxTurns: 6 }).finally(() => env.close());
+  const shape = (x: typeof tr) => x.steps.map((s) => [s.turn, s.call.name, s.call.arguments.replace(/\s/g, ''), s.outcome]);
+  assert.deepEqual(shape(replayed), shape(tr));
+  assert.equal(replayed.turns, tr.turns);
+  assert.deepEqual(replayed.state, tr.state);
+  assert.equal(replayed.final, tr.final);
+});
+
 void test('the turn limit ends a model that keeps calling tools', async (t) => {
   const server = await serve(t);
-  const o = options(server, [{ calls: [{ get: { key: 'fr' } }] }], { maxTurns: 3 });
+  const o = options(server, [{ calls: [{ get: { key: 'fr' } }], answer: '<answer>Paris</answer>' }], { maxTurns: 3 });
   const tr = (await runAgentSample(o)).sample.trajectory;
   assert.equal(tr.stop, 'max_turns');
+  assert.equal(tr.final, '', 'text written beside tool calls is no final answer');
   assert.equal(tr.turns, 3);
   assert.equal(tr.steps.length, 3);
   assert.equal(server.samplingRequests.length, 3);

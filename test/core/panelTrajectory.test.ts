@@ -91,8 +91,9 @@ tasks:
 
 test('add as case writes the calls, then the response and the verdict; the YAML reads back and validates', () => {
   const calls = trajectoryCalls(TRAJECTORY);
-  // Arguments that were not JSON are replayed as no arguments, so the case makes the same calls.
-  assert.deepEqual(calls, [{ get: { key: 'fr' } }, { get: {} }, { put: { key: 'x: y', value: { n: [1, 2] } } }]);
+  // One item per turn (a list for the turn of two parallel calls); arguments that were not JSON
+  // are kept as the text the model wrote, so the replayed call fails as the sampled one did.
+  assert.deepEqual(calls, [[{ get: { key: 'fr' } }, { get: '{"key": 7' }], { put: { key: 'x: y', value: { n: [1, 2] } } }]);
   for (const task of [0, 1]) {
     const r = addCase(parseTaskFile(FILE), task, TRAJECTORY.final, 'pass', calls);
     if ('error' in r) assert.fail(r.error);

@@ -101,7 +101,8 @@ async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySa
   let turns = 0;
   let cachedSteps = 0;
   const end = (stop: Trajectory['stop'], state: unknown, error?: string): { sample: TrajectorySample; cachedSteps: number } => {
-    const trajectory: Trajectory = { messages, steps, final: last?.text ?? '', turns, ...(state !== undefined ? { state } : {}), stop, ...(error !== undefined ? { error } : {}) };
+    // The turn limit leaves no final answer: the last turn's text was written beside tool calls.
+    const trajectory: Trajectory = { messages, steps, final: stop === 'max_turns' ? '' : (last?.text ?? ''), turns, ...(state !== undefined ? { state } : {}), stop, ...(error !== undefined ? { error } : {}) };
     const base: Sample = last ?? { text: '', finishReason: 'error', model: o.profile.model, takenAt: new Date().toISOString() };
     return { sample: { ...base, trajectory }, cachedSteps };
   };

@@ -1,4 +1,6 @@
 import type { ToolSpec } from '../base/chat';
+import { errorMessage } from '../base/errorMessage';
+import { validatorFor } from '../verifiers/json';
 import type { ToolOutcome } from './types';
 
 /**
@@ -99,6 +101,13 @@ export function checkTools(reply: unknown): { tools: ToolSpec[] } | { error: str
       return { error: `tool ${n} (${t.name}): \`parameters\` must be a JSON Schema of an object ({"type": "object", ...})` };
     }
     if (t.description !== undefined && typeof t.description !== 'string') return { error: `tool ${n} (${t.name}): \`description\` must be a string` };
+    // A schema that does not compile would make every call of the tool an error the model cannot
+    // fix: it is the environment's fault, said once at reset.
+    try {
+      validatorFor(t.parameters);
+    } catch (e) {
+      return { error: `tool ${n} (${t.name}): \`parameters\` is not a valid JSON Schema: ${cut(errorMessage(e), 200)}` };
+    }
     tools.push({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters });
   }
   return { tools };

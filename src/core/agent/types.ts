@@ -37,7 +37,7 @@ export interface Trajectory {
   /** Assistant and tool messages, in order, after the task's own prompt messages. */
   readonly messages: readonly ChatMessage[];
   readonly steps: readonly TrajectoryStep[];
-  /** The last assistant message's text: what every non-agent verifier checks. */
+  /** The last assistant message's text: what every non-agent verifier checks; empty when the turn limit ended the trajectory. */
   readonly final: string;
   /** Assistant turns taken. */
   readonly turns: number;

@@ -94,7 +94,7 @@ export function removeItem(file: TaskFile, taskIndex: number, path: NodePath): E
  * absent. An agent sample's case starts with its tool calls, `calls: [{tool: {args}}]`, which
  * the case replays in the environment.
  */
-export function addCase(file: TaskFile, taskIndex: number, response: string, expect: 'pass' | 'fail', calls?: readonly Record<string, unknown>[]): EditResult {
+export function addCase(file: TaskFile, taskIndex: number, response: string, expect: 'pass' | 'fail', calls?: readonly unknown[]): EditResult {
   const at = locate(file, taskIndex, []);
   if ('error' in at) return at;
   const task = at.steps[0]?.node as YMap;

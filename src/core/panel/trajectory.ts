@@ -48,19 +48,29 @@ export function trajectoryView(t: Trajectory): TrajectoryView {
 }
 
 /**
- * The trajectory's calls as a case writes them, `[{tool: {args}}]`: the arguments the model
- * gave (parsed), `{}` where they were not a JSON object, so the replay makes the same calls.
+ * The trajectory's calls as a case writes them, one item per assistant turn, so the replay takes
+ * the same turns: `{tool: {args}}`, or a list of them for a turn of parallel calls. Arguments
+ * are the model's, parsed; arguments that were not a JSON object are kept as the text the model
+ * wrote, so the replayed call fails the way the sampled one did.
  */
-export function trajectoryCalls(t: Trajectory): Record<string, Record<string, unknown>>[] {
-  return t.steps.map((s) => {
+export function trajectoryCalls(t: Trajectory): (CaseCall | CaseCall[])[] {
+  const turns = new Map<number, CaseCall[]>();
+  for (const s of t.steps) {
     let args: unknown = s.args;
     if (args === undefined) {
       try {
         args = JSON.parse(s.call.arguments);
       } catch {
-        args = {};
+        args = undefined;
       }
     }
-    return { [s.call.name]: args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {} };
-  });
+    const call = { [s.call.name]: args && typeof args === 'object' && !Array.isArray(args) ? args : s.call.arguments };
+    const turn = turns.get(s.turn);
+    if (turn) turn.push(call);
+    else turns.set(s.turn, [call]);
+  }
+  return [...turns.values()].map((calls) => (calls.length === 1 ? (calls[0] as CaseCall) : calls));
 }
+
+/** One call as a case writes it: the tool and its arguments (or the arguments' text). */
+export type CaseCall = Record<string, unknown>;

@@ -12,6 +12,7 @@ import type { SampleCache } from '../sampling/cache';
 import type { ModelProfile, Provider, SampleHooks, SampleRequest } from '../sampling/types';
 import type { TaskEnvironment, TaskSpec } from '../taskfile/resolve';
 import type { Verdict } from '../verifiers/verdict';
+import { verify, type VerifyOptions } from '../verifiers/verify';
 
 /**
  * Environments alive at once, across all tasks of a process: each is a sandboxed process, and
@@ -72,6 +73,21 @@ export function environmentIdentity(spec: EnvironmentSpec, dir: string): Record<
 /** A verdict for a trajectory the environment broke off: a failure, shown as an error. */
 export function trajectoryVerdict(t: Trajectory): Verdict {
   return { pass: false, score: 0, reason: t.error ?? 'the environment failed', details: { stop: t.stop, turns: t.turns }, error: 'crash' };
+}
+
+/**
+ * The verdict of an agent sample or case that ran to its end. A trajectory the turn limit cut
+ * off has no final answer, whatever its last turn said while calling tools: answer verifiers
+ * see an empty answer (so a runaway loop never passes on text it wrote between calls, in a run
+ * or as a replayed case), trajectory and state verifiers see what happened, and a failure says
+ * the limit was reached.
+ */
+export async function agentVerdict(verifier: unknown, response: string, trajectory: Trajectory, options: VerifyOptions): Promise<Verdict> {
+  const cut = trajectory.stop === 'max_turns';
+  const v = await verify(verifier, cut ? '' : response, { ...options, trajectory });
+  if (!cut) return v;
+  const limit = `the turn limit (${trajectory.turns} turns) was reached before a final answer`;
+  return { ...v, reason: v.pass ? `${v.reason} (${limit})` : `${limit}: ${v.reason}`, details: { ...v.details, stop: 'max_turns', turns: trajectory.turns } };
 }
 
 export interface AgentRunContext {

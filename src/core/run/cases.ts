@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { ENV_UNTRUSTED_REASON, EnvironmentError, startEnvironment } from '../agent/environment';
 import { replayCalls } from '../agent/replay';
+import { agentVerdict } from './agentSamples';
 import type { Trajectory } from '../agent/types';
 import { errorMessage } from '../base/errorMessage';
 import type { CaseSpec, TaskSpec } from '../taskfile/resolve';
@@ -101,6 +102,6 @@ async function runAgentCase(t: TaskSpec, c: CaseSpec, options: RunCasesOptions):
     await env.close();
   }
   if (trajectory.stop === 'error') return { verdict: failed(`the environment failed at ${trajectory.error ?? 'an unknown turn'}`, 'crash', { environment }), trajectory };
-  const v = await verify(t.verify, trajectory.final, { task, signal, trusted: true, judge: options.judge, trajectory });
+  const v = await agentVerdict(t.verify, trajectory.final, trajectory, { task, signal, trusted: true, judge: options.judge });
   return { verdict: { ...v, details: { ...v.details, environment } }, trajectory };
 }

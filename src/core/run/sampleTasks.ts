@@ -1,6 +1,6 @@
 import { errorMessage } from '../base/errorMessage';
 import type { Trajectory } from '../agent/types';
-import { agentPlan, refusedInUntrusted, trajectoryVerdict, type AgentPlan } from './agentSamples';
+import { agentPlan, agentVerdict, refusedInUntrusted, trajectoryVerdict, type AgentPlan } from './agentSamples';
 import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKey, sampleParams } from '../sampling/cacheKey';
@@ -91,12 +91,13 @@ export function responseOf(s: { readonly text: string; readonly reasoning?: stri
 }
 
 /**
- * Verifies one sample; an agent sample with its trajectory in context, and a trajectory the
- * environment broke off fails as an error (it has no answer to judge).
+ * Verifies one sample; an agent sample with its trajectory in context (agentVerdict), and a
+ * trajectory the environment broke off fails as an error (it has no answer to judge).
  */
 export function verifySample(verifier: unknown, s: { readonly text: string; readonly reasoning?: string; readonly trajectory?: Trajectory }, options: VerifyOptions): Promise<Verdict> {
-  if (s.trajectory?.stop === 'error') return Promise.resolve(trajectoryVerdict(s.trajectory));
-  return verify(verifier, responseOf(s), { ...options, ...(s.trajectory ? { trajectory: s.trajectory } : {}) });
+  if (!s.trajectory) return verify(verifier, responseOf(s), options);
+  if (s.trajectory.stop === 'error') return Promise.resolve(trajectoryVerdict(s.trajectory));
+  return agentVerdict(verifier, responseOf(s), s.trajectory, options);
 }
 
 /** The request of a task: its messages and sampling settings, the profile's seed as fallback. */

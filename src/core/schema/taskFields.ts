@@ -39,12 +39,15 @@ export const TASK_FIELDS: Fields = {
 
 export const DEFAULTS_FIELDS: Fields = INHERITABLE_FIELDS;
 
+/** One call of a case's scripted trajectory: one tool, its arguments a mapping or the text a model wrote. */
+const scriptedCall = z.record(z.string(), z.unknown()).refine((c) => Object.keys(c).length === 1, { message: 'a call is one tool with its arguments: `{get: {key: fr}}`' });
+
 /** The keys of one regression case. */
 export const CASE_FIELDS: Fields = {
   response: field(z.string(), 'The response to verify.', '\\boxed{72}'),
   expect: field(z.unknown(), '`pass`, `fail`, or `{score: 0.5}`: the verdict the verifier must give.', 'pass', true, '`pass`, `fail` or `{ score: 0.5 }`'),
   name: field(z.string(), 'A short name shown in test results.', 'boxed answer'),
-  calls: field(z.array(z.record(z.string(), z.unknown()).refine((c) => Object.keys(c).length === 1, { message: 'a call is one tool with its arguments: `{get: {key: fr}}`' })), 'A scripted trajectory for agent tasks: `[{tool: {args}}]`, replayed in the environment.', [{ get: { key: 'fr' } }]),
+  calls: field(z.array(z.union([scriptedCall, z.array(scriptedCall).min(1, { message: 'a turn of parallel calls lists at least one call' })])), 'A scripted trajectory for agent tasks: `[{tool: {args}}]`, one assistant turn per item (a list of calls is one turn of parallel calls; arguments given as a string are sent as written), replayed in the environment.', [{ get: { key: 'fr' } }]),
 };
 
 const headerValue = z.string().refine((v) => !looksLikeCredential(v), {

@@ -13,8 +13,8 @@ export interface CaseSpec {
   readonly expect: Expectation;
   /** Absolute offset of the case in the file, for locations in reports. */
   readonly offset: number;
-  /** Agent tasks: the scripted tool calls `[{tool: {args}}]` replayed before `response`. */
-  readonly calls?: readonly Readonly<Record<string, unknown>>[];
+  /** Agent tasks: the scripted tool calls `[{tool: {args}}]` replayed before `response`; a list is one turn of parallel calls. */
+  readonly calls?: readonly (Readonly<Record<string, unknown>> | readonly Readonly<Record<string, unknown>>[])[];
 }
 
 /** A task's `environment:` as written (`run` relative to the task file's folder). */
@@ -175,8 +175,20 @@ function casesOf(entry: TaskEntry): CaseSpec[] {
     const expect: Expectation | undefined =
       e === 'pass' || e === 'fail' ? e : e && typeof e === 'object' && typeof (e as { score?: unknown }).score === 'number' ? { score: (e as { score: number }).score } : undefined;
     if (expect === undefined || typeof v.response !== 'string') return;
-    const calls = Array.isArray(v.calls) ? (v.calls as unknown[]).filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x)) : undefined;
+    const calls = Array.isArray(v.calls) ? scriptedTurns(v.calls as unknown[]) : undefined;
     out.push({ index, name: typeof v.name === 'string' ? v.name : undefined, response: v.response, expect, offset: entry.offset + c.span[0], ...(calls ? { calls } : {}) });
   });
+  return out;
+}
+
+const isCall = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+
+/** A case's `calls` as validated: calls and turns of calls; anything else was reported by validation. */
+function scriptedTurns(items: readonly unknown[]): (Record<string, unknown> | Record<string, unknown>[])[] {
+  const out: (Record<string, unknown> | Record<string, unknown>[])[] = [];
+  for (const x of items) {
+    if (isCall(x)) out.push(x);
+    else if (Array.isArray(x) && x.length && x.every(isCall)) out.push(x);
+  }
   return out;
 }
