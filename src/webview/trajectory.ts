@@ -24,10 +24,12 @@ function callBlock(c: ToolCallView): HTMLElement {
   return box;
 }
 
-function turnBlock(t: TrajectoryView['turns'][number]): HTMLElement {
-  const box = el('section', 'turn');
+function turnBlock(t: TrajectoryView['turns'][number], failed: boolean): HTMLElement {
+  const box = el('section', failed ? 'turn failed-turn' : 'turn');
   box.dataset.turn = String(t.turn);
-  box.append(el('div', 'turn-head', `Turn ${t.turn}`));
+  const head = el('div', 'turn-head', `Turn ${t.turn}`);
+  if (failed) head.append(' ', icon('error'), el('span', 'failed-turn-note', 'the verifier failed here'));
+  box.append(head);
   if (t.text) box.append(el('pre', 'turn-text', t.text));
   for (const c of t.calls) box.append(callBlock(c));
   return box;
@@ -39,15 +41,22 @@ export function trajectoryElement(t: TrajectoryView): HTMLElement {
   summary.append(icon(t.stop === 'final' ? 'pass' : t.stop === 'error' ? 'error' : 'warning'), ` ${STOP[t.stop]} after ${t.turns.length} turn${t.turns.length === 1 ? '' : 's'} and ${t.calls} tool call${t.calls === 1 ? '' : 's'}`);
   if (t.error) summary.append(el('span', 'stop-error', `: ${t.error}`));
   const turns = el('div', 'turns');
-  turns.append(...t.turns.slice(0, FIRST_TURNS).map(turnBlock));
+  const block = (x: TrajectoryView['turns'][number]): HTMLElement => turnBlock(x, x.turn === t.failedTurn);
+  // The failed turn is drawn even when it lies past the first turns shown.
+  const first = t.turns.slice(0, FIRST_TURNS);
+  const late = t.failedTurn !== undefined && t.failedTurn > (first.at(-1)?.turn ?? 0) ? t.turns.find((x) => x.turn === t.failedTurn) : undefined;
+  turns.append(...first.map(block));
   root.append(summary, turns);
   if (t.turns.length > FIRST_TURNS) {
     const more = el('button', 'more-turns', `Show ${t.turns.length - FIRST_TURNS} more turns`);
     more.type = 'button';
+    const lateBlock = late ? block(late) : undefined;
     more.addEventListener('click', () => {
-      turns.append(...t.turns.slice(FIRST_TURNS).map(turnBlock));
+      lateBlock?.remove();
+      turns.append(...t.turns.slice(FIRST_TURNS).map(block));
       more.remove();
     });
+    if (lateBlock) turns.append(lateBlock);
     root.append(more);
   }
   if (t.state !== undefined) {

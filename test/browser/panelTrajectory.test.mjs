@@ -110,6 +110,22 @@ describe('agent samples in the task panel', { skip: chromiumPath() ? false : 'Ch
     });
   });
 
+  test('the turn a failed check names is highlighted', async () => {
+    await withPanel(async (page) => {
+      await select(page, 'forbidden');
+      assert.equal(sample('forbidden').trajectory.failedTurn, 2);
+      const marked = await page.$$eval('.detail .turn.failed-turn', (els) => els.map((e) => [e.dataset.turn, e.querySelector('.turn-head')?.textContent?.trim()]));
+      assert.deepEqual(marked, [['2', 'Turn 2 the verifier failed here']]);
+      // Turns are drawn when in view (content-visibility): bring the detail into view, then wait a frame.
+      await page.locator('.detail .turn.failed-turn').scrollIntoViewIfNeeded();
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.screenshot({ path: path.join(RESULTS, 'panel-agent-failed-turn.png') });
+      // A sample that failed on its answer alone points at no turn.
+      await select(page, 'solved');
+      assert.equal(await page.$$eval('.detail .turn.failed-turn', (els) => els.length), 0);
+    });
+  });
+
   test('filters and flips work as for single answers', async () => {
     await withPanel(async (page) => {
       // The verifier was edited (Paris → Berlin): what passed now fails.

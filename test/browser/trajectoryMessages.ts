@@ -71,6 +71,14 @@ export function agentTrajectories(): Record<string, Trajectory> {
       ],
       { state: { note: XSS } },
     ),
+    forbidden: trajectory(
+      [
+        { text: 'Reading the key.', calls: [{ tool: 'get', args: '{"key": "fr"}', outcome: { result: 'Paris' } }] },
+        { text: 'Saving a copy.', calls: [{ tool: 'set', args: '{"key": "copy", "value": "Paris"}', outcome: { result: 'ok' } }] },
+        { text: '<answer>Paris</answer>' },
+      ],
+      { state: { lookups: 1 } },
+    ),
     turnLimit: trajectory([...long, { text: 'Still looking.', calls: [{ tool: 'get', args: '{"key": "last"}', outcome: { result: null } }] }], { stop: 'max_turns', state: { lookups: 200 } }),
     envError: trajectory([{ text: 'Looking.', calls: [{ tool: 'get', args: '{"key": "fr"}', outcome: { error: 'the environment ended' } }] }], { stop: 'error', error: 'the environment exited with code 1 before answering' }),
   };
@@ -91,12 +99,13 @@ export async function agentFixture(root: string): Promise<AgentFixture> {
   const task = loadTask(text, 'panel/kv');
   const named = Object.entries(agentTrajectories());
   // The final answers come from the scripted model as single answers; each sample then gets
-  // the trajectory that led to it (the environment is not started here).
   const run = await sampleRun(file, { ...task.spec, environment: undefined }, named.map(([, t]) => t.final));
+  // the trajectory that led to it (the environment is not started here), and is verified with it.
   const withTrajectories = { ...run, samples: run.samples.map((s) => ({ ...s, trajectory: named[s.index]![1] })) };
+  const verified = (await reverify(task.spec, withTrajectories, { file, trusted: true })).run;
   // An edit of the verifier: the samples are verified again, and what passed now fails.
   const edited = loadTask(text.replace('answer: Paris', 'answer: Berlin'), 'panel/kv');
-  const r = await reverify(edited.spec, withTrajectories, { file, trusted: true });
+  const r = await reverify(edited.spec, verified, { file, trusted: true });
   const view = panelTaskView(AGENT_FIXTURE, edited.entry, edited.spec, undefined, { run: r.run, flips: r, fresh: true });
   const message = { type: 'task' as const, task: view };
   toPanel.parse(message);

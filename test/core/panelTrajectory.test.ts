@@ -8,7 +8,7 @@ import { sampleView as sampleSchema } from '../../src/core/base/panelProtocol';
 import { toJS } from '../../src/core/base/ynode';
 import { addCase, applyEdit } from '../../src/core/edit/taskEdits';
 import { sampleView } from '../../src/core/panel/samples';
-import { trajectoryCalls, trajectoryView } from '../../src/core/panel/trajectory';
+import { failedTurn, trajectoryCalls, trajectoryView } from '../../src/core/panel/trajectory';
 import type { SampleResult } from '../../src/core/run/sampleTasks';
 import { parseTaskFile, parseWholeFile } from '../../src/core/taskfile/parse';
 
@@ -108,4 +108,13 @@ test('add as case writes the calls, then the response and the verdict; the YAML 
   const r = addCase(parseTaskFile(FILE), 0, 'x', 'fail');
   if ('error' in r) assert.fail(r.error);
   assert.deepEqual((toJS(parseWholeFile(applyEdit(FILE, r.edit)).tasks[0]?.node) as { cases: unknown[] }).cases, [{ response: 'x', expect: 'fail' }]);
+});
+
+test('a failed verdict points the panel at the earliest turn its failing checks name, inside composites too', () => {
+  assert.equal(failedTurn({ turn: 3 }), 3);
+  const composite = { children: [{ pass: true, details: { turn: 1 } }, { pass: false, details: { children: [{ pass: false, details: { turn: 4 } }, { pass: false, details: { turn: 2 } }] } }, { pass: false, details: {} }] };
+  assert.equal(failedTurn(composite), 2, 'a passing child names no failure');
+  assert.equal(failedTurn({ reason: 'no turn' }), undefined);
+  assert.equal(trajectoryView(TRAJECTORY, { pass: false, details: composite }).failedTurn, 2);
+  assert.equal(trajectoryView(TRAJECTORY, { pass: true, details: { turn: 2 } }).failedTurn, undefined, 'a pass highlights nothing');
 });

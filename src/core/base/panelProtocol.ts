@@ -60,6 +60,8 @@ export const trajectoryView = z.object({
   /** The environment's final state as JSON text (cut when long); absent when it could not be read. */
   state: z.optional(z.string()),
   calls: z.int(),
+  /** The turn a failed verdict points at (`details.turn` of the failing check), to highlight it. */
+  failedTurn: z.optional(z.int()),
 });
 
 /** A verified sample. `answer` is the span of the text the verifier read as the answer. */

@@ -66,7 +66,7 @@ export function sampleView(s: SampleResult, before?: boolean): SampleView {
     ...(before === undefined || before === v.pass ? {} : { flip: v.pass ? ('gained' as const) : ('lost' as const) }),
     cached: s.cached,
     truncated: s.truncated,
-    ...(s.trajectory ? { trajectory: trajectoryView(s.trajectory) } : {}),
+    ...(s.trajectory ? { trajectory: trajectoryView(s.trajectory, v) } : {}),
   };
 }
 

@@ -19,7 +19,25 @@ function json(v: unknown, indent?: number): string {
   }
 }
 
-export function trajectoryView(t: Trajectory): TrajectoryView {
+/**
+ * The turn a failed verdict points at: the earliest `details.turn` among the failing checks,
+ * composed ones included (a `trajectory` check inside `all` names its turn in its child's details).
+ */
+export function failedTurn(details: unknown): number | undefined {
+  if (!details || typeof details !== 'object') return undefined;
+  const d = details as { turn?: unknown; children?: unknown };
+  let best = typeof d.turn === 'number' && Number.isInteger(d.turn) ? d.turn : undefined;
+  if (Array.isArray(d.children)) {
+    for (const c of d.children as { pass?: unknown; details?: unknown }[]) {
+      if (c?.pass !== false) continue;
+      const t = failedTurn(c.details);
+      if (t !== undefined && (best === undefined || t < best)) best = t;
+    }
+  }
+  return best;
+}
+
+export function trajectoryView(t: Trajectory, verdict?: { readonly pass: boolean; readonly details?: unknown }): TrajectoryView {
   const turns: TrajectoryView['turns'] = [];
   let turn = 0;
   for (const m of t.messages) {
@@ -44,6 +62,7 @@ export function trajectoryView(t: Trajectory): TrajectoryView {
     ...(t.error ? { error: cut(t.error) } : {}),
     ...(t.state !== undefined ? { state: cut(json(t.state, 2), STATE_CHARS) } : {}),
     calls: t.steps.length,
+    ...(verdict && !verdict.pass && failedTurn(verdict.details) !== undefined ? { failedTurn: failedTurn(verdict.details) } : {}),
   };
 }
 
