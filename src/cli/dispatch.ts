@@ -10,6 +10,7 @@ import { run, runHelp } from './runCommand';
 import { serveCommand, serveHelp } from './serveCommand';
 import { auditCommand, auditHelp } from './auditCommand';
 import { statsCommand, statsHelp } from './statsCommand';
+import { envCommand, envHelp } from './envCommand';
 import { EXIT, UsageError, type CliIO } from './io';
 import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
 
@@ -28,9 +29,10 @@ Commands:
   serve PATH...   answer verdicts over HTTP for trainers
   audit PATH...   probe each verifier for answers it wrongly passes or fails (no model)
   stats PATH...   what is in a dataset: counts, cases, per-model results, duplicates, overlap
+  env RUN         an agent environment in the sandbox, speaking its protocol on stdin/stdout
 
 Options:
-  --allow-weak-isolation  (test, run, audit) let code and script verifiers run without the full
+  --allow-weak-isolation  (test, run, audit, env) let code and script verifiers run without the full
                   sandbox (bubblewrap); without it they are refused there. See README, Isolation.
   -h, --help      show help (also: vtask <command> --help)
   -v, --version   print the version
@@ -52,6 +54,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   serve: { help: serveHelp, run: (args, io, signal) => serveCommand(args, io, signal) },
   audit: { help: auditHelp, run: (args, io, signal) => auditCommand(args, io, signal) },
   stats: { help: statsHelp, run: (args, io, signal) => statsCommand(args, io, signal) },
+  env: { help: envHelp, run: (args, io, signal) => envCommand(args, io, signal) },
 };
 
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */

@@ -149,6 +149,9 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   return a as ExportArgs;
 }
 
+/** Warnings printed one per line; the rest are counted. */
+const WARNINGS_SHOWN = 20;
+
 export async function exportCommand(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv);
   const format = EXPORT_FORMATS.get(args.format)!;
@@ -202,6 +205,9 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
       const who = u.file ? `${where(u)}: task '${u.task}'` : 'vtask export';
       io.stderr.write(`${who}: ${args.lossy && u.file ? 'dropped: ' : 'error: '}${format.name} cannot express it: ${u.reason}\n`);
     }
+    // One line per task up to a bound: a dataset of agent tasks may have thousands of them.
+    for (const w of report.warnings.slice(0, WARNINGS_SHOWN)) io.stderr.write(`${where(w)}: warning: task '${w.task}': ${w.reason}\n`);
+    if (report.warnings.length > WARNINGS_SHOWN) io.stderr.write(`… and ${report.warnings.length - WARNINGS_SHOWN} more tasks with the same warning (--json lists all)\n`);
     for (const d of report.duplicates) io.stderr.write(`${where(d)}: task '${d.task}' dropped: same prompt as '${d.of.task}' (${where(d.of)})\n`);
     for (const i of report.invalid) io.stderr.write(i.reason !== undefined ? `${where(i)}: error: ${i.reason} (vtask check shows it)\n` : `${where(i)}: task '${i.task}' has errors and is not exported (vtask check shows them)\n`);
     if (report.failed) io.stderr.write(`nothing written: ${report.unexpressible.length} task(s) cannot be expressed in ${format.name} (--lossy drops them)\n`);

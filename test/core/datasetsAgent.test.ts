@@ -18,14 +18,17 @@ import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { python, pythonMissing } from '../support/python';
 
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-agent-export-'));
+// Readable by the sandbox's user: the Python package starts the environment through `vtask env`.
+fs.chmodSync(DIR, 0o755);
 const TASKS = path.join(DIR, 'tasks');
 const OUT = path.join(DIR, 'out');
 fs.mkdirSync(path.join(TASKS, 'envs'), { recursive: true });
 fs.mkdirSync(OUT);
-// The counter of the format's section 6, complete.
+// The counter of the format's section 6, complete: an executable, as environments are.
 fs.writeFileSync(
   path.join(TASKS, 'envs', 'counter.py'),
-  `import json, sys
+  `#!/usr/bin/env python3
+import json, sys
 count = 0
 for line in sys.stdin:
     m = json.loads(line)
@@ -41,6 +44,7 @@ for line in sys.stdin:
         out = {"error": "unknown request"}
     print(json.dumps(out), flush=True)
 `,
+  { mode: 0o755 },
 );
 const FILE = path.join(TASKS, 'agent.vtask');
 fs.writeFileSync(

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 export const PYTHON_PATH = path.resolve(process.cwd(), 'integrations/python');
+const VTASK_CLI_JS = path.resolve(process.cwd(), 'out/cli.js');
 
 /** Why these modules cannot be imported (undefined when they can); fails instead in CI. */
 export function pythonMissing(modules: readonly string[]): string | undefined {
@@ -23,7 +24,8 @@ export function python(args: readonly string[], env: NodeJS.ProcessEnv = {}, tim
     timeout: timeoutMs,
     killSignal: 'SIGKILL',
     maxBuffer: 1 << 26,
-    env: { ...process.env, PYTHONPATH: PYTHON_PATH, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', ...env },
+    // VTASK_CLI: the package starts environments and servers with this build's CLI.
+    env: { ...process.env, PYTHONPATH: PYTHON_PATH, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', VTASK_CLI: `${process.execPath} ${VTASK_CLI_JS}`, ...env },
   });
   assert.equal(r.error, undefined, `python3 ${args[0]}: ${String(r.error)}\n${r.stderr}`);
   assert.equal(r.status, 0, `python failed:\n${r.stderr}\n${r.stdout}`);

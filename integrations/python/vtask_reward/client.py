@@ -2,12 +2,25 @@
 
 import json
 import os
+import shlex
+import shutil
 import urllib.error
 import urllib.request
 
 
 class VtaskError(RuntimeError):
     """The server answered with an error, or could not be reached."""
+
+
+def vtask_command(command=None):
+    """The command that runs vtask, as a list: ``command``, else ``VTASK_CLI``, else ``vtask``."""
+    command = command or os.environ.get("VTASK_CLI") or "vtask"
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if not argv or shutil.which(argv[0]) is None:
+        raise VtaskError(
+            f"the vtask command {argv[:1]} is not found: install vtask, or set VTASK_CLI (e.g. 'node /path/to/out/cli.js')"
+        )
+    return argv
 
 
 class Client:

@@ -10,10 +10,13 @@ starts such an environment as a child process and speaks its line protocol::
     env.state()                               # any JSON
     env.close()
 
-The environment runs with the trainer's rights, as the trainer's own reward code does: start
-only environments of datasets you trust. Executables and ``.py`` files are supported; a
-JavaScript module environment needs vtask's own host and is refused with a clear error.
-Every request waits at most ``timeout`` seconds.
+An environment is code from the dataset, so it runs in vtask's sandbox: ``vtask env RUN``
+(the ``vtask`` command, or ``VTASK_CLI`` such as ``node /path/to/out/cli.js``) starts it there
+(its own folder, no network, time and memory limits, as in ``vtask run``) and relays the
+protocol; JavaScript module environments and executables alike. Without vtask it is refused,
+unless ``isolation="none"`` (or ``VTASK_ENV_ISOLATION=none``) says to run it unsandboxed, with
+the trainer's rights (executables and ``.py`` files only). Every request waits at most
+``timeout`` seconds.
 """
 
 import json
@@ -23,14 +26,27 @@ import subprocess
 import sys
 import threading
 
+from .client import VtaskError, vtask_command
+
 
 class EnvironmentFailure(RuntimeError):
     """The environment could not be started, answered badly, or did not answer in time."""
 
 
-def _command(path):
+ISOLATIONS = ("vtask", "none")
+
+
+def _command(path, isolation):
+    if isolation == "vtask":
+        try:
+            return vtask_command() + ["env", os.path.abspath(path)]
+        except VtaskError as e:
+            raise EnvironmentFailure(
+                f"{path}: environments run in vtask's sandbox, and {e}; "
+                "isolation='none' (or VTASK_ENV_ISOLATION=none) runs it unsandboxed instead"
+            ) from None
     if path.endswith((".js", ".mjs", ".cjs")):
-        raise EnvironmentFailure(f"{path}: a JavaScript module environment runs only in vtask; give an executable")
+        raise EnvironmentFailure(f"{path}: a JavaScript module environment runs only through vtask (isolation='vtask')")
     if path.endswith(".py"):
         return [sys.executable, path]
     return [path]
@@ -42,9 +58,12 @@ def resolve(run, base_dir="."):
 
 
 class Environment:
-    def __init__(self, run, base_dir=".", timeout=30.0):
+    def __init__(self, run, base_dir=".", timeout=30.0, isolation=None):
         self.path = resolve(run, base_dir)
         self.timeout = timeout
+        self.isolation = isolation or os.environ.get("VTASK_ENV_ISOLATION") or "vtask"
+        if self.isolation not in ISOLATIONS:
+            raise ValueError(f"isolation is one of {ISOLATIONS}, not {self.isolation!r}")
         self._proc = None
         self._lines = None
 
@@ -52,7 +71,7 @@ class Environment:
         self.close()
         try:
             self._proc = subprocess.Popen(
-                _command(self.path), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                _command(self.path, self.isolation), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 text=True, bufsize=1, cwd=os.path.dirname(self.path) or ".",
             )
         except OSError as e:
@@ -92,6 +111,8 @@ class Environment:
         self._start()
         out = self._ask({"op": "reset", "args": args or {}})
         tools = out.get("tools") if isinstance(out, dict) else None
+        if tools is None and isinstance(out, dict) and isinstance(out.get("error"), str):
+            raise EnvironmentFailure(f"{self.path}: reset failed: {out['error']}")
         if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools):
             raise EnvironmentFailure(f"{self.path}: reset did not answer {{\"tools\": [{{name, description, parameters}}]}}")
         return tools

@@ -18,26 +18,14 @@ import ctypes
 import os
 import queue
 import shlex
-import shutil
 import signal
 import subprocess
 import threading
 import time
 
-from .client import Client, VtaskError, completion_text, prompt_text, verdict_groups, verifier_of
+from .client import Client, VtaskError, completion_text, prompt_text, vtask_command, verdict_groups, verifier_of
 
 _LISTENING = "listening on "
-
-
-def vtask_command(command=None):
-    """The command that runs vtask, as a list: ``command``, else ``VTASK_CLI``, else ``vtask``."""
-    command = command or os.environ.get("VTASK_CLI") or "vtask"
-    argv = shlex.split(command) if isinstance(command, str) else list(command)
-    if not argv or shutil.which(argv[0]) is None:
-        raise VtaskError(
-            f"the vtask command {argv[:1]} is not found: install vtask, or set VTASK_CLI (e.g. 'node /path/to/out/cli.js')"
-        )
-    return argv
 
 
 def _libc_prctl():

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { DEFAULT_MAX_TURNS } from '../agent/loop';
 import type { TaskSpec } from '../taskfile/resolve';
+import { kindParams } from './common';
 import type { EnvironmentRef, ImportedTask } from './format';
 
 /**
@@ -46,4 +47,24 @@ export function environmentRef(task: TaskSpec, file: string, out: string): Envir
   let rel = path.relative(path.dirname(path.resolve(out)), run).split(path.sep).join('/');
   if (!rel.startsWith('.') && !path.isAbsolute(rel)) rel = './' + rel;
   return { environment: rel, environment_args: JSON.stringify(task.environment.args ?? {}), max_turns: task.maxTurns ?? DEFAULT_MAX_TURNS };
+}
+
+/**
+ * The first `trajectory` or `state` check in a verifier, composites included: what a reward
+ * server given only the final answer cannot score (the trainers send no trajectory back).
+ */
+export function trajectoryCheckIn(verify: unknown): 'trajectory' | 'state' | undefined {
+  const kp = kindParams(verify);
+  if (!kp) return undefined;
+  if (kp.kind === 'trajectory' || kp.kind === 'state') return kp.kind;
+  if (kp.kind === 'all' || kp.kind === 'any') return ((kp.params.of as unknown[] | undefined) ?? []).map(trajectoryCheckIn).find((k) => k !== undefined);
+  if (kp.kind === 'weighted') return ((kp.params.of as { verify?: unknown }[] | undefined) ?? []).map((c) => trajectoryCheckIn(c?.verify)).find((k) => k !== undefined);
+  return undefined;
+}
+
+/** Why a trainer scoring this exported agent task will not reward it as vtask does, or undefined. */
+export function agentRewardGap(task: TaskSpec): string | undefined {
+  const check = trajectoryCheckIn(task.verify);
+  if (!check) return undefined;
+  return `its \`${check}\` check needs the trajectory, and \`vtask serve\` gets the final answer only: a trainer scoring this row through it gets that check failed (score the answer alone there, or keep the check for \`vtask run\`)`;
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../taskfile/resolve';
 import { streamTaskFile, type ChunkBatchParser } from '../taskfile/stream';
-import { environmentRef } from './agentRows';
+import { agentRewardGap, environmentRef } from './agentRows';
 import { mixKeeps, promptKey, splitOf, type SplitShare } from './curate';
 import type { DatasetFormat, ExportSettings, RunSummary } from './format';
 import { graderClass, rftGrader, type GraderClass } from './openaiRft';
@@ -53,6 +53,8 @@ export interface ExportReport {
   /** Tasks the format cannot express: errors, or with `lossy` the tasks dropped. */
   readonly unexpressible: (TaskRef & { reason: string })[];
   readonly duplicates: (TaskRef & { of: TaskRef })[];
+  /** Rows written that a trainer will not score as vtask does (an agent task's trajectory checks). */
+  readonly warnings: (TaskRef & { reason: string })[];
   /**
    * Tasks with validation errors, which are never exported; an error outside the tasks (a file
    * that is not a task file, or over a limit, which then gives no tasks) has an empty task and
@@ -78,7 +80,7 @@ export function graderFile(out: string): string {
 }
 
 export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
-  const report: ExportReport = { outputs: [], unexpressible: [], duplicates: [], invalid: [], filtered: 0, failed: false };
+  const report: ExportReport = { outputs: [], unexpressible: [], duplicates: [], warnings: [], invalid: [], filtered: 0, failed: false };
   const splits = req.split?.map((s) => s.name) ?? [''];
   const temp = (f: string): string => `${f}.${process.pid}.tmp`;
   const sinks = new Map<string, { sink: RowSink; file: string; index: number }>();
@@ -134,6 +136,8 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
           const cls = graderClass(task.verify);
           if (typeof cls === 'string') classes.add(cls);
         }
+        const gap = agent && agentRewardGap(task);
+        if (gap) report.warnings.push({ ...ref, reason: gap });
         out.index++;
         await out.sink.write(result.row);
       }
