@@ -91,3 +91,37 @@ test('vtask run with the built-in demo model notes the tasks it cannot answer, n
   assert.match(tasks.find((t) => t.task === 'word-problem')?.note ?? '', /only does a\+b/);
   assert.equal(tasks.find((t) => t.task === 'sum')?.note, undefined);
 });
+
+interface AgentJson {
+  tasks: {
+    task: string;
+    requests: number;
+    samples: { pass: boolean; reason: string; text: string; trajectory?: { stop: string; steps: { call: { name: string; arguments: string }; outcome: { result?: unknown } }[] } }[];
+  }[];
+}
+
+test('vtask run examples/agent-calculator.vtask: the built-in calculator model calls the tools offline, with passing and failing trajectories', async (t) => {
+  const out = await vtaskRun(t, 'examples/agent-calculator.vtask');
+  assert.equal(out.code, 0, out.stderr);
+  const json = JSON.parse(out.stdout) as AgentJson;
+  assert.equal(json.tasks.length, 4);
+  const expected: Record<string, [string, number]> = { 'calc/add-38-47': ['add', 85], 'calc/mul-345-12': ['mul', 4140], 'calc/sub-908-77': ['sub', 831], 'calc/add-only': ['add', 768] };
+  for (const task of json.tasks) {
+    assert.equal(task.requests, 0, 'an in-process model: no HTTP request');
+    assert.equal(task.samples.length, 16);
+    const passed = task.samples.filter((s) => s.pass);
+    const failed = task.samples.filter((s) => !s.pass);
+    // Both kinds, as the example promises, so the panel has something to tell apart.
+    assert.ok(passed.length >= 8 && failed.length >= 1, `${task.task}: ${passed.length} passed, ${failed.length} failed`);
+    const [tool, result] = expected[task.task] ?? ['?', 0];
+    for (const s of passed) {
+      assert.equal(s.trajectory?.stop, 'final');
+      // A pass came from the calculator: the task's tool called, its result in the answer.
+      const call = s.trajectory?.steps.find((x) => x.call.name === tool);
+      assert.ok(call, `${task.task}: a passing trajectory called ${tool}: ${JSON.stringify(s.trajectory?.steps)}`);
+      assert.equal(call.outcome.result, result, `${task.task}: ${call.call.arguments}`);
+    }
+    // A failure says why in the verifier's words (a missing call, or a wrong number).
+    for (const s of failed) assert.match(s.reason, /never called|expected|extracted|got/, `${task.task}: ${s.reason}`);
+  }
+});

@@ -54,6 +54,9 @@ const ROWS_TEXT = [
 
 /** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
 
+// The agent example as it ships, with its environment: it names the built-in calculator model.
+const AGENT = 'agent-calculator.vtask';
+
 // A dataset of 100,000 rows, written by the exporter, for the table view.
 const DATASET = 'train.parquet';
 const DATASET_ROWS = 100_000;
@@ -292,6 +295,48 @@ const STEPS = [
       console.log(`    after the row: ${seen.join(' | ')}`);
     },
   },
+  {
+    name: 'an agent task runs from its lens with the built-in calculator model, and the panel shows its trajectories',
+    async run(ctx) {
+      const { page, timeout } = ctx;
+      await openFromExplorer(ctx, AGENT);
+      const ed = editor(page);
+      await ed.locator('.view-line', { hasText: 'calc/add-38-47' }).first().waitFor({ timeout });
+      // The file names the built-in calculator model: no server, whatever the settings say.
+      await ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' }).first().click({ timeout });
+      const want = /14\/16\s+pass\s+·\s+pass@1\s+0\.88\s+·\s+learnable/;
+      await until(page, 'the pass-rate summary of the agent task', async () => (await decorationTexts(page)).some((t) => want.test(t)), timeout * 2).catch(async (e) => {
+        throw new Error(`${e.message}; decorations: ${JSON.stringify(await decorationTexts(page))}`);
+      });
+      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().click({ timeout });
+      const frame = panelFrame(page);
+      await frame.locator('h1', { hasText: 'calc/add-38-47' }).waitFor({ timeout });
+      await frame.locator('.run-summary', { hasText: '14/16 pass' }).waitFor({ timeout });
+      // A passing trajectory: the add call with the model's operands and the environment's result.
+      await frame.locator('.sample.pass').first().click();
+      const call = frame.locator('.detail .tool-call').first();
+      await call.waitFor({ timeout });
+      // Turns are drawn when in view (content-visibility): scroll the call in, as a person would, then read it.
+      await call.scrollIntoViewIfNeeded({ timeout });
+      const text = await until(page, 'the call drawn', async () => (await call.innerText()).replace(/\s+/g, ' ').trim() || null, timeout);
+      if (!/add \{"a":38,"b":47\} 85/.test(text)) throw new Error(`the passing sample's call reads ${text}`);
+      await frame.locator('.detail .stop', { hasText: 'The model answered after 2 turns and 1 tool call' }).waitFor({ timeout });
+      // A failing one: answered from memory, and the reason says the calculator was never called.
+      await frame.locator('button.filter[data-filter="fail"]').click();
+      await frame.locator('.sample.fail').first().click();
+      await frame.locator('.detail .reason', { hasText: 'add was never called' }).waitFor({ timeout });
+      await frame.locator('.detail .stop').scrollIntoViewIfNeeded({ timeout });
+      const calls = await frame.locator('.detail .tool-call').count();
+      if (calls !== 0) throw new Error(`the failing sample shows ${calls} tool calls; it made none`);
+      // Left on a passing trajectory, in view, for the screenshot.
+      await frame.locator('button.filter[data-filter="all"]').click();
+      await frame.locator('.sample.pass').first().click();
+      const shown = frame.locator('.detail .tool-call').first();
+      await shown.scrollIntoViewIfNeeded({ timeout });
+      await until(page, 'the call drawn', async () => (await shown.innerText()).trim() || null, timeout);
+      await page.waitForTimeout(200);
+    },
+  },
 ];
 
 await runMain(async () => {
@@ -322,6 +367,11 @@ await runMain(async () => {
   const dataDir = path.join(tmp, 'server');
   installVsix(dataDir, vsix);
   const workspace = copyWorkspace(FIXTURE, tmp);
+  fs.copyFileSync(path.join(REPO, 'examples', AGENT), path.join(workspace, AGENT));
+  fs.copyFileSync(path.join(REPO, 'examples/envs/calculator.mjs'), path.join(workspace, 'envs/calculator.mjs'));
+  // Environments run in the sandbox as `nobody` when the tests run as root: the workspace's
+  // temporary parent must be readable by it.
+  fs.chmodSync(tmp, 0o755);
   fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
   fs.writeFileSync(path.join(workspace, ROWS), ROWS_TEXT);
   const { writeDataset } = await loadBundled('test/support/datasetFixture.ts');

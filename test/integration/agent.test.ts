@@ -19,7 +19,12 @@ interface PanelForTests {
 }
 
 interface Api {
-  results(uri: vscode.Uri, taskId: string): { run?: { error?: string; samples: { verdict: { pass: boolean; reason: string }; trajectory?: { stop: string; steps: unknown[] } }[] } } | undefined;
+  results(uri: vscode.Uri, taskId: string):
+    | {
+        run?: { error?: string; samples: { verdict: { pass: boolean; reason: string }; trajectory?: { stop: string; steps: unknown[] } }[] };
+        cases?: { ok: boolean; verdict: { reason: string }; trajectory?: { turns: number; steps: { turn: number; call: { name: string }; outcome: object }[] } }[];
+      }
+    | undefined;
 }
 
 const TASK = 'agent/kv';
@@ -69,9 +74,14 @@ suite('agent tasks', () => {
     assert.equal(t.turns.at(-1)?.text, '<answer>Paris</answer>');
     assert.match(t.state ?? '', /"lookups": 1/);
 
-    // Add as case: the calls first, then the answer and the verdict.
+    // Add as case: the calls first (the two of turn 1 as one turn), then the answer and the verdict.
     await panel.handle({ type: 'addCase', task: TASK, sample: 0, expect: 'pass' });
-    assert.match(doc.getText(), / {4}cases:\n {6}- calls: \[\{ get: \{ country: fr \} \}, \{ get: \{ key: fr \} \}\]\n {8}response: <answer>Paris<\/answer>\n {8}expect: pass\n$/);
+    assert.match(doc.getText(), / {4}cases:\n {6}- calls: \[\[\{ get: \{ country: fr \} \}, \{ get: \{ key: fr \} \}\]\]\n {8}response: <answer>Paris<\/answer>\n {8}expect: pass\n$/);
+    // The panel ran the new case: it replays the sample's two turns, the refused call included, and passes.
+    const added = models.api().results(doc.uri, TASK)?.cases?.at(-1);
+    assert.equal(added?.ok, true, added?.verdict.reason);
+    assert.deepEqual(added?.trajectory?.steps.map((s) => [s.turn, s.call.name, 'error' in s.outcome]), [[1, 'get', true], [1, 'get', false]]);
+    assert.equal(added?.trajectory?.turns, 2);
     await vscode.commands.executeCommand('undo');
   });
 });
