@@ -53,16 +53,24 @@ class Client:
     def health(self):
         return self._request("GET", "/health")
 
-    def verify(self, responses, task=None, verifier=None, prompt=None, file=None):
+    def verify(self, responses, task=None, verifier=None, prompt=None, file=None, trajectories=None):
         """Verdicts (dicts with ``pass``, ``score``, ``reason``) for ``responses``, in order.
 
         Name a ``task`` of the files the server loaded (and its ``file`` when the id repeats), or
         give a ``verifier`` as a dict (``{"math": {"answer": "72"}}``) with its ``prompt``.
+        ``trajectories`` (agent tasks) has one entry per response, or None for one without:
+        ``{"calls": [{"tool", "args", "result" or "error"}], "state": ...}``, so that the
+        verifier's ``trajectory`` and ``state`` checks score as in ``vtask run``.
         """
         responses = list(responses)
+        trajectories = None if trajectories is None else list(trajectories)
+        if trajectories is not None and len(trajectories) != len(responses):
+            raise VtaskError(f"{len(trajectories)} trajectories for {len(responses)} responses")
         out = []
         for start in range(0, len(responses), self.batch):
             body = {"responses": responses[start:start + self.batch]}
+            if trajectories is not None and any(t is not None for t in trajectories[start:start + self.batch]):
+                body["trajectories"] = trajectories[start:start + self.batch]
             if task is not None:
                 body["task"] = task
                 if file is not None:
@@ -117,20 +125,27 @@ def _plain(value):
 
 
 def verdict_groups(items, client=None):
-    """Verdicts of ``(verifier, prompt, response)`` triples, in order, one request per distinct verifier."""
+    """Verdicts of ``(verifier, prompt, response)`` triples, in order, one request per distinct verifier.
+
+    An item may carry a fourth member, its trajectory (agent tasks; see ``Client.verify``).
+    """
     client = client or default_client()
     groups = {}
-    for i, (verifier, prompt, response) in enumerate(items):
+    for i, (verifier, prompt, response, *trajectory) in enumerate(items):
         key = json.dumps([verifier, prompt], sort_keys=True)
-        groups.setdefault(key, (verifier, prompt, []))[2].append((i, response))
+        groups.setdefault(key, (verifier, prompt, []))[2].append((i, response, trajectory[0] if trajectory else None))
     verdicts = [None] * len(items)
     for verifier, prompt, members in groups.values():
-        results = client.verify([r for _, r in members], verifier=verifier, prompt=prompt)
-        for (i, _), result in zip(members, results):
+        trajectories = [t for _, _, t in members]
+        results = client.verify(
+            [r for _, r, _ in members], verifier=verifier, prompt=prompt,
+            trajectories=trajectories if any(t is not None for t in trajectories) else None,
+        )
+        for (i, _, _), result in zip(members, results):
             verdicts[i] = result
     return verdicts
 
 
 def score_groups(items, client=None):
-    """Scores (0 to 1) of ``(verifier, prompt, response)`` triples, in order."""
+    """Scores (0 to 1) of ``(verifier, prompt, response[, trajectory])`` items, in order."""
     return [float(v["score"]) for v in verdict_groups(items, client)]

@@ -10,7 +10,8 @@ GRPOTrainer routes each row to the environment its ``environment`` column names 
 environment's ``reset`` with the row's other columns; each tool the environment declares
 becomes a method (named, typed and documented from its JSON Schema, which is how TRL shows
 tools to the model). ``reset`` restarts the environment process, so every rollout starts
-fresh. A tool's answer reaches the model as JSON text: the result, or ``{"error": ...}``.
+fresh. A tool's answer reaches the model as JSON text: the result, or ``{"error": ...}``. Each
+environment keeps the calls of its rollout, which ``vtask_reward`` sends with the completion.
 """
 
 import inspect
@@ -28,6 +29,7 @@ def _method(tool):
 
     def call(self, **kwargs):
         out = self._env.call(name, kwargs)
+        self._calls.append({"tool": name, "args": kwargs, **out})
         return json.dumps(out["result"] if "result" in out else {"error": out["error"]})
 
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
@@ -55,15 +57,24 @@ def environment_class(run, base_dir=".", args=None, timeout=30.0):
 
     def __init__(self):
         self._env = Environment(run, base_dir, timeout)
+        self._calls = []
 
     def reset(self, environment_args=None, **_row):
         self._env.reset(args_of(environment_args))
+        self._calls = []
         return None
 
     def state(self):
         return self._env.state()
 
-    members = {"__init__": __init__, "reset": reset, "_state": state, "__del__": lambda self: self._env.close()}
+    def trajectory(self):
+        # What the reward function sends `vtask serve`: the calls since reset and the final state.
+        return {"calls": list(self._calls), "state": self._env.state()}
+
+    members = {
+        "__init__": __init__, "reset": reset, "_state": state, "_vtask_trajectory": trajectory,
+        "__del__": lambda self: self._env.close(),
+    }
     for tool in tools:
         if tool["name"] in members or tool["name"].startswith("_"):
             raise ValueError(f"{run}: a tool cannot be named {tool['name']!r}")

@@ -66,5 +66,5 @@ export function trajectoryCheckIn(verify: unknown): 'trajectory' | 'state' | und
 export function agentRewardGap(task: TaskSpec): string | undefined {
   const check = trajectoryCheckIn(task.verify);
   if (!check) return undefined;
-  return `its \`${check}\` check needs the trajectory, and \`vtask serve\` gets the final answer only: a trainer scoring this row through it gets that check failed (score the answer alone there, or keep the check for \`vtask run\`)`;
+  return `its \`${check}\` check needs the trajectory, which this format's trainer does not send \`vtask serve\` (TRL's reward function does): scored through it, that check fails (score the answer alone there, or export for TRL)`;
 }

@@ -136,7 +136,7 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
           const cls = graderClass(task.verify);
           if (typeof cls === 'string') classes.add(cls);
         }
-        const gap = agent && agentRewardGap(task);
+        const gap = agent && !req.format.rewardsTrajectories && agentRewardGap(task);
         if (gap) report.warnings.push({ ...ref, reason: gap });
         out.index++;
         await out.sink.write(result.row);

@@ -72,4 +72,10 @@ export interface DatasetFormat {
   toRow(t: ExportTask, settings: ExportSettings): RowResult;
   /** `n` is the row's position in its file (0-based), for ids of rows that have none. */
   fromRow(row: Record<string, unknown>, n: number): ImportResult;
+  /**
+   * True when the format's reward path sends an agent sample's trajectory to `vtask serve`
+   * (TRL: the reward function reads the rollouts' environments), so `trajectory` and `state`
+   * checks score there as in a run.
+   */
+  readonly rewardsTrajectories?: boolean;
 }

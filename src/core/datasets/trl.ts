@@ -50,6 +50,8 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
 export const trl: DatasetFormat = {
   name: 'trl',
   outputs: ['jsonl', 'parquet'],
+  // vtask_reward sends each rollout environment's calls and state (integrations/python).
+  rewardsTrajectories: true,
   columns: (settings) => [
     { name: 'prompt', schema: settings.promptStyle === 'plain' ? str('prompt') : messagesColumn('prompt') },
     { name: 'solution', schema: str('solution') },

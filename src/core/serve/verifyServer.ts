@@ -9,6 +9,9 @@ import { parseTaskFile } from '../taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
 import type { TaskView, Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
+import type { Trajectory } from '../agent/types';
+import { agentVerdict } from '../run/agentSamples';
+import { wireTrajectory, WireTrajectoryError } from './wireTrajectory';
 
 export interface LoadedTask {
   readonly file: string;
@@ -109,8 +112,26 @@ async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSign
     file = path.join(opts.cwd, 'inline.vtask');
   } else throw new HttpError(400, 'name a "task" of the loaded files, or give a "verifier"');
   const view: TaskView = { id: spec.id, prompt: spec.prompt, messages: spec.messages, meta: spec.meta, dir: path.dirname(path.resolve(opts.cwd, file)) };
-  const results = await mapLimit(responses as string[], opts.concurrency, (r) => verify(spec.verify, r, { task: view, signal, trusted: true, judge: opts.judge }));
+  const trajectories = trajectoriesOf(b.trajectories, responses as string[]);
+  const results = await mapLimit((responses as string[]).map((r, i) => [r, i] as const), opts.concurrency, ([r, i]) => {
+    const options = { task: view, signal, trusted: true, judge: opts.judge };
+    const t = trajectories?.[i];
+    // An agent sample scores as in a run: its trajectory in context, the turn limit said.
+    return t ? agentVerdict(spec.verify, r, t, options) : verify(spec.verify, r, options);
+  });
   return { results: results.map(wire) };
+}
+
+/** The `trajectories` sent beside `responses` (one each, or null for a response without one). */
+function trajectoriesOf(value: unknown, responses: readonly string[]): (Trajectory | undefined)[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length !== responses.length) throw new HttpError(400, `"trajectories" must be a list with one trajectory (or null) per response: ${responses.length}`);
+  try {
+    return value.map((t, i) => (t === null ? undefined : wireTrajectory(t, responses[i] as string, `trajectories[${i}]`)));
+  } catch (e) {
+    if (e instanceof WireTrajectoryError) throw new HttpError(400, e.message);
+    throw e;
+  }
 }
 
 function authorised(opts: ServeOptions, header: string | undefined): boolean {
