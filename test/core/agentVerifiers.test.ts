@@ -136,6 +136,21 @@ void test('composed with match: every other kind checks the final answer; agent 
   assert.equal(child?.details.turn, 1);
 });
 
+void test('composed with any and weighted: agent checks weigh and choose like every other kind', async () => {
+  const t = trajectory([['get', { key: 'fr' }], ['set', { key: 'fr', value: 'x' }]], { lookups: 1 });
+  // any: a trajectory that used set fails the first alternative and passes the second.
+  const either = await check({ any: [{ trajectory: { not_called: ['set'] } }, { state: { path: 'lookups', equals: 1 } }] }, t);
+  assert.equal(either.pass, true, either.reason);
+  const neither = await check({ any: [{ trajectory: { not_called: ['set'] } }, { state: { path: 'lookups', equals: 2 } }] }, t);
+  assert.equal(neither.pass, false);
+  assert.equal((neither.details.children as { details: { turn?: number } }[])[0]?.details.turn, 2, 'the failing alternative names its turn');
+  // weighted: the answer counts 3, the forbidden call 1; a weight-0 check is reported, not counted.
+  const weighted = { weighted: { of: [{ weight: 3, verify: { match: { answer: 'Paris', tag: 'answer' } } }, { weight: 1, verify: { trajectory: { not_called: ['set'] } } }, { weight: 0, verify: { state: { path: 'lookups', equals: 9 } } }], threshold: 0.7 } };
+  const w = await check(weighted, t);
+  assert.equal(w.score, 0.75);
+  assert.equal(w.pass, true, w.reason);
+});
+
 void test('validation: `calls` items are one tool each, `state` needs exactly one check, `environment` takes timeout_ms', () => {
   const text = [
     'vtask: 1',
