@@ -142,7 +142,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       file,
       task: audit.task,
       probes: audit.probes,
-      findings: audit.findings.map(({ probe, family, severity, response, verdict, expected, reason }) => ({ probe, family, severity, response, verdict, expected, reason })),
+      findings: audit.findings.map(({ probe, family, severity, response, calls, verdict, expected, reason }) => ({ probe, family, severity, response, ...(calls ? { calls } : {}), verdict, expected, reason })),
       ...(audit.skipped.length ? { skipped: audit.skipped } : {}),
       ...(calibration ? { calibration: { cases: calibration.cases, repeats: args.repeats, agreement: calibration.agreement, spread: calibration.spread, order_flips: calibration.orderFlips, length_flips: calibration.lengthFlips, undecided: calibration.undecided } } : {}),
       ...(args.samples ? { suspects: suspects.map((x) => ({ sample: x.sample, kind: x.kind, reading: x.reading, response: x.response, reason: x.verdict.reason })) } : {}),
@@ -154,6 +154,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       for (const f of audit.findings) {
         io.stdout.write(terminalSafe(`${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`) + '\n');
         io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(f.response, 100))}`) + '\n');
+        if (f.calls) io.stdout.write(terminalSafe(`    calls: ${cut(JSON.stringify(f.calls), 100)}`) + '\n');
       }
       for (const x of suspects) {
         const what = x.kind === 'false-negative' ? `failed, but passes read as ${x.reading}: ${x.verdict.reason}` : `passed, but ${x.reading}`;
