@@ -21,8 +21,11 @@ Tries adversarial and right-answer probes against each task's verifier, with no 
 empty answer, a refusal, the prompt echoed, the gold answer hedged with a wrong one, a wrong
 answer of the right shape, the right answer written another way, programs that exit at once
 or print what the tests expect, mutants of a passing case's program, injections aimed at a
-judge. A probe the verifier gets wrong is a finding, with a severity (low, medium, high,
-critical).
+judge. An agent task's probes are trajectories replayed in its environment (in the sandbox):
+the answer probes after its first passing case's calls, and the gold answer with no call, with
+calls only written in the text, after calls with wrong arguments, or after one call that writes
+the state the verifier checks. A probe the verifier gets wrong is a finding, with a severity
+(low, medium, high, critical).
   --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')}
   --fail-on SEVERITY   exit 1 when a finding is at least this severe (default high)
   --samples            also look through the samples \`vtask run\` cached (no request): failed
