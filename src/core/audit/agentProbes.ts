@@ -51,6 +51,7 @@ function noCallPasses(task: TaskSpec): boolean {
   return task.cases.some((c) => c.expect === 'pass' && !c.calls?.length);
 }
 
+/** The `agent` probes of a task, from its work and the state writers the environment showed. */
 export function agentProbes(task: TaskSpec, ref: AgentReference, writers: readonly StateWriter[]): Probe[] {
   const out: Probe[] = [];
   if (!noCallPasses(task)) {
@@ -63,23 +64,21 @@ export function agentProbes(task: TaskSpec, ref: AgentReference, writers: readon
   const c = ref.case;
   if (!c) return out;
   let mutated = 0;
-  ref.trajectory.steps.forEach((step, i) => {
-    const original = ref.calls[i];
-    // Only calls that reached the environment: an invalid one already did no work.
-    if (!original || step.args === undefined || mutated >= MUTATED_CALLS) return;
-    const tool = ref.tools.find((t) => t.name === step.call.name);
-    const wrong = tool && wrongArgs(step.args, tool.parameters);
-    if (!tool || !wrong || 'error' in validateToolArgs(tool, JSON.stringify(wrong))) return;
+  ref.calls.forEach((original, i) => {
+    const tool = ref.tools.find((t) => t.name === nameOf(original));
+    // Only calls that reach the environment: an invalid one already did no work.
+    if (!tool || mutated >= MUTATED_CALLS || 'error' in validateToolArgs(tool, JSON.stringify(argsOf(original)))) return;
+    const wrong = wrongArgs(argsOf(original), tool.parameters);
+    if (!wrong || 'error' in validateToolArgs(tool, JSON.stringify(wrong))) return;
     mutated++;
-    const calls = ref.calls.map((x, j) => (j === i ? { [tool.name]: wrong } : x));
     out.push({
       id: `agent-wrong-args-case${c.index}-${mutated}`,
       family: 'agent',
       response: ref.response,
-      calls,
+      calls: ref.calls.map((x, j) => (j === i ? { [tool.name]: wrong } : x)),
       expected: 'fail',
       severity: 'medium',
-      why: `case ${c.index} with ${tool.name}'s arguments changed to ${JSON.stringify(wrong)} (turn ${step.turn}) and the same answer: the answer did not come from the work, yet the verifier cannot tell, so a model that knows the answer learns to call the tools for show; check what the calls leave in the state`,
+      why: `case ${c.index} with the arguments of its call ${i + 1} (${tool.name}) changed to ${JSON.stringify(wrong)} and the same answer: the answer did not come from the work, yet the verifier cannot tell, so a model that knows the answer learns to call the tools for show; check what the calls leave in the state`,
       sameWorkAs: ref.trajectory,
     });
   });
