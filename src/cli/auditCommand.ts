@@ -21,8 +21,11 @@ Tries adversarial and right-answer probes against each task's verifier, with no 
 empty answer, a refusal, the prompt echoed, the gold answer hedged with a wrong one, a wrong
 answer of the right shape, the right answer written another way, programs that exit at once
 or print what the tests expect, mutants of a passing case's program, injections aimed at a
-judge. A probe the verifier gets wrong is a finding, with a severity (low, medium, high,
-critical).
+judge. An agent task's probes are trajectories replayed in its environment (in the sandbox):
+the answer probes after its first passing case's calls, and the gold answer with no call, with
+calls only written in the text, after calls with wrong arguments, or after one call that writes
+the state the verifier checks. A probe the verifier gets wrong is a finding, with a severity
+(low, medium, high, critical).
   --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')}
   --fail-on SEVERITY   exit 1 when a finding is at least this severe (default high)
   --samples            also look through the samples \`vtask run\` cached (no request): failed
@@ -142,7 +145,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       file,
       task: audit.task,
       probes: audit.probes,
-      findings: audit.findings.map(({ probe, family, severity, response, verdict, expected, reason }) => ({ probe, family, severity, response, verdict, expected, reason })),
+      findings: audit.findings.map(({ probe, family, severity, response, calls, verdict, expected, reason }) => ({ probe, family, severity, response, ...(calls ? { calls } : {}), verdict, expected, reason })),
       ...(audit.skipped.length ? { skipped: audit.skipped } : {}),
       ...(calibration ? { calibration: { cases: calibration.cases, repeats: args.repeats, agreement: calibration.agreement, spread: calibration.spread, order_flips: calibration.orderFlips, length_flips: calibration.lengthFlips, undecided: calibration.undecided } } : {}),
       ...(args.samples ? { suspects: suspects.map((x) => ({ sample: x.sample, kind: x.kind, reading: x.reading, response: x.response, reason: x.verdict.reason })) } : {}),
@@ -154,6 +157,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       for (const f of audit.findings) {
         io.stdout.write(terminalSafe(`${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`) + '\n');
         io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(f.response, 100))}`) + '\n');
+        if (f.calls) io.stdout.write(terminalSafe(`    calls: ${cut(JSON.stringify(f.calls), 100)}`) + '\n');
       }
       for (const x of suspects) {
         const what = x.kind === 'false-negative' ? `failed, but passes read as ${x.reading}: ${x.verdict.reason}` : `passed, but ${x.reading}`;

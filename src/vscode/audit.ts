@@ -68,7 +68,8 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
       const key = entry?.node ? getPair(entry.node, 'verify')?.key : undefined;
       const range = entry && key ? toRange(file.lines, entry.offset + key.span[0], entry.offset + key.span[1]) : toRange(file.lines, a.offset, a.offset + 1);
       for (const f of a.findings) {
-        const d = new vscode.Diagnostic(range, `audit (${f.severity}): probe ${f.probe} ${f.verdict === 'pass' ? 'passed' : 'failed'} but should ${f.expected}: ${f.reason}\nresponse: ${cut(JSON.stringify(f.response), 200)}`, SEVERITY[f.severity]);
+        const calls = f.calls ? `\ncalls: ${cut(JSON.stringify(f.calls), 200)}` : '';
+        const d = new vscode.Diagnostic(range, `audit (${f.severity}): probe ${f.probe} ${f.verdict === 'pass' ? 'passed' : 'failed'} but should ${f.expected}: ${f.reason}\nresponse: ${cut(JSON.stringify(f.response), 200)}${calls}`, SEVERITY[f.severity]);
         d.source = SOURCE;
         d.code = `audit:${f.probe}`;
         this.flagged.set(d, { taskId: a.task, finding: f });
@@ -92,7 +93,8 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
     for (const { d, f } of flagged) {
       const action = new vscode.CodeAction(`Add probe "${f.finding.probe}" as a case (expect ${f.finding.expected})`, vscode.CodeActionKind.QuickFix);
       action.diagnostics = [d];
-      action.command = { title: action.title, command: 'vtask.addProbeCase', arguments: [doc.uri, f.taskId, f.finding.response, f.finding.expected] };
+      // An agent task's probe is a trajectory: the case gets its calls too, so that it replays.
+      action.command = { title: action.title, command: 'vtask.addProbeCase', arguments: [doc.uri, f.taskId, f.finding.response, f.finding.expected, f.finding.calls] };
       out.push(action);
     }
     return out;
@@ -120,13 +122,13 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
     return out;
   }
 
-  /** Writes a probe into a task's cases (one edit, undoable); false when it could not. */
-  async addCase(uri: vscode.Uri, taskId: string, response: string, expect: 'pass' | 'fail'): Promise<boolean> {
+  /** Writes a probe into a task's cases (one edit, undoable), with its `calls` for an agent task; false when it could not. */
+  async addCase(uri: vscode.Uri, taskId: string, response: string, expect: 'pass' | 'fail', calls?: readonly unknown[]): Promise<boolean> {
     const doc = await vscode.workspace.openTextDocument(uri);
     const file = this.documents.get(doc);
     const entry = file.tasks.find((e) => e.id === taskId);
     if (!entry) return false;
-    const r = addCase(file, entry.index, response, expect);
+    const r = addCase(file, entry.index, response, expect, calls);
     if ('error' in r) {
       void vscode.window.showWarningMessage(`vtask: cannot add the case: ${r.error}`);
       return false;

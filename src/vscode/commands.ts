@@ -97,8 +97,8 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
   'vtask.auditTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc, [taskId as string])),
   'vtask.auditFile': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc)),
   // From the audit's quick fix: the probe becomes a case, and the task's cases run at once.
-  'vtask.addProbeCase': (ctx) => async (uri, taskId, response, expect) => {
-    if (!(await ctx.audit.addCase(uri as vscode.Uri, taskId as string, response as string, expect as 'pass' | 'fail'))) return undefined;
+  'vtask.addProbeCase': (ctx) => async (uri, taskId, response, expect, calls) => {
+    if (!(await ctx.audit.addCase(uri as vscode.Uri, taskId as string, response as string, expect as 'pass' | 'fail', calls as Record<string, unknown>[] | undefined))) return undefined;
     await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
     return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
   },

@@ -390,8 +390,9 @@ export class TaskPanel implements vscode.Disposable {
       await this.notice('warning', `The probe ${probe} is no longer shown; audit the task again.`);
       return;
     }
-    if (!(await this.edit(taskId, (f, i) => addCase(f, i, finding.response, finding.expected)))) return;
-    await this.notice('info', `Added the probe ${probe} as a case that expects ${finding.expected}.`);
+    if (!(await this.edit(taskId, (f, i) => addCase(f, i, finding.response, finding.expected, finding.calls)))) return;
+    const calls = finding.calls ? ` with its ${finding.calls.length} tool call${finding.calls.length === 1 ? '' : 's'}` : '';
+    await this.notice('info', `Added the probe ${probe}${calls} as a case that expects ${finding.expected}.`);
     await this.runCases();
   }
 

@@ -182,7 +182,10 @@ function renderAudit(task: TaskView): void {
     const item = el('li', `finding ${f.severity}`);
     const head = el('div', 'verdict');
     head.append(el('span', `severity ${f.severity}`, f.severity), ` ${f.probe}: expected ${f.expected}, got ${f.verdict}`);
-    item.append(head, el('div', 'reason', f.reason), el('pre', 'response', f.response.trim() ? f.response : f.response ? '(whitespace only)' : '(empty)'));
+    item.append(head, el('div', 'reason', f.reason));
+    // An agent task's probe is a trajectory: its calls come before the final answer.
+    if (f.calls !== undefined) item.append(el('pre', 'response calls', `calls: ${f.calls}`));
+    item.append(el('pre', 'response', f.response.trim() ? f.response : f.response ? '(whitespace only)' : '(empty)'));
     item.append(keyed(button(`Add as case (expect ${f.expected})`, 'add', () => post({ type: 'addProbeCase', task: task.id, probe: f.probe })), `action:probe:${f.probe}`));
     findings.append(item);
   }

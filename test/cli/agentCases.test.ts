@@ -7,6 +7,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { flatCalls, withCall } from '../../src/core/agent/replay';
 import { runCases } from '../../src/core/run/cases';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
@@ -159,4 +160,11 @@ void test('a case turn may hold parallel calls and arguments as the model wrote 
   const raw = cut?.trajectory?.steps[0];
   assert.equal(raw?.call.arguments, '{"key": 7', 'sent as written');
   assert.match((raw?.outcome as { error?: string }).error ?? '', /invalid arguments for get: not JSON/);
+});
+
+void test('a script read call by call keeps its turns when one call is replaced', () => {
+  const turns = [{ a: {} }, [{ b: { x: 1 } }, { c: {} }], { d: {} }];
+  assert.deepEqual(flatCalls(turns), [{ a: {} }, { b: { x: 1 } }, { c: {} }, { d: {} }]);
+  assert.deepEqual(withCall(turns, 2, { c: { y: 2 } }), [{ a: {} }, [{ b: { x: 1 } }, { c: { y: 2 } }], { d: {} }]);
+  assert.deepEqual(withCall(turns, 3, { e: {} }), [{ a: {} }, [{ b: { x: 1 } }, { c: {} }], { e: {} }]);
 });

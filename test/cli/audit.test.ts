@@ -27,6 +27,39 @@ void test('audit --json: tasks with their findings, the count, and exit 1 on a h
   assert.ok(json.tasks.every((t) => t.findings.every((f) => !/mutant|exit|print/.test(f.probe))));
 });
 
+void test('audit on agent tasks: probes replayed in the environment, findings with their calls, the exit code; probes that cannot run say why', async () => {
+  const r = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask', '--json', '--probes', 'agent'], {}, 120_000);
+  assert.equal(r.code, 1, r.stderr);
+  const json = JSON.parse(r.stdout) as { tasks: { task: string; probes: number; skipped?: unknown[]; findings: { probe: string; family: string; severity: string; calls?: unknown[]; verdict: string; expected: string }[] }[]; findings: number; failing: number };
+  const findings = (task: string) => json.tasks.find((t) => t.task === task)?.findings.map((f) => [f.probe, f.family, f.severity, f.verdict, f.expected, f.calls]);
+  assert.deepEqual(findings('agent/answer-only'), [
+    ['agent-no-call', 'agent', 'critical', 'pass', 'fail', []],
+    ['agent-claimed-calls', 'agent', 'critical', 'pass', 'fail', []],
+    ['agent-wrong-args-case0-1', 'agent', 'medium', 'pass', 'fail', [{ count: { item: 'Lyon' } }]],
+  ]);
+  assert.deepEqual(findings('agent/forged-state'), [['agent-forged-state-case0-1', 'agent', 'high', 'pass', 'fail', [{ set_status: { status: 'deployed' } }]]]);
+  assert.deepEqual(findings('agent/sound'), []);
+  assert.ok(json.tasks.every((t) => t.probes >= 3 && !t.skipped), JSON.stringify(json.tasks.map((t) => [t.task, t.probes, t.skipped])));
+  assert.deepEqual([json.findings, json.failing], [4, 3]);
+
+  const human = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask', '--probes', 'agent-forged-state', '--fail-on', 'critical'], {}, 120_000);
+  assert.equal(human.code, 0, 'a high finding is below --fail-on critical');
+  assert.match(human.stdout, /^test\/fixtures\/audit\/agent\.vtask:16: high: task agent\/forged-state: probe agent-forged-state-case0-1 \(expected fail, got pass\): set_status/m);
+  assert.match(human.stdout, /^ {4}calls: \[\{"set_status":\{"status":"deployed"\}\}\]$/m);
+
+  // Weak isolation without the opt-in: no environment starts, and every task says why.
+  const weak = { VTASK_SANDBOX: 'process', VTASK_ALLOW_WEAK_ISOLATION: '' };
+  const refused = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask', '--json'], weak, 120_000);
+  assert.equal(refused.code, 0, refused.stderr);
+  const refusedJson = JSON.parse(refused.stdout) as typeof json & { tasks: { skipped?: { reason: string }[] }[] };
+  assert.equal(refusedJson.findings, 0);
+  for (const t of refusedJson.tasks) assert.match(t.skipped?.[0]?.reason ?? '', /the full sandbox \(bubblewrap\) is unavailable/, t.task);
+  const said = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask'], weak, 120_000);
+  assert.match(said.stdout, /^3 task\(s\) had probes skipped: .*the full sandbox \(bubblewrap\) is unavailable/m);
+  const optedIn = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask', '--json', '--probes', 'agent', '--allow-weak-isolation'], weak, 120_000);
+  assert.equal((JSON.parse(optedIn.stdout) as typeof json).findings, 4, optedIn.stderr);
+});
+
 void test('audit: findings below --fail-on leave the exit code 0; the summary counts by severity', async () => {
   const r = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'degenerate,hedge,wrong-answer,right-answer'], {}, 60_000);
   assert.equal(r.code, 0, r.stdout + r.stderr);

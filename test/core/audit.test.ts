@@ -54,14 +54,27 @@ void test('sound verifiers raise no finding at medium or above; code exploits ar
   assert.deepEqual(code?.skipped, [], 'code probes ran in the sandbox');
 });
 
-void test('the examples raise no critical finding, and the one high finding is a real hedge', async () => {
+void test('the examples raise no critical finding, and the high ones are a real hedge', async () => {
   const dir = path.join(ROOT, 'examples');
   const all: TaskAudit[] = [];
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.vtask'))) all.push(...(await auditFile(path.join('examples', f))));
   assert.ok(all.length >= 15);
   assert.deepEqual(flagged(all, 'critical'), {});
-  // `match` with `tag` reads the last tag: "<answer>Lyon</answer> or <answer>Canberra</answer>" passes.
-  assert.deepEqual(flagged(all, 'high'), { 'trivia/capital': ['hedge-gold-last'] });
+  // `match` with `tag` reads the last tag: "<answer>Lyon</answer> or <answer>Canberra</answer>"
+  // passes; kv/lookup-fr's `trajectory` and `state` parts pass the hedge too once it comes after
+  // the passing case's call.
+  assert.deepEqual(flagged(all, 'high'), { 'trivia/capital': ['hedge-gold-last'], 'kv/lookup-fr': ['hedge-gold-last'] });
+  // The agent examples' states do not show which key was read or which operands were used: the
+  // calls with wrong arguments and the right answer pass, and nothing else of theirs does.
+  const agent = Object.fromEntries(Object.entries(flagged(all, 'medium')).filter(([id]) => /^(kv|calc)\//.test(id)));
+  assert.deepEqual(agent, {
+    'kv/lookup-fr': ['agent-wrong-args-case0-1', 'hedge-gold-last'],
+    'calc/add-38-47': ['agent-wrong-args-case0-1'],
+    'calc/mul-345-12': ['agent-wrong-args-case0-1'],
+    'calc/sub-908-77': ['agent-wrong-args-case0-1'],
+    'calc/add-only': ['agent-wrong-args-case0-1'],
+  });
+  assert.deepEqual(all.filter((a) => a.skipped.length).map((a) => [a.task, a.skipped]), [], 'the agent probes ran in the sandbox');
 });
 
 void test('--probes selects by id, by family, and by a probe name without its number', () => {

@@ -1,7 +1,9 @@
 // The verifier audit in a real VS Code: the Audit lens, findings as warnings at `verify:`, and
 // the quick fix that writes the probe as a case, which fails while the verifier is weak and
-// passes once it is tightened.
+// passes once it is tightened; for an agent task, the probe's calls go into the case too.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAIServer } from '../support/openaiServer';
 import { open, positionOf, useModelServer } from './helpers';
@@ -40,6 +42,44 @@ suite('audit', () => {
     assert.match(doc.getText(), /verify:\n?\s*(?:\{ )?match:.*mode: normalized/s);
     const after = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', doc.uri, 'audit/capital');
     assert.deepEqual(after?.map((c) => c.ok), [true]);
+  });
+});
+
+suite('audit of an agent task', () => {
+  suiteSetup(() => {
+    // Run as root, the sandbox drops the environment to `nobody`, who must be able to reach
+    // the workspace: the runner's temporary parent folder is private (0700) to root.
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (folder && process.getuid?.() === 0) fs.chmodSync(path.dirname(folder), 0o755);
+  });
+
+  test('probes replay in the environment; the quick fix writes the probe with its calls, and the case replays them', async function () {
+    this.timeout(120_000);
+    const { document: doc } = await open('agentAudit.vtask');
+    const audited = await vscode.commands.executeCommand<{ task: string; findings: { probe: string }[]; skipped: number }[]>('vtask.auditTask', doc.uri, 'agent/audit');
+    const audit = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask audit');
+    if (!vscode.workspace.isTrusted) {
+      // Restricted Mode: no environment starts, and the probes are skipped, not passed.
+      assert.deepEqual(audit, []);
+      assert.ok(audited?.[0]?.skipped, JSON.stringify(audited));
+      return;
+    }
+    const wrong = audit.find((d) => d.code === 'audit:agent-wrong-args-case0-1');
+    assert.ok(wrong, audit.map((d) => d.message).join('\n'));
+    assert.equal(wrong.severity, vscode.DiagnosticSeverity.Information);
+    assert.equal(wrong.range.start.line, positionOf(doc, 'verify:', true).line, 'at the verify key');
+    assert.match(wrong.message, /\ncalls: \[\{"get":\{"key":"Lyon"\}\}\]$/);
+
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, wrong.range);
+    const fix = actions.find((a) => a.title === 'Add probe "agent-wrong-args-case0-1" as a case (expect fail)');
+    assert.ok(fix?.command, actions.map((a) => a.title).join(', '));
+    const cases = await vscode.commands.executeCommand<{ ok: boolean; trajectory?: { steps: { call: { name: string; arguments: string } }[] } }[]>(fix.command.command, ...(fix.command.arguments ?? []));
+    assert.match(doc.getText(), /- calls: \[\{ get: \{ key: Lyon \} \}\]\n\s+response: Paris\n\s+expect: fail\n$/);
+    const added = cases?.at(-1);
+    assert.deepEqual(cases?.map((c) => c.ok), [true, false], 'the weak verifier passes the call for show, so the new case fails');
+    assert.deepEqual(added?.trajectory?.steps.map((s) => [s.call.name, s.call.arguments]), [['get', '{"key":"Lyon"}']], 'the case replayed the probe\'s call');
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('undo');
   });
 });
 

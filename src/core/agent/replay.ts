@@ -58,6 +58,18 @@ function isTurn(item: ScriptedTurn): item is readonly ScriptedCall[] {
   return Array.isArray(item);
 }
 
+/** A script's calls in order, whatever turns they are grouped in. */
+export function flatCalls(turns: readonly ScriptedTurn[]): ScriptedCall[] {
+  return turns.flatMap((t) => (isTurn(t) ? [...t] : [t]));
+}
+
+/** The script with its call `i` (counted as flatCalls counts) replaced, its turns kept. */
+export function withCall(turns: readonly ScriptedTurn[], i: number, call: ScriptedCall): ScriptedTurn[] {
+  let n = 0;
+  const at = (c: ScriptedCall): ScriptedCall => (n++ === i ? call : c);
+  return turns.map((t) => (isTurn(t) ? t.map(at) : at(t)));
+}
+
 /** The tool call a scripted item stands for, as a model would have written it; `n` numbers the calls of the script. */
 export function scriptedToolCall(item: ScriptedCall, n: number): ToolCall {
   const [name = '', ...extra] = Object.keys(item);

@@ -1,19 +1,25 @@
 // Runs the probes of each task through its verifier. A probe whose verdict is not the expected
 // one is a finding; a verdict the verifier could not give here (a judge without a model, code
-// refused outside the sandbox) is a skipped probe, never a finding.
+// refused outside the sandbox, an environment refused in an untrusted workspace) is a skipped
+// probe, never a finding. The probes of agent tasks are trajectories replayed in the task's
+// environment (agentAudit.ts).
 import { cpus } from 'node:os';
+import type { ScriptedTurn } from '../agent/replay';
 import { taskView } from '../run/cases';
 import type { TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
-import { probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
+import { planAgentAudit, runAgentProbe } from './agentAudit';
+import { isSelected, probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
 
 export interface Finding {
   readonly probe: string;
   readonly family: ProbeFamily;
   readonly severity: Severity;
   readonly response: string;
+  /** Agent tasks: the tool calls replayed before `response` (a case with these `calls` replays the probe). */
+  readonly calls?: readonly ScriptedTurn[];
   readonly verdict: 'pass' | 'fail';
   readonly expected: 'pass' | 'fail';
   /** Why the expected verdict is right, then what the verifier said. */
@@ -52,30 +58,62 @@ export function atLeast(s: Severity, floor: Severity): boolean {
   return SEVERITIES.indexOf(s) >= SEVERITIES.indexOf(floor);
 }
 
-/** The probes of a task that `only` selects (by id, by id prefix before a digit, or by family). */
+/** The probes of a task's answer that `only` selects (an agent task's come from `planAgentAudit`). */
 export function selectedProbes(task: TaskSpec, only?: ReadonlySet<string>): Probe[] {
-  const all = probesFor(task);
-  if (!only) return all;
-  return all.filter((p) => only.has(p.id) || only.has(p.family) || only.has(p.id.replace(/-?case\d+-\d+$|-[A-Z]$/, '')));
+  return probesFor(task).filter((p) => isSelected(p, only));
 }
 
+/** One probe to run, and how: through the verifier, or replayed in the task's environment. */
+interface Job {
+  readonly t: TaskSpec;
+  readonly p: Probe;
+  /** Set when the probe cannot run here: why. */
+  readonly notRun?: string;
+}
+
+type Outcome = { verdict: Verdict } | { sameWork: true } | { notRun: string };
+
 export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): Promise<TaskAudit[]> {
-  const jobs = tasks.flatMap((t) => selectedProbes(t, o.only).map((p) => ({ t, p })));
   const limit = o.concurrency ?? Math.max(2, cpus().length * 2);
-  const verdicts = await mapLimit(jobs, limit, async ({ t, p }) => verify(t.verify, p.response, { task: taskView(t, o.file), signal: o.signal, trusted: o.trusted, judge: o.judge }));
+  const run = { file: o.file, signal: o.signal, trusted: o.trusted, judge: o.judge };
+  const plans = await mapLimit(tasks, limit, async (t): Promise<Job[]> => {
+    if (!t.environment) return selectedProbes(t, o.only).map((p) => ({ t, p }));
+    const plan = await planAgentAudit(t, o.only, run);
+    return [...plan.probes.map((p) => ({ t, p })), ...plan.notRun.map((x) => ({ t, p: x.probe, notRun: x.reason }))];
+  });
+  const jobs = plans.flat();
+  const outcomes = await mapLimit(jobs, limit, async ({ t, p, notRun }): Promise<Outcome> => {
+    if (notRun !== undefined) return { notRun };
+    if (t.environment) return runAgentProbe(t, p, run);
+    return { verdict: await verify(t.verify, p.response, { task: taskView(t, o.file), signal: o.signal, trusted: o.trusted, judge: o.judge }) };
+  });
   const byTask = new Map<TaskSpec, { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] }>();
   for (const t of tasks) byTask.set(t, { findings: [], probes: 0, skipped: [] });
   jobs.forEach(({ t, p }, i) => {
     const entry = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };
-    const v = verdicts[i] as Verdict;
+    const outcome = outcomes[i] as Outcome;
     entry.probes++;
-    if (v.error === 'unavailable' || v.error === 'refused') {
-      if (!entry.skipped.some((s) => s.reason === v.reason)) entry.skipped.push({ probe: p.id, reason: v.reason });
-      return;
-    }
+    const skip = (reason: string): void => {
+      if (!entry.skipped.some((s) => s.reason === reason)) entry.skipped.push({ probe: p.id, reason });
+    };
+    if ('notRun' in outcome) return skip(outcome.notRun);
+    // Changed arguments that changed no tool result and not the final state did the same work.
+    if ('sameWork' in outcome) return;
+    const v = outcome.verdict;
+    if (v.error === 'unavailable' || v.error === 'refused') return skip(v.reason);
     const got = v.pass ? 'pass' : 'fail';
     if (got === p.expected) return;
-    entry.findings.push({ probe: p.id, family: p.family, severity: p.severity, response: p.response, verdict: got, expected: p.expected, reason: `${p.why}; the verifier ${got === 'pass' ? 'passed' : 'failed'} it: ${v.reason}`, details: v.details });
+    entry.findings.push({
+      probe: p.id,
+      family: p.family,
+      severity: p.severity,
+      response: p.response,
+      ...(p.calls ? { calls: p.calls } : {}),
+      verdict: got,
+      expected: p.expected,
+      reason: `${p.why}; the verifier ${got === 'pass' ? 'passed' : 'failed'} it: ${v.reason}`,
+      details: v.details,
+    });
   });
   return tasks.map((t) => {
     const e = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };

@@ -1,4 +1,6 @@
 // What a probe is, and the severities of what it finds.
+import type { ScriptedTurn } from '../agent/replay';
+import type { Trajectory } from '../agent/types';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
@@ -14,9 +16,19 @@ export interface Probe {
   readonly severity: Severity;
   /** Why the expected verdict is the right one, said to the author. */
   readonly why: string;
+  /**
+   * Agent tasks: the tool calls replayed in the task's environment before `response`, as a
+   * case's `calls` are. Every probe of an agent task has them (`[]`: no call at all).
+   */
+  readonly calls?: readonly ScriptedTurn[];
+  /**
+   * The passing case's trajectory when the probe changes its calls: a replay whose tool results
+   * and final state are all the same as these did the same work, and is no finding.
+   */
+  readonly sameWorkAs?: Trajectory;
 }
 
-export type ProbeFamily = 'degenerate' | 'hedge' | 'wrong-answer' | 'right-answer' | 'format-only' | 'code-exploit' | 'code-mutant' | 'injection' | 'calibration';
-export const PROBE_FAMILIES: readonly ProbeFamily[] = ['degenerate', 'hedge', 'wrong-answer', 'right-answer', 'format-only', 'code-exploit', 'code-mutant', 'injection'];
+export type ProbeFamily = 'degenerate' | 'hedge' | 'wrong-answer' | 'right-answer' | 'format-only' | 'code-exploit' | 'code-mutant' | 'injection' | 'agent' | 'calibration';
+export const PROBE_FAMILIES: readonly ProbeFamily[] = ['degenerate', 'hedge', 'wrong-answer', 'right-answer', 'format-only', 'code-exploit', 'code-mutant', 'injection', 'agent'];
 /** Findings of a judge's calibration (`--calibrate`), not of a probe response. */
 export const CALIBRATION: ProbeFamily = 'calibration';

@@ -18,7 +18,12 @@ export function kindName(verify: unknown): string | undefined {
   return verify && typeof verify === 'object' && !Array.isArray(verify) ? Object.keys(verify)[0] : undefined;
 }
 
-/** Every probe for a task, in a stable order. */
+/** True when `only` selects the probe: by id, by id without its number (`mutant-case0-2` → `mutant`), or by family; all when undefined. */
+export function isSelected(p: Pick<Probe, 'id' | 'family'>, only: ReadonlySet<string> | undefined): boolean {
+  return !only || only.has(p.id) || only.has(p.family) || only.has(p.id.replace(/-?case\d+-\d+$|-[A-Z]$/, ''));
+}
+
+/** Every probe for a task's final answer, in a stable order (agent tasks add theirs: agentProbes.ts). */
 export function probesFor(task: TaskSpec): Probe[] {
   const kind = kindName(task.verify);
   const gold = goldOf(task.verify);

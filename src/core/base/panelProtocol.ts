@@ -110,7 +110,16 @@ export const runView = z.object({
 export const auditView = z.object({
   probes: z.int(),
   findings: z.array(
-    z.object({ probe: z.string(), severity: z.enum(['low', 'medium', 'high', 'critical']), expected: z.enum(['pass', 'fail']), verdict: z.enum(['pass', 'fail']), reason: z.string(), response: z.string() }),
+    z.object({
+      probe: z.string(),
+      severity: z.enum(['low', 'medium', 'high', 'critical']),
+      expected: z.enum(['pass', 'fail']),
+      verdict: z.enum(['pass', 'fail']),
+      reason: z.string(),
+      response: z.string(),
+      /** Agent tasks: the tool calls replayed before the response, as JSON. */
+      calls: z.optional(z.string()),
+    }),
   ),
   /** Samples another reading would pass (false-negative) or that name several answers (false-positive). */
   suspects: z.array(z.object({ sample: z.int(), kind: z.enum(['false-negative', 'false-positive']), reading: z.string(), reason: z.string() })),

@@ -1,10 +1,12 @@
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { ENV_UNTRUSTED_REASON, EnvironmentError, startEnvironment } from '../agent/environment';
-import { replayCalls } from '../agent/replay';
+import { replayCalls, type ScriptedTurn } from '../agent/replay';
 import { agentVerdict } from './agentSamples';
 import type { Trajectory } from '../agent/types';
+import type { ToolSpec } from '../base/chat';
 import { errorMessage } from '../base/errorMessage';
+import { allowManyListeners } from '../sampling/openai';
 import type { CaseSpec, TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
 import type { TaskView, Verdict, VerifyContext } from '../verifiers/verdict';
@@ -64,7 +66,7 @@ export async function runCases(tasks: readonly TaskSpec[], options: RunCasesOpti
   return mapLimit(jobs, limit, async ({ t, c }) => {
     const base = { task: t.id, case: c.index, name: c.name, expected: c.expect, offset: c.offset };
     if (c.calls || t.environment) {
-      const r = await runAgentCase(t, c, options);
+      const r = await runScripted(t, c, options);
       // An environment refused in an untrusted workspace is not the verifier's failure: skipped, with the reason.
       const judged = r.verdict.error === 'refused' ? { actual: 'fail' as const, ok: false, skipped: true } : judgeCase(c, r.verdict);
       return { ...base, ...judged, verdict: r.verdict, ...(r.trajectory ? { trajectory: r.trajectory } : {}) };
@@ -78,30 +80,63 @@ function failed(reason: string, error: NonNullable<Verdict['error']>, details: R
   return { pass: false, score: 0, reason, details, error };
 }
 
+/** A scripted trajectory of an agent task: the calls replayed in its environment, then the final answer. */
+export interface Script {
+  readonly calls?: readonly ScriptedTurn[];
+  readonly response: string;
+}
+
+/** What replaying a script gave: the verdict, and (once the environment started) the trajectory and the tools. */
+export interface ScriptedRun {
+  readonly verdict: Verdict;
+  readonly trajectory?: Trajectory;
+  readonly tools?: readonly ToolSpec[];
+}
+
+/** An agent task's environment after a script: the trajectory, the tools `reset` declared, and how it ran. */
+export interface Replayed {
+  readonly trajectory: Trajectory;
+  readonly tools: readonly ToolSpec[];
+  readonly environment: Readonly<Record<string, unknown>>;
+}
+
 /**
- * A case of an agent task: its `calls` replayed in a fresh environment, then the verifier run on
- * its `response` with the trajectory in context. Never runs in an untrusted workspace.
+ * Replays a script in a fresh environment of the task, without verifying it; a verdict that
+ * says why when the environment could not run (refused in an untrusted workspace, weak
+ * isolation without the opt-in, not found, crashed at start).
  */
-async function runAgentCase(t: TaskSpec, c: CaseSpec, options: RunCasesOptions): Promise<{ verdict: Verdict; trajectory?: Trajectory }> {
+export async function replayScript(t: TaskSpec, c: Script, options: RunCasesOptions): Promise<Replayed | { verdict: Verdict }> {
   if (!t.environment) return { verdict: failed('the case has `calls`, but the task has no `environment` to replay them in', 'crash') };
   if (options.trusted === false) return { verdict: failed(ENV_UNTRUSTED_REASON, 'refused') };
-  const task = taskView(t, options.file);
   const signal = options.signal ?? new AbortController().signal;
+  // The scripts of a run (its cases, an audit's probes) share its signal, each environment listening to it while it lives.
+  allowManyListeners(signal);
   let env;
   try {
-    env = await startEnvironment(t.environment, { dir: task.dir, trusted: true, signal });
+    env = await startEnvironment(t.environment, { dir: taskView(t, options.file).dir, trusted: true, signal });
   } catch (e) {
     if (e instanceof EnvironmentError) return { verdict: failed(e.message, e.failure === 'cancelled' ? 'timeout' : e.failure === 'refused' ? 'refused' : e.failure) };
     return { verdict: failed(`the environment could not be started: ${errorMessage(e)}`, 'crash') };
   }
   const environment = { run: t.environment.run, isolation: env.sandboxIsolation, startupMs: env.startupMs };
-  let trajectory: Trajectory;
   try {
-    trajectory = await replayCalls(env, c.calls ?? [], c.response, { signal, ...(t.maxTurns !== undefined ? { maxTurns: t.maxTurns } : {}) });
+    const trajectory = await replayCalls(env, c.calls ?? [], c.response, { signal, ...(t.maxTurns !== undefined ? { maxTurns: t.maxTurns } : {}) });
+    return { trajectory, tools: env.tools, environment };
   } finally {
     await env.close();
   }
-  if (trajectory.stop === 'error') return { verdict: failed(`the environment failed at ${trajectory.error ?? 'an unknown turn'}`, 'crash', { environment }), trajectory };
-  const v = await agentVerdict(t.verify, trajectory.final, trajectory, { task, signal, trusted: true, judge: options.judge });
-  return { verdict: { ...v, details: { ...v.details, environment } }, trajectory };
+}
+
+/**
+ * A case of an agent task, or any scripted trajectory (the audit's probes of agent tasks): its
+ * `calls` replayed in a fresh environment, then the verifier run on its `response` with the
+ * trajectory in context. Never runs in an untrusted workspace.
+ */
+export async function runScripted(t: TaskSpec, c: Script, options: RunCasesOptions): Promise<ScriptedRun> {
+  const r = await replayScript(t, c, options);
+  if ('verdict' in r) return r;
+  const { trajectory, tools, environment } = r;
+  if (trajectory.stop === 'error') return { verdict: failed(`the environment failed at ${trajectory.error ?? 'an unknown turn'}`, 'crash', { environment }), trajectory, tools };
+  const v = await agentVerdict(t.verify, trajectory.final, trajectory, { task: taskView(t, options.file), signal: options.signal ?? new AbortController().signal, trusted: true, judge: options.judge });
+  return { verdict: { ...v, details: { ...v.details, environment } }, trajectory, tools };
 }
