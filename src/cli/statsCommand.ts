@@ -134,6 +134,8 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     duplicates: args.duplicates,
     cases: args.cases,
     read,
+    // Only the report draws the scatter plot.
+    points: html !== undefined,
     signal,
     onNote: (note) => io.stderr.write(terminalSafe(note) + '\n'),
   });
