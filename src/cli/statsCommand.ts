@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { collectDatasetStats } from '../core/overview/collect';
+import { collectDatasetStats, type FileText } from '../core/overview/collect';
 import { renderStatsHtml } from '../core/overview/report';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
@@ -116,15 +116,16 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p) || p);
   const files = listed.files.map(shown);
-  const read = (f: string): string => {
+  const read = (f: string): FileText => {
     const r = readTaskText(path.resolve(io.cwd, f));
     if ('error' in r) {
       // Reported here; the file counts with no tasks.
       io.stderr.write(terminalSafe(r.error) + '\n');
-      return '';
+      return { text: '', onDisk: false };
     }
     for (const p of r.problems) io.stderr.write(terminalSafe(p) + '\n');
-    return r.text;
+    // A file with a problem is read (and its problem reported) every time.
+    return { text: r.text, onDisk: r.problems.length === 0 };
   };
   const stats = await collectDatasetStats(files, {
     models: args.models,

@@ -129,9 +129,10 @@ test('a file summary is remembered by its text, and an edit is read again', asyn
   // A remembered summary is what is reported for an unchanged file: forge one and see it.
   for (const f of fs.readdirSync(summaries)) {
     const p = path.join(summaries, f);
-    const s = JSON.parse(fs.readFileSync(p, 'utf8')) as { tasks: { id: string; cases: number }[] };
+    const [summary, prompts] = fs.readFileSync(p, 'utf8').split('\n');
+    const s = JSON.parse(summary!) as { tasks: { id: string; cases: number }[] };
     for (const t of s.tasks) if (t.id === 'sea') t.cases = 7;
-    fs.writeFileSync(p, JSON.stringify(s));
+    fs.writeFileSync(p, `${JSON.stringify(s)}\n${prompts}\n`);
   }
   assert.equal((await collectDatasetStats(files)).totals.cases.total, 11);
   // Fixing the wrong case changes the text: the file is read and its cases run again.

@@ -1,10 +1,15 @@
 // The runs dataset statistics report: for each task of the dataset and each model, its latest
 // and previous record in the run log. A log of 100,000 tasks and two models has 200,000 records
-// or more, so they are picked by name where they lie in the log's text (no line copied, no
-// record parsed into an object) and only the fields of the latest and previous run of a task
-// of the dataset, by a model asked for, are read.
+// or more, so they are picked by name where they lie in the log's bytes (no line copied, no
+// record parsed into an object, no UTF-8 decoded) and only the fields of the latest and
+// previous run of a task of the dataset, by a model asked for, are read.
 import type { Band } from '../stats';
-import { fieldsAt, forEachRecord, logNames, modelAt, namesAt, readRunLogText, type RunFields } from './runLog';
+import { fieldsAt, forEachRecord, latin1Of, logNames, modelAt, namesAt, readRunLogBytes, type RunFields } from './runLog';
+
+/** A task's key in the map `readLatestRuns` takes: its file (as the log names it) and id as the log's bytes hold them. */
+export function latestRunName(file: string, task: string): string {
+  return latin1Of(logNames(file, task));
+}
 
 /** One (task, model) of the log: its latest run, and the band of the one before if any. */
 export interface LatestRun {
@@ -17,13 +22,13 @@ export interface LatestRun {
 
 /**
  * The latest run of each (task, model) in the log of `cacheDir`, for the tasks `tasks` names
- * (keyed by their names as the log writes them: `logNames`) and the models `wanted` keeps, in
+ * (keyed by `latestRunName`) and the models `wanted` keeps, in
  * the order the log first names each (task, model). As `readRunLog` does, a line equal to the
  * latest or the previous one of its task and model (a record copied twice by a compaction) is
  * the same run.
  */
 export function readLatestRuns(cacheDir: string, tasks: ReadonlyMap<string, number>, wanted?: (model: string) => boolean): LatestRun[] {
-  const text = readRunLogText(cacheDir);
+  const text = readRunLogBytes(cacheDir);
   const n = Math.max(1, tasks.size);
   const models: string[] = [];
   // A model as written (a JSON string) to its index in `models`, or -1 when it is not wanted.
@@ -72,8 +77,8 @@ function taskOf(tasks: ReadonlyMap<string, number>, names: string): number | und
   const task = tasks.get(names);
   if (task !== undefined || !names.includes('\\')) return task;
   try {
-    const { file, task: id } = JSON.parse(`{"file":${names}}`) as { file: unknown; task: unknown };
-    return typeof file === 'string' && typeof id === 'string' ? tasks.get(logNames(file, id)) : undefined;
+    const { file, task: id } = JSON.parse(`{"file":${utf8Of(names)}}`) as { file: unknown; task: unknown };
+    return typeof file === 'string' && typeof id === 'string' ? tasks.get(latestRunName(file, id)) : undefined;
   } catch {
     return undefined;
   }
@@ -83,7 +88,7 @@ function taskOf(tasks: ReadonlyMap<string, number>, names: string): number | und
 function indexOfModel(written: string, models: string[], wanted: ((model: string) => boolean) | undefined, latestAt: Int32Array[], previousAt: Int32Array[], n: number): number {
   let name: unknown;
   try {
-    name = JSON.parse(written);
+    name = JSON.parse(utf8Of(written));
   } catch {
     return -1;
   }
@@ -102,4 +107,9 @@ function sameLine(text: string, a: number, b: number): boolean {
   const ea = text.indexOf('\n', a);
   const eb = text.indexOf('\n', b);
   return ea - a === eb - b && text.startsWith(text.slice(b, eb), a);
+}
+
+/** Text read from the log's bytes (`readRunLogBytes`), decoded. */
+function utf8Of(bytes: string): string {
+  return Buffer.from(bytes, 'latin1').toString('utf8');
 }

@@ -328,9 +328,27 @@ class LazyEntry implements RunLogEntry {
 }
 
 /** The log's text; empty when there is no log yet. */
-export function readRunLogText(cacheDir: string): string {
+function readRunLogText(cacheDir: string): string {
+  return readLog(cacheDir, 'utf8');
+}
+
+/**
+ * The log's bytes as a string of one character per byte (latin1), which takes a copy where
+ * UTF-8 text takes a decoding: names read from it are their UTF-8 bytes (see `latin1Of`), and
+ * every other field is ASCII.
+ */
+export function readRunLogBytes(cacheDir: string): string {
+  return readLog(cacheDir, 'latin1');
+}
+
+/** A string as `readRunLogBytes` holds it: one character per byte of its UTF-8. */
+export function latin1Of(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s;
+}
+
+function readLog(cacheDir: string, encoding: 'utf8' | 'latin1'): string {
   try {
-    return fs.readFileSync(runLogFile(cacheDir), 'utf8');
+    return fs.readFileSync(runLogFile(cacheDir), encoding);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw e;
