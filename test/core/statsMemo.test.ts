@@ -56,6 +56,8 @@ interface Workspace {
   readonly files: readonly [string, string];
 }
 
+/** When the files were last modified, as far as their times say (seconds since the epoch). */
+const MTIME = Math.floor(Date.now() / 1000) - 3600;
 const NAMES = ['edit', 'replace', 'unsaved', 'log', 'threshold', 'bench', 'deleted', 'forged'] as const;
 const ws = {} as Record<(typeof NAMES)[number], Workspace>;
 
@@ -67,16 +69,17 @@ before(async () => {
     const files = [path.join(dir, 'a.vtask'), path.join(dir, 'b.vtask')] as const;
     fs.writeFileSync(files[0], A);
     fs.writeFileSync(files[1], B);
+    // Whole seconds, which setting the time back restores exactly (times have more precision than utimes takes).
+    for (const f of files) fs.utimesSync(f, MTIME, MTIME);
     ws[name] = { dir, cacheDir: path.join(dir, '.vtask-cache'), files };
   }
   await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));
 });
 
-/** Writes `text` over `file` in place, then sets its access and modification times back. */
+/** Writes `text` over `file` in place, then sets its times back. */
 function editKeepingTimes(file: string, text: string): void {
-  const { atime, mtime } = fs.statSync(file);
   fs.writeFileSync(file, text);
-  fs.utimesSync(file, atime, mtime);
+  fs.utimesSync(file, MTIME, MTIME);
 }
 
 /** The memo folder of a workspace (one vtask version). */
@@ -117,17 +120,19 @@ test('a file edited in place with the same size and its modification time set ba
   const before = await collectDatasetStats(w.files);
   assert.deepEqual(before.per_file[0]?.cases, { total: 2, passed: 1, failed: 1, skipped: 0 });
   assert.deepEqual((await collectDatasetStats(w.files)).per_file[0]?.cases, before.per_file[0]?.cases, 'unchanged: the same');
+  const was = fs.statSync(w.files[0]);
   editKeepingTimes(w.files[0], A_FIXED);
+  const now = fs.statSync(w.files[0]);
+  assert.deepEqual([now.size, now.mtimeMs, now.ino], [was.size, was.mtimeMs, was.ino], 'only the change time tells');
   assert.deepEqual((await collectDatasetStats(w.files)).per_file[0]?.cases, { total: 2, passed: 2, failed: 0, skipped: 0 });
 });
 
 test('a file replaced by a copy of the same size and times (another inode) is read again', async () => {
   const w = ws.replace;
   assert.equal((await collectDatasetStats(w.files)).per_file[0]?.cases.failed, 1);
-  const { atime, mtime } = fs.statSync(w.files[0]);
   const tmp = `${w.files[0]}.new`;
   fs.writeFileSync(tmp, A_FIXED);
-  fs.utimesSync(tmp, atime, mtime);
+  fs.utimesSync(tmp, MTIME, MTIME);
   fs.renameSync(tmp, w.files[0]);
   assert.equal((await collectDatasetStats(w.files)).per_file[0]?.cases.failed, 0);
 });
