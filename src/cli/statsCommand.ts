@@ -4,6 +4,7 @@ import { collectDatasetStats, type FileText } from '../core/overview/collect';
 import { renderStatsHtml } from '../core/overview/report';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
+import { writeJson } from '../core/util/writeJson';
 import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, shareFlag, unknownOption } from './options';
@@ -148,7 +149,8 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     // The scatter's points repeat `results`; a reader of the JSON has those.
     const { results, comparisons, ...rest } = report;
     const out = { ...rest, ...(args.tasks ? { results } : {}), ...(comparisons ? { comparisons: comparisons.map(({ points: _points, ...c }) => c) } : {}) };
-    io.stdout.write(JSON.stringify(out) + '\n');
+    writeJson((s) => io.stdout.write(s), out);
+    io.stdout.write('\n');
   } else {
     io.stdout.write(terminalSafe(summaryText(report, args.benchmarks.length)));
     if (html) io.stdout.write(`report: ${shown(html)}\n`);

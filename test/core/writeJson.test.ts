@@ -1,0 +1,34 @@
+// writeJson: the same text as JSON.stringify, in pieces of about a megabyte.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { writeJson } from '../../src/core/util/writeJson';
+
+function written(value: unknown): string[] {
+  const pieces: string[] = [];
+  writeJson((s) => pieces.push(s), value);
+  return pieces;
+}
+
+test('writes what JSON.stringify writes, whatever the value', () => {
+  const values: unknown[] = [
+    { a: 1, b: 'x"y\u2028é\u{1f600}', c: [1, undefined, () => 1, Symbol('s'), null, { d: undefined }], e: undefined, f: () => 1, g: new Date(0), h: { toJSON: () => 'j' }, i: [], j: { k: [[1], { l: 2 }] } },
+    { only: undefined },
+    {},
+    Object.assign(Object.create(null) as object, { x: [1, 2] }),
+    [1, { a: [2] }],
+    'text',
+    42,
+    null,
+    { toJSON: () => ({ a: 1 }) },
+  ];
+  for (const v of values) assert.equal(written(v).join(''), JSON.stringify(v), JSON.stringify(v));
+});
+
+test('a large object is written in pieces, none of them the whole', () => {
+  const value = { results: Array.from({ length: 100_000 }, (_, i) => ({ file: 'data/a.vtask', task: `t${i}`, pass_rate: i / 100_000 })), tail: 'end' };
+  const pieces = written(value);
+  const text = JSON.stringify(value);
+  assert.equal(pieces.join(''), text);
+  assert.ok(pieces.length >= 4, `${pieces.length} pieces`);
+  assert.ok(Math.max(...pieces.map((p) => p.length)) < (1 << 20) + 200);
+});
