@@ -138,6 +138,8 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     read,
     // Only the report draws the scatter plot.
     points: html !== undefined,
+    // This bundle, which main.ts starts as a summary worker when asked.
+    workerScript: __filename,
     signal,
     onNote: (note) => io.stderr.write(terminalSafe(note) + '\n'),
   });

@@ -14,6 +14,8 @@ import { runsInProcess } from '../../src/core/overview/summary';
 import type { TaskModelResult } from '../../src/core/overview/types';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { MIN_CHARS_FOR_WORKERS } from '../../src/core/overview/summaryWorkers';
+import { CLI } from '../support/cliProcess';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-dataset-stats-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -198,6 +200,29 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   const edited = await collectDatasetStats(files);
   assert.equal(edited.models['model-a']?.tasks, 2);
   assert.equal(edited.models['model-a']?.stale, 1);
+});
+
+test('files parsed in worker threads give the same statistics, and what the workers learnt is remembered', async () => {
+  const dir = path.join(root, 'threads');
+  const files: string[] = [];
+  // Enough text for threads: a.vtask and b.vtask again and again, with ids of their own.
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  const copies = Math.ceil(MIN_CHARS_FOR_WORKERS / 4 / (A.length + B.length)) + 1;
+  for (let f = 0; f < 4; f++) {
+    const body = (text: string, n: number): string => text.replace(/^vtask: 1\ntasks:\n/, '').replace(/- id: (\S+)/g, `- id: $1-${f}-${n}`);
+    files.push(path.join(dir, `part${f}.vtask`));
+    fs.writeFileSync(files[f]!, `vtask: 1\ntasks:\n${Array.from({ length: copies }, (_, n) => body(A, n) + body(B, n)).join('')}`);
+  }
+  const threaded = await collectDatasetStats(files, { cacheDir: path.join(dir, 'threaded-cache'), workerScript: CLI });
+  const inProcess = await collectDatasetStats(files, { cacheDir: path.join(dir, 'plain-cache') });
+  assert.deepEqual(threaded, inProcess);
+  assert.equal(threaded.totals.cases.failed, 4 * copies, 'one per copy of `sum`');
+  // The summaries and case outcomes the workers made are there for the next run.
+  const memo = path.join(dir, 'threaded-cache', 'stats', fs.readdirSync(path.join(dir, 'threaded-cache', 'stats'))[0]!);
+  assert.equal(fs.readdirSync(path.join(memo, 'files')).length, 4);
+  assert.ok(Object.keys(JSON.parse(fs.readFileSync(path.join(memo, 'cases.json'), 'utf8')) as object).length > 0);
+  assert.deepEqual(await collectDatasetStats(files, { cacheDir: path.join(dir, 'threaded-cache') }), inProcess);
 });
 
 test('compareModels: points, the tasks that separate the models most, both solve and both fail', () => {

@@ -40,6 +40,8 @@ export interface CollectOptions {
   readonly onNote?: (note: string) => void;
   /** False: comparisons without their points (the scatter plot), for output that draws none. */
   readonly points?: boolean;
+  /** A bundle that can run as a summary worker: then many files to parse are parsed in threads (summaryWorkers.ts). */
+  readonly workerScript?: string;
 }
 
 /** Everything `vtask stats` reports on `files` (paths as they should be shown). */

@@ -1,11 +1,13 @@
 // The summaries of a dataset's task files. A file whose stat is unchanged since a run read it
 // is not read at all (statIndex.ts); one whose text hashes to a remembered summary is not
-// parsed; only new and edited files are parsed, and only their changed cases run.
+// parsed; only new and edited files are parsed (in worker threads when there are many: see
+// summaryWorkers.ts), and only their changed cases run.
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveCacheDir } from '../sampling/cacheDir';
 import { StatsMemo, type RememberedFile } from './statsMemo';
-import { summariseTaskFile, textHash, type FileSummary } from './summary';
+import { summariseTaskFile, textHash, type FileSummary, type SummarisedFile } from './summary';
+import { summariseInWorkers, workersFor, type SummaryJob } from './summaryWorkers';
 
 /** A file's text, and whether it is the file's content on disk as it is (read without a problem). */
 export interface FileText {
@@ -24,6 +26,11 @@ export interface SummariesOptions {
   readonly unsaved?: (file: string) => boolean;
   readonly signal?: AbortSignal;
   readonly onFile?: (done: number, total: number) => void;
+  /**
+   * A bundle that runs `runSummaryWorker` when started as a worker (summaryWorkers.ts): with
+   * it, a large number of files to parse are parsed in worker threads, one per core.
+   */
+  readonly workerScript?: string;
 }
 
 export interface DatasetFiles {
@@ -44,32 +51,61 @@ const readDisk = (file: string): FileText => ({ text: fs.readFileSync(file, 'utf
 export async function summariseFiles(files: readonly string[], o: SummariesOptions = {}): Promise<DatasetFiles> {
   const read = o.read ?? readDisk;
   const memos = new Map<string, StatsMemo>();
-  const summaries: FileSummary[] = [];
   const hashes: string[] = [];
   const cacheDirs: string[] = [];
-  // Per file: how to have its prompts (kept when it was parsed in this run, else from the memo).
-  const prompts: RememberedFile[] = [];
-  for (const [i, file] of files.entries()) {
+  // Per file: its summary, and how to have its prompts (kept when it was parsed in this run, else from the memo).
+  const known: (RememberedFile | undefined)[] = [];
+  // The files to parse, with their index.
+  const toParse: { index: number; job: SummaryJob }[] = [];
+  let done = 0;
+  for (const file of files) {
     o.signal?.throwIfAborted();
     const cacheDir = resolveCacheDir(file, { cacheDir: o.cacheDir });
     cacheDirs.push(cacheDir);
     let memo = memos.get(cacheDir);
     if (!memo) memos.set(cacheDir, (memo = new StatsMemo(cacheDir)));
-    const { hash, known } = await summaryOf(file, memo, read, o);
-    summaries.push(o.cases === false && known.summary.casesRun ? { ...known.summary, casesRun: false } : known.summary);
-    hashes.push(hash);
-    prompts.push(known);
-    o.onFile?.(i + 1, files.length);
+    const r = lookUp(file, memo, read, o);
+    hashes.push(r.hash);
+    known.push(r.known);
+    if (r.known) o.onFile?.(++done, files.length);
+    else toParse.push({ index: known.length - 1, job: { text: r.text as string, file, hash: r.hash, cacheDir, cases: o.cases !== false } });
+  }
+  const parsed = (index: number, s: SummarisedFile): void => {
+    known[index] = { summary: s.summary, prompts: () => s.prompts };
+    o.onFile?.(++done, files.length);
+  };
+  const threads = o.workerScript ? workersFor(toParse.reduce((n, p) => n + p.job.text.length, 0)) : 0;
+  if (threads && o.workerScript) {
+    await summariseInWorkers(
+      o.workerScript,
+      threads,
+      toParse.map((p) => p.job),
+      (i, s) => {
+        const { index, job } = toParse[i] as { index: number; job: SummaryJob };
+        const memo = memos.get(job.cacheDir) as StatsMemo;
+        for (const [key, counts] of s.learnt) memo.set(key, counts);
+        parsed(index, s);
+      },
+      o.signal,
+    );
+  } else {
+    for (const { index, job } of toParse) {
+      const memo = memos.get(job.cacheDir) as StatsMemo;
+      const s = await summariseTaskFile(job.text, job.file, { cases: job.cases, memo, signal: o.signal });
+      memo.putFileSummary(job.hash, s.summary, s.prompts);
+      parsed(index, s);
+    }
   }
   for (const m of memos.values()) m.save();
+  const all = known as RememberedFile[];
   return {
-    summaries,
+    // A summary made with its cases run counts them as skipped when they are not wanted.
+    summaries: all.map((k) => (o.cases === false && k.summary.casesRun ? { ...k.summary, casesRun: false } : k.summary)),
     hashes,
     cacheDirs,
     memos,
     async prompts(i) {
-      const p = prompts[i] as RememberedFile;
-      const got = p.prompts();
+      const got = (all[i] as RememberedFile).prompts();
       if (got) return got;
       // The memo lost them: the text must be the one summarised.
       const file = files[i] as string;
@@ -80,8 +116,11 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
   };
 }
 
-/** A file's text hash and summary: from the memo when its stat or its text is known, else parsed now (and remembered). */
-async function summaryOf(file: string, memo: StatsMemo, read: (file: string) => FileText, o: SummariesOptions): Promise<{ hash: string; known: RememberedFile }> {
+/**
+ * A file's text hash, and its remembered summary when its stat or its text is known; else its
+ * text, to be parsed.
+ */
+function lookUp(file: string, memo: StatsMemo, read: (file: string) => FileText, o: SummariesOptions): { hash: string; known?: RememberedFile; text?: string } {
   const abs = path.resolve(file);
   // The clock before the stat, the stat before the read: a write after either cannot pass for this text.
   const statAt = Date.now();
@@ -94,10 +133,7 @@ async function summaryOf(file: string, memo: StatsMemo, read: (file: string) => 
   if (st && r.onDisk) memo.rememberHash(abs, st, statAt, hash);
   else if (st) memo.forgetHash(abs);
   const known = usable(memo.fileSummary(hash), o.cases);
-  if (known) return { hash, known };
-  const s = await summariseTaskFile(r.text, file, { cases: o.cases, memo, signal: o.signal });
-  memo.putFileSummary(hash, s.summary, s.prompts);
-  return { hash, known: { summary: s.summary, prompts: () => s.prompts } };
+  return known ? { hash, known } : { hash, text: r.text };
 }
 
 /** A remembered summary, unless it lacks the case outcomes wanted (it was made with `--no-cases`). */

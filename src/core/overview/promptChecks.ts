@@ -33,8 +33,10 @@ interface Prompt {
 
 export class PromptChecks {
   private list: Prompt[] | undefined;
-  /** The index in the dataset of each task compared, by `refKey`. */
-  private readonly index = new Map<string, number>();
+  /** The index in the dataset of each task compared (its ref is the one given to the checks). */
+  private readonly index = new Map<TaskRef, number>();
+  /** The same by `refKey`, for hits that copy the ref's fields; made when first needed. */
+  private byKey: Map<string, number> | undefined;
 
   /** `memo` remembers the results (none: every check runs). */
   constructor(
@@ -101,9 +103,18 @@ export class PromptChecks {
     return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < this.d.tasks.length ? this.d.tasks[n]?.ref : undefined;
   }
 
-  /** The index in the dataset of a task the checks were given (two tasks with one key are alike in every output). */
+  /** The index in the dataset of a task the checks were given. */
   private rank(ref: TaskRef): number {
-    return this.index.get(refKey(ref)) as number;
+    return this.index.get(ref) ?? this.rankByKey(ref);
+  }
+
+  /** The same for a copy of a ref (two tasks with one key are alike in every output). */
+  private rankByKey(ref: TaskRef): number {
+    if (!this.byKey) {
+      this.byKey = new Map();
+      for (const [r, i] of this.index) if (!this.byKey.has(refKey(r))) this.byKey.set(refKey(r), i);
+    }
+    return this.byKey.get(refKey(ref)) as number;
   }
 
   /** The prompts compared: of the valid tasks that have one, in the dataset's order. */
@@ -116,7 +127,7 @@ export class PromptChecks {
       for (const [i, text] of texts.entries()) {
         const task = this.d.tasks[first + i];
         if (!task?.valid || text === '') continue;
-        if (!this.index.has(refKey(task.ref))) this.index.set(refKey(task.ref), first + i);
+        this.index.set(task.ref, first + i);
         list.push({ ref: task.ref, text });
       }
     }
