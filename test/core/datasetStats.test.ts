@@ -202,6 +202,29 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   assert.equal(edited.models['model-a']?.stale, 1);
 });
 
+test('files under two cache folders: the runs of each come from its own log', async () => {
+  const one = path.join(root, 'two-caches', 'one');
+  const two = path.join(root, 'two-caches', 'two');
+  for (const dir of [one, two]) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  }
+  const files = [path.join(one, 'a.vtask'), path.join(two, 'b.vtask')];
+  fs.writeFileSync(files[0]!, A);
+  fs.writeFileSync(files[1]!, B);
+  const keyOf = (file: string, task: string): string => {
+    const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
+    return taskRunKey(parsed, parsed.tasks.find((t) => t.id === task)!);
+  };
+  const at = (file: string, task: string, key: string, passed: number): RunRecord => ({ file, task, model: 'm', key, at: '2026-01-01T00:00:00.000Z', samples: 4, passed, pass_rate: passed / 4, band: passed === 4 ? 'too_easy' : 'learnable', signal_share: 0 });
+  appendRunRecords(path.join(one, '.vtask-cache'), [at('a.vtask', 'sea', keyOf(files[0]!, 'sea'), 4)]);
+  appendRunRecords(path.join(two, '.vtask-cache'), [at('b.vtask', 'shaped', keyOf(files[1]!, 'shaped'), 2), at('a.vtask', 'sum', keyOf(files[0]!, 'sum'), 2)]);
+  const s = await collectDatasetStats(files, { duplicates: false });
+  // a.vtask's `sum` is not under the second folder: its run there names another file.
+  assert.deepEqual(s.results?.map((r) => [r.file, r.task, r.pass_rate]), [[files[0], 'sea', 1], [files[1], 'shaped', 0.5]]);
+  assert.equal(s.models.m?.stale, 0);
+});
+
 test('files parsed in worker threads give the same statistics, and what the workers learnt is remembered', async () => {
   const dir = path.join(root, 'threads');
   const files: string[] = [];

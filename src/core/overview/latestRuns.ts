@@ -22,14 +22,15 @@ export interface LatestRun {
 
 /**
  * The latest run of each (task, model) in the log of `cacheDir`, for the tasks `tasks` names
- * (keyed by `latestRunName`) and the models `wanted` keeps, in
- * the order the log first names each (task, model). As `readRunLog` does, a line equal to the
- * latest or the previous one of its task and model (a record copied twice by a compaction) is
- * the same run.
+ * (keyed by `latestRunName`, to the task's index) and the models `wanted` keeps, in the order
+ * the log first names each (task, model). As `readRunLog` does, a line equal to the latest or
+ * the previous one of its task and model (a record copied twice by a compaction) is the same run.
  */
 export function readLatestRuns(cacheDir: string, tasks: ReadonlyMap<string, number>, wanted?: (model: string) => boolean): LatestRun[] {
   const text = readRunLogBytes(cacheDir);
-  const n = Math.max(1, tasks.size);
+  // One more than the largest index (the tasks of other cache folders have the others).
+  let n = 1;
+  for (const i of tasks.values()) n = Math.max(n, i + 1);
   const models: string[] = [];
   // A model as written (a JSON string) to its index in `models`, or -1 when it is not wanted.
   const modelIndex = new Map<string, number>();
