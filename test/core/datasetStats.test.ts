@@ -225,6 +225,26 @@ test('files under two cache folders: the runs of each come from its own log', as
   assert.equal(s.models.m?.stale, 0);
 });
 
+test('names beyond ASCII, and names written with other escapes, find their tasks and models', async () => {
+  const dir = path.join(root, 'names');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  const file = path.join(dir, 'données.vtask');
+  fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: tâche\n    prompt: Quelle heure est-il ?\n    verify: { match: { answer: midi } }\n  - id: "q\\"t"\n    prompt: Quote.\n    verify: { match: { answer: a } }\n');
+  const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
+  const key = (task: string): string => taskRunKey(parsed, parsed.tasks.find((t) => t.id === task)!);
+  const cacheDir = path.join(dir, '.vtask-cache');
+  const rec = (task: string, model: string, passed: number): RunRecord => ({ file: 'données.vtask', task, model, key: key(task), at: '2026-01-01T00:00:00.000Z', samples: 4, passed, pass_rate: passed / 4, band: passed === 4 ? 'too_easy' : 'learnable', signal_share: 0 });
+  appendRunRecords(cacheDir, [rec('tâche', 'modèle', 4), rec('q"t', 'modèle', 2)]);
+  // The same names escaped as another tool may write them.
+  const line = JSON.stringify({ ...rec('tâche', 'modèle', 2), at: '2026-01-02T00:00:00.000Z' }).replace('données', 'donn\\u00e9es').replace('tâche', 't\\u00e2che').replace('modèle', 'mod\\u00e8le');
+  fs.appendFileSync(path.join(cacheDir, 'runs.jsonl'), line + '\n');
+  const s = await collectDatasetStats([file], { duplicates: false });
+  assert.deepEqual(Object.keys(s.models), ['modèle']);
+  assert.deepEqual(s.results?.map((r) => [r.task, r.pass_rate]), [['tâche', 0.5], ['q"t', 0.5]]);
+  assert.deepEqual(s.models['modèle']?.changed.map((c) => [c.task, c.from, c.to]), [['tâche', 'too_easy', 'learnable']]);
+});
+
 test('files parsed in worker threads give the same statistics, and what the workers learnt is remembered', async () => {
   const dir = path.join(root, 'threads');
   const files: string[] = [];
