@@ -151,7 +151,7 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     // The scatter's points repeat `results`; a reader of the JSON has those.
     const { results, comparisons, ...rest } = report;
     const out = { ...rest, ...(args.tasks ? { results } : {}), ...(comparisons ? { comparisons: comparisons.map(({ points: _points, ...c }) => c) } : {}) };
-    writeJson((s) => io.stdout.write(s), out);
+    await writeJson(io.stdout, out);
     io.stdout.write('\n');
   } else {
     io.stdout.write(terminalSafe(summaryText(report, args.benchmarks.length)));
