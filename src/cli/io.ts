@@ -1,6 +1,7 @@
 /** Where a command writes; tests pass buffers, the binary passes the process streams. */
 export interface CliIO {
-  readonly stdout: { write(s: string): unknown; isTTY?: boolean };
+  /** `write` returns false, and `once('drain')` says when to go on, as a stream does when it buffers. */
+  readonly stdout: { write(s: string): unknown; isTTY?: boolean; once?(event: 'drain', listener: () => void): unknown };
   readonly stderr: { write(s: string): unknown };
   readonly cwd: string;
 }

@@ -1,13 +1,17 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { runSummaryWorker, SUMMARY_WORKER } from '../core/overview/summaryWorkers';
 import { PARSE_WORKER, RESOLVE_WORKER, runParseWorker, runResolveWorker } from '../core/taskfile/parallel';
 import { runCli } from './dispatch';
 
-// The same bundle serves as the CLI and as its parse worker (see core/taskfile/parallel.ts).
+// The same bundle serves as the CLI and as its parse and summary workers (see
+// core/taskfile/parallel.ts and core/overview/summaryWorkers.ts).
 const data = workerData as { kind?: string; texts: string[] } | null;
 if (!isMainThread && data?.kind === PARSE_WORKER) {
   runParseWorker(data, (r) => parentPort?.postMessage(r));
 } else if (!isMainThread && data?.kind === RESOLVE_WORKER && parentPort) {
   runResolveWorker(parentPort);
+} else if (!isMainThread && data?.kind === SUMMARY_WORKER && parentPort) {
+  runSummaryWorker(parentPort);
 } else {
   // The process entry point: everything testable lives in runCli. The first Ctrl-C stops
   // cleanly (samples taken so far are kept); a second one exits at once.

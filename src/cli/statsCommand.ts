@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { collectDatasetStats } from '../core/overview/collect';
+import { collectDatasetStats, type FileText } from '../core/overview/collect';
 import { renderStatsHtml } from '../core/overview/report';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
+import { writeJson } from '../core/util/writeJson';
 import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, shareFlag, unknownOption } from './options';
@@ -116,15 +117,16 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p) || p);
   const files = listed.files.map(shown);
-  const read = (f: string): string => {
+  const read = (f: string): FileText => {
     const r = readTaskText(path.resolve(io.cwd, f));
     if ('error' in r) {
       // Reported here; the file counts with no tasks.
       io.stderr.write(terminalSafe(r.error) + '\n');
-      return '';
+      return { text: '', onDisk: false };
     }
     for (const p of r.problems) io.stderr.write(terminalSafe(p) + '\n');
-    return r.text;
+    // A file with a problem is read (and its problem reported) every time.
+    return { text: r.text, onDisk: r.problems.length === 0 };
   };
   const stats = await collectDatasetStats(files, {
     models: args.models,
@@ -134,6 +136,10 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     duplicates: args.duplicates,
     cases: args.cases,
     read,
+    // Only the report draws the scatter plot.
+    points: html !== undefined,
+    // This bundle, which main.ts starts as a summary worker when asked.
+    workerScript: __filename,
     signal,
     onNote: (note) => io.stderr.write(terminalSafe(note) + '\n'),
   });
@@ -145,7 +151,8 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     // The scatter's points repeat `results`; a reader of the JSON has those.
     const { results, comparisons, ...rest } = report;
     const out = { ...rest, ...(args.tasks ? { results } : {}), ...(comparisons ? { comparisons: comparisons.map(({ points: _points, ...c }) => c) } : {}) };
-    io.stdout.write(JSON.stringify(out) + '\n');
+    await writeJson(io.stdout, out);
+    io.stdout.write('\n');
   } else {
     io.stdout.write(terminalSafe(summaryText(report, args.benchmarks.length)));
     if (html) io.stdout.write(`report: ${shown(html)}\n`);

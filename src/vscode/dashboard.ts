@@ -151,7 +151,11 @@ export class Dashboard implements vscode.Disposable {
         benchmarks: settings.benchmarks.map(resolveInWorkspace),
         duplicateThreshold: settings.threshold,
         // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
-        read: (f) => open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
+        read: (f) => {
+          const doc = open.get(f);
+          return doc ? { text: doc.getText(), onDisk: false } : { text: fs.readFileSync(f, 'utf8'), onDisk: true };
+        },
+        unsaved: (f) => open.has(f),
         signal: abort.signal,
       });
       if (abort.signal.aborted) return undefined;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { RACY_MS } from '../../src/core/overview/statIndex';
 import { CLI, runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
 
@@ -149,6 +150,21 @@ test('--html writes a self-contained report; --fail-on exits 1 when something is
   fs.writeFileSync(clean, `${JSON.stringify({ prompt: 'Nothing in common with the tasks at all.' })}\n`);
   assert.equal((await stats('--contamination', clean, '--fail-on', 'contamination')).code, 0);
   assert.equal((await stats('--contamination', path.join(dir, 'bench.jsonl'), '--fail-on', 'contamination,duplicates')).code, 1);
+});
+
+test('a file with a problem is read, and the problem reported, at every run', async () => {
+  const folder = path.join(dir, 'latin1');
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, 'cafe.vtask'), Buffer.from('vtask: 1\ntasks:\n  - id: t\n    prompt: Caf\xe9 au lait?\n    verify: { match: { answer: oui } }\n', 'latin1'));
+  fs.writeFileSync(path.join(folder, 'ok.vtask'), TASKS);
+  // Unchanged for long enough that the stat index would trust them.
+  await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));
+  for (const time of ['first', 'second', 'third']) {
+    const r = await vtask(['stats', folder, '--cache-dir', path.join(dir, 'latin1-cache'), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /cafe\.vtask:4:\d+: error: invalid UTF-8 \(byte 0xe9\)/, time);
+    assert.equal((JSON.parse(r.stdout) as Json).tasks, 3);
+  }
 });
 
 test('usage errors exit 2 and say what is wrong', async () => {

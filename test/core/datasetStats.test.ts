@@ -14,6 +14,8 @@ import { runsInProcess } from '../../src/core/overview/summary';
 import type { TaskModelResult } from '../../src/core/overview/types';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { MIN_CHARS_FOR_WORKERS } from '../../src/core/overview/summaryWorkers';
+import { CLI } from '../support/cliProcess';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-dataset-stats-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -129,9 +131,10 @@ test('a file summary is remembered by its text, and an edit is read again', asyn
   // A remembered summary is what is reported for an unchanged file: forge one and see it.
   for (const f of fs.readdirSync(summaries)) {
     const p = path.join(summaries, f);
-    const s = JSON.parse(fs.readFileSync(p, 'utf8')) as { tasks: { id: string; cases: number }[] };
+    const [summary, prompts] = fs.readFileSync(p, 'utf8').split('\n');
+    const s = JSON.parse(summary!) as { tasks: { id: string; cases: number }[] };
     for (const t of s.tasks) if (t.id === 'sea') t.cases = 7;
-    fs.writeFileSync(p, JSON.stringify(s));
+    fs.writeFileSync(p, `${JSON.stringify(s)}\n${prompts}\n`);
   }
   assert.equal((await collectDatasetStats(files)).totals.cases.total, 11);
   // Fixing the wrong case changes the text: the file is read and its cases run again.
@@ -197,6 +200,72 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   const edited = await collectDatasetStats(files);
   assert.equal(edited.models['model-a']?.tasks, 2);
   assert.equal(edited.models['model-a']?.stale, 1);
+});
+
+test('files under two cache folders: the runs of each come from its own log', async () => {
+  const one = path.join(root, 'two-caches', 'one');
+  const two = path.join(root, 'two-caches', 'two');
+  for (const dir of [one, two]) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  }
+  const files = [path.join(one, 'a.vtask'), path.join(two, 'b.vtask')];
+  fs.writeFileSync(files[0]!, A);
+  fs.writeFileSync(files[1]!, B);
+  const keyOf = (file: string, task: string): string => {
+    const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
+    return taskRunKey(parsed, parsed.tasks.find((t) => t.id === task)!);
+  };
+  const at = (file: string, task: string, key: string, passed: number): RunRecord => ({ file, task, model: 'm', key, at: '2026-01-01T00:00:00.000Z', samples: 4, passed, pass_rate: passed / 4, band: passed === 4 ? 'too_easy' : 'learnable', signal_share: 0 });
+  appendRunRecords(path.join(one, '.vtask-cache'), [at('a.vtask', 'sea', keyOf(files[0]!, 'sea'), 4)]);
+  appendRunRecords(path.join(two, '.vtask-cache'), [at('b.vtask', 'shaped', keyOf(files[1]!, 'shaped'), 2), at('a.vtask', 'sum', keyOf(files[0]!, 'sum'), 2)]);
+  const s = await collectDatasetStats(files, { duplicates: false });
+  // a.vtask's `sum` is not under the second folder: its run there names another file.
+  assert.deepEqual(s.results?.map((r) => [r.file, r.task, r.pass_rate]), [[files[0], 'sea', 1], [files[1], 'shaped', 0.5]]);
+  assert.equal(s.models.m?.stale, 0);
+});
+
+test('names beyond ASCII, and names written with other escapes, find their tasks and models', async () => {
+  const dir = path.join(root, 'names');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  const file = path.join(dir, 'données.vtask');
+  fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: tâche\n    prompt: Quelle heure est-il ?\n    verify: { match: { answer: midi } }\n  - id: "q\\"t"\n    prompt: Quote.\n    verify: { match: { answer: a } }\n');
+  const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
+  const key = (task: string): string => taskRunKey(parsed, parsed.tasks.find((t) => t.id === task)!);
+  const cacheDir = path.join(dir, '.vtask-cache');
+  const rec = (task: string, model: string, passed: number): RunRecord => ({ file: 'données.vtask', task, model, key: key(task), at: '2026-01-01T00:00:00.000Z', samples: 4, passed, pass_rate: passed / 4, band: passed === 4 ? 'too_easy' : 'learnable', signal_share: 0 });
+  appendRunRecords(cacheDir, [rec('tâche', 'modèle', 4), rec('q"t', 'modèle', 2)]);
+  // The same names escaped as another tool may write them.
+  const line = JSON.stringify({ ...rec('tâche', 'modèle', 2), at: '2026-01-02T00:00:00.000Z' }).replace('données', 'donn\\u00e9es').replace('tâche', 't\\u00e2che').replace('modèle', 'mod\\u00e8le');
+  fs.appendFileSync(path.join(cacheDir, 'runs.jsonl'), line + '\n');
+  const s = await collectDatasetStats([file], { duplicates: false });
+  assert.deepEqual(Object.keys(s.models), ['modèle']);
+  assert.deepEqual(s.results?.map((r) => [r.task, r.pass_rate]), [['tâche', 0.5], ['q"t', 0.5]]);
+  assert.deepEqual(s.models['modèle']?.changed.map((c) => [c.task, c.from, c.to]), [['tâche', 'too_easy', 'learnable']]);
+});
+
+test('files parsed in worker threads give the same statistics, and what the workers learnt is remembered', async () => {
+  const dir = path.join(root, 'threads');
+  const files: string[] = [];
+  // Enough text for threads: a.vtask and b.vtask again and again, with ids of their own.
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+  const copies = Math.ceil(MIN_CHARS_FOR_WORKERS / 4 / (A.length + B.length)) + 1;
+  for (let f = 0; f < 4; f++) {
+    const body = (text: string, n: number): string => text.replace(/^vtask: 1\ntasks:\n/, '').replace(/- id: (\S+)/g, `- id: $1-${f}-${n}`);
+    files.push(path.join(dir, `part${f}.vtask`));
+    fs.writeFileSync(files[f]!, `vtask: 1\ntasks:\n${Array.from({ length: copies }, (_, n) => body(A, n) + body(B, n)).join('')}`);
+  }
+  const threaded = await collectDatasetStats(files, { cacheDir: path.join(dir, 'threaded-cache'), workerScript: CLI });
+  const inProcess = await collectDatasetStats(files, { cacheDir: path.join(dir, 'plain-cache') });
+  assert.deepEqual(threaded, inProcess);
+  assert.equal(threaded.totals.cases.failed, 4 * copies, 'one per copy of `sum`');
+  // The summaries and case outcomes the workers made are there for the next run.
+  const memo = path.join(dir, 'threaded-cache', 'stats', fs.readdirSync(path.join(dir, 'threaded-cache', 'stats'))[0]!);
+  assert.equal(fs.readdirSync(path.join(memo, 'files')).length, 4);
+  assert.ok(Object.keys(JSON.parse(fs.readFileSync(path.join(memo, 'cases.json'), 'utf8')) as object).length > 0);
+  assert.deepEqual(await collectDatasetStats(files, { cacheDir: path.join(dir, 'threaded-cache') }), inProcess);
 });
 
 test('compareModels: points, the tasks that separate the models most, both solve and both fail', () => {

@@ -198,25 +198,82 @@ const TASK_MARK = ',"task":';
 const MODEL_MARK = ',"model":';
 const LINE_START = '{"file":';
 
-/** What follows the names in a whole line: checked without parsing, so a damaged line is dropped at read time. */
-const REST_RE = /,"key":"[^"\\]*","at":"[^"\\]*","samples":\d+,"passed":\d+,"pass_rate":[-+.\deE]+,"band":"(?:too_easy|learnable|too_hard)","signal_share":[-+.\deE]+\}$/y;
+/** A JSON number as `JSON.stringify` writes it: such a field reads the same with `Number`. */
+const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?`;
+/**
+ * What follows the names in a whole record, from its key to its closing brace: checked without
+ * parsing, so a damaged line is dropped at read time. The groups are what dataset statistics
+ * read (`RunFields`): key, samples, pass_rate, band, signal_share.
+ */
+const REST_RE = new RegExp(String.raw`,"key":"([^"\\]*)","at":"[^"\\]*","samples":(0|[1-9]\d*),"passed":(?:0|[1-9]\d*),"pass_rate":(${NUMBER}),"band":"(too_easy|learnable|too_hard)","signal_share":(${NUMBER})\}`, 'y');
 
 /**
- * A line's map key (`runLogKey`), read from its first three fields without parsing the line;
- * undefined unless the line is one whole record from its first character.
+ * Calls `fn` for each whole record of a chunk of log text, in order, with where it starts, where
+ * its model and key fields start and where its line ends; nothing is copied out of the text. A
+ * line that is not one record may be a fragment a crash tore with another writer's record
+ * appended right after it: that record starts at the line's last `{"file":` (the sequence
+ * cannot occur inside a JSON string). Only such lines are scanned for it.
  */
-function lineKey(line: string): string | undefined {
-  const t = line.indexOf(TASK_MARK);
-  const m = line.indexOf(MODEL_MARK, t);
-  const k = line.indexOf(KEY_MARK, m);
-  // A second `{"file":` before the key: a torn fragment with a record after it (see `forEachLine`).
-  if (t < 0 || m < 0 || k < 0 || line.lastIndexOf(LINE_START, k) !== 0) return undefined;
-  REST_RE.lastIndex = k;
-  if (!REST_RE.test(line)) return undefined;
-  return `[${line.slice(LINE_START.length, t)},${line.slice(t + TASK_MARK.length, m)},${line.slice(m + MODEL_MARK.length, k)}]`;
+export function forEachRecord(text: string, fn: (start: number, model: number, key: number, end: number) => void): void {
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    if (nl < 0) break;
+    if (nl > start && !record(text, start, nl, fn)) {
+      const at = text.lastIndexOf(LINE_START, nl);
+      if (at > start) record(text, at, nl, fn);
+    }
+    start = nl + 1;
+  }
+  // Text after the last newline is a write in progress or torn by a crash: never a record yet.
 }
 
-/** A line as a record; lines reaching here passed `lineKey`, so only a damaged name can fail. */
+/** Calls `fn` when the text from `start` to the newline at `end` is one whole record. */
+function record(text: string, start: number, end: number, fn: (start: number, model: number, key: number, end: number) => void): boolean {
+  if (!text.startsWith(LINE_START, start)) return false;
+  const t = text.indexOf(TASK_MARK, start);
+  const m = t < 0 || t > end ? -1 : text.indexOf(MODEL_MARK, t);
+  const k = m < 0 || m > end ? -1 : text.indexOf(KEY_MARK, m);
+  // A second `{"file":` before the key: a torn fragment with a record after it.
+  if (k < 0 || k > end || text.lastIndexOf(LINE_START, k) !== start) return false;
+  REST_RE.lastIndex = k;
+  if (!REST_RE.test(text) || REST_RE.lastIndex !== end) return false;
+  fn(start, m, k, end);
+  return true;
+}
+
+/** A record's file and task as the log writes them (`"a.vtask","task":"t1"`): what `namesAt` reads. */
+export function logNames(file: string, task: string): string {
+  return JSON.stringify(file) + TASK_MARK + JSON.stringify(task);
+}
+
+/** The file and task of the record at `start` (see `forEachRecord`), as written (`logNames`). */
+export function namesAt(text: string, start: number, model: number): string {
+  return text.slice(start + LINE_START.length, model);
+}
+
+/** The model of a record, as written: a JSON string. */
+export function modelAt(text: string, model: number, key: number): string {
+  return text.slice(model + MODEL_MARK.length, key);
+}
+
+/** What dataset statistics read of a record. */
+export interface RunFields {
+  readonly key: string;
+  readonly samples: number;
+  readonly pass_rate: number;
+  readonly band: Band;
+  readonly signal_share: number;
+}
+
+/** The fields of the record starting at `start` (see `forEachRecord`). */
+export function fieldsAt(text: string, start: number): RunFields {
+  REST_RE.lastIndex = text.indexOf(KEY_MARK, start);
+  const m = REST_RE.exec(text) as RegExpExecArray;
+  return { key: m[1] as string, samples: Number(m[2]), pass_rate: Number(m[3]), band: m[4] as Band, signal_share: Number(m[5]) };
+}
+
+/** A line as a record; lines reaching here passed `forEachRecord`, so only a damaged name can fail. */
 function parseLine(line: string): RunRecord {
   try {
     return JSON.parse(line) as RunRecord;
@@ -225,29 +282,12 @@ function parseLine(line: string): RunRecord {
   }
 }
 
-/**
- * The whole records of a chunk of log text, in order, as (key, line). A line that is not one
- * record may be a fragment a crash tore with another writer's record appended right after it:
- * that record starts at the line's last `{"file":` (the sequence cannot occur inside a JSON
- * string). Only such lines are scanned for it.
- */
+/** The whole records of a chunk of log text, in order, as (key, line): the key is `runLogKey`'s. */
 function forEachLine(text: string, fn: (key: string, line: string) => void): void {
-  let start = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', start);
-    if (nl < 0) break;
-    if (nl > start) {
-      let line = text.slice(start, nl);
-      let key = lineKey(line);
-      if (key === undefined) {
-        const at = line.lastIndexOf(LINE_START);
-        if (at > 0) key = lineKey((line = line.slice(at)));
-      }
-      if (key !== undefined) fn(key, line);
-    }
-    start = nl + 1;
-  }
-  // Text after the last newline is a write in progress or torn by a crash: never a record yet.
+  forEachRecord(text, (start, m, k, end) => {
+    const t = text.indexOf(TASK_MARK, start);
+    fn(`[${text.slice(start + LINE_START.length, t)},${text.slice(t + TASK_MARK.length, m)},${modelAt(text, m, k)}]`, text.slice(start, end));
+  });
 }
 
 /** The latest two distinct lines of each key, in log order (later lines are later runs). */
@@ -287,9 +327,28 @@ class LazyEntry implements RunLogEntry {
   }
 }
 
-function readText(file: string): string {
+/** The log's text; empty when there is no log yet. */
+function readRunLogText(cacheDir: string): string {
+  return readLog(cacheDir, 'utf8');
+}
+
+/**
+ * The log's bytes as a string of one character per byte (latin1), which takes a copy where
+ * UTF-8 text takes a decoding: names read from it are their UTF-8 bytes (see `latin1Of`), and
+ * every other field is ASCII.
+ */
+export function readRunLogBytes(cacheDir: string): string {
+  return readLog(cacheDir, 'latin1');
+}
+
+/** A string as `readRunLogBytes` holds it: one character per byte of its UTF-8. */
+export function latin1Of(s: string): string {
+  return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s;
+}
+
+function readLog(cacheDir: string, encoding: 'utf8' | 'latin1'): string {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(runLogFile(cacheDir), encoding);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw e;
@@ -303,7 +362,7 @@ function readText(file: string): string {
  */
 export function readRunLog(cacheDir: string): Map<string, RunLogEntry> {
   const out = new Map<string, RunLogEntry>();
-  for (const [key, lines] of latestLines(readText(runLogFile(cacheDir)))) out.set(key, new LazyEntry(lines));
+  for (const [key, lines] of latestLines(readRunLogText(cacheDir))) out.set(key, new LazyEntry(lines));
   return out;
 }
 

@@ -1,20 +1,36 @@
 // What `vtask stats` remembers between runs, in the cache folder, per vtask version:
 //
-//   stats/<version>/files/<sha1 of the file's text>.json   a file's summary (summary.ts)
+//   stats/<version>/files/<sha1 of the file's text>.jsonl  a file's summary (summary.ts), then its prompts
 //   stats/<version>/cases.json                             case outcomes by cases key
+//   stats/<version>/index.json                             per task file: its stat when read, its text's sha1 (statIndex.ts)
+//   stats/<version>/checks/<check>-<sha1 of inputs>.json   duplicates or overlaps found in one state of a dataset (promptChecks.ts)
 //
-// Both are derived data: deleting `stats/` costs one slower run. A file's summary is valid for
-// exactly its text; the case outcomes outlive edits of other tasks of the same file.
+// All of it is derived data: deleting `stats/` costs one slower run. A file's summary is valid
+// for exactly its text; the case outcomes outlive edits of other tasks of the same file. The
+// prompts are a line of their own, after the summary: they are read only when a duplicate or
+// overlap search has to run again.
 import fs from 'node:fs';
 import path from 'node:path';
 import { SampleCache } from '../sampling/cache';
 import { version } from '../version';
+import { StatIndex } from './statIndex';
 import type { CaseCounts, CaseMemo, FileSummary } from './summary';
+
+/** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
+const CHECKS_KEPT = 8;
+
+/** A remembered file summary; its prompts are read on demand. */
+export interface RememberedFile {
+  readonly summary: FileSummary;
+  /** The prompt of each task (`''` for none), or undefined when they cannot be read. */
+  prompts(): readonly string[] | undefined;
+}
 
 export class StatsMemo implements CaseMemo {
   private readonly root: string;
   private cases: Map<string, CaseCounts> | undefined;
   private casesChanged = false;
+  private stats: StatIndex | undefined;
   private ready = false;
 
   constructor(private readonly cacheDir: string) {
@@ -22,18 +38,66 @@ export class StatsMemo implements CaseMemo {
   }
 
   /** The remembered summary of a file whose text hashes to `hash`, if any and readable. */
-  fileSummary(hash: string): FileSummary | undefined {
+  fileSummary(hash: string): RememberedFile | undefined {
+    const file = path.join(this.root, 'files', `${hash}.jsonl`);
     try {
-      const s = JSON.parse(fs.readFileSync(path.join(this.root, 'files', `${hash}.json`), 'utf8')) as FileSummary;
-      return Array.isArray(s.tasks) && typeof s.errors === 'number' ? s : undefined;
+      const bytes = fs.readFileSync(file);
+      const nl = bytes.indexOf(10);
+      if (nl < 0) return undefined;
+      const summary = JSON.parse(bytes.toString('utf8', 0, nl)) as FileSummary;
+      if (!Array.isArray(summary.tasks) || typeof summary.errors !== 'number') return undefined;
+      return { summary, prompts: () => promptsOf(file, summary.tasks.length) };
     } catch {
       return undefined;
     }
   }
 
-  putFileSummary(hash: string, s: FileSummary): void {
+  putFileSummary(hash: string, summary: FileSummary, prompts: readonly string[]): void {
     if (!this.ensure()) return;
-    writeQuietly(path.join(this.root, 'files', `${hash}.json`), JSON.stringify(s));
+    writeQuietly(path.join(this.root, 'files', `${hash}.jsonl`), `${JSON.stringify(summary)}\n${JSON.stringify(prompts)}\n`);
+  }
+
+  /** The text hash of a task file (absolute path) whose stat is unchanged since it was read. */
+  knownHash(file: string, st: fs.Stats): string | undefined {
+    return this.index().hashOf(file, st);
+  }
+
+  /** Remembers the hash of a task file's text as read from disk, with its stat taken before reading. */
+  rememberHash(file: string, st: fs.Stats, statAt: number, hash: string): void {
+    this.index().set(file, st, statAt, hash);
+  }
+
+  /** Forgets a task file's stat: its text was not read from disk as it is. */
+  forgetHash(file: string): void {
+    this.index().delete(file);
+  }
+
+  /** A remembered result of a check (see promptChecks.ts) by its name, if any and readable. */
+  check(name: string): unknown {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(this.root, 'checks', `${name}.json`), 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Remembers a check's result; the oldest of the same check (`name` up to its `-`) beyond a few are dropped. */
+  putCheck(name: string, value: unknown): void {
+    if (!this.ensure()) return;
+    const dir = path.join(this.root, 'checks');
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      writeQuietly(path.join(dir, `${name}.json`), JSON.stringify(value));
+      const kind = name.slice(0, name.indexOf('-') + 1);
+      const same = fs
+        .readdirSync(dir)
+        .filter((f) => f.startsWith(kind) && f.endsWith('.json'))
+        .map((f) => ({ f, at: fs.statSync(path.join(dir, f)).mtimeMs }))
+        .sort((x, y) => y.at - x.at);
+      for (const { f } of same.slice(CHECKS_KEPT)) fs.rmSync(path.join(dir, f), { force: true });
+    } catch {
+      // Another process pruning at the same time, or a read-only place: only slower.
+    }
   }
 
   get(casesKey: string): CaseCounts | undefined {
@@ -45,11 +109,17 @@ export class StatsMemo implements CaseMemo {
     this.casesChanged = true;
   }
 
-  /** Writes the case outcomes learnt in this run. A memo that cannot be written is only slower. */
+  /** Writes the case outcomes and file stats learnt in this run. A memo that cannot be written is only slower. */
   save(): void {
+    const index = this.stats?.changes((f) => fs.existsSync(f));
+    if (index !== undefined && this.ensure()) writeQuietly(path.join(this.root, 'index.json'), index);
     if (!this.casesChanged || !this.cases || !this.ensure()) return;
     writeQuietly(path.join(this.root, 'cases.json'), JSON.stringify(Object.fromEntries(this.cases)));
     this.casesChanged = false;
+  }
+
+  private index(): StatIndex {
+    return (this.stats ??= new StatIndex(readQuietly(path.join(this.root, 'index.json'))));
   }
 
   private loadCases(): Map<string, CaseCounts> {
@@ -76,6 +146,25 @@ export class StatsMemo implements CaseMemo {
       // A read-only or missing place: the statistics are still right, only not remembered.
     }
     return this.ready;
+  }
+}
+
+/** The prompts line of a summary file: one string per task. */
+function promptsOf(file: string, tasks: number): string[] | undefined {
+  try {
+    const bytes = fs.readFileSync(file);
+    const p = JSON.parse(bytes.toString('utf8', bytes.indexOf(10) + 1)) as unknown;
+    return Array.isArray(p) && p.length === tasks && p.every((s) => typeof s === 'string') ? (p as string[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readQuietly(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,8 @@
 // What one task file holds, for `vtask stats` and the dashboard: its tasks (id, line, verifier
-// kind, cases, run key, prompt) and its counts. Reading a file whole costs a YAML parse, which
-// dominates `vtask stats` over a large dataset, so a file's summary is kept in the cache folder
-// keyed by a hash of its text and the vtask version: an unchanged file is read back, not parsed.
+// kind, cases, run key), their prompts and its counts. Reading a file whole costs a YAML parse,
+// which dominates `vtask stats` over a large dataset, so a file's summary is kept in the cache
+// folder keyed by a hash of its text and the vtask version: an unchanged file is read back, not
+// parsed.
 import { createHash } from 'node:crypto';
 import { runCases } from '../run/cases';
 import { taskCasesKey, taskRunKey } from '../run/resultKeys';
@@ -27,9 +28,6 @@ export interface TaskRow {
   readonly cases: number;
   /** The key a run of this task is recorded under (see run/resultKeys.ts). */
   readonly runKey: string;
-  readonly casesKey: string;
-  /** The last user message: what duplicates and contamination compare. */
-  readonly prompt: string;
   /** How the cases came out, when they were run (valid tasks of in-process verifiers). */
   readonly outcome?: CaseCounts;
 }
@@ -81,14 +79,23 @@ export interface SummariseOptions {
   readonly signal?: AbortSignal;
 }
 
+/** A file's summary, and the prompt of each of its tasks. */
+export interface SummarisedFile {
+  readonly summary: FileSummary;
+  /** Per task of `summary.tasks`, its last user message (what duplicates and contamination compare); `''` for a task with errors. */
+  readonly prompts: readonly string[];
+}
+
 /** Reads one task file's text into its summary; `file` is where its relative paths resolve. */
-export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<FileSummary> {
+export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<SummarisedFile> {
   const parsed = parseTaskFile(text);
   const specs = new Map<number, TaskSpec>(runnableTasks(parsed).tasks.map((t) => [t.index, t]));
   const errors = parsed.issues.filter((i) => i.severity === 'error').length;
   const wantCases = o.cases !== false;
   const toRun: TaskSpec[] = [];
   const rows: (TaskRow & { outcome?: CaseCounts })[] = [];
+  const prompts: string[] = [];
+  const casesKeys: string[] = [];
   for (const entry of parsed.tasks) {
     if (entry.id === undefined) continue;
     const spec = specs.get(entry.index);
@@ -99,10 +106,10 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       kind: spec ? kindOfVerifier(spec.verify) : null,
       cases: entry.caseCount,
       runKey: taskRunKey(parsed, entry),
-      casesKey,
-      prompt: spec?.prompt ?? '',
     };
     rows.push(row);
+    prompts.push(spec?.prompt ?? '');
+    casesKeys.push(casesKey);
     if (!wantCases || !spec || !spec.cases.length || !runsInProcess(spec.verify)) continue;
     const known = o.memo?.get(casesKey);
     if (known) Object.assign(row, { outcome: known });
@@ -118,15 +125,15 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       else c.failed++;
       byTask.set(r.task, c);
     }
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
       const c = byTask.get(row.id);
       if (!c || row.outcome) continue;
       const outcome = { total: row.cases, ...c };
       row.outcome = outcome;
-      o.memo?.set(row.casesKey, outcome);
+      o.memo?.set(casesKeys[i] as string, outcome);
     }
   }
-  return { tasks: rows, errors, casesRun: wantCases };
+  return { summary: { tasks: rows, errors, casesRun: wantCases }, prompts };
 }
 
 /** A hash of a file's text: what its remembered summary is keyed by. */

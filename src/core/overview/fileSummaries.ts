@@ -1,0 +1,152 @@
+// The summaries of a dataset's task files. A file whose stat is unchanged since a run read it
+// is not read at all (statIndex.ts); one whose text hashes to a remembered summary is not
+// parsed; only new and edited files are parsed (in worker threads when there are many: see
+// summaryWorkers.ts), and only their changed cases run.
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolveCacheDir } from '../sampling/cacheDir';
+import { StatsMemo, type RememberedFile } from './statsMemo';
+import { summariseTaskFile, textHash, type FileSummary, type SummarisedFile } from './summary';
+import { summariseInWorkers, workersFor, type SummaryJob } from './summaryWorkers';
+
+/** A file's text, and whether it is the file's content on disk as it is (read without a problem). */
+export interface FileText {
+  readonly text: string;
+  readonly onDisk: boolean;
+}
+
+export interface SummariesOptions {
+  /** The cache folder; by default each file's, as `vtask run` finds it. */
+  readonly cacheDir?: string;
+  /** False: cases are counted, not run. */
+  readonly cases?: boolean;
+  /** A file's text; the disk's by default. */
+  readonly read?: (file: string) => FileText;
+  /** Files whose text may not be the disk's (open in an editor): read whatever their stat. */
+  readonly unsaved?: (file: string) => boolean;
+  readonly signal?: AbortSignal;
+  readonly onFile?: (done: number, total: number) => void;
+  /**
+   * A bundle that runs `runSummaryWorker` when started as a worker (summaryWorkers.ts): with
+   * it, a large number of files to parse are parsed in worker threads, one per core.
+   */
+  readonly workerScript?: string;
+}
+
+export interface DatasetFiles {
+  readonly summaries: readonly FileSummary[];
+  /** Per file, the hash of its text. */
+  readonly hashes: readonly string[];
+  /** Per file, its cache folder. */
+  readonly cacheDirs: readonly string[];
+  /** The memo of each cache folder. */
+  readonly memos: ReadonlyMap<string, StatsMemo>;
+  /** The prompts of a file's tasks (one per task of its summary, `''` for none). */
+  prompts(file: number): Promise<readonly string[]>;
+}
+
+const readDisk = (file: string): FileText => ({ text: fs.readFileSync(file, 'utf8'), onDisk: true });
+
+/** The summary of each of `files`, with what its prompts and memo need. */
+export async function summariseFiles(files: readonly string[], o: SummariesOptions = {}): Promise<DatasetFiles> {
+  const read = o.read ?? readDisk;
+  const memos = new Map<string, StatsMemo>();
+  const hashes: string[] = [];
+  const cacheDirs: string[] = [];
+  // Per file: its summary, and how to have its prompts (kept when it was parsed in this run, else from the memo).
+  const known: (RememberedFile | undefined)[] = [];
+  // The files to parse, with their index.
+  const toParse: { index: number; job: SummaryJob }[] = [];
+  let done = 0;
+  for (const file of files) {
+    o.signal?.throwIfAborted();
+    const cacheDir = resolveCacheDir(file, { cacheDir: o.cacheDir });
+    cacheDirs.push(cacheDir);
+    let memo = memos.get(cacheDir);
+    if (!memo) memos.set(cacheDir, (memo = new StatsMemo(cacheDir)));
+    const r = lookUp(file, memo, read, o);
+    hashes.push(r.hash);
+    known.push(r.known);
+    if (r.known) o.onFile?.(++done, files.length);
+    else toParse.push({ index: known.length - 1, job: { text: r.text as string, file, hash: r.hash, cacheDir, cases: o.cases !== false } });
+  }
+  const parsed = (index: number, s: SummarisedFile): void => {
+    known[index] = { summary: s.summary, prompts: () => s.prompts };
+    o.onFile?.(++done, files.length);
+  };
+  const threads = o.workerScript ? workersFor(toParse.reduce((n, p) => n + p.job.text.length, 0)) : 0;
+  if (threads && o.workerScript) {
+    await summariseInWorkers(
+      o.workerScript,
+      threads,
+      toParse.map((p) => p.job),
+      (i, s) => {
+        const { index, job } = toParse[i] as { index: number; job: SummaryJob };
+        const memo = memos.get(job.cacheDir) as StatsMemo;
+        for (const [key, counts] of s.learnt) memo.set(key, counts);
+        parsed(index, s);
+      },
+      o.signal,
+    );
+  } else {
+    for (const { index, job } of toParse) {
+      const memo = memos.get(job.cacheDir) as StatsMemo;
+      const s = await summariseTaskFile(job.text, job.file, { cases: job.cases, memo, signal: o.signal });
+      memo.putFileSummary(job.hash, s.summary, s.prompts);
+      parsed(index, s);
+    }
+  }
+  for (const m of memos.values()) m.save();
+  const all = known as RememberedFile[];
+  return {
+    // A summary made with its cases run counts them as skipped when they are not wanted.
+    summaries: all.map((k) => (o.cases === false && k.summary.casesRun ? { ...k.summary, casesRun: false } : k.summary)),
+    hashes,
+    cacheDirs,
+    memos,
+    async prompts(i) {
+      const got = (all[i] as RememberedFile).prompts();
+      if (got) return got;
+      // The memo lost them: the text must be the one summarised.
+      const file = files[i] as string;
+      const { text } = read(file);
+      if (textHash(text) !== hashes[i]) throw new Error(`${file} changed while it was read: try again`);
+      return (await summariseTaskFile(text, file, { cases: false, signal: o.signal })).prompts;
+    },
+  };
+}
+
+/**
+ * A file's text hash, and its remembered summary when its stat or its text is known; else its
+ * text, to be parsed.
+ */
+function lookUp(file: string, memo: StatsMemo, read: (file: string) => FileText, o: SummariesOptions): { hash: string; known?: RememberedFile; text?: string } {
+  const abs = path.resolve(file);
+  // The clock before the stat, the stat before the read: a write after either cannot pass for this text.
+  const statAt = Date.now();
+  const st = o.unsaved?.(file) ? undefined : statOf(abs);
+  const indexed = st && memo.knownHash(abs, st);
+  const remembered = indexed === undefined ? undefined : usable(memo.fileSummary(indexed), o.cases);
+  if (indexed !== undefined && remembered) return { hash: indexed, known: remembered };
+  const r = read(file);
+  const hash = textHash(r.text);
+  if (st && r.onDisk) memo.rememberHash(abs, st, statAt, hash);
+  else if (st) memo.forgetHash(abs);
+  const known = usable(memo.fileSummary(hash), o.cases);
+  return known ? { hash, known } : { hash, text: r.text };
+}
+
+/** A remembered summary, unless it lacks the case outcomes wanted (it was made with `--no-cases`). */
+function usable(r: RememberedFile | undefined, cases: boolean | undefined): RememberedFile | undefined {
+  return r && (cases === false || r.summary.casesRun) ? r : undefined;
+}
+
+/** A regular file's stat; undefined for anything else, or when it cannot be had. */
+function statOf(file: string): fs.Stats | undefined {
+  try {
+    const st = fs.statSync(file);
+    return st.isFile() ? st : undefined;
+  } catch {
+    return undefined;
+  }
+}

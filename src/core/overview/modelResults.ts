@@ -1,0 +1,131 @@
+// How each model did on a dataset, from the latest run of each task in the run log: per model
+// the counts, the histogram, the bands and the tasks whose band changed; per task and model the
+// result; per file the bands; and each pair of models compared. A run recorded under another
+// run key than the task's current one (its prompt or verifier changed since) is stale: counted
+// per model and left out, since `vtask run` re-verifies its cached samples for free.
+import type { Band } from '../stats';
+import { compareRates } from './compare';
+import type { LatestRun } from './latestRuns';
+import type { RunFields } from './runLog';
+import type { BandCounts, HistogramBin, ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
+
+/** A task of the dataset, in the dataset's order. */
+export interface DatasetTask {
+  readonly ref: TaskRef;
+  /** Index of its file. */
+  readonly file: number;
+  /** The run key its runs must be recorded under to describe it as it is. */
+  readonly runKey: string;
+  /** False when the task has errors: its runs are not counted. */
+  readonly valid: boolean;
+}
+
+export interface ModelResults {
+  readonly models: Record<string, ModelStats>;
+  /** Per file, per model: band counts (models in the order their first counted run was read). */
+  readonly fileBands: Map<string, Record<Band, number>>[];
+  /** Per task and model, in the dataset's order and then by model. */
+  readonly results: TaskModelResult[];
+  readonly comparisons: ModelComparison[];
+}
+
+const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
+const HISTOGRAM_BINS = 10;
+
+/**
+ * Adds up `runs` (`readLatestRuns` of each cache folder, in turn) over `tasks`. `models` keeps
+ * those models (shown even without a run); `points: false` leaves out the comparisons' points.
+ */
+export function modelResults(tasks: readonly DatasetTask[], files: number, runs: Iterable<LatestRun>, o: { readonly models?: readonly string[]; readonly points?: boolean } = {}): ModelResults {
+  const perModel = new Map<string, ModelTally>();
+  const tally = (model: string): ModelTally => {
+    let t = perModel.get(model);
+    if (!t) perModel.set(model, (t = new ModelTally(tasks.length)));
+    return t;
+  };
+  for (const m of o.models ?? []) tally(m);
+  const fileBands = Array.from({ length: files }, () => new Map<string, Record<Band, number>>());
+  for (const { task, model, latest, previousBand } of runs) {
+    const at = tasks[task] as DatasetTask;
+    if (!at.valid) continue;
+    const t = tally(model);
+    if (latest.key !== at.runKey) {
+      t.stale++;
+      continue;
+    }
+    t.add(task, at.ref, latest, previousBand);
+    const bands = fileBands[at.file] as Map<string, Record<Band, number>>;
+    let b = bands.get(model);
+    if (!b) bands.set(model, (b = { too_easy: 0, learnable: 0, too_hard: 0 }));
+    b[latest.band]++;
+  }
+  const names = [...perModel.keys()].sort();
+  const tallies = names.map((name) => perModel.get(name) as ModelTally);
+  const models: Record<string, ModelStats> = {};
+  for (const [i, name] of names.entries()) models[name] = (tallies[i] as ModelTally).stats();
+  // The dataset's order, whatever order the log was written in; models by name.
+  const results: TaskModelResult[] = [];
+  for (let task = 0; task < tasks.length; task++) {
+    const { ref } = tasks[task] as DatasetTask;
+    for (const [i, t] of tallies.entries()) {
+      const run = t.runs[task];
+      if (run) results.push({ file: ref.file, task: ref.task, line: ref.line, model: names[i] as string, samples: run.samples, pass_rate: run.pass_rate, band: run.band });
+    }
+  }
+  const refs = tasks.map((t) => t.ref);
+  const comparisons: ModelComparison[] = [];
+  for (let i = 0; i < names.length; i++) {
+    for (let j = i + 1; j < names.length; j++) comparisons.push(compareRates(names[i] as string, names[j] as string, refs, (tallies[i] as ModelTally).rates, (tallies[j] as ModelTally).rates, o));
+  }
+  return { models, fileBands, results, comparisons };
+}
+
+/** One model's runs, added up as they are read. */
+class ModelTally {
+  tasks = 0;
+  samples = 0;
+  stale = 0;
+  signal = 0;
+  readonly bins = new Array<number>(HISTOGRAM_BINS).fill(0);
+  readonly bands: Record<Band, number> = { too_easy: 0, learnable: 0, too_hard: 0 };
+  readonly changed: { task: number; change: TaskRef & { from: Band | null; to: Band | null } }[] = [];
+  /** Per task of the dataset: its counted run, and its pass rate (NaN: none). */
+  readonly runs: (RunFields | undefined)[];
+  readonly rates: Float64Array;
+
+  constructor(tasks: number) {
+    this.runs = new Array<RunFields | undefined>(tasks).fill(undefined);
+    this.rates = new Float64Array(tasks).fill(NaN);
+  }
+
+  add(task: number, ref: TaskRef, latest: RunFields, previousBand: Band | undefined): void {
+    this.tasks++;
+    this.samples += latest.samples;
+    this.signal += latest.signal_share;
+    const bin = binOf(latest.pass_rate);
+    this.bins[bin] = (this.bins[bin] ?? 0) + 1;
+    this.bands[latest.band]++;
+    this.runs[task] = latest;
+    this.rates[task] = latest.pass_rate;
+    if (previousBand !== undefined && previousBand !== latest.band) this.changed.push({ task, change: { ...ref, from: previousBand, to: latest.band } });
+  }
+
+  stats(): ModelStats {
+    const histogram: HistogramBin[] = this.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
+    const bands = Object.fromEntries(BANDS.map((b) => [b, this.bands[b]])) as BandCounts;
+    return {
+      tasks: this.tasks,
+      samples: this.samples,
+      histogram,
+      bands,
+      signal_share: this.tasks ? this.signal / this.tasks : 0,
+      changed: this.changed.sort((x, y) => x.task - y.task).map((c) => c.change),
+      stale: this.stale,
+    };
+  }
+}
+
+/** The bin of a pass rate: [i/10, (i+1)/10), the last bin holding 1 too. */
+function binOf(rate: number): number {
+  return Math.min(HISTOGRAM_BINS - 1, Math.max(0, Math.floor(rate * HISTOGRAM_BINS + 1e-9)));
+}

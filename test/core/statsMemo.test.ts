@@ -1,0 +1,232 @@
+// What `vtask stats` remembers between runs must never outlive what it describes: a file edited
+// in place with the same size and its modification time set back, or replaced by a copy with
+// the same times; runs appended to the log or the log compacted by another process; another
+// threshold; a benchmark edited; memo files deleted, damaged or forged. Every check compares a
+// run that used the memo with what is true. The files are written, then left alone for
+// RACY_MS, so that the stat index trusts them from the first run on.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { collectDatasetStats } from '../../src/core/overview/collect';
+import { appendRunRecords, compactRunLog, type RunRecord } from '../../src/core/overview/runLog';
+import { RACY_MS, StatIndex } from '../../src/core/overview/statIndex';
+import { taskRunKey } from '../../src/core/run/resultKeys';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-stats-memo-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+// `sum` has a case that expects the wrong verdict; `sea` and `sea2` are near duplicates (6 of 7
+// shingles), `sum` and `sum-again` exact ones.
+const A = `vtask: 1
+tasks:
+  - id: sum
+    prompt: Natalia sold 48 clips in April and half as many in May. How many clips did she sell?
+    verify:
+      math: { answer: "72" }
+    cases:
+      - { response: "\\\\boxed{72}", expect: pass }
+      - { response: "\\\\boxed{71}", expect: pass }
+  - id: sea
+    prompt: Describe the sea in under 50 words.
+    verify:
+      constraints:
+        - length_constraints:number_words: { relation: less than, num_words: 50 }
+`;
+const B = `vtask: 1
+tasks:
+  - id: sum-again
+    prompt: Natalia sold 48 clips in April and half as many in May. How many clips did she sell?
+    verify:
+      match: { answer: "72" }
+  - id: sea2
+    prompt: Describe the sea in under 50 words, please.
+    verify:
+      match: { answer: "blue" }
+`;
+/** The same size as A, with the wrong case fixed. */
+const A_FIXED = A.replace('{ response: "\\\\boxed{71}", expect: pass }', '{ response: "\\\\boxed{71}", expect: fail }');
+assert.equal(A_FIXED.length, A.length);
+
+interface Workspace {
+  readonly dir: string;
+  readonly cacheDir: string;
+  readonly files: readonly [string, string];
+}
+
+/** When the files were last modified, as far as their times say (seconds since the epoch). */
+const MTIME = Math.floor(Date.now() / 1000) - 3600;
+const NAMES = ['edit', 'replace', 'unsaved', 'log', 'threshold', 'bench', 'deleted', 'forged'] as const;
+const ws = {} as Record<(typeof NAMES)[number], Workspace>;
+
+before(async () => {
+  for (const name of NAMES) {
+    const dir = path.join(root, name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), '{}');
+    const files = [path.join(dir, 'a.vtask'), path.join(dir, 'b.vtask')] as const;
+    fs.writeFileSync(files[0], A);
+    fs.writeFileSync(files[1], B);
+    // Whole seconds, which setting the time back restores exactly (times have more precision than utimes takes).
+    for (const f of files) fs.utimesSync(f, MTIME, MTIME);
+    ws[name] = { dir, cacheDir: path.join(dir, '.vtask-cache'), files };
+  }
+  await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));
+});
+
+/** Writes `text` over `file` in place, then sets its times back. */
+function editKeepingTimes(file: string, text: string): void {
+  fs.writeFileSync(file, text);
+  fs.utimesSync(file, MTIME, MTIME);
+}
+
+/** The memo folder of a workspace (one vtask version). */
+function memoDir(w: Workspace): string {
+  const [version] = fs.readdirSync(path.join(w.cacheDir, 'stats'));
+  return path.join(w.cacheDir, 'stats', version!);
+}
+
+function record(w: Workspace, task: string, model: string, passed: number, at: string): RunRecord {
+  const parsed = parseTaskFile(fs.readFileSync(w.files[0], 'utf8'));
+  const entry = parsed.tasks.find((t) => t.id === task)!;
+  return { file: 'a.vtask', task, model, key: taskRunKey(parsed, entry), at, samples: 8, passed, pass_rate: passed / 8, band: passed === 8 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable', signal_share: 0.5 };
+}
+
+test('the stat index trusts a file only while its stat is the one read, and only when it was read long enough after its last change', () => {
+  const st = (o: Partial<fs.Stats> = {}): fs.Stats => ({ size: 100, mtimeMs: 1_000_000.5, ctimeMs: 1_000_000.5, ino: 7, dev: 1, ...o }) as fs.Stats;
+  const index = new StatIndex(undefined);
+  index.set('/d/a.vtask', st(), 1_000_000.5 + RACY_MS, 'h1');
+  assert.equal(index.hashOf('/d/a.vtask', st()), 'h1');
+  for (const changed of [{ size: 101 }, { mtimeMs: 1_000_000.6 }, { ctimeMs: 1_000_900 }, { ino: 8 }, { dev: 2 }]) assert.equal(index.hashOf('/d/a.vtask', st(changed)), undefined, JSON.stringify(changed));
+  // Read within RACY_MS of its last change: a write in the same clock tick would keep its stat.
+  index.set('/d/b.vtask', st(), 1_000_000.5 + RACY_MS - 1, 'h2');
+  assert.equal(index.hashOf('/d/b.vtask', st()), undefined);
+  index.set('/d/c.vtask', st({ ctimeMs: 1_000_500 }), 1_000_000.5 + RACY_MS, 'h3');
+  assert.equal(index.hashOf('/d/c.vtask', st({ ctimeMs: 1_000_500 })), undefined, 'the change time counts as a change');
+  // Written and read back; files that are gone are dropped then; a damaged index is empty.
+  const text = index.changes((f) => f !== '/d/c.vtask');
+  assert.ok(text);
+  assert.equal(new StatIndex(text).hashOf('/d/a.vtask', st()), 'h1');
+  assert.doesNotMatch(text, /c\.vtask/);
+  assert.equal(index.changes(() => true), undefined, 'nothing new to write');
+  assert.equal(new StatIndex('{"/d/a.vtask": [100, 1]}').hashOf('/d/a.vtask', st()), undefined);
+  assert.equal(new StatIndex('{"/d/a.vtask": ').hashOf('/d/a.vtask', st()), undefined);
+});
+
+test('a file edited in place with the same size and its modification time set back is read again', async () => {
+  const w = ws.edit;
+  const before = await collectDatasetStats(w.files);
+  assert.deepEqual(before.per_file[0]?.cases, { total: 2, passed: 1, failed: 1, skipped: 0 });
+  assert.deepEqual((await collectDatasetStats(w.files)).per_file[0]?.cases, before.per_file[0]?.cases, 'unchanged: the same');
+  const was = fs.statSync(w.files[0]);
+  editKeepingTimes(w.files[0], A_FIXED);
+  const now = fs.statSync(w.files[0]);
+  assert.deepEqual([now.size, now.mtimeMs, now.ino], [was.size, was.mtimeMs, was.ino], 'only the change time tells');
+  assert.deepEqual((await collectDatasetStats(w.files)).per_file[0]?.cases, { total: 2, passed: 2, failed: 0, skipped: 0 });
+});
+
+test('a file replaced by a copy of the same size and times (another inode) is read again', async () => {
+  const w = ws.replace;
+  assert.equal((await collectDatasetStats(w.files)).per_file[0]?.cases.failed, 1);
+  const tmp = `${w.files[0]}.new`;
+  fs.writeFileSync(tmp, A_FIXED);
+  fs.utimesSync(tmp, MTIME, MTIME);
+  fs.renameSync(tmp, w.files[0]);
+  assert.equal((await collectDatasetStats(w.files)).per_file[0]?.cases.failed, 0);
+});
+
+test('a file open in an editor is counted as the editor has it, whatever its stat', async () => {
+  const w = ws.unsaved;
+  await collectDatasetStats(w.files);
+  const s = await collectDatasetStats(w.files, { unsaved: (f) => f === w.files[0], read: (f) => ({ text: f === w.files[0] ? A_FIXED : fs.readFileSync(f, 'utf8'), onDisk: f !== w.files[0] }) });
+  assert.equal(s.per_file[0]?.cases.failed, 0);
+  // The disk's text again once it is closed.
+  assert.equal((await collectDatasetStats(w.files)).per_file[0]?.cases.failed, 1);
+});
+
+test('runs appended to the log, and the log compacted by another process, are read as they are', async () => {
+  const w = ws.log;
+  appendRunRecords(w.cacheDir, [record(w, 'sum', 'model-a', 0, '2026-01-01T00:00:00.000Z')]);
+  const first = await collectDatasetStats(w.files);
+  assert.equal(first.models['model-a']?.tasks, 1);
+  assert.equal(first.models['model-a']?.bands.too_hard, 1);
+  // Another process appends: a run of another task, a newer run of `sum`.
+  appendRunRecords(w.cacheDir, [record(w, 'sea', 'model-a', 8, '2026-01-02T00:00:00.000Z'), record(w, 'sum', 'model-a', 4, '2026-01-02T00:00:00.000Z')]);
+  const appended = await collectDatasetStats(w.files);
+  assert.equal(appended.models['model-a']?.tasks, 2);
+  assert.deepEqual(appended.models['model-a']?.bands, { too_easy: 1, learnable: 1, too_hard: 0 });
+  assert.deepEqual(appended.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]), [['sum', 'too_hard', 'learnable']]);
+  // A third run of `sum`, then a compaction down to the latest two: the same statistics.
+  appendRunRecords(w.cacheDir, [record(w, 'sum', 'model-a', 8, '2026-01-03T00:00:00.000Z')]);
+  const grown = await collectDatasetStats(w.files);
+  assert.deepEqual(grown.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]), [['sum', 'learnable', 'too_easy']]);
+  assert.deepEqual(compactRunLog(w.cacheDir), { before: 4, after: 3 });
+  assert.deepEqual(await collectDatasetStats(w.files), grown);
+});
+
+test('duplicates are remembered per threshold and per state of the dataset', async () => {
+  const w = ws.threshold;
+  const pairs = async (threshold?: number): Promise<string[]> => (await collectDatasetStats(w.files, { duplicateThreshold: threshold })).duplicates.map((d) => `${d.a.task}~${d.b.task}${d.exact ? ' exact' : ''}`);
+  assert.deepEqual(await pairs(), ['sum~sum-again exact', 'sea~sea2']);
+  assert.deepEqual(await pairs(0.9), ['sum~sum-again exact'], 'another threshold');
+  assert.deepEqual(await pairs(), ['sum~sum-again exact', 'sea~sea2'], 'the first threshold again');
+  assert.equal(fs.readdirSync(path.join(memoDir(w), 'checks')).length, 2);
+  // One letter of a prompt, in place, the times set back: no longer an exact copy.
+  editKeepingTimes(w.files[1], B.replace('Natalia', 'Natalie'));
+  assert.deepEqual(await pairs(), ['sum~sum-again', 'sea~sea2']);
+  // A file more, or one less.
+  assert.deepEqual((await collectDatasetStats([w.files[0]])).duplicates, []);
+});
+
+test('overlaps with a benchmark are remembered by its content, with what reading it noted', async () => {
+  const w = ws.bench;
+  const bench = path.join(w.dir, 'bench.jsonl');
+  const long = JSON.stringify({ prompt: 'x '.repeat(600_000) });
+  fs.writeFileSync(bench, `${JSON.stringify({ prompt: 'Natalia sold 48 clips in April and half as many in May.' })}\n${long}\n`);
+  const hits = async (): Promise<{ hits: string[]; notes: string[] }> => {
+    const notes: string[] = [];
+    const s = await collectDatasetStats(w.files, { benchmarks: [bench], onNote: (n) => notes.push(n) });
+    return { hits: s.contamination.map((c) => `${c.task}:${c.benchmark_row}`), notes };
+  };
+  const first = await hits();
+  assert.deepEqual(first.hits, ['sum:0', 'sum-again:0']);
+  assert.equal(first.notes.length, 1, 'the long row is skipped with a note');
+  assert.deepEqual(await hits(), first, 'remembered, the note too');
+  // The benchmark edited: another row.
+  fs.writeFileSync(bench, `${JSON.stringify({ prompt: 'Describe the sea in under 50 words, please.' })}\n`);
+  assert.deepEqual(await hits(), { hits: ['sea2:0'], notes: [] });
+});
+
+test('deleting or damaging memo files costs only time', async () => {
+  const w = ws.deleted;
+  appendRunRecords(w.cacheDir, [record(w, 'sum', 'model-a', 4, '2026-01-01T00:00:00.000Z')]);
+  const truth = await collectDatasetStats(w.files);
+  const memo = memoDir(w);
+  assert.deepEqual(fs.readdirSync(memo).sort(), ['cases.json', 'checks', 'files', 'index.json']);
+  // The prompts line of every summary damaged, and the duplicates forgotten: read from the files again.
+  for (const f of fs.readdirSync(path.join(memo, 'files'))) {
+    const p = path.join(memo, 'files', f);
+    fs.writeFileSync(p, fs.readFileSync(p, 'utf8').split('\n')[0] + '\n["torn');
+  }
+  fs.rmSync(path.join(memo, 'checks'), { recursive: true });
+  assert.deepEqual(await collectDatasetStats(w.files), truth);
+  for (const name of ['index.json', 'cases.json', 'files', 'checks']) {
+    fs.rmSync(path.join(memo, name), { recursive: true, force: true });
+    assert.deepEqual(await collectDatasetStats(w.files), truth, name);
+  }
+  fs.rmSync(path.join(w.cacheDir, 'stats'), { recursive: true });
+  assert.deepEqual(await collectDatasetStats(w.files), truth, 'stats/');
+});
+
+test('a remembered check that names tasks the dataset does not have is not used', async () => {
+  const w = ws.forged;
+  const truth = await collectDatasetStats(w.files);
+  const checks = path.join(memoDir(w), 'checks');
+  const [file] = fs.readdirSync(checks);
+  for (const forged of [[0, 99, 1, 1], [0, 1, 1], [0, 1, 'x', 1], { pairs: [] }]) {
+    fs.writeFileSync(path.join(checks, file!), JSON.stringify(forged));
+    assert.deepEqual((await collectDatasetStats(w.files)).duplicates, truth.duplicates, JSON.stringify(forged));
+  }
+});
