@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
+import { rowFileType } from '../core/datasets/rowFiles';
 import { readBenchmark } from '../core/overview/benchmark';
 import { findContamination } from '../core/overview/contamination';
 import { findDuplicates } from '../core/overview/duplicates';
@@ -45,7 +46,9 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
   private readonly disposables: vscode.Disposable[] = [this.collection, this.emitter];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private cancel: vscode.CancellationTokenSource | undefined;
-  private counts = new Map<string, number>();
+  /** Per task (`uri#id`): other tasks sharing its prompt, and benchmarks overlapping it. */
+  private duplicateCounts = new Map<string, number>();
+  private contaminationCounts = new Map<string, number>();
   private pairs: readonly DuplicatePair[] = [];
   private hits: readonly ContaminationHit[] = [];
   private done: Promise<void> = Promise.resolve();
@@ -64,10 +67,14 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
   }
 
   duplicatesOf(uri: vscode.Uri, taskId: string): number {
-    return this.counts.get(`${uri.toString()}#${taskId}`) ?? 0;
+    return this.duplicateCounts.get(`${uri.toString()}#${taskId}`) ?? 0;
   }
 
-  /** The last pairs and hits found, with files as URIs (for the dashboard). */
+  contaminationOf(uri: vscode.Uri, taskId: string): number {
+    return this.contaminationCounts.get(`${uri.toString()}#${taskId}`) ?? 0;
+  }
+
+  /** The last pairs and hits found, with files as URIs and benchmarks as the workspace names them (for the dashboard). */
   get last(): { duplicates: readonly DuplicatePair[]; contamination: readonly ContaminationHit[] } {
     return { duplicates: this.pairs, contamination: this.hits };
   }
@@ -91,7 +98,7 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
   private async compute(token: vscode.CancellationToken): Promise<void> {
     const settings = overviewSettings();
     if (!settings.enabled) {
-      this.publish([], [], []);
+      this.publish([], [], new Map());
       return;
     }
     const files = await this.index.all(token);
@@ -99,22 +106,31 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     const prompts = [...promptsOf(files)];
     const pairs = findDuplicates(prompts, { threshold: settings.threshold });
     const hits: ContaminationHit[] = [];
+    // Each benchmark by the name its hits give it, for "go to" the row.
+    const benchmarks = new Map<string, string>();
     for (const b of settings.benchmarks) {
       const file = resolveInWorkspace(b);
+      const name = vscode.workspace.asRelativePath(file);
+      benchmarks.set(name, file);
       try {
-        hits.push(...findContamination(prompts, (await readBenchmark(file)).rows, { benchmark: path.basename(file) }));
+        hits.push(...findContamination(prompts, (await readBenchmark(file)).rows, { benchmark: name }));
       } catch (e) {
         this.log.warn(`contamination: ${errorMessage(e)}`);
         void vscode.window.showWarningMessage(`vtask: benchmark ${b} could not be read: ${errorMessage(e)}`);
       }
       if (token.isCancellationRequested) return;
     }
-    this.publish(files, pairs, hits);
+    this.publish(pairs, hits, benchmarks);
   }
 
-  private publish(files: readonly IndexedFile[], pairs: readonly DuplicatePair[], hits: readonly ContaminationHit[]): void {
+  private publish(pairs: readonly DuplicatePair[], hits: readonly ContaminationHit[], benchmarks: ReadonlyMap<string, string>): void {
     const byUri = new Map<string, vscode.Diagnostic[]>();
-    const counts = new Map<string, number>();
+    const duplicateCounts = new Map<string, number>();
+    const contaminationCounts = new Map<string, number>();
+    const count = (counts: Map<string, number>, ref: TaskRef): void => {
+      const key = `${ref.file}#${ref.task}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    };
     const add = (ref: TaskRef, d: vscode.Diagnostic): void => {
       const list = byUri.get(ref.file) ?? [];
       list.push(d);
@@ -122,8 +138,7 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     };
     for (const p of pairs) {
       for (const [self, other] of [[p.a, p.b], [p.b, p.a]] as const) {
-        const key = `${self.file}#${self.task}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        count(duplicateCounts, self);
         const otherUri = vscode.Uri.parse(other.file);
         const where = otherUri.toString() === self.file ? 'this file' : vscode.workspace.asRelativePath(otherUri);
         const d = new vscode.Diagnostic(idLine(self), `${p.exact ? 'duplicate' : `near-duplicate (${Math.round(p.similarity * 100)}% similar)`} of ${other.task} in ${where}`, vscode.DiagnosticSeverity.Information);
@@ -134,12 +149,14 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
       }
     }
     for (const h of hits) {
-      const d = new vscode.Diagnostic(idLine(h), `prompt overlaps ${h.benchmark ?? 'a benchmark'} (row ${h.benchmark_row}): "${cut(h.overlap, 120)}"`, vscode.DiagnosticSeverity.Information);
+      const file = benchmarks.get(h.benchmark ?? '') as string;
+      const row = benchmarkRow(file, h.benchmark_row);
+      const d = new vscode.Diagnostic(idLine(h), `prompt overlaps ${h.benchmark ?? 'a benchmark'} (${row.label}): "${cut(h.overlap, 120)}"`, vscode.DiagnosticSeverity.Information);
       d.source = DUPLICATE_SOURCE;
       d.code = 'contamination';
+      d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(file), row.at), `${h.benchmark ?? 'the benchmark'}, ${row.label}: the benchmark's prompt`)];
       add(h, d);
-      const key = `${h.file}#${h.task}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      count(contaminationCounts, h);
     }
     const changed = new Map<string, vscode.Uri>();
     this.collection.forEach((u) => {
@@ -151,8 +168,15 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
       this.collection.set(u, list);
       changed.set(file, u);
     }
-    for (const f of files) if (!changed.has(f.uri.toString()) && [...this.counts.keys()].some((k) => k.startsWith(`${f.uri.toString()}#`))) changed.set(f.uri.toString(), f.uri);
-    this.counts = counts;
+    // Files whose tasks had counts are redrawn too (a URI's own `#` is escaped: the first is the task's).
+    for (const counts of [this.duplicateCounts, this.contaminationCounts]) {
+      for (const key of counts.keys()) {
+        const file = key.slice(0, key.indexOf('#'));
+        if (!changed.has(file)) changed.set(file, vscode.Uri.parse(file));
+      }
+    }
+    this.duplicateCounts = duplicateCounts;
+    this.contaminationCounts = contaminationCounts;
     this.pairs = pairs;
     this.hits = hits;
     this.emitter.fire([...changed.values()]);
@@ -170,6 +194,15 @@ export function* promptsOf(files: readonly IndexedFile[]): Generator<{ ref: Task
   for (const f of files) {
     for (const t of f.tasks) if (t.prompt !== undefined) yield { ref: { file: f.uri.toString(), task: t.id, line: t.line }, text: t.prompt };
   }
+}
+
+/**
+ * Where a benchmark's row is: its line in a JSONL or text file (rows are 0-based lines there),
+ * the file itself for Parquet (a row index names no place in the text).
+ */
+function benchmarkRow(file: string, row: number): { label: string; at: vscode.Range } {
+  if (rowFileType(file) === 'parquet') return { label: `row ${row}`, at: new vscode.Range(0, 0, 0, 0) };
+  return { label: `line ${row + 1}`, at: new vscode.Range(row, 0, row, 0) };
 }
 
 function idLine(ref: TaskRef): vscode.Range {

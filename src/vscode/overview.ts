@@ -3,7 +3,7 @@ import { Dashboard } from './dashboard';
 import { DatasetTree } from './datasetTree';
 import { DuplicateDiagnostics } from './duplicateDiagnostics';
 import type { ResultStore } from './results';
-import { RunLogBands } from './runLogBands';
+import { RunLogs } from './runLogs';
 import { TaskFacts } from './taskFacts';
 import type { TaskDocuments } from './taskDocuments';
 import { TaskIndex } from './taskIndex';
@@ -30,7 +30,7 @@ export interface Overview {
 export function registerOverview(s: OverviewServices): { overview: Overview; disposables: vscode.Disposable[] } {
   const index = new TaskIndex(s.documents);
   const duplicates = new DuplicateDiagnostics(index, s.log);
-  const runLog = new RunLogBands(s.log);
+  const runLog = new RunLogs(s.log);
   const facts = new TaskFacts(s.results, runLog, duplicates);
   const changed = new vscode.EventEmitter<readonly vscode.Uri[]>();
   const tree = new DatasetTree(index, facts, s.results, changed.event);

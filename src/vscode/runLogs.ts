@@ -1,0 +1,132 @@
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { errorMessage } from '../core/base/errorMessage';
+import { readRunLog, runLogFile, runLogPath, RUN_LOG_NAME } from '../core/overview/runLog';
+import { indexRunLog, type RunLogIndex, type RunsByModel } from '../core/overview/runLogIndex';
+import { TimeSlices } from '../core/util/slices';
+import { cacheDirFor } from './settings';
+import type { RunLogSource } from './taskFacts';
+
+/** A file's cache folder and its name in that folder's run log. */
+interface Place {
+  readonly cacheDir: string;
+  readonly logName: string;
+}
+
+interface Known {
+  /** What the log was read from: `mtime:size` of the file, '' when there is none. */
+  stamp: string;
+  index: RunLogIndex;
+  /** A reading under way, with the stamp it reads. */
+  reading?: { stamp: string; done: Promise<RunLogIndex> };
+}
+
+/** A log changed on disk is looked at again no sooner than this (the tree asks once per task). */
+const RECHECK_MS = 1000;
+const NO_RUNS: RunsByModel = new Map();
+
+/**
+ * The run logs of `vtask run` and of the editor's runs (one per cache folder), read when first
+ * asked for and again when one changes on disk, whoever wrote it (a terminal, another window).
+ * The tree asks synchronously and gets the log as last read; a new reading is indexed in slices
+ * and replaces the old one whole, then `onDidChange` names its cache folder.
+ */
+export class RunLogs implements RunLogSource, vscode.Disposable {
+  private readonly logs = new Map<string, Known>();
+  private readonly places = new Map<string, Place>();
+  private readonly checked = new Map<string, number>();
+  private readonly watched = new Set<string>();
+  private readonly emitter = new vscode.EventEmitter<string>();
+  /** Fires with the cache folder whose log was read again. */
+  readonly onDidChange = this.emitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.emitter];
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('vtask.cacheDir')) this.places.clear();
+      }),
+    );
+  }
+
+  /** Where a task file's runs are logged. */
+  placeOf(uri: vscode.Uri): Place {
+    const key = uri.toString();
+    let p = this.places.get(key);
+    if (!p) {
+      const cacheDir = cacheDirFor(uri);
+      this.places.set(key, (p = { cacheDir, logName: runLogPath(cacheDir, uri.fsPath) }));
+    }
+    return p;
+  }
+
+  runsOf(uri: vscode.Uri, taskId: string): RunsByModel {
+    if (uri.scheme !== 'file') return NO_RUNS;
+    const { cacheDir, logName } = this.placeOf(uri);
+    return this.peek(cacheDir).get(logName)?.get(taskId) ?? NO_RUNS;
+  }
+
+  /** The log of a cache folder as last read; a change on disk is read in the background. */
+  peek(cacheDir: string): RunLogIndex {
+    const now = Date.now();
+    if (now - (this.checked.get(cacheDir) ?? 0) >= RECHECK_MS) {
+      this.checked.set(cacheDir, now);
+      void this.read(cacheDir);
+    }
+    return this.logs.get(cacheDir)?.index ?? new Map();
+  }
+
+  /** The log of a cache folder as it is on disk now (read again when it changed). */
+  read(cacheDir: string): Promise<RunLogIndex> {
+    this.watch(cacheDir);
+    const stamp = stampOf(runLogFile(cacheDir));
+    const known: Known = this.logs.get(cacheDir) ?? { stamp: '', index: new Map() };
+    this.logs.set(cacheDir, known);
+    if (known.reading ? known.reading.stamp === stamp : known.stamp === stamp) return known.reading?.done ?? Promise.resolve(known.index);
+    const done: Promise<RunLogIndex> = this.load(cacheDir).then((index) => {
+      // A newer reading started meanwhile: it is the one kept.
+      if (known.reading?.done !== done) return known.reading?.done ?? index;
+      known.stamp = stamp;
+      known.index = index;
+      known.reading = undefined;
+      this.emitter.fire(cacheDir);
+      return index;
+    });
+    known.reading = { stamp, done };
+    return done;
+  }
+
+  private async load(cacheDir: string): Promise<RunLogIndex> {
+    // Not inside the caller's turn: the tree asks while it draws.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      return await indexRunLog(readRunLog(cacheDir), new TimeSlices());
+    } catch (e) {
+      this.log.warn(`the run log of ${cacheDir} could not be read: ${errorMessage(e)}`);
+      return new Map();
+    }
+  }
+
+  /** A run log written by another process (vtask run in a terminal) is read again. */
+  private watch(cacheDir: string): void {
+    if (this.watched.has(cacheDir)) return;
+    this.watched.add(cacheDir);
+    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(cacheDir), RUN_LOG_NAME));
+    const changed = (): void => void this.read(cacheDir);
+    this.disposables.push(w, w.onDidChange(changed), w.onDidCreate(changed), w.onDidDelete(changed));
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+function stampOf(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${st.mtimeMs}:${st.size}`;
+  } catch {
+    // No run yet: no log.
+    return '';
+  }
+}
