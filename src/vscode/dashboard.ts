@@ -4,36 +4,48 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { fromDashboard, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
 import { errorMessage } from '../core/base/errorMessage';
-import { collectDatasetStats } from '../core/overview/collect';
 import { ComparisonPages } from '../core/overview/dashboardCompare';
-import type { DatasetStats, TaskModelResult, TaskRef } from '../core/overview/types';
+import { LiveDatasetStats } from '../core/overview/liveStats';
+import type { ContaminationHit, DatasetStats, DuplicatePair, TaskModelResult, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
+import { SLICE_MS, TimeSlices } from '../core/util/slices';
 import { dashboardHtml } from '../webview/page';
 import { revealLine } from './datasetTree';
-import { overviewSettings, resolveInWorkspace } from './duplicateDiagnostics';
-import type { ResultStore } from './results';
-import { cacheDirFor } from './settings';
-import type { DuplicateSource } from './taskFacts';
+import { overviewSettings } from './duplicateDiagnostics';
+import type { RunLogs } from './runLogs';
 import type { TaskIndex } from './taskIndex';
 
 export interface DashboardServices {
   readonly extensionUri: vscode.Uri;
   readonly index: TaskIndex;
-  readonly results: ResultStore;
-  readonly duplicates?: DuplicateSource;
+  readonly runLogs: RunLogs;
+  readonly duplicates: DuplicateFindings;
   readonly log: vscode.LogOutputChannel;
+}
+
+/** The duplicate diagnostics' last findings, for the dashboard to show without searching again. */
+export interface DuplicateFindings {
+  readonly last: { readonly duplicates: readonly DuplicatePair[]; readonly contamination: readonly ContaminationHit[] };
+  /** True while a search is scheduled or under way. */
+  readonly searching: boolean;
+  readonly onDidChange: vscode.Event<readonly vscode.Uri[]>;
 }
 
 /** Statistics are computed again this long after the last change (an edit, a save, a run). */
 const DEBOUNCE_MS = 1000;
+/** The progress line is posted at most this often while files are read. */
+const PROGRESS_MS = 250;
 /** Messages kept for tests (the last ones). */
 const POSTED_KEPT = 50;
 
 /**
- * The dataset dashboard: `vtask stats` over the workspace's task files in a webview, computed
- * in the background and again after changes settle (edits, saves, finished runs, new
- * duplicates). The page gets the whole statistics object each time; files are named relative
- * to the workspace, and the page's links name them back.
+ * The dataset dashboard: `vtask stats` over the workspace's task files in a webview, kept up to
+ * date after changes settle (edits, saves, runs logged by the editor or by `vtask run` in a
+ * terminal, new duplicate findings). Only what changed is read again (liveStats.ts), in time
+ * slices between which the extension host does its other work; duplicates and contamination
+ * are the duplicate diagnostics' own. The page gets the statistics without the per-task results
+ * (those stay here: it asks for a comparison a page at a time); files are named relative to the
+ * workspace, and the page's links name them back.
  */
 export class Dashboard implements vscode.Disposable {
   static readonly viewType = 'vtask.dashboard';
@@ -43,6 +55,7 @@ export class Dashboard implements vscode.Disposable {
   private readonly postEmitter = new vscode.EventEmitter<ToDashboard>();
   readonly onDidPost = this.postEmitter.event;
   private readonly disposables: vscode.Disposable[] = [this.postEmitter];
+  private readonly live = new LiveDatasetStats();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private abort: AbortController | undefined;
   /** Files by the name the page knows them by. */
@@ -50,6 +63,8 @@ export class Dashboard implements vscode.Disposable {
   /** Comparisons over the last statistics' per-task results (which stay here). */
   private comparisons: ComparisonPages | undefined;
   private stale = true;
+  /** Whether the page has had statistics (until then it says it is reading). */
+  private shown = false;
   private ready = false;
   private disposed = false;
 
@@ -81,9 +96,14 @@ export class Dashboard implements vscode.Disposable {
       panel.onDidChangeViewState(() => {
         if (!panel.visible) this.ready = false;
       }),
-      s.index.onDidChange(changed),
-      s.results.onDidChange(changed),
-      ...(s.duplicates ? [s.duplicates.onDidChange(changed)] : []),
+      s.index.onDidChange((uris) => {
+        // An empty list: the set of files changed, and with it possibly any file.
+        this.live.changed(uris.length ? uris.map((u) => u.fsPath) : undefined);
+        this.schedule();
+      }),
+      // A run log appended by any process: the editor's runs and `vtask run` in a terminal.
+      s.runLogs.onDidChange(changed),
+      s.duplicates.onDidChange(changed),
     );
   }
 
@@ -109,10 +129,11 @@ export class Dashboard implements vscode.Disposable {
         await this.update();
         return;
       case 'refresh':
+        this.live.changed();
         await this.update();
         return;
       case 'compare':
-        if (this.comparisons) await this.post({ type: 'comparison', comparison: this.comparisons.page(msg.a, msg.b, msg.cell, msg.page) });
+        if (this.comparisons) await this.post({ type: 'comparison', comparison: this.comparisons.page(msg.a, msg.b, msg.cell, msg.page, msg.solvePage, msg.failPage) });
         return;
       case 'open': {
         const uri = this.byName.get(msg.file);
@@ -135,25 +156,36 @@ export class Dashboard implements vscode.Disposable {
     if (this.ready) this.timer = setTimeout(() => void this.update(), DEBOUNCE_MS);
   }
 
-  /** Computes the statistics (cancelling a computation under way) and posts them. */
+  /** Brings the statistics up to date (cancelling a computation under way) and posts them. */
   async update(): Promise<DatasetStats | undefined> {
     clearTimeout(this.timer);
     this.abort?.abort();
     const abort = (this.abort = new AbortController());
-    const uris = await this.s.index.files();
-    await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
-    const settings = overviewSettings();
+    const uris = (await this.s.index.files()).filter((u) => u.scheme === 'file');
     const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.fsPath, d]));
+    const found = this.s.duplicates.last;
+    const fsRef = <T extends TaskRef>(r: T): T => ({ ...r, file: vscode.Uri.parse(r.file).fsPath });
+    let lastProgress = 0;
+    if (!this.shown) await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
     try {
-      const files = uris.map((u) => u.fsPath);
-      const stats = await collectDatasetStats(files, {
-        ...(uris[0] ? { cacheDir: cacheDirFor(uris[0]) } : {}),
-        benchmarks: settings.benchmarks.map(resolveInWorkspace),
-        duplicateThreshold: settings.threshold,
-        // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
-        read: (f) => open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
-        signal: abort.signal,
-      });
+      const stats = await this.live.compute(
+        uris.map((u) => ({ file: u.fsPath, cacheDir: this.s.runLogs.placeOf(u).cacheDir })),
+        {
+          // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
+          read: (f) => open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
+          runLog: (cacheDir) => this.s.runLogs.read(cacheDir),
+          duplicates: found.duplicates.map((d) => ({ ...d, a: fsRef(d.a), b: fsRef(d.b) })),
+          contamination: found.contamination.map(fsRef),
+        },
+        {
+          slices: new TimeSlices(SLICE_MS, abort.signal),
+          onFile: (done, total) => {
+            if (Date.now() - lastProgress < PROGRESS_MS) return;
+            lastProgress = Date.now();
+            void this.post({ type: 'busy', text: `Reading task files… ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}` });
+          },
+        },
+      );
       if (abort.signal.aborted) return undefined;
       this.stale = false;
       const names = new Map(uris.map((u) => [u.fsPath, vscode.workspace.asRelativePath(u)]));
@@ -161,7 +193,9 @@ export class Dashboard implements vscode.Disposable {
       const view = relativise(stats, (f) => names.get(f) ?? names.get(path.resolve(f)) ?? f);
       // The per-task results (100,000 × models) stay here: the page asks for a comparison's page.
       this.comparisons = view.results ? new ComparisonPages(view.results) : undefined;
-      await this.post({ type: 'stats', stats: view.stats, ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}) });
+      const findings = !overviewSettings().enabled ? 'The duplicate search is turned off (vtask.duplicates.enabled).' : this.s.duplicates.searching ? 'Looking for duplicates…' : undefined;
+      this.shown = true;
+      await this.post({ type: 'stats', stats: view.stats, ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}), ...(findings ? { findings } : {}) });
       return stats;
     } catch (e) {
       if (abort.signal.aborted) return undefined;

@@ -52,6 +52,7 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
   private pairs: readonly DuplicatePair[] = [];
   private hits: readonly ContaminationHit[] = [];
   private done: Promise<void> = Promise.resolve();
+  private computing = false;
 
   constructor(
     private readonly index: TaskIndex,
@@ -79,6 +80,11 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     return { duplicates: this.pairs, contamination: this.hits };
   }
 
+  /** True while a pass is scheduled or under way. */
+  get searching(): boolean {
+    return this.timer !== undefined || this.computing;
+  }
+
   /** Resolves when the pass under way (or the one scheduled) is over (for tests). */
   async settled(): Promise<void> {
     while (this.timer !== undefined) await new Promise((r) => setTimeout(r, 50));
@@ -91,7 +97,12 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const source = (this.cancel = new vscode.CancellationTokenSource());
-      this.done = this.compute(source.token).catch((e: unknown) => this.log.warn(`duplicates: ${errorMessage(e)}`));
+      this.computing = true;
+      const done = (this.done = this.compute(source.token)
+        .catch((e: unknown) => this.log.warn(`duplicates: ${errorMessage(e)}`))
+        .finally(() => {
+          if (this.done === done) this.computing = false;
+        }));
     }, ms);
   }
 

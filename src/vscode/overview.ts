@@ -30,20 +30,20 @@ export interface Overview {
 export function registerOverview(s: OverviewServices): { overview: Overview; disposables: vscode.Disposable[] } {
   const index = new TaskIndex(s.documents);
   const duplicates = new DuplicateDiagnostics(index, s.log);
-  const runLog = new RunLogs(s.log);
-  const facts = new TaskFacts(s.results, runLog, duplicates);
+  const runLogs = new RunLogs(s.log);
+  const facts = new TaskFacts(s.results, runLogs, duplicates);
   const changed = new vscode.EventEmitter<readonly vscode.Uri[]>();
   const tree = new DatasetTree(index, facts, s.results, changed.event);
   const disposables: vscode.Disposable[] = [
     index,
     duplicates,
-    runLog,
+    runLogs,
     changed,
     duplicates.onDidChange((uris) => changed.fire(uris)),
     // A run log written elsewhere may touch any file: everything is drawn again.
-    runLog.onDidChange(() => tree.refresh(undefined)),
+    runLogs.onDidChange(() => tree.refresh(undefined)),
     ...tree.register(),
-    vscode.commands.registerCommand('vtask.openDashboard', () => Dashboard.createOrShow({ extensionUri: s.extensionUri, index, results: s.results, duplicates, log: s.log })),
+    vscode.commands.registerCommand('vtask.openDashboard', () => Dashboard.createOrShow({ extensionUri: s.extensionUri, index, runLogs, duplicates, log: s.log })),
     { dispose: () => Dashboard.current?.dispose() },
   ];
   return { overview: { tree, duplicates, index, dashboard: () => Dashboard.current }, disposables };

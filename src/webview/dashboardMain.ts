@@ -179,6 +179,8 @@ function compareSection(s: DatasetStatsView): HTMLElement {
       state[which] = sel.value;
       state.cell = undefined;
       state.pages.separating = 0;
+      state.pages.solve = 0;
+      state.pages.fail = 0;
       save();
       redraw('compare');
     });
@@ -186,8 +188,8 @@ function compareSection(s: DatasetStatsView): HTMLElement {
   };
   const tools = el('div', 'toolbar');
   tools.append(el('span', undefined, 'A'), pick('a', a), el('span', undefined, 'B'), pick('b', b));
-  const want = { a, b, page: page('separating'), ...(state.cell ? { cell: state.cell } : {}) };
-  const key = JSON.stringify([statsVersion, want.a, want.b, want.cell ?? null, want.page]);
+  const want = { a, b, page: page('separating'), solvePage: page('solve'), failPage: page('fail'), ...(state.cell ? { cell: state.cell } : {}) };
+  const key = JSON.stringify([statsVersion, want.a, want.b, want.cell ?? null, want.page, want.solvePage, want.failPage]);
   if (key !== requested) {
     requested = key;
     post({ type: 'compare', ...want });
@@ -219,7 +221,25 @@ function compareSection(s: DatasetStatsView): HTMLElement {
     },
   });
   const both = el('p', 'muted both', `${plural(c.tasks, 'task')} run by both: ${a} higher on ${n(c.a_higher)}, ${b} higher on ${n(c.b_higher)}.`);
-  return section('compare', 'Compare models', [tools, both, chart, heading, list.element, list.pager]);
+  return section('compare', 'Compare models', [tools, both, chart, heading, list.element, list.pager, ...agreed('solve', `Both always solve (pass rate 100% under ${a} and ${b})`, c.both_solve), ...agreed('fail', `Both never solve (pass rate 0% under ${a} and ${b})`, c.both_fail)]);
+}
+
+/** A list of the tasks both models agree on (always or never solved), paged by the host. */
+function agreed(id: 'solve' | 'fail', title: string, p: ComparisonView['both_solve']): HTMLElement[] {
+  const list = pagedList({
+    items: p.items,
+    total: p.total,
+    page: p.page,
+    onPage: (to) => { state.pages[id] = to; save(); redraw('compare'); },
+    className: `both-${id}`,
+    empty: id === 'solve' ? 'No task both always solve.' : 'No task both never solve.',
+    render: (r) => {
+      const li = el('li');
+      li.append(taskLink(r.file, r.task), el('span', 'muted', ` ${r.file}`));
+      return li;
+    },
+  });
+  return [el('h3', `both-title ${id}`, `${title}: ${n(p.total)}`), list.element, list.pager];
 }
 
 function learnableShare(f: DatasetStatsView['per_file'][number], model: string | undefined): number {
@@ -308,6 +328,9 @@ function filesSection(s: DatasetStatsView): HTMLElement {
   return section('files', 'Files', [tools, table, pagerBox]);
 }
 
+/** Why the duplicates and contamination are empty or not final yet, when the host says. */
+let findings: string | undefined;
+
 function duplicatesSection(s: DatasetStatsView): HTMLElement {
   const list = pagedList({
     items: s.duplicates,
@@ -322,7 +345,7 @@ function duplicatesSection(s: DatasetStatsView): HTMLElement {
     },
   });
   const exact = s.duplicates.filter((d) => d.exact).length;
-  const note = el('p', 'muted', `${plural(s.duplicates.length, 'pair')} (${n(exact)} exact).`);
+  const note = el('p', 'muted', findings ?? `${plural(s.duplicates.length, 'pair')} (${n(exact)} exact).`);
   return section('duplicates', 'Duplicates', [note, list.element, list.pager]);
 }
 
@@ -378,6 +401,7 @@ function receive(msg: ToDashboard): void {
   switch (msg.type) {
     case 'stats':
       folder = msg.folder;
+      findings = msg.findings;
       busy.textContent = '';
       statsVersion++;
       render(msg.stats);
