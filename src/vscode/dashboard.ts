@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { fromDashboard, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
+import { fromDashboard, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
 import { errorMessage } from '../core/base/errorMessage';
 import { ComparisonPages } from '../core/overview/dashboardCompare';
 import { LiveDatasetStats } from '../core/overview/liveStats';
-import type { ContaminationHit, DatasetStats, DuplicatePair, TaskModelResult, TaskRef } from '../core/overview/types';
+import { relativise } from '../core/overview/dashboardView';
+import type { ContaminationHit, DatasetStats, DuplicatePair, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import { SLICE_MS, TimeSlices } from '../core/util/slices';
 import { dashboardHtml } from '../webview/page';
@@ -133,7 +134,7 @@ export class Dashboard implements vscode.Disposable {
         await this.update();
         return;
       case 'compare':
-        if (this.comparisons) await this.post({ type: 'comparison', comparison: this.comparisons.page(msg.a, msg.b, msg.cell, msg.page, msg.solvePage, msg.failPage) });
+        if (this.comparisons) await this.post({ type: 'comparison', comparison: await this.comparisons.page(msg.a, msg.b, msg.cell, msg.page, msg.solvePage, msg.failPage, new TimeSlices()) });
         return;
       case 'open': {
         const uri = this.byName.get(msg.file);
@@ -190,12 +191,12 @@ export class Dashboard implements vscode.Disposable {
       this.stale = false;
       const names = new Map(uris.map((u) => [u.fsPath, vscode.workspace.asRelativePath(u)]));
       this.byName = new Map(uris.map((u) => [names.get(u.fsPath) as string, u]));
-      const view = relativise(stats, (f) => names.get(f) ?? names.get(path.resolve(f)) ?? f);
+      const name = (f: string): string => names.get(f) ?? names.get(path.resolve(f)) ?? f;
       // The per-task results (100,000 × models) stay here: the page asks for a comparison's page.
-      this.comparisons = view.results ? new ComparisonPages(view.results) : undefined;
+      this.comparisons = new ComparisonPages(this.live.resultsByFile, name);
       const findings = !overviewSettings().enabled ? 'The duplicate search is turned off (vtask.duplicates.enabled).' : this.s.duplicates.searching ? 'Looking for duplicates…' : undefined;
       this.shown = true;
-      await this.post({ type: 'stats', stats: view.stats, ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}), ...(findings ? { findings } : {}) });
+      await this.post({ type: 'stats', stats: relativise(stats, name), ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}), ...(findings ? { findings } : {}) });
       return stats;
     } catch (e) {
       if (abort.signal.aborted) return undefined;
@@ -223,27 +224,9 @@ export class Dashboard implements vscode.Disposable {
     this.disposed = true;
     clearTimeout(this.timer);
     this.abort?.abort();
+    this.live.flush();
     if (Dashboard.current === this) Dashboard.current = undefined;
     this.panel.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }
-
-/**
- * The statistics with every file named as `name` says (workspace-relative), as the page gets
- * them (without the per-task results and comparisons), and the results apart.
- */
-export function relativise(s: DatasetStats, name: (file: string) => string): { stats: DatasetStatsView; results?: TaskModelResult[] } {
-  const ref = <T extends TaskRef>(r: T): T => ({ ...r, file: name(r.file) });
-  const { results, comparisons: _dropped, ...rest } = s;
-  const stats: DatasetStatsView = {
-    ...rest,
-    totals: { ...s.totals, kinds: { ...s.totals.kinds }, cases: { ...s.totals.cases }, bands: { ...s.totals.bands } },
-    per_file: s.per_file.map((f) => ({ ...f, file: name(f.file) })),
-    models: Object.fromEntries(Object.entries(s.models).map(([m, st]) => [m, { ...st, histogram: [...st.histogram], changed: st.changed.map(ref) }])),
-    duplicates: s.duplicates.map((d) => ({ ...d, a: ref(d.a), b: ref(d.b) })),
-    contamination: s.contamination.map(ref),
-  };
-  return { stats, ...(results ? { results: results.map(ref) } : {}) };
-}
-

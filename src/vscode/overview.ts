@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Dashboard } from './dashboard';
 import { DatasetTree } from './datasetTree';
@@ -30,7 +32,8 @@ export interface Overview {
 export function registerOverview(s: OverviewServices): { overview: Overview; disposables: vscode.Disposable[] } {
   const index = new TaskIndex(s.documents);
   const duplicates = new DuplicateDiagnostics(index, s.log);
-  const runLogs = new RunLogs(s.log);
+  const worker = path.join(s.extensionUri.fsPath, 'out', 'runLogWorker.js');
+  const runLogs = new RunLogs(s.log, fs.existsSync(worker) ? worker : undefined);
   const facts = new TaskFacts(s.results, runLogs, duplicates);
   const changed = new vscode.EventEmitter<readonly vscode.Uri[]>();
   const tree = new DatasetTree(index, facts, s.results, changed.event);

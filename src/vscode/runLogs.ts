@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
-import { readRunLog, runLogFile, runLogPath, RUN_LOG_NAME } from '../core/overview/runLog';
-import { indexRunLog, type RunLogIndex, type RunsByModel } from '../core/overview/runLogIndex';
+import { runLogFile, runLogPath, RUN_LOG_NAME } from '../core/overview/runLog';
+import { readRunLogIndex, type RunLogIndex, type RunsByModel } from '../core/overview/runLogIndex';
 import { TimeSlices } from '../core/util/slices';
 import { cacheDirFor } from './settings';
 import type { RunLogSource } from './taskFacts';
@@ -28,8 +28,9 @@ const NO_RUNS: RunsByModel = new Map();
 /**
  * The run logs of `vtask run` and of the editor's runs (one per cache folder), read when first
  * asked for and again when one changes on disk, whoever wrote it (a terminal, another window).
- * The tree asks synchronously and gets the log as last read; a new reading is indexed in slices
- * and replaces the old one whole, then `onDidChange` names its cache folder.
+ * The tree asks synchronously and gets the log as last read; a new reading (in a worker thread,
+ * so the host's thread only files the records away) replaces the old one whole, then
+ * `onDidChange` names its cache folder.
  */
 export class RunLogs implements RunLogSource, vscode.Disposable {
   private readonly logs = new Map<string, Known>();
@@ -41,7 +42,11 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
   readonly onDidChange = this.emitter.event;
   private readonly disposables: vscode.Disposable[] = [this.emitter];
 
-  constructor(private readonly log: vscode.LogOutputChannel) {
+  /** `worker`: the bundled reader (out/runLogWorker.js); without it, logs are read in this thread. */
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly worker?: string,
+  ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('vtask.cacheDir')) this.places.clear();
@@ -100,7 +105,7 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
     // Not inside the caller's turn: the tree asks while it draws.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      return await indexRunLog(readRunLog(cacheDir), new TimeSlices());
+      return await readRunLogIndex(cacheDir, { ...(this.worker ? { worker: this.worker } : {}), slices: new TimeSlices() });
     } catch (e) {
       this.log.warn(`the run log of ${cacheDir} could not be read: ${errorMessage(e)}`);
       return new Map();

@@ -56,11 +56,11 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
    */
   async function send(page, stats) {
     const { results, ...light } = stats;
-    page.comparisons = new core.ComparisonPages(results ?? []);
+    page.comparisons = new core.ComparisonPages([results ?? []]);
     // The host compares two models once per statistics (scripts/bench-dashboard.mjs times it);
     // what is timed here is the page.
     const models = Object.keys(stats.models);
-    if (models.length >= 2) page.comparisons.page(models[0], models[1], undefined, 0);
+    if (models.length >= 2) await page.comparisons.page(models[0], models[1], undefined, 0);
     const msg = { type: 'stats', stats: light, folder: 'workspace' };
     assert.ok(core.toDashboard.safeParse(msg).success, 'the fixture is a message the page accepts');
     await deliver(page, msg);
@@ -75,7 +75,7 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
       page.answered = all.length;
       if (!asks.length) return;
       for (const m of asks) {
-        const msg = { type: 'comparison', comparison: page.comparisons.page(m.a, m.b, m.cell, m.page, m.solvePage, m.failPage) };
+        const msg = { type: 'comparison', comparison: await page.comparisons.page(m.a, m.b, m.cell, m.page, m.solvePage, m.failPage) };
         assert.ok(core.toDashboard.safeParse(msg).success, 'a comparison the page accepts');
         await deliver(page, msg);
       }
@@ -166,8 +166,8 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
       // Timed in the page, from the message to the frame drawn: the host's side and the test's
       // transport are not the page's (scripts/bench-dashboard.mjs times the host's comparison).
       const { results, ...light } = stats;
-      page.comparisons = new core.ComparisonPages(results);
-      page.comparisons.page('model-a', 'model-b', undefined, 0);
+      page.comparisons = new core.ComparisonPages([results]);
+      await page.comparisons.page('model-a', 'model-b', undefined, 0);
       await page.evaluate((m) => { window.__stats = m; }, { type: 'stats', stats: light, folder: 'workspace' });
       const ms = await page.evaluate(() => { const t = performance.now(); return window.__deliver(window.__stats).then(() => performance.now() - t); });
       assert.ok(ms < LARGE_RENDER_MS, `drawn in ${Math.round(ms)} ms (bound ${LARGE_RENDER_MS} ms)`);

@@ -1,7 +1,8 @@
 // The dashboard's statistics, kept up to date as files change and runs finish: what
 // `collectDatasetStats` reports (`vtask stats`), made from one part per file instead of in one
-// pass. A part is made again only when its file's text or its run log changed, and the work is
-// cut in time slices, so the extension host handles its events while a large dataset is read.
+// pass. A part is made again only when its file's text or its runs in the log changed (a run of
+// one file leaves the other 999 parts as they were), and the work is cut in time slices, so the
+// extension host handles its events while a large dataset is read.
 // Duplicates and contamination are given (the duplicate diagnostics find them), and model pairs
 // are compared on demand (dashboardCompare.ts), not here.
 import type { Band } from '../stats';
@@ -35,6 +36,12 @@ export interface LiveOptions {
 
 const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
 const HISTOGRAM_BINS = 10;
+/**
+ * What was learnt is written to the cache folder after a reading that summarised this many files
+ * (and by `flush`): the memo of case outcomes is one file, of 100,000 tasks' worth, too long to
+ * write after each edit.
+ */
+const SAVE_AFTER_FILES = 50;
 
 /** One model's runs of one file's tasks. */
 interface ModelPart {
@@ -60,9 +67,9 @@ interface FileState {
   hash: string;
   summary: FileSummary;
   cacheDir: string;
-  /** The part, and the run log it was joined with (a new reading of the log makes it again). */
+  /** The part, and the file's runs it was joined with (other runs make it again). */
   part?: FilePart;
-  log?: RunLogIndex;
+  runs?: ReadonlyMap<string, RunsByModel>;
 }
 
 export class LiveDatasetStats {
@@ -71,6 +78,7 @@ export class LiveDatasetStats {
   private readonly stale = new Set<string>();
   private everything = true;
   private readonly memos = new Map<string, StatsMemo>();
+  private lastResults: readonly (readonly TaskModelResult[])[] = [];
 
   /** Marks files (all without an argument) as possibly changed: their text is read again. */
   changed(files?: readonly string[]): void {
@@ -86,18 +94,21 @@ export class LiveDatasetStats {
     this.stale.clear();
     const logs = new Map<string, RunLogIndex>();
     const parts: FilePart[] = [];
+    let summarised = 0;
     try {
       for (const [i, { file, cacheDir }] of files.entries()) {
         let state = this.states.get(file);
         if (!state || everything || stale.has(file) || state.cacheDir !== cacheDir) {
           state = await this.summarise(file, cacheDir, sources.read(file), state);
+          summarised++;
           o.onFile?.(i + 1, files.length);
         }
         let log = logs.get(cacheDir);
         if (!log) logs.set(cacheDir, (log = await sources.runLog(cacheDir)));
-        if (!state.part || state.log !== log) {
-          state.part = filePart(file, state.summary, log.get(runLogPath(cacheDir, file)));
-          state.log = log;
+        const runs = log.get(runLogPath(cacheDir, file));
+        if (!state.part || !sameRuns(state.runs, runs)) {
+          state.part = filePart(file, state.summary, runs);
+          state.runs = runs;
         }
         parts.push(state.part);
         if (o.slices.due) await o.slices.next();
@@ -108,11 +119,25 @@ export class LiveDatasetStats {
       for (const f of stale) this.stale.add(f);
       throw e;
     } finally {
-      for (const m of this.memos.values()) m.save();
+      if (summarised >= SAVE_AFTER_FILES) this.flush();
     }
     const listed = new Set(files.map((f) => f.file));
     for (const f of this.states.keys()) if (!listed.has(f)) this.states.delete(f);
+    this.lastResults = parts.map((p) => p.results);
     return assemble(parts, sources);
+  }
+
+  /**
+   * The per-task results of the last statistics, file by file: an unchanged file's list is the
+   * same array as before, so what was computed from it (a comparison) can be kept.
+   */
+  get resultsByFile(): readonly (readonly TaskModelResult[])[] {
+    return this.lastResults;
+  }
+
+  /** Writes what was learnt (file summaries are written as they are made; case outcomes here). */
+  flush(): void {
+    for (const m of this.memos.values()) m.save();
   }
 
   /** A file's summary: kept when its text is the same, else remembered in its cache folder, else made. */
@@ -130,6 +155,26 @@ export class LiveDatasetStats {
     this.states.set(file, state);
     return state;
   }
+}
+
+/** Whether two readings of the log hold the same runs of a file (records compared field by field). */
+function sameRuns(a: ReadonlyMap<string, RunsByModel> | undefined, b: ReadonlyMap<string, RunsByModel> | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.size !== b.size) return false;
+  for (const [task, models] of a) {
+    const other = b.get(task);
+    if (!other || other.size !== models.size) return false;
+    for (const [model, e] of models) {
+      const f = other.get(model);
+      if (!f || !sameRecord(e.latest, f.latest) || !sameRecord(e.previous, f.previous)) return false;
+    }
+  }
+  return true;
+}
+
+function sameRecord(a: RunRecord | undefined, b: RunRecord | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.key === b.key && a.at === b.at && a.samples === b.samples && a.passed === b.passed && a.pass_rate === b.pass_rate && a.band === b.band && a.signal_share === b.signal_share;
 }
 
 /** A file's counts, results and per-model tallies, joined with its runs as `vtask stats` joins them. */

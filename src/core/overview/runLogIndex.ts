@@ -1,25 +1,80 @@
 // The run log (`readRunLog`) by file and task: the vtask view asks for one task's runs of every
-// model, the dashboard for one file's. Keys are parsed once per reading of the log, in slices.
+// model, the dashboard for one file's. Reading a log of 100,000 tasks × 2 models takes about a
+// second of one thread, so a process that serves others (the extension host) reads it in a
+// worker thread (out/runLogWorker.js), which sends the records back in batches: each batch is
+// one short turn of the host's event loop.
+import { Worker } from 'node:worker_threads';
 import type { TimeSlices } from '../util/slices';
-import type { RunLogEntry } from './runLog';
+import { readRunLog, type RunLogEntry, type RunRecord } from './runLog';
 
 /** A task's latest runs, by model label. */
 export type RunsByModel = ReadonlyMap<string, RunLogEntry>;
 /** Runs by file (as the log names it: relative to the folder holding the cache folder), then task id. */
 export type RunLogIndex = ReadonlyMap<string, ReadonlyMap<string, RunsByModel>>;
 
-/** The entries of a read run log, by file and task. */
-export async function indexRunLog(entries: ReadonlyMap<string, RunLogEntry>, slices?: TimeSlices): Promise<RunLogIndex> {
-  const byFile = new Map<string, Map<string, Map<string, RunLogEntry>>>();
-  for (const [key, entry] of entries) {
-    // `runLogKey`: the file, task and model as a JSON array.
-    const [file, task, model] = JSON.parse(key) as [string, string, string];
-    let tasks = byFile.get(file);
-    if (!tasks) byFile.set(file, (tasks = new Map()));
+/** One entry as a worker sends it: file, task, model, the latest record and the one before. */
+type Row = [string, string, string, RunRecord, RunRecord | undefined];
+
+/** Rows per message from the worker: a few milliseconds of the receiver's time. */
+const BATCH = 2000;
+
+class IndexBuilder {
+  readonly byFile = new Map<string, Map<string, Map<string, RunLogEntry>>>();
+
+  add(file: string, task: string, model: string, entry: RunLogEntry): void {
+    let tasks = this.byFile.get(file);
+    if (!tasks) this.byFile.set(file, (tasks = new Map()));
     let models = tasks.get(task);
     if (!models) tasks.set(task, (models = new Map()));
     models.set(model, entry);
+  }
+}
+
+/** The entries of a read run log, by file and task, in time slices. */
+export async function indexRunLog(entries: ReadonlyMap<string, RunLogEntry>, slices?: TimeSlices): Promise<RunLogIndex> {
+  const b = new IndexBuilder();
+  for (const [key, entry] of entries) {
+    // `runLogKey`: the file, task and model as a JSON array.
+    const [file, task, model] = JSON.parse(key) as [string, string, string];
+    b.add(file, task, model, entry);
     if (slices?.due) await slices.next();
   }
-  return byFile;
+  return b.byFile;
+}
+
+/**
+ * A cache folder's run log by file and task, read in a worker thread started from `worker` (the
+ * bundled out/runLogWorker.js); in this thread, in slices, without one.
+ */
+export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string; readonly slices?: TimeSlices } = {}): Promise<RunLogIndex> {
+  if (!o.worker) return indexRunLog(readRunLog(cacheDir), o.slices);
+  const script = o.worker;
+  return new Promise((resolve, reject) => {
+    const b = new IndexBuilder();
+    const w = new Worker(script, { workerData: { cacheDir } });
+    w.on('message', (rows: Row[] | null) => {
+      if (rows === null) {
+        resolve(b.byFile);
+        return;
+      }
+      for (const [file, task, model, latest, previous] of rows) b.add(file, task, model, previous ? { latest, previous } : { latest });
+    });
+    w.once('error', reject);
+    w.once('exit', (code) => reject(new Error(`the run log reader stopped (exit code ${code}) before it was done`)));
+  });
+}
+
+/** The body of the worker: reads the log and posts its entries in batches, then null. */
+export function postRunLog(cacheDir: string, post: (rows: Row[] | null) => void): void {
+  let rows: Row[] = [];
+  for (const [key, e] of readRunLog(cacheDir)) {
+    const [file, task, model] = JSON.parse(key) as [string, string, string];
+    rows.push([file, task, model, e.latest, e.previous]);
+    if (rows.length === BATCH) {
+      post(rows);
+      rows = [];
+    }
+  }
+  if (rows.length) post(rows);
+  post(null);
 }
