@@ -348,6 +348,13 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     return this.fileNodes.get(uri.toString());
   }
 
+  /** Shows a task file in the view, its folders and its tasks open. */
+  async reveal(uri: vscode.Uri): Promise<void> {
+    if (!this.view) return;
+    this.listed = await this.index.files();
+    await this.view.reveal(this.fileNode(uri), { expand: true, select: true, focus: false });
+  }
+
   dispose(): void {
     clearTimeout(this.refreshTimer);
     for (const d of this.disposables) d.dispose();

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import { runLogFile, runLogPath, RUN_LOG_NAME } from '../core/overview/runLog';
@@ -21,8 +22,11 @@ interface Known {
   reading?: { stamp: string; done: Promise<RunLogIndex> };
 }
 
-/** A log changed on disk is looked at again no sooner than this (the tree asks once per task). */
-const RECHECK_MS = 1000;
+/**
+ * Each known log is looked at (one stat) this often, besides the file watcher: a watcher set on a
+ * cache folder before it existed, or outside the workspace, may never fire.
+ */
+const POLL_MS = 2000;
 const NO_RUNS: RunsByModel = new Map();
 
 /**
@@ -35,8 +39,10 @@ const NO_RUNS: RunsByModel = new Map();
 export class RunLogs implements RunLogSource, vscode.Disposable {
   private readonly logs = new Map<string, Known>();
   private readonly places = new Map<string, Place>();
-  private readonly checked = new Map<string, number>();
   private readonly watched = new Set<string>();
+  private readonly poll = setInterval(() => {
+    for (const cacheDir of this.logs.keys()) void this.read(cacheDir);
+  }, POLL_MS);
   private readonly emitter = new vscode.EventEmitter<string>();
   /** Fires with the cache folder whose log was read again. */
   readonly onDidChange = this.emitter.event;
@@ -71,14 +77,11 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
     return this.peek(cacheDir).get(logName)?.get(taskId) ?? NO_RUNS;
   }
 
-  /** The log of a cache folder as last read; a change on disk is read in the background. */
+  /** The log of a cache folder as last read (read in the background the first time). */
   peek(cacheDir: string): RunLogIndex {
-    const now = Date.now();
-    if (now - (this.checked.get(cacheDir) ?? 0) >= RECHECK_MS) {
-      this.checked.set(cacheDir, now);
-      void this.read(cacheDir);
-    }
-    return this.logs.get(cacheDir)?.index ?? new Map();
+    const known = this.logs.get(cacheDir);
+    if (!known) void this.read(cacheDir);
+    return known?.index ?? new Map();
   }
 
   /** The log of a cache folder as it is on disk now (read again when it changed). */
@@ -112,16 +115,24 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
     }
   }
 
-  /** A run log written by another process (vtask run in a terminal) is read again. */
+  /**
+   * A run log written by another process (vtask run in a terminal) is read again. Inside the
+   * workspace the workspace's watcher is asked (it sees a cache folder made later); outside, the
+   * cache folder itself is watched.
+   */
   private watch(cacheDir: string): void {
     if (this.watched.has(cacheDir)) return;
     this.watched.add(cacheDir);
-    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(cacheDir), RUN_LOG_NAME));
+    const file = vscode.Uri.file(runLogFile(cacheDir));
+    const folder = vscode.workspace.getWorkspaceFolder(file);
+    const pattern = folder ? new vscode.RelativePattern(folder, path.relative(folder.uri.fsPath, file.fsPath).split(path.sep).join('/')) : new vscode.RelativePattern(vscode.Uri.file(cacheDir), RUN_LOG_NAME);
+    const w = vscode.workspace.createFileSystemWatcher(pattern);
     const changed = (): void => void this.read(cacheDir);
     this.disposables.push(w, w.onDidChange(changed), w.onDidCreate(changed), w.onDidDelete(changed));
   }
 
   dispose(): void {
+    clearInterval(this.poll);
     for (const d of this.disposables) d.dispose();
   }
 }

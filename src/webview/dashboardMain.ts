@@ -119,14 +119,16 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
   if (!models.length) return section('models', 'Bands per model', [el('p', 'muted', 'No runs yet: run the tasks (▶ Run all in a file, or vtask run --model NAME) and their bands show here.')]);
   const table = el('table', 'models-table');
   const head = el('tr');
-  for (const h of ['Model', 'Tasks run', 'Samples', ...BANDS.map((b) => BAND_WORDS[b]), 'Signal', 'Bands']) head.append(el('th', undefined, h));
+  for (const h of ['Model', 'Tasks run', 'Samples', ...BANDS.map((b) => BAND_WORDS[b]), 'Signal', 'Stale', 'Bands']) head.append(el('th', undefined, h));
   table.append(el('thead'), el('tbody'));
   table.tHead?.append(head);
   const charts = el('div', 'charts');
   for (const [model, m] of models) {
     const row = el('tr', 'model-row');
     row.dataset.model = model;
-    row.append(el('td', 'model-name', model), el('td', 'num', n(m.tasks)), el('td', 'num', n(m.samples)), ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))), el('td', 'num', pct(m.signal_share)));
+    const stale = el('td', 'num stale-runs', n(m.stale ?? 0));
+    stale.title = 'Runs of an older version of the task (its prompt, verifier or sampling changed since), left out: run the tasks again';
+    row.append(el('td', 'model-name', model), el('td', 'num', n(m.tasks)), el('td', 'num', n(m.samples)), ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))), el('td', 'num', pct(m.signal_share)), stale);
     const bar = el('td');
     bar.append(bandBar(m.bands));
     row.append(bar);

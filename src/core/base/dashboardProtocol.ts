@@ -30,6 +30,8 @@ export const modelStats = z.object({
   bands: bandCounts,
   signal_share: share,
   changed: list(z.extend(taskRef, { from: z.nullable(band), to: z.nullable(band) })),
+  /** Runs of an older version of a task (left out). */
+  stale: z.optional(count),
 });
 
 const fileCounts = {
