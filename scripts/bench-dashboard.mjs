@@ -57,7 +57,7 @@ async function phase(name, what, fn) {
 }
 
 // The run log as the extension reads it (RunLogs): in the bundled worker thread.
-const readLog = () => readRunLogIndex(ds.cacheDir, { worker: path.join(ROOT, 'out/runLogWorker.js'), slices: new TimeSlices() });
+const readLog = () => readRunLogIndex(ds.cacheDir, { worker: path.join(ROOT, 'out/overviewWorker.js'), slices: new TimeSlices() });
 let log = await phase('dashboard_host_read_run_log', `the run log read (${ds.tasks.toLocaleString('en-US')} tasks × 2 models)`, readLog);
 const files = ds.files.map((file) => ({ file, cacheDir: ds.cacheDir }));
 const sources = () => ({ read: (f) => fs.readFileSync(f, 'utf8'), runLog: async () => log, duplicates: [], contamination: [] });

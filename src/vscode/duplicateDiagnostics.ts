@@ -2,9 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import { rowFileType } from '../core/datasets/rowFiles';
-import { readBenchmark } from '../core/overview/benchmark';
-import { findContamination } from '../core/overview/contamination';
-import { findDuplicates } from '../core/overview/duplicates';
+import { findFindingsInThread } from '../core/overview/findings';
 import type { ContaminationHit, DuplicatePair, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import type { DuplicateSource } from './taskFacts';
@@ -35,9 +33,10 @@ const DEBOUNCE_MS = 1500;
 
 /**
  * Near-duplicate prompts across the workspace's task files, and prompts that overlap a
- * benchmark, as information on each task's id line. A duplicate points at the other task
- * (related information: VS Code's way to go there). Computed in the background over the task
- * index, after a pause in changes, and again when the settings change.
+ * benchmark, as information on each task's id line. A duplicate points at the other task, an
+ * overlap at the benchmark's row (related information: VS Code's way to go there). Computed
+ * over the task index after a pause in changes (in a worker thread: a second's work at 100,000
+ * prompts), and again when the settings change.
  */
 export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource {
   private readonly collection = vscode.languages.createDiagnosticCollection('vtask-duplicates');
@@ -54,9 +53,11 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
   private done: Promise<void> = Promise.resolve();
   private computing = false;
 
+  /** `worker`: the bundled out/overviewWorker.js, where the search runs; without it, in this thread. */
   constructor(
     private readonly index: TaskIndex,
     private readonly log: vscode.LogOutputChannel,
+    private readonly worker?: string,
   ) {
     this.disposables.push(
       index.onDidChange(() => this.schedule()),
@@ -114,24 +115,27 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     }
     const files = await this.index.all(token);
     if (token.isCancellationRequested) return;
-    const prompts = [...promptsOf(files)];
-    const pairs = findDuplicates(prompts, { threshold: settings.threshold });
-    const hits: ContaminationHit[] = [];
     // Each benchmark by the name its hits give it, for "go to" the row.
-    const benchmarks = new Map<string, string>();
-    for (const b of settings.benchmarks) {
-      const file = resolveInWorkspace(b);
-      const name = vscode.workspace.asRelativePath(file);
-      benchmarks.set(name, file);
-      try {
-        hits.push(...findContamination(prompts, (await readBenchmark(file)).rows, { benchmark: name }));
-      } catch (e) {
-        this.log.warn(`contamination: ${errorMessage(e)}`);
-        void vscode.window.showWarningMessage(`vtask: benchmark ${b} could not be read: ${errorMessage(e)}`);
-      }
+    const benchmarks = new Map(settings.benchmarks.map((b) => resolveInWorkspace(b)).map((file) => [vscode.workspace.asRelativePath(file), file]));
+    const abort = new AbortController();
+    const cancelled = token.onCancellationRequested(() => abort.abort());
+    try {
+      const found = await findFindingsInThread(
+        { prompts: [...promptsOf(files)], threshold: settings.threshold, benchmarks: [...benchmarks].map(([name, file]) => ({ name, file })) },
+        { ...(this.worker ? { worker: this.worker } : {}), signal: abort.signal },
+      );
       if (token.isCancellationRequested) return;
+      for (const u of found.unread) {
+        this.log.warn(`contamination: ${u.error}`);
+        void vscode.window.showWarningMessage(`vtask: benchmark ${u.name} could not be read: ${u.error}`);
+      }
+      this.publish(found.duplicates, found.contamination, benchmarks);
+    } catch (e) {
+      // A search cut short by a newer one says nothing.
+      if (!token.isCancellationRequested) throw e;
+    } finally {
+      cancelled.dispose();
     }
-    this.publish(pairs, hits, benchmarks);
   }
 
   private publish(pairs: readonly DuplicatePair[], hits: readonly ContaminationHit[], benchmarks: ReadonlyMap<string, string>): void {

@@ -31,9 +31,11 @@ export interface Overview {
  */
 export function registerOverview(s: OverviewServices): { overview: Overview; disposables: vscode.Disposable[] } {
   const index = new TaskIndex(s.documents);
-  const duplicates = new DuplicateDiagnostics(index, s.log);
-  const worker = path.join(s.extensionUri.fsPath, 'out', 'runLogWorker.js');
-  const runLogs = new RunLogs(s.log, fs.existsSync(worker) ? worker : undefined);
+  // The long reads and searches run in a thread of their own (the bundled worker, when built).
+  const script = path.join(s.extensionUri.fsPath, 'out', 'overviewWorker.js');
+  const worker = fs.existsSync(script) ? script : undefined;
+  const duplicates = new DuplicateDiagnostics(index, s.log, worker);
+  const runLogs = new RunLogs(s.log, worker);
   const facts = new TaskFacts(s.results, runLogs, duplicates);
   const changed = new vscode.EventEmitter<readonly vscode.Uri[]>();
   const tree = new DatasetTree(index, facts, s.results, changed.event);

@@ -48,7 +48,7 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
   readonly onDidChange = this.emitter.event;
   private readonly disposables: vscode.Disposable[] = [this.emitter];
 
-  /** `worker`: the bundled reader (out/runLogWorker.js); without it, logs are read in this thread. */
+  /** `worker`: the bundled reader (out/overviewWorker.js); without it, logs are read in this thread. */
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly worker?: string,

@@ -1,20 +1,11 @@
 // The dashboard's comparison of two models (src/core/overview/dashboardCompare.ts), put together
 // file by file, must say what `vtask stats`'s comparison says over all results at once: the
 // counts, the tasks separating the models most, those both always solve and both never solve.
-// And the run log read in its worker thread must be the log read here.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { compareModels } from '../../src/core/overview/compare';
 import { ComparisonPages } from '../../src/core/overview/dashboardCompare';
-import { appendRunRecords, type RunRecord } from '../../src/core/overview/runLog';
-import { readRunLogIndex } from '../../src/core/overview/runLogIndex';
 import type { TaskModelResult } from '../../src/core/overview/types';
-
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-dashboard-compare-'));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** Three files of 60 tasks: A's pass rate (i % 6) / 5, B's (i % 4) / 3 (B has no run of the last task of each file). */
 function results(): TaskModelResult[][] {
@@ -44,23 +35,4 @@ test('compared file by file, the pages hold what the comparison of all results h
   const cell = await pages.page('A', 'B', [0, 0], 0);
   assert.equal(cell.total, cell.grid[0]?.[0]);
   assert.ok(cell.items.every((p) => p.a < 0.1 && p.b < 0.1));
-});
-
-test('the run log read in its worker thread is the log read in this thread', async () => {
-  const worker = path.resolve(__dirname, '../../runLogWorker.js');
-  assert.ok(fs.existsSync(worker), `${worker} is built`);
-  const cacheDir = path.join(root, '.vtask-cache');
-  const record = (task: string, model: string, passed: number, at: string): RunRecord => ({ file: 'data/a.vtask', task, model, key: 'k', at, samples: 4, passed, pass_rate: passed / 4, band: passed === 4 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable', signal_share: 0.5 });
-  // More than a batch of the worker's, with a previous run of some.
-  const records: RunRecord[] = [];
-  for (let i = 0; i < 2500; i++) records.push(record(`t${i}`, i % 2 ? 'A' : 'B', i % 5, '2026-01-01T00:00:00.000Z'));
-  for (let i = 0; i < 100; i++) records.push(record(`t${i}`, i % 2 ? 'A' : 'B', 4, '2026-01-02T00:00:00.000Z'));
-  appendRunRecords(cacheDir, records);
-  const here = await readRunLogIndex(cacheDir);
-  const there = await readRunLogIndex(cacheDir, { worker });
-  const plain = (ix: Awaited<ReturnType<typeof readRunLogIndex>>): unknown => [...ix].map(([f, tasks]) => [f, [...tasks].map(([t, models]) => [t, [...models].map(([m, e]) => [m, { ...e.latest }, e.previous && { ...e.previous }])])]);
-  assert.deepEqual(plain(there), plain(here));
-  assert.equal(here.get('data/a.vtask')?.size, 2500);
-  assert.equal(there.get('data/a.vtask')?.get('t1')?.get('A')?.previous?.passed, 1);
-  await assert.rejects(readRunLogIndex(path.join(root, 'missing'), { worker: path.join(root, 'no-such-worker.js') }));
 });

@@ -1,7 +1,7 @@
 // The run log (`readRunLog`) by file and task: the vtask view asks for one task's runs of every
 // model, the dashboard for one file's. Reading a log of 100,000 tasks × 2 models takes about a
 // second of one thread, so a process that serves others (the extension host) reads it in a
-// worker thread (out/runLogWorker.js), which sends the records back in batches: each batch is
+// worker thread (out/overviewWorker.js), which sends the records back in batches: each batch is
 // one short turn of the host's event loop.
 import { Worker } from 'node:worker_threads';
 import type { TimeSlices } from '../util/slices';
@@ -17,6 +17,8 @@ type Row = [string, string, string, RunRecord, RunRecord | undefined];
 
 /** Rows per message from the worker: a few milliseconds of the receiver's time. */
 const BATCH = 2000;
+/** What marks a worker started to read a run log (overviewWorker.ts). */
+export const RUN_LOG_JOB = 'run-log';
 
 class IndexBuilder {
   readonly byFile = new Map<string, Map<string, Map<string, RunLogEntry>>>();
@@ -44,14 +46,14 @@ export async function indexRunLog(entries: ReadonlyMap<string, RunLogEntry>, sli
 
 /**
  * A cache folder's run log by file and task, read in a worker thread started from `worker` (the
- * bundled out/runLogWorker.js); in this thread, in slices, without one.
+ * bundled out/overviewWorker.js); in this thread, in slices, without one.
  */
 export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string; readonly slices?: TimeSlices } = {}): Promise<RunLogIndex> {
   if (!o.worker) return indexRunLog(readRunLog(cacheDir), o.slices);
   const script = o.worker;
   return new Promise((resolve, reject) => {
     const b = new IndexBuilder();
-    const w = new Worker(script, { workerData: { cacheDir } });
+    const w = new Worker(script, { workerData: { kind: RUN_LOG_JOB, cacheDir } });
     w.on('message', (rows: Row[] | null) => {
       if (rows === null) {
         resolve(b.byFile);
