@@ -3,8 +3,9 @@
 // dashboard runs, without VS Code around it): the statistics the first time (every file parsed
 // and its in-process cases run), when opened again (file summaries remembered), after an edit of
 // one file and after a run appended to the run log, the comparison of two models and the view
-// the page gets. Each phase gives its time and the longest the event loop was held (what a user
-// waits for when they click during it). (b) The page drawing the statistics in Chromium (the
+// the page gets, and the duplicate diagnostics' search. Each phase gives its time and the longest
+// the event loop was held (what a user waits for when they click during it; on a busy machine it
+// includes waiting for a core). (b) The page drawing the statistics in Chromium (the
 // message handled to a frame drawn). The last line is one JSON object of figures.
 //   node scripts/build.mjs && node scripts/bench-dashboard.mjs [--files N] [--tasks-per-file N]
 import fs from 'node:fs';
@@ -24,7 +25,7 @@ const figures = {};
 
 // --- (a) The host ---------------------------------------------------------------------------
 const host = await loadBundled('scripts/dashboard-host.ts');
-const { LiveDatasetStats, readRunLogIndex, TimeSlices, relativise, ComparisonPages, findDuplicates, parseTaskFile, runnableTasks, taskRunKey } = host;
+const { LiveDatasetStats, readRunLogIndex, TimeSlices, relativise, ComparisonPages, findFindingsInThread, parseTaskFile, runnableTasks, taskRunKey } = host;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-dashboard-'));
 let t0 = performance.now();
 const ds = await writeRunDataset({ dir, files: FILES, tasksPerFile: PER_FILE });
@@ -105,7 +106,8 @@ figures.dashboard_host_compare_page_ms = +(performance.now() - t0).toFixed(1);
 console.log(`then a page of each list: ${figures.dashboard_host_compare_page_ms} ms`);
 // The duplicate diagnostics search the prompts the task index holds (each task's last user message).
 const prompts = ds.files.flatMap((file) => runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8'))).tasks.map((t) => ({ ref: { file, task: t.id }, text: t.prompt })));
-await phase('duplicate_search', `the duplicate diagnostics' search (${prompts.length.toLocaleString('en-US')} prompts)`, () => findDuplicates(prompts));
+const found = await phase('duplicate_search', `the duplicate diagnostics' search (${prompts.length.toLocaleString('en-US')} prompts, in the worker thread)`, () => findFindingsInThread({ prompts, threshold: 0.8, benchmarks: [] }, { worker: path.join(ROOT, 'out/overviewWorker.js') }));
+console.log(`  ${found.duplicates.length.toLocaleString('en-US')} duplicate pairs`);
 fs.rmSync(dir, { recursive: true, force: true });
 
 // --- (b) The page -------------------------------------------------------------------------

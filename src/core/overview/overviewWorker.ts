@@ -6,5 +6,8 @@ import { findFindings, FINDINGS_JOB, type FindingsJob } from './findings';
 import { postRunLog, RUN_LOG_JOB } from './runLogIndex';
 
 const data = workerData as { kind: typeof RUN_LOG_JOB; cacheDir: string } | { kind: typeof FINDINGS_JOB; job: FindingsJob };
-if (data.kind === RUN_LOG_JOB) postRunLog(data.cacheDir, (rows) => parentPort?.postMessage(rows));
-else void findFindings(data.job).then((f) => parentPort?.postMessage(f));
+const port = parentPort;
+if (port) {
+  if (data.kind === RUN_LOG_JOB) postRunLog(data.cacheDir, port);
+  else void findFindings(data.job).then((f) => port.postMessage(f));
+}

@@ -1,8 +1,9 @@
 // The run log (`readRunLog`) by file and task: the vtask view asks for one task's runs of every
 // model, the dashboard for one file's. Reading a log of 100,000 tasks × 2 models takes about a
 // second of one thread, so a process that serves others (the extension host) reads it in a
-// worker thread (out/overviewWorker.js), which sends the records back in batches: each batch is
-// one short turn of the host's event loop.
+// worker thread (out/overviewWorker.js), which sends the records back in batches, each when the
+// host asks for it: messages waiting together are all handled in one turn, so the host takes one
+// batch per turn of its event loop.
 import { Worker } from 'node:worker_threads';
 import type { TimeSlices } from '../util/slices';
 import { readRunLog, type RunLogEntry, type RunRecord } from './runLog';
@@ -60,23 +61,35 @@ export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string;
         return;
       }
       for (const [file, task, model, latest, previous] of rows) b.add(file, task, model, previous ? { latest, previous } : { latest });
+      setImmediate(() => w.postMessage(NEXT));
     });
     w.once('error', reject);
     w.once('exit', (code) => reject(new Error(`the run log reader stopped (exit code ${code}) before it was done`)));
   });
 }
 
-/** The body of the worker: reads the log and posts its entries in batches, then null. */
-export function postRunLog(cacheDir: string, post: (rows: Row[] | null) => void): void {
-  let rows: Row[] = [];
+/** What the reader sends the worker for the next batch. */
+const NEXT = 'next';
+
+/**
+ * The body of the worker: reads the log, then posts its entries a batch at a time, the next one
+ * when `port` says so, and null after the last; then closes the port.
+ */
+export function postRunLog(cacheDir: string, port: { postMessage(rows: Row[] | null): void; on(event: 'message', f: (m: unknown) => void): void; close(): void }): void {
+  const rows: Row[] = [];
   for (const [key, e] of readRunLog(cacheDir)) {
     const [file, task, model] = JSON.parse(key) as [string, string, string];
     rows.push([file, task, model, e.latest, e.previous]);
-    if (rows.length === BATCH) {
-      post(rows);
-      rows = [];
-    }
   }
-  if (rows.length) post(rows);
-  post(null);
+  let at = 0;
+  const send = (): void => {
+    if (at >= rows.length) {
+      port.postMessage(null);
+      port.close();
+      return;
+    }
+    port.postMessage(rows.slice(at, (at += BATCH)));
+  };
+  port.on('message', (m) => m === NEXT && send());
+  send();
 }
