@@ -126,7 +126,9 @@ export class Dashboard implements vscode.Disposable {
   private async act(msg: FromDashboard): Promise<void> {
     switch (msg.type) {
       case 'ready':
+        // A page (re)loaded: it has nothing until the statistics come.
         this.ready = true;
+        this.shown = false;
         await this.update();
         return;
       case 'refresh':
@@ -165,7 +167,13 @@ export class Dashboard implements vscode.Disposable {
     const uris = (await this.s.index.files()).filter((u) => u.scheme === 'file');
     const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.fsPath, d]));
     const found = this.s.duplicates.last;
-    const fsRef = <T extends TaskRef>(r: T): T => ({ ...r, file: vscode.Uri.parse(r.file).fsPath });
+    // The findings name files by URI, the statistics by path: each file's path is made once.
+    const paths = new Map<string, string>();
+    const fsRef = <T extends TaskRef>(r: T): T => {
+      let file = paths.get(r.file);
+      if (file === undefined) paths.set(r.file, (file = vscode.Uri.parse(r.file).fsPath));
+      return { ...r, file };
+    };
     let lastProgress = 0;
     if (!this.shown) await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
     try {

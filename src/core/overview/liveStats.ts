@@ -75,30 +75,30 @@ interface FileState {
 export class LiveDatasetStats {
   private readonly states = new Map<string, FileState>();
   /** Files to read again (their text may have changed); all of them when `everything`. */
-  private readonly stale = new Set<string>();
+  private readonly reread = new Set<string>();
   private everything = true;
   private readonly memos = new Map<string, StatsMemo>();
   private lastResults: readonly (readonly TaskModelResult[])[] = [];
 
   /** Marks files (all without an argument) as possibly changed: their text is read again. */
   changed(files?: readonly string[]): void {
-    if (files) for (const f of files) this.stale.add(f);
+    if (files) for (const f of files) this.reread.add(f);
     else this.everything = true;
   }
 
   /** The statistics of `files`, in their order, remaking only the parts that changed. */
   async compute(files: readonly LiveFile[], sources: LiveSources, o: LiveOptions): Promise<DatasetStats> {
     const everything = this.everything;
-    const stale = new Set(this.stale);
+    const reread = new Set(this.reread);
     this.everything = false;
-    this.stale.clear();
+    this.reread.clear();
     const logs = new Map<string, RunLogIndex>();
     const parts: FilePart[] = [];
     let summarised = 0;
     try {
       for (const [i, { file, cacheDir }] of files.entries()) {
         let state = this.states.get(file);
-        if (!state || everything || stale.has(file) || state.cacheDir !== cacheDir) {
+        if (!state || everything || reread.has(file) || state.cacheDir !== cacheDir) {
           state = await this.summarise(file, cacheDir, sources.read(file), state);
           summarised++;
           o.onFile?.(i + 1, files.length);
@@ -116,7 +116,7 @@ export class LiveDatasetStats {
     } catch (e) {
       // Cut short (aborted): what was not read is read next time.
       this.everything ||= everything;
-      for (const f of stale) this.stale.add(f);
+      for (const f of reread) this.reread.add(f);
       throw e;
     } finally {
       if (summarised >= SAVE_AFTER_FILES) this.flush();
