@@ -33,6 +33,8 @@ const targets = [
   { ...common, minify: true, entryPoints: ['src/webview/dashboardMain.ts'], outfile: 'out/dashboard.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The math worker is its own bundle: mathjs (for simplify) loads only in the worker thread.
   { ...common, entryPoints: ['src/core/verifiers/math/worker.ts'], outfile: 'out/mathWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // The overview's long reads (a run log, the duplicate search) run in a thread of the extension's own: each holds a thread for a second at 100,000 tasks.
+  { ...common, entryPoints: ['src/core/overview/overviewWorker.ts'], outfile: 'out/overviewWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The OpenAI-compatible test server, runnable on its own: node out/test/support/openaiServer.js --port 0
   { ...common, entryPoints: ['test/support/openaiServer.ts'], outfile: 'out/test/support/openaiServer.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/core/index.ts'], outfile: 'out/core.js', platform: 'node', format: 'cjs', target: 'node20' },

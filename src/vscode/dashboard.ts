@@ -2,38 +2,51 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { fromDashboard, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
+import { fromDashboard, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
 import { errorMessage } from '../core/base/errorMessage';
-import { collectDatasetStats } from '../core/overview/collect';
 import { ComparisonPages } from '../core/overview/dashboardCompare';
-import type { DatasetStats, TaskModelResult, TaskRef } from '../core/overview/types';
+import { LiveDatasetStats } from '../core/overview/liveStats';
+import { relativise } from '../core/overview/dashboardView';
+import type { ContaminationHit, DatasetStats, DuplicatePair, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
+import { SLICE_MS, TimeSlices } from '../core/util/slices';
 import { dashboardHtml } from '../webview/page';
 import { revealLine } from './datasetTree';
-import { overviewSettings, resolveInWorkspace } from './duplicateDiagnostics';
-import type { ResultStore } from './results';
-import { cacheDirFor } from './settings';
-import type { DuplicateSource } from './taskFacts';
+import { overviewSettings } from './duplicateDiagnostics';
+import type { RunLogs } from './runLogs';
 import type { TaskIndex } from './taskIndex';
 
 export interface DashboardServices {
   readonly extensionUri: vscode.Uri;
   readonly index: TaskIndex;
-  readonly results: ResultStore;
-  readonly duplicates?: DuplicateSource;
+  readonly runLogs: RunLogs;
+  readonly duplicates: DuplicateFindings;
   readonly log: vscode.LogOutputChannel;
+}
+
+/** The duplicate diagnostics' last findings, for the dashboard to show without searching again. */
+export interface DuplicateFindings {
+  readonly last: { readonly duplicates: readonly DuplicatePair[]; readonly contamination: readonly ContaminationHit[] };
+  /** True while a search is scheduled or under way. */
+  readonly searching: boolean;
+  readonly onDidChange: vscode.Event<readonly vscode.Uri[]>;
 }
 
 /** Statistics are computed again this long after the last change (an edit, a save, a run). */
 const DEBOUNCE_MS = 1000;
+/** The progress line is posted at most this often while files are read. */
+const PROGRESS_MS = 250;
 /** Messages kept for tests (the last ones). */
 const POSTED_KEPT = 50;
 
 /**
- * The dataset dashboard: `vtask stats` over the workspace's task files in a webview, computed
- * in the background and again after changes settle (edits, saves, finished runs, new
- * duplicates). The page gets the whole statistics object each time; files are named relative
- * to the workspace, and the page's links name them back.
+ * The dataset dashboard: `vtask stats` over the workspace's task files in a webview, kept up to
+ * date after changes settle (edits, saves, runs logged by the editor or by `vtask run` in a
+ * terminal, new duplicate findings). Only what changed is read again (liveStats.ts), in time
+ * slices between which the extension host does its other work; duplicates and contamination
+ * are the duplicate diagnostics' own. The page gets the statistics without the per-task results
+ * (those stay here: it asks for a comparison a page at a time); files are named relative to the
+ * workspace, and the page's links name them back.
  */
 export class Dashboard implements vscode.Disposable {
   static readonly viewType = 'vtask.dashboard';
@@ -43,6 +56,7 @@ export class Dashboard implements vscode.Disposable {
   private readonly postEmitter = new vscode.EventEmitter<ToDashboard>();
   readonly onDidPost = this.postEmitter.event;
   private readonly disposables: vscode.Disposable[] = [this.postEmitter];
+  private readonly live = new LiveDatasetStats();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private abort: AbortController | undefined;
   /** Files by the name the page knows them by. */
@@ -50,6 +64,8 @@ export class Dashboard implements vscode.Disposable {
   /** Comparisons over the last statistics' per-task results (which stay here). */
   private comparisons: ComparisonPages | undefined;
   private stale = true;
+  /** Whether the page has had statistics (until then it says it is reading). */
+  private shown = false;
   private ready = false;
   private disposed = false;
 
@@ -81,9 +97,14 @@ export class Dashboard implements vscode.Disposable {
       panel.onDidChangeViewState(() => {
         if (!panel.visible) this.ready = false;
       }),
-      s.index.onDidChange(changed),
-      s.results.onDidChange(changed),
-      ...(s.duplicates ? [s.duplicates.onDidChange(changed)] : []),
+      s.index.onDidChange((uris) => {
+        // An empty list: the set of files changed, and with it possibly any file.
+        this.live.changed(uris.length ? uris.map((u) => u.fsPath) : undefined);
+        this.schedule();
+      }),
+      // A run log appended by any process: the editor's runs and `vtask run` in a terminal.
+      s.runLogs.onDidChange(changed),
+      s.duplicates.onDidChange(changed),
     );
   }
 
@@ -105,14 +126,17 @@ export class Dashboard implements vscode.Disposable {
   private async act(msg: FromDashboard): Promise<void> {
     switch (msg.type) {
       case 'ready':
+        // A page (re)loaded: it has nothing until the statistics come.
         this.ready = true;
+        this.shown = false;
         await this.update();
         return;
       case 'refresh':
+        this.live.changed();
         await this.update();
         return;
       case 'compare':
-        if (this.comparisons) await this.post({ type: 'comparison', comparison: this.comparisons.page(msg.a, msg.b, msg.cell, msg.page) });
+        if (this.comparisons) await this.post({ type: 'comparison', comparison: await this.comparisons.page(msg.a, msg.b, msg.cell, msg.page, msg.solvePage, msg.failPage, new TimeSlices()) });
         return;
       case 'open': {
         const uri = this.byName.get(msg.file);
@@ -135,37 +159,52 @@ export class Dashboard implements vscode.Disposable {
     if (this.ready) this.timer = setTimeout(() => void this.update(), DEBOUNCE_MS);
   }
 
-  /** Computes the statistics (cancelling a computation under way) and posts them. */
+  /** Brings the statistics up to date (cancelling a computation under way) and posts them. */
   async update(): Promise<DatasetStats | undefined> {
     clearTimeout(this.timer);
     this.abort?.abort();
     const abort = (this.abort = new AbortController());
-    const uris = await this.s.index.files();
-    await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
-    const settings = overviewSettings();
+    const uris = (await this.s.index.files()).filter((u) => u.scheme === 'file');
     const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.fsPath, d]));
+    const found = this.s.duplicates.last;
+    // The findings name files by URI, the statistics by path: each file's path is made once.
+    const paths = new Map<string, string>();
+    const fsRef = <T extends TaskRef>(r: T): T => {
+      let file = paths.get(r.file);
+      if (file === undefined) paths.set(r.file, (file = vscode.Uri.parse(r.file).fsPath));
+      return { ...r, file };
+    };
+    let lastProgress = 0;
+    if (!this.shown) await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
     try {
-      const files = uris.map((u) => u.fsPath);
-      const stats = await collectDatasetStats(files, {
-        ...(uris[0] ? { cacheDir: cacheDirFor(uris[0]) } : {}),
-        benchmarks: settings.benchmarks.map(resolveInWorkspace),
-        duplicateThreshold: settings.threshold,
-        // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
-        read: (f) => {
-          const doc = open.get(f);
-          return doc ? { text: doc.getText(), onDisk: false } : { text: fs.readFileSync(f, 'utf8'), onDisk: true };
+      const stats = await this.live.compute(
+        uris.map((u) => ({ file: u.fsPath, cacheDir: this.s.runLogs.placeOf(u).cacheDir })),
+        {
+          // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
+          read: (f) => open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
+          runLog: (cacheDir) => this.s.runLogs.read(cacheDir),
+          duplicates: found.duplicates.map((d) => ({ ...d, a: fsRef(d.a), b: fsRef(d.b) })),
+          contamination: found.contamination.map(fsRef),
         },
-        unsaved: (f) => open.has(f),
-        signal: abort.signal,
-      });
+        {
+          slices: new TimeSlices(SLICE_MS, abort.signal),
+          onFile: (done, total) => {
+            if (Date.now() - lastProgress < PROGRESS_MS) return;
+            lastProgress = Date.now();
+            void this.post({ type: 'busy', text: `Reading task files… ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}` });
+          },
+        },
+      );
       if (abort.signal.aborted) return undefined;
       this.stale = false;
       const names = new Map(uris.map((u) => [u.fsPath, vscode.workspace.asRelativePath(u)]));
       this.byName = new Map(uris.map((u) => [names.get(u.fsPath) as string, u]));
-      const view = relativise(stats, (f) => names.get(f) ?? names.get(path.resolve(f)) ?? f);
+      const name = (f: string): string => names.get(f) ?? names.get(path.resolve(f)) ?? f;
       // The per-task results (100,000 × models) stay here: the page asks for a comparison's page.
-      this.comparisons = view.results ? new ComparisonPages(view.results) : undefined;
-      await this.post({ type: 'stats', stats: view.stats, ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}) });
+      this.comparisons = new ComparisonPages(this.live.resultsByFile, name);
+      const findings = !overviewSettings().enabled ? 'The duplicate search is turned off (vtask.duplicates.enabled).' : this.s.duplicates.searching ? 'Looking for duplicates…' : undefined;
+      this.shown = true;
+      await this.post({ type: 'stats', stats: relativise(stats, name), ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}), ...(findings ? { findings } : {}) });
       return stats;
     } catch (e) {
       if (abort.signal.aborted) return undefined;
@@ -193,27 +232,9 @@ export class Dashboard implements vscode.Disposable {
     this.disposed = true;
     clearTimeout(this.timer);
     this.abort?.abort();
+    this.live.flush();
     if (Dashboard.current === this) Dashboard.current = undefined;
     this.panel.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }
-
-/**
- * The statistics with every file named as `name` says (workspace-relative), as the page gets
- * them (without the per-task results and comparisons), and the results apart.
- */
-export function relativise(s: DatasetStats, name: (file: string) => string): { stats: DatasetStatsView; results?: TaskModelResult[] } {
-  const ref = <T extends TaskRef>(r: T): T => ({ ...r, file: name(r.file) });
-  const { results, comparisons: _dropped, ...rest } = s;
-  const stats: DatasetStatsView = {
-    ...rest,
-    totals: { ...s.totals, kinds: { ...s.totals.kinds }, cases: { ...s.totals.cases }, bands: { ...s.totals.bands } },
-    per_file: s.per_file.map((f) => ({ ...f, file: name(f.file) })),
-    models: Object.fromEntries(Object.entries(s.models).map(([m, st]) => [m, { ...st, histogram: [...st.histogram], changed: st.changed.map(ref) }])),
-    duplicates: s.duplicates.map((d) => ({ ...d, a: ref(d.a), b: ref(d.b) })),
-    contamination: s.contamination.map(ref),
-  };
-  return { stats, ...(results ? { results: results.map(ref) } : {}) };
-}
-

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Band } from '../core/stats';
 import { VERIFIERS } from '../core/verifiers/registry';
+import { addTotals, fileTotals, type FileTotals, type Totals } from './fileTotals';
 import type { ResultStore } from './results';
 import { hasLineIn, type TaskFacts } from './taskFacts';
 import type { IndexedFile, IndexedTask, TaskIndex } from './taskIndex';
@@ -29,6 +30,8 @@ const BAND_ICON: Readonly<Record<Band, vscode.ThemeIcon>> = {
 };
 const NOT_RUN_ICON = new vscode.ThemeIcon('circle-outline');
 const BAR_CELLS = 5;
+/** Models named on a file's line; the tooltip has them all. */
+const MODELS_NAMED = 3;
 /** Tree refreshes are gathered for this long, so a burst of parsed files is one redraw. */
 const REFRESH_MS = 100;
 
@@ -36,11 +39,12 @@ const REFRESH_MS = 100;
 export function filterChoices(): { group: string; label: string; filter: TaskFilter }[] {
   const choice = (group: string, label: string, test: TaskFilter['test'], name = label): { group: string; label: string; filter: TaskFilter } => ({ group, label, filter: { label: name, test } });
   return [
-    ...BANDS.map((b) => choice('band (any model)', BAND_WORDS[b], (u, t, f) => [...f.bands(u, t.id).values()].includes(b))),
-    choice('band (any model)', 'not run', (u, t, f) => f.bands(u, t.id).size === 0),
+    ...BANDS.map((b) => choice('band (any model)', BAND_WORDS[b], (u, t, f) => [...f.bands(u, t).values()].includes(b))),
+    choice('band (any model)', 'not run', (u, t, f) => f.bands(u, t).size === 0),
     choice('problems', 'failing cases', (u, t, f) => f.failingCases(u, t.id) > 0),
     choice('problems', 'audit findings', (_u, t, _f, audit) => hasLineIn(audit, t)),
     choice('problems', 'duplicates', (u, t, f) => f.duplicatesOf(u, t.id) > 0),
+    choice('problems', 'contaminated', (u, t, f) => f.contaminationOf(u, t.id) > 0),
     choice('problems', 'errors', (_u, t) => t.errors),
     ...[...VERIFIERS.keys()].map((k) => choice('verifier kind', k, (_u, t) => t.kind === k, `verifier ${k}`)),
   ];
@@ -56,7 +60,8 @@ export function bandBar(learnable: number, run: number): string {
 /**
  * The vtask view: the workspace's task files as folders, files and tasks, with counts, a band
  * bar per file and filters. Children are made when a node opens, files are read by the index
- * in the background, and a change redraws only the files it touched.
+ * in the background, and a change redraws only the files it touched and the folders holding
+ * them. A file's counts are kept until it is redrawn, so a folder adds up its files cheaply.
  */
 export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
@@ -64,6 +69,12 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
   private readonly disposables: vscode.Disposable[] = [this.emitter];
   private readonly fileNodes = new Map<string, FileNode>();
   private readonly folderNodes = new Map<string, FolderNode>();
+  /** Each file's counts, for the summary it was made from. */
+  private readonly totals = new Map<string, { file: IndexedFile; totals: FileTotals }>();
+  /** The task files as last listed (folders add up theirs). */
+  private listed: readonly vscode.Uri[] = [];
+  /** Files a folder asked the index for, not read yet. */
+  private readonly requested = new Set<string>();
   private dirty = new Set<TreeNode | undefined>();
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   private filterValue: TaskFilter | undefined;
@@ -133,20 +144,28 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       items.push({ label: c.label, filter: c.filter });
     }
     if (this.filterValue) items.unshift({ label: '$(clear-all) Clear filter', description: this.filterValue.label });
-    const picked = await vscode.window.showQuickPick(items, { title: 'Show only tasks that…', placeHolder: 'band, failing cases, audit findings, duplicates or verifier kind' });
+    const picked = await vscode.window.showQuickPick(items, { title: 'Show only tasks that…', placeHolder: 'band, failing cases, audit findings, duplicates, contamination or verifier kind' });
     if (picked) this.setFilter(picked.filter);
   }
 
-  /** Redraws the node of `uri` (its file), or everything. */
+  /** Redraws the node of `uri` (its file) and the folders holding it, or everything. */
   refresh(uri: vscode.Uri | undefined): void {
     const node = uri ? this.fileNodes.get(uri.toString()) : undefined;
     if (uri && !node) return;
+    if (uri) this.totals.delete(uri.toString());
+    else this.totals.clear();
     // A filter may hide or show whole folders: the tree is redrawn from its root.
-    this.dirty.add(this.filterValue ? undefined : node);
+    if (this.filterValue || !uri) this.dirty.add(undefined);
+    else {
+      this.dirty.add(node);
+      for (const folder of this.folderNodes.values()) if (isInside(uri, folder.uri)) this.dirty.add(folder);
+    }
     this.refreshTimer ??= setTimeout(() => {
       this.refreshTimer = undefined;
-      const nodes = this.dirty.has(undefined) ? [undefined] : [...this.dirty];
+      const dirty = this.dirty;
       this.dirty = new Set();
+      // A redrawn folder redraws what it holds: only the outermost nodes are told.
+      const nodes = dirty.has(undefined) ? [undefined] : [...dirty].filter((n) => !(n && [...dirty].some((m) => m && m !== n && m.kind === 'folder' && isInside(n.uri, m.uri))));
       for (const n of nodes) this.emitter.fire(n);
     }, REFRESH_MS);
   }
@@ -167,7 +186,7 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       const audit = this.filterValue ? this.facts.auditLines(node.uri) : [];
       return f.tasks.filter((t) => this.shown(node.uri, t, audit)).map((task) => ({ kind: 'task', uri: node.uri, task }));
     }
-    const files = await this.index.files();
+    const files = (this.listed = await this.index.files());
     const roots = vscode.workspace.workspaceFolders ?? [];
     if (!node && roots.length > 1) return roots.filter((r) => files.some((f) => isInside(f, r.uri))).map((r) => this.folderNode(r.uri, r.name));
     const base = node?.uri ?? roots[0]?.uri;
@@ -182,23 +201,44 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       if (slash === -1) direct.push(f);
       else {
         const sub = vscode.Uri.joinPath(base, rest.slice(0, slash));
-        if (!this.filterValue || files.some((g) => isInside(g, sub) && this.fileMatches(g))) folders.set(sub.toString(), sub);
+        if (!this.filterValue || this.fileMatches(f)) folders.set(sub.toString(), sub);
       }
     }
     return [...[...folders.values()].map((u) => this.folderNode(u)), ...direct.filter((u) => !this.filterValue || this.fileMatches(u)).map((u) => this.fileNode(u))];
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
-    if (node.kind === 'folder') {
-      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `folder:${node.uri.toString()}`;
-      item.resourceUri = node.uri;
-      item.iconPath = vscode.ThemeIcon.Folder;
-      item.contextValue = 'vtaskFolder';
-      return item;
-    }
+    if (node.kind === 'folder') return this.folderItem(node);
     if (node.kind === 'file') return this.fileItem(node);
     return this.taskItem(node);
+  }
+
+  private folderItem(node: FolderNode): vscode.TreeItem {
+    const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = `folder:${node.uri.toString()}`;
+    item.resourceUri = node.uri;
+    item.iconPath = vscode.ThemeIcon.Folder;
+    item.contextValue = 'vtaskFolder';
+    const files = this.listed.filter((u) => isInside(u, node.uri));
+    const read: Totals[] = [];
+    for (const u of files) {
+      const t = this.totalsOf(u);
+      if (t) read.push(t);
+      else if (!this.requested.has(u.toString())) {
+        // Read in the background; each file read redraws this folder with it.
+        this.requested.add(u.toString());
+        void this.index.get(u).then(() => {
+          this.requested.delete(u.toString());
+          this.refresh(u);
+        });
+      }
+    }
+    const sum = addTotals(read);
+    const parts = [this.countOfTasks(sum), ...problems(sum)];
+    if (read.length < files.length) parts.push(`reading ${(files.length - read.length).toLocaleString('en-US')} of ${plural(files.length, 'file')}…`);
+    item.description = parts.join(' · ');
+    item.tooltip = `${vscode.workspace.asRelativePath(node.uri)}\n\n${plural(files.length, 'task file')}: ${plural(sum.tasks, 'task')}, ${plural(sum.cases, 'case')}, ${sum.failing} failing, ${plural(sum.errors, 'error')}`;
+    return item;
   }
 
   private fileItem(node: FileNode): vscode.TreeItem {
@@ -208,27 +248,32 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     item.iconPath = vscode.ThemeIcon.File;
     item.contextValue = 'vtaskFile';
     const f = this.index.peek(node.uri);
-    if (!f) {
+    const s = this.totalsOf(node.uri);
+    if (!f || !s) {
       item.description = 'reading…';
       void this.index.get(node.uri).then(() => this.refresh(node.uri));
       return item;
     }
-    const s = this.summary(f);
-    const parts = [this.filterValue ? `${s.shown} of ${plural(f.tasks.length, 'task')}` : plural(f.tasks.length, 'task')];
-    if (s.failing) parts.push(`${s.failing} failing`);
-    if (f.errors) parts.push(plural(f.errors, 'error'));
-    if (s.primary) parts.push(bandBar(s.primary.counts.learnable, s.primary.run));
+    const parts = [this.countOfTasks(s), ...problems(s)];
+    // The models run: the bar is the first's (the one with the most runs), the others are named.
+    const [first, ...others] = s.models;
+    if (first) {
+      const named = [first, ...others.slice(0, MODELS_NAMED - 1)].map((m) => m.model).join(', ');
+      const more = others.length >= MODELS_NAMED ? ` +${others.length - MODELS_NAMED + 1}` : '';
+      parts.push(`${bandBar(first.counts.learnable, first.run - first.none)} ${named}${more}`);
+    }
     item.description = parts.join(' · ');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendText(`${vscode.workspace.asRelativePath(node.uri)}\n\n${plural(f.tasks.length, 'task')}, ${plural(s.cases, 'case')}, ${s.failing} failing\n`);
     if (f.unreadable) tip.appendText(`\nCannot be read: ${f.unreadable}\n`);
-    for (const [model, counts] of s.models) {
+    for (const m of s.models) {
       tip.appendMarkdown(`\n**`);
-      tip.appendText(model);
+      tip.appendText(m.model);
       tip.appendMarkdown('**: ');
-      tip.appendText(`${BANDS.map((b) => `${counts[b]} ${BAND_WORDS[b]}`).join(', ')}${counts.none ? `, ${counts.none} without samples` : ''}, ${f.tasks.length - counts.run} not run\n`);
+      tip.appendText(`${BANDS.map((b) => `${m.counts[b]} ${BAND_WORDS[b]}`).join(', ')}${m.none ? `, ${m.none} without samples` : ''}, ${f.tasks.length - m.run} not run\n`);
     }
-    if (!s.models.size) tip.appendText('\nNo runs yet: run the tasks (▶ Run all, or vtask run) to see their bands.');
+    if (first) tip.appendText(`\nThe bar is the share of ${first.model}'s run tasks that are learnable.`);
+    else tip.appendText('\nNo runs yet: run the tasks (▶ Run all, or vtask run) to see their bands.');
     item.tooltip = tip;
     return item;
   }
@@ -237,19 +282,22 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     const { uri, task } = node;
     const item = new vscode.TreeItem(task.id, vscode.TreeItemCollapsibleState.None);
     item.id = `task:${uri.toString()}#${task.id}`;
-    const bands = this.facts.bands(uri, task.id);
+    const bands = this.facts.bands(uri, task);
     const failing = this.facts.failingCases(uri, task.id);
     const dups = this.facts.duplicatesOf(uri, task.id);
+    const benchmarks = this.facts.contaminationOf(uri, task.id);
     const first = [...bands.values()].find((b): b is Band => b !== null);
     item.iconPath = task.errors ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')) : first ? BAND_ICON[first] : NOT_RUN_ICON;
     const parts = [task.kind ?? (task.errors ? 'has errors' : '')];
     if (first) parts.push(BAND_WORDS[first]);
     if (failing) parts.push(`${failing} failing`);
     if (dups) parts.push(`${dups} duplicate${dups === 1 ? '' : 's'}`);
+    if (benchmarks) parts.push(benchmarks === 1 ? 'contaminated' : `contaminated (${benchmarks} benchmarks)`);
     item.description = parts.filter(Boolean).join(' · ');
     const tip = new vscode.MarkdownString();
     tip.appendText(`${task.id} (line ${task.line + 1})${task.kind ? `, ${task.kind}` : ''}, ${plural(task.cases, 'case')}\n`);
     for (const [model, band] of bands) tip.appendText(`\n${model}: ${band ? BAND_WORDS[band] : 'no samples'}`);
+    for (const model of this.facts.staleModels(uri, task)) tip.appendText(`\n${model}: run before the task changed (run it again)`);
     if (task.prompt) tip.appendText(`\n\n${task.prompt.length > 300 ? `${task.prompt.slice(0, 300)}…` : task.prompt}`);
     item.tooltip = tip;
     item.contextValue = 'vtaskTask';
@@ -257,27 +305,21 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     return item;
   }
 
-  /** A file's counts: cases, failing cases, tasks shown, band counts per model. */
-  private summary(f: IndexedFile): { cases: number; failing: number; shown: number; models: Map<string, Record<Band | 'none' | 'run', number>>; primary?: { counts: Record<Band, number>; run: number } } {
-    const models = new Map<string, Record<Band | 'none' | 'run', number>>();
-    const audit = this.filterValue ? this.facts.auditLines(f.uri) : [];
-    let cases = 0;
-    let failing = 0;
-    let shown = 0;
-    for (const t of f.tasks) {
-      cases += t.cases;
-      failing += this.facts.failingCases(f.uri, t.id);
-      if (this.shown(f.uri, t, audit)) shown++;
-      for (const [model, band] of this.facts.bands(f.uri, t.id)) {
-        let c = models.get(model);
-        if (!c) models.set(model, (c = { too_easy: 0, learnable: 0, too_hard: 0, none: 0, run: 0 }));
-        c.run++;
-        c[band ?? 'none']++;
-      }
-    }
-    // The bar shows the model with the most runs in the file.
-    const best = [...models.values()].sort((a, b) => b.run - a.run)[0];
-    return { cases, failing, shown, models, ...(best ? { primary: { counts: best, run: best.run - best.none } } : {}) };
+  /** `N tasks`, or `K of N tasks` under a filter. */
+  private countOfTasks(t: Totals): string {
+    return this.filterValue ? `${t.shown.toLocaleString('en-US')} of ${plural(t.tasks, 'task')}` : plural(t.tasks, 'task');
+  }
+
+  /** A read file's counts (kept until the file is redrawn); undefined while it is not read. */
+  private totalsOf(uri: vscode.Uri): FileTotals | undefined {
+    const f = this.index.peek(uri);
+    if (!f) return undefined;
+    const known = this.totals.get(uri.toString());
+    if (known?.file === f) return known.totals;
+    const filter = this.filterValue;
+    const totals = fileTotals(f, this.facts, filter && ((u, t, audit) => filter.test(u, t, this.facts, audit)));
+    this.totals.set(uri.toString(), { file: f, totals });
+    return totals;
   }
 
   private shown(uri: vscode.Uri, t: IndexedTask, audit: readonly number[]): boolean {
@@ -286,10 +328,7 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
 
   /** Whether a file has a task the filter shows; unread files are hidden until read. */
   private fileMatches(uri: vscode.Uri): boolean {
-    const f = this.index.peek(uri);
-    if (!f) return false;
-    const audit = this.facts.auditLines(uri);
-    return f.tasks.some((t) => this.shown(uri, t, audit));
+    return (this.totalsOf(uri)?.shown ?? 0) > 0;
   }
 
   private fileNode(uri: vscode.Uri): FileNode {
@@ -309,10 +348,25 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     return this.fileNodes.get(uri.toString());
   }
 
+  /** Shows a task file in the view, its folders and its tasks open. */
+  async reveal(uri: vscode.Uri): Promise<void> {
+    if (!this.view) return;
+    this.listed = await this.index.files();
+    await this.view.reveal(this.fileNode(uri), { expand: true, select: true, focus: false });
+  }
+
   dispose(): void {
     clearTimeout(this.refreshTimer);
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** The failing cases and errors of a file or folder, when there are any. */
+function problems(t: Totals): string[] {
+  const out: string[] = [];
+  if (t.failing) out.push(`${t.failing.toLocaleString('en-US')} failing`);
+  if (t.errors) out.push(plural(t.errors, 'error'));
+  return out;
 }
 
 function isInside(file: vscode.Uri, folder: vscode.Uri): boolean {

@@ -1,9 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
-import { readBenchmark } from '../core/overview/benchmark';
-import { findContamination } from '../core/overview/contamination';
-import { findDuplicates } from '../core/overview/duplicates';
+import { rowFileType } from '../core/datasets/rowFiles';
+import { findFindingsInThread } from '../core/overview/findings';
 import type { ContaminationHit, DuplicatePair, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import type { DuplicateSource } from './taskFacts';
@@ -34,9 +33,10 @@ const DEBOUNCE_MS = 1500;
 
 /**
  * Near-duplicate prompts across the workspace's task files, and prompts that overlap a
- * benchmark, as information on each task's id line. A duplicate points at the other task
- * (related information: VS Code's way to go there). Computed in the background over the task
- * index, after a pause in changes, and again when the settings change.
+ * benchmark, as information on each task's id line. A duplicate points at the other task, an
+ * overlap at the benchmark's row (related information: VS Code's way to go there). Computed
+ * over the task index after a pause in changes (in a worker thread: a second's work at 100,000
+ * prompts), and again when the settings change.
  */
 export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource {
   private readonly collection = vscode.languages.createDiagnosticCollection('vtask-duplicates');
@@ -45,14 +45,19 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
   private readonly disposables: vscode.Disposable[] = [this.collection, this.emitter];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private cancel: vscode.CancellationTokenSource | undefined;
-  private counts = new Map<string, number>();
+  /** Per task (`uri#id`): other tasks sharing its prompt, and benchmarks overlapping it. */
+  private duplicateCounts = new Map<string, number>();
+  private contaminationCounts = new Map<string, number>();
   private pairs: readonly DuplicatePair[] = [];
   private hits: readonly ContaminationHit[] = [];
   private done: Promise<void> = Promise.resolve();
+  private computing = false;
 
+  /** `worker`: the bundled out/overviewWorker.js, where the search runs; without it, in this thread. */
   constructor(
     private readonly index: TaskIndex,
     private readonly log: vscode.LogOutputChannel,
+    private readonly worker?: string,
   ) {
     this.disposables.push(
       index.onDidChange(() => this.schedule()),
@@ -64,12 +69,21 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
   }
 
   duplicatesOf(uri: vscode.Uri, taskId: string): number {
-    return this.counts.get(`${uri.toString()}#${taskId}`) ?? 0;
+    return this.duplicateCounts.get(`${uri.toString()}#${taskId}`) ?? 0;
   }
 
-  /** The last pairs and hits found, with files as URIs (for the dashboard). */
+  contaminationOf(uri: vscode.Uri, taskId: string): number {
+    return this.contaminationCounts.get(`${uri.toString()}#${taskId}`) ?? 0;
+  }
+
+  /** The last pairs and hits found, with files as URIs and benchmarks as the workspace names them (for the dashboard). */
   get last(): { duplicates: readonly DuplicatePair[]; contamination: readonly ContaminationHit[] } {
     return { duplicates: this.pairs, contamination: this.hits };
+  }
+
+  /** True while a pass is scheduled or under way. */
+  get searching(): boolean {
+    return this.timer !== undefined || this.computing;
   }
 
   /** Resolves when the pass under way (or the one scheduled) is over (for tests). */
@@ -84,37 +98,54 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const source = (this.cancel = new vscode.CancellationTokenSource());
-      this.done = this.compute(source.token).catch((e: unknown) => this.log.warn(`duplicates: ${errorMessage(e)}`));
+      this.computing = true;
+      const done = (this.done = this.compute(source.token)
+        .catch((e: unknown) => this.log.warn(`duplicates: ${errorMessage(e)}`))
+        .finally(() => {
+          if (this.done === done) this.computing = false;
+        }));
     }, ms);
   }
 
   private async compute(token: vscode.CancellationToken): Promise<void> {
     const settings = overviewSettings();
     if (!settings.enabled) {
-      this.publish([], [], []);
+      this.publish([], [], new Map());
       return;
     }
     const files = await this.index.all(token);
     if (token.isCancellationRequested) return;
-    const prompts = [...promptsOf(files)];
-    const pairs = findDuplicates(prompts, { threshold: settings.threshold });
-    const hits: ContaminationHit[] = [];
-    for (const b of settings.benchmarks) {
-      const file = resolveInWorkspace(b);
-      try {
-        hits.push(...findContamination(prompts, (await readBenchmark(file)).rows, { benchmark: path.basename(file) }));
-      } catch (e) {
-        this.log.warn(`contamination: ${errorMessage(e)}`);
-        void vscode.window.showWarningMessage(`vtask: benchmark ${b} could not be read: ${errorMessage(e)}`);
-      }
+    // Each benchmark by the name its hits give it, for "go to" the row.
+    const benchmarks = new Map(settings.benchmarks.map((b) => resolveInWorkspace(b)).map((file) => [vscode.workspace.asRelativePath(file), file]));
+    const abort = new AbortController();
+    const cancelled = token.onCancellationRequested(() => abort.abort());
+    try {
+      const found = await findFindingsInThread(
+        { prompts: [...promptsOf(files)], threshold: settings.threshold, benchmarks: [...benchmarks].map(([name, file]) => ({ name, file })) },
+        { ...(this.worker ? { worker: this.worker } : {}), signal: abort.signal },
+      );
       if (token.isCancellationRequested) return;
+      for (const u of found.unread) {
+        this.log.warn(`contamination: ${u.error}`);
+        void vscode.window.showWarningMessage(`vtask: benchmark ${u.name} could not be read: ${u.error}`);
+      }
+      this.publish(found.duplicates, found.contamination, benchmarks);
+    } catch (e) {
+      // A search cut short by a newer one says nothing.
+      if (!token.isCancellationRequested) throw e;
+    } finally {
+      cancelled.dispose();
     }
-    this.publish(files, pairs, hits);
   }
 
-  private publish(files: readonly IndexedFile[], pairs: readonly DuplicatePair[], hits: readonly ContaminationHit[]): void {
+  private publish(pairs: readonly DuplicatePair[], hits: readonly ContaminationHit[], benchmarks: ReadonlyMap<string, string>): void {
     const byUri = new Map<string, vscode.Diagnostic[]>();
-    const counts = new Map<string, number>();
+    const duplicateCounts = new Map<string, number>();
+    const contaminationCounts = new Map<string, number>();
+    const count = (counts: Map<string, number>, ref: TaskRef): void => {
+      const key = `${ref.file}#${ref.task}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    };
     const add = (ref: TaskRef, d: vscode.Diagnostic): void => {
       const list = byUri.get(ref.file) ?? [];
       list.push(d);
@@ -122,8 +153,7 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     };
     for (const p of pairs) {
       for (const [self, other] of [[p.a, p.b], [p.b, p.a]] as const) {
-        const key = `${self.file}#${self.task}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        count(duplicateCounts, self);
         const otherUri = vscode.Uri.parse(other.file);
         const where = otherUri.toString() === self.file ? 'this file' : vscode.workspace.asRelativePath(otherUri);
         const d = new vscode.Diagnostic(idLine(self), `${p.exact ? 'duplicate' : `near-duplicate (${Math.round(p.similarity * 100)}% similar)`} of ${other.task} in ${where}`, vscode.DiagnosticSeverity.Information);
@@ -134,12 +164,14 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
       }
     }
     for (const h of hits) {
-      const d = new vscode.Diagnostic(idLine(h), `prompt overlaps ${h.benchmark ?? 'a benchmark'} (row ${h.benchmark_row}): "${cut(h.overlap, 120)}"`, vscode.DiagnosticSeverity.Information);
+      const file = benchmarks.get(h.benchmark ?? '') as string;
+      const row = benchmarkRow(file, h.benchmark_row);
+      const d = new vscode.Diagnostic(idLine(h), `prompt overlaps ${h.benchmark ?? 'a benchmark'} (${row.label}): "${cut(h.overlap, 120)}"`, vscode.DiagnosticSeverity.Information);
       d.source = DUPLICATE_SOURCE;
       d.code = 'contamination';
+      d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(file), row.at), `${h.benchmark ?? 'the benchmark'}, ${row.label}: the benchmark's prompt`)];
       add(h, d);
-      const key = `${h.file}#${h.task}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      count(contaminationCounts, h);
     }
     const changed = new Map<string, vscode.Uri>();
     this.collection.forEach((u) => {
@@ -151,8 +183,15 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
       this.collection.set(u, list);
       changed.set(file, u);
     }
-    for (const f of files) if (!changed.has(f.uri.toString()) && [...this.counts.keys()].some((k) => k.startsWith(`${f.uri.toString()}#`))) changed.set(f.uri.toString(), f.uri);
-    this.counts = counts;
+    // Files whose tasks had counts are redrawn too (a URI's own `#` is escaped: the first is the task's).
+    for (const counts of [this.duplicateCounts, this.contaminationCounts]) {
+      for (const key of counts.keys()) {
+        const file = key.slice(0, key.indexOf('#'));
+        if (!changed.has(file)) changed.set(file, vscode.Uri.parse(file));
+      }
+    }
+    this.duplicateCounts = duplicateCounts;
+    this.contaminationCounts = contaminationCounts;
     this.pairs = pairs;
     this.hits = hits;
     this.emitter.fire([...changed.values()]);
@@ -170,6 +209,15 @@ export function* promptsOf(files: readonly IndexedFile[]): Generator<{ ref: Task
   for (const f of files) {
     for (const t of f.tasks) if (t.prompt !== undefined) yield { ref: { file: f.uri.toString(), task: t.id, line: t.line }, text: t.prompt };
   }
+}
+
+/**
+ * Where a benchmark's row is: its line in a JSONL or text file (rows are 0-based lines there),
+ * the file itself for Parquet (a row index names no place in the text).
+ */
+function benchmarkRow(file: string, row: number): { label: string; at: vscode.Range } {
+  if (rowFileType(file) === 'parquet') return { label: `row ${row}`, at: new vscode.Range(0, 0, 0, 0) };
+  return { label: `line ${row + 1}`, at: new vscode.Range(row, 0, row, 0) };
 }
 
 function idLine(ref: TaskRef): vscode.Range {

@@ -1,9 +1,11 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Dashboard } from './dashboard';
 import { DatasetTree } from './datasetTree';
 import { DuplicateDiagnostics } from './duplicateDiagnostics';
 import type { ResultStore } from './results';
-import { RunLogBands } from './runLogBands';
+import { RunLogs } from './runLogs';
 import { TaskFacts } from './taskFacts';
 import type { TaskDocuments } from './taskDocuments';
 import { TaskIndex } from './taskIndex';
@@ -29,21 +31,24 @@ export interface Overview {
  */
 export function registerOverview(s: OverviewServices): { overview: Overview; disposables: vscode.Disposable[] } {
   const index = new TaskIndex(s.documents);
-  const duplicates = new DuplicateDiagnostics(index, s.log);
-  const runLog = new RunLogBands(s.log);
-  const facts = new TaskFacts(s.results, runLog, duplicates);
+  // The long reads and searches run in a thread of their own (the bundled worker, when built).
+  const script = path.join(s.extensionUri.fsPath, 'out', 'overviewWorker.js');
+  const worker = fs.existsSync(script) ? script : undefined;
+  const duplicates = new DuplicateDiagnostics(index, s.log, worker);
+  const runLogs = new RunLogs(s.log, worker);
+  const facts = new TaskFacts(s.results, runLogs, duplicates);
   const changed = new vscode.EventEmitter<readonly vscode.Uri[]>();
   const tree = new DatasetTree(index, facts, s.results, changed.event);
   const disposables: vscode.Disposable[] = [
     index,
     duplicates,
-    runLog,
+    runLogs,
     changed,
     duplicates.onDidChange((uris) => changed.fire(uris)),
     // A run log written elsewhere may touch any file: everything is drawn again.
-    runLog.onDidChange(() => tree.refresh(undefined)),
+    runLogs.onDidChange(() => tree.refresh(undefined)),
     ...tree.register(),
-    vscode.commands.registerCommand('vtask.openDashboard', () => Dashboard.createOrShow({ extensionUri: s.extensionUri, index, results: s.results, duplicates, log: s.log })),
+    vscode.commands.registerCommand('vtask.openDashboard', () => Dashboard.createOrShow({ extensionUri: s.extensionUri, index, runLogs, duplicates, log: s.log })),
     { dispose: () => Dashboard.current?.dispose() },
   ];
   return { overview: { tree, duplicates, index, dashboard: () => Dashboard.current }, disposables };

@@ -1,26 +1,33 @@
 import * as vscode from 'vscode';
+import type { RunsByModel } from '../core/overview/runLogIndex';
+import type { TaskRunResult } from '../core/run/sampleTasks';
 import type { Band } from '../core/stats';
 import type { ResultStore } from './results';
 import type { IndexedTask } from './taskIndex';
 
-/** What a task's duplicates are, as the duplicate diagnostics found them. */
+/** What a task's duplicates and benchmark overlaps are, as the duplicate diagnostics found them. */
 export interface DuplicateSource {
-  /** How many other tasks share (nearly) this task's prompt, or a benchmark does. */
+  /** How many other tasks share (nearly) this task's prompt. */
   duplicatesOf(uri: vscode.Uri, taskId: string): number;
+  /** How many benchmarks share a long span with this task's prompt. */
+  contaminationOf(uri: vscode.Uri, taskId: string): number;
   readonly onDidChange: vscode.Event<readonly vscode.Uri[]>;
 }
 
-/** Where bands of runs outside the editor come from (the run log of `vtask run`). */
+/** Where runs outside the editor come from (the run log of `vtask run`). */
 export interface RunLogSource {
-  bandsOf(uri: vscode.Uri, taskId: string): ReadonlyMap<string, Band | null>;
-  readonly onDidChange: vscode.Event<void>;
+  /** The task's latest run of each model, fresh or not. */
+  runsOf(uri: vscode.Uri, taskId: string): RunsByModel;
+  readonly onDidChange: vscode.Event<string>;
 }
 
 export const AUDIT_SOURCE = 'vtask audit';
 
 /**
  * What the overview says of one task beyond its text: its band per model (the editor's runs
- * over the run log's, since they are newer), its failing cases and its audit findings.
+ * over the run log's, since they are newer), its failing cases, duplicates and audit findings.
+ * A run counts only while the task is the one it ran: recorded under the task's current run key
+ * (`vtask stats` leaves the others out as stale too).
  */
 export class TaskFacts {
   constructor(
@@ -29,12 +36,28 @@ export class TaskFacts {
     private readonly duplicates?: DuplicateSource,
   ) {}
 
-  /** Bands by model label; a null band is a run that took no sample. */
-  bands(uri: vscode.Uri, taskId: string): Map<string, Band | null> {
-    const out = new Map(this.runLog?.bandsOf(uri, taskId) ?? []);
-    const run = this.results.get(uri, taskId)?.run;
-    if (run) out.set(modelOfRun(run.model), run.stats.samples > 0 ? run.stats.band : null);
+  /** Bands of the task's fresh runs, by model label; a null band is a run that took no sample. */
+  bands(uri: vscode.Uri, task: IndexedTask): Map<string, Band | null> {
+    const out = new Map<string, Band | null>();
+    for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? []) if (e.latest.key === task.runKey) out.set(model, e.latest.band);
+    for (const r of this.editorRuns(uri, task.id)) if (r.runKey === task.runKey) out.set(r.model, r.run.stats.samples > 0 ? r.run.stats.band : null);
     return out;
+  }
+
+  /** The models whose latest run is of an older version of the task (and has no fresh one). */
+  staleModels(uri: vscode.Uri, task: IndexedTask): string[] {
+    const fresh = this.bands(uri, task);
+    const stale = new Set<string>();
+    for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? []) if (e.latest.key !== task.runKey) stale.add(model);
+    for (const r of this.editorRuns(uri, task.id)) if (r.runKey !== task.runKey) stale.add(r.model);
+    return [...stale].filter((m) => !fresh.has(m));
+  }
+
+  /** The editor's last run of each model (a run of unknown model under the label its profile gives). */
+  private editorRuns(uri: vscode.Uri, taskId: string): { model: string; run: TaskRunResult; runKey: string | undefined }[] {
+    const r = this.results.get(uri, taskId);
+    if (r?.runs) return [...r.runs.values()];
+    return r?.run ? [{ model: modelOfRun(r.run.model), run: r.run, runKey: r.runKey }] : [];
   }
 
   /** Cases that failed in their last run in the editor. */
@@ -44,6 +67,10 @@ export class TaskFacts {
 
   duplicatesOf(uri: vscode.Uri, taskId: string): number {
     return this.duplicates?.duplicatesOf(uri, taskId) ?? 0;
+  }
+
+  contaminationOf(uri: vscode.Uri, taskId: string): number {
+    return this.duplicates?.contaminationOf(uri, taskId) ?? 0;
   }
 
   /** The lines of a file's audit findings (the audit's diagnostics stay where it put them). */

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import type { Issue } from '../core/base/issues';
+import { streamedRunKey, taskRunKey } from '../core/run/resultKeys';
 import type { TaskEntry } from '../core/taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { streamTaskFile } from '../core/taskfile/stream';
@@ -25,6 +26,8 @@ export interface IndexedTask {
   readonly prompt?: string;
   readonly cases: number;
   readonly errors: boolean;
+  /** The key a run of the task is recorded under (`taskRunKey`): a run under another is stale. */
+  readonly runKey: string;
 }
 
 export interface IndexedFile {
@@ -163,7 +166,7 @@ export class TaskIndex implements vscode.Disposable {
     if (doc) {
       const file = this.documents.get(doc);
       const specs = new Map(runnableTasks(file).tasks.map((t) => [t.index, t]));
-      const tasks = file.tasks.map((e) => summarise(e, specs.get(e.index), file.lines, file.issues));
+      const tasks = file.tasks.map((e) => summarise(e, specs.get(e.index), file.lines, file.issues, taskRunKey(file, e)));
       return { uri, stamp: `v${doc.version}`, tasks: tasks.filter((t): t is IndexedTask => t !== undefined), errors: file.issues.filter((i) => i.severity === 'error').length };
     }
     let stamp = '';
@@ -173,14 +176,21 @@ export class TaskIndex implements vscode.Disposable {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       const stream = streamTaskFile(text);
       const tasks: IndexedTask[] = [];
+      const indexes: number[] = [];
       let errors = stream.fileIssues.filter((i) => i.severity === 'error').length;
       let n = 0;
       for await (const t of stream.tasks) {
         errors += t.issues.filter((i) => i.severity === 'error').length;
-        const s = summarise(t.entry, t.spec, stream.lines, t.issues);
-        if (s) tasks.push(s);
+        const s = summarise(t.entry, t.spec, stream.lines, t.issues, streamedRunKey(stream, text, t.entry));
+        if (s) {
+          tasks.push(s);
+          indexes.push(t.entry.index);
+        }
         if (++n % TASKS_PER_TURN === 0) await yieldTurn();
       }
+      // A stream that fell back to the whole-file parse keys every task by it, as `vtask run` does.
+      const whole = stream.whole;
+      if (whole) tasks.forEach((t, i) => (tasks[i] = { ...t, runKey: streamedRunKey(stream, text, whole.tasks[indexes[i] as number] as TaskEntry) }));
       return { uri, stamp, tasks, errors };
     } catch (e) {
       return { uri, stamp, tasks: [], errors: 1, unreadable: errorMessage(e) };
@@ -238,7 +248,7 @@ function byPath(uris: readonly vscode.Uri[]): Map<string, vscode.Uri> {
 }
 
 /** One task as the index keeps it; undefined for a task without an id (nothing can point at it). */
-function summarise(entry: TaskEntry, spec: TaskSpec | undefined, lines: LineIndex, issues: readonly Issue[]): IndexedTask | undefined {
+function summarise(entry: TaskEntry, spec: TaskSpec | undefined, lines: LineIndex, issues: readonly Issue[], runKey: string): IndexedTask | undefined {
   if (entry.id === undefined) return undefined;
   const line = lines.position(entry.offset + entry.anchor[0]).line;
   const start = lines.position(entry.offset).line;
@@ -246,5 +256,5 @@ function summarise(entry: TaskEntry, spec: TaskSpec | undefined, lines: LineInde
   const verify = spec?.verify;
   const kind = verify && typeof verify === 'object' ? Object.keys(verify)[0] : undefined;
   const errors = entry.issues.some((i) => i.severity === 'error') || issues.some((i) => i.severity === 'error' && i.start >= entry.offset && i.start < entry.offset + entry.length);
-  return { id: entry.id, line, start, end, cases: entry.caseCount, errors, ...(kind ? { kind } : {}), ...(spec ? { prompt: spec.prompt } : {}) };
+  return { id: entry.id, line, start, end, cases: entry.caseCount, errors, runKey, ...(kind ? { kind } : {}), ...(spec ? { prompt: spec.prompt } : {}) };
 }

@@ -119,14 +119,16 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
   if (!models.length) return section('models', 'Bands per model', [el('p', 'muted', 'No runs yet: run the tasks (▶ Run all in a file, or vtask run --model NAME) and their bands show here.')]);
   const table = el('table', 'models-table');
   const head = el('tr');
-  for (const h of ['Model', 'Tasks run', 'Samples', ...BANDS.map((b) => BAND_WORDS[b]), 'Signal', 'Bands']) head.append(el('th', undefined, h));
+  for (const h of ['Model', 'Tasks run', 'Samples', ...BANDS.map((b) => BAND_WORDS[b]), 'Signal', 'Stale', 'Bands']) head.append(el('th', undefined, h));
   table.append(el('thead'), el('tbody'));
   table.tHead?.append(head);
   const charts = el('div', 'charts');
   for (const [model, m] of models) {
     const row = el('tr', 'model-row');
     row.dataset.model = model;
-    row.append(el('td', 'model-name', model), el('td', 'num', n(m.tasks)), el('td', 'num', n(m.samples)), ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))), el('td', 'num', pct(m.signal_share)));
+    const stale = el('td', 'num stale-runs', n(m.stale ?? 0));
+    stale.title = 'Runs of an older version of the task (its prompt, verifier or sampling changed since), left out: run the tasks again';
+    row.append(el('td', 'model-name', model), el('td', 'num', n(m.tasks)), el('td', 'num', n(m.samples)), ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))), el('td', 'num', pct(m.signal_share)), stale);
     const bar = el('td');
     bar.append(bandBar(m.bands));
     row.append(bar);
@@ -179,6 +181,8 @@ function compareSection(s: DatasetStatsView): HTMLElement {
       state[which] = sel.value;
       state.cell = undefined;
       state.pages.separating = 0;
+      state.pages.solve = 0;
+      state.pages.fail = 0;
       save();
       redraw('compare');
     });
@@ -186,8 +190,8 @@ function compareSection(s: DatasetStatsView): HTMLElement {
   };
   const tools = el('div', 'toolbar');
   tools.append(el('span', undefined, 'A'), pick('a', a), el('span', undefined, 'B'), pick('b', b));
-  const want = { a, b, page: page('separating'), ...(state.cell ? { cell: state.cell } : {}) };
-  const key = JSON.stringify([statsVersion, want.a, want.b, want.cell ?? null, want.page]);
+  const want = { a, b, page: page('separating'), solvePage: page('solve'), failPage: page('fail'), ...(state.cell ? { cell: state.cell } : {}) };
+  const key = JSON.stringify([statsVersion, want.a, want.b, want.cell ?? null, want.page, want.solvePage, want.failPage]);
   if (key !== requested) {
     requested = key;
     post({ type: 'compare', ...want });
@@ -219,7 +223,25 @@ function compareSection(s: DatasetStatsView): HTMLElement {
     },
   });
   const both = el('p', 'muted both', `${plural(c.tasks, 'task')} run by both: ${a} higher on ${n(c.a_higher)}, ${b} higher on ${n(c.b_higher)}.`);
-  return section('compare', 'Compare models', [tools, both, chart, heading, list.element, list.pager]);
+  return section('compare', 'Compare models', [tools, both, chart, heading, list.element, list.pager, ...agreed('solve', `Both always solve (pass rate 100% under ${a} and ${b})`, c.both_solve), ...agreed('fail', `Both never solve (pass rate 0% under ${a} and ${b})`, c.both_fail)]);
+}
+
+/** A list of the tasks both models agree on (always or never solved), paged by the host. */
+function agreed(id: 'solve' | 'fail', title: string, p: ComparisonView['both_solve']): HTMLElement[] {
+  const list = pagedList({
+    items: p.items,
+    total: p.total,
+    page: p.page,
+    onPage: (to) => { state.pages[id] = to; save(); redraw('compare'); },
+    className: `both-${id}`,
+    empty: id === 'solve' ? 'No task both always solve.' : 'No task both never solve.',
+    render: (r) => {
+      const li = el('li');
+      li.append(taskLink(r.file, r.task), el('span', 'muted', ` ${r.file}`));
+      return li;
+    },
+  });
+  return [el('h3', `both-title ${id}`, `${title}: ${n(p.total)}`), list.element, list.pager];
 }
 
 function learnableShare(f: DatasetStatsView['per_file'][number], model: string | undefined): number {
@@ -308,6 +330,9 @@ function filesSection(s: DatasetStatsView): HTMLElement {
   return section('files', 'Files', [tools, table, pagerBox]);
 }
 
+/** Why the duplicates and contamination are empty or not final yet, when the host says. */
+let findings: string | undefined;
+
 function duplicatesSection(s: DatasetStatsView): HTMLElement {
   const list = pagedList({
     items: s.duplicates,
@@ -322,7 +347,7 @@ function duplicatesSection(s: DatasetStatsView): HTMLElement {
     },
   });
   const exact = s.duplicates.filter((d) => d.exact).length;
-  const note = el('p', 'muted', `${plural(s.duplicates.length, 'pair')} (${n(exact)} exact).`);
+  const note = el('p', 'muted', findings ?? `${plural(s.duplicates.length, 'pair')} (${n(exact)} exact).`);
   return section('duplicates', 'Duplicates', [note, list.element, list.pager]);
 }
 
@@ -378,6 +403,7 @@ function receive(msg: ToDashboard): void {
   switch (msg.type) {
     case 'stats':
       folder = msg.folder;
+      findings = msg.findings;
       busy.textContent = '';
       statsVersion++;
       render(msg.stats);

@@ -56,11 +56,11 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
    */
   async function send(page, stats) {
     const { results, ...light } = stats;
-    page.comparisons = new core.ComparisonPages(results ?? []);
+    page.comparisons = new core.ComparisonPages([results ?? []]);
     // The host compares two models once per statistics (scripts/bench-dashboard.mjs times it);
     // what is timed here is the page.
     const models = Object.keys(stats.models);
-    if (models.length >= 2) page.comparisons.page(models[0], models[1], undefined, 0);
+    if (models.length >= 2) await page.comparisons.page(models[0], models[1], undefined, 0);
     const msg = { type: 'stats', stats: light, folder: 'workspace' };
     assert.ok(core.toDashboard.safeParse(msg).success, 'the fixture is a message the page accepts');
     await deliver(page, msg);
@@ -75,7 +75,7 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
       page.answered = all.length;
       if (!asks.length) return;
       for (const m of asks) {
-        const msg = { type: 'comparison', comparison: page.comparisons.page(m.a, m.b, m.cell, m.page) };
+        const msg = { type: 'comparison', comparison: await page.comparisons.page(m.a, m.b, m.cell, m.page, m.solvePage, m.failPage) };
         assert.ok(core.toDashboard.safeParse(msg).success, 'a comparison the page accepts');
         await deliver(page, msg);
       }
@@ -138,14 +138,36 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
     });
   });
 
+  test('the tasks both models always solve and never solve are listed a page at a time, each opening its task', async () => {
+    // 110 tasks a file: A's rate (i % 11) / 10 and B's (i % 5) / 4 are both 1 for i = 54 and 109,
+    // both 0 for i = 0 and 55.
+    const stats = core.makeStats({ files: 2, tasksPerFile: 110 });
+    await withDashboard({}, async (page) => {
+      await send(page, stats);
+      assert.equal(await page.textContent('.both-title.solve'), 'Both always solve (pass rate 100% under model-a and model-b): 4');
+      assert.equal(await page.textContent('.both-title.fail'), 'Both never solve (pass rate 0% under model-a and model-b): 4');
+      assert.deepEqual(await texts(page, '.both-solve li'), [54, 109].flatMap((i) => [0, 1].map((f) => [f, i])).sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([f, i]) => `${core.taskId(f, i)} ${core.fileName(f)}`));
+      assert.deepEqual(await texts(page, '.both-fail li .task-link'), [core.taskId(0, 0), core.taskId(0, 55), core.taskId(1, 0), core.taskId(1, 55)]);
+      await page.click('.both-solve li:nth-child(3) .task-link');
+      assert.deepEqual(await lastPosted(page), { type: 'open', file: core.fileName(1), task: core.taskId(1, 54) });
+      await page.click('.both-fail li:nth-child(2) .task-link');
+      assert.deepEqual(await lastPosted(page), { type: 'open', file: core.fileName(0), task: core.taskId(0, 55) });
+      // Another pair (B against A) agrees on the same tasks.
+      await page.selectOption('select.model-a', 'model-b');
+      await pump(page);
+      assert.deepEqual(await texts(page, '.both-fail li .task-link'), [core.taskId(0, 0), core.taskId(0, 55), core.taskId(1, 0), core.taskId(1, 55)]);
+      await page.screenshot({ path: path.join(RESULTS, 'dashboard-agreed.png'), fullPage: true });
+    });
+  });
+
   test('100,000 tasks in 1,000 files: drawn within the bound, a page of rows at a time, still usable', async () => {
     const stats = core.makeStats({ files: 1000, tasksPerFile: 100 });
     await withDashboard({}, async (page) => {
       // Timed in the page, from the message to the frame drawn: the host's side and the test's
       // transport are not the page's (scripts/bench-dashboard.mjs times the host's comparison).
       const { results, ...light } = stats;
-      page.comparisons = new core.ComparisonPages(results);
-      page.comparisons.page('model-a', 'model-b', undefined, 0);
+      page.comparisons = new core.ComparisonPages([results]);
+      await page.comparisons.page('model-a', 'model-b', undefined, 0);
       await page.evaluate((m) => { window.__stats = m; }, { type: 'stats', stats: light, folder: 'workspace' });
       const ms = await page.evaluate(() => { const t = performance.now(); return window.__deliver(window.__stats).then(() => performance.now() - t); });
       assert.ok(ms < LARGE_RENDER_MS, `drawn in ${Math.round(ms)} ms (bound ${LARGE_RENDER_MS} ms)`);
@@ -160,6 +182,12 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
       assert.equal(await page.textContent('.files .pager .range'), '151–200 of 1,000');
       assert.equal(await page.textContent('.file-row td:first-child'), core.fileName(150));
       assert.equal(await page.textContent('.duplicates .pager .range'), '1–50 of 999');
+      // Both never solve: tasks 0 and 55 of each file, 2,000, paged by the host.
+      assert.equal(await page.textContent('.compare .both-fail + .pager .range'), '1–50 of 2,000');
+      await click(page, '.compare .both-fail + .pager .next');
+      assert.equal(await page.textContent('.compare .both-fail + .pager .range'), '51–100 of 2,000');
+      assert.equal(await page.textContent('.both-fail li .task-link'), core.taskId(25, 0));
+      assert.equal(await page.textContent('.compare .both-solve + .pager .range'), '1–50 of 1,000');
       // A click answers quickly (timed in the page): sorting 1,000 files, choosing the other model as A.
       const clickMs = await page.evaluate(() => {
         const t = performance.now();
@@ -203,20 +231,54 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
     });
   });
 
+  /**
+   * The contrast of the text of each selector's first element against what is behind it, as
+   * WCAG 2 measures it (relative luminance of sRGB), translucent colours laid over their
+   * background first. Runs in the page.
+   */
+  function contrasts(selectors) {
+    // `rgb(r, g, b)`, `rgba(r, g, b, a)`, or `color(srgb r g b / a)` (what color-mix() computes to, channels 0..1).
+    const rgba = (c) => {
+      const m = c.match(/[\d.]+/g).map(Number);
+      const scale = c.startsWith('color(srgb') ? 255 : 1;
+      return { r: m[0] * scale, g: m[1] * scale, b: m[2] * scale, a: m.length > 3 ? m[3] : 1 };
+    };
+    const over = (top, under) => ({ r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a), b: top.b * top.a + under.b * (1 - top.a), a: 1 });
+    const background = (e) => {
+      const layers = [];
+      for (let x = e; x; x = x.parentElement) layers.push(rgba(getComputedStyle(x).backgroundColor));
+      return layers.reverse().reduce((under, top) => over(top, under), { r: 255, g: 255, b: 255, a: 1 });
+    };
+    const channel = (v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    const lum = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+    return Object.fromEntries(selectors.map((sel) => {
+      const e = document.querySelector(sel);
+      if (!e) return [sel, null];
+      const bg = background(e);
+      const [hi, lo] = [lum(over(rgba(getComputedStyle(e).color), bg)), lum(bg)].sort((x, y) => y - x);
+      return [sel, (hi + 0.05) / (lo + 0.05)];
+    }));
+  }
+  /** Text the dashboard writes, each a kind of text it uses (plain, muted, links, headers, counts, errors). */
+  const TEXTS = ['h1', '.summary-line', 'h2', 'h3', '.model-name', '.band-count.too_easy', '.band-count.learnable', '.band-count.too_hard', '.task-link', '.file-link', '.muted', '.files-table th', '.pager .range', '.similarity', '.error-text', '.both-title', '.overlap'];
+
   for (const theme of Object.keys(THEMES)) {
-    test(`${theme} theme: readable text and visible bands`, async () => {
+    test(`${theme} theme: every kind of text is readable on its background (contrast 4.5:1 or more), bands differ`, async () => {
       await withDashboard({ theme }, async (page) => {
         await send(page, core.makeStats({ files: 4, tasksPerFile: 22 }));
-        const colors = await page.evaluate(() => ({
-          body: getComputedStyle(document.body).backgroundColor,
-          text: getComputedStyle(document.querySelector('.model-name')).color,
-          link: getComputedStyle(document.querySelector('.task-link')).color,
+        const ratios = await page.evaluate(contrasts, TEXTS);
+        for (const sel of TEXTS) {
+          assert.ok(ratios[sel] !== null, `${theme}: the page has ${sel}`);
+          // WCAG AA for normal text; the high-contrast theme asks for AAA (7:1).
+          const floor = theme === 'high-contrast' ? 7 : 4.5;
+          assert.ok(ratios[sel] >= floor, `${theme}: ${sel} has contrast ${ratios[sel].toFixed(2)}:1, under ${floor}:1`);
+        }
+        const fills = await page.evaluate(() => ({
           learnable: getComputedStyle(document.querySelector('.band-bar .seg.learnable')).fill,
           hard: getComputedStyle(document.querySelector('.band-bar .seg.too_hard')).fill,
+          easy: getComputedStyle(document.querySelector('.band-bar .seg.too_easy')).fill,
         }));
-        assert.notEqual(colors.body, colors.text, `${theme}: text and background differ`);
-        assert.notEqual(colors.body, colors.link, `${theme}: links and background differ`);
-        assert.notEqual(colors.learnable, colors.hard, `${theme}: bands differ`);
+        assert.equal(new Set(Object.values(fills)).size, 3, `${theme}: the three bands have three colours: ${JSON.stringify(fills)}`);
         await page.screenshot({ path: path.join(RESULTS, `dashboard-${theme}.png`), fullPage: true });
       });
     });

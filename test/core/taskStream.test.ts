@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Issue } from '../../src/core/base/issues';
+import { streamedRunKey, taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { parseTaskPlain, streamTaskFile, type StreamedTask } from '../../src/core/taskfile/stream';
@@ -30,6 +31,8 @@ async function assertSame(text: string, what: string): Promise<void> {
   assert.deepEqual(got, want, `${what}: runnable tasks`);
   if (whole.issues.some((i) => i.code === 'yaml-syntax')) return;
   assert.deepEqual(plain([...stream.fileIssues, ...streamed.flatMap((t) => t.issues)]), plain(whole.issues), `${what}: issues`);
+  // The keys `vtask run` records runs under, whichever way the file was read.
+  assert.deepEqual(streamed.map((t) => streamedRunKey(stream, text, t.entry)), whole.tasks.map((e) => taskRunKey(whole, e)), `${what}: run keys`);
 }
 
 void test('every example and fixture streams to the tasks and issues of the whole parse', async () => {

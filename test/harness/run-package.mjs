@@ -13,7 +13,7 @@ import { REPO, runMain, makeTempDir, packageVsix, requireBuilt } from './vscode.
 
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
 const NPM_FILES = ['LICENSE', 'README.md', 'package.json', 'out/cli.js', 'out/mathWorker.js', 'models/arith-strong.gguf', 'models/arith-weak.gguf', 'models/calculator.gguf'];
-const VSIX_MUST_HOLD = ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'out/extension.js', 'out/cli.js', 'out/mathWorker.js', 'out/webview.js', 'out/datasetView.js', 'media/icon.png'];
+const VSIX_MUST_HOLD = ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'out/extension.js', 'out/cli.js', 'out/mathWorker.js', 'out/overviewWorker.js', 'out/webview.js', 'out/datasetView.js', 'media/icon.png'];
 const VSIX_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^scripts\//, /\.ts$/, /^marketplace\//, /^docs\//];
 
 function sh(cmd, args, opts = {}) {

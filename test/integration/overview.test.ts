@@ -1,13 +1,22 @@
 // The dataset at a glance in a real VS Code: the vtask view lists the workspace's task files
-// (test/fixtures/workspace, overview/ among them) with their counts, a click on a task opens it
-// on its id line, running cases updates the failing count, a filter keeps the tasks it asks for,
-// a duplicate prompt gets an information diagnostic pointing at the other task, and the dashboard
-// computes the statistics and opens a task from its page's message.
+// (test/fixtures/workspace, overview/ among them) with their counts (folders add up their files),
+// a click on a task opens it on its id line, running cases updates the failing count, a filter
+// keeps the tasks it asks for, a duplicate prompt gets an information diagnostic pointing at the
+// other task, a prompt found in a benchmark gets one pointing at the benchmark's row (and its own
+// label and filter), runs written to the run log as `vtask run` writes them give the bands of the
+// tasks as they are now (a run of an older version does not count), and the dashboard computes
+// the statistics, follows a run appended to the log, and opens a task from its page's message.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { ToDashboard } from '../../src/core/base/dashboardProtocol';
+import { appendRunRecords, runLogPath, type RunRecord } from '../../src/core/overview/runLog';
+import { taskRunKey } from '../../src/core/run/resultKeys';
+import type { Band } from '../../src/core/stats';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
 import type { VtaskApi } from '../../src/vscode/api';
 import { filterChoices, type TreeNode } from '../../src/vscode/datasetTree';
+import { cacheDirFor } from '../../src/vscode/settings';
 
 const DUPLICATE_SOURCE = 'vtask duplicates';
 
@@ -29,8 +38,36 @@ async function until<T>(read: () => T | undefined | false | Promise<T | undefine
   }
 }
 
+/**
+ * Runs of tasks of a file, written to the file's run log as `vtask run` writes them: each under
+ * the run key of the task in `text` (the file as it is by default; an older text makes a stale run).
+ */
+function logRuns(uri: vscode.Uri, runs: readonly { task: string; model: string; passed: number; text?: string }[]): void {
+  const cacheDir = cacheDirFor(uri);
+  const records = runs.map(({ task, model, passed, text }): RunRecord => {
+    const parsed = parseTaskFile(text ?? fs.readFileSync(uri.fsPath, 'utf8'));
+    const entry = parsed.tasks.find((t) => t.id === task);
+    assert.ok(entry, task);
+    const band: Band = passed === 4 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable';
+    return { file: runLogPath(cacheDir, uri.fsPath), task, model, key: taskRunKey(parsed, entry), at: new Date().toISOString(), samples: 4, passed, pass_rate: passed / 4, band, signal_share: 0.5 };
+  });
+  appendRunRecords(cacheDir, records);
+}
+
+/** A tree item's tooltip as it reads (text set in Markdown has its spaces escaped). */
+const tipText = (item: vscode.TreeItem): string => (item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : String(item.tooltip ?? '')).replace(/&nbsp;/g, ' ');
+
+let widened = false;
+
 /** Asks the harness for a picture of the workbench, and gives it the time to take it. */
 async function screenshot(name: string): Promise<void> {
+  // The side bar wide enough for the view's descriptions (counts, band bars, models) to show
+  // whole, once: the editors are made narrower (the side bar takes what they give up).
+  if (!widened) {
+    widened = true;
+    await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+    for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewWidth');
+  }
   console.log(`[vtask-screenshot] ${name}`);
   await new Promise((r) => setTimeout(r, 2500));
 }
@@ -72,6 +109,9 @@ suite('dataset overview', () => {
     assert.ok(!root.some((n) => label(n) === 'rows.jsonl'), 'only task files');
     const files = await tree().getChildren(await overviewFolder());
     assert.deepEqual(files.map(label), ['algebra.vtask', 'copies.vtask']);
+    // The folder adds up its files: 3 + 2 tasks, no failing case, no error.
+    const folder = await overviewFolder();
+    await until(() => described(folder) === '5 tasks', `"5 tasks" on the folder (is "${described(folder)}")`);
     const algebra = files[0] as TreeNode;
     // Read in the background: "reading…" until the file is parsed, then its counts.
     await until(() => !described(algebra).includes('reading') && described(algebra), 'the counts of algebra.vtask');
@@ -97,6 +137,7 @@ suite('dataset overview', () => {
     await until(() => described(algebra) === '3 tasks · 1 failing', `"3 tasks · 1 failing" (is "${described(algebra)}")`);
     const linear = (await tree().getChildren(algebra))[0] as TreeNode;
     assert.equal(described(linear), 'math · 1 failing');
+    await until(async () => described(await overviewFolder()) === '5 tasks · 1 failing', 'the failing case counted in the folder');
 
     const failing = filterChoices().find((c) => c.label === 'failing cases');
     assert.ok(failing);
@@ -146,17 +187,121 @@ suite('dataset overview', () => {
     await until(() => dupOf(copies).length === 1, 'the duplicate back after the edit is undone');
   });
 
-  test('the dashboard computes the statistics of the workspace and opens a task from its page', async () => {
+  test('a prompt found in a benchmark is information going to the benchmark row, with its own label and filter, apart from duplicates', async () => {
+    const algebra = fileUri('algebra.vtask');
+    const bench = vscode.Uri.joinPath(folderUri(), 'overview', 'bench.jsonl');
+    // Row 2 (0-based line 2, line 3 to a reader) is alg/words's prompt; rows shorter than 13 words count whole.
+    fs.writeFileSync(bench.fsPath, ['{"prompt": "What is the capital of France?"}', '{"prompt": "Name three prime numbers above one hundred."}', '{"prompt": "Describe a quadratic equation in under 40 words without commas."}', ''].join('\n'));
+    const config = vscode.workspace.getConfiguration('vtask');
+    await config.update('contaminationBenchmarks', ['overview/bench.jsonl'], vscode.ConfigurationTarget.Workspace);
+    try {
+      const hit = (): vscode.Diagnostic | undefined => vscode.languages.getDiagnostics(algebra).find((d) => d.source === DUPLICATE_SOURCE && d.code === 'contamination');
+      const d = await until(hit, 'a contamination diagnostic in algebra.vtask');
+      assert.equal(d.severity, vscode.DiagnosticSeverity.Information);
+      assert.equal(d.range.start.line, 18, 'on the id line of alg/words');
+      assert.match(d.message, /^prompt overlaps overview\/bench\.jsonl \(line 3\): "describe a quadratic equation/i);
+      const related = d.relatedInformation?.[0];
+      assert.ok(related, 'related information points at the benchmark row');
+      assert.equal(related.location.uri.fsPath, bench.fsPath);
+      assert.equal(related.location.range.start.line, 2);
+      // Going there shows the benchmark's row.
+      const shown = await vscode.window.showTextDocument(related.location.uri, { selection: related.location.range });
+      assert.match(shown.document.lineAt(shown.selection.start.line).text, /quadratic equation/);
+
+      // In the tree: its own label, not a duplicate; the duplicate stays one duplicate.
+      const algebraNode = await fileNode('algebra.vtask');
+      await until(async () => (await tree().getChildren(algebraNode)).map(described).includes('constraints · contaminated'), 'alg/words labelled contaminated');
+      const tasks = await tree().getChildren(algebraNode);
+      assert.equal(described(tasks[1] as TreeNode).endsWith('1 duplicate'), true, `alg/square: ${described(tasks[1] as TreeNode)}`);
+      assert.doesNotMatch(described(tasks[2] as TreeNode), /duplicate/);
+      await tree().reveal(algebra);
+      await vscode.commands.executeCommand('workbench.action.problems.focus');
+      await screenshot('overview-contamination');
+
+      // The filters keep them apart.
+      const pick = (name: string): NonNullable<ReturnType<typeof filterChoices>[number]> => {
+        const c = filterChoices().find((x) => x.label === name);
+        assert.ok(c, `the filter menu offers "${name}": ${filterChoices().map((x) => x.label).join(', ')}`);
+        return c;
+      };
+      tree().setFilter(pick('contaminated').filter);
+      await until(async () => (await tree().getChildren(await overviewFolder())).map(label).join() === 'algebra.vtask', 'only algebra.vtask under the contaminated filter');
+      assert.deepEqual((await tree().getChildren(await fileNode('algebra.vtask'))).map(label), ['alg/words']);
+      tree().setFilter(pick('duplicates').filter);
+      await until(async () => (await tree().getChildren(await fileNode('algebra.vtask'))).map(label).join() === 'alg/square', 'only alg/square under the duplicates filter');
+    } finally {
+      tree().setFilter(undefined);
+      await config.update('contaminationBenchmarks', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(bench.fsPath, { force: true });
+    }
+    await until(() => !vscode.languages.getDiagnostics(algebra).some((d) => d.code === 'contamination'), 'the contamination diagnostic gone with the setting');
+  });
+
+  test('runs in the run log give the bands of the tasks as they are now: a run of an older version does not count', async () => {
+    const algebra = fileUri('algebra.vtask');
+    const older = fs.readFileSync(algebra.fsPath, 'utf8').replace('in under 40 words', 'in under 30 words');
+    logRuns(algebra, [
+      { task: 'alg/linear', model: 'model-a', passed: 2 },
+      { task: 'alg/square', model: 'model-a', passed: 0 },
+      { task: 'alg/linear', model: 'model-b', passed: 4 },
+      // Recorded before alg/words's prompt said 40 words: stale.
+      { task: 'alg/words', model: 'model-a', passed: 4, text: older },
+    ]);
+    const node = await fileNode('algebra.vtask');
+    // model-a has the most runs (2, one of them learnable): the bar is its, model-b is named too.
+    await until(() => described(node).endsWith(' · ▰▰▰▱▱ model-a, model-b'), `the band bar and the models on algebra.vtask (is "${described(node)}")`);
+    const tip = tipText(tree().getTreeItem(node));
+    assert.match(tip, /model-a\*\*: 0 too easy, 1 learnable, 1 too hard, 1 not run/);
+    assert.match(tip, /model-b\*\*: 1 too easy, 0 learnable, 0 too hard, 2 not run/);
+    const tasks = await tree().getChildren(node);
+    assert.deepEqual(tasks.map(described).map((d) => d.replace(/ · 1 failing/, '')), ['math · learnable', 'math · too hard · 1 duplicate', 'constraints']);
+    assert.match(tipText(tree().getTreeItem(tasks[2] as TreeNode)), /model-a: run before the task changed/);
+    // The band filters count fresh runs only.
+    const easy = filterChoices().find((c) => c.label === 'too easy');
+    assert.ok(easy);
+    tree().setFilter(easy.filter);
+    await until(async () => (await tree().getChildren(await fileNode('algebra.vtask'))).map(label).join() === 'alg/linear', 'only alg/linear too easy (for model-b)');
+    tree().setFilter(undefined);
+    await vscode.commands.executeCommand('workbench.view.extension.vtask');
+    await tree().reveal(algebra);
+    await screenshot('overview-bands');
+  });
+
+  test('the dashboard computes the statistics of the workspace, follows a run appended to the run log, and opens a task from its page', async () => {
     await vscode.commands.executeCommand('vtask.openDashboard');
     const dashboard = await until(() => api.overview.dashboard(), 'the dashboard');
+    const lastStats = (): Extract<ToDashboard, { type: 'stats' }> | undefined => [...dashboard.posted].reverse().find((m): m is Extract<ToDashboard, { type: 'stats' }> => m.type === 'stats');
     // The page says `ready` when it loaded; the handler is the one its messages reach.
     await dashboard.handle({ type: 'ready' });
-    const stats = await until(() => [...dashboard.posted].reverse().find((m): m is Extract<ToDashboard, { type: 'stats' }> => m.type === 'stats'), 'the statistics');
+    const stats = await until(lastStats, 'the statistics');
     const files = stats.stats.per_file.map((f) => f.file);
     assert.ok(files.includes('overview/algebra.vtask') && files.includes('overview/copies.vtask'), files.join(', '));
     const algebra = stats.stats.per_file.find((f) => f.file === 'overview/algebra.vtask');
     assert.deepEqual([algebra?.tasks, algebra?.kinds], [3, { math: 2, constraints: 1 }]);
-    assert.ok(stats.stats.duplicates.some((p) => p.a.task === 'alg/square' && p.b.task === 'copy/square'), 'the duplicate pair is listed');
+    assert.ok(stats.stats.duplicates.some((p) => p.a.task === 'alg/square' && p.b.task === 'copy/square'), 'the duplicate pair is listed (as the duplicate diagnostics found it)');
+    // The runs logged by the test before: alg/words's run of model-a is stale.
+    assert.equal(stats.stats.models['model-a']?.stale, 1);
+
+    // A run in a terminal appends to the run log: the dashboard follows without being asked.
+    const copies = fileUri('copies.vtask');
+    const posted = dashboard.posted.length;
+    logRuns(copies, [
+      { task: 'copy/cube', model: 'model-a', passed: 4 },
+      { task: 'copy/cube', model: 'model-b', passed: 4 },
+    ]);
+    const after = await until(() => dashboard.posted.slice(posted).some((m) => m.type === 'stats' && m.stats.models['model-b']?.tasks === 2) && lastStats(), 'new statistics after the run');
+    assert.equal(after.stats.models['model-a']?.tasks, 3);
+    assert.deepEqual(after.stats.per_file.find((f) => f.file === 'overview/copies.vtask')?.bands, { 'model-a': { too_easy: 1, learnable: 0, too_hard: 0 }, 'model-b': { too_easy: 1, learnable: 0, too_hard: 0 } });
+    // And so does the tree: the file names both models (none of its run tasks is learnable).
+    const copiesNode = await fileNode('copies.vtask');
+    await until(() => described(copiesNode).endsWith(' · ▱▱▱▱▱ model-a, model-b'), `the models on copies.vtask (is "${described(copiesNode)}")`);
+    // Both models always solve copy/cube: the comparison lists it.
+    await dashboard.handle({ type: 'compare', a: 'model-a', b: 'model-b', page: 0 });
+    const compared = await until(() => [...dashboard.posted].reverse().find((m): m is Extract<ToDashboard, { type: 'comparison' }> => m.type === 'comparison'), 'the comparison');
+    assert.deepEqual(compared.comparison.both_solve.items.map((r) => [r.file, r.task]), [['overview/copies.vtask', 'copy/cube']]);
+    assert.deepEqual([compared.comparison.tasks, compared.comparison.both_fail.total], [2, 0]);
+    // The workbench draws the view's refresh a moment after the extension has it.
+    await new Promise((r) => setTimeout(r, 4000));
     await screenshot('overview-dashboard');
     await dashboard.handle({ type: 'open', file: 'overview/copies.vtask', task: 'copy/cube' });
     const editor = await until(() => vscode.window.activeTextEditor?.document.uri.path.endsWith('/copies.vtask') && vscode.window.activeTextEditor, 'copies.vtask opened');

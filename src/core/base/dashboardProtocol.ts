@@ -30,6 +30,8 @@ export const modelStats = z.object({
   bands: bandCounts,
   signal_share: share,
   changed: list(z.extend(taskRef, { from: z.nullable(band), to: z.nullable(band) })),
+  /** Runs of an older version of a task (left out). */
+  stale: z.optional(count),
 });
 
 const fileCounts = {
@@ -61,6 +63,9 @@ export function gridCell(rate: number): number {
   return Math.min(COMPARE_GRID - 1, Math.max(0, Math.floor(rate * COMPARE_GRID + 1e-9)));
 }
 
+/** One page of a list of tasks (of a comparison: those both solve, those both fail). */
+const taskPage = z.object({ page: count, total: count, items: z.array(taskRef).check(z.maxLength(COMPARE_PAGE)) });
+
 const cell = z.tuple([z.int().check(z.minimum(0), z.maximum(COMPARE_GRID - 1)), z.int().check(z.minimum(0), z.maximum(COMPARE_GRID - 1))]);
 const modelName = z.string().check(z.maxLength(1000));
 
@@ -79,11 +84,20 @@ export const comparisonView = z.object({
   /** Tasks in the list (all pages), largest difference first. */
   total: count,
   items: z.array(z.extend(taskRef, { a: share, b: share })).check(z.maxLength(COMPARE_PAGE)),
+  /** Tasks both always solve (pass rate 1 under both) and both never solve (0 under both), a page each. */
+  both_solve: taskPage,
+  both_fail: taskPage,
 });
 
 export const toDashboard = z.discriminatedUnion('type', [
   /** The dataset's statistics, fresh: the page redraws from them, keeping its place. */
-  z.object({ type: z.literal('stats'), stats: datasetStats, folder: z.optional(text) }),
+  z.object({
+    type: z.literal('stats'),
+    stats: datasetStats,
+    folder: z.optional(text),
+    /** Why the duplicates and contamination are empty or not final (turned off, still searched). */
+    findings: z.optional(text),
+  }),
   /** A page of the comparison the page asked for. */
   z.object({ type: z.literal('comparison'), comparison: comparisonView }),
   /** The host is reading the files (after a change, or the first time). */
@@ -94,8 +108,8 @@ export const toDashboard = z.discriminatedUnion('type', [
 export const fromDashboard = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('refresh') }),
-  /** Model A against model B: the grid, and a page of the tasks (of one square, when given). */
-  z.object({ type: z.literal('compare'), a: modelName, b: modelName, cell: z.optional(cell), page: count }),
+  /** Model A against model B: the grid, and a page of the tasks (of one square, when given), of those both solve and of those both fail. */
+  z.object({ type: z.literal('compare'), a: modelName, b: modelName, cell: z.optional(cell), page: count, solvePage: z.optional(count), failPage: z.optional(count) }),
   /** Open a task (or, without `task`, a file) as the stats name it. */
   z.object({ type: z.literal('open'), file: text, task: z.optional(text) }),
 ]);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TaskEntry, TaskFile } from '../taskfile/parse';
+import type { TaskStream } from '../taskfile/stream';
 import { toJS } from '../base/ynode';
 
 /**
@@ -16,11 +17,17 @@ export interface ResultKeys {
 
 const hash = (s: string): string => createHash('sha1').update(s).digest('hex');
 
-const sharedKeys = new WeakMap<TaskFile, string>();
+/**
+ * What a run key is made from besides the task: the file's parts outside the tasks (and its text,
+ * for a task that could not be read). A parsed file has them, and so has a streamed one.
+ */
+export type KeyedFile = Pick<TaskFile, 'parts' | 'text'>;
+
+const sharedKeys = new WeakMap<KeyedFile, string>();
 const byEntry = new WeakMap<TaskEntry, { file: string; keys: ResultKeys }>();
 
 /** The keys of one task of a file (memoised per parsed entry: lenses ask on every refresh). */
-export function resultKeysOf(file: TaskFile, entry: TaskEntry): ResultKeys {
+export function resultKeysOf(file: KeyedFile, entry: TaskEntry): ResultKeys {
   let shared = sharedKeys.get(file);
   if (shared === undefined) sharedKeys.set(file, (shared = JSON.stringify(file.parts.map((p) => toJS(p.node)))));
   const memo = byEntry.get(entry);
@@ -45,11 +52,26 @@ export function resultKeys(file: TaskFile): Map<string, ResultKeys> {
 }
 
 /** The key of a task's run: what it is sampled and verified with (not its cases or comments). */
-export function taskRunKey(file: TaskFile, entry: TaskEntry): string {
+export function taskRunKey(file: KeyedFile, entry: TaskEntry): string {
   return resultKeysOf(file, entry).run;
 }
 
 /** The key of a task's case results: the whole task. */
 export function taskCasesKey(file: TaskFile, entry: TaskEntry): string {
   return resultKeysOf(file, entry).cases;
+}
+
+const streamedParts = new WeakMap<object, KeyedFile>();
+
+/**
+ * The run key of a task of a streamed file (`streamTaskFile`), the one `parseTaskFile` gives it.
+ * Once the stream fell back to the whole-file parse, every task is keyed by that parse: tasks
+ * read before the fallback are keyed again from `stream.whole` (by their index).
+ */
+export function streamedRunKey(stream: Pick<TaskStream, 'parts' | 'whole'>, text: string, entry: TaskEntry): string {
+  const whole = stream.whole;
+  if (whole) return taskRunKey(whole, whole.tasks[entry.index] ?? entry);
+  let keyed = streamedParts.get(stream);
+  if (!keyed) streamedParts.set(stream, (keyed = { text, parts: stream.parts }));
+  return taskRunKey(keyed, entry);
 }

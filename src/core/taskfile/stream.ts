@@ -6,6 +6,7 @@
 // shared between tasks, flow-style lists) fall back to the whole-file parse, which gives the
 // same tasks with the same issues: only memory differs.
 import { shiftIssue, type Issue } from '../base/issues';
+import { getPair } from '../base/ynode';
 import { splitTaskFile } from './chunks';
 import { textLimitIssue } from './limits';
 import { duplicateTopKeys, inheritedFrom, notTaskFile, parsePartChunk, parseTaskChunk, parseWholeFile, taskFileIssues, type FilePart, type TaskEntry, type TaskFile } from './parse';
@@ -28,6 +29,16 @@ export interface TaskStream {
   readonly fileIssues: readonly Issue[];
   /** The tasks in file order; each is parsed when reached. Iterate once. */
   readonly tasks: AsyncIterable<StreamedTask>;
+  /**
+   * The file outside its tasks (the header, keys after the tasks) as `parseTaskFile` reads it:
+   * with a task, what the task's run key is made from (`taskRunKey({ text, parts }, entry)`).
+   */
+  readonly parts: readonly FilePart[];
+  /**
+   * The whole-file parse, once the stream fell back to it (see the top of this file). A run key
+   * is then made from it for every task, those given before the fallback included.
+   */
+  readonly whole: TaskFile | undefined;
 }
 
 /** One task chunk parsed, checked and resolved, as plain data that can cross threads. */
@@ -62,7 +73,7 @@ export function parseTaskPlain(text: string, defaults: Record<string, unknown>):
 export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): TaskStream {
   const lines = new LineIndex(text);
   const tooLarge = textLimitIssue(text, lines);
-  if (tooLarge) return { lines, fileIssues: [tooLarge], tasks: fromList([]) };
+  if (tooLarge) return { lines, fileIssues: [tooLarge], tasks: fromList([]), parts: [], whole: undefined };
   const chunks = splitTaskFile(text, lines);
   if (!chunks) return fromWhole(parseWholeFile(text), 0);
   const parts: FilePart[] = [];
@@ -70,13 +81,15 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
   for (const chunk of chunks) {
     if (chunk.kind === 'task') continue;
     const parsed = parsePartChunk(chunk.text, chunk.kind === 'tail');
-    if (parsed.needsWhole) return fromWhole(parseWholeFile(text), 0);
+    // As `parseTaskFile`: a second `tasks:` after the list only makes sense in the whole document.
+    if (parsed.needsWhole || (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks'))) return fromWhole(parseWholeFile(text), 0);
     parts.push({ offset: chunk.start, node: parsed.node?.type === 'map' ? parsed.node : null });
     for (const i of parsed.issues) fileIssues.push(shiftIssue(i, chunk.start));
   }
   fileIssues.push(...duplicateTopKeys(parts));
   const notTask = notTaskFile(parts);
-  if (notTask) return { lines, fileIssues: [notTask], tasks: fromList([]) };
+  if (notTask) return { lines, fileIssues: [notTask], tasks: fromList([]), parts, whole: undefined };
+  let whole: TaskFile | undefined;
   const inherited = inheritedFrom(parts);
   const defaults = defaultsOf(parts);
   const taskChunks = chunks.filter((c) => c.kind === 'task');
@@ -104,7 +117,8 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
           // An alias to an anchor in another task: from here on, the whole-file parse (the tasks
           // already given are the same in both).
           await Promise.allSettled(pending);
-          yield* fromWhole(parseWholeFile(text), index).tasks;
+          whole = parseWholeFile(text);
+          yield* fromWhole(whole, index).tasks;
           return;
         }
         const entry: TaskEntry = { ...plain.summary, offset: chunk.start, length: plain.length, node, issues: plain.issues, index };
@@ -114,7 +128,17 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
       }
     }
   }
-  return { lines, fileIssues, tasks: { [Symbol.asyncIterator]: tasks } };
+  return {
+    lines,
+    fileIssues,
+    tasks: { [Symbol.asyncIterator]: tasks },
+    get parts() {
+      return whole?.parts ?? parts;
+    },
+    get whole() {
+      return whole;
+    },
+  };
 }
 
 function plainOf(p: ReturnType<typeof parseTaskChunk>, defaults: Record<string, unknown>): PlainTask {
@@ -140,10 +164,10 @@ function fromList<T>(items: readonly T[]): AsyncIterable<T> {
 
 /** The stream of a file parsed whole, from task `from` on. */
 function fromWhole(file: TaskFile, from: number): TaskStream {
-  if (file.issues.some((i) => i.code === 'not-a-task-file')) return { lines: file.lines, fileIssues: file.issues, tasks: fromList([]) };
+  if (file.issues.some((i) => i.code === 'not-a-task-file')) return { lines: file.lines, fileIssues: file.issues, tasks: fromList([]), parts: file.parts, whole: file };
   const specs = new Map(runnableTasks(file).tasks.map((t) => [t.index, t]));
   const inside = (i: Issue, t: TaskEntry): boolean => i.start >= t.offset && i.start < t.offset + Math.max(1, t.length);
   const fileIssues = file.issues.filter((i) => !file.tasks.some((t) => inside(i, t)));
   const items = file.tasks.slice(from).map((entry) => ({ entry, spec: specs.get(entry.index), issues: file.issues.filter((i) => inside(i, entry)) }));
-  return { lines: file.lines, fileIssues, tasks: fromList(items) };
+  return { lines: file.lines, fileIssues, tasks: fromList(items), parts: file.parts, whole: file };
 }

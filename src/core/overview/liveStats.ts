@@ -1,0 +1,250 @@
+// The dashboard's statistics, kept up to date as files change and runs finish: what
+// `collectDatasetStats` reports (`vtask stats`), made from one part per file instead of in one
+// pass. A part is made again only when its file's text or its runs in the log changed (a run of
+// one file leaves the other 999 parts as they were), and the work is cut in time slices, so the
+// extension host handles its events while a large dataset is read.
+// Duplicates and contamination are given (the duplicate diagnostics find them), and model pairs
+// are compared on demand (dashboardCompare.ts), not here.
+import type { Band } from '../stats';
+import type { TimeSlices } from '../util/slices';
+import { runLogPath, type RunRecord } from './runLog';
+import type { RunLogIndex, RunsByModel } from './runLogIndex';
+import { StatsMemo } from './statsMemo';
+import { addFileStats, fileStatsOf, summariseTaskFile, textHash, type FileSummary } from './summary';
+import type { ContaminationHit, DatasetStats, DuplicatePair, FileStats, HistogramBin, ModelStats, TaskModelResult, TaskRef } from './types';
+
+/** A task file of the dataset and the cache folder its runs are logged in. */
+export interface LiveFile {
+  readonly file: string;
+  readonly cacheDir: string;
+}
+
+export interface LiveSources {
+  /** A file's text now (an editor's, unsaved, or the disk's). */
+  read(file: string): string;
+  /** A cache folder's run log as it is now, by file and task (`indexRunLog`). */
+  runLog(cacheDir: string): Promise<RunLogIndex>;
+  readonly duplicates: readonly DuplicatePair[];
+  readonly contamination: readonly ContaminationHit[];
+}
+
+export interface LiveOptions {
+  readonly slices: TimeSlices;
+  /** Called after each file whose text was read, for a progress line. */
+  readonly onFile?: (done: number, total: number) => void;
+}
+
+const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
+const HISTOGRAM_BINS = 10;
+/**
+ * What was learnt is written to the cache folder after a reading that summarised this many files
+ * (and by `flush`): the memo of case outcomes is one file, of 100,000 tasks' worth, too long to
+ * write after each edit.
+ */
+const SAVE_AFTER_FILES = 50;
+
+/** One model's runs of one file's tasks. */
+interface ModelPart {
+  tasks: number;
+  samples: number;
+  signal: number;
+  stale: number;
+  readonly bins: number[];
+  readonly bands: Record<Band, number>;
+  readonly changed: ModelStats['changed'][number][];
+}
+
+const emptyModelPart = (): ModelPart => ({ tasks: 0, samples: 0, signal: 0, stale: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: { too_easy: 0, learnable: 0, too_hard: 0 }, changed: [] });
+
+/** What one file adds to the statistics. */
+interface FilePart {
+  readonly stats: FileStats;
+  readonly results: readonly TaskModelResult[];
+  readonly models: ReadonlyMap<string, ModelPart>;
+}
+
+interface FileState {
+  hash: string;
+  summary: FileSummary;
+  cacheDir: string;
+  /** The part, and the file's runs it was joined with (other runs make it again). */
+  part?: FilePart;
+  runs?: ReadonlyMap<string, RunsByModel>;
+}
+
+export class LiveDatasetStats {
+  private readonly states = new Map<string, FileState>();
+  /** Files to read again (their text may have changed); all of them when `everything`. */
+  private readonly reread = new Set<string>();
+  private everything = true;
+  private readonly memos = new Map<string, StatsMemo>();
+  private lastResults: readonly (readonly TaskModelResult[])[] = [];
+
+  /** Marks files (all without an argument) as possibly changed: their text is read again. */
+  changed(files?: readonly string[]): void {
+    if (files) for (const f of files) this.reread.add(f);
+    else this.everything = true;
+  }
+
+  /** The statistics of `files`, in their order, remaking only the parts that changed. */
+  async compute(files: readonly LiveFile[], sources: LiveSources, o: LiveOptions): Promise<DatasetStats> {
+    const everything = this.everything;
+    const reread = new Set(this.reread);
+    this.everything = false;
+    this.reread.clear();
+    const logs = new Map<string, RunLogIndex>();
+    const parts: FilePart[] = [];
+    let summarised = 0;
+    try {
+      for (const [i, { file, cacheDir }] of files.entries()) {
+        let state = this.states.get(file);
+        if (!state || everything || reread.has(file) || state.cacheDir !== cacheDir) {
+          state = await this.summarise(file, cacheDir, sources.read(file), state);
+          summarised++;
+          o.onFile?.(i + 1, files.length);
+        }
+        let log = logs.get(cacheDir);
+        if (!log) logs.set(cacheDir, (log = await sources.runLog(cacheDir)));
+        const runs = log.get(runLogPath(cacheDir, file));
+        if (!state.part || !sameRuns(state.runs, runs)) {
+          state.part = filePart(file, state.summary, runs);
+          state.runs = runs;
+        }
+        parts.push(state.part);
+        if (o.slices.due) await o.slices.next();
+      }
+    } catch (e) {
+      // Cut short (aborted): what was not read is read next time.
+      this.everything ||= everything;
+      for (const f of reread) this.reread.add(f);
+      throw e;
+    } finally {
+      if (summarised >= SAVE_AFTER_FILES) this.flush();
+    }
+    const listed = new Set(files.map((f) => f.file));
+    for (const f of this.states.keys()) if (!listed.has(f)) this.states.delete(f);
+    this.lastResults = parts.map((p) => p.results);
+    return assemble(parts, sources);
+  }
+
+  /**
+   * The per-task results of the last statistics, file by file: an unchanged file's list is the
+   * same array as before, so what was computed from it (a comparison) can be kept.
+   */
+  get resultsByFile(): readonly (readonly TaskModelResult[])[] {
+    return this.lastResults;
+  }
+
+  /** Writes what was learnt (file summaries are written as they are made; case outcomes here). */
+  flush(): void {
+    for (const m of this.memos.values()) m.save();
+  }
+
+  /** A file's summary: kept when its text is the same, else remembered in its cache folder, else made. */
+  private async summarise(file: string, cacheDir: string, text: string, old: FileState | undefined): Promise<FileState> {
+    const hash = textHash(text);
+    if (old && old.hash === hash && old.cacheDir === cacheDir) return old;
+    let memo = this.memos.get(cacheDir);
+    if (!memo) this.memos.set(cacheDir, (memo = new StatsMemo(cacheDir)));
+    let summary = memo.fileSummary(hash)?.summary;
+    if (!summary?.casesRun) {
+      const made = await summariseTaskFile(text, file, { memo });
+      memo.putFileSummary(hash, made.summary, made.prompts);
+      summary = made.summary;
+    }
+    const state: FileState = { hash, summary, cacheDir };
+    this.states.set(file, state);
+    return state;
+  }
+}
+
+/** Whether two readings of the log hold the same runs of a file (records compared field by field). */
+function sameRuns(a: ReadonlyMap<string, RunsByModel> | undefined, b: ReadonlyMap<string, RunsByModel> | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.size !== b.size) return false;
+  for (const [task, models] of a) {
+    const other = b.get(task);
+    if (!other || other.size !== models.size) return false;
+    for (const [model, e] of models) {
+      const f = other.get(model);
+      if (!f || !sameRecord(e.latest, f.latest) || !sameRecord(e.previous, f.previous)) return false;
+    }
+  }
+  return true;
+}
+
+function sameRecord(a: RunRecord | undefined, b: RunRecord | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.key === b.key && a.at === b.at && a.samples === b.samples && a.passed === b.passed && a.pass_rate === b.pass_rate && a.band === b.band && a.signal_share === b.signal_share;
+}
+
+/** A file's counts, results and per-model tallies, joined with its runs as `vtask stats` joins them. */
+function filePart(file: string, s: FileSummary, runs: ReadonlyMap<string, RunsByModel> | undefined): FilePart {
+  const models = new Map<string, ModelPart>();
+  const bands = new Map<string, Record<Band, number>>();
+  const results: TaskModelResult[] = [];
+  // The log names a task by file and id: a repeated id is the last task with it, as in collect.ts.
+  const last = new Map(s.tasks.map((t, i) => [t.id, i]));
+  s.tasks.forEach((row, i) => {
+    const byModel = runs?.get(row.id);
+    if (!byModel || row.kind === null || last.get(row.id) !== i) return;
+    for (const model of [...byModel.keys()].sort()) {
+      const { latest, previous } = byModel.get(model) as { latest: RunRecord; previous?: RunRecord };
+      let m = models.get(model);
+      if (!m) models.set(model, (m = emptyModelPart()));
+      if (latest.key !== row.runKey) {
+        m.stale++;
+        continue;
+      }
+      const ref: TaskRef = { file, task: row.id, line: row.line };
+      m.tasks++;
+      m.samples += latest.samples;
+      m.signal += latest.signal_share;
+      const bin = binOf(latest.pass_rate);
+      m.bins[bin] = (m.bins[bin] ?? 0) + 1;
+      if (latest.band !== null) {
+        m.bands[latest.band]++;
+        let b = bands.get(model);
+        if (!b) bands.set(model, (b = { too_easy: 0, learnable: 0, too_hard: 0 }));
+        b[latest.band]++;
+      }
+      if (previous && previous.band !== latest.band) m.changed.push({ ...ref, from: previous.band, to: latest.band });
+      results.push({ ...ref, model, samples: latest.samples, pass_rate: latest.pass_rate, band: latest.band });
+    }
+  });
+  return { stats: fileStatsOf(file, s, Object.fromEntries(bands)), results, models };
+}
+
+/** The statistics from the files' parts, in the dataset's order. */
+function assemble(parts: readonly FilePart[], sources: LiveSources): DatasetStats {
+  const perModel = new Map<string, ModelPart>();
+  const results: TaskModelResult[] = [];
+  for (const p of parts) {
+    for (const r of p.results) results.push(r);
+    for (const [model, m] of p.models) {
+      let into = perModel.get(model);
+      if (!into) perModel.set(model, (into = emptyModelPart()));
+      into.tasks += m.tasks;
+      into.samples += m.samples;
+      into.signal += m.signal;
+      into.stale += m.stale;
+      m.bins.forEach((n, i) => (into.bins[i] = (into.bins[i] ?? 0) + n));
+      for (const b of BANDS) into.bands[b] += m.bands[b];
+      for (const c of m.changed) into.changed.push(c);
+    }
+  }
+  const models: Record<string, ModelStats> = {};
+  for (const name of [...perModel.keys()].sort()) {
+    const m = perModel.get(name) as ModelPart;
+    const histogram: HistogramBin[] = m.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
+    models[name] = { tasks: m.tasks, samples: m.samples, histogram, bands: { ...m.bands }, signal_share: m.tasks ? m.signal / m.tasks : 0, changed: m.changed, stale: m.stale };
+  }
+  const perFile = parts.map((p) => p.stats);
+  const totals = addFileStats(perFile);
+  return { files: parts.length, tasks: totals.tasks, totals, per_file: perFile, models, results, duplicates: sources.duplicates, contamination: sources.contamination };
+}
+
+/** The bin of a pass rate: [i/10, (i+1)/10), the last bin holding 1 too (as `vtask stats`). */
+function binOf(rate: number): number {
+  return Math.min(HISTOGRAM_BINS - 1, Math.max(0, Math.floor(rate * HISTOGRAM_BINS + 1e-9)));
+}
