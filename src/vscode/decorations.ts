@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import type { TaskRunResult } from '../core/run/sampleTasks';
-import type { TaskFile } from '../core/taskfile/parse';
+import type { RunRecord } from '../core/overview/runLog';
+import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { getPair } from '../core/base/ynode';
-import type { ModelRun, ResultStore } from './results';
+import { resultKeysOf, type ModelRun, type ResultStore } from './results';
+import type { RunLogSource } from './taskFacts';
 import { toRange } from './convert';
 import { onDidChangeSettings, settingsFor } from './settings';
 import { toJS } from '../core/base/ynode';
@@ -45,6 +47,7 @@ export class Decorations implements vscode.Disposable {
   private readonly caseBad = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconFailed') } });
   private readonly disposables: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private runLog: RunLogSource | undefined;
 
   constructor(
     extensionUri: vscode.Uri,
@@ -91,21 +94,25 @@ export class Decorations implements vscode.Disposable {
     for (const t of file.tasks) {
       if (t.id === undefined) continue;
       const r = this.results.get(uri, t.id);
-      if (!r) continue;
       const anchor = toRange(file.lines, t.offset + t.anchor[1], t.offset + t.anchor[1]);
-      if (r.run) {
-        // The task's own model's run when there is one, else the latest; each model's run in the hover.
-        const own = t.node ? toJS(getPair(t.node, 'model')?.value) : undefined;
-        const byModel = this.results.freshModelRuns(uri, file, t, typeof own === 'string' ? own : settingsFor(uri).model || undefined);
-        const shown = byModel[0]?.run ?? this.results.freshRun(uri, file, t);
-        const named = (run: TaskRunResult, model: string | undefined): string => (model ? `${model}: ${summaryOf(run)}` : summaryOf(run));
-        if (shown) {
-          const hasCases = t.node !== null && getPair(t.node, 'cases') !== undefined;
-          (hasCases ? out.inline : out.gutters)[gutterOf(shown)].push(anchor);
-          // Beside an inline icon the summary keeps close to it.
-          out.summaries.push({ range: anchor, renderOptions: { after: { contentText: named(shown, byModel[0]?.model), ...(hasCases ? { margin: '0 0 0 0.4em' } : {}) } }, hoverMessage: runHover(shown, byModel) });
-        } else out.stale.push({ range: anchor, renderOptions: { after: { contentText: `${named(r.run, r.model)} (stale: the task changed)` } } });
-      }
+      const hasCases = t.node !== null && getPair(t.node, 'cases') !== undefined;
+      // Beside an inline icon the summary keeps close to it.
+      const margin = hasCases ? { margin: '0 0 0 0.4em' } : {};
+      // The task's own model's run when there is one, else the latest; each model's run in the hover.
+      const own = t.node ? toJS(getPair(t.node, 'model')?.value) : undefined;
+      const byModel = r?.run ? this.results.freshModelRuns(uri, file, t, typeof own === 'string' ? own : settingsFor(uri).model || undefined) : [];
+      const logged = this.loggedRuns(uri, file, t, byModel);
+      const shown = r?.run ? (byModel[0]?.run ?? this.results.freshRun(uri, file, t)) : undefined;
+      const named = (run: TaskRunResult, model: string | undefined): string => (model ? `${model}: ${summaryOf(run)}` : summaryOf(run));
+      if (shown) {
+        (hasCases ? out.inline : out.gutters)[gutterOf(shown)].push(anchor);
+        out.summaries.push({ range: anchor, renderOptions: { after: { contentText: named(shown, byModel[0]?.model), ...margin } }, hoverMessage: runHover(shown, byModel, logged) });
+      } else if (logged[0]) {
+        // No run in this window, but `vtask run` (or another window) recorded one of the task as it is.
+        const [first] = logged;
+        (hasCases ? out.inline : out.gutters)[loggedGutter(first.record)].push(anchor);
+        out.summaries.push({ range: anchor, renderOptions: { after: { contentText: `${first.model}: ${loggedSummary(first.record)} (run log)`, ...margin } }, hoverMessage: logHover(t.id, logged) });
+      } else if (r?.run) out.stale.push({ range: anchor, renderOptions: { after: { contentText: `${named(r.run, r.model)} (stale: the task changed)` } } });
       const cases = this.results.freshCases(uri, file, t);
       if (cases) {
         for (const c of cases) {
@@ -118,6 +125,27 @@ export class Decorations implements vscode.Disposable {
       }
     }
     return out;
+  }
+
+  /**
+   * Runs of the task as it is now (the same run key) recorded in the run log, by models this
+   * window has no run of: runs of `vtask run --model ...` in a terminal, or of another window.
+   */
+  private loggedRuns(uri: vscode.Uri, file: TaskFile, t: TaskEntry, inWindow: readonly ModelRun[]): LoggedRun[] {
+    const runs = this.runLog && t.id !== undefined ? this.runLog.runsOf(uri, t.id) : undefined;
+    if (!runs?.size) return [];
+    const key = resultKeysOf(file, t).run;
+    const have = new Set(inWindow.map((m) => m.model));
+    const out: LoggedRun[] = [];
+    for (const [model, e] of runs) if (e.latest.key === key && !have.has(model)) out.push({ model, record: e.latest });
+    return out.sort((a, b) => b.record.at.localeCompare(a.record.at));
+  }
+
+  /** The run log the decorations read besides this window's runs; they are drawn again when it changes. */
+  useRunLog(log: RunLogSource): vscode.Disposable {
+    this.runLog = log;
+    this.refreshAll();
+    return log.onDidChange(() => this.refreshAll());
   }
 
   private paint(editor: vscode.TextEditor): void {
@@ -145,13 +173,40 @@ const HOVER_SAMPLES = 8;
 /** Markdown text of a name, shown as written. */
 const plain = (s: string): string => s.replace(/[\\`*_[\]<>#|]/g, '\\$&');
 
-function runHover(run: TaskRunResult, byModel: readonly ModelRun[]): vscode.MarkdownString {
+/** A run of a task recorded in the run log, by its model's label. */
+interface LoggedRun {
+  readonly model: string;
+  readonly record: RunRecord;
+}
+
+function loggedSummary(r: RunRecord): string {
+  return `${r.passed}/${r.samples} pass · ${r.band}`;
+}
+
+function loggedGutter(r: RunRecord): Gutter {
+  return r.samples > 0 && r.passed === r.samples ? 'pass' : r.passed === 0 ? 'fail' : 'mixed';
+}
+
+const TABLE_HEAD = '| model | pass rate | band | samples | when |\n|---|---|---|---|---|\n';
+const loggedRow = (m: LoggedRun): string => `| ${plain(m.model)} (run log) | ${m.record.pass_rate.toFixed(2)} | ${m.record.band} | ${m.record.samples} | ${new Date(m.record.at).toLocaleString()} |\n`;
+
+/** The hover of a task whose runs are only in the run log: each model's, with where to see the samples. */
+function logHover(taskId: string, logged: readonly LoggedRun[]): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.appendMarkdown(`**${plain(taskId)}**: runs recorded by \`vtask run\` or another window\n\n${TABLE_HEAD}`);
+  for (const m of logged) md.appendMarkdown(loggedRow(m));
+  md.appendMarkdown('\n▶ Run verifier with that model shows its samples (from the cache when they are there).\n');
+  return md;
+}
+
+function runHover(run: TaskRunResult, byModel: readonly ModelRun[], logged: readonly LoggedRun[] = []): vscode.MarkdownString {
   const s = run.stats;
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${plain(run.task.id)}** on ${plain(run.model)}\n\n`);
-  if (byModel.length) {
-    md.appendMarkdown('| model | pass rate | band | samples | when |\n|---|---|---|---|---|\n');
+  if (byModel.length || logged.length) {
+    md.appendMarkdown(TABLE_HEAD);
     for (const m of byModel) md.appendMarkdown(`| ${plain(m.model)} | ${m.run.stats.passRate.toFixed(2)} | ${m.run.error ? 'error' : m.run.stats.band} | ${m.run.stats.samples} | ${m.at.toLocaleString()} |\n`);
+    for (const m of logged) md.appendMarkdown(loggedRow(m));
     md.appendMarkdown('\n');
   }
   md.appendMarkdown(`pass rate ${s.passRate.toFixed(2)} (95% ${s.interval[0].toFixed(2)}–${s.interval[1].toFixed(2)}) · mean score ${s.meanScore.toFixed(2)} · ${s.band} · GRPO groups with signal (G=${s.groupSize}) ${(100 * s.signalShare).toFixed(0)}%\n\n`);

@@ -77,6 +77,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     context.subscriptions.push(...isolationWiring(log), ...datasets.register());
     const overview = registerOverview({ extensionUri: context.extensionUri, documents, results, log });
     context.subscriptions.push(...overview.disposables);
+    // Runs recorded by `vtask run` (any model) show on their tasks beside this window's.
+    context.subscriptions.push(decorations.useRunLog(overview.runLogs));
     // Opening a JSONL file activates the extension after it opened: its results are restored here.
     for (const d of vscode.workspace.textDocuments) restore(d);
     showWalkthroughOnce(context);

@@ -29,7 +29,7 @@ export interface Overview {
  * The dataset at a glance: the vtask view's tree of task files, the dataset dashboard and the
  * duplicate and contamination diagnostics, over one index of the workspace's task files.
  */
-export function registerOverview(s: OverviewServices): { overview: Overview; disposables: vscode.Disposable[] } {
+export function registerOverview(s: OverviewServices): { overview: Overview; runLogs: RunLogs; disposables: vscode.Disposable[] } {
   const index = new TaskIndex(s.documents);
   // The long reads and searches run in a thread of their own (the bundled worker, when built).
   const script = path.join(s.extensionUri.fsPath, 'out', 'overviewWorker.js');
@@ -51,5 +51,5 @@ export function registerOverview(s: OverviewServices): { overview: Overview; dis
     vscode.commands.registerCommand('vtask.openDashboard', () => Dashboard.createOrShow({ extensionUri: s.extensionUri, index, runLogs, duplicates, log: s.log })),
     { dispose: () => Dashboard.current?.dispose() },
   ];
-  return { overview: { tree, duplicates, index, dashboard: () => Dashboard.current }, disposables };
+  return { overview: { tree, duplicates, index, dashboard: () => Dashboard.current }, runLogs, disposables };
 }

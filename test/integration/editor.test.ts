@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAIServer } from '../support/openaiServer';
-import { useModelServer } from './helpers';
+import { until, useModelServer } from './helpers';
 
 interface Api {
   results(uri: vscode.Uri, taskId: string): { run?: { stats: { samples: number } }; cases?: { ok: boolean }[] } | undefined;
@@ -60,17 +60,6 @@ async function openFresh(name: string, text = FAULTS): Promise<vscode.TextEditor
 }
 
 const lensTitles = async (uri: vscode.Uri): Promise<string[]> => (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)).map((l) => l.command?.title ?? '');
-
-/** Resolves when `read` is truthy, checking every 20 ms for at most `ms` (no event says so). */
-async function until<T>(read: () => T | undefined, what: string, ms = 10_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = read();
-    if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function setting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('vtask').update(key, value, vscode.ConfigurationTarget.Global);

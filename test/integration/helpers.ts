@@ -57,3 +57,14 @@ export function useModelServer<Api>(server: { listen(): Promise<unknown>; close(
   });
   return { api: () => api as Api };
 }
+
+/** Resolves when `read` gives something truthy, polling every 50 ms for at most `ms`: what a test waits for has no event. */
+export async function until<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

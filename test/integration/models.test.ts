@@ -1,13 +1,14 @@
 // Several models in a real VS Code: `vtask: Run Verifier with Models…` runs a task with each,
 // the summary after the task names the model of the run it shows (the task's own model first,
 // else the latest), its hover lists every model's run, and the run log the CLI's `vtask stats`
-// reads gets one record per model.
+// reads gets one record per model. A run of `vtask run` in a terminal shows on its task too.
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAIServer } from '../support/openaiServer';
-import { useModelServer } from './helpers';
+import { until, useModelServer } from './helpers';
 
 interface Api {
   decorations(doc: vscode.TextDocument): { summaries: { hoverMessage?: vscode.MarkdownString; renderOptions?: { after?: { contentText?: string } } }[] };
@@ -57,5 +58,42 @@ suite('several models', () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { task: string; model: string; pass_rate: number; band: string; samples: number });
     assert.deepEqual(records.filter((r) => r.task === 'm/sum').map((r) => [r.model, r.pass_rate, r.band, r.samples]), [['good', 1, 'too_easy', 4], ['bad', 0, 'too_hard', 4]]);
+  });
+
+  test('a run of vtask run in a terminal shows on its task, named by its model, until the task changes', async function () {
+    this.timeout(60_000);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    const uri = vscode.Uri.joinPath(folder, 'models-cli.vtask');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('vtask: 1\ntasks:\n  - id: m/cli\n    prompt: What is 7 * 6?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    assert.deepEqual(api.decorations(doc).summaries, [], 'no run yet');
+    // The CLI as a user runs it, on the cache folder the editor uses.
+    const cacheDir = vscode.workspace.getConfiguration('vtask').get<string>('cacheDir') ?? '';
+    const cli = path.resolve(__dirname, '../../cli.js');
+    // Not spawnSync: the model server answers from this process, which must stay free to.
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--base-url', server.url, '--model', 'model-a', '--cache-dir', cacheDir], { env: { ...process.env, VTASK_NO_LOCAL_DISCOVERY: '1' } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+    assert.equal(r.code, 0, r.out);
+    const summaryText = (): string | undefined => api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText;
+    await until(() => summaryText() === 'model-a: 4/4 pass · too_easy (run log)', `the logged run on the task (is ${summaryText()})`);
+    assert.match(api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '', /\| model-a \(run log\) \| 1\.00 \| too_easy \| 4 \| [^|]+ \|/);
+    // An edit of the prompt: the logged run no longer describes the task.
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(uri, new vscode.Range(doc.positionAt(doc.getText().indexOf('7 * 6')), doc.positionAt(doc.getText().indexOf('7 * 6') + 5)), '6 * 7');
+    await vscode.workspace.applyEdit(edit);
+    await until(() => summaryText() === undefined, 'no summary for the edited task');
+    await vscode.commands.executeCommand('undo');
+    await until(() => summaryText() === 'model-a: 4/4 pass · too_easy (run log)', 'the logged run back after undo');
   });
 });

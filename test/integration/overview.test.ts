@@ -17,6 +17,7 @@ import { parseTaskFile } from '../../src/core/taskfile/parse';
 import type { VtaskApi } from '../../src/vscode/api';
 import { filterChoices, type TreeNode } from '../../src/vscode/datasetTree';
 import { cacheDirFor } from '../../src/vscode/settings';
+import { until } from './helpers';
 
 const DUPLICATE_SOURCE = 'vtask duplicates';
 
@@ -26,17 +27,6 @@ function folderUri(): vscode.Uri {
   return folder.uri;
 }
 const fileUri = (name: string): vscode.Uri => vscode.Uri.joinPath(folderUri(), 'overview', name);
-
-/** Polls `read` until it returns something truthy (tree items are not events a test can await). */
-async function until<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * Runs of tasks of a file, written to the file's run log as `vtask run` writes them: each under
