@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { collectDatasetStats, type FileText } from '../core/overview/collect';
+import { DEFAULT_NGRAM } from '../core/overview/contamination';
 import { renderStatsHtml } from '../core/overview/report';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import { writeJson } from '../core/util/writeJson';
 import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
-import { eachArg, shareFlag, unknownOption } from './options';
+import { boundedInt, eachArg, shareFlag, unknownOption } from './options';
 import { terminalSafe } from './terminal';
 
 export const statsHelp = `Usage: vtask stats PATH... [--json] [--html REPORT.html] [--model M]... [--contamination BENCH]...
@@ -22,6 +23,8 @@ near-duplicate prompts and prompts that overlap a benchmark.
                               in the run log
   --contamination BENCH       a benchmark (JSONL, text or Parquet) whose prompts the tasks'
                               prompts must not share a 13-word span with; repeat for several
+  --ngram N                   words in a row that make an overlap with a benchmark (default 13,
+                              the n of GPT-3's contamination study; 4 to 100)
   --duplicate-threshold X     similarity from which two prompts are near-duplicates (default 0.8)
   --no-duplicates             do not look for duplicates
   --no-cases                  count cases without running them (all skipped); by default the
@@ -32,7 +35,7 @@ near-duplicate prompts and prompts that overlap a benchmark.
   --fail-on LIST              exit 1 when any of these is found: duplicates, contamination
 Exits 0, 1 with --fail-on when something it names was found, 2 on usage errors.`;
 
-const FLAGS = ['--json', '--html', '--model', '--contamination', '--duplicate-threshold', '--no-duplicates', '--no-cases', '--no-tasks', '--cache-dir', '--fail-on'];
+const FLAGS = ['--json', '--html', '--model', '--contamination', '--ngram', '--duplicate-threshold', '--no-duplicates', '--no-cases', '--no-tasks', '--cache-dir', '--fail-on'];
 const FAIL_ON = ['duplicates', 'contamination'] as const;
 
 /** Files shown in the text summary; the rest are counted (the JSON and HTML have them all). */
@@ -46,6 +49,7 @@ interface StatsArgs {
   html?: string;
   models: string[];
   benchmarks: string[];
+  ngram: number;
   threshold: number;
   duplicates: boolean;
   cases: boolean;
@@ -55,7 +59,7 @@ interface StatsArgs {
 }
 
 function parseArgs(argv: readonly string[]): StatsArgs {
-  const a: StatsArgs = { paths: [], json: false, models: [], benchmarks: [], threshold: 0.8, duplicates: true, cases: true, tasks: true, failOn: new Set() };
+  const a: StatsArgs = { paths: [], json: false, models: [], benchmarks: [], ngram: DEFAULT_NGRAM, threshold: 0.8, duplicates: true, cases: true, tasks: true, failOn: new Set() };
   for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--json':
@@ -69,6 +73,9 @@ function parseArgs(argv: readonly string[]): StatsArgs {
         break;
       case '--contamination':
         a.benchmarks.push(value());
+        break;
+      case '--ngram':
+        a.ngram = boundedInt(value(), flag, 4, 100);
         break;
       case '--duplicate-threshold':
         a.threshold = shareFlag(value(), flag, 'a similarity');
@@ -132,6 +139,7 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
     models: args.models,
     cacheDir: args.cacheDir && path.resolve(io.cwd, args.cacheDir),
     benchmarks: args.benchmarks.map((b) => path.resolve(io.cwd, b)),
+    ngram: args.ngram,
     duplicateThreshold: args.threshold,
     duplicates: args.duplicates,
     cases: args.cases,

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import { rowFileType } from '../core/datasets/rowFiles';
+import { DEFAULT_NGRAM } from '../core/overview/contamination';
 import { findFindingsInThread } from '../core/overview/findings';
 import type { ContaminationHit, DuplicatePair, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
@@ -15,16 +16,19 @@ export interface OverviewSettings {
   readonly enabled: boolean;
   readonly threshold: number;
   readonly benchmarks: readonly string[];
+  readonly ngram: number;
 }
 
 export function overviewSettings(): OverviewSettings {
   const c = vscode.workspace.getConfiguration('vtask');
   const threshold = c.get<unknown>('duplicates.threshold');
   const benchmarks = c.get<unknown>('contaminationBenchmarks');
+  const ngram = c.get<unknown>('contamination.ngram');
   return {
     enabled: c.get<unknown>('duplicates.enabled') !== false,
     threshold: typeof threshold === 'number' && threshold > 0 && threshold <= 1 ? threshold : 0.8,
     benchmarks: Array.isArray(benchmarks) ? benchmarks.filter((b): b is string => typeof b === 'string' && b.trim() !== '') : [],
+    ngram: typeof ngram === 'number' && Number.isInteger(ngram) && ngram >= 4 && ngram <= 100 ? ngram : DEFAULT_NGRAM,
   };
 }
 
@@ -62,7 +66,7 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     this.disposables.push(
       index.onDidChange(() => this.schedule()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('vtask.duplicates') || e.affectsConfiguration('vtask.contaminationBenchmarks')) this.schedule(0);
+        if (e.affectsConfiguration('vtask.duplicates') || e.affectsConfiguration('vtask.contaminationBenchmarks') || e.affectsConfiguration('vtask.contamination')) this.schedule(0);
       }),
     );
     this.schedule(0);
@@ -121,7 +125,7 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     const cancelled = token.onCancellationRequested(() => abort.abort());
     try {
       const found = await findFindingsInThread(
-        { prompts: [...promptsOf(files)], threshold: settings.threshold, benchmarks: [...benchmarks].map(([name, file]) => ({ name, file })) },
+        { prompts: [...promptsOf(files)], threshold: settings.threshold, ngram: settings.ngram, benchmarks: [...benchmarks].map(([name, file]) => ({ name, file })) },
         { ...(this.worker ? { worker: this.worker } : {}), signal: abort.signal },
       );
       if (token.isCancellationRequested) return;

@@ -21,6 +21,7 @@ export const SETTINGS = {
   'duplicates.enabled': { default: true, scope: 'window' },
   'duplicates.threshold': { default: 0.8, scope: 'window' },
   contaminationBenchmarks: { default: [], scope: 'window' },
+  'contamination.ngram': { default: 13, scope: 'window' },
 } as const satisfies Record<string, { default: unknown; scope: SettingScope }>;
 
 export type SettingKey = keyof typeof SETTINGS;

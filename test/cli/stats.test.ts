@@ -152,6 +152,21 @@ test('--html writes a self-contained report; --fail-on exits 1 when something is
   assert.equal((await stats('--contamination', path.join(dir, 'bench.jsonl'), '--fail-on', 'contamination,duplicates')).code, 1);
 });
 
+test('--ngram sets how long a shared span makes an overlap; remembered results follow it', async () => {
+  // Shares 9 words in a row with the task `easy` ("natalia sold 48 clips in april and then half"), no more.
+  const bench = path.join(dir, 'short-span.jsonl');
+  fs.writeFileSync(bench, `${JSON.stringify({ question: 'Natalia sold 48 clips in April and then half of them again to friends?' })}\n`);
+  const hits = async (...extra: string[]): Promise<string[]> => {
+    const r = await stats('--contamination', bench, '--json', '--no-tasks', ...extra);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as Json).contamination.map((c) => c.task).sort();
+  };
+  assert.deepEqual(await hits(), [], 'no 13-word span');
+  assert.deepEqual(await hits('--ngram', '8'), ['copy', 'easy']);
+  assert.deepEqual(await hits('--ngram', '10'), [], 'the span is 9 words');
+  assert.deepEqual(await hits('--ngram', '8'), ['copy', 'easy'], 'remembered per n');
+});
+
 test('a file with a problem is read, and the problem reported, at every run', async () => {
   const folder = path.join(dir, 'latin1');
   fs.mkdirSync(folder, { recursive: true });
@@ -173,6 +188,7 @@ test('usage errors exit 2 and say what is wrong', async () => {
     [['stats', data, '--fail-on', 'typos'], /--fail-on takes duplicates, contamination/],
     [['stats', data, '--duplicate-threshold', '2'], /--duplicate-threshold takes a similarity from 0 to 1/],
     [['stats', data, '--jsn'], /unknown option '--jsn' \(did you mean '--json'\?\)/],
+    [['stats', data, '--ngram', '2'], /--ngram takes an integer from 4 to 100/],
     [['stats', data, '--fail-on', 'contamination'], /needs a benchmark/],
     [['stats', data, '--contamination', path.join(dir, 'nope.jsonl')], /no such file/],
     [['stats', data, '--html', path.join(dir, 'no-such-folder', 'r.html')], /does not exist/],

@@ -20,6 +20,8 @@ export interface CollectOptions {
   readonly cacheDir?: string;
   /** Benchmark files (JSONL, text, Parquet) to look for overlap with. */
   readonly benchmarks?: readonly string[];
+  /** Words a prompt must share in a row with a benchmark's to overlap it (default 13). */
+  readonly ngram?: number;
   /** Estimated Jaccard similarity from which two prompts are near-duplicates (default 0.8). */
   readonly duplicateThreshold?: number;
   /** False: no duplicate search. */
@@ -75,7 +77,7 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   const contamination: ContaminationHit[] = [];
   for (const bench of o.benchmarks ?? []) {
     o.signal?.throwIfAborted();
-    contamination.push(...(await checks.contamination(bench, o.onNote)));
+    contamination.push(...(await checks.contamination(bench, o.onNote, o.ngram)));
   }
   const totals = addFileStats(perFile);
   return { files: files.length, tasks: totals.tasks, totals, per_file: perFile, models, results, ...(comparisons.length ? { comparisons } : {}), duplicates, contamination };

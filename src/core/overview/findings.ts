@@ -14,6 +14,8 @@ export interface FindingsJob {
   readonly threshold: number;
   /** Benchmark files, each with the name its hits give it. */
   readonly benchmarks: readonly { readonly file: string; readonly name: string }[];
+  /** Words shared in a row that make an overlap (default 13). */
+  readonly ngram?: number;
 }
 
 export interface Findings {
@@ -30,7 +32,7 @@ export async function findFindings(job: FindingsJob): Promise<Findings> {
   const unread: { name: string; error: string }[] = [];
   for (const b of job.benchmarks) {
     try {
-      contamination.push(...findContamination(job.prompts, (await readBenchmark(b.file)).rows, { benchmark: b.name }));
+      contamination.push(...findContamination(job.prompts, (await readBenchmark(b.file)).rows, { benchmark: b.name, ...(job.ngram !== undefined ? { n: job.ngram } : {}) }));
     } catch (e) {
       unread.push({ name: b.name, error: errorMessage(e) });
     }

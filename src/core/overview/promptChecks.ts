@@ -58,10 +58,10 @@ export class PromptChecks {
   }
 
   /** Tasks whose prompt shares a span with a row of the benchmark `file` (contamination.ts); `onNote` hears what reading it skipped. */
-  async contamination(file: string, onNote: ((note: string) => void) | undefined): Promise<ContaminationHit[]> {
+  async contamination(file: string, onNote: ((note: string) => void) | undefined, n = DEFAULT_NGRAM): Promise<ContaminationHit[]> {
     const hash = fileHash(file);
     // A benchmark that cannot be read is left to readBenchmark to say why.
-    const name = hash === undefined ? undefined : this.name('contamination', [file, hash, DEFAULT_NGRAM]);
+    const name = hash === undefined ? undefined : this.name('contamination', [file, hash, n]);
     const remembered = name === undefined ? undefined : (this.memo?.check(name) as { hits?: unknown; notes?: unknown } | undefined);
     const notes = remembered?.notes;
     const known = Array.isArray(notes) && notes.every((n) => typeof n === 'string')
@@ -73,7 +73,7 @@ export class PromptChecks {
     }
     const bench = await readBenchmark(file);
     for (const note of bench.notes) onNote?.(note);
-    const hits = findContamination(await this.prompts(), bench.rows, { benchmark: file });
+    const hits = findContamination(await this.prompts(), bench.rows, { benchmark: file, n });
     if (name !== undefined) this.memo?.putCheck(name, { hits: hits.flatMap((h) => [this.rank(h), h.benchmark_row, h.overlap]), notes: bench.notes });
     return hits;
   }
