@@ -57,7 +57,8 @@ void test('audit on agent tasks: probes replayed in the environment, findings wi
   const said = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask'], weak, 120_000);
   assert.match(said.stdout, /^3 task\(s\) had probes skipped: .*the full sandbox \(bubblewrap\) is unavailable/m);
   const optedIn = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask', '--json', '--probes', 'agent', '--allow-weak-isolation'], weak, 120_000);
-  assert.equal((JSON.parse(optedIn.stdout) as typeof json).findings, 4, optedIn.stderr);
+  const opted = JSON.parse(optedIn.stdout) as typeof json & { tasks: { skipped?: { reason: string }[] }[] };
+  assert.equal(opted.findings, 4, JSON.stringify(opted.tasks.map((t) => [t.task, t.findings.map((f) => f.probe), t.skipped])));
 });
 
 void test('audit: findings below --fail-on leave the exit code 0; the summary counts by severity', async () => {

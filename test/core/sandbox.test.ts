@@ -248,3 +248,37 @@ void test('the weaker methods run programs when opted in, and report themselves'
     await noSurvivors(tok);
   }
 });
+
+void test('as root, each run has an unprivileged user of its own: runs at once do not share a process limit or signal each other', { skip: !(LINUX && process.getuid?.() === 0) && 'needs: Linux, run as root' }, async (t) => {
+  process.env[ALLOW_WEAK_ENV] = '1';
+  t.after(() => delete process.env[ALLOW_WEAK_ENV]);
+  for (const method of ['bwrap', 'process'] as const) {
+    if (method === 'bwrap' && !which('bwrap')) continue;
+    const sb = await detectSandbox(method);
+    // The first run prints its user and pid, then waits; the second tries to signal it.
+    const first = sb.run(py('import os, sys, time\nprint(os.getuid(), os.getpid(), flush=True)\ntime.sleep(3)', { timeoutMs: 8000 }));
+    const uids = await Promise.all([first, sb.run(py('import os\nprint(os.getuid())'))]);
+    const [a, b] = uids.map((r) => Number(r.stdout.trim().split(' ')[0]));
+    assert.ok(a && b && a !== b, `${method}: two runs ran as ${a} and ${b}`);
+    for (const uid of [a, b]) assert.ok(uid !== 0 && uid !== 65534, `${method}: uid ${uid}`);
+    assert.ok(uids[0]?.isolation.limits.includes('runs as an unprivileged user of its own'), uids[0]?.isolation.limits.join(', '));
+  }
+  // Without a PID namespace another run's processes are visible: a run of its own user cannot kill them.
+  const sb = await detectSandbox('process');
+  const waiting = sb.run(py('import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(4)', { timeoutMs: 8000 }));
+  await new Promise((r) => setTimeout(r, 600));
+  const pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('main.py');
+    } catch {
+      return false;
+    }
+  });
+  assert.ok(pids.length > 0, 'the waiting program is running');
+  const killer = await sb.run(py(`import os\nfor p in ${JSON.stringify(pids.map(Number))}:\n    try:\n        os.kill(p, 9)\n        print("killed", p)\n    except PermissionError:\n        print("denied", p)\n    except ProcessLookupError:\n        pass`));
+  assert.doesNotMatch(killer.stdout, /killed/, killer.stdout);
+  assert.match(killer.stdout, /denied/, 'the other run was found, and the kill refused');
+  const r = await waiting;
+  assert.equal(r.signal, null, 'the waiting run was not killed');
+  assert.match(r.stdout, /^\d+\n$/);
+});

@@ -66,10 +66,19 @@ export async function planAgentAudit(task: TaskSpec, only: ReadonlySet<string> |
   return { probes: probes.filter((p) => !needsWork(p)), notRun: probes.filter(needsWork).map((probe) => ({ probe, reason })) };
 }
 
-/** A probe's verdict, or `sameWork` when its changed calls changed nothing the environment shows. */
-export async function runAgentProbe(task: TaskSpec, p: Probe, o: RunCasesOptions): Promise<{ verdict: Verdict } | { sameWork: true }> {
+/**
+ * A probe's verdict; `sameWork` when its changed calls changed nothing the environment shows;
+ * `notRun` when the environment failed under it (it did not start, crashed, hung): then the
+ * verifier decided nothing, and the probe is neither passed nor a finding.
+ */
+export async function runAgentProbe(task: TaskSpec, p: Probe, o: RunCasesOptions): Promise<{ verdict: Verdict } | { sameWork: true } | { notRun: string }> {
   const r = await runScripted(task, { calls: p.calls ?? [], response: p.response }, o);
-  if (p.sameWorkAs && r.trajectory && sameWork(r.trajectory, p.sameWorkAs)) return { sameWork: true };
+  if (!r.trajectory || r.trajectory.stop === 'error') {
+    // Refused or unavailable (untrusted, weak isolation) is said as such by the audit.
+    if (r.verdict.error === 'refused' || r.verdict.error === 'unavailable') return { verdict: r.verdict };
+    return { notRun: `the environment failed: ${r.verdict.reason}` };
+  }
+  if (p.sameWorkAs && sameWork(r.trajectory, p.sameWorkAs)) return { sameWork: true };
   return { verdict: r.verdict };
 }
 

@@ -26,17 +26,37 @@ export interface Backend {
   readonly processLimit: boolean;
   /** The program's folder as the program sees it. */
   boxPath(hostDir: string): string;
-  launch(o: SandboxRunOptions, hostDir: string, argv: readonly string[]): Launch;
+  /** `uid`: the run's own user (`runUid`), when vtask runs as root. */
+  launch(o: SandboxRunOptions, hostDir: string, argv: readonly string[], uid?: number): Launch;
   /**
    * A sandbox started before its program is known (bubblewrap only): an empty folder, no files,
    * no rlimits yet (the program applies them to itself when its run starts, see `pool.ts`).
    */
-  prestart?(o: SandboxRunOptions, argv: readonly string[]): Launch;
+  prestart?(o: SandboxRunOptions, argv: readonly string[], uid?: number): Launch;
 }
 
 const MIB = 1024 * 1024;
-/** The unprivileged user programs run as when vtask itself runs as root. */
+/** What the verdict says of the user a run gets when vtask runs as root. */
+const RUNS_AS = 'runs as an unprivileged user of its own';
+/** The user inside bubblewrap's user namespace when bwrap itself runs as root. */
 export const NOBODY = 65534;
+
+/** The users runs get when vtask runs as root: a range no account uses. */
+const RUN_UID_BASE = 1_200_000_000;
+const RUN_UID_SPAN = 800_000_000;
+let runs = 0;
+
+/**
+ * A user of its own for one run, when vtask runs as root (undefined otherwise: programs then run
+ * as vtask's own user). A run's processes then count against its own RLIMIT_NPROC, not against
+ * every sandbox's at once (the kernel counts that limit per user: with one shared user, a few
+ * JavaScript programs' threads could starve the next one), and one run cannot signal another's
+ * processes. Distinct across the runs of a process; across processes, by their pid.
+ */
+export function runUid(): number | undefined {
+  if (!isRoot()) return undefined;
+  return RUN_UID_BASE + ((process.pid * 4096 + (runs++ % 4096)) % RUN_UID_SPAN);
+}
 /** Where the program's folder appears under bubblewrap. */
 const BOX = '/box';
 
@@ -113,8 +133,8 @@ export function baseEnv(box: string, o: SandboxRunOptions): Record<string, strin
   };
 }
 
-function dropUid(): { uid?: number; gid?: number } {
-  return isRoot() ? { uid: NOBODY, gid: NOBODY } : {};
+function dropUid(uid: number | undefined): { uid?: number; gid?: number } {
+  return uid !== undefined ? { uid, gid: uid } : {};
 }
 
 function limitFacts(withNproc: boolean): string[] {
@@ -148,28 +168,27 @@ function underSystem(p: string): boolean {
 /**
  * bubblewrap: new user, pid, network, ipc, uts and cgroup namespaces; an empty read-only root
  * with the system folders bound read-only; the program's folder a size-limited tmpfs at /box
- * holding its files; killed with its parent. As root, bwrap runs as `nobody` so that the
- * kernel counts the program's processes (root is exempt from RLIMIT_NPROC).
+ * holding its files; killed with its parent. As root, bwrap runs as the run's own user
+ * (`runUid`) so that the kernel counts the program's processes (root is exempt from RLIMIT_NPROC).
  */
 export function bwrapBackend(bwrap: string, asRoot = false): Backend {
   const sys = systemMounts();
-  const drop = asRoot ? {} : dropUid();
   const processLimit = !!PRLIMIT && !(isRoot() && asRoot);
   return {
     method: 'bwrap',
-    facts: ['no network', 'own temporary folder', 'read-only file system', 'own pid namespace', ...(isRoot() ? ['runs as nobody'] : []), ...limitFacts(processLimit)],
+    facts: ['no network', 'own temporary folder', 'read-only file system', 'own pid namespace', ...(isRoot() ? [RUNS_AS] : []), ...limitFacts(processLimit)],
     processLimit,
     boxPath: () => BOX,
-    launch(o, hostDir, argv) {
+    launch(o, hostDir, argv, uid) {
       const a = args(o, hostDir);
       a.push('--', ...rlimits(o, processLimit), ...argv);
-      return { command: bwrap, args: a, cwd: hostDir, env: {}, ...drop };
+      return { command: bwrap, args: a, cwd: hostDir, env: {}, ...(asRoot ? {} : dropUid(uid)) };
     },
-    prestart(o, argv) {
+    prestart(o, argv, uid) {
       // The program's files are written by the sandbox itself once its program is known.
       const a = args({ ...o, files: {}, cwd: undefined }, BOX);
       a.push('--', ...argv);
-      return { command: bwrap, args: a, cwd: '/', env: {}, ...drop };
+      return { command: bwrap, args: a, cwd: '/', env: {}, ...(asRoot ? {} : dropUid(uid)) };
     },
   };
 
@@ -197,17 +216,17 @@ export function boxTmpfsMb(memoryMb: number): number {
 /**
  * util-linux `unshare`: new user, pid, mount and network namespaces (no network, processes
  * killed with the child), but the host file system stays visible: writes are limited only by
- * file permissions (as `nobody` when vtask runs as root).
+ * file permissions (as the run's own unprivileged user when vtask runs as root).
  */
 export function unshareBackend(unshare: string): Backend {
   return {
     method: 'unshare',
-    facts: ['no network', 'own temporary folder', 'own pid namespace', 'file system writable where file permissions allow', ...(isRoot() ? ['runs as nobody'] : []), ...limitFacts(!!PRLIMIT)],
+    facts: ['no network', 'own temporary folder', 'own pid namespace', 'file system writable where file permissions allow', ...(isRoot() ? [RUNS_AS] : []), ...limitFacts(!!PRLIMIT)],
     processLimit: !!PRLIMIT,
     boxPath: (hostDir) => hostDir,
-    launch(o, hostDir, argv) {
+    launch(o, hostDir, argv, uid) {
       const a = ['--user', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--', ...rlimits(o, true), ...argv];
-      return { command: unshare, args: a, cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o), ...dropUid() };
+      return { command: unshare, args: a, cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o), ...dropUid(uid) };
     },
   };
 }
@@ -241,13 +260,13 @@ export function processBackend(): Backend {
   const nproc = isRoot() && !!PRLIMIT;
   return {
     method: 'process',
-    facts: ['own temporary folder', 'network not isolated', 'file system writable where file permissions allow', ...(isRoot() ? ['runs as nobody'] : []), ...limitFacts(nproc)],
+    facts: ['own temporary folder', 'network not isolated', 'file system writable where file permissions allow', ...(isRoot() ? [RUNS_AS] : []), ...limitFacts(nproc)],
     processLimit: nproc,
     boxPath: (hostDir) => hostDir,
-    launch(o, hostDir, argv) {
+    launch(o, hostDir, argv, uid) {
       const r = rlimits(o, nproc);
       const [command, ...args] = [...r, ...argv];
-      return { command: command as string, args, cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o), ...dropUid() };
+      return { command: command as string, args, cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o), ...dropUid(uid) };
     },
   };
 }

@@ -28,7 +28,7 @@ function prefixOf(exe: string): string[] {
 
 /**
  * True when every folder on the way to `p` can be searched by anyone and `p` can be read by
- * anyone: the sandbox runs programs as `nobody` when vtask runs as root, so an interpreter under
+ * anyone: the sandbox runs programs as an unprivileged user of their own when vtask runs as root, so an interpreter under
  * /root (pyenv, nvm) would be out of its reach.
  */
 function reachableByAnyone(p: string): boolean {

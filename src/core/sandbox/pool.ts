@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../base/errorMessage';
-import { boxTmpfsMb, rlimitValues, type Backend } from './backends';
+import { boxTmpfsMb, rlimitValues, runUid, type Backend } from './backends';
 import { Reaper } from './procfs';
 import { PYTHON_BOOT } from './pythonBoot';
 import { notRun, spawnLaunch, supervise } from './run';
@@ -228,7 +228,8 @@ export class SandboxPool {
   }
 
   private start(): Prestarted {
-    const launch = this.backend.prestart?.(this.template, [...this.template.argv, '-c', PYTHON_BOOT]);
+    // Each pre-started sandbox serves one answer: it gets a user of its own, as a run does.
+    const launch = this.backend.prestart?.(this.template, [...this.template.argv, '-c', PYTHON_BOOT], runUid());
     if (!launch) throw new Error(`${this.backend.method} cannot pre-start sandboxes`);
     return new Prestarted(spawnLaunch(launch, 1), launch.command);
   }

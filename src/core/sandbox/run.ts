@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isRoot, NOBODY, type Backend, type Launch } from './backends';
+import { runUid, type Backend, type Launch } from './backends';
 import { lostBy, levelOf } from './policy';
 import { Reaper, sumRssKib } from './procfs';
 import type { SandboxRunOptions, SandboxRunResult } from './types';
@@ -24,15 +24,16 @@ export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<S
   const isolation = empty.isolation;
   if (o.signal?.aborted) return { ...empty, aborted: true };
 
+  const uid = runUid();
   let hostDir: string;
   try {
-    hostDir = await prepareFolder(o.files ?? {});
+    hostDir = await prepareFolder(o.files ?? {}, uid);
   } catch (e) {
     return { ...empty, sandboxError: `could not prepare the program's folder: ${errorMessage(e)}` };
   }
   try {
     const argv = typeof o.argv === 'function' ? o.argv(backend.boxPath(hostDir)) : o.argv;
-    return await spawnAndWait(backend, o, hostDir, argv, isolation);
+    return await spawnAndWait(backend, o, hostDir, argv, isolation, uid);
   } finally {
     await fs.promises.rm(hostDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
@@ -45,18 +46,17 @@ export function notRun(backend: Backend, o: SandboxRunOptions): SandboxRunResult
   return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, memoryExceeded: false, outputExceeded: false, aborted: false, durationMs: 0, peakRssMb: 0, isolation };
 }
 
-async function prepareFolder(files: Readonly<Record<string, string | Buffer>>): Promise<string> {
+async function prepareFolder(files: Readonly<Record<string, string | Buffer>>, uid: number | undefined): Promise<string> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'vtask-box-'));
-  const root = isRoot();
   for (const [name, content] of Object.entries(files)) {
     const target = path.resolve(dir, name);
     if (!target.startsWith(dir + path.sep)) throw new Error(`file name ${JSON.stringify(name)} leaves the folder`);
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
     await fs.promises.writeFile(target, content, { mode: 0o644 });
-    if (root) await fs.promises.chown(target, NOBODY, NOBODY);
+    if (uid !== undefined) await fs.promises.chown(target, uid, uid);
   }
-  // The program runs as `nobody` when vtask runs as root: its folder must be its own.
-  if (root) await fs.promises.chown(dir, NOBODY, NOBODY);
+  // The program runs as a user of its own when vtask runs as root: its folder must be that user's.
+  if (uid !== undefined) await fs.promises.chown(dir, uid, uid);
   return dir;
 }
 
@@ -89,8 +89,9 @@ function spawnAndWait(
   hostDir: string,
   argv: readonly string[],
   isolation: SandboxRunResult['isolation'],
+  uid: number | undefined,
 ): Promise<SandboxRunResult> {
-  const launch = backend.launch(o, hostDir, argv);
+  const launch = backend.launch(o, hostDir, argv, uid);
   // Without a PID namespace, a process that left the run's session is still found by this entry.
   const tag = backend.method === 'process' ? `VTASK_RUN=${path.basename(hostDir)}` : undefined;
   if (tag) launch.env.VTASK_RUN = path.basename(hostDir);
