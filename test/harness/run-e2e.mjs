@@ -312,8 +312,14 @@ const STEPS = [
       const frame = panelFrame(page);
       await frame.locator('h1', { hasText: 'calc/add-38-47' }).waitFor({ timeout });
       await frame.locator('.run-summary', { hasText: '14/16 pass' }).waitFor({ timeout });
+      // The samples are below the form and the cases: scroll to them, as a person would (the
+      // list draws the rows in view).
+      await frame.locator('.run-summary').scrollIntoViewIfNeeded({ timeout });
+      await frame.locator('.sample-list').scrollIntoViewIfNeeded({ timeout });
+      // The panel keeps its filter from task to task (an earlier step left it on Flipped).
+      await frame.locator('button.filter[data-filter="all"]').click({ timeout });
       // A passing trajectory: the add call with the model's operands and the environment's result.
-      await frame.locator('.sample.pass').first().click();
+      await frame.locator('.sample.pass').first().click({ timeout });
       const call = frame.locator('.detail .tool-call').first();
       await call.waitFor({ timeout });
       // Turns are drawn when in view (content-visibility): scroll the call in, as a person would, then read it.
@@ -323,14 +329,14 @@ const STEPS = [
       await frame.locator('.detail .stop', { hasText: 'The model answered after 2 turns and 1 tool call' }).waitFor({ timeout });
       // A failing one: answered from memory, and the reason says the calculator was never called.
       await frame.locator('button.filter[data-filter="fail"]').click();
-      await frame.locator('.sample.fail').first().click();
+      await frame.locator('.sample.fail').first().click({ timeout });
       await frame.locator('.detail .reason', { hasText: 'add was never called' }).waitFor({ timeout });
       await frame.locator('.detail .stop').scrollIntoViewIfNeeded({ timeout });
       const calls = await frame.locator('.detail .tool-call').count();
       if (calls !== 0) throw new Error(`the failing sample shows ${calls} tool calls; it made none`);
       // Left on a passing trajectory, in view, for the screenshot.
       await frame.locator('button.filter[data-filter="all"]').click();
-      await frame.locator('.sample.pass').first().click();
+      await frame.locator('.sample.pass').first().click({ timeout });
       const shown = frame.locator('.detail .tool-call').first();
       await shown.scrollIntoViewIfNeeded({ timeout });
       await until(page, 'the call drawn', async () => (await shown.innerText()).trim() || null, timeout);
