@@ -65,7 +65,8 @@ suite('several models', () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
     const uri = vscode.Uri.joinPath(folder, 'models-cli.vtask');
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('vtask: 1\ntasks:\n  - id: m/cli\n    prompt: What is 7 * 6?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n'));
+    // The file's own profile names the model: a label no other suite's runs use.
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(`vtask: 1\nmodels:\n  terminal: { base_url: "${server.url}", model: model-a }\ntasks:\n  - id: m/cli\n    model: terminal\n    prompt: What is 7 * 6?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n`));
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
     assert.deepEqual(api.decorations(doc).summaries, [], 'no run yet');
@@ -74,7 +75,7 @@ suite('several models', () => {
     const cli = path.resolve(__dirname, '../../cli.js');
     // Not spawnSync: the model server answers from this process, which must stay free to.
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--base-url', server.url, '--model', 'model-a', '--cache-dir', cacheDir], { env: { ...process.env, VTASK_NO_LOCAL_DISCOVERY: '1' } });
+      const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--cache-dir', cacheDir], { env: { ...process.env, VTASK_NO_LOCAL_DISCOVERY: '1' } });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -86,14 +87,14 @@ suite('several models', () => {
     });
     assert.equal(r.code, 0, r.out);
     const summaryText = (): string | undefined => api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText;
-    await until(() => summaryText() === 'model-a: 4/4 pass · too_easy (run log)', `the logged run on the task (is ${summaryText()})`);
-    assert.match(api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '', /\| model-a \(run log\) \| 1\.00 \| too_easy \| 4 \| [^|]+ \|/);
+    await until(() => summaryText() === 'terminal: 4/4 pass · too_easy (run log)', `the logged run on the task (is ${summaryText()})`);
+    assert.match(api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '', /\| terminal \(run log\) \| 1\.00 \| too_easy \| 4 \| [^|]+ \|/);
     // An edit of the prompt: the logged run no longer describes the task.
     const edit = new vscode.WorkspaceEdit();
     edit.replace(uri, new vscode.Range(doc.positionAt(doc.getText().indexOf('7 * 6')), doc.positionAt(doc.getText().indexOf('7 * 6') + 5)), '6 * 7');
     await vscode.workspace.applyEdit(edit);
     await until(() => summaryText() === undefined, 'no summary for the edited task');
     await vscode.commands.executeCommand('undo');
-    await until(() => summaryText() === 'model-a: 4/4 pass · too_easy (run log)', 'the logged run back after undo');
+    await until(() => summaryText() === 'terminal: 4/4 pass · too_easy (run log)', 'the logged run back after undo');
   });
 });
