@@ -11,9 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { loadBundled } from './bundle.mjs';
-import { generateTaskFile } from './gen-large.mjs';
+import { writeRunDataset } from './run-dataset.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const cli = path.join(root, 'out/cli.js');
@@ -29,41 +27,11 @@ const preload = path.join(dir, 'peak-rss.cjs');
 // time says what the work costs when wall time includes waiting for a core.
 fs.writeFileSync(preload, "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\npeak-rss ' + u.maxRSS + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });\n");
 const data = path.join(dir, 'data');
-fs.mkdirSync(data, { recursive: true });
-fs.writeFileSync(path.join(dir, 'package.json'), '{}');
-const cacheDir = path.join(dir, '.vtask-cache');
 
-const core = createRequire(import.meta.url)(path.join(root, 'out/core.js'));
-const { taskRunKey } = await loadBundled('src/core/run/resultKeys.ts');
-const { appendRunRecords } = await loadBundled('src/core/overview/runLog.ts');
-
-// The dataset, and two models' runs of every task: 8 samples each, pass counts drawn from a
-// seeded generator; one task in ten was run before with another result (a band that changed).
-let seed = 7;
-const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
-const band = (passed, n) => (passed === n ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable');
+// The dataset, and two models' runs of every task (run-dataset.mjs: 8 samples each, pass counts
+// from a seeded generator; one task in ten was run before with another result, a band that changed).
 const t0 = performance.now();
-let tasks = 0;
-for (let f = 0; f < FILES; f++) {
-  const name = `shard-${String(f).padStart(4, '0')}.vtask`;
-  const text = generateTaskFile({ tasks: PER_FILE, seed: f + 1 });
-  fs.writeFileSync(path.join(data, name), text);
-  const parsed = core.parseTaskFile(text);
-  const records = [];
-  for (const entry of parsed.tasks) {
-    if (entry.id === undefined) continue;
-    tasks++;
-    const key = taskRunKey(parsed, entry);
-    for (const model of ['model-a', 'model-b']) {
-      const runs = rand() < 0.1 ? 2 : 1;
-      for (let r = 0; r < runs; r++) {
-        const passed = Math.floor(rand() * 9);
-        records.push({ file: `data/${name}`, task: entry.id, model, key, at: new Date(Date.UTC(2026, 0, 1 + r)).toISOString(), samples: 8, passed, pass_rate: passed / 8, band: band(passed, 8), signal_share: 1 - (passed / 8) ** 8 - (1 - passed / 8) ** 8 });
-      }
-    }
-  }
-  appendRunRecords(cacheDir, records);
-}
+const { tasks } = await writeRunDataset({ dir, files: FILES, tasksPerFile: PER_FILE });
 const dataMb = (fs.readdirSync(data).reduce((s, f) => s + fs.statSync(path.join(data, f)).size, 0) / 1e6).toFixed(1);
 console.log(`generated ${tasks} tasks in ${FILES} files (${dataMb} MB) and the run log of two models in ${Math.round(performance.now() - t0)} ms`);
 
