@@ -11,7 +11,8 @@ import { runLogPath, type RunRecord } from './runLog';
 import type { RunLogIndex, RunsByModel } from './runLogIndex';
 import { StatsMemo } from './statsMemo';
 import { addFileStats, fileStatsOf, summariseTaskFile, textHash, type FileSummary } from './summary';
-import type { ContaminationHit, DatasetStats, DuplicatePair, FileStats, HistogramBin, ModelStats, TaskModelResult, TaskRef } from './types';
+import { addCounts, countRun, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
+import type { ContaminationHit, DatasetStats, DuplicatePair, FileStats, ModelStats, TaskModelResult, TaskRef } from './types';
 
 /** A task file of the dataset and the cache folder its runs are logged in. */
 export interface LiveFile {
@@ -34,8 +35,6 @@ export interface LiveOptions {
   readonly onFile?: (done: number, total: number) => void;
 }
 
-const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
-const HISTOGRAM_BINS = 10;
 /**
  * What was learnt is written to the cache folder after a reading that summarised this many files
  * (and by `flush`): the memo of case outcomes is one file, of 100,000 tasks' worth, too long to
@@ -45,16 +44,11 @@ const SAVE_AFTER_FILES = 50;
 
 /** One model's runs of one file's tasks. */
 interface ModelPart {
-  tasks: number;
-  samples: number;
-  signal: number;
-  stale: number;
-  readonly bins: number[];
-  readonly bands: Record<Band, number>;
+  readonly counts: ModelCounts;
   readonly changed: ModelStats['changed'][number][];
 }
 
-const emptyModelPart = (): ModelPart => ({ tasks: 0, samples: 0, signal: 0, stale: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: { too_easy: 0, learnable: 0, too_hard: 0 }, changed: [] });
+const emptyModelPart = (): ModelPart => ({ counts: emptyCounts(), changed: [] });
 
 /** What one file adds to the statistics. */
 interface FilePart {
@@ -193,17 +187,12 @@ function filePart(file: string, s: FileSummary, runs: ReadonlyMap<string, RunsBy
       let m = models.get(model);
       if (!m) models.set(model, (m = emptyModelPart()));
       if (latest.key !== row.runKey) {
-        m.stale++;
+        m.counts.stale++;
         continue;
       }
       const ref: TaskRef = { file, task: row.id, line: row.line };
-      m.tasks++;
-      m.samples += latest.samples;
-      m.signal += latest.signal_share;
-      const bin = binOf(latest.pass_rate);
-      m.bins[bin] = (m.bins[bin] ?? 0) + 1;
+      countRun(m.counts, latest);
       if (latest.band !== null) {
-        m.bands[latest.band]++;
         let b = bands.get(model);
         if (!b) bands.set(model, (b = { too_easy: 0, learnable: 0, too_hard: 0 }));
         b[latest.band]++;
@@ -224,27 +213,17 @@ function assemble(parts: readonly FilePart[], sources: LiveSources): DatasetStat
     for (const [model, m] of p.models) {
       let into = perModel.get(model);
       if (!into) perModel.set(model, (into = emptyModelPart()));
-      into.tasks += m.tasks;
-      into.samples += m.samples;
-      into.signal += m.signal;
-      into.stale += m.stale;
-      m.bins.forEach((n, i) => (into.bins[i] = (into.bins[i] ?? 0) + n));
-      for (const b of BANDS) into.bands[b] += m.bands[b];
+      addCounts(into.counts, m.counts);
       for (const c of m.changed) into.changed.push(c);
     }
   }
   const models: Record<string, ModelStats> = {};
   for (const name of [...perModel.keys()].sort()) {
     const m = perModel.get(name) as ModelPart;
-    const histogram: HistogramBin[] = m.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
-    models[name] = { tasks: m.tasks, samples: m.samples, histogram, bands: { ...m.bands }, signal_share: m.tasks ? m.signal / m.tasks : 0, changed: m.changed, stale: m.stale };
+    models[name] = modelStatsOf(m.counts, m.changed);
   }
   const perFile = parts.map((p) => p.stats);
   const totals = addFileStats(perFile);
   return { files: parts.length, tasks: totals.tasks, totals, per_file: perFile, models, results, duplicates: sources.duplicates, contamination: sources.contamination };
 }
 
-/** The bin of a pass rate: [i/10, (i+1)/10), the last bin holding 1 too (as `vtask stats`). */
-function binOf(rate: number): number {
-  return Math.min(HISTOGRAM_BINS - 1, Math.max(0, Math.floor(rate * HISTOGRAM_BINS + 1e-9)));
-}

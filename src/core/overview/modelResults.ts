@@ -7,7 +7,8 @@ import type { Band } from '../stats';
 import { compareRates } from './compare';
 import type { LatestRun } from './latestRuns';
 import type { RunFields } from './runLog';
-import type { BandCounts, HistogramBin, ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
+import { countRun, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
+import type { ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
 
 /** A task of the dataset, in the dataset's order. */
 export interface DatasetTask {
@@ -29,8 +30,6 @@ export interface ModelResults {
   readonly comparisons: ModelComparison[];
 }
 
-const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
-const HISTOGRAM_BINS = 10;
 
 /**
  * Adds up `runs` (`readLatestRuns` of each cache folder, in turn) over `tasks`. `models` keeps
@@ -50,7 +49,7 @@ export function modelResults(tasks: readonly DatasetTask[], files: number, runs:
     if (!at.valid) continue;
     const t = tally(model);
     if (latest.key !== at.runKey) {
-      t.stale++;
+      t.counts.stale++;
       continue;
     }
     t.add(task, at.ref, latest, previousBand);
@@ -80,14 +79,9 @@ export function modelResults(tasks: readonly DatasetTask[], files: number, runs:
   return { models, fileBands, results, comparisons };
 }
 
-/** One model's runs, added up as they are read. */
+/** One model's runs, added up as they are read, with each task's counted run and pass rate. */
 class ModelTally {
-  tasks = 0;
-  samples = 0;
-  stale = 0;
-  signal = 0;
-  readonly bins = new Array<number>(HISTOGRAM_BINS).fill(0);
-  readonly bands: Record<Band, number> = { too_easy: 0, learnable: 0, too_hard: 0 };
+  readonly counts: ModelCounts = emptyCounts();
   readonly changed: { task: number; change: TaskRef & { from: Band | null; to: Band | null } }[] = [];
   /** Per task of the dataset: its counted run, and its pass rate (NaN: none). */
   readonly runs: (RunFields | undefined)[];
@@ -99,33 +93,13 @@ class ModelTally {
   }
 
   add(task: number, ref: TaskRef, latest: RunFields, previousBand: Band | undefined): void {
-    this.tasks++;
-    this.samples += latest.samples;
-    this.signal += latest.signal_share;
-    const bin = binOf(latest.pass_rate);
-    this.bins[bin] = (this.bins[bin] ?? 0) + 1;
-    this.bands[latest.band]++;
+    countRun(this.counts, latest);
     this.runs[task] = latest;
     this.rates[task] = latest.pass_rate;
     if (previousBand !== undefined && previousBand !== latest.band) this.changed.push({ task, change: { ...ref, from: previousBand, to: latest.band } });
   }
 
   stats(): ModelStats {
-    const histogram: HistogramBin[] = this.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
-    const bands = Object.fromEntries(BANDS.map((b) => [b, this.bands[b]])) as BandCounts;
-    return {
-      tasks: this.tasks,
-      samples: this.samples,
-      histogram,
-      bands,
-      signal_share: this.tasks ? this.signal / this.tasks : 0,
-      changed: this.changed.sort((x, y) => x.task - y.task).map((c) => c.change),
-      stale: this.stale,
-    };
+    return modelStatsOf(this.counts, this.changed.sort((x, y) => x.task - y.task).map((c) => c.change));
   }
-}
-
-/** The bin of a pass rate: [i/10, (i+1)/10), the last bin holding 1 too. */
-function binOf(rate: number): number {
-  return Math.min(HISTOGRAM_BINS - 1, Math.max(0, Math.floor(rate * HISTOGRAM_BINS + 1e-9)));
 }

@@ -1,0 +1,56 @@
+// One model's runs added up, as `vtask stats` and the dashboard report them: tasks with a fresh
+// run, samples, the pass-rate histogram, the bands, the mean GRPO signal share, the stale runs.
+// The CLI adds the whole dataset at once (modelResults.ts); the dashboard adds each file's runs
+// and then the files (liveStats.ts): both through these, so they cannot come to disagree.
+import type { Band } from '../stats';
+import type { BandCounts, HistogramBin, ModelStats } from './types';
+
+export const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
+export const HISTOGRAM_BINS = 10;
+
+export interface ModelCounts {
+  tasks: number;
+  samples: number;
+  /** Sum of the runs' GRPO signal shares (the mean is reported). */
+  signal: number;
+  /** Runs recorded under another run key than the task's current one: left out, counted. */
+  stale: number;
+  readonly bins: number[];
+  readonly bands: Record<Band, number>;
+}
+
+export function emptyCounts(): ModelCounts {
+  return { tasks: 0, samples: 0, signal: 0, stale: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: { too_easy: 0, learnable: 0, too_hard: 0 } };
+}
+
+/** Adds one task's fresh run. */
+export function countRun(c: ModelCounts, run: { readonly samples: number; readonly pass_rate: number; readonly band: Band | null; readonly signal_share: number }): void {
+  c.tasks++;
+  c.samples += run.samples;
+  c.signal += run.signal_share;
+  const bin = binOf(run.pass_rate);
+  c.bins[bin] = (c.bins[bin] ?? 0) + 1;
+  if (run.band !== null) c.bands[run.band]++;
+}
+
+/** Adds the counts of one part (a file) to those of the whole. */
+export function addCounts(into: ModelCounts, part: ModelCounts): void {
+  into.tasks += part.tasks;
+  into.samples += part.samples;
+  into.signal += part.signal;
+  into.stale += part.stale;
+  part.bins.forEach((n, i) => (into.bins[i] = (into.bins[i] ?? 0) + n));
+  for (const b of BANDS) into.bands[b] += part.bands[b];
+}
+
+/** The counts as the statistics report them, with the tasks whose band changed. */
+export function modelStatsOf(c: ModelCounts, changed: ModelStats['changed']): ModelStats {
+  const histogram: HistogramBin[] = c.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
+  const bands = Object.fromEntries(BANDS.map((b) => [b, c.bands[b]])) as BandCounts;
+  return { tasks: c.tasks, samples: c.samples, histogram, bands, signal_share: c.tasks ? c.signal / c.tasks : 0, changed, stale: c.stale };
+}
+
+/** The bin of a pass rate: [i/10, (i+1)/10), the last bin holding 1 too. */
+function binOf(rate: number): number {
+  return Math.min(HISTOGRAM_BINS - 1, Math.max(0, Math.floor(rate * HISTOGRAM_BINS + 1e-9)));
+}
