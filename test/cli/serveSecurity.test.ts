@@ -239,7 +239,10 @@ test('a token given with --token (or VTASK_SERVE_TOKEN) is required, on loopback
   assert.equal((await request(`${reach}/health`, { headers: { authorization: 'Bearer env-token-2' } })).status, 200);
 });
 
-test('the flags are checked: an origin must be one, a token has no spaces', () => {
+test('the help names the new flags; the flags are checked: an origin must be one, a token has no spaces', () => {
+  const help = spawnSync(process.execPath, [CLI, 'serve', '--help'], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(help.status, 0);
+  for (const flag of ['--token T', '--allow-host NAME', '--allow-origin URL', '--allow-inline-programs   RISK']) assert.ok(help.stdout.includes(flag), flag);
   for (const [flags, message] of [
     [['--allow-origin', 'example.com'], /--allow-origin takes an origin such as http:\/\/localhost:3000, not 'example.com'/],
     [['--token', 'two words'], /--token takes a token without spaces/],
