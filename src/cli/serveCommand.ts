@@ -22,8 +22,9 @@ Prints "listening on http://HOST:PORT" first (--port 0 picks a free port).
   --host H             the address to listen on (default 127.0.0.1). Beyond loopback a token
                        is required: --token, else VTASK_SERVE_TOKEN, else one is generated and
                        printed once on stderr
-  --token T            requests need "Authorization: Bearer T" (default: VTASK_SERVE_TOKEN;
-                       on loopback no token unless one is given)
+  --token T            requests need "Authorization: Bearer T" (default: VTASK_SERVE_TOKEN,
+                       which other users cannot see in the process list; on loopback no token
+                       unless one is given)
   --allow-host NAME    a name clients may send in the Host header besides loopback ones and the
                        listening address (repeatable); other names are refused (DNS rebinding)
   --allow-origin URL   a web page origin that may call the server (repeatable); requests
