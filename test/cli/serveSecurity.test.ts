@@ -225,6 +225,11 @@ test('beyond loopback a token is required: generated and printed once when none 
   // Each worker answers with the same token (several requests reach both).
   const answers = await Promise.all(Array.from({ length: 6 }, () => request(`${reach}/verify`, { body, headers: { authorization: `Bearer ${token}` } })));
   assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200, 200]);
+  // Clients beyond this machine address it by its name or an address of it; others are refused.
+  const port = new URL(url).port;
+  const auth = { authorization: `Bearer ${token}` };
+  assert.equal((await request(`${reach}/health`, { headers: { ...auth, host: `${os.hostname()}:${port}` } })).status, 200);
+  assert.equal((await request(`${reach}/health`, { headers: { ...auth, host: `attacker.example:${port}` } })).status, 403);
 });
 
 test('a token given with --token (or VTASK_SERVE_TOKEN) is required, on loopback too, and never printed', async () => {

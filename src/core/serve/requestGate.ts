@@ -48,12 +48,14 @@ export function isWildcardHost(host: string): boolean {
 
 /**
  * The names a client of a server bound to `host` may send in `Host`, besides loopback ones and
- * `--allow-host`: the bound address itself, or every address of this machine when bound to all
- * of them. An address is safe to accept: a rebinding page sends its own name, never an address.
+ * `--allow-host`: the bound address itself, or, bound to all addresses, every address of this
+ * machine and its host name. An address is safe to accept (a rebinding page sends its own name,
+ * never an address), and so is the machine's own name, which a page on the web cannot own.
  */
 export function boundHostNames(host: string): string[] {
   if (!isWildcardHost(host)) return [normaliseHostName(host)];
-  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => normaliseHostName(i.address.split('%')[0] ?? '')));
+  const addresses = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => normaliseHostName(i.address.split('%')[0] ?? '')));
+  return [...addresses, normaliseHostName(os.hostname())];
 }
 
 /** A host name as the gate compares it: lower case, no brackets, no trailing dot. */
