@@ -1,6 +1,7 @@
 // The reward server's HTTP handling (`vtask serve`): requests in, core verdicts out, no
 // scoring logic of its own. Stateless beyond the task files it loaded, so any number of copies
-// can run behind a load balancer.
+// can run behind a load balancer. Who may ask is checked before anything runs (requestGate.ts),
+// and an inline verifier may not name a program unless the operator allowed it (inlinePrograms.ts).
 import { errorMessage } from '../base/errorMessage';
 import http from 'node:http';
 import path from 'node:path';
