@@ -1,8 +1,13 @@
+// `vtask serve`: loads the task files and answers verdicts over HTTP (spec §5.1). Who may ask
+// is decided here: the host it listens on, the token, the names, origins and programs allowed.
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createVerifyServer, loadTasks } from '../core/serve/verifyServer';
+import { boundHostNames, isLoopbackHost, normaliseHostName, normaliseOrigin } from '../core/serve/requestGate';
+import { realPath } from '../core/serve/inlinePrograms';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
@@ -13,8 +18,20 @@ export const serveHelp = `Usage: vtask serve PATH... [--host 127.0.0.1] [--port 
 Answers verdicts over HTTP for trainers (verl, TRL, open-instruct, Ray): GET /health,
 POST /verify with {"task": ID, "responses": [...]} or {"verifier": {...}, "prompt": "...",
 "responses": [...]} → {"results": [{"pass", "score", "reason"}, ...]} in order.
-Prints "listening on http://HOST:PORT" first (--port 0 picks a free port). With
-VTASK_SERVE_TOKEN set, requests need "Authorization: Bearer <token>".
+Prints "listening on http://HOST:PORT" first (--port 0 picks a free port).
+  --host H             the address to listen on (default 127.0.0.1). Beyond loopback a token
+                       is required: --token, else VTASK_SERVE_TOKEN, else one is generated and
+                       printed once on stderr
+  --token T            requests need "Authorization: Bearer T" (default: VTASK_SERVE_TOKEN,
+                       which other users cannot see in the process list; on loopback no token
+                       unless one is given)
+  --allow-host NAME    a name clients may send in the Host header besides loopback ones and the
+                       listening address (repeatable); other names are refused (DNS rebinding)
+  --allow-origin URL   a web page origin that may call the server (repeatable); requests
+                       from any other page (an Origin header) are refused
+  --allow-inline-programs   RISK: lets any client run programs of the served folders with
+                       arguments of its choosing ("script" verifiers sent inline). Without it,
+                       only the task files' own scripts run (send {"task": ID})
   --workers N          processes sharing the port (default 1; "auto" = one per core)
   --max-body-mb N      largest request body (default 32)
   --max-batch N        most responses per request (default 4096)
@@ -31,10 +48,14 @@ interface ServeArgs {
   concurrency: number;
   baseUrl?: string;
   model?: string;
+  token?: string;
+  allowHosts: string[];
+  allowOrigins: string[];
+  allowInlinePrograms: boolean;
 }
 
 function parseArgs(argv: readonly string[]): ServeArgs {
-  const a: ServeArgs = { paths: [], host: '127.0.0.1', port: 8765, workers: 1, maxBodyMb: 32, maxBatch: 4096, concurrency: 64 };
+  const a: ServeArgs = { paths: [], host: '127.0.0.1', port: 8765, workers: 1, maxBodyMb: 32, maxBatch: 4096, concurrency: 64, allowHosts: [], allowOrigins: [], allowInlinePrograms: false };
   for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--host':
@@ -57,9 +78,26 @@ function parseArgs(argv: readonly string[]): ServeArgs {
       case '--concurrency':
         a.concurrency = boundedInt(value(), flag, 1, 4096);
         break;
+      case '--token':
+        a.token = value();
+        if (!a.token.trim() || /\s/.test(a.token)) throw new UsageError('--token takes a token without spaces');
+        break;
+      case '--allow-host':
+        a.allowHosts.push(normaliseHostName(value()));
+        break;
+      case '--allow-origin': {
+        const v = value();
+        const origin = normaliseOrigin(v);
+        if (!origin) throw new UsageError(`--allow-origin takes an origin such as http://localhost:3000, not '${v}'`);
+        a.allowOrigins.push(origin);
+        break;
+      }
+      case '--allow-inline-programs':
+        a.allowInlinePrograms = true;
+        break;
       default:
         if (modelFlag(flag, value, a, false)) break;
-        if (arg.startsWith('-')) throw unknownOption(arg, ['--host', '--port', '--workers', '--max-body-mb', '--max-batch', '--concurrency', '--base-url', '--model']);
+        if (arg.startsWith('-')) throw unknownOption(arg, ['--host', '--port', '--token', '--allow-host', '--allow-origin', '--allow-inline-programs', '--workers', '--max-body-mb', '--max-batch', '--concurrency', '--base-url', '--model']);
         a.paths.push(arg);
     }
   }
@@ -74,11 +112,16 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
   const { tasks, errors } = loadTasks(files, (f) => fs.readFileSync(path.resolve(io.cwd, f), 'utf8'));
   const primary = cluster.isPrimary;
   if (primary) for (const e of errors.slice(0, 20)) io.stderr.write(`${e} (this task is not served)\n`);
-  if (primary && args.workers > 1) return runPrimary(args, io, signal);
+  const token = serveToken(args, io, primary);
+  if (primary && args.workers > 1) return runPrimary(args, io, signal, token);
   const judge = judgeProviders({}, args, () => undefined);
   const server = createVerifyServer({
     tasks,
-    token: process.env.VTASK_SERVE_TOKEN || undefined,
+    token,
+    allowedHosts: [...boundHostNames(args.host), ...args.allowHosts],
+    allowedOrigins: args.allowOrigins,
+    allowInlinePrograms: args.allowInlinePrograms,
+    servedRoots: servedRoots(args.paths.map((p) => path.resolve(io.cwd, p))),
     maxBodyBytes: args.maxBodyMb * 1024 * 1024,
     maxBatch: args.maxBatch,
     concurrency: args.concurrency,
@@ -96,6 +139,7 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
     const port = typeof addr === 'object' && addr ? addr.port : args.port;
     io.stdout.write(`listening on http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${port}\n`);
     io.stderr.write(`serving ${[...tasks.values()].reduce((n, l) => n + l.length, 0)} tasks from ${files.length} file(s)\n`);
+    warnings(args, io);
   } else process.send?.({ listening: true });
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
@@ -111,11 +155,38 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
   return EXIT.ok;
 }
 
+/** The folders a served PATH names (a file's own folder), as real paths. */
+function servedRoots(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((p) => realPath(fs.statSync(p, { throwIfNoEntry: false })?.isFile() ? path.dirname(p) : p)))];
+}
+
+/**
+ * The token requests need: --token, else VTASK_SERVE_TOKEN, else (beyond loopback, where one is
+ * required) a new one, printed once. Workers get the primary's in VTASK_SERVE_TOKEN.
+ */
+function serveToken(args: ServeArgs, io: CliIO, primary: boolean): string | undefined {
+  const given = args.token ?? (process.env.VTASK_SERVE_TOKEN || undefined);
+  if (given || isLoopbackHost(args.host)) return given;
+  const made = randomBytes(24).toString('base64url');
+  if (primary) io.stderr.write(`token: ${made} (generated: every request needs "Authorization: Bearer ${made}"; choose one with --token or VTASK_SERVE_TOKEN)\n`);
+  return made;
+}
+
+/** Says once, on stderr, what the operator opened beyond the defaults. */
+function warnings(args: ServeArgs, io: CliIO): void {
+  if (!isLoopbackHost(args.host)) {
+    io.stderr.write(`warning: listening on ${args.host}, beyond this machine: anyone who can reach it and has the token can run the served verifiers (code answers run in the sandbox)\n`);
+  }
+  if (args.allowInlinePrograms) {
+    io.stderr.write('warning: --allow-inline-programs: any client may run programs of the served folders, with arguments of its choosing, by sending a "script" verifier\n');
+  }
+}
+
 /**
  * Several processes on one port (node's cluster): verification is CPU-bound, so a server on
  * N cores answers about N times the verdicts. The primary only starts and stops workers.
  */
-async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal): Promise<number> {
+async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal, token: string | undefined): Promise<number> {
   // A fixed port for all workers: with port 0 each worker would get its own.
   let port = args.port;
   if (port === 0) {
@@ -132,7 +203,8 @@ async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal): Prom
   const argv = process.argv.slice(2).filter((a, i, all) => !(a === '--port' || a.startsWith('--port=') || all[i - 1] === '--port'));
   cluster.setupPrimary({ args: [...argv, '--port', String(port)], silent: false });
   let ready = 0;
-  const workers = Array.from({ length: args.workers }, () => cluster.fork());
+  // A generated token is the same in every worker.
+  const workers = Array.from({ length: args.workers }, () => cluster.fork(token ? { VTASK_SERVE_TOKEN: token } : {}));
   await new Promise<void>((resolve, reject) => {
     for (const w of workers) {
       w.on('message', (m: { listening?: boolean }) => {
@@ -143,6 +215,7 @@ async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal): Prom
   });
   io.stdout.write(`listening on http://${args.host}:${port}\n`);
   io.stderr.write(`${workers.length} workers\n`);
+  warnings(args, io);
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     signal.addEventListener('abort', () => resolve(), { once: true });

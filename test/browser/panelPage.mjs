@@ -201,12 +201,12 @@ export async function startPanelServer() {
   };
 }
 
-/** Launches Chromium headless. */
-export async function launchBrowser() {
+/** Launches Chromium headless, with `extraArgs` after the usual ones. */
+export async function launchBrowser(extraArgs = []) {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error('Chromium not found (set VTASK_CHROMIUM)');
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /**

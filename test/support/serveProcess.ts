@@ -2,9 +2,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CLI } from './cliProcess';
 
-/** Starts `vtask serve ARGS --port 0`; resolves with its URL once it prints "listening on URL". */
-export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `vtask serve ARGS --port 0` (in `cwd`, else this process's); resolves with its URL once
+ * it prints "listening on URL", and `stderr()`, what it has written there so far.
+ */
+export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, cwd?: string): Promise<{ child: ChildProcess; url: string; stderr(): string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const first = await new Promise<string>((resolve, reject) => {
@@ -26,10 +29,10 @@ export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv
       reject(new Error(`vtask serve exited with ${code}: ${err}`));
     });
   });
-  const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
+  const m = /^listening on (http:\/\/(?:[\w.-]+|\[[0-9a-f:]+\]):\d+)$/.exec(first);
   if (!m) {
     child.kill('SIGKILL');
     throw new Error(`vtask serve's first line: ${first}`);
   }
-  return { child, url: m[1]! };
+  return { child, url: m[1]!, stderr: () => err };
 }

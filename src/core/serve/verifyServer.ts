@@ -1,8 +1,8 @@
 // The reward server's HTTP handling (`vtask serve`): requests in, core verdicts out, no
 // scoring logic of its own. Stateless beyond the task files it loaded, so any number of copies
-// can run behind a load balancer.
+// can run behind a load balancer. Who may ask is checked before anything runs (requestGate.ts),
+// and an inline verifier may not name a program unless the operator allowed it (inlinePrograms.ts).
 import { errorMessage } from '../base/errorMessage';
-import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { parseTaskFile } from '../taskfile/parse';
@@ -12,17 +12,17 @@ import { verify } from '../verifiers/verify';
 import type { Trajectory } from '../agent/types';
 import { agentVerdict } from '../run/agentSamples';
 import { wireTrajectory, WireTrajectoryError } from './wireTrajectory';
+import { admit, corsHeaders, GateRefusal, requireJson, type GateOptions } from './requestGate';
+import { inlinePrograms, insideRoots } from './inlinePrograms';
 
 export interface LoadedTask {
   readonly file: string;
   readonly spec: TaskSpec;
 }
 
-export interface ServeOptions {
+export interface ServeOptions extends GateOptions {
   /** Tasks by id; an id may live in several files. */
   readonly tasks: ReadonlyMap<string, readonly LoadedTask[]>;
-  /** When set, every request needs `Authorization: Bearer <token>`. */
-  readonly token?: string;
   /** Largest request body, in bytes. */
   readonly maxBodyBytes: number;
   /** Most responses in one request. */
@@ -33,16 +33,17 @@ export interface ServeOptions {
   readonly judge?: VerifyContext['judge'];
   /** Where verifiers given inline resolve relative paths (scripts). */
   readonly cwd: string;
+  /**
+   * Whether an inline verifier may name a program to run (`script`), and then only one inside
+   * `servedRoots`. Off, such requests are refused: the served files' own verifiers still run.
+   */
+  readonly allowInlinePrograms: boolean;
+  /** The served folders (real paths): where inline programs, when allowed, must lie. */
+  readonly servedRoots: readonly string[];
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A request answered with an error status and `{"error": message}`. */
+class HttpError extends GateRefusal {}
 
 /** The verdict as the wire carries it: the spec's fields, plus why it could not decide. */
 function wire(v: Verdict): Record<string, unknown> {
@@ -66,6 +67,26 @@ function inlineTask(verifier: unknown, prompt: string): TaskSpec {
   }
   if (typeof hit === 'string') throw new HttpError(400, hit);
   return hit;
+}
+
+/**
+ * Refuses an inline verifier that names a program, unless the operator allowed them; an allowed
+ * one must lie inside the served folders (`..`, absolute paths and symlinks resolved first).
+ */
+function checkInlinePrograms(opts: ServeOptions, verifier: unknown): void {
+  for (const p of inlinePrograms(verifier)) {
+    if (!opts.allowInlinePrograms) {
+      throw new HttpError(
+        403,
+        `${p.at} names a program to run, and this server runs only the programs its task files define: ` +
+          'serve the task files that define this verifier and send {"task": ID} instead of {"verifier": ...}, ' +
+          'or, if every client may run programs of the served folders, restart vtask serve with --allow-inline-programs',
+      );
+    }
+    if (!insideRoots(path.resolve(opts.cwd, p.path), opts.servedRoots)) {
+      throw new HttpError(403, `${p.at}.path '${p.path}' is outside the served folders (${opts.servedRoots.join(', ')}): inline programs must lie inside them`);
+    }
+  }
 }
 
 function pickTask(opts: ServeOptions, id: string, file: unknown): LoadedTask {
@@ -109,6 +130,7 @@ async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSign
   } else if (b.verifier !== undefined) {
     if (b.prompt !== undefined && typeof b.prompt !== 'string') throw new HttpError(400, '"prompt" must be a string');
     spec = inlineTask(b.verifier, (b.prompt as string | undefined) ?? '');
+    checkInlinePrograms(opts, spec.verify);
     file = path.join(opts.cwd, 'inline.vtask');
   } else throw new HttpError(400, 'name a "task" of the loaded files, or give a "verifier"');
   const view: TaskView = { id: spec.id, prompt: spec.prompt, messages: spec.messages, meta: spec.meta, dir: path.dirname(path.resolve(opts.cwd, file)) };
@@ -132,13 +154,6 @@ function trajectoriesOf(value: unknown, responses: readonly string[]): (Trajecto
     if (e instanceof WireTrajectoryError) throw new HttpError(400, e.message);
     throw e;
   }
-}
-
-function authorised(opts: ServeOptions, header: string | undefined): boolean {
-  if (!opts.token) return true;
-  const want = Buffer.from(`Bearer ${opts.token}`);
-  const got = Buffer.from(header ?? '');
-  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
@@ -165,20 +180,24 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
 export function createVerifyServer(opts: ServeOptions): http.Server {
   const total = [...opts.tasks.values()].reduce((a, l) => a + l.length, 0);
   return http.createServer((req, res) => {
+    let cors: Record<string, string> = {};
     const send = (status: number, payload: unknown): void => {
       const text = JSON.stringify(payload);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.writeHead(status, { ...cors, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     };
     const aborted = new AbortController();
     res.on('close', () => aborted.abort());
     void (async () => {
       try {
-        if (!authorised(opts, req.headers.authorization)) throw new HttpError(401, 'missing or wrong bearer token');
+        cors = corsHeaders(admit(opts, req));
         const url = (req.url ?? '/').split('?')[0];
+        // Only an allowed page's browser asks (a preflight); it gets the CORS headers and no body.
+        if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) return void res.writeHead(204, cors).end();
         if (url === '/health' && req.method === 'GET') return send(200, { ok: true, tasks: total });
         if (url === '/verify') {
           if (req.method !== 'POST') throw new HttpError(405, 'POST a JSON body to /verify');
+          requireJson(req);
           const text = await readBody(req, opts.maxBodyBytes);
           let body: unknown;
           try {
@@ -190,8 +209,10 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
         }
         throw new HttpError(404, `no route ${req.method ?? ''} ${url ?? ''}: use GET /health or POST /verify`);
       } catch (e) {
+        // A refused body is read and dropped, so the answer reaches a client still sending it.
+        req.resume();
         if (res.headersSent) return;
-        if (e instanceof HttpError) send(e.status, { error: e.message });
+        if (e instanceof GateRefusal) send(e.status, { error: e.message });
         else send(500, { error: `internal error: ${errorMessage(e)}` });
       }
     })();
