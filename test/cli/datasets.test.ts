@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import YAML from 'yaml';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { verify } from '../../src/core/verifiers/verify';
@@ -263,4 +264,32 @@ test('export reads cached runs (no request): rows carry pass rate, band and mode
   const none = vtask(['export', 'examples/math.vtask', '--format', 'trl', '-o', high, '--cache-dir', path.join(DIR, 'empty-cache'), '--band', 'learnable']);
   assert.equal(none.status, 0, none.stderr);
   assert.match(none.stdout, /0 rows/, 'tasks without a cached run are left out by the run filters');
+});
+
+test('import: Tulu 3 instruction rows in the func_name layout become constraints; a check IFEval cannot say is refused with the reason', () => {
+  // open-instruct's old layout: every function argument present, null when unused.
+  const gt = (args: Record<string, unknown>): string =>
+    JSON.stringify({ func_name: null, N: null, quantifier: null, end_phrase: null, keyword_list: null, word: null, forbidden_words: null, letter: null, i: null, first_word: null, postscript_marker: null, options: null, section_splitter: null, original_prompt: null, ...args });
+  const rows = [
+    { id: 'lower', ground_truth: gt({ func_name: 'validate_lowercase' }) },
+    { id: 'words', ground_truth: gt({ func_name: 'validate_word_constraint', N: 50, quantifier: 'at most' }) },
+    { id: 'end', ground_truth: gt({ func_name: 'validate_end', end_phrase: 'Any other questions?' }) },
+    { id: 'around', ground_truth: gt({ func_name: 'validate_word_constraint', N: 50, quantifier: 'around' }) },
+    { id: 'freq', ground_truth: gt({ func_name: 'verify_keyword_frequency', word: 'sea', N: 3 }) },
+  ].map((r) => JSON.stringify({ messages: [{ role: 'user', content: `Write a poem (${r.id}).` }], ground_truth: r.ground_truth, dataset: 'ifeval', task_id: r.id }));
+  const input = path.join(DIR, 'tulu-if.jsonl');
+  fs.writeFileSync(input, rows.join('\n') + '\n');
+  const out = path.join(DIR, 'tulu-if.vtask');
+  const r = vtask(['import', input, '--format', 'open-instruct', '-o', out]);
+  assert.equal(r.status, 1, 'two rows are not imported');
+  assert.match(r.stderr, /line 4: not imported: `validate_word_constraint` with quantifier `around` has no IFEval instruction/);
+  assert.match(r.stderr, /line 5: not imported: `verify_keyword_frequency` checks an exact count/);
+  assert.doesNotMatch(r.stderr, /Python literal/);
+  const tasks = (YAML.parse(fs.readFileSync(out, 'utf8')) as { tasks: { id: string; verify: unknown }[] }).tasks;
+  assert.deepEqual(Object.fromEntries(tasks.map((x) => [x.id, x.verify])), {
+    lower: { constraints: ['change_case:english_lowercase'] },
+    words: { constraints: [{ 'length_constraints:number_words': { num_words: 51, relation: 'less than' } }] },
+    end: { constraints: [{ 'startend:end_checker': { end_phrase: 'Any other questions?' } }] },
+  });
+  assert.equal(vtask(['check', out]).status, 0);
 });
