@@ -169,8 +169,8 @@ from vtask_reward.client import VtaskError, Client
 math = json.dumps({"math": {"answer": "72"}})
 extra = {"vtask_verifier": math}
 scores = {
-  "verl": [compute_score("vtask", r, "72", extra) for r in ["\\\\boxed{72}", "\\\\boxed{71}"]],
-  "verl_batch": compute_score_batch(["vtask"] * 3, ["72", "71", "no"], ["72", "72", "x"], [extra, extra, {}]),
+  "verl": [compute_score("vtask", r, "72", extra)["score"] for r in ["\\\\boxed{72}", "\\\\boxed{71}"]],
+  "verl_batch": [r["score"] for r in compute_score_batch(["vtask"] * 3, ["72", "71", "no"], ["72", "72", "x"], [extra, extra, {}])],
   "trl_plain": vtask_reward(["p", "p"], ["\\\\boxed{72}", "71"], vtask_verifier=[math, math]),
   "trl_chat": vtask_reward([[{"role": "user", "content": "p"}]], [[{"role": "assistant", "content": "72"}]], solution=["72"]),
   "open_instruct": [VtaskVerifier()([], r, json.dumps({"task": "x", "verifier": {"constraints": ["punctuation:no_comma"]}})).score for r in ["a b", "a, b"]],
