@@ -13,6 +13,7 @@ import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { verify } from '../../src/core/verifiers/verify';
 import { python, pythonMissing } from '../support/python';
+import { readJsonl } from '../support/conformance';
 import { startServe } from '../support/serveProcess';
 
 const ROOT = process.cwd();
@@ -292,4 +293,17 @@ test('import: Tulu 3 instruction rows in the func_name layout become constraints
     end: { constraints: [{ 'startend:end_checker': { end_phrase: 'Any other questions?' } }] },
   });
   assert.equal(vtask(['check', out]).status, 0);
+});
+
+test('import: an open-instruct string_f1 row with a list ground truth scores as open-instruct scores several answers (its own list-label tests)', async () => {
+  const rows = readJsonl<{ class: string; prediction: string; labels?: string[]; expected_score: number }>('open_instruct_verifier_tests.jsonl').filter((r) => r.class === 'TestF1Verifier' && r.labels);
+  assert.ok(rows.length >= 5, 'the list-label tests are there');
+  const input = path.join(DIR, 'f1-lists.jsonl');
+  fs.writeFileSync(input, rows.map((r, i) => JSON.stringify({ messages: [{ role: 'user', content: `q${i}` }], ground_truth: r.labels, dataset: 'string_f1', task_id: `f1/${i}` })).join('\n') + '\n');
+  const out = path.join(DIR, 'f1-lists.vtask');
+  const r = vtask(['import', input, '--format', 'open-instruct', '-o', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const tasks = runnableTasks(parseTaskFile(fs.readFileSync(out, 'utf8'))).tasks;
+  const scores = await Promise.all(tasks.map((t, i) => verify(t.verify, rows[i]!.prediction, { task: { id: t.id, prompt: t.prompt, messages: t.messages, meta: t.meta, dir: DIR } })));
+  assert.deepEqual(scores.map((s) => Number(s.score.toFixed(9))), rows.map((x) => Number(x.expected_score.toFixed(9))));
 });

@@ -81,6 +81,8 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
 
 /** A vtask verifier for an open-instruct row. */
 function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { error: string } {
+  // open-instruct's string_f1 reads a list ground truth as several answers, the best one scoring.
+  if (dataset.toLowerCase() === 'string_f1' && Array.isArray(ground) && ground.length > 1) return { verify: { match: { answers: ground.map(String), mode: 'f1' } } };
   const gt = typeof ground === 'string' ? ground : Array.isArray(ground) && ground.length === 1 ? String(ground[0]) : undefined;
   if (gt === undefined) return { error: '`ground_truth` is not one string' };
   switch (dataset.toLowerCase()) {
