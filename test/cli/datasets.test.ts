@@ -8,10 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import YAML from 'yaml';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { verify } from '../../src/core/verifiers/verify';
 import { python, pythonMissing } from '../support/python';
+import { readJsonl } from '../support/conformance';
 import { startServe } from '../support/serveProcess';
 
 const ROOT = process.cwd();
@@ -168,8 +170,8 @@ from vtask_reward.client import VtaskError, Client
 math = json.dumps({"math": {"answer": "72"}})
 extra = {"vtask_verifier": math}
 scores = {
-  "verl": [compute_score("vtask", r, "72", extra) for r in ["\\\\boxed{72}", "\\\\boxed{71}"]],
-  "verl_batch": compute_score_batch(["vtask"] * 3, ["72", "71", "no"], ["72", "72", "x"], [extra, extra, {}]),
+  "verl": [compute_score("vtask", r, "72", extra)["score"] for r in ["\\\\boxed{72}", "\\\\boxed{71}"]],
+  "verl_batch": [r["score"] for r in compute_score_batch(["vtask"] * 3, ["72", "71", "no"], ["72", "72", "x"], [extra, extra, {}])],
   "trl_plain": vtask_reward(["p", "p"], ["\\\\boxed{72}", "71"], vtask_verifier=[math, math]),
   "trl_chat": vtask_reward([[{"role": "user", "content": "p"}]], [[{"role": "assistant", "content": "72"}]], solution=["72"]),
   "open_instruct": [VtaskVerifier()([], r, json.dumps({"task": "x", "verifier": {"constraints": ["punctuation:no_comma"]}})).score for r in ["a b", "a, b"]],
@@ -263,4 +265,45 @@ test('export reads cached runs (no request): rows carry pass rate, band and mode
   const none = vtask(['export', 'examples/math.vtask', '--format', 'trl', '-o', high, '--cache-dir', path.join(DIR, 'empty-cache'), '--band', 'learnable']);
   assert.equal(none.status, 0, none.stderr);
   assert.match(none.stdout, /0 rows/, 'tasks without a cached run are left out by the run filters');
+});
+
+test('import: Tulu 3 instruction rows in the func_name layout become constraints; a check IFEval cannot say is refused with the reason', () => {
+  // open-instruct's old layout: every function argument present, null when unused.
+  const gt = (args: Record<string, unknown>): string =>
+    JSON.stringify({ func_name: null, N: null, quantifier: null, end_phrase: null, keyword_list: null, word: null, forbidden_words: null, letter: null, i: null, first_word: null, postscript_marker: null, options: null, section_splitter: null, original_prompt: null, ...args });
+  const rows = [
+    { id: 'lower', ground_truth: gt({ func_name: 'validate_lowercase' }) },
+    { id: 'words', ground_truth: gt({ func_name: 'validate_word_constraint', N: 50, quantifier: 'at most' }) },
+    { id: 'end', ground_truth: gt({ func_name: 'validate_end', end_phrase: 'Any other questions?' }) },
+    { id: 'around', ground_truth: gt({ func_name: 'validate_word_constraint', N: 50, quantifier: 'around' }) },
+    { id: 'freq', ground_truth: gt({ func_name: 'verify_keyword_frequency', word: 'sea', N: 3 }) },
+  ].map((r) => JSON.stringify({ messages: [{ role: 'user', content: `Write a poem (${r.id}).` }], ground_truth: r.ground_truth, dataset: 'ifeval', task_id: r.id }));
+  const input = path.join(DIR, 'tulu-if.jsonl');
+  fs.writeFileSync(input, rows.join('\n') + '\n');
+  const out = path.join(DIR, 'tulu-if.vtask');
+  const r = vtask(['import', input, '--format', 'open-instruct', '-o', out]);
+  assert.equal(r.status, 1, 'two rows are not imported');
+  assert.match(r.stderr, /line 4: not imported: `validate_word_constraint` with quantifier `around` has no IFEval instruction/);
+  assert.match(r.stderr, /line 5: not imported: `verify_keyword_frequency` checks an exact count/);
+  assert.doesNotMatch(r.stderr, /Python literal/);
+  const tasks = (YAML.parse(fs.readFileSync(out, 'utf8')) as { tasks: { id: string; verify: unknown }[] }).tasks;
+  assert.deepEqual(Object.fromEntries(tasks.map((x) => [x.id, x.verify])), {
+    lower: { constraints: ['change_case:english_lowercase'] },
+    words: { constraints: [{ 'length_constraints:number_words': { num_words: 51, relation: 'less than' } }] },
+    end: { constraints: [{ 'startend:end_checker': { end_phrase: 'Any other questions?' } }] },
+  });
+  assert.equal(vtask(['check', out]).status, 0);
+});
+
+test('import: an open-instruct string_f1 row with a list ground truth scores as open-instruct scores several answers (its own list-label tests)', async () => {
+  const rows = readJsonl<{ class: string; prediction: string; labels?: string[]; expected_score: number }>('open_instruct_verifier_tests.jsonl').filter((r) => r.class === 'TestF1Verifier' && r.labels);
+  assert.ok(rows.length >= 5, 'the list-label tests are there');
+  const input = path.join(DIR, 'f1-lists.jsonl');
+  fs.writeFileSync(input, rows.map((r, i) => JSON.stringify({ messages: [{ role: 'user', content: `q${i}` }], ground_truth: r.labels, dataset: 'string_f1', task_id: `f1/${i}` })).join('\n') + '\n');
+  const out = path.join(DIR, 'f1-lists.vtask');
+  const r = vtask(['import', input, '--format', 'open-instruct', '-o', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const tasks = runnableTasks(parseTaskFile(fs.readFileSync(out, 'utf8'))).tasks;
+  const scores = await Promise.all(tasks.map((t, i) => verify(t.verify, rows[i]!.prediction, { task: { id: t.id, prompt: t.prompt, messages: t.messages, meta: t.meta, dir: DIR } })));
+  assert.deepEqual(scores.map((s) => Number(s.score.toFixed(9))), rows.map((x) => Number(x.expected_score.toFixed(9))));
 });

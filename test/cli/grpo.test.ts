@@ -76,3 +76,44 @@ test('GRPOTrainer trains on vtask-exported rows with rewards from vtask serve, a
   assert.deepEqual([report.passed, report.failed], [res.scored.length, 0], JSON.stringify(report.results, null, 1).slice(0, 3000));
   assert.equal(tested.code, 0);
 });
+
+test('GRPOTrainer trains on a dataset mixing agent and other tasks (trl_environments), and shows the share of undecided verdicts it was given', async (t) => {
+  const why = pythonMissing(['torch', 'transformers', 'trl', 'datasets']);
+  if (why) return t.skip(why);
+  const dir = path.join(DIR, 'mixed');
+  fs.mkdirSync(dir);
+  fs.cpSync(path.join(ROOT, 'examples/envs'), path.join(dir, 'envs'), { recursive: true });
+  fs.chmodSync(DIR, 0o755); // the environment runs as an unprivileged user of its own
+  const tasks = path.join(dir, 'mixed.vtask');
+  fs.writeFileSync(tasks, [
+    'vtask: 1',
+    'tasks:',
+    '  - id: add',
+    '    prompt: "What is 3 + 4?"',
+    '    verify: { math: { answer: "7" } }',
+    '  - id: kv',
+    `    prompt: "Which capital is stored under key 'fr'? Reply with <answer>...</answer>."`,
+    '    environment: { run: ./envs/kv_store.mjs }',
+    '    verify: { all: [ { match: { answer: Paris, tag: answer } }, { trajectory: { called: [get] } } ] }',
+    // No judge model is served: each of its verdicts is undecided, and the trainer must show it.
+    '  - id: judged',
+    '    prompt: "Say something kind."',
+    '    verify: { judge: { rubric: Is kind } }',
+    '',
+  ].join('\n'));
+  const rows = path.join(dir, 'rows.jsonl');
+  const exported = await runCliProcess(['export', tasks, '--format', 'trl', '-o', rows, '--no-runs'], {}, 60_000);
+  assert.equal(exported.code, 0, exported.stderr);
+  const served = await startServe([tasks]);
+  try {
+    const out = path.join(dir, 'trained.json');
+    python([path.join(ROOT, 'test/python/grpo_train.py'), rows, out, '1', dir], { VTASK_URL: served.url }, 600_000);
+    const res = JSON.parse(fs.readFileSync(out, 'utf8')) as { scored: { task_id: string; reward: number }[]; logged: Record<string, number>[] };
+    assert.deepEqual([...new Set(res.scored.map((s) => s.task_id))].sort(), ['add', 'judged', 'kv'], 'every task, agent or not, was rolled out and scored');
+    assert.equal(res.scored.length, 12);
+    assert.ok(res.scored.filter((s) => s.task_id === 'judged').every((s) => s.reward === 0));
+    assert.ok(Math.abs((res.logged[0]?.['vtask/undecided'] ?? NaN) - 4 / 12) < 1e-6, `the trainer logged the share undecided: ${JSON.stringify(res.logged)}`);
+  } finally {
+    served.child.kill('SIGTERM');
+  }
+});

@@ -171,7 +171,9 @@ from vtask_reward.verl_tools import verl_tool_config
 d = ${JSON.stringify(OUT)}
 trl = datasets.load_dataset("parquet", data_files=d + "/trl.parquet")["train"]
 envs = trl_environments(trl, base_dir=d)
-assert list(envs) == ["../tasks/envs/counter.py"], list(envs)
+# The plain task's rows (environment null) get a tool-less environment: GRPOTrainer looks them up under None.
+assert list(envs) == ["../tasks/envs/counter.py", None], list(envs)
+assert envs[None]().reset(prompt="p") is None
 env = envs["../tasks/envs/counter.py"]()
 row = trl[0]
 env.reset(**{k: v for k, v in row.items() if k != "environment"})

@@ -6,8 +6,11 @@ Point it at a server with ``VTASK_URL`` (default ``http://127.0.0.1:8765``) and,
 server has one, ``VTASK_SERVE_TOKEN``.
 """
 
-from .client import Client, VtaskError, default_client
+from .client import Client, UndecidedVerdict, VtaskError, default_client, undecided_count
 from .trl import vtask_reward
 from .verl import compute_score, compute_score_batch
 
-__all__ = ["Client", "VtaskError", "default_client", "compute_score", "compute_score_batch", "vtask_reward"]
+__all__ = [
+    "Client", "VtaskError", "UndecidedVerdict", "default_client", "undecided_count",
+    "compute_score", "compute_score_batch", "vtask_reward",
+]

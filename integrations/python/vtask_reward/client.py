@@ -1,11 +1,15 @@
 """The HTTP client of ``vtask serve`` (spec section 5.1)."""
 
 import json
+import logging
 import os
 import shlex
 import shutil
 import urllib.error
 import urllib.request
+from collections import namedtuple
+
+log = logging.getLogger("vtask_reward")
 
 
 class VtaskError(RuntimeError):
@@ -124,28 +128,130 @@ def _plain(value):
     return value.tolist() if hasattr(value, "tolist") and not isinstance(value, (str, bytes)) else value
 
 
-def verdict_groups(items, client=None):
-    """Verdicts of ``(verifier, prompt, response)`` triples, in order, one request per distinct verifier.
+# One response to score: its row's verifier and prompt, the response, and optionally the agent's
+# trajectory and the row's task id and file (what scores it by id; see ``by_task``).
+Item = namedtuple("Item", "verifier prompt response trajectory task file", defaults=(None, None, None))
 
-    An item may carry a fourth member, its trajectory (agent tasks; see ``Client.verify``).
+# Verifier kinds that run a program named in the verifier: a served dataset resolves it against
+# its own files, so such a row is scored by task id, never by sending the verifier inline.
+PROGRAM_KINDS = frozenset({"script"})
+
+
+def runs_program(verifier):
+    """Whether ``verifier`` (a dict, or composites of them) has a kind that runs a program."""
+    if isinstance(verifier, dict):
+        return any(k in PROGRAM_KINDS or runs_program(v) for k, v in verifier.items())
+    if isinstance(verifier, list):
+        return any(runs_program(v) for v in verifier)
+    return False
+
+
+def by_task(item):
+    """Whether the item is scored by its task id against the served dataset (see ``PROGRAM_KINDS``)."""
+    if not runs_program(item.verifier):
+        return False
+    if not item.task:
+        raise VtaskError(
+            "this row's verifier runs a program, so it is scored by task id against `vtask serve` started on the "
+            "dataset, and the row has no task id (export it with vtask)"
+        )
+    return True
+
+
+def _verify_task(client, task, file, responses, trajectories):
+    try:
+        return client.verify(responses, task=task, trajectories=trajectories)
+    except VtaskError as e:
+        # The id is in several served files: the row's own file tells them apart.
+        if file and 'add "file"' in str(e):
+            return client.verify(responses, task=task, file=file, trajectories=trajectories)
+        raise
+
+
+def verdict_groups(items, client=None, undecided=None):
+    """Verdicts of ``Item``s (or ``(verifier, prompt, response[, trajectory])`` tuples), in order.
+
+    One request per distinct verifier and prompt; rows whose verifier runs a program go by task
+    id (one request per task). Each undecided verdict is reported (see ``note_undecided``).
     """
     client = client or default_client()
     groups = {}
-    for i, (verifier, prompt, response, *trajectory) in enumerate(items):
-        key = json.dumps([verifier, prompt], sort_keys=True)
-        groups.setdefault(key, (verifier, prompt, []))[2].append((i, response, trajectory[0] if trajectory else None))
+    for i, raw in enumerate(items):
+        item = raw if isinstance(raw, Item) else Item(*raw)
+        by_id = by_task(item)
+        key = json.dumps(["task", item.task] if by_id else ["inline", item.verifier, item.prompt], sort_keys=True)
+        groups.setdefault(key, (by_id, item, []))[2].append((i, item.response, item.trajectory))
     verdicts = [None] * len(items)
-    for verifier, prompt, members in groups.values():
+    for by_id, first, members in groups.values():
         trajectories = [t for _, _, t in members]
-        results = client.verify(
-            [r for _, r, _ in members], verifier=verifier, prompt=prompt,
-            trajectories=trajectories if any(t is not None for t in trajectories) else None,
-        )
+        trajectories = trajectories if any(t is not None for t in trajectories) else None
+        responses = [r for _, r, _ in members]
+        if by_id:
+            results = _verify_task(client, first.task, first.file, responses, trajectories)
+        else:
+            results = client.verify(responses, verifier=first.verifier, prompt=first.prompt, trajectories=trajectories)
         for (i, _, _), result in zip(members, results):
             verdicts[i] = result
+    note_undecided(verdicts, items, undecided)
     return verdicts
 
 
-def score_groups(items, client=None):
-    """Scores (0 to 1) of ``(verifier, prompt, response[, trajectory])`` items, in order."""
-    return [float(v["score"]) for v in verdict_groups(items, client)]
+def score_groups(items, client=None, undecided=None):
+    """Scores (0 to 1) of ``Item``s, in order."""
+    return [float(v["score"]) for v in verdict_groups(items, client, undecided)]
+
+
+UNDECIDED_MODES = ("warn", "raise")
+_LOGGED_EACH = 10  # the first undecided verdicts are logged one by one, then one line per 100
+_undecided = {"count": 0, "by_error": {}}
+
+
+class UndecidedVerdict(VtaskError):
+    """A verdict could not be given (no judge model, script missing, timeout, crash) and the run said to raise."""
+
+
+def undecided_mode(mode=None):
+    mode = mode or os.environ.get("VTASK_UNDECIDED") or "warn"
+    if mode not in UNDECIDED_MODES:
+        raise ValueError(f"VTASK_UNDECIDED is one of {UNDECIDED_MODES}, not {mode!r}")
+    return mode
+
+
+def is_undecided(verdict):
+    """A verdict that could not be given: it carries ``error`` (its score 0 says nothing about the response)."""
+    return bool(verdict.get("error"))
+
+
+def undecided_count():
+    """Undecided verdicts this process has scored as 0, and how many of each error (``timeout``, ``unavailable``, ...)."""
+    return {"count": _undecided["count"], "by_error": dict(_undecided["by_error"])}
+
+
+def reset_undecided():
+    _undecided["count"] = 0
+    _undecided["by_error"].clear()
+
+
+def note_undecided(verdicts, items=(), mode=None):
+    """Counts and logs the undecided verdicts; raises ``UndecidedVerdict`` when ``mode`` (or
+    ``VTASK_UNDECIDED``) is ``raise``. Returns how many of ``verdicts`` were undecided."""
+    mode = undecided_mode(mode)
+    found = 0
+    for i, v in enumerate(verdicts):
+        if not is_undecided(v):
+            continue
+        found += 1
+        _undecided["count"] += 1
+        _undecided["by_error"][v["error"]] = _undecided["by_error"].get(v["error"], 0) + 1
+        n = _undecided["count"]
+        item = items[i] if i < len(items) else None
+        task = item.task if isinstance(item, Item) else None
+        what = f"task {task!r}: " if task else ""
+        message = f"vtask: undecided verdict ({v['error']}) scored 0: {what}{v.get('reason', '')}"
+        if mode == "raise":
+            raise UndecidedVerdict(message + " (VTASK_UNDECIDED=raise)")
+        if n <= _LOGGED_EACH:
+            log.warning("%s", message)
+        elif n % 100 == 0:
+            log.warning("vtask: %d undecided verdicts scored 0 so far (%s); the last: %s", n, _undecided["by_error"], message)
+    return found

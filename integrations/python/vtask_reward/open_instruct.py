@@ -2,13 +2,18 @@
 --via-vtask`` have ``dataset: vtask``; importing this module before open-instruct builds its
 verifiers registers ``VtaskVerifier`` under that name (it subclasses open-instruct's
 ``VerifierFunction`` when open-instruct is installed, and keeps the same call otherwise).
+
+The ground truth is ``{task, verifier, prompt}`` JSON: the verifier is sent with the task's
+prompt (what a judge reads), or, when it runs a program, the task id is (the served dataset
+has the program). An undecided verdict scores 0 and is logged (``VTASK_UNDECIDED=raise``
+raises); its ``reasoning`` says so.
 """
 
 import asyncio
 import json
 from dataclasses import dataclass
 
-from .client import default_client
+from .client import Item, default_client, verdict_groups
 
 try:
     from open_instruct.ground_truth_utils import VerificationResult as _Result  # type: ignore
@@ -34,8 +39,11 @@ class VtaskVerifier(_Base):  # type: ignore[misc, valid-type]
 
     def __call__(self, tokenized_prediction, prediction, label, query=None, rollout_state=None):
         spec = json.loads(label) if isinstance(label, str) else label
-        result = default_client().verify([prediction], verifier=spec["verifier"], prompt=query or "")[0]
-        return _Result(score=float(result["score"]))
+        prompt = spec["prompt"] if isinstance(spec.get("prompt"), str) else query or ""
+        item = Item(spec["verifier"], prompt, prediction, task=spec.get("task"), file=spec.get("file"))
+        result = verdict_groups([item], default_client())[0]
+        reasoning = f"undecided ({result['error']}): {result.get('reason', '')}" if result.get("error") else result.get("reason", "")
+        return _Result(score=float(result["score"]), reasoning=reasoning)
 
     async def async_call(self, tokenized_prediction, prediction, label, query=None, rollout_state=None):
         return await asyncio.to_thread(self.__call__, tokenized_prediction, prediction, label, query, rollout_state)

@@ -23,7 +23,7 @@ import subprocess
 import threading
 import time
 
-from .client import Client, VtaskError, completion_text, prompt_text, vtask_command, verdict_groups, verifier_of
+from .client import Client, Item, VtaskError, completion_text, is_undecided, prompt_text, vtask_command, verdict_groups, verifier_of
 
 _LISTENING = "listening on "
 
@@ -159,12 +159,16 @@ class VtaskScorer:
 
     A row's verifier is its ``vtask_verifier`` column (rows of ``vtask export --format trl``), else
     ``extra_info.vtask_verifier`` (``--format verl``), else a math check of its ``solution``.
+    Rows whose verifier runs a program are scored by their task id (``task_id``, or
+    ``extra_info.task_id``) against the server's task files. ``vtask_undecided`` marks the
+    verdicts that could not be given (score 0; logged, or raised with ``VTASK_UNDECIDED=raise``).
     """
 
     def __init__(self, tasks, command=None, response_column="response", prefix="vtask_", workers=1,
-                 start_timeout=60.0, request_timeout=120.0):
+                 start_timeout=60.0, request_timeout=120.0, serve_args=()):
+        # serve_args: more `vtask serve` options, such as the judge model (--base-url URL --model NAME).
         self.server = VtaskServer(tasks, command, workers=workers, start_timeout=start_timeout,
-                                  request_timeout=request_timeout).start()
+                                  request_timeout=request_timeout, args=tuple(serve_args)).start()
         self.response_column = response_column
         self.prefix = prefix
 
@@ -174,18 +178,20 @@ class VtaskScorer:
             raise VtaskError(f"the batch has no {self.response_column!r} column (columns: {', '.join(map(str, batch.keys()))})")
         n = len(responses)
         prompts = _column(batch, "prompt") or [""] * n
-        verifiers = _column(batch, "vtask_verifier") or [
-            (_plain_dict(extra) or {}).get("vtask_verifier") for extra in (_column(batch, "extra_info") or [None] * n)
-        ]
+        extras = [_plain_dict(extra) or {} for extra in (_column(batch, "extra_info") or [None] * n)]
+        verifiers = _column(batch, "vtask_verifier") or [extra.get("vtask_verifier") for extra in extras]
+        tasks = _column(batch, "task_id") or [extra.get("task_id") for extra in extras]
+        files = _column(batch, "file") or [extra.get("file") for extra in extras]
         solutions = _column(batch, "solution") or [None] * n
         items = [
-            (verifier_of(v, s), prompt_text(p), completion_text(r))
-            for p, r, v, s in zip(prompts, responses, verifiers, solutions)
+            Item(verifier_of(v, s), prompt_text(p), completion_text(r), None, task, f)
+            for p, r, v, s, task, f in zip(prompts, responses, verifiers, solutions, tasks, files)
         ]
         verdicts = verdict_groups(items, self.server.client)
         batch[self.prefix + "score"] = [float(v["score"]) for v in verdicts]
         batch[self.prefix + "pass"] = [bool(v["pass"]) for v in verdicts]
         batch[self.prefix + "reason"] = [str(v.get("reason") or "") for v in verdicts]
+        batch[self.prefix + "undecided"] = [is_undecided(v) for v in verdicts]
         return batch
 
     def __del__(self):

@@ -8,22 +8,34 @@ with its row's ``vtask_verifier``. With ``environment_factory=trl_environments(.
 passes the rollouts' ``environments``: each completion is then scored with its environment's
 trajectory (the calls it carried out and its final state), so an agent task's ``trajectory``
 and ``state`` checks score as in ``vtask run``.
+
+A verdict that could not be given (no judge model, a script that is missing, a timeout) scores
+0 and is logged; the trainer's metrics show the share of them as ``vtask/undecided`` (TRL hands
+reward functions ``log_metric``), and ``VTASK_UNDECIDED=raise`` (or ``undecided="raise"``)
+stops the run instead. ``vtask_reward.client.undecided_count()`` counts them too.
 """
 
-from .client import completion_text, prompt_text, score_groups, verifier_of
+from .client import Item, completion_text, is_undecided, prompt_text, verdict_groups, verifier_of
 
 
-def vtask_reward(prompts, completions, vtask_verifier=None, solution=None, environments=None, **kwargs):
+def vtask_reward(prompts, completions, vtask_verifier=None, solution=None, environments=None, task_id=None, file=None,
+                 log_metric=None, undecided=None, **kwargs):
     """One score per completion, 0 to 1, as ``vtask test`` would give it."""
     n = len(completions)
-    verifiers = vtask_verifier if vtask_verifier is not None else [None] * n
-    solutions = solution if solution is not None else [None] * n
+
+    def column(values):
+        return values if values is not None else [None] * n
+
     trajectories = [_trajectory(e) for e in environments] if environments is not None else [None] * n
     items = [
-        (verifier_of(v, s), prompt_text(p), completion_text(c), t)
-        for p, c, v, s, t in zip(prompts, completions, verifiers, solutions, trajectories)
+        Item(verifier_of(v, s), prompt_text(p), completion_text(c), t, task, f)
+        for p, c, v, s, t, task, f in zip(prompts, completions, column(vtask_verifier), column(solution), trajectories,
+                                          column(task_id), column(file))
     ]
-    return score_groups(items)
+    verdicts = verdict_groups(items, undecided=undecided)
+    if callable(log_metric) and n:
+        log_metric("vtask/undecided", sum(map(is_undecided, verdicts)) / n)
+    return [float(v["score"]) for v in verdicts]
 
 
 def _trajectory(environment):

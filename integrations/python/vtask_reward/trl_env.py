@@ -82,13 +82,29 @@ def environment_class(run, base_dir=".", args=None, timeout=30.0):
     return type("VtaskEnvironment", (), members)
 
 
+class NoEnvironment:
+    """The environment of a row without one (a task that is not an agent task): no tools, no trajectory."""
+
+    def reset(self, **_row):
+        return None
+
+
 def trl_environments(rows, base_dir=".", timeout=30.0):
-    """``environment_factory`` for GRPOTrainer: ``{environment: factory}`` for the rows' environments."""
-    found = {}
+    """``environment_factory`` for GRPOTrainer: ``{environment: factory}`` for the rows' environments.
+
+    Rows of other tasks (``environment`` null) get ``NoEnvironment`` under ``None``, the name
+    GRPOTrainer looks them up by, so a dataset may mix agent and other tasks.
+    """
+    found, plain = {}, False
     for row in rows:
         env = row.get("environment")
-        if env and env not in found:
+        if not env:
+            plain = True
+        elif env not in found:
             found[env] = row.get("environment_args")
     if not found:
         raise ValueError("no row names an environment: these rows are not from agent tasks")
-    return {env: environment_class(env, base_dir, args, timeout) for env, args in found.items()}
+    factories = {env: environment_class(env, base_dir, args, timeout) for env, args in found.items()}
+    if plain:
+        factories[None] = NoEnvironment
+    return factories

@@ -41,6 +41,12 @@ export function instructionPairs(params: Record<string, unknown>): [string, Reco
   });
 }
 
+/** One constraint as a task file writes it: a bare id, or `{id: kwargs}` without nulls. */
+export function instruction(id: string, kwargs: unknown): unknown {
+  const k = kwargs && typeof kwargs === 'object' ? Object.fromEntries(Object.entries(kwargs).filter(([, v]) => v !== null && v !== undefined)) : {};
+  return Object.keys(k).length ? { [id]: k } : id;
+}
+
 /** The columns every format carries so a row can be traced and scored again by vtask. */
 export function traceFields(t: ExportTask, settings: ExportSettings): Record<string, unknown> {
   return {

@@ -7,10 +7,11 @@
 // package's `VtaskEnv` is that environment (it starts the referenced one and relays calls).
 import { errorMessage } from '../base/errorMessage';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
-import { instructionPairs, kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import { instruction, instructionPairs, kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
 import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { fromPyLiteral, toPyLiteral } from './pyLiteral';
+import { funcNameArgs, funcNameVerifier } from './tuluIfFunctions';
 import { int32, listOf, messagesColumn, str, struct, type SchemaElement } from './parquetSchema';
 
 /** open-instruct's environment name of rows whose environment vtask's adapter starts. */
@@ -34,8 +35,11 @@ function nativeRow(verify: unknown): { dataset: string; ground_truth: string } |
     const mode = params.mode ?? 'normalized';
     if (mode === 'f1') {
       if (params.tag !== undefined) return { error: 'open-instruct\'s `string_f1` verifier reads no tag' };
-      const golds = (params.answers as unknown[] | undefined) ?? [params.answer];
-      return { dataset: 'string_f1', ground_truth: golds.length === 1 ? String(golds[0]) : JSON.stringify(golds.map(String)) };
+      const answer = singleAnswer(params);
+      // open-instruct's string_f1 reads several answers only from a list ground truth, which a
+      // column of string ground truths cannot hold: as text they would be scored as one answer.
+      if (answer === undefined) return { error: 'open-instruct\'s `string_f1` verifier takes several answers only as a list `ground_truth`, and this format\'s `ground_truth` is text (export with --via-vtask)' };
+      return { dataset: 'string_f1', ground_truth: answer };
     }
     const answer = singleAnswer(params);
     if (mode !== 'normalized' || answer === undefined) return { error: `open-instruct has no verifier for \`match\` in mode \`${String(mode)}\`${answer === undefined ? ' with several answers' : ''}` };
@@ -59,7 +63,8 @@ function nativeRow(verify: unknown): { dataset: string; ground_truth: string } |
 }
 
 function toRow(t: ExportTask, settings: ExportSettings): RowResult {
-  const native = settings.viaVtask ? { dataset: VTASK_VERIFIER, ground_truth: JSON.stringify({ task: t.task.id, verifier: t.task.verify }) } : nativeRow(t.task.verify);
+  // The prompt rides with the verifier (a judge reads it); the task id scores rows whose verifier runs a program.
+  const native = settings.viaVtask ? { dataset: VTASK_VERIFIER, ground_truth: JSON.stringify({ task: t.task.id, verifier: t.task.verify, prompt: t.task.prompt }) } : nativeRow(t.task.verify);
   if ('error' in native) return native;
   return {
     row: {
@@ -76,6 +81,8 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
 
 /** A vtask verifier for an open-instruct row. */
 function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { error: string } {
+  // open-instruct's string_f1 reads a list ground truth as several answers, the best one scoring.
+  if (dataset.toLowerCase() === 'string_f1' && Array.isArray(ground) && ground.length > 1) return { verify: { match: { answers: ground.map(String), mode: 'f1' } } };
   const gt = typeof ground === 'string' ? ground : Array.isArray(ground) && ground.length === 1 ? String(ground[0]) : undefined;
   if (gt === undefined) return { error: '`ground_truth` is not one string' };
   switch (dataset.toLowerCase()) {
@@ -99,6 +106,8 @@ function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { e
       return { verify: { match: Array.isArray(golds) ? { answers: golds.map(String), mode: 'f1' } : { answer: gt, mode: 'f1' } } };
     }
     case 'ifeval': {
+      const old = funcNameArgs(gt);
+      if (old) return funcNameVerifier(old);
       let parsed: unknown;
       try {
         parsed = fromPyLiteral(gt);
@@ -130,12 +139,6 @@ function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { e
     default:
       return { error: `open-instruct's \`${dataset}\` verifier has no vtask counterpart` };
   }
-}
-
-/** One constraint as a task file writes it: a bare id, or `{id: kwargs}` without nulls. */
-export function instruction(id: string, kwargs: unknown): unknown {
-  const k = kwargs && typeof kwargs === 'object' ? Object.fromEntries(Object.entries(kwargs).filter(([, v]) => v !== null && v !== undefined)) : {};
-  return Object.keys(k).length ? { [id]: k } : id;
 }
 
 function fromRow(row: Record<string, unknown>, n: number): ImportResult {

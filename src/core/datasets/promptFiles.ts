@@ -4,7 +4,7 @@
 // the training formats.
 import { readTrace, rowId } from './common';
 import type { ImportResult } from './format';
-import { instruction } from './openInstruct';
+import { instruction } from './common';
 
 export function fromIfevalRow(row: Record<string, unknown>, n: number): ImportResult {
   const { prompt, instruction_id_list: ids, kwargs } = row;

@@ -1,7 +1,8 @@
 // verl's RL rows (verl/utils/dataset/rl_dataset.py): `prompt` as chat messages, `data_source`
 // (which reward function scores the row), `ability`, `reward_model: {style: rule,
 // ground_truth}` and `extra_info` (index, split, and what vtask needs to score the row again:
-// the task id, its file and the verifier as JSON). verl calls a `custom_reward_function` with
+// the task id, its file, the verifier as JSON and the prompt's last user message as
+// `prompt_text`, which a judge reads). verl calls a `custom_reward_function` with
 // (data_source, solution_str, ground_truth, extra_info); the Python package's `compute_score`
 // sends the response and `extra_info.vtask_verifier` to `vtask serve`.
 //
@@ -61,6 +62,8 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
       extra_info: {
         index: t.index,
         ...traceFields(t, settings),
+        // verl hands the reward function extra_info, not the prompt: a judge reads it from here.
+        prompt_text: t.task.prompt,
         need_tools_kwargs: t.agent !== undefined,
         tools_kwargs: t.agent ? { [VERL_TOOLS_KEY]: { create_kwargs: { ...t.agent, task_id: t.task.id } } } : null,
       },
@@ -104,6 +107,7 @@ export const verl: DatasetFormat = {
       name: 'extra_info',
       schema: struct('extra_info', [
         ...extraInfoSchema(),
+        str('prompt_text'),
         bool('need_tools_kwargs'),
         struct('tools_kwargs', [struct(VERL_TOOLS_KEY, [struct('create_kwargs', [str('environment'), str('environment_args'), int32('max_turns'), str('task_id')])])]),
       ]),
