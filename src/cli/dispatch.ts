@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { fsReason, MissingPathError } from '../core/taskfile/discover';
 import { closest } from '../core/base/suggest';
 import { cut } from '../core/util/cut';
@@ -12,9 +13,50 @@ import { auditCommand, auditHelp } from './auditCommand';
 import { statsCommand, statsHelp } from './statsCommand';
 import { envCommand, envHelp } from './envCommand';
 import { EXIT, UsageError, type CliIO } from './io';
-import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
+import { terminalSafe } from './terminal';
+import { onSandboxUse, setAllowWeakIsolation, setProjectRoots } from '../core/sandbox';
+import { onSecretsWithheld, parseEndpointRule, setSecretTrust, type EndpointRule } from '../core/sampling/trust';
 
 const ALLOW_WEAK_FLAG = '--allow-weak-isolation';
+/** Flags every command takes, with a value: what the user allows, outside any task file. */
+const TRUST_FLAGS = ['--trust-endpoint', '--allow-key-env', '--root'] as const;
+
+/** What the user allowed on the command line, and the arguments left for the command. */
+interface Allowances {
+  readonly rules: EndpointRule[];
+  readonly roots: string[];
+  readonly rest: string[];
+}
+
+/** Takes `--trust-endpoint URL`, `--allow-key-env VAR@HOST` and `--root DIR` (also `--flag=value`) out of the arguments. */
+function allowances(argv: readonly string[], cwd: string): Allowances {
+  const out: Allowances = { rules: [], roots: [], rest: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const eq = arg.indexOf('=');
+    const flag = (TRUST_FLAGS as readonly string[]).find((f) => arg === f || (eq > 0 && arg.slice(0, eq) === f));
+    if (!flag) {
+      out.rest.push(arg);
+      continue;
+    }
+    const value = arg === flag ? argv[++i] : arg.slice(eq + 1);
+    if (!value || (arg === flag && value.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
+    if (flag === '--root') {
+      out.roots.push(path.resolve(cwd, value));
+      continue;
+    }
+    let rule: EndpointRule;
+    try {
+      rule = parseEndpointRule(value);
+    } catch (e) {
+      throw new UsageError(`${flag}: ${(e as Error).message}`);
+    }
+    if (flag === '--allow-key-env' && !rule.variable) throw new UsageError(`--allow-key-env takes VAR@HOST (such as OPENAI_API_KEY@api.openai.com), not '${cut(value)}'`);
+    if (flag === '--trust-endpoint' && rule.variable) throw new UsageError(`--trust-endpoint takes a URL or host; to allow one variable, write --allow-key-env ${cut(value)}`);
+    out.rules.push(rule);
+  }
+  return out;
+}
 
 const help = `vtask ${version}: write, check and run verifiable tasks for RLVR
 
@@ -34,6 +76,11 @@ Commands:
 Options:
   --allow-weak-isolation  (test, run, audit, env) let code and script verifiers run without the full
                   sandbox (bubblewrap); without it they are refused there. See README, Isolation.
+  --trust-endpoint URL    a task file's model profiles may send their key and \${env:...} headers
+                  to URL (or a host); elsewhere they go without them. Repeatable.
+  --allow-key-env VAR@HOST  the same for one variable only (HOST may be a URL).
+  --root DIR      scripts and environments may read DIR (read-only) rather than only the task
+                  file's own folder; DIR must contain the task file.
   -h, --help      show help (also: vtask <command> --help)
   -v, --version   print the version
 
@@ -78,7 +125,17 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     io.stdout.write(command.help + '\n');
     return EXIT.ok;
   }
-  const allowWeak = rest.includes(ALLOW_WEAK_FLAG);
+  let allowed: Allowances;
+  try {
+    allowed = allowances(rest, io.cwd);
+  } catch (e) {
+    io.stderr.write(`vtask ${name}: ${(e as Error).message}\n\n${command.help}\n`);
+    return EXIT.usage;
+  }
+  setSecretTrust({ rules: allowed.rules, workspaceTrusted: true });
+  setProjectRoots(allowed.roots);
+  const stopWarning = onSecretsWithheld((message) => io.stderr.write(`vtask: warning: ${terminalSafe(message)}\n`));
+  const allowWeak = allowed.rest.includes(ALLOW_WEAK_FLAG);
   setAllowWeakIsolation(allowWeak);
   // Said once per run, when the first code or script check takes the sandbox.
   let told = false;
@@ -88,7 +145,7 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
   });
   try {
     return await command.run(
-      rest.filter((a) => a !== ALLOW_WEAK_FLAG),
+      allowed.rest.filter((a) => a !== ALLOW_WEAK_FLAG),
       io,
       signal,
     );
@@ -105,6 +162,9 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     return EXIT.failed;
   } finally {
     stopTelling();
+    stopWarning();
     setAllowWeakIsolation(false);
+    setSecretTrust({ rules: [], workspaceTrusted: true });
+    setProjectRoots([]);
   }
 }
