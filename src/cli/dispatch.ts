@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { errorMessage } from '../core/base/errorMessage';
 import { fsReason, MissingPathError } from '../core/taskfile/discover';
 import { closest } from '../core/base/suggest';
 import { cut } from '../core/util/cut';
@@ -26,6 +29,31 @@ interface Allowances {
   readonly rules: EndpointRule[];
   readonly roots: string[];
   readonly rest: string[];
+}
+
+/**
+ * The user's own configuration file, outside any dataset: `$XDG_CONFIG_HOME/vtask/config.json`
+ * (default `~/.config/vtask/config.json`), `{"trustedEndpoints": ["URL", "HOST", "VAR@HOST"]}`,
+ * the same entries as the flags. A file that cannot be read is said on stderr and ignored.
+ */
+function configuredRules(io: CliIO): EndpointRule[] {
+  const file = path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'vtask', 'config.json');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const rules: EndpointRule[] = [];
+  try {
+    const entries = (JSON.parse(text) as { trustedEndpoints?: unknown }).trustedEndpoints ?? [];
+    if (!Array.isArray(entries)) throw new Error('`trustedEndpoints` is a list of strings');
+    for (const e of entries) rules.push(parseEndpointRule(String(e)));
+  } catch (e) {
+    io.stderr.write(`vtask: warning: ${terminalSafe(file)} is ignored: ${terminalSafe(errorMessage(e))}\n`);
+    return [];
+  }
+  return rules;
 }
 
 /** Takes `--trust-endpoint URL`, `--allow-key-env VAR@HOST` and `--root DIR` (also `--flag=value`) out of the arguments. */
@@ -78,7 +106,8 @@ Options:
                   sandbox (bubblewrap); without it they are refused there. See README, Isolation.
   --trust-endpoint URL    a task file's model profiles may send their key and \${env:...} headers
                   to URL (or a host); elsewhere they go without them. Repeatable.
-  --allow-key-env VAR@HOST  the same for one variable only (HOST may be a URL).
+  --allow-key-env VAR@HOST  the same for one variable only (HOST may be a URL). The same
+                  entries may be listed in ~/.config/vtask/config.json: {"trustedEndpoints": [...]}.
   --root DIR      scripts and environments may read DIR (read-only) rather than only the task
                   file's own folder; DIR must contain the task file.
   -h, --help      show help (also: vtask <command> --help)
@@ -132,7 +161,7 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     io.stderr.write(`vtask ${name}: ${(e as Error).message}\n\n${command.help}\n`);
     return EXIT.usage;
   }
-  setSecretTrust({ rules: allowed.rules, workspaceTrusted: true });
+  setSecretTrust({ rules: [...configuredRules(io), ...allowed.rules], workspaceTrusted: true });
   setProjectRoots(allowed.roots);
   const stopWarning = onSecretsWithheld((message) => io.stderr.write(`vtask: warning: ${terminalSafe(message)}\n`));
   const allowWeak = allowed.rest.includes(ALLOW_WEAK_FLAG);

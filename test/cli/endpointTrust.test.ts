@@ -40,10 +40,13 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** The user's configuration folder: none unless a test writes one. */
+const config = path.join(dir, 'config');
+
 /** Runs the file once (no cache) and returns what the server received, and the CLI's stderr. */
 async function runOnce(...flags: string[]): Promise<{ headers: Record<string, unknown>; stderr: string }> {
   server.reset();
-  const r = await runCliProcess(['run', file, '--fresh', '--cache-dir', path.join(dir, 'cache'), ...flags], SECRETS);
+  const r = await runCliProcess(['run', file, '--fresh', '--cache-dir', path.join(dir, 'cache'), ...flags], { ...SECRETS, XDG_CONFIG_HOME: config });
   assert.equal(r.code, 0, r.stderr);
   const req = server.samplingRequests[0];
   assert.ok(req, `no request reached the server\n${r.stderr}`);
@@ -77,6 +80,24 @@ test('--allow-key-env VAR@HOST allows that variable only', async () => {
   assert.equal(headers['x-token'], undefined);
   assert.match(stderr, /\$GITHUB_TOKEN is not sent to/);
   assert.doesNotMatch(stderr, /\$AWS_SECRET_ACCESS_KEY is not sent/);
+});
+
+test("the user's ~/.config/vtask/config.json allows endpoints as the flags do; a broken one is said and ignored", async () => {
+  fs.mkdirSync(path.join(config, 'vtask'), { recursive: true });
+  const configFile = path.join(config, 'vtask', 'config.json');
+  fs.writeFileSync(configFile, JSON.stringify({ trustedEndpoints: [`127.0.0.1:${server.port}`] }));
+  try {
+    const { headers, stderr } = await runOnce();
+    assert.equal(headers.authorization, `Bearer ${SECRETS.AWS_SECRET_ACCESS_KEY}`);
+    assert.equal(headers['x-token'], SECRETS.GITHUB_TOKEN);
+    assert.doesNotMatch(stderr, /warning/);
+    fs.writeFileSync(configFile, JSON.stringify({ trustedEndpoints: ['ftp://x'] }));
+    const broken = await runOnce();
+    assert.equal(broken.headers.authorization, undefined);
+    assert.match(broken.stderr, /config\.json is ignored: 'ftp:\/\/x' is not an endpoint/);
+  } finally {
+    fs.rmSync(config, { recursive: true, force: true });
+  }
 });
 
 test('an allowance for another host or port allows nothing here', async () => {
