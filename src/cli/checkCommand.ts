@@ -1,3 +1,4 @@
+import { withheldIssues } from '../core/sampling/trust';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFileInThreads } from '../core/taskfile/parallel';
 import { listTaskFiles, readTaskText } from './files';
@@ -8,7 +9,9 @@ import { terminalSafe } from './terminal';
 export const checkHelp = `Usage: vtask check PATH...
 
 Validates task files (folders are searched for *.vtask, *.vtask.yaml, *.vtask.yml) and
-prints one line per problem: file:line:col: error: message.
+prints one line per problem: file:line:col: error: message. A model profile of the file that
+names secrets (api_key_env, \${env:VAR} headers) for an endpoint not allowed with --trust-endpoint
+or --allow-key-env is a warning: vtask run would send its requests without them.
 Exits 0 when every file is valid, 1 when any has an error, 2 on usage errors.`;
 
 export async function check(paths: readonly string[], io: CliIO): Promise<number> {
@@ -32,7 +35,9 @@ export async function check(paths: readonly string[], io: CliIO): Promise<number
     // This very script doubles as the parse worker (see main.ts).
     const parsed = await parseTaskFileInThreads(read.text, __filename);
     tasks += parsed.tasks.length;
-    for (const issue of parsed.issues) {
+    // Profiles whose secrets would be held back (see --trust-endpoint) are warned of, at the profile.
+    const issues = [...parsed.issues, ...withheldIssues(parsed.parts)].sort((a, b) => a.start - b.start);
+    for (const issue of issues) {
       io.stdout.write(terminalSafe(formatIssue(file, parsed.lines, issue)) + '\n');
       if (issue.severity === 'error') errors++;
       else if (issue.severity === 'warning') warnings++;

@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { errorMessage } from '../core/base/errorMessage';
 import { fsReason, MissingPathError } from '../core/taskfile/discover';
 import { closest } from '../core/base/suggest';
 import { cut } from '../core/util/cut';
@@ -12,9 +16,75 @@ import { auditCommand, auditHelp } from './auditCommand';
 import { statsCommand, statsHelp } from './statsCommand';
 import { envCommand, envHelp } from './envCommand';
 import { EXIT, UsageError, type CliIO } from './io';
-import { onSandboxUse, setAllowWeakIsolation } from '../core/sandbox';
+import { terminalSafe } from './terminal';
+import { onSandboxUse, setAllowWeakIsolation, setProjectRoots } from '../core/sandbox';
+import { onSecretsWithheld, parseEndpointRule, setSecretTrust, type EndpointRule } from '../core/sampling/trust';
 
 const ALLOW_WEAK_FLAG = '--allow-weak-isolation';
+/** Flags every command takes, with a value: what the user allows, outside any task file. */
+const TRUST_FLAGS = ['--trust-endpoint', '--allow-key-env', '--root'] as const;
+
+/** What the user allowed on the command line, and the arguments left for the command. */
+interface Allowances {
+  readonly rules: EndpointRule[];
+  readonly roots: string[];
+  readonly rest: string[];
+}
+
+/**
+ * The user's own configuration file, outside any dataset: `$XDG_CONFIG_HOME/vtask/config.json`
+ * (default `~/.config/vtask/config.json`), `{"trustedEndpoints": ["URL", "HOST", "VAR@HOST"]}`,
+ * the same entries as the flags. A file that cannot be read is said on stderr and ignored.
+ */
+function configuredRules(io: CliIO): EndpointRule[] {
+  const file = path.join(process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'vtask', 'config.json');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const rules: EndpointRule[] = [];
+  try {
+    const entries = (JSON.parse(text) as { trustedEndpoints?: unknown }).trustedEndpoints ?? [];
+    if (!Array.isArray(entries)) throw new Error('`trustedEndpoints` is a list of strings');
+    for (const e of entries) rules.push(parseEndpointRule(String(e)));
+  } catch (e) {
+    io.stderr.write(`vtask: warning: ${terminalSafe(file)} is ignored: ${terminalSafe(errorMessage(e))}\n`);
+    return [];
+  }
+  return rules;
+}
+
+/** Takes `--trust-endpoint URL`, `--allow-key-env VAR@HOST` and `--root DIR` (also `--flag=value`) out of the arguments. */
+function allowances(argv: readonly string[], cwd: string): Allowances {
+  const out: Allowances = { rules: [], roots: [], rest: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const eq = arg.indexOf('=');
+    const flag = (TRUST_FLAGS as readonly string[]).find((f) => arg === f || (eq > 0 && arg.slice(0, eq) === f));
+    if (!flag) {
+      out.rest.push(arg);
+      continue;
+    }
+    const value = arg === flag ? argv[++i] : arg.slice(eq + 1);
+    if (!value || (arg === flag && value.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
+    if (flag === '--root') {
+      out.roots.push(path.resolve(cwd, value));
+      continue;
+    }
+    let rule: EndpointRule;
+    try {
+      rule = parseEndpointRule(value);
+    } catch (e) {
+      throw new UsageError(`${flag}: ${(e as Error).message}`);
+    }
+    if (flag === '--allow-key-env' && !rule.variable) throw new UsageError(`--allow-key-env takes VAR@HOST (such as OPENAI_API_KEY@api.openai.com), not '${cut(value)}'`);
+    if (flag === '--trust-endpoint' && rule.variable) throw new UsageError(`--trust-endpoint takes a URL or host; to allow one variable, write --allow-key-env ${cut(value)}`);
+    out.rules.push(rule);
+  }
+  return out;
+}
 
 const help = `vtask ${version}: write, check and run verifiable tasks for RLVR
 
@@ -34,6 +104,12 @@ Commands:
 Options:
   --allow-weak-isolation  (test, run, audit, env) let code and script verifiers run without the full
                   sandbox (bubblewrap); without it they are refused there. See README, Isolation.
+  --trust-endpoint URL    a task file's model profiles may send their key and \${env:...} headers
+                  to URL (or a host); elsewhere they go without them. Repeatable.
+  --allow-key-env VAR@HOST  the same for one variable only (HOST may be a URL). The same
+                  entries may be listed in ~/.config/vtask/config.json: {"trustedEndpoints": [...]}.
+  --root DIR      scripts and environments may read DIR (read-only) rather than only the task
+                  file's own folder; DIR must contain the task file.
   -h, --help      show help (also: vtask <command> --help)
   -v, --version   print the version
 
@@ -78,7 +154,17 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     io.stdout.write(command.help + '\n');
     return EXIT.ok;
   }
-  const allowWeak = rest.includes(ALLOW_WEAK_FLAG);
+  let allowed: Allowances;
+  try {
+    allowed = allowances(rest, io.cwd);
+  } catch (e) {
+    io.stderr.write(`vtask ${name}: ${(e as Error).message}\n\n${command.help}\n`);
+    return EXIT.usage;
+  }
+  setSecretTrust({ rules: [...configuredRules(io), ...allowed.rules], workspaceTrusted: true });
+  setProjectRoots(allowed.roots);
+  const stopWarning = onSecretsWithheld((message) => io.stderr.write(`vtask: warning: ${terminalSafe(message)}\n`));
+  const allowWeak = allowed.rest.includes(ALLOW_WEAK_FLAG);
   setAllowWeakIsolation(allowWeak);
   // Said once per run, when the first code or script check takes the sandbox.
   let told = false;
@@ -88,7 +174,7 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
   });
   try {
     return await command.run(
-      rest.filter((a) => a !== ALLOW_WEAK_FLAG),
+      allowed.rest.filter((a) => a !== ALLOW_WEAK_FLAG),
       io,
       signal,
     );
@@ -105,6 +191,9 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     return EXIT.failed;
   } finally {
     stopTelling();
+    stopWarning();
     setAllowWeakIsolation(false);
+    setSecretTrust({ rules: [], workspaceTrusted: true });
+    setProjectRoots([]);
   }
 }

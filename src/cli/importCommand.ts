@@ -16,26 +16,29 @@ Reads a dataset back into a task file. FORMAT is one of: ${[...IMPORT_FORMATS.ke
 (ifeval: IFEval prompt files {key, prompt, instruction_id_list, kwargs}; qa: {question, answer}
 rows such as GSM8K, the answer after '####'). Without --format it is told from the columns.
 Every row that cannot become a task is reported with its line or row number; the others are
-written. The new file is then checked like \`vtask check\` does.
+written. A row whose script verifier or environment path leaves the output's folder (such as
+../../bin/sh) is not imported: --allow-outside-paths imports it with a warning. The new file is then checked like \`vtask check\` does.
 Exits 0 when every row was imported into a valid task, 1 otherwise, 2 on usage errors.`;
 
-function parseArgs(argv: readonly string[]): { input: string; format?: string; out: string; force: boolean } {
+function parseArgs(argv: readonly string[]): { input: string; format?: string; out: string; force: boolean; allowOutsidePaths: boolean } {
   let input: string | undefined;
   let format: string | undefined;
   let out: string | undefined;
   let force = false;
+  let allowOutsidePaths = false;
   for (const { arg: a, flag, value } of eachArg(argv)) {
     if (flag === '--format' || flag === '-f') format = value();
     else if (flag === '-o' || flag === '--out') out = value();
     else if (flag === '--force') force = true;
-    else if (a.startsWith('-')) throw unknownOption(a, ['--format', '--out', '-o', '--force']);
+    else if (flag === '--allow-outside-paths') allowOutsidePaths = true;
+    else if (a.startsWith('-')) throw unknownOption(a, ['--format', '--out', '-o', '--force', '--allow-outside-paths']);
     else if (input === undefined) input = a;
     else throw new UsageError(`one input file at a time; got '${input}' and '${a}'`);
   }
   if (!input) throw new UsageError('name the dataset file to import');
   if (!out) throw new UsageError('-o OUT.vtask is required');
   if (format !== undefined && !IMPORT_FORMATS.has(format)) throw new UsageError(`unknown format '${format}': one of ${[...IMPORT_FORMATS.keys()].join(', ')}`);
-  return { input, format, out, force };
+  return { input, format, out, force, allowOutsidePaths };
 }
 
 export async function importCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -50,12 +53,13 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   if (!fs.existsSync(path.dirname(out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
   let report;
   try {
-    report = await importDataset({ input, type, format: args.format, out });
+    report = await importDataset({ input, type, format: args.format, out, allowOutsidePaths: args.allowOutsidePaths });
   } catch (e) {
     io.stderr.write(`vtask import: ${errorMessage(e)}\n`);
     return EXIT.failed;
   }
   for (const b of report.bad) io.stderr.write(`${args.input}:${b.where}: not imported: ${b.reason}\n`);
+  for (const w of report.warnings) io.stderr.write(`${args.input}:${w.where}: warning: ${w.reason}\n`);
   const text = fs.readFileSync(out, 'utf8');
   // The new file is checked one task at a time, so a large import stays in bounded memory.
   const pool = openResolvePool(__filename);

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { backgroundFailure } from './backgroundFailure';
 import { toDiagnostic } from './convert';
-import { settingsFor } from './settings';
+import { withheldIssues } from '../core/sampling/trust';
+import { onDidChangeSettings, settingsFor } from './settings';
 import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 
 /**
@@ -22,6 +23,13 @@ export class Diagnostics implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document)),
       // Rows of a large dataset are read around what is shown: scrolling reads others.
       documents.onDidChangeWindow((d) => this.schedule(d)),
+      // What the user allows changed: the warnings at profiles follow.
+      onDidChangeSettings((e) => {
+        if (e.affectsConfiguration('vtask.trustedEndpoints')) for (const d of vscode.workspace.textDocuments) this.schedule(d);
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        for (const d of vscode.workspace.textDocuments) this.schedule(d);
+      }),
       vscode.workspace.onDidCloseTextDocument((d) => {
         this.cancel(d);
         this.collection.delete(d.uri);
@@ -51,7 +59,9 @@ export class Diagnostics implements vscode.Disposable {
     if (!isTaskDocument(doc) || doc.isClosed) return;
     try {
       const file = this.documents.get(doc);
-      this.collection.set(doc.uri, file.issues.map((i) => toDiagnostic(file.lines, i)));
+      // A profile of the file that names secrets its endpoint may not receive: said at the profile.
+      const issues = [...file.issues, ...withheldIssues(file.parts)];
+      this.collection.set(doc.uri, issues.map((i) => toDiagnostic(file.lines, i)));
     } catch (e) {
       // A bug in validation must not take the editor down: report it and keep the old problems.
       backgroundFailure(this.log, `validating ${vscode.workspace.asRelativePath(doc.uri)}`, e);

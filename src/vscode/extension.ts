@@ -21,6 +21,7 @@ import { CodeLensProvider } from './codeLens';
 import { Decorations } from './decorations';
 import { ROWS_SELECTOR, TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
 import { isolationWiring } from './isolation';
+import { trustWiring } from './trust';
 import { showWalkthroughOnce } from './walkthrough';
 import { DatasetEditorProvider } from './datasetEditor';
 import { registerOverview } from './overview';
@@ -29,6 +30,8 @@ import { registerOverview } from './overview';
 export function activate(context: vscode.ExtensionContext): VtaskApi {
   const log = vscode.window.createOutputChannel('vtask', { log: true });
   try {
+    // First: diagnostics and runs read what the user allows from the start.
+    context.subscriptions.push(...trustWiring(log));
     const documents = new TaskDocuments();
     const diagnostics = new Diagnostics(documents, log);
     const results = new ResultStore();

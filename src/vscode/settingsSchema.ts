@@ -1,8 +1,11 @@
 // The editor's settings as data, free of `vscode`, so that unit tests can hold them against
 // package.json's `contributes.configuration` and the reader can be tested on plain values.
 
-/** Where a setting may be set: `resource` settings may differ per workspace folder. */
-export type SettingScope = 'machine' | 'window' | 'resource';
+/**
+ * Where a setting may be set: `resource` settings may differ per workspace folder; `application`
+ * settings are read from the user's settings only (a repository's workspace settings cannot set them).
+ */
+export type SettingScope = 'application' | 'machine' | 'window' | 'resource';
 
 /** Every `vtask.*` setting: its default (the one value package.json also declares) and scope. */
 export const SETTINGS = {
@@ -17,6 +20,9 @@ export const SETTINGS = {
   temperature: { default: null, scope: 'resource' },
   // Machine-wide: whether answers may run without the full sandbox is the machine owner's call.
   allowWeakIsolation: { default: false, scope: 'machine' },
+  // The user's own: a workspace (a downloaded dataset) must not choose where secrets go. Read
+  // from the user's settings alone, by trust.ts.
+  trustedEndpoints: { default: [], scope: 'application' },
   // The overview's own settings, read by duplicateDiagnostics.ts.
   'duplicates.enabled': { default: true, scope: 'window' },
   'duplicates.threshold': { default: 0.8, scope: 'window' },

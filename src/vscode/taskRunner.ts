@@ -227,7 +227,8 @@ export class TaskRunner implements vscode.Disposable {
 
   /** One provider per profile, kept: its connection pool and limits are shared by all runs. */
   private providerOf(p: ModelProfile): Provider {
-    const id = `${p.name}\0${p.baseUrl}\0${p.model}`;
+    // The secrets it sends are part of it: a change of vtask.trustedEndpoints gives another provider.
+    const id = `${p.name}\0${p.baseUrl}\0${p.model}\0${p.apiKeyEnv ?? ''}\0${JSON.stringify(p.headers ?? {})}`;
     let provider = this.providers.get(id);
     if (!provider) {
       provider = p.baseUrl.startsWith(LM_PREFIX) ? new LanguageModelProvider(p.baseUrl, this.log) : createProvider(p, { splitThinkTags: false, secrets: this.models.lookup });

@@ -74,7 +74,8 @@ for (const name of ['open-instruct', 'verl', 'trl', 'openai-rft']) {
       assert.ok(written.length >= 9, `${written.length} rows`);
       assert.equal(written.length + report.unexpressible.length, EXAMPLES.flatMap((f) => tasksOf(f)).length);
       const back = path.join(dir, 'back.vtask');
-      const imported = await importDataset({ input: out, type, format: name, out: back });
+      // The examples' environments stay where they are, outside this temporary folder.
+      const imported = await importDataset({ input: out, type, format: name, out: back, allowOutsidePaths: true });
       assert.deepEqual(imported.bad, []);
       const parsed = parseTaskFile(fs.readFileSync(back, 'utf8'));
       assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error').map((i) => i.message), []);

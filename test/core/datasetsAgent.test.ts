@@ -137,7 +137,8 @@ test('import: an agent row comes back as an agent task whose environment is the 
   fs.mkdirSync(back, { recursive: true });
   for (const [name, rows] of [['verl', 'verl.parquet'], ['trl', 'trl.jsonl'], ['open-instruct', 'oi.parquet']] as const) {
     const out = path.join(back, `${name}.vtask`);
-    const report = await importDataset({ input: path.join(OUT, rows), type: rows.endsWith('.parquet') ? 'parquet' : 'jsonl', format: name, out });
+    // The environment lives beside the task files, outside the imported file's folder: allowed here.
+    const report = await importDataset({ input: path.join(OUT, rows), type: rows.endsWith('.parquet') ? 'parquet' : 'jsonl', format: name, out, allowOutsidePaths: true });
     assert.deepEqual(report.bad, [], name);
     const tasks = runnableTasks(parseTaskFile(fs.readFileSync(out, 'utf8'))).tasks;
     const agent = tasks.find((t) => t.id === 'counter/1');

@@ -39,7 +39,8 @@ for (const name of EXPORT_FORMATS.keys()) {
       read: (f) => fs.readFileSync(f, 'utf8'),
     });
     const back = path.join(dir, 'back.vtask');
-    await importDataset({ input: out, type: 'jsonl', out: back });
+    // The examples' environments stay where they are, outside this temporary folder.
+    await importDataset({ input: out, type: 'jsonl', out: back, allowOutsidePaths: true });
     const imported = runnableTasks(parseTaskFile(fs.readFileSync(back, 'utf8'))).tasks;
     const text = fs.readFileSync(out, 'utf8');
     const file = parseRowTasks(text);

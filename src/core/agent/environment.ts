@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import type { ToolSpec } from '../base/chat';
 import type { Isolation } from '../base/isolation';
 import { findInterpreter, getSandbox, nodeMemoryArgs, type Sandbox, type SandboxRunResult } from '../sandbox';
-import { projectRoot } from '../verifiers/code/script';
+import { readableFolders } from '../sandbox/projectRoot';
 import { moduleAdapter } from './moduleAdapter';
 import { checkCallReply, checkTools, cut, encodeRequest, LineSplitter, parseReply, type Request } from './protocol';
 import type { EnvironmentSession, EnvironmentSpec, ToolOutcome } from './types';
@@ -98,10 +98,13 @@ export async function startEnvironment(spec: EnvironmentSpec & { readonly timeou
   const node = isModule ? findInterpreter('javascript') : null;
   if (isModule && !node) throw new EnvironmentError('no node interpreter was found to run the environment', 'unavailable');
 
+  // The task's own folder (or the root the user configured), never a project found above it.
+  const readable = readableFolders(ctx.dir, file, 'environment');
+  if ('error' in readable) throw new EnvironmentError(readable.error, 'unavailable');
   const sandbox = ctx.sandbox ?? (await getSandbox());
   const started = performance.now();
   const session = new Session(spec.run, spec.timeoutMs ?? ctx.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, ctx.signal);
-  const readOnly = [...new Set([projectRoot(ctx.dir), projectRoot(path.dirname(file))])];
+  const readOnly = readable.folders;
   const adapter = '_vtask_env.mjs';
   session.attach(
     sandbox.run({

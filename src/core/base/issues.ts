@@ -13,6 +13,8 @@ export type IssueCode =
   | 'missing-kwarg'
   | 'bad-expect'
   | 'literal-credential'
+  /** A task file's model profile names secrets that its endpoint is not allowed to receive. */
+  | 'withheld-secret'
   | 'unsupported-version'
   | 'too-large'
   | 'not-a-task-file'

@@ -2,7 +2,9 @@
 // every row that cannot become a task is reported with its line (JSONL) or row number
 // (Parquet): nothing is dropped silently.
 import fs from 'node:fs';
+import path from 'node:path';
 import YAML from 'yaml';
+import { isInside } from '../sandbox/projectRoot';
 import { rebaseEnvironment } from './agentRows';
 import type { ImportedTask } from './format';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from './formats';
@@ -14,6 +16,8 @@ export interface ImportRequest {
   /** A name of IMPORT_FORMATS, or undefined to tell from the first row. */
   readonly format?: string;
   readonly out: string;
+  /** Import tasks whose script or environment path leaves the output's folder (with a warning). */
+  readonly allowOutsidePaths?: boolean;
 }
 
 export interface ImportReport {
@@ -22,6 +26,29 @@ export interface ImportReport {
   readonly bad: { where: string; reason: string }[];
   /** Ids that repeated and were given a suffix. */
   renamed: number;
+  /** Rows imported with a path that leaves the output's folder (allowed by `allowOutsidePaths`). */
+  readonly warnings: { where: string; reason: string }[];
+}
+
+/**
+ * The program paths of a task (every `script: { path }` in its verifier, composites included, and
+ * its environment's `run`) that resolve outside `dir`: a row could otherwise make the task file run
+ * `../../../../bin/sh` or any program of the machine.
+ */
+export function pathsLeaving(t: ImportedTask, dir: string): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (k === 'script' && x && typeof x === 'object' && typeof (x as { path?: unknown }).path === 'string') found.push((x as { path: string }).path);
+        walk(x);
+      }
+    }
+  };
+  walk(t.verify);
+  if (t.environment) found.push(t.environment.run);
+  return found.filter((p) => !isInside(path.resolve(dir, p), dir));
 }
 
 /** One task as task-file YAML: the prompt as `prompt:` (with `system:`) where it can be. */
@@ -51,7 +78,8 @@ export function taskObject(t: ImportedTask): Record<string, unknown> {
 export async function importDataset(req: ImportRequest): Promise<ImportReport> {
   let format = req.format;
   let importer: RowImporter | undefined = format ? IMPORT_FORMATS.get(format) : undefined;
-  const report: ImportReport = { format: format ?? '', tasks: 0, bad: [], renamed: 0 };
+  const report: ImportReport = { format: format ?? '', tasks: 0, bad: [], renamed: 0, warnings: [] };
+  const outDir = path.dirname(path.resolve(req.out));
   const temp = `${req.out}.${process.pid}.tmp`;
   const fd = fs.openSync(temp, 'w');
   const ids = new Set<string>();
@@ -73,7 +101,17 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
         report.bad.push({ where: r.where, reason: result.error });
         continue;
       }
-      let id = result.task.id;
+      const task = rebaseEnvironment(result.task, req.input, req.out);
+      const leaving = pathsLeaving(task, outDir);
+      if (leaving.length) {
+        const what = `${leaving.map((p) => `'${p}'`).join(', ')} ${leaving.length === 1 ? 'leaves' : 'leave'} the dataset's folder (${outDir})`;
+        if (!req.allowOutsidePaths) {
+          report.bad.push({ where: r.where, reason: `the program path ${what}: a dataset runs only programs inside its folder (--allow-outside-paths imports it anyway)` });
+          continue;
+        }
+        report.warnings.push({ where: r.where, reason: `the program path ${what}` });
+      }
+      let id = task.id;
       if (ids.has(id)) {
         let k = 2;
         while (ids.has(`${id}-${k}`)) k++;
@@ -81,7 +119,7 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
         report.renamed++;
       }
       ids.add(id);
-      buf += taskYaml(rebaseEnvironment({ ...result.task, id }, req.input, req.out));
+      buf += taskYaml({ ...task, id });
       report.tasks++;
       if (buf.length > 1 << 20) {
         fs.writeSync(fd, buf);

@@ -12,6 +12,7 @@ import { cancelled, formatSeconds, parseRetryAfter, withRetry, type RetryOptions
 import { limiterFor, type Limiter } from './limiter';
 import { networkError, serverMessage, withServerMessage } from './errors';
 import { apiKeyFor, expandHeaders, fromEnvironment, profileIdentity, redact, safeUrl, secretValues, type SecretLookup } from './profiles';
+import { tellWithheld } from './trust';
 import { SseParser } from './sse';
 import { limitsOf, TooLargeError, type ResponseLimits } from './limits';
 import { nodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport';
@@ -273,6 +274,8 @@ export class OpenAIProvider implements Provider {
 
   private headers(): Record<string, string> {
     const h: Record<string, string> = { accept: 'application/json' };
+    // A task file's profile whose secrets were held back: said once, as its first request goes.
+    tellWithheld(this.profile);
     const key = apiKeyFor(this.profile, this.secrets);
     if (key) h.authorization = `Bearer ${key}`;
     // The profile's own headers last: some gateways want the key under another name.

@@ -6,6 +6,7 @@
 // In the extension, `lookup` reads SecretStorage instead of the environment.
 import { looksLikeCredential } from '../schema/taskFields';
 import { templateProblems } from './template';
+import { ENV_REF, guardFileProfile } from './trust';
 import { SamplingError, type ModelProfile } from './types';
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -27,8 +28,13 @@ export class ProfileError extends Error {
 export interface ProfileSources {
   /** The profile a task names (`model:`), if any. */
   readonly name?: string;
-  /** The task file's `models:` mapping, as parsed. */
+  /**
+   * The task file's `models:` mapping, as parsed. Its profiles get secrets only at endpoints the
+   * user allowed (`guardFileProfile`).
+   */
   readonly models?: Readonly<Record<string, unknown>>;
+  /** Profiles the user defined in their own settings: used as they are (the file's win on a shared name). */
+  readonly userModels?: Readonly<Record<string, unknown>>;
   /** `--base-url`. */
   readonly baseUrl?: string;
   /** `--model`: a model name for the base URL, or the name of a profile under `models:`. */
@@ -51,7 +57,10 @@ export interface ProfileSources {
 export function resolveProfile(src: ProfileSources): ModelProfile {
   const env = src.env ?? process.env;
   const models = src.models ?? {};
-  const has = (n: string | undefined): n is string => n !== undefined && Object.prototype.hasOwnProperty.call(models, n);
+  const userModels = src.userModels ?? {};
+  const own = (table: Readonly<Record<string, unknown>>, n: string): boolean => Object.prototype.hasOwnProperty.call(table, n);
+  const has = (n: string | undefined): n is string => n !== undefined && (own(models, n) || own(userModels, n));
+  const named = (n: string): ModelProfile => (own(models, n) ? guardFileProfile(profileFromEntry(n, models[n])) : profileFromEntry(n, userModels[n]));
   const override = (p: ModelProfile): ModelProfile => {
     const concurrency = src.concurrency ?? p.concurrency;
     const timeoutMs = src.timeoutMs ?? p.timeoutMs;
@@ -74,14 +83,14 @@ export function resolveProfile(src: ProfileSources): ModelProfile {
     return adHoc(src.baseUrl, '--base-url', src.model);
   }
   if (src.model !== undefined) {
-    if (has(src.model)) return override(profileFromEntry(src.model, models[src.model]));
+    if (has(src.model)) return override(named(src.model));
     if (env.OPENAI_BASE_URL) return adHoc(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL', src.model);
-    throw new ProfileError(`--model ${src.model}: no profile of that name${namesHint(models)}, and no server to ask for it: give --base-url URL (or set OPENAI_BASE_URL)`);
+    throw new ProfileError(`--model ${src.model}: no profile of that name${namesHint({ ...userModels, ...models })}, and no server to ask for it: give --base-url URL (or set OPENAI_BASE_URL)`);
   }
   if (src.name !== undefined) {
-    if (has(src.name)) return override(profileFromEntry(src.name, models[src.name]));
+    if (has(src.name)) return override(named(src.name));
     if (env.OPENAI_BASE_URL) return adHoc(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL', src.name);
-    throw new ProfileError(`model \`${src.name}\` is not a profile under \`models:\`${namesHint(models)}: add it there, or give --base-url URL --model NAME`);
+    throw new ProfileError(`model \`${src.name}\` is not a profile under \`models:\`${namesHint({ ...userModels, ...models })}: add it there, or give --base-url URL --model NAME`);
   }
   if (env.OPENAI_BASE_URL) throw new ProfileError('OPENAI_BASE_URL is set but no model is named: give --model NAME or `model:` in the task file');
   throw new ProfileError('no model to sample: give --base-url URL --model NAME, or name a profile with `model:` (see `models:` in the task file)');
@@ -221,8 +230,6 @@ export function apiKeyFor(p: ModelProfile, lookup: SecretLookup = fromEnvironmen
   if (!key) throw new SamplingError(`${p.name}: $${p.apiKeyEnv} is not set: export ${p.apiKeyEnv}=... with the API key for ${safeUrl(p.baseUrl)}`, 'auth');
   return key;
 }
-
-const ENV_REF = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** The profile's headers with `${env:VAR}` replaced, read now; throws when a variable is not set. */
 export function expandHeaders(p: ModelProfile, lookup: SecretLookup = fromEnvironment): Record<string, string> {

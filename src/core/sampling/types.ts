@@ -21,6 +21,11 @@ export interface ModelProfile {
   readonly maxResponseBytes?: number;
   /** How long a task may go without a new sample while retrying (`retry_budget_ms`). */
   readonly retryBudgetMs?: number;
+  /**
+   * Set when a task file's profile names secrets the user did not allow for its endpoint: they
+   * were dropped from the profile, and this says which and how to allow them (see trust.ts).
+   */
+  readonly withheld?: string;
 }
 
 /** What to sample: the messages and the sampling parameters of one task. */

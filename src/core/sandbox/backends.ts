@@ -26,8 +26,16 @@ export interface Backend {
   readonly processLimit: boolean;
   /** The program's folder as the program sees it. */
   boxPath(hostDir: string): string;
-  /** `uid`: the run's own user (`runUid`), when vtask runs as root. */
-  launch(o: SandboxRunOptions, hostDir: string, argv: readonly string[], uid?: number): Launch;
+  /**
+   * True when the backend mounts the read-only folders as the run's own user: one that user
+   * cannot reach must then come from a copy (`staging.ts`).
+   */
+  readonly mounts?: boolean;
+  /**
+   * `uid`: the run's own user (`runUid`), when vtask runs as root. `copies`: read-only paths (and
+   * the working directory) to mount from a copy the run's user can read, path → copy.
+   */
+  launch(o: SandboxRunOptions, hostDir: string, argv: readonly string[], uid?: number, copies?: ReadonlyMap<string, string>): Launch;
   /**
    * A sandbox started before its program is known (bubblewrap only): an empty folder, no files,
    * no rlimits yet (the program applies them to itself when its run starts, see `pool.ts`).
@@ -178,9 +186,11 @@ export function bwrapBackend(bwrap: string, asRoot = false): Backend {
     method: 'bwrap',
     facts: ['no network', 'own temporary folder', 'read-only file system', 'own pid namespace', ...(isRoot() ? [RUNS_AS] : []), ...limitFacts(processLimit)],
     processLimit,
+    // As root, bubblewrap mounts them itself, before the program's user takes over.
+    mounts: !asRoot,
     boxPath: () => BOX,
-    launch(o, hostDir, argv, uid) {
-      const a = args(o, hostDir);
+    launch(o, hostDir, argv, uid, copies) {
+      const a = args(o, hostDir, copies);
       a.push('--', ...rlimits(o, processLimit), ...argv);
       return { command: bwrap, args: a, cwd: hostDir, env: {}, ...(asRoot ? {} : dropUid(uid)) };
     },
@@ -192,15 +202,15 @@ export function bwrapBackend(bwrap: string, asRoot = false): Backend {
     },
   };
 
-  function args(o: SandboxRunOptions, hostDir: string): string[] {
+  function args(o: SandboxRunOptions, hostDir: string, copies: ReadonlyMap<string, string> = new Map()): string[] {
     const a = ['--unshare-all', '--die-with-parent', '--new-session', '--clearenv'];
     if (asRoot) a.push('--unshare-user', '--uid', String(NOBODY), '--gid', String(NOBODY), '--cap-drop', 'ALL');
     a.push(...sys);
-    for (const p of o.readOnly ?? []) if (!underSystem(p)) a.push('--ro-bind', p, p);
+    for (const p of o.readOnly ?? []) if (!underSystem(p)) a.push('--ro-bind', copies.get(p) ?? p, p);
     a.push('--dev', '/dev', '--size', String(16 * MIB), '--tmpfs', '/dev/shm', '--proc', '/proc');
     a.push('--size', String(boxTmpfsMb(o.memoryMb) * MIB), '--tmpfs', BOX);
     for (const name of Object.keys(o.files ?? {})) a.push('--ro-bind', path.join(hostDir, name), path.posix.join(BOX, name));
-    if (o.cwd && !underSystem(o.cwd)) a.push('--ro-bind', o.cwd, o.cwd);
+    if (o.cwd && !underSystem(o.cwd)) a.push('--ro-bind', copies.get(o.cwd) ?? o.cwd, o.cwd);
     a.push('--remount-ro', '/dev', '--remount-ro', '/');
     a.push('--chdir', o.cwd ?? BOX);
     for (const [k, v] of Object.entries(baseEnv(BOX, o))) a.push('--setenv', k, v);

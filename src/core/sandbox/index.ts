@@ -10,3 +10,4 @@ export { ALLOW_WEAK_ENV, setAllowWeakIsolation, weakIsolationAllowed } from './p
 export { findInterpreter, nodeMemoryArgs, type Interpreter } from './interpreters';
 export type { Method } from './backends';
 export { disposeSandboxPools } from './pool';
+export { projectRoot, readableFolders, setProjectRoots } from './projectRoot';

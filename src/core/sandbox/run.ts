@@ -6,6 +6,7 @@ import path from 'node:path';
 import { runUid, type Backend, type Launch } from './backends';
 import { lostBy, levelOf } from './policy';
 import { Reaper, sumRssKib } from './procfs';
+import { stageUnreachable, StageError } from './staging';
 import type { SandboxRunOptions, SandboxRunResult } from './types';
 
 const MIB = 1024 * 1024;
@@ -32,8 +33,17 @@ export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<S
     return { ...empty, sandboxError: `could not prepare the program's folder: ${errorMessage(e)}` };
   }
   try {
+    // Folders the run's own user could not reach (a task under /root as root) come as copies.
+    let copies = new Map<string, string>();
+    if (uid !== undefined && backend.mounts) {
+      try {
+        copies = await stageUnreachable([...(o.readOnly ?? []), ...(o.cwd ? [o.cwd] : [])], hostDir, uid);
+      } catch (e) {
+        return { ...empty, sandboxError: e instanceof StageError ? e.message : `could not copy the task's folder for the sandbox's user: ${errorMessage(e)}` };
+      }
+    }
     const argv = typeof o.argv === 'function' ? o.argv(backend.boxPath(hostDir)) : o.argv;
-    return await spawnAndWait(backend, o, hostDir, argv, isolation, uid);
+    return await spawnAndWait(backend, o, hostDir, argv, isolation, uid, copies);
   } finally {
     await fs.promises.rm(hostDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
   }
@@ -90,8 +100,9 @@ function spawnAndWait(
   argv: readonly string[],
   isolation: SandboxRunResult['isolation'],
   uid: number | undefined,
+  copies: ReadonlyMap<string, string>,
 ): Promise<SandboxRunResult> {
-  const launch = backend.launch(o, hostDir, argv, uid);
+  const launch = backend.launch(o, hostDir, argv, uid, copies);
   // Without a PID namespace, a process that left the run's session is still found by this entry.
   const tag = backend.method === 'process' ? `VTASK_RUN=${path.basename(hostDir)}` : undefined;
   if (tag) launch.env.VTASK_RUN = path.basename(hostDir);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findInterpreter, getSandbox, nodeMemoryArgs, type Sandbox, type SandboxRunResult } from '../../sandbox';
 import { isRoot } from '../../sandbox/backends';
+import { readableFolders } from '../../sandbox/projectRoot';
 import type { Verdict, VerifyContext } from '../verdict';
 import { errorLine, weakIsolationRefused } from './checkCode';
 
@@ -27,17 +28,6 @@ function fail(reason: string, error: NonNullable<Verdict['error']>, details: Rec
 function excerpt(s: string, n = 120): string {
   const t = s.trim().replace(/\s+/g, ' ');
   return t.length > n ? `${t.slice(0, n)}…` : t;
-}
-
-/**
- * The folder a script may read: the nearest ancestor with a package.json, node_modules or .git
- * (so a module can import the project's packages), else the script's own folder.
- */
-export function projectRoot(dir: string): string {
-  for (let d = dir; ; d = path.dirname(d)) {
-    if (['package.json', 'node_modules', '.git'].some((f) => fs.existsSync(path.join(d, f)))) return d;
-    if (d === path.dirname(d)) return dir;
-  }
 }
 
 /** Checks what a script returned against the verdict shape: `{pass: boolean, score?: 0..1, reason?: string, details?: object}`. */
@@ -109,7 +99,10 @@ export async function checkScript(response: string, params: ScriptParams, ctx: V
   const timeoutMs = params.timeout_ms ?? SCRIPT_DEFAULT_TIMEOUT_MS;
   const marker = `<<vtask-verdict:${randomBytes(6).toString('hex')}>>`;
   const task = { id: ctx.task.id, prompt: ctx.task.prompt, messages: ctx.task.messages, meta: ctx.task.meta, dir: ctx.task.dir };
-  const readOnly = [...new Set([projectRoot(ctx.task.dir), projectRoot(path.dirname(file))])];
+  // The task's own folder (or the root the user configured), never a project found above it.
+  const readable = readableFolders(ctx.task.dir, file, 'script');
+  if ('error' in readable) return fail(readable.error, 'unavailable', base);
+  const readOnly = readable.folders;
   const sandbox = sandboxOverride ?? (await getSandbox());
   const r: SandboxRunResult = await sandbox.run({
     argv: node ? (box) => [node.path, ...nodeMemoryArgs(SCRIPT_MEMORY_MB), path.join(box, '_vtask_script.mjs'), ...(params.args ?? [])] : [file, ...(params.args ?? [])],
