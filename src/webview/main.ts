@@ -223,7 +223,7 @@ function renderSamples(task: TaskView): void {
     keyed(button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })), 'action:more'),
   );
   s.body.append(bar);
-  if (run && run.stats.samples === 0) {
+  if (run && run.stats.samples + run.stats.undecided === 0 && !run.error) {
     // Resample replaces the samples: until the first arrives there is nothing to count.
     s.body.append(el('p', 'muted sampling', 'Sampling… the pass rate shows as samples arrive.'), streaming.charts);
   } else if (run) {
@@ -231,7 +231,7 @@ function renderSamples(task: TaskView): void {
     const summary = el('div', 'run-summary');
     const band = el('span', `band ${st.band}`, st.band.replace('_', ' '));
     summary.append(
-      el('span', undefined, `${st.passed}/${st.samples} pass · pass@1 ${st.passRate.toFixed(2)} (95% ${pct(st.interval[0])}–${pct(st.interval[1])}) · mean score ${st.meanScore.toFixed(2)} · `),
+      el('span', undefined, `${st.passed}/${st.samples} pass${st.undecided ? ` · ${st.undecided} undecided` : ''} · pass@1 ${st.passRate.toFixed(2)} (95% ${pct(st.interval[0])}–${pct(st.interval[1])}) · mean score ${st.meanScore.toFixed(2)} · `),
       band,
       el('span', 'muted', ` · GRPO signal ${pct(st.signalShare)} of groups of ${st.groupSize} · ${run.model}`),
     );
