@@ -1,5 +1,6 @@
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFileInThreads } from '../core/taskfile/parallel';
+import { missingFileIssues } from '../core/taskfile/referencedFiles';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { unknownOption } from './options';
@@ -8,7 +9,8 @@ import { terminalSafe } from './terminal';
 export const checkHelp = `Usage: vtask check PATH...
 
 Validates task files (folders are searched for *.vtask, *.vtask.yaml, *.vtask.yml) and
-prints one line per problem: file:line:col: error: message.
+prints one line per problem: file:line:col: error: message. An agent task's environment
+and a script verifier's file must exist (relative to the task file, as a run finds them).
 Exits 0 when every file is valid, 1 when any has an error, 2 on usage errors.`;
 
 export async function check(paths: readonly string[], io: CliIO): Promise<number> {
@@ -32,7 +34,9 @@ export async function check(paths: readonly string[], io: CliIO): Promise<number
     // This very script doubles as the parse worker (see main.ts).
     const parsed = await parseTaskFileInThreads(read.text, __filename);
     tasks += parsed.tasks.length;
-    for (const issue of parsed.issues) {
+    // Issues in the file's order: an environment or script that is not there among the rest.
+    const issues = [...parsed.issues, ...missingFileIssues(parsed, file)].sort((a, b) => a.start - b.start);
+    for (const issue of issues) {
       io.stdout.write(terminalSafe(formatIssue(file, parsed.lines, issue)) + '\n');
       if (issue.severity === 'error') errors++;
       else if (issue.severity === 'warning') warnings++;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { backgroundFailure } from './backgroundFailure';
+import { missingFileIssues } from '../core/taskfile/referencedFiles';
 import { toDiagnostic } from './convert';
 import { settingsFor } from './settings';
 import { isTaskDocument, type TaskDocuments } from './taskDocuments';
@@ -51,7 +52,9 @@ export class Diagnostics implements vscode.Disposable {
     if (!isTaskDocument(doc) || doc.isClosed) return;
     try {
       const file = this.documents.get(doc);
-      this.collection.set(doc.uri, file.issues.map((i) => toDiagnostic(file.lines, i)));
+      // An environment or script named by a file on disk must be next to it, as `vtask check` says.
+      const missing = doc.uri.scheme === 'file' ? missingFileIssues(file, doc.uri.fsPath) : [];
+      this.collection.set(doc.uri, [...file.issues, ...missing].map((i) => toDiagnostic(file.lines, i)));
     } catch (e) {
       // A bug in validation must not take the editor down: report it and keep the old problems.
       backgroundFailure(this.log, `validating ${vscode.workspace.asRelativePath(doc.uri)}`, e);
