@@ -209,8 +209,10 @@ function renderAudit(task: TaskView): void {
 /** What streamed samples update before the run's statistics arrive with the finished run. */
 let streaming: { title: HTMLElement; charts: HTMLElement } | undefined;
 
+/** `Samples (3/4 pass · 1 undecided)`: a sample without a verdict is counted apart, never as a fail. */
 function samplesTitle(samples: readonly SampleView[]): string {
-  return samples.length ? `Samples (${samples.filter((x) => x.pass).length}/${samples.length} pass)` : 'Samples';
+  const undecided = samples.filter((x) => x.error).length;
+  return samples.length ? `Samples (${samples.filter((x) => x.pass).length}/${samples.length - undecided} pass${undecided ? ` · ${undecided} undecided` : ''})` : 'Samples';
 }
 
 function renderSamples(task: TaskView): void {

@@ -177,3 +177,19 @@ test('an agent task whose environment is missing: vtask check says where, and it
   assert.equal(t?.undecided, 2);
   assert.deepEqual(logged(c4).map((x) => [x.task, x.band]), [['kv', 'error'], ['kv', 'error']]);
 });
+
+test('a task whose samples all lack a verdict has band error, and no pass-rate filter of vtask export keeps it', async () => {
+  const file = path.join(dir, 'undecided.vtask');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: gone\n    prompt: How many clips?\n    samples: 4\n    verify: { script: { path: ./checks/gone.mjs } }\n  - id: clips\n    prompt: How many clips?\n    samples: 4\n    verify: { math: { answer: "72" } }\n`);
+  const c5 = path.join(dir, 'c5');
+  const model = ['--base-url', server.url, '--model', 'test-model', '--cache-dir', c5];
+  const r = await exec(['run', file, ...model]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /^gone\s+0\/0 · 4 undecided\s+-\s+-\s+\(k=1\)\s+error\s+-\s+0\/4\s+undecided: the script \.\/checks\/gone\.mjs was not found/m);
+  assert.match(r.stdout, /^clips\s+2\/4\s+0\.50\s.*learnable/m);
+  const out = path.join(dir, 'kept.jsonl');
+  const exported = await exec(['export', file, '--format', 'trl', '-o', out, ...model, '--max-pass-rate', '1']);
+  assert.equal(exported.code, 0, exported.stderr);
+  const rows = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; band: string });
+  assert.deepEqual(rows.map((x) => [x.task_id, x.band]), [['clips', 'learnable']]);
+});
