@@ -270,7 +270,7 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       tip.appendMarkdown(`\n**`);
       tip.appendText(m.model);
       tip.appendMarkdown('**: ');
-      tip.appendText(`${BANDS.map((b) => `${m.counts[b]} ${BAND_WORDS[b]}`).join(', ')}${m.none ? `, ${m.none} without samples` : ''}, ${f.tasks.length - m.run} not run\n`);
+      tip.appendText(`${BANDS.filter((b) => b !== 'error' || m.counts.error).map((b) => `${m.counts[b]} ${BAND_WORDS[b]}`).join(', ')}${m.none ? `, ${m.none} without samples` : ''}, ${f.tasks.length - m.run} not run\n`);
     }
     if (first) tip.appendText(`\nThe bar is the share of ${first.model}'s run tasks that are learnable.`);
     else tip.appendText('\nNo runs yet: run the tasks (▶ Run all, or vtask run) to see their bands.');
