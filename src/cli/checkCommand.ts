@@ -1,6 +1,7 @@
 import { withheldIssues } from '../core/sampling/trust';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFileInThreads } from '../core/taskfile/parallel';
+import { missingFileIssues } from '../core/taskfile/referencedFiles';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { unknownOption } from './options';
@@ -9,9 +10,11 @@ import { terminalSafe } from './terminal';
 export const checkHelp = `Usage: vtask check PATH...
 
 Validates task files (folders are searched for *.vtask, *.vtask.yaml, *.vtask.yml) and
-prints one line per problem: file:line:col: error: message. A model profile of the file that
-names secrets (api_key_env, \${env:VAR} headers) for an endpoint not allowed with --trust-endpoint
-or --allow-key-env is a warning: vtask run would send its requests without them.
+prints one line per problem: file:line:col: error: message. An agent task's environment
+and a script verifier's file must exist (relative to the task file, as a run finds them).
+A model profile of the file that names secrets (api_key_env, \${env:VAR} headers) for an
+endpoint not allowed with --trust-endpoint or --allow-key-env is a warning: vtask run would
+send its requests without them.
 Exits 0 when every file is valid, 1 when any has an error, 2 on usage errors.`;
 
 export async function check(paths: readonly string[], io: CliIO): Promise<number> {
@@ -35,8 +38,9 @@ export async function check(paths: readonly string[], io: CliIO): Promise<number
     // This very script doubles as the parse worker (see main.ts).
     const parsed = await parseTaskFileInThreads(read.text, __filename);
     tasks += parsed.tasks.length;
-    // Profiles whose secrets would be held back (see --trust-endpoint) are warned of, at the profile.
-    const issues = [...parsed.issues, ...withheldIssues(parsed.parts)].sort((a, b) => a.start - b.start);
+    // Issues in the file's order: an environment or script that is not there, and profiles whose
+    // secrets would be held back (see --trust-endpoint), among the rest.
+    const issues = [...parsed.issues, ...missingFileIssues(parsed, file), ...withheldIssues(parsed.parts)].sort((a, b) => a.start - b.start);
     for (const issue of issues) {
       io.stdout.write(terminalSafe(formatIssue(file, parsed.lines, issue)) + '\n');
       if (issue.severity === 'error') errors++;

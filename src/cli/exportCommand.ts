@@ -171,8 +171,10 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
   // Cached runs (no request) give each row its pass rate, band and model, and feed the filters.
   const runs = args.runs ? await cachedRuns(files, { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read }) : new Map<string, RunSummary>();
   const filtering = args.bands !== undefined || args.minPassRate !== undefined || args.maxPassRate !== undefined;
+  // A run of band `error` measured nothing: its pass rate of 0 must not pass a pass-rate filter.
   const keep = (run: RunSummary | undefined): boolean =>
     run !== undefined &&
+    run.band !== 'error' &&
     (args.bands === undefined || (run.band !== null && args.bands.has(run.band))) &&
     (args.minPassRate === undefined || run.pass_rate >= args.minPassRate) &&
     (args.maxPassRate === undefined || run.pass_rate <= args.maxPassRate);

@@ -1,5 +1,6 @@
 import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runLog';
 import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
+import { passCount } from '../core/stats';
 import { createProvider } from '../core/sampling';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { fallbackProfile } from '../core/sampling/localModels';
@@ -108,10 +109,12 @@ function jsonOf({ file, model, r }: ModelRun): Record<string, unknown> {
     profile: r.model,
     samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), ...isolationField(s.verdict), verified_by: s.verifiedBy, ...(s.trajectory ? { trajectory: s.trajectory } : {}) })),
     pass_rate: r.stats.passRate,
+    // Samples whose verifier could not decide: left out of the pass rate, never counted as fails.
+    undecided: r.stats.undecided,
     mean_score: r.stats.meanScore,
     pass_at_k: r.stats.passAtK,
     interval: r.stats.interval,
-    band: r.error ? null : r.stats.band,
+    band: r.stats.band,
     signal_share: r.stats.signalShare,
     group_size: r.stats.groupSize,
     requests: r.requests,
@@ -162,7 +165,14 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     io.stderr.write('stopped: the samples taken so far are kept in the cache\n');
     return 130;
   }
-  return invalid > 0 || results.some((x) => x.r.error) ? EXIT.failed : EXIT.ok;
+  // A run that measured nothing (band `error`) fails the command, like a sampling error.
+  return invalid > 0 || results.some((x) => x.r.error || x.r.stats.band === 'error') ? EXIT.failed : EXIT.ok;
+}
+
+/** Why samples got no verdict, as the first of them says: a task whose samples are all undecided must say why. */
+function undecidedReason(r: TaskRunResult): string | undefined {
+  const s = r.samples.find((x) => x.verdict.error);
+  return s ? `undecided: ${s.verdict.reason}` : undefined;
 }
 
 /** An agent task's trajectories in a few words: turns and tool calls per sample, and how they stopped. */
@@ -233,7 +243,7 @@ async function runFile(file: string, parsed: TaskFile, model: string | undefined
       onProgress: (p) => progress?.update(p.task, p.done, p.total),
       onRetry: (task, r) => note(terminalSafe(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`)),
       onWaitForOtherRun: (task) => note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
-      onTaskDone: (r) => progress?.taskDone(terminalSafe(`${r.task.id}: ${r.samples.filter((s) => s.verdict.pass).length}/${r.samples.length} pass · ${r.error ? `error · ${r.error}` : r.stats.band}`)),
+      onTaskDone: (r) => progress?.taskDone(terminalSafe(`${r.task.id}: ${passCount(r.stats)} · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`)),
     });
   } finally {
     progress?.finish();
@@ -268,8 +278,8 @@ function printTable(io: CliIO, model: string, results: readonly TaskRunResult[])
     const ks = Object.keys(r.stats.passAtK);
     const kMax = ks[ks.length - 1] ?? '1';
     const fromCache = r.samples.filter((s) => s.cached).length;
-    // A task whose sampling failed has no band: its interval of [0, 1] says nothing.
-    return [r.task.id, `${r.stats.passed}/${r.stats.samples}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.error ? 'error' : r.stats.band, pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, r.note, agentSummary(r)].filter(Boolean).join('; ')].map(terminalSafe);
+    // A task whose sampling failed has the band `error` (taskStats): its interval of [0, 1] says nothing.
+    return [r.task.id, `${r.stats.passed}/${r.stats.samples}${r.stats.undecided ? ` · ${r.stats.undecided} undecided` : ''}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.stats.band, r.stats.band === 'error' ? '-' : pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, undecidedReason(r), r.note, agentSummary(r)].filter(Boolean).join('; ')].map(terminalSafe);
   });
   const head = ['task', 'pass', 'pass@1', 'pass@k', 'band', `signal (G=${results[0]?.stats.groupSize ?? 8})`, 'cached', 'error / note'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -5,6 +5,7 @@ import { DEFAULT_NGRAM } from '../core/overview/contamination';
 import { renderStatsHtml } from '../core/overview/report';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
+import { BANDS } from '../core/stats';
 import { writeJson } from '../core/util/writeJson';
 import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
@@ -211,8 +212,8 @@ export function summaryText(s: DatasetStats, benchmarks: number): string {
 
 function modelText(name: string, m: ModelStats): string[] {
   const lines = [`model ${name}: ${num(m.tasks)} tasks, ${num(m.samples)} samples, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} stale runs left out (the task changed since: vtask run re-verifies them)` : ''}`];
-  const most = Math.max(m.bands.too_easy, m.bands.learnable, m.bands.too_hard);
-  for (const b of ['too_easy', 'learnable', 'too_hard'] as const) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
+  const most = Math.max(...BANDS.map((b) => m.bands[b]));
+  for (const b of BANDS) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
   const top = Math.max(0, ...m.histogram.map((h) => h.tasks));
   lines.push('  pass rate');
   for (const h of m.histogram) lines.push(`  ${h.from.toFixed(1)}–${h.to.toFixed(1)} ${num(h.tasks).padStart(8)} ${bar(h.tasks, top)}`);

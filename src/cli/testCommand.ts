@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { runCases, type CaseResult } from '../core/run/cases';
+import { caseOutcome, runCases, type CaseResult } from '../core/run/cases';
 import { junitXml, type JunitFile } from '../core/run/junit';
 import { fsReason } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
@@ -16,12 +16,16 @@ import { terminalSafe } from './terminal';
 export const testHelp = `Usage: vtask test PATH... [--json] [--junit FILE] [--base-url URL --model NAME]
 
 Runs every case (the verifier's own tests) of every task, without any model. Prints each
-case that does not get its expected verdict, then a last line "N passed, N failed".
-  --json          print one JSON object instead: {passed, failed, skipped, results: [...]}
-  --junit FILE    also write a JUnit XML report to FILE
-  --base-url URL --model NAME   the judge model for cases of judge verifiers (they are
-                  skipped when no model resolves)
-Exits 0 when every case passes and every file is valid, 1 otherwise, 2 on usage errors.`;
+case that does not get its expected verdict, then a last line "N passed, N failed" (with
+", N undecided" when some cases got no verdict).
+A case is undecided when its verifier could not give a verdict here: no judge model, a
+missing script, an environment that did not start, a crash or a timeout. Undecided is not
+a pass: the command fails until every case can run.
+  --json          print one JSON object instead: {passed, failed, skipped, undecided, results: [...]}
+  --junit FILE    also write a JUnit XML report to FILE (undecided cases are errors)
+  --base-url URL --model NAME   the judge model for cases of judge verifiers
+Exits 0 when every case passes and every file is valid, 1 otherwise (a failed, undecided
+or invalid case), 2 on usage errors.`;
 
 interface TestArgs {
   paths: string[];
@@ -67,6 +71,7 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  let undecided = 0;
   let invalid = listed.errors;
   for (const file of listed.files) {
     const read = readTaskText(file);
@@ -86,15 +91,18 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
     const results = await runCases(tasks, { file, judge });
     report.push({ file, results, errors });
     for (const r of results) {
-      if (r.skipped) skipped++;
-      else if (r.ok) passed++;
+      const outcome = caseOutcome(r);
+      if (outcome === 'skipped') skipped++;
+      else if (outcome === 'undecided') undecided++;
+      else if (outcome === 'passed') passed++;
       else failed++;
-      if (!args.json && !r.ok) {
+      if (!args.json && outcome !== 'passed') {
         const p = parsed.lines.position(r.offset);
-        const what = r.skipped ? 'skipped' : `expected ${label(r.expected)}, got ${label(r.actual)}`;
-        io.stdout.write(terminalSafe(`${file}:${p.line + 1}:${p.character + 1}: ${r.skipped ? 'skipped' : 'fail'}: task ${r.task} case ${r.case}: ${what}: ${r.verdict.reason}`) + '\n');
+        // An undecided case says why it got no verdict; a failed one, what it got instead.
+        const what = outcome === 'failed' ? `fail: task ${r.task} case ${r.case}: expected ${label(r.expected)}, got ${label(r.actual)}` : `${outcome === 'skipped' ? 'skipped' : r.verdict.error}: task ${r.task} case ${r.case}`;
+        io.stdout.write(terminalSafe(`${file}:${p.line + 1}:${p.character + 1}: ${what}: ${r.verdict.reason}`) + '\n');
       }
-      json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(r.skipped ? { skipped: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}), ...isolationField(r.verdict) });
+      json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(outcome === 'skipped' ? { skipped: true } : {}), ...(outcome === 'undecided' ? { undecided: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}), ...isolationField(r.verdict) });
     }
   }
   if (args.junit) {
@@ -105,10 +113,10 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
       invalid++;
     }
   }
-  if (args.json) io.stdout.write(JSON.stringify({ passed, failed, skipped, invalid, results: json }) + '\n');
+  if (args.json) io.stdout.write(JSON.stringify({ passed, failed, skipped, undecided, invalid, results: json }) + '\n');
   else {
-    if (skipped) io.stdout.write(`${skipped} skipped: their verifier cannot run here\n`);
-    io.stdout.write(`${passed} passed, ${failed} failed\n`);
+    if (skipped) io.stdout.write(`${skipped} skipped: refused in an untrusted workspace\n`);
+    io.stdout.write(`${passed} passed, ${failed} failed${undecided ? `, ${undecided} undecided (their verifier could not give a verdict here; see above)` : ''}\n`);
   }
-  return failed > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;
+  return failed > 0 || undecided > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;
 }

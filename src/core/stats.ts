@@ -1,9 +1,19 @@
-/** The difficulty band of a task: only `learnable` tasks give GRPO groups a gradient. */
-export type Band = 'too_easy' | 'learnable' | 'too_hard';
+/**
+ * The difficulty band of a task: only `learnable` tasks give GRPO groups a gradient. `error`
+ * is a run that says nothing of the task: sampling failed or was cancelled, or no sample got a
+ * verdict (the environment crashed, the verifier could not run).
+ */
+export type Band = 'too_easy' | 'learnable' | 'too_hard' | 'error';
+
+/** Every band, in the order reports list them. */
+export const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard', 'error'];
 
 export interface TaskStats {
+  /** Samples with a verdict: the pass rate, pass@k and band are over these. */
   readonly samples: number;
   readonly passed: number;
+  /** Samples whose verifier could not decide (`verdict.error`): counted apart, never as fails. */
+  readonly undecided: number;
   readonly passRate: number;
   readonly meanScore: number;
   /** Unbiased pass@k for k = 1, 2, 4, ... below n, and n itself. */
@@ -64,20 +74,25 @@ export function signalShare(scores: readonly number[], groupSize: number): numbe
 const roundScore = (s: number): number => Math.round(s * 1e9) / 1e9;
 
 /**
- * Statistics of one task's verdicts. The band reads the scores: when every sample scores the
- * same, no group has a gradient, and the task is `too_easy` if they all pass, else `too_hard`.
+ * Statistics of one task's verdicts. A verdict whose verifier could not decide is left out of
+ * the rates and counted as undecided: it is a fact about the machine, not the response. The
+ * band reads the decided scores: when every sample scores the same, no group has a gradient,
+ * and the task is `too_easy` if they all pass, else `too_hard`. With no decided sample, or a
+ * run that failed (`runFailed`: sampling stopped, was cancelled), the band is `error`.
  */
-export function taskStats(verdicts: readonly { pass: boolean; score: number }[], groupSize = 8): TaskStats {
-  const n = verdicts.length;
-  const passed = verdicts.filter((v) => v.pass).length;
-  const scores = verdicts.map((v) => v.score);
+export function taskStats(verdicts: readonly { pass: boolean; score: number; error?: string }[], groupSize = 8, runFailed = false): TaskStats {
+  const decided = verdicts.filter((v) => !v.error);
+  const n = decided.length;
+  const passed = decided.filter((v) => v.pass).length;
+  const scores = decided.map((v) => v.score);
   const passAt: Record<string, number> = {};
   for (const k of reportedKs(n)) passAt[String(k)] = passAtK(n, passed, k);
   const distinct = new Set(scores.map(roundScore)).size;
-  const band: Band = n === 0 ? 'too_hard' : passed === n ? 'too_easy' : distinct <= 1 || passed === 0 && scores.every((s) => s === 0) ? 'too_hard' : 'learnable';
+  const band: Band = runFailed || n === 0 ? 'error' : passed === n ? 'too_easy' : distinct <= 1 || passed === 0 && scores.every((s) => s === 0) ? 'too_hard' : 'learnable';
   return {
     samples: n,
     passed,
+    undecided: verdicts.length - n,
     passRate: n ? passed / n : 0,
     meanScore: n ? scores.reduce((a, b) => a + b, 0) / n : 0,
     passAtK: passAt,
@@ -86,4 +101,9 @@ export function taskStats(verdicts: readonly { pass: boolean; score: number }[],
     signalShare: signalShare(scores, groupSize),
     groupSize,
   };
+}
+
+/** A run's count as people read it: `3/4 pass`, and `· 1 undecided` when some samples had no verdict. */
+export function passCount(s: Pick<TaskStats, 'passed' | 'samples' | 'undecided'>): string {
+  return `${s.passed}/${s.samples} pass${s.undecided ? ` · ${s.undecided} undecided` : ''}`;
 }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Band } from '../core/stats';
+import { BANDS, type Band } from '../core/stats';
 import { VERIFIERS } from '../core/verifiers/registry';
 import { addTotals, fileTotals, type FileTotals, type Totals } from './fileTotals';
 import type { ResultStore } from './results';
@@ -20,13 +20,13 @@ export interface TaskFilter {
   test(uri: vscode.Uri, t: IndexedTask, facts: TaskFacts, auditLines: readonly number[]): boolean;
 }
 
-const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
-const BAND_WORDS: Readonly<Record<Band, string>> = { too_easy: 'too easy', learnable: 'learnable', too_hard: 'too hard' };
-/** Each band's colour: learnable is what a dataset wants; the other two are to look at. */
+const BAND_WORDS: Readonly<Record<Band, string>> = { too_easy: 'too easy', learnable: 'learnable', too_hard: 'too hard', error: 'error' };
+/** Each band's colour: learnable is what a dataset wants; the others are to look at (a run that failed says nothing of the task). */
 const BAND_ICON: Readonly<Record<Band, vscode.ThemeIcon>> = {
   too_easy: new vscode.ThemeIcon('circle-filled', new vscode.ThemeColor('charts.blue')),
   learnable: new vscode.ThemeIcon('circle-filled', new vscode.ThemeColor('testing.iconPassed')),
   too_hard: new vscode.ThemeIcon('circle-filled', new vscode.ThemeColor('testing.iconFailed')),
+  error: new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')),
 };
 const NOT_RUN_ICON = new vscode.ThemeIcon('circle-outline');
 const BAR_CELLS = 5;
@@ -270,7 +270,7 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       tip.appendMarkdown(`\n**`);
       tip.appendText(m.model);
       tip.appendMarkdown('**: ');
-      tip.appendText(`${BANDS.map((b) => `${m.counts[b]} ${BAND_WORDS[b]}`).join(', ')}${m.none ? `, ${m.none} without samples` : ''}, ${f.tasks.length - m.run} not run\n`);
+      tip.appendText(`${BANDS.filter((b) => b !== 'error' || m.counts.error).map((b) => `${m.counts[b]} ${BAND_WORDS[b]}`).join(', ')}${m.none ? `, ${m.none} without samples` : ''}, ${f.tasks.length - m.run} not run\n`);
     }
     if (first) tip.appendText(`\nThe bar is the share of ${first.model}'s run tasks that are learnable.`);
     else tip.appendText('\nNo runs yet: run the tasks (▶ Run all, or vtask run) to see their bands.');

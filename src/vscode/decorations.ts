@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { TaskRunResult } from '../core/run/sampleTasks';
+import { passCount } from '../core/stats';
 import type { RunRecord } from '../core/overview/runLog';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { getPair } from '../core/base/ynode';
@@ -12,11 +13,11 @@ import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 
 type Gutter = 'pass' | 'mixed' | 'fail' | 'error';
 
-/** The summary shown after a task's id: `5/8 pass · pass@1 0.62 · learnable`. */
+/** The summary shown after a task's id: `5/8 pass · pass@1 0.62 · learnable`, with `· 1 undecided` when some samples got no verdict. */
 export function summaryOf(run: TaskRunResult): string {
   const s = run.stats;
   const p1 = s.passAtK['1'];
-  const parts = [`${s.passed}/${s.samples} pass`, `pass@1 ${p1 === undefined || Number.isNaN(p1) ? '-' : p1.toFixed(2)}`, s.band];
+  const parts = [passCount(s), `pass@1 ${p1 === undefined || Number.isNaN(p1) ? '-' : p1.toFixed(2)}`, s.band];
   if (run.error) parts.push(`error: ${run.error}`);
   return parts.join(' · ');
 }
@@ -184,6 +185,7 @@ function loggedSummary(r: RunRecord): string {
 }
 
 function loggedGutter(r: RunRecord): Gutter {
+  if (r.band === 'error') return 'error';
   return r.samples > 0 && r.passed === r.samples ? 'pass' : r.passed === 0 ? 'fail' : 'mixed';
 }
 
@@ -205,7 +207,7 @@ function runHover(run: TaskRunResult, byModel: readonly ModelRun[], logged: read
   md.appendMarkdown(`**${plain(run.task.id)}** on ${plain(run.model)}\n\n`);
   if (byModel.length || logged.length) {
     md.appendMarkdown(TABLE_HEAD);
-    for (const m of byModel) md.appendMarkdown(`| ${plain(m.model)} | ${m.run.stats.passRate.toFixed(2)} | ${m.run.error ? 'error' : m.run.stats.band} | ${m.run.stats.samples} | ${m.at.toLocaleString()} |\n`);
+    for (const m of byModel) md.appendMarkdown(`| ${plain(m.model)} | ${m.run.stats.passRate.toFixed(2)} | ${m.run.stats.band} | ${m.run.stats.samples} | ${m.at.toLocaleString()} |\n`);
     for (const m of logged) md.appendMarkdown(loggedRow(m));
     md.appendMarkdown('\n');
   }
@@ -213,6 +215,6 @@ function runHover(run: TaskRunResult, byModel: readonly ModelRun[], logged: read
   md.appendMarkdown(`pass@k: ${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${v.toFixed(2)}`).join(', ')}\n\n`);
   const shown = run.samples.slice(0, HOVER_SAMPLES);
   if (shown.length < run.samples.length) md.appendMarkdown(`${shown.length} of ${run.samples.length} samples shown (all of them in the task panel):\n\n`);
-  for (const smp of shown) md.appendMarkdown(`- ${smp.verdict.pass ? '✓' : '✗'} ${smp.verdict.reason.replace(/[\\`*_[\]]/g, '\\$&')}${smp.truncated ? ' (truncated)' : ''}\n`);
+  for (const smp of shown) md.appendMarkdown(`- ${smp.verdict.error ? '⚠' : smp.verdict.pass ? '✓' : '✗'} ${smp.verdict.reason.replace(/[\\`*_[\]]/g, '\\$&')}${smp.truncated ? ' (truncated)' : ''}\n`);
   return md;
 }

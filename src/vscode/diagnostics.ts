@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { backgroundFailure } from './backgroundFailure';
+import { missingFileIssues } from '../core/taskfile/referencedFiles';
 import { toDiagnostic } from './convert';
 import { withheldIssues } from '../core/sampling/trust';
 import { onDidChangeSettings, settingsFor } from './settings';
@@ -59,8 +60,10 @@ export class Diagnostics implements vscode.Disposable {
     if (!isTaskDocument(doc) || doc.isClosed) return;
     try {
       const file = this.documents.get(doc);
-      // A profile of the file that names secrets its endpoint may not receive: said at the profile.
-      const issues = [...file.issues, ...withheldIssues(file.parts)];
+      // An environment or script named by a file on disk must be next to it, as `vtask check` says;
+      // a profile of the file that names secrets its endpoint may not receive is said at the profile.
+      const missing = doc.uri.scheme === 'file' ? missingFileIssues(file, doc.uri.fsPath) : [];
+      const issues = [...file.issues, ...missing, ...withheldIssues(file.parts)];
       this.collection.set(doc.uri, issues.map((i) => toDiagnostic(file.lines, i)));
     } catch (e) {
       // A bug in validation must not take the editor down: report it and keep the old problems.

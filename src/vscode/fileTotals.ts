@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import type { Band } from '../core/stats';
+import { emptyBands } from '../core/overview/modelCounts';
 import type { TaskFacts } from './taskFacts';
 import type { IndexedFile, IndexedTask } from './taskIndex';
 
@@ -42,7 +43,7 @@ export function fileTotals(f: IndexedFile, facts: TaskFacts, shown: Shown): File
     if (!shown || shown(f.uri, t, audit)) visible++;
     for (const [model, band] of facts.bands(f.uri, t)) {
       let m = models.get(model);
-      if (!m) models.set(model, (m = { counts: { too_easy: 0, learnable: 0, too_hard: 0 }, none: 0, run: 0 }));
+      if (!m) models.set(model, (m = { counts: emptyBands(), none: 0, run: 0 }));
       m.run++;
       if (band) m.counts[band]++;
       else m.none++;

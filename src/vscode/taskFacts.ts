@@ -40,7 +40,7 @@ export class TaskFacts {
   bands(uri: vscode.Uri, task: IndexedTask): Map<string, Band | null> {
     const out = new Map<string, Band | null>();
     for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? []) if (e.latest.key === task.runKey) out.set(model, e.latest.band);
-    for (const r of this.editorRuns(uri, task.id)) if (r.runKey === task.runKey) out.set(r.model, r.run.stats.samples > 0 ? r.run.stats.band : null);
+    for (const r of this.editorRuns(uri, task.id)) if (r.runKey === task.runKey) out.set(r.model, r.run.samples.length > 0 || r.run.error ? r.run.stats.band : null);
     return out;
   }
 

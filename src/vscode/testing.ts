@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { runCases, type CaseResult } from '../core/run/cases';
+import { caseOutcome, runCases, type CaseResult } from '../core/run/cases';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { toRange } from './convert';
 import type { ResultStore } from './results';
@@ -169,9 +169,16 @@ export class CaseTests implements vscode.Disposable {
     for (const r of results) {
       const item = taskItem.children.get(`${taskItem.id}#${r.case}`);
       if (!item || (only && !only.has(item.id))) continue;
-      if (r.skipped) {
+      const outcome = caseOutcome(r);
+      if (outcome === 'skipped') {
         run.skipped(item);
         this.states.set(item.id, 'skipped');
+      } else if (outcome === 'undecided') {
+        // No verdict (no judge model, an environment that did not start): an error, never a quiet skip.
+        const message = new vscode.TestMessage(`no verdict: ${r.verdict.reason}`);
+        if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
+        run.errored(item, message);
+        this.states.set(item.id, 'failed');
       } else if (r.ok) {
         run.passed(item);
         this.states.set(item.id, 'passed');

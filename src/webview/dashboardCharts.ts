@@ -1,9 +1,9 @@
 import { COMPARE_GRID, type ComparisonView, type DatasetStatsView } from '../core/base/dashboardProtocol';
 import { el, pct, svg } from './dom';
 
-export type Band = 'too_easy' | 'learnable' | 'too_hard';
-export const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
-export const BAND_WORDS: Readonly<Record<Band, string>> = { too_easy: 'too easy', learnable: 'learnable', too_hard: 'too hard' };
+export type Band = 'too_easy' | 'learnable' | 'too_hard' | 'error';
+export const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard', 'error'];
+export const BAND_WORDS: Readonly<Record<Band, string>> = { too_easy: 'too easy', learnable: 'learnable', too_hard: 'too hard', error: 'error' };
 type Counts = Readonly<Record<Band, number>>;
 
 const CELL = 18;

@@ -209,8 +209,10 @@ function renderAudit(task: TaskView): void {
 /** What streamed samples update before the run's statistics arrive with the finished run. */
 let streaming: { title: HTMLElement; charts: HTMLElement } | undefined;
 
+/** `Samples (3/4 pass · 1 undecided)`: a sample without a verdict is counted apart, never as a fail. */
 function samplesTitle(samples: readonly SampleView[]): string {
-  return samples.length ? `Samples (${samples.filter((x) => x.pass).length}/${samples.length} pass)` : 'Samples';
+  const undecided = samples.filter((x) => x.error).length;
+  return samples.length ? `Samples (${samples.filter((x) => x.pass).length}/${samples.length - undecided} pass${undecided ? ` · ${undecided} undecided` : ''})` : 'Samples';
 }
 
 function renderSamples(task: TaskView): void {
@@ -223,7 +225,7 @@ function renderSamples(task: TaskView): void {
     keyed(button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })), 'action:more'),
   );
   s.body.append(bar);
-  if (run && run.stats.samples === 0) {
+  if (run && run.stats.samples + run.stats.undecided === 0 && !run.error) {
     // Resample replaces the samples: until the first arrives there is nothing to count.
     s.body.append(el('p', 'muted sampling', 'Sampling… the pass rate shows as samples arrive.'), streaming.charts);
   } else if (run) {
@@ -231,7 +233,7 @@ function renderSamples(task: TaskView): void {
     const summary = el('div', 'run-summary');
     const band = el('span', `band ${st.band}`, st.band.replace('_', ' '));
     summary.append(
-      el('span', undefined, `${st.passed}/${st.samples} pass · pass@1 ${st.passRate.toFixed(2)} (95% ${pct(st.interval[0])}–${pct(st.interval[1])}) · mean score ${st.meanScore.toFixed(2)} · `),
+      el('span', undefined, `${st.passed}/${st.samples} pass${st.undecided ? ` · ${st.undecided} undecided` : ''} · pass@1 ${st.passRate.toFixed(2)} (95% ${pct(st.interval[0])}–${pct(st.interval[1])}) · mean score ${st.meanScore.toFixed(2)} · `),
       band,
       el('span', 'muted', ` · GRPO signal ${pct(st.signalShare)} of groups of ${st.groupSize} · ${run.model}`),
     );

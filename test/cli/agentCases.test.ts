@@ -98,11 +98,12 @@ void test('a case whose trajectory breaks the verifier fails with the turn; a br
   assert.equal(r.status, 1, r.stdout + r.stderr);
   const out = r.stdout.split('\n');
   assert.ok(out.some((l) => /agent\.vtask:8:\d+: fail: task kv\/no-writes case 0: expected pass, got fail: turn 2 called set, which is not allowed$/.test(l)), r.stdout);
-  assert.ok(out.some((l) => /fail: task kv\/broken case 0: .*the environment \.\/envs\/broken\.sh exited with code 2: no database here/.test(l)), r.stdout);
-  assert.ok(out.some((l) => /fail: task plain\/with-calls case 0: .*the case has `calls`, but the task has no `environment`/.test(l)), r.stdout);
+  assert.ok(out.some((l) => /crash: task kv\/broken case 0: .*the environment \.\/envs\/broken\.sh exited with code 2: no database here/.test(l)), r.stdout);
+  assert.ok(out.some((l) => /crash: task plain\/with-calls case 0: .*the case has `calls`, but the task has no `environment`/.test(l)), r.stdout);
   // The task's `timeout_ms` bounds each reply.
-  assert.ok(out.some((l) => /fail: task kv\/slow case 0: .*the environment failed at turn 1: the environment \.\/envs\/slow\.sh did not answer the call of wait within 300 ms/.test(l)), r.stdout);
-  assert.equal(out.filter(Boolean).at(-1), '0 passed, 4 failed');
+  assert.ok(out.some((l) => /crash: task kv\/slow case 0: .*the environment failed at turn 1: the environment \.\/envs\/slow\.sh did not answer the call of wait within 300 ms/.test(l)), r.stdout);
+  // An environment that breaks gives no verdict: undecided, which fails the command as a failed case does.
+  assert.equal(out.filter(Boolean).at(-1), '0 passed, 1 failed, 3 undecided (their verifier could not give a verdict here; see above)');
 });
 
 void test('in an untrusted workspace agent cases are skipped with the reason, and nothing is replayed', async () => {

@@ -200,3 +200,30 @@ void test('a large generated file is checked in one run', (t) => {
   for (const l of out) assert.match(l, ISSUE_LINE);
   assert.match(r.stderr, /2000 tasks/);
 });
+
+void test('test: a case whose script is missing is undecided, says why, is a JUnit error and fails the command', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-undecided-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'a.vtask');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: ok\n    prompt: p\n    verify: { match: { answer: "4" } }\n    cases:\n      - { response: "4", expect: pass }\n  - id: scripted\n    prompt: p\n    verify: { script: { path: ./checks/gone.mjs } }\n    cases:\n      - { response: "x", expect: fail }\n`);
+  const junit = path.join(dir, 'report.xml');
+  const r = vtask(['test', file, '--junit', junit]);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.deepEqual(lines(r.stdout), [
+    `${file}:12:9: unavailable: task scripted case 0: the script ./checks/gone.mjs was not found (looked for ${path.join(dir, 'checks', 'gone.mjs')})`,
+    '1 passed, 0 failed, 1 undecided (their verifier could not give a verdict here; see above)',
+  ]);
+  const xml = fs.readFileSync(junit, 'utf8');
+  assert.match(xml, /<testsuites name="vtask" tests="2" failures="0" errors="1">/);
+  assert.match(xml, /name="scripted case 0" time="0"><error type="unavailable" message="no verdict: the script \.\/checks\/gone\.mjs was not found/);
+  assert.doesNotMatch(xml, /<skipped/);
+  const json = vtask(['test', file, '--json']);
+  assert.equal(json.status, 1);
+  const out = JSON.parse(json.stdout) as { passed: number; failed: number; skipped: number; undecided: number; results: { undecided?: boolean; error?: string }[] };
+  assert.deepEqual([out.passed, out.failed, out.skipped, out.undecided], [1, 0, 0, 1]);
+  assert.deepEqual(out.results.map((x) => [x.undecided, x.error]), [[undefined, undefined], [true, 'unavailable']]);
+  // vtask check already says the script is not there.
+  const check = vtask(['check', file]);
+  assert.equal(check.status, 1);
+  assert.match(check.stdout, /a\.vtask:10:31: error: the script \.\/checks\/gone\.mjs was not found/);
+});

@@ -1,6 +1,6 @@
 // Bad input to the CLI as a user meets it, through the built binary: every problem is one clear
 // line with its path (never a stack trace or a hang), flags are bounded, typos get "did you
-// mean", a failed task shows `error` instead of a band, and escapes never reach the terminal.
+// mean", a failed task has the band `error`, and escapes never reach the terminal.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -141,7 +141,7 @@ void test('a cache folder that cannot be read or written: the run still prints i
   assert.match(under.stderr, /the sample cache was not written/);
 });
 
-void test('a task whose sampling failed shows error, not a band; --json has band null and the error', async () => {
+void test('a task whose sampling failed has band error, never too_hard; --json has band error and the error', async () => {
   const file = write('a.vtask', TASK);
   const args = ['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--cache-dir', path.join(dir, 'c-dead')];
   const human = await vtask(args);
@@ -150,7 +150,7 @@ void test('a task whose sampling failed shows error, not a band; --json has band
   assert.doesNotMatch(human.stdout + human.stderr, /too_hard/);
   const json = await vtask([...args, '--json']);
   const t = (JSON.parse(json.stdout) as { tasks: Record<string, unknown>[] }).tasks[0]!;
-  assert.equal(t.band, null);
+  assert.equal(t.band, 'error');
   assert.match(String(t.error), /nothing listens/);
 });
 

@@ -118,10 +118,78 @@ test('judge cases ask the judge model over HTTP, and are skipped without one', a
     assert.equal(withJudge.code, 0, withJudge.stdout);
     assert.match(withJudge.stdout, /^2 passed, 0 failed$/m);
     assert.equal(judgeServer.samplingRequests.length, 2);
+    // No judge model: the cases could not run, and a CI job must not pass on that.
     const without = await exec(['test', file]);
-    assert.match(without.stdout, /2 skipped/);
-    assert.match(without.stdout, /^0 passed, 0 failed$/m);
+    assert.equal(without.code, 1, without.stdout);
+    assert.match(without.stdout, /judge\.vtask:7:\d+: unavailable: task j case 0: .*no judge model/);
+    assert.match(without.stdout, /^0 passed, 0 failed, 2 undecided \(their verifier could not give a verdict here; see above\)$/m);
   } finally {
     await judgeServer.close();
   }
+});
+
+/** The run log's records, as `vtask run` wrote them. */
+function logged(dir: string): Array<{ task: string; band: string; samples: number }> {
+  return fs.readFileSync(path.join(dir, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: string; band: string; samples: number });
+}
+
+test('a run whose sampling fails has band error: in the table, --json, the run log and vtask stats', async () => {
+  const file = path.join(dir, 'fails.vtask');
+  fs.writeFileSync(file, FILE('{ math: { answer: "72" } }').replace('id: clips', 'id: fails'));
+  const c3 = path.join(dir, 'c3');
+  // The server answers 500; with no retry budget left the run stops at once.
+  server.script({ status: 500, message: 'the model is not loaded' });
+  const human = await runCliProcess(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c3], { VTASK_RETRY_BUDGET_MS: '1' }, 60_000);
+  assert.equal(human.code, 1, human.stderr);
+  assert.match(human.stdout, /^fails\s+0\/0\s+-\s+-\s+\(k=1\)\s+error\s+-\s+0\/0\s+no complete answer from .* the retry budget .* ran out/m);
+  assert.doesNotMatch(human.stdout, /too_hard/);
+  assert.deepEqual(logged(c3).map((r) => [r.task, r.band]), [['fails', 'error']]);
+  // Nothing listens: the same in --json.
+  const dead = await exec(['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'test-model', '--cache-dir', c3, '--json']);
+  assert.equal(dead.code, 1);
+  const t = (JSON.parse(dead.stdout) as { tasks: Array<{ band: string; error: string; undecided: number }> }).tasks[0];
+  assert.equal(t?.band, 'error');
+  assert.match(t?.error ?? '', /nothing listens/);
+  assert.deepEqual(logged(c3).map((r) => r.band), ['error', 'error']);
+  // vtask stats counts the run under error, and puts no 0 in the pass-rate histogram.
+  const stats = await exec(['stats', file, '--cache-dir', c3, '--json', '--no-duplicates']);
+  assert.equal(stats.code, 0, stats.stderr);
+  const m = (JSON.parse(stats.stdout) as { models: Record<string, { tasks: number; bands: Record<string, number>; histogram: { tasks: number }[] }> }).models['test-model'];
+  assert.deepEqual(m?.bands, { too_easy: 0, learnable: 0, too_hard: 0, error: 1 });
+  assert.equal(m?.histogram.reduce((a, h) => a + h.tasks, 0), 0);
+  const text = await exec(['stats', file, '--cache-dir', c3, '--no-duplicates']);
+  assert.match(text.stdout, /^ {2}error\s+1 /m);
+});
+
+test('an agent task whose environment is missing: vtask check says where, and its run has band error', async () => {
+  const file = path.join(dir, 'agent.vtask');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: kv\n    prompt: Which capital is stored under fr?\n    environment:\n      run: ./envs/missing.mjs\n    samples: 2\n    verify: { match: { answer: Paris } }\n`);
+  const check = await exec(['check', file]);
+  assert.equal(check.code, 1);
+  assert.equal(check.stdout.trim(), `${file}:6:12: error: the environment ./envs/missing.mjs was not found (looked for ${path.join(dir, 'envs', 'missing.mjs')})`);
+  const c4 = path.join(dir, 'c4');
+  const r = await exec(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c4]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /^kv\s+0\/0 · 2 undecided\s+.*\serror\s.*undecided: .*missing\.mjs was not found/m);
+  const json = await exec(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c4, '--json']);
+  const t = (JSON.parse(json.stdout) as { tasks: Array<{ band: string; undecided: number; samples: { error?: string }[] }> }).tasks[0];
+  assert.equal(t?.band, 'error');
+  assert.equal(t?.undecided, 2);
+  assert.deepEqual(logged(c4).map((x) => [x.task, x.band]), [['kv', 'error'], ['kv', 'error']]);
+});
+
+test('a task whose samples all lack a verdict has band error, and no pass-rate filter of vtask export keeps it', async () => {
+  const file = path.join(dir, 'undecided.vtask');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: gone\n    prompt: How many clips?\n    samples: 4\n    verify: { script: { path: ./checks/gone.mjs } }\n  - id: clips\n    prompt: How many clips?\n    samples: 4\n    verify: { math: { answer: "72" } }\n`);
+  const c5 = path.join(dir, 'c5');
+  const model = ['--base-url', server.url, '--model', 'test-model', '--cache-dir', c5];
+  const r = await exec(['run', file, ...model]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /^gone\s+0\/0 · 4 undecided\s+-\s+-\s+\(k=1\)\s+error\s+-\s+0\/4\s+undecided: the script \.\/checks\/gone\.mjs was not found/m);
+  assert.match(r.stdout, /^clips\s+2\/4\s+0\.50\s.*learnable/m);
+  const out = path.join(dir, 'kept.jsonl');
+  const exported = await exec(['export', file, '--format', 'trl', '-o', out, ...model, '--max-pass-rate', '1']);
+  assert.equal(exported.code, 0, exported.stderr);
+  const rows = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; band: string });
+  assert.deepEqual(rows.map((x) => [x.task_id, x.band]), [['clips', 'learnable']]);
 });

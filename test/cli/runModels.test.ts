@@ -133,12 +133,12 @@ test('the human output is one table per model, named; profiles under models: are
   assert.deepEqual(records().slice(-4).map((x) => [x.task, x.model, x.pass_rate]), [['clips', 'good', 1], ['pens', 'good', 1], ['clips', 'bad', 0], ['pens', 'bad', 0]]);
 });
 
-test('a model whose runs fail leaves no record; the other model is still run and logged', async () => {
+test('a model whose runs fail is logged with band error; the other model is still run and logged', async () => {
   const logged = records().length;
   const r = await run('--base-url', server.url, '--model', 'model-c', '--model', 'model-a', '--json');
   assert.equal(r.code, 1);
   const tasks = (JSON.parse(r.stdout) as { tasks: TaskJson[] }).tasks;
-  assert.deepEqual(tasks.map((t) => [t.model, t.task, t.band]), [['model-c', 'clips', null], ['model-c', 'pens', null], ['model-a', 'clips', 'too_easy'], ['model-a', 'pens', 'too_easy']]);
+  assert.deepEqual(tasks.map((t) => [t.model, t.task, t.band]), [['model-c', 'clips', 'error'], ['model-c', 'pens', 'error'], ['model-a', 'clips', 'too_easy'], ['model-a', 'pens', 'too_easy']]);
   assert.match(tasks[0]!.error ?? '', /model-c/);
-  assert.deepEqual(records().slice(logged).map((x) => [x.task, x.model]), [['clips', 'model-a'], ['pens', 'model-a']]);
+  assert.deepEqual(records().slice(logged).map((x) => [x.task, x.model, x.band]), [['clips', 'model-c', 'error'], ['pens', 'model-c', 'error'], ['clips', 'model-a', 'too_easy'], ['pens', 'model-a', 'too_easy']]);
 });

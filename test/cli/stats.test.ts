@@ -98,8 +98,8 @@ test('runs of two models from vtask run: the spec keys, bands, histogram, compar
   const a = s.models['model-a']!;
   const b = s.models['model-b']!;
   assert.deepEqual([a.tasks, a.samples, b.tasks, b.samples], [2, 8, 2, 8]);
-  assert.deepEqual(a.bands, { too_easy: 1, learnable: 1, too_hard: 0 });
-  assert.deepEqual(b.bands, { too_easy: 0, learnable: 0, too_hard: 2 });
+  assert.deepEqual(a.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
+  assert.deepEqual(b.bands, { too_easy: 0, learnable: 0, too_hard: 2, error: 0 });
   assert.deepEqual(a.histogram.map((h) => h.tasks), [0, 0, 0, 0, 0, 1, 0, 0, 0, 1]);
   assert.equal(s.results?.length, 4);
   assert.deepEqual(s.comparisons?.map((c) => [c.a, c.b, c.tasks, c.separating[0]?.task, c.points]), [['model-a', 'model-b', 2, 'easy', undefined]]);

@@ -37,6 +37,6 @@ test('defaults apply, broken tasks are left out, cases are judged', async () => 
   assert.deepEqual(results.map((r) => [r.task, r.case, r.ok]), [['inherits', 0, true], ['inherits', 1, false], ['scored', 0, true]]);
   assert.equal(FILE.slice(results[1]!.offset).startsWith('{ response: "Lyon"'), true);
   const xml = junitXml([{ file: 'x.vtask', results, errors: ['x.vtask:19:7: error: unknown verifier kind'] }]);
-  assert.match(xml, /<testsuites name="vtask" tests="3" failures="2">/);
+  assert.match(xml, /<testsuites name="vtask" tests="3" failures="2" errors="0">/);
   assert.match(xml, /inherits case 1 \(wrong on purpose\)".*<failure message="expected pass, got fail/);
 });

@@ -169,7 +169,7 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   const a = s.models['model-a']!;
   assert.equal(a.tasks, 3);
   assert.equal(a.samples, 24);
-  assert.deepEqual(a.bands, { too_easy: 2, learnable: 1, too_hard: 0 });
+  assert.deepEqual(a.bands, { too_easy: 2, learnable: 1, too_hard: 0, error: 0 });
   assert.deepEqual(
     a.histogram.map((h) => h.tasks),
     [0, 0, 0, 0, 0, 1, 0, 0, 0, 2],
@@ -182,8 +182,8 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   assert.equal(b.tasks, 2);
   assert.equal(b.stale, 1);
   assert.deepEqual(b.changed, []);
-  assert.deepEqual(s.per_file[0]?.bands, { 'model-a': { too_easy: 1, learnable: 1, too_hard: 0 }, 'model-b': { too_easy: 1, learnable: 1, too_hard: 0 } });
-  assert.deepEqual(s.totals.bands['model-a'], { too_easy: 2, learnable: 1, too_hard: 0 });
+  assert.deepEqual(s.per_file[0]?.bands, { 'model-a': { too_easy: 1, learnable: 1, too_hard: 0, error: 0 }, 'model-b': { too_easy: 1, learnable: 1, too_hard: 0, error: 0 } });
+  assert.deepEqual(s.totals.bands['model-a'], { too_easy: 2, learnable: 1, too_hard: 0, error: 0 });
   assert.equal(s.results?.length, 5);
   // Two models: compared over the two tasks both ran.
   const c = s.comparisons?.[0];
@@ -200,6 +200,25 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   const edited = await collectDatasetStats(files);
   assert.equal(edited.models['model-a']?.tasks, 2);
   assert.equal(edited.models['model-a']?.stale, 1);
+});
+
+test('a run of band error is counted under error: not in the histogram, the signal or a comparison', async () => {
+  const { cacheDir, files } = workspace('error-runs');
+  const key = (file: string, task: string): string => runKey(file, task);
+  const rec = (task: string, model: string, passed: number, samples: number, band: RunRecord['band'], signal = 0): RunRecord => ({ file: 'a.vtask', task, model, key: key(files[0]!, task), at: '2026-01-02T00:00:00.000Z', samples, passed, pass_rate: samples ? passed / samples : 0, band, signal_share: signal });
+  appendRunRecords(cacheDir, [rec('sum', 'm', 4, 8, 'learnable', 0.6), rec('sea', 'm', 0, 0, 'error'), rec('sum', 'n', 8, 8, 'too_easy'), rec('sea', 'n', 8, 8, 'too_easy')]);
+  const s = await collectDatasetStats(files, { duplicates: false });
+  const m = s.models.m!;
+  assert.equal(m.tasks, 2);
+  assert.deepEqual(m.bands, { too_easy: 0, learnable: 1, too_hard: 0, error: 1 });
+  assert.deepEqual(m.histogram.map((h) => h.tasks), [0, 0, 0, 0, 0, 1, 0, 0, 0, 0], 'no quiet 0 in the histogram');
+  assert.equal(m.samples, 8);
+  assert.ok(Math.abs(m.signal_share - 0.6) < 1e-9, 'the mean signal is over the runs that measured one');
+  assert.deepEqual(s.per_file[0]?.bands.m, { too_easy: 0, learnable: 1, too_hard: 0, error: 1 });
+  // Compared over `sum` only: `sea` has no pass rate for m.
+  assert.equal(s.comparisons?.[0]?.tasks, 1);
+  assert.equal(compareModels(s.results ?? [], 'm', 'n').tasks, 1);
+  assert.deepEqual(s.results?.filter((r) => r.band === 'error').map((r) => [r.task, r.model]), [['sea', 'm']]);
 });
 
 test('files under two cache folders: the runs of each come from its own log', async () => {

@@ -96,13 +96,27 @@ function defineTests(): void {
     const run = { task: { id: 'x' }, model: 'p (m)', samples: verdicts.map((verdict) => ({ verdict })), stats: taskStats(verdicts), requests: 1 } as unknown as TaskRunResult;
     const o = { cacheDir: dir, file: path.join(path.dirname(dir), 'sub', 'f.vtask'), key: 'K', model: 'p', samples: 4, at: new Date(0) };
     assert.deepEqual(runRecordOf(run, o), { file: 'sub/f.vtask', task: 'x', model: 'p', key: 'K', at: '1970-01-01T00:00:00.000Z', samples: 4, passed: 3, pass_rate: 0.75, band: 'learnable', signal_share: run.stats.signalShare });
-    assert.equal(runRecordOf({ ...run, error: 'nothing listens' }, o), undefined, 'a failed run is no record');
+    const failed = { ...run, error: 'nothing listens', stats: taskStats([], 8, true), samples: [] };
+    assert.deepEqual(runRecordOf(failed, o), { file: 'sub/f.vtask', task: 'x', model: 'p', key: 'K', at: '1970-01-01T00:00:00.000Z', samples: 0, passed: 0, pass_rate: 0, band: 'error', signal_share: 0 }, 'a failed run is recorded as an error');
+    const cancelled = { ...run, error: 'cancelled', stats: taskStats(verdicts.slice(0, 2), 8, true), samples: run.samples.slice(0, 2) };
+    assert.equal(runRecordOf(cancelled, o)?.band, 'error', 'a cancelled run is recorded as an error, not by the samples it got');
     assert.equal(runRecordOf(run, { ...o, samples: 8 }), undefined, 'a run cut short is no record');
     assert.equal(runLogPath(dir, path.join(path.dirname(dir), 'a.vtask')), 'a.vtask');
     const profile = { name: 'local', baseUrl: 'http://h/v1', model: 'qwen', endpoint: 'chat', concurrency: 1, timeoutMs: 1 } as ModelProfile;
     assert.equal(modelLabel(profile), 'local');
     assert.equal(modelLabel({ ...profile, name: '--base-url' }), 'qwen');
     assert.equal(modelLabel({ ...profile, name: 'OPENAI_BASE_URL' }), 'qwen');
+  });
+
+  test('a record of band error reads back, and so do lines an earlier version wrote', () => {
+    const dir = tmpDir();
+    // A line exactly as versions without the `error` band wrote it.
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(runLogFile(dir), '{"file":"data/a.vtask","task":"t0","model":"a","key":"k0","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":0,"pass_rate":0,"band":"too_hard","signal_share":0}\n');
+    appendRunRecords(dir, [{ ...recordOf('a', 1, 1), samples: 0, passed: 0, pass_rate: 0, band: 'error', signal_share: 0 }]);
+    const e = readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!;
+    assert.equal(e.latest.band, 'error');
+    assert.equal(e.previous?.band, 'too_hard');
   });
 
   test('torn and damaged lines are skipped; a record appended after a torn one is kept', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { passAtK, reportedKs, taskStats, wilson } from '../../src/core/stats';
+import { passAtK, passCount, reportedKs, taskStats, wilson } from '../../src/core/stats';
 
 const v = (pass: boolean, score = pass ? 1 : 0) => ({ pass, score });
 
@@ -38,4 +38,25 @@ test('bands and the GRPO signal share', () => {
   const flat = taskStats([v(false, 0.5), v(false, 0.5)]);
   assert.equal(flat.band, 'too_hard');
   assert.equal(flat.signalShare, 0);
+});
+
+test('an undecided verdict is counted apart, never as a fail; a run that measured nothing is band error', () => {
+  const crash = { pass: false, score: 0, error: 'crash' };
+  const some = taskStats([v(true), v(true), v(true), v(false), crash]);
+  assert.equal(some.samples, 4);
+  assert.equal(some.passed, 3);
+  assert.equal(some.undecided, 1);
+  assert.equal(some.passRate, 0.75, 'the pass rate is over the samples with a verdict');
+  assert.equal(some.band, 'learnable');
+  assert.equal(passCount(some), '3/4 pass · 1 undecided');
+  assert.equal(passCount(taskStats([v(true), v(false)])), '1/2 pass');
+  // Every sample undecided (an environment that never started): not too_hard, an error.
+  const none = taskStats([crash, { ...crash, error: 'unavailable' }]);
+  assert.equal(none.band, 'error');
+  assert.equal(none.undecided, 2);
+  assert.equal(none.samples, 0);
+  assert.equal(taskStats([]).band, 'error', 'no sample at all');
+  // Sampling failed or was cancelled: whatever the samples so far say, the run is an error.
+  assert.equal(taskStats([v(false), v(false)], 8, true).band, 'error');
+  assert.equal(taskStats([v(true), v(false)], 8, true).band, 'error');
 });

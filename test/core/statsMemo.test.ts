@@ -156,7 +156,7 @@ test('runs appended to the log, and the log compacted by another process, are re
   appendRunRecords(w.cacheDir, [record(w, 'sea', 'model-a', 8, '2026-01-02T00:00:00.000Z'), record(w, 'sum', 'model-a', 4, '2026-01-02T00:00:00.000Z')]);
   const appended = await collectDatasetStats(w.files);
   assert.equal(appended.models['model-a']?.tasks, 2);
-  assert.deepEqual(appended.models['model-a']?.bands, { too_easy: 1, learnable: 1, too_hard: 0 });
+  assert.deepEqual(appended.models['model-a']?.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
   assert.deepEqual(appended.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]), [['sum', 'too_hard', 'learnable']]);
   // A third run of `sum`, then a compaction down to the latest two: the same statistics.
   appendRunRecords(w.cacheDir, [record(w, 'sum', 'model-a', 8, '2026-01-03T00:00:00.000Z')]);

@@ -281,7 +281,7 @@ suite('dataset overview', () => {
     ]);
     const after = await until(() => dashboard.posted.slice(posted).some((m) => m.type === 'stats' && m.stats.models['model-b']?.tasks === 2) && lastStats(), 'new statistics after the run');
     assert.equal(after.stats.models['model-a']?.tasks, 3);
-    assert.deepEqual(after.stats.per_file.find((f) => f.file === 'overview/copies.vtask')?.bands, { 'model-a': { too_easy: 1, learnable: 0, too_hard: 0 }, 'model-b': { too_easy: 1, learnable: 0, too_hard: 0 } });
+    assert.deepEqual(after.stats.per_file.find((f) => f.file === 'overview/copies.vtask')?.bands, { 'model-a': { too_easy: 1, learnable: 0, too_hard: 0, error: 0 }, 'model-b': { too_easy: 1, learnable: 0, too_hard: 0, error: 0 } });
     // And so does the tree: the file names both models (none of its run tasks is learnable).
     const copiesNode = await fileNode('copies.vtask');
     await until(() => described(copiesNode).endsWith(' · ▱▱▱▱▱ model-a, model-b'), `the models on copies.vtask (is "${described(copiesNode)}")`);

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAIServer } from '../support/openaiServer';
-import { open, useModelServer } from './helpers';
+import { open, useModelServer, waitFor } from './helpers';
 
 interface Api {
   restore(doc: vscode.TextDocument): Promise<number>;
@@ -105,6 +105,23 @@ suite('run verifier', () => {
     while (server.disconnects === disconnects && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
     assert.ok(server.disconnects > disconnects, 'the server saw the client go away');
     assert.equal(server.inFlight, 0);
+  });
+
+  test('an agent task whose environment is missing: a problem at `run`, and a run of band error, never too_hard', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    const uri = vscode.Uri.joinPath(folder, 'missing-env.vtask');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('vtask: 1\ntasks:\n  - id: kv/missing\n    prompt: Which capital is stored under fr?\n    environment: { run: ./envs/missing.mjs }\n    samples: 2\n    verify: { match: { answer: Paris } }\n'));
+    const { document: doc } = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const problem = await waitFor(() => vscode.languages.getDiagnostics(uri).find((d) => /environment \.\/envs\/missing\.mjs was not found/.test(d.message)), 'the missing environment as a problem');
+    assert.equal(problem.severity, vscode.DiagnosticSeverity.Error);
+    assert.deepEqual([problem.range.start.line, problem.range.start.character], [4, 24]);
+    if (!vscode.workspace.isTrusted) return;
+    await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'kv/missing');
+    const r = api.results(doc.uri, 'kv/missing');
+    assert.equal(r?.run?.stats.band, 'error');
+    const summary = api.decorations(doc).summaries.map((s) => s.renderOptions?.after?.contentText);
+    assert.deepEqual(summary, ['test: 0/0 pass · 2 undecided · pass@1 - · error']);
   });
 
   test('code verifiers run only in a trusted workspace', async () => {

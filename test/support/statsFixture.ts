@@ -9,7 +9,7 @@ export const HOSTILE_ID = '<img src=x onerror="window.__xss=1">';
 export const HOSTILE_OVERLAP = '<script>window.__xss=2</script> what is the capital of france';
 
 const band = (rate: number): Band => (rate >= 0.9 ? 'too_easy' : rate <= 0.1 ? 'too_hard' : 'learnable');
-const none = (): Record<Band, number> => ({ too_easy: 0, learnable: 0, too_hard: 0 });
+const none = (): Record<Band, number> => ({ too_easy: 0, learnable: 0, too_hard: 0, error: 0 });
 
 export const fileName = (f: number): string => `data/part-${String(f).padStart(4, '0')}.vtask`;
 export const taskId = (f: number, i: number): string => `p${f}/t${i}`;

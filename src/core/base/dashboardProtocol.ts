@@ -15,12 +15,12 @@ export const MAX_ITEMS = 1_000_000;
 const text = z.string().check(z.maxLength(10_000));
 const count = z.int().check(z.minimum(0));
 const share = z.number().check(z.minimum(0), z.maximum(1));
-const band = z.enum(['too_easy', 'learnable', 'too_hard']);
+const band = z.enum(['too_easy', 'learnable', 'too_hard', 'error']);
 const list = <T extends z.core.SomeType>(item: T) => z.array(item).check(z.maxLength(MAX_ITEMS));
 const record = <T extends z.core.SomeType>(value: T) => z.record(z.string().check(z.maxLength(1000)), value);
 
 export const taskRef = z.object({ file: text, task: text, line: z.optional(count) });
-const bandCounts = z.object({ too_easy: count, learnable: count, too_hard: count });
+const bandCounts = z.object({ too_easy: count, learnable: count, too_hard: count, error: count });
 const histogramBin = z.object({ from: z.number(), to: z.number(), tasks: count });
 
 export const modelStats = z.object({

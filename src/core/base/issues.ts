@@ -18,6 +18,8 @@ export type IssueCode =
   | 'unsupported-version'
   | 'too-large'
   | 'not-a-task-file'
+  /** A file the task file names (an environment's `run`, a script's `path`) is not there. */
+  | 'missing-file'
   /** A dataset row (JSONL) that cannot be read as a task. */
   | 'bad-row';
 

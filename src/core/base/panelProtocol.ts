@@ -87,6 +87,8 @@ export const sampleView = z.object({
 export const statsView = z.object({
   samples: z.int(),
   passed: z.int(),
+  /** Samples whose verifier could not decide: not in `samples`, never counted as fails. */
+  undecided: z.int(),
   passRate: z.number(),
   meanScore: z.number(),
   passAtK: z.array(z.tuple([z.int(), z.number()])),

@@ -10,15 +10,18 @@ type Point = TaskRef & { a: number; b: number };
 const refOf = (r: TaskRef): TaskRef => (r.line === undefined ? { file: r.file, task: r.task } : { file: r.file, task: r.task, line: r.line });
 const pointOf = (r: TaskRef, a: number, b: number): Point => (r.line === undefined ? { file: r.file, task: r.task, a, b } : { file: r.file, task: r.task, line: r.line, a, b });
 
-/** Model `a` against model `b` over the tasks both have a result for, in the results' order. */
+/**
+ * Model `a` against model `b` over the tasks both have a result for, in the results' order. A
+ * run of band `error` has no pass rate: its task is left out, never compared as a 0.
+ */
 export function compareModels(results: readonly TaskModelResult[], a: string, b: string): ModelComparison {
   const ofB = new Map<string, TaskModelResult>();
-  for (const r of results) if (r.model === b) ofB.set(`${r.file}\0${r.task}`, r);
+  for (const r of results) if (r.model === b && r.band !== 'error') ofB.set(`${r.file}\0${r.task}`, r);
   const refs: TaskRef[] = [];
   const ratesA: number[] = [];
   const ratesB: number[] = [];
   for (const r of results) {
-    if (r.model !== a) continue;
+    if (r.model !== a || r.band === 'error') continue;
     const other = ofB.get(`${r.file}\0${r.task}`);
     if (!other) continue;
     refs.push(refOf(r));

@@ -11,7 +11,7 @@ import { runLogPath, type RunRecord } from './runLog';
 import type { RunLogIndex, RunsByModel } from './runLogIndex';
 import { StatsMemo } from './statsMemo';
 import { addFileStats, fileStatsOf, summariseTaskFile, textHash, type FileSummary } from './summary';
-import { addCounts, countRun, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
+import { addCounts, countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
 import type { ContaminationHit, DatasetStats, DuplicatePair, FileStats, ModelStats, TaskModelResult, TaskRef } from './types';
 
 /** A task file of the dataset and the cache folder its runs are logged in. */
@@ -194,7 +194,7 @@ function filePart(file: string, s: FileSummary, runs: ReadonlyMap<string, RunsBy
       countRun(m.counts, latest);
       if (latest.band !== null) {
         let b = bands.get(model);
-        if (!b) bands.set(model, (b = { too_easy: 0, learnable: 0, too_hard: 0 }));
+        if (!b) bands.set(model, (b = emptyBands()));
         b[latest.band]++;
       }
       if (previous && previous.band !== latest.band) m.changed.push({ ...ref, from: previous.band, to: latest.band });

@@ -1,11 +1,13 @@
 // One model's runs added up, as `vtask stats` and the dashboard report them: tasks with a fresh
 // run, samples, the pass-rate histogram, the bands, the mean GRPO signal share, the stale runs.
+// A run of band `error` is counted under that band only: it has no pass rate to put in the
+// histogram and no signal to average (a 0 there would read as a task nobody solves).
 // The CLI adds the whole dataset at once (modelResults.ts); the dashboard adds each file's runs
 // and then the files (liveStats.ts): both through these, so they cannot come to disagree.
-import type { Band } from '../stats';
+import { BANDS, type Band } from '../stats';
 import type { BandCounts, HistogramBin, ModelStats } from './types';
 
-export const BANDS: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
+export { BANDS };
 export const HISTOGRAM_BINS = 10;
 
 export interface ModelCounts {
@@ -20,17 +22,23 @@ export interface ModelCounts {
 }
 
 export function emptyCounts(): ModelCounts {
-  return { tasks: 0, samples: 0, signal: 0, stale: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: { too_easy: 0, learnable: 0, too_hard: 0 } };
+  return { tasks: 0, samples: 0, signal: 0, stale: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: emptyBands() };
+}
+
+/** Zero tasks in every band. */
+export function emptyBands(): Record<Band, number> {
+  return { too_easy: 0, learnable: 0, too_hard: 0, error: 0 };
 }
 
 /** Adds one task's fresh run. */
 export function countRun(c: ModelCounts, run: { readonly samples: number; readonly pass_rate: number; readonly band: Band | null; readonly signal_share: number }): void {
   c.tasks++;
+  if (run.band !== null) c.bands[run.band]++;
+  if (run.band === 'error') return;
   c.samples += run.samples;
   c.signal += run.signal_share;
   const bin = binOf(run.pass_rate);
   c.bins[bin] = (c.bins[bin] ?? 0) + 1;
-  if (run.band !== null) c.bands[run.band]++;
 }
 
 /** Adds the counts of one part (a file) to those of the whole. */
@@ -47,7 +55,7 @@ export function addCounts(into: ModelCounts, part: ModelCounts): void {
 export function modelStatsOf(c: ModelCounts, changed: ModelStats['changed']): ModelStats {
   const histogram: HistogramBin[] = c.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
   const bands = Object.fromEntries(BANDS.map((b) => [b, c.bands[b]])) as BandCounts;
-  return { tasks: c.tasks, samples: c.samples, histogram, bands, signal_share: c.tasks ? c.signal / c.tasks : 0, changed, stale: c.stale };
+  return { tasks: c.tasks, samples: c.samples, histogram, bands, signal_share: c.tasks > c.bands.error ? c.signal / (c.tasks - c.bands.error) : 0, changed, stale: c.stale };
 }
 
 /** The bin of a pass rate: [i/10, (i+1)/10), the last bin holding 1 too. */

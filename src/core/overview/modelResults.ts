@@ -7,7 +7,7 @@ import type { Band } from '../stats';
 import { compareRates } from './compare';
 import type { LatestRun } from './latestRuns';
 import type { RunFields } from './runLog';
-import { countRun, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
+import { countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
 import type { ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
 
 /** A task of the dataset, in the dataset's order. */
@@ -55,7 +55,7 @@ export function modelResults(tasks: readonly DatasetTask[], files: number, runs:
     t.add(task, at.ref, latest, previousBand);
     const bands = fileBands[at.file] as Map<string, Record<Band, number>>;
     let b = bands.get(model);
-    if (!b) bands.set(model, (b = { too_easy: 0, learnable: 0, too_hard: 0 }));
+    if (!b) bands.set(model, (b = emptyBands()));
     b[latest.band]++;
   }
   const names = [...perModel.keys()].sort();
@@ -95,7 +95,8 @@ class ModelTally {
   add(task: number, ref: TaskRef, latest: RunFields, previousBand: Band | undefined): void {
     countRun(this.counts, latest);
     this.runs[task] = latest;
-    this.rates[task] = latest.pass_rate;
+    // A run that failed has no pass rate to compare.
+    if (latest.band !== 'error') this.rates[task] = latest.pass_rate;
     if (previousBand !== undefined && previousBand !== latest.band) this.changed.push({ task, change: { ...ref, from: previousBand, to: latest.band } });
   }
 

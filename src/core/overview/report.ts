@@ -1,13 +1,13 @@
 // `vtask stats --html`: the statistics as one self-contained page. Styles and SVG charts are
 // inline; the page loads nothing and runs nothing (its Content-Security-Policy allows inline
 // styles only), and every text from the dataset is escaped, since prompts and ids are data.
-import type { Band } from '../stats';
+import { BANDS, type Band } from '../stats';
 import type { BandCounts, DatasetStats, HistogramBin, ModelComparison, ModelStats, TaskRef } from './types';
 
 /** Rows shown per table before "N more" (a page of 100,000 rows helps no one). */
 const TABLE_ROWS = 200;
 
-const BAND_NAMES: readonly Band[] = ['too_easy', 'learnable', 'too_hard'];
+const BAND_NAMES: readonly Band[] = BANDS;
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(s: unknown): string {
@@ -38,10 +38,10 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .text { max-width: 420px; overflow-wrap: anywhere; white-space: pre-wrap; }
 svg { display: block; margin: 6px 0; overflow: visible; }
 svg text { fill: var(--fg); font: 11px system-ui, sans-serif; }
-.too_easy { fill: var(--easy); } .learnable { fill: var(--learn); } .too_hard { fill: var(--hard); }
+.too_easy { fill: var(--easy); } .learnable { fill: var(--learn); } .too_hard { fill: var(--hard); } .error { fill: var(--bar); }
 .bar { fill: var(--bar); } .dot { fill: var(--dot); fill-opacity: 0.55; } .axis { stroke: var(--muted); stroke-width: 1; fill: none; }
 .legend span { display: inline-block; margin-right: 14px; } .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
-.s-too_easy { background: var(--easy); } .s-learnable { background: var(--learn); } .s-too_hard { background: var(--hard); }
+.s-too_easy { background: var(--easy); } .s-learnable { background: var(--learn); } .s-too_hard { background: var(--hard); } .s-error { background: var(--bar); }
 .models { display: flex; flex-wrap: wrap; gap: 24px; }
 `;
 

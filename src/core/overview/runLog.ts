@@ -76,11 +76,12 @@ export function runLogPath(cacheDir: string, taskFile: string): string {
 }
 
 /**
- * The record of a finished run, or undefined when it is not one: sampling failed, was cut
- * short, or left samples out.
+ * The record of a finished run, or undefined when it is not one (it left samples out). A run
+ * whose sampling failed or was cancelled is recorded with the band `error` (`taskStats`): the
+ * latest run of the task said nothing of it, and the log says so rather than keep an older band.
  */
 export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; readonly file: string; readonly key: string; readonly model: string; readonly samples: number; readonly at?: Date }): RunRecord | undefined {
-  if (r.error || r.samples.length === 0 || r.samples.length < o.samples || !r.stats.band) return undefined;
+  if (!r.error && (r.samples.length === 0 || r.samples.length < o.samples)) return undefined;
   return {
     file: runLogPath(o.cacheDir, o.file),
     task: r.task.id,
@@ -205,7 +206,7 @@ const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?`;
  * parsing, so a damaged line is dropped at read time. The groups are what dataset statistics
  * read (`RunFields`): key, samples, pass_rate, band, signal_share.
  */
-const REST_RE = new RegExp(String.raw`,"key":"([^"\\]*)","at":"[^"\\]*","samples":(0|[1-9]\d*),"passed":(?:0|[1-9]\d*),"pass_rate":(${NUMBER}),"band":"(too_easy|learnable|too_hard)","signal_share":(${NUMBER})\}`, 'y');
+const REST_RE = new RegExp(String.raw`,"key":"([^"\\]*)","at":"[^"\\]*","samples":(0|[1-9]\d*),"passed":(?:0|[1-9]\d*),"pass_rate":(${NUMBER}),"band":"(too_easy|learnable|too_hard|error)","signal_share":(${NUMBER})\}`, 'y');
 
 /**
  * Calls `fn` for each whole record of a chunk of log text, in order, with where it starts, where

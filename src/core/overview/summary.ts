@@ -9,6 +9,7 @@ import { taskCasesKey, taskRunKey } from '../run/resultKeys';
 import { parseTaskFile } from '../taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
 import type { FileStats } from './types';
+import { emptyBands } from './modelCounts';
 
 /** How a task's cases came out: `skipped` counts the cases not run here. */
 export interface CaseCounts {
@@ -177,7 +178,7 @@ export function addFileStats(all: readonly FileStats[]): Omit<FileStats, 'file'>
     for (const [k, n] of Object.entries(f.kinds)) kinds[k] = (kinds[k] ?? 0) + n;
     for (const k of ['total', 'passed', 'failed', 'skipped'] as const) cases[k] += f.cases[k];
     for (const [model, counts] of Object.entries(f.bands)) {
-      const into = (bands[model] ??= { too_easy: 0, learnable: 0, too_hard: 0 });
+      const into = (bands[model] ??= emptyBands());
       for (const [b, n] of Object.entries(counts)) into[b] = (into[b] ?? 0) + n;
     }
   }

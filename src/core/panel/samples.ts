@@ -74,6 +74,7 @@ export function statsView(s: TaskStats): StatsView {
   return {
     samples: s.samples,
     passed: s.passed,
+    undecided: s.undecided,
     passRate: s.passRate,
     meanScore: s.meanScore,
     passAtK: Object.entries(s.passAtK).map(([k, v]) => [Number(k), v] as [number, number]),
@@ -121,6 +122,6 @@ export async function reverify(task: TaskSpec, run: TaskRunResult, o: ReverifyOp
     if (was === false && s.verdict.pass) gained++;
     else if (was === true && !s.verdict.pass) lost++;
   }
-  const stats = taskStats(samples.map((s) => s.verdict), o.groupSize ?? run.stats.groupSize);
+  const stats = taskStats(samples.map((s) => s.verdict), o.groupSize ?? run.stats.groupSize, run.error !== undefined);
   return { run: { ...run, task, samples, stats, requests: 0 }, before, gained, lost };
 }

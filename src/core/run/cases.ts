@@ -31,6 +31,20 @@ export interface CaseResult {
   readonly trajectory?: Trajectory;
 }
 
+/**
+ * How a case came out for a test report: `skipped` only when it was refused by the user's
+ * choice (an untrusted workspace); `undecided` when its verifier could not give a verdict here
+ * (unavailable: no judge model, a missing script, an environment that did not start; or it
+ * crashed or timed out). An undecided case is neither a pass nor a skip: it fails a test run.
+ */
+export type CaseOutcome = 'passed' | 'failed' | 'skipped' | 'undecided';
+
+export function caseOutcome(r: Pick<CaseResult, 'ok' | 'verdict'>): CaseOutcome {
+  if (r.ok) return 'passed';
+  if (r.verdict.error === 'refused') return 'skipped';
+  return r.verdict.error ? 'undecided' : 'failed';
+}
+
 /** Scores are compared with this tolerance: `expect: {score: 0.5}` accepts 0.4999999. */
 export const SCORE_TOLERANCE = 1e-6;
 

@@ -147,11 +147,11 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     limitsOf(profile);
   } catch (e) {
     if (o.cacheOnly) return undefined;
-    return { task, model: '?', samples: [], stats: taskStats([], o.groupSize), error: errorMessage(e), requests: 0 };
+    return { task, model: '?', samples: [], stats: taskStats([], o.groupSize, true), error: errorMessage(e), requests: 0 };
   }
   const request = requestOf(task, profile);
   // Environments run the task's own code: never in an untrusted workspace.
-  if (task.environment && o.trusted === false) return o.cacheOnly ? undefined : { task, model: `${profile.name} (${profile.model})`, samples: [], stats: taskStats([], o.groupSize), error: refusedInUntrusted, requests: 0 };
+  if (task.environment && o.trusted === false) return o.cacheOnly ? undefined : { task, model: `${profile.name} (${profile.model})`, samples: [], stats: taskStats([], o.groupSize, true), error: refusedInUntrusted, requests: 0 };
   const agent = task.environment ? agentPlan(task, o.file, profile, request) : undefined;
   // An agent task's samples are whole trajectories, each a record of its own in the cache.
   const keys = Array.from({ length: n }, (_, i) => (agent ? agent.key(i) : sampleKey(profile, request, i)));
@@ -271,5 +271,5 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
   }
   // An agent task's arithmetic is done by its tools: the demo model's own range says nothing of it.
   const note = profile.baseUrl.startsWith('builtin:') && !task.environment ? demoNote(task.messages) : undefined;
-  return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize), error, requests, ...(note ? { note } : {}) };
+  return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize, error !== undefined), error, requests, ...(note ? { note } : {}) };
 }

@@ -5,7 +5,7 @@ import { limitIssue, textLimitIssue } from './limits';
 import { cut } from '../util/cut';
 import { closest } from '../base/suggest';
 import { LineIndex } from './text';
-import { ChunkValidator, type TaskSummary } from './validate';
+import { ChunkValidator, type FileRef, type TaskSummary } from './validate';
 import { aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from '../base/ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
@@ -25,6 +25,8 @@ export interface TaskEntry extends TaskSummary {
 export interface FilePart {
   readonly offset: number;
   readonly node: YMap | null;
+  /** Files the part names (a `script` in `defaults`), offsets relative to `offset`. */
+  readonly files?: readonly FileRef[];
 }
 
 /** A parsed task file. Parsing never throws: whatever could be read, plus issues. */
@@ -61,6 +63,8 @@ export interface ParsedChunk {
   readonly issues: readonly Issue[];
   readonly summary?: TaskSummary;
   readonly length: number;
+  /** A part's files (a task's are in its summary). */
+  readonly files?: readonly FileRef[];
 }
 
 /**
@@ -126,6 +130,7 @@ export class TaskFileParser {
           hasPrompt: summary.hasPrompt,
           hasVerify: summary.hasVerify,
           caseCount: summary.caseCount,
+          ...(summary.files ? { files: summary.files } : {}),
           offset: chunk.start,
           length: parsed.length,
           node: parsed.node?.type === 'map' ? parsed.node : null,
@@ -133,7 +138,7 @@ export class TaskFileParser {
           index: tasks.length,
         });
       } else {
-        parts.push({ offset: chunk.start, node: parsed.node?.type === 'map' ? parsed.node : null });
+        parts.push({ offset: chunk.start, node: parsed.node?.type === 'map' ? parsed.node : null, ...(parsed.files?.length ? { files: parsed.files } : {}) });
       }
     }
     issues.push(...duplicateTopKeys(parts));
@@ -231,7 +236,7 @@ export function parsePartChunk(text: string, tail: boolean): ParsedChunk {
   if (over) return { node: null, issues: over, length: text.length };
   const v = new ChunkValidator(text);
   v.file(root, tail);
-  return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length };
+  return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length, ...(v.files.length ? { files: v.files } : {}) };
 }
 
 function parseWhole(text: string, lines: LineIndex): TaskFile {
@@ -277,7 +282,7 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
     if (!tasks.some((t) => m.span[0] >= t.offset && m.span[0] < t.offset + t.length)) v.report('bad-value', m.span, `the alias \`*${m.name}\` names no anchor: write \`&${m.name}\` on a value before it`);
   }
   if (!tabs.length) issues.push(...v.issues);
-  return finish(text, lines, [{ offset: 0, node: root?.type === 'map' ? root : null }], tasks, issues, false);
+  return finish(text, lines, [{ offset: 0, node: root?.type === 'map' ? root : null, ...(v.files.length ? { files: v.files } : {}) }], tasks, issues, false);
 }
 
 

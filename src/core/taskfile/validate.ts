@@ -8,6 +8,17 @@ import { cutQuoted } from '../util/cut';
 import { closest, didYouMean } from '../base/suggest';
 import { describe, getPair, keyName, resolvePath, toJS, type Span, type YMap, type YNode, type YPair, type YScalar } from '../base/ynode';
 
+/**
+ * A file a task file names, to be found next to it: an environment's `run`, a `script`
+ * verifier's `path`; with where the name is written (offsets as the issues').
+ */
+export interface FileRef {
+  readonly kind: 'environment' | 'script';
+  readonly path: string;
+  readonly start: number;
+  readonly end: number;
+}
+
 /** What the file-level checks need to know of a task without looking at it again. */
 export interface TaskSummary {
   readonly id?: string;
@@ -16,6 +27,8 @@ export interface TaskSummary {
   readonly hasPrompt: boolean;
   readonly hasVerify: boolean;
   readonly caseCount: number;
+  /** The files the task names (checked against the disk by `missingFileIssues`, not here). */
+  readonly files?: readonly FileRef[];
 }
 
 const withCommon = new Map<string, Fields>();
@@ -33,6 +46,8 @@ const EXPECT_WORDS = ['pass', 'fail'];
  */
 export class ChunkValidator {
   readonly issues: Issue[] = [];
+  /** Files named by what was validated: checking they exist needs the file's folder and the disk. */
+  readonly files: FileRef[] = [];
   private listAlias: [string, string] | undefined;
 
   constructor(private readonly text: string) {}
@@ -85,6 +100,8 @@ export class ChunkValidator {
     if (prompt && messages) this.report('bad-value', messages.key, 'give either `prompt` or `messages`, not both');
     const verify = getPair(node, 'verify');
     if (verify) this.verifier(verify.value, verify.key);
+    const environment = getPair(node, 'environment')?.value;
+    if (environment?.type === 'map') this.fileRef('environment', getPair(environment, 'run')?.value);
     const cases = getPair(node, 'cases');
     let caseCount = 0;
     if (cases?.value?.type === 'seq') {
@@ -97,7 +114,13 @@ export class ChunkValidator {
       hasPrompt: Boolean(prompt || messages || typoFor.has('prompt') || typoFor.has('messages')),
       hasVerify: Boolean(verify || typoFor.has('verify')),
       caseCount,
+      ...(this.files.length ? { files: [...this.files] } : {}),
     };
+  }
+
+  /** Notes a file name written as text (anything else is a type error reported elsewhere). */
+  private fileRef(kind: FileRef['kind'], node: YNode | null | undefined): void {
+    if (node?.type === 'scalar' && typeof node.value === 'string' && node.value) this.files.push({ kind, path: node.value, start: node.span[0], end: node.span[1] });
   }
 
   /** A verifier: a mapping with exactly one key, the kind, whose value are its parameters. */
@@ -142,6 +165,7 @@ export class ChunkValidator {
     this.listAlias = v?.type === 'seq' && kind.listField ? [kind.listField, name] : undefined;
     const typos = this.fields(params, verifierFields(name, kind.fields), kindPair.key, `\`${name}\``);
     this.listAlias = undefined;
+    if (name === 'script') this.fileRef('script', getPair(params, 'path')?.value);
     if (kind.validate) {
       const ctx: ParamsContext = {
         params,
