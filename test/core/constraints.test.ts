@@ -153,6 +153,24 @@ void test('open-instruct group', () => {
   assert.ok(!check('keywords:word_count_different_numbers', 'tide moon', { keyword: 'tide', relation: 'at least', frequency: 2 }));
 });
 
+void test('IFBench ratio:overlap counts character trigrams, as nltk.ngrams over a string does', () => {
+  const overlap = (response: string, reference_text: string, percentage: number) =>
+    (CHECKERS.get('ratio:overlap') as InstructionCheck)(response, { reference_text, percentage }, { prompt: '' });
+  // abc, bca, cab against xab, abc, bcx: one of three.
+  const third = overlap('abcab', 'xabcx', 33);
+  assert.equal(third.pass, true);
+  assert.equal(third.reason, 'character trigram overlap 33.3% (1 of 3), needs 33% ± 2');
+  assert.equal(overlap('abcab', 'xabcx', 30).pass, false);
+  // The words rearranged share one word trigram in four, but every character trigram.
+  const swapped = overlap('the mat sat on the cat', 'the cat sat on the mat', 100);
+  assert.equal(swapped.pass, true, swapped.reason);
+  assert.equal(overlap('the mat sat on the cat', 'the cat sat on the mat', 25).pass, false);
+  // Code points, as Python's str: one emoji is one character.
+  assert.equal(overlap('😀ab', 'x😀ab', 100).pass, true);
+  const short = overlap('Hi', 'Hi there', 50);
+  assert.deepEqual([short.pass, short.reason], [false, 'the response is shorter than 3 characters, so it has no trigrams']);
+});
+
 void test('vtask group', () => {
   assert.ok(check('vtask:words_start_with', 'Silly snakes, seriously!', { letter: 's' }));
   assert.ok(!check('vtask:words_start_with', 'Silly snakes 5', { letter: 's' }));

@@ -207,7 +207,7 @@ const IFBENCH: readonly InstructionDef[] = [
       N: kw(int(1, 50), 'The minimum number of different names, from 1 to 50 (the size of the list).', 3),
     }),
   def('ratio:overlap', 'ifbench',
-    'The share of the response\'s word trigrams that also occur in `reference_text` is within 2 points of `percentage`%.', {
+    'The share of the response\'s distinct character trigrams (three characters in a row, as IFBench counts them) that also occur in `reference_text` is within 2 points of `percentage`%.', {
       reference_text: kw(TEXT, 'The text whose trigrams the response should reuse.', 'The quick brown fox jumps over the lazy dog.'),
       percentage: kw(PERCENT, 'The target overlap from 0 to 100; anything within 2 points of it passes.', 50),
     }),
