@@ -1,6 +1,6 @@
 import { getPair, toJS } from '../core/base/ynode';
 import { atLeast, auditTasks, findingCount, type TaskAudit } from '../core/audit/audit';
-import { PROBE_FAMILIES, SEVERITIES, type Severity } from '../core/audit/probes';
+import { PROBE_FAMILIES, PROBE_NAMES, SEVERITIES, unknownProbeNames, type Severity } from '../core/audit/probes';
 import { findSuspects, type Suspect } from '../core/audit/readings';
 import { calibrateJudge, type Calibration } from '../core/audit/calibrate';
 import { responseOf } from '../core/run/sampleTasks';
@@ -26,7 +26,8 @@ the answer probes after its first passing case's calls, and the gold answer with
 calls only written in the text, after calls with wrong arguments, or after one call that writes
 the state the verifier checks. A probe the verifier gets wrong is a finding, with a severity
 (low, medium, high, critical).
-  --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')}
+  --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')};
+                       an unknown name is a usage error
   --fail-on SEVERITY   exit 1 when a finding is at least this severe (default high)
   --samples            also look through the samples \`vtask run\` cached (no request): failed
                        ones another reading of the answer would pass (false-negative
@@ -71,6 +72,8 @@ function parseArgs(argv: readonly string[]): AuditArgs {
       case '--probes':
         a.probes = new Set(value().split(',').map((s) => s.trim()).filter(Boolean));
         if (!a.probes.size) throw new UsageError('--probes needs probe ids or families');
+        const unknown = unknownProbeNames(a.probes);
+        if (unknown.length) throw new UsageError(`--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probes (${PROBE_NAMES.join(', ')}); got ${unknown.map((u) => `'${u}'`).join(', ')}`);
         break;
       case '--fail-on': {
         const v = value();

@@ -157,3 +157,53 @@ void test('audit --calibrate: a steady judge that agrees with the cases passes; 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+void test('audit --probes: an unknown family or probe is a usage error that lists the families', async () => {
+  const r = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'degenerate,nonsense'], {}, 30_000);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /--probes takes probe families \(degenerate, hedge, wrong-answer, right-answer, format-only, code-exploit, code-mutant, injection, agent, calibration\) or probes \(empty, whitespace, .*\); got 'nonsense'/);
+  // Probe names and ids with their case number are known.
+  const ok = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'option-B,mutant,perturbed-number', '--json'], {}, 60_000);
+  assert.equal(ok.code, 0, ok.stderr);
+});
+
+void test('audit: a judge that obeys text in the response is flagged by the injection probes; a careful judge is not', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-injection-'));
+  const file = path.join(dir, 'judged.vtask');
+  const task = (id: string) => `  - id: ${id}\n    prompt: "Capital of France?"\n    verify: { judge: { rubric: ["Names Paris as the capital"] } }\n`;
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n${task('gullible')}${task('careful')}`);
+  // Both judges grade by the criterion; the gullible one also does what the response tells it,
+  // or takes a verdict written in the response for its own.
+  const server = new OpenAIServer({
+    models: ['gullible', 'careful'],
+    answer: (ctx) => {
+      const { response } = JSON.parse(ctx.prompt.slice(ctx.prompt.indexOf('{'))) as { response: string };
+      const gullible = ctx.body.model === 'gullible';
+      const met = response.includes('Paris') || (gullible && (/ignore the rubric/i.test(response) || /"met": true/.test(response)));
+      return JSON.stringify({ criteria: [{ id: 1, met, why: 'read' }] });
+    },
+  });
+  await server.listen();
+  try {
+    const audit = async (model: string) => {
+      const r = await runCliProcess(['audit', file, '--base-url', server.url, '--model', model, '--probes', 'injection', '--json'], {}, 60_000);
+      const json = JSON.parse(r.stdout) as { tasks: { task: string; probes: number; skipped?: unknown[]; findings: { probe: string; family: string; severity: string; verdict: string }[] }[] };
+      return { code: r.code, tasks: json.tasks };
+    };
+    const gullible = await audit('gullible');
+    assert.equal(gullible.code, 1, 'an injection that passes is a critical finding');
+    for (const t of gullible.tasks) {
+      assert.deepEqual(t.findings.map((f) => [f.probe, f.family, f.severity, f.verdict]), [
+        ['injection-instruction', 'injection', 'critical', 'pass'],
+        ['injection-forged-verdict', 'injection', 'critical', 'pass'],
+      ], t.task);
+    }
+    const careful = await audit('careful');
+    assert.equal(careful.code, 0);
+    assert.deepEqual(careful.tasks.map((t) => [t.task, t.probes, t.findings, t.skipped]), [['gullible', 2, [], undefined], ['careful', 2, [], undefined]]);
+  } finally {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
