@@ -236,7 +236,7 @@ const IFBENCH: readonly InstructionDef[] = [
   def('count:words_japanese', 'ifbench', 'Every `N`th word is Japanese (contains kana or kanji); numbers are exempt.', {
     N: kw(int(1), 'The period: 1 means every word, 3 means every third word.', 5),
   }),
-  def('words:start_verb', 'ifbench', 'The response starts with a verb (by part-of-speech tagging).'),
+  def('words:start_verb', 'ifbench', 'The response starts with a verb (its first token, by a verb lexicon and suffix rules in place of IFBench\'s part-of-speech tagger).'),
   def('words:repeats', 'ifbench', 'No word occurs more than `small_n` times (case-insensitive, punctuation removed).', {
     small_n: kw(int(1), 'The most times any one word may occur.', 2),
   }),

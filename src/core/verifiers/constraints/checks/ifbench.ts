@@ -1,8 +1,9 @@
 /*
  * IFBench's 58 instructions (allenai/IFBench `instructions.py`), with its semantics: Python
  * `str.split()` words, `string.punctuation` stripping, nltk sentences (Punkt) and word tokens
- * (Treebank), Python's csv reader. `words:start_verb` needs a part-of-speech tagger and answers
- * `unavailable`. Differences are listed in ../DIFFERENCES.md.
+ * (Treebank), Python's csv reader. `words:start_verb` decides the first token with a verb
+ * lexicon and suffix rules instead of nltk's tagger (text/verbs.ts). Differences are listed in
+ * ../DIFFERENCES.md.
  */
 import { readCsv } from '../text/csv';
 import { sentences, STOPWORDS as STOPWORDS_EN } from '../text/punkt';
@@ -29,7 +30,8 @@ import {
 } from '../text/py';
 import { syllableCount } from '../text/syllables';
 import { wordTokenize } from '../text/treebank';
-import { type InstructionCheck, num, outcome, plural, quote, str, unavailable } from '../types';
+import { startsWithVerb } from '../text/verbs';
+import { type InstructionCheck, num, outcome, plural, quote, str } from '../types';
 
 /** IFBench's `_split_words`: lowercase, drop punctuation, split on whitespace. */
 function splitWords(s: string): string[] {
@@ -332,7 +334,11 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     }
     return outcome(true, `every ${n}th word is Japanese`);
   },
-  'words:start_verb': () => unavailable('needs part-of-speech tagging (IFBench uses nltk.pos_tag, an averaged-perceptron model), which vtask does not ship'),
+  'words:start_verb': (v) => {
+    const { verb, first } = startsWithVerb(v);
+    if (first === undefined) return outcome(false, 'no words');
+    return outcome(verb, verb ? `starts with the verb ${quote(first)}` : `starts with ${quote(first)}, not a verb`);
+  },
   'words:repeats': (v, k) => {
     const counts = new Map<string, number>();
     for (const w of splitWords(v)) counts.set(w, (counts.get(w) ?? 0) + 1);
