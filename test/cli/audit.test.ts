@@ -65,7 +65,7 @@ void test('audit: findings below --fail-on leave the exit code 0; the summary co
   const r = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'degenerate,hedge,wrong-answer,right-answer'], {}, 60_000);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /^test\/fixtures\/audit\/sound\.vtask:4: low: task math-72: probe right-words \(expected pass, got fail\)/m);
-  assert.match(r.stdout, /^\d+ findings \(\d+ low\) in 1 of 3 tasks; 0 at or above high$/m);
+  assert.match(r.stdout, /^\d+ findings \(\d+ low\) in 1 of 4 tasks; 0 at or above high$/m);
   const strict = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'right-answer', '--fail-on', 'low'], {}, 60_000);
   assert.equal(strict.code, 1);
 });

@@ -67,7 +67,9 @@ test('choice: reads the letter as people write it, and not a capital that starts
   assert.deepEqual(read('BANANA'), [[], 'none']);
   // The strongest form wins over a letter discussed on the way; two in it are a hedge.
   assert.deepEqual(read('A. is tempting, but (A) fails for 21. Answer: B'), [['B'], 'answer line']);
-  for (const hedge of ['I pick B or C.', 'I pick B and C.', 'B or C']) assert.equal((await run({ choice: { answer: 'B' } }, hedge)).pass, false, hedge);
+  for (const hedge of ['I pick B or C.', 'I pick B and C.', 'B or C', 'Answer: B, C, D']) assert.equal((await run({ choice: { answer: 'B' } }, hedge)).pass, false, hedge);
+  assert.deepEqual(read('Answer: A, B, C or D'), [['A', 'B', 'C', 'D'], 'answer line']);
+  assert.deepEqual(read('I pick (B) or (C).'), [['B', 'C'], 'choice phrase']);
   const two = await run({ choice: { answer: 'B' } }, 'The answer is B. No wait, the answer is C.');
   assert.equal(two.pass, false);
   assert.match(two.reason, /several options were chosen \(B, C\)/);

@@ -59,10 +59,20 @@ export function chosenOptions(response: string, options: readonly string[]): { l
     ['bold', new RegExp(String.raw`\*\*\(?(${L})\)?[.):]?\*\*`, 'gu'), false],
     ['parenthesised', new RegExp(String.raw`\((${L})\)`, 'gu'), false],
   ];
+  // Letters listed after a chosen one ("Answer: A, B or C") are chosen too: a hedge, not a choice of A.
+  const more = new RegExp(String.raw`^(?:\s*(?:,|/|&|\bor\b|\band\b)\s*${marked})+`, 'u');
+  const listed = new RegExp(marked, 'gu');
   for (const [source, re, guarded] of forms) {
-    const found = [...response.matchAll(re)].filter((m) => !guarded || endsChoice(response.slice((m.index ?? 0) + m[0].length)));
-    const letters = [...new Set(found.map((m) => m[1] ?? ''))].filter((l) => options.includes(l));
-    if (letters.length) return { letters, source };
+    const letters = new Set<string>();
+    for (const m of response.matchAll(re)) {
+      const after = response.slice((m.index ?? 0) + m[0].length);
+      const list = guarded ? more.exec(after)?.[0] : undefined;
+      if (guarded && list === undefined && !endsChoice(after)) continue;
+      letters.add(m[1] ?? '');
+      for (const x of list?.matchAll(listed) ?? []) letters.add(x[1] ?? '');
+    }
+    const chosen = [...letters].filter((l) => options.includes(l));
+    if (chosen.length) return { letters: chosen, source };
   }
   return { letters: [], source: 'none' };
 }
