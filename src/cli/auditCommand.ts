@@ -18,8 +18,10 @@ import { terminalSafe } from './terminal';
 export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY] [--samples]
 
 Tries adversarial and right-answer probes against each task's verifier, with no model: an
-empty answer, a refusal, the prompt echoed, the gold answer hedged with a wrong one, a wrong
-answer of the right shape, the right answer written another way, programs that exit at once
+empty answer, a refusal (also in the format the verifier requires), the prompt echoed, the
+gold answer hedged with a wrong one, a wrong answer of the right shape, a passing case with its
+number, option or answer word changed, an arbitrary answer for a regex, a gold answer the
+verifier cannot parse, the right answer written another way, programs that exit at once
 or print what the tests expect, mutants of a passing case's program, injections aimed at a
 judge. An agent task's probes are trajectories replayed in its environment (in the sandbox):
 the answer probes after its first passing case's calls, and the gold answer with no call, with
