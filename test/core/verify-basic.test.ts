@@ -57,6 +57,7 @@ test('choice: reads the letter as people write it, and not a capital that starts
   assert.deepEqual(read('\\boxed{B}'), [['B'], 'boxed']);
   assert.deepEqual(read('\\boxed{\\text{(C)}}'), [['C'], 'boxed']);
   assert.deepEqual(read('B is correct: 23 has no divisor but 1 and itself.'), [['B'], 'leading letter']);
+  assert.deepEqual(read('Answer: C\nthe others are even.'), [['C'], 'answer line'], 'a line break ends the choice');
   // False reads: a capital letter that is an article, a pronoun or an initial is no choice.
   assert.deepEqual(read('A good approach is to test each number for divisors.'), [[], 'none']);
   assert.deepEqual(read('A prime has exactly two divisors, so 23 is prime.'), [[], 'none']);

@@ -33,7 +33,7 @@ const AFTER_LETTER = new Set(['because', 'since', 'as', 'is', 'was', 'seems', 'a
 
 /** True when the text after a letter leaves it a choice, not the start of a word or of a phrase. */
 function endsChoice(after: string): boolean {
-  const next = /^\s+([a-z]+)/.exec(after);
+  const next = /^[ \t]+([a-z]+)/.exec(after);
   return !next || AFTER_LETTER.has(next[1] as string);
 }
 
