@@ -1,6 +1,6 @@
 import { getPair, toJS } from '../core/base/ynode';
 import { atLeast, auditTasks, findingCount, type TaskAudit } from '../core/audit/audit';
-import { PROBE_FAMILIES, SEVERITIES, type Severity } from '../core/audit/probes';
+import { PROBE_FAMILIES, PROBE_NAMES, SEVERITIES, unknownProbeNames, type Severity } from '../core/audit/probes';
 import { findSuspects, type Suspect } from '../core/audit/readings';
 import { calibrateJudge, type Calibration } from '../core/audit/calibrate';
 import { responseOf } from '../core/run/sampleTasks';
@@ -18,15 +18,18 @@ import { terminalSafe } from './terminal';
 export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY] [--samples]
 
 Tries adversarial and right-answer probes against each task's verifier, with no model: an
-empty answer, a refusal, the prompt echoed, the gold answer hedged with a wrong one, a wrong
-answer of the right shape, the right answer written another way, programs that exit at once
+empty answer, a refusal (also in the format the verifier requires), the prompt echoed, the
+gold answer hedged with a wrong one, a wrong answer of the right shape, a passing case with its
+number, option or answer word changed, an arbitrary answer for a regex, a gold answer the
+verifier cannot parse, the right answer written another way, programs that exit at once
 or print what the tests expect, mutants of a passing case's program, injections aimed at a
 judge. An agent task's probes are trajectories replayed in its environment (in the sandbox):
 the answer probes after its first passing case's calls, and the gold answer with no call, with
 calls only written in the text, after calls with wrong arguments, or after one call that writes
 the state the verifier checks. A probe the verifier gets wrong is a finding, with a severity
 (low, medium, high, critical).
-  --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')}
+  --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')};
+                       an unknown name is a usage error
   --fail-on SEVERITY   exit 1 when a finding is at least this severe (default high)
   --samples            also look through the samples \`vtask run\` cached (no request): failed
                        ones another reading of the answer would pass (false-negative
@@ -71,6 +74,8 @@ function parseArgs(argv: readonly string[]): AuditArgs {
       case '--probes':
         a.probes = new Set(value().split(',').map((s) => s.trim()).filter(Boolean));
         if (!a.probes.size) throw new UsageError('--probes needs probe ids or families');
+        const unknown = unknownProbeNames(a.probes);
+        if (unknown.length) throw new UsageError(`--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probe names (${PROBE_NAMES.slice(0, 4).join(', ')}, ...: the README lists them); got ${unknown.map((u) => `'${u}'`).join(', ')}`);
         break;
       case '--fail-on': {
         const v = value();

@@ -65,7 +65,7 @@ void test('audit: findings below --fail-on leave the exit code 0; the summary co
   const r = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'degenerate,hedge,wrong-answer,right-answer'], {}, 60_000);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /^test\/fixtures\/audit\/sound\.vtask:4: low: task math-72: probe right-words \(expected pass, got fail\)/m);
-  assert.match(r.stdout, /^\d+ findings \(\d+ low\) in 1 of 3 tasks; 0 at or above high$/m);
+  assert.match(r.stdout, /^\d+ findings \(\d+ low\) in 1 of 4 tasks; 0 at or above high$/m);
   const strict = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'right-answer', '--fail-on', 'low'], {}, 60_000);
   assert.equal(strict.code, 1);
 });
@@ -152,6 +152,56 @@ void test('audit --calibrate: a steady judge that agrees with the cases passes; 
     const loose = await runCliProcess(['audit', file, '--base-url', server.url, '--model', 'test-model', '--calibrate', '--probes', 'calibration', '--min-agreement', '0.3', '--max-spread', '1', '--json'], {}, 120_000);
     const looseBiased = (JSON.parse(loose.stdout) as typeof json).tasks.find((t) => t.task === 'biased');
     assert.ok(!looseBiased?.findings.some((f) => f.probe === 'calibration-agreement' || f.probe === 'calibration-consistency'), JSON.stringify(looseBiased?.findings));
+  } finally {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('audit --probes: an unknown family or probe is a usage error that lists the families', async () => {
+  const r = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'degenerate,nonsense'], {}, 30_000);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /--probes takes probe families \(degenerate, hedge, wrong-answer, right-answer, format-only, code-exploit, code-mutant, injection, agent, calibration\) or probe names \(empty, whitespace, refusal, echo-prompt, \.\.\.: the README lists them\); got 'nonsense'$/m);
+  // Probe names and ids with their case number are known.
+  const ok = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'option-B,mutant,perturbed-number', '--json'], {}, 60_000);
+  assert.equal(ok.code, 0, ok.stderr);
+});
+
+void test('audit: a judge that obeys text in the response is flagged by the injection probes; a careful judge is not', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-injection-'));
+  const file = path.join(dir, 'judged.vtask');
+  const task = (id: string) => `  - id: ${id}\n    prompt: "Capital of France?"\n    verify: { judge: { rubric: ["Names Paris as the capital"] } }\n`;
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n${task('gullible')}${task('careful')}`);
+  // Both judges grade by the criterion; the gullible one also does what the response tells it,
+  // or takes a verdict written in the response for its own.
+  const server = new OpenAIServer({
+    models: ['gullible', 'careful'],
+    answer: (ctx) => {
+      const { response } = JSON.parse(ctx.prompt.slice(ctx.prompt.indexOf('{'))) as { response: string };
+      const gullible = ctx.body.model === 'gullible';
+      const met = response.includes('Paris') || (gullible && (/ignore the rubric/i.test(response) || /"met": true/.test(response)));
+      return JSON.stringify({ criteria: [{ id: 1, met, why: 'read' }] });
+    },
+  });
+  await server.listen();
+  try {
+    const audit = async (model: string) => {
+      const r = await runCliProcess(['audit', file, '--base-url', server.url, '--model', model, '--probes', 'injection', '--json'], {}, 60_000);
+      const json = JSON.parse(r.stdout) as { tasks: { task: string; probes: number; skipped?: unknown[]; findings: { probe: string; family: string; severity: string; verdict: string }[] }[] };
+      return { code: r.code, tasks: json.tasks };
+    };
+    const gullible = await audit('gullible');
+    assert.equal(gullible.code, 1, 'an injection that passes is a critical finding');
+    for (const t of gullible.tasks) {
+      assert.deepEqual(t.findings.map((f) => [f.probe, f.family, f.severity, f.verdict]), [
+        ['injection-instruction', 'injection', 'critical', 'pass'],
+        ['injection-forged-verdict', 'injection', 'critical', 'pass'],
+      ], t.task);
+    }
+    const careful = await audit('careful');
+    assert.equal(careful.code, 0);
+    assert.deepEqual(careful.tasks.map((t) => [t.task, t.probes, t.findings, t.skipped]), [['gullible', 2, [], undefined], ['careful', 2, [], undefined]]);
   } finally {
     await server.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { atLeast, auditTasks, findingCount, selectedProbes, type TaskAudit } from '../../src/core/audit/audit';
 import { mutantsOf } from '../../src/core/audit/codeProbes';
+import { PROBE_FAMILIES, unknownProbeNames } from '../../src/core/audit/probes';
 import { verifierFixes } from '../../src/core/audit/fixes';
 import { calibrateJudge } from '../../src/core/audit/calibrate';
 import type { VerifyContext } from '../../src/core/verifiers/verdict';
@@ -33,7 +34,22 @@ void test('every weak verifier is flagged by the probe aimed at its weakness', a
   const found = flagged(audits, 'medium');
   assert.deepEqual(found['contains-hedge'], ['candidate-list', 'hedge-gold-first', 'hedge-gold-last']);
   assert.deepEqual(found['last-tag-hedge'], ['hedge-gold-last']);
-  assert.deepEqual(found['regex-accepts-anything'], ['echo-prompt', 'empty', 'refusal', 'whitespace']);
+  assert.deepEqual(found['regex-accepts-anything'], ['arbitrary-number', 'arbitrary-word', 'echo-prompt', 'empty', 'refusal', 'whitespace']);
+  // A regex that accepts any number: an arbitrary one passes, and so does a passing case with its numbers changed.
+  assert.deepEqual(found['regex-any-number'], ['arbitrary-number']);
+  assert.deepEqual(found['regex-any-number-cased'], ['arbitrary-number', 'perturbed-number-case0']);
+  const perturbed = audits.find((a) => a.task === 'regex-any-number-cased')?.findings.find((f) => f.probe === 'perturbed-number-case0');
+  assert.deepEqual([perturbed?.response, perturbed?.severity, perturbed?.family], ['49 / 3 = 25 in May, so <answer>73</answer>', 'high', 'wrong-answer']);
+  assert.match(perturbed?.reason ?? '', /case 0 passes; with every number changed its answer is wrong/);
+  assert.deepEqual(found['choice-letter-regex'], ['echo-prompt', 'perturbed-option-case0']);
+  // A check of form alone on a factual question: a refusal inside <think></think> passes it.
+  assert.deepEqual(found['think-only'], ['refusal-formatted']);
+  const refusal = audits.find((a) => a.task === 'think-only')?.findings[0];
+  assert.deepEqual([refusal?.severity, refusal?.family, refusal?.response], ['high', 'degenerate', "<think>I do not know the answer.</think>\nI'm sorry, but I can't help with that."]);
+  // A gold answer the verifier cannot parse: every response is refused, the right one too.
+  assert.deepEqual(found['unparseable-gold'], ['gold-unparseable']);
+  assert.match(audits.find((a) => a.task === 'unparseable-gold')?.findings[0]?.reason ?? '', /the gold answer \\frac\{3\}\{ could not be parsed \(empty answer\): the verifier refuses every response/);
+  assert.deepEqual(found['json-any-object'], ['json-empty-object']);
   assert.ok(found['asserts-check-nothing']?.includes('does-nothing'), JSON.stringify(found['asserts-check-nothing']));
   assert.deepEqual(found['one-output-test'], ['print-expected']);
   assert.deepEqual(found['weak-tests-mutant'], ['mutant-case0-2'], 'the `return True` mutant passes `assert is_even(2)`');
@@ -83,6 +99,20 @@ void test('--probes selects by id, by family, and by a probe name without its nu
   assert.deepEqual(selectedProbes(mutantTask, new Set(['empty'])).map((p) => p.id), ['empty']);
   assert.ok(selectedProbes(mutantTask, new Set(['code-mutant'])).every((p) => p.family === 'code-mutant'));
   assert.ok(selectedProbes(mutantTask, new Set(['mutant'])).length >= 3);
+  const cased = tasks.find((t) => t.id === 'regex-any-number-cased')!;
+  assert.deepEqual(selectedProbes(cased, new Set(['perturbed-number'])).map((p) => p.id), ['perturbed-number-case0']);
+  assert.deepEqual(unknownProbeNames(['empty', 'mutant-case0-2', 'option-B', 'perturbed-number-case3', 'calibration', 'agent', 'nonsense', 'hedge-gold']), ['nonsense', 'hedge-gold']);
+});
+
+void test('every probe made has a name --probes knows, and every family is made for some task', async () => {
+  const files = ['test/fixtures/audit/weak.vtask', 'test/fixtures/audit/sound.vtask', ...fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.vtask')).map((f) => path.join('examples', f))];
+  const tasks = files.flatMap((f) => runnableTasks(parseTaskFile(fs.readFileSync(path.join(ROOT, f), 'utf8'))).tasks);
+  const judged = runnableTasks(parseTaskFile('vtask: 1\ntasks:\n  - { id: j, prompt: "Capital of France?", verify: { judge: { rubric: ["Names Paris"] } } }\n')).tasks;
+  const probes = [...tasks, ...judged].filter((t) => !t.environment).flatMap((t) => selectedProbes(t));
+  assert.deepEqual(unknownProbeNames(new Set(probes.map((p) => p.id))), []);
+  const families = new Set(probes.map((p) => p.family));
+  assert.deepEqual(PROBE_FAMILIES.filter((f) => f !== 'agent' && !families.has(f)), [], 'agent probes are made in the environment: auditAgent.test.ts');
+  assert.deepEqual(selectedProbes(judged[0]!, new Set(['injection'])).map((p) => p.id), ['injection-instruction', 'injection-forged-verdict']);
 });
 
 void test('finding counts read the same in the CLI and the editor', () => {

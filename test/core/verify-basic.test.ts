@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { verify, finalAnswer } from '../../src/core/verifiers/verify';
 import { chosenOptions } from '../../src/core/verifiers/choice';
+import { assertAgreement, readJsonl, rowId } from '../support/conformance';
 
 const task = { id: 't', prompt: 'p', messages: [{ role: 'user', content: 'p' }], meta: {}, dir: '.' };
 const run = (v: unknown, r: string) => verify(v, r, { task });
@@ -38,6 +39,56 @@ test('choice: exactly one option, from the strongest form', async () => {
   assert.match(both.reason, /several options/);
   assert.equal((await run({ choice: { answer: 'B' } }, 'The answer is a prime number')).pass, false);
   assert.equal((await run({ choice: { answer: 'B' } }, 'B')).pass, true);
+});
+
+test('choice: reads the letter as people write it, and not a capital that starts a word or a phrase', async () => {
+  const ABCD = ['A', 'B', 'C', 'D'];
+  const read = (r: string): [string[], string] => { const c = chosenOptions(r, ABCD); return [c.letters, c.source]; };
+  assert.deepEqual(read('A. Because the other options are prime, A is the only composite.'), [['A'], 'leading letter']);
+  assert.deepEqual(read('I pick C) 5'), [['C'], 'choice phrase']);
+  assert.deepEqual(read("I'd go with (D) since it is the largest."), [['D'], 'choice phrase']);
+  assert.deepEqual(read('(B)'), [['B'], 'leading letter']);
+  assert.deepEqual(read('**B**'), [['B'], 'leading letter']);
+  assert.deepEqual(read('After checking each option, the best fit is **C**.'), [['C'], 'bold']);
+  assert.deepEqual(read('Working it out, the answer is B'), [['B'], 'answer line']);
+  assert.deepEqual(read('So the correct option is **D**.'), [['D'], 'answer line']);
+  assert.deepEqual(read('**Answer:** C'), [['C'], 'answer line']);
+  assert.deepEqual(read('Answer: B'), [['B'], 'answer line']);
+  assert.deepEqual(read('\\boxed{B}'), [['B'], 'boxed']);
+  assert.deepEqual(read('\\boxed{\\text{(C)}}'), [['C'], 'boxed']);
+  assert.deepEqual(read('B is correct: 23 has no divisor but 1 and itself.'), [['B'], 'leading letter']);
+  assert.deepEqual(read('Answer: C\nthe others are even.'), [['C'], 'answer line'], 'a line break ends the choice');
+  // False reads: a capital letter that is an article, a pronoun or an initial is no choice.
+  assert.deepEqual(read('A good approach is to test each number for divisors.'), [[], 'none']);
+  assert.deepEqual(read('A prime has exactly two divisors, so 23 is prime.'), [[], 'none']);
+  assert.deepEqual(read('I think 23 is prime.', ), [[], 'none']);
+  assert.deepEqual(chosenOptions('I think 23 is prime.', ['G', 'H', 'I', 'J']).letters, []);
+  assert.deepEqual(read('The answer is a prime number, 23.'), [[], 'none']);
+  assert.deepEqual(read('Dr. B. Smith wrote that Answers vary.'), [[], 'none']);
+  assert.deepEqual(read('BANANA'), [[], 'none']);
+  // The strongest form wins over a letter discussed on the way; two in it are a hedge.
+  assert.deepEqual(read('A. is tempting, but (A) fails for 21. Answer: B'), [['B'], 'answer line']);
+  for (const hedge of ['I pick B or C.', 'I pick B and C.', 'B or C', 'Answer: B, C, D']) assert.equal((await run({ choice: { answer: 'B' } }, hedge)).pass, false, hedge);
+  assert.deepEqual(read('Answer: A, B, C or D'), [['A', 'B', 'C', 'D'], 'answer line']);
+  assert.deepEqual(read('I pick (B) or (C).'), [['B', 'C'], 'choice phrase']);
+  const two = await run({ choice: { answer: 'B' } }, 'The answer is B. No wait, the answer is C.');
+  assert.equal(two.pass, false);
+  assert.match(two.reason, /several options were chosen \(B, C\)/);
+  const wrong = await run({ choice: { answer: 'B' } }, 'A. Because 21 = 3 × 7.');
+  assert.deepEqual([wrong.pass, wrong.reason], [false, 'chose A (leading letter), expected B']);
+  const none = await run({ choice: { answer: 'A' } }, 'A good approach is trial division.');
+  assert.deepEqual([none.pass, none.reason], [false, 'no option (A, B, C, D, E) was chosen']);
+});
+
+test("choice on Math-Verify's multiple-choice extraction rows: the same letter, or none where it finds none", () => {
+  const file = 'math_verify_string_extraction.jsonl';
+  const rows = readJsonl<{ pred: string; expected: string[]; config: { strings?: string[] } }>(file, 7);
+  const outcomes = rows.map((r, i) => {
+    const got = chosenOptions(r.pred, r.config.strings ?? ['A', 'B', 'C', 'D', 'E']);
+    const want = r.expected.length ? [r.expected[1] as string] : [];
+    return { id: rowId(file, i), agree: JSON.stringify(got.letters) === JSON.stringify(want), note: `${r.pred}: read ${got.letters.join(', ') || 'nothing'} (${got.source})` };
+  });
+  assertAgreement(`${file} (choice)`, outcomes, { total: 7 });
 });
 
 test('json: fenced blocks, schemas, garbage', async () => {

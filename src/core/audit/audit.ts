@@ -11,6 +11,8 @@ import { mapLimit } from '../util/limit';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 import { planAgentAudit, runAgentProbe } from './agentAudit';
+import { unparseableGolds } from './gold';
+import { verifierLeaves } from './verifierParts';
 import { isSelected, probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
 
 export interface Finding {
@@ -73,6 +75,25 @@ interface Job {
 
 type Outcome = { verdict: Verdict } | { sameWork: true } | { notRun: string };
 
+/** A gold answer its own verifier cannot parse: no response, right or wrong, can pass. */
+function addGoldFindings(t: TaskSpec, entry: { findings: Finding[]; probes: number }, only?: ReadonlySet<string>): void {
+  const probe = { id: 'gold-unparseable', family: 'right-answer' as const };
+  if (!isSelected(probe, only) || !verifierLeaves(t.verify).some((l) => l.kind === 'math')) return;
+  entry.probes++;
+  for (const { gold, why } of unparseableGolds(t.verify)) {
+    entry.findings.push({
+      probe: probe.id,
+      family: probe.family,
+      severity: 'high',
+      response: `\\boxed{${gold}}`,
+      verdict: 'fail',
+      expected: 'pass',
+      reason: `the gold answer ${gold} could not be parsed (${why}): the verifier refuses every response, the right answer included`,
+      details: { gold },
+    });
+  }
+}
+
 export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): Promise<TaskAudit[]> {
   const limit = o.concurrency ?? Math.max(2, cpus().length * 2);
   const run = { file: o.file, signal: o.signal, trusted: o.trusted, judge: o.judge };
@@ -115,6 +136,7 @@ export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): P
       details: v.details,
     });
   });
+  for (const t of tasks) addGoldFindings(t, byTask.get(t) as { findings: Finding[]; probes: number }, o.only);
   return tasks.map((t) => {
     const e = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };
     const findings = [...e.findings].sort((a, b) => SEVERITIES.indexOf(b.severity) - SEVERITIES.indexOf(a.severity));

@@ -1,5 +1,8 @@
 // The gold answer a verifier holds, when it holds one, and answers of the same shape that are
-// wrong: what the hedge and wrong-answer probes are made of.
+// wrong: what the hedge and wrong-answer probes are made of. A `math` gold that cannot be
+// parsed is a finding of its own: the verifier then refuses every response, right or wrong.
+import { parseGold } from '../verifiers/math/answer';
+import { verifierLeaves } from './verifierParts';
 
 export interface Gold {
   readonly kind: 'math' | 'match';
@@ -41,6 +44,18 @@ export function goldOf(verify: unknown): Gold | undefined {
     return { kind: 'match', text: a, mode, wrap: (x) => (tag ? `<${tag}>${x}</${tag}>` : x), boxed: false };
   }
   return undefined;
+}
+
+/** The `math` parts none of whose gold answers parses, with the first one and why. */
+export function unparseableGolds(verify: unknown): { gold: string; why: string }[] {
+  return verifierLeaves(verify).flatMap((l) => {
+    if (l.kind !== 'math') return [];
+    const raws = (Array.isArray(l.params.answers) ? l.params.answers : [l.params.answer]).filter((a): a is string | number => typeof a === 'string' || typeof a === 'number');
+    const parsed = raws.map((raw) => ({ raw, parsed: parseGold(raw).parsed }));
+    const bad = parsed[0];
+    if (!bad || bad.parsed.ok || parsed.some((g) => g.parsed.ok)) return [];
+    return [{ gold: String(bad.raw), why: bad.parsed.error }];
+  });
 }
 
 function first(p: Record<string, unknown>): string | undefined {

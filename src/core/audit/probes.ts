@@ -1,14 +1,18 @@
 // Adversarial and right-answer probes, built from a task itself with no model: responses a
 // sound verifier must fail (empty, a refusal, the prompt echoed, a hedge between the gold answer
-// and a wrong one, a wrong answer of the right shape, a program that exits at once) and
-// responses it must pass (the gold answer written another way). A probe whose verdict is not
+// and a wrong one, a wrong answer of the right shape, a program that exits at once, a passing
+// case with its answer changed, a refusal in the required format: perturb.ts) and responses it
+// must pass (the gold answer written another way). A probe whose verdict is not
 // the expected one is a finding; its severity says how much a trainer would suffer from it.
 import type { TaskSpec } from '../taskfile/resolve';
 import { codeProbes } from './codeProbes';
 import { goldOf, numberWords, wrongLike, type Gold } from './gold';
+import { arbitraryAnswerProbes, formattedDegenerateProbes, perturbedCaseProbes } from './perturb';
 import type { Probe, Severity } from './probe';
 
-export { PROBE_FAMILIES, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probe';
+import { CALIBRATION, PROBE_FAMILIES, PROBE_NAMES } from './probe';
+
+export { PROBE_FAMILIES, PROBE_NAMES, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probe';
 
 /** Padding for the "right answer buried in text" probe: long, but far below any size cap. */
 const PADDING = 'Let me think about this step by step. '.repeat(2_000);
@@ -18,9 +22,18 @@ export function kindName(verify: unknown): string | undefined {
   return verify && typeof verify === 'object' && !Array.isArray(verify) ? Object.keys(verify)[0] : undefined;
 }
 
-/** True when `only` selects the probe: by id, by id without its number (`mutant-case0-2` → `mutant`), or by family; all when undefined. */
+/** A probe's name: its id without the case or option it was made from (`mutant-case0-2` → `mutant`, `option-B` → `option`). */
+export const probeName = (id: string): string => id.replace(/-?case\d+(?:-\d+)?$|-[A-Z]$/, '');
+
+/** True when `only` selects the probe: by id, by name (its id without its number), or by family; all when undefined. */
 export function isSelected(p: Pick<Probe, 'id' | 'family'>, only: ReadonlySet<string> | undefined): boolean {
-  return !only || only.has(p.id) || only.has(p.family) || only.has(p.id.replace(/-?case\d+-\d+$|-[A-Z]$/, ''));
+  return !only || only.has(p.id) || only.has(p.family) || only.has(probeName(p.id));
+}
+
+/** The names in a `--probes` list that select no probe of any task: not a family, a probe name or a probe's id. */
+export function unknownProbeNames(names: Iterable<string>): string[] {
+  const known = new Set<string>([...PROBE_FAMILIES, CALIBRATION, ...PROBE_NAMES]);
+  return [...names].filter((n) => !known.has(n) && !known.has(probeName(n)));
 }
 
 /** Every probe for a task's final answer, in a stable order (agent tasks add theirs: agentProbes.ts). */
@@ -36,11 +49,10 @@ export function probesFor(task: TaskSpec): Probe[] {
     { id: 'whitespace', family: 'degenerate', response: ' \n\t \n', expected: 'fail', severity: degenerate, why: 'a response of whitespace answers nothing' },
     { id: 'refusal', family: 'degenerate', response: "I'm sorry, but I can't help with that.", expected: 'fail', severity: formOnly ? 'medium' : 'high', why: 'a refusal answers nothing' },
   ];
-  if (task.prompt.trim()) {
-    // When the gold answer is in the prompt, echoing it may be right (a "repeat this" task).
-    const echoSeverity: Severity = gold && task.prompt.includes(gold.text) ? 'low' : formOnly ? 'low' : 'high';
-    out.push({ id: 'echo-prompt', family: 'degenerate', response: task.prompt, expected: 'fail', severity: echoSeverity, why: 'the prompt repeated back is not an answer' });
-  }
+  // When the gold answer is in the prompt, echoing it may be right (a "repeat this" task).
+  const echoSeverity: Severity = gold && task.prompt.includes(gold.text) ? 'low' : formOnly ? 'low' : 'high';
+  if (task.prompt.trim()) out.push({ id: 'echo-prompt', family: 'degenerate', response: task.prompt, expected: 'fail', severity: echoSeverity, why: 'the prompt repeated back is not an answer' });
+  out.push(...formattedDegenerateProbes(task, echoSeverity));
   if (formOnly) out.push({ id: 'off-topic', family: 'format-only', response: 'Bananas are yellow. Bananas are sweet. Bananas grow in bunches.', expected: 'fail', severity: 'low', why: 'a response about something else follows no instruction of the task in spirit' });
   // Inside a composite, other parts (a required format) may fail a right answer on purpose.
   if (gold) out.push(...answerProbes(gold).filter((p) => kind === 'math' || kind === 'match' || p.family !== 'right-answer'));
@@ -48,6 +60,7 @@ export function probesFor(task: TaskSpec): Probe[] {
   if (kind === 'json') out.push(...jsonProbes(task.verify));
   if (kind === 'code') out.push(...codeProbes(task));
   if (kind === 'judge') out.push(...injectionProbes());
+  out.push(...arbitraryAnswerProbes(task), ...perturbedCaseProbes(task));
   return out;
 }
 

@@ -8,7 +8,7 @@ const letter = z.string().regex(/^[A-Z]$/, 'must be one capital letter');
 export const choiceKind: VerifierKind = {
   kind: 'choice',
   summary: 'Exactly one option is chosen and it is the right one.',
-  doc: 'Reads the chosen letter from `\\boxed{B}`, `Answer: B`, `(B)` or a lone letter. Naming two options fails.',
+  doc: 'Reads the chosen letter from `\\boxed{B}`, `Answer: B` / `the answer is B`, `I pick B`, a response opening with it (`B. Because…`, `(B)`, `**B**`), a bold `**B**` or `(B)`. A letter followed by another word (`A good approach…`) is not a choice. Naming two options fails.',
   fields: {
     answer: field(letter, 'The right option, one capital letter.', 'B', true),
     options: field(z.array(letter).min(2), 'The options offered. Default `[A, B, C, D, E]`.', ['A', 'B', 'C', 'D']),
@@ -25,23 +25,54 @@ export const choiceKind: VerifierKind = {
 };
 
 /**
+ * Words that may follow a chosen letter in prose ("B because…", "C is correct"). After any other
+ * lowercase word the letter is more likely an article or a pronoun ("A good approach is…",
+ * "I think…"), or a second option follows ("B or C"), and it is not read as a choice.
+ */
+const AFTER_LETTER = new Set(['because', 'since', 'as', 'is', 'was', 'seems', 'appears', 'fits', 'matches', 'which', 'would', 'should', 'must', 'here', 'there']);
+
+/** True when the text after a letter leaves it a choice, not the start of a word or of a phrase. */
+function endsChoice(after: string): boolean {
+  const next = /^[ \t]+([a-z]+)/.exec(after);
+  return !next || AFTER_LETTER.has(next[1] as string);
+}
+
+/**
  * Finds the options a response chooses, from the most explicit form present: a box, then an
- * answer line, then parenthesised letters, then a response that is only a letter. Reading
- * only the strongest form keeps "(A) is wrong because..." in an explanation from counting
- * as a choice when the answer line says B.
+ * answer or choice phrase ("Answer: B", "the answer is **B**", "I pick C) 5"), then a response
+ * that opens with a letter ("A. Because…", "(B)", "**C**"), then a letter said to be right ("B
+ * is valid"), then a bold letter, then
+ * parenthesised letters. Reading only the strongest form keeps "(A) is wrong because..." in an
+ * explanation from counting as a choice when the answer line says B; a letter followed by
+ * another word ("A good approach…") is not read at all.
  */
 export function chosenOptions(response: string, options: readonly string[]): { letters: string[]; source: string } {
-  const set = options.join('');
-  const L = `[${set}]`;
-  const forms: [string, RegExp][] = [
-    ['boxed', new RegExp(String.raw`\\boxed\{\s*(?:\\text\{)?\(?(${L})\)?\}?\s*\}`, 'g')],
-    ['answer line', new RegExp(String.raw`(?:[Ff]inal [Aa]nswer|[Aa]nswer|ANSWER)\s*(?:is|:)?\s*[:\-]?\s*\**\(?(${L})\)?(?![A-Za-z])`, 'g')],
-    ['parenthesised', new RegExp(String.raw`\((${L})\)`, 'g')],
-    ['letter', new RegExp(String.raw`^\s*\**\(?(${L})[).:]?\**\s*$`, 'g')],
+  const L = `[${options.join('')}]`;
+  // A letter as it is written when chosen: in parentheses, bold, or both; never part of a word.
+  const marked = String.raw`\**\(?\**(${L})\**\)?\**(?![\p{L}\p{N}])`;
+  const forms: [string, RegExp, boolean][] = [
+    ['boxed', new RegExp(String.raw`\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?(${L})\)?\s*\}?\s*\}`, 'gu'), false],
+    ['answer line', new RegExp(String.raw`(?:\b(?:[Aa]nswer|ANSWER)|\b(?:[Cc]orrect|[Rr]ight|[Bb]est) (?:option|choice))(?:\s+is\b)?[\s*:=-]*${marked}`, 'gu'), true],
+    ['choice phrase', new RegExp(String.raw`\b(?:I(?:'d|'ll| would| will)?|[Ww]e(?:'d|'ll| would| will)?) (?:pick|choose|select|go with|go for)(?: option| answer| choice)?\s+${marked}`, 'gu'), true],
+    ['leading letter', new RegExp(String.raw`^\s*${marked}(?=[.):\s]|$)`, 'gu'), true],
+    ['stated', new RegExp(String.raw`(?<![\p{L}\p{N}])(${L}) is (?:the )?(?:valid|correct|right|true|answer)(?![\p{L}\p{N}])`, 'gu'), false],
+    ['bold', new RegExp(String.raw`\*\*\(?(${L})\)?[.):]?\*\*`, 'gu'), false],
+    ['parenthesised', new RegExp(String.raw`\((${L})\)`, 'gu'), false],
   ];
-  for (const [source, re] of forms) {
-    const letters = [...new Set([...response.matchAll(re)].map((m) => (m[1] ?? '').toUpperCase()).filter((l) => options.includes(l)))];
-    if (letters.length) return { letters, source };
+  // Letters listed after a chosen one ("Answer: A, B or C") are chosen too: a hedge, not a choice of A.
+  const more = new RegExp(String.raw`^(?:\s*(?:,|/|&|\bor\b|\band\b)\s*${marked})+`, 'u');
+  const listed = new RegExp(marked, 'gu');
+  for (const [source, re, guarded] of forms) {
+    const letters = new Set<string>();
+    for (const m of response.matchAll(re)) {
+      const after = response.slice((m.index ?? 0) + m[0].length);
+      const list = guarded ? more.exec(after)?.[0] : undefined;
+      if (guarded && list === undefined && !endsChoice(after)) continue;
+      letters.add(m[1] ?? '');
+      for (const x of list?.matchAll(listed) ?? []) letters.add(x[1] ?? '');
+    }
+    const chosen = [...letters].filter((l) => options.includes(l));
+    if (chosen.length) return { letters: chosen, source };
   }
   return { letters: [], source: 'none' };
 }

@@ -1,6 +1,6 @@
 /*
  * The one map from instruction id to its check. Every id in the registry (instructions.ts) has
- * an entry: the ones that need a model or a heavy NLP library answer `error: 'unavailable'`.
+ * an entry; one that needed a model or a heavy NLP library would answer `error: 'unavailable'`.
  */
 import { IFBENCH_CHECKS } from './checks/ifbench';
 import { IFEVAL_CHECKS } from './checks/ifeval';
@@ -12,7 +12,5 @@ export const CHECKERS: ReadonlyMap<string, InstructionCheck> = new Map<string, I
   Object.entries({ ...IFEVAL_CHECKS, ...IFBENCH_CHECKS, ...OPEN_INSTRUCT_CHECKS, ...VTASK_CHECKS }),
 );
 
-/** Ids whose check cannot run here, with why. */
-export const UNAVAILABLE: ReadonlyMap<string, string> = new Map([
-  ['words:start_verb', 'needs part-of-speech tagging (IFBench uses nltk.pos_tag, an averaged-perceptron model)'],
-]);
+/** Ids whose check cannot run here, with why: none today (a check that needs a model would be listed). */
+export const UNAVAILABLE: ReadonlyMap<string, string> = new Map<string, string>();

@@ -207,7 +207,7 @@ const IFBENCH: readonly InstructionDef[] = [
       N: kw(int(1, 50), 'The minimum number of different names, from 1 to 50 (the size of the list).', 3),
     }),
   def('ratio:overlap', 'ifbench',
-    'The share of the response\'s word trigrams that also occur in `reference_text` is within 2 points of `percentage`%.', {
+    'The share of the response\'s distinct character trigrams (three characters in a row, as IFBench counts them) that also occur in `reference_text` is within 2 points of `percentage`%.', {
       reference_text: kw(TEXT, 'The text whose trigrams the response should reuse.', 'The quick brown fox jumps over the lazy dog.'),
       percentage: kw(PERCENT, 'The target overlap from 0 to 100; anything within 2 points of it passes.', 50),
     }),
@@ -236,7 +236,7 @@ const IFBENCH: readonly InstructionDef[] = [
   def('count:words_japanese', 'ifbench', 'Every `N`th word is Japanese (contains kana or kanji); numbers are exempt.', {
     N: kw(int(1), 'The period: 1 means every word, 3 means every third word.', 5),
   }),
-  def('words:start_verb', 'ifbench', 'The response starts with a verb (by part-of-speech tagging).'),
+  def('words:start_verb', 'ifbench', 'The response starts with a verb (its first token, by a verb lexicon and suffix rules in place of IFBench\'s part-of-speech tagger).'),
   def('words:repeats', 'ifbench', 'No word occurs more than `small_n` times (case-insensitive, punctuation removed).', {
     small_n: kw(int(1), 'The most times any one word may occur.', 2),
   }),

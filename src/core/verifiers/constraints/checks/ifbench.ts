@@ -1,8 +1,9 @@
 /*
  * IFBench's 58 instructions (allenai/IFBench `instructions.py`), with its semantics: Python
  * `str.split()` words, `string.punctuation` stripping, nltk sentences (Punkt) and word tokens
- * (Treebank), Python's csv reader. `words:start_verb` needs a part-of-speech tagger and answers
- * `unavailable`. Differences are listed in ../DIFFERENCES.md.
+ * (Treebank), Python's csv reader. `words:start_verb` decides the first token with a verb
+ * lexicon and suffix rules instead of nltk's tagger (text/verbs.ts). Differences are listed in
+ * ../DIFFERENCES.md.
  */
 import { readCsv } from '../text/csv';
 import { sentences, STOPWORDS as STOPWORDS_EN } from '../text/punkt';
@@ -29,7 +30,8 @@ import {
 } from '../text/py';
 import { syllableCount } from '../text/syllables';
 import { wordTokenize } from '../text/treebank';
-import { type InstructionCheck, num, outcome, plural, quote, str, unavailable } from '../types';
+import { startsWithVerb } from '../text/verbs';
+import { type InstructionCheck, num, outcome, plural, quote, str } from '../types';
 
 /** IFBench's `_split_words`: lowercase, drop punctuation, split on whitespace. */
 function splitWords(s: string): string[] {
@@ -64,9 +66,11 @@ const NON_WORD = '[^\\p{L}\\p{N}_]';
 
 const isEmoji = (ch: string | undefined): boolean => ch !== undefined && EMOJI.test(ch);
 
-function trigrams(tokens: string[]): Set<string> {
+/** IFBench's `set(nltk.ngrams(text, 3))` over a string: its trigrams of characters (code points), not of words. */
+function charTrigrams(text: string): Set<string> {
+  const c = codePoints(text);
   const out = new Set<string>();
-  for (let i = 0; i + 2 < tokens.length; i++) out.add(`${tokens[i]}\u0000${tokens[i + 1]}\u0000${tokens[i + 2]}`);
+  for (let i = 0; i + 2 < c.length; i++) out.add(`${c[i]}${c[i + 1]}${c[i + 2]}`);
   return out;
 }
 
@@ -164,14 +168,14 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     return outcome(found.length >= want, `${plural(found.length, 'name')} from the list, needs at least ${want}`, { names: found });
   },
   'ratio:overlap': (v, k) => {
-    const mine = trigrams(wordTokenize(v));
-    const ref = trigrams(wordTokenize(str(k, 'reference_text')));
+    const mine = charTrigrams(v);
+    const ref = charTrigrams(str(k, 'reference_text'));
     const want = num(k, 'percentage');
-    if (mine.size === 0) return outcome(false, 'the response has no word trigrams', { overlap: null });
+    if (mine.size === 0) return outcome(false, 'the response is shorter than 3 characters, so it has no trigrams', { overlap: null });
     let shared = 0;
     for (const t of mine) if (ref.has(t)) shared++;
     const pct = (shared / mine.size) * 100;
-    return outcome(want - 2 <= pct && pct <= want + 2, `trigram overlap ${pct.toFixed(1)}%, needs ${want}% ± 2`, { overlap: pct });
+    return outcome(want - 2 <= pct && pct <= want + 2, `character trigram overlap ${pct.toFixed(1)}% (${shared} of ${mine.size}), needs ${want}% ± 2`, { overlap: pct });
   },
   'count:numbers': (v, k) => {
     const n = (removePunctuation(v).match(/\p{Nd}+/gu) ?? []).length;
@@ -330,7 +334,11 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     }
     return outcome(true, `every ${n}th word is Japanese`);
   },
-  'words:start_verb': () => unavailable('needs part-of-speech tagging (IFBench uses nltk.pos_tag, an averaged-perceptron model), which vtask does not ship'),
+  'words:start_verb': (v) => {
+    const { verb, first } = startsWithVerb(v);
+    if (first === undefined) return outcome(false, 'no words');
+    return outcome(verb, verb ? `starts with the verb ${quote(first)}` : `starts with ${quote(first)}, not a verb`);
+  },
   'words:repeats': (v, k) => {
     const counts = new Map<string, number>();
     for (const w of splitWords(v)) counts.set(w, (counts.get(w) ?? 0) + 1);
