@@ -8,22 +8,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeVscodeStub } from './vscode-stub.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RUNS = 7;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-bundle-'));
 process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 
-/** A `vscode` module where every name, at any depth, is a callable, constructible no-op. */
-const VSCODE_STUB = `const names = new Proxy({}, { get: () => make() });
-const make = () => new Proxy(function () {}, {
-  get: (t, k) => (k === 'prototype' ? t.prototype : k === Symbol.toPrimitive ? () => '' : make()),
-  // esbuild's import * copies a module onto an object made from its prototype: names reach it there.
-  getPrototypeOf: () => names,
-  construct: () => ({}),
-  apply: () => undefined,
-});
-module.exports = make();`;
 
 /** The .vsix of the checkout at root, made by its own `npm run package` command. */
 function packageVsix(root, out) {
@@ -83,9 +74,7 @@ function checkout(commit) {
   return dir;
 }
 
-const stubDir = path.join(tmp, 'stub');
-fs.mkdirSync(path.join(stubDir, 'vscode'), { recursive: true });
-fs.writeFileSync(path.join(stubDir, 'vscode/index.js'), VSCODE_STUB);
+const stubDir = writeVscodeStub(path.join(tmp, 'stub'));
 fs.writeFileSync(path.join(stubDir, 'empty.js'), '');
 
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;

@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO, runMain, makeTempDir, packageVsix, requireBuilt } from './vscode.mjs';
+import { writeVscodeStub } from '../../scripts/vscode-stub.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
 const NPM_FILES = ['LICENSE', 'README.md', 'package.json', 'out/cli.js', 'out/mathWorker.js', 'models/arith-strong.gguf', 'models/arith-weak.gguf', 'models/calculator.gguf'];
@@ -104,7 +105,7 @@ const STEPS = [
     },
   },
   {
-    name: '`npm run package` makes a .vsix for the Marketplace and Open VSX',
+    name: '`npm run package` makes a .vsix for the Marketplace and Open VSX: production bundles, no CLI or core, its main loads',
     run() {
       const vsix = path.join(tmp, 'vtask.vsix');
       for (const w of packageVsix(vsix)) console.log(`    vsce: ${w.trim()}`);
@@ -119,6 +120,13 @@ const STEPS = [
       if (dev.length) throw new Error(dev.join('; '));
       const manifest = JSON.parse(zipRead(vsix, 'extension/package.json'));
       const readme = zipRead(vsix, 'extension/readme.md');
+      // The minified main loads and exports activate (that VS Code activates it is the start and e2e stages' test).
+      const main = path.join(tmp, 'vsix-main', manifest.main ?? '');
+      fs.mkdirSync(path.dirname(main), { recursive: true });
+      fs.writeFileSync(main, zipRead(vsix, `extension/${path.posix.normalize(manifest.main ?? '')}`));
+      const load = spawnSync(process.execPath, ['-e', `const m = require(${JSON.stringify(main)}); if (typeof m.activate !== 'function') { console.error('no activate export'); process.exit(1); }`],
+        { encoding: 'utf8', env: { ...process.env, NODE_PATH: writeVscodeStub(path.join(tmp, 'vscode-stub')) } });
+      if (load.status !== 0) throw new Error(`${manifest.main} does not load: ${load.stderr.slice(-1000)}`);
       const problems = [];
       if (!/^https:\/\/github\.com\//.test(manifest.repository?.url ?? '')) problems.push(`repository ${manifest.repository?.url}`);
       if (!manifest.license) problems.push('no license');
