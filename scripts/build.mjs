@@ -73,9 +73,15 @@ if (watch) {
   const t0 = Date.now();
   // Hashed before building: an edit made during the build leaves out/ marked stale.
   const hash = inputsHash();
-  const complete = !only && !production && outDir === path.join(root, 'out');
-  // Only a full development build marks out/ current; any other build into out/ leaves it marked stale.
-  if (outDir === path.join(root, 'out')) fs.rmSync(HASH_FILE, { force: true });
+  const intoOut = outDir === path.join(root, 'out');
+  // npm pack's production CLI is put back by postpack: the mark of a current build waits aside.
+  const aside = `${HASH_FILE}.packing`;
+  if (packing && fs.existsSync(HASH_FILE)) fs.renameSync(HASH_FILE, aside);
+  const restored = intoOut && only === 'npm' && !production && fs.existsSync(aside) && fs.readFileSync(aside, 'utf8').trim() === hash;
+  // Otherwise only a full development build marks out/ current; any other build into out/ leaves it marked stale.
+  const complete = (!only && !production && intoOut) || restored;
+  if (intoOut) fs.rmSync(HASH_FILE, { force: true });
+  if (intoOut && !packing) fs.rmSync(aside, { force: true });
   // Compiled tests whose source is gone must not keep running.
   if (!only) fs.rmSync(path.join(outDir, 'test'), { recursive: true, force: true });
   // A production bundle has no map: an old one beside it would describe other code.
