@@ -1,23 +1,35 @@
 // The two packages as their users get them, checked from the outside:
-//  - the npm package (`npm pack`): only what the CLI needs; installed globally into a temp
-//    prefix from the tarball, offline, its `vtask check`, `vtask test` and `vtask run` (the
-//    built-in model, no network) work on examples/;
+//  - the npm package (`npm pack`, its scripts run): only what the CLI needs, built for production
+//    (minified, no sourcemap), and out/ left with the development build after; installed globally
+//    into a temp prefix from the tarball, offline, its `vtask check`, `vtask test` and `vtask run`
+//    (the built-in model, no network) work on examples/;
 //  - the .vsix (`npm run package`'s command): the marketplace README, icon, CHANGELOG, license,
-//    a real repository URL, no proposed APIs (what Open VSX and the Marketplace require), and
-//    nothing from the sources or tests.
+//    a real repository URL, no proposed APIs (what Open VSX and the Marketplace require),
+//    production bundles, and nothing the extension does not load (no CLI, no out/core.js, no
+//    sources, tests or maps).
 // Prints each package's files with their sizes. The last line is `N passed, N failed`.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO, runMain, makeTempDir, packageVsix, requireBuilt } from './vscode.mjs';
+import { writeVscodeStub } from '../../scripts/vscode-stub.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
 const NPM_FILES = ['LICENSE', 'README.md', 'package.json', 'out/cli.js', 'out/mathWorker.js', 'models/arith-strong.gguf', 'models/arith-weak.gguf', 'models/calculator.gguf'];
-const VSIX_MUST_HOLD = ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'out/extension.js', 'out/cli.js', 'out/mathWorker.js', 'out/overviewWorker.js', 'out/webview.js', 'out/datasetView.js', 'media/icon.png'];
-const VSIX_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^scripts\//, /\.ts$/, /^marketplace\//, /^docs\//];
+const VSIX_MUST_HOLD = ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'out/extension.js', 'out/mathWorker.js', 'out/overviewWorker.js', 'out/webview.js', 'out/datasetView.js', 'out/dashboard.js', 'media/icon.png'];
+const VSIX_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^scripts\//, /\.ts$/, /^marketplace\//, /^docs\//, /^out\/core\.js$/, /^out\/cli\.js$/];
+
+/** Why a shipped bundle is not a production build, or null: it is minified and names no sourcemap. */
+function notProduction(name, text) {
+  if (/sourceMappingURL/.test(text)) return `${name} names a sourcemap`;
+  // Minified lines are long (what line breaks remain are in template strings and license
+  // comments); esbuild's development output averages about 40 characters a line.
+  const perLine = text.length / text.split('\n').length;
+  return perLine < 200 ? `${name} is not minified (${perLine.toFixed(0)} characters a line)` : null;
+}
 
 function sh(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 180_000, ...opts });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20, ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error?.message ?? ''}`);
   return r;
 }
@@ -44,9 +56,10 @@ const tmp = makeTempDir('vtask-package-');
 
 const STEPS = [
   {
-    name: 'npm pack holds only the CLI, its worker, the built-in model, README and LICENSE',
+    name: 'npm pack holds only the CLI (for production), its worker, the built-in model, README and LICENSE',
     run() {
-      const r = sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp], { cwd: REPO });
+      // With its scripts: `prepare` builds the CLI for production, `postpack` for development again.
+      const r = sh('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: REPO });
       const [info] = JSON.parse(r.stdout);
       console.log(`    ${info.filename}: ${kib(info.size)} packed, ${kib(info.unpackedSize)} unpacked`);
       for (const f of info.files) console.log(`      ${kib(f.size).padStart(9)}  ${f.path}`);
@@ -55,6 +68,13 @@ const STEPS = [
       if (JSON.stringify(files) !== JSON.stringify(want)) throw new Error(`tarball files ${JSON.stringify(files)}, expected ${JSON.stringify(want)}`);
       if (pkg.dependencies && Object.keys(pkg.dependencies).length) throw new Error(`the CLI is bundled; runtime dependencies would be downloaded for nothing: ${Object.keys(pkg.dependencies)}`);
       fs.renameSync(path.join(tmp, info.filename), path.join(tmp, 'vtask.tgz'));
+      const unpacked = path.join(tmp, 'unpacked');
+      fs.mkdirSync(unpacked);
+      sh('tar', ['xzf', path.join(tmp, 'vtask.tgz'), '-C', unpacked]);
+      const problems = ['out/cli.js', 'out/mathWorker.js'].map((f) => notProduction(f, fs.readFileSync(path.join(unpacked, 'package', f), 'utf8'))).filter(Boolean);
+      // The tests run out/ as built for development: npm pack must leave it so.
+      if (!/sourceMappingURL/.test(fs.readFileSync(path.join(REPO, 'out/cli.js'), 'utf8'))) problems.push('out/cli.js was left a production build after npm pack');
+      if (problems.length) throw new Error(problems.join('; '));
     },
   },
   {
@@ -85,7 +105,7 @@ const STEPS = [
     },
   },
   {
-    name: '`npm run package` makes a .vsix for the Marketplace and Open VSX',
+    name: '`npm run package` makes a .vsix for the Marketplace and Open VSX: production bundles, no CLI or core, its main loads',
     run() {
       const vsix = path.join(tmp, 'vtask.vsix');
       for (const w of packageVsix(vsix)) console.log(`    vsce: ${w.trim()}`);
@@ -96,14 +116,24 @@ const STEPS = [
       const missing = VSIX_MUST_HOLD.filter((f) => !names.includes(f));
       const extra = names.filter((f) => VSIX_MUST_NOT_MATCH.some((re) => re.test(f)));
       if (missing.length || extra.length) throw new Error(`vsix: missing [${missing}], unwanted [${extra}]`);
+      const dev = names.filter((n) => /^out\/[^/]+\.js$/.test(n)).map((n) => notProduction(n, zipRead(vsix, `extension/${n}`))).filter(Boolean);
+      if (dev.length) throw new Error(dev.join('; '));
       const manifest = JSON.parse(zipRead(vsix, 'extension/package.json'));
       const readme = zipRead(vsix, 'extension/readme.md');
+      // The minified main loads and exports activate (that VS Code activates it is the start and e2e stages' test).
+      const main = path.join(tmp, 'vsix-main', manifest.main ?? '');
+      fs.mkdirSync(path.dirname(main), { recursive: true });
+      fs.writeFileSync(main, zipRead(vsix, `extension/${path.posix.normalize(manifest.main ?? '')}`));
+      const load = spawnSync(process.execPath, ['-e', `const m = require(${JSON.stringify(main)}); if (typeof m.activate !== 'function') { console.error('no activate export'); process.exit(1); }`],
+        { encoding: 'utf8', env: { ...process.env, NODE_PATH: writeVscodeStub(path.join(tmp, 'vscode-stub')) } });
+      if (load.status !== 0) throw new Error(`${manifest.main} does not load: ${load.stderr.slice(-1000)}`);
       const problems = [];
       if (!/^https:\/\/github\.com\//.test(manifest.repository?.url ?? '')) problems.push(`repository ${manifest.repository?.url}`);
       if (!manifest.license) problems.push('no license');
       if (manifest.enabledApiProposals?.length) problems.push(`proposed APIs ${manifest.enabledApiProposals}`);
       if (!manifest.galleryBanner?.color) problems.push('no galleryBanner');
-      if (/example\.invalid|example\.com/.test(JSON.stringify(manifest) + readme)) problems.push('a placeholder URL');
+      // The project's own links; a setting's description may show an example host (api.example.com).
+      if (/example\.invalid|example\.com/.test(JSON.stringify([manifest.repository, manifest.homepage, manifest.bugs, manifest.qna]) + readme)) problems.push('a placeholder URL');
       if (/## How vtask is built|npm test/.test(readme)) problems.push('the .vsix README is the developers\' README');
       if (!/docs\/format\.md/.test(readme)) problems.push('the .vsix README does not link the format reference');
       const [w, h] = pngSize(Buffer.from(sh('python3', ['-c', 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("extension/media/icon.png"))', vsix], { encoding: 'buffer' }).stdout));

@@ -234,9 +234,11 @@ function profileDirs(dataDir) {
  */
 export function packageVsix(out) {
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
-  const args = pkg.scripts.package.replace(/^vsce /, '').split(/\s+/).map((a, i, all) => (all[i - 1] === '-o' ? out : a));
-  const r = spawnSync(path.join(REPO, 'node_modules/.bin/vsce'), args, { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new SetupError(`vsce ${args.join(' ')} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`);
+  // `npm run package`'s command with the output replaced: node scripts/package.mjs -o FILE.
+  const [cmd, ...rest] = pkg.scripts.package.split(/\s+/);
+  const args = rest.map((a, i, all) => (all[i - 1] === '-o' ? out : a));
+  const r = spawnSync(cmd === 'node' ? process.execPath : cmd, args, { cwd: REPO, encoding: 'utf8', timeout: 180_000 });
+  if (r.status !== 0) throw new SetupError(`${pkg.scripts.package} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`);
   return (r.stderr ?? '').split('\n').filter((l) => /warn/i.test(l));
 }
 

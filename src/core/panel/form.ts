@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { schemaAtPath, type FieldDef, type Fields } from '../schema/fields';
 import type { YMap, YNode } from '../base/ynode';
 import { keyName } from '../base/ynode';

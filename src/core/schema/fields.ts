@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * One key of a mapping in a task file: its schema, its documentation and an example.

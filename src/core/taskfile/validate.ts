@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { fieldLabel, keysAtPath, schemaAtPath, strictObjectOf, typeLabel, type Fields } from '../schema/fields';
 import { CASE_FIELDS, DEFAULTS_FIELDS, FILE_FIELDS, MODEL_FIELDS, TASK_FIELDS } from '../schema/taskFields';
 import type { ParamsContext } from '../verifiers/kind';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { field } from '../schema/fields';
 import { checkState, checkTrajectory, type StateParams, type TrajectoryParams } from './agentChecks';
 import { checkRegex, type VerifierKind } from './kind';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { field } from '../schema/fields';
 import type { VerifierKind } from './kind';
 import { verdict, type Verdict } from './verdict';

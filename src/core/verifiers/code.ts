@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { field } from '../schema/fields';
 import { checkCode, type CodeParams } from './code/checkCode';
 import { exactlyOneOf, type VerifierKind } from './kind';

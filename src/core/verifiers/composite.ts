@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { field, strictObjectOf, type Fields } from '../schema/fields';
 import type { ParamsContext, VerifierKind } from './kind';
 import type { Verdict, VerifyContext } from './verdict';

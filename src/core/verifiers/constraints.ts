@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { field } from '../schema/fields';
 import { closest, didYouMean } from '../base/suggest';
 import { toJS, type YNode } from '../base/ynode';

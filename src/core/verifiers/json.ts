@@ -1,7 +1,7 @@
 import { errorMessage } from '../base/errorMessage';
-import { z } from 'zod';
+import * as z from 'zod';
 import { field } from '../schema/fields';
-import Ajv, { type ValidateFunction } from 'ajv';
+import type { default as AjvClass, ValidateFunction } from 'ajv';
 import type { VerifierKind } from './kind';
 import { excerpt } from './text/normalize';
 import { verdict, type Verdict } from './verdict';
@@ -24,14 +24,21 @@ export function jsonText(answer: string): string {
   return (last ? (last[1] ?? '') : answer).trim();
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+let ajv: AjvClass | undefined;
 const compiled = new Map<string, ValidateFunction>();
+
+/** ajv, loaded on the first schema: it is 100 kB that loading the extension or the CLI need not evaluate. */
+function compiler(): AjvClass {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Ajv = (require('ajv') as { default: typeof AjvClass }).default;
+  return (ajv ??= new Ajv({ allErrors: true, strict: false }));
+}
 
 /** A compiled JSON Schema validator, kept by the schema's text; throws when the schema is invalid. */
 export function validatorFor(schema: Readonly<Record<string, unknown>>): ValidateFunction {
   const key = JSON.stringify(schema);
   let v = compiled.get(key);
-  if (!v) compiled.set(key, (v = ajv.compile(schema)));
+  if (!v) compiled.set(key, (v = compiler().compile(schema)));
   return v;
 }
 

@@ -1,5 +1,5 @@
 import { errorMessage } from '../base/errorMessage';
-import { z } from 'zod';
+import * as z from 'zod';
 import { field } from '../schema/fields';
 import { SamplingError } from '../sampling/types';
 import type { VerifierKind } from './kind';

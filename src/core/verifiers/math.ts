@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { field } from '../schema/fields';
 import { exactlyOneOf, type VerifierKind } from './kind';
 import { checkMath, type MathParams } from './math/checkMath';

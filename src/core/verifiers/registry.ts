@@ -11,7 +11,7 @@ import { matchKind } from './match';
 import { mathKind } from './math';
 import { scriptKind } from './script';
 import { field, type Fields } from '../schema/fields';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Every verifier kind, by name. Adding a kind means adding its module and one entry here. */
 export const VERIFIERS: ReadonlyMap<string, VerifierKind> = new Map(

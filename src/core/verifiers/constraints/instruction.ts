@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Where an instruction id comes from; ids shared by several registries name the first. */
 export type InstructionSource = 'ifeval' | 'ifbench' | 'open-instruct' | 'vtask';

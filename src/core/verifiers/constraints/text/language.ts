@@ -19,9 +19,15 @@
 import { STOPWORDS } from './punkt';
 import type { francAll as francAllFn } from 'franc' with { 'resolution-mode': 'import' };
 
-// franc is an ES module; the bundles (esbuild) inline it, and Node 20.19+ can require it directly.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { francAll } = require('franc') as { francAll: typeof francAllFn };
+/**
+ * franc, loaded on the first detection: its profiles are 360 kB that loading the extension or
+ * the CLI need not evaluate. It is an ES module; the bundles (esbuild) inline it, and Node
+ * 20.19+ can require it directly.
+ */
+function francAll(...args: Parameters<typeof francAllFn>): ReturnType<typeof francAllFn> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('franc') as { francAll: typeof francAllFn }).francAll(...args);
+}
 
 /** ISO 639-3 (franc) → ISO 639-1 (IFEval) for langdetect's 55 languages. */
 const TO_ISO1: Readonly<Record<string, string>> = {
