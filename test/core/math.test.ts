@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer';
 import { compareNodes, type CompareOptions } from '../../src/core/verifiers/math/compare';
+import { stepBudget } from '../../src/core/verifiers/math/evaluate';
 import { extractAnswer, findBoxes, lastNumber } from '../../src/core/verifiers/math/extract';
 import { checkMath } from '../../src/core/verifiers/math/checkMath';
 import { parseMath, ParseError } from '../../src/core/verifiers/math/latex';
@@ -21,7 +22,7 @@ function same(gold: string, pred: string, opts: CompareOptions = {}): boolean | 
   const p = parseAnswerText(pred, g.ok && (g.node.t === 'list' || g.node.t === 'set'));
   assert.ok(g.ok, `gold ${gold} did not parse`);
   assert.ok(p.ok, `pred ${pred} did not parse`);
-  return compareNodes(g.node, p.node, { ...opts, deadline: Date.now() + 1000 }).equal;
+  return compareNodes(g.node, p.node, { ...opts, steps: stepBudget(2_000_000) }).equal;
 }
 
 async function verdictOf(response: string, answer: string | number, extra = {}) {

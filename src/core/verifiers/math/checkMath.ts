@@ -1,13 +1,15 @@
 /**
  * The `math` checker: extract the final answer, parse gold and prediction, compare on the main
- * thread within a small budget, and hand whatever is left undecided to the worker pool, which
- * has a hard time limit. Every path ends in a verdict whose reason says what was extracted and
+ * thread within a budget of evaluation steps (never of time: a verdict must not depend on how
+ * busy the machine is), and hand whatever is left undecided to the worker pool, which has a
+ * larger step budget and a hard time limit as a last resort. Every path ends in a verdict whose reason says what was extracted and
  * what was expected.
  */
 import type { Verdict, VerifyContext } from '../verdict';
 import type { Node } from './ast';
 import { isListShaped, parseAnswerText, parseGold, type ParseResult } from './answer';
 import { compareNodes, describe, TimeoutError, type CompareOptions, type Outcome } from './compare';
+import { stepBudget, type StepCounter } from './evaluate';
 import { clip, extractAnswer, type Candidate } from './extract';
 import { runInPool } from './pool';
 
@@ -26,12 +28,13 @@ export interface MathCheckOptions extends CompareOptions {
   readonly lastNumber?: boolean;
   /** Hard limit for one comparison in the worker pool (default 3000 ms). */
   readonly timeoutMs?: number;
-  /** Time the main thread spends before handing a pair to the pool (default 50 ms). */
-  readonly mainBudgetMs?: number;
+  /** Evaluation steps the main thread spends before handing a pair to the pool. */
+  readonly mainSteps?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 3000;
-const MAIN_BUDGET_MS = 50;
+/** Enough for every pair of the conformance data with a wide margin (the costliest uses about a thousand). */
+export const MAIN_STEPS = 200_000;
 
 interface GoldEntry {
   readonly raw: string | number;
@@ -101,7 +104,7 @@ async function checkOne(
   const g = (gold.parsed as Extract<ParseResult, { ok: true }>).node;
   const goldList = isListShaped(g) || g.t === 'tuple' || (g.t === 'set' && g.items.length > 1);
   const expected = clip(gold.text, 60);
-  const deadline = (): number => Date.now() + (extra.mainBudgetMs ?? MAIN_BUDGET_MS);
+  const steps = (): StepCounter => stepBudget(extra.mainSteps ?? MAIN_STEPS);
 
   // Several boxes written together against a single gold value: a hedge unless they agree.
   let predText = cand.text;
@@ -113,7 +116,7 @@ async function checkOne(
       let same = false;
       for (const d of distinct) {
         try {
-          if (compareNodes(d, n.node, { ...options, deadline: deadline() }).equal === true) same = true;
+          if (compareNodes(d, n.node, { ...options, steps: steps() }).equal === true) same = true;
         } catch {
           /* undecided counts as different */
         }
@@ -153,7 +156,7 @@ async function checkOne(
 
   let outcome: Outcome;
   try {
-    outcome = compareNodes(g, p, { ...options, deadline: deadline() });
+    outcome = compareNodes(g, p, { ...options, steps: steps() });
   } catch (e) {
     if (!(e instanceof TimeoutError)) throw e;
     outcome = { equal: 'undecided', method: 'numeric', note: 'main-thread budget exceeded' };
