@@ -21,6 +21,16 @@ export interface MathParams {
   readonly answers?: readonly (string | number)[];
   readonly tolerance?: number;
   readonly final_only?: boolean;
+  /** Decimal places to round approximations to before comparing, instead of `tolerance`. */
+  readonly precision?: number;
+  /** False: an answer may name its one variable differently (y = 2t + 1 for x = 2t + 1). */
+  readonly strict?: boolean;
+  /** False: no falling back to the last number of a response with no box or answer line. */
+  readonly last_number?: boolean;
+  /** False: a gold interval or set does not accept an inequality (x > 2 for (2, \infty)). */
+  readonly set_relation?: boolean;
+  /** The base the task's integers are written in (2 to 36). */
+  readonly base?: number;
 }
 
 export interface MathCheckOptions extends CompareOptions {
@@ -67,19 +77,20 @@ function sourceText(c: Candidate): string {
 export async function checkMath(response: string, params: MathParams, ctx?: Pick<VerifyContext, 'signal'>, extra: MathCheckOptions = {}): Promise<Verdict> {
   const options: CompareOptions = {
     tolerance: params.tolerance ?? extra.tolerance,
-    precision: extra.precision,
-    setRelation: extra.setRelation,
-    strict: extra.strict,
+    precision: params.precision ?? extra.precision,
+    setRelation: params.set_relation ?? extra.setRelation,
+    strict: params.strict ?? extra.strict,
+    base: params.base ?? extra.base,
   };
   const raws = params.answers ?? (params.answer !== undefined ? [params.answer] : []);
-  const golds: GoldEntry[] = raws.map((raw) => ({ raw, ...parseGold(raw) }));
+  const golds: GoldEntry[] = raws.map((raw) => ({ raw, ...parseGold(raw, options.base) }));
   const goodGolds = golds.filter((g) => g.parsed.ok);
   const goldShown = golds.map((g) => clip(String(g.raw), 60)).join(' or ');
   if (!goodGolds.length) {
     const why = golds.map((g) => (g.parsed.ok ? '' : g.parsed.error)).find(Boolean) ?? 'no gold answer';
     return fail(`the gold answer ${goldShown} could not be parsed (${why})`, { gold: raws }, 'refused');
   }
-  const cand = extractAnswer(response, { lastNumber: extra.lastNumber });
+  const cand = extractAnswer(response, { lastNumber: params.last_number ?? extra.lastNumber });
   if (!cand) return fail(`no answer found (no \\boxed{}, answer line or number), expected ${goldShown}`, { gold: raws, extracted: null });
 
   const base = { extracted: cand.text.length > 500 ? cand.text.slice(0, 500) + '…' : cand.text, source: cand.source, gold: raws };
@@ -109,7 +120,7 @@ async function checkOne(
   // Several boxes written together against a single gold value: a hedge unless they agree.
   let predText = cand.text;
   if (cand.parts && cand.parts.length > 1 && !goldList) {
-    const nodes = cand.parts.map((t) => parseAnswerText(t));
+    const nodes = cand.parts.map((t) => parseAnswerText(t, false, options.base));
     const distinct: Node[] = [];
     for (const n of nodes) {
       if (!n.ok) continue;
@@ -134,7 +145,7 @@ async function checkOne(
   let parsed: ParseResult | null = null;
   let used = predText;
   for (const t of texts) {
-    const r = parseAnswerText(t, goldList);
+    const r = parseAnswerText(t, goldList, options.base);
     if (r.ok) {
       parsed = r;
       used = t;
