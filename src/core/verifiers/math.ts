@@ -22,7 +22,7 @@ function checkGolds(ctx: ParamsContext): void {
   for (const n of nodes) {
     if (typeof n.value !== 'string' && typeof n.value !== 'number') continue;
     const { parsed } = parseGold(n.value, base);
-    if (!parsed.ok) ctx.report('bad-value', n, `the math verifier cannot read the gold answer ${JSON.stringify(String(n.value))} (${parsed.error}): every sample would score 0`);
+    if (!parsed.ok) ctx.report('bad-value', n, `the math verifier cannot read the gold answer \`${String(n.value)}\` (${parsed.error}): every sample would score 0`);
   }
 }
 
