@@ -138,7 +138,11 @@ function compareCollections(g: Node, p: Node, c: CompareContext): Outcome {
   const ordered = (n: Node): readonly Node[] | null => (n.t === 'tuple' || n.t === 'ratio' ? n.items : null);
   const gu = unordered(g);
   const pu = unordered(p);
-  if (gu && pu && namedList(gu) && pu.some((x) => !assignedName(x))) return allPairs(gu, pu, c);
+  if (gu && pu && namedList(gu) && pu.some((x) => !assignedName(x))) {
+    const r = allPairs(gu, pu, c);
+    const names = gu.map((x) => printNode((x as RelNode).args[0] as Node, 20)).join(', ');
+    return r.equal === false && !r.note ? no(r.method, `unnamed values are read in the order ${names}`) : r;
+  }
   if (gu && pu) return matchUnordered(gu, pu, c);
   // A set written against a tuple compares in written order (Math-Verify reads {1,3} as (1,3)).
   const go = ordered(g) ?? gu;
@@ -248,7 +252,7 @@ function compareRelations(g: Node, p: Node, c: CompareContext): Outcome {
       return compareNodes(gs, ps, c);
     }
     // A gold interval accepts a predicted inequality only with setRelation (Math-Verify's flag).
-    if (inOnly(gr) && ps && c.setRelation !== false) return compareNodes(gr.args[1] as Node, ps, c);
+    if (inOnly(gr) && ps) return c.setRelation !== false ? compareNodes(gr.args[1] as Node, ps, c) : no('structure', 'expected a set, got an inequality (set_relation: false)');
     if (gs && inOnly(pr)) return compareNodes(gs, pr.args[1] as Node, c);
     return no('structure', `expected ${describe(gr)}, got ${describe(pr)}`);
   }
