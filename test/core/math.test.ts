@@ -294,6 +294,10 @@ void describe('common answer shapes read as a person reads them', () => {
     assert.equal(await passes('$\\boxed{5}$', '5\\,\\text{m}'), true);
     assert.equal(await passes('The area is $\\boxed{20\\text{ m}^{2}}$.', '20'), true);
     assert.equal(await passes('The side is $\\boxed{13 \\text{ m}}$.', '12'), false);
+    assert.equal(await passes('The speed is $\\boxed{4\\,\\text{m}\\cdot\\text{s}^{-1}}$.', '4'), true);
+    assert.equal(await passes('The speed is $\\boxed{4\\,\\text{m}/\\text{s}}$.', '4\\text{ m/s}'), true);
+    assert.equal(await passes('The force is $\\boxed{7 \\text{kg}\\cdot\\text{m}}$.', '7'), true);
+    assert.equal(await passes('$\\boxed{4\\text{ m} \\cdot 2}$', '4'), false, 'a number after a unit still multiplies');
   });
   void test('Math-Verify options a task file sets', async () => {
     assert.equal(await passes('$\\boxed{f(y)}$', 'f(x)'), false);

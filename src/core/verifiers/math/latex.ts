@@ -362,8 +362,7 @@ class Parser {
         if (acc.t === 'text' || !someNode(acc, (x) => x.t === 'num')) throw new ParseError('prose, not an answer');
         this.next();
         this.units.push(t.s.trim());
-        if (isOp(this.peek(), '^') && this.peek(1)?.k === 'num') this.i += 2;
-        else if (isOp(this.peek(), '^') && isOp(this.peek(1), '{') && this.peek(2)?.k === 'num' && isOp(this.peek(3), '}')) this.i += 4;
+        this.skipUnitTail(acc);
       } else if (this.startsFactor(t)) {
         const mixed = this.mixedNumber(acc);
         if (mixed) {
@@ -376,6 +375,18 @@ class Parser {
       } else break;
     }
     return acc;
+  }
+
+  /** After a unit: its power (m^2, s^{-1}) and a product or quotient with another unit (kg\\cdot\\text{m}, \\text{m}/\\text{s}). */
+  private skipUnitTail(acc: Node): void {
+    if (isOp(this.peek(), '^')) {
+      if (this.peek(1)?.k === 'num') this.i += 2;
+      else if (isOp(this.peek(1), '{') && this.peek(2)?.k === 'num' && isOp(this.peek(3), '}')) this.i += 4;
+      else if (isOp(this.peek(1), '{') && isOp(this.peek(2), '-') && this.peek(3)?.k === 'num' && isOp(this.peek(4), '}')) this.i += 5;
+    }
+    const op = this.peek();
+    const next = this.peek(1);
+    if ((isCmd(op, 'cdot') || isOp(op, '/')) && next?.k === 'text' && (textRole(next.s) === 'unit' || this.unitLetter(next.s, acc))) this.i++;
   }
 
   /** A one-letter \\text{} group after a plain number is a unit (5\\text{ m}), not a variable. */
