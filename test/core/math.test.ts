@@ -251,6 +251,8 @@ void describe('common answer shapes read as a person reads them', () => {
     assert.equal(await passes('$\\boxed{0.1\\dot{6}}$', '1/6'), true);
     assert.equal(await passes('$\\boxed{0.\\dot{1}4285\\dot{7}}$', '1/7'), true);
     assert.equal(await passes('$\\boxed{0.\\bar{3}}$', '1/3'), true);
+    assert.equal(await passes('$\\boxed{0.(36)}$', '4/11'), true);
+    assert.equal(await passes('$\\boxed{0.(36)}$', '0'), false);
     assert.equal(await passes('The probability is $\\boxed{0.1666\\ldots}$', '1/6'), true);
     assert.equal(await passes('So x = 0.142857142857...', '1/7'), true);
     assert.equal(prepare('3.14\\ldots'), '3.14\\ldots', 'digits that repeat nothing stay as written');
@@ -279,6 +281,7 @@ void describe('common answer shapes read as a person reads them', () => {
   void test('numbers side by side are never multiplied; percent only as the gold allows', async () => {
     assert.equal(await passes('the answer is $\\boxed{2 3}$', '6'), false);
     assert.equal(await passes('the answer is $\\boxed{\\frac{37}{56}1}$', '\\frac{37}{56}'), false);
+    assert.equal(await passes('the answer is $\\boxed{2\\text{3}}$', '6'), false);
     assert.equal(await passes('the answer is $\\boxed{1\\,000}$', '1000'), true);
     assert.equal(await passes('the answer is $\\boxed{1{,}000}$', '1000'), true);
     assert.equal(await passes('The rate is $\\boxed{0.25\\%}$.', '0.25'), false);

@@ -351,10 +351,7 @@ class Parser {
         // Words after a value are units or nouns ("15 cm^2", "125 miles", "3 hours"): dropped.
         // A text group holding a number or a connector is handled by the primary/list parsers.
         if (t.k === 'text' && textRole(t.s) !== 'unit' && !this.unitLetter(t.s, acc)) {
-          if (textRole(t.s) === 'number') {
-            acc = mulOf(acc, this.parsePostfix());
-            continue;
-          }
+          if (textRole(t.s) === 'number') throw new ParseError('two numbers side by side');
           break;
         }
         // Prose ("No valid answer here") is not a text answer: only one word or \text{} is.

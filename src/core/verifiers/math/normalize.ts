@@ -99,14 +99,16 @@ function repeatingTail(digits: string): { fixed: string; repeat: string } | null
 
 /**
  * Repeating decimals become exact fractions: 0.\overline{36} and 0.\bar{3} (bar over the
- * repetend), 0.1\dot{6} and 0.\dot{1}4285\dot{7} (dots over its first and last digits), and
- * 0.333… / 0.1666... when the digits before the dots repeat (a digit three times, a longer
- * block twice); 3.14… repeats nothing and stays a decimal approximation.
+ * repetend), 0.(36) (the repetend in parentheses), 0.1\dot{6} and 0.\dot{1}4285\dot{7} (dots
+ * over its first and last digits), and 0.333… / 0.1666... when the digits before the dots
+ * repeat (a digit three times, a longer block twice); 3.14… repeats nothing and stays a
+ * decimal approximation.
  */
 function repeatingDecimals(input: string): string {
   let s = input.replace(/(\d*)\.(\d{0,30})\\(?:overline|bar)\s*(?:\{\s*(\d{1,30})\s*\}|(\d))/g, (_m, i: string, f: string, r1?: string, r2?: string) =>
     repeatingValue(i, f, (r1 ?? r2) as string),
   );
+  s = s.replace(/(\d*)\.(\d{0,30})\((\d{1,30})\)/g, (_m, i: string, f: string, r: string) => repeatingValue(i, f, r));
   s = s.replace(/(\d*)\.(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?(?:(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?)?/g, (_m, i: string, f: string, a: string, mid?: string, b?: string) =>
     repeatingValue(i, f, b === undefined ? a : a + (mid ?? '') + b),
   );
