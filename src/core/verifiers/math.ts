@@ -7,6 +7,8 @@ import { checkMath, type MathParams } from './math/checkMath';
 
 const answer = z.union([z.string(), z.number()]);
 
+const PLAIN_NUMBER = /^\s*-?\d+(?:\.\d+)?\s*$/;
+
 /**
  * A gold answer the verifier cannot read would fail every sample: it is an error where it is
  * written, with the parser's reason, never a silent zero.
@@ -21,6 +23,8 @@ function checkGolds(ctx: ParamsContext): void {
   if (many?.type === 'seq') for (const n of many.items) if (n.type === 'scalar') nodes.push(n);
   for (const n of nodes) {
     if (typeof n.value !== 'string' && typeof n.value !== 'number') continue;
+    // Plain numbers (most golds) always parse: skip the parser, which the editor runs on every edit.
+    if (base === undefined && PLAIN_NUMBER.test(String(n.value))) continue;
     const { parsed } = parseGold(n.value, base);
     if (!parsed.ok) ctx.report('bad-value', n, `the math verifier cannot read the gold answer \`${String(n.value)}\` (${parsed.error}): every sample would score 0`);
   }
