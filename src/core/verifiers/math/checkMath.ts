@@ -2,8 +2,8 @@
  * The `math` checker: extract the final answer, parse gold and prediction, compare on the main
  * thread within a budget of evaluation steps (never of time: a verdict must not depend on how
  * busy the machine is), and hand whatever is left undecided to the worker pool, which has a
- * larger step budget and a hard time limit as a last resort. Every path ends in a verdict whose reason says what was extracted and
- * what was expected.
+ * larger step budget and a hard time limit as a last resort. Every path ends in a verdict
+ * whose reason says what was extracted and what was expected.
  */
 import type { Verdict, VerifyContext } from '../verdict';
 import type { Node } from './ast';
