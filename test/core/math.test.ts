@@ -277,6 +277,8 @@ void describe('common answer shapes read as a person reads them', () => {
     assert.equal(await passes('The base-5 form is $\\boxed{54}$.', '204', { base: 5 }), false, '54 is not a base-5 numeral');
     const v = await checkMath('$\\boxed{11}$', { answer: '1011_2' });
     assert.match(v.reason, /expected a base-2 numeral/);
+    const hedge = await checkMath('The answer is $\\boxed{204_5}$ or $\\boxed{205_5}$.', { answer: '204_5' });
+    assert.match(hedge.reason, /^hedged: boxed 2 different values \("205_5", 204_5\)/, 'a box that cannot be read is still another answer');
   });
   void test('numbers side by side are never multiplied; percent only as the gold allows', async () => {
     assert.equal(await passes('the answer is $\\boxed{2 3}$', '6'), false);

@@ -122,6 +122,9 @@ async function checkOne(
   if (cand.parts && cand.parts.length > 1 && !goldList) {
     const nodes = cand.parts.map((t) => parseAnswerText(t, false, options.base));
     const distinct: Node[] = [];
+    // A box that cannot be read (205_5 beside 204_5) is still another answer boxed.
+    const unread = new Map(cand.parts.filter((_t, i) => !nodes[i]?.ok).map((t) => [t.replace(/\s+/g, ''), t.trim()]));
+    if (unread.size && nodes.some((n) => n.ok)) for (const t of unread.values()) distinct.push({ t: 'text', s: t });
     for (const n of nodes) {
       if (!n.ok) continue;
       let same = false;
