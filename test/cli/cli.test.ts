@@ -57,7 +57,7 @@ void test('check on a valid file: exit 0, nothing on stdout, a summary on stderr
 });
 
 void test('check on a file with issues: exit 1 and exactly the expected lines', () => {
-  for (const name of ['duplicate-id', 'unknown-verifier', 'done-when', 'models']) {
+  for (const name of ['duplicate-id', 'unknown-verifier', 'done-when', 'models', 'math-gold']) {
     const file = `${FIXTURES}/${name}.vtask`;
     const r = vtask(['check', file, ...TRUSTED]);
     assert.equal(r.status, 1, `${name}: ${r.stderr}`);

@@ -180,10 +180,10 @@ void test('the conformance tasks: no high finding on IFEval; on Math-Verify answ
     figures.push(`${path.basename(file)}: ${tasks.length} tasks, findings ${['critical', 'high', 'medium', 'low'].map((s) => `${count(s)} ${s}`).join(', ')}`);
     const high = flagged(audits, 'high');
     if (file === ifeval) assert.deepEqual(high, {});
-    // Real holes, not false alarms: with these answers the math verifier passes a hedge (the
-    // gold answer boxed beside a wrong one) or a wrong answer of the same shape. Pinned so that
-    // a fix, or a new hole, shows here.
-    else assert.deepEqual(Object.keys(high).map((id) => golds[Number(id.slice(3))]).sort(), ['15\\mbox{ cm}^2', '204_5', '\\text{Evelyn}', '\\text{Even}', '\\text{odd}', 'a_3 = 2, a_{37} = 19', 'f(y) = y']);
+    // Real holes, not false alarms: with this answer the math verifier passes a hedge (the
+    // gold answer boxed beside a wrong one) or a wrong answer of the same shape (units are
+    // dropped, cm^3 with them). Pinned so that a fix, or a new hole, shows here.
+    else assert.deepEqual(Object.keys(high).map((id) => golds[Number(id.slice(3))]).sort(), ['15\\mbox{ cm}^2']);
   }
   fs.rmSync(dir, { recursive: true, force: true });
   t.diagnostic(figures.join('; '));

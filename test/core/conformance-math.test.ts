@@ -1,8 +1,13 @@
 // Agreement with the peers' own expectations (../shared/conformance): Math-Verify's test pairs,
 // its known weak spots (where vtask must match the ideal verdict, not the peer), its
 // multiple-choice extraction rows, and TRL's accuracy reward rows.
+import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { checkMath, type MathCheckOptions } from '../../src/core/verifiers/math/checkMath';
+import { taskView } from '../../src/core/run/cases';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { runnableTasks, type TaskSpec } from '../../src/core/taskfile/resolve';
+import { checkMath } from '../../src/core/verifiers/math/checkMath';
+import { verify } from '../../src/core/verifiers/verify';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';
 import { assertAgreement, readJsonl, rowId, type Outcome } from '../support/conformance';
 
@@ -17,23 +22,39 @@ interface Pair {
 }
 
 /**
- * How a pair's peer configuration maps onto vtask's options:
+ * How a pair's peer configuration maps onto the `math` fields a task file sets:
  * - `precision`: decimals are compared rounded to that many places (Math-Verify's rounding),
  *   instead of vtask's relative tolerance;
- * - `match_types` without `expr`: the peer did not fall back to plain numbers, so neither do we;
+ * - `match_types` without `expr`: the peer did not fall back to plain numbers (`last_number: false`);
  * - `strict: false`: a one-variable answer may use another variable name;
- * - `allow_set_relation_comp`: whether a gold interval accepts a predicted inequality.
+ * - `allow_set_relation_comp`: whether a gold interval accepts a predicted inequality (`set_relation`).
  * `latex_boxed_match_priority` is ignored: vtask always prefers the last box (and a later
  * "final answer is" line), which is what that setting approximates for these rows.
  */
-export function optionsFor(config: Pair['config']): MathCheckOptions {
+export function paramsFor(config: Pair['config']): Record<string, unknown> {
   if (!config.match_types) return {};
   return {
-    precision: config.precision,
-    lastNumber: !config.match_types || config.match_types.includes('expr'),
+    ...(config.precision !== undefined ? { precision: config.precision } : {}),
+    last_number: config.match_types.includes('expr'),
     strict: config.strict !== false,
-    setRelation: config.allow_set_relation_comp === true,
+    set_relation: config.allow_set_relation_comp === true,
   };
+}
+
+/**
+ * Every pair as a task of one task file (JSON is YAML), parsed, validated and resolved as
+ * `vtask` does: the figure is what a task file can reach, with no option a task file cannot set.
+ * A gold the verifier cannot read is an error of `vtask check` and its task does not run: such
+ * a row counts as failing every response (the peer's `\text{13}` typed with a tab).
+ */
+function pairsAsTaskFile(rows: readonly Pair[]): (TaskSpec | null)[] {
+  const tasks = rows.map((r, i) => `  - id: pair-${i}\n    prompt: x\n    verify: ${JSON.stringify({ math: { answer: r.gold, ...paramsFor(r.config) } })}`);
+  const file = parseTaskFile(`vtask: 1\ntasks:\n${tasks.join('\n')}\n`);
+  const { tasks: specs, skipped } = runnableTasks(file);
+  for (const e of skipped) assert.deepEqual(e.issues.map((i) => i.message.replace(/`.*`/, 'X')), ['the math verifier cannot read the gold answer X (words mixed with math): every sample would score 0']);
+  assert.equal(file.issues.length, skipped.length, 'only unreadable golds are reported');
+  const byId = new Map(specs.map((t) => [t.id, t]));
+  return rows.map((_r, i) => byId.get(`pair-${i}`) ?? null);
 }
 
 /** The row (0-based) where Math-Verify expects `1 - 1/e` to equal `1 + 1/e`. */
@@ -45,10 +66,12 @@ after(async () => {
 
 void test('Math-Verify pairs: agreement', async () => {
   const rows = readJsonl<Pair>(PAIRS, 270);
+  const tasks = pairsAsTaskFile(rows);
   const perCat = new Map<string, { n: number; ok: number }>();
   const outcomes: Outcome[] = [];
   for (const [i, r] of rows.entries()) {
-    const v = await checkMath(r.pred, { answer: r.gold }, undefined, optionsFor(r.config));
+    const task = tasks[i];
+    const v = task ? await verify(task.verify, r.pred, { task: taskView(task, 'pairs.vtask') }) : { pass: false, reason: 'the task does not run: vtask check reports its gold' };
     const agree = (v.pass ? 1 : 0) === r.expected;
     const c = perCat.get(r.test) ?? { n: 0, ok: 0 };
     c.n++;

@@ -171,6 +171,10 @@ test('openai-rft: rule tasks get one python grader; judges and rules together ar
   const r2 = await exportDataset(request({ format: format('openai-rft'), out: path.join(dir, 'm.jsonl'), files: [mixed], read: (f) => fs.readFileSync(f, 'utf8') }));
   assert.equal(r2.failed, true);
   assert.match(r2.unexpressible.at(-1)?.reason ?? '', /one grader/);
+  fs.writeFileSync(mixed, 'vtask: 1\ntasks:\n  - id: b\n    prompt: q\n    verify: { math: { answer: "204", base: 5 } }\n');
+  const rb = await exportDataset(request({ format: format('openai-rft'), out: path.join(dir, 'b.jsonl'), files: [mixed], read: (f) => fs.readFileSync(f, 'utf8') }));
+  assert.equal(rb.failed, true);
+  assert.match(rb.unexpressible.at(-1)?.reason ?? '', /`base` changes that/, 'a math setting the Python grader lacks is not exported as if it were honoured');
   fs.writeFileSync(mixed, 'vtask: 1\ntasks:\n  - id: j\n    prompt: p\n    verify: { judge: { rubric: [Is polite, Is short] } }\n');
   const r3 = await exportDataset(request({ format: format('openai-rft'), out: path.join(dir, 'j.jsonl'), files: [mixed], read: (f) => fs.readFileSync(f, 'utf8') }));
   assert.equal(r3.failed, false);

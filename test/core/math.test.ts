@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer';
 import { compareNodes, type CompareOptions } from '../../src/core/verifiers/math/compare';
+import { stepBudget } from '../../src/core/verifiers/math/evaluate';
 import { extractAnswer, findBoxes, lastNumber } from '../../src/core/verifiers/math/extract';
-import { checkMath } from '../../src/core/verifiers/math/checkMath';
+import { checkMath, type MathParams } from '../../src/core/verifiers/math/checkMath';
 import { parseMath, ParseError } from '../../src/core/verifiers/math/latex';
 import { prepare } from '../../src/core/verifiers/math/normalize';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';
@@ -21,7 +22,7 @@ function same(gold: string, pred: string, opts: CompareOptions = {}): boolean | 
   const p = parseAnswerText(pred, g.ok && (g.node.t === 'list' || g.node.t === 'set'));
   assert.ok(g.ok, `gold ${gold} did not parse`);
   assert.ok(p.ok, `pred ${pred} did not parse`);
-  return compareNodes(g.node, p.node, { ...opts, deadline: Date.now() + 1000 }).equal;
+  return compareNodes(g.node, p.node, { ...opts, steps: stepBudget(2_000_000) }).equal;
 }
 
 async function verdictOf(response: string, answer: string | number, extra = {}) {
@@ -219,5 +220,99 @@ void describe('hostile input ends quickly with a sensible verdict', () => {
     assert.equal((await quick('\\boxed{2^{10^{10}}}', '2^{10^{10}+1}')).pass, false);
     assert.equal((await quick('\\boxed{2^{2^{20}}}', '2^{2^{20}}')).pass, true);
     assert.equal((await quick('\\boxed{9^{9^{9}}}', '9^{387420489}')).pass, true);
+  });
+});
+
+/** The verdict on a response as a model writes it, against a gold answer and task parameters. */
+async function passes(response: string, answer: string, params: Omit<MathParams, 'answer' | 'answers'> = {}): Promise<boolean> {
+  return (await checkMath(response, { answer, ...params })).pass;
+}
+
+void describe('common answer shapes read as a person reads them', () => {
+  void test('named values belong to their names; an unnamed list is read in the gold order', async () => {
+    assert.equal(await passes('Solving the system, $\\boxed{a_1 = 7, a_2 = 5}$', 'a_1 = 5, a_2 = 7'), false);
+    assert.equal(await passes('Solving the system, $\\boxed{a_2 = 7, a_1 = 5}$', 'a_1 = 5, a_2 = 7'), true, 'the order of the names is free');
+    assert.equal(await passes('So $\\boxed{f(1) = 5, f(2) = 2}$.', 'f(1) = 2, f(2) = 5'), false);
+    assert.equal(await passes('So $\\boxed{f(2) = 5,\\ f(1) = 2}$.', 'f(1) = 2, f(2) = 5'), true);
+    assert.equal(await passes('Therefore the terms are $\\boxed{19, 2}$.', 'a_3 = 2, a_{37} = 19'), false);
+    assert.equal(await passes('Therefore the terms are $\\boxed{2, 19}$.', 'a_3 = 2, a_{37} = 19'), true);
+    assert.equal(await passes('The roots are $\\boxed{2, 1}$.', 'x = 1, x = 2'), true, 'one unknown with several values is a set');
+    const v = await checkMath('$\\boxed{a_2 = 5}$', { answer: 'a_1 = 5' });
+    assert.match(v.reason, /expected a value for a_1, got one for a_2/);
+  });
+  void test('repeating decimals are exact rationals', async () => {
+    assert.equal(await passes('Hence $x = \\boxed{0.\\overline{3}}$', '0'), false);
+    assert.equal(await passes('Hence $x = \\boxed{0.\\overline{3}}$', '\\frac{1}{3}'), true);
+    assert.equal(await passes('so the answer is $\\boxed{2.\\overline{3}}$', '6'), false);
+    assert.equal(await passes('so the answer is $\\boxed{2.\\overline{3}}$', '7/3'), true);
+    assert.equal(await passes('The fraction is $\\boxed{\\frac{4}{11}}$.', '0.\\overline{36}'), true);
+    assert.equal(await passes('The fraction is $\\boxed{0}$.', '0.\\overline{36}'), false);
+    assert.equal(await passes('$\\boxed{0.1\\overline{6}}$', '1/6'), true);
+    assert.equal(await passes('$\\boxed{0.1\\dot{6}}$', '1/6'), true);
+    assert.equal(await passes('$\\boxed{0.\\dot{1}4285\\dot{7}}$', '1/7'), true);
+    assert.equal(await passes('$\\boxed{0.\\bar{3}}$', '1/3'), true);
+    assert.equal(await passes('$\\boxed{0.(36)}$', '4/11'), true);
+    assert.equal(await passes('$\\boxed{0.(36)}$', '0'), false);
+    assert.equal(await passes('The probability is $\\boxed{0.1666\\ldots}$', '1/6'), true);
+    assert.equal(await passes('So x = 0.142857142857...', '1/7'), true);
+    assert.equal(prepare('3.14\\ldots'), '3.14\\ldots', 'digits that repeat nothing stay as written');
+  });
+  void test('mixed numbers are sums, not products', async () => {
+    assert.equal(await passes('so the answer is $\\boxed{3\\frac{1}{2}}$', '3/2'), false);
+    assert.equal(await passes('so the answer is $\\boxed{3\\frac{1}{2}}$', '7/2'), true);
+    assert.equal(await passes('so the answer is $\\boxed{3\\frac12}$', '\\frac{7}{2}'), true);
+    assert.equal(await passes('It takes $\\boxed{2.25}$ hours.', '2\\frac{1}{4}'), true);
+    assert.equal(await passes('It takes $\\boxed{9/4}$ hours.', '2\\frac{1}{4}'), true);
+    assert.equal(await passes('The answer is 3 1/2.', '7/2'), true);
+    assert.equal(await passes('$\\boxed{-3\\frac{1}{2}}$', '-7/2'), true);
+    assert.equal(await passes('$\\boxed{2\\frac{\\pi}{3}}$', '\\frac{2\\pi}{3}'), true, 'a coefficient of a symbolic fraction still multiplies');
+  });
+  void test('numerals in another base compare in that base', async () => {
+    assert.equal(await passes('In binary this is $\\boxed{11}$.', '1011_2'), false);
+    assert.equal(await passes('In binary this is $\\boxed{1011_{2}}$.', '1011_2'), true);
+    assert.equal(await passes('In binary this is $\\boxed{\\text{1011}_2}$.', '1011_2'), true);
+    assert.equal(await passes('The base-5 form is $\\boxed{204}$.', '204_5'), false, 'a bare numeral is base 10 unless the task says otherwise');
+    assert.equal(await passes('The base-5 form is $\\boxed{204}$.', '204_5', { base: 5 }), true);
+    assert.equal(await passes('The base-5 form is $\\boxed{204_5}$.', '204', { base: 5 }), true);
+    assert.equal(await passes('The base-5 form is $\\boxed{54}$.', '204', { base: 5 }), false, '54 is not a base-5 numeral');
+    const v = await checkMath('$\\boxed{11}$', { answer: '1011_2' });
+    assert.match(v.reason, /expected a base-2 numeral/);
+    const hedge = await checkMath('The answer is $\\boxed{204_5}$ or $\\boxed{205_5}$.', { answer: '204_5' });
+    assert.match(hedge.reason, /^hedged: boxed 2 different values \("205_5", 204_5\)/, 'a box that cannot be read is still another answer');
+  });
+  void test('numbers side by side are never multiplied; percent only as the gold allows', async () => {
+    assert.equal(await passes('the answer is $\\boxed{2 3}$', '6'), false);
+    assert.equal(await passes('the answer is $\\boxed{\\frac{37}{56}1}$', '\\frac{37}{56}'), false);
+    assert.equal(await passes('the answer is $\\boxed{2\\text{3}}$', '6'), false);
+    assert.equal(await passes('the answer is $\\boxed{1\\,000}$', '1000'), true);
+    assert.equal(await passes('the answer is $\\boxed{1{,}000}$', '1000'), true);
+    assert.equal(await passes('The rate is $\\boxed{0.25\\%}$.', '0.25'), false);
+    assert.equal(await passes('The rate is $\\boxed{25\\%}$.', '0.25'), true);
+    assert.equal(await passes('The discount is $\\boxed{28\\%}$.', '28'), true);
+    assert.equal(await passes('The rate is $\\boxed{0.25}$.', '0.25\\%'), true, 'a percent gold allows its number');
+  });
+  void test('one-letter units in \\text{} and \\mbox{} are dropped in gold and response', async () => {
+    assert.equal(await passes('The side is $\\boxed{12 \\text{ m}}$.', '12'), true);
+    assert.equal(await passes('The side is $\\boxed{5}$ metres.', '5\\text{ m}'), true);
+    assert.equal(await passes('It falls for $\\boxed{3\\mbox{ s}}$.', '3\\text{ s}'), true);
+    assert.equal(await passes('$\\boxed{2}$', '2\\text{ L}'), true);
+    assert.equal(await passes('$\\boxed{5}$', '5\\,\\text{m}'), true);
+    assert.equal(await passes('The area is $\\boxed{20\\text{ m}^{2}}$.', '20'), true);
+    assert.equal(await passes('The side is $\\boxed{13 \\text{ m}}$.', '12'), false);
+    assert.equal(await passes('The speed is $\\boxed{4\\,\\text{m}\\cdot\\text{s}^{-1}}$.', '4'), true);
+    assert.equal(await passes('The speed is $\\boxed{4\\,\\text{m}/\\text{s}}$.', '4\\text{ m/s}'), true);
+    assert.equal(await passes('The force is $\\boxed{7 \\text{kg}\\cdot\\text{m}}$.', '7'), true);
+    assert.equal(await passes('$\\boxed{4\\text{ m} \\cdot 2}$', '4'), false, 'a number after a unit still multiplies');
+  });
+  void test('Math-Verify options a task file sets', async () => {
+    assert.equal(await passes('$\\boxed{f(y)}$', 'f(x)'), false);
+    assert.equal(await passes('$\\boxed{f(y)}$', 'f(x)', { strict: false }), true);
+    assert.equal(await passes('$\\boxed{y^2 + 1}$', 'x^2 + 1', { strict: false }), true);
+    assert.equal(await passes('I think it is 42', '42'), true);
+    assert.equal(await passes('I think it is 42', '42', { last_number: false }), false);
+    assert.equal(await passes('$\\boxed{-2 \\le x \\le 7}$', 'x \\in [-2,7]'), true);
+    assert.equal(await passes('$\\boxed{-2 \\le x \\le 7}$', 'x \\in [-2,7]', { set_relation: false }), false);
+    assert.equal(await passes('$\\boxed{0.3333}$', '\\frac{1}{3}'), false);
+    assert.equal(await passes('$\\boxed{0.3333}$', '\\frac{1}{3}', { precision: 4 }), true);
   });
 });

@@ -29,6 +29,9 @@ function pythonGap(verify: unknown): string | undefined {
       return undefined;
     }
     case 'math': {
+      // Settings the Python grader does not implement would grade differently there.
+      const unread = (['precision', 'base'] as const).find((k) => params[k] !== undefined) ?? (params.last_number === false ? 'last_number' : undefined);
+      if (unread) return `the grader compares numbers by tolerance, in base 10, falling back to the last number; \`${unread}\` changes that`;
       const golds = ((params.answers as unknown[] | undefined) ?? [params.answer]).map(String);
       const symbolic = golds.find((g) => !/^\s*[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(\/\d+)?\s*$/.test(g) && !/^\\[dt]?frac\{-?\d+\}\{\d+\}$/.test(g.trim()));
       return symbolic === undefined ? undefined : `the grader compares numbers; \`${symbolic}\` is not one (vtask's symbolic math has no Python grader)`;

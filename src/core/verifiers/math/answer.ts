@@ -11,10 +11,11 @@ import { MAX_ANSWER_CHARS, prepare } from './normalize';
 
 export type ParseResult = { readonly ok: true; readonly node: Node; readonly units: readonly string[] } | { readonly ok: false; readonly error: string };
 
-export function parseAnswerText(text: string, preferList = false): ParseResult {
+/** `base`: the task's base, in which integers without a base subscript are read. */
+export function parseAnswerText(text: string, preferList = false, base?: number): ParseResult {
   if (text.length > MAX_ANSWER_CHARS) return { ok: false, error: `too long (${text.length} characters)` };
   try {
-    const { node, units } = parseMath(prepare(stripDelimiters(text), { preferList }));
+    const { node, units } = parseMath(prepare(stripDelimiters(text), { preferList }), { base });
     return { ok: true, node, units };
   } catch (e) {
     if (e instanceof ParseError || e instanceof RangeError) return { ok: false, error: e.message };
@@ -36,13 +37,13 @@ export function goldText(raw: string | number): string {
 }
 
 /** Parses the gold answer; a long worked solution falls back to extraction like a response. */
-export function parseGold(raw: string | number): { text: string; parsed: ParseResult } {
+export function parseGold(raw: string | number, base?: number): { text: string; parsed: ParseResult } {
   const text = goldText(raw);
-  const parsed = parseAnswerText(text);
+  const parsed = parseAnswerText(text, false, base);
   if (parsed.ok || typeof raw === 'number') return { text, parsed };
   const c = extractAnswer(raw);
   if (c && c.text !== text) {
-    const again = parseAnswerText(c.text);
+    const again = parseAnswerText(c.text, false, base);
     if (again.ok) return { text: c.text, parsed: again };
   }
   return { text, parsed };
@@ -52,9 +53,9 @@ export const isListShaped = (n: Node): boolean => n.t === 'list' || n.t === 'set
 
 /** The whole comparison of one gold text with one predicted text; runs on the main thread or in a worker. */
 export function comparePair(gold: string, pred: string, c: CompareContext): Outcome & { predNode?: Node; goldNode?: Node } {
-  const g = parseAnswerText(gold);
+  const g = parseAnswerText(gold, false, c.base);
   if (!g.ok) return { equal: false, method: 'structure', note: `gold unparsed: ${g.error}` };
-  const p = parseAnswerText(pred, isListShaped(g.node));
+  const p = parseAnswerText(pred, isListShaped(g.node), c.base);
   if (!p.ok) return { equal: false, method: 'structure', note: `unparsed: ${p.error}` };
   return compareNodes(g.node, p.node, c);
 }

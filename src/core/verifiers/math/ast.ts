@@ -6,7 +6,8 @@
 import type { Rational } from './rational';
 
 export type Node =
-  | { readonly t: 'num'; readonly v: Rational; readonly approx: boolean }
+  /** `base` marks a numeral written in another base (1011_2): its value, and the base it was written in. */
+  | { readonly t: 'num'; readonly v: Rational; readonly approx: boolean; readonly base?: number }
   | { readonly t: 'sym'; readonly name: string; readonly sub?: Node }
   | { readonly t: 'const'; readonly name: 'pi' | 'e' | 'inf' }
   | { readonly t: 'add'; readonly args: readonly Node[] }

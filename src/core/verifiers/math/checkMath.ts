@@ -1,13 +1,15 @@
 /**
  * The `math` checker: extract the final answer, parse gold and prediction, compare on the main
- * thread within a small budget, and hand whatever is left undecided to the worker pool, which
- * has a hard time limit. Every path ends in a verdict whose reason says what was extracted and
- * what was expected.
+ * thread within a budget of evaluation steps (never of time: a verdict must not depend on how
+ * busy the machine is), and hand whatever is left undecided to the worker pool, which has a
+ * larger step budget and a hard time limit as a last resort. Every path ends in a verdict
+ * whose reason says what was extracted and what was expected.
  */
 import type { Verdict, VerifyContext } from '../verdict';
 import type { Node } from './ast';
 import { isListShaped, parseAnswerText, parseGold, type ParseResult } from './answer';
 import { compareNodes, describe, TimeoutError, type CompareOptions, type Outcome } from './compare';
+import { stepBudget, type StepCounter } from './evaluate';
 import { clip, extractAnswer, type Candidate } from './extract';
 import { runInPool } from './pool';
 
@@ -19,6 +21,16 @@ export interface MathParams {
   readonly answers?: readonly (string | number)[];
   readonly tolerance?: number;
   readonly final_only?: boolean;
+  /** Decimal places to round approximations to before comparing, instead of `tolerance`. */
+  readonly precision?: number;
+  /** False: an answer may name its one variable differently (y = 2t + 1 for x = 2t + 1). */
+  readonly strict?: boolean;
+  /** False: no falling back to the last number of a response with no box or answer line. */
+  readonly last_number?: boolean;
+  /** False: a gold interval or set does not accept an inequality (x > 2 for (2, \infty)). */
+  readonly set_relation?: boolean;
+  /** The base the task's integers are written in (2 to 36). */
+  readonly base?: number;
 }
 
 export interface MathCheckOptions extends CompareOptions {
@@ -26,12 +38,13 @@ export interface MathCheckOptions extends CompareOptions {
   readonly lastNumber?: boolean;
   /** Hard limit for one comparison in the worker pool (default 3000 ms). */
   readonly timeoutMs?: number;
-  /** Time the main thread spends before handing a pair to the pool (default 50 ms). */
-  readonly mainBudgetMs?: number;
+  /** Evaluation steps the main thread spends before handing a pair to the pool. */
+  readonly mainSteps?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 3000;
-const MAIN_BUDGET_MS = 50;
+/** Enough for every pair of the conformance data with a wide margin (the costliest uses about a thousand). */
+export const MAIN_STEPS = 200_000;
 
 interface GoldEntry {
   readonly raw: string | number;
@@ -64,19 +77,20 @@ function sourceText(c: Candidate): string {
 export async function checkMath(response: string, params: MathParams, ctx?: Pick<VerifyContext, 'signal'>, extra: MathCheckOptions = {}): Promise<Verdict> {
   const options: CompareOptions = {
     tolerance: params.tolerance ?? extra.tolerance,
-    precision: extra.precision,
-    setRelation: extra.setRelation,
-    strict: extra.strict,
+    precision: params.precision ?? extra.precision,
+    setRelation: params.set_relation ?? extra.setRelation,
+    strict: params.strict ?? extra.strict,
+    base: params.base ?? extra.base,
   };
   const raws = params.answers ?? (params.answer !== undefined ? [params.answer] : []);
-  const golds: GoldEntry[] = raws.map((raw) => ({ raw, ...parseGold(raw) }));
+  const golds: GoldEntry[] = raws.map((raw) => ({ raw, ...parseGold(raw, options.base) }));
   const goodGolds = golds.filter((g) => g.parsed.ok);
   const goldShown = golds.map((g) => clip(String(g.raw), 60)).join(' or ');
   if (!goodGolds.length) {
     const why = golds.map((g) => (g.parsed.ok ? '' : g.parsed.error)).find(Boolean) ?? 'no gold answer';
     return fail(`the gold answer ${goldShown} could not be parsed (${why})`, { gold: raws }, 'refused');
   }
-  const cand = extractAnswer(response, { lastNumber: extra.lastNumber });
+  const cand = extractAnswer(response, { lastNumber: params.last_number ?? extra.lastNumber });
   if (!cand) return fail(`no answer found (no \\boxed{}, answer line or number), expected ${goldShown}`, { gold: raws, extracted: null });
 
   const base = { extracted: cand.text.length > 500 ? cand.text.slice(0, 500) + '…' : cand.text, source: cand.source, gold: raws };
@@ -101,19 +115,22 @@ async function checkOne(
   const g = (gold.parsed as Extract<ParseResult, { ok: true }>).node;
   const goldList = isListShaped(g) || g.t === 'tuple' || (g.t === 'set' && g.items.length > 1);
   const expected = clip(gold.text, 60);
-  const deadline = (): number => Date.now() + (extra.mainBudgetMs ?? MAIN_BUDGET_MS);
+  const steps = (): StepCounter => stepBudget(extra.mainSteps ?? MAIN_STEPS);
 
   // Several boxes written together against a single gold value: a hedge unless they agree.
   let predText = cand.text;
   if (cand.parts && cand.parts.length > 1 && !goldList) {
-    const nodes = cand.parts.map((t) => parseAnswerText(t));
+    const nodes = cand.parts.map((t) => parseAnswerText(t, false, options.base));
     const distinct: Node[] = [];
+    // A box that cannot be read (205_5 beside 204_5) is still another answer boxed.
+    const unread = new Map(cand.parts.filter((_t, i) => !nodes[i]?.ok).map((t) => [t.replace(/\s+/g, ''), t.trim()]));
+    if (unread.size && nodes.some((n) => n.ok)) for (const t of unread.values()) distinct.push({ t: 'text', s: t });
     for (const n of nodes) {
       if (!n.ok) continue;
       let same = false;
       for (const d of distinct) {
         try {
-          if (compareNodes(d, n.node, { ...options, deadline: deadline() }).equal === true) same = true;
+          if (compareNodes(d, n.node, { ...options, steps: steps() }).equal === true) same = true;
         } catch {
           /* undecided counts as different */
         }
@@ -131,7 +148,7 @@ async function checkOne(
   let parsed: ParseResult | null = null;
   let used = predText;
   for (const t of texts) {
-    const r = parseAnswerText(t, goldList);
+    const r = parseAnswerText(t, goldList, options.base);
     if (r.ok) {
       parsed = r;
       used = t;
@@ -153,7 +170,7 @@ async function checkOne(
 
   let outcome: Outcome;
   try {
-    outcome = compareNodes(g, p, { ...options, deadline: deadline() });
+    outcome = compareNodes(g, p, { ...options, steps: steps() });
   } catch (e) {
     if (!(e instanceof TimeoutError)) throw e;
     outcome = { equal: 'undecided', method: 'numeric', note: 'main-thread budget exceeded' };

@@ -9,6 +9,7 @@
 import { freeSymbols, someNode, type Node, type RelOp } from './ast';
 import { approx, exact, logValue, tick, TimeoutError, type Budget } from './evaluate';
 import { normText } from './normalize';
+import { printNode } from './print';
 import * as R from './rational';
 
 export type Method = 'identical' | 'exact' | 'numeric' | 'symbolic' | 'tolerance' | 'structure' | 'simplify';
@@ -32,6 +33,8 @@ export interface CompareOptions {
   readonly setRelation?: boolean;
   /** When false, answers that differ only in the name of their one variable are equal. */
   readonly strict?: boolean;
+  /** The base the task's numbers are written in: integers without a base subscript are read in it. */
+  readonly base?: number;
 }
 
 export interface CompareContext extends CompareOptions, Budget {
@@ -135,6 +138,11 @@ function compareCollections(g: Node, p: Node, c: CompareContext): Outcome {
   const ordered = (n: Node): readonly Node[] | null => (n.t === 'tuple' || n.t === 'ratio' ? n.items : null);
   const gu = unordered(g);
   const pu = unordered(p);
+  if (gu && pu && namedList(gu) && pu.some((x) => !assignedName(x))) {
+    const r = allPairs(gu, pu, c);
+    const names = gu.map((x) => printNode((x as RelNode).args[0] as Node, 20)).join(', ');
+    return r.equal === false && !r.note ? no(r.method, `unnamed values are read in the order ${names}`) : r;
+  }
   if (gu && pu) return matchUnordered(gu, pu, c);
   // A set written against a tuple compares in written order (Math-Verify reads {1,3} as (1,3)).
   const go = ordered(g) ?? gu;
@@ -194,6 +202,24 @@ export function simpleLhs(n: Node): boolean {
 
 type RelNode = Extract<Node, { t: 'rel' }>;
 
+/** An unknown a value can be given to: x, a_3, f(2). */
+const isName = (n: Node): boolean => n.t === 'sym' || n.t === 'call';
+
+/** `name = value` (a_1 = 5, f(2) = 5): the name when the node is such an assignment. */
+function assignedName(n: Node): string | null {
+  return n.t === 'rel' && n.ops.length === 1 && n.ops[0] === '=' && isName(n.args[0] as Node) ? key(n.args[0] as Node) : null;
+}
+
+/**
+ * A gold list of values for distinct names (a_3 = 2, a_{37} = 19). Against a response that
+ * names its values, each value is matched to its name; against a response that leaves some
+ * unnamed (19, 2) the values are taken in the gold's order, never matched wherever they fit.
+ */
+function namedList(items: readonly Node[]): boolean {
+  const names = items.map(assignedName);
+  return names.length > 1 && names.every((x) => x !== null) && new Set(names).size === names.length;
+}
+
 /** x = 5+5+1 = 11 ≈ 11.0 becomes x = 11: the last exact member is the value. */
 function collapse(r: RelNode): RelNode {
   const ops: RelOp[] = [];
@@ -226,7 +252,7 @@ function compareRelations(g: Node, p: Node, c: CompareContext): Outcome {
       return compareNodes(gs, ps, c);
     }
     // A gold interval accepts a predicted inequality only with setRelation (Math-Verify's flag).
-    if (inOnly(gr) && ps && c.setRelation !== false) return compareNodes(gr.args[1] as Node, ps, c);
+    if (inOnly(gr) && ps) return c.setRelation !== false ? compareNodes(gr.args[1] as Node, ps, c) : no('structure', 'expected a set, got an inequality (set_relation: false)');
     if (gs && inOnly(pr)) return compareNodes(gs, pr.args[1] as Node, c);
     return no('structure', `expected ${describe(gr)}, got ${describe(pr)}`);
   }
@@ -265,6 +291,8 @@ function compareEquations(g: RelNode, p: RelNode, c: CompareContext): Outcome {
   }
   if (key(gl) === key(pl)) return compareNodes(gr, pr, c);
   if (key(gl) === key(pr)) return compareNodes(gr, pl, c);
+  // a_1 = 5 and a_2 = 5 give values to different unknowns: a value belongs to its name.
+  if (isName(gl) && isName(pl) && isClosed(gr) && isClosed(pr)) return no('structure', `expected a value for ${printNode(gl, 30)}, got one for ${printNode(pl, 30)}`);
   if (![gl, gr, pl, pr].every(isScalar)) return no('structure', 'the equations differ');
   // Equations are the same when L−R on each side differ by a non-zero constant factor.
   const d1: Node = { t: 'add', args: [gl, { t: 'neg', arg: gr }] };
@@ -399,12 +427,34 @@ function proportional(f: Node, g: Node, c: CompareContext, positive: boolean): O
 // ---------------------------------------------------------------------------------------
 // Scalars.
 
+/** The bases numerals are written in (1011_2 → "2"), "" for plain base-10 numbers. */
+function bases(n: Node): string {
+  const found = new Set<number>();
+  someNode(n, (x) => {
+    if (x.t === 'num' && x.base) found.add(x.base);
+    return false;
+  });
+  return [...found].sort((a, b) => a - b).join(',');
+}
+
+/** The gold's own value is at least 1 in size, so a percent written against it may mean its number. */
+function atLeastOne(g: Node, c: CompareContext): boolean {
+  const v = approx(g, new Map(), c);
+  return Number.isFinite(v) && Math.abs(v) >= 1;
+}
+
 function compareScalars(g: Node, p: Node, c: CompareContext): Outcome {
-  // A percent side may be read either as its number (28% against 28, as Math-Verify's tests
-  // expect) or as x/100 (50% against 0.5); a side without % is never scaled.
+  // A numeral in another base equals only a numeral in that base: 1011_2 is not 11.
+  const gb = bases(g);
+  const pb = bases(p);
+  if (gb !== pb) return no('structure', gb ? `expected a base-${gb} numeral` : `expected a base-10 number, got a base-${pb} numeral`);
+  // A percent side may be read as x/100 (50% against 0.5) or as its number (28% against 28,
+  // as Math-Verify's tests expect), the latter only where the gold allows it: a gold that is
+  // a percent itself, or whose value is at least 1 (0.25% never passes for 0.25).
   if (g.t === 'percent' || p.t === 'percent') {
     const direct = compareScalars(stripPercent(g, false), stripPercent(p, false), c);
     if (direct.equal === true) return direct;
+    if (g.t !== 'percent' && !atLeastOne(g, c)) return direct;
     const bare = compareScalars(stripPercent(g, true), stripPercent(p, true), c);
     return bare.equal === true ? bare : direct;
   }

@@ -2,7 +2,8 @@
  * Three evaluators over the tree: exact (BigInt rationals, refusing oversized results), float
  * (at a point, NaN outside the domain) and log-magnitude (for values a float cannot hold,
  * such as 1000000! or 2^(2^20)). All recursion is depth-capped by the parser's MAX_DEPTH
- * bound on tree depth, and every loop checks the caller's deadline.
+ * bound on tree depth, and every loop spends steps from the caller's budget: a count of
+ * work, not of time, so the same pair gets the same verdict however busy the machine is.
  */
 import type { Node } from './ast';
 import * as R from './rational';
@@ -10,19 +11,29 @@ import type { Rational } from './rational';
 
 export class TimeoutError extends Error {}
 
-export interface Budget {
-  /** Date.now() value after which evaluation gives up (throws TimeoutError). */
-  readonly deadline: number;
+/** Steps left; shared by every comparison that one budget pays for. */
+export interface StepCounter {
+  left: number;
 }
+
+export interface Budget {
+  /** Evaluation gives up (throws TimeoutError) once these steps are spent. */
+  readonly steps: StepCounter;
+}
+
+export const stepBudget = (steps: number): StepCounter => ({ left: steps });
 
 const MAX_FACTORIAL = 3000;
 
 export function tick(b: Budget): void {
-  if (Date.now() > b.deadline) throw new TimeoutError('time budget exceeded');
+  // One step per node evaluated (and per round of a long loop): cheap to count, and
+  // proportional to the work done.
+  if (--b.steps.left < 0) throw new TimeoutError('step budget exceeded');
 }
 
 /** The exact rational value of a closed expression, or null (irrational, symbolic, too large). */
 export function exact(n: Node, b: Budget): Rational | null {
+  tick(b);
   switch (n.t) {
     case 'num':
       return n.v;
@@ -135,6 +146,7 @@ export type Env = ReadonlyMap<string, number>;
 
 /** The float value at a point; NaN outside the domain (√ of a negative, log of 0, ...). */
 export function approx(n: Node, env: Env, b: Budget): number {
+  tick(b);
   switch (n.t) {
     case 'num':
       return R.toNumber(n.v);
@@ -258,6 +270,7 @@ export interface LogValue {
  * logarithm itself overflows, like 10^{10^{10^{10}}}).
  */
 export function logValue(n: Node, b: Budget): LogValue | null {
+  tick(b);
   switch (n.t) {
     case 'num':
       return n.v.n === 0n ? null : { ln: R.logAbs(n.v), sign: n.v.n < 0n ? -1 : 1 };

@@ -190,6 +190,14 @@ function literal(s: string): Node {
   return numNode(v, fp !== undefined);
 }
 
+export interface ParseOptions {
+  /** Integers written without a base subscript are numerals in this base (the task's `base`). */
+  readonly base?: number;
+}
+
+/** One-letter units written in \\text{} after a number (5\\text{ m}, 2\\,\\text{L}), dropped like unit words. */
+const UNIT_LETTERS = /^[mgsLlKAVWNJhCFTHBbt]$/;
+
 class Parser {
   private i = 0;
   private depth = 0;
@@ -197,7 +205,10 @@ class Parser {
   /** Set when a unit (trailing words) was dropped, so details can say so. */
   units: string[] = [];
 
-  constructor(private readonly toks: Tok[]) {}
+  constructor(
+    private readonly toks: Tok[],
+    private readonly opts: ParseOptions = {},
+  ) {}
 
   private peek(o = 0): Tok | undefined {
     return this.toks[this.i + o];
@@ -339,11 +350,8 @@ class Parser {
       } else if (t && (t.k === 'word' || t.k === 'text')) {
         // Words after a value are units or nouns ("15 cm^2", "125 miles", "3 hours"): dropped.
         // A text group holding a number or a connector is handled by the primary/list parsers.
-        if (t.k === 'text' && textRole(t.s) !== 'unit') {
-          if (textRole(t.s) === 'number') {
-            acc = mulOf(acc, this.parsePostfix());
-            continue;
-          }
+        if (t.k === 'text' && textRole(t.s) !== 'unit' && !this.unitLetter(t.s, acc)) {
+          if (textRole(t.s) === 'number') throw new ParseError('two numbers side by side');
           break;
         }
         // Prose ("No valid answer here") is not a text answer: only one word or \text{} is.
@@ -351,12 +359,64 @@ class Parser {
         if (acc.t === 'text' || !someNode(acc, (x) => x.t === 'num')) throw new ParseError('prose, not an answer');
         this.next();
         this.units.push(t.s.trim());
-        if (isOp(this.peek(), '^') && this.peek(1)?.k === 'num') this.i += 2;
+        this.skipUnitTail(acc);
       } else if (this.startsFactor(t)) {
+        const mixed = this.mixedNumber(acc);
+        if (mixed) {
+          acc = mixed;
+          continue;
+        }
+        // Two numbers side by side ("2 3", "\\frac{37}{56}1") are a typo or a trick, never a product.
+        if (t?.k === 'num') throw new ParseError('two numbers side by side');
         acc = mulOf(acc, this.parsePostfix());
       } else break;
     }
     return acc;
+  }
+
+  /** After a unit: its power (m^2, s^{-1}) and a product or quotient with another unit (kg\\cdot\\text{m}, \\text{m}/\\text{s}). */
+  private skipUnitTail(acc: Node): void {
+    if (isOp(this.peek(), '^')) {
+      if (this.peek(1)?.k === 'num') this.i += 2;
+      else if (isOp(this.peek(1), '{') && this.peek(2)?.k === 'num' && isOp(this.peek(3), '}')) this.i += 4;
+      else if (isOp(this.peek(1), '{') && isOp(this.peek(2), '-') && this.peek(3)?.k === 'num' && isOp(this.peek(4), '}')) this.i += 5;
+    }
+    const op = this.peek();
+    const next = this.peek(1);
+    if ((isCmd(op, 'cdot') || isOp(op, '/')) && next?.k === 'text' && (textRole(next.s) === 'unit' || this.unitLetter(next.s, acc))) this.i++;
+  }
+
+  /** A one-letter \\text{} group after a plain number is a unit (5\\text{ m}), not a variable. */
+  private unitLetter(text: string, acc: Node): boolean {
+    return UNIT_LETTERS.test(text.trim()) && someNode(acc, (x) => x.t === 'num') && !someNode(acc, (x) => x.t === 'sym' || x.t === 'call');
+  }
+
+  /**
+   * A whole number followed by a proper fraction of whole numbers is a mixed number:
+   * 3\\frac{1}{2}, 3\\frac12 and 3 1/2 are 7/2 (and -3\\frac{1}{2} is -7/2), not products.
+   */
+  private mixedNumber(acc: Node): Node | null {
+    const whole = acc.t === 'neg' ? acc.arg : acc;
+    if (whole.t !== 'num' || whole.approx || whole.base || whole.v.d !== 1n || whole.v.n < 0n) return null;
+    const int = (k: number): bigint | null => {
+      const t = this.peek(k);
+      return t?.k === 'num' && /^\d+$/.test(t.s) ? BigInt(t.s) : null;
+    };
+    let num: bigint | null = null;
+    let den: bigint | null = null;
+    let len = 0;
+    if (isCmd(this.peek(), 'frac')) {
+      if (isOp(this.peek(1), '{') && isOp(this.peek(3), '}') && isOp(this.peek(4), '{') && isOp(this.peek(6), '}')) [num, den, len] = [int(2), int(5), 7];
+      else if (this.peek(1)?.k === 'num' && /^\d\d$/.test((this.peek(1) as Tok).s)) [num, den, len] = [BigInt((this.peek(1) as Tok).s[0] as string), BigInt((this.peek(1) as Tok).s[1] as string), 2];
+    } else if (isOp(this.peek(1), '/')) [num, den, len] = [int(0), int(2), 3];
+    if (num === null || den === null || num <= 0n || num >= den) return null;
+    const after = this.peek(len);
+    if (isOp(after, '^') || isOp(after, '_') || isOp(after, '!')) return null;
+    this.i += len;
+    const v = rat(whole.v.n * den + num, den);
+    if (!v) throw new ParseError('number too long');
+    const n = numNode(v);
+    return acc.t === 'neg' ? { t: 'neg', arg: n } : n;
   }
 
   private parseUnary(): Node {
@@ -485,6 +545,8 @@ class Parser {
   private primaryOf(t: Tok): Node {
     switch (t.k) {
       case 'num':
+        // With the task's base, integers are numerals in it; a subscript names its own base.
+        if (this.opts.base && /^\d+$/.test(t.s) && !isOp(this.peek(), '_')) return inBase(t.s, this.opts.base);
         return literal(t.s);
       case 'id':
         if (t.s === 'e' && !isOp(this.peek(), '_')) return { t: 'const', name: 'e' };
@@ -494,7 +556,7 @@ class Parser {
         return { t: 'text', s: t.s };
       case 'text': {
         const role = textRole(t.s);
-        if (role === 'number' || role === 'letter') return new Parser(tokenize(t.s.trim())).parseAll();
+        if (role === 'number' || role === 'letter') return new Parser(tokenize(t.s.trim()), this.opts).parseAll();
         return { t: 'text', s: t.s.trim() };
       }
       case 'begin':
@@ -702,17 +764,20 @@ function printKey(n: Node): string {
   return JSON.stringify(n, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 }
 
+/** A numeral in a base: its value, marked with the base so that 1011_2 never equals 11. */
+function inBase(digits: string, radix: number): Node {
+  if (radix < 2 || radix > 36 || ![...digits].every((d) => parseInt(d, 36) < radix)) throw new ParseError(`digits do not fit base ${radix}`);
+  let v = 0n;
+  for (const d of digits) v = v * BigInt(radix) + BigInt(parseInt(d, 36));
+  return radix === 10 ? numNode(rat(v) as Rational) : { t: 'num', v: rat(v) as Rational, approx: false, base: radix };
+}
+
 /** x_1, a_{37}, F_{n-k-1}; on a number a subscript is a base (204_5). */
 function subscript(base: Node, sub: Node): Node {
   if (base.t === 'num' && !base.approx && sub.t === 'num' && sub.v.d === 1n) {
-    const radix = Number(sub.v.n);
-    const digits = base.v.n.toString();
-    if (radix >= 2 && radix <= 36 && [...digits].every((d) => parseInt(d, 36) < radix)) {
-      let v = 0n;
-      for (const d of digits) v = v * BigInt(radix) + BigInt(parseInt(d, 36));
-      return { t: 'num', v: rat(v) ?? base.v, approx: false };
-    }
-    throw new ParseError(`digits do not fit base ${radix}`);
+    // The digits as written: a numeral already read in the task's base is re-read in its own.
+    const digits = base.base ? base.v.n.toString(base.base) : base.v.n.toString();
+    return inBase(digits, Number(sub.v.n));
   }
   // Subscripts are names (S_{MBCN}, v_{max}), so words there are not prose.
   if (sub.t === 'text') sub = { t: 'sym', name: sub.s };
@@ -757,10 +822,10 @@ export interface Parsed {
 }
 
 /** Parses prepared text (see normalize.ts) into a tree, or throws ParseError. */
-export function parseMath(s: string): Parsed {
+export function parseMath(s: string, opts: ParseOptions = {}): Parsed {
   const toks = tokenize(s);
   if (toks.length === 0) throw new ParseError('empty answer');
-  const p = new Parser(toks);
+  const p = new Parser(toks, opts);
   const node = p.parseAll();
   checkText(node, true, 0);
   if (treeDepth(node) > MAX_TREE_DEPTH) throw new ParseError('nested too deeply');

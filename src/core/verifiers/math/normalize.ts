@@ -55,6 +55,7 @@ export function prepare(input: string, opts: PrepareOptions = {}): string {
     .replace(/\\hspace\*?\{[^{}]{0,20}\}/g, ' ')
     .replace(/(?<!\\)\\[!,;:> ]/g, ' ')
     .replace(/~/g, ' ');
+  s = repeatingDecimals(s);
   s = s.replace(/\\(?:dfrac|tfrac|cfrac)(?![a-zA-Z])/g, '\\frac').replace(/\\(?:dbinom|tbinom)(?![a-zA-Z])/g, '\\binom');
   // Degrees are dropped (90^\circ is 90), as every peer grader does.
   s = s.replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|\^\s*\{\s*\\text\{\s*o\s*\}\s*\}/g, '');
@@ -74,6 +75,47 @@ export function prepare(input: string, opts: PrepareOptions = {}): string {
   // A decimal comma (1,5 = 1.5) only when the whole answer is one such number: inside a list
   // or a tuple the comma separates values, and a list-shaped gold answer asks for the list.
   if (!opts.preferList) s = s.replace(/^(\s*[+-]?\d+),(\d+)(?=\s*(?:\\%)?\s*(?:[a-zA-Z\\][a-zA-Z\\{}\s]*)?$)/, '$1.$2');
+  return s;
+}
+
+/** The exact value of int.fixed(repeat)(repeat)… as a fraction in LaTeX. */
+function repeatingValue(int: string, fixed: string, repeat: string): string {
+  const head = BigInt(int + fixed || '0');
+  const num = BigInt(int + fixed + repeat) - head;
+  const den = 10n ** BigInt(fixed.length) * (10n ** BigInt(repeat.length) - 1n);
+  return `(\\frac{${num}}{${den}})`;
+}
+
+/** The shortest block that ends `digits` repeated (three times for one digit, twice for longer), or null. */
+function repeatingTail(digits: string): { fixed: string; repeat: string } | null {
+  for (let p = 1; p <= 6 && p * 2 <= digits.length; p++) {
+    const block = digits.slice(-p);
+    let copies = 1;
+    while (digits.length >= (copies + 1) * p && digits.slice(-(copies + 1) * p, -copies * p) === block) copies++;
+    if (copies >= (p === 1 ? 3 : 2)) return { fixed: digits.slice(0, digits.length - copies * p), repeat: block };
+  }
+  return null;
+}
+
+/**
+ * Repeating decimals become exact fractions: 0.\overline{36} and 0.\bar{3} (bar over the
+ * repetend), 0.(36) (the repetend in parentheses), 0.1\dot{6} and 0.\dot{1}4285\dot{7} (dots
+ * over its first and last digits), and 0.333… / 0.1666... when the digits before the dots
+ * repeat (a digit three times, a longer block twice); 3.14… repeats nothing and stays a
+ * decimal approximation.
+ */
+function repeatingDecimals(input: string): string {
+  let s = input.replace(/(\d*)\.(\d{0,30})\\(?:overline|bar)\s*(?:\{\s*(\d{1,30})\s*\}|(\d))/g, (_m, i: string, f: string, r1?: string, r2?: string) =>
+    repeatingValue(i, f, (r1 ?? r2) as string),
+  );
+  s = s.replace(/(\d*)\.(\d{0,30})\((\d{1,30})\)/g, (_m, i: string, f: string, r: string) => repeatingValue(i, f, r));
+  s = s.replace(/(\d*)\.(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?(?:(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?)?/g, (_m, i: string, f: string, a: string, mid?: string, b?: string) =>
+    repeatingValue(i, f, b === undefined ? a : a + (mid ?? '') + b),
+  );
+  s = s.replace(/(\d*)\.(\d{3,40})\s*(?:\\[lc]?dots(?![a-zA-Z])|\.\.\.|…)/g, (m: string, i: string, f: string) => {
+    const t = repeatingTail(f);
+    return t ? repeatingValue(i, t.fixed, t.repeat) : m;
+  });
   return s;
 }
 

@@ -37,6 +37,9 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
+/** Evaluation steps a worker spends on one pair (ten times the main thread's). */
+const WORKER_STEPS = 2_000_000;
+
 /** A worker that has not loaded within this time is treated as crashed. */
 const STARTUP_LIMIT_MS = 30_000;
 
@@ -140,8 +143,9 @@ class MathPool {
     if (slot.timer) clearTimeout(slot.timer);
     if (!slot.worker) return;
     slot.timer = setTimeout(() => this.kill(slot, { error: 'timeout', note: `took longer than ${job.timeoutMs} ms` }), job.timeoutMs);
-    // The worker gets most of the budget itself, so it can answer "undecided" before being killed.
-    slot.worker.postMessage({ id: job.id, gold: job.gold, pred: job.pred, options: job.options, budgetMs: Math.max(10, job.timeoutMs * 0.8) });
+    // The worker counts steps itself, so it answers "undecided" the same way on any machine;
+    // the timer above only stops work that steps do not bound (a runaway simplification).
+    slot.worker.postMessage({ id: job.id, gold: job.gold, pred: job.pred, options: job.options, steps: WORKER_STEPS });
   }
 
   private kill(slot: Slot, r: PoolResult): void {

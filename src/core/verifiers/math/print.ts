@@ -14,6 +14,7 @@ function print(n: Node, depth: number): string {
   const wrap = (x: Node): string => (['add', 'neg', 'pm', 'rel'].includes(x.t) ? `(${p(x)})` : p(x));
   switch (n.t) {
     case 'num':
+      if (n.base) return `${n.v.n.toString(n.base)}_${n.base}`;
       return n.v.d === 1n ? n.v.n.toString() : n.approx ? String(Number(n.v.n) / Number(n.v.d)) : `${n.v.n}/${n.v.d}`;
     case 'sym':
       return n.sub ? `${n.name}_${wrap(n.sub)}` : n.name;

@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { comparePair } from './answer';
 import type { CompareOptions } from './compare';
+import { stepBudget } from './evaluate';
 import { simplifyEqual } from './simplify';
 
 export interface WorkerJob {
@@ -13,7 +14,8 @@ export interface WorkerJob {
   readonly gold: string;
   readonly pred: string;
   readonly options: CompareOptions;
-  readonly budgetMs: number;
+  /** Evaluation steps for the comparison; simplification is bounded by the pool's time limit. */
+  readonly steps: number;
 }
 
 // Loading (mathjs above all) is done by now: tell the pool, which starts job timers from here.
@@ -21,10 +23,10 @@ parentPort?.postMessage({ ready: true });
 
 parentPort?.on('message', (job: WorkerJob) => {
   try {
-    const r = comparePair(job.gold, job.pred, { ...job.options, deadline: Date.now() + job.budgetMs, simplify: simplifyEqual });
+    const r = comparePair(job.gold, job.pred, { ...job.options, steps: stepBudget(job.steps), simplify: simplifyEqual });
     parentPort?.postMessage({ id: job.id, equal: r.equal, method: r.method, note: r.note });
   } catch (e) {
-    const timeout = e instanceof Error && /time budget/.test(e.message);
+    const timeout = e instanceof Error && /step budget/.test(e.message);
     parentPort?.postMessage({ id: job.id, equal: 'undecided', method: 'simplify', note: timeout ? 'timeout' : String((e as Error)?.message ?? e) });
   }
 });
