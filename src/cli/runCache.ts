@@ -25,7 +25,9 @@ export function openRunCache(dir: string): RunCache {
     closeQuietly(cache);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cache-'));
     const throwaway = SampleCache.open(tmp);
-    const why = `cannot read the sample cache ${dir}: ${fsReason(e)}`;
+    // The file that failed, when the error names one: the folder alone sends people to the wrong place.
+    const where = (e as NodeJS.ErrnoException).path;
+    const why = `cannot read the sample cache ${where && where !== dir ? where : dir}: ${fsReason(e)}`;
     return {
       cache: throwaway,
       unreadable: `${why}: sampling without it (${advice})`,
