@@ -370,7 +370,8 @@ function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEn
 /** One issue per line whose indentation contains a tab. */
 function tabIndents(text: string): Issue[] {
   const out: Issue[] = [];
-  for (const m of text.matchAll(/^[ ]*\t/gm)) {
+  // Lines end at `\n` only: `^` with the `m` flag would also match after U+2028 inside a value.
+  for (const m of text.matchAll(/(?<=^|\n)[ ]*\t/g)) {
     const at = (m.index ?? 0) + m[0].length - 1;
     out.push({ code: 'yaml-syntax', severity: 'error', message: 'tabs are not allowed as indentation', start: at, end: at + 1 });
   }
