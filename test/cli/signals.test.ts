@@ -1,5 +1,5 @@
 // Stopping the CLI: SIGTERM and Ctrl-C end a command busy on a large input within a second or
-// two, whatever it is doing; a path option naming a special file (a device, a FIFO, /proc) is
+// two, whatever it is doing (a run that has samples to keep stops cleanly: killLoop.test.ts); a path option naming a special file (a device, a FIFO, /proc) is
 // refused at once with a clear error instead of being read forever. Real processes.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,6 +39,22 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     assert.ok(ms < 2000, `ended ${Math.round(ms)} ms after ${sig}`);
   });
 }
+
+test('SIGTERM ends `vtask run` while it is still reading a large file, within two seconds', async () => {
+  const file = bigFile();
+  const run = startCli(['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--cache-dir', path.join(dir, 'cache')], {}, 120_000);
+  let exited = false;
+  void run.done.then(() => (exited = true));
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(exited, false, 'the run had already ended: the file is too small to test this');
+  const sent = performance.now();
+  run.child.kill('SIGTERM');
+  const r = await run.done;
+  const ms = performance.now() - sent;
+  // Nothing was sampled yet, so there is nothing to finish: the signal ends it.
+  assert.equal(r.signal, 'SIGTERM', `ended by the signal (code ${r.code}): ${r.stderr.slice(-500)}`);
+  assert.ok(ms < 2000, `ended ${Math.round(ms)} ms after SIGTERM`);
+});
 
 test('a path option naming a device, /proc or a FIFO is refused at once, with the reason', async () => {
   const file = path.join(dir, 'one.vtask');
