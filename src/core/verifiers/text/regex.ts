@@ -20,6 +20,8 @@ export type RegexFlags = Partial<Record<'i' | 'm' | 's', boolean>>;
 
 /** JavaScript's `\s` (with `u`): ASCII white space plus Unicode's spaces and line terminators. */
 const JS_SPACE = String.raw`\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`;
+/** Everything else, as ranges: `\S` inside a class, where a negated set cannot go. */
+const JS_NON_SPACE = String.raw`\x{0}-\x{8}\x{E}-\x{1F}\x{21}-\x{9F}\x{A1}-\x{167F}\x{1681}-\x{1FFF}\x{200B}-\x{2027}\x{202A}-\x{202E}\x{2030}-\x{205E}\x{2060}-\x{2FFF}\x{3001}-\x{FEFE}\x{FF00}-\x{10FFFF}`;
 /** JavaScript's line terminators, where `.` stops and (with `m`) `^` and `$` match. */
 const LINE_END = String.raw`\n\r\x{2028}\x{2029}`;
 const ANY = String.raw`\x{0}-\x{10FFFF}`;
@@ -134,8 +136,7 @@ function escape(src: string, i: number, inClass: boolean): [string, number] {
     case 's':
       return [inClass ? JS_SPACE : `[${JS_SPACE}]`, i + 2];
     case 'S':
-      // Inside a class `\S` keeps RE2's ASCII meaning: a negated set cannot join a class there.
-      return [inClass ? '\\S' : `[^${JS_SPACE}]`, i + 2];
+      return [inClass ? JS_NON_SPACE : `[^${JS_SPACE}]`, i + 2];
     case 'b':
       return [inClass ? '\\x{8}' : '\\b', i + 2];
     case '0':
