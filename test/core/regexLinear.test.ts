@@ -38,6 +38,7 @@ const SAME: [string, string[]][] = [
   ['colou?r|\\/|[\\b]', ['color', 'a/b', '\b', 'colr']],
   ['^\\cJ$|^\\0$', ['\n', '\0', 'J']],
   ['[a\\-z]{2}', ['a-', '-z', 'bc']],
+  ['^[[:alpha:]+$', ['[:a', 'hal', 'abc']],
 ];
 
 test('ordinary patterns give the verdicts of JavaScript\'s RegExp with `u`', () => {

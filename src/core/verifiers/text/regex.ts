@@ -102,7 +102,8 @@ function toRe2(src: string, flags: RegexFlags): string {
       i = next;
     } else if (inClass) {
       if (c === ']') inClass = false;
-      out += c;
+      // A `[` in a class is literal in JavaScript; RE2 would read `[:alpha:]` as a POSIX class.
+      out += c === '[' ? '\\[' : c;
       i++;
     } else if (c === '[') {
       // `[^]` is any character and `[]` none, in JavaScript; RE2 reads both as unclosed.
