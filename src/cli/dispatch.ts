@@ -16,6 +16,7 @@ import { auditCommand, auditHelp } from './auditCommand';
 import { statsCommand, statsHelp } from './statsCommand';
 import { envCommand, envHelp } from './envCommand';
 import { EXIT, UsageError, type CliIO } from './io';
+import { refuseSpecialPaths } from './options';
 import { terminalSafe } from './terminal';
 import { onSandboxUse, setAllowWeakIsolation, setProjectRoots } from '../core/sandbox';
 import { onSecretsWithheld, parseEndpointRule, setSecretTrust, type EndpointRule } from '../core/sampling/trust';
@@ -133,6 +134,15 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   env: { help: envHelp, run: (args, io, signal) => envCommand(args, io, signal) },
 };
 
+/**
+ * Commands that have something to finish when stopped (samples to keep, a server or an
+ * environment to close): Ctrl-C and SIGTERM ask them to stop. Every other command is ended
+ * by the signal at once.
+ */
+export function stopsGracefully(command: string | undefined): boolean {
+  return command === 'run' || command === 'serve' || command === 'env' || command === 'audit';
+}
+
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSignal = new AbortController().signal): Promise<number> {
   const [name, ...rest] = argv;
@@ -173,6 +183,7 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     told = true;
   });
   try {
+    refuseSpecialPaths(rest);
     return await command.run(
       allowed.rest.filter((a) => a !== ALLOW_WEAK_FLAG),
       io,

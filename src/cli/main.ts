@@ -1,7 +1,21 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { runSummaryWorker, SUMMARY_WORKER } from '../core/overview/summaryWorkers';
 import { PARSE_WORKER, RESOLVE_WORKER, runParseWorker, runResolveWorker } from '../core/taskfile/parallel';
-import { runCli } from './dispatch';
+import { runCli, stopsGracefully } from './dispatch';
+
+/** The first Ctrl-C or SIGTERM aborts `stop` (samples taken so far are kept); a second one exits at once. */
+function stopCleanlyOnSignals(stop: AbortController): void {
+  process.on('SIGINT', () => {
+    if (stop.signal.aborted) process.exit(130);
+    process.stderr.write('\nstopping... (Ctrl-C again to quit at once)\n');
+    stop.abort();
+  });
+  // A service manager's stop: end as on Ctrl-C, so the samples taken are saved; a second one quits.
+  process.on('SIGTERM', () => {
+    if (stop.signal.aborted) process.exit(143);
+    stop.abort();
+  });
+}
 
 // The same bundle serves as the CLI and as its parse and summary workers (see
 // core/taskfile/parallel.ts and core/overview/summaryWorkers.ts).
@@ -13,19 +27,14 @@ if (!isMainThread && data?.kind === PARSE_WORKER) {
 } else if (!isMainThread && data?.kind === SUMMARY_WORKER && parentPort) {
   runSummaryWorker(parentPort);
 } else {
-  // The process entry point: everything testable lives in runCli. The first Ctrl-C stops
-  // cleanly (samples taken so far are kept); a second one exits at once.
+  // The process entry point: everything testable lives in runCli.
   const stop = new AbortController();
-  process.on('SIGINT', () => {
-    if (stop.signal.aborted) process.exit(130);
-    process.stderr.write('\nstopping... (Ctrl-C again to quit at once)\n');
-    stop.abort();
-  });
-  // A service manager's stop: end as on Ctrl-C, so the samples taken are saved; a second one quits.
-  process.on('SIGTERM', () => {
-    if (stop.signal.aborted) process.exit(143);
-    stop.abort();
-  });
+  // A handler in JavaScript runs only once the thread is free: during a long parse or read a
+  // stop would wait for it. Commands with nothing to finish keep the system's own handling, so
+  // Ctrl-C and SIGTERM end them at once whatever they are doing. Those that have something to
+  // finish take over the signals once their synchronous start (reading and checking the task
+  // files) is over and they first wait for I/O: until then there is nothing to finish either.
+  if (stopsGracefully(process.argv[2])) setImmediate(() => stopCleanlyOnSignals(stop));
   void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }, stop.signal).then((code) => {
     process.exitCode = code;
   });

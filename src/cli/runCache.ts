@@ -25,7 +25,10 @@ export function openRunCache(dir: string): RunCache {
     closeQuietly(cache);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cache-'));
     const throwaway = SampleCache.open(tmp);
-    const why = `cannot read the sample cache ${dir}: ${fsReason(e)}`;
+    // The file inside the cache that failed, when the error names one: the folder alone sends people to the wrong place.
+    const failed = (e as NodeJS.ErrnoException).path;
+    const inside = failed ? path.relative(dir, failed) : '';
+    const why = `cannot read the sample cache ${dir}: ${inside && !inside.startsWith('..') ? `${inside}: ` : ''}${fsReason(e)}`;
     return {
       cache: throwaway,
       unreadable: `${why}: sampling without it (${advice})`,

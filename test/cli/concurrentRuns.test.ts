@@ -51,3 +51,23 @@ test('a second run on the same cache waits for the first instead of sending the 
   // No claim is left behind.
   assert.deepEqual(fs.readdirSync(path.join(dir, 'cache', 'claims')), []);
 });
+
+test('two runs started together on one cache over many tasks send each sample once in all', async () => {
+  const tasks = 40;
+  const perTask = 8;
+  const file = path.join(dir, 'many.vtask');
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n${Array.from({ length: tasks }, (_, i) => `  - id: t${i}\n    prompt: "many ${i}"\n    samples: ${perTask}\n    seed: 1\n    verify: { match: { answer: "x" } }\n`).join('')}`);
+  const before = server.samplingRequests.length;
+  server.behaviour = () => ({ delayMs: 5 });
+  try {
+    const args = ['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', path.join(dir, 'many-cache'), '--concurrency', '4', '--json'];
+    const [a, b] = await Promise.all([startCli(args, {}, 120_000).done, startCli(args, {}, 120_000).done]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    const requests = (out: string): number => (JSON.parse(out) as { tasks: { requests: number }[] }).tasks.reduce((n, t) => n + t.requests, 0);
+    // A sample one run is taking is waited for by the other, and then read from the cache.
+    assert.equal(server.samplingRequests.length - before, tasks * perTask, `the runs made ${requests(a.stdout)} and ${requests(b.stdout)} requests`);
+  } finally {
+    server.behaviour = () => ({});
+  }
+});

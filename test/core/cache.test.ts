@@ -272,3 +272,24 @@ test('verdict stamps carry the vtask version and the time', () => {
   assert.deepEqual(s, { vtaskVersion: version, at: '2025-03-01T12:00:00.000Z' });
   assert.match(verdictStamp().at, /^\d{4}-\d\d-\d\dT/);
 });
+
+test('a folder named like a segment is not one: the cache around it still reads, compacts and counts', () => {
+  const dir = path.join(tmpDir(), '.vtask-cache');
+  const c = SampleCache.open(dir, { autoCompactSegments: 0 });
+  c.put(key('a'), sample('kept'));
+  c.close();
+  const d = SampleCache.open(dir, { autoCompactSegments: 0 });
+  d.put(key('b'), sample('also kept'));
+  d.close();
+  const impostor = path.join(dir, 'samples', `seg-000000000-${HOST_ID}-1-00000000.jsonl`);
+  fs.mkdirSync(impostor);
+  fs.writeFileSync(path.join(impostor, 'x'), 'not a segment\n');
+  assert.equal(listSegments(path.join(dir, 'samples')).length, 2);
+  const e = SampleCache.open(dir);
+  assert.equal(e.get(key('a'))?.text, 'kept');
+  assert.equal(e.get(key('b'))?.text, 'also kept');
+  assert.equal(e.compact()?.inputs, 2);
+  assert.equal(e.get(key('a'))?.text, 'kept');
+  e.close();
+  assert.ok(fs.statSync(impostor).isDirectory(), 'the folder is left alone');
+});

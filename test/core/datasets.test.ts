@@ -11,11 +11,12 @@ import { mixKeeps, parseSplit, splitOf } from '../../src/core/datasets/curate';
 import { exportDataset, type ExportRequest } from '../../src/core/datasets/exportDataset';
 import type { DatasetFormat } from '../../src/core/datasets/format';
 import { EXPORT_FORMATS } from '../../src/core/datasets/formats';
-import { importDataset } from '../../src/core/datasets/importDataset';
+import { importDataset, taskYaml } from '../../src/core/datasets/importDataset';
 import { fromPyLiteral, toPyLiteral } from '../../src/core/datasets/pyLiteral';
-import { readRows, type RowFileType } from '../../src/core/datasets/rowFiles';
+import { openRowSink, readRows, type RowFileType } from '../../src/core/datasets/rowFiles';
 import { findTaskFiles } from '../../src/core/taskfile/discover';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { toJS } from '../../src/core/base/ynode';
 import { runnableTasks, type TaskSpec } from '../../src/core/taskfile/resolve';
 import { verify } from '../../src/core/verifiers/verify';
 
@@ -255,4 +256,36 @@ test('import: GSM8K rows take the answer after ####; bad rows are reported by li
   assert.match(report.bad[1]?.reason ?? '', /no `answer`/);
   const tasks = tasksOf(out);
   assert.deepEqual(tasks.map((t) => t.verify), [{ math: { answer: '72' } }, { math: { answer: '1234' } }]);
+});
+
+test('U+2028 and U+2029 in a value survive writing the task file, again and again, unchanged', () => {
+  for (const prompt of ['one\u2028two', 'line\nnext\u2028more\nend\u2029x\n', 'tab\u2028\tafter', '\u2029lead\nx']) {
+    let value = prompt;
+    for (let round = 0; round < 3; round++) {
+      const text = `vtask: 1\ntasks:\n${taskYaml({ id: 't', messages: [{ role: 'user', content: value }], verify: { match: { answer: 'x' } } })}`;
+      const file = parseTaskFile(text);
+      assert.deepEqual(file.issues.filter((i) => i.severity === 'error'), [], JSON.stringify(text));
+      value = (toJS(file.tasks[0]?.node) as { prompt: string }).prompt;
+      assert.equal(value, prompt, `round ${round}: ${JSON.stringify(text)}`);
+    }
+  }
+});
+
+test('a Parquet string that starts with a BOM is read as written, in JSONL and Parquet alike', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bom-'));
+  try {
+    const values = ['\ufeffhello', 'plain', '\ufeff\ufeffdouble', 'mid\ufeffdle'];
+    const columns = [{ name: 'text', schema: [{ name: 'text', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' }] }];
+    for (const type of ['parquet', 'jsonl'] as const) {
+      const file = path.join(dir, `rows.${type}`);
+      const sink = await openRowSink(file, type, columns);
+      for (const text of values) await sink.write({ text });
+      await sink.close();
+      const read: unknown[] = [];
+      for await (const r of readRows(file, type)) read.push(r.row?.text);
+      assert.deepEqual(read, values, type);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Node as YamlNode, type Pair } from 'yaml';
+import { isAlias, isDocument, isMap, isPair, isScalar, isSeq, type Alias, type Node as YamlNode, type Pair } from 'yaml';
 import { LIMITS } from './limits';
 
 /**
@@ -42,7 +42,10 @@ export interface YSeq {
 
 /** Resolves aliases while converting; records when one points outside the parsed text. */
 export interface AliasScope {
-  readonly doc: Parameters<Alias['resolve']>[0];
+  /** What each alias of the document names: the last node before it with that anchor. */
+  readonly targets: ReadonlyMap<Alias, YamlNode>;
+  /** Nodes that expanding aliases may produce before conversion stops (see LIMITS). */
+  readonly budget: number;
   unresolved: boolean;
   /** Aliases that name no anchor, with their spans (relative to the base they were read at). */
   readonly missing: { name: string; span: Span }[];
@@ -57,8 +60,44 @@ export interface AliasScope {
   overflow?: { readonly span: Span; readonly message: string };
 }
 
-export function aliasScope(doc: AliasScope['doc']): AliasScope {
-  return { doc, unresolved: false, missing: [], expanding: new Set(), expansions: 0, expandedNodes: 0, depth: 0 };
+/**
+ * An alias scope over a parsed document. `budget` is what is left of the whole file's
+ * allowance of expanded nodes when the document is one piece of a file.
+ */
+export function aliasScope(doc: unknown, budget: number = LIMITS.aliasNodes): AliasScope {
+  return { targets: aliasTargets(doc), budget, unresolved: false, missing: [], expanding: new Set(), expansions: 0, expandedNodes: 0, depth: 0 };
+}
+
+/**
+ * Every alias of a document with the node it names, in one walk in document order. The `yaml`
+ * package's `Alias.resolve` walks the document up to the alias each time it is called, which
+ * makes a file with many aliases quadratic (minutes for a megabyte); this is linear.
+ */
+function aliasTargets(doc: unknown): Map<Alias, YamlNode> {
+  const targets = new Map<Alias, YamlNode>();
+  const anchors = new Map<string, YamlNode>();
+  // An explicit stack (children pushed in reverse) keeps document order without recursion,
+  // so a deeply nested document cannot exhaust the call stack here.
+  const stack: unknown[] = [isDocument(doc) ? doc.contents : doc];
+  while (stack.length > 0) {
+    const n = stack.pop();
+    if (isAlias(n)) {
+      const target = anchors.get(n.source);
+      if (target) targets.set(n, target);
+    } else if (isPair(n)) {
+      stack.push(n.value, n.key);
+    } else if (isMap(n) || isSeq(n) || isScalar(n)) {
+      // The anchor is set before the children are seen: `&a [*a]` names itself (and is refused).
+      if (n.anchor) anchors.set(n.anchor, n);
+      if (!isScalar(n)) for (let i = n.items.length - 1; i >= 0; i--) stack.push(n.items[i]);
+    }
+  }
+  return targets;
+}
+
+/** The error of a file whose aliases, together, expand past LIMITS.aliasNodes. */
+export function aliasNodesMessage(): string {
+  return `aliases in this file expand to more than ${LIMITS.aliasNodes} values: use fewer aliases or smaller anchors`;
 }
 
 /** Records the first broken limit; later ones follow from it and would only repeat it. */
@@ -72,8 +111,8 @@ export function fromYaml(node: unknown, base: number, aliases?: AliasScope): YNo
   const n = node as YamlNode;
   const r = n.range ?? [base, base, base];
   const span: Span = [r[0] - base, r[1] - base];
-  if (aliases && aliases.expanding.size > 0 && ++aliases.expandedNodes > LIMITS.aliasNodes) {
-    overflow(aliases, span, `aliases expand to more than ${LIMITS.aliasNodes} values: use fewer aliases or smaller anchors`);
+  if (aliases && aliases.expanding.size > 0 && ++aliases.expandedNodes > aliases.budget) {
+    overflow(aliases, span, aliasNodesMessage());
     return { type: 'scalar', value: null, span, style: 'plain' };
   }
   if ((isMap(n) || isSeq(n)) && aliases && aliases.depth >= LIMITS.depth) {
@@ -107,7 +146,7 @@ export function fromYaml(node: unknown, base: number, aliases?: AliasScope): YNo
   if (isAlias(n)) {
     // An alias reads as the node its anchor names; where that is unknown here, the caller
     // learns it (and parses a larger piece of text) instead of validating `*name` as text.
-    const target = aliases && !aliases.expanding.has(n) ? n.resolve(aliases.doc) : undefined;
+    const target = aliases && !aliases.expanding.has(n) ? aliases.targets.get(n) : undefined;
     if (!target || !aliases) {
       if (aliases) {
         aliases.unresolved = true;

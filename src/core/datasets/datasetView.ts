@@ -9,7 +9,7 @@ import type { ImportedTask } from './format';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from './formats';
 import { importDataset, taskYaml } from './importDataset';
 import { parseTaskFile } from '../taskfile/parse';
-import { plainRow } from './rowFiles';
+import { PARQUET_PARSERS, plainRow } from './rowFiles';
 import type { AsyncBuffer, FileMetaData as Metadata } from 'hyparquet' with { 'resolution-mode': 'import' };
 
 /** The most rows one window may ask for: a screen holds far fewer. */
@@ -236,7 +236,7 @@ export class DatasetTable {
     this.checkChunkBytes(start, end);
     const p = import('hyparquet').then(async ({ parquetReadObjects }) => {
       try {
-        const rows = (await parquetReadObjects({ file: this.buffer, metadata: this.meta, rowStart: start, rowEnd: end })) as Record<string, unknown>[];
+        const rows = (await parquetReadObjects({ file: this.buffer, metadata: this.meta, rowStart: start, rowEnd: end, parsers: PARQUET_PARSERS })) as Record<string, unknown>[];
         return rows.map(plainRow);
       } catch (e) {
         throw new Error(`corrupt Parquet file: rows ${start}–${end - 1} cannot be read: ${errorMessage(e)}`);

@@ -54,7 +54,12 @@ export function pathsLeaving(t: ImportedTask, dir: string): string[] {
 /** One task as task-file YAML: the prompt as `prompt:` (with `system:`) where it can be. */
 export function taskYaml(t: ImportedTask): string {
   const text = YAML.stringify([taskObject(t)], { lineWidth: 0, blockQuote: 'literal', aliasDuplicateObjects: false });
-  return text.replace(/^(?=.)/gm, '  ');
+  // Indented line by line on `\n` only: a multi-line regex would also start a line after
+  // U+2028 and U+2029 inside a value, and add two spaces there at every write.
+  return text
+    .split('\n')
+    .map((line) => (line ? '  ' + line : line))
+    .join('\n');
 }
 
 /** One task as the mapping a task file holds: the prompt as `prompt:` (with `system:`) where it can be. */

@@ -112,7 +112,7 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
   const meta = await parquetMetadataAsync(buffer);
   const total = Number(meta.num_rows);
   for (let start = 0; start < total; start += ROW_GROUP) {
-    const rows = (await parquetReadObjects({ file: buffer, metadata: meta, rowStart: start, rowEnd: Math.min(total, start + ROW_GROUP) })) as Record<string, unknown>[];
+    const rows = (await parquetReadObjects({ file: buffer, metadata: meta, rowStart: start, rowEnd: Math.min(total, start + ROW_GROUP), parsers: PARQUET_PARSERS })) as Record<string, unknown>[];
     let i = start;
     for (const r of rows) {
       yield { row: plain(r) as Record<string, unknown>, where: `row ${i}`, n: i };
@@ -120,6 +120,16 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
     }
   }
 }
+
+const KEEP_BOM = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * How Parquet strings are decoded: as written. The reader's default decoder drops a BOM at
+ * the start of a value, and a value that begins with U+FEFF is data like any other.
+ */
+export const PARQUET_PARSERS = {
+  stringFromBytes: (bytes: Uint8Array | undefined): string | undefined => bytes && KEEP_BOM.decode(bytes),
+};
 
 /** A row as JSON: 64-bit integers (BigInt in Parquet readers) become numbers. */
 export const plainRow = (r: Record<string, unknown>): Record<string, unknown> => plain(r) as Record<string, unknown>;

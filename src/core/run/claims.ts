@@ -18,6 +18,20 @@ export interface Claim {
 const POLL_MS = 100;
 
 /**
+ * Writes the task's samples out before letting go of the claim: the run waiting for it reads
+ * the cache as soon as the claim is gone, and samples still buffered (flushed every 100 ms)
+ * would look missing to it, and be asked for again.
+ */
+function releaseAfterFlush(cache: SampleCache, unlock: () => void): void {
+  try {
+    cache.flush();
+  } catch {
+    // The cache's own timer retries and reports the failure; the waiting run samples what it lacks.
+  }
+  unlock();
+}
+
+/**
  * Claims the task whose first sample key is `key`, waiting while another live run holds it.
  * `onWait` is called once, when the wait begins.
  */
@@ -30,8 +44,8 @@ export async function claimTask(cache: SampleCache, key: string, signal: AbortSi
   const until = Date.now() + o.maxWaitMs;
   let waited = false;
   for (;;) {
-    const release = tryLock(file, { staleMs: o.staleMs ?? 10 * 60_000 });
-    if (release) return { release, waited };
+    const unlock = tryLock(file, { staleMs: o.staleMs ?? 10 * 60_000 });
+    if (unlock) return { release: () => releaseAfterFlush(cache, unlock), waited };
     if (Date.now() >= until) return { release: () => undefined, waited };
     if (!waited) o.onWait?.();
     waited = true;

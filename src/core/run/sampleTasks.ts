@@ -166,7 +166,9 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
       } catch (e) {
         if (!o.signal.aborted) throw e;
       }
-      if (claim?.waited) {
+      // Read again even when the claim came at once: another run may have finished the task
+      // (and let go of it) between the read above and the claim.
+      if (claim) {
         o.cache.refresh();
         got = o.cache.getMany(keys);
       }

@@ -45,16 +45,20 @@ export function parseSegmentName(name: string): SegmentName | undefined {
   return m ? { name, host: m[2]!, pid: Number(m[3]) } : undefined;
 }
 
-/** Segment names in `dir`, oldest first; none when the folder does not exist yet. */
+/**
+ * Segment names in `dir`, oldest first; none when the folder does not exist yet. Only files
+ * count: a folder that happens to have a segment's name is not one, and reading it would
+ * fail the whole cache.
+ */
 export function listSegments(dir: string): string[] {
-  let names: string[];
+  let entries: fs.Dirent[];
   try {
-    names = fs.readdirSync(dir);
+    entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
-  return names.filter((n) => SEGMENT_RE.test(n)).sort();
+  return entries.filter((e) => e.isFile() && SEGMENT_RE.test(e.name)).map((e) => e.name).sort();
 }
 
 const KEY_RE = /^[0-9a-f]{64}$/;

@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { parseTaskChunkPlain, TaskFileParser, type ChunkResult, type TaskFile } from './parse';
+import { parseTaskChunksPlain, TaskFileParser, type ChunkResult, type TaskFile } from './parse';
 import { parseTaskPlain, type ChunkBatchParser, type PlainTask } from './stream';
 
 /** Marks a worker started to parse task chunks; the entry script checks for it. */
@@ -19,7 +19,7 @@ const MIN_TASKS_FOR_THREADS = 1500;
 export async function parseTaskFileInThreads(text: string, script: string, threads = Math.min(4, cpus().length)): Promise<TaskFile> {
   const parser = new TaskFileParser();
   return parser.parseWith(text, async (texts) => {
-    if (texts.length < MIN_TASKS_FOR_THREADS || threads < 2) return texts.map(parseTaskChunkPlain);
+    if (texts.length < MIN_TASKS_FOR_THREADS || threads < 2) return parseTaskChunksPlain(texts);
     const groups: string[][] = Array.from({ length: threads }, () => []);
     const per = Math.ceil(texts.length / threads);
     texts.forEach((t, i) => groups[Math.floor(i / per)]?.push(t));
@@ -44,7 +44,7 @@ function inWorker(script: string, texts: string[]): Promise<ChunkResult[]> {
 
 /** The body of a parse worker: parse the chunks it was given and post the results back. */
 export function runParseWorker(data: { texts: string[] }, post: (r: ChunkResult[]) => void): void {
-  post(data.texts.map(parseTaskChunkPlain));
+  post(parseTaskChunksPlain(data.texts));
 }
 
 interface ResolveJob {

@@ -1,12 +1,12 @@
 import { parseDocument, type YAMLError } from 'yaml';
 import { splitTaskFile, type Chunk } from './chunks';
 import { shiftIssue, type Issue } from '../base/issues';
-import { limitIssue, textLimitIssue } from './limits';
+import { LIMITS, limitIssue, textLimitIssue } from './limits';
 import { cut } from '../util/cut';
 import { closest } from '../base/suggest';
 import { LineIndex } from './text';
 import { ChunkValidator, type FileRef, type TaskSummary } from './validate';
-import { aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from '../base/ynode';
+import { aliasNodesMessage, aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from '../base/ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
 export interface TaskEntry extends TaskSummary {
@@ -48,12 +48,27 @@ export interface ChunkResult {
   readonly length: number;
   /** True when the chunk uses an alias whose anchor is outside it. */
   readonly needsWhole?: boolean;
+  /** Nodes its aliases expanded to: the file's allowance (LIMITS.aliasNodes) covers all chunks. */
+  readonly expanded?: number;
 }
 
 /** Parses and validates one task chunk, keeping only plain data (for worker threads). */
-export function parseTaskChunkPlain(text: string): ChunkResult {
-  const { issues, summary, length, needsWhole } = parseTaskChunk(text);
-  return needsWhole ? { issues, summary, length, needsWhole } : { issues, summary, length };
+export function parseTaskChunkPlain(text: string, budget?: number): ChunkResult {
+  const { issues, summary, length, needsWhole, expanded } = parseTaskChunk(text, budget);
+  return needsWhole ? { issues, summary, length, needsWhole } : { issues, summary, length, expanded };
+}
+
+/**
+ * Parses task chunks in order within one allowance of expanded alias nodes, so a file of many
+ * small alias bombs costs no more than one: once it is spent, the next alias overflows at once.
+ */
+export function parseTaskChunksPlain(texts: readonly string[]): ChunkResult[] {
+  let left = LIMITS.aliasNodes;
+  return texts.map((t) => {
+    const r = parseTaskChunkPlain(t, Math.max(0, left));
+    left -= r.expanded ?? 0;
+    return r;
+  });
 }
 
 export interface ParsedChunk {
@@ -65,6 +80,8 @@ export interface ParsedChunk {
   readonly length: number;
   /** A part's files (a task's are in its summary). */
   readonly files?: readonly FileRef[];
+  /** Nodes its aliases expanded to (see ChunkResult). */
+  readonly expanded?: number;
 }
 
 /**
@@ -111,15 +128,24 @@ export class TaskFileParser {
     const parts: FilePart[] = [];
     const tasks: TaskEntry[] = [];
     const issues: Issue[] = [];
+    // What is left of the file's allowance of expanded alias nodes (one for all its chunks).
+    let left = LIMITS.aliasNodes;
     for (const chunk of chunks) {
       let parsed: ParsedChunk;
       if (chunk.kind === 'task') {
-        parsed = next.get(chunk.text) ?? this.cache.get(chunk.text) ?? parseTaskChunk(chunk.text);
+        parsed = next.get(chunk.text) ?? this.cache.get(chunk.text) ?? parseTaskChunk(chunk.text, Math.max(0, left));
         next.set(chunk.text, parsed);
-      } else parsed = parsePartChunk(chunk.text, chunk.kind === 'tail');
+      } else parsed = parsePartChunk(chunk.text, chunk.kind === 'tail', Math.max(0, left));
       // Anchors shared between tasks only resolve in the whole document, and a second
       // `tasks:` after the first list only makes sense there.
       if (parsed.needsWhole) return parseWhole(text, lines);
+      left -= parsed.expanded ?? 0;
+      if (left < 0) {
+        // A result cut short by what earlier chunks spent is no result to keep for next time.
+        next.delete(chunk.text);
+        const own = parsed.issues.find((i) => i.code === 'too-large');
+        return refused(text, lines, own ? shiftIssue(own, chunk.start) : limitIssue(chunk.start, aliasNodesMessage()));
+      }
       if (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks')) return parseWhole(text, lines);
       for (const i of parsed.issues) issues.push(shiftIssue(i, chunk.start));
       const summary = parsed.summary;
@@ -199,44 +225,47 @@ function yamlIssues(errors: readonly YAMLError[], warnings: readonly YAMLError[]
 
 const YAML_OPTIONS = { uniqueKeys: false, prettyErrors: false, strict: true } as const;
 
-export function parseTaskChunk(text: string): ParsedChunk {
+/** Parses and validates one task chunk; its aliases may expand to `budget` nodes at most. */
+export function parseTaskChunk(text: string, budget: number = LIMITS.aliasNodes): ParsedChunk {
   const doc = parseDocument(text, YAML_OPTIONS);
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
-  const aliases = aliasScope(doc);
+  const aliases = aliasScope(doc, budget);
   const root = fromYamlNode(doc.contents, 0, aliases);
   if (aliases.unresolved) return { node: null, issues: [], length: text.length, needsWhole: true };
   const item = root?.type === 'seq' ? (root.items[0] ?? null) : null;
   const v = new ChunkValidator(text);
   const itemSpan: Span = [0, Math.min(text.length, text.indexOf('-') + 1 || 1)];
   const summary = v.task(item, itemSpan);
+  const expanded = aliases.expandedNodes;
   const over = overflowIssues(aliases, issues);
-  if (over) return { node: item, issues: over, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length };
+  if (over) return { node: item, issues: over, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length, expanded };
   const tabs = tabIndents(text);
   if (tabs.length > 0) {
     // A tab in the indentation derails the YAML parser for the rest of the task; the tab is
     // the one thing to fix, so it is the one thing reported.
-    return { node: item, issues: tabs, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length };
+    return { node: item, issues: tabs, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length, expanded };
   }
   if (doc.errors.length > 0) {
     // What the parser salvaged from broken YAML is not what the author wrote: checking it
     // would only add errors that go away with the syntax error. Report the syntax alone.
     const salvaged: TaskSummary = { ...summary, hasPrompt: true, hasVerify: true };
-    return { node: item, issues: issues.sort(byStart), summary: salvaged, length: text.length };
+    return { node: item, issues: issues.sort(byStart), summary: salvaged, length: text.length, expanded };
   }
-  return { node: item, issues: [...issues, ...v.issues].sort(byStart), summary, length: text.length };
+  return { node: item, issues: [...issues, ...v.issues].sort(byStart), summary, length: text.length, expanded };
 }
 
-export function parsePartChunk(text: string, tail: boolean): ParsedChunk {
+export function parsePartChunk(text: string, tail: boolean, budget: number = LIMITS.aliasNodes): ParsedChunk {
   const doc = parseDocument(text, YAML_OPTIONS);
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
-  const aliases = aliasScope(doc);
+  const aliases = aliasScope(doc, budget);
   const root = fromYamlNode(doc.contents, 0, aliases);
   if (aliases.unresolved) return { node: null, issues: [], length: text.length, needsWhole: true };
+  const expanded = aliases.expandedNodes;
   const over = overflowIssues(aliases, issues);
-  if (over) return { node: null, issues: over, length: text.length };
+  if (over) return { node: null, issues: over, length: text.length, expanded };
   const v = new ChunkValidator(text);
   v.file(root, tail);
-  return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length, ...(v.files.length ? { files: v.files } : {}) };
+  return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length, expanded, ...(v.files.length ? { files: v.files } : {}) };
 }
 
 function parseWhole(text: string, lines: LineIndex): TaskFile {
@@ -346,7 +375,8 @@ function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEn
 /** One issue per line whose indentation contains a tab. */
 function tabIndents(text: string): Issue[] {
   const out: Issue[] = [];
-  for (const m of text.matchAll(/^[ ]*\t/gm)) {
+  // Lines end at `\n` only: `^` with the `m` flag would also match after U+2028 inside a value.
+  for (const m of text.matchAll(/(?<=^|\n)[ ]*\t/g)) {
     const at = (m.index ?? 0) + m[0].length - 1;
     out.push({ code: 'yaml-syntax', severity: 'error', message: 'tabs are not allowed as indentation', start: at, end: at + 1 });
   }

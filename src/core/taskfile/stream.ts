@@ -8,7 +8,7 @@
 import { shiftIssue, type Issue } from '../base/issues';
 import { getPair } from '../base/ynode';
 import { splitTaskFile } from './chunks';
-import { textLimitIssue } from './limits';
+import { LIMITS, textLimitIssue } from './limits';
 import { duplicateTopKeys, inheritedFrom, notTaskFile, parsePartChunk, parseTaskChunk, parseWholeFile, taskFileIssues, type FilePart, type TaskEntry, type TaskFile } from './parse';
 import { defaultsOf, resolveTask, runnableTasks, type TaskSpec } from './resolve';
 import { LineIndex } from './text';
@@ -96,8 +96,11 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
   const batched = parseBatch && taskChunks.length >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
   async function* tasks(): AsyncGenerator<StreamedTask> {
     const firstById = new Map<string, number>();
+    // The file's one allowance of expanded alias nodes, spent task by task (as parseTaskFile does).
+    let left = LIMITS.aliasNodes;
     const local = (c: { text: string }): { plain: PlainTask; node: TaskEntry['node'] } => {
-      const p = parseTaskChunk(c.text);
+      const p = parseTaskChunk(c.text, Math.max(0, left));
+      left -= p.expanded ?? 0;
       const plain = plainOf(p, defaults);
       return { plain, node: p.node?.type === 'map' ? p.node : null };
     };

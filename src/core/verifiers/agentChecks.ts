@@ -2,6 +2,8 @@ import type { Trajectory, TrajectoryStep } from '../agent/types';
 import { errorMessage } from '../base/errorMessage';
 import { deepEqual, show } from './code/compare';
 import { validatorFor } from './json';
+import { unusablePattern } from './match';
+import { compileRegex } from './text/regex';
 import { verdict, type Verdict, type VerifyContext } from './verdict';
 
 /**
@@ -133,7 +135,9 @@ export function checkState(p: StateParams, ctx: VerifyContext): Verdict {
   }
   if (p.matches !== undefined) {
     const text = asText(value);
-    const ok = new RegExp(p.matches, 'u').test(text);
+    const re = compileRegex(p.matches);
+    if ('error' in re) return unusablePattern(p.matches, re.error);
+    const ok = re.regex.test(text);
     return verdict(ok, `${p.path} (${show(text)}) ${ok ? 'matches' : 'does not match'} /${p.matches}/`, { ...base, pattern: p.matches });
   }
   if (p.json !== undefined) {

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { field } from '../schema/fields';
 import { checkRegex, type VerifierKind } from './kind';
+import { unusablePattern } from './match';
+import { compileRegex } from './text/regex';
 import { verdict, type Verdict } from './verdict';
 
 export const formatKind: VerifierKind = {
@@ -12,7 +14,7 @@ export const formatKind: VerifierKind = {
   ].join('\n'),
   fields: {
     think: field(z.enum(['required', 'forbidden']), '`required` or `forbidden`: the `<think>` block discipline.', 'required'),
-    regex: field(z.string().min(1), 'A JavaScript regular expression the response must match.', '^<think>[\\s\\S]+</think>'),
+    regex: field(z.string().min(1), 'A JavaScript regular expression the response must match (run in linear time: no lookaround or backreferences).', '^<think>[\\s\\S]+</think>'),
   },
   validate(ctx) {
     if (ctx.param('think') === undefined && ctx.param('regex') === undefined) {
@@ -38,8 +40,10 @@ function checkFormat(response: string, p: { think?: 'required' | 'forbidden'; re
   } else if (p.think === 'forbidden' && (opens || closes)) {
     return verdict(false, 'the response contains a <think> block, which is forbidden here', details);
   }
-  if (p.regex !== undefined && !new RegExp(p.regex, 'u').test(response)) {
-    return verdict(false, `the response does not match /${p.regex}/`, { ...details, regex: p.regex });
+  if (p.regex !== undefined) {
+    const re = compileRegex(p.regex);
+    if ('error' in re) return unusablePattern(p.regex, re.error);
+    if (!re.regex.test(response)) return verdict(false, `the response does not match /${p.regex}/`, { ...details, regex: p.regex });
   }
   return verdict(true, [p.think ? `think: ${p.think}` : '', p.regex ? `matches /${p.regex}/` : ''].filter(Boolean).join('; '), details);
 }

@@ -1,7 +1,7 @@
-import { errorMessage } from '../base/errorMessage';
 import type { Fields } from '../schema/fields';
 import type { IssueCode, Fix } from '../base/issues';
 import type { YNode, YMap } from '../base/ynode';
+import { regexProblem } from './text/regex';
 import type { Checker } from './verdict';
 
 /** What a kind's extra validation can see and report, beyond its field schemas. */
@@ -66,14 +66,15 @@ export function exactlyOneOf(ctx: ParamsContext, keys: readonly string[], what: 
   }
 }
 
-/** Reports a pattern that JavaScript cannot compile, at the pattern's value. */
+/** Reports a pattern that is not valid JavaScript or cannot run in linear time, at the pattern's value. */
 export function checkRegex(ctx: ParamsContext, key: string): void {
-  const n = ctx.param(key);
-  if (n && n.type === 'scalar' && typeof n.value === 'string') {
-    try {
-      new RegExp(n.value, 'u');
-    } catch (e) {
-      ctx.report('bad-value', n, `\`${key}\` is not a valid regular expression: ${errorMessage(e)}`);
-    }
+  reportRegex(ctx, ctx.param(key), `\`${key}\``);
+}
+
+/** Reports what is wrong with the pattern in `node`, if anything (see text/regex.ts). */
+export function reportRegex(ctx: ParamsContext, node: YNode | undefined | null, what: string): void {
+  if (node && node.type === 'scalar' && typeof node.value === 'string') {
+    const problem = regexProblem(node.value);
+    if (problem) ctx.report('bad-value', node, `${what} ${problem}`);
   }
 }

@@ -1,7 +1,7 @@
-import { errorMessage } from '../base/errorMessage';
 import * as z from 'zod';
 import { field } from '../schema/fields';
-import { exactlyOneOf, type VerifierKind } from './kind';
+import { exactlyOneOf, reportRegex, type VerifierKind } from './kind';
+import { compileRegex } from './text/regex';
 import { excerpt, lastTagged, normalizeAnswer } from './text/normalize';
 import { verdict, type Verdict } from './verdict';
 
@@ -12,7 +12,8 @@ export const matchKind: VerifierKind = {
   summary: 'The final answer matches the expected text.',
   doc: [
     'Modes: `exact`; `normalized` (the default: case, whitespace, punctuation and articles folded);',
-    '`contains`; `regex` (the answer is a JavaScript regular expression that must match); `f1`',
+    '`contains`; `regex` (the answer is a JavaScript regular expression that must match, run in linear time:',
+    'no lookaround or backreferences); `f1`',
     '(token overlap of the normalized texts as the score, passing at `threshold`, default 1).',
     'With `tag: answer` only the text inside the last `<answer>...</answer>` is compared.',
   ].join('\n'),
@@ -29,20 +30,17 @@ export const matchKind: VerifierKind = {
     if (mode?.type === 'scalar' && mode.value === 'regex') {
       const answers = ctx.param('answers');
       const nodes = [ctx.param('answer'), ...(answers?.type === 'seq' ? answers.items : [])];
-      for (const n of nodes) {
-        if (n && n.type === 'scalar' && typeof n.value === 'string') {
-          try {
-            new RegExp(n.value, 'u');
-          } catch (e) {
-            ctx.report('bad-value', n, `not a valid regular expression: ${errorMessage(e)}`);
-          }
-        }
-      }
+      for (const n of nodes) reportRegex(ctx, n, 'the pattern');
     }
   },
   snippet: '{ answer: "${1:Paris}"${2:, tag: answer} }',
   check: (response, params) => checkMatch(response, params as MatchParams),
 };
+
+/** A pattern that cannot run: no verdict about the response, so not a quiet fail. */
+export function unusablePattern(pattern: string, problem: string): Verdict {
+  return { ...verdict(false, `the pattern /${pattern}/ ${problem}`, { pattern }), error: 'unavailable' };
+}
 
 interface MatchParams {
   answer?: string | number;
@@ -92,7 +90,11 @@ function checkMatch(response: string, p: MatchParams): Verdict {
   const compared = mode === 'normalized' ? normalizeAnswer(text) : mode === 'exact' ? text.trim() : text;
   for (const gold of golds) {
     let ok: boolean;
-    if (mode === 'regex') ok = new RegExp(gold, 'u').test(text);
+    if (mode === 'regex') {
+      const re = compileRegex(gold);
+      if ('error' in re) return unusablePattern(gold, re.error);
+      ok = re.regex.test(text);
+    }
     else if (mode === 'contains') ok = normalizeAnswer(text).includes(normalizeAnswer(gold));
     else if (mode === 'exact') ok = compared === gold.trim();
     else ok = compared === normalizeAnswer(gold);
