@@ -448,6 +448,27 @@ void test('the full sandbox runs code without any opt-in and says so', { skip: !
   assert.match(sb.notice(), /full sandbox/);
 });
 
+void test('the folder of a program under bubblewrap holds 64 MiB, whatever its memory limit', { skip: !LINUX && 'bubblewrap is Linux only' }, async (t) => {
+  const sb = await detectSandbox('bwrap');
+  if (sb.method !== 'bwrap') {
+    if (process.env.CI) assert.fail('bubblewrap is not installed in CI');
+    return t.skip('needs: bubblewrap (not installed)');
+  }
+  // 8 MiB files, each below the file-size limit: only the folder's size can stop them.
+  const fill = (mib: number): string =>
+    `n = 0\ntry:\n    for i in range(${mib / 8}):\n        with open("f%d" % i, "wb") as f:\n            f.write(b"x" * (8 << 20))\n        n += 8\n    print("wrote", n)\nexcept OSError as e:\n    print("stopped", n, e.errno)`;
+  for (const prestarted of [false, true]) {
+    const big = await sb.run(pyRun(fill(128), [], { memoryMb: 512, prestarted }));
+    if (big.sandboxError && !process.env.CI) return t.skip(`needs: a working bubblewrap (${big.sandboxError})`);
+    const m = /^stopped (\d+) (\d+)$/m.exec(big.stdout);
+    assert.ok(m, `writing 128 MiB failed (pre-started: ${prestarted}): ${big.stdout}${big.stderr}`);
+    assert.equal(Number(m[2]), 28, 'ENOSPC: the folder is full');
+    assert.ok(Number(m[1]) <= 64, `at most 64 MiB written, got ${m[1]}`);
+    const small = await sb.run(pyRun(fill(32), [], { memoryMb: 512, prestarted }));
+    assert.match(small.stdout, /^wrote 32$/m, small.stderr);
+  }
+});
+
 // ---- What the CLI says ----
 
 const CLI = path.resolve(__dirname, '../../cli.js');
