@@ -31,10 +31,13 @@ const PY_CHECK = '__vtask_check__';
  * back; `ser` writes an encoded value as JSON. Builtins are bound here, before the answer runs.
  */
 const PY_PLAIN = String.raw`def _vtask_plain():
-    import json
+    try:
+        from _json import encode_basestring_ascii as _esc
+    except ImportError:
+        from json.encoder import encode_basestring_ascii as _esc
     tname = type.__dict__["__name__"].__get__
     _type, _fmt, _frepr, _hex, _items, _join = type, int.__format__, float.__repr__, bytes.hex, dict.items, str.join
-    _int, _float, _fromhex, _tuple, _frozenset, _esc = int, float, bytes.fromhex, tuple, frozenset, json.encoder.encode_basestring_ascii
+    _int, _float, _fromhex, _tuple, _frozenset = int, float, bytes.fromhex, tuple, frozenset
     class NotPlain(TypeError):
         pass
     def encode(x):
