@@ -179,6 +179,11 @@ void test('asserts: Python semantics of plain data, nested asserts, and every as
   const skipped = await check('def f(x):\n    return x', { language: 'python', asserts: 'def never():\n    assert f(1) == 1\nassert f(2) == 2' });
   assert.equal(skipped.pass, false);
   assert.match(skipped.reason, /assert on line 2 \(f\(1\) == 1\) never ran/);
+  const raises = 'try:\n    f(-1)\n    assert False, "f(-1) must raise"\nexcept ValueError:\n    pass';
+  const strict = await check('def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x', { language: 'python', asserts: `${raises}\nassert f(2) == 2` });
+  assert.equal(strict.pass, true, `an assert in a try may rightly never run: ${strict.reason}`);
+  const lax = await check('def f(x):\n    return x', { language: 'python', asserts: raises });
+  assert.match(lax.reason, /assert on line 3 \(False\) failed: the value is False/);
   const broken = await check('x = 1', { language: 'python', asserts: 'assert x ==' });
   assert.equal(broken.error, 'crash', 'the task is broken, not the answer');
   assert.match(broken.reason, /the asserts do not compile: SyntaxError/);

@@ -4,7 +4,7 @@
  * data (exact builtin types, serialised by the harness's own code, never by the values' own
  * methods); vtask compares them in its own process (`assertJudge.ts`), where the answer cannot
  * reach. Each result line starts with a random marker so that what the answer prints does not get
- * in the way; the marker is no secret that a pass depends on.
+ * in the way.
  *
  * Python asserts are planned first, in a separate sandboxed run without the answer: every
  * `assert` (nested ones too) becomes a call that evaluates its operands, and the operands that are
@@ -102,7 +102,8 @@ const PY_PLAIN = String.raw`def _vtask_plain():
  * Python planner (no answer present): reads the asserts on stdin and prints one JSON object:
  * `checks`, the asserts with every `assert` replaced by `__vtask_check__(i, (lambda: operand, ...))`,
  * and `asserts`, for each `i` its line, text and the shape of its test (and/or/not, comparisons
- * with their operators, other values) with the literal operands' values. Or `error`.
+ * with their operators, other values) with the literal operands' values, and whether it may
+ * not run (inside a `try`). Or `error`.
  */
 export function pythonAssertPlanner(): string {
   return `${PY_PLAIN}
@@ -126,6 +127,12 @@ def _vtask_planner():
         except Exception:
             return no
     plan = []
+    # An assert inside a try (its body, handlers or else) may rightly never run: "this must raise".
+    optional = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            for part in node.body + node.handlers + node.orelse:
+                optional.update(id(n) for n in ast.walk(part) if isinstance(n, ast.Assert))
     class Rewrite(ast.NodeTransformer):
         def visit_Assert(self, node):
             thunks = []
@@ -146,7 +153,7 @@ def _vtask_planner():
                 return {"k": "value", "leaf": leaf(e)}
             test = shape(node.test)
             text = ast.get_source_segment(src, node.test) or ast.unparse(node.test)
-            plan.append({"line": node.lineno, "text": text[:300], "test": test})
+            plan.append({"line": node.lineno, "text": text[:300], "test": test, "optional": id(node) in optional})
             call = ast.Call(func=ast.Name(id="${PY_CHECK}", ctx=ast.Load()), args=[ast.Constant(len(plan) - 1), ast.Tuple(elts=thunks, ctx=ast.Load())], keywords=[])
             return ast.copy_location(ast.Expr(value=call), node)
     tree = ast.fix_missing_locations(Rewrite().visit(tree))

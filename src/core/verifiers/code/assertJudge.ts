@@ -20,7 +20,8 @@ type PyNode =
 export interface PyPlan {
   /** The asserts as the answer's run gets them: each `assert` a call, literal operands taken out. */
   readonly checks: string;
-  readonly asserts: readonly { readonly line: number; readonly text: string; readonly test: PyNode }[];
+  /** `optional`: inside a `try`, where not running is right ("this must raise"); every other assert must run. */
+  readonly asserts: readonly { readonly line: number; readonly text: string; readonly test: PyNode; readonly optional?: boolean }[];
 }
 
 /** The planner's output: the plan, or why the asserts cannot be planned. */
@@ -62,7 +63,10 @@ function resultLines(stdout: string, marker: string): unknown[] {
 
 // ---------------------------------------------------------------- Python
 
-/** Judges a Python run: every assert must have run at least once and every run of one must hold. */
+/**
+ * Judges a Python run: every run of an assert must hold, and every assert outside a `try` must
+ * have run (else a forged last line would pass checks that never ran).
+ */
 export function judgePythonAsserts(stdout: string, marker: string, plan: PyPlan): AssertRecords {
   let done = false;
   const ran = new Set<number>();
@@ -84,7 +88,7 @@ export function judgePythonAsserts(stdout: string, marker: string, plan: PyPlan)
     }
   }
   if (done) {
-    const missed = plan.asserts.findIndex((_, i) => !ran.has(i));
+    const missed = plan.asserts.findIndex((a, i) => !a.optional && !ran.has(i));
     if (missed !== -1) {
       const a = plan.asserts[missed] as PyPlan['asserts'][number];
       return { done, failure: { status: 'wrong_answer', message: `assert on line ${a.line} (${a.text}) never ran: every assert must run` } };
