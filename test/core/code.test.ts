@@ -162,7 +162,8 @@ void test('asserts: values are compared outside the answer, and the reason says 
 });
 
 void test('asserts: Python semantics of plain data, nested asserts, and every assert must run', async () => {
-  const answer = 'def f(x):\n    return {"n": x, "t": (x, 1.0), "s": {1, 2}, "b": b"ab", "big": 10**30 + x}';
+  const answer =
+    'def f(x):\n    return {"n": x, "t": (x, 1.0), "s": {1, 2}, "b": b"ab", "big": 10**30 + x}\ndef adder(n):\n    return lambda x: x + n\ndef pairs(n):\n    for i in range(n):\n        yield (i, n - 1 - i)';
   const asserts = [
     'assert f(1)["n"] == 1.0 and f(1)["t"] == (1, 1)',
     'assert f(1)["t"] != [1, 1.0]',
@@ -172,7 +173,8 @@ void test('asserts: Python semantics of plain data, nested asserts, and every as
     'assert f(0)["b"] == b"ab" and f(0)["n"] is not None and not f(0)["n"]',
     'def check(candidate):\n    for x in range(3):\n        assert candidate(x)["n"] == x',
     'check(f)',
-    'import math\nassert math.isclose(f(1)["t"][1], 1.0)',
+    'import math\nassert math.isclose(f(1)["t"][1], 1.0) and math.isclose(f(1)["n"] / 3, 0.3333, rel_tol=1e-3)',
+    'assert adder(2)(3) == 5 and sorted(pairs(2)) == [(0, 1), (1, 0)]',
   ].join('\n');
   const ok = await check(answer, { language: 'python', asserts });
   assert.equal(ok.pass, true, ok.reason);

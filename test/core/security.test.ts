@@ -127,6 +127,11 @@ os._exit(0)`,
     asserts: 'assert is_prime(7)\nassert not is_prime(8)',
     reason: NOT_PLAIN,
   },
+  'a replaced math.isclose': {
+    answer: 'import math\nmath.isclose = lambda *a, **k: True\ndef area(r):\n    math.isclose = lambda *a, **k: True\n    return 0.0',
+    asserts: 'import math\nassert math.isclose(area(1), 3.141592653589793)\nassert math.isclose(area(2), 12.566370614359172, rel_tol=1e-6)',
+    reason: /got 0\.0, expected 3\.141592653589793/,
+  },
   'always-equal elements compared inside the checks': {
     answer: 'class Le:\n    __le__ = __lt__ = __ge__ = __gt__ = lambda self, other: True\ndef sort(xs):\n    return [Le() for _ in xs]',
     asserts: 'r = sort([3, 1, 2])\nassert all(a <= b for a, b in zip(r, r[1:]))',

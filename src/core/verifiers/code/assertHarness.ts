@@ -102,7 +102,7 @@ const PY_PLAIN = String.raw`def _vtask_plain():
  * Python planner (no answer present): reads the asserts on stdin and prints one JSON object:
  * `checks`, the asserts with every `assert` replaced by `__vtask_check__(i, (lambda: operand, ...))`,
  * and `asserts`, for each `i` its line, text and the shape of its test (and/or/not, comparisons
- * with their operators, other values) with the literal operands' values, and whether it may
+ * with their operators, `math.isclose`, other values) with the literal operands' values, and whether it may
  * not run (inside a `try`). Or `error`.
  */
 export function pythonAssertPlanner(): string {
@@ -123,7 +123,7 @@ def _vtask_planner():
         if not all(isinstance(n, literal) for n in ast.walk(node)):
             return no
         try:
-            return encode(eval(compile(ast.Expression(body=node), "asserts", "eval"), {"__builtins__": {}}))
+            return encode(eval(compile(ast.fix_missing_locations(ast.Expression(body=node)), "asserts", "eval"), {"__builtins__": {}}))
         except Exception:
             return no
     plan = []
@@ -139,17 +139,21 @@ def _vtask_planner():
             def leaf(e):
                 thunks.append(ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]), body=e))
                 return len(thunks) - 1
+            def slot(operand):
+                c = constant(operand)
+                return {"leaf": leaf(operand)} if c is no else {"const": c}
             def shape(e):
+                # math.isclose is compared in vtask too: the answer could have replaced it.
+                if isinstance(e, ast.Call) and ast.unparse(e.func) in ("math.isclose", "isclose") and len(e.args) == 2 and not any(isinstance(a, ast.Starred) for a in e.args) and all(k.arg in ("rel_tol", "abs_tol") for k in e.keywords):
+                    kw = {k.arg: k.value for k in e.keywords}
+                    parts = [e.args[0], e.args[1], kw.get("rel_tol", ast.Constant(1e-09)), kw.get("abs_tol", ast.Constant(0.0))]
+                    return {"k": "isclose", "of": [slot(p) for p in parts]}
                 if isinstance(e, ast.BoolOp):
                     return {"k": "and" if isinstance(e.op, ast.And) else "or", "of": [shape(v) for v in e.values]}
                 if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
                     return {"k": "not", "of": shape(e.operand)}
                 if isinstance(e, ast.Compare):
-                    slots = []
-                    for operand in [e.left] + e.comparators:
-                        c = constant(operand)
-                        slots.append({"leaf": leaf(operand)} if c is no else {"const": c})
-                    return {"k": "cmp", "ops": [ops[type(o)] for o in e.ops], "of": slots}
+                    return {"k": "cmp", "ops": [ops[type(o)] for o in e.ops], "of": [slot(o) for o in [e.left] + e.comparators]}
                 return {"k": "value", "leaf": leaf(e)}
             test = shape(node.test)
             text = ast.get_source_segment(src, node.test) or ast.unparse(node.test)
@@ -166,6 +170,7 @@ _vtask_planner()
  * Python harness: runs the answer (`main.py`, as `__main__`), then the planned checks in a
  * namespace of their own: the builtins as they were before the answer ran, and the answer's
  * names, its functions wrapped so that what they return reaches the checks as a fresh plain copy
+ * (a function they return is wrapped alike)
  * (a custom object never gets into a comparison). Each assert run prints one result line:
  * `[i, [["v", value] | ["x", why it is not plain data] | ["e", the exception], ...]]`; the last
  * line is `done`. An audit hook refuses what would tamper with the harness (gc object lists,
@@ -174,10 +179,11 @@ _vtask_planner()
 export function pythonAssertHarness(marker: string): string {
   return `${PY_PLAIN}
 def _vtask_main():
-    import os, sys, threading, builtins, types
+    import os, sys, threading, builtins, types, functools
     encode, decode, ser, NotPlain = _vtask_plain()
     write, exit_now, tname, _type, _callable, _isinstance, _str, _s = os.write, os._exit, type.__dict__["__name__"].__get__, type, callable, isinstance, BaseException.__str__, str
     generator = types.GeneratorType
+    functions = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
     mark = b"\\n" + ${JSON.stringify(marker)}.encode()
     def emit(text):
         b = mark + text.encode("utf-8", "surrogatepass") + b"\\n"
@@ -209,6 +215,8 @@ def _vtask_main():
         for value in g:
             yield plain(value, name)
     def plain(value, name):
+        if _type(value) in functions:
+            return plain_call(value, name + "(...)")
         try:
             return decode(encode(value))
         except NotPlain:

@@ -8,12 +8,15 @@
 import assert from 'node:assert';
 import { show } from './compare';
 
+/** An operand: a literal the planner kept, or the value of the run's `leaf`-th thunk. */
+type Slot = { readonly leaf: number } | { readonly const: PyEnc };
 /** An encoded Python value: None, a bool, a str, or `[tag, body]`. */
 type PyEnc = null | boolean | string | readonly unknown[];
 type PyNode =
   | { readonly k: 'and' | 'or'; readonly of: readonly PyNode[] }
   | { readonly k: 'not'; readonly of: PyNode }
-  | { readonly k: 'cmp'; readonly ops: readonly string[]; readonly of: readonly ({ readonly leaf: number } | { readonly const: PyEnc })[] }
+  | { readonly k: 'cmp'; readonly ops: readonly string[]; readonly of: readonly Slot[] }
+  | { readonly k: 'isclose'; readonly of: readonly Slot[] }
   | { readonly k: 'value'; readonly leaf: number };
 
 /** What the planner made of a task's Python asserts. */
@@ -113,12 +116,10 @@ function evalNode(n: PyNode, leaves: readonly unknown[]): PyEnc {
       return !pyTruth(evalNode(n.of, leaves));
     case 'value':
       return leaf(leaves, n.leaf);
+    case 'isclose':
+      return pyIsclose(n.of.map((s) => slotValue(s, leaves)));
     case 'cmp': {
-      const operand = (i: number): PyEnc => {
-        const s = n.of[i];
-        if (!s) throw new Problem('a malformed plan');
-        return 'const' in s ? s.const : leaf(leaves, s.leaf);
-      };
+      const operand = (i: number): PyEnc => slotValue(n.of[i], leaves);
       let left = operand(0);
       for (let i = 0; i < n.ops.length; i++) {
         const right = operand(i + 1);
@@ -128,6 +129,25 @@ function evalNode(n: PyNode, leaves: readonly unknown[]): PyEnc {
       return true;
     }
   }
+}
+
+function slotValue(s: Slot | undefined, leaves: readonly unknown[]): PyEnc {
+  if (!s) throw new Problem('a malformed plan');
+  return 'const' in s ? s.const : leaf(leaves, s.leaf);
+}
+
+/** math.isclose(a, b, rel_tol, abs_tol) on plain numbers. */
+function pyIsclose([a, b, rel, abs]: readonly PyEnc[]): boolean {
+  const f = (v: PyEnc | undefined): number => {
+    const n = v === undefined ? undefined : num(v);
+    if (!n) return fail(`raised TypeError: must be real number, not ${v === undefined ? 'nothing' : tagOf(v)}`);
+    return 'int' in n ? Number(n.int) : n.float;
+  };
+  const [x, y, r, t] = [f(a), f(b), f(rel), f(abs)];
+  if (x === y) return true;
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return false;
+  const d = Math.abs(x - y);
+  return d <= Math.abs(r * y) || d <= Math.abs(r * x) || d <= t;
 }
 
 function leaf(leaves: readonly unknown[], i: number): PyEnc {
@@ -154,6 +174,7 @@ function explain(n: PyNode, leaves: readonly unknown[]): string {
     return `${pyRepr(lv)} ${n.ops[0]} ${pyRepr(rv)} is false`;
   }
   if (n.k === 'value') return `the value is ${pyRepr(leaf(leaves, n.leaf))}`;
+  if (n.k === 'isclose') return `got ${pyRepr(slotValue(n.of[0], leaves))}, expected ${pyRepr(slotValue(n.of[1], leaves))}`;
   return 'it is false';
 }
 
