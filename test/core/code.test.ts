@@ -156,6 +156,11 @@ void test('asserts: values are compared outside the answer, and the reason says 
   assert.match(raised.reason, /add\(1, 2\) == 3\): raised ZeroDivisionError: division by zero/);
   const js = await check('function add(a, b) { return a + b; }', { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);' });
   assert.equal(js.pass, true, js.reason);
+  const collections = await check('const uniq = (xs) => new Set(xs);\nconst count = (xs) => new Map([...new Set(xs)].map((x) => [x, xs.filter((y) => y === x).length]));', {
+    language: 'javascript',
+    asserts: 'assert.deepStrictEqual(uniq([1, 1, 2]), new Set([2, 1]));\nassert.deepStrictEqual(count(["a", "b", "a"]), new Map([["a", 2], ["b", 1]]));\nassert.deepStrictEqual({ n: [undefined, -0, 2n] }, { n: [undefined, -0, 2n] });',
+  });
+  assert.equal(collections.pass, true, collections.reason);
   const jsBad = await check('const add = (a, b) => a * b;', { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);' });
   assert.deepEqual(statuses(jsBad), ['wrong_answer']);
   assert.match(jsBad.reason, /assert call 1 \(assert\.strictEqual\) failed: Expected values to be strictly equal: 2 !== 3/);

@@ -305,18 +305,20 @@ export const JS_RECORDED_METHODS = Object.keys(JS_RECORDED);
  * `[method, [["v", value] | ["x", why it is not plain data], ...], same object]` and throw nothing;
  * the other methods are node:assert's own. Values are serialised by the preload's own code, bound
  * before the answer ran (no prototype method, iterator, getter or proxy of the answer's is used),
- * and only plain data passes: primitives, arrays and plain objects of them. `process.exit` in the
+ * and only plain data passes: primitives, and arrays, plain objects, sets and maps of them. `process.exit` in the
  * checks ends the run as a failure. The marker is read from stdin; heap snapshots are disabled.
  */
 export function jsAssertPreload(wrapper: string): string {
   const recorded = JSON.stringify(Object.entries(JS_RECORDED));
   return `'use strict';
 (() => {
+  const { apply, ownKeys, getOwnPropertyDescriptor: ownDesc, getPrototypeOf: protoOf, defineProperty } = Reflect;
   const fs = require('node:fs');
   const Module = require('node:module');
   const real = require('node:assert');
-  const { isProxy } = require('node:util').types;
-  const { apply, ownKeys, getOwnPropertyDescriptor: ownDesc, getPrototypeOf: protoOf, defineProperty } = Reflect;
+  const { isProxy, isSet, isMap } = require('node:util').types;
+  const SetProto = Set.prototype, MapProto = Map.prototype, setValues = Set.prototype.values, mapEntries = Map.prototype.entries;
+  const setNext = protoOf(new Set().values()).next, mapNext = protoOf(new Map().entries()).next;
   const { isArray } = Array;
   const ArrayProto = Array.prototype, ObjectProto = Object.prototype, objToString = Object.prototype.toString;
   const quote = JSON.stringify, freeze = Object.freeze, is = Object.is, create = Object.create;
@@ -358,6 +360,17 @@ export function jsAssertPreload(wrapper: string): string {
     if (depth > 100) throw new NotPlain('the value is nested too deeply');
     if (isProxy(x)) throw new NotPlain('the value is not plain data (Proxy)');
     const proto = protoOf(x);
+    // Sets and maps are read with their iterators as they were before the answer ran.
+    if ((proto === SetProto && isSet(x)) || (proto === MapProto && isMap(x))) {
+      const set = proto === SetProto;
+      const it = apply(set ? setValues : mapEntries, x, []);
+      const next = set ? setNext : mapNext;
+      let s = set ? '["set",[' : '["map",[';
+      for (let r = apply(next, it, []), first = true; !r.done; r = apply(next, it, []), first = false) {
+        s += (first ? '' : ',') + (set ? enc(r.value, depth + 1, budget) : '[' + enc(r.value[0], depth + 1, budget) + ',' + enc(r.value[1], depth + 1, budget) + ']');
+      }
+      return s + ']]';
+    }
     const array = isArray(x) && proto === ArrayProto;
     if (!array && proto !== ObjectProto && proto !== null) throw new NotPlain('the value is not plain data (' + kind(x) + ')');
     const keys = ownKeys(x);

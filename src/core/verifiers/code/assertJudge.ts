@@ -461,7 +461,7 @@ function jsValue(r: unknown): unknown {
   return jsDecode(body, 0);
 }
 
-/** Rebuilds a value the preload encoded: primitives, arrays and plain objects. */
+/** Rebuilds a value the preload encoded: primitives, arrays, plain objects, sets and maps. */
 function jsDecode(v: unknown, depth: number): unknown {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
   if (!Array.isArray(v) || depth > 120) throw new Problem('a malformed value');
@@ -469,6 +469,10 @@ function jsDecode(v: unknown, depth: number): unknown {
   if (tag === 'undefined') return undefined;
   if (tag === 'number') return body === 'NaN' ? NaN : body === '-0' ? -0 : Number(body);
   if (tag === 'bigint' && typeof body === 'string' && /^-?\d+$/.test(body)) return BigInt(body);
+  if (tag === 'set' && Array.isArray(body)) return new Set(body.map((x) => jsDecode(x, depth + 1)));
+  if (tag === 'map' && Array.isArray(body)) {
+    return new Map(body.map((p) => (Array.isArray(p) && p.length === 2 ? [jsDecode(p[0], depth + 1), jsDecode(p[1], depth + 1)] : fail('a malformed value'))));
+  }
   if ((tag === 'array' || tag === 'object') && Array.isArray(body)) {
     const size = Number(length) || 0;
     if (tag === 'array' && (!Number.isInteger(size) || size < 0 || size > 1e7)) throw new Problem('a malformed value');
