@@ -180,6 +180,7 @@ void test('asserts: Python semantics of plain data, nested asserts, and every as
     'check(f)',
     'import math\nassert math.isclose(f(1)["t"][1], 1.0) and math.isclose(f(1)["n"] / 3, 0.3333, rel_tol=1e-3)',
     'assert adder(2)(3) == 5 and sorted(pairs(2)) == [(0, 1), (1, 0)]',
+    'from collections import Counter\nassert Counter(f(1)["t"]) == Counter([1, 1.0]) == {1: 2}',
   ].join('\n');
   const ok = await check(answer, { language: 'python', asserts });
   assert.equal(ok.pass, true, ok.reason);

@@ -26,7 +26,8 @@ const PY_CHECK = '__vtask_check__';
 /**
  * Python: plain data, the same in the planner and the harness. `encode` turns a value into
  * JSON-ready lists (`["int", hex]`, `["float", repr]`, `["list", [...]]`...; None, bools and
- * strings as themselves) checking each type with `type(x) is ...`, and raises NotPlain for
+ * strings as themselves; Counter, OrderedDict and defaultdict as dicts) checking each type with
+ * `type(x) is ...`, and raises NotPlain for
  * anything else (a subclass, a custom `__eq__`, a generator). `decode` builds fresh builtin values
  * back; `ser` writes an encoded value as JSON. Builtins are bound here, before the answer runs.
  */
@@ -35,7 +36,10 @@ const PY_PLAIN = String.raw`def _vtask_plain():
         from _json import encode_basestring_ascii as _esc
     except ImportError:
         from json.encoder import encode_basestring_ascii as _esc
+    import collections
     tname = type.__dict__["__name__"].__get__
+    # Dicts the standard library makes (a Counter built by the checks) compare as dicts.
+    dicts = (dict, collections.Counter, collections.OrderedDict, collections.defaultdict)
     _type, _fmt, _frepr, _hex, _items, _join = type, int.__format__, float.__repr__, bytes.hex, dict.items, str.join
     _int, _float, _fromhex, _tuple, _frozenset = int, float, bytes.fromhex, tuple, frozenset
     class NotPlain(TypeError):
@@ -59,7 +63,7 @@ const PY_PLAIN = String.raw`def _vtask_plain():
                 return ["bytes", _hex(x)]
             if t is list or t is tuple or t is set or t is frozenset:
                 return [tname(t), [enc(v, depth + 1) for v in x]]
-            if t is dict:
+            if t is dict or t is dicts[1] or t is dicts[2] or t is dicts[3]:
                 return ["dict", [[enc(k, depth + 1), enc(v, depth + 1)] for k, v in _items(x)]]
             raise NotPlain("the value is not plain data (" + tname(t) + ")")
         return enc(x, 0)
@@ -215,7 +219,8 @@ def _vtask_main():
         for value in g:
             yield plain(value, name)
     def plain(value, name):
-        if _type(value) in functions:
+        t = _type(value)
+        if t is functions[0] or t is functions[1] or t is functions[2] or t is functions[3]:
             return plain_call(value, name + "(...)")
         try:
             return decode(encode(value))
