@@ -161,6 +161,10 @@ void test('asserts: values are compared outside the answer, and the reason says 
     asserts: 'assert.deepStrictEqual(uniq([1, 1, 2]), new Set([2, 1]));\nassert.deepStrictEqual(count(["a", "b", "a"]), new Map([["a", 2], ["b", 1]]));\nassert.deepStrictEqual({ n: [undefined, -0, 2n] }, { n: [undefined, -0, 2n] });',
   });
   assert.equal(collections.pass, true, collections.reason);
+  const required = await check('const reverse = (s) => [...s].reverse().join("");', { language: 'javascript', asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");' });
+  assert.equal(required.pass, true, required.reason);
+  const requiredBad = await check('const reverse = (s) => s;', { language: 'javascript', asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");' });
+  assert.match(requiredBad.reason, /assert call 1 \(assert\.strictEqual\) failed/, 'the required assert records too');
   const jsBad = await check('const add = (a, b) => a * b;', { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);' });
   assert.deepEqual(statuses(jsBad), ['wrong_answer']);
   assert.match(jsBad.reason, /assert call 1 \(assert\.strictEqual\) failed: Expected values to be strictly equal: 2 !== 3/);

@@ -303,7 +303,7 @@ export const JS_RECORDED_METHODS = Object.keys(JS_RECORDED);
 
 /**
  * JavaScript: preloaded with --require before the answer, whose file ends with
- * `globalThis.__vtask_checks__(async (assert, process) => { ...asserts... })`. The preload accepts
+ * `globalThis.__vtask_checks__(async (__vtask_assert__, process) => { ... })`. The preload accepts
  * one call whose function's source is exactly that wrapper and passes it a recording `assert`
  * (also what `require('node:assert')` gives during the checks): `assert(x)`, `ok`, `equal`,
  * `strictEqual`, `deepStrictEqual` and their `not` forms print one result line
@@ -451,7 +451,10 @@ export function jsAssertPreload(wrapper: string): string {
 `;
 }
 
-/** The wrapper appended to a JavaScript answer; its source text is what the preload accepts. */
+/**
+ * The wrapper appended to a JavaScript answer; its source text is what the preload accepts. The
+ * asserts sit in a block of their own, so they may declare `const assert = require('node:assert')`.
+ */
 export function jsAssertWrapper(asserts: string): string {
-  return `async (assert, process) => {\n${asserts}\n}`;
+  return `async (__vtask_assert__, process) => {\nconst assert = __vtask_assert__;\n{\n${asserts}\n}\n}`;
 }
