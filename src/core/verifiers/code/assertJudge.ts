@@ -6,6 +6,7 @@
  * these values reach the comparison, and only plain data passes.
  */
 import assert from 'node:assert';
+import { JS_RECORDED_METHODS } from './assertHarness';
 import { show } from './compare';
 
 /** An operand: a literal the planner kept, or the value of the run's `leaf`-th thunk. */
@@ -232,7 +233,7 @@ function numCompare(a: Num, b: Num): number {
 const kindOf = (t: string): string => (t === 'frozenset' ? 'set' : t);
 
 /** Python's `==` on plain data. */
-export function pyEqual(a: PyEnc, b: PyEnc): boolean {
+function pyEqual(a: PyEnc, b: PyEnc): boolean {
   const na = num(a);
   const nb = num(b);
   if (na || nb) return !!na && !!nb && numCompare(na, nb) === 0;
@@ -369,7 +370,7 @@ function pyTruth(v: PyEnc): boolean {
 }
 
 /** Python's repr of plain data, for messages. */
-export function pyRepr(v: PyEnc): string {
+function pyRepr(v: PyEnc): string {
   const s = repr(v, 0);
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
@@ -421,7 +422,7 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
     }
     n++;
     const [method, args, same] = Array.isArray(rec) ? (rec as unknown[]) : [];
-    const fn = typeof method === 'string' && Object.hasOwn(JS_METHODS, method) ? JS_METHODS[method] : undefined;
+    const fn = typeof method === 'string' && JS_RECORDED_METHODS.includes(method) ? (assert as unknown as Record<string, (...a: unknown[]) => void>)[method] : undefined;
     if (!fn || !Array.isArray(args)) return { done, failure: { status: 'wrong_answer', message: 'a result line of the checks is malformed' } };
     const where = `assert call ${n} (${method === 'ok' ? 'assert' : `assert.${method}`})`;
     try {
@@ -432,7 +433,7 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
         if (same !== true) assert.fail('Expected the same object');
       } else if (bothObjects && (method === 'notStrictEqual' || method === 'notEqual')) {
         if (same === true) assert.fail('Expected two different objects');
-      } else fn(...(values as [unknown, unknown]));
+      } else fn(...values);
     } catch (e) {
       const why = e instanceof Problem ? e.message : e instanceof Error ? e.message.replace(/\s*\n\s*/g, ' ').trim() : String(e);
       return { done, failure: { status: 'wrong_answer', message: `${where} failed: ${show(why, 300).replace(/^"|"$/g, '')}` } };
@@ -440,18 +441,6 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
   }
   return { done };
 }
-
-const JS_METHODS: Readonly<Record<string, (a: unknown, b?: unknown) => void>> = {
-  ok: (a) => assert.ok(a),
-  equal: (a, b) => assert.equal(a, b),
-  notEqual: (a, b) => assert.notEqual(a, b),
-  strictEqual: (a, b) => assert.strictEqual(a, b),
-  notStrictEqual: (a, b) => assert.notStrictEqual(a, b),
-  deepEqual: (a, b) => assert.deepEqual(a, b),
-  notDeepEqual: (a, b) => assert.notDeepEqual(a, b),
-  deepStrictEqual: (a, b) => assert.deepStrictEqual(a, b),
-  notDeepStrictEqual: (a, b) => assert.notDeepStrictEqual(a, b),
-};
 
 function jsValue(r: unknown): unknown {
   if (!Array.isArray(r)) throw new Problem('a malformed result');
