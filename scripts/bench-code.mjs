@@ -1,9 +1,14 @@
 // Benchmark of the `code` verifier: tests per second for a trivial Python program with 2 tests in
 // flight (2 cores), with pre-started sandboxes (the default) and without (VTASK_SANDBOX_POOL=0),
-// and the sandbox's overhead per test against a bare spawn of the same program.
+// and the sandbox's overhead per test against a bare spawn of the same program. Then the CPU
+// time of the `asserts` harness per answer: an answer checked by two asserts against the same
+// answer printing its result for a stdin/stdout test, in Python and JavaScript, one at a time
+// without pre-started sandboxes. CPU is that of the sandboxed processes (the children vtask
+// reaped, from /proc/self/stat) plus vtask's own. `--root DIR` measures the sources of another
+// checkout of vtask (an older commit, for a before/after figure); `--asserts-only` skips the rest.
 // The last line printed is one JSON object of figures.
 //
-//   node scripts/bench-code.mjs [--tests N]
+//   node scripts/bench-code.mjs [--tests N] [--answers N] [--asserts-only] [--root DIR]
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,12 +16,16 @@ import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const arg = (name, dflt) => {
+const HERE = path.resolve(import.meta.dirname, '..');
+const text = (name, dflt) => {
   const i = process.argv.indexOf(name);
-  return i === -1 ? dflt : Number(process.argv[i + 1]);
+  return i === -1 ? dflt : process.argv[i + 1];
 };
+const arg = (name, dflt) => Number(text(name, dflt));
+const ROOT = path.resolve(text('--root', HERE));
 const N = arg('--tests', 60);
+const ANSWERS = arg('--answers', 30);
+const ASSERTS_ONLY = process.argv.includes('--asserts-only');
 const CONCURRENCY = 2;
 process.env.VTASK_SANDBOX_CONCURRENCY = String(CONCURRENCY);
 // The figure is measured with the best isolation the machine has, weak or not; it says which.
@@ -31,6 +40,7 @@ await esbuild.build({
     loader: 'ts',
   },
   bundle: true,
+  nodePaths: [path.join(HERE, 'node_modules')],
   platform: 'node',
   format: 'esm',
   target: 'node20',
@@ -38,6 +48,7 @@ await esbuild.build({
   logLevel: 'warning',
 });
 const { checkCode, getSandbox, findInterpreter, disposeSandboxPools, defaultPoolSize } = await import(pathToFileURL(outfile).href);
+fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
 const POOL_SIZE = defaultPoolSize();
 
 const PROGRAM = 'print(int(input()) + 1)\n';
@@ -106,6 +117,96 @@ async function verifierMs(pool) {
   return ms;
 }
 
+/** CPU ms of the children this process has reaped, from /proc/self/stat (fields 16 and 17, in ticks of 10 ms). */
+function childrenCpuMs() {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) * 10;
+}
+
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/**
+ * The CPU ms used so far by this process and every process it starts. From a cgroup of its own
+ * when one can be made (v1 cpuacct or v2): the sandboxed programs stay in it. Otherwise from the
+ * reaped children's rusage, which misses what runs inside bubblewrap's PID namespace.
+ */
+function cpuMeter() {
+  const name = `vtask-bench-${process.pid}`;
+  const kinds = [
+    ['/sys/fs/cgroup/cpuacct', (d) => Number(fs.readFileSync(path.join(d, 'cpuacct.usage'), 'utf8')) / 1e6],
+    ['/sys/fs/cgroup', (d) => Number(/usage_usec (\d+)/.exec(fs.readFileSync(path.join(d, 'cpu.stat'), 'utf8'))?.[1]) / 1e3],
+  ];
+  for (const [root, read] of kinds) {
+    const dir = path.join(root, name);
+    try {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(process.pid));
+      if (!Number.isFinite(read(dir))) throw new Error('no CPU figure');
+      const close = () => {
+        try {
+          fs.writeFileSync(path.join(root, 'cgroup.procs'), String(process.pid));
+          fs.rmdirSync(dir);
+        } catch {
+          // Left for the system to clean up.
+        }
+      };
+      return { source: `cgroup ${dir}`, ms: () => read(dir), close };
+    } catch {
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // Never made.
+      }
+    }
+  }
+  return { source: 'rusage of reaped children (misses what runs inside a PID namespace)', ms: () => childrenCpuMs() + ownCpuMs(), close: () => undefined };
+}
+
+/** CPU ms per answer of `check`: in all, and vtask's own (the rest is the sandboxed processes'), one answer at a time. */
+async function cpuPerAnswer(meter, check, n) {
+  await check();
+  const total = meter.ms();
+  const own = ownCpuMs();
+  for (let i = 0; i < n; i++) await check();
+  const ownMs = (ownCpuMs() - own) / n;
+  const totalMs = (meter.ms() - total) / n;
+  return { total: Number(totalMs.toFixed(1)), sandbox: Number((totalMs - ownMs).toFixed(1)), vtask: Number(ownMs.toFixed(1)) };
+}
+
+async function assertsCpu() {
+  process.env.VTASK_SANDBOX_POOL = '0';
+  const meter = cpuMeter();
+  const run = (answer, params) => async () => {
+    const v = await checkCode(answer, params, ctx);
+    if (!v.pass) throw new Error(`the benchmark answer failed: ${v.reason}`);
+  };
+  const pyAnswer = 'def add(a, b):\n    return a + b\n';
+  const jsAnswer = 'function add(a, b) { return a + b; }\n';
+  const out = { cpu_source: meter.source };
+  out.py_plain = await cpuPerAnswer(meter, run(`${pyAnswer}print(add(1, 2))`, { language: 'python', tests: [{ stdout: '3' }] }), ANSWERS);
+  out.py_asserts = await cpuPerAnswer(meter, run(pyAnswer, { language: 'python', asserts: 'assert add(1, 2) == 3\nassert add(2, 2) == 4' }), ANSWERS);
+  out.js_plain = await cpuPerAnswer(meter, run(`${jsAnswer}console.log(add(1, 2));`, { language: 'javascript', tests: [{ stdout: '3' }] }), ANSWERS);
+  out.js_asserts = await cpuPerAnswer(meter, run(jsAnswer, { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);' }), ANSWERS);
+  meter.close();
+  const over = (a, b) => Number((a.total - b.total).toFixed(1));
+  return { answers: ANSWERS, ...out, py_harness_overhead_cpu_ms: over(out.py_asserts, out.py_plain), js_harness_overhead_cpu_ms: over(out.js_asserts, out.js_plain) };
+}
+
+if (ASSERTS_ONLY) {
+  const sandbox = await getSandbox();
+  const figures = { root: ROOT, method: sandbox.method, level: sandbox.level, load_avg_1m: Number(os.loadavg()[0].toFixed(2)), ...(await assertsCpu()) };
+  await disposeSandboxPools();
+  console.log(`asserts harness, CPU per answer (sandboxed processes + vtask), ${ANSWERS} answers each, ${sandbox.method}, from ${figures.cpu_source}:`);
+  for (const k of ['py_plain', 'py_asserts', 'js_plain', 'js_asserts']) console.log(`  ${k}: ${figures[k].total} ms (${figures[k].sandbox} ms sandboxed + ${figures[k].vtask} ms vtask)`);
+  console.log(`  harness overhead: Python ${figures.py_harness_overhead_cpu_ms} ms, JavaScript ${figures.js_harness_overhead_cpu_ms} ms`);
+  console.log(JSON.stringify(figures));
+  process.exit(0);
+}
+
 // Warm up the page cache, the sandbox detection and the pool.
 await pool(4, 2, bare);
 await pool(4, 2, sandboxed);
@@ -125,6 +226,7 @@ const burstT0 = performance.now();
 await pool(POOL_SIZE, CONCURRENCY, pooled);
 const burstMs = performance.now() - burstT0;
 await disposeSandboxPools();
+const asserts = await assertsCpu();
 
 const perS = (n, ms) => Number(((n * 1000) / ms).toFixed(1));
 const figures = {
@@ -145,10 +247,11 @@ const figures = {
   sandbox_ms_per_test: Number(boxSeqMs.toFixed(1)),
   bare_ms_per_test: Number(bareSeqMs.toFixed(1)),
   overhead_ms_per_test: Number((boxSeqMs - bareSeqMs).toFixed(1)),
+  asserts_cpu: asserts,
 };
 console.log(`isolation: ${sandbox.method}, ${sandbox.level} (${sandbox.facts.join(', ')})`);
 console.log(`verifier: ${figures.verifier_tests_per_s} tests/s with pre-started sandboxes (pool of ${POOL_SIZE}), ${figures.verifier_no_pool_tests_per_s} without; ${CONCURRENCY} in flight, ${N} tests of a trivial Python program`);
 console.log(`sandbox runs: ${figures.sandbox_pooled_tests_per_s} tests/s pre-started, ${figures.sandbox_tests_per_s} started per run, ${figures.bare_tests_per_s} bare spawn; a burst of ${POOL_SIZE} on a full pool: ${figures.burst_pooled_tests_per_s} tests/s`);
 console.log(`one at a time: ${figures.sandbox_pooled_ms_per_test} ms pre-started, ${figures.sandbox_ms_per_test} ms started per run, bare spawn ${figures.bare_ms_per_test} ms`);
-fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
+console.log(`asserts harness overhead, CPU per answer: Python ${asserts.py_harness_overhead_cpu_ms} ms, JavaScript ${asserts.js_harness_overhead_cpu_ms} ms`);
 console.log(JSON.stringify(figures));

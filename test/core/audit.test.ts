@@ -4,12 +4,14 @@
 // they say.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { atLeast, auditTasks, findingCount, selectedProbes, type TaskAudit } from '../../src/core/audit/audit';
 import { mutantsOf } from '../../src/core/audit/codeProbes';
 import { PROBE_FAMILIES, unknownProbeNames } from '../../src/core/audit/probes';
+import { findInterpreter } from '../../src/core/sandbox';
 import { verifierFixes } from '../../src/core/audit/fixes';
 import { calibrateJudge } from '../../src/core/audit/calibrate';
 import type { VerifyContext } from '../../src/core/verifiers/verdict';
@@ -91,6 +93,75 @@ void test('the examples raise no critical finding, and the high ones are a real 
     'calc/add-only': ['agent-wrong-args-case0-1'],
   });
   assert.deepEqual(all.filter((a) => a.skipped.length).map((a) => [a.task, a.skipped]), [], 'the agent probes ran in the sandbox');
+});
+
+/** Task file with asserts in both languages and a `call` task, for the code probes aimed at the harness. */
+const HARNESS_TASKS = `vtask: 1
+tasks:
+  - id: py-asserts
+    prompt: Write add(a, b) and is_even(n).
+    verify:
+      code: { language: python, asserts: "assert add(1, 2) == 3\\nassert is_even(add(1, 1))\\nassert len([add(2, 2)]) == 1" }
+  - id: js-asserts
+    prompt: Write add(a, b).
+    verify:
+      code: { language: javascript, asserts: "assert.strictEqual(add(1, 2), 3);\\nassert(add(2, 2) === 4);" }
+  - id: py-call
+    prompt: Write add(a, b).
+    verify:
+      code: { language: python, call: { function: add, cases: [{ args: [1, 2], returns: 3 }] } }
+`;
+
+/**
+ * A runner of the kind these probes catch: the answer and then the asserts in one Python
+ * process, the outcome kept in a list the answer's frames can reach; exit 0 means pass.
+ */
+const NAIVE_RUNNER = `import sys, threading
+outcome = []
+def run():
+    ns = {"__name__": "__main__"}
+    try:
+        exec(compile(sys.argv[1], "main.py", "exec"), ns)
+        exec(compile(sys.argv[2], "asserts", "exec"), ns)
+        outcome.append(None)
+    except BaseException as e:
+        outcome.append(e)
+t = threading.Thread(target=run)
+t.start()
+t.join()
+sys.exit(0 if outcome and outcome[0] is None else 1)
+`;
+
+void test('code probes: an always-equal answer and a harness attack pass a naive asserts runner, and the code verifier fails both', async (t) => {
+  const { tasks } = runnableTasks(parseTaskFile(HARNESS_TASKS));
+  const task = (id: string) => tasks.find((x) => x.id === id)!;
+  const probe = (id: string, probeId: string) => selectedProbes(task(id), new Set([probeId]))[0];
+  const code = (response: string | undefined): string => /```\w*\n([\s\S]*)\n```/.exec(response ?? '')?.[1] ?? '';
+
+  const py = code(probe('py-asserts', 'always-equal')?.response);
+  assert.match(py, /^add = _same$/m);
+  assert.match(py, /^is_even = _same$/m);
+  assert.doesNotMatch(py, /^(len|assert) = /m, 'builtins and keywords are not redefined');
+  assert.match(code(probe('js-asserts', 'always-equal')?.response), /function add\(\) \{ return SAME; \}/);
+  assert.ok(probe('py-call', 'always-equal'), 'call tasks get the always-equal probe');
+  assert.equal(probe('py-call', 'harness-attack'), undefined, 'only asserts run in a harness');
+
+  // The probes have teeth: a runner that compares in the answer's process passes both.
+  const python = findInterpreter('python');
+  if (!python) return t.skip('needs: python3');
+  const asserts = (task('py-asserts').verify as { code: { asserts: string } }).code.asserts;
+  const naive = (answer: string): number | null => spawnSync(python.path, ['-c', NAIVE_RUNNER, answer, asserts], { timeout: 20_000 }).status;
+  assert.equal(naive('def add(a, b):\n    return a - b\ndef is_even(n):\n    return n % 2 == 0'), 1, 'the naive runner fails a plain wrong answer');
+  assert.equal(naive(py), 0, 'the always-equal answer passes the naive runner');
+  assert.equal(naive(code(probe('py-asserts', 'harness-attack')?.response)), 0, 'the harness attack passes the naive runner');
+
+  // The code verifier fails them: no finding.
+  const audits = await auditTasks(tasks, { file: path.join(ROOT, 'harness.vtask'), only: new Set(['always-equal', 'harness-attack']), trusted: true });
+  for (const a of audits) {
+    assert.deepEqual(a.skipped, [], `${a.task}: the probes ran`);
+    assert.deepEqual(a.findings.map((f) => `${f.probe}: ${f.reason}`), [], a.task);
+  }
+  assert.equal(audits.reduce((n, a) => n + a.probes, 0), 5);
 });
 
 void test('--probes selects by id, by family, and by a probe name without its number', () => {

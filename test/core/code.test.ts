@@ -144,17 +144,72 @@ void test('memory bombs are memory errors, in Python and JavaScript', async () =
   assert.deepEqual(statuses(buffers), ['memory']);
 });
 
-void test('asserts: the answer with the asserts appended passes when it exits 0', async () => {
+void test('asserts: values are compared outside the answer, and the reason says which assert failed and why', async () => {
   const ok = await check(fence('python', 'def add(a, b):\n    return a + b'), { language: 'python', asserts: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0' });
   assert.equal(ok.pass, true, ok.reason);
   assert.equal(ok.reason, '1/1 asserts passed');
   const bad = await check('def add(a, b):\n    return a - b', { language: 'python', asserts: 'assert add(1, 2) == 3' });
   assert.equal(bad.pass, false);
-  assert.match(bad.reason, /runtime_error: .*AssertionError/);
+  assert.equal(bad.reason, '0/1 asserts passed: wrong_answer: assert on line 1 (add(1, 2) == 3) failed: got -1, expected 3');
+  const raised = await check('def add(a, b):\n    return a / 0', { language: 'python', asserts: 'assert add(1, 2) == 3' });
+  assert.deepEqual(statuses(raised), ['runtime_error']);
+  assert.match(raised.reason, /add\(1, 2\) == 3\): raised ZeroDivisionError: division by zero/);
   const js = await check('function add(a, b) { return a + b; }', { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);' });
   assert.equal(js.pass, true, js.reason);
+  const collections = await check('const uniq = (xs) => new Set(xs);\nconst count = (xs) => new Map([...new Set(xs)].map((x) => [x, xs.filter((y) => y === x).length]));', {
+    language: 'javascript',
+    asserts: 'assert.deepStrictEqual(uniq([1, 1, 2]), new Set([2, 1]));\nassert.deepStrictEqual(count(["a", "b", "a"]), new Map([["a", 2], ["b", 1]]));\nassert.deepStrictEqual({ n: [undefined, -0, 2n] }, { n: [undefined, -0, 2n] });',
+  });
+  assert.equal(collections.pass, true, collections.reason);
+  const required = await check('const reverse = (s) => [...s].reverse().join("");', { language: 'javascript', asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");' });
+  assert.equal(required.pass, true, required.reason);
+  const requiredBad = await check('const reverse = (s) => s;', { language: 'javascript', asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");' });
+  assert.match(requiredBad.reason, /assert call 1 \(assert\.strictEqual\) failed/, 'the required assert records too');
   const jsBad = await check('const add = (a, b) => a * b;', { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);' });
-  assert.deepEqual(statuses(jsBad), ['runtime_error']);
+  assert.deepEqual(statuses(jsBad), ['wrong_answer']);
+  assert.match(jsBad.reason, /assert call 1 \(assert\.strictEqual\) failed: Expected values to be strictly equal: 2 !== 3/);
+});
+
+void test('asserts: Python semantics of plain data, nested asserts, and every assert must run', async () => {
+  const answer =
+    'def f(x):\n    return {"n": x, "t": (x, 1.0), "s": {1, 2}, "b": b"ab", "big": 10**30 + x}\ndef adder(n):\n    return lambda x: x + n\ndef pairs(n):\n    for i in range(n):\n        yield (i, n - 1 - i)';
+  const asserts = [
+    'assert f(1)["n"] == 1.0 and f(1)["t"] == (1, 1)',
+    'assert f(1)["t"] != [1, 1.0]',
+    'assert f(2)["s"] == {2, 1} and 2 in f(2)["s"] and 3 not in f(2)["s"]',
+    'assert f(1)["big"] == 10**30 + 1 and f(1)["big"] > 10**30',
+    'assert "ab" < "b" and [1, 2] < [1, 3] and (1,) <= (1, 0)',
+    'assert f(0)["b"] == b"ab" and f(0)["n"] is not None and not f(0)["n"]',
+    'def check(candidate):\n    for x in range(3):\n        assert candidate(x)["n"] == x',
+    'check(f)',
+    'import math\nassert math.isclose(f(1)["t"][1], 1.0) and math.isclose(f(1)["n"] / 3, 0.3333, rel_tol=1e-3)',
+    'assert adder(2)(3) == 5 and sorted(pairs(2)) == [(0, 1), (1, 0)]',
+    'from collections import Counter\nassert Counter(f(1)["t"]) == Counter([1, 1.0]) == {1: 2}',
+  ].join('\n');
+  const ok = await check(answer, { language: 'python', asserts });
+  assert.equal(ok.pass, true, ok.reason);
+  const skipped = await check('def f(x):\n    return x', { language: 'python', asserts: 'def never():\n    assert f(1) == 1\nassert f(2) == 2' });
+  assert.equal(skipped.pass, false);
+  assert.match(skipped.reason, /assert on line 2 \(f\(1\) == 1\) never ran/);
+  const raises = 'try:\n    f(-1)\n    assert False, "f(-1) must raise"\nexcept ValueError:\n    pass';
+  const strict = await check('def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x', { language: 'python', asserts: `${raises}\nassert f(2) == 2` });
+  assert.equal(strict.pass, true, `an assert in a try may rightly never run: ${strict.reason}`);
+  const lax = await check('def f(x):\n    return x', { language: 'python', asserts: raises });
+  assert.match(lax.reason, /assert on line 3 \(False\) failed: the value is False/);
+  const broken = await check('x = 1', { language: 'python', asserts: 'assert x ==' });
+  assert.equal(broken.error, 'crash', 'the task is broken, not the answer');
+  assert.match(broken.reason, /the asserts do not compile: SyntaxError/);
+});
+
+void test('asserts: the expected values of Python asserts never reach the answer', async () => {
+  // The answer searches every file it can see for the literal, prints the checks it got, and fails.
+  const spy = 'import os\nprint("found:", [n for n in os.listdir(".") if "98765" "4321" in open(n).read()])\nprint(open("_vtask_asserts.py").read())\ndef add(a, b):\n    return 0';
+  const v = await check(spy, { language: 'python', asserts: 'assert add(1, 2) == 987654321' });
+  assert.equal(v.pass, false);
+  const out = (v.details.tests as { stdout: string }[])[0]?.stdout ?? '';
+  assert.match(out, /__vtask_check__\(0, \(lambda: add\(1, 2\),\)\)/, 'the checks the answer sees');
+  assert.match(out, /found: \[\]/);
+  assert.match(v.reason, /got 0, expected 987654321/);
 });
 
 void test('call: the function is called with JSON arguments and its result compared', async () => {

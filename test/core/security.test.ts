@@ -32,8 +32,48 @@ function check(answer: string, params: CodeParams): Promise<Verdict> {
 const PY_ASSERTS = 'assert add(1, 2) == 3\nassert add(2, 2) == 4';
 const JS_ASSERTS = 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);';
 
+/** A wrong answer that tries to pass anyway: its code, with the asserts it meets when not the default, and what the reason must say. */
+type Bypass = string | { readonly answer: string; readonly asserts: string; readonly reason?: RegExp };
+
+/** Walks the caller's frames and appends a success to any list named `outcome` (what a harness may keep). */
+const PY_FRAME_WALK = 'def forge(f):\n    while f is not None:\n        for scope in (f.f_locals, f.f_globals):\n            o = scope.get("outcome")\n            if isinstance(o, list):\n                o.append(None)\n        f = f.f_back\n';
+/** Finds the result marker in the harness file. */
+const PY_MARKER = 'import os, re\nmarker = re.search(r"<<vtask-result:[0-9a-f]+>>", open("_vtask_assert.py").read()).group(0)\n';
+const NOT_PLAIN = /not plain data/;
+/** Reads every string in the closure of the checks entry through an inspector session, and prints each after the marker. */
+const JS_INSPECT = String.raw`function steal(inspector) {
+  const marker = /<<vtask-result:[0-9a-f]+>>/.exec(require('fs').readFileSync('_vtask_assert.cjs', 'utf8'))?.[0] ?? '';
+  const s = new inspector.Session();
+  s.connect();
+  const get = (method, params) => { let out; s.post(method, params, (e, r) => { if (e) throw e; out = r; }); return out; };
+  const fn = get('Runtime.evaluate', { expression: 'globalThis.__vtask_checks__' }).result.objectId;
+  const scopes = get('Runtime.getProperties', { objectId: fn }).internalProperties.find((p) => p.name === '[[Scopes]]').value.objectId;
+  for (const scope of get('Runtime.getProperties', { objectId: scopes }).result) {
+    for (const v of get('Runtime.getProperties', { objectId: scope.value.objectId }).result) {
+      if (typeof v.value?.value === 'string') require('fs').writeSync(1, '\n' + marker + v.value.value + '\n');
+    }
+  }
+  process.reallyExit(0);
+}`;
+/** Prints the marker with every 32-hex-digit string of its own memory. */
+const JS_MEMORY_SCAN = String.raw`const fs = require('fs');
+const marker = /<<vtask-result:[0-9a-f]+>>/.exec(fs.readFileSync('_vtask_assert.cjs', 'utf8'))?.[0] ?? '';
+const mem = fs.openSync('/proc/self/mem', 'r');
+const found = new Set();
+for (const line of fs.readFileSync('/proc/self/maps', 'utf8').split('\n')) {
+  const [range, perms] = line.split(' ');
+  if (!range || !perms.startsWith('r') || line.includes('[v')) continue;
+  const [lo, hi] = range.split('-').map((x) => BigInt('0x' + x));
+  if (hi - lo > 64n << 20n) continue;
+  const buf = Buffer.alloc(Number(hi - lo));
+  try { fs.readSync(mem, buf, 0, buf.length, lo); } catch { continue; }
+  for (const m of buf.toString('latin1').matchAll(/(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])/g)) found.add(m[0]);
+}
+for (const t of found) fs.writeSync(1, '\n' + marker + t + '\n');
+process.reallyExit(0);`;
+
 /** Wrong answers (add subtracts) that try to pass anyway; every one must fail. */
-const PY_BYPASSES: Record<string, string> = {
+const PY_BYPASSES: Record<string, Bypass> = {
   'os._exit(0)': 'import os\ndef add(a, b):\n    return a - b\nos._exit(0)',
   'sys.exit(0)': 'import sys\ndef add(a, b):\n    return a - b\nsys.exit(0)',
   'os._exit(0) inside the checked function': 'import os\ndef add(a, b):\n    os._exit(0)',
@@ -47,9 +87,58 @@ const PY_BYPASSES: Record<string, string> = {
   'listing every object': 'import gc, os\ndef add(a, b):\n    return a - b\ngc.get_objects()\nos._exit(0)',
   'reading its own memory': 'import os\ndef add(a, b):\n    return a - b\nopen("/proc/self/mem", "rb")\nos._exit(0)',
   'a signal that kills itself with status 0': 'import os, signal\ndef add(a, b):\n    return a - b\nsignal.signal(signal.SIGTERM, lambda *a: os._exit(0))\nos.kill(os.getpid(), signal.SIGTERM)',
+  "appending to the harness's outcome through sys._getframe(1)": `import sys\n${PY_FRAME_WALK}def add(a, b):\n    forge(sys._getframe(1))\n    return a - b`,
+  "appending to the harness's outcome through a traceback frame": `${PY_FRAME_WALK}def add(a, b):\n    try:\n        raise Exception\n    except Exception as e:\n        forge(e.__traceback__.tb_frame)\n    return a - b\ntry:\n    raise Exception\nexcept Exception as e:\n    forge(e.__traceback__.tb_frame)`,
+  "replacing the compiled checks in the harness thread's closure":
+    'import threading\ndef add(a, b):\n    return a - b\nrun = threading.current_thread()._target\nfor cell in run.__closure__ or ():\n    if type(cell.cell_contents).__name__ == "code":\n        cell.cell_contents = compile("pass", "asserts", "exec")',
+  "replacing the harness's result writer with one that reports a guessed value":
+    'import threading\ndef add(a, b):\n    return a - b\nrun = threading.current_thread()._target\ncells = dict(zip(run.__code__.co_freevars, run.__closure__))\ncheck = cells["check"].cell_contents\ninner = dict(zip(check.__code__.co_freevars, check.__closure__))\nemit, ser = inner["emit"].cell_contents, inner["ser"].cell_contents\ncells["check"].cell_contents = lambda i, thunks: emit(ser([i, [["v", ["int", "3"]]]]))',
+  // Prints the marker with every 32-hex-digit string of its own memory (where a harness token would be).
+  'scanning its memory through /proc//self/mem': String.raw`import os, re
+def add(a, b):
+    return a - b
+marker = re.search(rb"<<vtask-result:[0-9a-f]+>>", open("_vtask_assert.py", "rb").read()).group(0)
+found = set()
+with open("/proc//self/maps") as maps, open("/proc//self/mem", "rb", 0) as mem:
+    for line in maps:
+        addr, perms = line.split()[:2]
+        lo, hi = (int(x, 16) for x in addr.split("-"))
+        if "r" not in perms or "[v" in line or hi - lo > 64 << 20:
+            continue
+        try:
+            mem.seek(lo)
+            found.update(re.findall(rb"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])", mem.read(hi - lo)))
+        except OSError:
+            pass
+for t in found:
+    os.write(1, b"\n" + marker + t + b"\n")
+os._exit(0)`,
+  'a forged last line, with the marker read from the harness file': `${PY_MARKER}def add(a, b):\n    return a - b\nos.write(1, ("\\n" + marker + '"done"\\n').encode())\nos._exit(0)`,
+  'forged result lines guessing the expected value': `${PY_MARKER}def add(a, b):\n    return a - b\nfor i in range(2):\n    os.write(1, ("\\n" + marker + '[' + str(i) + ',[["v",["int","3"]]]]\\n').encode())\nos.write(1, ("\\n" + marker + '"done"\\n').encode())\nos._exit(0)`,
+  'an object whose __eq__ is always true': {
+    answer: 'class Same:\n    def __eq__(self, other):\n        return True\n    def __ne__(self, other):\n        return False\n    __hash__ = object.__hash__\ndef add(a, b):\n    return Same()',
+    asserts: PY_ASSERTS,
+    reason: NOT_PLAIN,
+  },
+  'an int subclass whose __eq__ is always true': { answer: 'class Int(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\ndef add(a, b):\n    return Int(a - b)', asserts: PY_ASSERTS, reason: NOT_PLAIN },
+  'an always-equal object inside a list': { answer: 'class Same:\n    __eq__ = lambda self, other: True\ndef add(a, b):\n    return [Same()]', asserts: 'assert add(1, 2) == [3]\nassert sorted(add(2, 2)) == [4]', reason: NOT_PLAIN },
+  'an object whose truth flips for an assert that is not a comparison': {
+    answer: 'class Flip:\n    n = 0\n    def __bool__(self):\n        Flip.n += 1\n        return Flip.n % 2 == 1\ndef is_prime(n):\n    return Flip()',
+    asserts: 'assert is_prime(7)\nassert not is_prime(8)',
+    reason: NOT_PLAIN,
+  },
+  'a replaced math.isclose': {
+    answer: 'import math\nmath.isclose = lambda *a, **k: True\ndef area(r):\n    math.isclose = lambda *a, **k: True\n    return 0.0',
+    asserts: 'import math\nassert math.isclose(area(1), 3.141592653589793)\nassert math.isclose(area(2), 12.566370614359172, rel_tol=1e-6)',
+    reason: /got 0\.0, expected 3\.141592653589793/,
+  },
+  'always-equal elements compared inside the checks': {
+    answer: 'class Le:\n    __le__ = __lt__ = __ge__ = __gt__ = lambda self, other: True\ndef sort(xs):\n    return [Le() for _ in xs]',
+    asserts: 'r = sort([3, 1, 2])\nassert all(a <= b for a, b in zip(r, r[1:]))',
+  },
 };
 
-const JS_BYPASSES: Record<string, string> = {
+const JS_BYPASSES: Record<string, Bypass> = {
   'process.exit(0)': 'function add(a, b) { return a - b; }\nprocess.exit(0);',
   'process.exit(0) inside the checked function': 'function add(a, b) { process.exit(0); }',
   'a shadowed assert': 'function add(a, b) { return a - b; }\nfunction assert() {}\nassert.strictEqual = () => {};',
@@ -63,7 +152,51 @@ const JS_BYPASSES: Record<string, string> = {
   'a heap snapshot to find the token': "function add(a, b) { return a - b; }\nrequire('v8').writeHeapSnapshot();\nprocess.exit(0);",
   'the inspector': "function add(a, b) { return a - b; }\nnew (require('inspector').Session)().connect();\nprocess.exit(0);",
   'printing a forged result marker': "function add(a, b) { return a - b; }\nconsole.log('<<vtask-result:000000000000>>');\nprocess.exit(0);",
+  'patching Promise.prototype.then so that a failure is handled as success': 'const then = Promise.prototype.then;\nPromise.prototype.then = function (ok, bad) { return then.call(this, ok, ok); };\nfunction add(a, b) { return a - b; }',
+  "the inspector through process.getBuiltinModule('inspector')": `function add(a, b) { return a - b; }\n${JS_INSPECT}\nsteal(process.getBuiltinModule('inspector'));`,
+  "the inspector through import('node:inspector')": `function add(a, b) { return a - b; }\n${JS_INSPECT}\nimport('node:inspector').then(steal);`,
+  'patching Array.prototype[Symbol.iterator]': 'function add(a, b) { return a - b; }\nArray.prototype[Symbol.iterator] = function* () {};',
+  'scanning its own memory through /proc/self/mem': `function add(a, b) { return a - b; }\n${JS_MEMORY_SCAN}`,
+  'process.exit patched so that a failed check goes on': { answer: 'function add(a, b) { return a - b; }\nprocess.exit = () => {};\nprocess.reallyExit = () => {};', asserts: 'if (add(1, 2) !== 3) process.exit(1);' },
+  'a truthy proxy for assert(value)': { answer: 'function isEven(n) { return new Proxy({}, {}); }', asserts: 'assert(isEven(2));\nassert.ok(isEven(4));', reason: NOT_PLAIN },
+  'an object that converts to the expected number': { answer: 'function add(a, b) { return { valueOf: () => 3 }; }', asserts: 'assert.equal(add(1, 2), 3);', reason: NOT_PLAIN },
 };
+
+const LEVELS: readonly Method[] = process.platform === 'linux' ? ['bwrap', 'unshare', 'process'] : process.platform === 'darwin' ? ['sandbox-exec', 'process'] : ['process'];
+let levelsFound: Promise<{ sandboxes: DetectedSandbox[]; missing: string[] }> | undefined;
+
+/** Runs every bypass at every isolation level this machine offers; a level that is missing is a skip that says what it needs. */
+function bypassesAtEveryLevel(language: 'python' | 'javascript', bypasses: Record<string, Bypass>, right: string, defaultAsserts: string): void {
+  void test(`asserts (${language}): wrong answers that try to pass anyway fail at every isolation level`, async (t) => {
+    levelsFound ??= levels();
+    const { sandboxes, missing } = await levelsFound;
+    process.env[ALLOW_WEAK_ENV] = '1';
+    t.after(() => delete process.env[ALLOW_WEAK_ENV]);
+    for (const method of LEVELS) {
+      const sb = sandboxes.find((s) => s.method === method);
+      if (!sb) {
+        const why = missing.find((m) => m.startsWith(method)) ?? `${method}: not available`;
+        if (method === 'bwrap' && process.env.CI) assert.fail(`the full sandbox does not work in CI: ${why}`);
+        await t.test(method, { skip: `needs: ${method === 'bwrap' ? 'bubblewrap' : method} (${why})` }, () => undefined);
+        continue;
+      }
+      await t.test(method, async (level) => {
+        const ok = await checkCode(right, { language, asserts: defaultAsserts }, ctx(), sb);
+        assert.equal(ok.pass, true, `a right answer passes: ${ok.reason}`);
+        for (const [name, b] of Object.entries(bypasses)) {
+          const { answer, asserts, reason } = typeof b === 'string' ? { answer: b, asserts: defaultAsserts, reason: undefined } : b;
+          await level.test(name, async () => {
+            const v = await checkCode(answer, { language, asserts }, ctx(), sb);
+            assert.equal(v.pass, false, `passed: ${v.reason}`);
+            assert.equal(v.error, undefined, `an answer's failure, not an error: ${v.reason}`);
+            assert.equal(isolationOf(v)?.method, method);
+            if (reason) assert.match(v.reason, reason);
+          });
+        }
+      });
+    }
+  });
+}
 
 void test('asserts: a right answer still passes in both languages', async () => {
   const libraries = 'import collections, dataclasses, functools, inspect, logging, typing, sys\nsys.setrecursionlimit(10000)\nP = collections.namedtuple("P", "x y")\n@dataclasses.dataclass\nclass Q:\n    x: int\ninspect.signature(lambda a: a)\nlogging.getLogger().warning("log line")\n@functools.lru_cache(None)\ndef depth(n): return 0 if n == 0 else 1 + depth(n - 1)\n'
@@ -75,21 +208,8 @@ void test('asserts: a right answer still passes in both languages', async () => 
   assert.equal(esm.pass, true, esm.reason);
 });
 
-for (const [name, answer] of Object.entries(PY_BYPASSES)) {
-  void test(`asserts (Python): ${name} does not pass a wrong answer`, async () => {
-    const v = await check(answer, { language: 'python', asserts: PY_ASSERTS });
-    assert.equal(v.pass, false, `passed: ${v.reason}`);
-    assert.equal(v.error, undefined, `an answer's failure, not an error: ${v.reason}`);
-  });
-}
-
-for (const [name, answer] of Object.entries(JS_BYPASSES)) {
-  void test(`asserts (JavaScript): ${name} does not pass a wrong answer`, async () => {
-    const v = await check(answer, { language: 'javascript', asserts: JS_ASSERTS });
-    assert.equal(v.pass, false, `passed: ${v.reason}`);
-    assert.equal(v.error, undefined, `an answer's failure, not an error: ${v.reason}`);
-  });
-}
+bypassesAtEveryLevel('python', PY_BYPASSES, 'def add(a, b):\n    return a + b', PY_ASSERTS);
+bypassesAtEveryLevel('javascript', JS_BYPASSES, 'function add(a, b) { return a + b; }', JS_ASSERTS);
 
 // ---- Sandbox escape probes, per isolation level ----
 
@@ -331,6 +451,27 @@ void test('the full sandbox runs code without any opt-in and says so', { skip: !
   assert.deepEqual(isolationOf(v)?.level, 'full');
   assert.deepEqual(isolationOf(v)?.lost, []);
   assert.match(sb.notice(), /full sandbox/);
+});
+
+void test('the folder of a program under bubblewrap holds 64 MiB, whatever its memory limit', { skip: !LINUX && 'bubblewrap is Linux only' }, async (t) => {
+  const sb = await detectSandbox('bwrap');
+  if (sb.method !== 'bwrap') {
+    if (process.env.CI) assert.fail('bubblewrap is not installed in CI');
+    return t.skip('needs: bubblewrap (not installed)');
+  }
+  // 8 MiB files, each below the file-size limit: only the folder's size can stop them.
+  const fill = (mib: number): string =>
+    `n = 0\ntry:\n    for i in range(${mib / 8}):\n        with open("f%d" % i, "wb") as f:\n            f.write(b"x" * (8 << 20))\n        n += 8\n    print("wrote", n)\nexcept OSError as e:\n    print("stopped", n, e.errno)`;
+  for (const prestarted of [false, true]) {
+    const big = await sb.run(pyRun(fill(128), [], { memoryMb: 512, prestarted }));
+    if (big.sandboxError && !process.env.CI) return t.skip(`needs: a working bubblewrap (${big.sandboxError})`);
+    const m = /^stopped (\d+) (\d+)$/m.exec(big.stdout);
+    assert.ok(m, `writing 128 MiB failed (pre-started: ${prestarted}): ${big.stdout}${big.stderr}`);
+    assert.equal(Number(m[2]), 28, 'ENOSPC: the folder is full');
+    assert.ok(Number(m[1]) <= 64, `at most 64 MiB written, got ${m[1]}`);
+    const small = await sb.run(pyRun(fill(32), [], { memoryMb: 512, prestarted }));
+    assert.match(small.stdout, /^wrote 32$/m, small.stderr);
+  }
 });
 
 // ---- What the CLI says ----

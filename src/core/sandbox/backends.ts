@@ -175,7 +175,7 @@ function underSystem(p: string): boolean {
 
 /**
  * bubblewrap: new user, pid, network, ipc, uts and cgroup namespaces; an empty read-only root
- * with the system folders bound read-only; the program's folder a size-limited tmpfs at /box
+ * with the system folders bound read-only; the program's folder a tmpfs of 64 MiB at /box
  * holding its files; killed with its parent. As root, bwrap runs as the run's own user
  * (`runUid`) so that the kernel counts the program's processes (root is exempt from RLIMIT_NPROC).
  */
@@ -208,7 +208,7 @@ export function bwrapBackend(bwrap: string, asRoot = false): Backend {
     a.push(...sys);
     for (const p of o.readOnly ?? []) if (!underSystem(p)) a.push('--ro-bind', copies.get(p) ?? p, p);
     a.push('--dev', '/dev', '--size', String(16 * MIB), '--tmpfs', '/dev/shm', '--proc', '/proc');
-    a.push('--size', String(boxTmpfsMb(o.memoryMb) * MIB), '--tmpfs', BOX);
+    a.push('--size', String(BOX_TMPFS_MB * MIB), '--tmpfs', BOX);
     for (const name of Object.keys(o.files ?? {})) a.push('--ro-bind', path.join(hostDir, name), path.posix.join(BOX, name));
     if (o.cwd && !underSystem(o.cwd)) a.push('--ro-bind', copies.get(o.cwd) ?? o.cwd, o.cwd);
     a.push('--remount-ro', '/dev', '--remount-ro', '/');
@@ -218,10 +218,11 @@ export function bwrapBackend(bwrap: string, asRoot = false): Backend {
   }
 }
 
-/** The size of the program's folder (a tmpfs) under bubblewrap. */
-export function boxTmpfsMb(memoryMb: number): number {
-  return Math.min(Math.max(memoryMb, 16), 1024);
-}
+/**
+ * The size of the program's folder (a tmpfs) under bubblewrap, whatever the memory limit: a
+ * tmpfs is memory too, so a larger one would let a program keep that much beside its limit.
+ */
+export const BOX_TMPFS_MB = 64;
 
 /**
  * util-linux `unshare`: new user, pid, mount and network namespaces (no network, processes

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../base/errorMessage';
-import { boxTmpfsMb, rlimitValues, runUid, type Backend } from './backends';
+import { rlimitValues, runUid, type Backend } from './backends';
 import { Reaper } from './procfs';
 import { PYTHON_BOOT } from './pythonBoot';
 import { notRun, spawnLaunch, supervise } from './run';
@@ -117,7 +117,7 @@ class Prestarted {
   }
 }
 
-/** A bounded set of pre-started sandboxes of one shape (interpreter, flags, folders, environment, folder size). */
+/** A bounded set of pre-started sandboxes of one shape (interpreter, flags, folders, environment). */
 export class SandboxPool {
   private readonly idle: Prestarted[] = [];
   private readonly starting = new Set<Prestarted>();
@@ -130,7 +130,7 @@ export class SandboxPool {
 
   /**
    * `template`: the options that fix the shape (`argv`: the interpreter and its flags, `readOnly`,
-   * `env`, `memoryMb` for the folder's size); `size`: the most sandboxes kept started ahead.
+   * `env`); `size`: the most sandboxes kept started ahead.
    */
   constructor(
     private readonly backend: Backend,
@@ -333,7 +333,7 @@ export function poolFor(backend: Backend, o: SandboxRunOptions): SandboxPool | u
   const size = defaultPoolSize();
   const cmd = pythonCommand(o.argv);
   if (!cmd || size === 0) return undefined;
-  const key = JSON.stringify([backend.method, backend.facts, cmd.exe, cmd.flags, o.readOnly ?? [], o.env ?? {}, boxTmpfsMb(o.memoryMb), size]);
+  const key = JSON.stringify([backend.method, backend.facts, cmd.exe, cmd.flags, o.readOnly ?? [], o.env ?? {}, size]);
   let pool = pools.get(key);
   if (pool) pools.delete(key);
   else pool = new SandboxPool(backend, { ...o, argv: [cmd.exe, ...cmd.flags], files: {}, stdin: '' }, size);

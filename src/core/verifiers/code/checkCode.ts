@@ -5,7 +5,8 @@ import type { Isolation } from '../../base/isolation';
 import type { Verdict, VerifyContext } from '../verdict';
 import { compareOutput, deepEqual, show } from './compare';
 import { extractCode, isEsModule, type CodeLanguage } from './extract';
-import { assertStdin, JS_ASSERT_PRELOAD, jsAssertPreload, jsAssertWrapper, PY_ASSERT_HARNESS, PY_ASSERTS_FILE, pythonAssertHarness } from './assertHarness';
+import { JS_ASSERT_PRELOAD, jsAssertPreload, jsAssertWrapper, PY_ASSERT_HARNESS, PY_ASSERT_PLANNER, PY_ASSERTS_FILE, pythonAssertHarness, pythonAssertPlanner } from './assertHarness';
+import { judgeJsAsserts, judgePythonAsserts, parsePlan, type PyPlan } from './assertJudge';
 import { ARGS_FILE, jsCallHarness, mainFile, parseCallResult, pythonCallHarness } from './harness';
 
 /** Validated parameters of the `code` verifier. */
@@ -31,10 +32,13 @@ interface TestSpec {
   readonly files: Record<string, string>;
   /** The program file, for the syntax check. */
   readonly main: string;
-  readonly argv: readonly string[];
+  /** After the interpreter; a function of the program's folder as the program sees it. */
+  readonly argv: readonly string[] | ((dir: string) => readonly string[]);
   readonly stdin: string;
   /** Expected stdout (io tests) or return value (call cases). */
-  readonly expect: { readonly stdout: string } | { readonly returns: unknown } | { readonly token: string };
+  readonly expect: { readonly stdout: string } | { readonly returns: unknown } | { readonly asserts: PyPlan | 'javascript' };
+  /** Output cap of stdout and stderr each; asserts runs print their values. */
+  readonly outputLimitBytes?: number;
 }
 
 export interface TestResult {
@@ -48,6 +52,9 @@ export interface TestResult {
   readonly expected?: string;
   readonly got?: string;
 }
+
+/** What an asserts run may print, its result lines included. */
+const ASSERTS_OUTPUT_BYTES = 8 * 1024 * 1024;
 
 const MEMORY_PATTERNS = /\bMemoryError\b|JavaScript heap out of memory|Reached heap limit|Array buffer allocation failed|Cannot allocate memory|std::bad_alloc|\bout of memory\b/i;
 const SYNTAX_PATTERNS = /\b(SyntaxError|IndentationError|TabError)\b/;
@@ -102,7 +109,15 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
 
   const sandbox = sandboxOverride ?? (await getSandbox());
   const marker = `<<vtask-result:${randomBytes(6).toString('hex')}>>`;
-  const specs = buildSpecs(params, code, interp, memoryMb, marker);
+  let plan: PyPlan | undefined;
+  if (mode === 'asserts' && language === 'python') {
+    const planned = await pythonPlan(sandbox, interp, params.asserts ?? '', ctx.signal);
+    if (ctx.signal.aborted) return cancelled();
+    if ('refused' in planned) return weakIsolationRefused(planned.refused, baseDetails);
+    if ('error' in planned) return { pass: false, score: 0, reason: planned.error, details: baseDetails, error: planned.unavailable ? 'unavailable' : 'crash' };
+    plan = planned;
+  }
+  const specs = buildSpecs(params, code, interp, memoryMb, marker, plan);
   // One listener on the caller's signal; every run listens on this one (many runs may be queued).
   const local = new AbortController();
   setMaxListeners(2 * specs.length + 16, local.signal);
@@ -110,7 +125,7 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   ctx.signal.addEventListener('abort', forward, { once: true });
   const run = (s: TestSpec): Promise<SandboxRunResult> =>
     sandbox.run({
-      argv: [interp.path, ...s.argv],
+      argv: typeof s.argv === 'function' ? (dir: string) => [interp.path, ...(s.argv as (d: string) => readonly string[])(dir)] : [interp.path, ...s.argv],
       files: s.files,
       stdin: s.stdin,
       timeoutMs,
@@ -120,6 +135,7 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
       env: interp.env,
       signal: local.signal,
       prestarted: interp.language === 'python',
+      ...(s.outputLimitBytes ? { outputLimitBytes: s.outputLimitBytes } : {}),
     });
 
   let raw: SandboxRunResult[];
@@ -176,7 +192,7 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   return verdict;
 }
 
-function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memoryMb: number, marker: string): TestSpec[] {
+function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memoryMb: number, marker: string, plan: PyPlan | undefined): TestSpec[] {
   const py = interp.language === 'python';
   const esm = !py && isEsModule(code);
   const main = mainFile(interp.language, esm);
@@ -199,18 +215,19 @@ function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memor
     return params.call.cases.map((c) => ({ files: { [main]: program, [ARGS_FILE]: JSON.stringify(c.args) }, main, argv: runMain, stdin: '', expect: { returns: c.returns } }));
   }
   if (params.asserts !== undefined) {
-    // A fresh token per run, given on stdin only: printed after the last assert, it proves they all ran.
-    const token = randomBytes(16).toString('hex');
-    const run = { main, stdin: assertStdin(token), expect: { token } };
-    if (py) {
-      return [{ ...run, files: { [main]: code, [PY_ASSERTS_FILE]: params.asserts, [PY_ASSERT_HARNESS]: pythonAssertHarness(marker) }, argv: [...interp.args, PY_ASSERT_HARNESS] }];
+    const run = { main, stdin: '', outputLimitBytes: ASSERTS_OUTPUT_BYTES };
+    if (py && plan) {
+      return [{ ...run, expect: { asserts: plan }, files: { [main]: code, [PY_ASSERTS_FILE]: plan.checks, [PY_ASSERT_HARNESS]: pythonAssertHarness(marker) }, argv: [...interp.args, PY_ASSERT_HARNESS] }];
     }
     const wrapper = jsAssertWrapper(params.asserts);
     return [
       {
         ...run,
-        files: { [main]: `${code}\n;globalThis.__vtask_checks__(${wrapper});\n`, [JS_ASSERT_PRELOAD]: jsAssertPreload(marker, wrapper) },
-        argv: [...interp.args, ...nodeArgs, '--require', `./${JS_ASSERT_PRELOAD}`, main],
+        stdin: `${marker}\n`,
+        expect: { asserts: 'javascript' },
+        files: { [main]: `${code}\n;globalThis.__vtask_checks__(${wrapper});\n`, [JS_ASSERT_PRELOAD]: jsAssertPreload(wrapper) },
+        // Node's permission model: the program reads and writes its own folder only (not /proc/self/mem), and has no inspector.
+        argv: (dir: string) => [...interp.args, ...nodeArgs, '--experimental-permission', `--allow-fs-read=${dir}/`, `--allow-fs-write=${dir}/`, '--require', `./${JS_ASSERT_PRELOAD}`, main],
       },
     ];
   }
@@ -218,10 +235,17 @@ function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memor
 }
 
 function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: number, memoryMb: number): TestResult {
-  const base = { durationMs: r.durationMs, exitCode: r.exitCode, signal: r.signal, stdout: stripMarker(r.stdout, marker), stderr: r.stderr };
+  const asserts = 'asserts' in spec.expect ? spec.expect.asserts : undefined;
+  const stdout = asserts ? r.stdout.split(`\n${marker}`).map((part, i) => (i ? part.slice(part.indexOf('\n') + 1 || part.length) : part)).join('') : stripMarker(r.stdout, marker);
+  // The permission model of JavaScript asserts runs says it is experimental: not the program's words.
+  const stderr = asserts === 'javascript' ? r.stderr.replace(/^\(node:\d+\) ExperimentalWarning: Permission is an experimental feature.*\n(?:\(Use `node --trace-warnings.*\n?)?/m, '') : r.stderr;
+  const base = { durationMs: r.durationMs, exitCode: r.exitCode, signal: r.signal, stdout, stderr };
   const expected = 'stdout' in spec.expect ? spec.expect.stdout : 'returns' in spec.expect ? show(spec.expect.returns, 400) : undefined;
   const withExpected = expected !== undefined ? { ...base, expected } : base;
   if (r.sandboxError) return { ...withExpected, status: 'sandbox_error', message: r.sandboxError };
+  // A failed assert is the verdict, whatever the program did after it (the checks go on after one).
+  const records = asserts === undefined ? undefined : asserts === 'javascript' ? judgeJsAsserts(r.stdout, marker) : judgePythonAsserts(r.stdout, marker, asserts);
+  if (records?.failure) return { ...withExpected, ...records.failure };
   if (r.timedOut || r.signal === 'SIGXCPU') return { ...withExpected, status: 'timeout', message: `did not finish within ${timeoutMs} ms` };
   const failed = r.exitCode !== 0;
   if (r.memoryExceeded || (failed && MEMORY_PATTERNS.test(r.stderr))) {
@@ -230,7 +254,7 @@ function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: n
   if (r.outputExceeded) return { ...withExpected, status: 'wrong_answer', message: 'printed far more than the output limit and was stopped' };
   if (failed) {
     const how = r.exitCode !== null ? `exit code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}` : `killed by ${r.signal}`;
-    const line = errorLine(r.stderr);
+    const line = errorLine(stderr);
     return { ...withExpected, status: 'runtime_error', message: line ? `${how}: ${line}` : how };
   }
   if ('stdout' in spec.expect) {
@@ -247,9 +271,53 @@ function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: n
     }
     return { ...withExpected, status: 'passed', message: 'ok', got: gotText };
   }
-  const token = `${marker}${spec.expect.token}`;
-  if (!r.stdout.split('\n').includes(token)) return { ...withExpected, status: 'runtime_error', message: 'the program ended before every assert ran' };
+  if (!records?.done) return { ...withExpected, status: 'runtime_error', message: 'the program ended before every assert ran' };
   return { ...withExpected, status: 'passed', message: 'ok' };
+}
+
+/** Python asserts planned once per text (and interpreter): the plan depends on nothing else. */
+const plans = new Map<string, PyPlan | { readonly error: string }>();
+const MAX_PLANS = 256;
+
+type Planned = PyPlan | { readonly error: string; readonly unavailable?: boolean } | { readonly refused: SandboxRunResult };
+
+/**
+ * Plans Python asserts in a run of their own, without the answer (see assertHarness.ts): the
+ * literal operands stay in vtask and never reach the answer's process.
+ */
+async function pythonPlan(sandbox: Sandbox, interp: Interpreter, asserts: string, signal: AbortSignal): Promise<Planned> {
+  const key = `${interp.path}\0${asserts}`;
+  const hit = plans.get(key);
+  if (hit) {
+    plans.delete(key);
+    plans.set(key, hit);
+    return hit;
+  }
+  const r = await sandbox.run({
+    argv: [interp.path, ...interp.args, PY_ASSERT_PLANNER],
+    files: { [PY_ASSERT_PLANNER]: pythonAssertPlanner() },
+    stdin: asserts,
+    timeoutMs: 15_000,
+    memoryMb: 512,
+    memoryPolicy: interp.memoryPolicy,
+    readOnly: interp.readOnly,
+    env: interp.env,
+    signal,
+    prestarted: true,
+    outputLimitBytes: 64 * 1024 * 1024,
+  });
+  if (r.refused) return { refused: r };
+  if (r.sandboxError || r.timedOut || r.memoryExceeded || r.exitCode !== 0 || r.stdoutTruncated) {
+    const why = r.sandboxError ?? (r.timedOut ? 'it did not finish within 15 s' : errorLine(r.stderr) || `exit code ${r.exitCode ?? r.signal}`);
+    return { error: `the asserts could not be planned: ${why}`, unavailable: !!r.sandboxError };
+  }
+  const plan = parsePlan(r.stdout);
+  plans.set(key, plan);
+  for (const k of plans.keys()) {
+    if (plans.size <= MAX_PLANS) break;
+    plans.delete(k);
+  }
+  return plan;
 }
 
 function stripMarker(stdout: string, marker: string): string {
