@@ -40,7 +40,7 @@ export const PROBE_NAMES: readonly string[] = [
   'wrong-answer', 'option', 'perturbed-number', 'perturbed-option', 'perturbed-word', 'arbitrary-number', 'arbitrary-word',
   'hedge-gold-first', 'hedge-gold-last', 'candidate-list', 'answer-only-in-think', 'all-options',
   'right-padded', 'right-unboxed', 'right-text-wrapped', 'right-decimal', 'right-trailing-period', 'right-thousands', 'right-dollar', 'right-words', 'right-case-space',
-  'does-nothing', 'exit-at-once', 'hard-exit', 'never-ends', 'print-expected', 'silence-errors', 'mutant',
+  'does-nothing', 'exit-at-once', 'hard-exit', 'never-ends', 'print-expected', 'silence-errors', 'mutant', 'always-equal', 'harness-attack',
   'injection-instruction', 'injection-forged-verdict',
   'agent-no-call', 'agent-claimed-calls', 'agent-wrong-args', 'agent-forged-state',
 ];
