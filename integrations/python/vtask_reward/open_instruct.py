@@ -6,7 +6,8 @@ verifiers registers ``VtaskVerifier`` under that name (it subclasses open-instru
 The ground truth is ``{task, verifier, prompt}`` JSON: the verifier is sent with the task's
 prompt (what a judge reads), or, when it runs a program, the task id is (the served dataset
 has the program). An undecided verdict scores 0 and is logged (``VTASK_UNDECIDED=raise``
-raises); its ``reasoning`` says so.
+raises); its ``reasoning`` says so. open-instruct asks for one prediction per call, so each
+call is one request, over the thread's kept-alive connection.
 """
 
 import asyncio
