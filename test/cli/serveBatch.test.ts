@@ -132,7 +132,7 @@ function pythonRun(script: string, args: readonly string[], env: NodeJS.ProcessE
   });
 }
 
-test('the shims send a whole batch as one request, and keep one connection for per-sample calls', async () => {
+test('the shims send a whole batch as one request (verl, TRL, open-instruct\'s gathered calls), and keep one connection for per-sample calls', async () => {
   const before = await health(url);
   const out = await pythonRun(`
 from vtask_reward.verl import compute_score, compute_score_batch
@@ -147,8 +147,20 @@ report["trl"] = vtask_reward(["p"] * 3, ["72", "no commas", "a, b"], vtask_verif
 report["after_trl"] = health()
 report["per_sample"] = [compute_score("vtask", r, "72", {"vtask_verifier": math})["score"] for r in ["72", "71", "72", "9"]]
 report["after_per_sample"] = health()
+import asyncio
+from vtask_reward.open_instruct import VtaskVerifier
+oi = VtaskVerifier()
+label = lambda v: json.dumps({"task": "t", "verifier": json.loads(v), "prompt": "p"})
+async def gathered(pairs):
+    return await asyncio.gather(*(oi.async_call([], r, l) for r, l in pairs), return_exceptions=True)
+found = asyncio.run(gathered([("72", label(math)), ("a, b", label(commas)), ("71", label(math)), ("no commas", label(commas))]))
+report["open_instruct"] = [r.score for r in found]
+report["after_open_instruct"] = health()
+bad = json.dumps({"task": "nope", "verifier": {"script": {"path": "x.mjs"}}})
+found = asyncio.run(gathered([("72", label(math)), ("x", bad)]))
+report["open_instruct_refused"] = [getattr(r, "score", None) if not isinstance(r, Exception) else str(r) for r in found]
 print(json.dumps(report))
-`, [], { VTASK_URL: url }).then((o) => JSON.parse(o) as Record<'start' | 'after_batch' | 'after_trl' | 'after_per_sample', Health> & { batch: number[]; trl: number[]; per_sample: number[] });
+`, [], { VTASK_URL: url }).then((o) => JSON.parse(o) as Record<'start' | 'after_batch' | 'after_trl' | 'after_per_sample' | 'after_open_instruct', Health> & { batch: number[]; trl: number[]; per_sample: number[]; open_instruct: number[]; open_instruct_refused: [number, string] });
   assert.deepEqual(out.batch, [1, 0, 1, 0]);
   assert.deepEqual(out.trl, [1, 1, 0]);
   assert.deepEqual(out.per_sample, [1, 0, 1, 0]);
@@ -156,6 +168,11 @@ print(json.dumps(report))
   assert.equal(requests(out.after_batch) - requests(out.start), 1, 'verl compute_score_batch: one request for 4 rows of 3 verifiers');
   assert.equal(requests(out.after_trl) - requests(out.after_batch), 1, 'TRL: one request per call');
   assert.equal(requests(out.after_per_sample) - requests(out.after_trl), 4, 'verl compute_score: one request per sample');
+  // open-instruct's gathered async calls go as one request; a refused row fails its own call only.
+  assert.deepEqual(out.open_instruct, [1, 0, 0, 1]);
+  assert.equal(requests(out.after_open_instruct) - requests(out.after_per_sample), 1, 'open-instruct: one request for the gathered calls');
+  assert.equal(out.open_instruct_refused[0], 1);
+  assert.match(out.open_instruct_refused[1], /404 no task 'nope' in the loaded files/);
   // Every call of the process went over the one connection its first call opened.
   assert.equal(out.after_per_sample.connections, out.start.connections, 'no new connection per call');
   assert.ok(out.start.connections <= before.connections + 2);

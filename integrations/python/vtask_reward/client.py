@@ -252,6 +252,13 @@ def verdict_groups(items, client=None, undecided=None):
     responses of a verifier and prompt travel as one batch item; rows whose verifier runs a program
     go by task id. Each undecided verdict is reported (see ``note_undecided``).
     """
+    verdicts = plain_verdicts(items, client)
+    note_undecided(verdicts, items, undecided)
+    return verdicts
+
+
+def plain_verdicts(items, client=None):
+    """``verdict_groups`` without reporting the undecided verdicts (the caller does)."""
     client = client or default_client()
     groups = {}
     for i, raw in enumerate(items):
@@ -272,7 +279,6 @@ def verdict_groups(items, client=None, undecided=None):
             raise VtaskError(f"vtask serve at {client.url}: {answer['status']} {answer['error']}")
         for (i, _, _), result in zip(members, answer["results"]):
             verdicts[i] = result
-    note_undecided(verdicts, items, undecided)
     return verdicts
 
 
