@@ -61,7 +61,15 @@ def item_of(row, response):
 def rate(n, fn):
     t0 = time.perf_counter()
     fn()
-    return round(n / (time.perf_counter() - t0))
+    return n / (time.perf_counter() - t0)
+
+
+def compare(n, new, baseline, rounds=3):
+    """Verdicts/s of the new way and of the baseline, run in turn ``rounds`` times (the median of
+    each): a machine whose load changes during the run tilts neither."""
+    runs = [(rate(n, new), rate(n, baseline)) for _ in range(rounds)]
+    median = lambda xs: round(sorted(xs)[len(xs) // 2])  # noqa: E731
+    return {"new": median([a for a, _ in runs]), "baseline": median([b for _, b in runs])}
 
 
 def threaded(batch, threads, per_row):
@@ -89,17 +97,13 @@ warm = sample(512)
 old_grouped([item_of(*x) for x in warm])
 compute_score_batch(*map(list, zip(*[verl_args(*x) for x in warm])))
 
-seq = sample(n(400))
-figures["verl_per_sample_seq"] = {
-    "new": rate(len(seq), lambda: [compute_score(*verl_args(*x)) for x in seq]),
-    "baseline": rate(len(seq), lambda: [old_grouped([item_of(*x)]) for x in seq]),
-}
-par = sample(n(1600))
-figures["verl_per_sample_16_threads"] = {
-    "new": rate(len(par), threaded(par, 16, lambda r, s: compute_score(*verl_args(r, s)))),
-    "baseline": rate(len(par), threaded(par, 16, lambda r, s: old_grouped([item_of(r, s)]))),
-}
-big = sample(n(8192))
+seq = sample(n(200))
+figures["verl_per_sample_seq"] = compare(len(seq), lambda: [compute_score(*verl_args(*x)) for x in seq],
+                                        lambda: [old_grouped([item_of(*x)]) for x in seq])
+par = sample(n(800))
+figures["verl_per_sample_16_threads"] = compare(len(par), threaded(par, 16, lambda r, s: compute_score(*verl_args(r, s))),
+                                                threaded(par, 16, lambda r, s: old_grouped([item_of(r, s)])))
+big = sample(n(4096))
 
 
 def verl_batch(chunk):
@@ -107,10 +111,7 @@ def verl_batch(chunk):
     compute_score_batch(*map(list, zip(*args)))
 
 
-figures["verl_batch_256"] = {
-    "new": rate(len(big), in_chunks(big, 256, verl_batch)),
-    "baseline": rate(len(big), in_chunks(big, 256, lambda c: old_grouped([item_of(*x) for x in c]))),
-}
+figures["verl_batch_256"] = compare(len(big), in_chunks(big, 256, verl_batch), in_chunks(big, 256, lambda c: old_grouped([item_of(*x) for x in c])))
 
 
 def trl_call(chunk):
@@ -118,10 +119,7 @@ def trl_call(chunk):
                  solution=[r["solution"] for r, _ in chunk])
 
 
-figures["trl_reward_64"] = {
-    "new": rate(len(big), in_chunks(big, 64, trl_call)),
-    "baseline": rate(len(big), in_chunks(big, 64, lambda c: old_grouped([item_of(*x) for x in c]))),
-}
+figures["trl_reward_64"] = compare(len(big), in_chunks(big, 64, trl_call), in_chunks(big, 64, lambda c: old_grouped([item_of(*x) for x in c])))
 # The server alone: C clients, each with its own client, posting batches of 64 responses.
 for clients in (1, 4, 16):
     items = [item_of(*x) for x in big]
@@ -147,5 +145,5 @@ for clients in (1, 4, 16):
         for t in ts:
             t.join()
 
-    figures[f"server_{clients}_clients"] = {"new": rate(len(items), run_new), "baseline": rate(len(items), run_old)}
+    figures[f"server_{clients}_clients"] = compare(len(items), run_new, run_old)
 print(json.dumps(figures))
