@@ -50,7 +50,7 @@ export interface ServeOptions extends GateOptions {
 /** A request answered with an error status and `{"error": message}`. */
 class HttpError extends GateRefusal {}
 
-/** Seconds a refused client should wait before it asks again: about the time a full queue takes. */
+/** Seconds a refused client should wait before it asks again (the Python client waits longer on each retry). */
 const RETRY_AFTER_S = 1;
 
 /** The verdict as the wire carries it: the spec's fields, plus why it could not decide. */
@@ -250,9 +250,9 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
 /** An HTTP server answering spec §5.1: `GET /health`, `POST /verify`. */
 export function createVerifyServer(opts: ServeOptions): http.Server {
   const total = [...opts.tasks.values()].reduce((a, l) => a + l.length, 0);
-  // Responses this process is verifying or holding, the /verify requests it has taken and the
-  // connections it has accepted (/health shows both: a client that batches and keeps its
-  // connection alive is seen to).
+  // Responses this process is verifying or holding; the /verify requests it has taken and the
+  // connections it has accepted (/health shows those two, so that a client that batches and
+  // keeps its connection alive can be seen to).
   let queued = 0;
   let verifyRequests = 0;
   let connections = 0;
