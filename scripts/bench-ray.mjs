@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Ray Data scoring throughput: rows of `vtask export --format trl` (math, constraints, JSON and
-// composite examples) joined with their cases' responses, repeated to N rows, scored by 2 Ray
-// workers each running its own `vtask serve` (vtask_reward.ray). The time includes starting the
-// workers and their servers, as a scoring job pays it; Ray's own start-up is reported apart.
+// Ray Data scoring throughput beside one `vtask serve` without Ray: rows of `vtask export
+// --format trl` (math, constraints, JSON and composite examples) joined with their cases'
+// responses, repeated to N rows and shuffled, scored by one server through the client, then by
+// Ray Data with 1 and 2 workers sharing the node's server (vtask_reward.ray). The Ray times
+// include starting the workers (and, for the first, the server), as a scoring job pays it; Ray's
+// own start-up is reported apart.
 //
-//   node scripts/bench-ray.mjs [--rows N] [--workers W]
+//   node scripts/bench-ray.mjs [--rows N] [--workers 1,2]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,10 +17,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
-  return i === -1 ? def : Number(process.argv[i + 1]);
+  return i === -1 ? def : process.argv[i + 1];
 };
-const ROWS = arg('--rows', 20_000);
-const WORKERS = arg('--workers', 2);
+const ROWS = Number(arg('--rows', 5_000));
+const WORKERS = arg('--workers', '1,2');
 const core = require(path.join(root, 'out/core.js'));
 const cli = path.join(root, 'out/cli.js');
 
@@ -38,7 +40,7 @@ const rows = path.join(dir, 'rows.parquet');
 const exported = spawnSync(process.execPath, [cli, 'export', tasks, '--format', 'trl', '-o', rows], { encoding: 'utf8' });
 if (exported.status !== 0) throw new Error(`export failed: ${exported.stderr}`);
 
-const r = spawnSync('python3', [path.join(root, 'scripts/bench_ray.py'), rows, path.join(dir, 'pairs.json'), tasks, String(ROWS), String(WORKERS)], {
+const r = spawnSync('python3', [path.join(root, 'scripts/bench_ray.py'), rows, path.join(dir, 'pairs.json'), tasks, String(ROWS), WORKERS], {
   encoding: 'utf8',
   timeout: 600_000,
   env: { ...process.env, PYTHONPATH: path.join(root, 'integrations/python'), VTASK_CLI: `${process.execPath} ${cli}` },
@@ -46,5 +48,8 @@ const r = spawnSync('python3', [path.join(root, 'scripts/bench_ray.py'), rows, p
 fs.rmSync(dir, { recursive: true, force: true });
 if (r.status !== 0) throw new Error(`bench_ray.py failed (${r.error ?? r.status}): ${r.stderr.slice(-2000)}`);
 const figures = JSON.parse(r.stdout.trim().split('\n').at(-1));
-console.log(`Ray Data scoring, ${figures.workers} workers with a vtask serve each, ${figures.rows} rows: ${figures.verdicts_per_s} verdicts/s (${figures.score_s} s including the workers' start; ray.init ${figures.ray_init_s} s)`);
+console.log(`one vtask serve (--workers auto), no Ray, ${figures.rows} rows: ${figures.one_server_rows_per_s} rows/s`);
+for (const w of WORKERS.split(',')) {
+  console.log(`Ray Data, ${w} worker(s) sharing the node's vtask serve, ${figures.rows} rows: ${figures[`ray_${w}_workers_rows_per_s`]} rows/s (${figures[`ray_${w}_workers_s`]} s including the workers' start; ray.init ${figures.ray_init_s} s)`);
+}
 console.log(JSON.stringify({ ray_score: figures }));

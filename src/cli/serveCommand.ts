@@ -17,7 +17,8 @@ export const serveHelp = `Usage: vtask serve PATH... [--host 127.0.0.1] [--port 
 
 Answers verdicts over HTTP for trainers (verl, TRL, open-instruct, Ray): GET /health,
 POST /verify with {"task": ID, "responses": [...]} or {"verifier": {...}, "prompt": "...",
-"responses": [...]} → {"results": [{"pass", "score", "reason"}, ...]} in order.
+"responses": [...]} → {"results": [{"pass", "score", "reason"}, ...]} in order, or a batch of
+such requests, {"items": [...]} → {"items": [{"results": [...]} or {"error", "status"}, ...]}.
 Prints "listening on http://HOST:PORT" first (--port 0 picks a free port).
   --host H             the address to listen on (default 127.0.0.1). Beyond loopback a token
                        is required: --token, else VTASK_SERVE_TOKEN, else one is generated and
@@ -36,6 +37,8 @@ Prints "listening on http://HOST:PORT" first (--port 0 picks a free port).
   --max-body-mb N      largest request body (default 32)
   --max-batch N        most responses per request (default 4096)
   --concurrency N      responses verified at once per request (default 64)
+  --max-queue N        most responses queued per worker; past it a request gets 503 and
+                       Retry-After (default 16384)
   --base-url URL --model NAME   the judge model for judge verifiers`;
 
 interface ServeArgs {
@@ -46,6 +49,7 @@ interface ServeArgs {
   maxBodyMb: number;
   maxBatch: number;
   concurrency: number;
+  maxQueue: number;
   baseUrl?: string;
   model?: string;
   token?: string;
@@ -55,7 +59,7 @@ interface ServeArgs {
 }
 
 function parseArgs(argv: readonly string[]): ServeArgs {
-  const a: ServeArgs = { paths: [], host: '127.0.0.1', port: 8765, workers: 1, maxBodyMb: 32, maxBatch: 4096, concurrency: 64, allowHosts: [], allowOrigins: [], allowInlinePrograms: false };
+  const a: ServeArgs = { paths: [], host: '127.0.0.1', port: 8765, workers: 1, maxBodyMb: 32, maxBatch: 4096, concurrency: 64, maxQueue: 16384, allowHosts: [], allowOrigins: [], allowInlinePrograms: false };
   for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--host':
@@ -78,6 +82,9 @@ function parseArgs(argv: readonly string[]): ServeArgs {
       case '--concurrency':
         a.concurrency = boundedInt(value(), flag, 1, 4096);
         break;
+      case '--max-queue':
+        a.maxQueue = boundedInt(value(), flag, 1, 100_000_000);
+        break;
       case '--token':
         a.token = value();
         if (!a.token.trim() || /\s/.test(a.token)) throw new UsageError('--token takes a token without spaces');
@@ -97,7 +104,7 @@ function parseArgs(argv: readonly string[]): ServeArgs {
         break;
       default:
         if (modelFlag(flag, value, a, false)) break;
-        if (arg.startsWith('-')) throw unknownOption(arg, ['--host', '--port', '--token', '--allow-host', '--allow-origin', '--allow-inline-programs', '--workers', '--max-body-mb', '--max-batch', '--concurrency', '--base-url', '--model']);
+        if (arg.startsWith('-')) throw unknownOption(arg, ['--host', '--port', '--token', '--allow-host', '--allow-origin', '--allow-inline-programs', '--workers', '--max-body-mb', '--max-batch', '--concurrency', '--max-queue', '--base-url', '--model']);
         a.paths.push(arg);
     }
   }
@@ -125,6 +132,7 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
     maxBodyBytes: args.maxBodyMb * 1024 * 1024,
     maxBatch: args.maxBatch,
     concurrency: args.concurrency,
+    maxQueued: args.maxQueue,
     judge: args.baseUrl && args.model ? judge : undefined,
     cwd: io.cwd,
   });

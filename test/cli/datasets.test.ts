@@ -114,8 +114,9 @@ print(json.dumps({"checked": len(json.load(open(d + "/expected.json"))), "bad": 
 });
 
 test('serve: /health, verdicts in order for a task or an inline verifier, JSON errors', async () => {
-  const health = await (await fetch(url + '/health')).json();
-  assert.deepEqual(health, { ok: true, tasks: 22 });
+  const health = (await (await fetch(url + '/health')).json()) as { ok: boolean; tasks: number; verify_requests: number };
+  assert.deepEqual({ ok: health.ok, tasks: health.tasks }, { ok: true, tasks: 22 });
+  assert.equal(typeof health.verify_requests, 'number');
   const byTask = await post('/verify', { task: 'gsm8k/clips', responses: ['so \\boxed{72}', '\\boxed{71}', 'The answer is 72.'] });
   assert.equal(byTask.status, 200);
   assert.deepEqual((byTask.json.results as { pass: boolean }[]).map((r) => r.pass), [true, false, true]);

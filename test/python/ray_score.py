@@ -1,4 +1,4 @@
-"""Scores (task, response) pairs with Ray Data, one ``vtask serve`` per Ray worker.
+"""Scores (task, response) pairs with Ray Data, one ``vtask serve`` per Ray node.
 
     python3 ray_score.py ROWS.parquet CASES.json TASKS_DIR PIDS_FILE OUT.json
 

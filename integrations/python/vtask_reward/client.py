@@ -1,12 +1,14 @@
 """The HTTP client of ``vtask serve`` (spec section 5.1)."""
 
+import http.client
 import json
 import logging
 import os
 import shlex
 import shutil
-import urllib.error
-import urllib.request
+import threading
+import time
+import urllib.parse
 from collections import namedtuple
 
 log = logging.getLogger("vtask_reward")
@@ -27,32 +29,75 @@ def vtask_command(command=None):
     return argv
 
 
-class Client:
-    """Posts batches of responses to ``/verify`` and returns the verdicts in order."""
+# A kept-alive connection the server closed between two requests: sent again once, on a new one.
+_STALE = (http.client.RemoteDisconnected, http.client.CannotSendRequest, http.client.BadStatusLine,
+          ConnectionResetError, BrokenPipeError)
 
-    def __init__(self, url=None, token=None, timeout=120.0, batch=1024):
+
+class Client:
+    """Posts batches of responses to ``/verify`` and returns the verdicts in order.
+
+    Each thread keeps one connection alive (no TCP handshake per request); at most ``in_flight``
+    requests of this client are outstanding at once, and a request the server turns away as busy
+    (503) is sent again after its ``Retry-After``, at most ``retries`` times.
+    """
+
+    def __init__(self, url=None, token=None, timeout=120.0, batch=1024, in_flight=8, retries=6):
         self.url = (url or os.environ.get("VTASK_URL") or "http://127.0.0.1:8765").rstrip("/")
         self.token = token if token is not None else os.environ.get("VTASK_SERVE_TOKEN")
         self.timeout = timeout
         self.batch = batch
+        self.retries = retries
+        self._parts = urllib.parse.urlsplit(self.url)
+        self._window = threading.BoundedSemaphore(max(1, in_flight))
+        self._local = threading.local()
+
+    def _connection(self, fresh=False):
+        local = self._local
+        # A forked process must not share its parent's socket.
+        if fresh or getattr(local, "pid", None) != os.getpid() or local.conn is None:
+            if getattr(local, "conn", None) is not None and local.pid == os.getpid():
+                local.conn.close()
+            kind = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
+            local.conn, local.pid = kind(self._parts.hostname, self._parts.port, timeout=self.timeout), os.getpid()
+        return local.conn
+
+    def _exchange(self, method, path, data):
+        headers = {"content-type": "application/json", "connection": "keep-alive"}
+        if self.token:
+            headers["authorization"] = "Bearer " + self.token
+        for attempt in (0, 1):
+            conn = self._connection(fresh=attempt > 0)
+            try:
+                conn.request(method, self._parts.path + path, body=data, headers=headers)
+                res = conn.getresponse()
+                return res.status, res.getheader("retry-after"), res.read()
+            except _STALE:
+                conn.close()
+                if attempt:
+                    raise
+            except BaseException:
+                conn.close()
+                raise
 
     def _request(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode("utf-8")
-        req = urllib.request.Request(self.url + path, data=data, method=method)
-        req.add_header("content-type", "application/json")
-        if self.token:
-            req.add_header("authorization", "Bearer " + self.token)
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as res:
-                return json.loads(res.read().decode("utf-8"))
-        except urllib.error.HTTPError as e:
+        for attempt in range(self.retries + 1):
             try:
-                message = json.loads(e.read().decode("utf-8")).get("error", str(e))
-            except ValueError:
-                message = str(e)
-            raise VtaskError(f"vtask serve at {self.url}: {e.code} {message}") from None
-        except urllib.error.URLError as e:
-            raise VtaskError(f"vtask serve at {self.url} cannot be reached ({e.reason}): is `vtask serve` running?") from None
+                with self._window:
+                    status, retry_after, raw = self._exchange(method, path, data)
+            except (OSError, http.client.HTTPException) as e:
+                raise VtaskError(f"vtask serve at {self.url} cannot be reached ({e}): is `vtask serve` running?") from None
+            if status == 503 and attempt < self.retries:
+                time.sleep(_backoff(retry_after, attempt))
+                continue
+            if status >= 400:
+                try:
+                    message = json.loads(raw.decode("utf-8")).get("error", raw[:200])
+                except ValueError:
+                    message = raw[:200].decode("utf-8", "replace")
+                raise VtaskError(f"vtask serve at {self.url}: {status} {message}")
+            return json.loads(raw.decode("utf-8"))
 
     def health(self):
         return self._request("GET", "/health")
@@ -66,24 +111,66 @@ class Client:
         ``{"calls": [{"tool", "args", "result" or "error"}], "state": ...}``, so that the
         verifier's ``trajectory`` and ``state`` checks score as in ``vtask run``.
         """
-        responses = list(responses)
-        trajectories = None if trajectories is None else list(trajectories)
-        if trajectories is not None and len(trajectories) != len(responses):
-            raise VtaskError(f"{len(trajectories)} trajectories for {len(responses)} responses")
-        out = []
-        for start in range(0, len(responses), self.batch):
-            body = {"responses": responses[start:start + self.batch]}
-            if trajectories is not None and any(t is not None for t in trajectories[start:start + self.batch]):
-                body["trajectories"] = trajectories[start:start + self.batch]
-            if task is not None:
-                body["task"] = task
-                if file is not None:
-                    body["file"] = file
-            else:
-                body["verifier"] = verifier
-                body["prompt"] = prompt or ""
-            out.extend(self._request("POST", "/verify", body)["results"])
-        return out
+        request = {"responses": list(responses), "trajectories": trajectories}
+        if task is not None:
+            request["task"], request["file"] = task, file
+        else:
+            request["verifier"], request["prompt"] = verifier, prompt or ""
+        answer = self.verify_many([request])[0]
+        if "error" in answer:
+            raise VtaskError(f"vtask serve at {self.url}: {answer['status']} {answer['error']}")
+        return answer["results"]
+
+    def verify_many(self, requests):
+        """Answers of several ``/verify`` requests (dicts with ``responses`` and ``task`` or
+        ``verifier``), in order, sent as batches of at most ``batch`` responses each: one HTTP
+        request per batch, whatever the verifiers. Each answer is ``{"results": [...]}``, or
+        ``{"error", "status"}`` for a request the server refused (the others are still scored).
+        """
+        pieces = []  # (request index, the item sent), a request longer than a batch in pieces
+        for k, request in enumerate(requests):
+            item = {key: value for key, value in request.items() if value is not None}
+            responses = list(item.get("responses", ()))
+            trajectories = item.pop("trajectories", None)
+            trajectories = None if trajectories is None else list(trajectories)
+            if trajectories is not None and len(trajectories) != len(responses):
+                raise VtaskError(f"{len(trajectories)} trajectories for {len(responses)} responses")
+            for start in range(0, max(1, len(responses)), self.batch):
+                piece = dict(item, responses=responses[start:start + self.batch])
+                if trajectories is not None and any(t is not None for t in trajectories[start:start + self.batch]):
+                    piece["trajectories"] = trajectories[start:start + self.batch]
+                pieces.append((k, piece))
+        answers = [{"results": []} for _ in requests]
+        for chunk in _chunks(pieces, self.batch):
+            for (k, _), answer in zip(chunk, self._request("POST", "/verify", {"items": [p for _, p in chunk]})["items"]):
+                if "error" in answer:
+                    answers[k] = answer
+                elif "error" not in answers[k]:
+                    answers[k]["results"].extend(answer["results"])
+        return answers
+
+
+def _backoff(retry_after, attempt):
+    """Seconds to wait before asking a busy server again: its ``Retry-After``, growing with each try."""
+    try:
+        base = float(retry_after)
+    except (TypeError, ValueError):
+        base = 0.5
+    return min(30.0, max(base, 0.25) * (1.5 ** attempt))
+
+
+def _chunks(pieces, limit):
+    """Consecutive runs of ``pieces`` with at most ``limit`` responses each (a larger piece alone)."""
+    chunk, size = [], 0
+    for piece in pieces:
+        n = len(piece[1]["responses"])
+        if chunk and size + n > limit:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(piece)
+        size += n
+    if chunk:
+        yield chunk
 
 
 _default = None
@@ -158,22 +245,20 @@ def by_task(item):
     return True
 
 
-def _verify_task(client, task, file, responses, trajectories):
-    try:
-        return client.verify(responses, task=task, trajectories=trajectories)
-    except VtaskError as e:
-        # The id is in several served files: the row's own file tells them apart.
-        if file and 'add "file"' in str(e):
-            return client.verify(responses, task=task, file=file, trajectories=trajectories)
-        raise
-
-
 def verdict_groups(items, client=None, undecided=None):
     """Verdicts of ``Item``s (or ``(verifier, prompt, response[, trajectory])`` tuples), in order.
 
-    One request per distinct verifier and prompt; rows whose verifier runs a program go by task
-    id (one request per task). Each undecided verdict is reported (see ``note_undecided``).
+    One HTTP request for the lot (per ``client.batch`` responses), whatever the verifiers: the
+    responses of a verifier and prompt travel as one batch item; rows whose verifier runs a program
+    go by task id. Each undecided verdict is reported (see ``note_undecided``).
     """
+    verdicts = plain_verdicts(items, client)
+    note_undecided(verdicts, items, undecided)
+    return verdicts
+
+
+def plain_verdicts(items, client=None):
+    """``verdict_groups`` without reporting the undecided verdicts (the caller does)."""
     client = client or default_client()
     groups = {}
     for i, raw in enumerate(items):
@@ -181,19 +266,30 @@ def verdict_groups(items, client=None, undecided=None):
         by_id = by_task(item)
         key = json.dumps(["task", item.task] if by_id else ["inline", item.verifier, item.prompt], sort_keys=True)
         groups.setdefault(key, (by_id, item, []))[2].append((i, item.response, item.trajectory))
+    groups = list(groups.values())
+    requests = [_request_of(by_id, first, members) for by_id, first, members in groups]
+    answers = client.verify_many(requests)
+    # An id in several served files: the row's own file tells them apart.
+    again = [k for k, a in enumerate(answers) if 'add "file"' in a.get("error", "") and groups[k][1].file]
+    for k, answer in zip(again, client.verify_many([dict(requests[k], file=groups[k][1].file) for k in again])):
+        answers[k] = answer
     verdicts = [None] * len(items)
-    for by_id, first, members in groups.values():
-        trajectories = [t for _, _, t in members]
-        trajectories = trajectories if any(t is not None for t in trajectories) else None
-        responses = [r for _, r, _ in members]
-        if by_id:
-            results = _verify_task(client, first.task, first.file, responses, trajectories)
-        else:
-            results = client.verify(responses, verifier=first.verifier, prompt=first.prompt, trajectories=trajectories)
-        for (i, _, _), result in zip(members, results):
+    for (_, _, members), answer in zip(groups, answers):
+        if "error" in answer:
+            raise VtaskError(f"vtask serve at {client.url}: {answer['status']} {answer['error']}")
+        for (i, _, _), result in zip(members, answer["results"]):
             verdicts[i] = result
-    note_undecided(verdicts, items, undecided)
     return verdicts
+
+
+def _request_of(by_id, first, members):
+    trajectories = [t for _, _, t in members]
+    request = {"responses": [r for _, r, _ in members], "trajectories": trajectories if any(t is not None for t in trajectories) else None}
+    if by_id:
+        request["task"] = first.task
+    else:
+        request["verifier"], request["prompt"] = first.verifier, first.prompt or ""
+    return request
 
 
 def score_groups(items, client=None, undecided=None):

@@ -1,4 +1,4 @@
-"""Ray: one ``vtask serve`` per Ray worker, and datasets scored with Ray Data.
+"""Ray: one ``vtask serve`` per Ray node, and datasets scored with Ray Data.
 
     import ray
     from vtask_reward.ray import score_dataset
@@ -7,14 +7,19 @@
     rows = ray.data.read_parquet("rollouts.parquet")   # `vtask export --format trl` rows + a "response" column
     scored = score_dataset(rows, tasks=["data/"], concurrency=2)   # adds vtask_score, vtask_pass, vtask_reason
 
-Each Ray worker starts its own ``vtask serve`` (``VtaskServer``) on a free port, waits for
-``/health``, scores its batches through it and stops it when the worker ends. The ``vtask``
-command is the ``command`` argument, else ``VTASK_CLI`` (for example ``node /path/to/out/cli.js``),
-else ``vtask`` on the PATH. Importing this module does not import Ray.
+The scoring workers of a node share one ``vtask serve`` (``VtaskServer``, one process per core:
+``--workers auto``), started on a free port by a named Ray actor the first worker there creates
+(``node_server_url``) and reused by every later worker, batch and dataset with the same task
+files; it lives until the Ray cluster stops. Each worker sends a whole batch in one request,
+whatever the rows' verifiers, over a kept-alive connection. The ``vtask`` command is the
+``command`` argument, else ``VTASK_CLI`` (for example ``node /path/to/out/cli.js``), else ``vtask``
+on the PATH. Importing this module does not import Ray.
 """
 
 import atexit
 import ctypes
+import hashlib
+import json
 import os
 import queue
 import shlex
@@ -154,8 +159,41 @@ class VtaskServer:
         self.stop()
 
 
+_NODE_NAMESPACE = "vtask"
+
+
+def node_server_url(tasks, command=None, workers="auto", start_timeout=60.0, serve_args=()):
+    """The URL of this node's ``vtask serve`` of ``tasks``, started by the first caller on the node.
+
+    The server is held by a detached, named Ray actor (namespace ``vtask``, name
+    ``vtask-serve-NODE-KEY``, no CPU reserved: the server's own processes do the work), so workers,
+    batches and datasets that score with the same task files reuse it; it stops with the cluster.
+    """
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    tasks = [tasks] if isinstance(tasks, (str, os.PathLike)) else list(tasks)
+    node = ray.get_runtime_context().get_node_id()
+    key = hashlib.sha256(json.dumps([list(map(str, tasks)), command, str(workers), list(serve_args)]).encode()).hexdigest()[:16]
+    holder = ray.remote(_ServerHolder).options(
+        name=f"vtask-serve-{node[:16]}-{key}", namespace=_NODE_NAMESPACE, get_if_exists=True, lifetime="detached",
+        num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
+    ).remote(tasks, command, workers, start_timeout, tuple(serve_args))
+    return ray.get(holder.url.remote())
+
+
+class _ServerHolder:
+    """The Ray actor that keeps a node's server: started once, asked for its URL by every worker."""
+
+    def __init__(self, tasks, command, workers, start_timeout, serve_args):
+        self.server = VtaskServer(tasks, command, workers=workers, start_timeout=start_timeout, args=serve_args).start()
+
+    def url(self):
+        return self.server.url
+
+
 class VtaskScorer:
-    """A callable class for ``Dataset.map_batches``: each Ray worker keeps one server for its batches.
+    """A callable class for ``Dataset.map_batches``: the workers of a node share one server.
 
     A row's verifier is its ``vtask_verifier`` column (rows of ``vtask export --format trl``), else
     ``extra_info.vtask_verifier`` (``--format verl``), else a math check of its ``solution``.
@@ -164,11 +202,18 @@ class VtaskScorer:
     verdicts that could not be given (score 0; logged, or raised with ``VTASK_UNDECIDED=raise``).
     """
 
-    def __init__(self, tasks, command=None, response_column="response", prefix="vtask_", workers=1,
+    def __init__(self, tasks, command=None, response_column="response", prefix="vtask_", workers="auto",
                  start_timeout=60.0, request_timeout=120.0, serve_args=()):
         # serve_args: more `vtask serve` options, such as the judge model (--base-url URL --model NAME).
-        self.server = VtaskServer(tasks, command, workers=workers, start_timeout=start_timeout,
-                                  request_timeout=request_timeout, args=tuple(serve_args)).start()
+        # Outside Ray (a plain call) the scorer starts a server of its own and stops it when dropped.
+        self.server = None
+        if _ray_running():
+            url = node_server_url(tasks, command, workers, start_timeout, serve_args)
+        else:
+            self.server = VtaskServer(tasks, command, workers=workers, start_timeout=start_timeout,
+                                      request_timeout=request_timeout, args=tuple(serve_args)).start()
+            url = self.server.url
+        self.client = Client(url=url, timeout=request_timeout)
         self.response_column = response_column
         self.prefix = prefix
 
@@ -187,7 +232,7 @@ class VtaskScorer:
             Item(verifier_of(v, s), prompt_text(p), completion_text(r), None, task, f)
             for p, r, v, s, task, f in zip(prompts, responses, verifiers, solutions, tasks, files)
         ]
-        verdicts = verdict_groups(items, self.server.client)
+        verdicts = verdict_groups(items, self.client)
         batch[self.prefix + "score"] = [float(v["score"]) for v in verdicts]
         batch[self.prefix + "pass"] = [bool(v["pass"]) for v in verdicts]
         batch[self.prefix + "reason"] = [str(v.get("reason") or "") for v in verdicts]
@@ -198,6 +243,14 @@ class VtaskScorer:
         server = getattr(self, "server", None)
         if server is not None:
             server.stop()
+
+
+def _ray_running():
+    try:
+        import ray
+    except ImportError:
+        return False
+    return ray.is_initialized()
 
 
 def _column(batch, name):
@@ -213,7 +266,7 @@ def _plain_dict(value):
 
 def score_dataset(dataset, tasks, command=None, concurrency=2, batch_size=256, num_cpus=0.5, **scorer_options):
     """``dataset`` with ``vtask_score``, ``vtask_pass`` and ``vtask_reason`` columns, scored by
-    ``concurrency`` Ray workers, each with its own ``vtask serve`` of ``tasks``.
+    ``concurrency`` Ray workers, through one ``vtask serve`` of ``tasks`` per node.
 
     ``num_cpus`` is what each worker reserves from Ray. The verifying is done by its ``vtask serve``
     process, outside Ray's accounting, and a pool that reserved every CPU would leave none for the

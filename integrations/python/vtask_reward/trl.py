@@ -13,6 +13,9 @@ A verdict that could not be given (no judge model, a script that is missing, a t
 0 and is logged; the trainer's metrics show the share of them as ``vtask/undecided`` (TRL hands
 reward functions ``log_metric``), and ``VTASK_UNDECIDED=raise`` (or ``undecided="raise"``)
 stops the run instead. ``vtask_reward.client.undecided_count()`` counts them too.
+
+Each call sends all its completions to ``vtask serve`` as one request (per 1,024 completions),
+whatever their verifiers.
 """
 
 from .client import Item, completion_text, is_undecided, prompt_text, verdict_groups, verifier_of

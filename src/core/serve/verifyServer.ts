@@ -29,6 +29,11 @@ export interface ServeOptions extends GateOptions {
   readonly maxBatch: number;
   /** Responses verified at once per request. */
   readonly concurrency: number;
+  /**
+   * Most responses waiting or being verified in this process: a request past it is answered 503
+   * with `Retry-After` (unless the process is idle), so a trainer backs off instead of queueing.
+   */
+  readonly maxQueued: number;
   /** Judge models for `judge` verifiers (unavailable without). */
   readonly judge?: VerifyContext['judge'];
   /** Where verifiers given inline resolve relative paths (scripts). */
@@ -44,6 +49,9 @@ export interface ServeOptions extends GateOptions {
 
 /** A request answered with an error status and `{"error": message}`. */
 class HttpError extends GateRefusal {}
+
+/** Seconds a refused client should wait before it asks again (the Python client waits longer on each retry). */
+const RETRY_AFTER_S = 1;
 
 /** The verdict as the wire carries it: the spec's fields, plus why it could not decide. */
 function wire(v: Verdict): Record<string, unknown> {
@@ -115,12 +123,26 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (x: T) => 
   return out;
 }
 
-async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSignal): Promise<unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the body is not a JSON object');
-  const b = body as Record<string, unknown>;
+/** One request's (or one batch item's) work, checked and ready to verify. */
+interface Job {
+  readonly spec: TaskSpec;
+  readonly view: TaskView;
+  readonly responses: readonly string[];
+  readonly trajectories: readonly (Trajectory | undefined)[] | undefined;
+}
+
+/** The responses of a body or batch item, checked: a list of strings. */
+function responsesOf(b: Record<string, unknown>): string[] {
   const responses = b.responses;
   if (!Array.isArray(responses) || responses.some((r) => typeof r !== 'string')) throw new HttpError(400, '"responses" must be a list of strings');
-  if (responses.length > opts.maxBatch) throw new HttpError(413, `${responses.length} responses in one request; the limit is ${opts.maxBatch}`);
+  return responses as string[];
+}
+
+/** Checks one request (or batch item) as spec section 5.1 says; throws the refusal. */
+function prepare(opts: ServeOptions, body: unknown): Job {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the body is not a JSON object');
+  const b = body as Record<string, unknown>;
+  const responses = responsesOf(b);
   let spec: TaskSpec;
   let file: string;
   if (typeof b.task === 'string') {
@@ -134,14 +156,63 @@ async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSign
     file = path.join(opts.cwd, 'inline.vtask');
   } else throw new HttpError(400, 'name a "task" of the loaded files, or give a "verifier"');
   const view: TaskView = { id: spec.id, prompt: spec.prompt, messages: spec.messages, meta: spec.meta, dir: path.dirname(path.resolve(opts.cwd, file)) };
-  const trajectories = trajectoriesOf(b.trajectories, responses as string[]);
-  const results = await mapLimit((responses as string[]).map((r, i) => [r, i] as const), opts.concurrency, ([r, i]) => {
-    const options = { task: view, signal, trusted: true, judge: opts.judge };
-    const t = trajectories?.[i];
+  return { spec, view, responses, trajectories: trajectoriesOf(b.trajectories, responses) };
+}
+
+/** How many responses a body asks to verify: a batch's items together (malformed items count 0). */
+function responseCount(body: unknown): number {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (Array.isArray(b.items)) return b.items.reduce((n: number, it: unknown) => n + countOf((it ?? {}) as Record<string, unknown>), 0);
+  return countOf(b);
+}
+
+function countOf(b: Record<string, unknown>): number {
+  return Array.isArray(b.responses) ? b.responses.length : 0;
+}
+
+/** The verdicts of every job's responses, in order; all jobs share the `concurrency` limit. */
+async function runJobs(opts: ServeOptions, jobs: readonly Job[], signal: AbortSignal): Promise<Verdict[][]> {
+  const flat = jobs.flatMap((job, j) => job.responses.map((r, i) => [j, i, r] as const));
+  const verdicts = await mapLimit(flat, opts.concurrency, ([j, i, r]) => {
+    const job = jobs[j] as Job;
+    const options = { task: job.view, signal, trusted: true, judge: opts.judge };
+    const t = job.trajectories?.[i];
     // An agent sample scores as in a run: its trajectory in context, the turn limit said.
-    return t ? agentVerdict(spec.verify, r, t, options) : verify(spec.verify, r, options);
+    return t ? agentVerdict(job.spec.verify, r, t, options) : verify(job.spec.verify, r, options);
   });
-  return { results: results.map(wire) };
+  const out = jobs.map((): Verdict[] => []);
+  flat.forEach(([j], k) => out[j]?.push(verdicts[k] as Verdict));
+  return out;
+}
+
+/**
+ * A batch (`{"items": [...]}`): each item is checked as a single request is, and an item that is
+ * refused gets `{"error", "status"}` in its slot while the others are verified.
+ */
+async function handleBatch(opts: ServeOptions, items: unknown, signal: AbortSignal): Promise<unknown> {
+  if (!Array.isArray(items)) throw new HttpError(400, '"items" must be a list of requests');
+  const prepared = items.map((item): Job | HttpError => {
+    try {
+      if (item && typeof item === 'object' && 'items' in item) throw new HttpError(400, 'a batch item cannot itself be a batch');
+      return prepare(opts, item);
+    } catch (e) {
+      // The slot says which item; the message is the one a single request would get.
+      if (e instanceof GateRefusal) return new HttpError(e.status, e.message);
+      throw e;
+    }
+  });
+  const jobs = prepared.filter((p): p is Job => !(p instanceof HttpError));
+  const verdicts = await runJobs(opts, jobs, signal);
+  let next = 0;
+  return { items: prepared.map((p) => (p instanceof HttpError ? { error: p.message, status: p.status } : { results: (verdicts[next++] as Verdict[]).map(wire) })) };
+}
+
+async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSignal): Promise<unknown> {
+  const n = responseCount(body);
+  if (n > opts.maxBatch) throw new HttpError(413, `${n} responses in one request; the limit is ${opts.maxBatch}`);
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'items' in body) return handleBatch(opts, (body as { items: unknown }).items, signal);
+  const [results] = await runJobs(opts, [prepare(opts, body)], signal);
+  return { results: (results as Verdict[]).map(wire) };
 }
 
 /** The `trajectories` sent beside `responses` (one each, or null for a response without one). */
@@ -179,11 +250,17 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
 /** An HTTP server answering spec §5.1: `GET /health`, `POST /verify`. */
 export function createVerifyServer(opts: ServeOptions): http.Server {
   const total = [...opts.tasks.values()].reduce((a, l) => a + l.length, 0);
-  return http.createServer((req, res) => {
+  // Responses this process is verifying or holding; the /verify requests it has taken and the
+  // connections it has accepted (/health shows those two, so that a client that batches and
+  // keeps its connection alive can be seen to).
+  let queued = 0;
+  let verifyRequests = 0;
+  let connections = 0;
+  const server = http.createServer((req, res) => {
     let cors: Record<string, string> = {};
-    const send = (status: number, payload: unknown): void => {
+    const send = (status: number, payload: unknown, extra: Record<string, string> = {}): void => {
       const text = JSON.stringify(payload);
-      res.writeHead(status, { ...cors, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.writeHead(status, { ...cors, ...extra, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     };
     const aborted = new AbortController();
@@ -194,7 +271,7 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
         const url = (req.url ?? '/').split('?')[0];
         // Only an allowed page's browser asks (a preflight); it gets the CORS headers and no body.
         if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) return void res.writeHead(204, cors).end();
-        if (url === '/health' && req.method === 'GET') return send(200, { ok: true, tasks: total });
+        if (url === '/health' && req.method === 'GET') return send(200, { ok: true, tasks: total, verify_requests: verifyRequests, connections });
         if (url === '/verify') {
           if (req.method !== 'POST') throw new HttpError(405, 'POST a JSON body to /verify');
           requireJson(req);
@@ -205,7 +282,18 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
           } catch {
             throw new HttpError(400, 'the body is not valid JSON');
           }
-          return send(200, await handleVerify(opts, body, aborted.signal));
+          verifyRequests++;
+          const n = responseCount(body);
+          if (queued > 0 && queued + n > opts.maxQueued) {
+            const message = `the server is busy (${queued} responses queued; the limit is ${opts.maxQueued}): retry after ${RETRY_AFTER_S} s`;
+            return send(503, { error: message }, { 'retry-after': String(RETRY_AFTER_S) });
+          }
+          queued += n;
+          try {
+            return send(200, await handleVerify(opts, body, aborted.signal));
+          } finally {
+            queued -= n;
+          }
         }
         throw new HttpError(404, `no route ${req.method ?? ''} ${url ?? ''}: use GET /health or POST /verify`);
       } catch (e) {
@@ -217,6 +305,8 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
       }
     })();
   });
+  server.on('connection', () => connections++);
+  return server;
 }
 
 /** Loads task files for serving: valid tasks by id, and the files' validation errors. */

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// Verdicts per second through the Python shims and `vtask serve --workers auto`: verl's
+// compute_score per sample (sequential, 16 threads) and compute_score_batch, TRL's reward
+// function, and the server under 1, 4 and 16 clients posting batches. Each figure stands beside
+// its baseline measured in the same run against the same server: the way the shims sent before
+// (a new connection per request, one request per sample or per distinct verifier and prompt).
+// Rows are `vtask export --format trl` rows of the math, constraints and JSON examples joined
+// with their cases' responses, shuffled.
+//
+//   node scripts/bench-shims.mjs [--scale X]   (X scales the row counts; default 1)
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const root = path.resolve(import.meta.dirname, '..');
+const require = createRequire(import.meta.url);
+const i = process.argv.indexOf('--scale');
+const SCALE = i === -1 ? 1 : Number(process.argv[i + 1]);
+const core = require(path.join(root, 'out/core.js'));
+const cli = path.join(root, 'out/cli.js');
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-shims-'));
+const tasks = path.join(dir, 'tasks');
+fs.mkdirSync(tasks);
+const pairs = [];
+for (const f of ['math.vtask', 'constraints.vtask', 'json-and-composite.vtask']) {
+  const text = fs.readFileSync(path.join(root, 'examples', f), 'utf8');
+  fs.writeFileSync(path.join(tasks, f), text);
+  for (const task of core.runnableTasks(new core.TaskFileParser().parse(text)).tasks) {
+    for (const c of task.cases) pairs.push({ task_id: task.id, response: c.response });
+  }
+}
+fs.writeFileSync(path.join(dir, 'pairs.json'), JSON.stringify(pairs));
+const rows = path.join(dir, 'rows.jsonl');
+const exported = spawnSync(process.execPath, [cli, 'export', tasks, '--format', 'trl', '-o', rows], { encoding: 'utf8' });
+if (exported.status !== 0) throw new Error(`export failed: ${exported.stderr}`);
+
+const server = spawn(process.execPath, [cli, 'serve', tasks, '--port', '0', '--workers', 'auto'], { stdio: ['ignore', 'pipe', 'ignore'] });
+try {
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    server.once('exit', (code) => reject(new Error(`vtask serve exited (${code})`)));
+  });
+  const r = spawnSync('python3', [path.join(root, 'scripts/bench_shims.py'), rows, path.join(dir, 'pairs.json'), url, String(SCALE)], {
+    encoding: 'utf8',
+    timeout: 600_000,
+    env: { ...process.env, PYTHONPATH: path.join(root, 'integrations/python'), VTASK_URL: url },
+  });
+  if (r.status !== 0) throw new Error(`bench_shims.py failed (${r.error ?? r.status}): ${r.stderr.slice(-2000)}`);
+  const figures = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  figures.server_workers = os.availableParallelism();
+  for (const [name, f] of Object.entries(figures)) {
+    if (typeof f === 'object') console.log(`${name.replaceAll('_', ' ')}: ${f.new} verdicts/s (before batching: ${f.baseline}/s, ×${(f.new / f.baseline).toFixed(1)})`);
+  }
+  console.log(JSON.stringify(figures));
+} finally {
+  server.kill('SIGTERM');
+  fs.rmSync(dir, { recursive: true, force: true });
+}
