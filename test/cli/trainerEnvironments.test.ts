@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { python, pythonMissing } from '../support/python';
+import { PYTHON_PATH, python, pythonMissing } from '../support/python';
+import { startServe } from '../support/serveProcess';
 
 const ROOT = process.cwd();
 const HARNESS = path.join(ROOT, 'test/python/verl_agent_harness.py');
@@ -35,7 +36,7 @@ interface HarnessResult {
 
 function harness(trajectories: number, maxSessions: number, say: (line: string) => void): HarnessResult {
   const out = path.join(DIR, `harness-${trajectories}-${maxSessions}.json`);
-  const printed = python([HARNESS, DIR, out, String(trajectories), String(maxSessions)], {}, 300_000);
+  const printed = python([HARNESS, DIR, out, String(trajectories), String(maxSessions)], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` }, 300_000);
   say(`verl harness (${trajectories} trajectories, max_sessions ${maxSessions}): ${printed.trim()}`);
   return JSON.parse(fs.readFileSync(out, 'utf8')) as HarnessResult;
 }
@@ -86,4 +87,41 @@ void test('verl: one tool config for environments declaring their tools alike, o
   assert.match(said, /the tool 'get' is declared differently by kv_store\.mjs and numbers\.mjs; .*--split/);
   python(['-m', 'vtask_reward.verl_tools', conflicting, '-o', path.join(DIR, 'ok.yaml'), '--split']);
   assert.deepEqual(names(path.join(DIR, 'ok.numbers.yaml')), ['get']);
+});
+
+void test('TRL: one vtask env process per instance for all its rollouts, reset in parallel, a fresh environment each time, all closed; a cut rollout is scored without an answer', async (t) => {
+  const why = pythonMissing(['json']);
+  if (why) return t.skip(why);
+  const out = path.join(DIR, 'trl.json');
+  const printed = python([path.join(ROOT, 'test/python/trl_env_pool.py'), DIR, out], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` });
+  t.diagnostic(`TRL reset loops (4 instances, 2 steps): ${printed.trim()}`);
+  type Step = { reset_seconds: number; answers: string[]; pids: number[]; trajectories: { calls: unknown[]; state: { lookups: number } }[] };
+  const r = JSON.parse(fs.readFileSync(out, 'utf8')) as { steps: Step[]; cut: Record<string, unknown>; answered: Record<string, unknown>; alive_before_close: number; alive_after_close: number; processes_after_close: number[] };
+  const [first, second] = r.steps as [Step, Step];
+  for (const step of r.steps) {
+    assert.deepEqual(step.answers, Array(4).fill('"Paris"'));
+    // Each rollout saw a fresh environment: one lookup, its own.
+    assert.deepEqual(step.trajectories.map((x) => x.state.lookups), [1, 1, 1, 1]);
+    // TRL's sequential reset loop only sends the resets: it never waits for an environment.
+    assert.ok(step.reset_seconds < 1, `the reset loop took ${step.reset_seconds} s`);
+  }
+  assert.equal(new Set(first.pids).size, 4, 'one process per instance');
+  assert.deepEqual(second.pids, first.pids, 'the next step reset the same processes');
+  assert.equal(r.alive_before_close, 4);
+  assert.equal(r.alive_after_close, 0);
+  assert.deepEqual(r.processes_after_close, [], 'close_environments() leaves no process');
+
+  // A rollout whose last turn called a tool (TRL's turn limit) goes to vtask serve as cut: its text is no answer.
+  assert.equal(r.cut.stop, 'max_turns');
+  assert.equal(r.answered.stop, undefined);
+  const tasks = path.join(DIR, 'kv.vtask');
+  fs.writeFileSync(tasks, ['vtask: 1', 'tasks:', '  - id: kv', '    prompt: "fr?"', '    environment: { run: ./kv_store.mjs }', '    verify: { match: { answer: Paris, tag: answer } }', ''].join('\n'));
+  const served = await startServe([tasks]);
+  try {
+    const res = await fetch(`${served.url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'kv', responses: ['<answer>Paris</answer>', '<answer>Paris</answer>'], trajectories: [r.cut, r.answered] }) });
+    const { results } = (await res.json()) as { results: { pass: boolean; reason: string }[] };
+    assert.deepEqual(results.map((x) => x.pass), [false, true], JSON.stringify(results));
+  } finally {
+    served.child.kill('SIGTERM');
+  }
 });

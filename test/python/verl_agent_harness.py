@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 
+from proc_tree import descendants
 from vtask_reward.verl_tools import EnvironmentToolMixin, live_sessions, sessions
 
 env_dir, out_path = sys.argv[1], sys.argv[2]
@@ -56,25 +57,6 @@ async def trajectory(i, release=True):
         if release:
             await tool.release(request_id)
     return answers
-
-
-def descendants():
-    """This process's living descendants (zombies excluded), from /proc."""
-    parent = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z":
-            parent[int(pid)] = int(fields[1])
-    mine, grew = {os.getpid()}, True
-    while grew:
-        more = {p for p, pp in parent.items() if pp in mine} - mine
-        mine |= more
-        grew = bool(more)
-    return sorted(mine - {os.getpid()})
 
 
 async def main():
