@@ -141,7 +141,8 @@ def trl_environments(rows, base_dir=".", timeout=30.0, pool=4):
     """``environment_factory`` for GRPOTrainer: ``{environment: factory}`` for the rows' environments.
 
     Rows of other tasks (``environment`` null) get ``NoEnvironment`` under ``None``, the name
-    GRPOTrainer looks them up by, so a dataset may mix agent and other tasks.
+    GRPOTrainer looks them up by, so a dataset may mix agent and other tasks. ``pool``
+    processes per environment are started at once, for the first instances.
     """
     found, plain = {}, False
     for row in rows:
