@@ -8,7 +8,12 @@ starts such an environment as a child process and speaks its line protocol::
     tools = env.reset({"start": 3})           # OpenAI-style tool schemas
     env.call("bump", {})                      # {"result": 4} or {"error": "..."}
     env.state()                               # any JSON
+    env.reset({"start": 0})                   # a fresh environment, the same process
     env.close()
+
+The process is started once and serves every ``reset`` (each a fresh environment); it is
+started again only if it ended. ``AsyncEnvironment`` is the same for asyncio code (its waits
+never block the event loop). Every process still running when the trainer exits is closed.
 
 An environment is code from the dataset, so it runs in vtask's sandbox: ``vtask env RUN``
 (the ``vtask`` command, or ``VTASK_CLI`` such as ``node /path/to/out/cli.js``) starts it there
@@ -19,12 +24,16 @@ the trainer's rights (executables and ``.py`` files only). Every request waits a
 ``timeout`` seconds.
 """
 
+import asyncio
+import atexit
+import concurrent.futures
 import json
 import os
 import queue
 import subprocess
 import sys
 import threading
+import weakref
 
 from .client import VtaskError, vtask_command
 
@@ -57,7 +66,52 @@ def resolve(run, base_dir="."):
     return run if os.path.isabs(run) else os.path.normpath(os.path.join(base_dir, run))
 
 
+_live = weakref.WeakSet()  # every environment with a process: closed when the trainer exits
+
+
+def live_environments():
+    """How many environments of this process have a running process."""
+    return sum(1 for e in list(_live) if e.running())
+
+
+def close_all():
+    """Closes the process of every environment of this process (also run at exit)."""
+    for env in list(_live):
+        env.close()
+
+
+atexit.register(close_all)
+
+
+def _reply(path, op, line):
+    if line is None or line == "":
+        raise EnvironmentFailure(f"{path}: the environment ended without answering {op}")
+    try:
+        return json.loads(line)
+    except ValueError:
+        raise EnvironmentFailure(f"{path}: answered {op} with a line that is not JSON: {line[:200]!r}") from None
+
+
+def _tools(path, out):
+    tools = out.get("tools") if isinstance(out, dict) else None
+    if tools is None and isinstance(out, dict) and isinstance(out.get("error"), str):
+        raise EnvironmentFailure(f"{path}: reset failed: {out['error']}")
+    if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools):
+        raise EnvironmentFailure(f"{path}: reset did not answer {{\"tools\": [{{name, description, parameters}}]}}")
+    return tools
+
+
+def _outcome(out):
+    if not isinstance(out, dict) or ("result" not in out and not isinstance(out.get("error"), str)):
+        return {"error": f"the environment answered the call with neither result nor error: {json.dumps(out)[:200]}"}
+    return out
+
+
 class Environment:
+    """One environment process, reused across rollouts: each ``reset`` asks it for a fresh
+    environment (``vtask env`` starts a new one in the sandbox per reset), so the process
+    starts once; it is started again only if it has ended."""
+
     def __init__(self, run, base_dir=".", timeout=30.0, isolation=None):
         self.path = resolve(run, base_dir)
         self.timeout = timeout
@@ -66,8 +120,15 @@ class Environment:
             raise ValueError(f"isolation is one of {ISOLATIONS}, not {self.isolation!r}")
         self._proc = None
         self._lines = None
+        self._pending = False  # a reset was sent and its reply not read yet
 
-    def _start(self):
+    def running(self):
+        return self._proc is not None and self._proc.poll() is None
+
+    def start(self):
+        """Starts the process (without waiting for it) unless it is running."""
+        if self.running():
+            return
         self.close()
         try:
             self._proc = subprocess.Popen(
@@ -76,6 +137,7 @@ class Environment:
             )
         except OSError as e:
             raise EnvironmentFailure(f"{self.path}: cannot start: {e}") from e
+        _live.add(self)
         self._lines = queue.Queue()
         out, lines = self._proc.stdout, self._lines
 
@@ -86,52 +148,64 @@ class Environment:
 
         threading.Thread(target=pump, daemon=True).start()
 
-    def _ask(self, message):
+    def _send(self, message):
         if self._proc is None:
             raise EnvironmentFailure(f"{self.path}: not started (call reset first)")
         try:
             self._proc.stdin.write(json.dumps(message) + "\n")
             self._proc.stdin.flush()
         except OSError as e:
+            self.close()
             raise EnvironmentFailure(f"{self.path}: the environment has ended ({e})") from e
+
+    def _receive(self, op):
         try:
             line = self._lines.get(timeout=self.timeout)
         except queue.Empty:
             self.close()
-            raise EnvironmentFailure(f"{self.path}: no answer to {message['op']} within {self.timeout:g} s") from None
+            raise EnvironmentFailure(f"{self.path}: no answer to {op} within {self.timeout:g} s") from None
         if line is None:
-            raise EnvironmentFailure(f"{self.path}: the environment ended without answering {message['op']}")
-        try:
-            return json.loads(line)
-        except ValueError:
-            raise EnvironmentFailure(f"{self.path}: answered {message['op']} with a line that is not JSON: {line[:200]!r}") from None
+            self.close()
+        return _reply(self.path, op, line)
+
+    def _ask(self, message):
+        self.finish_reset()
+        self._send(message)
+        return self._receive(message["op"])
+
+    def begin_reset(self, args=None):
+        """Sends ``reset`` without waiting for its reply (read by ``finish_reset`` or the next
+        request): environments reset one after another this way get ready at the same time."""
+        self.finish_reset()
+        self.start()
+        self._send({"op": "reset", "args": args or {}})
+        self._pending = True
+
+    def finish_reset(self):
+        """The tools of the reset in flight (None when there is none)."""
+        if not self._pending:
+            return None
+        self._pending = False
+        return _tools(self.path, self._receive("reset"))
 
     def reset(self, args=None):
-        """Starts a fresh process and resets it; returns the tools it declares."""
-        self._start()
-        out = self._ask({"op": "reset", "args": args or {}})
-        tools = out.get("tools") if isinstance(out, dict) else None
-        if tools is None and isinstance(out, dict) and isinstance(out.get("error"), str):
-            raise EnvironmentFailure(f"{self.path}: reset failed: {out['error']}")
-        if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools):
-            raise EnvironmentFailure(f"{self.path}: reset did not answer {{\"tools\": [{{name, description, parameters}}]}}")
-        return tools
+        """A fresh environment (the process started if needed); returns the tools it declares."""
+        self.begin_reset(args)
+        return self.finish_reset()
 
     def call(self, tool, args):
-        out = self._ask({"op": "call", "tool": tool, "args": args})
-        if not isinstance(out, dict) or ("result" not in out and not isinstance(out.get("error"), str)):
-            return {"error": f"the environment answered the call with neither result nor error: {json.dumps(out)[:200]}"}
-        return out
+        return _outcome(self._ask({"op": "call", "tool": tool, "args": args}))
 
     def state(self):
         return self._ask({"op": "state"})
 
     def close(self):
-        p, self._proc = self._proc, None
+        p, self._proc, self._pending = self._proc, None, False
+        _live.discard(self)
         if p is not None and p.poll() is None:
             try:
-                p.stdin.close()
-                p.wait(timeout=2)
+                p.stdin.close()  # the relay closes its environment and exits
+                p.wait(timeout=_CLOSE_WAIT)
             except (OSError, subprocess.TimeoutExpired):
                 p.kill()
                 p.wait()
@@ -141,6 +215,43 @@ class Environment:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class AsyncEnvironment:
+    """``Environment`` for asyncio code (verl's agent loop): each request runs on a thread of
+    its own pool (starting a process and waiting on its pipe block), so waiting on the
+    environment never blocks the event loop; one request at a time per environment."""
+
+    _pool = concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="vtask-env")
+
+    def __init__(self, run, base_dir=".", timeout=30.0, isolation=None):
+        self._env = Environment(run, base_dir, timeout, isolation)
+        self.path = self._env.path
+        self._lock = None
+
+    def running(self):
+        return self._env.running()
+
+    async def _run(self, method, *args):
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:  # the protocol has no request ids: one request at a time
+            return await asyncio.get_running_loop().run_in_executor(self._pool, method, *args)
+
+    async def reset(self, args=None):
+        return await self._run(self._env.reset, args)
+
+    async def call(self, tool, args):
+        return await self._run(self._env.call, tool, args)
+
+    async def state(self):
+        return await self._run(self._env.state)
+
+    async def close(self):
+        await asyncio.get_running_loop().run_in_executor(self._pool, self._env.close)
+
+
+_CLOSE_WAIT = 5.0  # seconds a process gets to end after its stdin closed, before it is killed
 
 
 def openai_tool(tool):

@@ -1,0 +1,107 @@
+"""verl's tool agent loop, as far as vtask's tool sees it, on one asyncio event loop.
+
+    python3 verl_agent_harness.py ENV_DIR OUT.json [TRAJECTORIES [MAX_SESSIONS]]
+
+Starts TRAJECTORIES trajectories at once over the key-value store environment: as verl does,
+each tool of the row is created with the trajectory's request id, the model's calls are
+executed, and every tool is released when the trajectory ends. Each trajectory stores its own
+number and reads it back (so environments shared between trajectories would show). One more
+trajectory is abandoned without release and must be closed by the idle timeout. A heartbeat
+coroutine measures how late the event loop runs it. OUT gets the answers, the event-loop lag,
+the most environments seen alive, and the vtask env processes still alive after the run.
+"""
+
+import asyncio
+import json
+import os
+import sys
+import threading
+import time
+
+from proc_tree import descendants
+from vtask_reward.verl_tools import EnvironmentToolMixin, live_sessions, sessions
+
+env_dir, out_path = sys.argv[1], sys.argv[2]
+trajectories = int(sys.argv[3]) if len(sys.argv) > 3 else 16
+max_sessions = int(sys.argv[4]) if len(sys.argv) > 4 else 64
+TOOLS = ("get", "set", "list")
+REF = {"environment": "kv_store.mjs", "environment_args": json.dumps({"data": {}}), "max_turns": 4, "task_id": "kv"}
+
+
+class Tool(EnvironmentToolMixin):
+    """verl's BaseTool as the mixin needs it: a name and the config of the tool config file."""
+
+    def __init__(self, name, config):
+        self.name, self.config = name, config
+
+
+config = {"type": "native", "base_dir": env_dir, "max_sessions": max_sessions, "timeout": 120}
+tools = {name: Tool(name, config) for name in TOOLS}
+seen_alive = []
+starts = []  # seconds each trajectory waited for its environment
+
+
+async def trajectory(i, release=True):
+    request_id = f"req-{i}"
+    t = time.perf_counter()
+    for tool in tools.values():
+        await tool.create(request_id, **REF)
+    starts.append(time.perf_counter() - t)
+    answers = []
+    for name, args in (("set", {"key": "n", "value": str(i)}), ("get", {"key": "n"})):
+        text, _, metrics = await tools[name].execute(request_id, args)
+        answers.append(json.loads(text))
+        seen_alive.append(metrics["vtask_live_environments"])
+    for tool in tools.values():
+        await tool.calc_reward(request_id)
+        if release:
+            await tool.release(request_id)
+    return answers
+
+
+async def main():
+    lag = {"max": 0.0}
+    done = asyncio.Event()
+
+    async def heartbeat():
+        while not done.is_set():
+            t = time.perf_counter()
+            await asyncio.sleep(0.01)
+            lag["max"] = max(lag["max"], time.perf_counter() - t - 0.01)
+
+    def thread_heartbeat():
+        # The same heartbeat on a thread of its own: how late the machine itself runs this process.
+        while not done.is_set():
+            t = time.perf_counter()
+            time.sleep(0.01)
+            lag["machine"] = max(lag.get("machine", 0.0), time.perf_counter() - t - 0.01)
+
+    beat = asyncio.ensure_future(heartbeat())
+    threading.Thread(target=thread_heartbeat, daemon=True).start()
+    start = time.perf_counter()
+    answers = await asyncio.gather(*(trajectory(i) for i in range(trajectories)))
+    elapsed = time.perf_counter() - start
+    config["idle_timeout"] = 1  # from now on, an environment idle for 1 s is closed at the next create
+    await trajectory("abandoned", release=False)
+    alive_abandoned = live_sessions()
+    abandoned = sessions.get("req-abandoned")
+    await asyncio.sleep(1.5)
+    await tools["get"].create("after-idle", **REF)  # a new trajectory sweeps the idle one
+    alive_after_sweep = live_sessions()
+    abandoned_closed = sessions.get("req-abandoned") is None and not abandoned.env.running()
+    for tool in tools.values():
+        await tool.release("after-idle")
+    done.set()
+    await beat
+    await asyncio.sleep(0.5)  # let the relays exit after their stdin closed
+    return {
+        "answers": answers, "seconds": elapsed, "max_lag_ms": lag["max"] * 1000, "machine_lag_ms": lag.get("machine", 0.0) * 1000, "fastest_start_ms": min(starts) * 1000, "max_alive": max(seen_alive), "abandoned_closed": abandoned_closed,
+        "alive_abandoned": alive_abandoned, "alive_after_sweep": alive_after_sweep, "alive_at_end": live_sessions(),
+        "processes_at_end": descendants(),
+    }
+
+
+result = asyncio.run(main())
+with open(out_path, "w") as f:
+    json.dump(result, f)
+print(json.dumps({k: v for k, v in result.items() if k != "answers"}))
