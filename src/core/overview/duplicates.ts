@@ -21,9 +21,9 @@
 //   one", "no one") as a number, so "1"/"one" neither makes nor breaks a pair. The numbers' hash
 //   is part of every LSH bucket key, so such tasks never even become candidates, which also
 //   keeps the buckets of a templated dataset small.
-// - H = 64 hashes (each the feature hash xored with a seed and multiplied, see minhash): the signatures of 100,000
-//   prompts take 25 MB, and the bands are chosen from the threshold so that a pair at the
-//   threshold becomes a candidate with probability at least 0.99 (at 0.8: 12 bands of 5 rows,
+// - H = 64 hashes (each the feature hash xored with a seed and multiplied, see minhash): the
+//   signatures of 100,000 prompts take 25 MB, and the bands are chosen from the threshold so that
+//   a pair at the threshold becomes a candidate with probability at least 0.99 (at 0.8: 12 bands of 5 rows,
 //   0.991; at 0.9 similarity 0.9999). The estimate itself is never reported.
 // - Each task is reported once: an exact copy paired with the first task of its text, a near
 //   duplicate paired with the earlier task most similar to it. So 1,000 copies of one prompt
