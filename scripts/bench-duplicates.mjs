@@ -115,9 +115,9 @@ figures.recall = +(hit / Math.max(1, planted.length)).toFixed(4);
 figures.pairs = pairs.length;
 figures.exact_pairs = pairs.filter((p) => p.exact).length;
 const plantedKeys = new Set(planted.map(([a, b]) => `${a}-${b}`));
-// Pairs not planted: the generator drew one template with the same numbers twice; each is
-// measured at or above the threshold (same numbers, at most a name apart), so it is a duplicate
-// of the data, not of the detector.
+// Pairs not planted: the generator drew one template with the same numbers twice. Most are at
+// most a name apart, a duplicate of the data; some are essays on another topic (a few words in a
+// 50-word template with the same numbers), which the words alone cannot tell apart.
 figures.unplanted_pairs = pairs.filter((p) => !plantedKeys.has(`${p.a.line}-${p.b.line}`)).length;
 console.log(`findDuplicates, ${PROMPTS.toLocaleString('en')} prompts (${(words / PROMPTS).toFixed(0)} words on average): ${figures.duplicates_ms} ms (${figures.duplicates_cpu_ms} ms CPU), peak RSS ${figures.peak_rss_mb} MB (${figures.rss_before_mb} MB before, with the prompts)`);
 console.log(`  recall of ${planted.length} planted near duplicates ${(figures.recall * 100).toFixed(1)}% (${(figures.recall_above_threshold * 100).toFixed(1)}% of the ${above.length} whose similarity is at least 0.8); ${figures.pairs} pairs reported (${figures.exact_pairs} exact, ${figures.unplanted_pairs} between prompts the generator repeated)`);

@@ -13,7 +13,7 @@ export interface TaskRef {
 export interface DuplicatePair {
   readonly a: TaskRef;
   readonly b: TaskRef;
-  /** Estimated Jaccard similarity of the prompts' word shingles, 0..1 (1 for exact duplicates). */
+  /** Jaccard similarity of the prompts' words and 2-word shingles, measured exactly, 0..1 (1 for exact duplicates). */
   readonly similarity: number;
   readonly exact: boolean;
 }
