@@ -48,9 +48,11 @@ void test('verl: 16 trajectories at once, each with its own environment, the eve
   // Each trajectory read back its own number: no environment was shared.
   assert.deepEqual(r.answers, Array.from({ length: 16 }, (_, i) => ['ok', String(i)]));
   assert.equal(r.max_alive, 16, 'all 16 ran at once');
-  // A loop that waited on an environment would stall for at least one start-up (the fastest
-  // trajectory's wait for its environment); on a busy machine the scheduler alone adds some.
-  assert.ok(r.max_lag_ms < r.fastest_start_ms / 2, `event-loop lag ${r.max_lag_ms.toFixed(0)} ms; the fastest environment took ${r.fastest_start_ms.toFixed(0)} ms to start`);
+  // A loop that waited on its environments would stall for one start-up after another (16 of
+  // them gathered at once): well over one start. The scheduler of a busy machine adds its own lag,
+  // measured on another thread at the same time, so that is allowed on top.
+  const bound = r.machine_lag_ms + r.fastest_start_ms;
+  assert.ok(r.max_lag_ms < bound, `event-loop lag ${r.max_lag_ms.toFixed(0)} ms; the machine's own lag was ${r.machine_lag_ms.toFixed(0)} ms and the fastest environment took ${r.fastest_start_ms.toFixed(0)} ms to start`);
   assert.equal(r.abandoned_closed, true, 'a trajectory never released was closed once idle');
   assert.equal(r.alive_at_end, 0);
   assert.deepEqual(r.processes_at_end, [], 'no vtask env process (or its children) outlives the run');
