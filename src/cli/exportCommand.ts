@@ -9,6 +9,7 @@ import { rowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { openResolvePool } from '../core/taskfile/parallel';
 import { version } from '../core/version';
+import { plural } from '../core/util/plural';
 import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
@@ -210,12 +211,12 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     if (report.warnings.length > WARNINGS_SHOWN) io.stderr.write(`… and ${report.warnings.length - WARNINGS_SHOWN} more tasks with the same warning (--json lists all)\n`);
     for (const d of report.duplicates) io.stderr.write(`${where(d)}: task '${d.task}' dropped: same prompt as '${d.of.task}' (${where(d.of)})\n`);
     for (const i of report.invalid) io.stderr.write(i.reason !== undefined ? `${where(i)}: error: ${i.reason} (vtask check shows it)\n` : `${where(i)}: task '${i.task}' has errors and is not exported (vtask check shows them)\n`);
-    if (report.failed) io.stderr.write(`nothing written: ${report.unexpressible.length} task(s) cannot be expressed in ${format.name} (--lossy drops them)\n`);
-    for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${o.rows} rows${o.split ? ` (${o.split})` : ''}\n`);
+    if (report.failed) io.stderr.write(`nothing written: ${plural(report.unexpressible.length, 'task')} cannot be expressed in ${format.name} (--lossy drops them)\n`);
+    for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${plural(o.rows, 'row')}${o.split ? ` (${o.split})` : ''}\n`);
     if (report.grader) io.stdout.write(`${shown(report.grader)}: the grader\n`);
     const badFiles = report.invalid.filter((i) => i.reason !== undefined).length;
     const invalidTasks = report.invalid.length - badFiles;
-    const notes = [report.duplicates.length && `${report.duplicates.length} duplicate prompts dropped`, report.filtered && `${report.filtered} tasks left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${report.unexpressible.length} tasks dropped (--lossy)`, invalidTasks && `${invalidTasks} invalid tasks skipped`, badFiles && `${badFiles} file${badFiles > 1 ? 's' : ''} with errors outside the tasks`].filter(Boolean);
+    const notes = [report.duplicates.length && `${plural(report.duplicates.length, 'duplicate prompt')} dropped`, report.filtered && `${plural(report.filtered, 'task')} left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${plural(report.unexpressible.length, 'task')} dropped (--lossy)`, invalidTasks && `${plural(invalidTasks, 'invalid task')} skipped`, badFiles && `${plural(badFiles, 'file')} with errors outside the tasks`].filter(Boolean);
     if (notes.length && !report.failed) io.stdout.write(notes.join('; ') + '\n');
   }
   return report.failed ? EXIT.failed : EXIT.ok;

@@ -200,7 +200,7 @@ test('import: a row that cannot be mapped is reported with its line, and the exi
   assert.equal(r.status, 1);
   assert.match(r.stderr, /mixed\.jsonl:line 2: not imported: not JSON/);
   assert.match(r.stderr, /mixed\.jsonl:line 3: not imported: no `answer`/);
-  assert.match(r.stdout, /1 tasks from qa rows; 2 rows not imported/);
+  assert.match(r.stdout, /: 1 task from qa rows; 2 rows not imported\n/);
   assert.equal(vtask(['check', out]).status, 0);
   assert.equal(vtask(['import', input, '-o', out]).status, 2, 'an existing output is not overwritten without --force');
 });
@@ -216,7 +216,7 @@ test('export: a file that is not a task file and a task with errors are reported
   assert.match(r.stderr, /partly\.vtask:6: task 'bad' has errors and is not exported/);
   assert.match(r.stderr, /notes\.vtask:1: error: not a task file/);
   assert.deepEqual(fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { task_id: string }).task_id), ['ok']);
-  assert.match(r.stdout, /1 invalid tasks skipped; 1 file with errors outside the tasks/);
+  assert.match(r.stdout, /1 invalid task skipped; 1 file with errors outside the tasks/);
 });
 
 test('export of a large file (tasks parsed in worker threads) writes every row in file order', () => {

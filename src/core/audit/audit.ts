@@ -12,6 +12,7 @@ import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 import { planAgentAudit, runAgentProbe } from './agentAudit';
 import { isSelected, probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
+import { plural } from '../util/plural';
 
 export interface Finding {
   readonly probe: string;
@@ -51,7 +52,7 @@ export interface AuditOptions {
 /** `3 findings (1 critical, 2 high)`, `1 finding (1 low)`, `0 findings`: the count said the same everywhere. */
 export function findingCount(findings: readonly { severity: Severity }[]): string {
   const counts = [...SEVERITIES].reverse().map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
-  return `${findings.length} finding${findings.length === 1 ? '' : 's'}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
+  return `${plural(findings.length, 'finding')}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
 }
 
 export function atLeast(s: Severity, floor: Severity): boolean {
