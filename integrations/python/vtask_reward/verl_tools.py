@@ -71,7 +71,7 @@ def _read_rows(path):
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m vtask_reward.verl_tools", description="Write verl's tool config for exported agent rows.")
-    p.add_argument("rows", help="rows from vtask export --format verl (.parquet or .jsonl)")
+    p.add_argument("rows", help="rows from vtask export --format verl (.parquet, or .json: JSON lines)")
     p.add_argument("-o", "--out", required=True, help="the tool config to write (YAML)")
     a = p.parse_args(argv)
     config = verl_tool_config(_read_rows(a.rows), os.path.dirname(os.path.abspath(a.rows)))
