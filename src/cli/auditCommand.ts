@@ -8,6 +8,7 @@ import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
+import { plural } from '../core/util/plural';
 import { cachedTaskRuns } from './cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
@@ -158,7 +159,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
     io.stdout.write(JSON.stringify({ tasks, findings: findings.length, failing, fail_on: args.failOn, invalid }) + '\n');
   } else {
     for (const { file, audit, line, suspects, calibration: c } of out) {
-      if (c) io.stdout.write(terminalSafe(`${file}:${line}: calibration: task ${audit.task}: agreement ${Math.round(c.agreement * 100)}% over ${c.cases} cases × ${args.repeats}, score spread ${c.spread.toFixed(2)}, ${c.orderFlips} order flips, ${c.lengthFlips} length flips${c.undecided ? `, ${c.undecided} undecided` : ''}`) + '\n');
+      if (c) io.stdout.write(terminalSafe(`${file}:${line}: calibration: task ${audit.task}: agreement ${Math.round(c.agreement * 100)}% over ${plural(c.cases, 'case')} × ${args.repeats}, score spread ${c.spread.toFixed(2)}, ${plural(c.orderFlips, 'order flip')}, ${plural(c.lengthFlips, 'length flip')}${c.undecided ? `, ${c.undecided} undecided` : ''}`) + '\n');
       for (const f of audit.findings) {
         io.stdout.write(terminalSafe(`${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`) + '\n');
         io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(f.response, 100))}`) + '\n');
@@ -172,11 +173,11 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
     }
     if (args.samples) {
       const n = out.reduce((k, o) => k + o.suspects.length, 0);
-      io.stdout.write(`${n} suspect sample${n === 1 ? '' : 's'} among the cached runs\n`);
+      io.stdout.write(`${plural(n, 'suspect sample')} among the cached runs\n`);
     }
-    for (const [reason, n] of skippedReasons) io.stdout.write(terminalSafe(`${n} task(s) had probes skipped: ${reason}`) + '\n');
+    for (const [reason, n] of skippedReasons) io.stdout.write(terminalSafe(`${plural(n, 'task')} had probes skipped: ${reason}`) + '\n');
     const flagged = out.filter((o) => o.audit.findings.length).length;
-    io.stdout.write(`${findingCount(findings)} in ${flagged} of ${tasksSeen} tasks; ${failing} at or above ${args.failOn}\n`);
+    io.stdout.write(`${findingCount(findings)} in ${flagged} of ${plural(tasksSeen, 'task')}; ${failing} at or above ${args.failOn}\n`);
   }
   if (signal.aborted) return EXIT.failed;
   return failing > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;

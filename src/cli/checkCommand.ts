@@ -2,6 +2,7 @@ import { withheldIssues } from '../core/sampling/trust';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFileInThreads } from '../core/taskfile/parallel';
 import { missingFileIssues } from '../core/taskfile/referencedFiles';
+import { plural } from '../core/util/plural';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { unknownOption } from './options';
@@ -47,7 +48,6 @@ export async function check(paths: readonly string[], io: CliIO): Promise<number
       else if (issue.severity === 'warning') warnings++;
     }
   }
-  const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
   io.stderr.write(`checked ${plural(files.length, 'file')}, ${plural(tasks, 'task')}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}\n`);
   return errors > 0 ? EXIT.failed : EXIT.ok;
 }

@@ -111,7 +111,7 @@ Options:
                   entries may be listed in ~/.config/vtask/config.json: {"trustedEndpoints": [...]}.
   --root DIR      scripts and environments may read DIR (read-only) rather than only the task
                   file's own folder; DIR must contain the task file.
-  -h, --help      show help (also: vtask <command> --help)
+  -h, --help      show help (also: vtask help <command>, vtask <command> --help)
   -v, --version   print the version
 
 Exit codes: 0 success, 1 a check failed, 2 usage error.`;
@@ -143,9 +143,30 @@ export function stopsGracefully(command: string | undefined): boolean {
   return command === 'run' || command === 'serve' || command === 'env' || command === 'audit';
 }
 
+/**
+ * A usage error is the one line that says what is wrong and where the usage is: the whole help
+ * would bury that line under the options.
+ */
+function usageError(io: CliIO, message: string, command?: string): number {
+  io.stderr.write(`${message}\nrun 'vtask help${command ? ` ${command}` : ''}' for usage\n`);
+  return EXIT.usage;
+}
+
+function unknownCommand(io: CliIO, name: string): number {
+  const near = closest(name, Object.keys(COMMANDS));
+  return usageError(io, `vtask: unknown command '${cut(name)}'${near ? ` (did you mean '${near}'?)` : ''}`);
+}
+
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSignal = new AbortController().signal): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest[0] !== undefined) {
+    // `vtask help <command>`: the command's own help, as `vtask <command> --help` prints it.
+    const topic = COMMANDS[rest[0]];
+    if (!topic) return unknownCommand(io, rest[0]);
+    io.stdout.write(topic.help + '\n');
+    return EXIT.ok;
+  }
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     io.stdout.write(help + '\n');
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -155,11 +176,7 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     return EXIT.ok;
   }
   const command = COMMANDS[name];
-  if (!command) {
-    const near = closest(name, Object.keys(COMMANDS));
-    io.stderr.write(`vtask: unknown command '${cut(name)}'${near ? ` (did you mean '${near}'?)` : ''}\n\n${help}\n`);
-    return EXIT.usage;
-  }
+  if (!command) return unknownCommand(io, name);
   if (rest.includes('-h') || rest.includes('--help')) {
     io.stdout.write(command.help + '\n');
     return EXIT.ok;
@@ -168,8 +185,7 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
   try {
     allowed = allowances(rest, io.cwd);
   } catch (e) {
-    io.stderr.write(`vtask ${name}: ${(e as Error).message}\n\n${command.help}\n`);
-    return EXIT.usage;
+    return usageError(io, `vtask ${name}: ${(e as Error).message}`, name);
   }
   setSecretTrust({ rules: [...configuredRules(io), ...allowed.rules], workspaceTrusted: true });
   setProjectRoots(allowed.roots);
@@ -191,8 +207,7 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     );
   } catch (e) {
     if (e instanceof UsageError || e instanceof MissingPathError) {
-      io.stderr.write(`vtask ${name}: ${e.message}\n\n${command.help}\n`);
-      return EXIT.usage;
+      return usageError(io, `vtask ${name}: ${e.message}`, name);
     }
     // Anything else still ends in one line, not a stack trace (VTASK_DEBUG=1 shows the stack).
     const err = e as NodeJS.ErrnoException;

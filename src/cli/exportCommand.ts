@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
 import { exportDataset } from '../core/datasets/exportDataset';
-import type { RunSummary } from '../core/datasets/format';
+import type { DatasetFormat, RunSummary } from '../core/datasets/format';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
-import { rowFileType } from '../core/datasets/rowFiles';
+import { rowFileType, type RowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { openResolvePool } from '../core/taskfile/parallel';
 import { version } from '../core/version';
+import { plural } from '../core/util/plural';
 import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
@@ -19,7 +20,8 @@ Writes the valid tasks of the task files as a training dataset: Parquet or JSONL
 extension of OUT. FORMAT is one of: ${[...EXPORT_FORMATS.keys()].join(', ')}.
   open-instruct   RLVR rows (messages, ground_truth, dataset) scored by open-instruct's own
                   verifiers (math, ifeval, string_f1, string_matcher, puzzle)
-  verl            RL rows (data_source, prompt, ability, reward_model, extra_info)
+  verl            RL rows (data_source, prompt, ability, reward_model, extra_info); verl
+                  reads OUT.parquet, or JSON lines as OUT.json (not .jsonl)
   trl             GRPOTrainer rows (prompt, solution, task_id, vtask_verifier, ...)
   openai-rft      fine-tuning rows (JSONL) and the job's grader in OUT.grader.json
 Options:
@@ -149,6 +151,23 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   return a as ExportArgs;
 }
 
+/**
+ * The row file type OUT is written as, by its extension: one the format's trainer reads, under
+ * an extension its loader takes (verl's JSON lines only as `.json`).
+ */
+function outputType(format: DatasetFormat, out: string, shown: string): RowFileType {
+  const jsonLines = format.jsonLinesExtension;
+  if (jsonLines && out.toLowerCase().endsWith(jsonLines)) return 'jsonl';
+  const type = rowFileType(out);
+  if (!type) throw new UsageError(`cannot tell the file type of '${shown}': end it in ${jsonLines ? `.parquet or ${jsonLines}` : '.jsonl or .parquet'}`);
+  if (!format.outputs.includes(type)) throw new UsageError(`${format.name} datasets are ${format.outputs.join(' or ')}, not ${type}`);
+  if (type === 'jsonl' && jsonLines) {
+    const stem = shown.slice(0, shown.length - path.extname(shown).length);
+    throw new UsageError(`${format.name} cannot load '${shown}': it picks its reader by the extension and reads JSON lines only from ${jsonLines} files; write ${stem}.parquet, or ${stem}${jsonLines} for JSON lines`);
+  }
+  return type;
+}
+
 /** Warnings printed one per line; the rest are counted. */
 const WARNINGS_SHOWN = 20;
 
@@ -156,9 +175,7 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
   const args = parseArgs(argv);
   const format = EXPORT_FORMATS.get(args.format)!;
   const out = path.resolve(io.cwd, args.out);
-  const type = rowFileType(out);
-  if (!type) throw new UsageError(`cannot tell the file type of '${args.out}': end it in .jsonl or .parquet`);
-  if (!format.outputs.includes(type)) throw new UsageError(`${format.name} datasets are ${format.outputs.join(' or ')}, not ${type}`);
+  const type = outputType(format, out, args.out);
   if (!fs.existsSync(path.dirname(out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
   const mix = new Map<string, number>();
@@ -212,12 +229,12 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     if (report.warnings.length > WARNINGS_SHOWN) io.stderr.write(`… and ${report.warnings.length - WARNINGS_SHOWN} more tasks with the same warning (--json lists all)\n`);
     for (const d of report.duplicates) io.stderr.write(`${where(d)}: task '${d.task}' dropped: same prompt as '${d.of.task}' (${where(d.of)})\n`);
     for (const i of report.invalid) io.stderr.write(i.reason !== undefined ? `${where(i)}: error: ${i.reason} (vtask check shows it)\n` : `${where(i)}: task '${i.task}' has errors and is not exported (vtask check shows them)\n`);
-    if (report.failed) io.stderr.write(`nothing written: ${report.unexpressible.length} task(s) cannot be expressed in ${format.name} (--lossy drops them)\n`);
-    for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${o.rows} rows${o.split ? ` (${o.split})` : ''}\n`);
+    if (report.failed) io.stderr.write(`nothing written: ${plural(report.unexpressible.length, 'task')} cannot be expressed in ${format.name} (--lossy drops them)\n`);
+    for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${plural(o.rows, 'row')}${o.split ? ` (${o.split})` : ''}\n`);
     if (report.grader) io.stdout.write(`${shown(report.grader)}: the grader\n`);
     const badFiles = report.invalid.filter((i) => i.reason !== undefined).length;
     const invalidTasks = report.invalid.length - badFiles;
-    const notes = [report.duplicates.length && `${report.duplicates.length} duplicate prompts dropped`, report.filtered && `${report.filtered} tasks left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${report.unexpressible.length} tasks dropped (--lossy)`, invalidTasks && `${invalidTasks} invalid tasks skipped`, badFiles && `${badFiles} file${badFiles > 1 ? 's' : ''} with errors outside the tasks`].filter(Boolean);
+    const notes = [report.duplicates.length && `${plural(report.duplicates.length, 'duplicate prompt')} dropped`, report.filtered && `${plural(report.filtered, 'task')} left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${plural(report.unexpressible.length, 'task')} dropped (--lossy)`, invalidTasks && `${plural(invalidTasks, 'invalid task')} skipped`, badFiles && `${plural(badFiles, 'file')} with errors outside the tasks`].filter(Boolean);
     if (notes.length && !report.failed) io.stdout.write(notes.join('; ') + '\n');
   }
   return report.failed ? EXIT.failed : EXIT.ok;

@@ -7,6 +7,7 @@ import { rowFileType } from '../core/datasets/rowFiles';
 import { formatIssue } from '../core/taskfile/format';
 import { openResolvePool } from '../core/taskfile/parallel';
 import { streamTaskFile } from '../core/taskfile/stream';
+import { plural } from '../core/util/plural';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, unknownOption } from './options';
 
@@ -73,6 +74,6 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   errors.sort((a, b) => a.start - b.start);
   for (const e of errors.slice(0, 50)) io.stderr.write(formatIssue(args.out, stream.lines, e) + '\n');
   if (errors.length > 50) io.stderr.write(`... and ${errors.length - 50} more errors (vtask check ${args.out})\n`);
-  io.stdout.write(`${args.out}: ${report.tasks} tasks from ${report.format} rows${report.bad.length ? `; ${report.bad.length} rows not imported` : ''}${report.renamed ? `; ${report.renamed} repeated ids given a suffix` : ''}${errors.length ? `; ${errors.length} validation errors` : ''}\n`);
+  io.stdout.write(`${args.out}: ${plural(report.tasks, 'task')} from ${report.format} rows${report.bad.length ? `; ${plural(report.bad.length, 'row')} not imported` : ''}${report.renamed ? `; ${plural(report.renamed, 'repeated id')} given a suffix` : ''}${errors.length ? `; ${plural(errors.length, 'validation error')}` : ''}\n`);
   return report.bad.length || errors.length ? EXIT.failed : EXIT.ok;
 }

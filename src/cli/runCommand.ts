@@ -13,6 +13,7 @@ import { runnableTasks } from '../core/taskfile/resolve';
 import { closest } from '../core/base/suggest';
 import { getPair, toJS } from '../core/base/ynode';
 import { cut } from '../core/util/cut';
+import { plural } from '../core/util/plural';
 import { fsReason } from '../core/taskfile/discover';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
@@ -288,5 +289,5 @@ function printTable(io: CliIO, model: string, results: readonly TaskRunResult[])
   for (const r of rows) io.stdout.write(line(r) + '\n');
   const all = results.flatMap((r) => r.samples);
   const requests = results.reduce((a, r) => a + r.requests, 0);
-  io.stdout.write(`${results.length} tasks, ${all.length} samples (${all.filter((s) => s.cached).length} from the cache, ${requests} requests)\n`);
+  io.stdout.write(`${plural(results.length, 'task')}, ${plural(all.length, 'sample')} (${all.filter((s) => s.cached).length} from the cache, ${plural(requests, 'request')})\n`);
 }

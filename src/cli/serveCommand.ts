@@ -9,6 +9,7 @@ import { createVerifyServer, loadTasks } from '../core/serve/verifyServer';
 import { boundHostNames, isLoopbackHost, normaliseHostName, normaliseOrigin } from '../core/serve/requestGate';
 import { realPath } from '../core/serve/inlinePrograms';
 import { findTaskFiles } from '../core/taskfile/discover';
+import { plural } from '../core/util/plural';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { boundedInt, eachArg, modelFlag, unknownOption } from './options';
@@ -146,7 +147,7 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : args.port;
     io.stdout.write(`listening on http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${port}\n`);
-    io.stderr.write(`serving ${[...tasks.values()].reduce((n, l) => n + l.length, 0)} tasks from ${files.length} file(s)\n`);
+    io.stderr.write(`serving ${plural([...tasks.values()].reduce((n, l) => n + l.length, 0), 'task')} from ${plural(files.length, 'file')}\n`);
     warnings(args, io);
   } else process.send?.({ listening: true });
   await new Promise<void>((resolve) => {
@@ -222,7 +223,7 @@ async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal, token
     }
   });
   io.stdout.write(`listening on http://${args.host}:${port}\n`);
-  io.stderr.write(`${workers.length} workers\n`);
+  io.stderr.write(`${plural(workers.length, 'worker')}\n`);
   warnings(args, io);
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();

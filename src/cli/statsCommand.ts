@@ -6,6 +6,7 @@ import { renderStatsHtml } from '../core/overview/report';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import { BANDS } from '../core/stats';
+import { noun } from '../core/util/plural';
 import { writeJson } from '../core/util/writeJson';
 import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
@@ -179,10 +180,10 @@ const bar = (n: number, max: number, width = 30): string => '█'.repeat(max ? M
 export function summaryText(s: DatasetStats, benchmarks: number): string {
   const out: string[] = [];
   const t = s.totals;
-  out.push(`${num(s.files)} file${s.files === 1 ? '' : 's'}, ${num(s.tasks)} tasks (${num(t.invalid_tasks ?? 0)} invalid), ${num(t.errors)} validation error${t.errors === 1 ? '' : 's'}`);
+  out.push(`${num(s.files)} ${noun(s.files, 'file')}, ${num(s.tasks)} ${noun(s.tasks, 'task')} (${num(t.invalid_tasks ?? 0)} invalid), ${num(t.errors)} ${noun(t.errors, 'validation error')}`);
   const kinds = Object.entries(t.kinds).sort((a, b) => b[1] - a[1]);
   if (kinds.length) out.push(`kinds: ${kinds.map(([k, n]) => `${k} ${num(n)}`).join(', ')}`);
-  out.push(`cases: ${num(t.cases.total)} (${num(t.cases.passed)} passed, ${num(t.cases.failed)} failed, ${num(t.cases.skipped)} skipped); ${num(t.tasks_without_cases)} tasks without cases`);
+  out.push(`cases: ${num(t.cases.total)} (${num(t.cases.passed)} passed, ${num(t.cases.failed)} failed, ${num(t.cases.skipped)} skipped); ${num(t.tasks_without_cases)} ${noun(t.tasks_without_cases, 'task')} without cases`);
   if (s.per_file.length > 1) {
     out.push('');
     const top = [...s.per_file].sort((a, b) => b.tasks - a.tasks || a.file.localeCompare(b.file)).slice(0, FILES_SHOWN);
@@ -195,15 +196,15 @@ export function summaryText(s: DatasetStats, benchmarks: number): string {
   if (!models.length) out.push('', 'models: no runs in the cache (vtask run records them)');
   for (const [name, m] of models) out.push('', ...modelText(name, m));
   for (const c of s.comparisons ?? []) {
-    out.push('', `${c.a} vs ${c.b}: ${num(c.tasks)} tasks run by both; ${c.a} higher on ${num(c.a_higher)}, ${c.b} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}`);
+    out.push('', `${c.a} vs ${c.b}: ${num(c.tasks)} ${noun(c.tasks, 'task')} run by both; ${c.a} higher on ${num(c.a_higher)}, ${c.b} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}`);
     for (const p of c.separating.slice(0, 10)) out.push(`  ${at(p)}: '${cut(p.task)}' ${c.a} ${p.a.toFixed(2)}, ${c.b} ${p.b.toFixed(2)}`);
   }
-  out.push('', `duplicates: ${num(s.duplicates.length)} pair${s.duplicates.length === 1 ? '' : 's'}`);
+  out.push('', `duplicates: ${num(s.duplicates.length)} ${noun(s.duplicates.length, 'pair')}`);
   for (const d of s.duplicates.slice(0, LISTED)) out.push(`  ${at(d.a)}: '${cut(d.a.task)}' ~ ${at(d.b)}: '${cut(d.b.task)}' (${d.exact ? 'same prompt' : `similarity ${d.similarity.toFixed(2)}`})`);
   if (s.duplicates.length > LISTED) out.push(`  ... ${num(s.duplicates.length - LISTED)} more (--json lists them all)`);
   if (!benchmarks) out.push('contamination: no benchmark given (--contamination BENCH)');
   else {
-    out.push(`contamination: ${num(s.contamination.length)} overlap${s.contamination.length === 1 ? '' : 's'} with ${benchmarks === 1 ? 'the benchmark' : `${benchmarks} benchmarks`}`);
+    out.push(`contamination: ${num(s.contamination.length)} ${noun(s.contamination.length, 'overlap')} with ${benchmarks === 1 ? 'the benchmark' : `${benchmarks} benchmarks`}`);
     for (const c of s.contamination.slice(0, LISTED)) out.push(`  ${at(c)}: '${cut(c.task)}' ~ ${c.benchmark ?? 'benchmark'}:${c.benchmark_row + 1}: "${cut(c.overlap)}"`);
     if (s.contamination.length > LISTED) out.push(`  ... ${num(s.contamination.length - LISTED)} more (--json lists them all)`);
   }
@@ -211,7 +212,7 @@ export function summaryText(s: DatasetStats, benchmarks: number): string {
 }
 
 function modelText(name: string, m: ModelStats): string[] {
-  const lines = [`model ${name}: ${num(m.tasks)} tasks, ${num(m.samples)} samples, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} stale runs left out (the task changed since: vtask run re-verifies them)` : ''}`];
+  const lines = [`model ${name}: ${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} ${noun(m.stale, 'stale run')} left out (the task changed since: vtask run re-verifies them)` : ''}`];
   const most = Math.max(...BANDS.map((b) => m.bands[b]));
   for (const b of BANDS) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
   const top = Math.max(0, ...m.histogram.map((h) => h.tasks));

@@ -55,7 +55,7 @@ void test('audit on agent tasks: probes replayed in the environment, findings wi
   assert.equal(refusedJson.findings, 0);
   for (const t of refusedJson.tasks) assert.match(t.skipped?.[0]?.reason ?? '', /the full sandbox \(bubblewrap\) is unavailable/, t.task);
   const said = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask'], weak, 120_000);
-  assert.match(said.stdout, /^3 task\(s\) had probes skipped: .*the full sandbox \(bubblewrap\) is unavailable/m);
+  assert.match(said.stdout, /^3 tasks had probes skipped: .*the full sandbox \(bubblewrap\) is unavailable/m);
   const optedIn = await runCliProcess(['audit', 'test/fixtures/audit/agent.vtask', '--json', '--probes', 'agent', '--allow-weak-isolation'], weak, 120_000);
   const opted = JSON.parse(optedIn.stdout) as typeof json & { tasks: { skipped?: { reason: string }[] }[] };
   assert.equal(opted.findings, 4, JSON.stringify(opted.tasks.map((t) => [t.task, t.findings.map((f) => f.probe), t.skipped])));

@@ -112,6 +112,25 @@ void test('check without paths, no command at all, and an unknown command are us
   assert.match(unknown.stderr, /chekc/);
 });
 
+void test('a usage error prints its one line and where the usage is, not the whole help: exit 2', () => {
+  const bad = vtask(['export', `${FIXTURES}/valid.vtask`, '-o', path.join(os.tmpdir(), 'never.jsonl')]);
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stdout, '');
+  const [message, pointer, ...more] = lines(bad.stderr);
+  assert.match(message ?? '', /^vtask export: --format is required: one of /);
+  assert.equal(pointer, "run 'vtask help export' for usage");
+  assert.deepEqual(more, [], 'nothing after the pointer: the help is not printed');
+  const unknown = vtask(['chekc', `${FIXTURES}/valid.vtask`]);
+  assert.deepEqual([unknown.status, lines(unknown.stderr)], [2, ["vtask: unknown command 'chekc' (did you mean 'check'?)", "run 'vtask help' for usage"]]);
+  // The pointer works: `vtask help <command>` is the command's own help.
+  const help = vtask(['help', 'export']);
+  assert.equal(help.status, 0);
+  assert.equal(help.stdout, vtask(['export', '--help']).stdout);
+  assert.match(help.stdout, /^Usage: vtask export /);
+  const nosuch = vtask(['help', 'exprot']);
+  assert.deepEqual([nosuch.status, lines(nosuch.stderr)[0]], [2, "vtask: unknown command 'exprot' (did you mean 'export'?)"]);
+});
+
 void test('--help and -h print the usage and exit 0', () => {
   for (const flag of ['--help', '-h']) {
     const r = vtask([flag]);

@@ -74,6 +74,34 @@ print(json.dumps({"verl": len(verl), "trl": len(trl), "open_instruct": len(oi), 
   assert.deepEqual(JSON.parse(out.trim()), { verl: 22, trl: 22, open_instruct: 9, tool_agent: 7 });
 });
 
+test('verl: -o OUT.jsonl is refused with what verl loads; OUT.json is JSON lines that datasets loads as verl loads it', (t) => {
+  const refused = path.join(DIR, 'verl-refused.jsonl');
+  const r = vtask(['export', 'examples/arithmetic.vtask', '--format', 'verl', '-o', refused]);
+  assert.equal(r.status, 2, r.stderr);
+  const stem = refused.slice(0, -'.jsonl'.length);
+  assert.equal(r.stderr.split('\n')[0], `vtask export: verl cannot load '${refused}': it picks its reader by the extension and reads JSON lines only from .json files; write ${stem}.parquet, or ${stem}.json for JSON lines`);
+  assert.equal(fs.existsSync(refused), false, 'nothing written');
+
+  const json = path.join(DIR, 'verl-lines.json');
+  const ok = vtask(['export', 'examples/arithmetic.vtask', '--format', 'verl', '-o', json, '--split', 'train=0.5,test=0.5']);
+  assert.equal(ok.status, 0, ok.stderr);
+  const written = [...ok.stdout.matchAll(/verl-lines\.(train|test)\.json: (\d+) (rows?) \(\1\)\n/g)];
+  assert.deepEqual(written.map((m) => m[1]), ['train', 'test'], ok.stdout);
+  for (const [, , n, noun] of written) assert.equal(noun, n === '1' ? 'row' : 'rows', ok.stdout);
+  const why = pythonReady();
+  if (why) return t.skip(why);
+  // verl's RLHFDataset: load_dataset("json", data_files=FILE)["train"] for a .json file.
+  const out = python(['-c', `
+import json, datasets
+d = ${JSON.stringify(DIR)}
+rows = [datasets.load_dataset("json", data_files=d + "/verl-lines." + s + ".json")["train"] for s in ("train", "test")]
+assert all(set(r.column_names) >= {"data_source", "prompt", "ability", "reward_model", "extra_info"} for r in rows)
+print(json.dumps(sorted(x["extra_info"]["task_id"] for r in rows for x in r)))
+`]);
+  const ids = runnableTasks(parseTaskFile(fs.readFileSync(path.join(ROOT, 'examples/arithmetic.vtask'), 'utf8'))).tasks.map((x) => x.id).sort();
+  assert.deepEqual(JSON.parse(out.trim()), ids);
+});
+
 test('openai-rft: the grader validates as the OpenAI SDK types, and grades every case as vtask does', async (t) => {
   const why = pythonReady();
   if (why) return t.skip(why);
@@ -203,7 +231,7 @@ test('import: a row that cannot be mapped is reported with its line, and the exi
   assert.equal(r.status, 1);
   assert.match(r.stderr, /mixed\.jsonl:line 2: not imported: not JSON/);
   assert.match(r.stderr, /mixed\.jsonl:line 3: not imported: no `answer`/);
-  assert.match(r.stdout, /1 tasks from qa rows; 2 rows not imported/);
+  assert.match(r.stdout, /: 1 task from qa rows; 2 rows not imported\n/);
   assert.equal(vtask(['check', out]).status, 0);
   assert.equal(vtask(['import', input, '-o', out]).status, 2, 'an existing output is not overwritten without --force');
 });
@@ -219,7 +247,7 @@ test('export: a file that is not a task file and a task with errors are reported
   assert.match(r.stderr, /partly\.vtask:6: task 'bad' has errors and is not exported/);
   assert.match(r.stderr, /notes\.vtask:1: error: not a task file/);
   assert.deepEqual(fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { task_id: string }).task_id), ['ok']);
-  assert.match(r.stdout, /1 invalid tasks skipped; 1 file with errors outside the tasks/);
+  assert.match(r.stdout, /1 invalid task skipped; 1 file with errors outside the tasks/);
 });
 
 test('export of a large file (tasks parsed in worker threads) writes every row in file order', () => {
@@ -227,7 +255,7 @@ test('export of a large file (tasks parsed in worker threads) writes every row i
   const big = path.join(DIR, 'big.vtask');
   const tasks = Array.from({ length: n }, (_, i) => `  - id: q${i}\n    prompt: "What is ${i} + 1?"\n    verify: { math: { answer: "${i + 1}" } }\n    cases:\n      - { response: "\\\\boxed{${i + 1}}", expect: pass }\n`);
   fs.writeFileSync(big, `vtask: 1\ntasks:\n${tasks.join('')}  - id: q5\n    prompt: "repeated id"\n    verify: { math: { answer: "1" } }\n`);
-  const out = path.join(DIR, 'big.jsonl');
+  const out = path.join(DIR, 'big.json');
   const r = vtask(['export', big, '--format', 'verl', '-o', out, '--no-runs']);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /big\.vtask:\d+: task 'q5' has errors/);

@@ -66,7 +66,7 @@ test('the summary counts HTTP requests, retries included', async () => {
   fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: r\n    prompt: "fault:429once summary"\n    samples: 1\n    verify: { math: { answer: "4" } }\n`);
   const r = await runCliProcess(['run', file, '--base-url', server.url, '--model', 'fault-model', '--cache-dir', path.join(dir, 'cache2')], LIMITS, 20_000);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^1 tasks, 1 samples \(0 from the cache, 2 requests\)$/m);
+  assert.match(r.stdout, /^1 task, 1 sample \(0 from the cache, 2 requests\)$/m);
 });
 
 test('a bad limit in the environment is a clear error of each task, not a crash', async () => {

@@ -19,6 +19,7 @@ import { numberWords, wrongLike } from '../../src/core/audit/gold';
 import { importDataset } from '../../src/core/datasets/importDataset';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
+import { CONFORMANCE_DIR, needsConformance } from '../support/conformance';
 
 const ROOT = process.cwd();
 
@@ -225,23 +226,18 @@ void test('mutants change the program, never inside a string, and each differs',
   assert.ok(mutantsOf('function f(x) { return x === 1 && x > 0; }', 'javascript').some((m) => m.code.includes('!==')));
 });
 
-void test('the conformance tasks: no high finding on IFEval; on Math-Verify answers, only the pinned weaknesses of the math verifier', async (t) => {
-  const shared = path.resolve(ROOT, '../shared/conformance');
-  if (!fs.existsSync(shared)) {
-    assert.ok(!process.env.CI, 'the conformance data is missing');
-    return t.skip('needs: ../shared/conformance beside the project');
-  }
+void test('the conformance tasks: no high finding on IFEval; on Math-Verify answers, only the pinned weaknesses of the math verifier', { skip: needsConformance }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-conformance-'));
   // Math-Verify's gold answers (of the pairs it expects to match) as math tasks: those that are
   // answers, not whole solutions with boxes and prose.
   const strip = (g: string): string => g.trim().replace(/^\$+|\$+$/g, '').replace(/^\\\(|\\\)$/g, '').replace(/^\\\[|\\\]$/g, '').trim();
   const answerLike = (g: string): boolean => g.length > 0 && g.length <= 40 && !/boxed|\$|\\\[|\\\(|\s{2}|[a-z]{4,} [a-z]{4,}/i.test(g);
-  const golds = [...new Set(fs.readFileSync(path.join(shared, 'math_verify_pairs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { gold: string; expected: number }).filter((r) => r.expected === 1).map((r) => strip(r.gold)).filter(answerLike))];
+  const golds = [...new Set(fs.readFileSync(path.join(CONFORMANCE_DIR, 'math_verify_pairs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { gold: string; expected: number }).filter((r) => r.expected === 1).map((r) => strip(r.gold)).filter(answerLike))];
   const math = path.join(dir, 'math.vtask');
   fs.writeFileSync(math, `vtask: 1\ntasks:\n${golds.map((g, i) => `  - id: mv-${i}\n    prompt: "Solve it."\n    verify: { math: { answer: ${JSON.stringify(g)} } }\n`).join('')}`);
   // IFEval's 541 prompts, imported as vtask imports them.
   const ifeval = path.join(dir, 'ifeval.vtask');
-  await importDataset({ input: path.join(shared, 'ifeval_input_prompts.jsonl'), type: 'jsonl', out: ifeval });
+  await importDataset({ input: path.join(CONFORMANCE_DIR, 'ifeval_input_prompts.jsonl'), type: 'jsonl', out: ifeval });
   const figures: string[] = [];
   for (const file of [math, ifeval]) {
     const { tasks } = runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8')));

@@ -19,14 +19,15 @@ import {
 } from '../../src/core/sampling/builtin';
 import { SamplingError, createProvider, type ModelProfile, type Sample } from '../../src/core/sampling';
 import { taskStats } from '../../src/core/stats';
+import { needsShared, REPO_ROOT, SHARED_DIR } from '../support/conformance';
 
-const MODELS = path.resolve(process.cwd(), 'models');
+const MODELS = path.join(REPO_ROOT, 'models');
 const WEAK = path.join(MODELS, 'arith-weak.gguf');
 const STRONG = path.join(MODELS, 'arith-strong.gguf');
 const REFERENCE_OUTPUTS = path.join(MODELS, 'reference-outputs.json');
 // The worked example the engine was checked against: not shipped, it sits beside the repository
 // in ../shared (as the conformance data does), wherever the checkout is.
-const EXAMPLE_DIR = path.resolve(process.cwd(), '../shared/reference/tiny-model');
+const EXAMPLE_DIR = path.join(SHARED_DIR, 'reference/tiny-model');
 
 setBuiltinModelDir(MODELS);
 
@@ -248,13 +249,8 @@ test('rng and token picking are deterministic and respect top_p', () => {
   assert.deepEqual([...seen].sort(), [1, 2], 'top_p 0.6 keeps the two likely tokens only');
 });
 
-test('parity with the worked example\'s engine on its model files', async (t) => {
+test('parity with the worked example\'s engine on its model files', { skip: needsShared('reference/tiny-model', 'the worked example the engine was checked against') }, async () => {
   const engine = path.join(EXAMPLE_DIR, 'tinyllama.mjs');
-  if (!fs.existsSync(engine)) {
-    // CI has ../shared: there a missing example is a broken setup, not a reason to skip.
-    if (process.env.CI === 'true') assert.fail(`the worked example is missing: ${engine}`);
-    return t.skip(`needs: ${engine} (the worked example)`);
-  }
   const mod = (await import(pathToFileURL(engine).href)) as { TinyLlama: new (p: string) => { generate(p: string, o: object): { text: string; finish: string } } };
   for (const f of ['arith-weak-f16.gguf', 'arith-strong-f16.gguf']) {
     const file = path.join(EXAMPLE_DIR, f);

@@ -44,7 +44,7 @@ void test('extracts the last fenced block of the language, else the whole answer
 void test('compares output line by line, ignoring trailing whitespace; too few or too many lines fail', () => {
   assert.equal(compareOutput('1\n2\n', '1  \n2\r\n\n\n'), undefined);
   assert.match(compareOutput('1\n2\n', '1\n') ?? '', /expected 2 lines, got 1/);
-  assert.match(compareOutput('1\n', '1\n2\n') ?? '', /expected 1 lines, got 2/);
+  assert.match(compareOutput('1\n', '1\n2\n') ?? '', /expected 1 line, got 2/);
   assert.equal(compareOutput('12', '13'), "expected '12', got '13'");
   assert.match(compareOutput('a', '') ?? '', /got no output/);
   assert.notEqual(compareOutput(' a', 'a'), undefined, 'leading whitespace matters');

@@ -19,6 +19,7 @@ import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { toJS } from '../../src/core/base/ynode';
 import { runnableTasks, type TaskSpec } from '../../src/core/taskfile/resolve';
 import { verify } from '../../src/core/verifiers/verify';
+import { CONFORMANCE_DIR, needsConformance } from '../support/conformance';
 
 const ROOT = process.cwd();
 const EXAMPLES = findTaskFiles([path.join(ROOT, 'examples')]).map((f) => path.relative(ROOT, f));
@@ -217,12 +218,8 @@ test('duplicated prompts are dropped and reported with both places; --mix takes 
   assert.deepEqual([...mixKeeps(['x', 'y', 'z'], 0.34, 1, 'f')], [...mixKeeps(['x', 'y', 'z'], 0.34, 1, 'f')]);
 });
 
-test('import: the IFEval prompt file becomes 541 valid constraint tasks', async (t) => {
-  const input = path.resolve(ROOT, '../shared/conformance/ifeval_input_prompts.jsonl');
-  if (!fs.existsSync(input)) {
-    assert.ok(!process.env.CI, `${input} is missing`);
-    return t.skip('needs: ../shared/conformance beside the project');
-  }
+test('import: the IFEval prompt file becomes 541 valid constraint tasks', { skip: needsConformance }, async () => {
+  const input = path.join(CONFORMANCE_DIR, 'ifeval_input_prompts.jsonl');
   const out = path.join(tmp(), 'ifeval.vtask');
   const report = await importDataset({ input, type: 'jsonl', out });
   assert.equal(report.format, 'ifeval');

@@ -4,15 +4,17 @@
 // other test files running beside it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 
 const RUNNER = path.resolve(process.cwd(), 'scripts/test-all.mjs');
 
-function runner(env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; last: string }> {
+function runner(env: Record<string, string | undefined>, stage = 'unit'): Promise<{ code: number | null; stdout: string; last: string }> {
   return new Promise((resolve, reject) => {
     const clean = { ...process.env, CI: undefined, VTASK_CANARY: undefined, VTASK_TEST_ONLY: undefined, NODE_TEST_CONTEXT: undefined };
-    const child = spawn(process.execPath, [RUNNER, '--no-build', 'unit'], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RUNNER, '--no-build', stage], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -48,4 +50,20 @@ void test('no test files is a failure, not "0 passed, 0 failed"', async () => {
   assert.equal(r.code, 1, r.stdout);
   assert.equal(r.last, '0 passed, 1 failed, 0 skipped', r.stdout);
   assert.match(r.stdout, /unit\s+FAIL\s+0\s+1\s+0\s+\S+\s+no test files/);
+});
+
+void test('outside CI, e2e-floor without the floor VS Code is a skip that names the install command, in the table and the last line', async () => {
+  // An empty cache has no floor VS Code; the main runtime is given by its overrides, so that
+  // nothing is installed here.
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-floor-cache-'));
+  try {
+    const r = await runner({ VTASK_CACHE: cache, VTASK_NODE24: process.execPath, VTASK_CODE_SERVER: RUNNER, VTASK_CHROMIUM: RUNNER }, 'e2e-floor');
+    assert.equal(r.code, 0, r.stdout);
+    assert.equal(r.last, '0 passed, 0 failed, 1 skipped', r.stdout);
+    assert.match(r.stdout, /^skipped: needs: code-server 4\.90\.3 \(VS Code 1\.90, about 600 MB\): bash scripts\/install-vscode-floor\.sh$/m);
+    assert.match(r.stdout, /^e2e-floor\s+-\s+0\s+0\s+1\s+\S+\s+needs: code-server 4\.90\.3/m);
+    assert.deepEqual(fs.readdirSync(cache), [], 'nothing was installed');
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
 });

@@ -3,11 +3,43 @@
 // the peer are exactly the pinned ones. The figure printed is then exactly the figure asserted
 // (agreement = total − pinned); a pinned row that starts to agree fails too, so the pin list (and
 // the figure reported from it) is updated rather than left stale.
+//
+// ../shared is not part of the repository: CI lays it beside the clone. Found from this file's own
+// place (not the working directory), and where it is absent outside CI the tests that read it skip
+// with `needs:` (needsShared); under CI=true they run, and fail on the missing data.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const CONFORMANCE_DIR = path.resolve(process.cwd(), '../shared/conformance');
+/**
+ * The repository's root: the nearest folder above `from` whose package.json is vtask's. Tests are
+ * bundled into out/test/**, so `__dirname` is that compiled test's folder, wherever it runs from.
+ */
+export function repoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const pkg = path.join(dir, 'package.json');
+    if (fs.existsSync(pkg) && (JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'vtask') return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no vtask package.json above ${from}`);
+  }
+}
+
+export const REPO_ROOT = repoRoot(__dirname);
+/** The peers' data and reference material, beside the repository. */
+export const SHARED_DIR = path.resolve(REPO_ROOT, '../shared');
+export const CONFORMANCE_DIR = path.join(SHARED_DIR, 'conformance');
+
+/**
+ * A test's `skip` option for data under ../shared: false when `rel` is there, or under CI=true
+ * (where it is always laid, so its absence must fail); else a `needs:` reason saying where the
+ * data comes from, which scripts/test-all.mjs lists and excuses.
+ */
+export function needsShared(rel: string, what: string): string | false {
+  if (process.env.CI === 'true' || fs.existsSync(path.join(SHARED_DIR, rel))) return false;
+  return `needs: ../shared/${rel} beside the repository (${what})`;
+}
+
+/** The skip option of every test that reads CONFORMANCE_DIR. */
+export const needsConformance = needsShared('conformance', "the peers' test suites");
 
 /**
  * One JSON value per non-blank line of a conformance file. A conformance test passes `rows`, the
@@ -26,6 +58,15 @@ export function readJsonl<T>(name: string, rows?: number): T[] {
 
 export function readJson<T>(name: string): T {
   return JSON.parse(fs.readFileSync(path.join(CONFORMANCE_DIR, name), 'utf8')) as T;
+}
+
+/**
+ * A value read when first asked for: data read at module load would fail the whole file, the
+ * tests that do not need it included, where a skipped test never asks.
+ */
+export function lazy<T>(read: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => (value ??= { v: read() }).v;
 }
 
 /** A row's id: the file and its 1-based line (among non-blank lines), and a part within the row. */

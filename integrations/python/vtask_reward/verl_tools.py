@@ -128,7 +128,7 @@ def _read_rows(path):
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m vtask_reward.verl_tools", description="Write verl's tool config for exported agent rows.")
-    p.add_argument("rows", help="rows from vtask export --format verl (.parquet or .jsonl)")
+    p.add_argument("rows", help="rows from vtask export --format verl (.parquet, or .json: JSON lines)")
     p.add_argument("-o", "--out", required=True, help="the tool config to write (YAML)")
     p.add_argument("--split", action="store_true", help="one config per environment: OUT with the environment's name before its extension")
     a = p.parse_args(argv)

@@ -14,6 +14,7 @@ import { planAgentAudit, runAgentProbe } from './agentAudit';
 import { unparseableGolds } from './gold';
 import { verifierLeaves } from './verifierParts';
 import { isSelected, probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
+import { plural } from '../util/plural';
 
 export interface Finding {
   readonly probe: string;
@@ -53,7 +54,7 @@ export interface AuditOptions {
 /** `3 findings (1 critical, 2 high)`, `1 finding (1 low)`, `0 findings`: the count said the same everywhere. */
 export function findingCount(findings: readonly { severity: Severity }[]): string {
   const counts = [...SEVERITIES].reverse().map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
-  return `${findings.length} finding${findings.length === 1 ? '' : 's'}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
+  return `${plural(findings.length, 'finding')}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
 }
 
 export function atLeast(s: Severity, floor: Severity): boolean {

@@ -8,6 +8,7 @@ import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify } from '../verifiers/verify';
 import type { Finding } from './audit';
 import { CALIBRATION } from './probe';
+import { plural } from '../util/plural';
 
 export interface CalibrationOptions {
   readonly judge: VerifyContext['judge'];
@@ -81,8 +82,8 @@ export async function calibrateJudge(task: TaskSpec, file: string, o: Calibratio
   } else {
     if (agreement < minAgreement) flag('calibration-agreement', 'high', `the judge agreed with the task's cases ${pct(agreement)} of the time (${agree}/${decided}), below ${pct(minAgreement)}`);
     if (spread > maxSpread) flag('calibration-consistency', 'medium', `the same response judged ${repeats} times got scores ${spread.toFixed(2)} apart, more than ${maxSpread}`);
-    if (orderFlips) flag('calibration-order', 'medium', `${orderFlips} case(s) changed verdict with the rubric's criteria in reverse order`);
-    if (lengthFlips) flag('calibration-length', 'medium', `${lengthFlips} case(s) changed verdict with neutral text added after the response`);
+    if (orderFlips) flag('calibration-order', 'medium', `${plural(orderFlips, 'case')} changed verdict with the rubric's criteria in reverse order`);
+    if (lengthFlips) flag('calibration-length', 'medium', `${plural(lengthFlips, 'case')} changed verdict with neutral text added after the response`);
   }
   return { task: task.id, cases: task.cases.length, agreement, spread, orderFlips, lengthFlips, undecided, findings };
 }

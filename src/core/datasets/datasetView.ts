@@ -10,6 +10,7 @@ import { detectFormat, IMPORT_FORMATS, type RowImporter } from './formats';
 import { importDataset, taskYaml } from './importDataset';
 import { parseTaskFile } from '../taskfile/parse';
 import { PARQUET_PARSERS, plainRow } from './rowFiles';
+import { plural } from '../util/plural';
 import type { AsyncBuffer, FileMetaData as Metadata } from 'hyparquet' with { 'resolution-mode': 'import' };
 
 /** The most rows one window may ask for: a screen holds far fewer. */
@@ -160,7 +161,7 @@ export class DatasetTable {
     }
     const rows = Number(meta.num_rows);
     const inGroups = meta.row_groups.reduce((a, g) => a + Number(g.num_rows), 0);
-    if (inGroups !== rows) throw new Error(`corrupt Parquet file: it claims ${rows} rows, its row groups hold ${inGroups}`);
+    if (inGroups !== rows) throw new Error(`corrupt Parquet file: it claims ${plural(rows, 'row')}, its row groups hold ${inGroups}`);
     const fileColumns = topColumns(meta);
     const probe = new DatasetTable(file, buffer, meta, { rows, columns: [], fileColumns });
     const first = rows > 0 ? (await probe.read(0, 1))[0] : undefined;

@@ -67,6 +67,12 @@ export interface DatasetFormat {
   readonly name: string;
   /** Which file types the format's trainer reads. */
   readonly outputs: readonly ('jsonl' | 'parquet')[];
+  /**
+   * The only extension under which the trainer reads JSON lines, when it is not `.jsonl`: verl
+   * picks its reader by the file's extension (`.parquet`, or `.json` read as JSON lines) and
+   * cannot load a `.jsonl` file.
+   */
+  readonly jsonLinesExtension?: '.json';
   /** The Parquet columns, in order; rows are written with exactly these. */
   readonly columns: (settings: ExportSettings) => readonly ParquetColumn[];
   toRow(t: ExportTask, settings: ExportSettings): RowResult;

@@ -97,6 +97,7 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
 export const verl: DatasetFormat = {
   name: 'verl',
   outputs: ['parquet', 'jsonl'],
+  jsonLinesExtension: '.json',
   columns: () => [
     { name: 'data_source', schema: str('data_source') },
     { name: 'agent_name', schema: str('agent_name') },

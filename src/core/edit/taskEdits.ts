@@ -7,6 +7,7 @@ import { columnAt, eolOf, lineEndAt, lineStartAt, nextLineAt } from './lines';
 import { formatPath, isAliasNode, locate, type Located, type Step } from './locate';
 import { replaceAt, same, snapEntry, toSnap, type Snap } from './snapshot';
 import { blockItem, blockPair, blockScalar, doubleQuoted, flowPair, flowText, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
+import { plural } from '../util/plural';
 
 /**
  * Edits a task file for the task panel's form: each change becomes one text edit on just the
@@ -241,7 +242,7 @@ function checkChunk(file: TaskFile, chunks: readonly Chunk[], taskIndex: number,
 function checkWhole(file: TaskFile, taskIndex: number, edit: TextEdit, expected: Snap): string {
   const text = applyEdit(file.text, edit);
   const after = parseTaskFile(text);
-  if (after.tasks.length !== file.tasks.length) return `the file would have ${after.tasks.length} tasks instead of ${file.tasks.length}`;
+  if (after.tasks.length !== file.tasks.length) return `the file would have ${plural(after.tasks.length, 'task')} instead of ${file.tasks.length}`;
   const errors = syntaxErrors(after);
   // Counted the same way for the old text, so a file that already has errors can still be edited.
   if (errors.length > 0 && errors.length > syntaxErrors(parseTaskFile(file.text)).length) return `it would add a YAML syntax error (${errors[0]?.message})`;

@@ -3,6 +3,7 @@
 // styles only), and every text from the dataset is escaped, since prompts and ids are data.
 import { BANDS, type Band } from '../stats';
 import type { BandCounts, DatasetStats, HistogramBin, ModelComparison, ModelStats, TaskRef } from './types';
+import { noun, plural } from '../util/plural';
 
 /** Rows shown per table before "N more" (a page of 100,000 rows helps no one). */
 const TABLE_ROWS = 200;
@@ -49,7 +50,7 @@ svg text { fill: var(--fg); font: 11px system-ui, sans-serif; }
 export function renderStatsHtml(stats: DatasetStats): string {
   const t = stats.totals;
   const body = [
-    `<h1>Dataset statistics</h1><p class="muted">${num(stats.files)} file${stats.files === 1 ? '' : 's'}, ${num(stats.tasks)} tasks</p>`,
+    `<h1>Dataset statistics</h1><p class="muted">${num(stats.files)} ${noun(stats.files, 'file')}, ${num(stats.tasks)} ${noun(stats.tasks, 'task')}</p>`,
     cards([
       ['tasks', num(stats.tasks)],
       ['invalid tasks', num(t.invalid_tasks ?? 0)],
@@ -84,7 +85,7 @@ export function renderStatsHtml(stats: DatasetStats): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>vtask stats: ${num(stats.tasks)} tasks</title>
+<title>vtask stats: ${num(stats.tasks)} ${noun(stats.tasks, 'task')}</title>
 <style>${CSS}</style>
 </head>
 <body>
@@ -123,7 +124,7 @@ function modelsSection(models: DatasetStats['models']): string {
 
 function modelBlock(name: string, m: ModelStats): string {
   const stale = m.stale ? `, ${num(m.stale)} stale runs left out` : '';
-  return `<section><h3>${escapeHtml(name)}</h3><p class="muted">${num(m.tasks)} tasks, ${num(m.samples)} samples, GRPO signal ${pct(m.signal_share)}${stale}</p>${bandBar(m.bands, m.tasks)}${histogram(m.histogram)}</section>`;
+  return `<section><h3>${escapeHtml(name)}</h3><p class="muted">${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${stale}</p>${bandBar(m.bands, m.tasks)}${histogram(m.histogram)}</section>`;
 }
 
 /** One stacked bar of the band counts. */
@@ -149,7 +150,7 @@ export function histogram(bins: readonly HistogramBin[]): string {
   const bars = bins
     .map((b, i) => {
       const h = (b.tasks / max) * (H - 20);
-      return `<rect class="bar" x="${(i * bw + 1).toFixed(1)}" y="${(H - 16 - h).toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${b.from.toFixed(1)}–${b.to.toFixed(1)}: ${b.tasks} tasks</title></rect>`;
+      return `<rect class="bar" x="${(i * bw + 1).toFixed(1)}" y="${(H - 16 - h).toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${b.from.toFixed(1)}–${b.to.toFixed(1)}: ${plural(b.tasks, 'task')}</title></rect>`;
     })
     .join('');
   return `<svg width="${W}" height="${H}" role="img" aria-label="pass-rate histogram">${bars}<path class="axis" d="M0 ${H - 16}H${W}"/><text x="0" y="${H - 2}">pass rate 0</text><text x="${W}" y="${H - 2}" text-anchor="end">1</text></svg>`;
@@ -168,14 +169,14 @@ export function scatter(c: ModelComparison): string {
   }
   const max = Math.max(1, ...[...cells.values()].map((x) => x.n));
   const dots = [...cells.values()]
-    .map((x) => `<circle class="dot" cx="${(P + x.a * S).toFixed(1)}" cy="${(S - x.b * S).toFixed(1)}" r="${(2 + 10 * Math.sqrt(x.n / max)).toFixed(1)}"><title>${escapeHtml(c.a)} ${x.a.toFixed(2)}, ${escapeHtml(c.b)} ${x.b.toFixed(2)}: ${x.n} tasks</title></circle>`)
+    .map((x) => `<circle class="dot" cx="${(P + x.a * S).toFixed(1)}" cy="${(S - x.b * S).toFixed(1)}" r="${(2 + 10 * Math.sqrt(x.n / max)).toFixed(1)}"><title>${escapeHtml(c.a)} ${x.a.toFixed(2)}, ${escapeHtml(c.b)} ${x.b.toFixed(2)}: ${plural(x.n, 'task')}</title></circle>`)
     .join('');
   return `<svg width="${S + P + 10}" height="${S + P}" role="img" aria-label="${escapeHtml(c.a)} against ${escapeHtml(c.b)}"><path class="axis" d="M${P} 0V${S}H${P + S}"/><path class="axis" d="M${P} ${S}L${P + S} 0" stroke-dasharray="3 3"/>${dots}<text x="${P + S}" y="${S + 16}" text-anchor="end">${escapeHtml(c.a)} →</text><text x="${P - 4}" y="10" text-anchor="end">${escapeHtml(c.b)}</text><text x="${P}" y="${S + 16}">0</text><text x="${P - 4}" y="${S}" text-anchor="end">0</text></svg>`;
 }
 
 function comparisonSection(c: ModelComparison): string {
   const head = `<h2>${escapeHtml(c.a)} against ${escapeHtml(c.b)}</h2>`;
-  const counts = `<p class="muted">${num(c.tasks)} tasks run by both: ${escapeHtml(c.a)} higher on ${num(c.a_higher)}, ${escapeHtml(c.b)} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}</p>`;
+  const counts = `<p class="muted">${num(c.tasks)} ${noun(c.tasks, 'task')} run by both: ${escapeHtml(c.a)} higher on ${num(c.a_higher)}, ${escapeHtml(c.b)} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}</p>`;
   const sep = table(['task', 'where', c.a, c.b], c.separating, (p) => [escapeHtml(p.task), escapeHtml(where(p)), numCell(p.a.toFixed(2)), numCell(p.b.toFixed(2))]);
   return `${head}${counts}${scatter(c)}<h3>The tasks that separate them most</h3>${sep}`;
 }

@@ -13,6 +13,7 @@ import type { ModelProfile, Provider, SampleHooks, SampleRequest } from '../samp
 import type { TaskEnvironment, TaskSpec } from '../taskfile/resolve';
 import type { Verdict } from '../verifiers/verdict';
 import { verify, type VerifyOptions } from '../verifiers/verify';
+import { plural } from '../util/plural';
 
 /**
  * Environments alive at once, across all tasks of a process: each is a sandboxed process, and
@@ -86,7 +87,7 @@ export async function agentVerdict(verifier: unknown, response: string, trajecto
   const cut = trajectory.stop === 'max_turns';
   const v = await verify(verifier, cut ? '' : response, { ...options, trajectory });
   if (!cut) return v;
-  const limit = `the turn limit (${trajectory.turns} turns) was reached before a final answer`;
+  const limit = `the turn limit (${plural(trajectory.turns, 'turn')}) was reached before a final answer`;
   return { ...v, reason: v.pass ? `${v.reason} (${limit})` : `${limit}: ${v.reason}`, details: { ...v.details, stop: 'max_turns', turns: trajectory.turns } };
 }
 

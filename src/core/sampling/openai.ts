@@ -20,6 +20,7 @@ import { renderPrompt } from './template';
 import { parseToolCalls, ToolCallStream, wireMessage, wireTools } from './toolCalls';
 import type { ToolCall } from '../base/chat';
 import { SamplingError, type ModelProfile, type Provider, type Sample, type SampleHooks, type SampleRequest } from './types';
+import { plural } from '../util/plural';
 
 export interface OpenAIProviderOptions {
   /** Stream answers (SSE). Off by default: one JSON body is cheaper, and every server has it. */
@@ -235,7 +236,7 @@ export class OpenAIProvider implements Provider {
       return samples;
     } catch (e) {
       if (e instanceof SamplingError && e.retryable && attempts.count > 1) {
-        throw new SamplingError(`${e.message} (gave up after ${attempts.count} attempts)`, e.kind, e.status, e.retryAfterMs);
+        throw new SamplingError(`${e.message} (gave up after ${plural(attempts.count, 'attempt')})`, e.kind, e.status, e.retryAfterMs);
       }
       throw e;
     }
@@ -448,7 +449,7 @@ export class OpenAIProvider implements Provider {
     const dense = choices.filter((c) => c !== undefined);
     const finished = dense.length > 0 && dense.every((c) => c.finishReason !== undefined);
     // Without `[DONE]` and with a choice unfinished, the stream broke off: retry it whole.
-    if (!finished && !done) throw new SamplingError(`the stream from ${safeUrl(this.url)} broke off after ${events} events, before the answer was complete`, 'bad-response');
+    if (!finished && !done) throw new SamplingError(`the stream from ${safeUrl(this.url)} broke off after ${plural(events, 'event')}, before the answer was complete`, 'bad-response');
     if (!dense.length) throw new SamplingError(`${safeUrl(this.url)} streamed no choices`, 'bad-response');
     calls.forEach((c, i) => {
       const choice = choices[i];

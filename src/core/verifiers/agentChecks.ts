@@ -5,6 +5,7 @@ import { validatorFor } from './json';
 import { unusablePattern } from './match';
 import { compileRegex } from './text/regex';
 import { verdict, type Verdict, type VerifyContext } from './verdict';
+import { plural } from '../util/plural';
 
 /**
  * The checks of the `trajectory` and `state` kinds. They read the sample's trajectory from the
@@ -65,7 +66,7 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
     failures.push({ turn: s.turn, reason: `turn ${s.turn} made tool call ${p.max_tool_calls + 1}, more than the ${p.max_tool_calls} allowed` });
   }
   if (p.max_turns !== undefined && t.turns > p.max_turns) {
-    failures.push({ turn: p.max_turns + 1, reason: `the agent took ${t.turns} turns, more than the ${p.max_turns} allowed (turn ${p.max_turns + 1} is one too many)` });
+    failures.push({ turn: p.max_turns + 1, reason: `the agent took ${plural(t.turns, 'turn')}, more than the ${p.max_turns} allowed (turn ${p.max_turns + 1} is one too many)` });
   }
   const calls = steps.map((s) => ({ turn: s.turn, tool: s.call.name, ok: made(s) }));
   const details = { calls, tool_calls: steps.length, turns: t.turns };
@@ -97,7 +98,7 @@ function orderFailure(order: readonly string[], steps: readonly TrajectoryStep[]
 
 function describeCalls(t: Trajectory): string {
   if (!t.steps.length) return `no tool calls in ${t.turns} turn${t.turns === 1 ? '' : 's'}`;
-  return `${t.steps.length} tool call${t.steps.length === 1 ? '' : 's'} (${t.steps.map((s) => s.call.name).join(', ')}) in ${t.turns} turns`;
+  return `${plural(t.steps.length, 'tool call')} (${t.steps.map((s) => s.call.name).join(', ')}) in ${plural(t.turns, 'turn')}`;
 }
 
 /** The value at a dotted path (`orders.0.status`); `found: false` names the first missing part. */

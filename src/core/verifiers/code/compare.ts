@@ -1,4 +1,5 @@
 /** How a program's output and return values are compared with the expected ones. */
+import { plural } from '../../util/plural';
 
 /** Lines with trailing whitespace (and `\r`) removed, trailing empty lines dropped. */
 export function outputLines(text: string): string[] {
@@ -27,9 +28,9 @@ export function compareOutput(expected: string, actual: string): string | undefi
     }
   }
   if (a.length < e.length) {
-    return a.length === 0 ? `expected ${quote(e[0] as string)}, got no output` : `expected ${e.length} lines, got ${a.length} (missing ${quote(e[a.length] as string)})`;
+    return a.length === 0 ? `expected ${quote(e[0] as string)}, got no output` : `expected ${plural(e.length, 'line')}, got ${a.length} (missing ${quote(e[a.length] as string)})`;
   }
-  if (a.length > e.length) return `expected ${e.length} lines, got ${a.length} (extra ${quote(a[e.length] as string)})`;
+  if (a.length > e.length) return `expected ${plural(e.length, 'line')}, got ${a.length} (extra ${quote(a[e.length] as string)})`;
   return undefined;
 }
 

@@ -1,3 +1,5 @@
+import { plural } from '../../util/plural';
+
 /** What one instruction's check found. */
 export interface Outcome {
   readonly pass: boolean;
@@ -49,9 +51,8 @@ export function compare(actual: number, relation: string, threshold: number): bo
   return relation === 'less than' ? actual < threshold : actual >= threshold;
 }
 
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+/** "1 word", "3 words": the core's one helper, kept here for the checks that import it from here. */
+export { plural };
 
 /** "63 words, needs less than 50" / "12 words, needs at least 50" / "... (holds)". */
 export function relationReason(actual: number, noun: string, relation: string, threshold: number): string {

@@ -11,6 +11,7 @@ import { approx, exact, logValue, tick, TimeoutError, type Budget } from './eval
 import { normText } from './normalize';
 import { printNode } from './print';
 import * as R from './rational';
+import { plural } from '../../util/plural';
 
 export type Method = 'identical' | 'exact' | 'numeric' | 'symbolic' | 'tolerance' | 'structure' | 'simplify';
 
@@ -94,7 +95,7 @@ function compareText(g: Node, p: Node): Outcome {
 }
 
 function allPairs(a: readonly Node[], b: readonly Node[], c: CompareContext): Outcome {
-  if (a.length !== b.length) return no('structure', `expected ${a.length} values, got ${b.length}`);
+  if (a.length !== b.length) return no('structure', `expected ${plural(a.length, 'value')}, got ${b.length}`);
   let method: Method = 'identical';
   for (let i = 0; i < a.length; i++) {
     const r = compareNodes(a[i] as Node, b[i] as Node, c);
@@ -122,9 +123,9 @@ function matchUnordered(a: readonly Node[], b: readonly Node[], c: CompareContex
         method = stronger(method, r.method);
       }
     }
-    if (!found) return no('structure', a.length === b.length ? 'the sets differ' : `expected ${a.length} values, got ${b.length}`);
+    if (!found) return no('structure', a.length === b.length ? 'the sets differ' : `expected ${plural(a.length, 'value')}, got ${b.length}`);
   }
-  if (covered.some((v) => !v)) return no('structure', a.length === b.length ? 'the sets differ' : `expected ${a.length} values, got ${b.length}`);
+  if (covered.some((v) => !v)) return no('structure', a.length === b.length ? 'the sets differ' : `expected ${plural(a.length, 'value')}, got ${b.length}`);
   return yes(method);
 }
 
