@@ -92,11 +92,15 @@ void test('verl: one tool config for environments declaring their tools alike, o
 void test('TRL: one vtask env process per instance for all its rollouts, reset in parallel, a fresh environment each time, all closed; a cut rollout is scored without an answer', async (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
+  const tasks = path.join(DIR, 'kv.vtask');
+  fs.writeFileSync(tasks, ['vtask: 1', 'tasks:', '  - id: kv', '    prompt: "fr?"', '    environment: { run: ./kv_store.mjs }', '    verify: { match: { answer: Paris, tag: answer } }', ''].join('\n'));
+  const served = await startServe([tasks]);
+  after(() => served.child.kill('SIGTERM'));
   const out = path.join(DIR, 'trl.json');
-  const printed = python([path.join(ROOT, 'test/python/trl_env_pool.py'), DIR, out], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` });
+  const printed = python([path.join(ROOT, 'test/python/trl_env_pool.py'), DIR, out], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}`, VTASK_URL: served.url });
   t.diagnostic(`TRL reset loops (4 instances, 2 steps): ${printed.trim()}`);
   type Step = { reset_seconds: number; answers: string[]; pids: number[]; trajectories: { calls: unknown[]; state: { lookups: number } }[] };
-  const r = JSON.parse(fs.readFileSync(out, 'utf8')) as { steps: Step[]; cut: Record<string, unknown>; answered: Record<string, unknown>; alive_before_close: number; alive_after_close: number; processes_after_close: number[] };
+  const r = JSON.parse(fs.readFileSync(out, 'utf8')) as { steps: Step[]; cut: Record<string, unknown>; answered: Record<string, unknown>; scored: { rewards: number[]; reasons: string[] }; alive_before_close: number; alive_after_close: number; processes_after_close: number[] };
   const [first, second] = r.steps as [Step, Step];
   for (const step of r.steps) {
     assert.deepEqual(step.answers, Array(4).fill('"Paris"'));
@@ -114,14 +118,10 @@ void test('TRL: one vtask env process per instance for all its rollouts, reset i
   // A rollout whose last turn called a tool (TRL's turn limit) goes to vtask serve as cut: its text is no answer.
   assert.equal(r.cut.stop, 'max_turns');
   assert.equal(r.answered.stop, undefined);
-  const tasks = path.join(DIR, 'kv.vtask');
-  fs.writeFileSync(tasks, ['vtask: 1', 'tasks:', '  - id: kv', '    prompt: "fr?"', '    environment: { run: ./kv_store.mjs }', '    verify: { match: { answer: Paris, tag: answer } }', ''].join('\n'));
-  const served = await startServe([tasks]);
-  try {
-    const res = await fetch(`${served.url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'kv', responses: ['<answer>Paris</answer>', '<answer>Paris</answer>'], trajectories: [r.cut, r.answered] }) });
-    const { results } = (await res.json()) as { results: { pass: boolean; reason: string }[] };
-    assert.deepEqual(results.map((x) => x.pass), [false, true], JSON.stringify(results));
-  } finally {
-    served.child.kill('SIGTERM');
-  }
+  // vtask_reward called as GRPOTrainer calls it: each environment goes with its own completion,
+  // and a rollout the turn limit cut scores 0 although its text holds the right answer.
+  assert.deepEqual(r.scored.rewards, [1, 0, 1, 0], JSON.stringify(r.scored));
+  assert.equal(r.scored.reasons.length, 4, 'one reason per completion in the completions table');
+  assert.match(r.scored.reasons[1] ?? '', /turn limit|max_turns/, JSON.stringify(r.scored.reasons));
+  assert.doesNotMatch(r.scored.reasons[0] ?? '', /turn limit|max_turns/);
 });
