@@ -2,7 +2,8 @@
 // driving `EnvironmentTool`'s work as verl does, test/python/verl_agent_harness.py) never blocks
 // its event loop, gives each trajectory its own environment, closes it at release (or when
 // abandoned), caps how many live; verl's tool config accepts environments declaring a tool
-// alike and names both when they conflict; TRL's environments reuse one `vtask env` process per
+// alike (rows keyed by their tool names mixing environments in one run) and names both when
+// they conflict; TRL's environments reuse one `vtask env` process per
 // instance and reset in parallel, and a rollout cut by the turn limit is scored as such.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,7 +66,7 @@ void test('verl: max_sessions caps the live environments of a worker; the others
   assert.deepEqual(r.processes_at_end, []);
 });
 
-void test('verl: one tool config for environments declaring their tools alike, one per environment with --split, a conflict names both', (t) => {
+void test('verl: one tool config for environments declaring their tools alike, rows keyed by their tools train together over it, one per environment with --split, a conflict names both', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
   const row = (environment: string, args: unknown = {}): string => JSON.stringify({ extra_info: { tools_kwargs: { vtask: { create_kwargs: { environment, environment_args: JSON.stringify(args), max_turns: 4, task_id: environment } } } } });
@@ -80,6 +81,24 @@ void test('verl: one tool config for environments declaring their tools alike, o
   assert.match(printed, /3 tools of kv_store\.mjs -> .*tools\.kv_store\.yaml/);
   assert.deepEqual(names(path.join(DIR, 'tools.kv_store.yaml')), ['get', 'set', 'list']);
   assert.deepEqual(names(path.join(DIR, 'tools.calculator.yaml')), ['add', 'sub', 'mul']);
+
+  // --rows-out keys each row's tools_kwargs by its tools' names: verl offers each row its own
+  // environment's tools, so the rows of all these environments train in one run, over one config.
+  const keyed = path.join(DIR, 'keyed.jsonl');
+  assert.match(python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--rows-out', keyed]), /4 rows, tools_kwargs by tool name -> .*keyed\.jsonl/);
+  const keyedRows = fs.readFileSync(keyed, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { extra_info: { tools_kwargs: Record<string, { create_kwargs: { environment: string } }> } });
+  assert.deepEqual(keyedRows.map((r) => Object.keys(r.extra_info.tools_kwargs)), [['get', 'set', 'list'], ['get', 'set', 'list'], ['add', 'sub', 'mul'], ['add']]);
+  assert.deepEqual(keyedRows.map((r) => r.extra_info.tools_kwargs.add?.create_kwargs.environment ?? r.extra_info.tools_kwargs.get?.create_kwargs.environment), ['kv_store.mjs', 'kv_store.py', 'calculator.mjs', 'calculator.mjs']);
+  const ran = path.join(DIR, 'keyed-run.json');
+  python([HARNESS, DIR, ran, '--rows', keyed, merged], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` });
+  const run = JSON.parse(fs.readFileSync(ran, 'utf8')) as { rows: { offered: string[]; answer: unknown }[]; alive_at_end: number };
+  assert.deepEqual(run.rows, [
+    { offered: ['get', 'set', 'list'], answer: 'Paris' },
+    { offered: ['get', 'set', 'list'], answer: 'Paris' },
+    { offered: ['add', 'sub', 'mul'], answer: 5 },
+    { offered: ['add'], answer: 5 },
+  ]);
+  assert.equal(run.alive_at_end, 0);
 
   const conflicting = path.join(DIR, 'conflict.jsonl');
   fs.writeFileSync(conflicting, [row('kv_store.mjs'), row('numbers.mjs')].join('\n') + '\n');
