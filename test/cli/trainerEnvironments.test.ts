@@ -2,7 +2,8 @@
 // driving `EnvironmentTool`'s work as verl does, test/python/verl_agent_harness.py) never blocks
 // its event loop, gives each trajectory its own environment, closes it at release (or when
 // abandoned), caps how many live; verl's tool config accepts environments declaring a tool
-// alike and names both when they conflict; TRL's environments reuse one `vtask env` process per
+// alike (rows keyed by their tool names mixing environments in one run) and names both when
+// they conflict; TRL's environments reuse one `vtask env` process per
 // instance and reset in parallel, and a rollout cut by the turn limit is scored as such.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,7 +68,7 @@ void test('verl: max_sessions caps the live environments of a worker; the others
   assert.deepEqual(r.processes_at_end, []);
 });
 
-void test('verl: one tool config for environments declaring their tools alike, one per environment with --split, a conflict names both', (t) => {
+void test('verl: one tool config for environments declaring their tools alike, rows keyed by their tools train together over it, one per environment with --split, a conflict names both', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
   const row = (environment: string, args: unknown = {}): string => JSON.stringify({ extra_info: { tools_kwargs: { vtask: { create_kwargs: { environment, environment_args: JSON.stringify(args), max_turns: 4, task_id: environment } } } } });
@@ -83,6 +84,24 @@ void test('verl: one tool config for environments declaring their tools alike, o
   assert.deepEqual(names(path.join(DIR, 'tools.kv_store.yaml')), ['get', 'set', 'list']);
   assert.deepEqual(names(path.join(DIR, 'tools.calculator.yaml')), ['add', 'sub', 'mul']);
 
+  // --rows-out keys each row's tools_kwargs by its tools' names: verl offers each row its own
+  // environment's tools, so the rows of all these environments train in one run, over one config.
+  const keyed = path.join(DIR, 'keyed.jsonl');
+  assert.match(python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--rows-out', keyed]), /4 rows, tools_kwargs by tool name -> .*keyed\.jsonl/);
+  const keyedRows = fs.readFileSync(keyed, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { extra_info: { tools_kwargs: Record<string, { create_kwargs: { environment: string } }> } });
+  assert.deepEqual(keyedRows.map((r) => Object.keys(r.extra_info.tools_kwargs)), [['get', 'set', 'list'], ['get', 'set', 'list'], ['add', 'sub', 'mul'], ['add']]);
+  assert.deepEqual(keyedRows.map((r) => r.extra_info.tools_kwargs.add?.create_kwargs.environment ?? r.extra_info.tools_kwargs.get?.create_kwargs.environment), ['kv_store.mjs', 'kv_store.py', 'calculator.mjs', 'calculator.mjs']);
+  const ran = path.join(DIR, 'keyed-run.json');
+  python([HARNESS, DIR, ran, '--rows', keyed, merged], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` });
+  const run = JSON.parse(fs.readFileSync(ran, 'utf8')) as { rows: { offered: string[]; answer: unknown }[]; alive_at_end: number };
+  assert.deepEqual(run.rows, [
+    { offered: ['get', 'set', 'list'], answer: 'Paris' },
+    { offered: ['get', 'set', 'list'], answer: 'Paris' },
+    { offered: ['add', 'sub', 'mul'], answer: 5 },
+    { offered: ['add'], answer: 5 },
+  ]);
+  assert.equal(run.alive_at_end, 0);
+
   const conflicting = path.join(DIR, 'conflict.jsonl');
   fs.writeFileSync(conflicting, [row('kv_store.mjs'), row('numbers.mjs')].join('\n') + '\n');
   const said = python(['-c', 'import sys\nfrom vtask_reward.verl_tools import main\ntry:\n    main(sys.argv[1:])\nexcept ValueError as e:\n    print(e)', conflicting, '-o', path.join(DIR, 'no.yaml')]);
@@ -94,11 +113,15 @@ void test('verl: one tool config for environments declaring their tools alike, o
 void test('TRL: one vtask env process per instance for all its rollouts, reset in parallel, a fresh environment each time, all closed; a cut rollout is scored without an answer', async (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
+  const tasks = path.join(DIR, 'kv.vtask');
+  fs.writeFileSync(tasks, ['vtask: 1', 'tasks:', '  - id: kv', '    prompt: "fr?"', '    environment: { run: ./kv_store.mjs }', '    verify: { match: { answer: Paris, tag: answer } }', ''].join('\n'));
+  const served = await startServe([tasks]);
+  after(() => served.child.kill('SIGTERM'));
   const out = path.join(DIR, 'trl.json');
-  const printed = python([path.join(ROOT, 'test/python/trl_env_pool.py'), DIR, out], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` });
+  const printed = python([path.join(ROOT, 'test/python/trl_env_pool.py'), DIR, out], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}`, VTASK_URL: served.url });
   t.diagnostic(`TRL reset loops (4 instances, 2 steps): ${printed.trim()}`);
   type Step = { reset_seconds: number; answers: string[]; pids: number[]; trajectories: { calls: unknown[]; state: { lookups: number } }[] };
-  const r = JSON.parse(fs.readFileSync(out, 'utf8')) as { steps: Step[]; cut: Record<string, unknown>; answered: Record<string, unknown>; alive_before_close: number; alive_after_close: number; processes_after_close: number[] };
+  const r = JSON.parse(fs.readFileSync(out, 'utf8')) as { steps: Step[]; cut: Record<string, unknown>; answered: Record<string, unknown>; scored: { rewards: number[]; reasons: string[] }; alive_before_close: number; alive_after_close: number; processes_after_close: number[] };
   const [first, second] = r.steps as [Step, Step];
   for (const step of r.steps) {
     assert.deepEqual(step.answers, Array(4).fill('"Paris"'));
@@ -116,14 +139,10 @@ void test('TRL: one vtask env process per instance for all its rollouts, reset i
   // A rollout whose last turn called a tool (TRL's turn limit) goes to vtask serve as cut: its text is no answer.
   assert.equal(r.cut.stop, 'max_turns');
   assert.equal(r.answered.stop, undefined);
-  const tasks = path.join(DIR, 'kv.vtask');
-  fs.writeFileSync(tasks, ['vtask: 1', 'tasks:', '  - id: kv', '    prompt: "fr?"', '    environment: { run: ./kv_store.mjs }', '    verify: { match: { answer: Paris, tag: answer } }', ''].join('\n'));
-  const served = await startServe([tasks]);
-  try {
-    const res = await fetch(`${served.url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'kv', responses: ['<answer>Paris</answer>', '<answer>Paris</answer>'], trajectories: [r.cut, r.answered] }) });
-    const { results } = (await res.json()) as { results: { pass: boolean; reason: string }[] };
-    assert.deepEqual(results.map((x) => x.pass), [false, true], JSON.stringify(results));
-  } finally {
-    served.child.kill('SIGTERM');
-  }
+  // vtask_reward called as GRPOTrainer calls it: each environment goes with its own completion,
+  // and a rollout the turn limit cut scores 0 although its text holds the right answer.
+  assert.deepEqual(r.scored.rewards, [1, 0, 1, 0], JSON.stringify(r.scored));
+  assert.equal(r.scored.reasons.length, 4, 'one reason per completion in the completions table');
+  assert.match(r.scored.reasons[1] ?? '', /turn limit|max_turns/, JSON.stringify(r.scored.reasons));
+  assert.doesNotMatch(r.scored.reasons[0] ?? '', /turn limit|max_turns/);
 });

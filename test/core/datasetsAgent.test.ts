@@ -200,3 +200,20 @@ print(json.dumps({"calls": [first, second], "state": env._state(), "schema": sch
   assert.equal(got.class, 'vtask_reward.verl_tools.EnvironmentTool');
   assert.equal(got.oi, 'vtask');
 });
+
+test('verl: rows rewritten with tools_kwargs keyed by tool name (verl_tools --rows-out) name their tools and import back as the agent task', async (t) => {
+  const why = pythonMissing(['pyarrow']);
+  if (why) return t.skip(why);
+  const keyed = path.join(OUT, 'verl.bytool.parquet');
+  const printed = python(['-m', 'vtask_reward.verl_tools', path.join(OUT, 'verl.parquet'), '-o', path.join(OUT, 'verl.tools.yaml'), '--rows-out', keyed]);
+  assert.match(printed, /2 rows, tools_kwargs by tool name -> .*verl\.bytool\.parquet/);
+  const [agent, plain] = await rowsOf(keyed, 'parquet');
+  assert.deepEqual((agent?.extra_info as Record<string, unknown>).tools_kwargs, { bump: { create_kwargs: { ...REF, task_id: 'counter/1' } } });
+  assert.equal((plain?.extra_info as Record<string, unknown>).tools_kwargs ?? null, null);
+  const out = path.join(DIR, 'imported', 'verl-bytool.vtask');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const report = await importDataset({ input: keyed, type: 'parquet', format: 'verl', out, allowOutsidePaths: true });
+  assert.deepEqual(report.bad, []);
+  const back = runnableTasks(parseTaskFile(fs.readFileSync(out, 'utf8'))).tasks.find((x) => x.id === 'counter/1');
+  assert.deepEqual({ run: back?.environment?.run, args: back?.environment?.args, maxTurns: back?.maxTurns }, { run: '../tasks/envs/counter.py', args: { start: 3 }, maxTurns: 4 });
+});

@@ -1,6 +1,13 @@
 """verl's tool agent loop, as far as vtask's tool sees it, on one asyncio event loop.
 
     python3 verl_agent_harness.py ENV_DIR OUT.json [TRAJECTORIES [MAX_SESSIONS]]
+    python3 verl_agent_harness.py ENV_DIR OUT.json --rows ROWS.jsonl CONFIG.json
+
+With ``--rows``, one trajectory per row, all in one run over one tool config: as verl's rollout
+does, the row is offered the tools its ``tools_kwargs`` keys name (their schemas from the
+config), each is created with the trajectory's request id and its own ``create_kwargs``, the
+row's first tool is called with ``{"key": "fr"}`` or ``{"a": 2, "b": 3}`` (what its schema
+requires), and every tool is released. OUT gets, per row, the tools offered and the answer.
 
 Starts TRAJECTORIES trajectories at once over the key-value store environment: as verl does,
 each tool of the row is created with the trajectory's request id, the model's calls are
@@ -22,8 +29,9 @@ from proc_tree import descendants
 from vtask_reward.verl_tools import EnvironmentToolMixin, live_sessions, sessions
 
 env_dir, out_path = sys.argv[1], sys.argv[2]
-trajectories = int(sys.argv[3]) if len(sys.argv) > 3 else 16
-max_sessions = int(sys.argv[4]) if len(sys.argv) > 4 else 64
+rows_given = len(sys.argv) > 3 and sys.argv[3] == "--rows"
+trajectories = int(sys.argv[3]) if len(sys.argv) > 3 and not rows_given else 16
+max_sessions = int(sys.argv[4]) if len(sys.argv) > 4 and not rows_given else 64
 TOOLS = ("get", "set", "list")
 REF = {"environment": "kv_store.mjs", "environment_args": json.dumps({"data": {}}), "max_turns": 4, "task_id": "kv"}
 
@@ -101,6 +109,31 @@ async def main():
     }
 
 
+async def rows_mode(rows_path, config_path):
+    config = json.load(open(config_path))
+    by_name = {e["tool_schema"]["function"]["name"]: (Tool(e["tool_schema"]["function"]["name"], e["config"]), e["tool_schema"]) for e in config["tools"]}
+    out = []
+    for i, line in enumerate(open(rows_path)):
+        kwargs = json.loads(line)["extra_info"]["tools_kwargs"]
+        offered = [name for name in kwargs if name in by_name]  # verl: the tools the row's keys name
+        request_id = f"row-{i}"
+        for name in offered:
+            await by_name[name][0].create(request_id, **kwargs[name]["create_kwargs"])
+        first = offered[0]
+        required = by_name[first][1]["function"]["parameters"].get("required") or []
+        args = {"key": "fr"} if "key" in required else {"a": 2, "b": 3}
+        text, _, _ = await by_name[first][0].execute(request_id, args)
+        for name in offered:
+            await by_name[name][0].release(request_id)
+        out.append({"offered": offered, "answer": json.loads(text)})
+    return {"rows": out, "alive_at_end": live_sessions()}
+
+
+if rows_given:
+    result = asyncio.run(rows_mode(sys.argv[4], sys.argv[5]))
+    with open(out_path, "w") as f:
+        json.dump(result, f)
+    sys.exit(0)
 result = asyncio.run(main())
 with open(out_path, "w") as f:
     json.dump(result, f)

@@ -9,10 +9,17 @@ verl reads the tool schemas from one tool config file; this module writes it fro
     actor_rollout_ref.rollout.multi_turn.tool_config_path=data/tools.yaml
     actor_rollout_ref.rollout.multi_turn.max_assistant_turns=6   # the tasks' max_turns
 
-A row's ``extra_info.tools_kwargs.vtask.create_kwargs`` names its environment. With rows of
-several environments, ``--split`` writes one config per environment (``tools.<name>.yaml``),
-so a run offers each environment's rows only their own tools; one config for all is written
-only when the environments' tools agree (the same name declared the same way).
+A row's ``extra_info.tools_kwargs.vtask.create_kwargs`` names its environment. verl offers a
+row the tools its ``tools_kwargs`` keys name, so ``--rows-out`` also writes the rows keyed by
+their tools' names (each with the environment's create kwargs), as the environments declared
+them: with the one config (one entry per tool name, each backed by ``EnvironmentTool``), one run
+trains rows of several environments, each offered its own tools::
+
+    python -m vtask_reward.verl_tools data/train.parquet -o data/tools.yaml --rows-out data/train.tools.parquet
+
+One config for all is written only when the environments' tools agree (the same name declared
+the same way); otherwise ``--split`` writes one config per environment (``tools.<name>.yaml``),
+for one run per environment. Rows keyed either way are read alike.
 
 ``EnvironmentTool`` runs the environment of one trajectory: verl's ``create(instance_id)``
 starts it (every tool of a trajectory shares it, counted), ``execute`` calls the tool and
@@ -39,12 +46,26 @@ TOOLS_KEY = "vtask"
 CLASS_NAME = "vtask_reward.verl_tools.EnvironmentTool"
 
 
+def _ref_in(tools_kwargs):
+    # A row names its environment under `vtask` (as exported) or under each of its tools' names
+    # (as --rows-out writes it): every entry carries the same create_kwargs.
+    entries = tools_kwargs or {}
+    for key in [TOOLS_KEY] + [k for k in entries if k != TOOLS_KEY]:
+        ref = (entries.get(key) or {}).get("create_kwargs") or {}
+        if ref.get("environment"):
+            return ref
+    return {}
+
+
 def _refs(rows):
     for row in rows:
-        kw = ((row.get("extra_info") or {}).get("tools_kwargs") or {}).get(TOOLS_KEY) or {}
-        ref = kw.get("create_kwargs") or {}
-        if ref.get("environment"):
+        ref = _ref_in((row.get("extra_info") or {}).get("tools_kwargs"))
+        if ref:
             yield ref
+
+
+def _key(ref):
+    return ref["environment"], ref.get("environment_args") or "{}"
 
 
 def _canonical(value):
@@ -61,19 +82,22 @@ def same_declaration(a, b):
     return json.dumps(_canonical(a), sort_keys=True) == json.dumps(_canonical(b), sort_keys=True)
 
 
-def environment_tools(rows, base_dir=".", timeout=30.0):
+def declared_tools(rows, base_dir=".", timeout=30.0):
+    """``{(environment, environment_args): [tool]}``: each environment started once per distinct args."""
+    declared = {}
+    for ref in _refs(rows):
+        if _key(ref) not in declared:
+            with Environment(ref["environment"], base_dir, timeout) as env:
+                declared[_key(ref)] = env.reset(args_of(ref.get("environment_args")))
+    return declared
+
+
+def environment_tools(rows, base_dir=".", timeout=30.0, declared=None):
     """``{environment: [OpenAI tool schema]}``: each environment started once per distinct args."""
     found = {}
-    seen = set()
-    for ref in _refs(rows):
-        key = (ref["environment"], ref.get("environment_args") or "{}")
-        if key in seen:
-            continue
-        seen.add(key)
-        with Environment(ref["environment"], base_dir, timeout) as env:
-            declared = env.reset(args_of(ref.get("environment_args")))
-        tools = found.setdefault(ref["environment"], [])
-        for tool in declared:
+    for (run, _), tools_of_args in (declared if declared is not None else declared_tools(rows, base_dir, timeout)).items():
+        tools = found.setdefault(run, [])
+        for tool in tools_of_args:
             schema = openai_tool(tool)
             if not any(same_declaration(t, schema) for t in tools):
                 tools.append(schema)
@@ -106,9 +130,24 @@ def merged_config(by_env, base_dir="."):
     return _config(schemas, base_dir)
 
 
-def verl_tool_config(rows, base_dir=".", timeout=30.0):
+def verl_tool_config(rows, base_dir=".", timeout=30.0, declared=None):
     """The tool config verl loads (``{"tools": [...]}``), one entry per tool of the rows' environments."""
-    return merged_config(environment_tools(rows, base_dir, timeout), base_dir)
+    return merged_config(environment_tools(rows, base_dir, timeout, declared), base_dir)
+
+
+def rows_by_tool(rows, declared):
+    """The rows with ``extra_info.tools_kwargs`` keyed by the names of the tools their environment
+    declares, each with the environment's create_kwargs: verl offers a row the tools its keys
+    name, so rows of several environments train in one run."""
+    out = []
+    for row in rows:
+        extra = row.get("extra_info") or {}
+        ref = _ref_in(extra.get("tools_kwargs"))
+        if ref:
+            keyed = {t["name"]: {"create_kwargs": dict(ref)} for t in declared[_key(ref)]}
+            row = dict(row, extra_info=dict(extra, tools_kwargs=keyed))
+        out.append(row)
+    return out
 
 
 def verl_tool_configs(rows, base_dir=".", timeout=30.0):
@@ -131,15 +170,33 @@ def main(argv=None):
     p.add_argument("rows", help="rows from vtask export --format verl (.parquet, or .json: JSON lines)")
     p.add_argument("-o", "--out", required=True, help="the tool config to write (YAML)")
     p.add_argument("--split", action="store_true", help="one config per environment: OUT with the environment's name before its extension")
+    p.add_argument("--rows-out", help="also write the rows with tools_kwargs keyed by their tools' names (.parquet or .jsonl)")
     a = p.parse_args(argv)
     rows, base = _read_rows(a.rows), os.path.dirname(os.path.abspath(a.rows))
+    if a.rows_out and a.split:
+        p.error("--rows-out makes one run for all environments: it goes without --split")
     if not a.split:
-        _write(verl_tool_config(rows, base), a.out)
+        declared = declared_tools(rows, base)
+        _write(verl_tool_config(rows, base, declared=declared), a.out)
+        if a.rows_out:
+            _write_rows(rows_by_tool(rows, declared), a.rows_out)
         return 0
     stem, ext = os.path.splitext(a.out)
     for env, config in verl_tool_configs(rows, base).items():
         _write(config, f"{stem}.{os.path.splitext(os.path.basename(env))[0]}{ext or '.yaml'}", env)
     return 0
+
+
+def _write_rows(rows, path):
+    if path.endswith(".parquet"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), path)
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(row) + "\n" for row in rows)
+    print(f"{len(rows)} rows, tools_kwargs by tool name -> {path}")
 
 
 def _write(config, out, env=None):
@@ -238,8 +295,7 @@ def _ref_of(kwargs):
     # verl hands a row's create_kwargs as keyword arguments (or, in some loops, as create_kwargs=).
     ref = kwargs.get("create_kwargs") if isinstance(kwargs.get("create_kwargs"), dict) else kwargs
     if not ref.get("environment"):
-        data = kwargs.get("agent_data")
-        ref = ((getattr(data, "tools_kwargs", None) or {}).get(TOOLS_KEY) or {}).get("create_kwargs") or {}
+        ref = _ref_in(getattr(kwargs.get("agent_data"), "tools_kwargs", None))
     return ref
 
 

@@ -10,7 +10,10 @@
 // `single_turn_agent`). That loop takes the tool schemas from one tool config file
 // (`multi_turn.tool_config_path`) and passes each row's `extra_info.tools_kwargs` to the
 // tools; a row carries its environment there by reference under the key `vtask`, and the
-// Python package's `EnvironmentTool` starts it per trajectory and writes the tool config.
+// Python package's `EnvironmentTool` starts it per trajectory and writes the tool config. verl
+// offers a row the tools its `tools_kwargs` keys name: the package's `--rows-out` rewrites the
+// rows keyed by their tools' names (it starts each environment to learn them, which an export
+// does not), and import reads either.
 import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, extraInfoSchema } from './common';
 import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
@@ -71,6 +74,17 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
   };
 }
 
+/**
+ * The environment reference in a row's `tools_kwargs`: under `vtask` as exported, or under each
+ * of the row's tool names (as `python -m vtask_reward.verl_tools --rows-out` rewrites rows).
+ */
+function toolsRef(tools: unknown): unknown {
+  if (!tools || typeof tools !== 'object') return undefined;
+  const entries = tools as Record<string, { create_kwargs?: unknown } | null | undefined>;
+  const keys = [VERL_TOOLS_KEY, ...Object.keys(entries).filter((k) => k !== VERL_TOOLS_KEY)];
+  return keys.map((k) => entries[k]?.create_kwargs).find((c) => typeof (c as { environment?: unknown } | null | undefined)?.environment === 'string');
+}
+
 /** verl's example data sources whose ground truth is a math answer. */
 const MATH_SOURCES = /gsm8k|math|aime|amc|numina|deepscaler|dapo/i;
 
@@ -90,8 +104,7 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
     }
     verify = { math: { answer: String(gt) } };
   }
-  const tools = extra.tools_kwargs as Record<string, { create_kwargs?: unknown } | null> | null | undefined;
-  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra), ...readEnvironmentRef(tools?.[VERL_TOOLS_KEY]?.create_kwargs) } };
+  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra), ...readEnvironmentRef(toolsRef(extra.tools_kwargs)) } };
 }
 
 export const verl: DatasetFormat = {
