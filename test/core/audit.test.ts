@@ -49,9 +49,13 @@ void test('every weak verifier is flagged by the probe aimed at its weakness', a
   assert.deepEqual(found['think-only'], ['refusal-formatted']);
   const refusal = audits.find((a) => a.task === 'think-only')?.findings[0];
   assert.deepEqual([refusal?.severity, refusal?.family, refusal?.response], ['high', 'degenerate', "<think>I do not know the answer.</think>\nI'm sorry, but I can't help with that."]);
-  // A gold answer the verifier cannot parse: every response is refused, the right one too.
-  assert.deepEqual(found['unparseable-gold'], ['gold-unparseable']);
-  assert.match(audits.find((a) => a.task === 'unparseable-gold')?.findings[0]?.reason ?? '', /the gold answer \\frac\{3\}\{ could not be parsed \(empty answer\): the verifier refuses every response/);
+  // A gold answer the verifier cannot parse would refuse every response, the right one too: it is
+  // an error of the file at the answer, so the task never reaches a run or the audit.
+  assert.equal(audits.find((a) => a.task === 'unparseable-gold'), undefined);
+  const text = fs.readFileSync(path.join(ROOT, 'test/fixtures/audit/weak.vtask'), 'utf8');
+  const goldIssue = parseTaskFile(text).issues.find((i) => i.severity === 'error' && text.slice(i.start, i.end).includes('\\frac{3}{'));
+  assert.ok(goldIssue, 'the unreadable gold is an error at its answer');
+  assert.match(goldIssue.message, /could not|cannot|parse|read/i);
   assert.deepEqual(found['json-any-object'], ['json-empty-object']);
   assert.ok(found['asserts-check-nothing']?.includes('does-nothing'), JSON.stringify(found['asserts-check-nothing']));
   assert.deepEqual(found['one-output-test'], ['print-expected']);
