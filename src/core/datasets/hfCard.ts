@@ -113,6 +113,7 @@ export function datasetCard(f: CardFacts): string {
   lines.push(`## Scoring rows with vtask`, ``);
   lines.push('```sh', 'vtask serve TASK_FILES... --port 8000   # the task files the rows came from (agent tasks need them)', '```', '');
   lines.push('```python', 'import json, urllib.request', 'from datasets import load_dataset', '', `ds = load_dataset("PATH_OR_HUB_ID", split="${f.splits[0]?.name ?? 'train'}")`, 'row = ds[0]', 'body = {"verifier": json.loads(row["vtask_verifier"]), "prompt": row["prompt"], "responses": ["..."]}', 'req = urllib.request.Request("http://127.0.0.1:8000/verify", json.dumps(body).encode(), {"content-type": "application/json"})', 'print(json.load(urllib.request.urlopen(req))["results"])  # [{"pass": ..., "score": ..., "reason": ...}]', '```', '');
+  lines.push(`A verifier that runs a program (\`script\`) is not sent inline: send \`{"task": row["id"], "responses": [...]}\` to a \`vtask serve\` started on the task files.`, ``);
   lines.push(`Trainers use the Python package (integrations/python): its reward functions send \`vtask_verifier\` and the response to \`vtask serve\`.`, ``);
   return lines.join('\n');
 }
