@@ -2,8 +2,12 @@ import { errorMessage } from '../core/base/errorMessage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
-import { exportDataset } from '../core/datasets/exportDataset';
-import type { DatasetFormat, RunSummary } from '../core/datasets/format';
+import { exportDataset, type ExportReport, type ShardBound, type TaskRef } from '../core/datasets/exportDataset';
+import type { DatasetFormat, ParquetColumn, RunSummary } from '../core/datasets/format';
+import { HF_FORMAT, verifierKind } from '../core/datasets/hf';
+import { datasetCard } from '../core/datasets/hfCard';
+import { findDuplicates } from '../core/overview/duplicates';
+import type { TaskSpec } from '../core/taskfile/resolve';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
 import { rowFileType, type RowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
@@ -14,19 +18,24 @@ import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
 
-export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet [options]
+export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet|DIR [options]
 
 Writes the valid tasks of the task files as a training dataset: Parquet or JSONL by the
-extension of OUT. FORMAT is one of: ${[...EXPORT_FORMATS.keys()].join(', ')}.
+extension of OUT (a folder DIR for hf). FORMAT is one of: ${[...EXPORT_FORMATS.keys()].join(', ')}.
   open-instruct   RLVR rows (messages, ground_truth, dataset) scored by open-instruct's own
                   verifiers (math, ifeval, string_f1, string_matcher, puzzle)
   verl            RL rows (data_source, prompt, ability, reward_model, extra_info); verl
                   reads OUT.parquet, or JSON lines as OUT.json (not .jsonl)
   trl             GRPOTrainer rows (prompt, solution, task_id, vtask_verifier, ...)
   openai-rft      fine-tuning rows (JSONL) and the job's grader in OUT.grader.json
+  hf              a Hugging Face Hub dataset folder: DIR/data/SPLIT-00000-of-0000N.parquet
+                  shards (id, prompt, messages, vtask_verifier, kind, answer, tags, meta, ...)
+                  and DIR/README.md, the dataset card
 Options:
   --split train=0.9,test=0.1   one file per split (OUT.train.parquet, ...), stable by task id
   --seed N                     the seed of --split and --mix (default 0)
+  --shard-size N|NMB|NGB       hf: rows per shard, or a bound on a shard's rows as JSON text
+                               (default 500MB)
   --mix FILE=WEIGHT            take a share (WEIGHT up to 1) or a number (above 1) of FILE's
                                tasks; repeat per file
   --keep-duplicates            keep tasks whose prompt repeats an earlier one's (default: dropped
@@ -46,7 +55,7 @@ Options:
 Exits 0 when the dataset was written, 1 when a task cannot be expressed (nothing is written),
 2 on usage errors.`;
 
-const EXPORT_FLAGS = ['--format', '--out', '-o', '--split', '--seed', '--mix', '--keep-duplicates', '--lossy', '--via-vtask', '--prompt-style', '--grader-model', '--json', '--band', '--min-pass-rate', '--max-pass-rate', '--base-url', '--model', '--cache-dir', '--no-runs'];
+const EXPORT_FLAGS = ['--format', '--out', '-o', '--split', '--seed', '--mix', '--keep-duplicates', '--lossy', '--via-vtask', '--prompt-style', '--grader-model', '--json', '--band', '--min-pass-rate', '--max-pass-rate', '--base-url', '--model', '--cache-dir', '--no-runs', '--shard-size'];
 const BANDS = ['too_easy', 'learnable', 'too_hard'];
 
 interface ExportArgs extends ModelFlags {
@@ -66,6 +75,16 @@ interface ExportArgs extends ModelFlags {
   minPassRate?: number;
   maxPassRate?: number;
   runs: boolean;
+  shardSize?: ShardBound;
+}
+
+/** `--shard-size`: `1000` rows, or `500MB` (also KB, GB) of rows as JSON text. */
+function parseShardSize(v: string): ShardBound {
+  const m = /^(\d{1,12})\s*(KB|MB|GB)?$/i.exec(v.trim());
+  const n = m ? Number(m[1]) : 0;
+  if (!m || n < 1) throw new UsageError(`--shard-size takes a number of rows or a size like 500MB; got '${v}'`);
+  if (!m[2]) return { rows: n };
+  return { bytes: n * 1024 ** (['KB', 'MB', 'GB'].indexOf(m[2].toUpperCase()) + 1) };
 }
 
 function parseArgs(argv: readonly string[]): ExportArgs {
@@ -132,6 +151,9 @@ function parseArgs(argv: readonly string[]): ExportArgs {
         case '--no-runs':
           a.runs = false;
           break;
+        case '--shard-size':
+          a.shardSize = parseShardSize(value());
+          break;
         default:
           if (modelFlag(flag, value, a)) break;
           if (arg.startsWith('-')) throw unknownOption(arg, EXPORT_FLAGS);
@@ -145,7 +167,8 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   if (!a.paths.length) throw new UsageError('name at least one task file or folder');
   if (!a.format) throw new UsageError(`--format is required: one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
   if (!EXPORT_FORMATS.has(a.format)) throw new UsageError(`unknown format '${a.format}': one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
-  if (!a.out) throw new UsageError('-o OUT is required (OUT.jsonl or OUT.parquet)');
+  if (!a.out) throw new UsageError(a.format === HF_FORMAT ? '-o DIR is required (the dataset folder)' : '-o OUT is required (OUT.jsonl or OUT.parquet)');
+  if (a.shardSize && a.format !== HF_FORMAT) throw new UsageError('--shard-size is for --format hf');
   const filtered = a.bands !== undefined || a.minPassRate !== undefined || a.maxPassRate !== undefined;
   if (filtered && a.runs === false) throw new UsageError('--band and the pass-rate filters read cached runs: drop --no-runs');
   return a as ExportArgs;
@@ -174,9 +197,12 @@ const WARNINGS_SHOWN = 20;
 export async function exportCommand(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv);
   const format = EXPORT_FORMATS.get(args.format)!;
-  const out = path.resolve(io.cwd, args.out);
-  const type = outputType(format, out, args.out);
-  if (!fs.existsSync(path.dirname(out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
+  const hfDir = format.name === HF_FORMAT ? path.resolve(io.cwd, args.out) : undefined;
+  // An hf dataset is a folder: its shards go in DIR/data, which environments are relative to.
+  const out = hfDir ? path.join(hfDir, 'data', 'rows.parquet') : path.resolve(io.cwd, args.out);
+  const type = hfDir ? 'parquet' : outputType(format, out, args.out);
+  if (hfDir && fs.existsSync(hfDir) && !fs.statSync(hfDir).isDirectory()) throw new UsageError(`'${args.out}' is a file: --format hf writes a folder`);
+  if (!fs.existsSync(path.dirname(hfDir ?? out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
   const mix = new Map<string, number>();
   for (const [f, w] of args.mix) {
@@ -197,12 +223,15 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     (args.maxPassRate === undefined || run.pass_rate <= args.maxPassRate);
   // Large files have their tasks parsed on the machine's other cores, a few batches ahead.
   const pool = openResolvePool(__filename);
+  const card = hfDir ? cardCollector() : undefined;
+  const settings = { version, promptStyle: args.promptStyle, viaVtask: args.viaVtask };
+  if (hfDir) fs.mkdirSync(path.dirname(out), { recursive: true });
   const report = await exportDataset({
     files,
     format,
     out,
     type,
-    settings: { version, promptStyle: args.promptStyle, viaVtask: args.viaVtask },
+    settings,
     split: args.split,
     seed: args.seed,
     dedupe: args.dedupe,
@@ -213,12 +242,14 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     parseBatch: pool.parseBatch,
     runOf: (file, task) => runs.get(`${file}\0${task.id}`),
     ...(filtering ? { keep } : {}),
+    ...(hfDir && card ? { shards: { dir: path.dirname(out), ...(args.shardSize ?? DEFAULT_SHARD) }, observe: card.observe } : {}),
   }).finally(() => pool.close());
+  const cardFile = hfDir && card && !report.failed ? writeHfFolder(hfDir, report, card, format.columns(settings)) : undefined;
   const where = (r: { file: string; line: number }): string => `${r.file}:${r.line}`;
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p));
   if (args.json) {
-    io.stdout.write(JSON.stringify({ ...report, outputs: report.outputs.map((o) => ({ ...o, file: shown(o.file) })), grader: report.grader && shown(report.grader) }) + '\n');
+    io.stdout.write(JSON.stringify({ ...report, outputs: report.outputs.map((o) => ({ ...o, file: shown(o.file) })), grader: report.grader && shown(report.grader), card: cardFile && shown(cardFile) }) + '\n');
   } else {
     for (const u of report.unexpressible) {
       const who = u.file ? `${where(u)}: task '${u.task}'` : 'vtask export';
@@ -232,10 +263,58 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     if (report.failed) io.stderr.write(`nothing written: ${plural(report.unexpressible.length, 'task')} cannot be expressed in ${format.name} (--lossy drops them)\n`);
     for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${plural(o.rows, 'row')}${o.split ? ` (${o.split})` : ''}\n`);
     if (report.grader) io.stdout.write(`${shown(report.grader)}: the grader\n`);
+    if (cardFile) io.stdout.write(`${shown(cardFile)}: the dataset card\n`);
     const badFiles = report.invalid.filter((i) => i.reason !== undefined).length;
     const invalidTasks = report.invalid.length - badFiles;
     const notes = [report.duplicates.length && `${plural(report.duplicates.length, 'duplicate prompt')} dropped`, report.filtered && `${plural(report.filtered, 'task')} left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${plural(report.unexpressible.length, 'task')} dropped (--lossy)`, invalidTasks && `${plural(invalidTasks, 'invalid task')} skipped`, badFiles && `${plural(badFiles, 'file')} with errors outside the tasks`].filter(Boolean);
     if (notes.length && !report.failed) io.stdout.write(notes.join('; ') + '\n');
   }
   return report.failed ? EXIT.failed : EXIT.ok;
+}
+
+/** A shard's bound when `--shard-size` is not given: the size the Hub suggests for Parquet files. */
+const DEFAULT_SHARD: ShardBound = { bytes: 500 * 1024 ** 2 };
+
+type CardCollector = ReturnType<typeof cardCollector>;
+
+/** What the dataset card sums up, gathered from each row as it is written. */
+function cardCollector() {
+  const kinds = new Map<string, number>();
+  const licenses = new Set<string>();
+  const models = new Map<string, { tasks: number; passRates: number; bands: Map<string, number> }>();
+  const prompts: { ref: TaskRef; text: string }[] = [];
+  const observe = (task: TaskSpec, run: RunSummary | undefined, ref: TaskRef): void => {
+    const kind = verifierKind(task.verify);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    if (typeof task.meta.license === 'string' && task.meta.license) licenses.add(task.meta.license);
+    prompts.push({ ref, text: task.prompt });
+    if (!run) return;
+    const m = models.get(run.model) ?? { tasks: 0, passRates: 0, bands: new Map<string, number>() };
+    models.set(run.model, m);
+    m.tasks++;
+    // A run of band `error` measured nothing: its pass rate of 0 stays out of the mean.
+    if (run.band !== 'error') m.passRates += run.pass_rate;
+    if (run.band !== null) m.bands.set(run.band, (m.bands.get(run.band) ?? 0) + 1);
+  };
+  return { kinds, licenses, models, prompts, observe };
+}
+
+/** Shard names of an earlier export, which this one's would not all replace. */
+const SHARD = /^[\w.-]+-\d{5}-of-\d{5}\.parquet$/;
+
+/** Removes the shards an earlier export left and writes the card; returns the card's path. */
+function writeHfFolder(dir: string, report: ExportReport, c: CardCollector, columns: readonly ParquetColumn[]): string {
+  const data = path.join(dir, 'data');
+  const written = new Set(report.outputs.map((o) => path.basename(o.file)));
+  for (const f of fs.readdirSync(data)) if (SHARD.test(f) && !written.has(f)) fs.rmSync(path.join(data, f));
+  const splits: { name: string; rows: number }[] = [];
+  for (const o of report.outputs) {
+    const name = o.split || 'train';
+    const s = splits.find((x) => x.name === name) ?? splits[splits.push({ name, rows: 0 }) - 1]!;
+    s.rows += o.rows;
+  }
+  const file = path.join(dir, 'README.md');
+  const facts = { name: path.basename(dir), columns, splits, kinds: c.kinds, licenses: c.licenses, models: c.models, exactDropped: report.duplicates.length, nearPairs: findDuplicates(c.prompts), version };
+  fs.writeFileSync(file, datasetCard(facts));
+  return file;
 }

@@ -36,6 +36,19 @@ export interface ExportRequest {
   readonly parseBatch?: ChunkBatchParser;
   /** Reads a task file; the CLI turns its errors into messages. */
   readonly read: (file: string) => string;
+  /**
+   * Writes each split as Parquet shards in this folder (`train-00000-of-00002.parquet`, as the
+   * Hub names them) instead of `out`'s one file per split; `out` then only places environments.
+   */
+  readonly shards?: ShardBound & { readonly dir: string };
+  /** Told of every row written, with its task and run (what a dataset card sums up). */
+  readonly observe?: (task: TaskSpec, run: RunSummary | undefined, ref: TaskRef) => void;
+}
+
+/** When a shard is full: past `bytes` of rows (as JSON text, uncompressed) or `rows` rows. */
+export interface ShardBound {
+  readonly bytes?: number;
+  readonly rows?: number;
 }
 
 export interface TaskRef {
@@ -79,14 +92,81 @@ export function graderFile(out: string): string {
   return out.slice(0, out.length - path.extname(out).length) + '.grader.json';
 }
 
+/** `train`, shard 0 of 2 → `train-00000-of-00002.parquet`. */
+export function shardName(split: string, i: number, of: number): string {
+  const five = (n: number): string => String(n).padStart(5, '0');
+  return `${split}-${five(i)}-of-${five(of)}.parquet`;
+}
+
+const temp = (f: string): string => `${f}.${process.pid}.tmp`;
+
+/**
+ * One split's rows: one file, or consecutive shards each closed when the next row would take it
+ * past the bound (a shard has at least one row, so a row larger than the bound is a shard alone).
+ * Files are written under temporary names; `commit` gives them their names.
+ */
+class SplitOutput {
+  index = 0;
+  private readonly parts: { temp: string; rows: number; bytes: number; sink: RowSink }[] = [];
+  constructor(
+    readonly split: string,
+    /** The split's file, or where its shards go (what environments are relative to). */
+    readonly file: string,
+    private readonly open: (file: string) => Promise<RowSink>,
+    private readonly shards?: ShardBound & { readonly dir: string },
+  ) {}
+
+  async start(): Promise<void> {
+    await this.next();
+  }
+
+  private async next(): Promise<void> {
+    const t = this.shards ? path.join(this.shards.dir, `${this.split || 'train'}-${this.parts.length}.parquet.${process.pid}.tmp`) : temp(this.file);
+    this.parts.push({ temp: t, rows: 0, bytes: 0, sink: await this.open(t) });
+  }
+
+  async write(row: Record<string, unknown>): Promise<void> {
+    let part = this.parts[this.parts.length - 1] as (typeof this.parts)[number];
+    const bytes = this.shards?.bytes === undefined ? 0 : Buffer.byteLength(JSON.stringify(row));
+    const full = this.shards && part.rows > 0 && ((this.shards.rows !== undefined && part.rows >= this.shards.rows) || (this.shards.bytes !== undefined && part.bytes + bytes > this.shards.bytes));
+    if (full) {
+      await part.sink.close();
+      await this.next();
+      part = this.parts[this.parts.length - 1] as (typeof this.parts)[number];
+    }
+    part.rows++;
+    part.bytes += bytes;
+    await part.sink.write(row);
+  }
+
+  /** Closes the files; keeps them under their names, or removes them when `keep` is false. */
+  async finish(keep: boolean): Promise<{ file: string; rows: number }[]> {
+    await (this.parts[this.parts.length - 1] as (typeof this.parts)[number]).sink.close();
+    if (!keep) {
+      this.abort();
+      return [];
+    }
+    return this.parts.map((p, i) => {
+      const file = this.shards ? path.join(this.shards.dir, shardName(this.split || 'train', i, this.parts.length)) : this.file;
+      fs.renameSync(p.temp, file);
+      return { file, rows: p.rows };
+    });
+  }
+
+  abort(): void {
+    for (const p of this.parts) fs.rmSync(p.temp, { force: true });
+  }
+}
+
 export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
   const report: ExportReport = { outputs: [], unexpressible: [], duplicates: [], warnings: [], invalid: [], filtered: 0, failed: false };
   const splits = req.split?.map((s) => s.name) ?? [''];
-  const temp = (f: string): string => `${f}.${process.pid}.tmp`;
-  const sinks = new Map<string, { sink: RowSink; file: string; index: number }>();
+  const sinks = new Map<string, SplitOutput>();
+  const open = (file: string): Promise<RowSink> => openRowSink(file, req.type, req.format.columns(req.settings));
   for (const s of splits) {
-    const file = splitFile(req.out, s);
-    sinks.set(s, { sink: await openRowSink(temp(file), req.type, req.format.columns(req.settings)), file, index: 0 });
+    const out = new SplitOutput(s, req.shards ? path.join(req.shards.dir, 'x.parquet') : splitFile(req.out, s), open, req.shards);
+    sinks.set(s, out);
+    await out.start();
   }
   const seen = new Map<string, TaskRef>();
   const classes = new Set<GraderClass>();
@@ -125,7 +205,7 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
           seen.set(key, ref);
         }
         const split = req.split ? splitOf(req.split, req.seed, task.id) : '';
-        const out = sinks.get(split) as { sink: RowSink; file: string; index: number };
+        const out = sinks.get(split) as SplitOutput;
         const agent = environmentRef(task, file, out.file);
         const result = req.format.toRow({ file, task, index: out.index, split: split || undefined, run, agent }, req.settings);
         if ('error' in result) {
@@ -139,28 +219,22 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
         const gap = agent && !req.format.rewardsTrajectories && agentRewardGap(task);
         if (gap) report.warnings.push({ ...ref, reason: gap });
         out.index++;
-        await out.sink.write(result.row);
+        await out.write(result.row);
+        req.observe?.(task, run, ref);
       }
     }
     let grader: { grader: Record<string, unknown> } | { error: string } | undefined;
     if (req.format.name === 'openai-rft' && classes.size) grader = rftGrader(classes, req.judgeModel);
     report.failed = (report.unexpressible.length > 0 && !req.lossy) || (grader !== undefined && 'error' in grader);
     if (grader && 'error' in grader) report.unexpressible.push({ file: '', task: '', line: 0, reason: grader.error });
-    for (const [split, s] of sinks) {
-      const rows = await s.sink.close();
-      if (report.failed) fs.rmSync(temp(s.file), { force: true });
-      else {
-        fs.renameSync(temp(s.file), s.file);
-        report.outputs.push({ split, file: s.file, rows });
-      }
-    }
+    for (const [split, s] of sinks) for (const o of await s.finish(!report.failed)) report.outputs.push({ split, ...o });
     if (!report.failed && grader && 'grader' in grader) {
       report.grader = graderFile(req.out);
       fs.writeFileSync(report.grader, JSON.stringify(grader.grader, null, 2) + '\n');
     }
     return report;
   } catch (e) {
-    for (const s of sinks.values()) fs.rmSync(temp(s.file), { force: true });
+    for (const s of sinks.values()) s.abort();
     throw e;
   }
 }

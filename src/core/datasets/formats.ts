@@ -1,12 +1,13 @@
 import type { DatasetFormat, ImportResult } from './format';
 import { openaiRft } from './openaiRft';
 import { openInstruct } from './openInstruct';
+import { hf } from './hf';
 import { fromIfevalRow, fromQaRow } from './promptFiles';
 import { trl } from './trl';
 import { verl } from './verl';
 
 /** The training formats `vtask export` writes and `vtask import` reads. */
-export const EXPORT_FORMATS: ReadonlyMap<string, DatasetFormat> = new Map([openInstruct, verl, trl, openaiRft].map((f) => [f.name, f]));
+export const EXPORT_FORMATS: ReadonlyMap<string, DatasetFormat> = new Map([openInstruct, verl, trl, openaiRft, hf].map((f) => [f.name, f]));
 
 export type RowImporter = (row: Record<string, unknown>, n: number) => ImportResult;
 
@@ -23,6 +24,7 @@ export function detectFormat(row: Record<string, unknown>): string | undefined {
   if (has('data_source') && has('reward_model')) return 'verl';
   if (has('messages') && has('ground_truth') && has('dataset')) return 'open-instruct';
   if (has('instruction_id_list')) return 'ifeval';
+  if (has('messages') && has('vtask_verifier') && has('kind')) return 'hf';
   if (has('messages') && has('vtask_verifier')) return 'openai-rft';
   if (has('prompt') && (has('vtask_verifier') || has('solution'))) return 'trl';
   if ((has('question') || has('problem')) && (has('answer') || has('solution'))) return 'qa';

@@ -24,3 +24,8 @@ export function listOf(name: string, element: readonly SchemaElement[][]): Schem
 
 /** The chat messages of a prompt: `[{role, content}]`. */
 export const messagesColumn = (name: string): SchemaElement[] => listOf(name, [str('role'), str('content')]);
+
+/** A list of strings in Parquet's three-level LIST layout. */
+export function strList(name: string): SchemaElement[] {
+  return [{ name, converted_type: 'LIST', num_children: 1, ...opt }, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, ...str('element')];
+}
