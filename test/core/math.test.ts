@@ -116,6 +116,15 @@ void describe('compare', () => {
     assert.equal(same('\\frac{2}{3}', '0.67', { tolerance: 0.01 }), true);
     assert.equal(same('\\frac{1}{3}', '0.3333', { precision: 4 }), true);
   });
+  void test('exact numbers are equal only when exactly equal: no tolerance between integers', async () => {
+    // 1000001 is within a relative 1e-6 of 1000000; the tolerance is for decimal approximations only.
+    assert.equal(same('1000000', '1000001'), false);
+    assert.equal(same('1000000', '1000001', { tolerance: 0.01 }), false);
+    const v = await verdictOf('\\boxed{1000001}', 1000000);
+    assert.equal(v.pass, false);
+    assert.equal(v.score, 0);
+    assert.equal(v.details.method, 'exact');
+  });
   void test('symbolic equivalence at random points, respecting domains', () => {
     assert.equal(same('\\sqrt{1/n}', '\\frac{1}{\\sqrt{n}}'), true);
     assert.equal(same('\\tan^2(y)+1', '\\sec^2(y)'), true);
