@@ -52,6 +52,10 @@ test('every fault ends in a clear error within a bound, in bounded memory, and t
       assert.equal(t.pass_rate, 1, t.task);
     }
     assert.ok(t.requests >= want.requests[0] && t.requests <= want.requests[1], `${t.task}: ${t.requests} requests, expected ${want.requests.join('..')}`);
+    const prompt = `fault:${t.task.slice(2)}`;
+    // A fault answered the same way every time is asked exactly as often as the run says: wait for
+    // the server to have counted that many (one may still be in flight as the process exits).
+    if (want.requests[0] === want.requests[1]) assert.equal(await server.hitsReached(prompt, t.requests), t.requests, t.task);
   }
   // The budget (3 s) plus one attempt's timeout (1 s) bounds every task; the rest is start-up.
   assert.ok(r.ms < 10_000, `took ${Math.round(r.ms)} ms`);
@@ -67,6 +71,7 @@ test('the summary counts HTTP requests, retries included', async () => {
   const r = await runCliProcess(['run', file, '--base-url', server.url, '--model', 'fault-model', '--cache-dir', path.join(dir, 'cache2')], LIMITS, 20_000);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^1 task, 1 sample \(0 from the cache, 2 requests\)$/m);
+  assert.equal(await server.hitsReached('fault:429once summary', 2), 2, 'the server received the two requests the summary counts');
 });
 
 test('a bad limit in the environment is a clear error of each task, not a crash', async () => {

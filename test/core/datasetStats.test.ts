@@ -221,6 +221,16 @@ test('a run of band error is counted under error: not in the histogram, the sign
   assert.deepEqual(s.results?.filter((r) => r.band === 'error').map((r) => [r.task, r.model]), [['sea', 'm']]);
 });
 
+test('the histogram bins a pass rate by the tenth it falls in, never the nearest one', async () => {
+  const { cacheDir, files } = workspace('histogram-bins');
+  const rec = (task: string, model: string, passed: number): RunRecord => ({ file: 'a.vtask', task, model, key: runKey(files[0]!, task), at: '2026-01-02T00:00:00.000Z', samples: 8, passed, pass_rate: passed / 8, band: 'learnable', signal_share: 0.5 });
+  // 3/8 = 0.375 is in [0.3, 0.4) and 7/8 = 0.875 in [0.8, 0.9): rounding would move both up a bin.
+  appendRunRecords(cacheDir, [rec('sum', 'm', 3), rec('sea', 'm', 7)]);
+  const m = (await collectDatasetStats(files, { duplicates: false })).models.m!;
+  assert.deepEqual(m.histogram.map((h) => h.tasks), [0, 0, 0, 1, 0, 0, 0, 0, 1, 0]);
+  assert.deepEqual([m.histogram[3]?.from, m.histogram[3]?.to], [0.3, 0.4]);
+});
+
 test('files under two cache folders: the runs of each come from its own log', async () => {
   const one = path.join(root, 'two-caches', 'one');
   const two = path.join(root, 'two-caches', 'two');

@@ -116,6 +116,31 @@ void describe('compare', () => {
     assert.equal(same('\\frac{2}{3}', '0.67', { tolerance: 0.01 }), true);
     assert.equal(same('\\frac{1}{3}', '0.3333', { precision: 4 }), true);
   });
+  void test('exact numbers are equal only when exactly equal: no tolerance between integers', async () => {
+    // 1000001 is within a relative 1e-6 of 1000000; the tolerance is for decimal approximations only.
+    assert.equal(same('1000000', '1000001'), false);
+    assert.equal(same('1000000', '1000001', { tolerance: 0.01 }), false);
+    const v = await verdictOf('\\boxed{1000001}', 1000000);
+    assert.equal(v.pass, false);
+    assert.equal(v.score, 0);
+    assert.equal(v.details.method, 'exact');
+  });
+  void test('values with no exact form: near is not equal, signs count, undefined is said', () => {
+    // Written exactly, so compared to float precision: 355/113 is within 1e-7 of π, 99/70 within 1e-4 of √2.
+    assert.equal(same('\\pi', '\\frac{355}{113}'), false);
+    assert.equal(same('\\sqrt{2}', '\\frac{99}{70}'), false);
+    assert.equal(same('\\sqrt{2}', '\\frac{2}{\\sqrt{2}}'), true);
+    // Too large for floats: compared by logarithm, and the sign still tells them apart.
+    assert.equal(same('e^{2000}', '-e^{2000}'), false);
+    assert.equal(same('e^{2000}', 'e^{1000} \\cdot e^{1000}'), true);
+    // Zero against a sum that is only nearly zero.
+    assert.equal(same('0', '\\sqrt{2}-\\frac{99}{70}'), false);
+    assert.equal(same('0', '\\sqrt{2}\\cdot\\sqrt{2}-2'), true);
+    const g = parseAnswerText('\\log(-1)');
+    const p = parseAnswerText('\\log(-2)');
+    assert.ok(g.ok && p.ok);
+    assert.deepEqual(compareNodes(g.node, p.node, { steps: stepBudget(2_000_000) }), { equal: 'undecided', method: 'numeric', note: 'a value is undefined' });
+  });
   void test('symbolic equivalence at random points, respecting domains', () => {
     assert.equal(same('\\sqrt{1/n}', '\\frac{1}{\\sqrt{n}}'), true);
     assert.equal(same('\\tan^2(y)+1', '\\sec^2(y)'), true);

@@ -33,7 +33,7 @@ export interface CliRun {
   stderr(): string;
 }
 
-/** Starts `vtask ARGS`; `done` resolves when it exits, and rejects if it outlives `timeoutMs` (it is then killed). */
+/** Starts `vtask ARGS`; `done` resolves when it has exited and all its output is read, and rejects if it outlives `timeoutMs` (it is then killed). */
 export function startCli(args: readonly string[], env: Readonly<Record<string, string>> = {}, timeoutMs = 30_000): CliRun {
   const t0 = performance.now();
   const child = spawn(process.execPath, ['-r', preload(), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -46,7 +46,9 @@ export function startCli(args: readonly string[], env: Readonly<Record<string, s
       child.kill('SIGKILL');
       reject(new Error(`vtask ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
     }, timeoutMs);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the child may have exited before the last of its output (the summary,
+    // the peak RSS line) has been read from the pipes; 'close' comes once they are drained.
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       const m = RSS_LINE.exec(stderr);
       resolve({ code, signal, stdout, stderr: stderr.replace(RSS_LINE, '').trimEnd(), ms: performance.now() - t0, ...(m ? { peakRss: Number(m[1]) * 1024 } : {}) });

@@ -3,6 +3,7 @@
 // Every fault is bounded on this side too: endless bodies write with backpressure and stop when
 // the client goes away or after `maxBytes`, and the whole server closes itself after `lifetimeMs`
 // so that a test that forgets it cannot hang the test run.
+import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -26,6 +27,8 @@ export class FaultServer {
   private server!: http.Server;
   private port = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Emits 'hit' on every request counted in `hits`. */
+  private readonly received = new EventEmitter();
 
   constructor(private readonly options: FaultServerOptions = {}) {}
 
@@ -60,6 +63,23 @@ export class FaultServer {
     });
   }
 
+  /**
+   * Resolves once at least `n` requests with this prompt have been counted: a request the client
+   * sent may still be in flight when the client has exited. The caller's test timeout bounds the wait.
+   */
+  hitsReached(prompt: string, n: number): Promise<number> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        const hits = this.hits.get(prompt) ?? 0;
+        if (hits < n) return;
+        this.received.off('hit', check);
+        resolve(hits);
+      };
+      this.received.on('hit', check);
+      check();
+    });
+  }
+
   private every(ms: number, fn: () => void): NodeJS.Timeout {
     const t = setInterval(fn, ms);
     this.timers.add(t);
@@ -89,6 +109,7 @@ export class FaultServer {
       const fault = (/^fault:(\S+)/.exec(prompt)?.[1] ?? 'ok') as Fault;
       const hit = (this.hits.get(prompt) ?? 0) + 1;
       this.hits.set(prompt, hit);
+      this.received.emit('hit');
       this.serve(fault, hit, res);
     });
   }
