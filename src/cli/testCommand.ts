@@ -77,7 +77,7 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
     const read = readTaskText(file);
     if ('error' in read) {
       problemsTo.write(read.error + '\n');
-      report.push({ file, results: [], errors: [read.error] });
+      if (args.junit) report.push({ file, results: [], errors: [read.error] });
       invalid++;
       continue;
     }
@@ -89,7 +89,9 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
     const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
     const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => tasks.find((t) => t.sampling.model)?.sampling.model);
     const results = await runCases(tasks, { file, judge });
-    report.push({ file, results, errors });
+    // Results are kept past their file only for the reports that list them: memory is otherwise
+    // the current file's alone, whatever the number of files.
+    if (args.junit) report.push({ file, results, errors });
     for (const r of results) {
       const outcome = caseOutcome(r);
       if (outcome === 'skipped') skipped++;
@@ -102,7 +104,7 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
         const what = outcome === 'failed' ? `fail: task ${r.task} case ${r.case}: expected ${label(r.expected)}, got ${label(r.actual)}` : `${outcome === 'skipped' ? 'skipped' : r.verdict.error}: task ${r.task} case ${r.case}`;
         io.stdout.write(terminalSafe(`${file}:${p.line + 1}:${p.character + 1}: ${what}: ${r.verdict.reason}`) + '\n');
       }
-      json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(outcome === 'skipped' ? { skipped: true } : {}), ...(outcome === 'undecided' ? { undecided: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}), ...isolationField(r.verdict) });
+      if (args.json) json.push({ file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(outcome === 'skipped' ? { skipped: true } : {}), ...(outcome === 'undecided' ? { undecided: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}), ...isolationField(r.verdict) });
     }
   }
   if (args.junit) {

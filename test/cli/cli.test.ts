@@ -246,3 +246,39 @@ void test('test: a case whose script is missing is undecided, says why, is a JUn
   assert.equal(check.status, 1);
   assert.match(check.stdout, /a\.vtask:10:31: error: the script \.\/checks\/gone\.mjs was not found/);
 });
+
+/** `line:col` (one-based) of the `nth` occurrence of `needle` in `text`. */
+function positionOf(text: string, needle: string, nth: number): string {
+  let at = -1;
+  for (let k = 0; k <= nth; k++) at = text.indexOf(needle, at + 1);
+  assert.ok(at >= 0, `${needle} #${nth} not found`);
+  const before = text.slice(0, at);
+  return `${before.split('\n').length}:${at - before.lastIndexOf('\n')}`;
+}
+
+void test('a one-line JSON task file is checked as its indented form, issues at their columns', (t) => {
+  // YAML is a superset of JSON: what `json.dump` writes is a task file, on one line.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-json-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const tasks = Array.from({ length: 3000 }, (_, i) => ({
+    id: `m/${i === 2999 ? 7 : i}`,
+    prompt: `What is ${i} + 2?`,
+    verify: { math: i % 1000 === 500 ? { answr: String(i + 2) } : { answer: String(i + 2) } },
+  }));
+  const doc = { vtask: 1, tasks };
+  const texts = { 'one.vtask': JSON.stringify(doc), 'indented.vtask': JSON.stringify(doc, null, 2) };
+  const found: Record<string, string[]> = {};
+  for (const [name, text] of Object.entries(texts)) {
+    fs.writeFileSync(path.join(dir, name), text);
+    const r = vtask(['check', name], dir);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /checked 1 file, 3000 tasks: 4 errors/);
+    const expected = [
+      ...[0, 1, 2].map((k) => `${name}:${positionOf(text, '"answr"', k)}: error: unknown key \`answr\` in \`math\` (did you mean \`answer\`?)`),
+      `${name}:${positionOf(text, '"m/7"', 1)}: error: duplicate task id \`m/7\`: it is already used on line ${positionOf(text, '"m/7"', 0).split(':')[0]}`,
+    ];
+    assert.deepEqual(lines(r.stdout), expected);
+    found[name] = lines(r.stdout).map((l) => l.replace(/^[^:]+:\d+:\d+: /, '').replace(/on line \d+/, 'on line N'));
+  }
+  assert.deepEqual(found['one.vtask'], found['indented.vtask']);
+});

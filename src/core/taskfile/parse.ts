@@ -383,10 +383,18 @@ function tabIndents(text: string): Issue[] {
   return out;
 }
 
-/** A block item starts at its line (`  - id: ...`), as in the chunked parse; a flow item where it is. */
+/**
+ * A block item starts at its line (`  - id: ...`), as in the chunked parse; a flow item where it
+ * is. Reads back only over the item's own indentation and dash, never to the line's start: on a
+ * one-line file (JSON) that would make the whole-file parse quadratic in the number of tasks.
+ */
 function itemStart(text: string, nodeStart: number): number {
-  const lineStart = text.lastIndexOf('\n', nodeStart - 1) + 1;
-  return /^[ ]*-[ \t]*$/.test(text.slice(lineStart, nodeStart)) ? lineStart : nodeStart;
+  let i = nodeStart - 1;
+  while (i >= 0 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i--;
+  if (i < 0 || text.charCodeAt(i) !== 45 /* - */) return nodeStart;
+  i--;
+  while (i >= 0 && text.charCodeAt(i) === 32) i--;
+  return i < 0 || text.charCodeAt(i) === 10 ? i + 1 : nodeStart;
 }
 
 function byStart(a: Issue, b: Issue): number {
