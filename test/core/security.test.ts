@@ -509,9 +509,12 @@ void test('vtask test says once which isolation is in use, refuses weak isolatio
   assert.equal(notices.length, 1, `one notice per run: ${refused.stderr}`);
   assert.match(notices[0] as string, /WEAK \(process/);
   assert.match(notices[0] as string, /--allow-weak-isolation/);
-  const out = JSON.parse(refused.stdout) as { passed: number; skipped: number; results: { error?: string; reason: string; isolation?: { level: string } }[] };
+  const out = JSON.parse(refused.stdout) as { passed: number; skipped: number; undecided: number; results: { error?: string; reason: string; isolation?: { level: string } }[] };
   assert.equal(out.passed, 0);
-  assert.equal(out.skipped, 2, 'refused, not failed');
+  // Refused, not failed; and not a skip either: the cases could not run here, which must fail a CI job.
+  assert.equal(out.undecided, 2, 'refused: no verdict');
+  assert.equal(out.skipped, 0);
+  assert.equal(refused.status, 1, 'a case that could not run fails vtask test');
   assert.equal(out.results[0]?.error, 'unavailable');
   assert.equal(out.results[0]?.isolation?.level, 'weak');
   assert.match(out.results[0]?.reason ?? '', /bubblewrap/);

@@ -41,7 +41,7 @@ tasks:
 
 // What the .vsix must hold, and what it must not (sources, tests, node_modules, maps).
 const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'marketplace/README.md', 'CHANGELOG.md', 'media/icon.png'];
-const PACKAGE_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
+const PACKAGE_MUST_NOT_MATCH = [/^out\/(cli|core)\.js$/, /^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
 
 // Dataset rows in GSM8K's layout (question, worked answer, `#### gold`), short enough that a
 // row and its decoration fit the editor's width; the last row has no answer.
@@ -77,8 +77,10 @@ const STEPS = [
   {
     name: 'the .vsix holds the bundles and no sources, tests or node_modules',
     async run({ packaged }) {
-      // Every bundle that scripts/build.mjs writes at the top of out/ (the extension loads workers from there).
-      const bundles = fs.readdirSync(path.join(REPO, 'out')).filter((f) => f.endsWith('.js')).map((f) => `out/${f}`);
+      // Every bundle that scripts/build.mjs writes at the top of out/ for the extension (it loads
+      // workers from there); the CLI and the core bundle are for npm and embedders, not the .vsix.
+      const notShipped = new Set(['out/cli.js', 'out/core.js']);
+      const bundles = fs.readdirSync(path.join(REPO, 'out')).filter((f) => f.endsWith('.js')).map((f) => `out/${f}`).filter((f) => !notShipped.has(f));
       const missing = [...PACKAGE_MUST_HOLD, ...bundles].filter((f) => !packaged.includes(f));
       const extra = packaged.filter((f) => PACKAGE_MUST_NOT_MATCH.some((re) => re.test(f)));
       if (missing.length || extra.length) {
