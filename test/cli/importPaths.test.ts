@@ -31,7 +31,7 @@ test('rows naming a program outside the folder are refused, each with its line a
   assert.match(r.stderr, /rows\.jsonl:line 2: not imported: the program path '\.\.\/\.\.\/\.\.\/\.\.\/bin\/sh' leaves the dataset's folder \(.*\): a dataset runs only programs inside its folder \(--allow-outside-paths imports it anyway\)/);
   assert.match(r.stderr, /line 3: not imported: the program path '\/bin\/sh' leaves/);
   assert.match(r.stderr, /line 4: not imported: the program path '\.\.\/elsewhere\/env\.mjs' leaves/);
-  assert.match(r.stdout, /1 tasks from trl rows; 3 rows not imported/);
+  assert.match(r.stdout, /1 task from trl rows; 3 rows not imported/);
   const text = fs.readFileSync(out, 'utf8');
   assert.match(text, /\.\/checks\/grade\.mjs/);
   assert.doesNotMatch(text, /bin\/sh|elsewhere/);
