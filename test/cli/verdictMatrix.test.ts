@@ -142,7 +142,8 @@ const SOURCES = (): string[] => ['examples', 'kinds', 'judge'].map((d) => path.j
 const JUDGE_FLAGS = (): string[] => ['--base-url', judge.url, '--model', 'test-model'];
 
 async function exportRows(format: string, sources: string[], extra: string[] = []): Promise<Export> {
-  const file = path.join(OUT, `${format}${extra.includes('--via-vtask') ? '-vtask' : ''}.jsonl`);
+  // JSON lines, in the file name each trainer reads them from (verl: .json).
+  const file = path.join(OUT, `${format}${extra.includes('--via-vtask') ? '-vtask' : ''}${format === 'verl' ? '.json' : '.jsonl'}`);
   const r = await runCliProcess(['export', ...sources, '--format', format, '-o', file, '--lossy', '--no-runs', '--json', ...extra], {}, 120_000);
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout) as { unexpressible: { task: string; reason: string }[]; warnings: { task: string; reason: string }[] };
