@@ -9,36 +9,17 @@
 //   node scripts/bench-ray.mjs [--rows N] [--workers 1,2]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { cli, scoringRows } from './scoring-rows.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const require = createRequire(import.meta.url);
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
   return i === -1 ? def : process.argv[i + 1];
 };
 const ROWS = Number(arg('--rows', 5_000));
 const WORKERS = arg('--workers', '1,2');
-const core = require(path.join(root, 'out/core.js'));
-const cli = path.join(root, 'out/cli.js');
-
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-ray-'));
-const tasks = path.join(dir, 'tasks');
-fs.mkdirSync(tasks);
-const pairs = [];
-for (const f of ['math.vtask', 'constraints.vtask', 'json-and-composite.vtask']) {
-  const text = fs.readFileSync(path.join(root, 'examples', f), 'utf8');
-  fs.writeFileSync(path.join(tasks, f), text);
-  for (const task of core.runnableTasks(new core.TaskFileParser().parse(text)).tasks) {
-    for (const c of task.cases) pairs.push({ task_id: task.id, response: c.response });
-  }
-}
-fs.writeFileSync(path.join(dir, 'pairs.json'), JSON.stringify(pairs));
-const rows = path.join(dir, 'rows.parquet');
-const exported = spawnSync(process.execPath, [cli, 'export', tasks, '--format', 'trl', '-o', rows], { encoding: 'utf8' });
-if (exported.status !== 0) throw new Error(`export failed: ${exported.stderr}`);
+const { dir, tasks, rows } = scoringRows('vtask-bench-ray-', 'rows.parquet');
 
 const r = spawnSync('python3', [path.join(root, 'scripts/bench_ray.py'), rows, path.join(dir, 'pairs.json'), tasks, String(ROWS), WORKERS], {
   encoding: 'utf8',

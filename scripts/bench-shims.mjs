@@ -12,30 +12,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { cli, scoringRows } from './scoring-rows.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const require = createRequire(import.meta.url);
 const i = process.argv.indexOf('--scale');
 const SCALE = i === -1 ? 1 : Number(process.argv[i + 1]);
-const core = require(path.join(root, 'out/core.js'));
-const cli = path.join(root, 'out/cli.js');
-
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-shims-'));
-const tasks = path.join(dir, 'tasks');
-fs.mkdirSync(tasks);
-const pairs = [];
-for (const f of ['math.vtask', 'constraints.vtask', 'json-and-composite.vtask']) {
-  const text = fs.readFileSync(path.join(root, 'examples', f), 'utf8');
-  fs.writeFileSync(path.join(tasks, f), text);
-  for (const task of core.runnableTasks(new core.TaskFileParser().parse(text)).tasks) {
-    for (const c of task.cases) pairs.push({ task_id: task.id, response: c.response });
-  }
-}
-fs.writeFileSync(path.join(dir, 'pairs.json'), JSON.stringify(pairs));
-const rows = path.join(dir, 'rows.jsonl');
-const exported = spawnSync(process.execPath, [cli, 'export', tasks, '--format', 'trl', '-o', rows], { encoding: 'utf8' });
-if (exported.status !== 0) throw new Error(`export failed: ${exported.stderr}`);
+const { dir, tasks, rows } = scoringRows('vtask-bench-shims-', 'rows.jsonl');
 
 const server = spawn(process.execPath, [cli, 'serve', tasks, '--port', '0', '--workers', 'auto'], { stdio: ['ignore', 'pipe', 'ignore'] });
 try {
