@@ -281,6 +281,11 @@ const MAX_PLANS = 256;
 
 type Planned = PyPlan | { readonly error: string; readonly unavailable?: boolean } | { readonly refused: SandboxRunResult };
 
+/** The limits of a short run of vtask's own beside the answer's (planning asserts, a syntax check). */
+function helperRun(interp: Interpreter, signal: AbortSignal) {
+  return { timeoutMs: 15_000, memoryMb: 512, memoryPolicy: interp.memoryPolicy, readOnly: interp.readOnly, env: interp.env, signal };
+}
+
 /**
  * Plans Python asserts in a run of their own, without the answer (see assertHarness.ts): the
  * literal operands stay in vtask and never reach the answer's process.
@@ -297,12 +302,7 @@ async function pythonPlan(sandbox: Sandbox, interp: Interpreter, asserts: string
     argv: [interp.path, ...interp.args, PY_ASSERT_PLANNER],
     files: { [PY_ASSERT_PLANNER]: pythonAssertPlanner() },
     stdin: asserts,
-    timeoutMs: 15_000,
-    memoryMb: 512,
-    memoryPolicy: interp.memoryPolicy,
-    readOnly: interp.readOnly,
-    env: interp.env,
-    signal,
+    ...helperRun(interp, signal),
     prestarted: true,
     outputLimitBytes: 64 * 1024 * 1024,
   });
@@ -334,12 +334,7 @@ async function syntaxCheck(sandbox: Sandbox, interp: Interpreter, spec: TestSpec
   const r = await sandbox.run({
     argv: [interp.path, ...argv],
     files: spec.files,
-    timeoutMs: 15_000,
-    memoryMb: 512,
-    memoryPolicy: interp.memoryPolicy,
-    readOnly: interp.readOnly,
-    env: interp.env,
-    signal,
+    ...helperRun(interp, signal),
     prestarted: interp.language === 'python',
   });
   if (r.exitCode === 0 || r.sandboxError || r.timedOut || !SYNTAX_PATTERNS.test(r.stderr)) return undefined;
