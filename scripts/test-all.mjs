@@ -178,9 +178,9 @@ const STAGES = [
     name: 'unit',
     async run() {
       if (!(await ensureBuild())) return { passed: 0, failed: 1, note: 'build failed or stale' };
-      // The dataset tests read exports with pyarrow, datasets and the OpenAI SDK (quick when
-      // they are there already); without them those tests fail in CI and skip elsewhere.
-      await run('bash', [path.join(ROOT, 'scripts/install-python-deps.sh')]);
+      // The dataset tests read exports with pyarrow, datasets and the OpenAI SDK, installed by
+      // scripts/install-python-deps.sh before any stage (.ci/run does; nothing is installed from
+      // here, unasked): without them those tests fail in CI and skip with `needs:` elsewhere.
       const files = unitTestFiles();
       if (!files.length) {
         console.log('no compiled unit tests under out/test/{core,cli,grammar,scripts}');

@@ -6,6 +6,7 @@ import type { ResultStore } from './results';
 import { onDidChangeSettings, settingsFor } from './settings';
 import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
+import { plural } from '../core/util/plural';
 
 /**
  * Lenses over every task: run the verifier on N samples, run the cases, open the panel; and
@@ -42,7 +43,7 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
     if (tasks.length > 0 && !rows) {
       const top = new vscode.Range(0, 0, 0, 0);
       const requests = tasks.reduce((a, t) => a + (settings.samples ?? t.sampling.samples), 0);
-      lenses.push(new vscode.CodeLens(top, { title: `▶ Run all (${tasks.length} tasks, up to ${requests} samples)`, command: 'vtask.runAll', arguments: [doc.uri] }));
+      lenses.push(new vscode.CodeLens(top, { title: `▶ Run all (${plural(tasks.length, 'task')}, up to ${plural(requests, 'sample')})`, command: 'vtask.runAll', arguments: [doc.uri] }));
     }
     const runnable = new Map(tasks.map((t) => [t.index, t]));
     for (const entry of file.tasks) {

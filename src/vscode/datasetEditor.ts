@@ -10,6 +10,7 @@ import type { ResultStore } from './results';
 import type { TaskDocuments } from './taskDocuments';
 import { TaskPanel } from './taskPanel';
 import type { TaskRunner } from './taskRunner';
+import { plural } from '../core/util/plural';
 
 export interface DatasetServices {
   readonly extensionUri: vscode.Uri;
@@ -225,7 +226,7 @@ function activeDataset(): vscode.Uri | undefined {
 
 /** `Wrote train.vtask: 98 tasks from verl rows; 2 rows not converted: row 3 (why), row 9 (why).` */
 export function conversionSummary(c: Conversion): string {
-  let text = `Wrote ${path.basename(c.out)}: ${c.tasks} tasks from ${c.format} rows`;
+  let text = `Wrote ${path.basename(c.out)}: ${plural(c.tasks, 'task')} from ${c.format} rows`;
   if (c.bad.length) {
     const shown = c.bad.slice(0, BAD_ROWS_SHOWN).map((b) => `${b.where} (${clip(b.reason, 200)})`);
     text += `; ${c.bad.length} row${c.bad.length === 1 ? '' : 's'} not converted: ${shown.join(', ')}${c.bad.length > BAD_ROWS_SHOWN ? ', … (all in the vtask output)' : ''}`;

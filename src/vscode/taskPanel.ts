@@ -25,6 +25,7 @@ import { resultKeysOf, type ResultStore } from './results';
 import { settingsFor } from './settings';
 import { isRowDocument, isTaskDocument, type TaskDocuments } from './taskDocuments';
 import { withEditorSettings, type TaskRunner } from './taskRunner';
+import { plural } from '../core/util/plural';
 
 const SUPERSEDED = Symbol('superseded');
 
@@ -242,7 +243,7 @@ export class TaskPanel implements vscode.Disposable {
       // While sampling, the sampling status (with its Cancel) stays.
       const slow = setTimeout(() => {
         said = !this.sampling;
-        if (said) void this.post({ type: 'busy', what: `Re-verifying ${count} samples…`, cancellable: false });
+        if (said) void this.post({ type: 'busy', what: `Re-verifying ${plural(count, 'sample')}…`, cancellable: false });
       }, 150);
       const abort = new AbortController();
       this.reverifying = { abort, inputs: verdictInputs(spec) };

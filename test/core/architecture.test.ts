@@ -4,25 +4,11 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import { FLOORS } from '../support/floors';
 
 // The compiled test runs from out/test/core; the sources it reads are the repository's.
 const ROOT = path.resolve(__dirname, '../../..');
 const SRC = path.join(ROOT, 'src');
-
-/**
- * The floors of src, lowest first. A file may import from its own floor or any floor below,
- * never from one above; the README's "How vtask is built" describes the same order.
- */
-const FLOORS: readonly (readonly string[])[] = [
-  ['core/base', 'types'],
-  ['core/schema', 'core/util', 'core/stats.ts', 'core/version.ts'],
-  ['core/sandbox', 'core/sampling'],
-  ['core/verifiers', 'core/agent'],
-  ['core/taskfile'],
-  ['core/run', 'core/panel', 'core/edit', 'core/language', 'core/datasets', 'core/serve', 'core/audit', 'core/overview'],
-  ['core/index.ts'],
-  ['vscode', 'cli', 'webview'],
-];
 
 /** What the panel's page may import besides itself: it runs in the browser, beside no Node. */
 const WEBVIEW_MAY_IMPORT = ['webview', 'core/base'];

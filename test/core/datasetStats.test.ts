@@ -333,3 +333,17 @@ test('the HTML report is one page that loads and runs nothing, with every text e
   assert.match(html, /x&#60;img src=y&#62;\.vtask:3/);
   assert.match(html, /prefers-color-scheme: dark/);
 });
+
+test('the HTML report draws a comparison only for models that ran a task in common', async () => {
+  const dir = path.join(root, 'apart');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'one.vtask');
+  fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: t\n    prompt: p\n    verify: { match: { answer: a } }\n');
+  const stats = await collectDatasetStats([file]);
+  const pair = (a: string, b: string, tasks: number) => ({ a, b, tasks, a_higher: 0, b_higher: 0, points: [], separating: [], both_solve: [], both_fail: [] });
+  const html = renderStatsHtml({ ...stats, comparisons: [pair('m1', 'm2', 3), pair('m1', 'm3', 0), pair('m2', 'm3', 0)] });
+  assert.equal((html.match(/<svg[^>]*aria-label="[^"]* against /g) ?? []).length, 1, 'one scatter plot: the pair with tasks in common');
+  assert.match(html, /<h2>m1 against m2<\/h2>/);
+  assert.doesNotMatch(html, /<h2>m1 against m3<\/h2>/);
+  assert.match(html, /Not compared, no task run by both: m1 and m3; m2 and m3/);
+});

@@ -19,7 +19,9 @@
 // Exit code 0 when the entry resolved, 1 otherwise (a failed test, a crash, the time limit).
 // The last line is always `N passed, N failed`.
 //
-// Environment: VTASK_TEST_GREP, VTASK_INTEGRATION_TIMEOUT_MS (default 300000: the whole run),
+// Environment: VTASK_TEST_GREP, VTASK_INTEGRATION_TIMEOUT_MS (default 300000: the longest the
+// tests may go without a line of output; the whole run has 8 times that, so a loaded machine
+// that runs every test slowly still finishes, and a stalled one still ends),
 // VTASK_VERBOSE=1 (also print the browser console and the noise), VTASK_KEEP_TMP=1 (keep the
 // temp folder with the server log and user data).
 import fs from 'node:fs';
@@ -39,6 +41,7 @@ await runMain(async () => {
   });
   const grep = opts.grep ?? process.env.VTASK_TEST_GREP ?? '';
   const timeoutMs = Number(process.env.VTASK_INTEGRATION_TIMEOUT_MS || 300_000);
+  let lastActivity = Date.now();
   const verbose = process.env.VTASK_VERBOSE === '1';
   const t0 = Date.now();
   const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
@@ -66,6 +69,7 @@ await runMain(async () => {
   let exitCode;
   const finished = new Promise((resolve) => {
     void page.exposeFunction('codeAutomationLog', async (_type, args) => {
+      lastActivity = Date.now();
       for (const line of formatLogArgs(args).split('\n')) {
         // A test asks for a picture of the workbench as it is: `[vtask-screenshot] NAME`.
         const shot = /\[vtask-screenshot\] ([\w-]+)/.exec(line);
@@ -85,11 +89,13 @@ await runMain(async () => {
   await page.goto(workbenchUrl(server, workspace, payload), { timeout: 180_000 });
   console.log(`[integration] workbench page loaded after ${elapsed()}`);
   let timer;
+  lastActivity = Date.now();
+  const stalled = () => Date.now() - lastActivity > timeoutMs || Date.now() - t0 > 8 * timeoutMs;
   const outcome = await Promise.race([
     finished,
-    new Promise((r) => { timer = setTimeout(() => r('timeout'), Math.max(0, timeoutMs - (Date.now() - t0))); }),
+    new Promise((r) => { timer = setInterval(() => { if (stalled()) r('timeout'); }, 1000); }),
   ]);
-  clearTimeout(timer);
+  clearInterval(timer);
 
   const result = fs.existsSync(resultFile) ? fs.readFileSync(resultFile, 'utf8').trim() : '';
   const ok = outcome === 'exit' && exitCode === 0 && SUMMARY_RE.test(result);
@@ -98,7 +104,7 @@ await runMain(async () => {
     await page.screenshot({ path: shot }).catch(() => {});
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     fs.copyFileSync(server.logFile, path.join(RESULTS_DIR, 'integration-code-server.log'));
-    if (outcome === 'timeout') console.log(`[integration] TIMEOUT after ${timeoutMs} ms (VTASK_INTEGRATION_TIMEOUT_MS)`);
+    if (outcome === 'timeout') console.log(`[integration] TIMEOUT: no test output for ${timeoutMs} ms, or the whole run past ${8 * timeoutMs} ms (VTASK_INTEGRATION_TIMEOUT_MS)`);
     else console.log(`[integration] extension host exited with code ${exitCode}`);
     if (!result) console.log(`[integration] the test entry wrote no result; last lines of the server log:\n${tail(server.logFile, 20)}`);
     console.log(`[integration] screenshot ${path.relative(REPO, shot)}, server log test-results/integration-code-server.log`);

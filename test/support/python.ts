@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { REPO_ROOT } from './conformance';
 
-export const PYTHON_PATH = path.resolve(process.cwd(), 'integrations/python');
-const VTASK_CLI_JS = path.resolve(process.cwd(), 'out/cli.js');
+// From the repository, not the working directory: a test may run from anywhere.
+export const PYTHON_PATH = path.join(REPO_ROOT, 'integrations/python');
+const VTASK_CLI_JS = path.join(REPO_ROOT, 'out/cli.js');
 
 /** Why these modules cannot be imported (undefined when they can); fails instead in CI. */
 export function pythonMissing(modules: readonly string[]): string | undefined {

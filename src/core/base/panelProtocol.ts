@@ -185,13 +185,11 @@ export function rowIdentity(row: FormRow): string {
 }
 
 export type TaskView = z.infer<typeof taskView>;
-export type CaseView = z.infer<typeof caseView>;
 export type FormRow = z.infer<typeof formRow>;
 export type SampleView = z.infer<typeof sampleView>;
 export type TrajectoryView = z.infer<typeof trajectoryView>;
 export type ToolCallView = z.infer<typeof toolCallView>;
 export type StatsView = z.infer<typeof statsView>;
-export type RunView = z.infer<typeof runView>;
 export type AuditView = z.infer<typeof auditView>;
 export type { NodePath } from './nodePath';
 export type Scalar = z.infer<typeof scalar>;

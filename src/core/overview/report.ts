@@ -72,7 +72,7 @@ export function renderStatsHtml(stats: DatasetStats): string {
       (f) => [escapeHtml(f.file), numCell(f.tasks), numCell(f.invalid_tasks ?? 0), numCell(f.errors), numCell(f.cases.total), numCell(f.cases.passed), numCell(f.cases.failed), numCell(f.cases.skipped), numCell(f.tasks_without_cases)],
     ),
     modelsSection(stats.models),
-    ...(stats.comparisons ?? []).map(comparisonSection),
+    ...comparisonSections(stats.comparisons ?? []),
     `<h2>Near-duplicate prompts</h2>`,
     table(['similarity', 'task', 'where', 'task', 'where'], stats.duplicates, (d) => [numCell(d.similarity.toFixed(2) + (d.exact ? ' (exact)' : '')), escapeHtml(d.a.task), escapeHtml(where(d.a)), escapeHtml(d.b.task), escapeHtml(where(d.b))]),
     `<h2>Benchmark overlap</h2>`,
@@ -172,6 +172,17 @@ export function scatter(c: ModelComparison): string {
     .map((x) => `<circle class="dot" cx="${(P + x.a * S).toFixed(1)}" cy="${(S - x.b * S).toFixed(1)}" r="${(2 + 10 * Math.sqrt(x.n / max)).toFixed(1)}"><title>${escapeHtml(c.a)} ${x.a.toFixed(2)}, ${escapeHtml(c.b)} ${x.b.toFixed(2)}: ${plural(x.n, 'task')}</title></circle>`)
     .join('');
   return `<svg width="${S + P + 10}" height="${S + P}" role="img" aria-label="${escapeHtml(c.a)} against ${escapeHtml(c.b)}"><path class="axis" d="M${P} 0V${S}H${P + S}"/><path class="axis" d="M${P} ${S}L${P + S} 0" stroke-dasharray="3 3"/>${dots}<text x="${P + S}" y="${S + 16}" text-anchor="end">${escapeHtml(c.a)} →</text><text x="${P - 4}" y="10" text-anchor="end">${escapeHtml(c.b)}</text><text x="${P}" y="${S + 16}">0</text><text x="${P - 4}" y="${S}" text-anchor="end">0</text></svg>`;
+}
+
+/**
+ * A section per pair of models that ran some task in common; pairs with none are named in one
+ * line instead of drawing an empty chart and an empty table each.
+ */
+function comparisonSections(comparisons: readonly ModelComparison[]): string[] {
+  const apart = comparisons.filter((c) => c.tasks === 0).map((c) => `${escapeHtml(c.a)} and ${escapeHtml(c.b)}`);
+  const sections = comparisons.filter((c) => c.tasks > 0).map(comparisonSection);
+  if (apart.length) sections.push(`<p class="muted">Not compared, no task run by both: ${apart.join('; ')}</p>`);
+  return sections;
 }
 
 function comparisonSection(c: ModelComparison): string {

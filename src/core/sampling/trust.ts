@@ -82,10 +82,6 @@ export function setSecretTrust(t: SecretTrust): void {
   current = t;
 }
 
-export function secretTrust(): SecretTrust {
-  return current;
-}
-
 /** `${env:VAR}` in a header value. */
 export const ENV_REF = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

@@ -44,8 +44,6 @@ export const strList = (k: Kwargs, key: string): string[] => {
   return Array.isArray(v) ? v.map((x) => String(x)) : [];
 };
 
-export type Relation = 'less than' | 'at least';
-
 /** IFEval's two comparisons: `less than` is strict, `at least` inclusive. */
 export function compare(actual: number, relation: string, threshold: number): boolean {
   return relation === 'less than' ? actual < threshold : actual >= threshold;

@@ -32,11 +32,6 @@ export type Node =
 
 export type RelOp = '=' | '<' | '<=' | '>' | '>=' | '!=' | 'in' | 'approx';
 
-/** Aggregate nodes: compared element by element rather than as one value. */
-export function isCollection(n: Node): boolean {
-  return n.t === 'tuple' || n.t === 'list' || n.t === 'set' || n.t === 'interval' || n.t === 'union' || n.t === 'matrix' || n.t === 'ratio';
-}
-
 /** The children of a node, for generic walks (size, free symbols, printing guards). */
 export function children(n: Node): readonly Node[] {
   switch (n.t) {
@@ -84,12 +79,6 @@ export function someNode(root: Node, pred: (n: Node) => boolean): boolean {
     for (const c of children(n)) stack.push(c);
   }
   return false;
-}
-
-export function countNodes(root: Node): number {
-  let k = 0;
-  someNode(root, () => (++k, false));
-  return k;
 }
 
 /** Free symbols, excluding variables bound by sums and products. */

@@ -109,6 +109,3 @@ export function fromDecimal(intPart: string, frac: string): Rational | null {
   return rat(BigInt(digits), 10n ** BigInt(frac.length));
 }
 
-export function toStr(a: Rational): string {
-  return a.d === 1n ? a.n.toString() : `${a.n}/${a.d}`;
-}

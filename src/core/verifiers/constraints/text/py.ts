@@ -55,14 +55,6 @@ export function pyStrip(s: string): string {
   return s.replace(LEAD_RE, '').replace(TRAIL_RE, '');
 }
 
-export function pyLstrip(s: string): string {
-  return s.replace(LEAD_RE, '');
-}
-
-export function pyRstrip(s: string): string {
-  return s.replace(TRAIL_RE, '');
-}
-
 /** `s.strip(chars)`, `s.lstrip(chars)`, `s.rstrip(chars)` for a set of characters. */
 const charSets = new Map<string, ReadonlySet<string>>();
 
@@ -95,10 +87,6 @@ export function removePunctuation(s: string): string {
     }
   }
   return start === 0 ? s : out + s.slice(start);
-}
-
-export function isPunct(ch: string): boolean {
-  return PUNCT_SET.has(ch);
 }
 
 const LOWER_OR_TITLE = /[\p{Lowercase}\p{Lt}]/u;
@@ -177,17 +165,5 @@ export function countWordTokens(s: string): number {
 
 export function wordTokens(s: string): string[] {
   return s.match(/[\p{L}\p{N}_]+/gu) ?? [];
-}
-
-/** Python `sorted(..., reverse=True)` order for strings: by code point, not UTF-16 unit. */
-export function compareCodePoints(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; i++) {
-    const d = (x[i] as string).codePointAt(0)! - (y[i] as string).codePointAt(0)!;
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
 }
 
