@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../base/errorMessage';
 import { rlimitValues, runUid, type Backend } from './backends';
+import { encodeFields, programFields } from './frames';
 import { Reaper } from './procfs';
 import { PYTHON_BOOT } from './pythonBoot';
 import { notRun, spawnLaunch, supervise } from './run';
@@ -271,20 +271,15 @@ export class SandboxPool {
   }
 }
 
-/** The job a pre-started sandbox reads from stdin before the program's own input. */
+/** The job a pre-started sandbox reads from stdin before the program's own input: its length (8 bytes), then its fields. */
 function jobFrame(o: SandboxRunOptions, cmd: PythonCommand, backend: Backend): Buffer {
-  const files = Object.entries(o.files ?? {}).map(([name, content]) => {
-    const target = path.posix.resolve('/box', name);
-    if (!target.startsWith('/box/')) throw new Error(`file name ${JSON.stringify(name)} leaves the folder`);
-    return typeof content === 'string' ? [name, content, null] : [name, null, content.toString('base64')];
-  });
-  const json = Buffer.from(JSON.stringify({ files, argv: cmd.rest, rlimits: rlimitValues(o, backend.processLimit) ?? null }));
+  const fields = encodeFields(programFields(cmd.rest, o.files ?? {}, rlimitValues(o, backend.processLimit)));
   const head = Buffer.alloc(8);
-  head.writeBigUInt64BE(BigInt(json.length));
-  return Buffer.concat([head, json]);
+  head.writeBigUInt64BE(BigInt(fields.length));
+  return Buffer.concat([head, fields]);
 }
 
-function toBuffer(s: string | Buffer | undefined): Buffer {
+export function toBuffer(s: string | Buffer | undefined): Buffer {
   return typeof s === 'string' ? Buffer.from(s) : (s ?? Buffer.alloc(0));
 }
 
