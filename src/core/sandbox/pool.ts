@@ -21,11 +21,11 @@ import type { SandboxRunOptions, SandboxRunResult } from './types';
 /** The isolation fact every pooled run adds to its verdict. */
 export const PRESTARTED_FACT = 'pre-started sandbox, used for this run only';
 /** How long a sandbox may take to start before the run reports a sandbox error. */
-const START_TIMEOUT_MS = 15_000;
+export const START_TIMEOUT_MS = 15_000;
 /** Unused sandboxes are stopped after this long without a run. */
-const IDLE_MS = 30_000;
+export const IDLE_MS = 30_000;
 /** How long `dispose` waits for the killed processes to be gone. */
-const DISPOSE_WAIT_MS = 5000;
+export const DISPOSE_WAIT_MS = 5000;
 /** A pre-started sandbox's start-up output kept for its error message (it normally prints nothing). */
 const EARLY_CAP = 64 * 1024;
 
@@ -293,7 +293,7 @@ function startFailure(base: SandboxRunResult, isolation: SandboxRunResult['isola
 }
 
 /** Waits for `p`, at most `ms`, or until `signal` aborts. */
-function waitFor(p: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<'done' | 'timeout' | 'aborted'> {
+export function waitFor(p: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<'done' | 'timeout' | 'aborted'> {
   if (signal?.aborted) return Promise.resolve('aborted');
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish('timeout'), ms);
@@ -345,5 +345,12 @@ export function poolFor(backend: Backend, o: SandboxRunOptions): SandboxPool | u
 export async function disposeSandboxPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  await Promise.all(all.map((p) => p.dispose()));
+  await Promise.all([...all.map((p) => p.dispose()), ...[...disposers].map((d) => d())]);
+}
+
+/** Other kinds of started-ahead sandboxes (zygotes), stopped with the pools. */
+const disposers = new Set<() => Promise<void>>();
+
+export function onDisposeSandboxPools(dispose: () => Promise<void>): void {
+  disposers.add(dispose);
 }
