@@ -33,9 +33,10 @@ const EARLY_CAP = 64 * 1024;
 const OFF_ENV = 'VTASK_ZYGOTE';
 
 /**
- * The wall-clock bound of one test. The budget is CPU time (RLIMIT_CPU, and the CPU time the
- * zygote measures): this bound only stops a program that sleeps or blocks, so it is generous
- * enough that a loaded machine does not change a verdict.
+ * The wall-clock bound of one test, a backstop only. The budget is kept inside the zygote: CPU
+ * time (RLIMIT_CPU, and the CPU time it measures), and elapsed time less the time the program
+ * waited for a CPU (a sleep counts, the machine's load does not); this bound is generous enough
+ * that a loaded machine does not change a verdict.
  */
 export function wallBoundMs(timeoutMs: number): number {
   return 5 * timeoutMs + 2000;
@@ -236,7 +237,7 @@ class Zygote {
       const limits = rlimitValues(o, true);
       // The answer's keeper and init count against its process limit too.
       const withKeepers = limits?.nproc !== undefined ? { ...limits, nproc: limits.nproc + 2 } : limits;
-      payload = encodeFields([String(index), ...programFields(cmd.rest, o.files ?? {}, withKeepers), toBuffer(o.stdin)]);
+      payload = encodeFields([String(index), String(o.timeoutMs), ...programFields(cmd.rest, o.files ?? {}, withKeepers), toBuffer(o.stdin)]);
     } catch (e) {
       return Promise.resolve({ result: { ...base, sandboxError: `could not prepare the program's folder: ${e instanceof Error ? e.message : String(e)}` } });
     }
@@ -268,7 +269,7 @@ class Zygote {
         o.signal?.removeEventListener('abort', onAbort);
         slot.onFrame = undefined;
         slot.onExit = undefined;
-        const [status, cpuMs, rssKib] = (end ?? '').split(' ').map(Number);
+        const [status, cpuMs, rssKib, over] = (end ?? '').split(' ').map(Number);
         const signaled = status !== undefined && end !== undefined && (status & 0x7f) !== 0 && (status & 0x7f) !== 0x7f;
         const exitCode = end === undefined ? null : signaled ? 128 + (status & 0x7f) : ((status ?? 0) >> 8) & 0xff;
         const signal = signaled ? signalName(status & 0x7f) : null;
@@ -283,7 +284,7 @@ class Zygote {
             stderr: err.text(),
             stdoutTruncated: out.truncated,
             stderrTruncated: err.truncated,
-            timedOut: timedOut || overCpu,
+            timedOut: timedOut || overCpu || over === 1,
             memoryExceeded: (rssKib ?? 0) > o.memoryMb * 1024,
             outputExceeded,
             aborted,

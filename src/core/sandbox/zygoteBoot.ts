@@ -5,8 +5,10 @@
  * each slot it forks a keeper ahead of any job, which unshares fresh user, mount, pid, network,
  * ipc and uts namespaces and forks the answer's init (pid 1 of the new pid namespace). The init
  * mounts its own /proc and /dev/shm, says `R` on the slot, and only then reads the slot: one test
- * frame at a time (`T`: index, then the program's fields, then stdin), answered with the
- * program's output (`O`, `E`) and its end (`X`: wait status, CPU ms, peak resident KiB). Each test
+ * frame at a time (`T`: index, time budget in ms, the program's fields, stdin), answered with the
+ * program's output (`O`, `E`) and its end (`X`: wait status, CPU ms, peak resident KiB, 1 when
+ * the budget ran out). The budget counts elapsed time less the time the program was ready but
+ * kept waiting for a CPU (/proc/PID/schedstat): a sleep counts, the machine's load does not. Each test
  * runs in a fresh grandchild on a fresh tmpfs at /box, with its rlimits and no capabilities;
  * whatever it leaves behind is killed before the next test. `K INDEX` kills the running test,
  * `Q` (or the slot closing) ends the answer: its namespaces go with its init. The zygote then
@@ -16,7 +18,7 @@
 import { PY_JOB_HELPERS } from './pythonBoot';
 
 export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
-    import os, sys, signal, select, ctypes
+    import os, sys, signal, select, ctypes, time
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
     libc.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
@@ -130,8 +132,16 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
             if argv is not None:
                 return argv
 
+    def starved(pid):
+        # Seconds the process was ready to run but kept waiting for a CPU (the machine's load).
+        try:
+            with open("/proc/%d/schedstat" % pid) as f:
+                return int(f.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
     def run_test(fd, wake, f):
-        index, stdin = f[0], f[-1]
+        index, budget, stdin = f[0], int(f[1]) / 1000, f[-1]
         pipes = [os.pipe() for _ in range(3)]
         pid = os.fork()
         if pid == 0:
@@ -140,7 +150,7 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
                 for std, p in enumerate(pipes):
                     os.dup2(p[0] if std == 0 else p[1], std)
                 # Files and rlimits, then no capability in the answer's namespaces, ever.
-                argv = _vtask_job(f[1:-1], 0)
+                argv = _vtask_job(f[2:-1], 0)
                 check(libc.prctl(47, 4, 0, 0, 0), "prctl")
                 head = (ctypes.c_uint32 * 2)(0x20080522, 0)
                 caps = (ctypes.c_uint32 * 6)()
@@ -160,9 +170,14 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
             in_w = -1
         streams = {out_r: b"O", err_r: b"E"}
         status = usage = None
+        started, over = time.monotonic(), 0
         while streams or status is None:
             wanted = [fd, wake[0], *streams]
-            ready, writable, _ = select.select(wanted, [in_w] if in_w >= 0 else [], [])
+            ready, writable, _ = select.select(wanted, [in_w] if in_w >= 0 else [], [], 0.05 if status is None else None)
+            # The time budget: elapsed time less the time the machine kept the program waiting.
+            if status is None and not over and time.monotonic() - started - starved(pid) > budget:
+                over = 1
+                killall()
             if writable:
                 try:
                     stdin = stdin[os.write(in_w, stdin[:65536]):]
@@ -209,7 +224,7 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
             except ChildProcessError:
                 break
         cpu = round((usage.ru_utime + usage.ru_stime) * 1000)
-        put(fd, b"X", b"%d %d %d" % (status, cpu, usage.ru_maxrss))
+        put(fd, b"X", b"%d %d %d %d" % (status, cpu, usage.ru_maxrss, over))
         return None
 
     wake = wakeup()
