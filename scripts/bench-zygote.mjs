@@ -5,14 +5,14 @@
 // same run. `--base COMMIT` also measures the pool of that commit's sources (`git archive`, no
 // worktree), for the pool's boot script before and after. Prints human lines, then one JSON line.
 //
-//   node scripts/bench-zygote.mjs [--answers N] [--base COMMIT]
+//   node scripts/bench-zygote.mjs [--answers N] [--tests-per-answer N] [--base COMMIT]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { cpuMeter } from './cpu-meter.mjs';
+import { cpuMeter, ownCpuMs } from './cpu-meter.mjs';
 
 const HERE = path.resolve(import.meta.dirname, '..');
 const text = (name, dflt) => {
@@ -21,7 +21,7 @@ const text = (name, dflt) => {
 };
 const ANSWERS = Number(text('--answers', 40));
 const BASE = text('--base', undefined);
-const TESTS_PER_ANSWER = 3;
+const TESTS_PER_ANSWER = Number(text('--tests-per-answer', 3));
 const CONCURRENCY = 2;
 process.env.VTASK_SANDBOX_CONCURRENCY = String(CONCURRENCY);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-zygote-'));
@@ -84,10 +84,11 @@ function bare() {
   });
 }
 
-/** Runs `n` jobs with `CONCURRENCY` in flight; wall ms and CPU ms of everything, from the meter. */
+/** Runs `n` jobs with `CONCURRENCY` in flight; wall ms, CPU ms of everything (from the meter) and of vtask itself. */
 async function measure(meter, n, job) {
   await job(0);
   const cpu0 = meter.ms();
+  const own0 = ownCpuMs();
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
@@ -95,7 +96,7 @@ async function measure(meter, n, job) {
       while (next < n) await job(next++);
     }),
   );
-  return { wallMs: performance.now() - t0, cpuMs: meter.ms() - cpu0 };
+  return { wallMs: performance.now() - t0, cpuMs: meter.ms() - cpu0, ownMs: ownCpuMs() - own0 };
 }
 
 const meter = cpuMeter();
@@ -107,13 +108,14 @@ const kinds = [
   ['bare_python_c_pass', ANSWERS, bare, 1],
 ];
 // Two rounds, the kinds alternated, so that a change of load hits each alike; the figures add both.
-const sums = Object.fromEntries(kinds.map(([k]) => [k, { tests: 0, wallMs: 0, cpuMs: 0 }]));
+const sums = Object.fromEntries(kinds.map(([k]) => [k, { tests: 0, wallMs: 0, cpuMs: 0, ownMs: 0 }]));
 for (let round = 0; round < 2; round++) {
   for (const [name, n, job, per] of kinds) {
     const m = await measure(meter, n, job);
     sums[name].tests += n * per;
     sums[name].wallMs += m.wallMs;
     sums[name].cpuMs += m.cpuMs;
+    sums[name].ownMs += m.ownMs;
   }
 }
 meter.close();
@@ -124,11 +126,13 @@ const figures = { method: sandbox.method, level: sandbox.level, cores: CONCURREN
 for (const [name, s] of Object.entries(sums)) {
   figures[`${name}_tests_per_s`] = Number(((s.tests * 1000) / s.wallMs).toFixed(1));
   figures[`${name}_cpu_ms_per_test`] = Number((s.cpuMs / s.tests).toFixed(1));
+  // Of which vtask's own process (framing, supervising): the rest is the sandboxes'.
+  figures[`${name}_vtask_cpu_ms_per_test`] = Number((s.ownMs / s.tests).toFixed(1));
   // What 2 cores could do if the tests had them to themselves: the figure the load does not move.
   figures[`${name}_cpu_bound_tests_per_s`] = Number(((CONCURRENCY * 1000 * s.tests) / s.cpuMs).toFixed(1));
 }
 console.log(`isolation: ${sandbox.method}, ${sandbox.level}; CPU from ${meter.source}; load average ${figures.load_avg_1m}`);
 for (const name of Object.keys(sums)) {
-  console.log(`${name}: ${figures[`${name}_tests_per_s`]} tests/s with ${CONCURRENCY} in flight, ${figures[`${name}_cpu_ms_per_test`]} ms CPU per test (${figures[`${name}_cpu_bound_tests_per_s`]} tests/s on ${CONCURRENCY} idle cores)`);
+  console.log(`${name}: ${figures[`${name}_tests_per_s`]} tests/s with ${CONCURRENCY} in flight, ${figures[`${name}_cpu_ms_per_test`]} ms CPU per test, ${figures[`${name}_vtask_cpu_ms_per_test`]} ms of it vtask's (${figures[`${name}_cpu_bound_tests_per_s`]} tests/s on ${CONCURRENCY} idle cores)`);
 }
 console.log(JSON.stringify(figures));

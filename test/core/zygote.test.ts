@@ -98,6 +98,34 @@ void test('a code answer runs in a zygote, says so, and gets the verdict of a sa
   assert.match(syntax.reason, /compile_error: SyntaxError/);
 });
 
+void test('a program ends in a zygote as it ends in an interpreter of its own', async (t) => {
+  const sb = await fullSandbox();
+  if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');
+  t.after(disposeSandboxPools);
+  const programs = [
+    'import sys\nprint("out", end="")\nsys.exit("bye")',
+    'import sys\nsys.exit(3)',
+    'import sys\nsys.exit(None)',
+    'import atexit\natexit.register(lambda: print("at exit"))\nprint("main")',
+    'import threading, time\ndef late():\n    time.sleep(0.2)\n    print("thread done")\nthreading.Thread(target=late).start()\nprint("main done")',
+    'class D:\n    def __del__(self):\n        print("freed")\nd = D()\nprint("x" * 100000, end="")',
+    'raise KeyError("k")',
+  ];
+  const runs = programs.map((p) => pyRun(p));
+  const zygote = await sb.runAll(runs);
+  process.env.VTASK_ZYGOTE = '0';
+  try {
+    const alone = await Promise.all(runs.map((o) => sb.run(o)));
+    for (const [i, z] of zygote.entries()) {
+      const a = alone[i] as SandboxRunResult;
+      inZygote(z);
+      assert.deepEqual([z.exitCode, z.stdout, z.stderr], [a.exitCode, a.stdout, a.stderr], programs[i]);
+    }
+  } finally {
+    delete process.env.VTASK_ZYGOTE;
+  }
+});
+
 void test('two answers at once see neither the files nor the processes of the other', async (t) => {
   const sb = await fullSandbox();
   if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');

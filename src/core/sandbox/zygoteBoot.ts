@@ -274,5 +274,31 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
                 argv = spawn(slot)
                 if argv is not None:
                     return argv
-_vtask_main(_vtask_zygote())
+def _vtask_end(argv):
+    # Ends the program as the interpreter would (threads joined, atexit handlers, output flushed,
+    # the program's globals freed), without tearing down every module of the interpreter: that
+    # teardown is most of a forked run's CPU, and nothing of it is the program's.
+    import os, sys, atexit
+    try:
+        _vtask_main(argv)
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading._shutdown()
+    atexit._run_exitfuncs()
+    sys.modules["__main__"].__dict__.clear()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            code = 120
+    os._exit(code & 0xFF)
+_vtask_end(_vtask_zygote())
 `;
