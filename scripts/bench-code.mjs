@@ -15,6 +15,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { cpuMeter, ownCpuMs } from './cpu-meter.mjs';
 
 const HERE = path.resolve(import.meta.dirname, '..');
 const text = (name, dflt) => {
@@ -30,6 +31,8 @@ const CONCURRENCY = 2;
 process.env.VTASK_SANDBOX_CONCURRENCY = String(CONCURRENCY);
 // The figure is measured with the best isolation the machine has, weak or not; it says which.
 process.env.VTASK_ALLOW_WEAK_ISOLATION ??= '1';
+// Zygotes are measured by bench-zygote.mjs; these figures stay those of a sandbox per run and of the pool.
+process.env.VTASK_ZYGOTE ??= '0';
 
 // The core is TypeScript: bundle the pieces we need into a temporary module.
 const outfile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-code-')), 'core.mjs');
@@ -115,55 +118,6 @@ async function verifierMs(pool) {
   const ms = performance.now() - t0;
   if (!v.pass) throw new Error(`the verifier failed the benchmark program: ${v.reason}`);
   return ms;
-}
-
-/** CPU ms of the children this process has reaped, from /proc/self/stat (fields 16 and 17, in ticks of 10 ms). */
-function childrenCpuMs() {
-  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[13]) + Number(f[14])) * 10;
-}
-
-const ownCpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
-/**
- * The CPU ms used so far by this process and every process it starts. From a cgroup of its own
- * when one can be made (v1 cpuacct or v2): the sandboxed programs stay in it. Otherwise from the
- * reaped children's rusage, which misses what runs inside bubblewrap's PID namespace.
- */
-function cpuMeter() {
-  const name = `vtask-bench-${process.pid}`;
-  const kinds = [
-    ['/sys/fs/cgroup/cpuacct', (d) => Number(fs.readFileSync(path.join(d, 'cpuacct.usage'), 'utf8')) / 1e6],
-    ['/sys/fs/cgroup', (d) => Number(/usage_usec (\d+)/.exec(fs.readFileSync(path.join(d, 'cpu.stat'), 'utf8'))?.[1]) / 1e3],
-  ];
-  for (const [root, read] of kinds) {
-    const dir = path.join(root, name);
-    try {
-      fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(process.pid));
-      if (!Number.isFinite(read(dir))) throw new Error('no CPU figure');
-      const close = () => {
-        try {
-          fs.writeFileSync(path.join(root, 'cgroup.procs'), String(process.pid));
-          fs.rmdirSync(dir);
-        } catch {
-          // Left for the system to clean up.
-        }
-      };
-      return { source: `cgroup ${dir}`, ms: () => read(dir), close };
-    } catch {
-      try {
-        fs.rmdirSync(dir);
-      } catch {
-        // Never made.
-      }
-    }
-  }
-  return { source: 'rusage of reaped children (misses what runs inside a PID namespace)', ms: () => childrenCpuMs() + ownCpuMs(), close: () => undefined };
 }
 
 /** CPU ms per answer of `check`: in all, and vtask's own (the rest is the sandboxed processes'), one answer at a time. */

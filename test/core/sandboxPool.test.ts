@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { detectSandbox, disposeSandboxPools, findInterpreter, type SandboxRunOptions, type SandboxRunResult } from '../../src/core/sandbox';
 import { bwrapBackend, which, type Backend } from '../../src/core/sandbox/backends';
 import { PRESTARTED_FACT, pythonCommand, SandboxPool } from '../../src/core/sandbox/pool';
+import { ZYGOTE_FACT } from '../../src/core/sandbox/zygote';
 import { checkCode, type CodeParams } from '../../src/core/verifiers/code/checkCode';
 import type { Verdict, VerifyContext } from '../../src/core/verifiers/verdict';
 
@@ -289,7 +290,7 @@ if (process.env[CHILD_ENV]) {
   const ctx = (): VerifyContext => ({ task: { id: 't', prompt: '', messages: [], meta: {}, dir: process.cwd() }, signal: new AbortController().signal, trusted: true, child: () => Promise.reject(new Error('none')) });
   const statuses = (v: Verdict): string[] => (v.details.tests as { status: string }[]).map((x) => x.status);
 
-  void test('code verdicts are the same with and without pre-started sandboxes, and say which ran them', async (t) => {
+  void test('code verdicts are the same with and without pre-started sandboxes and zygotes, and say which ran them', async (t) => {
     const b = await backend();
     if (typeof b === 'string') return t.skip(b);
     const cases: [string, CodeParams][] = [
@@ -306,17 +307,25 @@ if (process.env[CHILD_ENV]) {
     const saved = process.env.VTASK_SANDBOX_POOL;
     try {
       for (const [code, params] of cases) {
+        process.env.VTASK_ZYGOTE = '0';
         process.env.VTASK_SANDBOX_POOL = '0';
         const plain = await checkCode(code, params, ctx());
         delete process.env.VTASK_SANDBOX_POOL;
         const pooled = await checkCode(code, params, ctx());
-        assert.deepEqual(statuses(pooled), statuses(plain), code);
-        assert.equal(pooled.reason, plain.reason, code);
+        delete process.env.VTASK_ZYGOTE;
+        const zygote = await checkCode(code, params, ctx());
+        for (const v of [pooled, zygote]) {
+          assert.deepEqual(statuses(v), statuses(plain), code);
+          assert.equal(v.reason, plain.reason, code);
+        }
         const limits = (v: Verdict): readonly string[] => (v.details.isolation as { limits: readonly string[] }).limits;
         assert.ok(limits(pooled).includes(PRESTARTED_FACT), 'the verdict says it ran pre-started');
         assert.ok(!limits(plain).includes(PRESTARTED_FACT));
+        assert.ok(limits(zygote).includes(ZYGOTE_FACT), 'the verdict says a zygote ran it');
+        assert.ok(!limits(plain).includes(ZYGOTE_FACT) && !limits(pooled).includes(ZYGOTE_FACT));
       }
     } finally {
+      delete process.env.VTASK_ZYGOTE;
       if (saved === undefined) delete process.env.VTASK_SANDBOX_POOL;
       else process.env.VTASK_SANDBOX_POOL = saved;
       await disposeSandboxPools();

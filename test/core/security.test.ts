@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ALLOW_WEAK_ENV, detectSandbox, findInterpreter, type DetectedSandbox, type Method, type SandboxRunOptions } from '../../src/core/sandbox';
 import { isRoot, which } from '../../src/core/sandbox/backends';
+import { ZYGOTE_FACT } from '../../src/core/sandbox/zygote';
 import { isolationOf } from '../../src/core/verifiers/code/isolation';
 import { checkScript } from '../../src/core/verifiers/code/script';
 import { checkCode, type CodeParams } from '../../src/core/verifiers/code/checkCode';
@@ -162,7 +163,9 @@ const JS_BYPASSES: Record<string, Bypass> = {
   'an object that converts to the expected number': { answer: 'function add(a, b) { return { valueOf: () => 3 }; }', asserts: 'assert.equal(add(1, 2), 3);', reason: NOT_PLAIN },
 };
 
-const LEVELS: readonly Method[] = process.platform === 'linux' ? ['bwrap', 'unshare', 'process'] : process.platform === 'darwin' ? ['sandbox-exec', 'process'] : ['process'];
+/** The isolation levels; `zygote` is bubblewrap's zygote path (Python only), `bwrap` its sandbox per run. */
+type Level = Method | 'zygote';
+const LEVELS: readonly Level[] = process.platform === 'linux' ? ['bwrap', 'zygote', 'unshare', 'process'] : process.platform === 'darwin' ? ['sandbox-exec', 'process'] : ['process'];
 let levelsFound: Promise<{ sandboxes: DetectedSandbox[]; missing: string[] }> | undefined;
 
 /** Runs every bypass at every isolation level this machine offers; a level that is missing is a skip that says what it needs. */
@@ -172,7 +175,9 @@ function bypassesAtEveryLevel(language: 'python' | 'javascript', bypasses: Recor
     const { sandboxes, missing } = await levelsFound;
     process.env[ALLOW_WEAK_ENV] = '1';
     t.after(() => delete process.env[ALLOW_WEAK_ENV]);
-    for (const method of LEVELS) {
+    for (const level of LEVELS) {
+      if (level === 'zygote' && language !== 'python') continue;
+      const method: Method = level === 'zygote' ? 'bwrap' : level;
       const sb = sandboxes.find((s) => s.method === method);
       if (!sb) {
         const why = missing.find((m) => m.startsWith(method)) ?? `${method}: not available`;
@@ -180,20 +185,24 @@ function bypassesAtEveryLevel(language: 'python' | 'javascript', bypasses: Recor
         await t.test(method, { skip: `needs: ${method === 'bwrap' ? 'bubblewrap' : method} (${why})` }, () => undefined);
         continue;
       }
-      await t.test(method, async (level) => {
+      // Python answers under bubblewrap run in zygotes unless VTASK_ZYGOTE=0: both paths are probed.
+      if (level === 'bwrap') process.env.VTASK_ZYGOTE = '0';
+      await t.test(level, async (lt) => {
         const ok = await checkCode(right, { language, asserts: defaultAsserts }, ctx(), sb);
         assert.equal(ok.pass, true, `a right answer passes: ${ok.reason}`);
         for (const [name, b] of Object.entries(bypasses)) {
           const { answer, asserts, reason } = typeof b === 'string' ? { answer: b, asserts: defaultAsserts, reason: undefined } : b;
-          await level.test(name, async () => {
+          await lt.test(name, async () => {
             const v = await checkCode(answer, { language, asserts }, ctx(), sb);
             assert.equal(v.pass, false, `passed: ${v.reason}`);
             assert.equal(v.error, undefined, `an answer's failure, not an error: ${v.reason}`);
             assert.equal(isolationOf(v)?.method, method);
+            assert.equal(isolationOf(v)?.limits.includes(ZYGOTE_FACT), level === 'zygote', `run ${level === 'zygote' ? 'in' : 'without'} a zygote`);
             if (reason) assert.match(v.reason, reason);
           });
         }
       });
+      delete process.env.VTASK_ZYGOTE;
     }
   });
 }
@@ -377,8 +386,22 @@ void test('escape probes: each isolation level denies what it promises', { skip:
   }
   process.env[ALLOW_WEAK_ENV] = '1';
   t.after(() => delete process.env[ALLOW_WEAK_ENV]);
+  // bubblewrap's zygote path too: the same promises, every probe run in a zygote.
+  const bwrap = sandboxes.find((s) => s.method === 'bwrap');
+  const zygote: DetectedSandbox[] = bwrap
+    ? [
+        {
+          ...bwrap,
+          run: async (o) => {
+            const r = await bwrap.run({ ...o, prestarted: true });
+            assert.ok(r.isolation.limits.includes(ZYGOTE_FACT), `ran in a zygote: ${r.sandboxError ?? ''}`);
+            return r;
+          },
+        },
+      ]
+    : [];
   await withHost(async (host) => {
-    for (const sb of sandboxes) {
+    for (const sb of [...sandboxes, ...zygote]) {
       const promised = PROMISES[sb.method as Method];
       const outcome: string[] = [];
       for (const [name, probe] of Object.entries(PROBES) as [Probe, (typeof PROBES)[Probe]][]) {
@@ -392,9 +415,9 @@ void test('escape probes: each isolation level denies what it promises', { skip:
         }
         const escaped = await probe(sb, host);
         outcome.push(`${name}: ${escaped ? 'GOT THROUGH' : 'denied'}`);
-        if (promised.includes(name)) assert.equal(escaped, false, `${sb.method} promises to deny: ${name}`);
+        if (promised.includes(name)) assert.equal(escaped, false, `${zygote.includes(sb) ? 'the zygote' : sb.method} promises to deny: ${name}`);
       }
-      t.diagnostic(`${sb.method} (${sb.level}): ${outcome.join('; ')}`);
+      t.diagnostic(`${zygote.includes(sb) ? 'bwrap zygote' : sb.method} (${sb.level}): ${outcome.join('; ')}`);
     }
   });
 });

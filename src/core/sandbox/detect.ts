@@ -4,7 +4,8 @@ import { isolationNotice, levelOf, refusalReason, weakIsolationAllowed } from '.
 import { poolFor } from './pool';
 import { notRun, runWith } from './run';
 import { SLOTS } from './slots';
-import type { Sandbox } from './types';
+import type { Sandbox, SandboxRunOptions, SandboxRunResult } from './types';
+import { zygoteFor } from './zygote';
 
 /** A sandbox together with why stronger methods were not used. */
 export interface DetectedSandbox extends Sandbox {
@@ -19,7 +20,7 @@ export interface DetectedSandbox extends Sandbox {
 
 function sandboxOf(backend: Backend, notes: string[]): DetectedSandbox {
   const level = levelOf(backend.method);
-  return {
+  const sandbox: DetectedSandbox = {
     method: backend.method,
     notes,
     facts: backend.facts,
@@ -31,10 +32,22 @@ function sandboxOf(backend: Backend, notes: string[]): DetectedSandbox {
       // An interactive program idles most of its life (an environment waits for its model):
       // holding a slot would stall the checks that compute, so it does not take one.
       if (o.streams) return runWith(backend, o);
-      const pool = o.prestarted ? poolFor(backend, o) : undefined;
-      return SLOTS.use(() => (pool ? pool.run(o) : runWith(backend, o)), o.signal);
+      return SLOTS.use(async () => (await zygoteFor(backend, [o])?.run([o]))?.[0] ?? runAlone(backend, o), o.signal);
+    },
+    runAll: async (runs) => {
+      const zygotes = level === 'full' ? zygoteFor(backend, runs) : undefined;
+      // The tests of one answer run one after the other in one zygote slot: one slot of the machine.
+      const done = zygotes && runs.length ? await SLOTS.use(() => zygotes.run(runs), runs[0]?.signal) : undefined;
+      return done ?? Promise.all(runs.map((o) => sandbox.run(o)));
     },
   };
+  return sandbox;
+}
+
+/** One run in a sandbox of its own: pre-started when it can be. */
+function runAlone(backend: Backend, o: SandboxRunOptions): Promise<SandboxRunResult> {
+  const pool = o.prestarted ? poolFor(backend, o) : undefined;
+  return pool ? pool.run(o) : runWith(backend, o);
 }
 
 /** The backends worth trying on this platform, strongest first. */

@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { errorMessage } from '../base/errorMessage';
 import { rlimitValues, runUid, type Backend } from './backends';
+import { encodeFields, programFields } from './frames';
 import { Reaper } from './procfs';
 import { PYTHON_BOOT } from './pythonBoot';
 import { notRun, spawnLaunch, supervise } from './run';
@@ -21,11 +21,11 @@ import type { SandboxRunOptions, SandboxRunResult } from './types';
 /** The isolation fact every pooled run adds to its verdict. */
 export const PRESTARTED_FACT = 'pre-started sandbox, used for this run only';
 /** How long a sandbox may take to start before the run reports a sandbox error. */
-const START_TIMEOUT_MS = 15_000;
+export const START_TIMEOUT_MS = 15_000;
 /** Unused sandboxes are stopped after this long without a run. */
-const IDLE_MS = 30_000;
+export const IDLE_MS = 30_000;
 /** How long `dispose` waits for the killed processes to be gone. */
-const DISPOSE_WAIT_MS = 5000;
+export const DISPOSE_WAIT_MS = 5000;
 /** A pre-started sandbox's start-up output kept for its error message (it normally prints nothing). */
 const EARLY_CAP = 64 * 1024;
 
@@ -271,20 +271,15 @@ export class SandboxPool {
   }
 }
 
-/** The job a pre-started sandbox reads from stdin before the program's own input. */
+/** The job a pre-started sandbox reads from stdin before the program's own input: its length (8 bytes), then its fields. */
 function jobFrame(o: SandboxRunOptions, cmd: PythonCommand, backend: Backend): Buffer {
-  const files = Object.entries(o.files ?? {}).map(([name, content]) => {
-    const target = path.posix.resolve('/box', name);
-    if (!target.startsWith('/box/')) throw new Error(`file name ${JSON.stringify(name)} leaves the folder`);
-    return typeof content === 'string' ? [name, content, null] : [name, null, content.toString('base64')];
-  });
-  const json = Buffer.from(JSON.stringify({ files, argv: cmd.rest, rlimits: rlimitValues(o, backend.processLimit) ?? null }));
+  const fields = encodeFields(programFields(cmd.rest, o.files ?? {}, rlimitValues(o, backend.processLimit)));
   const head = Buffer.alloc(8);
-  head.writeBigUInt64BE(BigInt(json.length));
-  return Buffer.concat([head, json]);
+  head.writeBigUInt64BE(BigInt(fields.length));
+  return Buffer.concat([head, fields]);
 }
 
-function toBuffer(s: string | Buffer | undefined): Buffer {
+export function toBuffer(s: string | Buffer | undefined): Buffer {
   return typeof s === 'string' ? Buffer.from(s) : (s ?? Buffer.alloc(0));
 }
 
@@ -298,7 +293,7 @@ function startFailure(base: SandboxRunResult, isolation: SandboxRunResult['isola
 }
 
 /** Waits for `p`, at most `ms`, or until `signal` aborts. */
-function waitFor(p: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<'done' | 'timeout' | 'aborted'> {
+export function waitFor(p: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<'done' | 'timeout' | 'aborted'> {
   if (signal?.aborted) return Promise.resolve('aborted');
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish('timeout'), ms);
@@ -350,5 +345,12 @@ export function poolFor(backend: Backend, o: SandboxRunOptions): SandboxPool | u
 export async function disposeSandboxPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  await Promise.all(all.map((p) => p.dispose()));
+  await Promise.all([...all.map((p) => p.dispose()), ...[...disposers].map((d) => d())]);
+}
+
+/** Other kinds of started-ahead sandboxes (zygotes), stopped with the pools. */
+const disposers = new Set<() => Promise<void>>();
+
+export function onDisposeSandboxPools(dispose: () => Promise<void>): void {
+  disposers.add(dispose);
 }

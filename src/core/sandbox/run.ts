@@ -13,11 +13,16 @@ const MIB = 1024 * 1024;
 /** How often the resident-memory watchdog looks at the process tree. */
 const WATCH_MS = 40;
 /** How long to wait for pipes to close after the program exited (a leftover child may hold them). */
-const CLOSE_GRACE_MS = 500;
+export const CLOSE_GRACE_MS = 500;
 /** How long a SIGKILLed process may take to be reaped before the run is given up on. */
-const KILL_GRACE_MS = 5000;
+export const KILL_GRACE_MS = 5000;
 
 const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(os.constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
+
+/** The name of signal number `n` (`SIGKILL` for 9), or null for a number that is none. */
+export function signalName(n: number): NodeJS.Signals | null {
+  return SIGNAL_NAMES.get(n) ?? null;
+}
 
 /** Runs one program with a backend; never throws for anything the program does, and never hangs. */
 export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<SandboxRunResult> {
@@ -70,7 +75,8 @@ async function prepareFolder(files: Readonly<Record<string, string | Buffer>>, u
   return dir;
 }
 
-class Capture {
+/** Output kept up to a cap; `total` counts every byte seen. */
+export class Capture {
   private readonly chunks: Buffer[] = [];
   private kept = 0;
   total = 0;
@@ -231,7 +237,7 @@ export function supervise(backend: Backend, o: SandboxRunOptions, isolation: San
       // bubblewrap reports a child killed by signal N as exit code 128 + N (indistinguishable from
       // a program exiting with that code, so the code is kept and the signal added).
       if (backend.method === 'bwrap' && signal === null && exitCode !== null && exitCode > 128 && exitCode < 128 + 65) {
-        signal = SIGNAL_NAMES.get(exitCode - 128) ?? null;
+        signal = signalName(exitCode - 128);
       }
       const stderr = err.text();
       let error = sandboxError;

@@ -94,6 +94,8 @@ export interface SandboxRunResult {
   readonly durationMs: number;
   /** Peak resident memory of the process tree seen by the watchdog, in MiB. */
   readonly peakRssMb: number;
+  /** CPU time the program used, in ms, where the sandbox measures it (a zygote's runs). */
+  readonly cpuMs?: number;
   readonly isolation: Isolation;
 }
 
@@ -102,4 +104,10 @@ export interface Sandbox {
   /** `bwrap`, `unshare`, `sandbox-exec`, `process`. */
   readonly method: string;
   run(options: SandboxRunOptions): Promise<SandboxRunResult>;
+  /**
+   * Runs the tests of one answer (the same program on several inputs), results in order. Where
+   * it can, the full sandbox runs them one after the other in one zygote slot (see zygote.ts);
+   * otherwise each is a `run`.
+   */
+  runAll?(runs: readonly SandboxRunOptions[]): Promise<SandboxRunResult[]>;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { findInterpreter, getSandbox, nodeMemoryArgs, type Interpreter, type Sandbox, type SandboxRunResult } from '../../sandbox';
+import { findInterpreter, getSandbox, nodeMemoryArgs, type Interpreter, type Sandbox, type SandboxRunOptions, type SandboxRunResult } from '../../sandbox';
 import type { Isolation } from '../../base/isolation';
 import type { Verdict, VerifyContext } from '../verdict';
 import { compareOutput, deepEqual, show } from './compare';
@@ -123,8 +123,7 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   setMaxListeners(2 * specs.length + 16, local.signal);
   const forward = (): void => local.abort();
   ctx.signal.addEventListener('abort', forward, { once: true });
-  const run = (s: TestSpec): Promise<SandboxRunResult> =>
-    sandbox.run({
+  const options = (s: TestSpec): SandboxRunOptions => ({
       argv: typeof s.argv === 'function' ? (dir: string) => [interp.path, ...(s.argv as (d: string) => readonly string[])(dir)] : [interp.path, ...s.argv],
       files: s.files,
       stdin: s.stdin,
@@ -135,12 +134,13 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
       env: interp.env,
       signal: local.signal,
       prestarted: interp.language === 'python',
-      ...(s.outputLimitBytes ? { outputLimitBytes: s.outputLimitBytes } : {}),
-    });
+    ...(s.outputLimitBytes ? { outputLimitBytes: s.outputLimitBytes } : {}),
+  });
 
   let raw: SandboxRunResult[];
   try {
-    raw = await Promise.all(specs.map(run));
+    const runs = specs.map(options);
+    raw = sandbox.runAll ? await sandbox.runAll(runs) : await Promise.all(runs.map((o) => sandbox.run(o)));
   } finally {
     ctx.signal.removeEventListener('abort', forward);
   }
