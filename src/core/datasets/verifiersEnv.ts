@@ -98,7 +98,7 @@ function pyproject(f: PackageFacts): string {
 name = "${f.name}"
 version = "0.1.0"
 description = "RLVR tasks exported by vtask ${f.version}: ${f.splits.reduce((n, s) => n + s.rows, 0)} tasks scored by vtask's verifiers (${kinds.join(', ')})"
-tags = ${JSON.stringify(['vtask', f.agentTasks ? 'multi-turn' : 'single-turn', ...kinds.map((k) => `verifier-${k}`)])}
+keywords = ${JSON.stringify(['vtask', f.agentTasks ? 'multi-turn' : 'single-turn', ...kinds.map((k) => `verifier-${k}`)])}
 requires-python = ">=3.10"
 dependencies = [
     "verifiers",
