@@ -100,6 +100,36 @@ print(json.dumps({"scores": scores, "passes": [s["vtask_verdict"]["pass"] for s 
   assert.deepEqual(got.filtered, [1, 2, 0]);
 });
 
+test('a verdict that cannot be given (a judge without a model) is undecided: the reward says so in its metric, never a quiet 0', (t) => {
+  const why = pythonMissing(['pyarrow']);
+  if (why) return t.skip(why);
+  const tasks = path.join(DIR, 'judged.vtask');
+  fs.writeFileSync(tasks, 'vtask: 1\ntasks:\n  - id: judged/why\n    prompt: Why is the sky blue?\n    verify:\n      judge: { rubric: ["Names Rayleigh scattering"] }\n');
+  const dir = path.join(DIR, 'vtask-judged');
+  const r = vtask(['export', tasks, '--format', 'verifiers', '-o', dir, '--no-runs']);
+  assert.equal(r.status, 0, r.stderr);
+  const data = path.join(dir, 'vtask_judged/data/tasks.parquet');
+  const got = pyJson<{ scores: number[]; undecided: number[]; verdict: { error?: string; reason: string }; raised: string }>(`
+import json
+from vtask_reward import verifiers_env
+from vtask_reward.client import UndecidedVerdict
+f = ${JSON.stringify(data)}
+row = verifiers_env.read_rows(f)[0]
+states = [{}]
+scores = verifiers_env.make_reward(f)([row["prompt"]], [[{"role": "assistant", "content": "Rayleigh scattering."}]], [row["info"]], states)
+try:
+    verifiers_env.make_reward(f, undecided="raise")([row["prompt"]], [[{"role": "assistant", "content": "x"}]], [row["info"]], [{}])
+    raised = ""
+except UndecidedVerdict as e:
+    raised = str(e)
+print(json.dumps({"scores": scores, "undecided": verifiers_env.vtask_undecided(states), "verdict": states[0]["vtask_verdict"], "raised": raised}))
+`, { VTASK_CLI });
+  assert.deepEqual(got.scores, [0]);
+  assert.deepEqual(got.undecided, [1]);
+  assert.equal(got.verdict.error, 'unavailable');
+  assert.match(got.raised, /undecided verdict \(unavailable\)/);
+});
+
 test('export --format inspect: tasks.py compiles beside its json_dataset file; the scorer\'s core scores through vtask serve', (t) => {
   const why = pythonMissing(['pyarrow']);
   if (why) return t.skip(why);
