@@ -31,7 +31,7 @@ export function packageExport(format: DatasetFormat, dir: string): PackageExport
   const home = verifiers ? path.join(dir, names.module) : dir;
   const rowsDir = verifiers ? path.join(home, 'data') : dir;
   const out = path.join(rowsDir, verifiers ? 'tasks.parquet' : 'dataset.jsonl');
-  const bundle = new EnvironmentBundle(path.join(home, 'envs'), rowsDir);
+  const bundle = new EnvironmentBundle(path.join(home, 'envs'), rowsDir, path.resolve(dir));
   const sampling = new SamplingTally();
   const kinds = new Map<string, number>();
   let agentTasks = 0;

@@ -60,14 +60,21 @@ export function packageRow(t: ExportTask, row: () => RowResult): RowResult {
  * folder is copied whole (an environment may import its neighbours), once, under its own name
  * (`envs/NAME`, suffixed when two folders share a name).
  */
+/** Folders an environment does not need: version control, caches, installed packages. */
+const SKIPPED = /^(\.git|\.vtask-cache|node_modules|__pycache__)$/;
+
 export class EnvironmentBundle {
   private readonly names = new Map<string, string>();
   private readonly taken = new Set<string>();
 
-  /** `envsDir`: the package's `envs` folder; `rowsDir`: the folder of its row files. */
+  /**
+   * `envsDir`: the package's `envs` folder; `rowsDir`: the folder of its row files; `pkgDir`: the
+   * package, never copied into itself when it lies inside an environment's folder.
+   */
   constructor(
     readonly envsDir: string,
     private readonly rowsDir: string,
+    private readonly pkgDir: string,
   ) {}
 
   /** The task's environment program as the rows reference it: relative to the row files. */
@@ -91,13 +98,24 @@ export class EnvironmentBundle {
     return { ...format, toRow: (t, s) => format.toRow(t.agent ? { ...t, agent: { ...t.agent, environment: this.ref(t) ?? t.agent.environment } } : t, s) };
   }
 
-  /** Copies the referenced folders (without version control, caches and node_modules). */
+  /** Copies the referenced folders (without version control, caches, node_modules and the package). */
   copy(): number {
     fs.rmSync(this.envsDir, { recursive: true, force: true });
     for (const [folder, name] of this.names) {
-      fs.cpSync(folder, path.join(this.envsDir, name), { recursive: true, filter: (src) => !/^(\.git|\.vtask-cache|node_modules|__pycache__)$/.test(path.basename(src)) });
+      this.copyTree(folder, path.join(this.envsDir, name));
     }
     return this.names.size;
+  }
+
+  /** Copies a folder file by file (fs.cpSync refuses a folder that holds its destination). */
+  private copyTree(src: string, dst: string): void {
+    fs.mkdirSync(dst, { recursive: true });
+    for (const e of fs.readdirSync(src, { withFileTypes: true })) {
+      const from = path.join(src, e.name);
+      if (SKIPPED.test(e.name) || from === this.pkgDir) continue;
+      if (e.isDirectory()) this.copyTree(from, path.join(dst, e.name));
+      else if (e.isFile()) fs.copyFileSync(from, path.join(dst, e.name));
+    }
   }
 }
 
