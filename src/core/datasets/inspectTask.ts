@@ -6,7 +6,8 @@
 import { readEnvironmentRef } from './agentRows';
 import { readMessages, readVerifier, rowId } from './common';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportedTask, ImportResult, RowResult } from './format';
-import { goldAnswer, packageRow, vtaskInfo } from './packageRows';
+import { goldAnswer } from './hf';
+import { packageRow, vtaskInfo } from './packageRows';
 import { toPyLiteral } from './pyLiteral';
 
 export const INSPECT_FORMAT = 'inspect';
@@ -16,7 +17,7 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
     row: {
       id: t.task.id,
       input: t.task.messages.map((m) => ({ role: m.role, content: m.content })),
-      target: goldAnswer(t.task.verify),
+      target: goldAnswer(t.task.verify) ?? '',
       metadata: vtaskInfo(t, settings),
     },
   }));

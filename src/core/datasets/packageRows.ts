@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../taskfile/resolve';
-import { kindParams, singleAnswer, traceFields } from './common';
+import { kindParams, traceFields } from './common';
 import type { DatasetFormat, ExportSettings, ExportTask, RowResult } from './format';
 
 /** Why a verifier cannot be scored away from its task file, or undefined. */
@@ -15,12 +15,6 @@ export function programVerifier(verify: unknown): string | undefined {
   if (kp.kind === 'script') return 'its `script` verifier runs a program of the task file\'s folder, which the exported package does not carry';
   const nested = kp.kind === 'weighted' ? ((kp.params.of as { verify?: unknown }[] | undefined) ?? []).map((c) => c?.verify) : kp.kind === 'all' || kp.kind === 'any' ? ((kp.params.of as unknown[] | undefined) ?? []) : [];
   return nested.map(programVerifier).find((r) => r !== undefined);
-}
-
-/** The one gold answer of a `math`, `match` or `choice` verifier; '' for every other kind. */
-export function goldAnswer(verify: unknown): string {
-  const kp = kindParams(verify);
-  return kp && (kp.kind === 'math' || kp.kind === 'match' || kp.kind === 'choice') ? (singleAnswer(kp.params) ?? '') : '';
 }
 
 /** The sampling settings a package passes its model, as the OpenAI API names them. */

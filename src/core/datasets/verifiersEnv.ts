@@ -9,7 +9,8 @@
 import { readMessages } from './common';
 import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
-import { goldAnswer, packageRow, vtaskInfo } from './packageRows';
+import { goldAnswer } from './hf';
+import { packageRow, vtaskInfo } from './packageRows';
 import { double, messagesColumn, str, strList, type SchemaElement } from './parquetSchema';
 import { toPyLiteral } from './pyLiteral';
 import { infoTask } from './inspectTask';
@@ -22,7 +23,7 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
     return {
       row: {
         prompt: t.task.messages.map((m) => ({ role: m.role, content: m.content })),
-        answer: goldAnswer(t.task.verify),
+        answer: goldAnswer(t.task.verify) ?? '',
         info: JSON.stringify(info),
         task_id: t.task.id,
         tags: [...t.task.tags],
