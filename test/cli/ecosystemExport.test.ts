@@ -143,14 +143,17 @@ test('export --format inspect: tasks.py compiles beside its json_dataset file; t
   assert.equal(rows[0]!.target, '72');
   assert.equal(rows[3]!.metadata.environment, 'envs/envs/calculator.mjs');
   assert.ok(fs.existsSync(path.join(dir, 'envs/envs/calculator.mjs')));
+  // The scorer's path: the samples scored at one moment share a request.
   const got = pyJson<{ pass: boolean; score: number; reason: string }[]>(`
-import json
-from vtask_reward.package_rows import score_sample
+import asyncio, json
+from vtask_reward.package_rows import VerdictBatcher, serve_client
 rows = [json.loads(l) for l in open(${JSON.stringify(path.join(dir, 'dataset.jsonl'))})]
 sub = rows[5]
 traj = {"calls": [{"tool": "sub", "args": {"a": 908, "b": 77}, "result": 831}, {"tool": "sub", "args": {"a": 908, "b": 77}, "result": 831}], "state": {"calls": 2}}
-print(json.dumps([score_sample(${JSON.stringify(dir)}, rows[1]["metadata"], "", "\\\\boxed{10}"),
-                  score_sample(${JSON.stringify(dir)}, sub["metadata"], "", "\\\\boxed{831}", traj)]))
+batcher = VerdictBatcher(serve_client(${JSON.stringify(dir)}))
+async def both():
+    return await asyncio.gather(batcher.verdict(rows[1]["metadata"], "", "\\\\boxed{10}"), batcher.verdict(sub["metadata"], "", "\\\\boxed{831}", traj))
+print(json.dumps(list(asyncio.run(both()))))
 `, { VTASK_CLI });
   assert.deepEqual(got.map((v) => v.pass), [true, false]);
   assert.match(got[1]!.reason, /state/);

@@ -16,7 +16,7 @@ from the environment's schemas), carries out the model's calls there, at most ``
 turns, and keeps the calls and the environment's final state for the scorer, so ``trajectory``
 and ``state`` checks score as in ``vtask run``.
 
-Importing this module imports Inspect; the scorer's core, ``package_rows.score_sample``, needs no Inspect.
+Importing this module imports Inspect; the scorer's core, ``package_rows.VerdictBatcher``, needs no Inspect.
 """
 
 import asyncio
@@ -32,7 +32,7 @@ from inspect_ai.tool import ToolInfo, ToolParams
 
 from .client import VtaskError
 from .environment import AsyncEnvironment, EnvironmentFailure, args_of, resolve
-from .package_rows import info_of, is_undecided, keeps, note_undecided, score_sample
+from .package_rows import VerdictBatcher, info_of, is_undecided, keeps, note_undecided, serve_client
 
 TRAJECTORY = "vtask_trajectory"
 ENV_ERROR = "vtask_environment_error"
@@ -63,13 +63,16 @@ def vtask_task(data_file, ids=None, tags=None, bands=None, limit=None, config=No
 
 @scorer(metrics=[mean(), stderr()])
 def vtask_scorer(data_dir, serve_url=None, serve_args=None):
-    """The verdict of the sample's vtask verifier, from ``vtask serve``."""
+    """The verdict of the sample's vtask verifier, from ``vtask serve``: the samples scored at one
+    moment go in one request (``VerdictBatcher``)."""
+
+    batcher = []  # made at the first sample: the server starts only when scoring does
 
     async def score(state, target):
-        failure = state.store.get(ENV_ERROR)
+        if not batcher:
+            batcher.append(VerdictBatcher(await asyncio.to_thread(serve_client, data_dir, serve_url, serve_args or ())))
         prompt = state.input if isinstance(state.input, str) else state.user_prompt.text
-        verdict = await asyncio.to_thread(score_sample, data_dir, state.metadata, prompt, state.output.completion,
-                                          state.store.get(TRAJECTORY), failure, serve_url, serve_args or ())
+        verdict = await batcher[0].verdict(state.metadata, prompt, state.output.completion, state.store.get(TRAJECTORY), state.store.get(ENV_ERROR))
         if is_undecided(verdict):
             note_undecided([verdict])
             if not hasattr(Score, "unscored"):

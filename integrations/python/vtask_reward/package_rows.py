@@ -9,6 +9,7 @@ whatever its class, and gives the ``vtask serve`` client the package scores with
 package's data folder, stopped at exit).
 """
 
+import asyncio
 import atexit
 import json
 import os
@@ -120,13 +121,41 @@ def verdicts(client, infos, prompts, responses, trajectories, failures=None):
     return out
 
 
-def score_sample(data_dir, metadata, prompt, response, trajectory=None, failure=None, serve_url=None, serve_args=()):
-    """The verdict (a dict: ``pass``, ``score``, ``reason``, maybe ``details``, ``error``) of one response."""
-    client = serve_client(data_dir, serve_url, serve_args)
-    return verdicts(client, [info_of(metadata)], [prompt], [response], [trajectory], [failure])[0]
+class VerdictBatcher:
+    """Verdicts for asyncio callers that each score one response (Inspect's scorer runs once per
+    sample, many samples at once): the requests of one moment (``window`` seconds, 10 ms) go to
+    ``vtask serve`` together, one HTTP request per 1,024 responses, off the event loop."""
+
+    def __init__(self, client, window=0.01):
+        self.client = client
+        self.window = window
+        self._pending = []
+        self._timer = None
+
+    async def verdict(self, info, prompt, response, trajectory=None, failure=None):
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._pending.append(((info_of(info), prompt, response, trajectory, failure), future))
+        if self._timer is None:
+            self._timer = loop.call_later(self.window, lambda: loop.create_task(self._flush()))
+        return await future
+
+    async def _flush(self):
+        batch, self._pending, self._timer = self._pending, [], None
+        columns = [list(c) for c in zip(*(item for item, _ in batch))]
+        try:
+            found = await asyncio.to_thread(verdicts, self.client, *columns)
+        except BaseException as e:  # every waiting sample learns why
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(e)
+            return
+        for (_, future), verdict in zip(batch, found):
+            if not future.done():
+                future.set_result(verdict)
 
 
 __all__ = [
     "info_of", "keeps", "message_text", "last_user_text", "answer_text", "serve_client", "stop_servers",
-    "verdicts", "score_sample", "note_undecided", "is_undecided", "undecided",
+    "verdicts", "VerdictBatcher", "note_undecided", "is_undecided", "undecided",
 ]
