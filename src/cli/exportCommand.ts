@@ -17,11 +17,12 @@ import { plural } from '../core/util/plural';
 import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
+import { PACKAGE_FORMATS, packageExport } from './exportPackage';
 
 export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet|DIR [options]
 
 Writes the valid tasks of the task files as a training dataset: Parquet or JSONL by the
-extension of OUT (a folder DIR for hf). FORMAT is one of: ${[...EXPORT_FORMATS.keys()].join(', ')}.
+extension of OUT (a folder DIR for hf, verifiers and inspect). FORMAT is one of: ${[...EXPORT_FORMATS.keys()].join(', ')}.
   open-instruct   RLVR rows (messages, ground_truth, dataset) scored by open-instruct's own
                   verifiers (math, ifeval, string_f1, string_matcher, puzzle)
   verl            RL rows (data_source, prompt, ability, reward_model, extra_info); verl
@@ -31,6 +32,11 @@ extension of OUT (a folder DIR for hf). FORMAT is one of: ${[...EXPORT_FORMATS.k
   hf              a Hugging Face Hub dataset folder: DIR/data/SPLIT-00000-of-0000N.parquet
                   shards (id, prompt, messages, vtask_verifier, kind, answer, tags, meta, ...)
                   and DIR/README.md, the dataset card
+  verifiers       a verifiers environment package DIR (pyproject.toml, README.md, MODULE/ with
+                  load_environment() and the rows as Parquet): vf-eval and the Environments Hub
+                  run it; its reward asks vtask serve
+  inspect         an Inspect AI evaluation DIR: tasks.py (one @task per split) beside the
+                  json_dataset file dataset.jsonl; its scorer asks vtask serve
 Options:
   --split train=0.9,test=0.1   one file per split (OUT.train.parquet, ...), stable by task id
   --seed N                     the seed of --split and --mix (default 0)
@@ -167,7 +173,7 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   if (!a.paths.length) throw new UsageError('name at least one task file or folder');
   if (!a.format) throw new UsageError(`--format is required: one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
   if (!EXPORT_FORMATS.has(a.format)) throw new UsageError(`unknown format '${a.format}': one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
-  if (!a.out) throw new UsageError(a.format === HF_FORMAT ? '-o DIR is required (the dataset folder)' : '-o OUT is required (OUT.jsonl or OUT.parquet)');
+  if (!a.out) throw new UsageError(a.format === HF_FORMAT || PACKAGE_FORMATS.has(a.format) ? `-o DIR is required (the ${a.format === HF_FORMAT ? 'dataset' : a.format} folder)` : '-o OUT is required (OUT.jsonl or OUT.parquet)');
   if (a.shardSize && a.format !== HF_FORMAT) throw new UsageError('--shard-size is for --format hf');
   const filtered = a.bands !== undefined || a.minPassRate !== undefined || a.maxPassRate !== undefined;
   if (filtered && a.runs === false) throw new UsageError('--band and the pass-rate filters read cached runs: drop --no-runs');
@@ -196,13 +202,17 @@ const WARNINGS_SHOWN = 20;
 
 export async function exportCommand(argv: readonly string[], io: CliIO): Promise<number> {
   const args = parseArgs(argv);
-  const format = EXPORT_FORMATS.get(args.format)!;
-  const hfDir = format.name === HF_FORMAT ? path.resolve(io.cwd, args.out) : undefined;
+  const base = EXPORT_FORMATS.get(args.format)!;
+  const hfDir = base.name === HF_FORMAT ? path.resolve(io.cwd, args.out) : undefined;
+  const pkgDir = PACKAGE_FORMATS.has(base.name) ? path.resolve(io.cwd, args.out) : undefined;
+  for (const dir of [hfDir, pkgDir]) if (dir && fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`'${args.out}' is a file: --format ${base.name} writes a folder`);
+  if (!fs.existsSync(path.dirname(hfDir ?? pkgDir ?? path.resolve(io.cwd, args.out)))) throw new UsageError(`the folder of '${args.out}' does not exist`);
+  // A verifiers package or an Inspect task folder: its rows, environments and code in DIR.
+  const pkg = pkgDir ? packageExport(base, pkgDir) : undefined;
+  const format = pkg?.format ?? base;
   // An hf dataset is a folder: its shards go in DIR/data, which environments are relative to.
-  const out = hfDir ? path.join(hfDir, 'data', 'rows.parquet') : path.resolve(io.cwd, args.out);
-  const type = hfDir ? 'parquet' : outputType(format, out, args.out);
-  if (hfDir && fs.existsSync(hfDir) && !fs.statSync(hfDir).isDirectory()) throw new UsageError(`'${args.out}' is a file: --format hf writes a folder`);
-  if (!fs.existsSync(path.dirname(hfDir ?? out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
+  const out = pkg?.out ?? (hfDir ? path.join(hfDir, 'data', 'rows.parquet') : path.resolve(io.cwd, args.out));
+  const type = hfDir ? 'parquet' : pkg ? format.outputs[0]! : outputType(format, out, args.out);
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
   const mix = new Map<string, number>();
   for (const [f, w] of args.mix) {
@@ -243,13 +253,15 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     runOf: (file, task) => runs.get(`${file}\0${task.id}`),
     ...(filtering ? { keep } : {}),
     ...(hfDir && card ? { shards: { dir: path.dirname(out), ...(args.shardSize ?? DEFAULT_SHARD) }, observe: card.observe } : {}),
+    ...(pkg ? { observe: pkg.observe } : {}),
   }).finally(() => pool.close());
+  const pkgFiles = pkg && !report.failed ? pkg.finish(report).map((f) => path.join(pkgDir!, f)) : [];
   const cardFile = hfDir && card && !report.failed ? writeHfFolder(hfDir, report, card, format.columns(settings)) : undefined;
   const where = (r: { file: string; line: number }): string => `${r.file}:${r.line}`;
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p));
   if (args.json) {
-    io.stdout.write(JSON.stringify({ ...report, outputs: report.outputs.map((o) => ({ ...o, file: shown(o.file) })), grader: report.grader && shown(report.grader), card: cardFile && shown(cardFile) }) + '\n');
+    io.stdout.write(JSON.stringify({ ...report, outputs: report.outputs.map((o) => ({ ...o, file: shown(o.file) })), grader: report.grader && shown(report.grader), card: cardFile && shown(cardFile), ...(pkg ? { files: pkgFiles.map(shown) } : {}) }) + '\n');
   } else {
     for (const u of report.unexpressible) {
       const who = u.file ? `${where(u)}: task '${u.task}'` : 'vtask export';
@@ -264,6 +276,7 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${plural(o.rows, 'row')}${o.split ? ` (${o.split})` : ''}\n`);
     if (report.grader) io.stdout.write(`${shown(report.grader)}: the grader\n`);
     if (cardFile) io.stdout.write(`${shown(cardFile)}: the dataset card\n`);
+    for (const f of pkgFiles) io.stdout.write(`${shown(f)}\n`);
     const badFiles = report.invalid.filter((i) => i.reason !== undefined).length;
     const invalidTasks = report.invalid.length - badFiles;
     const notes = [report.duplicates.length && `${plural(report.duplicates.length, 'duplicate prompt')} dropped`, report.filtered && `${plural(report.filtered, 'task')} left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${plural(report.unexpressible.length, 'task')} dropped (--lossy)`, invalidTasks && `${plural(invalidTasks, 'invalid task')} skipped`, badFiles && `${plural(badFiles, 'file')} with errors outside the tasks`].filter(Boolean);

@@ -33,3 +33,24 @@ export function python(args: readonly string[], env: NodeJS.ProcessEnv = {}, tim
   assert.equal(r.status, 0, `python failed:\n${r.stderr}\n${r.stdout}`);
   return r.stdout;
 }
+
+/** The Python packages of the ecosystem exports, none of which this machine's package index holds. */
+const ECOSYSTEM = {
+  verifiers: { env: 'VTASK_VERIFIERS_PYTHON', module: 'verifiers', check: 'import verifiers as vf; vf.SingleTurnEnv; vf.ToolEnv', repo: 'PrimeIntellect-ai/verifiers' },
+  inspect: { env: 'VTASK_INSPECT_PYTHON', module: 'inspect_ai', check: 'import inspect_ai, inspect_ai._cli.main', repo: 'UKGovernmentBEIS/inspect_ai' },
+} as const;
+
+/**
+ * The interpreter that has verifiers or Inspect AI (`VTASK_VERIFIERS_PYTHON`,
+ * `VTASK_INSPECT_PYTHON`, else python3 when it imports them), or why there is none. Unlike
+ * `pythonMissing` it never fails in CI: neither package is in the CI machine's package index, so
+ * the tests that need them are skipped there, with the reason listed.
+ */
+export function ecosystemPython(kind: keyof typeof ECOSYSTEM): { python: string } | { why: string } {
+  const e = ECOSYSTEM[kind];
+  const python = process.env[e.env] || 'python3';
+  const r = spawnSync(python, ['-c', e.check], { encoding: 'utf8', timeout: 120_000 });
+  if (r.status === 0) return { python };
+  const last = (r.stderr || String(r.error)).trim().split('\n').at(-1);
+  return { why: `needs: ${e.module}, which is not in this machine's package index: install it from ${e.repo} into a virtualenv (python3 -m venv --system-site-packages DIR; DIR/bin/pip install ...) and set ${e.env}=DIR/bin/python (${python}: ${last})` };
+}

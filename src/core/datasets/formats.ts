@@ -2,12 +2,14 @@ import type { DatasetFormat, ImportResult } from './format';
 import { openaiRft } from './openaiRft';
 import { openInstruct } from './openInstruct';
 import { hf } from './hf';
+import { inspect } from './inspectTask';
 import { fromIfevalRow, fromQaRow } from './promptFiles';
 import { trl } from './trl';
 import { verl } from './verl';
+import { verifiers } from './verifiersEnv';
 
 /** The training formats `vtask export` writes and `vtask import` reads. */
-export const EXPORT_FORMATS: ReadonlyMap<string, DatasetFormat> = new Map([openInstruct, verl, trl, openaiRft, hf].map((f) => [f.name, f]));
+export const EXPORT_FORMATS: ReadonlyMap<string, DatasetFormat> = new Map([openInstruct, verl, trl, openaiRft, hf, verifiers, inspect].map((f) => [f.name, f]));
 
 export type RowImporter = (row: Record<string, unknown>, n: number) => ImportResult;
 
@@ -26,6 +28,8 @@ export function detectFormat(row: Record<string, unknown>): string | undefined {
   if (has('instruction_id_list')) return 'ifeval';
   if (has('messages') && has('vtask_verifier') && has('kind')) return 'hf';
   if (has('messages') && has('vtask_verifier')) return 'openai-rft';
+  if (has('input') && has('target')) return 'inspect';
+  if (has('prompt') && has('answer') && has('info')) return 'verifiers';
   if (has('prompt') && (has('vtask_verifier') || has('solution'))) return 'trl';
   if ((has('question') || has('problem')) && (has('answer') || has('solution'))) return 'qa';
   return undefined;

@@ -10,7 +10,7 @@ import { double, messagesColumn, str, strList, type SchemaElement } from './parq
 export const HF_FORMAT = 'hf';
 
 /** The one gold answer of a `math`, `match` or `choice` verifier; null for every other kind. */
-function answer(verify: unknown): string | null {
+export function goldAnswer(verify: unknown): string | null {
   const kp = kindParams(verify);
   return kp && (kp.kind === 'math' || kp.kind === 'match' || kp.kind === 'choice') ? (singleAnswer(kp.params) ?? null) : null;
 }
@@ -29,7 +29,7 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
       messages: t.task.messages.map((m) => ({ role: m.role, content: m.content })),
       vtask_verifier: trace.vtask_verifier,
       kind: verifierKind(t.task.verify),
-      answer: answer(t.task.verify),
+      answer: goldAnswer(t.task.verify),
       tags: [...t.task.tags],
       meta: Object.keys(t.task.meta).length ? JSON.stringify(t.task.meta) : null,
       file: trace.file,

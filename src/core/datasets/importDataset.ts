@@ -8,11 +8,16 @@ import { isInside } from '../sandbox/projectRoot';
 import { rebaseEnvironment } from './agentRows';
 import type { ImportedTask } from './format';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from './formats';
-import { readRows, type RowFileType } from './rowFiles';
+import { readRows, rowFileType, type RowFileType } from './rowFiles';
 
 export interface ImportRequest {
   readonly input: string;
   readonly type: RowFileType;
+  /**
+   * The row files when `input` is a folder (a Hub dataset's shards, a package's splits), read in
+   * order as one dataset; each row's place is then given with its file.
+   */
+  readonly files?: readonly string[];
   /** A name of IMPORT_FORMATS, or undefined to tell from the first row. */
   readonly format?: string;
   readonly out: string;
@@ -90,45 +95,50 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
   const ids = new Set<string>();
   let buf = `# Imported by vtask from ${req.input.split('\\').join('/')}\nvtask: 1\ntasks:\n`;
   try {
-    for await (const r of readRows(req.input, req.type)) {
-      if (!r.row) {
-        report.bad.push({ where: r.where, reason: r.error ?? 'not a row' });
-        continue;
-      }
-      if (!importer) {
-        format = detectFormat(r.row);
-        if (!format) throw new Error(`${r.where}: cannot tell the format from the columns (${Object.keys(r.row).slice(0, 8).join(', ')}): name it with --format`);
-        importer = IMPORT_FORMATS.get(format) as RowImporter;
-        (report as { format: string }).format = format;
-      }
-      const result = importer(r.row, r.n);
-      if ('error' in result) {
-        report.bad.push({ where: r.where, reason: result.error });
-        continue;
-      }
-      const task = rebaseEnvironment(result.task, req.input, req.out);
-      const leaving = pathsLeaving(task, outDir);
-      if (leaving.length) {
-        const what = `${leaving.map((p) => `'${p}'`).join(', ')} ${leaving.length === 1 ? 'leaves' : 'leave'} the dataset's folder (${outDir})`;
-        if (!req.allowOutsidePaths) {
-          report.bad.push({ where: r.where, reason: `the program path ${what}: a dataset runs only programs inside its folder (--allow-outside-paths imports it anyway)` });
+    for (const file of req.files ?? [req.input]) {
+      const type = req.files ? (rowFileType(file) as RowFileType) : req.type;
+      const label = req.files ? `${path.relative(req.input, file).split(path.sep).join('/')}:` : '';
+      for await (const raw of readRows(file, type)) {
+        const r = { ...raw, where: label + raw.where };
+        if (!r.row) {
+          report.bad.push({ where: r.where, reason: r.error ?? 'not a row' });
           continue;
         }
-        report.warnings.push({ where: r.where, reason: `the program path ${what}` });
-      }
-      let id = task.id;
-      if (ids.has(id)) {
-        let k = 2;
-        while (ids.has(`${id}-${k}`)) k++;
-        id = `${id}-${k}`;
-        report.renamed++;
-      }
-      ids.add(id);
-      buf += taskYaml({ ...task, id });
-      report.tasks++;
-      if (buf.length > 1 << 20) {
-        fs.writeSync(fd, buf);
-        buf = '';
+        if (!importer) {
+          format = detectFormat(r.row);
+          if (!format) throw new Error(`${r.where}: cannot tell the format from the columns (${Object.keys(r.row).slice(0, 8).join(', ')}): name it with --format`);
+          importer = IMPORT_FORMATS.get(format) as RowImporter;
+          (report as { format: string }).format = format;
+        }
+        const result = importer(r.row, r.n);
+        if ('error' in result) {
+          report.bad.push({ where: r.where, reason: result.error });
+          continue;
+        }
+        const task = rebaseEnvironment(result.task, file, req.out);
+        const leaving = pathsLeaving(task, outDir);
+        if (leaving.length) {
+          const what = `${leaving.map((p) => `'${p}'`).join(', ')} ${leaving.length === 1 ? 'leaves' : 'leave'} the dataset's folder (${outDir})`;
+          if (!req.allowOutsidePaths) {
+            report.bad.push({ where: r.where, reason: `the program path ${what}: a dataset runs only programs inside its folder (--allow-outside-paths imports it anyway)` });
+            continue;
+          }
+          report.warnings.push({ where: r.where, reason: `the program path ${what}` });
+        }
+        let id = task.id;
+        if (ids.has(id)) {
+          let k = 2;
+          while (ids.has(`${id}-${k}`)) k++;
+          id = `${id}-${k}`;
+          report.renamed++;
+        }
+        ids.add(id);
+        buf += taskYaml({ ...task, id });
+        report.tasks++;
+        if (buf.length > 1 << 20) {
+          fs.writeSync(fd, buf);
+          buf = '';
+        }
       }
     }
     if (report.tasks === 0) buf = buf.replace(/tasks:\n$/, 'tasks: []\n');
