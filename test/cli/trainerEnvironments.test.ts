@@ -69,7 +69,7 @@ void test('verl: max_sessions caps the live environments of a worker; the others
   assert.deepEqual(r.processes_at_end, []);
 });
 
-void test('verl: one tool config for environments declaring their tools alike, rows keyed by their tools train together over it, one per environment with --split, a conflict names both', (t) => {
+void test('verl: one tool config for environments declaring their tools alike, rows keyed by their tools train together over it (in Parquet too), one per environment with --split, a conflict names both', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
   const row = (environment: string, args: unknown = {}): string => JSON.stringify({ extra_info: { tools_kwargs: { vtask: { create_kwargs: { environment, environment_args: JSON.stringify(args), max_turns: 4, task_id: environment } } } } });
@@ -102,6 +102,38 @@ void test('verl: one tool config for environments declaring their tools alike, r
     { offered: ['add'], answer: 5 },
   ]);
   assert.equal(run.alive_at_end, 0);
+
+  // In Parquet a column has one type, so each row's tools_kwargs holds every tool name of the
+  // rows: a foreign one has an empty create_kwargs (never a null verl's lookup fails on), and
+  // verl's call of it through the tool answers an error instead of reaching an environment.
+  const keyedParquet = path.join(DIR, 'keyed.parquet');
+  python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--rows-out', keyedParquet]);
+  const lookup = python(['-c', `
+import asyncio, json, sys
+import pyarrow.parquet as pq
+from vtask_reward.verl_tools import EnvironmentToolMixin
+class Tool(EnvironmentToolMixin):
+    def __init__(self, name):
+        self.name, self.config = name, {"base_dir": sys.argv[2]}
+rows = pq.read_table(sys.argv[1]).to_pylist()
+# verl's tool agent loop: kwargs = tools_kwargs.get(tool_name, {}); create(create_kwargs=kwargs.get("create_kwargs", {}))
+envs = [{name: (kw.get(name, {}).get("create_kwargs", {}) or {}).get("environment") for name in ["get", "add"]} for kw in (r["extra_info"]["tools_kwargs"] for r in rows)]
+async def foreign():
+    tool = Tool("add")
+    instance, _ = await tool.create(create_kwargs=rows[0]["extra_info"]["tools_kwargs"]["add"]["create_kwargs"])
+    text, _, _ = await tool.execute(instance, {"a": 2, "b": 3})
+    await tool.release(instance)
+    return json.loads(text)
+print(json.dumps({"envs": envs, "foreign": asyncio.run(foreign())}))
+`, keyedParquet, DIR]);
+  const looked = JSON.parse(lookup.trim()) as { envs: Record<string, string | null>[]; foreign: { error?: string } };
+  assert.deepEqual(looked.envs, [
+    { get: 'kv_store.mjs', add: null },
+    { get: 'kv_store.py', add: null },
+    { get: null, add: 'calculator.mjs' },
+    { get: null, add: 'calculator.mjs' },
+  ]);
+  assert.match(String(looked.foreign.error), /this trajectory has no vtask environment/);
 
   const conflicting = path.join(DIR, 'conflict.jsonl');
   fs.writeFileSync(conflicting, [row('kv_store.mjs'), row('numbers.mjs')].join('\n') + '\n');
