@@ -46,9 +46,7 @@ class Child:
                 pipe.close()
 
     def running(self):
-        if self._pidfd is None:
-            return False
-        return not select.select([self._pidfd], [], [], 0)[0]
+        return self._pidfd is not None and not _readable(self._pidfd, 0)
 
     async def exited(self, timeout):
         """Whether the process ended within ``timeout`` seconds (its pidfd turns readable)."""
@@ -74,13 +72,20 @@ class Child:
 
     def wait_sync(self, timeout):
         """``exited`` without an event loop (at interpreter exit)."""
-        return not self.running() or bool(select.select([self._pidfd], [], [], timeout)[0])
+        return not self.running() or _readable(self._pidfd, timeout)
 
     def forget(self):
         """Closes the pidfd (the process is no longer watched)."""
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
+
+
+def _readable(fd, timeout):
+    # poll, not select: a trainer may hold over FD_SETSIZE (1,024) descriptors.
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(timeout * 1000))
 
 
 class _Helper:
