@@ -1,7 +1,9 @@
 """Ray Data scoring throughput beside one ``vtask serve`` without Ray, on the same rows: N rows
 scored by one server (``--workers auto``) through the client in batches of 512, then by Ray
-Data with each count of workers in WORKERS (the node's one server, started by the first
-worker, is part of the first Ray figure). Prints one JSON object.
+Data with each count of workers in WORKERS. Before those, a first small dataset starts the
+node's one server (``ray_server_start_s``, with its first worker), so the worker figures compare
+workers alone; each still includes starting its workers, as a scoring job pays it. Prints one
+JSON object.
 
     VTASK_CLI="node out/cli.js" python3 scripts/bench_ray.py ROWS.parquet PAIRS.json TASKS_DIR N WORKERS,...
 """
@@ -40,6 +42,9 @@ ray.init(num_cpus=max(counts), include_dashboard=False, log_to_driver=False, log
 ray.data.DataContext.get_current().enable_progress_bars = False
 figures["ray_init_s"] = round(time.monotonic() - t0, 1)
 dataset = ray.data.from_pandas(table).materialize()
+t0 = time.monotonic()
+score_dataset(ray.data.from_pandas(table.iloc[:512]), tasks=[tasks_dir], concurrency=1, batch_size=512).materialize()
+figures["ray_server_start_s"] = round(time.monotonic() - t0, 1)
 for workers in counts:
     t0 = time.monotonic()
     scored = score_dataset(dataset, tasks=[tasks_dir], concurrency=workers, batch_size=512).materialize()

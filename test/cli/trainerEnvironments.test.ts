@@ -27,12 +27,12 @@ interface HarnessResult {
   answers: unknown[][];
   seconds: number;
   max_lag_ms: number;
-  machine_lag_ms: number;
-  fastest_start_ms: number;
+  idle_loops_lag_ms: number;
   max_alive: number;
   abandoned_closed: boolean;
   alive_at_end: number;
   processes_at_end: number[];
+  helpers: number;
 }
 
 function harness(trajectories: number, maxSessions: number, say: (line: string) => void): HarnessResult {
@@ -45,18 +45,24 @@ function harness(trajectories: number, maxSessions: number, say: (line: string) 
 void test('verl: 16 trajectories at once, each with its own environment, the event loop never blocked, every environment closed', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
-  const r = harness(16, 64, (l) => t.diagnostic(l));
+  // While the 16 environments start, the loop wakes no later than 50 ms beyond what otherwise idle
+  // event loops in four other processes did at the same time: a busy machine makes every loop
+  // late, and only what is beyond that is this loop's own blocking. Each figure is one latest
+  // wake-up, and at load 20-30 on 2 cores a single scheduling hiccup put this loop 50-130 ms
+  // past the idle ones in 2 of 11 runs, so a run past the bound is run once more and the second
+  // must hold. Starting the processes from the trainer's process, on threads, was 80-380 ms past
+  // them in every run.
+  const within = (x: HarnessResult): boolean => x.max_lag_ms < x.idle_loops_lag_ms + 50;
+  const first = harness(16, 64, (l) => t.diagnostic(l));
+  const r = within(first) ? first : harness(16, 64, (l) => t.diagnostic(`once more: ${l}`));
   // Each trajectory read back its own number: no environment was shared.
   assert.deepEqual(r.answers, Array.from({ length: 16 }, (_, i) => ['ok', String(i)]));
   assert.equal(r.max_alive, 16, 'all 16 ran at once');
-  // A loop that waited on its environments would stall for one start-up after another (16 of
-  // them gathered at once): well over one start. The scheduler of a busy machine adds its own lag,
-  // measured on another thread at the same time, so that is allowed on top.
-  const bound = r.machine_lag_ms + r.fastest_start_ms;
-  assert.ok(r.max_lag_ms < bound, `event-loop lag ${r.max_lag_ms.toFixed(0)} ms; the machine's own lag was ${r.machine_lag_ms.toFixed(0)} ms and the fastest environment took ${r.fastest_start_ms.toFixed(0)} ms to start`);
+  assert.ok(within(r), `event-loop lag ${r.max_lag_ms.toFixed(0)} ms; idle event loops at the same time: ${r.idle_loops_lag_ms.toFixed(0)} ms (the run before: ${first.max_lag_ms.toFixed(0)} and ${first.idle_loops_lag_ms.toFixed(0)} ms)`);
   assert.equal(r.abandoned_closed, true, 'a trajectory never released was closed once idle');
   assert.equal(r.alive_at_end, 0);
   assert.deepEqual(r.processes_at_end, [], 'no vtask env process (or its children) outlives the run');
+  assert.equal(r.helpers, 1, 'one helper started the environments');
 });
 
 void test('verl: max_sessions caps the live environments of a worker; the others wait for a slot', (t) => {
@@ -68,7 +74,7 @@ void test('verl: max_sessions caps the live environments of a worker; the others
   assert.deepEqual(r.processes_at_end, []);
 });
 
-void test('verl: one tool config for environments declaring their tools alike, rows keyed by their tools train together over it, one per environment with --split, a conflict names both', (t) => {
+void test('verl: one tool config for environments declaring their tools alike, rows keyed by their tools train together over it (in Parquet too), one per environment with --split, a conflict names both', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
   const row = (environment: string, args: unknown = {}): string => JSON.stringify({ extra_info: { tools_kwargs: { vtask: { create_kwargs: { environment, environment_args: JSON.stringify(args), max_turns: 4, task_id: environment } } } } });
@@ -101,6 +107,38 @@ void test('verl: one tool config for environments declaring their tools alike, r
     { offered: ['add'], answer: 5 },
   ]);
   assert.equal(run.alive_at_end, 0);
+
+  // In Parquet a column has one type, so each row's tools_kwargs holds every tool name of the
+  // rows: a foreign one has an empty create_kwargs (never a null verl's lookup fails on), and
+  // verl's call of it through the tool answers an error instead of reaching an environment.
+  const keyedParquet = path.join(DIR, 'keyed.parquet');
+  python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--rows-out', keyedParquet]);
+  const lookup = python(['-c', `
+import asyncio, json, sys
+import pyarrow.parquet as pq
+from vtask_reward.verl_tools import EnvironmentToolMixin
+class Tool(EnvironmentToolMixin):
+    def __init__(self, name):
+        self.name, self.config = name, {"base_dir": sys.argv[2]}
+rows = pq.read_table(sys.argv[1]).to_pylist()
+# verl's tool agent loop: kwargs = tools_kwargs.get(tool_name, {}); create(create_kwargs=kwargs.get("create_kwargs", {}))
+envs = [{name: (kw.get(name, {}).get("create_kwargs", {}) or {}).get("environment") for name in ["get", "add"]} for kw in (r["extra_info"]["tools_kwargs"] for r in rows)]
+async def foreign():
+    tool = Tool("add")
+    instance, _ = await tool.create(create_kwargs=rows[0]["extra_info"]["tools_kwargs"]["add"]["create_kwargs"])
+    text, _, _ = await tool.execute(instance, {"a": 2, "b": 3})
+    await tool.release(instance)
+    return json.loads(text)
+print(json.dumps({"envs": envs, "foreign": asyncio.run(foreign())}))
+`, keyedParquet, DIR]);
+  const looked = JSON.parse(lookup.trim()) as { envs: Record<string, string | null>[]; foreign: { error?: string } };
+  assert.deepEqual(looked.envs, [
+    { get: 'kv_store.mjs', add: null },
+    { get: 'kv_store.py', add: null },
+    { get: null, add: 'calculator.mjs' },
+    { get: null, add: 'calculator.mjs' },
+  ]);
+  assert.match(String(looked.foreign.error), /this trajectory has no vtask environment/);
 
   const conflicting = path.join(DIR, 'conflict.jsonl');
   fs.writeFileSync(conflicting, [row('kv_store.mjs'), row('numbers.mjs')].join('\n') + '\n');
@@ -145,4 +183,68 @@ void test('TRL: one vtask env process per instance for all its rollouts, reset i
   assert.equal(r.scored.reasons.length, 4, 'one reason per completion in the completions table');
   assert.match(r.scored.reasons[1] ?? '', /turn limit|max_turns/, JSON.stringify(r.scored.reasons));
   assert.doesNotMatch(r.scored.reasons[0] ?? '', /turn limit|max_turns/);
+});
+
+void test('AsyncEnvironment: a hung environment fails at its timeout, one that dies fails its call and the next reset starts anew, a missing command says so, a 3 MB answer arrives, and none outlives its trainer', (t) => {
+  const why = pythonMissing(['json']);
+  if (why) return t.skip(why);
+  const env = (name: string, onCall: string): void => {
+    const file = path.join(DIR, name);
+    // Each answers reset; a call does onCall; at the end of its input it waits a minute (the
+    // trainer must stop it).
+    fs.writeFileSync(file, `#!/usr/bin/env python3\nimport json, sys, time\nfor line in sys.stdin:\n    op = json.loads(line)["op"]\n    if op == "reset":\n        print(json.dumps({"tools": [{"name": "go"}]}), flush=True)\n    else:\n${onCall}\ntime.sleep(60)\n`);
+    fs.chmodSync(file, 0o755);
+  };
+  env('hang.py', '        time.sleep(60)');
+  env('die.py', '        sys.exit(0)');
+  env('big.py', '        print(json.dumps({"result": "x" * 3_000_000}), flush=True)');
+  const script = `
+import asyncio, json, os, sys
+from vtask_reward.environment import AsyncEnvironment, EnvironmentFailure
+base = sys.argv[1]
+kept = []
+async def failure(coro):
+    try:
+        return await coro
+    except EnvironmentFailure as e:
+        return str(e)
+async def main():
+    out = {}
+    hung = AsyncEnvironment("hang.py", base, timeout=1, isolation="none")
+    await hung.reset()
+    out["hung"] = await failure(hung.call("go", {}))
+    out["hung_running"] = hung.running()
+    dies = AsyncEnvironment("die.py", base, isolation="none")
+    await dies.reset()
+    out["dies"] = await failure(dies.call("go", {}))
+    out["again"] = [t["name"] for t in await dies.reset()]
+    await dies.close()
+    out["missing"] = await failure(AsyncEnvironment("no-such-program", base, isolation="none").reset())
+    big = AsyncEnvironment("big.py", base, isolation="none")
+    await big.reset()
+    out["big"] = len((await big.call("go", {}))["result"])
+    await big.close()
+    left = AsyncEnvironment("hang.py", base, isolation="none")  # never closed: stopped at exit
+    kept.append(left)
+    await left.reset()
+    out["left_pid"] = left._child.pid
+    print(json.dumps(out))
+asyncio.run(main())
+`;
+  const out = JSON.parse(python(['-c', script, DIR]).trim()) as Record<string, unknown>;
+  assert.match(String(out.hung), /hang\.py: no answer to call within 1 s/);
+  assert.equal(out.hung_running, false, 'the hung environment was stopped');
+  assert.match(String(out.dies), /die\.py: the environment ended without answering call/);
+  assert.deepEqual(out.again, ['go'], 'the next reset started it again');
+  assert.match(String(out.missing), /no-such-program: cannot start: .*No such file or directory/);
+  assert.equal(out.big, 3_000_000);
+  const left = Number(out.left_pid);
+  const alive = (pid: number): boolean => {
+    try {
+      return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  assert.equal(alive(left), false, `the environment left open (pid ${left}), deaf to its closed input, was stopped when its trainer exited`);
 });

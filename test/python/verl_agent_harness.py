@@ -14,18 +14,22 @@ each tool of the row is created with the trajectory's request id, the model's ca
 executed, and every tool is released when the trajectory ends. Each trajectory stores its own
 number and reads it back (so environments shared between trajectories would show). One more
 trajectory is abandoned without release and must be closed by the idle timeout. A heartbeat
-coroutine measures how late the event loop runs it. OUT gets the answers, the event-loop lag,
-the most environments seen alive, and the vtask env processes still alive after the run.
+coroutine measures how late the event loop runs it; the baseline is the same heartbeat on
+otherwise idle event loops: this process's before the run, and four other processes' during it
+(``idle_loop.py``: on a busy machine every loop wakes late, and 16 environments starting load it
+more). OUT gets the answers, the event-loop lag and its baselines, the most environments seen
+alive, and the processes (vtask env relays and environments) still alive after the run.
 """
 
 import asyncio
 import json
 import os
+import subprocess
 import sys
-import threading
 import time
 
 from proc_tree import descendants
+from vtask_reward.spawn import helper_pids
 from vtask_reward.verl_tools import EnvironmentToolMixin, live_sessions, sessions
 
 env_dir, out_path = sys.argv[1], sys.argv[2]
@@ -67,28 +71,48 @@ async def trajectory(i, release=True):
     return answers
 
 
+async def heartbeat(lag, key, done):
+    """Wakes every 10 ms until ``done``; ``lag[key]``: the latest wake-up, in seconds."""
+    while not done.is_set():
+        t = time.perf_counter()
+        await asyncio.sleep(0.01)
+        lag[key] = max(lag.get(key, 0.0), time.perf_counter() - t - 0.01)
+
+
+def idle_loops(count):
+    """``count`` processes each running an otherwise idle event loop (``idle_loop.py``)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    loops = [subprocess.Popen([sys.executable, os.path.join(here, "idle_loop.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for _ in range(count)]
+    for p in loops:
+        p.stdout.readline()  # "ready"
+    return loops
+
+
+def idle_lag_ms(loops):
+    """The latest wake-up of the idle loops (ms), after stopping them."""
+    worst = 0.0
+    for p in loops:
+        p.stdin.close()
+        worst = max(worst, float(p.stdout.readline()))
+        p.wait()
+    return worst
+
+
 async def main():
     lag = {"max": 0.0}
     done = asyncio.Event()
-
-    async def heartbeat():
-        while not done.is_set():
-            t = time.perf_counter()
-            await asyncio.sleep(0.01)
-            lag["max"] = max(lag["max"], time.perf_counter() - t - 0.01)
-
-    def thread_heartbeat():
-        # The same heartbeat on a thread of its own: how late the machine itself runs this process.
-        while not done.is_set():
-            t = time.perf_counter()
-            time.sleep(0.01)
-            lag["machine"] = max(lag.get("machine", 0.0), time.perf_counter() - t - 0.01)
-
-    beat = asyncio.ensure_future(heartbeat())
-    threading.Thread(target=thread_heartbeat, daemon=True).start()
+    # This process's loop with nothing else to do, for one second.
+    asyncio.get_running_loop().call_later(1.0, done.set)
+    await heartbeat(lag, "idle", done)
+    done.clear()
+    others = idle_loops(4)
+    beat = asyncio.ensure_future(heartbeat(lag, "max", done))
     start = time.perf_counter()
     answers = await asyncio.gather(*(trajectory(i) for i in range(trajectories)))
     elapsed = time.perf_counter() - start
+    lag["run"] = lag["max"]
+    lag["others"] = await asyncio.get_running_loop().run_in_executor(None, idle_lag_ms, others) / 1000
     config["idle_timeout"] = 1  # from now on, an environment idle for 1 s is closed at the next create
     await trajectory("abandoned", release=False)
     alive_abandoned = live_sessions()
@@ -103,9 +127,11 @@ async def main():
     await beat
     await asyncio.sleep(0.5)  # let the relays exit after their stdin closed
     return {
-        "answers": answers, "seconds": elapsed, "max_lag_ms": lag["max"] * 1000, "machine_lag_ms": lag.get("machine", 0.0) * 1000, "fastest_start_ms": min(starts) * 1000, "max_alive": max(seen_alive), "abandoned_closed": abandoned_closed,
+        "answers": answers, "seconds": elapsed, "max_lag_ms": lag["run"] * 1000, "max_lag_whole_ms": lag["max"] * 1000, "idle_lag_ms": lag["idle"] * 1000,
+        "idle_loops_lag_ms": lag["others"] * 1000, "fastest_start_ms": min(starts) * 1000, "max_alive": max(seen_alive), "abandoned_closed": abandoned_closed,
         "alive_abandoned": alive_abandoned, "alive_after_sweep": alive_after_sweep, "alive_at_end": live_sessions(),
-        "processes_at_end": descendants(),
+        # Every process this one started, but the helper that starts them (it lives as long as this process).
+        "processes_at_end": [p for p in descendants() if p not in helper_pids()], "helpers": len(helper_pids()),
     }
 
 

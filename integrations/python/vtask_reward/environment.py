@@ -12,8 +12,9 @@ starts such an environment as a child process and speaks its line protocol::
     env.close()
 
 The process is started once and serves every ``reset`` (each a fresh environment); it is
-started again only if it ended. ``AsyncEnvironment`` is the same for asyncio code (its waits
-never block the event loop). Every process still running when the trainer exits is closed.
+started again only if it ended. ``AsyncEnvironment`` is the same for asyncio code: nothing it
+does blocks the event loop (its processes are started by a helper process, see ``spawn``).
+Every process still running when the trainer exits is closed.
 
 An environment is code from the dataset, so it runs in vtask's sandbox: ``vtask env RUN``
 (the ``vtask`` command, or ``VTASK_CLI`` such as ``node /path/to/out/cli.js``) starts it there
@@ -35,6 +36,7 @@ import sys
 import threading
 import weakref
 
+from . import spawn
 from .client import VtaskError, vtask_command
 
 
@@ -77,7 +79,7 @@ def live_environments():
 def close_all():
     """Closes the process of every environment of this process (also run at exit)."""
     for env in list(_live):
-        env.close()
+        env.close_now() if isinstance(env, AsyncEnvironment) else env.close()
 
 
 atexit.register(close_all)
@@ -173,6 +175,14 @@ class Environment:
         self._send(message)
         return self._receive(message["op"])
 
+    def _ask_or_reset(self, message):
+        # One request as AsyncEnvironment sends it: a reset starts the process when needed.
+        if message["op"] == "reset":
+            self.begin_reset(message["args"])
+            self._pending = False
+            return self._receive("reset")
+        return self._ask(message)
+
     def begin_reset(self, args=None):
         """Sends ``reset`` without waiting for its reply (read by ``finish_reset`` or the next
         request): environments reset one after another this way get ready at the same time."""
@@ -218,39 +228,95 @@ class Environment:
 
 
 class AsyncEnvironment:
-    """``Environment`` for asyncio code (verl's agent loop): each request runs on a thread of
-    its own pool (starting a process and waiting on its pipe block), so waiting on the
-    environment never blocks the event loop; one request at a time per environment."""
+    """``Environment`` for asyncio code (verl's agent loop): nothing it does blocks the event loop.
+    Its process is started by a helper process (``spawn``: starting one from the trainer's
+    process would hold the interpreter lock until the child runs), its pipes are read and
+    written by the loop, an answer of over 1 MiB is parsed on a thread, and every wait is
+    bounded by ``timeout``; one request at a time per environment. Where ``spawn`` is not
+    available (not Linux), each request runs on a thread of a pool instead."""
 
     _pool = concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="vtask-env")
 
     def __init__(self, run, base_dir=".", timeout=30.0, isolation=None):
-        self._env = Environment(run, base_dir, timeout, isolation)
-        self.path = self._env.path
+        self._env = Environment(run, base_dir, timeout, isolation)  # the checks, and the fallback
+        self.path, self.timeout, self.isolation = self._env.path, timeout, self._env.isolation
+        self._child = None
         self._lock = None
 
     def running(self):
-        return self._env.running()
+        return self._child.running() if self._child is not None else self._env.running()
 
-    async def _run(self, method, *args):
+    async def _ask(self, message):
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:  # the protocol has no request ids: one request at a time
-            return await asyncio.get_running_loop().run_in_executor(self._pool, method, *args)
+            if not spawn.available():
+                return await asyncio.get_running_loop().run_in_executor(self._pool, self._env._ask_or_reset, message)
+            if message["op"] == "reset" and not self.running():
+                await self._start()
+            if self._child is None:
+                raise EnvironmentFailure(f"{self.path}: not started (call reset first)")
+            self._child.stdin.write((json.dumps(message) + "\n").encode())
+            try:
+                line = await asyncio.wait_for(self._child.stdout.readline(), self.timeout)
+            except asyncio.TimeoutError:
+                await self.close()
+                raise EnvironmentFailure(f"{self.path}: no answer to {message['op']} within {self.timeout:g} s") from None
+            except ValueError:  # asyncio's limit on a line
+                await self.close()
+                raise EnvironmentFailure(f"{self.path}: answered {message['op']} with a line over {spawn.LINE_LIMIT} bytes") from None
+            if not line:
+                await self.close()
+            text = line.decode("utf-8", "replace")
+            if len(line) > _PARSE_ON_LOOP:
+                return await asyncio.get_running_loop().run_in_executor(self._pool, _reply, self.path, message["op"], text)
+            return _reply(self.path, message["op"], text)
+
+    async def _start(self):
+        await self.close()
+        command = _command(self.path, self.isolation)
+        try:
+            self._child = await spawn.spawn(command, os.path.dirname(self.path) or ".")
+        except OSError as e:
+            raise EnvironmentFailure(f"{self.path}: cannot start: {e}") from e
+        _live.add(self)
 
     async def reset(self, args=None):
-        return await self._run(self._env.reset, args)
+        return _tools(self.path, await self._ask({"op": "reset", "args": args or {}}))
 
     async def call(self, tool, args):
-        return await self._run(self._env.call, tool, args)
+        return _outcome(await self._ask({"op": "call", "tool": tool, "args": args}))
 
     async def state(self):
-        return await self._run(self._env.state)
+        return await self._ask({"op": "state"})
 
     async def close(self):
-        await asyncio.get_running_loop().run_in_executor(self._pool, self._env.close)
+        child, self._child = self._child, None
+        _live.discard(self)
+        if child is None:
+            if self._env.running():
+                await asyncio.get_running_loop().run_in_executor(self._pool, self._env.close)
+            return
+        child.close_stdin()  # the relay closes its environment and exits
+        if not await child.exited(_CLOSE_WAIT):
+            child.kill()
+            await child.exited(_CLOSE_WAIT)
+        child.forget()
+
+    def close_now(self):
+        """``close`` without an event loop (at interpreter exit)."""
+        child, self._child = self._child, None
+        _live.discard(self)
+        if child is None:
+            return self._env.close()
+        child.close_stdin()
+        if not child.wait_sync(_CLOSE_WAIT):
+            child.kill()
+            child.wait_sync(_CLOSE_WAIT)
+        child.forget()
 
 
+_PARSE_ON_LOOP = 1024 * 1024  # an answer longer than this (bytes) is parsed on a thread
 _CLOSE_WAIT = 5.0  # seconds a process gets to end after its stdin closed, before it is killed
 
 

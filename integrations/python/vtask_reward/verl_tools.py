@@ -187,12 +187,32 @@ def main(argv=None):
     return 0
 
 
+def every_tool_named(rows):
+    """The rows with every tool name of the rows in each row's ``tools_kwargs``, a foreign tool
+    with empty ``create_kwargs``. A Parquet column has one type: each row's ``tools_kwargs`` gets
+    every name of the column, and a name missing from a row would read as null, on which verl's
+    ``tools_kwargs.get(name, {}).get("create_kwargs")`` fails; an empty entry gives such a call no
+    environment, and the tool answers it an error instead."""
+    names = {}
+    for row in rows:
+        names.update(dict.fromkeys(((row.get("extra_info") or {}).get("tools_kwargs") or {})))
+    out = []
+    for row in rows:
+        extra = row.get("extra_info") or {}
+        own = extra.get("tools_kwargs")
+        if own:
+            filled = {name: own.get(name) or {"create_kwargs": {}} for name in names}
+            row = dict(row, extra_info=dict(extra, tools_kwargs=filled))
+        out.append(row)
+    return out
+
+
 def _write_rows(rows, path):
     if path.endswith(".parquet"):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pq.write_table(pa.Table.from_pylist(rows), path)
+        pq.write_table(pa.Table.from_pylist(every_tool_named(rows)), path)
     else:
         with open(path, "w", encoding="utf-8") as f:
             f.writelines(json.dumps(row) + "\n" for row in rows)
