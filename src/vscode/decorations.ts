@@ -10,6 +10,7 @@ import { toRange } from './convert';
 import { onDidChangeSettings, settingsFor } from './settings';
 import { toJS } from '../core/base/ynode';
 import { isTaskDocument, type TaskDocuments } from './taskDocuments';
+import { isRowTaskFile } from '../core/datasets/rowTasks';
 
 type Gutter = 'pass' | 'mixed' | 'fail' | 'error';
 
@@ -37,12 +38,16 @@ const RULER: Record<Gutter, string> = { pass: 'testing.iconPassed', mixed: 'char
  * dimmed and marked stale when what the task samples or verifies changed since; ✓/✗ on case
  * lines. A task with cases has the Testing icon in the gutter, so its result icon goes inline,
  * before the summary; other tasks get it in the gutter. Both also mark the overview ruler.
+ * A dataset row (JSONL) is one long line: its summary goes before the row, where it is seen
+ * without scrolling, and the row's hover repeats it with the details (`RowHoverProvider`).
  */
 export class Decorations implements vscode.Disposable {
   private readonly gutters: Record<Gutter, vscode.TextEditorDecorationType>;
   private readonly inline: Record<Gutter, vscode.TextEditorDecorationType>;
   private readonly summary: vscode.TextEditorDecorationType;
   private readonly stale: vscode.TextEditorDecorationType;
+  private readonly rowSummary: vscode.TextEditorDecorationType;
+  private readonly rowStale: vscode.TextEditorDecorationType;
   // charts.green, not testing.iconPassed: text in that colour is hard to read on a light theme.
   private readonly caseOk = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('charts.green') } });
   private readonly caseBad = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconFailed') } });
@@ -68,6 +73,8 @@ export class Decorations implements vscode.Disposable {
     this.inline = each((g) => ({ after: { contentIconPath: path(g), margin: '0 0 0 2em', width: '0.9em', height: '0.9em' }, ...ruler(g) }));
     this.summary = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('editorCodeLens.foreground') } });
     this.stale = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' } });
+    this.rowSummary = vscode.window.createTextEditorDecorationType({ before: { margin: '0 1em 0 0', color: new vscode.ThemeColor('editorCodeLens.foreground') } });
+    this.rowStale = vscode.window.createTextEditorDecorationType({ before: { margin: '0 1em 0 0', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' } });
     this.disposables.push(
       results.onDidChange(() => this.refreshAll()),
       onDidChangeSettings(() => this.refreshAll()),
@@ -92,10 +99,13 @@ export class Decorations implements vscode.Disposable {
   compute(uri: vscode.Uri, file: TaskFile): { gutters: Record<Gutter, vscode.Range[]>; inline: Record<Gutter, vscode.Range[]>; summaries: vscode.DecorationOptions[]; stale: vscode.DecorationOptions[]; caseOk: vscode.DecorationOptions[]; caseBad: vscode.DecorationOptions[] } {
     const none = (): Record<Gutter, vscode.Range[]> => ({ pass: [], mixed: [], fail: [], error: [] });
     const out = { gutters: none(), inline: none(), summaries: [] as vscode.DecorationOptions[], stale: [] as vscode.DecorationOptions[], caseOk: [] as vscode.DecorationOptions[], caseBad: [] as vscode.DecorationOptions[] };
+    // A row's text goes before it: after a row of hundreds of characters it would be off-screen.
+    const rows = isRowTaskFile(file);
+    const text = (contentText: string, margin: { margin?: string } = {}): vscode.DecorationInstanceRenderOptions => (rows ? { before: { contentText } } : { after: { contentText, ...margin } });
     for (const t of file.tasks) {
       if (t.id === undefined) continue;
       const r = this.results.get(uri, t.id);
-      const anchor = toRange(file.lines, t.offset + t.anchor[1], t.offset + t.anchor[1]);
+      const anchor = rows ? toRange(file.lines, t.offset, t.offset) : toRange(file.lines, t.offset + t.anchor[1], t.offset + t.anchor[1]);
       const hasCases = t.node !== null && getPair(t.node, 'cases') !== undefined;
       // Beside an inline icon the summary keeps close to it.
       const margin = hasCases ? { margin: '0 0 0 0.4em' } : {};
@@ -107,13 +117,13 @@ export class Decorations implements vscode.Disposable {
       const named = (run: TaskRunResult, model: string | undefined): string => (model ? `${model}: ${summaryOf(run)}` : summaryOf(run));
       if (shown) {
         (hasCases ? out.inline : out.gutters)[gutterOf(shown)].push(anchor);
-        out.summaries.push({ range: anchor, renderOptions: { after: { contentText: named(shown, byModel[0]?.model), ...margin } }, hoverMessage: runHover(shown, byModel, logged) });
+        out.summaries.push({ range: anchor, renderOptions: text(named(shown, byModel[0]?.model), margin), hoverMessage: runHover(shown, byModel, logged) });
       } else if (logged[0]) {
         // No run in this window, but `vtask run` (or another window) recorded one of the task as it is.
         const [first] = logged;
         (hasCases ? out.inline : out.gutters)[loggedGutter(first.record)].push(anchor);
-        out.summaries.push({ range: anchor, renderOptions: { after: { contentText: `${first.model}: ${loggedSummary(first.record)} (run log)`, ...margin } }, hoverMessage: logHover(t.id, logged) });
-      } else if (r?.run) out.stale.push({ range: anchor, renderOptions: { after: { contentText: `${named(r.run, r.model)} (stale: the task changed)` } } });
+        out.summaries.push({ range: anchor, renderOptions: text(`${first.model}: ${loggedSummary(first.record)} (run log)`, margin), hoverMessage: logHover(t.id, logged) });
+      } else if (r?.run) out.stale.push({ range: anchor, renderOptions: text(`${named(r.run, r.model)} (stale: the task changed)`) });
       const cases = this.results.freshCases(uri, file, t);
       if (cases) {
         for (const c of cases) {
@@ -156,15 +166,20 @@ export class Decorations implements vscode.Disposable {
       editor.setDecorations(this.gutters[g], d.gutters[g]);
       editor.setDecorations(this.inline[g], d.inline[g]);
     }
-    editor.setDecorations(this.summary, d.summaries);
-    editor.setDecorations(this.stale, d.stale);
+    // A row's hover comes from RowHoverProvider, over the whole row: not twice.
+    const rows = isRowTaskFile(file);
+    const bare = (ds: vscode.DecorationOptions[]): vscode.DecorationOptions[] => ds.map((o) => ({ range: o.range, renderOptions: o.renderOptions }));
+    editor.setDecorations(this.summary, rows ? [] : d.summaries);
+    editor.setDecorations(this.stale, rows ? [] : d.stale);
+    editor.setDecorations(this.rowSummary, rows ? bare(d.summaries) : []);
+    editor.setDecorations(this.rowStale, rows ? bare(d.stale) : []);
     editor.setDecorations(this.caseOk, d.caseOk);
     editor.setDecorations(this.caseBad, d.caseBad);
   }
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    for (const d of [...Object.values(this.gutters), ...Object.values(this.inline), this.summary, this.stale, this.caseOk, this.caseBad, ...this.disposables]) d.dispose();
+    for (const d of [...Object.values(this.gutters), ...Object.values(this.inline), this.summary, this.stale, this.rowSummary, this.rowStale, this.caseOk, this.caseBad, ...this.disposables]) d.dispose();
   }
 }
 
