@@ -126,8 +126,12 @@ export class Decorations implements vscode.Disposable {
       } else if (r?.run) out.stale.push({ range: anchor, renderOptions: text(`${named(r.run, r.model)} (stale: the task changed)`) });
       const cases = this.results.freshCases(uri, file, t);
       if (cases) {
+        // Each case where it is now: an edit above (a case added to a task before) moved it since the run.
+        const items = t.node ? getPair(t.node, 'cases')?.value : undefined;
         for (const c of cases) {
-          const line = file.lines.position(c.offset).line;
+          const node = items?.type === 'seq' ? items.items[c.case] : undefined;
+          if (!node) continue;
+          const line = file.lines.position(t.offset + node.span[0]).line;
           const range = new vscode.Range(line, Number.MAX_SAFE_INTEGER, line, Number.MAX_SAFE_INTEGER);
           const got = typeof c.actual === 'string' ? c.actual : `score ${c.actual.score.toFixed(3)}`;
           if (c.ok) out.caseOk.push({ range, renderOptions: { after: { contentText: '✓' } } });

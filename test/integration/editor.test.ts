@@ -16,6 +16,8 @@ interface Api {
     inline: Record<string, vscode.Range[]>;
     summaries: { hoverMessage?: vscode.MarkdownString; renderOptions?: { after?: { contentText?: string } } }[];
     stale: unknown[];
+    caseOk: { range: vscode.Range }[];
+    caseBad: { range: vscode.Range }[];
   };
   caseStates(uri: vscode.Uri, taskId: string): (string | undefined)[];
   isRunning(uri: vscode.Uri, taskId: string): boolean;
@@ -97,6 +99,32 @@ suite('editor faults', () => {
     const lines = (r: Record<string, vscode.Range[]>): number[] => Object.values(r).flat().map((x) => x.start.line);
     assert.deepEqual(lines(d.inline), [FAULTS.split('\n').findIndex((l) => l.includes('f/math'))], 'f/math (with cases): inline');
     assert.deepEqual(lines(d.gutters), [FAULTS.split('\n').findIndex((l) => l.includes('f/words'))], 'f/words (no cases): gutter');
+  });
+
+  test("a case's ✓ stays on its case when a probe case is added to a task above it", async () => {
+    const editor = await openFresh('moved.vtask', `vtask: 1
+tasks:
+  - id: m/above
+    prompt: Name the capital of France.
+    verify: { match: { answer: "Paris", mode: contains } }
+  - id: m/below
+    prompt: What is 6 * 7? Answer in a box.
+    verify:
+      math: { answer: "42" }
+    cases:
+      - response: "\\\\boxed{42}"
+        expect: pass
+`);
+    const doc = editor.document;
+    await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'm/below');
+    const caseLine = (): number => doc.positionAt(doc.getText().indexOf('- response: "\\\\boxed{42}"')).line;
+    assert.deepEqual(api.decorations(doc).caseOk.map((d) => d.range.start.line), [caseLine()]);
+    await vscode.commands.executeCommand('vtask.addProbeCase', doc.uri, 'm/above', 'Paris or Lyon', 'fail');
+    assert.match(doc.getText(), /m\/above[\s\S]*cases:[\s\S]*Paris or Lyon[\s\S]*m\/below/);
+    const d = api.decorations(doc);
+    assert.deepEqual(d.caseOk.map((x) => x.range.start.line), [caseLine()], 'the ✓ of m/below moved down with its case');
+    const probeLine = doc.positionAt(doc.getText().indexOf('Paris or Lyon')).line;
+    assert.deepEqual(d.caseBad.map((x) => x.range.start.line), [probeLine], 'the probe case (a weak verifier passes it) has its ✗ on its own line');
   });
 
   test('the Test Explorer follows case runs started from the lens and from the panel', async () => {
