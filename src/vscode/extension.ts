@@ -95,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       restore: (doc) => runner.restore(doc),
       decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
       caseStates: (uri, taskId) => tests.statesOf(uri, taskId),
+      caseMessages: (uri, taskId) => tests.messagesOf(uri, taskId),
       isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
       failureStatus: () => backgroundFailureStatus(),
       logUri: context.logUri,

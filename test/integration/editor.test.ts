@@ -20,6 +20,7 @@ interface Api {
     caseBad: { range: vscode.Range }[];
   };
   caseStates(uri: vscode.Uri, taskId: string): (string | undefined)[];
+  caseMessages(uri: vscode.Uri, taskId: string): (vscode.TestMessage | undefined)[];
   isRunning(uri: vscode.Uri, taskId: string): boolean;
   failureStatus(): string | undefined;
   readonly logUri: vscode.Uri;
@@ -144,6 +145,32 @@ tasks:
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'f/math');
     assert.deepEqual(api.caseStates(doc.uri, 'f/math'), ['passed']);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test("the Test Explorer's failure is not drawn over vtask's ✗, and goes outdated once the verifier is fixed", async () => {
+    const editor = await openFresh('fixed.vtask', `vtask: 1
+tasks:
+  - id: t/capital
+    prompt: Name the capital of France, in one word.
+    verify: { match: { answer: "Paris", mode: contains } }
+    cases:
+      - response: "Paris or Lyon"
+        expect: fail
+`);
+    const doc = editor.document;
+    await vscode.commands.executeCommand('vtask.runCases', doc.uri, 't/capital');
+    assert.deepEqual(api.caseStates(doc.uri, 't/capital'), ['failed']);
+    const [message] = api.caseMessages(doc.uri, 't/capital');
+    assert.match(String(message?.message), /expected fail, got pass/);
+    assert.equal(message?.location, undefined, "no place in the file: VS Code would draw it over vtask's own ✗ and reason");
+    assert.equal(api.decorations(doc).caseBad.length, 1, "vtask's ✗ is on the case line");
+    const at = doc.getText().indexOf('contains');
+    await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'contains'.length)), 'normalized'));
+    await until(() => api.caseStates(doc.uri, 't/capital')[0] === 'outdated', 'the red case to go outdated');
+    assert.equal(api.decorations(doc).caseBad.length, 0);
+    await vscode.commands.executeCommand('vtask.runCases', doc.uri, 't/capital');
+    assert.deepEqual(api.caseStates(doc.uri, 't/capital'), ['passed']);
+    assert.deepEqual(api.caseMessages(doc.uri, 't/capital'), [undefined]);
   });
 
   test('lenses stay in place, greyed, while a task is invalid', async () => {
