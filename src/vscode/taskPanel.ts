@@ -83,6 +83,11 @@ export class TaskPanel implements vscode.Disposable {
   /** The last notice shown, for tests. */
   lastNotice: string | undefined;
 
+  /** The panel's tab title (for tests). */
+  get title(): string {
+    return this.panel.title;
+  }
+
   static createOrShow(extensionUri: vscode.Uri, services: PanelServices): TaskPanel {
     if (TaskPanel.current) {
       TaskPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
@@ -275,13 +280,14 @@ export class TaskPanel implements vscode.Disposable {
     // An audit describes the task's text as it was audited: an edit of the task retires it.
     const audit = entry.id !== undefined ? this.audits.get(`${doc.uri.toString()}#${entry.id}`) : undefined;
     const audited = audit && audit.text === file.text.slice(entry.offset, entry.offset + entry.length) ? { audit: audit.view } : {};
-    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(isRowDocument(doc) ? { readOnly: ROW_READ_ONLY } : audited) };
+    const readOnly = readOnlyNote(doc.uri);
+    const view = { ...panelTaskView(shownFile(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(readOnly ? { readOnly } : audited) };
     this.lastView = view;
     if (this.disposed) return view;
-    this.panel.title = `vtask: ${view.id}`;
-    await this.post({ type: 'task', task: view });
     const row = parseRowUri(doc.uri);
-    if (row) await this.notice('info', readOnlyRow(row));
+    // A Parquet row's document has a made-up path: the title names the real file and row.
+    this.panel.title = row ? `vtask: ${view.id} (${row.file.path.slice(row.file.path.lastIndexOf('/') + 1)}, row ${row.n})` : `vtask: ${view.id}`;
+    await this.post({ type: 'task', task: view });
     return view;
   }
 
@@ -294,8 +300,9 @@ export class TaskPanel implements vscode.Disposable {
     }
     const msg = parsed.data;
     try {
-      if (MUTATING.has(msg.type) && this.target && isRowDocument(this.target)) {
-        await this.notice('warning', 'A dataset row cannot be changed from the panel: edit its JSON in the editor.');
+      if (MUTATING.has(msg.type) && this.target && readOnlyNote(this.target.uri)) {
+        const row = parseRowUri(this.target.uri);
+        await this.notice('warning', row ? `Nothing was changed: ${readOnlyRow(row)}` : 'A dataset row cannot be changed from the panel: edit its JSON in the editor.');
         return;
       }
       // Changes to the file go one at a time: each is computed on the text the one before left.
@@ -559,6 +566,19 @@ function removal(file: TaskFile, index: number, path: NodePath, shown: string): 
 /** What the panel says over a row of a dataset: it shows the row, it cannot change it. */
 function readOnlyRow(row: { file: vscode.Uri; n: number }): string {
   return `Row ${row.n} of ${vscode.workspace.asRelativePath(row.file)}, read-only: Convert to .vtask (in the dataset's editor title) to edit it.`;
+}
+
+/** Why the form of a document's task is read-only (a row of a JSONL or Parquet dataset), or undefined when it is not. */
+function readOnlyNote(uri: vscode.Uri): string | undefined {
+  const row = parseRowUri(uri);
+  if (row) return readOnlyRow(row);
+  return isRowDocument({ uri }) ? ROW_READ_ONLY : undefined;
+}
+
+/** The file the panel names: a Parquet row by its dataset and row number, anything else by its path in the workspace. */
+function shownFile(uri: vscode.Uri): string {
+  const row = parseRowUri(uri);
+  return row ? `${vscode.workspace.asRelativePath(row.file)}, row ${row.n}` : vscode.workspace.asRelativePath(uri);
 }
 
 /** The panel's page, with a fresh nonce each time it is built. */
