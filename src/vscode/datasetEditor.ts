@@ -130,7 +130,7 @@ export class DatasetView implements vscode.Disposable {
     try {
       const [r] = await this.s.runner.run(row.doc, [row.id]);
       if (!r) throw new Error(`row ${n} has no task that can run`);
-      const result: RowResultView = { passRate: r.stats.passRate, band: r.stats.band, samples: r.stats.samples, source: 'run' };
+      const result: RowResultView = { passRate: r.stats.passRate, band: r.stats.band, samples: r.stats.samples, source: 'run', ...(r.note ? { note: r.note } : {}) };
       if (r.samples.length > 0) this.s.runs.set(`${this.uri.toString()}#${n}`, result);
       await this.post({ type: 'run', n, running: false, ...(r.samples.length > 0 ? { result } : {}), ...(r.error ? { error: clip(r.error, MESSAGE_CHARS) } : {}) });
       return result;

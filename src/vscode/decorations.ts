@@ -14,11 +14,18 @@ import { isRowTaskFile } from '../core/datasets/rowTasks';
 
 type Gutter = 'pass' | 'mixed' | 'fail' | 'error';
 
-/** The summary shown after a task's id: `5/8 pass · pass@1 0.62 · learnable`, with `· 1 undecided` when some samples got no verdict. */
+/** What a summary says in place of the band of a run the demo model could not do. */
+export const DEMO_SHORT = 'demo model: cannot do this task';
+
+/**
+ * The summary shown after a task's id: `5/8 pass · pass@1 0.62 · learnable`, with `· 1 undecided`
+ * when some samples got no verdict. A run of the built-in demo model on a task it cannot do says
+ * so in place of a band: its `too_hard` would say nothing of the task.
+ */
 export function summaryOf(run: TaskRunResult): string {
   const s = run.stats;
   const p1 = s.passAtK['1'];
-  const parts = [passCount(s), `pass@1 ${p1 === undefined || Number.isNaN(p1) ? '-' : p1.toFixed(2)}`, s.band];
+  const parts = [passCount(s), `pass@1 ${p1 === undefined || Number.isNaN(p1) ? '-' : p1.toFixed(2)}`, run.note ? DEMO_SHORT : s.band];
   if (run.error) parts.push(`error: ${run.error}`);
   return parts.join(' · ');
 }
@@ -224,6 +231,7 @@ function runHover(run: TaskRunResult, byModel: readonly ModelRun[], logged: read
   const s = run.stats;
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${plain(run.task.id)}** on ${plain(run.model)}\n\n`);
+  if (run.note) md.appendMarkdown(`⚠ ${plain(run.note)}\n\n`);
   if (byModel.length || logged.length) {
     md.appendMarkdown(TABLE_HEAD);
     for (const m of byModel) md.appendMarkdown(`| ${plain(m.model)} | ${m.run.stats.passRate.toFixed(2)} | ${m.run.stats.band} | ${m.run.stats.samples} | ${m.at.toLocaleString()} |\n`);

@@ -240,6 +240,7 @@ function renderSamples(task: TaskView): void {
     if (run.flips && (run.flips.gained || run.flips.lost)) summary.append(el('span', 'flips', ` · since the last verifier: ${run.flips.gained} fail → pass, ${run.flips.lost} pass → fail`));
     if (!run.fresh) summary.append(el('span', 'stale', ' · the task changed since these samples were verified'));
     if (run.error) summary.append(el('div', 'error-text', run.error));
+    if (run.note) summary.append(el('div', 'notice warning demo-note', `Not a band of this task: ${run.note}.`));
     streaming.charts.append(histogram(task.samples), passAtKCurve(st));
     s.body.append(summary, streaming.charts);
   } else {

@@ -105,6 +105,8 @@ export const runView = z.object({
   flips: z.optional(z.object({ gained: z.int(), lost: z.int() })),
   /** Why sampling stopped early, when it did. */
   error: z.optional(z.string()),
+  /** Why the model's results say nothing of the task (the built-in demo model on a task it cannot do). */
+  note: z.optional(z.string()),
   /** False when the task's text changed since these samples were verified. */
   fresh: z.boolean(),
 });
