@@ -8,7 +8,9 @@ import { resultKeysOf, type ModelRun, type ResultStore } from './results';
 import type { RunLogSource } from './taskFacts';
 import { toRange } from './convert';
 import { onDidChangeSettings, settingsFor } from './settings';
-import { toJS } from '../core/base/ynode';
+import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
+import { modelLabel } from '../core/overview/runLog';
+import { profileForTask } from './models';
 import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 import { isRowTaskFile } from '../core/datasets/rowTasks';
 
@@ -108,6 +110,7 @@ export class Decorations implements vscode.Disposable {
     const out = { gutters: none(), inline: none(), summaries: [] as vscode.DecorationOptions[], stale: [] as vscode.DecorationOptions[], caseOk: [] as vscode.DecorationOptions[], caseBad: [] as vscode.DecorationOptions[] };
     // A row's text goes before it: after a row of hundreds of characters it would be off-screen.
     const rows = isRowTaskFile(file);
+    const specs = new Map(runnableTasks(file).tasks.map((s) => [s.index, s]));
     const text = (contentText: string, margin: { margin?: string } = {}): vscode.DecorationInstanceRenderOptions => (rows ? { before: { contentText } } : { after: { contentText, ...margin } });
     for (const t of file.tasks) {
       if (t.id === undefined) continue;
@@ -117,8 +120,7 @@ export class Decorations implements vscode.Disposable {
       // Beside an inline icon the summary keeps close to it.
       const margin = hasCases ? { margin: '0 0 0 0.4em' } : {};
       // The task's own model's run when there is one, else the latest; each model's run in the hover.
-      const own = t.node ? toJS(getPair(t.node, 'model')?.value) : undefined;
-      const byModel = r?.run ? this.results.freshModelRuns(uri, file, t, typeof own === 'string' ? own : settingsFor(uri).model || undefined) : [];
+      const byModel = r?.run ? this.results.freshModelRuns(uri, file, t, ownModel(file, specs.get(t.index), uri)) : [];
       const logged = this.loggedRuns(uri, file, t, byModel);
       const shown = r?.run ? (byModel[0]?.run ?? this.results.freshRun(uri, file, t)) : undefined;
       const named = (run: TaskRunResult, model: string | undefined): string => (model ? `${model}: ${summaryOf(run)}` : summaryOf(run));
@@ -191,6 +193,19 @@ export class Decorations implements vscode.Disposable {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     for (const d of [...Object.values(this.gutters), ...Object.values(this.inline), this.summary, this.stale, this.rowSummary, this.rowStale, this.caseOk, this.caseBad, ...this.disposables]) d.dispose();
+  }
+}
+
+/**
+ * The label of the model a task samples (its `model:`, the file's `defaults`, else the setting),
+ * as its runs are labelled; undefined when none is configured.
+ */
+function ownModel(file: TaskFile, spec: TaskSpec | undefined, uri: vscode.Uri): string | undefined {
+  if (!spec) return settingsFor(uri).model || undefined;
+  try {
+    return modelLabel(profileForTask(file, spec, uri));
+  } catch {
+    return undefined;
   }
 }
 
