@@ -212,7 +212,7 @@ function ownModel(file: TaskFile, spec: TaskSpec | undefined, uri: vscode.Uri): 
 /** Samples listed in a summary's hover; the panel shows them all. */
 const HOVER_SAMPLES = 8;
 
-/** Markdown text of a name, shown as written. */
+/** Markdown text of a name or a reason, shown as written: HTML-like text such as `<answer>` too. */
 const plain = (s: string): string => s.replace(/[\\`*_[\]<>#|]/g, '\\$&');
 
 /** A run of a task recorded in the run log, by its model's label. */
@@ -257,6 +257,7 @@ function runHover(run: TaskRunResult, byModel: readonly ModelRun[], logged: read
   md.appendMarkdown(`pass@k: ${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${v.toFixed(2)}`).join(', ')}\n\n`);
   const shown = run.samples.slice(0, HOVER_SAMPLES);
   if (shown.length < run.samples.length) md.appendMarkdown(`${shown.length} of ${run.samples.length} samples shown (all of them in the task panel):\n\n`);
-  for (const smp of shown) md.appendMarkdown(`- ${smp.verdict.error ? '⚠' : smp.verdict.pass ? '✓' : '✗'} ${smp.verdict.reason.replace(/[\\`*_[\]]/g, '\\$&')}${smp.truncated ? ' (truncated)' : ''}\n`);
+  // A reason quotes the response's markup (`no <answer>...</answer> in the response`): shown as written, not read as HTML.
+  for (const smp of shown) md.appendMarkdown(`- ${smp.verdict.error ? '⚠' : smp.verdict.pass ? '✓' : '✗'} ${plain(smp.verdict.reason)}${smp.truncated ? ' (truncated)' : ''}\n`);
   return md;
 }

@@ -173,6 +173,21 @@ tasks:
     assert.deepEqual(api.caseMessages(doc.uri, 't/capital'), [undefined]);
   });
 
+  test('a hover shows a reason that quotes markup (`<answer>`) as written', async () => {
+    const { document: doc } = await openFresh('tagged.vtask', `vtask: 1
+tasks:
+  - id: t/tagged
+    prompt: What is 6 * 7? Reply with <answer>...</answer> around the number.
+    samples: 2
+    verify: { match: { answer: "42", tag: answer } }
+`);
+    await vscode.commands.executeCommand('vtask.runTask', doc.uri, 't/tagged');
+    const hover = api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '';
+    // Escaped, the renderer shows the tag; raw, it would take it for HTML and drop it.
+    assert.match(hover, /✗ no \\<answer\\>\.\.\.\\<\/answer\\> in the response/);
+    assert.doesNotMatch(hover, /(^|[^\\])<answer>/);
+  });
+
   test('lenses stay in place, greyed, while a task is invalid', async () => {
     const editor = await openFresh('invalid.vtask');
     const doc = editor.document;
