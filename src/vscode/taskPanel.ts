@@ -19,6 +19,8 @@ import { fromPanel, type AuditView, type FromPanel, type NodePath, type TaskView
 import { auditTasks, type Finding } from '../core/audit/audit';
 import { findSuspects } from '../core/audit/readings';
 import { auditView } from '../core/panel/audit';
+import { verifierFixes } from '../core/audit/fixes';
+import { replaceKey } from '../core/edit/replaceKey';
 import { workspaceEdit } from './convert';
 import { parseRowUri } from './datasetRows';
 import { resultKeysOf, type ResultStore } from './results';
@@ -29,7 +31,7 @@ import { withEditorSettings, type TaskRunner } from './taskRunner';
 const SUPERSEDED = Symbol('superseded');
 
 /** Messages that change the file. */
-const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase', 'addProbeCase']);
+const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase', 'addProbeCase', 'applyFix']);
 
 /** What the panel says over a dataset row, whose form cannot write YAML back into JSON. */
 export const ROW_READ_ONLY = 'A row of a dataset (JSONL): the form shows its verifier read-only. Edit the row in the editor; the samples are verified again when it changes.';
@@ -360,6 +362,9 @@ export class TaskPanel implements vscode.Disposable {
       case 'addProbeCase':
         await this.addProbeCase(msg.task, msg.probe);
         return;
+      case 'applyFix':
+        await this.applyFix(msg.task, msg.title);
+        return;
     }
   }
 
@@ -379,7 +384,7 @@ export class TaskPanel implements vscode.Disposable {
       const shown = this.runs.get(key)?.run;
       const suspects = shown ? await findSuspects(spec, doc.uri.fsPath, shown.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { trusted }) : [];
       if (!audit) return undefined;
-      const view = auditView(audit, suspects);
+      const view = auditView(audit, suspects, spec);
       this.audits.set(key, { text: file.text.slice(entry.offset, entry.offset + entry.length), view, findings: audit.findings });
       this.posted = undefined;
       await this.refresh();
@@ -387,6 +392,20 @@ export class TaskPanel implements vscode.Disposable {
     } finally {
       if (!this.disposed && !this.sampling) await this.post({ type: 'busy', what: null, cancellable: false });
     }
+  }
+
+  /** Replaces the task's verifier by a fix the last audit offered (as the quick fix does), in one undoable edit. */
+  private async applyFix(taskId: string, title: string): Promise<void> {
+    const at = this.locate();
+    const key = this.target && `${this.target.uri.toString()}#${taskId}`;
+    const findings = key ? this.audits.get(key)?.findings : undefined;
+    const fix = at?.spec && findings ? verifierFixes(at.spec.verify, findings).find((f) => f.title === title) : undefined;
+    if (!at?.spec || !fix) {
+      await this.notice('warning', `The fix "${title}" is no longer offered; audit the task again.`);
+      return;
+    }
+    const old = at.spec.verify;
+    await this.edit(taskId, (f, i) => replaceKey(f, i, 'verify', old, fix.verify));
   }
 
   /** Writes a probe of the last audit into the task's cases, expecting what a sound verifier does. */

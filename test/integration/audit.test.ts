@@ -36,6 +36,7 @@ suite('audit', () => {
     const again = vscode.languages.getDiagnostics(doc.uri).find((d) => d.code === 'audit:hedge-gold-first');
     assert.ok(again);
     const fixes = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, again.range);
+    assert.ok(!fixes.some((a) => a.title.startsWith('Add probe "hedge-gold-first"')), 'the probe is a case already: not offered again');
     const tighten = fixes.find((a) => a.title === 'Match the whole answer (`mode: normalized`) instead of `contains`');
     assert.ok(tighten?.edit, fixes.map((a) => a.title).join(', '));
     assert.ok(await vscode.workspace.applyEdit(tighten.edit));
@@ -178,7 +179,7 @@ suite('draft rubric', () => {
     const editor = await open('rubric.vtask');
     const at = positionOf(editor.document, 'What is the capital', true);
     editor.selection = new vscode.Selection(at, at);
-    const panel = await vscode.commands.executeCommand<{ follow(e: vscode.TextEditor): void; handle(m: unknown): Promise<void>; lastView?: { audit?: { findings: { probe: string; severity: string }[] }; cases: { expected: string; ok?: boolean }[] } }>('vtask.openPanel');
+    const panel = await vscode.commands.executeCommand<{ follow(e: vscode.TextEditor): void; handle(m: unknown): Promise<void>; lastView?: { audit?: { findings: { probe: string; severity: string; isCase?: boolean }[]; fixes?: string[] }; cases: { expected: string; ok?: boolean }[] } }>('vtask.openPanel');
     panel.follow(editor);
     await panel.handle({ type: 'audit', task: 'rubric/capital' });
     const findings = panel.lastView?.audit?.findings ?? [];
@@ -187,5 +188,16 @@ suite('draft rubric', () => {
     assert.match(editor.document.getText(), /- \{ response: "?The answer is Paris or Lyon\."?, expect: fail \}/);
     assert.deepEqual(panel.lastView?.cases.map((c) => [c.expected, c.ok]).at(-1), ['fail', false], 'the weak verifier passes the hedge, so the new case fails');
     assert.equal(panel.lastView?.audit, undefined, 'the audit described the task before the edit');
+    // Audited again: the probe is a case now, so it is not offered again; the verifier fix is offered, as in the editor.
+    await panel.handle({ type: 'audit', task: 'rubric/capital' });
+    // Read through a function: the assertion above narrowed `lastView.audit` to undefined.
+    const audit = (): { findings: { probe: string; isCase?: boolean }[]; fixes?: string[] } | undefined => panel.lastView?.audit;
+    assert.equal(audit()?.findings.find((f) => f.probe === 'hedge-gold-first')?.isCase, true);
+    const fix = 'Match the whole answer (`mode: normalized`) instead of `contains`';
+    assert.deepEqual(audit()?.fixes, [fix]);
+    await panel.handle({ type: 'applyFix', task: 'rubric/capital', title: fix });
+    assert.match(editor.document.getText(), /    verify:\n      match:\n        answer: Paris\n        mode: normalized\n    cases:/);
+    const cases = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', editor.document.uri, 'rubric/capital');
+    assert.equal(cases?.at(-1)?.ok, true, 'the hedge case passes with the fixed verifier');
   });
 });

@@ -123,8 +123,12 @@ export const auditView = z.object({
       response: z.string(),
       /** Agent tasks: the tool calls replayed before the response, as JSON. */
       calls: z.optional(z.string()),
+      /** The probe's response is a case of the task already: nothing to add. */
+      isCase: z.optional(z.boolean()),
     }),
   ),
+  /** Verifiers that close what the findings found, by title (the editor's quick fixes). */
+  fixes: z.optional(z.array(z.string())),
   /** Samples another reading would pass (false-negative) or that name several answers (false-positive). */
   suspects: z.array(z.object({ sample: z.int(), kind: z.enum(['false-negative', 'false-positive']), reading: z.string(), reason: z.string() })),
   /** Why some probes could not run here (a judge without a model, code without the sandbox). */
@@ -176,6 +180,8 @@ export const fromPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('audit'), task: taskName }),
   /** Writes a probe of the shown audit into the task's cases, with the verdict it should get. */
   z.object({ type: z.literal('addProbeCase'), task: taskName, probe: z.string().check(z.maxLength(200)) }),
+  /** Replaces the task's verifier by the fix of the shown audit with this title. */
+  z.object({ type: z.literal('applyFix'), task: taskName, title: z.string().check(z.maxLength(300)) }),
 ]);
 
 /**
