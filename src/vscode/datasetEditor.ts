@@ -202,7 +202,7 @@ export class DatasetEditorProvider implements vscode.CustomReadonlyEditorProvide
     }
     const name = path.basename(uri.fsPath);
     try {
-      const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `vtask: converting ${name} to .vtask` }, () => convertDataset(uri.fsPath));
+      const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `vtask: converting ${name} to .vtask` }, () => convertDataset(uri.fsPath, vscode.workspace.asRelativePath(uri)));
       for (const b of done.bad) this.s.log.warn(`${uri.fsPath}:${b.where}: not converted: ${b.reason}`);
       const summary = conversionSummary(done);
       if (done.bad.length || done.errors) void vscode.window.showWarningMessage(`vtask: ${summary}`);

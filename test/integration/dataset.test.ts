@@ -150,6 +150,8 @@ suite('dataset table view', () => {
     const editor = vscode.window.activeTextEditor;
     assert.equal(editor?.document.uri.fsPath, done.out);
     assert.equal(editor.document.languageId, 'vtask');
+    // The first line names the dataset within the workspace, not by this machine's absolute path.
+    assert.equal(editor.document.lineAt(0).text, '# Imported by vtask from data/train.parquet');
     const parsed = api.parse(editor.document);
     assert.equal(parsed.tasks.length, ROWS);
     assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error'), []);
