@@ -96,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
       caseStates: (uri, taskId) => tests.statesOf(uri, taskId),
       caseMessages: (uri, taskId) => tests.messagesOf(uri, taskId),
+      testFiles: () => tests.files(),
       isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
       failureStatus: () => backgroundFailureStatus(),
       logUri: context.logUri,

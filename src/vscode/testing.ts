@@ -5,12 +5,15 @@ import { toRange } from './convert';
 import type { ResultStore } from './results';
 import { resultKeysOf } from './results';
 import type { TaskDocuments } from './taskDocuments';
+import { TASK_FILE_GLOB } from './taskIndex';
 
 const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e : `score ${e.score}`);
 
 /**
- * The Test Explorer: one item per task with its cases as children, for every open task file.
- * Running an item runs its cases (no model); failures show expected vs actual verdict. A
+ * The Test Explorer: one item per task with its cases as children, for every task file of the
+ * workspace: the files are listed at start (not read), and a file's tasks are read when its item
+ * is expanded or run, or when it is opened. Running an item runs its cases (no model); failures
+ * show expected vs actual verdict. A
  * failure's message has no place in the file: vtask draws each case's ✓/✗ and reason on its
  * line itself, and VS Code would draw the message over it. Once a task's verifier or cases
  * change, its results are marked outdated, as vtask's own marks go.
@@ -32,10 +35,7 @@ export class CaseTests implements vscode.Disposable {
     private readonly results: ResultStore,
   ) {
     this.controller.createRunProfile('Run cases', vscode.TestRunProfileKind.Run, (req, token) => this.run(req, token), true, undefined, true);
-    this.controller.resolveHandler = async () => {
-      const files = await vscode.workspace.findFiles('**/*.{vtask,vtask.yaml,vtask.yml}', '**/node_modules/**', 500);
-      for (const uri of files) this.refresh(await vscode.workspace.openTextDocument(uri));
-    };
+    this.controller.resolveHandler = (item) => (item ? this.resolveFile(item) : this.listFiles());
     this.disposables.push(
       vscode.workspace.onDidOpenTextDocument((d) => this.refresh(d)),
       // Rebuilding the tree is not for every keystroke: wait for a pause in typing.
@@ -47,6 +47,29 @@ export class CaseTests implements vscode.Disposable {
       }),
     );
     for (const d of vscode.workspace.textDocuments) this.refresh(d);
+    // Listed at start, so the Test Explorer shows every file before any is opened or run.
+    void this.listFiles();
+  }
+
+  private listing: Promise<void> | undefined;
+
+  /** Adds an item for each task file of the workspace, unread: its tasks come when it is resolved. */
+  listFiles(): Promise<void> {
+    this.listing ??= Promise.resolve(vscode.workspace.findFiles(TASK_FILE_GLOB, '**/node_modules/**')).then((files) => {
+      for (const uri of files) {
+        if (this.controller.items.get(uri.toString())) continue;
+        const item = this.controller.createTestItem(uri.toString(), vscode.workspace.asRelativePath(uri), uri);
+        item.canResolveChildren = true;
+        this.controller.items.add(item);
+      }
+    });
+    return this.listing;
+  }
+
+  /** Reads the tasks of a file item not read yet. */
+  private async resolveFile(item: vscode.TestItem): Promise<void> {
+    if (!item.canResolveChildren || !item.uri || item.id.includes('#')) return;
+    this.refresh(await vscode.workspace.openTextDocument(item.uri));
   }
 
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -63,6 +86,7 @@ export class CaseTests implements vscode.Disposable {
     if (doc.languageId !== 'vtask') return;
     const file = this.documents.get(doc);
     const fileItem = this.controller.items.get(doc.uri.toString()) ?? this.controller.createTestItem(doc.uri.toString(), vscode.workspace.asRelativePath(doc.uri), doc.uri);
+    fileItem.canResolveChildren = false;
     this.controller.items.add(fileItem);
     const items: vscode.TestItem[] = [];
     const outdated: string[] = [];
@@ -118,7 +142,10 @@ export class CaseTests implements vscode.Disposable {
     const run = this.controller.createTestRun(request);
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
+    if (!request.include) await this.listFiles();
     const wanted = request.include ?? [...collect(this.controller.items)];
+    // Files listed but not read yet: their tasks are read now, to be run.
+    for (const item of wanted) if (item.canResolveChildren) await this.resolveFile(item);
     // Group the requested items by document and task: each task's cases run together.
     const byTask = new Map<string, { uri: vscode.Uri; taskId: string; only?: Set<string> }>();
     for (const item of wanted) {
@@ -163,6 +190,12 @@ export class CaseTests implements vscode.Disposable {
     this.refresh(doc);
     const item = this.controller.items.get(doc.uri.toString())?.children.get(`${doc.uri.toString()}#${taskId}`);
     if (item) await this.runItems([item]);
+  }
+
+  /** The file items, once the workspace's task files are listed: each file's path and whether its tasks are read. */
+  async files(): Promise<{ file: string; read: boolean }[]> {
+    await this.listFiles();
+    return [...collect(this.controller.items)].map((i) => ({ file: i.label, read: !i.canResolveChildren }));
   }
 
   /** The state the Test Explorer shows for each case of a task, in case order. */

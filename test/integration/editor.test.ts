@@ -21,6 +21,7 @@ interface Api {
   };
   caseStates(uri: vscode.Uri, taskId: string): (string | undefined)[];
   caseMessages(uri: vscode.Uri, taskId: string): (vscode.TestMessage | undefined)[];
+  testFiles(): Promise<{ file: string; read: boolean }[]>;
   isRunning(uri: vscode.Uri, taskId: string): boolean;
   failureStatus(): string | undefined;
   readonly logUri: vscode.Uri;
@@ -145,6 +146,17 @@ tasks:
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'f/math');
     assert.deepEqual(api.caseStates(doc.uri, 'f/math'), ['passed']);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('the Test Explorer lists every task file of the workspace from the start, and reads one when it is opened', async () => {
+    const files = await api.testFiles();
+    assert.deepEqual(files.find((f) => f.file === 'overview/algebra.vtask'), { file: 'overview/algebra.vtask', read: false }, 'listed, never opened, not read');
+    for (const name of ['mistakes.vtask', 'sample.vtask', 'rubric.vtask']) assert.ok(files.some((f) => f.file === name), `${name} is listed`);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'overview', 'algebra.vtask'));
+    await until(async () => (await api.testFiles()).find((f) => f.file === 'overview/algebra.vtask')?.read, 'the opened file read');
+    assert.deepEqual(api.caseStates(vscode.Uri.joinPath(folder, 'overview', 'algebra.vtask'), 'alg/linear'), [undefined, undefined], 'its task and cases are items, not run yet');
   });
 
   test("the Test Explorer's failure is not drawn over vtask's ✗, and goes outdated once the verifier is fixed", async () => {
