@@ -219,6 +219,15 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
     });
   });
 
+  test('the files table shows the bands of the model that ran the most tasks, not of the first listed', async () => {
+    await withDashboard({}, async (page) => {
+      const stats = core.makeStats({ files: 2, tasksPerFile: 4, models: ['few', 'most'] });
+      stats.models.few.tasks = 1;
+      await send(page, stats);
+      assert.equal((await page.textContent('.files-table th:last-child'))?.trim(), 'Bands (most)');
+    });
+  });
+
   test('a malformed update is refused with a notice; an empty dataset says how to fill it', async () => {
     await withDashboard({}, async (page) => {
       await deliver(page, { type: 'stats', stats: { files: -1 } });
