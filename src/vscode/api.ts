@@ -20,6 +20,10 @@ export interface VtaskApi {
   decorations(doc: vscode.TextDocument): ReturnType<Decorations['compute']>;
   /** The state the Test Explorer shows for each case of a task, in case order. */
   caseStates(uri: vscode.Uri, taskId: string): (string | undefined)[];
+  /** The Test Explorer's items: each file's path and whether its tasks are read yet. */
+  testFiles(): Promise<{ file: string; read: boolean }[]>;
+  /** The Test Explorer's failure message of each case of a task (none for a pass), in case order. */
+  caseMessages(uri: vscode.Uri, taskId: string): (vscode.TestMessage | undefined)[];
   /** Whether the task is being sampled (its lens says "sampling…"). */
   isRunning(uri: vscode.Uri, taskId: string): boolean;
   /** The text of the background-failure status item while it shows. */

@@ -5,6 +5,7 @@ import { getPair } from '../core/base/ynode';
 import { addCase } from '../core/edit/taskEdits';
 import { replaceKey } from '../core/edit/replaceKey';
 import { verifierFixes } from '../core/audit/fixes';
+import { isCase } from '../core/panel/audit';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
 import { toRange, workspaceEdit } from './convert';
@@ -90,7 +91,11 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
     const out: vscode.CodeAction[] = [];
     const flagged = context.diagnostics.flatMap((d) => ((f) => (f ? [{ d, f }] : []))(this.flagged.get(d)));
     out.push(...this.verifierFixActions(doc, flagged));
+    const tasks = runnableTasks(this.documents.get(doc)).tasks;
     for (const { d, f } of flagged) {
+      // A probe the task has as a case already is not offered again.
+      const task = tasks.find((t) => t.id === f.taskId);
+      if (task && isCase(task, f.finding)) continue;
       const action = new vscode.CodeAction(`Add probe "${f.finding.probe}" as a case (expect ${f.finding.expected})`, vscode.CodeActionKind.QuickFix);
       action.diagnostics = [d];
       // An agent task's probe is a trajectory: the case gets its calls too, so that it replays.

@@ -49,6 +49,8 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
     for (const entry of file.tasks) {
       const range = toRange(file.lines, entry.offset, entry.offset);
       const t = runnable.get(entry.index);
+      // A row's lens line names it: the row itself is one long line of JSON.
+      if (rows && entry.id !== undefined) lenses.push(new vscode.CodeLens(range, { title: entry.id, command: '' }));
       if (!t) {
         // Greyed: a lens with no command is shown as plain text.
         lenses.push(new vscode.CodeLens(range, { title: rows ? 'Run verifier (the row has errors)' : 'Run verifier (fix errors first)', command: '' }));

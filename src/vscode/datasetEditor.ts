@@ -131,7 +131,7 @@ export class DatasetView implements vscode.Disposable {
     try {
       const [r] = await this.s.runner.run(row.doc, [row.id]);
       if (!r) throw new Error(`row ${n} has no task that can run`);
-      const result: RowResultView = { passRate: r.stats.passRate, band: r.stats.band, samples: r.stats.samples, source: 'run' };
+      const result: RowResultView = { passRate: r.stats.passRate, band: r.stats.band, samples: r.stats.samples, source: 'run', ...(r.note ? { note: r.note } : {}) };
       if (r.samples.length > 0) this.s.runs.set(`${this.uri.toString()}#${n}`, result);
       await this.post({ type: 'run', n, running: false, ...(r.samples.length > 0 ? { result } : {}), ...(r.error ? { error: clip(r.error, MESSAGE_CHARS) } : {}) });
       return result;
@@ -203,7 +203,7 @@ export class DatasetEditorProvider implements vscode.CustomReadonlyEditorProvide
     }
     const name = path.basename(uri.fsPath);
     try {
-      const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `vtask: converting ${name} to .vtask` }, () => convertDataset(uri.fsPath));
+      const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `vtask: converting ${name} to .vtask` }, () => convertDataset(uri.fsPath, vscode.workspace.asRelativePath(uri)));
       for (const b of done.bad) this.s.log.warn(`${uri.fsPath}:${b.where}: not converted: ${b.reason}`);
       const summary = conversionSummary(done);
       if (done.bad.length || done.errors) void vscode.window.showWarningMessage(`vtask: ${summary}`);

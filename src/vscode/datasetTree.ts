@@ -151,14 +151,16 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
   /** Redraws the node of `uri` (its file) and the folders holding it, or everything. */
   refresh(uri: vscode.Uri | undefined): void {
     const node = uri ? this.fileNodes.get(uri.toString()) : undefined;
-    if (uri && !node) return;
+    // A file of a folder never opened has no node, but the folder counts it ("reading 1 of N files…").
+    const folders = uri ? [...this.folderNodes.values()].filter((f) => isInside(uri, f.uri)) : [];
+    if (uri && !node && !folders.length) return;
     if (uri) this.totals.delete(uri.toString());
     else this.totals.clear();
     // A filter may hide or show whole folders: the tree is redrawn from its root.
     if (this.filterValue || !uri) this.dirty.add(undefined);
     else {
-      this.dirty.add(node);
-      for (const folder of this.folderNodes.values()) if (isInside(uri, folder.uri)) this.dirty.add(folder);
+      if (node) this.dirty.add(node);
+      for (const folder of folders) this.dirty.add(folder);
     }
     this.refreshTimer ??= setTimeout(() => {
       this.refreshTimer = undefined;

@@ -9,7 +9,7 @@ import { CodeActionProvider } from './codeActions';
 import { registerCommands } from './commands';
 import { CompletionProvider } from './completion';
 import { Diagnostics } from './diagnostics';
-import { HoverProvider } from './hover';
+import { HoverProvider, RowHoverProvider } from './hover';
 import { SymbolProvider } from './symbols';
 import { TaskPanel } from './taskPanel';
 import { ResultStore } from './results';
@@ -58,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
       // Dataset rows (JSONL) get the lenses, decorations and panel of tasks.
       vscode.languages.registerCodeLensProvider(ROWS_SELECTOR, lenses),
+      vscode.languages.registerHoverProvider(ROWS_SELECTOR, new RowHoverProvider(documents, decorations)),
       // Results survive reopening a file: restored from the sample cache, in the background;
       // the rows of a large dataset as they come into view.
       vscode.workspace.onDidOpenTextDocument(restore),
@@ -94,6 +95,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       restore: (doc) => runner.restore(doc),
       decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
       caseStates: (uri, taskId) => tests.statesOf(uri, taskId),
+      caseMessages: (uri, taskId) => tests.messagesOf(uri, taskId),
+      testFiles: () => tests.files(),
       isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
       failureStatus: () => backgroundFailureStatus(),
       logUri: context.logUri,

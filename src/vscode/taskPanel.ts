@@ -19,6 +19,8 @@ import { fromPanel, type AuditView, type FromPanel, type NodePath, type TaskView
 import { auditTasks, type Finding } from '../core/audit/audit';
 import { findSuspects } from '../core/audit/readings';
 import { auditView } from '../core/panel/audit';
+import { verifierFixes } from '../core/audit/fixes';
+import { replaceKey } from '../core/edit/replaceKey';
 import { workspaceEdit } from './convert';
 import { parseRowUri } from './datasetRows';
 import { resultKeysOf, type ResultStore } from './results';
@@ -30,7 +32,7 @@ import { plural } from '../core/util/plural';
 const SUPERSEDED = Symbol('superseded');
 
 /** Messages that change the file. */
-const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase', 'addProbeCase']);
+const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase', 'addProbeCase', 'applyFix']);
 
 /** What the panel says over a dataset row, whose form cannot write YAML back into JSON. */
 export const ROW_READ_ONLY = 'A row of a dataset (JSONL): the form shows its verifier read-only. Edit the row in the editor; the samples are verified again when it changes.';
@@ -83,6 +85,11 @@ export class TaskPanel implements vscode.Disposable {
   lastView: TaskView | undefined;
   /** The last notice shown, for tests. */
   lastNotice: string | undefined;
+
+  /** The panel's tab title (for tests). */
+  get title(): string {
+    return this.panel.title;
+  }
 
   static createOrShow(extensionUri: vscode.Uri, services: PanelServices): TaskPanel {
     if (TaskPanel.current) {
@@ -276,13 +283,14 @@ export class TaskPanel implements vscode.Disposable {
     // An audit describes the task's text as it was audited: an edit of the task retires it.
     const audit = entry.id !== undefined ? this.audits.get(`${doc.uri.toString()}#${entry.id}`) : undefined;
     const audited = audit && audit.text === file.text.slice(entry.offset, entry.offset + entry.length) ? { audit: audit.view } : {};
-    const view = { ...panelTaskView(vscode.workspace.asRelativePath(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(isRowDocument(doc) ? { readOnly: ROW_READ_ONLY } : audited) };
+    const readOnly = readOnlyNote(doc.uri);
+    const view = { ...panelTaskView(shownFile(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(readOnly ? { readOnly } : audited) };
     this.lastView = view;
     if (this.disposed) return view;
-    this.panel.title = `vtask: ${view.id}`;
-    await this.post({ type: 'task', task: view });
     const row = parseRowUri(doc.uri);
-    if (row) await this.notice('info', readOnlyRow(row));
+    // A Parquet row's document has a made-up path: the title names the real file and row.
+    this.panel.title = row ? `vtask: ${view.id} (${row.file.path.slice(row.file.path.lastIndexOf('/') + 1)}, row ${row.n})` : `vtask: ${view.id}`;
+    await this.post({ type: 'task', task: view });
     return view;
   }
 
@@ -295,8 +303,9 @@ export class TaskPanel implements vscode.Disposable {
     }
     const msg = parsed.data;
     try {
-      if (MUTATING.has(msg.type) && this.target && isRowDocument(this.target)) {
-        await this.notice('warning', 'A dataset row cannot be changed from the panel: edit its JSON in the editor.');
+      if (MUTATING.has(msg.type) && this.target && readOnlyNote(this.target.uri)) {
+        const row = parseRowUri(this.target.uri);
+        await this.notice('warning', row ? `Nothing was changed: ${readOnlyRow(row)}` : 'A dataset row cannot be changed from the panel: edit its JSON in the editor.');
         return;
       }
       // Changes to the file go one at a time: each is computed on the text the one before left.
@@ -354,6 +363,9 @@ export class TaskPanel implements vscode.Disposable {
       case 'addProbeCase':
         await this.addProbeCase(msg.task, msg.probe);
         return;
+      case 'applyFix':
+        await this.applyFix(msg.task, msg.title);
+        return;
     }
   }
 
@@ -373,7 +385,7 @@ export class TaskPanel implements vscode.Disposable {
       const shown = this.runs.get(key)?.run;
       const suspects = shown ? await findSuspects(spec, doc.uri.fsPath, shown.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { trusted }) : [];
       if (!audit) return undefined;
-      const view = auditView(audit, suspects);
+      const view = auditView(audit, suspects, spec);
       this.audits.set(key, { text: file.text.slice(entry.offset, entry.offset + entry.length), view, findings: audit.findings });
       this.posted = undefined;
       await this.refresh();
@@ -381,6 +393,20 @@ export class TaskPanel implements vscode.Disposable {
     } finally {
       if (!this.disposed && !this.sampling) await this.post({ type: 'busy', what: null, cancellable: false });
     }
+  }
+
+  /** Replaces the task's verifier by a fix the last audit offered (as the quick fix does), in one undoable edit. */
+  private async applyFix(taskId: string, title: string): Promise<void> {
+    const at = this.locate();
+    const key = this.target && `${this.target.uri.toString()}#${taskId}`;
+    const findings = key ? this.audits.get(key)?.findings : undefined;
+    const fix = at?.spec && findings ? verifierFixes(at.spec.verify, findings).find((f) => f.title === title) : undefined;
+    if (!at?.spec || !fix) {
+      await this.notice('warning', `The fix "${title}" is no longer offered; audit the task again.`);
+      return;
+    }
+    const old = at.spec.verify;
+    await this.edit(taskId, (f, i) => replaceKey(f, i, 'verify', old, fix.verify));
   }
 
   /** Writes a probe of the last audit into the task's cases, expecting what a sound verifier does. */
@@ -560,6 +586,19 @@ function removal(file: TaskFile, index: number, path: NodePath, shown: string): 
 /** What the panel says over a row of a dataset: it shows the row, it cannot change it. */
 function readOnlyRow(row: { file: vscode.Uri; n: number }): string {
   return `Row ${row.n} of ${vscode.workspace.asRelativePath(row.file)}, read-only: Convert to .vtask (in the dataset's editor title) to edit it.`;
+}
+
+/** Why the form of a document's task is read-only (a row of a JSONL or Parquet dataset), or undefined when it is not. */
+function readOnlyNote(uri: vscode.Uri): string | undefined {
+  const row = parseRowUri(uri);
+  if (row) return readOnlyRow(row);
+  return isRowDocument({ uri }) ? ROW_READ_ONLY : undefined;
+}
+
+/** The file the panel names: a Parquet row by its dataset and row number, anything else by its path in the workspace. */
+function shownFile(uri: vscode.Uri): string {
+  const row = parseRowUri(uri);
+  return row ? `${vscode.workspace.asRelativePath(row.file)}, row ${row.n}` : vscode.workspace.asRelativePath(uri);
 }
 
 /** The panel's page, with a fresh nonce each time it is built. */

@@ -47,7 +47,7 @@ export function passRateHistogram(model: string, bins: DatasetStatsView['models'
     chart.append(rect);
   });
   chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }), svg('line', { x1: PAD, y1: 0, x2: PAD, y2: H - PAD, class: 'axis' }));
-  chart.append(tick(PAD, H - 4, '0%'), tick(PAD + (W - PAD) / 2 - 8, H - 4, '50%'), tick(W - 22, H - 4, '100%'), tick(2, H - PAD, '0'), tick(2, 8, String(max)));
+  chart.append(tick(PAD, H - 4, '0%'), tick(PAD + (W - PAD) / 2 - 8, H - 4, '50%'), tick(W - 1, H - 4, '100%', 'end'), tick(2, H - PAD, '0'), tick(2, 8, String(max)));
   const f = el('figure', 'chart-box');
   f.append(chart, el('figcaption', undefined, `${model}: tasks by pass rate`));
   return f;
@@ -79,14 +79,15 @@ export function scatter(c: ComparisonView, onCell: (i: number, j: number) => voi
     }
   }
   chart.append(svg('line', { x1: PAD, y1: COMPARE_GRID * CELL, x2: PAD + COMPARE_GRID * CELL, y2: 0, class: 'diagonal-line' }));
-  chart.append(tick(PAD, size + 2, '0'), tick(PAD + COMPARE_GRID * CELL - 14, size + 2, '100%'), tick(0, COMPARE_GRID * CELL, '0'), tick(0, 8, '100%'));
+  chart.append(tick(PAD, size + 2, '0'), tick(PAD + COMPARE_GRID * CELL, size + 2, '100%', 'end'), tick(0, COMPARE_GRID * CELL, '0'), tick(0, 8, '100%'));
   const f = el('figure', 'chart-box');
   f.append(chart, el('figcaption', undefined, `${a} → along, ${b} ↑ up (click a square for its tasks)`));
   return f;
 }
 
-function tick(x: number, y: number, label: string): SVGElement {
-  const t = svg('text', { x, y, class: 'tick' });
+/** An axis label; one at the right end is anchored there (`end`), so its width cannot push it past the chart's edge. */
+function tick(x: number, y: number, label: string, anchor: 'start' | 'end' = 'start'): SVGElement {
+  const t = svg('text', { x, y, class: 'tick', 'text-anchor': anchor });
   t.textContent = label;
   return t;
 }

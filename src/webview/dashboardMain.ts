@@ -250,8 +250,18 @@ function learnableShare(f: DatasetStatsView['per_file'][number], model: string |
   return c && total ? c.learnable / total : -1;
 }
 
+/**
+ * The model whose bands the files table shows: the one chosen first in the comparison, else the
+ * one that ran the most tasks (not whichever comes first: its few runs would stand for the files).
+ */
+function filesModel(s: DatasetStatsView): string | undefined {
+  const models = Object.keys(s.models);
+  if (state.a && models.includes(state.a)) return state.a;
+  return models.reduce<string | undefined>((best, m) => (best === undefined || (s.models[m]?.tasks ?? 0) > (s.models[best]?.tasks ?? 0) ? m : best), undefined);
+}
+
 function filesSection(s: DatasetStatsView): HTMLElement {
-  const model = Object.keys(s.models)[0];
+  const model = filesModel(s);
   const search = el('input', 'search file-search');
   search.type = 'search';
   search.placeholder = 'Filter files';

@@ -214,8 +214,10 @@ export class DatasetTable {
       c.classList.add('error-text');
     } else if (result) {
       c.append(el('span', 'rate', pct(result.passRate)));
-      if (result.band) c.append(' ', el('span', `band ${result.band}`, result.band.replace('_', ' ')));
-      c.title = result.source === 'file' ? 'pass rate the export recorded' : `pass rate of ${result.samples ?? '?'} samples just now`;
+      // A run of the demo model on a task it cannot do has no band worth showing: it says so instead.
+      if (result.note) c.append(' ', el('span', 'band demo-note', 'demo model: cannot do this task'));
+      else if (result.band) c.append(' ', el('span', `band ${result.band}`, result.band.replace('_', ' ')));
+      c.title = result.note ?? (result.source === 'file' ? 'pass rate the export recorded' : `pass rate of ${result.samples ?? '?'} samples just now`);
       if (result.source === 'file') c.classList.add('recorded');
     } else c.append(el('span', 'muted', '—'));
     return c;

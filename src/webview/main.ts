@@ -186,8 +186,15 @@ function renderAudit(task: TaskView): void {
     // An agent task's probe is a trajectory: its calls come before the final answer.
     if (f.calls !== undefined) item.append(el('pre', 'response calls', `calls: ${f.calls}`));
     item.append(el('pre', 'response', f.response.trim() ? f.response : f.response ? '(whitespace only)' : '(empty)'));
-    item.append(keyed(button(`Add as case (expect ${f.expected})`, 'add', () => post({ type: 'addProbeCase', task: task.id, probe: f.probe })), `action:probe:${f.probe}`));
+    if (f.isCase) item.append(el('p', 'muted', 'Already a case of the task.'));
+    else item.append(keyed(button(`Add as case (expect ${f.expected})`, 'add', () => post({ type: 'addProbeCase', task: task.id, probe: f.probe })), `action:probe:${f.probe}`));
     findings.append(item);
+  }
+  // The verifiers that close what was found, as the editor's quick fixes offer them.
+  if (a.fixes?.length) {
+    const fixes = el('div', 'actions audit-fixes');
+    for (const title of a.fixes) fixes.append(keyed(button(title, 'wrench', () => post({ type: 'applyFix', task: task.id, title })), `action:fix:${title}`));
+    s.body.append(fixes);
   }
   if (!a.findings.length) findings.append(el('li', 'finding none', 'No probe got a wrong verdict.'));
   s.body.append(findings);
@@ -240,6 +247,7 @@ function renderSamples(task: TaskView): void {
     if (run.flips && (run.flips.gained || run.flips.lost)) summary.append(el('span', 'flips', ` · since the last verifier: ${run.flips.gained} fail → pass, ${run.flips.lost} pass → fail`));
     if (!run.fresh) summary.append(el('span', 'stale', ' · the task changed since these samples were verified'));
     if (run.error) summary.append(el('div', 'error-text', run.error));
+    if (run.note) summary.append(el('div', 'notice warning demo-note', `Not a band of this task: ${run.note}.`));
     streaming.charts.append(histogram(task.samples), passAtKCurve(st));
     s.body.append(summary, streaming.charts);
   } else {

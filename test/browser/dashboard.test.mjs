@@ -219,6 +219,34 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
     });
   });
 
+  test('the files table shows the bands of the model that ran the most tasks, not of the first listed', async () => {
+    await withDashboard({}, async (page) => {
+      const stats = core.makeStats({ files: 2, tasksPerFile: 4, models: ['few', 'most'] });
+      stats.models.few.tasks = 1;
+      await send(page, stats);
+      assert.equal((await page.textContent('.files-table th:last-child'))?.trim(), 'Bands (most)');
+    });
+  });
+
+  test('in a 420 px pane the page needs no sideways scroll, and no axis label is cut by its chart', async () => {
+    await withDashboard({ viewport: { width: 420, height: 900 } }, async (page) => {
+      await send(page, core.makeStats({ files: 3, tasksPerFile: 22 }));
+      await page.waitForSelector('svg.scatter');
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 420, `the page is ${width} px wide`);
+      const cut = await page.$$eval('svg.chart', (charts) =>
+        charts.flatMap((svg) => {
+          const box = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll('text.tick')].filter((t) => {
+            const r = t.getBoundingClientRect();
+            return r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+          }).map((t) => `${svg.getAttribute('class')}: ${t.textContent}`);
+        }),
+      );
+      assert.deepEqual(cut, []);
+    });
+  });
+
   test('a malformed update is refused with a notice; an empty dataset says how to fill it', async () => {
     await withDashboard({}, async (page) => {
       await deliver(page, { type: 'stats', stats: { files: -1 } });

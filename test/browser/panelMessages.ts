@@ -259,5 +259,5 @@ async function auditOfWeakRegex(file: string, spec: TaskSpec, run: TaskRunResult
   // A sample that names two answers passes a contains match: a false-positive suspect.
   const hedged = { ...run.samples[0]!, text: 'It is \\boxed{72} or \\boxed{71}.', verdict: { pass: true, score: 1, reason: 'contains match of "72"', details: {} } };
   const suspects = await findSuspects(weak, file, [{ index: hedged.index, response: hedged.text, verdict: hedged.verdict }]);
-  return auditView(audit!, suspects);
+  return auditView(audit!, suspects, weak);
 }

@@ -96,6 +96,7 @@ interface AgentJson {
   tasks: {
     task: string;
     requests: number;
+    note?: string;
     samples: { pass: boolean; reason: string; text: string; trajectory?: { stop: string; steps: { call: { name: string; arguments: string }; outcome: { result?: unknown } }[] } }[];
   }[];
 }
@@ -108,6 +109,7 @@ test('vtask run examples/agent-calculator.vtask: the built-in calculator model c
   const expected: Record<string, [string, number]> = { 'calc/add-38-47': ['add', 85], 'calc/mul-345-12': ['mul', 4140], 'calc/sub-908-77': ['sub', 831], 'calc/add-only': ['add', 768] };
   for (const task of json.tasks) {
     assert.equal(task.requests, 0, 'an in-process model: no HTTP request');
+    assert.equal(task.note, undefined, 'a question the calculator model does with its tools: its results count');
     assert.equal(task.samples.length, 16);
     const passed = task.samples.filter((s) => s.pass);
     const failed = task.samples.filter((s) => !s.pass);

@@ -44,6 +44,40 @@ void test('the verifier is replaced by a judge in one edit; comments, cases and 
   assert.match(JSON.stringify(replaceKey(file, 0, 'verify', { match: { answer: 'Lyon' } }, { judge: { rubric: ['x', 'y'] } })), /the file changed/);
 });
 
+void test('the new verifier takes the place of the old one, before the cases, in block style: one criterion a line', () => {
+  const r = replaceKey(parseTaskFile(FILE), 0, 'verify', { match: { answer: 'Paris' } }, { judge: { rubric: ['Names Paris as the capital of France', 'Answers in one sentence'], threshold: 0.5 } });
+  assert.ok('edit' in r, JSON.stringify(r));
+  const text = applyEdit(FILE, r.edit);
+  assert.match(text, /    prompt: "Capital of France\?"\n    verify:\n      judge:\n        rubric:\n          - Names Paris as the capital of France\n          - Answers in one sentence\n        threshold: 0\.5 *(# a weak check)?\n    cases:\n/);
+  assert.ok(text.split('\n').every((l) => l.length <= 80), 'no long line');
+});
+
+void test('a verifier fix keeps the key order and the block style of a block verifier', () => {
+  const block = `vtask: 1
+tasks:
+  - id: sum
+    prompt: What is 40 + 2?
+    verify:
+      match: { answer: "42", mode: contains }
+    cases:
+      - { response: "42", expect: pass }
+    tags: [math]
+`;
+  const r = replaceKey(parseTaskFile(block), 0, 'verify', { match: { answer: '42', mode: 'contains' } }, { math: { answer: '42' } });
+  assert.ok('edit' in r, JSON.stringify(r));
+  assert.equal(applyEdit(block, r.edit), block.replace('      match: { answer: "42", mode: contains }', '      math:\n        answer: "42"'));
+});
+
+void test('in a flow task the value is replaced where it is, on one line', () => {
+  const flow = `vtask: 1
+tasks:
+  - { id: f, prompt: "2 + 2?", verify: { match: { answer: "4" } }, cases: [{ response: "4", expect: pass }] }
+`;
+  const r = replaceKey(parseTaskFile(flow), 0, 'verify', { match: { answer: '4' } }, { math: { answer: '4' } });
+  assert.ok('edit' in r, JSON.stringify(r));
+  assert.equal(applyEdit(flow, r.edit), flow.replace('verify: { match: { answer: "4" } }', 'verify: { math: { answer: "4" } }'));
+});
+
 void test('the prompt shows the task and up to four cases with their verdicts', () => {
   const task = runnableTasks(parseTaskFile(FILE)).tasks[0]!;
   const [system, user] = rubricPrompt(task);

@@ -262,7 +262,7 @@ const STEPS = [
     },
   },
   {
-    name: 'a JSONL row has the lens, and after a run its pass rate ends the row',
+    name: 'a JSONL row has the lens, and after a run its pass rate comes before the row',
     async run(ctx) {
       const { page, timeout } = ctx;
       await openFromExplorer(ctx, ROWS);
@@ -285,16 +285,16 @@ const STEPS = [
       await ed.locator('.squiggly-error').first().waitFor({ timeout });
       await runs.first().click();
       const want = /4\/8\s+pass\s+·\s+pass@1\s+0\.50\s+·\s+learnable/;
-      // Decoration text is drawn by CSS (::after content): read it from the row's own line.
+      // Decoration text is drawn by CSS (::before content): read it from the row's own line.
       const row = ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first();
-      const after = () => row.locator('span').evaluateAll((els) => els.map((x) => getComputedStyle(x, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal'));
-      const seen = await until(page, 'the pass-rate summary at the end of the first row', async () => {
-        const texts = await after();
+      const before = () => row.locator('span').evaluateAll((els) => els.map((x) => getComputedStyle(x, '::before').content).filter((c) => c && c !== 'none' && c !== 'normal'));
+      const seen = await until(page, 'the pass-rate summary before the first row', async () => {
+        const texts = await before();
         return texts.some((t) => want.test(t)) && texts;
       }, timeout).catch(async (e) => {
-        throw new Error(`${e.message}; after the row: ${JSON.stringify(await after())}; all decorations: ${JSON.stringify(await decorationTexts(page))}`);
+        throw new Error(`${e.message}; before the row: ${JSON.stringify(await before())}; all decorations: ${JSON.stringify(await decorationTexts(page))}`);
       });
-      console.log(`    after the row: ${seen.join(' | ')}`);
+      console.log(`    before the row: ${seen.join(' | ')}`);
     },
   },
   {

@@ -29,6 +29,11 @@ interface Api {
 
 const TASK = 'agent/kv';
 
+interface PanelView {
+  readonly lastView: { run?: { note?: string; stats: { band: string } } } | undefined;
+  refresh(): Promise<unknown>;
+}
+
 suite('agent tasks', () => {
   const server = new OpenAIServer({ answer: () => 'no script' });
   const models = useModelServer<Api>(server);
@@ -83,5 +88,25 @@ suite('agent tasks', () => {
     assert.deepEqual(added?.trajectory?.steps.map((s) => [s.turn, s.call.name, 'error' in s.outcome]), [[1, 'get', true], [1, 'get', false]]);
     assert.equal(added?.trajectory?.turns, 2);
     await vscode.commands.executeCommand('undo');
+  });
+
+  test('the built-in demo model on an agent task it cannot do: the note in the summary, its hover and the panel, never a band', async function () {
+    this.timeout(120_000);
+    if (!vscode.workspace.isTrusted) this.skip();
+    const config = vscode.workspace.getConfiguration('vtask');
+    await config.update('model', 'builtin', vscode.ConfigurationTarget.Global);
+    try {
+      const { document: doc } = await open('agent.vtask');
+      await vscode.commands.executeCommand('vtask.runTask', doc.uri, TASK);
+      const api = models.api() as Api & { decorations(doc: vscode.TextDocument): { summaries: { renderOptions?: { after?: { contentText?: string } }; hoverMessage?: vscode.MarkdownString }[] } };
+      const [summary] = api.decorations(doc).summaries;
+      assert.match(summary?.renderOptions?.after?.contentText ?? '', /^builtin: \d+\/2 pass · pass@1 [\d.]+ · demo model: cannot do this task$/);
+      assert.match(summary?.hoverMessage?.value ?? '', /⚠ with tools, the built-in demo model only calls add, sub or mul/);
+      const panel = await vscode.commands.executeCommand<PanelView>('vtask.openPanel', doc.uri, TASK);
+      await panel.refresh();
+      assert.match(panel.lastView?.run?.note ?? '', /its results say nothing about this task/);
+    } finally {
+      await config.update('model', 'test', vscode.ConfigurationTarget.Global);
+    }
   });
 });

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAIServer } from '../support/openaiServer';
-import { open, positionOf, useModelServer } from './helpers';
+import { open, positionOf, until, useModelServer } from './helpers';
 
 suite('audit', () => {
   test('Audit lens → warning at the verifier → quick fix adds the probe as a case: ✗ while weak, ✓ once the offered fix tightens it', async () => {
@@ -36,12 +36,41 @@ suite('audit', () => {
     const again = vscode.languages.getDiagnostics(doc.uri).find((d) => d.code === 'audit:hedge-gold-first');
     assert.ok(again);
     const fixes = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, again.range);
+    assert.ok(!fixes.some((a) => a.title.startsWith('Add probe "hedge-gold-first"')), 'the probe is a case already: not offered again');
     const tighten = fixes.find((a) => a.title === 'Match the whole answer (`mode: normalized`) instead of `contains`');
     assert.ok(tighten?.edit, fixes.map((a) => a.title).join(', '));
     assert.ok(await vscode.workspace.applyEdit(tighten.edit));
     assert.match(doc.getText(), /verify:\n?\s*(?:\{ )?match:.*mode: normalized/s);
     const after = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', doc.uri, 'audit/capital');
     assert.deepEqual(after?.map((c) => c.ok), [true]);
+  });
+});
+
+suite('audit fixes', () => {
+  test('"Use a `math` verifier" keeps `verify:` where it was, before the cases, in block style', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    const uri = vscode.Uri.joinPath(folder, 'numeric.vtask');
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(`vtask: 1
+tasks:
+  - id: audit/clips
+    prompt: "Natalia sold 48 clips in April and half as many in May. How many in all?"
+    verify:
+      match: { answer: "72", mode: contains }
+    cases:
+      - response: "72"
+        expect: pass
+`));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('vtask.auditTask', doc.uri, 'audit/clips');
+    const finding = vscode.languages.getDiagnostics(doc.uri).find((d) => d.source === 'vtask audit');
+    assert.ok(finding, 'the audit found the contains-match weak');
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, finding.range);
+    const fix = actions.find((a) => a.title === 'Use a `math` verifier for this numeric answer');
+    assert.ok(fix?.edit, actions.map((a) => a.title).join(', '));
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    assert.match(doc.getText(), /    prompt: .*\n    verify:\n      math:\n        answer: "72"\n    cases:\n      - response: "72"\n/);
   });
 });
 
@@ -95,13 +124,37 @@ suite('draft rubric', () => {
     },
   });
   useModelServer(server);
+  type Drafted = { rubric: string[]; calibration?: { agreement: number; findings: unknown[] } };
 
-  test('Draft Rubric writes a judge verifier in one undoable edit and calibrates it on the cases', async () => {
+  /** Runs Draft Rubric and answers its question with `choose` (the quick pick's commands), resolving to what it drafted. */
+  async function draft(doc: vscode.TextDocument, choose: readonly string[]): Promise<Drafted | undefined> {
+    let settled = false;
+    const done = Promise.resolve(vscode.commands.executeCommand<Drafted | undefined>('vtask.draftRubric', doc.uri, 'rubric/capital')).finally(() => (settled = true));
+    // The question is a quick pick of the workbench: it is answered as a user would, once shown.
+    await until(async () => {
+      if (settled) return true;
+      await new Promise((r) => setTimeout(r, 300));
+      for (const command of choose) await vscode.commands.executeCommand(command);
+      return settled;
+    }, 'Draft Rubric to settle once its question is answered');
+    return done;
+  }
+
+  test('Draft Rubric asks before touching a gold-answer check; Cancel leaves the task as it was', async () => {
     const { document: doc } = await open('rubric.vtask');
     const before = doc.getText();
-    const drafted = await vscode.commands.executeCommand<{ rubric: string[]; calibration?: { agreement: number; findings: unknown[] } }>('vtask.draftRubric', doc.uri, 'rubric/capital');
+    const requests = server.samplingRequests.length;
+    assert.equal(await draft(doc, ['workbench.action.closeQuickOpen']), undefined);
+    assert.equal(doc.getText(), before);
+    assert.equal(server.samplingRequests.length, requests, 'the model was not asked');
+  });
+
+  test('Draft Rubric, Replace: a judge verifier in place of the old one, a criterion a line, in one undoable edit, calibrated on the cases', async () => {
+    const { document: doc } = await open('rubric.vtask');
+    const before = doc.getText();
+    const drafted = await draft(doc, ['workbench.action.quickOpenSelectNext', 'workbench.action.acceptSelectedQuickOpenItem']);
     assert.deepEqual(drafted?.rubric, ['Names Paris as the capital of France', 'Answers in one sentence']);
-    assert.match(doc.getText(), /verify: \{ judge: \{ rubric: \[Names Paris as the capital of France, Answers in one sentence\] \} \}/);
+    assert.match(doc.getText(), /prompt: .*\n    verify:\n      judge:\n        rubric:\n          - Names Paris as the capital of France\n          - Answers in one sentence\n    cases:/);
     assert.doesNotMatch(doc.getText(), /mode: contains/);
     assert.match(doc.getText(), /expect: fail \}/, 'the cases are kept');
     assert.equal(drafted?.calibration?.agreement, 1, 'the judge agrees with both cases, each judged 3 times');
@@ -111,11 +164,22 @@ suite('draft rubric', () => {
     assert.equal(doc.getText(), before, 'one Undo takes the rubric back');
   });
 
+  test('Draft Rubric, Add beside: the gold-answer check stays, and the judge joins it under `all`', async () => {
+    const { document: doc } = await open('rubric.vtask');
+    const before = doc.getText();
+    const drafted = await draft(doc, ['workbench.action.acceptSelectedQuickOpenItem']);
+    assert.equal(drafted?.calibration?.agreement, 1, 'the judge itself is calibrated');
+    assert.match(doc.getText(), /    verify:\n      all:\n        - match:\n            answer: Paris\n            mode: contains\n        - judge:\n            rubric:\n              - Names Paris as the capital of France\n              - Answers in one sentence\n    cases:/);
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('undo');
+    assert.equal(doc.getText(), before);
+  });
+
   test('the panel audits the task it shows, and a finding becomes a case from there', async () => {
     const editor = await open('rubric.vtask');
     const at = positionOf(editor.document, 'What is the capital', true);
     editor.selection = new vscode.Selection(at, at);
-    const panel = await vscode.commands.executeCommand<{ follow(e: vscode.TextEditor): void; handle(m: unknown): Promise<void>; lastView?: { audit?: { findings: { probe: string; severity: string }[] }; cases: { expected: string; ok?: boolean }[] } }>('vtask.openPanel');
+    const panel = await vscode.commands.executeCommand<{ follow(e: vscode.TextEditor): void; handle(m: unknown): Promise<void>; lastView?: { audit?: { findings: { probe: string; severity: string; isCase?: boolean }[]; fixes?: string[] }; cases: { expected: string; ok?: boolean }[] } }>('vtask.openPanel');
     panel.follow(editor);
     await panel.handle({ type: 'audit', task: 'rubric/capital' });
     const findings = panel.lastView?.audit?.findings ?? [];
@@ -124,5 +188,16 @@ suite('draft rubric', () => {
     assert.match(editor.document.getText(), /- \{ response: "?The answer is Paris or Lyon\."?, expect: fail \}/);
     assert.deepEqual(panel.lastView?.cases.map((c) => [c.expected, c.ok]).at(-1), ['fail', false], 'the weak verifier passes the hedge, so the new case fails');
     assert.equal(panel.lastView?.audit, undefined, 'the audit described the task before the edit');
+    // Audited again: the probe is a case now, so it is not offered again; the verifier fix is offered, as in the editor.
+    await panel.handle({ type: 'audit', task: 'rubric/capital' });
+    // Read through a function: the assertion above narrowed `lastView.audit` to undefined.
+    const audit = (): { findings: { probe: string; isCase?: boolean }[]; fixes?: string[] } | undefined => panel.lastView?.audit;
+    assert.equal(audit()?.findings.find((f) => f.probe === 'hedge-gold-first')?.isCase, true);
+    const fix = 'Match the whole answer (`mode: normalized`) instead of `contains`';
+    assert.deepEqual(audit()?.fixes, [fix]);
+    await panel.handle({ type: 'applyFix', task: 'rubric/capital', title: fix });
+    assert.match(editor.document.getText(), /    verify:\n      match:\n        answer: Paris\n        mode: normalized\n    cases:/);
+    const cases = await vscode.commands.executeCommand<{ ok: boolean }[]>('vtask.runCases', editor.document.uri, 'rubric/capital');
+    assert.equal(cases?.at(-1)?.ok, true, 'the hedge case passes with the fixed verifier');
   });
 });

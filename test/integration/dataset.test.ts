@@ -24,7 +24,9 @@ interface Api {
 
 interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
-  readonly lastView: { messages: { content: string }[] } | undefined;
+  readonly lastView: { file: string; readOnly?: string; messages: { content: string }[] } | undefined;
+  readonly lastNotice: string | undefined;
+  readonly title: string;
   refresh(): Promise<unknown>;
   handle(message: unknown): Promise<void>;
 }
@@ -117,7 +119,7 @@ suite('dataset table view', () => {
     assert.deepEqual(again?.type === 'rows' && again.rows[4]?.result, done.result);
   });
 
-  test('Open in panel shows the row as a read-only task', async () => {
+  test('Open in panel shows the row as a read-only task, named by its file and row, and says so when an edit is refused', async () => {
     const uri = vscode.Uri.file(path.join(dir, 'train.parquet'));
     const view = await openDataset(api, uri);
     await view.handle({ type: 'open', n: 5 });
@@ -129,8 +131,14 @@ suite('dataset table view', () => {
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === panel.task?.uri.toString());
     assert.ok(doc);
     const text = doc.getText();
+    // The real file and row, not the row document's made-up path.
+    assert.equal(panel.lastView?.file, 'data/train.parquet, row 5');
+    assert.equal(panel.title, `vtask: ${rowTaskId(5)} (train.parquet, row 5)`);
+    // The form is read-only, and says why before anything is typed.
+    assert.equal(panel.lastView?.readOnly, "Row 5 of data/train.parquet, read-only: Convert to .vtask (in the dataset's editor title) to edit it.");
     await panel.handle({ type: 'edit', task: rowTaskId(5), path: ['verify', 'constraints', 0, 'length_constraints:number_words', 'num_words'], old: 50, value: 60 });
     assert.equal(doc.getText(), text, 'a row is not edited');
+    assert.match(panel.lastNotice ?? '', /^Nothing was changed: Row 5 of data\/train\.parquet, read-only/);
   });
 
   test('Convert to .vtask writes a valid task file beside the dataset, lists the rows it left out, and opens it', async () => {
@@ -142,6 +150,8 @@ suite('dataset table view', () => {
     const editor = vscode.window.activeTextEditor;
     assert.equal(editor?.document.uri.fsPath, done.out);
     assert.equal(editor.document.languageId, 'vtask');
+    // The first line names the dataset within the workspace, not by this machine's absolute path.
+    assert.equal(editor.document.lineAt(0).text, '# Imported by vtask from data/train.parquet');
     const parsed = api.parse(editor.document);
     assert.equal(parsed.tasks.length, ROWS);
     assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error'), []);

@@ -16,8 +16,12 @@ interface Api {
     inline: Record<string, vscode.Range[]>;
     summaries: { hoverMessage?: vscode.MarkdownString; renderOptions?: { after?: { contentText?: string } } }[];
     stale: unknown[];
+    caseOk: { range: vscode.Range }[];
+    caseBad: { range: vscode.Range }[];
   };
   caseStates(uri: vscode.Uri, taskId: string): (string | undefined)[];
+  caseMessages(uri: vscode.Uri, taskId: string): (vscode.TestMessage | undefined)[];
+  testFiles(): Promise<{ file: string; read: boolean }[]>;
   isRunning(uri: vscode.Uri, taskId: string): boolean;
   failureStatus(): string | undefined;
   readonly logUri: vscode.Uri;
@@ -99,6 +103,32 @@ suite('editor faults', () => {
     assert.deepEqual(lines(d.gutters), [FAULTS.split('\n').findIndex((l) => l.includes('f/words'))], 'f/words (no cases): gutter');
   });
 
+  test("a case's ✓ stays on its case when a probe case is added to a task above it", async () => {
+    const editor = await openFresh('moved.vtask', `vtask: 1
+tasks:
+  - id: m/above
+    prompt: Name the capital of France.
+    verify: { match: { answer: "Paris", mode: contains } }
+  - id: m/below
+    prompt: What is 6 * 7? Answer in a box.
+    verify:
+      math: { answer: "42" }
+    cases:
+      - response: "\\\\boxed{42}"
+        expect: pass
+`);
+    const doc = editor.document;
+    await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'm/below');
+    const caseLine = (): number => doc.positionAt(doc.getText().indexOf('- response: "\\\\boxed{42}"')).line;
+    assert.deepEqual(api.decorations(doc).caseOk.map((d) => d.range.start.line), [caseLine()]);
+    await vscode.commands.executeCommand('vtask.addProbeCase', doc.uri, 'm/above', 'Paris or Lyon', 'fail');
+    assert.match(doc.getText(), /m\/above[\s\S]*cases:[\s\S]*Paris or Lyon[\s\S]*m\/below/);
+    const d = api.decorations(doc);
+    assert.deepEqual(d.caseOk.map((x) => x.range.start.line), [caseLine()], 'the ✓ of m/below moved down with its case');
+    const probeLine = doc.positionAt(doc.getText().indexOf('Paris or Lyon')).line;
+    assert.deepEqual(d.caseBad.map((x) => x.range.start.line), [probeLine], 'the probe case (a weak verifier passes it) has its ✗ on its own line');
+  });
+
   test('the Test Explorer follows case runs started from the lens and from the panel', async () => {
     const editor = await openFresh('explorer.vtask');
     const doc = editor.document;
@@ -116,6 +146,58 @@ suite('editor faults', () => {
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'f/math');
     assert.deepEqual(api.caseStates(doc.uri, 'f/math'), ['passed']);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('the Test Explorer lists every task file of the workspace from the start, and reads one when it is opened', async () => {
+    const files = await api.testFiles();
+    assert.deepEqual(files.find((f) => f.file === 'overview/algebra.vtask'), { file: 'overview/algebra.vtask', read: false }, 'listed, never opened, not read');
+    for (const name of ['mistakes.vtask', 'sample.vtask', 'rubric.vtask']) assert.ok(files.some((f) => f.file === name), `${name} is listed`);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'overview', 'algebra.vtask'));
+    await until(async () => (await api.testFiles()).find((f) => f.file === 'overview/algebra.vtask')?.read, 'the opened file read');
+    assert.deepEqual(api.caseStates(vscode.Uri.joinPath(folder, 'overview', 'algebra.vtask'), 'alg/linear'), [undefined, undefined], 'its task and cases are items, not run yet');
+  });
+
+  test("the Test Explorer's failure is not drawn over vtask's ✗, and goes outdated once the verifier is fixed", async () => {
+    const editor = await openFresh('fixed.vtask', `vtask: 1
+tasks:
+  - id: t/capital
+    prompt: Name the capital of France, in one word.
+    verify: { match: { answer: "Paris", mode: contains } }
+    cases:
+      - response: "Paris or Lyon"
+        expect: fail
+`);
+    const doc = editor.document;
+    await vscode.commands.executeCommand('vtask.runCases', doc.uri, 't/capital');
+    assert.deepEqual(api.caseStates(doc.uri, 't/capital'), ['failed']);
+    const [message] = api.caseMessages(doc.uri, 't/capital');
+    assert.match(String(message?.message), /expected fail, got pass/);
+    assert.equal(message?.location, undefined, "no place in the file: VS Code would draw it over vtask's own ✗ and reason");
+    assert.equal(api.decorations(doc).caseBad.length, 1, "vtask's ✗ is on the case line");
+    const at = doc.getText().indexOf('contains');
+    await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'contains'.length)), 'normalized'));
+    await until(() => api.caseStates(doc.uri, 't/capital')[0] === 'outdated', 'the red case to go outdated');
+    assert.equal(api.decorations(doc).caseBad.length, 0);
+    await vscode.commands.executeCommand('vtask.runCases', doc.uri, 't/capital');
+    assert.deepEqual(api.caseStates(doc.uri, 't/capital'), ['passed']);
+    assert.deepEqual(api.caseMessages(doc.uri, 't/capital'), [undefined]);
+  });
+
+  test('a hover shows a reason that quotes markup (`<answer>`) as written', async () => {
+    const { document: doc } = await openFresh('tagged.vtask', `vtask: 1
+tasks:
+  - id: t/tagged
+    prompt: What is 6 * 7? Reply with <answer>...</answer> around the number.
+    samples: 2
+    verify: { match: { answer: "42", tag: answer } }
+`);
+    await vscode.commands.executeCommand('vtask.runTask', doc.uri, 't/tagged');
+    const hover = api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '';
+    // Escaped, the renderer shows the tag; raw, it would take it for HTML and drop it.
+    assert.match(hover, /✗ no \\<answer\\>\.\.\.\\<\/answer\\> in the response/);
+    assert.doesNotMatch(hover, /(^|[^\\])<answer>/);
   });
 
   test('lenses stay in place, greyed, while a task is invalid', async () => {

@@ -60,6 +60,19 @@ suite('several models', () => {
     assert.deepEqual(records.filter((r) => r.task === 'm/sum').map((r) => [r.model, r.pass_rate, r.band, r.samples]), [['good', 1, 'too_easy', 4], ['bad', 0, 'too_hard', 4]]);
   });
 
+  test("the summary shows the run of the task's own model (the file's defaults), not the latest", async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    const uri = vscode.Uri.joinPath(folder, 'own-model.vtask');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('vtask: 1\ndefaults:\n  model: good\ntasks:\n  - id: m/own\n    prompt: What is 40 + 2?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    await vscode.workspace.getConfiguration('vtask').update('model', 'test', vscode.ConfigurationTarget.Global);
+    // `bad` runs last: the latest run is not the task's own.
+    await vscode.commands.executeCommand('vtask.runWithModels', uri, 'm/own', ['good', 'bad']);
+    assert.equal(api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText, 'good: 4/4 pass · pass@1 1.00 · too_easy');
+  });
+
   test('a run of vtask run in a terminal shows on its task, named by its model, until the task changes', async function () {
     this.timeout(60_000);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;

@@ -120,6 +120,26 @@ suite('dataset overview', () => {
     assert.equal(editor.document.getText(editor.selection), '- id: alg/square');
   });
 
+  test('a folder never opened is redrawn as its files are read: its counts replace "reading…"', async () => {
+    const dir = vscode.Uri.joinPath(folderUri(), 'unopened');
+    const task = (id: string): string => `  - id: ${id}\n    prompt: What is 2 + 2?\n    verify: { math: { answer: "4" } }\n`;
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dir, 'a.vtask'), new TextEncoder().encode(`vtask: 1\ntasks:\n${task('u/a1')}${task('u/a2')}`));
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dir, 'deeper', 'b.vtask'), new TextEncoder().encode(`vtask: 1\ntasks:\n${task('u/b1')}`));
+    const folder = await until(async () => (await tree().getChildren()).find((n) => n.kind === 'folder' && label(n) === 'unopened'), 'the new folder in the view');
+    // What the view does: it asks for the folder's item, then again each time it is told the folder changed.
+    const redrawn = new Promise<void>((resolve) => {
+      const sub = tree().onDidChangeTreeData((n) => {
+        if ((n === undefined || n === folder) && !described(folder).includes('reading')) {
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+    assert.match(described(folder), /reading/);
+    await Promise.race([redrawn, new Promise((_r, reject) => setTimeout(() => reject(new Error(`the view was never told to redraw the folder: "${described(folder)}"`)), 15_000))]);
+    assert.equal(described(folder), '3 tasks');
+  });
+
   test('running cases counts the failing one in the file and the task; a filter keeps only those tasks', async () => {
     const uri = fileUri('algebra.vtask');
     await vscode.commands.executeCommand('vtask.runCases', uri, 'alg/linear');

@@ -10,7 +10,7 @@ import { open, useModelServer, waitFor } from './helpers';
 interface Api {
   restore(doc: vscode.TextDocument): Promise<number>;
   results(uri: vscode.Uri, taskId: string): { run?: { stats: { passRate: number; samples: number } } } | undefined;
-  decorations(doc: vscode.TextDocument): { summaries: { range: vscode.Range; renderOptions?: { after?: { contentText?: string } }; hoverMessage?: vscode.MarkdownString }[]; stale: unknown[] };
+  decorations(doc: vscode.TextDocument): { summaries: { range: vscode.Range; renderOptions?: { before?: { contentText?: string }; after?: { contentText?: string } }; hoverMessage?: vscode.MarkdownString }[]; stale: unknown[] };
 }
 
 interface PanelForTests {
@@ -39,7 +39,8 @@ suite('dataset rows (JSONL)', () => {
     const byLine = new Map<number, string[]>();
     for (const l of lenses) byLine.set(l.range.start.line, [...(byLine.get(l.range.start.line) ?? []), l.command?.title ?? '']);
     assert.deepEqual([...byLine.keys()].sort(), [0, 2]);
-    assert.deepEqual(byLine.get(0), ['▶ Run verifier (8)', 'Open panel']);
+    // The lens line names the row: the row itself is one long line of JSON.
+    assert.deepEqual(byLine.get(0), [ROW, '▶ Run verifier (8)', 'Open panel']);
     const run = lenses.find((l) => l.command?.title.startsWith('▶ Run verifier') && l.range.start.line === 0);
     assert.deepEqual([run?.command?.command, run?.command?.arguments?.[1]], ['vtask.runTask', ROW]);
     assert.ok(!lenses.some((l) => l.command?.title.startsWith('▶ Run all')), 'Run all would run only the rows read around the view');
@@ -51,16 +52,20 @@ suite('dataset rows (JSONL)', () => {
     assert.match(diagnostics[0]?.message ?? '', /cannot be read as a open-instruct task: open-instruct's `colour_matcher` verifier has no vtask counterpart/);
   });
 
-  test('running a row samples the model and decorates the end of its line with the pass rate', async () => {
+  test('running a row samples the model and shows the pass rate before the row, where a long row cannot push it off-screen, and in a hover over the row', async () => {
     const { document: doc } = await open('rows.jsonl');
     await vscode.commands.executeCommand('vtask.runTask', doc.uri, ROW);
     assert.equal(api.results(doc.uri, ROW)?.run?.stats.passRate, 0.5);
     const [summary, ...more] = api.decorations(doc).summaries;
     assert.equal(more.length, 0);
-    assert.equal(summary?.renderOptions?.after?.contentText, 'test: 4/8 pass · pass@1 0.50 · learnable');
-    assert.deepEqual([summary?.range.start.line, summary?.range.start.character], [0, doc.lineAt(0).text.length]);
-    // The hover of details: the row's id, the model, the interval and the samples' verdicts.
-    assert.match(summary?.hoverMessage?.value ?? '', /\*\*rows\/six-sevens\*\* on [^\n]*test-model[\s\S]*95%[\s\S]*✓/);
+    assert.equal(summary?.renderOptions?.before?.contentText, 'test: 4/8 pass · pass@1 0.50 · learnable');
+    assert.equal(summary?.renderOptions?.after, undefined, 'nothing after the row, past the minimap');
+    assert.deepEqual([summary?.range.start.line, summary?.range.start.character], [0, 0]);
+    // The hover of details, anywhere over the row: the row's id, the model, the interval and the samples' verdicts.
+    const middle = new vscode.Position(0, Math.floor(doc.lineAt(0).text.length / 2));
+    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, middle)) ?? [];
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.match(text, /\*\*rows\/six-sevens\*\* on [^\n]*test-model[\s\S]*95%[\s\S]*✓/);
   });
 
   test('the panel opens on the row, read-only, with its samples; form edits are refused', async () => {

@@ -19,6 +19,8 @@ export const rowResult = z.object({
   samples: z.optional(z.int()),
   /** `file`: the pass rate an export recorded in the row; `run`: a run in the editor. */
   source: z.enum(['file', 'run']),
+  /** Why the run says nothing of the row's task (the built-in demo model on a task it cannot do). */
+  note: z.optional(text),
 });
 
 export const rowView = z.object({

@@ -105,6 +105,8 @@ export const runView = z.object({
   flips: z.optional(z.object({ gained: z.int(), lost: z.int() })),
   /** Why sampling stopped early, when it did. */
   error: z.optional(z.string()),
+  /** Why the model's results say nothing of the task (the built-in demo model on a task it cannot do). */
+  note: z.optional(z.string()),
   /** False when the task's text changed since these samples were verified. */
   fresh: z.boolean(),
 });
@@ -121,8 +123,12 @@ export const auditView = z.object({
       response: z.string(),
       /** Agent tasks: the tool calls replayed before the response, as JSON. */
       calls: z.optional(z.string()),
+      /** The probe's response is a case of the task already: nothing to add. */
+      isCase: z.optional(z.boolean()),
     }),
   ),
+  /** Verifiers that close what the findings found, by title (the editor's quick fixes). */
+  fixes: z.optional(z.array(z.string())),
   /** Samples another reading would pass (false-negative) or that name several answers (false-positive). */
   suspects: z.array(z.object({ sample: z.int(), kind: z.enum(['false-negative', 'false-positive']), reading: z.string(), reason: z.string() })),
   /** Why some probes could not run here (a judge without a model, code without the sandbox). */
@@ -174,6 +180,8 @@ export const fromPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('audit'), task: taskName }),
   /** Writes a probe of the shown audit into the task's cases, with the verdict it should get. */
   z.object({ type: z.literal('addProbeCase'), task: taskName, probe: z.string().check(z.maxLength(200)) }),
+  /** Replaces the task's verifier by the fix of the shown audit with this title. */
+  z.object({ type: z.literal('applyFix'), task: taskName, title: z.string().check(z.maxLength(300)) }),
 ]);
 
 /**

@@ -324,10 +324,10 @@ export function conversionTarget(input: string): string {
   }
 }
 
-/** Writes the rows of `input` as a task file beside it, as `vtask import` does, and checks it. */
-export async function convertDataset(input: string): Promise<Conversion> {
+/** Writes the rows of `input` as a task file beside it, as `vtask import` does, and checks it; `source` is how its first line names the input. */
+export async function convertDataset(input: string, source?: string): Promise<Conversion> {
   const out = conversionTarget(input);
-  const report = await importDataset({ input, type: 'parquet', out });
+  const report = await importDataset({ input, type: 'parquet', out, ...(source ? { source } : {}) });
   const errors = parseTaskFile(fs.readFileSync(out, 'utf8')).issues.filter((i) => i.severity === 'error').length;
   return { out, format: report.format, tasks: report.tasks, bad: report.bad, errors };
 }

@@ -23,6 +23,8 @@ export interface ImportRequest {
   readonly out: string;
   /** Import tasks whose script or environment path leaves the output's folder (with a warning). */
   readonly allowOutsidePaths?: boolean;
+  /** How the file's first line names the input (default `input` as given): the editor names it within the workspace, never by a local absolute path. */
+  readonly source?: string;
 }
 
 export interface ImportReport {
@@ -93,7 +95,7 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
   const temp = `${req.out}.${process.pid}.tmp`;
   const fd = fs.openSync(temp, 'w');
   const ids = new Set<string>();
-  let buf = `# Imported by vtask from ${req.input.split('\\').join('/')}\nvtask: 1\ntasks:\n`;
+  let buf = `# Imported by vtask from ${(req.source ?? req.input).split('\\').join('/')}\nvtask: 1\ntasks:\n`;
   try {
     for (const file of req.files ?? [req.input]) {
       const type = req.files ? (rowFileType(file) as RowFileType) : req.type;

@@ -127,6 +127,26 @@ export function blockPair(k: string, v: unknown, keyCol: number, eol: string, qu
   return `${inlineScalar(k, false, quoteAll)}: ${blockValue(v, keyCol, eol, quoteAll)}`;
 }
 
+/**
+ * What follows `key:` for a block key at `keyCol`, written to be read: a scalar on the key's
+ * line, a non-empty mapping or list as block lines indented under the key (nested ones too),
+ * a list's mappings as `- k: v` items. A whole verifier reads as it would be typed.
+ */
+export function blockNested(v: unknown, keyCol: number, eol: string, quoteAll: boolean): string {
+  const col = keyCol + 2;
+  if (isRecord(v) && Object.keys(v).length) return blockPairs(v, col, eol + ' '.repeat(col), eol, quoteAll);
+  if (!Array.isArray(v) || !v.length) return ` ${blockValue(v, keyCol, eol, quoteAll)}`;
+  const lead = `${eol}${' '.repeat(col)}- `;
+  return v.map((x) => (isRecord(x) && Object.keys(x).length ? blockPairs(x, col + 2, lead, eol, quoteAll) : lead + blockValue(x, col, eol, quoteAll))).join('');
+}
+
+/** The pairs of a mapping whose keys are at `col`, each on its own line; the first one after `lead` (a new line, or a list item's dash). */
+function blockPairs(v: Record<string, unknown>, col: number, lead: string, eol: string, quoteAll: boolean): string {
+  return Object.entries(v)
+    .map(([k, x], i) => `${i === 0 ? lead : eol + ' '.repeat(col)}${inlineScalar(k, false, quoteAll)}:${blockNested(x, col, eol, quoteAll)}`)
+    .join('');
+}
+
 export interface ItemStyle {
   /** Quote every string and never use block scalars: the fallback when the first try fails. */
   readonly quoteAll: boolean;

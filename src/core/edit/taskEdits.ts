@@ -6,7 +6,7 @@ import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, typ
 import { columnAt, eolOf, lineEndAt, lineStartAt, nextLineAt } from './lines';
 import { formatPath, isAliasNode, locate, type Located, type Step } from './locate';
 import { replaceAt, same, snapEntry, toSnap, type Snap } from './snapshot';
-import { blockItem, blockPair, blockScalar, doubleQuoted, flowPair, flowText, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
+import { blockItem, blockNested, blockPair, blockScalar, doubleQuoted, flowPair, flowText, inlineScalar, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
 import { plural } from '../util/plural';
 
 /**
@@ -166,6 +166,35 @@ export function removeKey(file: TaskFile, taskIndex: number, path: NodePath, key
   if (typeof e === 'string') return { error: `cannot remove \`${key}\` from ${where}: ${e}` };
   const expected = replaceAt(snapEntry(file.text, at.entry), path, (s) => ({ pairs: (s as SnapMap).pairs.filter((_, i) => i !== index) }));
   return checked(file, taskIndex, [e], expected, `remove \`${key}\` from ${where}`);
+}
+
+/**
+ * Gives the key of the mapping at `path` another value, where it is: the key keeps its place
+ * among its siblings. In a block mapping the value is written in block style (`blockNested`),
+ * comments after it stay; in a flow mapping on one line. `old` is the value the caller saw.
+ */
+export function replaceValue(file: TaskFile, taskIndex: number, path: NodePath, key: string, old: unknown, value: unknown): EditResult {
+  const at = locate(file, taskIndex, path);
+  if ('error' in at) return at;
+  const map = at.steps[at.steps.length - 1]?.node as YNode;
+  const where = named(path);
+  if (map.type !== 'map') return { error: `${where} is ${describe(map)}, not a mapping` };
+  const index = map.items.findIndex((p) => keyName(p) === key);
+  const pair = map.items[index];
+  const span = pairSpans(file.text, at.base, map)[index];
+  if (!pair || !span) return { error: `${where} has no key \`${key}\` whose value can be replaced` };
+  if (!same(toJS(pair.value), old)) return { error: `the file changed: \`${formatPath([...path, key])}\` is now ${describe(pair.value)}, not ${shown(old)}; reload and try again` };
+  const snapValue = toSnap(value);
+  if (snapValue === undefined) return { error: ONLY_PLAIN };
+  const eol = eolOf(file.text);
+  const keyCol = columnAt(file.text, span[0]);
+  const edits: TextEdit[] = [];
+  for (const quoteAll of [false, true]) {
+    const text = map.flow ? flowPair(key, value, quoteAll) : `${inlineScalar(key, false, quoteAll)}:${blockNested(value, keyCol, eol, quoteAll)}`;
+    edits.push({ offset: span[0], length: span[1] - span[0], text });
+  }
+  const expected = replaceAt(snapEntry(file.text, at.entry), [...path, key], () => snapValue);
+  return checked(file, taskIndex, edits, expected, `replace \`${key}\` of ${where}`);
 }
 
 const ONLY_PLAIN = 'only text, numbers, true/false, null, lists and mappings can be added';

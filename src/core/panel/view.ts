@@ -48,6 +48,7 @@ export function panelTaskView(file: string, entry: TaskEntry, spec: TaskSpec | u
             stats: statsView(shown.run.stats),
             ...(shown.flips ? { flips: { gained: shown.flips.gained, lost: shown.flips.lost } } : {}),
             ...(shown.run.error ? { error: shown.run.error } : {}),
+            ...(shown.run.note ? { note: shown.run.note } : {}),
             fresh: shown.fresh,
           },
         }

@@ -271,7 +271,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
     if (!s) continue;
     samples.push(result(i, s, await (verdicts[i] ?? check(s))));
   }
-  // An agent task's arithmetic is done by its tools: the demo model's own range says nothing of it.
-  const note = profile.baseUrl.startsWith('builtin:') && !task.environment ? demoNote(task.messages) : undefined;
+  // An agent task's arithmetic is done by its tools: there only the kind of question counts.
+  const note = profile.baseUrl.startsWith('builtin:') ? demoNote(task.messages, task.environment !== undefined) : undefined;
   return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize, error !== undefined), error, requests, ...(note ? { note } : {}) };
 }

@@ -31,6 +31,8 @@ export function promptFor(messages: readonly ChatMessage[]): string {
 }
 
 export const DEMO_NOTE = 'the built-in demo model only does a+b and a-b below 100 and a*b up to 12: its results say nothing about this task';
+/** The note of an agent task: with tools the demo model only asks add, sub or mul for one `a op b`. */
+export const DEMO_TOOLS_NOTE = 'with tools, the built-in demo model only calls add, sub or mul for one a+b, a-b or a*b question: its results say nothing about this task';
 
 /** Whether the message asks one of the sums the models were trained on (models/train.py). */
 function trainedQuestion(content: string): boolean {
@@ -49,6 +51,9 @@ function trainedQuestion(content: string): boolean {
  * for arithmetic the model was trained on. Its digits fail a word problem (`too_hard`) and pass
  * a constraint such as "no commas" (`too_easy`) whatever the task is worth.
  */
-export function demoNote(messages: readonly ChatMessage[]): string | undefined {
-  return trainedQuestion(lastUserContent(messages)) ? undefined : DEMO_NOTE;
+export function demoNote(messages: readonly ChatMessage[], tools = false): string | undefined {
+  if (!tools) return trainedQuestion(lastUserContent(messages)) ? undefined : DEMO_NOTE;
+  // With tools (an agent task) the numbers may be of any size: the tools do the arithmetic.
+  const m = ARITHMETIC.exec(lastUserContent(messages));
+  return m && ['+', '-', '*'].includes(OPERATOR[m[2] as string] ?? '') ? undefined : DEMO_TOOLS_NOTE;
 }
