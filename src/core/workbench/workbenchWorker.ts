@@ -1,0 +1,54 @@
+// Worker entry of the workbench (bundled on its own as out/workbenchWorker.js, started by the
+// extension host and the benchmark): reads the dataset into an index, then answers views,
+// windows and label changes, one at a time, in the order asked (see client.ts).
+import { parentPort, workerData } from 'node:worker_threads';
+import { errorMessage } from '../base/errorMessage';
+import { collectWorkbench } from './collect';
+import type { WorkbenchIndex } from './index';
+import type { WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import { parseQuery } from './query';
+
+const port = parentPort;
+const job = workerData as WorkbenchJob;
+
+function answer(index: WorkbenchIndex, r: WorkbenchRequest): WorkbenchAnswers[WorkbenchRequest['op']] {
+  switch (r.op) {
+    case 'view': {
+      const q = parseQuery(r.query);
+      return 'error' in q ? q : { size: index.setView(q.query, r.sort) };
+    }
+    case 'window':
+      return index.window(r.start, r.end);
+    case 'rows':
+      return index.viewRows(r.start, r.end);
+    case 'label':
+      for (const n of r.rows) if (n >= 0 && n < index.size) index.setLabel(n, r.label);
+      return index.refresh();
+  }
+}
+
+if (port) {
+  let last = 0;
+  collectWorkbench(job.paths, {
+    ...job.options,
+    onProgress: (done, total) => {
+      // A progress message a few times a second at most.
+      const now = Date.now();
+      if (now - last < 200 && done < total) return;
+      last = now;
+      port.postMessage({ progress: [done, total] });
+    },
+  }).then(
+    ({ index, files, notes }) => {
+      port.on('message', ({ id, request }: { id: number; request: WorkbenchRequest }) => {
+        try {
+          port.postMessage({ id, answer: answer(index, request) });
+        } catch (e) {
+          port.postMessage({ id, error: errorMessage(e) });
+        }
+      });
+      port.postMessage({ opened: { rows: index.size, models: index.models, files, notes } });
+    },
+    (e: unknown) => port.postMessage({ failed: errorMessage(e) }),
+  );
+}
