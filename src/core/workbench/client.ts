@@ -4,6 +4,7 @@
 // every answer is a message, so the host's event loop only ever waits for a `postMessage`.
 import { Worker } from 'node:worker_threads';
 import type { CollectWorkbenchOptions } from './collect';
+import type { WorkbenchRowMessage } from '../base/workbenchProtocol';
 import type { SortSpec, WorkbenchRowView } from './index';
 
 /** What the worker is started with. */
@@ -28,6 +29,7 @@ export type WorkbenchRequest =
   | { readonly op: 'view'; readonly query: string; readonly sort?: SortSpec }
   | { readonly op: 'window'; readonly start: number; readonly end: number }
   | { readonly op: 'rows'; readonly start: number; readonly end: number }
+  | { readonly op: 'rowsByNumber'; readonly rows: readonly number[] }
   | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string };
 
 /** What each request answers. */
@@ -35,6 +37,7 @@ export interface WorkbenchAnswers {
   view: ViewResult;
   window: WorkbenchRowView[];
   rows: number[];
+  rowsByNumber: WorkbenchRowView[];
   label: number;
 }
 
@@ -97,4 +100,9 @@ export class WorkbenchClient {
     this.waiting.clear();
     await this.worker.terminate();
   }
+}
+
+/** A row of the index as the page takes it: a signal JSON cannot carry (NaN) is null. */
+export function rowMessage(r: WorkbenchRowView): WorkbenchRowMessage {
+  return { ...r, runs: r.runs.map((x) => x && { ...x, signal: Number.isFinite(x.signal) ? x.signal : null }) };
 }

@@ -21,6 +21,8 @@ function answer(index: WorkbenchIndex, r: WorkbenchRequest): WorkbenchAnswers[Wo
       return index.window(r.start, r.end);
     case 'rows':
       return index.viewRows(r.start, r.end);
+    case 'rowsByNumber':
+      return r.rows.filter((n) => n >= 0 && n < index.size).map((n) => index.row(n));
     case 'label':
       for (const n of r.rows) if (n >= 0 && n < index.size) index.setLabel(n, r.label);
       return index.refresh();
