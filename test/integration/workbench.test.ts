@@ -1,0 +1,106 @@
+// The dataset workbench in a real VS Code: `vtask.openWorkbench` on a folder of a task file,
+// JSONL rows and a Parquet file opens one table of all their tasks; the page itself (in the
+// workbench's webview) asks for the first view and rows; a query filters, a bad one says where
+// it is wrong, a range of the view is selected, and a row opens where its task is written.
+// Messages go through the same handler the page's messages reach.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
+import { writeDataset } from '../support/datasetFixture';
+
+interface WorkbenchForTests {
+  readonly posted: readonly ToWorkbench[];
+  readonly onDidPost: vscode.Event<ToWorkbench>;
+  handle(message: unknown): Promise<void>;
+}
+
+interface Api {
+  workbench(uri: vscode.Uri): WorkbenchForTests | undefined;
+}
+
+/** Resolves with the first message that `match` accepts, posted already or later. */
+function posted<T extends ToWorkbench['type']>(w: WorkbenchForTests, type: T, match: (m: Extract<ToWorkbench, { type: T }>) => boolean = () => true, ms = 60_000): Promise<Extract<ToWorkbench, { type: T }>> {
+  const ok = (m: ToWorkbench): m is Extract<ToWorkbench, { type: T }> => m.type === type && match(m as Extract<ToWorkbench, { type: T }>);
+  const found = w.posted.find(ok);
+  if (found) return Promise.resolve(found);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out waiting for a '${type}' message; posted: ${JSON.stringify(w.posted.map((m) => m.type))}`));
+    }, ms);
+    const sub = w.onDidPost((m) => {
+      if (!ok(m)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(m);
+    });
+  });
+}
+
+const TASKS = `vtask: 1
+tasks:
+  - id: add
+    prompt: What is 17 + 25?
+    verify:
+      math: { answer: "42" }
+  - id: capital
+    prompt: Name the capital of France.
+    verify:
+      match: { answer: Paris }
+`;
+
+suite('dataset workbench', () => {
+  let api: Api;
+  let dir: string;
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<Api>('vtask.vtask');
+    if (!ext) throw new Error('vtask is not installed');
+    api = await ext.activate();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new Error('no workspace folder');
+    dir = path.join(folder.uri.fsPath, 'workbench-data');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'a.vtask'), TASKS);
+    fs.writeFileSync(path.join(dir, 'qa.jsonl'), `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`);
+    await writeDataset(path.join(dir, 'train.parquet'), 20);
+  });
+
+  test('a folder of a task file, JSONL and Parquet opens as one table the page reads, filters and selects in', async () => {
+    const uri = vscode.Uri.file(dir);
+    await vscode.commands.executeCommand('vtask.openWorkbench', uri);
+    const w = api.workbench(uri);
+    assert.ok(w, 'the workbench of the folder is open');
+    const opened = await posted(w, 'opened');
+    assert.deepEqual([opened.title, opened.rows, opened.files, opened.models], ['workbench-data', 23, 3, ['recorded']]);
+    // The page itself asked for the first view and its rows.
+    const view = await posted(w, 'view');
+    assert.equal(view.size, 23);
+    const rows = await posted(w, 'rows', (m) => m.seq === view.seq);
+    assert.deepEqual(rows.rows.slice(0, 3).map((r) => [r.id, r.file, r.kind]), [['add', 'workbench-data/a.vtask', 'math'], ['capital', 'workbench-data/a.vtask', 'match'], ['spider', 'workbench-data/qa.jsonl', 'math']]);
+
+    await w.handle({ type: 'view', seq: 1000, query: 'kind:math spider', sort: { column: 'id' } });
+    assert.deepEqual(await posted(w, 'view', (m) => m.seq === 1000), { type: 'view', seq: 1000, size: 1 });
+    await w.handle({ type: 'window', seq: 1000, start: 0, end: 5 });
+    const found = await posted(w, 'rows', (m) => m.seq === 1000);
+    assert.deepEqual(found.rows.map((r) => [r.id, r.line, r.prompt]), [['spider', 0, 'How many legs has a spider?']]);
+
+    await w.handle({ type: 'view', seq: 1001, query: 'band:hard' });
+    const bad = await posted(w, 'queryError', (m) => m.seq === 1001);
+    assert.deepEqual([bad.error, bad.at], ['`hard` is no band: one of too_easy, learnable, too_hard, error, none', 5]);
+
+    await w.handle({ type: 'view', seq: 1002, query: 'model:recorded band:learnable' });
+    assert.equal((await posted(w, 'view', (m) => m.seq === 1002)).size, 5);
+    await w.handle({ type: 'selectRange', start: 0, end: 5 });
+    const selected = await posted(w, 'select');
+    assert.equal(selected.rows.length, 5);
+
+    // A row opens where its task is written.
+    await w.handle({ type: 'open', n: 1 });
+    const editor = vscode.window.activeTextEditor;
+    assert.equal(editor?.document.uri.fsPath, path.join(dir, 'a.vtask'));
+    assert.equal(editor?.selection.active.line, 6);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});
