@@ -102,12 +102,21 @@ test('the worker thread answers what the index answers, and says why a query can
     assert.deepEqual(rows, []);
     await client.request({ op: 'view', query: 'kind:match' });
     const some = await client.request({ op: 'rows', start: 0, end: 3 });
-    assert.equal(await client.request({ op: 'label', rows: some, label: 'bad_gold' }), 21, 'the view, refreshed: the 21 match tasks');
+    assert.deepEqual(await client.request({ op: 'label', rows: some, label: 'bad_gold' }), { size: 21, changed: 3, errors: [] }, 'the view, refreshed: the 21 match tasks');
+    // On disk: the task file's task has `meta.review`, the Parquet rows are in its sidecar.
+    assert.match(fs.readFileSync(path.join(root, 'data/a.vtask'), 'utf8'), /  - id: capital\n    prompt: Name the capital of France\.\n    verify:\n      match: \{ answer: Paris \}\n    meta: \{ review: bad_gold \}\n/);
+    const sidecar = JSON.parse(fs.readFileSync(path.join(root, 'data/big.parquet.labels.json'), 'utf8')) as { labels: Record<string, string> };
+    assert.deepEqual(Object.values(sidecar.labels), ['bad_gold', 'bad_gold']);
     assert.deepEqual(await client.request({ op: 'view', query: 'label:bad_gold' }), { size: 3 });
     assert.ok((await client.request({ op: 'window', start: 0, end: 3 })).every((r) => r.label === 'bad_gold'));
   } finally {
     await client.close();
   }
+  // Read again, the labels are the disk's.
+  const again = await collectWorkbench([path.join(root, 'data')], { root });
+  const p = parseQuery('label:bad_gold');
+  assert.ok('query' in p);
+  assert.deepEqual(Array.from(again.index.filter(p.query)).map((n) => again.index.row(n).id).sort(), ['big/000002', 'big/000003', 'capital']);
   const missing = new WorkbenchClient(worker, { paths: [path.join(root, 'nowhere')], options: { root } });
   await assert.rejects(missing.opened, /no such file or folder/);
   await missing.close();

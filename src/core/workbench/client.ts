@@ -24,6 +24,13 @@ export interface WorkbenchOpened {
 /** A view set: its size, or why the query cannot be read (with where). */
 export type ViewResult = { readonly size: number } | { readonly error: string; readonly at: number };
 
+/** Labels set: the view's new size, the tasks whose label changed on disk, what could not be labelled. */
+export interface LabelResult {
+  readonly size: number;
+  readonly changed: number;
+  readonly errors: readonly string[];
+}
+
 /** The requests the worker answers. */
 export type WorkbenchRequest =
   | { readonly op: 'view'; readonly query: string; readonly sort?: SortSpec }
@@ -38,7 +45,7 @@ export interface WorkbenchAnswers {
   window: WorkbenchRowView[];
   rows: number[];
   rowsByNumber: WorkbenchRowView[];
-  label: number;
+  label: LabelResult;
 }
 
 type Message = { readonly opened: WorkbenchOpened } | { readonly progress: readonly [number, number] } | { readonly failed: string } | { readonly id: number; readonly answer?: unknown; readonly error?: string };

@@ -15,7 +15,10 @@ import { kindOfVerifier } from '../overview/summary';
 import { resolveCacheDir } from '../sampling/cacheDir';
 import { BANDS } from '../stats';
 import { findTaskFiles, isTaskFileName } from '../taskfile/discover';
+import fs from 'node:fs';
+import { parseTaskFile } from '../taskfile/parse';
 import { WorkbenchIndex, type WorkbenchRun } from './index';
+import { readSidecar, taskFileLabels } from './labels';
 import { EMPTY_QUERY } from './query';
 
 /** The model name under which a row's recorded pass rate (written by `vtask export`) is shown. */
@@ -78,6 +81,20 @@ function runOf(f: LoggedRun): WorkbenchRun {
   return { rate: f.pass_rate, band: f.band, samples: f.samples, signal: f.signal_share, ...(tokens !== undefined ? { tokens } : {}), ...(typeof f.cost === 'number' ? { cost: f.cost } : {}) };
 }
 
+/**
+ * The review labels of a task file (`meta.review`). A file that never says `review` has none,
+ * and is not parsed again (its summary was remembered without them).
+ */
+function fileLabels(file: string): Map<string, string> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return new Map();
+  }
+  return text.includes('review') ? taskFileLabels(parseTaskFile(text)) : new Map();
+}
+
 /** Task files: their summaries (cases run and remembered as `vtask stats` does), prompts and runs. */
 async function addTaskFiles(index: WorkbenchIndex, files: readonly string[], shown: (f: string) => string, o: CollectWorkbenchOptions, onFile: () => void): Promise<void> {
   if (!files.length) return;
@@ -92,6 +109,7 @@ async function addTaskFiles(index: WorkbenchIndex, files: readonly string[], sho
     let named = byLogName.get(cacheDir);
     if (!named) byLogName.set(cacheDir, (named = new Map()));
     const prompts = await read.prompts(i);
+    const labels = fileLabels(file);
     for (const [k, t] of summary.tasks.entries()) {
       const n = index.add({
         id: t.id,
@@ -103,6 +121,7 @@ async function addTaskFiles(index: WorkbenchIndex, files: readonly string[], sho
         casesPassed: t.outcome ? t.outcome.passed : -1,
         casesFailed: t.outcome ? t.outcome.failed : -1,
         findings: -1,
+        ...(labels.has(t.id) ? { label: labels.get(t.id) } : {}),
       });
       runKeys[n] = t.runKey;
       // A task with errors does not run: its old runs do not describe it.
@@ -125,6 +144,7 @@ async function addTaskFiles(index: WorkbenchIndex, files: readonly string[], sho
  */
 async function addRowFile(index: WorkbenchIndex, file: string, type: RowFileType, shown: string, o: CollectWorkbenchOptions): Promise<void> {
   let importer: RowImporter | undefined;
+  const labels = readSidecar(file);
   const seen = new Set<string>();
   const named = new Map<string, number>();
   const cacheDir = resolveCacheDir(file, { cacheDir: o.cacheDir });
@@ -155,7 +175,8 @@ async function addRowFile(index: WorkbenchIndex, file: string, type: RowFileType
       id = `${got.task.id}-${s}`;
     }
     seen.add(id);
-    const n = index.add({ id, file: shown, line, kind: kindOfVerifier(got.task.verify), prompt: promptOf(got.task), cases: 0, casesPassed: -1, casesFailed: -1, findings: -1 });
+    const label = labels.get(id);
+    const n = index.add({ id, file: shown, line, kind: kindOfVerifier(got.task.verify), prompt: promptOf(got.task), cases: 0, casesPassed: -1, casesFailed: -1, findings: -1, ...(label ? { label } : {}) });
     named.set(latestRunName(rel, id), n);
     const recorded = recordedResult(r.row);
     if (recorded?.band && (BANDS as readonly string[]).includes(recorded.band)) index.setRun(n, RECORDED_MODEL, { rate: recorded.passRate, band: recorded.band as WorkbenchRun['band'], samples: recorded.samples ?? -1, signal: NaN });

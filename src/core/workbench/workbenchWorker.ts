@@ -1,11 +1,13 @@
 // Worker entry of the workbench (bundled on its own as out/workbenchWorker.js, started by the
 // extension host and the benchmark): reads the dataset into an index, then answers views,
 // windows and label changes, one at a time, in the order asked (see client.ts).
+import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../base/errorMessage';
 import { collectWorkbench } from './collect';
 import type { WorkbenchIndex } from './index';
-import type { WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import type { LabelResult, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import { labelTasks } from './labels';
 import { parseQuery } from './query';
 
 const port = parentPort;
@@ -24,9 +26,35 @@ function answer(index: WorkbenchIndex, r: WorkbenchRequest): WorkbenchAnswers[Wo
     case 'rowsByNumber':
       return r.rows.filter((n) => n >= 0 && n < index.size).map((n) => index.row(n));
     case 'label':
-      for (const n of r.rows) if (n >= 0 && n < index.size) index.setLabel(n, r.label);
-      return index.refresh();
+      return label(index, r.rows, r.label);
   }
+}
+
+/** Labels rows on disk (their task file's `meta.review`, or their row file's sidecar), then in the index. */
+function label(index: WorkbenchIndex, rows: readonly number[], value: string | undefined): LabelResult {
+  const byFile = new Map<string, Map<string, number>>();
+  for (const n of rows) {
+    if (n < 0 || n >= index.size) continue;
+    const r = index.row(n);
+    if (r.error) continue;
+    let ids = byFile.get(r.file);
+    if (!ids) byFile.set(r.file, (ids = new Map()));
+    ids.set(r.id, n);
+  }
+  let changed = 0;
+  const errors: string[] = [];
+  for (const [file, ids] of byFile) {
+    try {
+      const done = labelTasks(path.resolve(job.options.root, file), new Set(ids.keys()), value);
+      changed += done.changed;
+      errors.push(...done.errors.map((e) => `${file}: ${e}`));
+      const failed = new Set(done.errors.map((e) => e.slice(0, e.indexOf(': '))));
+      for (const [id, n] of ids) if (!failed.has(id)) index.setLabel(n, value);
+    } catch (e) {
+      errors.push(`${file}: ${errorMessage(e)}`);
+    }
+  }
+  return { size: index.refresh(), changed, errors };
 }
 
 if (port) {
