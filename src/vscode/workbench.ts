@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import { fromWorkbench, MAX_SELECTION_ROWS, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
 import { rowMessage, WorkbenchClient, type WorkbenchOpened } from '../core/workbench/client';
+import { labelProblem } from '../core/workbench/labels';
 import { cut } from '../core/util/cut';
 import { workbenchHtml } from '../webview/page';
 import { revealLine } from './datasetTree';
@@ -114,6 +115,16 @@ export class Workbench implements vscode.Disposable {
         await this.post({ type: 'select', rows });
         return;
       }
+      case 'label': {
+        const label = msg.clear ? undefined : (msg.label ?? (await askLabel(msg.rows.length)));
+        if (!msg.clear && label === undefined) return;
+        const client = await this.clientReady();
+        const done = await client.request({ op: 'label', rows: msg.rows, label });
+        for (const e of done.errors) this.s.log.warn(`label not set: ${e}`);
+        if (done.errors.length) await this.post({ type: 'notice', level: 'warning', text: cut(`${done.errors.length} label${done.errors.length === 1 ? '' : 's'} not set: ${done.errors[0]}`, MESSAGE_CHARS) });
+        await this.post({ type: 'labelled', changed: done.changed });
+        return;
+      }
       case 'open': {
         const client = await this.clientReady();
         const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.n] });
@@ -154,6 +165,17 @@ export class Workbench implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
     this.panel.dispose();
   }
+}
+
+/** The label to set on `count` rows, asked of the user; undefined when they cancel. */
+async function askLabel(count: number): Promise<string | undefined> {
+  const label = await vscode.window.showInputBox({
+    title: `vtask: review label of ${count.toLocaleString('en-US')} ${count === 1 ? 'task' : 'tasks'}`,
+    prompt: "Stored as the task's meta.review in a task file, in <file>.labels.json beside a JSONL or Parquet file",
+    placeHolder: 'checked, bad_gold, needs_review…',
+    validateInput: (v) => labelProblem(v),
+  });
+  return label?.trim() || undefined;
 }
 
 /** The open workbenches by target, and the command that opens one. */

@@ -47,10 +47,14 @@ function requestView(): void {
   post({ type: 'view', seq: ++seq, query: state.query, ...(state.sort ? { sort: state.sort } : {}) });
 }
 
+/** The buttons that act on the selection: disabled without one. */
+let labelButtons: HTMLButtonElement[] = [];
+
 function showSelection(): void {
   if (!table) return;
   const n = table.selected.size;
   selection.textContent = n ? `${n.toLocaleString('en-US')} selected` : '';
+  for (const b of labelButtons) b.disabled = n === 0;
   vscode.setState(state);
 }
 
@@ -106,7 +110,10 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
   });
   const selectAll = button('Select all matching', 'check-all', () => post({ type: 'selectRange', start: 0, end: t.viewSize }), { className: 'select-all' });
   const clear = button('Clear selection', 'clear-all', () => t.clearSelection(), { className: 'clear' });
-  bar.append(input, models, selectAll, clear, count, selection);
+  const label = button('Label…', 'tag', () => post({ type: 'label', rows: [...t.selected] }), { className: 'label-set' });
+  const unlabel = button('Clear label', 'close', () => post({ type: 'label', rows: [...t.selected], clear: true }), { className: 'label-clear' });
+  labelButtons = [label, unlabel];
+  bar.append(input, models, selectAll, clear, label, unlabel, count, selection);
   root.replaceChildren(head, bar, queryError);
   for (const note of msg.notes) root.append(el('div', 'notice warning', note));
   root.append(t.element);
@@ -149,6 +156,10 @@ function receive(msg: ToWorkbench): void {
       break;
     case 'notice':
       showNotice(msg.level, msg.text);
+      break;
+    case 'labelled':
+      // The labels shown, and the rows a `label:` query keeps, changed.
+      requestView();
       break;
   }
 }

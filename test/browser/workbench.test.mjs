@@ -98,6 +98,11 @@ describe('workbench page in Chromium', { skip: chromiumPath() ? false : 'Chromiu
         } else if (m.type === 'window') {
           answer = { type: 'rows', seq: m.seq, start: m.start, rows: (await client.request({ op: 'window', start: m.start, end: m.end })).map(core.rowMessage) };
         } else if (m.type === 'selectRange') answer = { type: 'select', rows: await client.request({ op: 'rows', start: m.start, end: m.end }) };
+        else if (m.type === 'label') {
+          // The host asks the user for the label; here the user answers `checked`.
+          const done = await client.request({ op: 'label', rows: m.rows, label: m.clear ? undefined : (m.label ?? 'checked') });
+          answer = { type: 'labelled', changed: done.changed };
+        }
         if (!answer) continue;
         assert.ok(core.toWorkbench.safeParse(answer).success, `the host's answer is valid: ${JSON.stringify(answer).slice(0, 300)}`);
         await deliver(page, answer);
@@ -228,10 +233,22 @@ describe('workbench page in Chromium', { skip: chromiumPath() ? false : 'Chromiu
       assert.deepEqual(await column(page, 'label'), ['bad_gold', 'bad_gold']);
       await typeQuery(page, 'kind:match label:!bad_gold');
       assert.equal(await page.textContent('.count'), `${PARQUET_ROWS / 2 + 1 - 2} matching`);
-      await typeQuery(page, '');
-      await page.click('.wb-rows .wb-row[data-at="0"] .cell[data-key="id"]');
-      await page.screenshot({ path: path.join(RESULTS, 'workbench-table.png') });
       await client.request({ op: 'label', rows, label: undefined });
+
+      // Label… on a selection: the label is written (here, the task file's meta.review) and shown.
+      await typeQuery(page, '');
+      assert.ok(await page.$eval('.label-set', (b) => b.disabled), 'nothing selected: nothing to label');
+      await page.click('.wb-rows .wb-row[data-at="0"] .cell[data-key="id"]');
+      await page.click('.wb-rows .wb-row[data-at="1"] .cell[data-key="id"]', { modifiers: ['Control'] });
+      await page.click('.label-set');
+      await pump(page);
+      assert.deepEqual((await inOrder(page, 'label')).slice(0, 3), ['checked', 'checked', '']);
+      assert.match(fs.readFileSync(path.join(dir, 'data/a.vtask'), 'utf8'), /match: \{ answer: Paris \}\n    meta: \{ review: checked \}\n/);
+      await page.screenshot({ path: path.join(RESULTS, 'workbench-table.png') });
+      await page.click('.label-clear');
+      await pump(page);
+      assert.deepEqual((await inOrder(page, 'label')).slice(0, 2), ['', '']);
+      assert.equal(fs.readFileSync(path.join(dir, 'data/a.vtask'), 'utf8'), TASKS);
     });
   });
 });

@@ -1,7 +1,8 @@
 // The dataset workbench in a real VS Code: `vtask.openWorkbench` on a folder of a task file,
 // JSONL rows and a Parquet file opens one table of all their tasks; the page itself (in the
 // workbench's webview) asks for the first view and rows; a query filters, a bad one says where
-// it is wrong, a range of the view is selected, and a row opens where its task is written.
+// it is wrong, a range of the view is selected and labelled (on disk: the task's meta.review,
+// the Parquet file's sidecar), and a row opens where its task is written.
 // Messages go through the same handler the page's messages reach.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -61,6 +62,8 @@ suite('dataset workbench', () => {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) throw new Error('no workspace folder');
     dir = path.join(folder.uri.fsPath, 'workbench-data');
+    // Fresh each run: labels of an earlier run would be read back.
+    fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'a.vtask'), TASKS);
     fs.writeFileSync(path.join(dir, 'qa.jsonl'), `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`);
@@ -95,6 +98,19 @@ suite('dataset workbench', () => {
     await w.handle({ type: 'selectRange', start: 0, end: 5 });
     const selected = await posted(w, 'select');
     assert.equal(selected.rows.length, 5);
+
+    // Labels set on a selection are on disk: the task's meta.review, the Parquet file's sidecar.
+    await w.handle({ type: 'view', seq: 1003, query: 'kind:match' });
+    await posted(w, 'view', (m) => m.seq === 1003);
+    await w.handle({ type: 'selectRange', start: 0, end: 3 });
+    const chosen = await posted(w, 'select', (m) => m.rows.length === 3);
+    await w.handle({ type: 'label', rows: chosen.rows, label: 'bad_gold' });
+    assert.equal((await posted(w, 'labelled')).changed, 3);
+    assert.match(fs.readFileSync(path.join(dir, 'a.vtask'), 'utf8'), /match: \{ answer: Paris \}\n    meta: \{ review: bad_gold \}\n/);
+    const sidecar = JSON.parse(fs.readFileSync(path.join(dir, 'train.parquet.labels.json'), 'utf8')) as unknown;
+    assert.deepEqual(sidecar, { vtask_labels: 1, labels: { 'big/000002': 'bad_gold', 'big/000003': 'bad_gold' } });
+    await w.handle({ type: 'view', seq: 1004, query: 'label:bad_gold' });
+    assert.equal((await posted(w, 'view', (m) => m.seq === 1004)).size, 3);
 
     // A row opens where its task is written.
     await w.handle({ type: 'open', n: 1 });

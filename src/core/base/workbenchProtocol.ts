@@ -60,6 +60,8 @@ export const toWorkbench = z.discriminatedUnion('type', [
   /** Rows to add to the selection (a shift-click's range, or every row of the view). */
   z.object({ type: z.literal('select'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text }),
+  /** Labels were written: the page asks for its view again. */
+  z.object({ type: z.literal('labelled'), changed: rowNumber }),
 ]);
 
 export const fromWorkbench = z.discriminatedUnion('type', [
@@ -70,6 +72,8 @@ export const fromWorkbench = z.discriminatedUnion('type', [
   z.object({ type: z.literal('window'), seq: rowNumber, start: rowNumber, end: rowNumber }).check(z.refine((m) => m.end - m.start <= MAX_WORKBENCH_WINDOW, `a window holds at most ${MAX_WORKBENCH_WINDOW} rows`)),
   /** Select the rows at positions `start` up to `end` (exclusive) of the view (shift-click, select all matching). */
   z.object({ type: z.literal('selectRange'), start: rowNumber, end: rowNumber }),
+  /** Set the review label of rows (the host asks which when `label` is absent), or clear it. */
+  z.object({ type: z.literal('label'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)), label: z.optional(z.string().check(z.maxLength(100))), clear: z.optional(z.boolean()) }),
   /** Open row `n`'s task where it is written. */
   z.object({ type: z.literal('open'), n: rowNumber }),
 ]);
