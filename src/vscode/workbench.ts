@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
+import { rowFileType } from '../core/datasets/rowFiles';
 import { fromWorkbench, MAX_SELECTION_ROWS, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
 import { rowMessage, WorkbenchClient, type WorkbenchOpened } from '../core/workbench/client';
 import { labelProblem } from '../core/workbench/labels';
@@ -129,7 +130,10 @@ export class Workbench implements vscode.Disposable {
         const client = await this.clientReady();
         const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.n] });
         if (!row) return;
-        await revealLine(vscode.Uri.file(path.resolve(this.root, row.file)), row.line);
+        const uri = vscode.Uri.file(path.resolve(this.root, row.file));
+        // A Parquet file is no text: it opens in its table view.
+        if (rowFileType(row.file) === 'parquet') await vscode.commands.executeCommand('vscode.open', uri);
+        else await revealLine(uri, row.line);
         return;
       }
     }

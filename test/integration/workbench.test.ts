@@ -117,6 +117,14 @@ suite('dataset workbench', () => {
     const editor = vscode.window.activeTextEditor;
     assert.equal(editor?.document.uri.fsPath, path.join(dir, 'a.vtask'));
     assert.equal(editor?.selection.active.line, 6);
+    // A Parquet row opens its file's table view.
+    await w.handle({ type: 'view', seq: 1005, query: 'file:parquet' });
+    await posted(w, 'view', (m) => m.seq === 1005);
+    await w.handle({ type: 'selectRange', start: 0, end: 1 });
+    const parquetRow = await posted(w, 'select', (m) => m.rows.length === 1);
+    await w.handle({ type: 'open', n: parquetRow.rows[0] });
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    assert.ok(tab instanceof vscode.TabInputCustom && tab.viewType === 'vtask.dataset' && tab.uri.fsPath === path.join(dir, 'train.parquet'), 'the Parquet table view is the active tab');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
