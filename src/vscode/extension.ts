@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
         },
       }),
     );
-    const workbenches = new Workbenches({ extensionUri: context.extensionUri, log });
+    const workbenches = new Workbenches({ extensionUri: context.extensionUri, log, documents, runner });
     context.subscriptions.push(...isolationWiring(log), ...datasets.register(), ...workbenches.register());
     const overview = registerOverview({ extensionUri: context.extensionUri, documents, results, log });
     context.subscriptions.push(...overview.disposables);

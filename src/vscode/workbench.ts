@@ -9,15 +9,21 @@ import { errorMessage } from '../core/base/errorMessage';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { fromWorkbench, MAX_SELECTION_ROWS, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
 import { rowMessage, WorkbenchClient, type WorkbenchOpened } from '../core/workbench/client';
+import { costEstimate } from '../core/workbench/estimate';
 import { labelProblem } from '../core/workbench/labels';
 import { cut } from '../core/util/cut';
 import { workbenchHtml } from '../webview/page';
 import { revealLine } from './datasetTree';
 import { cacheDirFor, settingsFor } from './settings';
+import type { TaskDocuments } from './taskDocuments';
+import type { TaskRunner } from './taskRunner';
+import { runnableTasks } from '../core/taskfile/resolve';
 
 export interface WorkbenchServices {
   readonly extensionUri: vscode.Uri;
   readonly log: vscode.LogOutputChannel;
+  readonly documents: TaskDocuments;
+  readonly runner: TaskRunner;
 }
 
 /** Messages kept per panel for tests (the last ones). */
@@ -94,8 +100,7 @@ export class Workbench implements vscode.Disposable {
           await this.post({ type: 'error', text: cut(`${vscode.workspace.asRelativePath(this.target)} cannot be read: ${errorMessage(e)}`, MESSAGE_CHARS) });
           return;
         }
-        const title = vscode.workspace.asRelativePath(this.target);
-        await this.post({ type: 'opened', title, rows: opened.rows, models: [...opened.models], files: opened.files.length, notes: opened.notes.slice(0, 100).map((n) => cut(n, MESSAGE_CHARS)) });
+        await this.postOpened(opened);
         return;
       }
       case 'view': {
@@ -126,6 +131,9 @@ export class Workbench implements vscode.Disposable {
         await this.post({ type: 'labelled', changed: done.changed });
         return;
       }
+      case 'run':
+        await this.run(msg.rows, msg.samples, msg.confirmed === true);
+        return;
       case 'open': {
         const client = await this.clientReady();
         const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.n] });
@@ -137,6 +145,58 @@ export class Workbench implements vscode.Disposable {
         return;
       }
     }
+  }
+
+  /**
+   * Runs the tasks of `rows` (task files and JSONL rows; Parquet rows run from their table)
+   * file by file through the editor's runner, after the user agreed to the sample budget and
+   * cost; cancelling keeps the runs that finished (they are in the run log). Then the dataset
+   * is read again, so the table shows the new runs.
+   */
+  private async run(rows: readonly number[], samples: number | undefined, confirmed: boolean): Promise<void> {
+    const client = await this.clientReady();
+    const picked = await client.request({ op: 'rowsByNumber', rows });
+    const byFile = new Map<string, string[]>();
+    let skipped = 0;
+    for (const r of picked) {
+      if (r.error || r.kind === null || rowFileType(r.file) === 'parquet') {
+        skipped++;
+        continue;
+      }
+      const ids = byFile.get(r.file) ?? [];
+      ids.push(r.id);
+      byFile.set(r.file, ids);
+    }
+    const docs: { doc: vscode.TextDocument; ids: string[] }[] = [];
+    let budget = 0;
+    for (const [file, ids] of byFile) {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.resolve(this.root, file)));
+      const want = new Set(ids);
+      const n = settingsFor(doc.uri).samples;
+      for (const t of runnableTasks(this.s.documents.get(doc)).tasks) if (want.has(t.id)) budget += samples ?? n ?? t.sampling.samples;
+      docs.push({ doc, ids });
+    }
+    if (!docs.length) {
+      await this.post({ type: 'notice', level: 'warning', text: 'Nothing to run: pick tasks of task files or JSONL rows (a Parquet row runs from its table).' });
+      return;
+    }
+    const tasks = docs.reduce((a, d) => a + d.ids.length, 0);
+    const cost = costEstimate(picked, budget);
+    const what = `Run ${tasks.toLocaleString('en-US')} ${tasks === 1 ? 'task' : 'tasks'}: ${budget.toLocaleString('en-US')} samples. ${cost}${skipped ? ` ${skipped} selected ${skipped === 1 ? 'row is' : 'rows are'} left out (Parquet rows, tasks with errors).` : ''}`;
+    if (!confirmed && (await vscode.window.showWarningMessage(what, { modal: true }, 'Run')) !== 'Run') return;
+    this.s.log.info(`workbench: ${what}`);
+    for (const { doc, ids } of docs) {
+      const done = await this.s.runner.run(doc, ids, samples ? { samples } : {});
+      // Cancelled: the runner's progress was cancelled; what finished is logged, the rest is not started.
+      if (done.some((r) => r.error && /cancel/i.test(r.error))) break;
+    }
+    this.opened = client.request({ op: 'reload' });
+    await this.postOpened(await this.opened);
+  }
+
+  private async postOpened(opened: WorkbenchOpened): Promise<void> {
+    const title = vscode.workspace.asRelativePath(this.target);
+    await this.post({ type: 'opened', title, rows: opened.rows, models: [...opened.models], files: opened.files.length, notes: opened.notes.slice(0, 100).map((n) => cut(n, MESSAGE_CHARS)) });
   }
 
   private async clientReady(): Promise<WorkbenchClient> {

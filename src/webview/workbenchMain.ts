@@ -112,8 +112,9 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
   const clear = button('Clear selection', 'clear-all', () => t.clearSelection(), { className: 'clear' });
   const label = button('Label…', 'tag', () => post({ type: 'label', rows: [...t.selected] }), { className: 'label-set' });
   const unlabel = button('Clear label', 'close', () => post({ type: 'label', rows: [...t.selected], clear: true }), { className: 'label-clear' });
-  labelButtons = [label, unlabel];
-  bar.append(input, models, selectAll, clear, label, unlabel, count, selection);
+  const run = button('Run…', 'play', () => post({ type: 'run', rows: [...t.selected] }), { className: 'run-selected' });
+  labelButtons = [label, unlabel, run];
+  bar.append(input, models, selectAll, clear, run, label, unlabel, count, selection);
   root.replaceChildren(head, bar, queryError);
   for (const note of msg.notes) root.append(el('div', 'notice warning', note));
   root.append(t.element);

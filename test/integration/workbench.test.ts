@@ -10,6 +10,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { writeDataset } from '../support/datasetFixture';
+import { OpenAIServer } from '../support/openaiServer';
+import { useModelServer } from './helpers';
 
 interface WorkbenchForTests {
   readonly posted: readonly ToWorkbench[];
@@ -19,6 +21,10 @@ interface WorkbenchForTests {
 
 interface Api {
   workbench(uri: vscode.Uri): WorkbenchForTests | undefined;
+}
+
+interface RunnableWorkbench extends WorkbenchForTests {
+  request(r: { op: 'window'; start: number; end: number }): Promise<{ id: string; runs: ({ rate: number; band: string; samples: number } | null)[] }[]>;
 }
 
 /** Resolves with the first message that `match` accepts, posted already or later. */
@@ -125,6 +131,35 @@ suite('dataset workbench', () => {
     await w.handle({ type: 'open', n: parquetRow.rows[0] });
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
     assert.ok(tab instanceof vscode.TabInputCustom && tab.viewType === 'vtask.dataset' && tab.uri.fsPath === path.join(dir, 'train.parquet'), 'the Parquet table view is the active tab');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});
+
+suite('dataset workbench: a run of the selection', () => {
+  // The right answer to every math task here.
+  const server = new OpenAIServer({ answer: () => 'so \\boxed{42}' });
+  const models = useModelServer<Api>(server);
+
+  test('runs the selected tasks with a sample budget against the model, then shows their runs', async () => {
+    const api = models.api();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new Error('no workspace folder');
+    const dir = path.join(folder.uri.fsPath, 'workbench-run');
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'a.vtask'), TASKS.replace('match: { answer: Paris }', 'math: { answer: "42" }'));
+    const uri = vscode.Uri.file(dir);
+    await vscode.commands.executeCommand('vtask.openWorkbench', uri);
+    const w = api.workbench(uri) as RunnableWorkbench;
+    assert.deepEqual((await posted(w, 'opened')).models, []);
+    const before = server.samplingRequests.length;
+    // Two tasks, two samples each (the budget the user agreed to).
+    await w.handle({ type: 'run', rows: [0, 1], samples: 2, confirmed: true });
+    const again = await posted(w, 'opened', (m) => m.models.length > 0);
+    assert.deepEqual(again.models, ['test']);
+    assert.ok(server.samplingRequests.length - before >= 2, 'the model was asked for both tasks');
+    const rows = await w.request({ op: 'window', start: 0, end: 2 });
+    assert.deepEqual(rows.map((r) => [r.id, r.runs[0]?.rate, r.runs[0]?.band, r.runs[0]?.samples]), [['add', 1, 'too_easy', 2], ['capital', 1, 'too_easy', 2]]);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -46,7 +46,7 @@ export const workbenchRow = z.object({
 const sort = z.object({ column: z.string().check(z.maxLength(300)), descending: z.optional(z.boolean()) });
 
 export const toWorkbench = z.discriminatedUnion('type', [
-  /** The dataset is read: its size, its models (the run columns) and its files. */
+  /** The dataset is read (again, after a run): its size, its models (the run columns) and its files. */
   z.object({ type: z.literal('opened'), title: text, rows: rowNumber, models: z.array(text).check(z.maxLength(64)), files: rowNumber, notes: z.array(text).check(z.maxLength(100)) }),
   z.object({ type: z.literal('progress'), done: rowNumber, total: rowNumber }),
   /** The dataset cannot be read. */
@@ -74,6 +74,11 @@ export const fromWorkbench = z.discriminatedUnion('type', [
   z.object({ type: z.literal('selectRange'), start: rowNumber, end: rowNumber }),
   /** Set the review label of rows (the host asks which when `label` is absent), or clear it. */
   z.object({ type: z.literal('label'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)), label: z.optional(z.string().check(z.maxLength(100))), clear: z.optional(z.boolean()) }),
+  /**
+   * Run the rows' tasks with `samples` each (each task's own count when absent). The host says
+   * the sample budget and cost first and runs once the user agrees (`confirmed`: already agreed).
+   */
+  z.object({ type: z.literal('run'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)), samples: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))), confirmed: z.optional(z.boolean()) }),
   /** Open row `n`'s task where it is written. */
   z.object({ type: z.literal('open'), n: rowNumber }),
 ]);

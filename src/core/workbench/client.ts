@@ -37,6 +37,7 @@ export type WorkbenchRequest =
   | { readonly op: 'window'; readonly start: number; readonly end: number }
   | { readonly op: 'rows'; readonly start: number; readonly end: number }
   | { readonly op: 'rowsByNumber'; readonly rows: readonly number[] }
+  | { readonly op: 'reload' }
   | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string };
 
 /** What each request answers. */
@@ -45,6 +46,7 @@ export interface WorkbenchAnswers {
   window: WorkbenchRowView[];
   rows: number[];
   rowsByNumber: WorkbenchRowView[];
+  reload: WorkbenchOpened;
   label: LabelResult;
 }
 

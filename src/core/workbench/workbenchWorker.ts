@@ -13,7 +13,7 @@ import { parseQuery } from './query';
 const port = parentPort;
 const job = workerData as WorkbenchJob;
 
-function answer(index: WorkbenchIndex, r: WorkbenchRequest): WorkbenchAnswers[WorkbenchRequest['op']] {
+function answer(index: WorkbenchIndex, r: Exclude<WorkbenchRequest, { op: 'reload' }>): WorkbenchAnswers[WorkbenchRequest['op']] {
   switch (r.op) {
     case 'view': {
       const q = parseQuery(r.query);
@@ -59,25 +59,36 @@ function label(index: WorkbenchIndex, rows: readonly number[], value: string | u
 
 if (port) {
   let last = 0;
-  collectWorkbench(job.paths, {
-    ...job.options,
-    onProgress: (done, total) => {
-      // A progress message a few times a second at most.
-      const now = Date.now();
-      if (now - last < 200 && done < total) return;
-      last = now;
-      port.postMessage({ progress: [done, total] });
-    },
-  }).then(
-    ({ index, files, notes }) => {
+  const read = (): ReturnType<typeof collectWorkbench> =>
+    collectWorkbench(job.paths, {
+      ...job.options,
+      onProgress: (done, total) => {
+        // A progress message a few times a second at most.
+        const now = Date.now();
+        if (now - last < 200 && done < total) return;
+        last = now;
+        port.postMessage({ progress: [done, total] });
+      },
+    });
+  read().then(
+    (first) => {
+      let { index } = first;
+      // One request at a time, in order: a reload replaces the index before the next is answered.
+      let queue = Promise.resolve();
       port.on('message', ({ id, request }: { id: number; request: WorkbenchRequest }) => {
-        try {
-          port.postMessage({ id, answer: answer(index, request) });
-        } catch (e) {
-          port.postMessage({ id, error: errorMessage(e) });
-        }
+        queue = queue.then(async () => {
+          try {
+            if (request.op === 'reload') {
+              const again = await read();
+              index = again.index;
+              port.postMessage({ id, answer: { rows: index.size, models: index.models, files: again.files, notes: again.notes } });
+            } else port.postMessage({ id, answer: answer(index, request) });
+          } catch (e) {
+            port.postMessage({ id, error: errorMessage(e) });
+          }
+        });
       });
-      port.postMessage({ opened: { rows: index.size, models: index.models, files, notes } });
+      port.postMessage({ opened: { rows: index.size, models: index.models, files: first.files, notes: first.notes } });
     },
     (e: unknown) => port.postMessage({ failed: errorMessage(e) }),
   );
