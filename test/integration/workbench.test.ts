@@ -163,3 +163,37 @@ suite('dataset workbench: a run of the selection', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
+
+suite('dataset workbench: a cancelled run', () => {
+  // `capital` is never answered; `add` is, at once.
+  const server = new OpenAIServer({ answer: () => 'so \\boxed{42}', behaviour: (r) => (JSON.stringify(r.body).includes('France') ? { hang: true } : undefined) });
+  const models = useModelServer<Api>(server);
+
+  test('cancelling a run keeps what finished: the table shows it, and the cancelled task says error', async () => {
+    const api = models.api();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new Error('no workspace folder');
+    const dir = path.join(folder.uri.fsPath, 'workbench-cancel');
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'a.vtask'), TASKS.replace('match: { answer: Paris }', 'math: { answer: "42" }'));
+    const uri = vscode.Uri.file(dir);
+    await vscode.commands.executeCommand('vtask.openWorkbench', uri);
+    const w = api.workbench(uri) as RunnableWorkbench;
+    await posted(w, 'opened');
+    const running = w.handle({ type: 'run', rows: [0, 1], samples: 2, confirmed: true });
+    // Once `capital` is asked of the model (and hangs), the run is cancelled, as its progress's Cancel does.
+    const end = Date.now() + 30_000;
+    while (!server.samplingRequests.some((r) => JSON.stringify(r.body).includes('France'))) {
+      if (Date.now() > end) throw new Error('capital was never sampled');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await vscode.commands.executeCommand('vtask.cancelTask');
+    await running;
+    const again = await posted(w, 'opened', (m) => m.models.length > 0);
+    assert.deepEqual(again.models, ['test']);
+    const rows = await w.request({ op: 'window', start: 0, end: 2 });
+    assert.deepEqual(rows.map((r) => [r.id, r.runs[0]?.band]), [['add', 'too_easy'], ['capital', 'error']]);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});
