@@ -46,7 +46,8 @@ export function columnsFor(models: readonly string[], model: string | undefined)
   const detail = (key: string, label: string, text: (x: Run) => string, width = 80): ColumnDef => ({ key, label, width, className: 'n', ...(m >= 0 ? { sort: `${key}:${model}` } : {}), cell: (r) => { const x = of(r); return x ? text(x) : ''; } });
   return [
     { key: 'id', label: 'Task id', sort: 'id', width: 160, cell: (r) => r.id },
-    { key: 'file', label: 'File', sort: 'file', width: 140, cell: (r) => `${r.file}:${r.line + 1}` },
+    // A Parquet row is named by its row number, as `vtask import` names it; a text file's by its line.
+    { key: 'file', label: 'File', sort: 'file', width: 140, cell: (r) => (/\.parquet$/i.test(r.file) ? `${r.file} · row ${r.line}` : `${r.file}:${r.line + 1}`) },
     { key: 'kind', label: 'Kind', sort: 'kind', width: 90, cell: (r) => (r.error ? 'not a task' : (r.kind ?? 'invalid')) },
     { key: 'prompt', label: 'Prompt', sort: 'prompt', width: 300, cell: (r) => r.error ?? r.prompt },
     { key: 'cases', label: 'Cases', sort: 'cases', width: 90, className: 'n', cell: (r) => (r.cases === 0 ? '' : r.casesFailed < 0 ? `${r.cases}` : r.casesFailed ? `${r.cases} · ${r.casesFailed} fail` : `${r.cases} ✓`) },

@@ -133,6 +133,7 @@ describe('workbench page in Chromium', { skip: chromiumPath() ? false : 'Chromiu
       const first = await inOrder(page, 'id');
       assert.deepEqual(first.slice(0, 2), ['add', 'capital']);
       assert.deepEqual((await inOrder(page, 'cases')).slice(0, 2), ['2 · 1 fail', '']);
+      assert.deepEqual((await inOrder(page, 'file')).slice(0, 4), ['data/a.vtask:3', 'data/a.vtask:10', 'data/qa.jsonl:1', 'data/train.parquet · row 0']);
       // A hostile prompt is text.
       assert.ok((await column(page, 'prompt')).some((t) => t.includes('<img src=x')));
 
