@@ -39,10 +39,13 @@ const all = [
   { ...common, minify: true, entryPoints: ['src/webview/main.ts'], outfile: 'out/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { ...common, minify: true, entryPoints: ['src/webview/datasetMain.ts'], outfile: 'out/datasetView.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { ...common, minify: true, entryPoints: ['src/webview/dashboardMain.ts'], outfile: 'out/dashboard.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  { ...common, minify: true, entryPoints: ['src/webview/workbenchMain.ts'], outfile: 'out/workbench.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The math worker is its own bundle: mathjs (for simplify) loads only in the worker thread.
   { ...common, entryPoints: ['src/core/verifiers/math/worker.ts'], outfile: 'out/mathWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The overview's long reads (a run log, the duplicate search) run in a thread of the extension's own: each holds a thread for a second at 100,000 tasks.
   { ...common, entryPoints: ['src/core/overview/overviewWorker.ts'], outfile: 'out/overviewWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // The workbench's index (a dataset of up to millions of rows, filtered and sorted) in a thread of its own.
+  { ...common, entryPoints: ['src/core/workbench/workbenchWorker.ts'], outfile: 'out/workbenchWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The OpenAI-compatible test server, runnable on its own: node out/test/support/openaiServer.js --port 0
   { ...common, entryPoints: ['test/support/openaiServer.ts'], outfile: 'out/test/support/openaiServer.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['src/core/index.ts'], outfile: 'out/core.js', platform: 'node', format: 'cjs', target: 'node20' },
@@ -50,7 +53,7 @@ const all = [
 ];
 /** What each package loads: the .vsix has no CLI (the extension never runs it), npm only the CLI. */
 const SHIPPED = {
-  vsix: ['out/extension.js', 'out/webview.js', 'out/datasetView.js', 'out/dashboard.js', 'out/mathWorker.js', 'out/overviewWorker.js'],
+  vsix: ['out/extension.js', 'out/webview.js', 'out/datasetView.js', 'out/dashboard.js', 'out/workbench.js', 'out/mathWorker.js', 'out/overviewWorker.js', 'out/workbenchWorker.js'],
   npm: ['out/cli.js', 'out/mathWorker.js'],
 };
 if (only && !SHIPPED[only]) throw new Error(`--only=${only}: one of ${Object.keys(SHIPPED)}`);

@@ -4,6 +4,7 @@ import type { DatasetView } from './datasetEditor';
 import type { Decorations } from './decorations';
 import type { Overview } from './overview';
 import type { TaskResults } from './results';
+import type { Workbench } from './workbench';
 
 /** What `activate` returns: read-only views for integration tests and other extensions. */
 export interface VtaskApi {
@@ -30,6 +31,8 @@ export interface VtaskApi {
   failureStatus(): string | undefined;
   /** The table view of an open `.parquet` file: its message handler and what it posted. */
   datasetView(uri: vscode.Uri): Pick<DatasetView, 'handle' | 'posted' | 'onDidPost'> | undefined;
+  /** The open workbench of a folder or file: its message handler, its index and what it posted. */
+  workbench(uri: vscode.Uri): Pick<Workbench, 'handle' | 'posted' | 'onDidPost' | 'request'> | undefined;
   /** The vtask view's tree, the duplicate diagnostics and the dashboard (for tests). */
   readonly overview: Overview;
   /** The extension's log folder (the extension host's own log is two levels up). */

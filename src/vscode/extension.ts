@@ -24,6 +24,7 @@ import { isolationWiring } from './isolation';
 import { trustWiring } from './trust';
 import { showWalkthroughOnce } from './walkthrough';
 import { DatasetEditorProvider } from './datasetEditor';
+import { Workbenches } from './workbench';
 import { registerOverview } from './overview';
 
 /** Wires the services and features together; every disposable goes to the context. */
@@ -78,7 +79,8 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
         },
       }),
     );
-    context.subscriptions.push(...isolationWiring(log), ...datasets.register());
+    const workbenches = new Workbenches({ extensionUri: context.extensionUri, log, documents, runner });
+    context.subscriptions.push(...isolationWiring(log), ...datasets.register(), ...workbenches.register());
     const overview = registerOverview({ extensionUri: context.extensionUri, documents, results, log });
     context.subscriptions.push(...overview.disposables);
     // Runs recorded by `vtask run` (any model) show on their tasks beside this window's.
@@ -101,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       failureStatus: () => backgroundFailureStatus(),
       logUri: context.logUri,
       datasetView: (uri) => datasets.viewOf(uri),
+      workbench: (uri) => workbenches.of(uri),
       overview: overview.overview,
     };
   } catch (e) {

@@ -11,9 +11,27 @@ const BLOCK = 100;
  * The tallest list the page makes: browsers stop laying out near 33 million pixels (about
  * 1.1 million rows). A longer dataset scrolls a list this tall, mapped onto all its rows.
  */
-const MAX_LIST_PX = 15_000_000;
+export const MAX_LIST_PX = 15_000_000;
 /** Blocks kept in the page; those farthest from the view are dropped beyond this. */
 const BLOCKS_KEPT = 40;
+
+/**
+ * Where a list scrolled by `viewport` is among all its rows (`rowsPx` tall, shown in a list
+ * `listPx` tall): the scroll position, stretched when the list is shorter than the rows (the
+ * first and last positions still show the first and last rows).
+ */
+export function rowsTopOf(viewport: HTMLElement, rowsPx: number, listPx: number): number {
+  const scroll = viewport.scrollTop;
+  if (listPx === rowsPx) return scroll;
+  const view = viewport.clientHeight;
+  return (scroll * (rowsPx - view)) / Math.max(1, listPx - view);
+}
+
+/** Scrolls so that the rows start `top` pixels down (the inverse of rowsTopOf). */
+export function scrollRowsTo(viewport: HTMLElement, top: number, rowsPx: number, listPx: number): void {
+  const view = viewport.clientHeight;
+  viewport.scrollTop = listPx === rowsPx ? top : (top * (listPx - view)) / Math.max(1, rowsPx - view);
+}
 
 /** What survives the view being hidden and shown again. */
 export interface TableState {
@@ -125,16 +143,12 @@ export class DatasetTable {
    * than the rows (the first and last positions still show the first and last rows).
    */
   private get rowsTop(): number {
-    const scroll = this.viewport.scrollTop;
-    if (this.listPx === this.rowsPx) return scroll;
-    const view = this.viewport.clientHeight;
-    return (scroll * (this.rowsPx - view)) / Math.max(1, this.listPx - view);
+    return rowsTopOf(this.viewport, this.rowsPx, this.listPx);
   }
 
   /** Scrolls so that the rows start `top` pixels down (the inverse of rowsTop). */
   private scrollRowsTo(top: number): void {
-    const view = this.viewport.clientHeight;
-    this.viewport.scrollTop = this.listPx === this.rowsPx ? top : (top * (this.listPx - view)) / Math.max(1, this.rowsPx - view);
+    scrollRowsTo(this.viewport, top, this.rowsPx, this.listPx);
   }
 
   /** Renders the rows in view and asks for the blocks they need; does nothing when unchanged. */

@@ -59,3 +59,8 @@ export function datasetHtml(o: PageOptions): string {
 export function dashboardHtml(o: PageOptions): string {
   return pageHtml(o, { script: 'out/dashboard.js', title: 'vtask dataset dashboard', placeholder: 'Reading the task files…', style: 'media/dashboard.css' });
 }
+
+/** The dataset workbench's page (one table of every task of a folder or dataset file). */
+export function workbenchHtml(o: PageOptions): string {
+  return pageHtml(o, { script: 'out/workbench.js', title: 'vtask workbench', placeholder: 'Reading the dataset…', style: 'media/workbench.css' });
+}

@@ -16,7 +16,7 @@ import { writeVscodeStub } from '../../scripts/vscode-stub.mjs';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
 const NPM_FILES = ['LICENSE', 'README.md', 'package.json', 'out/cli.js', 'out/mathWorker.js', 'models/arith-strong.gguf', 'models/arith-weak.gguf', 'models/calculator.gguf'];
-const VSIX_MUST_HOLD = ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'out/extension.js', 'out/mathWorker.js', 'out/overviewWorker.js', 'out/webview.js', 'out/datasetView.js', 'out/dashboard.js', 'media/icon.png'];
+const VSIX_MUST_HOLD = ['package.json', 'readme.md', 'changelog.md', 'LICENSE.txt', 'out/extension.js', 'out/mathWorker.js', 'out/overviewWorker.js', 'out/workbenchWorker.js', 'out/webview.js', 'out/datasetView.js', 'out/dashboard.js', 'out/workbench.js', 'media/icon.png'];
 const VSIX_MUST_NOT_MATCH = [/^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^scripts\//, /\.ts$/, /^marketplace\//, /^docs\//, /^out\/core\.js$/, /^out\/cli\.js$/];
 
 /** Why a shipped bundle is not a production build, or null: it is minified and names no sourcemap. */

@@ -93,13 +93,13 @@ export function verifierSummary(verify: unknown): string {
 }
 
 /** The prompt a model sees last: the last user message, else the last message. */
-function promptOf(task: ImportedTask): string {
+export function promptOf(task: ImportedTask): string {
   const user = [...task.messages].reverse().find((m) => m.role === 'user') ?? task.messages.at(-1);
   return user?.content ?? '';
 }
 
 /** The pass rate an export wrote into the row (top level, or verl's `extra_info`). */
-function recordedResult(row: Record<string, unknown>): RowResult | undefined {
+export function recordedResult(row: Record<string, unknown>): RowResult | undefined {
   const info = row.extra_info && typeof row.extra_info === 'object' ? (row.extra_info as Record<string, unknown>) : {};
   const rate = row.pass_rate ?? info.pass_rate;
   if (typeof rate !== 'number' || !Number.isFinite(rate)) return undefined;

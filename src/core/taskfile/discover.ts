@@ -54,10 +54,10 @@ function notRegular(st: fs.Stats): string {
 /**
  * Expands files and folders into task files, in a stable order. Folders are searched
  * recursively for `*.vtask`, `*.vtask.yaml` and `*.vtask.yml`, skipping hidden folders and
- * `node_modules`; a file named explicitly is taken whatever its extension. Paths that cannot
+ * `node_modules` (`wanted` picks other names); a file named explicitly is taken whatever its extension. Paths that cannot
  * be used (unreadable folders, FIFOs, devices) are passed to `onSkip` instead of throwing.
  */
-export function findTaskFiles(paths: readonly string[], onSkip: (s: SkippedPath) => void = () => {}): string[] {
+export function findTaskFiles(paths: readonly string[], onSkip: (s: SkippedPath) => void = () => {}, wanted: (name: string) => boolean = isTaskFileName): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   const add = (p: string): void => {
@@ -79,7 +79,7 @@ export function findTaskFiles(paths: readonly string[], onSkip: (s: SkippedPath)
       const p = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (!e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) walk(p);
-      } else if (isTaskFileName(e.name)) take(p, false);
+      } else if (wanted(e.name)) take(p, false);
     }
   };
   // A symbolic link is followed: stat tells what it points at.

@@ -1,0 +1,89 @@
+// zod/mini, as the other pages' protocols: the page's bundle keeps only what it uses.
+import * as z from 'zod/mini';
+
+/**
+ * The messages between the extension and the workbench page (one table of every task of a
+ * dataset). The host validates what the page posts before acting on it; the page validates
+ * what it gets. The page asks for windows of the current view as it scrolls: the index stays
+ * in the host's worker thread.
+ */
+
+/** The most rows one window request may ask for. */
+export const MAX_WORKBENCH_WINDOW = 500;
+/** The most rows one selection message carries (a larger selection is "all matching"). */
+export const MAX_SELECTION_ROWS = 2_000_000;
+
+const text = z.string().check(z.maxLength(10_000));
+const rowNumber = z.int().check(z.minimum(0));
+/** Numbers from the index: NaN and infinities never cross (JSON has none). */
+const num = z.number();
+
+const run = z.object({
+  rate: num,
+  band: z.enum(['too_easy', 'learnable', 'too_hard', 'error']),
+  samples: z.int(),
+  signal: z.nullable(num),
+  tokens: z.optional(num),
+  cost: z.optional(num),
+});
+
+export const workbenchRow = z.object({
+  n: rowNumber,
+  id: text,
+  file: text,
+  line: z.int(),
+  kind: z.nullable(z.string()),
+  prompt: text,
+  cases: z.int(),
+  casesPassed: z.int(),
+  casesFailed: z.int(),
+  findings: z.int(),
+  label: z.optional(text),
+  error: z.optional(text),
+  runs: z.array(z.nullable(run)).check(z.maxLength(64)),
+});
+
+const sort = z.object({ column: z.string().check(z.maxLength(300)), descending: z.optional(z.boolean()) });
+
+export const toWorkbench = z.discriminatedUnion('type', [
+  /** The dataset is read (again, after a run): its size, its models (the run columns) and its files. */
+  z.object({ type: z.literal('opened'), title: text, rows: rowNumber, models: z.array(text).check(z.maxLength(64)), files: rowNumber, notes: z.array(text).check(z.maxLength(100)) }),
+  z.object({ type: z.literal('progress'), done: rowNumber, total: rowNumber }),
+  /** The dataset cannot be read. */
+  z.object({ type: z.literal('error'), text }),
+  /** The view `seq` asked for holds `size` rows. */
+  z.object({ type: z.literal('view'), seq: rowNumber, size: rowNumber }),
+  /** The query of view `seq` cannot be read: why, and where in it. */
+  z.object({ type: z.literal('queryError'), seq: rowNumber, error: text, at: rowNumber }),
+  /** Rows of view `seq` from position `start`. */
+  z.object({ type: z.literal('rows'), seq: rowNumber, start: rowNumber, rows: z.array(workbenchRow).check(z.maxLength(MAX_WORKBENCH_WINDOW)) }),
+  /** Rows to add to the selection (a shift-click's range, or every row of the view). */
+  z.object({ type: z.literal('select'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text }),
+  /** Labels were written: the page asks for its view again. */
+  z.object({ type: z.literal('labelled'), changed: rowNumber }),
+]);
+
+export const fromWorkbench = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  /** A new view: the query typed and the sort. */
+  z.object({ type: z.literal('view'), seq: rowNumber, query: z.string().check(z.maxLength(2000)), sort: z.optional(sort) }),
+  /** Positions `start` up to `end` (exclusive) of view `seq`. */
+  z.object({ type: z.literal('window'), seq: rowNumber, start: rowNumber, end: rowNumber }).check(z.refine((m) => m.end - m.start <= MAX_WORKBENCH_WINDOW, `a window holds at most ${MAX_WORKBENCH_WINDOW} rows`)),
+  /** Select the rows at positions `start` up to `end` (exclusive) of the view (shift-click, select all matching). */
+  z.object({ type: z.literal('selectRange'), start: rowNumber, end: rowNumber }),
+  /** Set the review label of rows (the host asks which when `label` is absent), or clear it. */
+  z.object({ type: z.literal('label'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)), label: z.optional(z.string().check(z.maxLength(100))), clear: z.optional(z.boolean()) }),
+  /**
+   * Run the rows' tasks with `samples` each (each task's own count when absent). The host says
+   * the sample budget and cost first and runs once the user agrees (`confirmed`: already agreed).
+   */
+  z.object({ type: z.literal('run'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)), samples: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))), confirmed: z.optional(z.boolean()) }),
+  /** Open row `n`'s task where it is written. */
+  z.object({ type: z.literal('open'), n: rowNumber }),
+]);
+
+export type WorkbenchRowMessage = z.infer<typeof workbenchRow>;
+export type ToWorkbench = z.infer<typeof toWorkbench>;
+export type FromWorkbench = z.infer<typeof fromWorkbench>;
+export type SortMessage = z.infer<typeof sort>;

@@ -1,0 +1,95 @@
+// Worker entry of the workbench (bundled on its own as out/workbenchWorker.js, started by the
+// extension host and the benchmark): reads the dataset into an index, then answers views,
+// windows and label changes, one at a time, in the order asked (see client.ts).
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { errorMessage } from '../base/errorMessage';
+import { collectWorkbench } from './collect';
+import type { WorkbenchIndex } from './index';
+import type { LabelResult, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import { labelTasks } from './labels';
+import { parseQuery } from './query';
+
+const port = parentPort;
+const job = workerData as WorkbenchJob;
+
+function answer(index: WorkbenchIndex, r: Exclude<WorkbenchRequest, { op: 'reload' }>): WorkbenchAnswers[WorkbenchRequest['op']] {
+  switch (r.op) {
+    case 'view': {
+      const q = parseQuery(r.query);
+      return 'error' in q ? q : { size: index.setView(q.query, r.sort) };
+    }
+    case 'window':
+      return index.window(r.start, r.end);
+    case 'rows':
+      return index.viewRows(r.start, r.end);
+    case 'rowsByNumber':
+      return r.rows.filter((n) => n >= 0 && n < index.size).map((n) => index.row(n));
+    case 'label':
+      return label(index, r.rows, r.label);
+  }
+}
+
+/** Labels rows on disk (their task file's `meta.review`, or their row file's sidecar), then in the index. */
+function label(index: WorkbenchIndex, rows: readonly number[], value: string | undefined): LabelResult {
+  const byFile = new Map<string, Map<string, number>>();
+  for (const n of rows) {
+    if (n < 0 || n >= index.size) continue;
+    const r = index.row(n);
+    if (r.error) continue;
+    let ids = byFile.get(r.file);
+    if (!ids) byFile.set(r.file, (ids = new Map()));
+    ids.set(r.id, n);
+  }
+  let changed = 0;
+  const errors: string[] = [];
+  for (const [file, ids] of byFile) {
+    try {
+      const done = labelTasks(path.resolve(job.options.root, file), new Set(ids.keys()), value);
+      changed += done.changed;
+      errors.push(...done.errors.map((e) => `${file}: ${e}`));
+      const failed = new Set(done.errors.map((e) => e.slice(0, e.indexOf(': '))));
+      for (const [id, n] of ids) if (!failed.has(id)) index.setLabel(n, value);
+    } catch (e) {
+      errors.push(`${file}: ${errorMessage(e)}`);
+    }
+  }
+  return { size: index.refresh(), changed, errors };
+}
+
+if (port) {
+  let last = 0;
+  const read = (): ReturnType<typeof collectWorkbench> =>
+    collectWorkbench(job.paths, {
+      ...job.options,
+      onProgress: (done, total) => {
+        // A progress message a few times a second at most.
+        const now = Date.now();
+        if (now - last < 200 && done < total) return;
+        last = now;
+        port.postMessage({ progress: [done, total] });
+      },
+    });
+  read().then(
+    (first) => {
+      let { index } = first;
+      // One request at a time, in order: a reload replaces the index before the next is answered.
+      let queue = Promise.resolve();
+      port.on('message', ({ id, request }: { id: number; request: WorkbenchRequest }) => {
+        queue = queue.then(async () => {
+          try {
+            if (request.op === 'reload') {
+              const again = await read();
+              index = again.index;
+              port.postMessage({ id, answer: { rows: index.size, models: index.models, files: again.files, notes: again.notes } });
+            } else port.postMessage({ id, answer: answer(index, request) });
+          } catch (e) {
+            port.postMessage({ id, error: errorMessage(e) });
+          }
+        });
+      });
+      port.postMessage({ opened: { rows: index.size, models: index.models, files: first.files, notes: first.notes } });
+    },
+    (e: unknown) => port.postMessage({ failed: errorMessage(e) }),
+  );
+}

@@ -1,0 +1,293 @@
+// The dataset workbench: one table of every task of a folder or file (task files, JSONL,
+// Parquet), opened by `vtask.openWorkbench` from the explorer, the vtask view, the dashboard or
+// a Parquet table. The index lives in a worker thread (src/core/workbench); this panel passes the
+// page's requests to it and its answers back, so the extension host never filters or sorts.
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { errorMessage } from '../core/base/errorMessage';
+import { rowFileType } from '../core/datasets/rowFiles';
+import { fromWorkbench, MAX_SELECTION_ROWS, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
+import { rowMessage, WorkbenchClient, type WorkbenchOpened } from '../core/workbench/client';
+import { costEstimate } from '../core/workbench/estimate';
+import { labelProblem } from '../core/workbench/labels';
+import { cut } from '../core/util/cut';
+import { workbenchHtml } from '../webview/page';
+import { revealLine } from './datasetTree';
+import { cacheDirFor, settingsFor } from './settings';
+import type { TaskDocuments } from './taskDocuments';
+import type { TaskRunner } from './taskRunner';
+import { runnableTasks } from '../core/taskfile/resolve';
+
+export interface WorkbenchServices {
+  readonly extensionUri: vscode.Uri;
+  readonly log: vscode.LogOutputChannel;
+  readonly documents: TaskDocuments;
+  readonly runner: TaskRunner;
+}
+
+/** Messages kept per panel for tests (the last ones). */
+const POSTED_KEPT = 200;
+/** Characters of an error the page is sent. */
+const MESSAGE_CHARS = 2000;
+
+/** One workbench panel over one folder or file. */
+export class Workbench implements vscode.Disposable {
+  static readonly viewType = 'vtask.workbench';
+  /** What the panel posted, most recent last (for tests). */
+  readonly posted: ToWorkbench[] = [];
+  private readonly postEmitter = new vscode.EventEmitter<ToWorkbench>();
+  readonly onDidPost = this.postEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.postEmitter];
+  private client: WorkbenchClient | undefined;
+  private opened: Promise<WorkbenchOpened> | undefined;
+  private disposed = false;
+  private readonly root: string;
+
+  constructor(
+    readonly target: vscode.Uri,
+    private readonly panel: vscode.WebviewPanel,
+    private readonly s: WorkbenchServices,
+  ) {
+    this.root = vscode.workspace.getWorkspaceFolder(target)?.uri.fsPath ?? path.dirname(target.fsPath);
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')] };
+    panel.webview.html = workbenchHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      asset: (p) => panel.webview.asWebviewUri(vscode.Uri.joinPath(s.extensionUri, ...p.split('/'))).toString(),
+    });
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  /** Acts on a message from the page, once it is known to be well-formed. */
+  async handle(raw: unknown): Promise<void> {
+    const parsed = fromWorkbench.safeParse(raw);
+    if (!parsed.success) {
+      this.s.log.warn('ignored a malformed message from the workbench');
+      return;
+    }
+    try {
+      await this.act(parsed.data);
+    } catch (e) {
+      if (this.disposed) return;
+      this.s.log.error(e instanceof Error ? e : String(e));
+      await this.post({ type: 'notice', level: 'error', text: cut(errorMessage(e), MESSAGE_CHARS) });
+    }
+  }
+
+  /** The worker, started on the first `ready` (a page shown again reads nothing again). */
+  private start(): Promise<WorkbenchOpened> {
+    if (!this.opened) {
+      const script = path.join(this.s.extensionUri.fsPath, 'out', 'workbenchWorker.js');
+      // The cache folder the settings name, as runs in the editor find it; else each file's own.
+      const options = { root: this.root, ...(settingsFor(this.target).cacheDir ? { cacheDir: cacheDirFor(this.target) } : {}) };
+      this.client = new WorkbenchClient(script, { paths: [this.target.fsPath], options }, (done, total) => void this.post({ type: 'progress', done, total }));
+      this.opened = this.client.opened;
+    }
+    return this.opened;
+  }
+
+  private async act(msg: FromWorkbench): Promise<void> {
+    switch (msg.type) {
+      case 'ready': {
+        let opened: WorkbenchOpened;
+        try {
+          opened = await this.start();
+        } catch (e) {
+          await this.post({ type: 'error', text: cut(`${vscode.workspace.asRelativePath(this.target)} cannot be read: ${errorMessage(e)}`, MESSAGE_CHARS) });
+          return;
+        }
+        await this.postOpened(opened);
+        return;
+      }
+      case 'view': {
+        const client = await this.clientReady();
+        const r = await client.request({ op: 'view', query: msg.query, ...(msg.sort ? { sort: { column: msg.sort.column as never, descending: msg.sort.descending } } : {}) });
+        await this.post('error' in r ? { type: 'queryError', seq: msg.seq, error: r.error, at: r.at } : { type: 'view', seq: msg.seq, size: r.size });
+        return;
+      }
+      case 'window': {
+        const client = await this.clientReady();
+        const rows = await client.request({ op: 'window', start: msg.start, end: msg.end });
+        await this.post({ type: 'rows', seq: msg.seq, start: msg.start, rows: rows.map(rowMessage) });
+        return;
+      }
+      case 'selectRange': {
+        const client = await this.clientReady();
+        const rows = await client.request({ op: 'rows', start: msg.start, end: Math.min(msg.end, msg.start + MAX_SELECTION_ROWS) });
+        await this.post({ type: 'select', rows });
+        return;
+      }
+      case 'label': {
+        const label = msg.clear ? undefined : (msg.label ?? (await askLabel(msg.rows.length)));
+        if (!msg.clear && label === undefined) return;
+        const client = await this.clientReady();
+        const done = await client.request({ op: 'label', rows: msg.rows, label });
+        for (const e of done.errors) this.s.log.warn(`label not set: ${e}`);
+        if (done.errors.length) await this.post({ type: 'notice', level: 'warning', text: cut(`${done.errors.length} label${done.errors.length === 1 ? '' : 's'} not set: ${done.errors[0]}`, MESSAGE_CHARS) });
+        await this.post({ type: 'labelled', changed: done.changed });
+        return;
+      }
+      case 'run':
+        await this.run(msg.rows, msg.samples, msg.confirmed === true);
+        return;
+      case 'open': {
+        const client = await this.clientReady();
+        const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.n] });
+        if (!row) return;
+        const uri = vscode.Uri.file(path.resolve(this.root, row.file));
+        // A Parquet file is no text: it opens in its table view.
+        if (rowFileType(row.file) === 'parquet') await vscode.commands.executeCommand('vscode.open', uri);
+        else await revealLine(uri, row.line);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Runs the tasks of `rows` (task files and JSONL rows; Parquet rows run from their table)
+   * file by file through the editor's runner, after the user agreed to the sample budget and
+   * cost; cancelling keeps the runs that finished (they are in the run log). Then the dataset
+   * is read again, so the table shows the new runs.
+   */
+  private async run(rows: readonly number[], samples: number | undefined, confirmed: boolean): Promise<void> {
+    const client = await this.clientReady();
+    const picked = await client.request({ op: 'rowsByNumber', rows });
+    const byFile = new Map<string, string[]>();
+    let skipped = 0;
+    for (const r of picked) {
+      if (r.error || r.kind === null || rowFileType(r.file) === 'parquet') {
+        skipped++;
+        continue;
+      }
+      const ids = byFile.get(r.file) ?? [];
+      ids.push(r.id);
+      byFile.set(r.file, ids);
+    }
+    const docs: { doc: vscode.TextDocument; ids: string[] }[] = [];
+    let budget = 0;
+    for (const [file, ids] of byFile) {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.resolve(this.root, file)));
+      const want = new Set(ids);
+      const n = settingsFor(doc.uri).samples;
+      for (const t of runnableTasks(this.s.documents.get(doc)).tasks) if (want.has(t.id)) budget += samples ?? n ?? t.sampling.samples;
+      docs.push({ doc, ids });
+    }
+    if (!docs.length) {
+      await this.post({ type: 'notice', level: 'warning', text: 'Nothing to run: pick tasks of task files or JSONL rows (a Parquet row runs from its table).' });
+      return;
+    }
+    const tasks = docs.reduce((a, d) => a + d.ids.length, 0);
+    const cost = costEstimate(picked, budget);
+    const what = `Run ${tasks.toLocaleString('en-US')} ${tasks === 1 ? 'task' : 'tasks'}: ${budget.toLocaleString('en-US')} samples. ${cost}${skipped ? ` ${skipped} selected ${skipped === 1 ? 'row is' : 'rows are'} left out (Parquet rows, tasks with errors).` : ''}`;
+    if (!confirmed && (await vscode.window.showWarningMessage(what, { modal: true }, 'Run')) !== 'Run') return;
+    this.s.log.info(`workbench: ${what}`);
+    for (const { doc, ids } of docs) {
+      const done = await this.s.runner.run(doc, ids, samples ? { samples } : {});
+      // Cancelled: the runner's progress was cancelled; what finished is logged, the rest is not started.
+      if (done.some((r) => r.error && /cancel/i.test(r.error))) break;
+    }
+    this.opened = client.request({ op: 'reload' });
+    await this.postOpened(await this.opened);
+  }
+
+  private async postOpened(opened: WorkbenchOpened): Promise<void> {
+    const title = vscode.workspace.asRelativePath(this.target);
+    await this.post({ type: 'opened', title, rows: opened.rows, models: [...opened.models], files: opened.files.length, notes: opened.notes.slice(0, 100).map((n) => cut(n, MESSAGE_CHARS)) });
+  }
+
+  private async clientReady(): Promise<WorkbenchClient> {
+    await this.start();
+    if (!this.client) throw new Error('the workbench is not open');
+    return this.client;
+  }
+
+  /** The index's answer to a request (for tests and commands acting on a selection). */
+  async request(...args: Parameters<WorkbenchClient['request']>): ReturnType<WorkbenchClient['request']> {
+    return (await this.clientReady()).request(...args);
+  }
+
+  private post(message: ToWorkbench): Thenable<boolean> {
+    this.posted.push(message);
+    if (this.posted.length > POSTED_KEPT) this.posted.shift();
+    if (this.disposed) return Promise.resolve(false);
+    this.postEmitter.fire(message);
+    return this.panel.webview.postMessage(message);
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    void this.client?.close();
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+  }
+}
+
+/** The label to set on `count` rows, asked of the user; undefined when they cancel. */
+async function askLabel(count: number): Promise<string | undefined> {
+  const label = await vscode.window.showInputBox({
+    title: `vtask: review label of ${count.toLocaleString('en-US')} ${count === 1 ? 'task' : 'tasks'}`,
+    prompt: "Stored as the task's meta.review in a task file, in <file>.labels.json beside a JSONL or Parquet file",
+    placeHolder: 'checked, bad_gold, needs_review…',
+    validateInput: (v) => labelProblem(v),
+  });
+  return label?.trim() || undefined;
+}
+
+/** The open workbenches by target, and the command that opens one. */
+export class Workbenches implements vscode.Disposable {
+  private readonly open = new Map<string, Workbench>();
+
+  constructor(private readonly s: WorkbenchServices) {}
+
+  /** Opens (or shows) the workbench of a folder or dataset file; the workspace's first folder by default. */
+  show(target: vscode.Uri | undefined): Workbench | undefined {
+    const uri = target ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!uri || uri.scheme !== 'file') {
+      void vscode.window.showInformationMessage('vtask: open a folder, or pick a folder or dataset file, to open the workbench.');
+      return undefined;
+    }
+    const key = uri.toString();
+    const known = this.open.get(key);
+    if (known) {
+      known.reveal();
+      return known;
+    }
+    const panel = vscode.window.createWebviewPanel(Workbench.viewType, `vtask: ${path.basename(uri.fsPath)}`, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    const w = new Workbench(uri, panel, this.s);
+    this.open.set(key, w);
+    panel.onDidDispose(() => this.open.delete(key));
+    return w;
+  }
+
+  /** The open workbench of a target (for tests). */
+  of(uri: vscode.Uri): Workbench | undefined {
+    return this.open.get(uri.toString());
+  }
+
+  register(): vscode.Disposable[] {
+    return [vscode.commands.registerCommand('vtask.openWorkbench', (arg?: unknown) => this.show(targetOf(arg))), this];
+  }
+
+  dispose(): void {
+    for (const w of this.open.values()) w.dispose();
+    this.open.clear();
+  }
+}
+
+/** A command's argument as a target: a Uri (explorer, editor), a tree node with one, or none. */
+function targetOf(arg: unknown): vscode.Uri | undefined {
+  if (arg instanceof vscode.Uri) return arg;
+  const uri = arg && typeof arg === 'object' ? (arg as { uri?: unknown }).uri : undefined;
+  if (uri instanceof vscode.Uri) return uri;
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputCustom || input instanceof vscode.TabInputText ? input.uri : undefined;
+}

@@ -1,0 +1,9 @@
+// What the workbench's browser test and benchmark need from the core, bundled at test time: the
+// worker client and index over real files written by the exporter, and the old table for a baseline.
+export { rowMessage, WorkbenchClient } from '../../src/core/workbench/client';
+export { WorkbenchIndex } from '../../src/core/workbench/index';
+export { collectWorkbench } from '../../src/core/workbench/collect';
+export { parseQuery } from '../../src/core/workbench/query';
+export { DatasetTable } from '../../src/core/datasets/datasetView';
+export { HOSTILE_PROMPT, rowTaskId, writeDataset } from '../support/datasetFixture';
+export { fromWorkbench, toWorkbench } from '../../src/core/base/workbenchProtocol';
