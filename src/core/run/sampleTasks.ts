@@ -113,12 +113,29 @@ export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest 
  */
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
   const fresh = freshCache(o);
-  const results = await mapLimit(tasks, o.concurrency ?? 16, async (task) => {
+  const results = await mapLimit(tasks, o.concurrency ?? taskSlots(tasks, o), async (task) => {
     const r = await sampleTask(task, o, fresh);
     if (r) o.onTaskDone?.(r);
     return r;
   });
   return results.filter((r): r is TaskRunResult => r !== undefined);
+}
+
+/**
+ * Tasks sampled at once when the caller does not say: enough for every provider to have its
+ * `concurrency` requests out, as a task without a seed sends one request (of n samples) at a
+ * time; with 16 tasks, a provider allowed 64 requests had 16 at most. At least 16.
+ */
+function taskSlots(tasks: readonly TaskSpec[], o: RunOptions): number {
+  let most = 16;
+  for (const t of tasks) {
+    try {
+      most = Math.max(most, o.profileFor(t).concurrency);
+    } catch {
+      // A task whose profile does not resolve reports it when it is reached.
+    }
+  }
+  return most;
 }
 
 /**
