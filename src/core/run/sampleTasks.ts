@@ -123,14 +123,18 @@ export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Pr
 
 /**
  * Tasks sampled at once when the caller does not say: enough for every provider to have its
- * `concurrency` requests out, as a task without a seed sends one request (of n samples) at a
- * time; with 16 tasks, a provider allowed 64 requests had 16 at most. At least 16.
+ * `concurrency` requests out. A task without a seed sends one request (of n samples) at a time,
+ * so 16 tasks kept a provider allowed 64 requests at 16; one with a seed (or an agent task)
+ * sends up to its n at once, and more tasks would only queue. At least 16.
  */
 function taskSlots(tasks: readonly TaskSpec[], o: RunOptions): number {
   let most = 16;
   for (const t of tasks) {
     try {
-      most = Math.max(most, o.profileFor(t).concurrency);
+      const profile = o.profileFor(t);
+      const n = o.samples ?? t.sampling.samples;
+      const atOnce = t.environment || (t.sampling.seed ?? profile.seed) !== undefined ? Math.max(1, Math.min(n, profile.concurrency)) : 1;
+      most = Math.max(most, Math.ceil(profile.concurrency / atOnce));
     } catch {
       // A task whose profile does not resolve reports it when it is reached.
     }
