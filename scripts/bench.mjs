@@ -65,7 +65,7 @@ console.log(`lens and decoration data per update, 10,000 tasks: p50 ${figures.le
 fs.rmSync(dir, { recursive: true, force: true });
 
 // 3. The verifier benchmarks, each in its own process so one core and warm-up are theirs.
-for (const name of ['bench-math.mjs', 'bench-constraints.mjs', 'bench-code.mjs', 'bench-sampling.mjs', 'bench-cache.mjs', 'bench-builtin.mjs', 'bench-panel.mjs', 'bench-datasets.mjs', 'bench-rows.mjs', 'bench-dataset-view.mjs', 'bench-audit.mjs', 'bench-duplicates.mjs', 'bench-runlog.mjs', 'bench-stats.mjs', 'bench-dashboard.mjs', 'bench-shims.mjs', 'bench-ray.mjs', 'bench-verl-tools.mjs', 'bench-agent.mjs', 'bench-bundle.mjs', 'bench-check.mjs', 'bench-zygote.mjs', 'bench-workbench.mjs']) {
+for (const name of ['bench-math.mjs', 'bench-constraints.mjs', 'bench-code.mjs', 'bench-sampling.mjs', 'bench-cache.mjs', 'bench-builtin.mjs', 'bench-panel.mjs', 'bench-datasets.mjs', 'bench-rows.mjs', 'bench-dataset-view.mjs', 'bench-audit.mjs', 'bench-duplicates.mjs', 'bench-runlog.mjs', 'bench-stats.mjs', 'bench-dashboard.mjs', 'bench-shims.mjs', 'bench-ray.mjs', 'bench-verl-tools.mjs', 'bench-agent.mjs', 'bench-bundle.mjs', 'bench-check.mjs', 'bench-zygote.mjs', 'bench-workbench.mjs', 'bench-run-loop.mjs', 'bench-memory.mjs']) {
   const script = path.join(root, 'scripts', name);
   if (!fs.existsSync(script)) continue;
   const r = spawnSync(process.execPath, [script], { encoding: 'utf8', cwd: root, timeout: 600_000 });

@@ -218,3 +218,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.exitCode = 2;
   }
 }
+
+/**
+ * The smallest tasks that still run cases: one verifier in `defaults`, each task one line, one in
+ * ten with a passing case and a failing-expected one. A million of them fit the 64 MB a task file
+ * may have (about 53 MB).
+ */
+export function generateCompactTaskFile(n, caseEvery = 10) {
+  const lines = ['vtask: 1', 'defaults:', '  verify: {math: {answer: "4"}}', 'tasks:'];
+  for (let i = 0; i < n; i++) lines.push(`- {id: t${i}, prompt: "Task ${i}: 2+2?"${i % caseEvery === 0 ? ', cases: [{response: "\\\\boxed{4}", expect: pass}, {response: "5", expect: fail}]' : ''}}`);
+  return lines.join('\n') + '\n';
+}

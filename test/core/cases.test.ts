@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { runCases } from '../../src/core/run/cases';
-import { junitXml } from '../../src/core/run/junit';
+import { JunitReport } from '../../src/core/run/junit';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 
@@ -36,7 +39,17 @@ test('defaults apply, broken tasks are left out, cases are judged', async () => 
   const results = await runCases(tasks, { file: 'x.vtask' });
   assert.deepEqual(results.map((r) => [r.task, r.case, r.ok]), [['inherits', 0, true], ['inherits', 1, false], ['scored', 0, true]]);
   assert.equal(FILE.slice(results[1]!.offset).startsWith('{ response: "Lyon"'), true);
-  const xml = junitXml([{ file: 'x.vtask', results, errors: ['x.vtask:19:7: error: unknown verifier kind'] }]);
+  const report = new JunitReport();
+  report.begin('x.vtask');
+  for (const r of results) report.result(r);
+  report.error('x.vtask:19:7: error: unknown verifier kind');
+  await report.end();
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-junit-')), 'report.xml');
+  await report.write(out);
+  report.close();
+  const xml = fs.readFileSync(out, 'utf8');
   assert.match(xml, /<testsuites name="vtask" tests="3" failures="2" errors="0">/);
   assert.match(xml, /inherits case 1 \(wrong on purpose\)".*<failure message="expected pass, got fail/);
+  // Validation errors come first in their suite, whenever they were met.
+  assert.match(xml, /<testsuite name="x.vtask" tests="4" failures="2" errors="0" skipped="0">\n {4}<testcase classname="x.vtask" name="validation">/);
 });

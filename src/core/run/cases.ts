@@ -1,4 +1,4 @@
-import { cpus } from 'node:os';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ENV_UNTRUSTED_REASON, EnvironmentError, startEnvironment } from '../agent/environment';
 import { replayCalls, type ScriptedTurn } from '../agent/replay';
@@ -76,7 +76,8 @@ export interface RunCasesOptions {
 /** Runs every case of the given tasks; results keep the file's order. */
 export async function runCases(tasks: readonly TaskSpec[], options: RunCasesOptions): Promise<CaseResult[]> {
   const jobs = tasks.flatMap((t) => t.cases.map((c) => ({ t, c })));
-  const limit = options.concurrency ?? Math.max(2, cpus().length * 2);
+  // availableParallelism, not cpus(): the latter reads every core's details, a millisecond a call.
+  const limit = options.concurrency ?? Math.max(2, availableParallelism() * 2);
   return mapLimit(jobs, limit, async ({ t, c }) => {
     const base = { task: t.id, case: c.index, name: c.name, expected: c.expect, offset: c.offset };
     if (c.calls || t.environment) {

@@ -113,12 +113,33 @@ export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest 
  */
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
   const fresh = freshCache(o);
-  const results = await mapLimit(tasks, o.concurrency ?? 16, async (task) => {
+  const results = await mapLimit(tasks, o.concurrency ?? taskSlots(tasks, o), async (task) => {
     const r = await sampleTask(task, o, fresh);
     if (r) o.onTaskDone?.(r);
     return r;
   });
   return results.filter((r): r is TaskRunResult => r !== undefined);
+}
+
+/**
+ * Tasks sampled at once when the caller does not say: enough for every provider to have its
+ * `concurrency` requests out. A task without a seed sends one request (of n samples) at a time,
+ * so 16 tasks kept a provider allowed 64 requests at 16; one with a seed (or an agent task)
+ * sends up to its n at once, and more tasks would only queue. At least 16.
+ */
+function taskSlots(tasks: readonly TaskSpec[], o: RunOptions): number {
+  let most = 16;
+  for (const t of tasks) {
+    try {
+      const profile = o.profileFor(t);
+      const n = o.samples ?? t.sampling.samples;
+      const atOnce = t.environment || (t.sampling.seed ?? profile.seed) !== undefined ? Math.max(1, Math.min(n, profile.concurrency)) : 1;
+      most = Math.max(most, Math.ceil(profile.concurrency / atOnce));
+    } catch {
+      // A task whose profile does not resolve reports it when it is reached.
+    }
+  }
+  return most;
 }
 
 /**

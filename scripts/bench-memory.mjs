@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Peak RSS (and CPU time) of `vtask test`, `vtask stats` and `vtask check` on one task file of
+// 100,000 and 1,000,000 tasks, as a user runs them (a real process each; the peak read from the
+// process itself at exit, threads included). The file is gen-large's compact layout (a million
+// tasks in 53 MB, under the 64 MB a task file may have); one task in ten has two cases.
+//
+//   node scripts/bench-memory.mjs [--sizes 100000,1000000] [--commands test,stats,check] [--baseline PATH/TO/cli.js]
+//
+// --baseline  another build of the CLI (say, the merge base's) measured beside this one
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateCompactTaskFile } from './gen-large.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const opt = (name, def) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? def : process.argv[i + 1];
+};
+const SIZES = opt('--sizes', '100000,1000000').split(',').map(Number);
+const COMMANDS = opt('--commands', 'test,stats,check').split(',');
+const clis = { current: path.join(root, 'out/cli.js'), ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}) };
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-memory-'));
+const preload = path.join(dir, 'usage.cjs');
+fs.writeFileSync(preload, "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\npeak-rss ' + u.maxRSS + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });\n");
+
+/** Each command's arguments; `stats` in its own folder, so that one run's memo does not serve the next. */
+const ARGS = { test: (f) => ['test', f], stats: (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))], check: (f) => ['check', f] };
+
+function measure(cli, args) {
+  const r = spawnSync(process.execPath, ['-r', preload, cli, ...args], { encoding: 'utf8', cwd: dir, maxBuffer: 1 << 30, stdio: ['ignore', 'ignore', 'pipe'] });
+  const m = /peak-rss (\d+) cpu-us (\d+)/.exec(r.stderr ?? '');
+  if (r.status !== 0 || !m) throw new Error(`vtask ${args.join(' ')} failed (${r.status}): ${(r.stderr ?? '').slice(-400)}`);
+  return { peak_rss_mb: Math.round(Number(m[1]) / 1024), cpu_ms: Math.round(Number(m[2]) / 1000) };
+}
+
+const figures = { load_average: +os.loadavg()[0].toFixed(2) };
+try {
+  for (const n of SIZES) {
+    const file = path.join(dir, `tasks-${n}.vtask`);
+    fs.writeFileSync(file, generateCompactTaskFile(n));
+    const mb = (fs.statSync(file).size / 1e6).toFixed(1);
+    for (const command of COMMANDS) {
+      const f = Object.fromEntries(Object.entries(clis).map(([name, cli]) => [name, measure(cli, ARGS[command](file))]));
+      figures[`${command}_${n}`] = f;
+      console.log(`vtask ${command}, ${n} tasks in one file (${mb} MB): ${Object.entries(f).map(([k, v]) => `${k} peak RSS ${v.peak_rss_mb} MB (CPU ${v.cpu_ms} ms)`).join(', ')}`);
+    }
+    fs.rmSync(file);
+  }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+console.log(JSON.stringify(figures));

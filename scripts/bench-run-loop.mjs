@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// `vtask run` against its provider's own request rate: the project's test server (its own
+// process) answers at once, and the same requests are sent twice, in the same run: by the
+// provider alone (createProvider, at the run's concurrency) and by `vtask run` as a user runs
+// it (a fresh process, a fresh cache), which also verifies every sample, writes the cache and
+// the run log. Two shapes of run: every sample its own request (the tasks have a seed), and one
+// request of `n` samples per task (no seed). The figure is requests per second of each, and
+// their ratio (the run loop's share of the provider's rate).
+//
+//   node scripts/bench-run-loop.mjs [--tasks N] [--samples S] [--concurrency C] [--baseline PATH/TO/cli.js]
+//
+// --baseline  another build of the CLI (say, the merge base's) measured beside this one
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { startServerProcess } from './bench-server.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const opt = (name, def) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? def : process.argv[i + 1];
+};
+const TASKS = Number(opt('--tasks', 500));
+const SAMPLES = Number(opt('--samples', 8));
+const CONCURRENCY = Number(opt('--concurrency', 64));
+const clis = { current: path.join(root, 'out/cli.js'), ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}) };
+if (!fs.existsSync(path.join(root, 'out/core.js')) || !fs.existsSync(path.join(root, 'out/test/support/openaiServer.js'))) spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+const core = createRequire(import.meta.url)(path.join(root, 'out/core.js'));
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-run-loop-'));
+const { server, port } = await startServerProcess(path.join(root, 'out/test/support/openaiServer.js'));
+const baseUrl = `http://127.0.0.1:${port}/v1`;
+const figures = { tasks: TASKS, samples: SAMPLES, concurrency: CONCURRENCY, load_average: +os.loadavg()[0].toFixed(2) };
+const prompt = (t) => `What is ${t} + 2? Put the answer in \\boxed{}.`;
+
+/** Requests per second of the provider alone and of each CLI, for tasks with or without a seed. */
+async function measure(seeded) {
+  const file = path.join(dir, `run-${seeded ? 'seed' : 'n'}.vtask`);
+  const lines = ['vtask: 1', 'defaults:', `  samples: ${SAMPLES}`, ...(seeded ? ['  seed: 7'] : []), 'tasks:'];
+  for (let i = 0; i < TASKS; i++) lines.push(`  - { id: add/${i}, prompt: "${prompt(i).replace(/\\/g, '\\\\')}", verify: { math: { answer: "${i + 2}" } } }`);
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const requests = seeded ? TASKS * SAMPLES : TASKS;
+  // The provider alone: the same requests, CONCURRENCY in flight.
+  const profile = core.resolveProfile({ baseUrl, model: 'test-model', concurrency: CONCURRENCY });
+  const provider = core.createProvider(profile, { splitThinkTags: false });
+  const signal = new AbortController().signal;
+  const send = async (k) => {
+    const t = k % TASKS;
+    const request = { messages: [{ role: 'user', content: prompt(t) }], ...(seeded ? { seed: 7 + Math.floor(k / TASKS) } : {}) };
+    const got = await provider.sample(request, seeded ? 1 : SAMPLES, signal);
+    if (got.length !== (seeded ? 1 : SAMPLES)) throw new Error('too few answers');
+  };
+  const raw = async () => {
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < requests) await send(next++);
+    }));
+    return requests / ((performance.now() - t0) / 1000);
+  };
+  await raw(); // warm-up: JIT, connections
+  const runOnce = (cli) => {
+    const cache = fs.mkdtempSync(path.join(dir, 'cache-'));
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [cli, 'run', file, '--base-url', baseUrl, '--model', 'test-model', '--concurrency', String(CONCURRENCY), '--cache-dir', cache, '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const s = (performance.now() - t0) / 1000;
+    if (r.status !== 0 && r.status !== 1) throw new Error(`vtask run failed (${r.status}): ${r.stderr.slice(-500)}`);
+    const sent = JSON.parse(r.stdout).tasks.reduce((a, t) => a + t.requests, 0);
+    if (sent !== requests) throw new Error(`vtask run sent ${sent} requests, expected ${requests}`);
+    fs.rmSync(cache, { recursive: true, force: true });
+    return requests / s;
+  };
+  // Rounds interleaved, the best of each kept: a shared machine's load drifts.
+  const best = { provider: 0, ...Object.fromEntries(Object.keys(clis).map((k) => [k, 0])) };
+  for (let round = 0; round < 3; round++) {
+    best.provider = Math.max(best.provider, await raw());
+    for (const [k, cli] of Object.entries(clis)) best[k] = Math.max(best[k], runOnce(cli));
+  }
+  const shape = seeded ? 'seed' : 'n';
+  const f = { requests, provider_requests_per_s: Math.round(best.provider) };
+  for (const k of Object.keys(clis)) {
+    f[`${k}_requests_per_s`] = Math.round(best[k]);
+    f[`${k}_share`] = +(best[k] / best.provider).toFixed(2);
+    console.log(`vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included)`);
+  }
+  figures[shape] = f;
+}
+
+try {
+  await measure(true);
+  await measure(false);
+} finally {
+  server.kill('SIGTERM');
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+console.log(JSON.stringify(figures));
