@@ -3,6 +3,7 @@ import path from 'node:path';
 import { collectDatasetStats, type FileText } from '../core/overview/collect';
 import { DEFAULT_NGRAM } from '../core/overview/contamination';
 import { renderStatsHtml } from '../core/overview/report';
+import { usageText } from '../core/overview/usage';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import { BANDS } from '../core/stats';
@@ -212,7 +213,7 @@ export function summaryText(s: DatasetStats, benchmarks: number): string {
 }
 
 function modelText(name: string, m: ModelStats): string[] {
-  const lines = [`model ${name}: ${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} ${noun(m.stale, 'stale run')} left out (the task changed since: vtask run re-verifies them)` : ''}`];
+  const lines = [`model ${name}: ${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} ${noun(m.stale, 'stale run')} left out (the task changed since: vtask run re-verifies them)` : ''}${m.tokens ? `; ${usageText(m.tokens, m.cost)}` : ''}`];
   const most = Math.max(...BANDS.map((b) => m.bands[b]));
   for (const b of BANDS) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
   const top = Math.max(0, ...m.histogram.map((h) => h.tasks));

@@ -22,6 +22,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { BANDS, type Band } from '../stats';
 import type { ModelProfile, Price } from '../sampling/types';
+import { costOf, tokensOf, type Tokens } from './usage';
+
+export type { Tokens } from './usage';
 import type { TaskRunResult } from '../run/sampleTasks';
 import { taskRunKey } from '../run/resultKeys';
 import type { TaskFile } from '../taskfile/parse';
@@ -52,12 +55,6 @@ const tokens: Reader<Tokens> = (v) => {
   const completion = count(t.completion);
   return prompt === undefined || completion === undefined ? undefined : { prompt, completion };
 };
-
-/** Tokens the endpoint reported (`usage`), summed over a run's samples. */
-export interface Tokens {
-  readonly prompt: number;
-  readonly completion: number;
-}
 
 /**
  * The fields of a record, in the order lines are written (`file` first: a torn line's record is
@@ -182,25 +179,6 @@ export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; re
     ...(used ? { tokens: used } : {}),
     ...(used && o.price ? { cost: costOf(used, o.price) } : {}),
   };
-}
-
-/** The tokens of samples that reported `usage`; undefined when none did. */
-export function tokensOf(samples: readonly { readonly usage?: { readonly promptTokens?: number; readonly completionTokens?: number } }[]): Tokens | undefined {
-  let prompt = 0;
-  let completion = 0;
-  let any = false;
-  for (const s of samples) {
-    if (!s.usage) continue;
-    any = true;
-    prompt += s.usage.promptTokens ?? 0;
-    completion += s.usage.completionTokens ?? 0;
-  }
-  return any ? { prompt, completion } : undefined;
-}
-
-/** Dollars for `t` at `price` (dollars per million tokens). */
-export function costOf(t: Tokens, price: Price): number {
-  return (t.prompt * price.prompt + t.completion * price.completion) / 1e6;
 }
 
 /**
