@@ -9,7 +9,10 @@ import { cut } from '../core/util/cut';
 import { BANDS } from '../core/stats';
 import { noun } from '../core/util/plural';
 import { writeJson } from '../core/util/writeJson';
-import { checkWritable, listTaskFiles, readTaskText } from './files';
+import { checkWritable, listTaskFiles, pathProblem, readTaskText } from './files';
+import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
+import { parseRowTasks } from '../core/datasets/rowTasks';
+import { errorMessage } from '../core/base/errorMessage';
 import { EXIT, UsageError, type CliIO } from './io';
 import { boundedInt, eachArg, shareFlag, unknownOption } from './options';
 import { terminalSafe } from './terminal';
@@ -17,7 +20,7 @@ import { terminalSafe } from './terminal';
 export const statsHelp = `Usage: vtask stats PATH... [--json] [--html REPORT.html] [--model M]... [--contamination BENCH]...
 
 What is in a dataset: tasks per file and verifier kind, cases and how they come out, validation
-errors, per-model results from the runs \`vtask run\` recorded in the cache (no request),
+errors (task files, and the rows of JSONL and Parquet datasets in a known format, each a task), per-model results from the runs \`vtask run\` recorded in the cache (no request),
 near-duplicate prompts and prompts that overlap a benchmark.
   --json                      print the statistics as one JSON object
   --html FILE                 also write them as a self-contained HTML report
@@ -123,11 +126,15 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
   const listed = listTaskFiles(
     args.paths.map((p) => path.resolve(io.cwd, p)),
     io.stderr,
+    { rows: true },
   );
+  const rows = await datasetRows(listed.files, io);
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p) || p);
-  const files = listed.files.map(shown);
+  const files = listed.files.filter((f) => !rowFileType(f) || rows.has(f)).map(shown);
   const read = (f: string): FileText => {
+    const text = rows.get(path.resolve(io.cwd, f));
+    if (text !== undefined) return { text, onDisk: true };
     const r = readTaskText(path.resolve(io.cwd, f));
     if ('error' in r) {
       // Reported here; the file counts with no tasks.
@@ -170,6 +177,29 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
   }
   const found = (args.failOn.has('duplicates') && report.duplicates.length > 0) || (args.failOn.has('contamination') && report.contamination.length > 0);
   return found || listed.errors > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/** Rows read to tell whether a JSON-lines or Parquet file is a dataset. */
+const DETECT_ROWS = 100;
+
+/**
+ * The dataset files among `files` (JSONL and Parquet whose rows are in a known format), as the
+ * JSON lines their rows are read from as tasks; other such files (a benchmark, a log) are left out.
+ */
+async function datasetRows(files: readonly string[], io: CliIO): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const f of files) {
+    if (!rowFileType(f)) continue;
+    let text: string;
+    try {
+      text = await rowFileText(f);
+    } catch (e) {
+      io.stderr.write(terminalSafe(pathProblem(f, 'error', `cannot read its rows: ${errorMessage(e)}`)) + '\n');
+      continue;
+    }
+    if (parseRowTasks(text, { maxRows: DETECT_ROWS }).format !== undefined) out.set(f, text);
+  }
+  return out;
 }
 
 const num = (n: number): string => n.toLocaleString('en-US');

@@ -51,13 +51,17 @@ function notRegular(st: fs.Stats): string {
   return `skipped: it is ${kind}, not a file`;
 }
 
+/** Dataset files whose rows read as tasks (rowTasks.ts): JSON lines and Parquet. */
+const ROW_FILE = /\.(jsonl|ndjson|parquet)$/i;
+
 /**
  * Expands files and folders into task files, in a stable order. Folders are searched
- * recursively for `*.vtask`, `*.vtask.yaml` and `*.vtask.yml`, skipping hidden folders and
+ * recursively for `*.vtask`, `*.vtask.yaml` and `*.vtask.yml` (and with `rows`, for the
+ * dataset files `*.jsonl`, `*.ndjson` and `*.parquet` too), skipping hidden folders and
  * `node_modules`; a file named explicitly is taken whatever its extension. Paths that cannot
  * be used (unreadable folders, FIFOs, devices) are passed to `onSkip` instead of throwing.
  */
-export function findTaskFiles(paths: readonly string[], onSkip: (s: SkippedPath) => void = () => {}): string[] {
+export function findTaskFiles(paths: readonly string[], onSkip: (s: SkippedPath) => void = () => {}, o: { readonly rows?: boolean } = {}): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   const add = (p: string): void => {
@@ -79,7 +83,7 @@ export function findTaskFiles(paths: readonly string[], onSkip: (s: SkippedPath)
       const p = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (!e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) walk(p);
-      } else if (isTaskFileName(e.name)) take(p, false);
+      } else if (isTaskFileName(e.name) || (o.rows && ROW_FILE.test(e.name))) take(p, false);
     }
   };
   // A symbolic link is followed: stat tells what it points at.
