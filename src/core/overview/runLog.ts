@@ -23,8 +23,6 @@ import { randomBytes } from 'node:crypto';
 import { BANDS, type Band } from '../stats';
 import type { ModelProfile, Price } from '../sampling/types';
 import { costOf, tokensOf, type Tokens } from './usage';
-
-export type { Tokens } from './usage';
 import type { TaskRunResult } from '../run/sampleTasks';
 import { taskRunKey } from '../run/resultKeys';
 import type { TaskFile } from '../taskfile/parse';
