@@ -45,7 +45,7 @@ const sources: LiveSources = {
     reads.push(path.basename(f));
     return fs.readFileSync(f, 'utf8');
   },
-  runLog: (dir) => indexRunLog(readRunLog(dir)),
+  runLog: (dir) => indexRunLog(readRunLog(dir).values()),
   duplicates: [],
   contamination: [],
 };

@@ -1,9 +1,9 @@
 // The runs dataset statistics report: for each task of the dataset and each model, its latest
-// record in the run log and the band of the one before. The log is read once (`readRunLog`:
+// record in the run log and the band of the one before. The log is read once (`readRunLogEntries`:
 // the latest two records of each file, task and model) and only the tasks of the dataset, by
 // the models asked for, are kept.
 import type { Band } from '../stats';
-import { readRunLog, type RunRecord } from './runLog';
+import { readRunLogEntries, type RunRecord } from './runLog';
 
 /** A task's key in the map `readLatestRuns` takes: its file (as the log names it) and id. */
 export function latestRunName(file: string, task: string): string {
@@ -26,7 +26,7 @@ export interface LatestRun {
  */
 export function readLatestRuns(cacheDir: string, tasks: ReadonlyMap<string, number>, wanted?: (model: string) => boolean): LatestRun[] {
   const out: LatestRun[] = [];
-  for (const { latest, previous } of readRunLog(cacheDir).values()) {
+  for (const { latest, previous } of readRunLogEntries(cacheDir)) {
     const task = tasks.get(latestRunName(latest.file, latest.task));
     if (task === undefined || (wanted && !wanted(latest.model))) continue;
     out.push({ task, model: latest.model, latest, previousBand: previous?.band });

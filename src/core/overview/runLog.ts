@@ -89,6 +89,7 @@ type OptionalName = Exclude<keyof RunFieldTable, RequiredName>;
 export type RunRecord = { readonly [K in RequiredName]: ValueOf<RunFieldTable[K]> } & { readonly [K in OptionalName]?: ValueOf<RunFieldTable[K]> };
 
 const FIELD_NAMES = Object.keys(RUN_FIELDS) as (keyof RunFieldTable)[];
+const FIELD_LIST: readonly [keyof RunFieldTable, Field<unknown, boolean>][] = FIELD_NAMES.map((name) => [name, RUN_FIELDS[name]]);
 
 /** A line's text as a record, or undefined when it is not a whole one. Fields it does not know (from a later version) are left out. */
 export function parseRunRecord(line: string): RunRecord | undefined {
@@ -100,17 +101,23 @@ export function parseRunRecord(line: string): RunRecord | undefined {
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const raw = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const name of FIELD_NAMES) {
-    const f: Field<unknown, boolean> = RUN_FIELDS[name];
-    if (raw[name] === undefined) {
+  let known = 0;
+  for (const [name, f] of FIELD_LIST) {
+    const given = raw[name];
+    if (given === undefined) {
       if (f.optional) continue;
       return undefined;
     }
-    const value = f.read(raw[name]);
+    const value = f.read(given);
     if (value === undefined) return undefined;
-    out[name] = value;
+    // Readers hand back what they were given, but for `tokens` (a copy holding only its two counts).
+    if (value !== given) raw[name] = value;
+    known++;
   }
+  // The parsed object is the record unless it holds fields this version does not know.
+  if (Object.keys(raw).length === known) return raw as RunRecord;
+  const out: Record<string, unknown> = {};
+  for (const [name] of FIELD_LIST) if (raw[name] !== undefined) out[name] = raw[name];
   return out as RunRecord;
 }
 
@@ -363,14 +370,32 @@ class Latest2 implements RunLogEntry {
   }
 }
 
-function latestRecords(text: string, each?: (line: string) => void): Map<string, Latest2> {
-  const out = new Map<string, Latest2>();
+/** The latest two records of each (file, task, model), by name without building a key per line. */
+class LatestIndex {
+  private readonly byFile = new Map<string, Map<string, Map<string, Latest2>>>();
+  /** In the order the log first names each. */
+  readonly entries: Latest2[] = [];
+
+  add(r: RunRecord, line: string): void {
+    let tasks = this.byFile.get(r.file);
+    if (!tasks) this.byFile.set(r.file, (tasks = new Map()));
+    let models = tasks.get(r.task);
+    if (!models) tasks.set(r.task, (models = new Map()));
+    const e = models.get(r.model);
+    if (e) e.add(r, line);
+    else {
+      const made = new Latest2(r, line);
+      models.set(r.model, made);
+      this.entries.push(made);
+    }
+  }
+}
+
+function latestRecords(text: string, each?: (line: string) => void): LatestIndex {
+  const out = new LatestIndex();
   forEachRunRecord(text, (r, line) => {
     each?.(line);
-    const key = runLogKey(r.file, r.task, r.model);
-    const e = out.get(key);
-    if (e) e.add(r, line);
-    else out.set(key, new Latest2(r, line));
+    out.add(r, line);
   });
   return out;
 }
@@ -390,7 +415,12 @@ function readRunLogText(cacheDir: string): string {
  * order the log first names each; empty when there is no log yet.
  */
 export function readRunLog(cacheDir: string): Map<string, RunLogEntry> {
-  return latestRecords(readRunLogText(cacheDir));
+  return new Map(readRunLogEntries(cacheDir).map((e) => [runLogKey(e.latest.file, e.latest.task, e.latest.model), e]));
+}
+
+/** `readRunLog`'s entries without their keys (each record names its file, task and model): what readers that go through them all use. */
+export function readRunLogEntries(cacheDir: string): RunLogEntry[] {
+  return latestRecords(readRunLogText(cacheDir)).entries;
 }
 
 /** Every whole record of the log, in log order (a record a compaction copied twice appears twice). */
@@ -427,7 +457,7 @@ export function compactRunLog(cacheDir: string): CompactResult | undefined {
       const kept = latestRecords(text, (line) => all.push(line));
       const before = all.length;
       const keep = new Set<string>();
-      for (const e of kept.values()) for (const line of e.lines()) keep.add(line);
+      for (const e of kept.entries) for (const line of e.lines()) keep.add(line);
       if (keep.size >= before) return undefined;
       // The kept lines in log order, each once.
       const lines = all.filter((line) => keep.delete(line));
