@@ -333,3 +333,15 @@ test('the HTML report is one page that loads and runs nothing, with every text e
   assert.match(html, /x&#60;img src=y&#62;\.vtask:3/);
   assert.match(html, /prefers-color-scheme: dark/);
 });
+
+test('a run log written by the positional format still counts, beside records with tokens and cost', async () => {
+  const { cacheDir, files } = workspace('old-log');
+  fs.mkdirSync(cacheDir, { recursive: true });
+  // A line exactly as versions that read the log by field position wrote it.
+  fs.writeFileSync(path.join(cacheDir, 'runs.jsonl'), `{"file":"a.vtask","task":"sum","model":"m","key":"${runKey(files[0]!, 'sum')}","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":4,"pass_rate":0.5,"band":"learnable","signal_share":0.75}\n`);
+  appendRunRecords(cacheDir, [{ file: 'a.vtask', task: 'sea', model: 'm', key: runKey(files[0]!, 'sea'), at: '2026-01-02T00:00:00.000Z', samples: 8, passed: 8, pass_rate: 1, band: 'too_easy', signal_share: 0, tokens: { prompt: 80, completion: 400 }, cost: 0.002 }]);
+  const m = (await collectDatasetStats(files, { duplicates: false })).models.m!;
+  assert.equal(m.tasks, 2, 'the old line and the new one both count');
+  assert.deepEqual(m.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
+  assert.deepEqual([m.tokens, m.cost], [{ prompt: 80, completion: 400 }, 0.002], 'tokens and cost of the run that recorded them');
+});
