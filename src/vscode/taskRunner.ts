@@ -7,6 +7,7 @@ import type { ModelProfile, Provider } from '../core/sampling/types';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import type { TaskFile } from '../core/taskfile/parse';
 import { appendRunRecordsAsync, modelLabel, runRecordsOf } from '../core/overview/runLog';
+import { compactRunLogInWorker } from '../core/overview/runLogIndex';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { LanguageModelProvider, LM_PREFIX } from './lmProvider';
 import type { ModelPicker } from './modelPicker';
@@ -50,6 +51,8 @@ export class TaskRunner implements vscode.Disposable {
     private readonly results: ResultStore,
     private readonly log: vscode.LogOutputChannel,
     private readonly models: ModelPicker,
+    /** The bundled out/overviewWorker.js, where the run log is compacted; in this thread without it. */
+    private readonly worker?: string,
   ) {
     // Cancel Sampling is offered only while something runs.
     this.emitter.event(() => void vscode.commands.executeCommand('setContext', 'vtask.sampling', this.running.size > 0));
@@ -214,7 +217,8 @@ export class TaskRunner implements vscode.Disposable {
     if (doc.uri.scheme !== 'file') return;
     const cacheDir = cacheDirFor(doc.uri);
     try {
-      await appendRunRecordsAsync(cacheDir, runRecordsOf(done, { cacheDir, file: doc.uri.fsPath, parsed, samples, profileOf }));
+      const worker = this.worker;
+      await appendRunRecordsAsync(cacheDir, runRecordsOf(done, { cacheDir, file: doc.uri.fsPath, parsed, samples, profileOf }), worker ? { compact: (dir) => compactRunLogInWorker(worker, dir) } : {});
     } catch (e) {
       this.log.warn(`the run log was not written (${cacheDir}): ${e instanceof Error ? e.message : String(e)}`);
     }

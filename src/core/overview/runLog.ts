@@ -206,6 +206,11 @@ export function runRecordsOf(results: readonly TaskRunResult[], o: { readonly ca
 export interface AppendOptions {
   /** Size past which (and past each doubling of which) compaction is considered; tests lower it. */
   readonly compactBytes?: number;
+  /**
+   * `appendRunRecordsAsync`: how to compact, when it is time; in this thread without it. The
+   * editor compacts in a worker thread (`compactRunLogInWorker`), since rewriting a large log takes a while.
+   */
+  readonly compact?: (cacheDir: string) => Promise<unknown>;
 }
 
 /** Appends records to the log in one write, creating the cache folder if needed; then compacts if the log grew past a size. */
@@ -270,7 +275,11 @@ export async function appendRunRecordsAsync(cacheDir: string, records: readonly 
   } finally {
     release?.();
   }
-  compactIfGrown(cacheDir, size - data.length, size, options);
+  if (!options.compact) compactIfGrown(cacheDir, size - data.length, size, options);
+  else if (crossed(size - data.length, size, options.compactBytes ?? COMPACT_BYTES)) {
+    // Compaction only saves space and reading time; the log is whole without it.
+    await options.compact(cacheDir).catch(() => undefined);
+  }
 }
 
 function linesOf(records: readonly RunRecord[]): Buffer {

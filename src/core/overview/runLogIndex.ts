@@ -67,6 +67,18 @@ export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string;
   });
 }
 
+/** What marks a worker started to compact a run log (overviewWorker.ts). */
+export const COMPACT_JOB = 'compact-run-log';
+
+/** Compacts a cache folder's run log (`compactRunLog`) in a worker thread started from `worker`; resolves when it is done. */
+export function compactRunLogInWorker(worker: string, cacheDir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(worker, { workerData: { kind: COMPACT_JOB, cacheDir } });
+    w.once('error', reject);
+    w.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the run log compaction stopped with exit code ${code}`))));
+  });
+}
+
 /** What the reader sends the worker for the next batch. */
 const NEXT = 'next';
 
