@@ -171,13 +171,20 @@ function defineTests(): void {
     assert.ok(release);
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
-    const appended = appendRunRecordsAsync(dir, [recordOf('a', 1, 1)]);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.ok(ticks >= 5, `the event loop kept turning while the append waited (${ticks} ticks)`);
-    assert.equal(readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed, 0, 'the append waits for the lock');
-    release();
-    await appended;
-    clearInterval(timer);
+    try {
+      const t0 = performance.now();
+      const appended = appendRunRecordsAsync(dir, [recordOf('a', 1, 1)]);
+      // A lock waited for on this thread would hold it here for the whole wait (2 s).
+      assert.ok(performance.now() - t0 < 1000, `the call returned at once (${Math.round(performance.now() - t0)} ms)`);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(ticks >= 1, `the event loop kept turning while the append waited (${ticks} ticks)`);
+      assert.equal(readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed, 0, 'the append waits for the lock');
+      release();
+      await appended;
+    } finally {
+      clearInterval(timer);
+      release();
+    }
     assert.equal(readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed, 1);
     // Many at once, with sync appends between: every line whole.
     await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? Promise.resolve(appendRunRecords(dir, [recordOf('b', i, 40)])) : appendRunRecordsAsync(dir, [recordOf('b', i, 40)]))));
