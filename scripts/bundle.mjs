@@ -8,12 +8,16 @@ import { createRequire } from 'node:module';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** Bundles `entry` (a path under the repo) and returns its exports. */
-export async function loadBundled(entry) {
+/**
+ * Bundles `entry` (a path under the repo, or under `root`: another checkout of its sources,
+ * such as an older commit's, whose packages are this one's) and returns its exports.
+ */
+export async function loadBundled(entry, root = ROOT) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-'));
   const outfile = path.join(dir, `${path.basename(entry).replace(/\.ts$/, '')}.cjs`);
   await esbuild.build({
-    entryPoints: [path.join(ROOT, entry)],
+    entryPoints: [path.join(root, entry)],
+    nodePaths: [path.join(ROOT, 'node_modules')],
     bundle: true,
     platform: 'node',
     format: 'cjs',

@@ -14,6 +14,7 @@ import { run, runHelp } from './runCommand';
 import { serveCommand, serveHelp } from './serveCommand';
 import { auditCommand, auditHelp } from './auditCommand';
 import { statsCommand, statsHelp } from './statsCommand';
+import { diffCommand, diffHelp } from './diffCommand';
 import { envCommand, envHelp } from './envCommand';
 import { EXIT, UsageError, type CliIO } from './io';
 import { refuseSpecialPaths } from './options';
@@ -100,6 +101,7 @@ Commands:
   serve PATH...   answer verdicts over HTTP for trainers
   audit PATH...   probe each verifier for answers it wrongly passes or fails (no model)
   stats PATH...   what is in a dataset: counts, cases, per-model results, duplicates, overlap
+  diff A B        two runs compared: tasks whose band flipped, samples whose verdict flipped
   env RUN         an agent environment in the sandbox, speaking its protocol on stdin/stdout
 
 Options:
@@ -131,6 +133,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   serve: { help: serveHelp, run: (args, io, signal) => serveCommand(args, io, signal) },
   audit: { help: auditHelp, run: (args, io, signal) => auditCommand(args, io, signal) },
   stats: { help: statsHelp, run: (args, io, signal) => statsCommand(args, io, signal) },
+  diff: { help: diffHelp, run: (args, io) => diffCommand(args, io) },
   env: { help: envHelp, run: (args, io, signal) => envCommand(args, io, signal) },
 };
 

@@ -13,12 +13,16 @@ export function pathProblem(file: string, severity: 'error' | 'warning', message
  * The task files under `paths`; what cannot be used (unreadable folders, FIFOs) is reported on
  * `out`, and `errors` counts the unreadable ones.
  */
-export function listTaskFiles(paths: readonly string[], out: CliIO['stdout']): { files: string[]; errors: number } {
+export function listTaskFiles(paths: readonly string[], out: CliIO['stdout'], o: { readonly rows?: boolean } = {}): { files: string[]; errors: number } {
   let errors = 0;
-  const files = findTaskFiles(paths, (s) => {
-    out.write(pathProblem(s.path, s.severity, s.message) + '\n');
-    if (s.severity === 'error') errors++;
-  });
+  const files = findTaskFiles(
+    paths,
+    (s) => {
+      out.write(pathProblem(s.path, s.severity, s.message) + '\n');
+      if (s.severity === 'error') errors++;
+    },
+    o,
+  );
   return { files, errors };
 }
 

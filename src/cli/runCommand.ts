@@ -1,4 +1,5 @@
 import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runLog';
+import { costOf, tokensOf, usageText } from '../core/overview/usage';
 import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
 import { passCount } from '../core/stats';
 import { createProvider } from '../core/sampling';
@@ -6,7 +7,7 @@ import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { resolveProfile } from '../core/sampling/profiles';
 import { formatSeconds } from '../core/sampling/retry';
-import type { ModelProfile, Provider } from '../core/sampling/types';
+import type { ModelProfile, Price, Provider } from '../core/sampling/types';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile, type TaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
@@ -98,11 +99,13 @@ interface ModelRun {
   readonly file: string;
   /** The model's label (`modelLabel`): what `--model` named, or the task's profile. */
   readonly model: string;
+  /** The profile's `price`, which gives its tokens a cost. */
+  readonly price?: Price;
   readonly r: TaskRunResult;
 }
 
 /** The spec's JSON shape per task, plus what else a script may want. */
-function jsonOf({ file, model, r }: ModelRun): Record<string, unknown> {
+function jsonOf({ file, model, r, price }: ModelRun): Record<string, unknown> {
   return {
     file,
     task: r.task.id,
@@ -119,6 +122,7 @@ function jsonOf({ file, model, r }: ModelRun): Record<string, unknown> {
     signal_share: r.stats.signalShare,
     group_size: r.stats.groupSize,
     requests: r.requests,
+    ...usageFields(r.samples, price),
     ...(r.error ? { error: r.error } : {}),
     ...(r.note ? { note: r.note } : {}),
   };
@@ -155,8 +159,8 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
   if (args.json) {
     io.stdout.write(JSON.stringify({ tasks: results.map(jsonOf), invalid, cancelled: signal.aborted }) + '\n');
   } else {
-    const byModel = new Map<string, TaskRunResult[]>();
-    for (const x of results) byModel.set(x.model, [...(byModel.get(x.model) ?? []), x.r]);
+    const byModel = new Map<string, ModelRun[]>();
+    for (const x of results) byModel.set(x.model, [...(byModel.get(x.model) ?? []), x]);
     [...byModel].forEach(([model, rs], i) => {
       if (i > 0) io.stdout.write('\n');
       printTable(io, model, rs);
@@ -262,7 +266,10 @@ async function runFile(file: string, parsed: TaskFile, model: string | undefined
     const p = used.get(r.task.id);
     return p ? modelLabel(p) : (model ?? r.model);
   };
-  return done.map((r) => ({ file, model: labelOf(r), r }));
+  return done.map((r) => {
+    const price = used.get(r.task.id)?.price;
+    return { file, model: labelOf(r), r, ...(price ? { price } : {}) };
+  });
 }
 
 /** An id no task has is a usage error, named with the closest id there is. */
@@ -273,7 +280,8 @@ function checkTaskId(id: string, ids: readonly string[]): void {
 }
 
 /** One model's table, under a line naming it, and its totals. */
-function printTable(io: CliIO, model: string, results: readonly TaskRunResult[]): void {
+function printTable(io: CliIO, model: string, runs: readonly ModelRun[]): void {
+  const results = runs.map((x) => x.r);
   io.stdout.write(terminalSafe(`model ${model}`) + '\n');
   const rows = results.map((r) => {
     const ks = Object.keys(r.stats.passAtK);
@@ -290,4 +298,21 @@ function printTable(io: CliIO, model: string, results: readonly TaskRunResult[])
   const all = results.flatMap((r) => r.samples);
   const requests = results.reduce((a, r) => a + r.requests, 0);
   io.stdout.write(`${plural(results.length, 'task')}, ${plural(all.length, 'sample')} (${all.filter((s) => s.cached).length} from the cache, ${plural(requests, 'request')})\n`);
+  const usage = usageOf(runs);
+  if (usage) io.stdout.write(`${usage}\n`);
+}
+
+/** The tokens of the runs' samples and, when every run's profile has a price, their cost; undefined when the endpoint reported no usage. */
+function usageOf(runs: readonly ModelRun[]): string | undefined {
+  const tokens = tokensOf(runs.flatMap((x) => x.r.samples));
+  if (!tokens) return undefined;
+  const priced = runs.every((x) => x.price);
+  const cost = priced ? runs.reduce((sum, x) => sum + costOf(tokensOf(x.r.samples) ?? { prompt: 0, completion: 0 }, x.price as Price), 0) : undefined;
+  return usageText(tokens, cost);
+}
+
+/** A task's `tokens` and `cost` in `--json`, as the run log records them. */
+function usageFields(samples: TaskRunResult['samples'], price: Price | undefined): { tokens?: { prompt: number; completion: number }; cost?: number } {
+  const tokens = tokensOf(samples);
+  return tokens ? { tokens, ...(price ? { cost: costOf(tokens, price) } : {}) } : {};
 }

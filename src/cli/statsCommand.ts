@@ -3,12 +3,16 @@ import path from 'node:path';
 import { collectDatasetStats, type FileText } from '../core/overview/collect';
 import { DEFAULT_NGRAM } from '../core/overview/contamination';
 import { renderStatsHtml } from '../core/overview/report';
+import { usageText } from '../core/overview/usage';
 import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
 import { cut } from '../core/util/cut';
 import { BANDS } from '../core/stats';
 import { noun } from '../core/util/plural';
 import { writeJson } from '../core/util/writeJson';
-import { checkWritable, listTaskFiles, readTaskText } from './files';
+import { checkWritable, listTaskFiles, pathProblem, readTaskText } from './files';
+import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
+import { parseRowTasks } from '../core/datasets/rowTasks';
+import { errorMessage } from '../core/base/errorMessage';
 import { EXIT, UsageError, type CliIO } from './io';
 import { boundedInt, eachArg, shareFlag, unknownOption } from './options';
 import { terminalSafe } from './terminal';
@@ -16,7 +20,7 @@ import { terminalSafe } from './terminal';
 export const statsHelp = `Usage: vtask stats PATH... [--json] [--html REPORT.html] [--model M]... [--contamination BENCH]...
 
 What is in a dataset: tasks per file and verifier kind, cases and how they come out, validation
-errors, per-model results from the runs \`vtask run\` recorded in the cache (no request),
+errors (task files, and the rows of JSONL and Parquet datasets in a known format, each a task), per-model results from the runs \`vtask run\` recorded in the cache (no request),
 near-duplicate prompts and prompts that overlap a benchmark.
   --json                      print the statistics as one JSON object
   --html FILE                 also write them as a self-contained HTML report
@@ -122,11 +126,15 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
   const listed = listTaskFiles(
     args.paths.map((p) => path.resolve(io.cwd, p)),
     io.stderr,
+    { rows: true },
   );
+  const rows = await datasetRows(listed.files, io);
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p) || p);
-  const files = listed.files.map(shown);
+  const files = listed.files.filter((f) => !rowFileType(f) || rows.has(f)).map(shown);
   const read = (f: string): FileText => {
+    const text = rows.get(path.resolve(io.cwd, f));
+    if (text !== undefined) return { text, onDisk: true };
     const r = readTaskText(path.resolve(io.cwd, f));
     if ('error' in r) {
       // Reported here; the file counts with no tasks.
@@ -171,6 +179,29 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
   return found || listed.errors > 0 ? EXIT.failed : EXIT.ok;
 }
 
+/** Rows read to tell whether a JSON-lines or Parquet file is a dataset. */
+const DETECT_ROWS = 100;
+
+/**
+ * The dataset files among `files` (JSONL and Parquet whose rows are in a known format), as the
+ * JSON lines their rows are read from as tasks; other such files (a benchmark, a log) are left out.
+ */
+async function datasetRows(files: readonly string[], io: CliIO): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const f of files) {
+    if (!rowFileType(f)) continue;
+    let text: string;
+    try {
+      text = await rowFileText(f);
+    } catch (e) {
+      io.stderr.write(terminalSafe(pathProblem(f, 'error', `cannot read its rows: ${errorMessage(e)}`)) + '\n');
+      continue;
+    }
+    if (parseRowTasks(text, { maxRows: DETECT_ROWS }).format !== undefined) out.set(f, text);
+  }
+  return out;
+}
+
 const num = (n: number): string => n.toLocaleString('en-US');
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const at = (r: TaskRef): string => `${r.file}${r.line !== undefined ? `:${r.line + 1}` : ''}`;
@@ -212,7 +243,7 @@ export function summaryText(s: DatasetStats, benchmarks: number): string {
 }
 
 function modelText(name: string, m: ModelStats): string[] {
-  const lines = [`model ${name}: ${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} ${noun(m.stale, 'stale run')} left out (the task changed since: vtask run re-verifies them)` : ''}`];
+  const lines = [`model ${name}: ${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} ${noun(m.stale, 'stale run')} left out (the task changed since: vtask run re-verifies them)` : ''}${m.tokens ? `; ${usageText(m.tokens, m.cost)}` : ''}`];
   const most = Math.max(...BANDS.map((b) => m.bands[b]));
   for (const b of BANDS) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
   const top = Math.max(0, ...m.histogram.map((h) => h.tasks));

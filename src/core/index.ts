@@ -21,5 +21,7 @@ export { RowTaskParser, MAX_ROW_TASKS, type RowTaskFile } from './datasets/rowTa
 export { startEnvironment, EnvironmentError, type StartedEnvironment } from './agent/environment';
 export { replayCalls } from './agent/replay';
 export { validateToolArgs } from './agent/toolArgs';
-export { appendRunRecords, readRunLog, runLogKey, modelLabel, runRecordOf, compactRunLog, type RunRecord, type RunLogEntry } from './overview/runLog';
+export { appendRunRecords, appendRunRecordsAsync, readRunLog, readRunRecords, runLogKey, modelLabel, runRecordOf, compactRunLog, type RunRecord, type RunLogEntry } from './overview/runLog';
+export { tokensOf, costOf, type Tokens } from './overview/usage';
+export { diffRuns, parseSelection, selectRuns, type DatasetDiff } from './overview/diff';
 export { taskRunKey, taskCasesKey } from './run/resultKeys';

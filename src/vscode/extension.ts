@@ -25,7 +25,7 @@ import { trustWiring } from './trust';
 import { showWalkthroughOnce } from './walkthrough';
 import { DatasetEditorProvider } from './datasetEditor';
 import { Workbenches } from './workbench';
-import { registerOverview } from './overview';
+import { overviewWorkerScript, registerOverview } from './overview';
 
 /** Wires the services and features together; every disposable goes to the context. */
 export function activate(context: vscode.ExtensionContext): VtaskApi {
@@ -37,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     const diagnostics = new Diagnostics(documents, log);
     const results = new ResultStore();
     const models = new ModelPicker(context);
-    const runner = new TaskRunner(documents, results, log, models);
+    const runner = new TaskRunner(documents, results, log, models, overviewWorkerScript(context.extensionUri));
     const tests = new CaseTests(documents, results);
     const lenses = new CodeLensProvider(documents, results, runner);
     const decorations = new Decorations(context.extensionUri, documents, results);

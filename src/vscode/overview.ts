@@ -25,15 +25,19 @@ export interface Overview {
   dashboard(): Dashboard | undefined;
 }
 
+/** The long reads and searches run in a thread of their own: the bundled worker, when it is built. */
+export function overviewWorkerScript(extensionUri: vscode.Uri): string | undefined {
+  const script = path.join(extensionUri.fsPath, 'out', 'overviewWorker.js');
+  return fs.existsSync(script) ? script : undefined;
+}
+
 /**
  * The dataset at a glance: the vtask view's tree of task files, the dataset dashboard and the
  * duplicate and contamination diagnostics, over one index of the workspace's task files.
  */
 export function registerOverview(s: OverviewServices): { overview: Overview; runLogs: RunLogs; disposables: vscode.Disposable[] } {
   const index = new TaskIndex(s.documents);
-  // The long reads and searches run in a thread of their own (the bundled worker, when built).
-  const script = path.join(s.extensionUri.fsPath, 'out', 'overviewWorker.js');
-  const worker = fs.existsSync(script) ? script : undefined;
+  const worker = overviewWorkerScript(s.extensionUri);
   const duplicates = new DuplicateDiagnostics(index, s.log, worker);
   const runLogs = new RunLogs(s.log, worker);
   const facts = new TaskFacts(s.results, runLogs, duplicates);

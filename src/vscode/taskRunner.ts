@@ -6,7 +6,8 @@ import { SampleCache } from '../core/sampling/cache';
 import type { ModelProfile, Provider } from '../core/sampling/types';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import type { TaskFile } from '../core/taskfile/parse';
-import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runLog';
+import { appendRunRecordsAsync, modelLabel, runRecordsOf } from '../core/overview/runLog';
+import { compactRunLogInWorker } from '../core/overview/runLogIndex';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { LanguageModelProvider, LM_PREFIX } from './lmProvider';
 import type { ModelPicker } from './modelPicker';
@@ -50,6 +51,8 @@ export class TaskRunner implements vscode.Disposable {
     private readonly results: ResultStore,
     private readonly log: vscode.LogOutputChannel,
     private readonly models: ModelPicker,
+    /** The bundled out/overviewWorker.js, where the run log is compacted; in this thread without it. */
+    private readonly worker?: string,
   ) {
     // Cancel Sampling is offered only while something runs.
     this.emitter.event(() => void vscode.commands.executeCommand('setContext', 'vtask.sampling', this.running.size > 0));
@@ -165,7 +168,7 @@ export class TaskRunner implements vscode.Disposable {
               }
             },
           });
-          this.logRuns(doc, file, done, samples, (r) => used.get(r.task.id));
+          await this.logRuns(doc, file, done, samples, (r) => used.get(r.task.id));
           return done;
         },
       );
@@ -207,13 +210,15 @@ export class TaskRunner implements vscode.Disposable {
 
   /**
    * Adds the finished runs to the run log of the file's cache folder, the one `vtask stats`
-   * reads. Runs of unsaved files are left out: the log names files on disk.
+   * reads. Runs of unsaved files are left out: the log names files on disk. The append never
+   * blocks this thread, even while another process compacts the log.
    */
-  private logRuns(doc: vscode.TextDocument, parsed: TaskFile, done: readonly TaskRunResult[], samples: number | undefined, profileOf: (r: TaskRunResult) => ModelProfile | undefined): void {
+  private async logRuns(doc: vscode.TextDocument, parsed: TaskFile, done: readonly TaskRunResult[], samples: number | undefined, profileOf: (r: TaskRunResult) => ModelProfile | undefined): Promise<void> {
     if (doc.uri.scheme !== 'file') return;
     const cacheDir = cacheDirFor(doc.uri);
     try {
-      appendRunRecords(cacheDir, runRecordsOf(done, { cacheDir, file: doc.uri.fsPath, parsed, samples, profileOf }));
+      const worker = this.worker;
+      await appendRunRecordsAsync(cacheDir, runRecordsOf(done, { cacheDir, file: doc.uri.fsPath, parsed, samples, profileOf }), worker ? { compact: (dir) => compactRunLogInWorker(worker, dir) } : {});
     } catch (e) {
       this.log.warn(`the run log was not written (${cacheDir}): ${e instanceof Error ? e.message : String(e)}`);
     }

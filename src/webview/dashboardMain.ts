@@ -5,6 +5,7 @@ import { toDashboard, type ComparisonView, type DatasetStatsView, type FromDashb
 import { BAND_WORDS, BANDS, bandBar, passRateHistogram, scatter } from './dashboardCharts';
 import { button, el, icon, pct } from './dom';
 import { pagedList } from './pagedList';
+import { count, dollars } from '../core/overview/usage';
 
 interface VsCodeApi {
   postMessage(message: FromDashboard): void;
@@ -119,7 +120,7 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
   if (!models.length) return section('models', 'Bands per model', [el('p', 'muted', 'No runs yet: run the tasks (▶ Run all in a file, or vtask run --model NAME) and their bands show here.')]);
   const table = el('table', 'models-table');
   const head = el('tr');
-  for (const h of ['Model', 'Tasks run', 'Samples', ...BANDS.map((b) => BAND_WORDS[b]), 'Signal', 'Stale', 'Bands']) head.append(el('th', undefined, h));
+  for (const h of ['Model', 'Tasks run', 'Samples', ...BANDS.map((b) => BAND_WORDS[b]), 'Signal', 'Stale', 'Tokens', 'Cost', 'Bands']) head.append(el('th', undefined, h));
   table.append(el('thead'), el('tbody'));
   table.tHead?.append(head);
   const charts = el('div', 'charts');
@@ -128,7 +129,11 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
     row.dataset.model = model;
     const stale = el('td', 'num stale-runs', n(m.stale ?? 0));
     stale.title = 'Runs of an older version of the task (its prompt, verifier or sampling changed since), left out: run the tasks again';
-    row.append(el('td', 'model-name', model), el('td', 'num', n(m.tasks)), el('td', 'num', n(m.samples)), ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))), el('td', 'num', pct(m.signal_share)), stale);
+    const tokens = el('td', 'num tokens', m.tokens ? `${count(m.tokens.prompt)} + ${count(m.tokens.completion)}` : '–');
+    tokens.title = 'Prompt + completion tokens of these runs, as the endpoint reported them';
+    const cost = el('td', 'num cost', m.cost === undefined ? '–' : dollars(m.cost));
+    cost.title = "What these runs' tokens cost at the profile's price (a profile without `price` has none)";
+    row.append(el('td', 'model-name', model), el('td', 'num', n(m.tasks)), el('td', 'num', n(m.samples)), ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))), el('td', 'num', pct(m.signal_share)), stale, tokens, cost);
     const bar = el('td');
     bar.append(bandBar(m.bands));
     row.append(bar);

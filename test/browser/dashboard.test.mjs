@@ -91,9 +91,12 @@ describe('dataset dashboard in Chromium', { skip: chromiumPath() ? false : 'Chro
 
   test('known counts: the summary, bands per model, the files, duplicates and contamination; links open tasks', async () => {
     const stats = core.makeStats({ files: 3, tasksPerFile: 22 });
+    stats.models['model-a'] = { ...stats.models['model-a'], tokens: { prompt: 1200, completion: 3400 }, cost: 0.0042 };
     await withDashboard({}, async (page) => {
       assert.deepEqual(await page.evaluate(() => window.__posted), [{ type: 'ready' }]);
       await send(page, stats);
+      assert.deepEqual(await texts(page, '.model-row td.tokens'), ['1,200 + 3,400', '–'], 'tokens per model; none recorded: a dash, not 0');
+      assert.deepEqual(await texts(page, '.model-row td.cost'), ['$0.0042', '–']);
       assert.equal(await page.textContent('h1'), 'Dataset: workspace');
       assert.equal(await page.textContent('.summary-line'), '3 files · 66 tasks · 132 cases · 0 errors · 2 models');
       // 22 tasks a file: A's rates (i % 11) / 10 are 4 too easy (0.9, 1), 4 too hard (0, 0.1) and

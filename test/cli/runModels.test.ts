@@ -27,7 +27,7 @@ before(async () => {
     file,
     `vtask: 1
 models:
-  good: { base_url: "${server.url}", model: model-a }
+  good: { base_url: "${server.url}", model: model-a, price: { prompt: 1000, completion: 2000 } }
   bad: { base_url: "${server.url}", model: model-b }
 tasks:
   - id: clips
@@ -55,6 +55,8 @@ interface TaskJson {
   band: string | null;
   samples: { cached: boolean }[];
   error?: string;
+  tokens?: { prompt: number; completion: number };
+  cost?: number;
 }
 
 async function run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -101,6 +103,14 @@ test('each --model runs every task; the JSON has one entry per task and model; e
     assert.match(x.key, /^[0-9a-f]{40}$/);
     assert.ok(Math.abs(Date.now() - Date.parse(x.at)) < 120_000, x.at);
   }
+  // The server counts words: 3 of prompt per sample, 2 (model-a) or 3 (model-b) of answer.
+  assert.deepEqual(logged.map((x) => [x.tokens?.prompt, x.tokens?.completion, x.cost]), [
+    [12, 8, undefined],
+    [6, 4, undefined],
+    [12, 12, undefined],
+    [6, 6, undefined],
+  ], 'tokens from the usage of each sample; no cost without a price');
+  assert.deepEqual(tasks[0]!.tokens, { prompt: 12, completion: 8 });
   assert.notEqual(logged[0]!.key, logged[1]!.key, 'each task has its own run key');
   assert.equal(logged[0]!.key, logged[2]!.key, 'one task, one run key, whatever the model');
 });
@@ -126,11 +136,12 @@ test('the human output is one table per model, named; profiles under models: are
   assert.equal(groups.length, 2, r.stdout);
   assert.match(groups[0]!, /^model good\ntask\s+pass\s+pass@1/);
   assert.match(groups[0]!, /^clips\s+4\/4\s+1\.00/m);
-  assert.match(groups[0]!, /^2 tasks, 6 samples \(6 from the cache, 0 requests\)$/m);
+  assert.match(groups[0]!, /^2 tasks, 6 samples \(6 from the cache, 0 requests\)\n18 prompt \+ 12 completion tokens, \$0\.04$/m, 'the cached samples keep their usage; the price gives a cost');
+  assert.match(groups[1]!, /^18 prompt \+ 18 completion tokens$/m, 'no price, no cost');
   assert.match(groups[1]!, /^model bad\ntask/);
   assert.match(groups[1]!, /^clips\s+0\/4\s+0\.00/m);
   // The named profiles share the samples of the same endpoint and model, and log under their names.
-  assert.deepEqual(records().slice(-4).map((x) => [x.task, x.model, x.pass_rate]), [['clips', 'good', 1], ['pens', 'good', 1], ['clips', 'bad', 0], ['pens', 'bad', 0]]);
+  assert.deepEqual(records().slice(-4).map((x) => [x.task, x.model, x.pass_rate, x.cost]), [['clips', 'good', 1, 0.028], ['pens', 'good', 1, 0.014], ['clips', 'bad', 0, undefined], ['pens', 'bad', 0, undefined]]);
 });
 
 test('a model whose runs fail is logged with band error; the other model is still run and logged', async () => {

@@ -74,7 +74,7 @@ interface Json {
   files: number;
   tasks: number;
   per_file: { file: string; tasks: number; kinds: Record<string, number>; cases: Record<string, number>; errors: number }[];
-  models: Record<string, { tasks: number; samples: number; histogram: { from: number; to: number; tasks: number }[]; bands: Record<string, number>; changed: { task: string; from: string; to: string }[] }>;
+  models: Record<string, { tasks: number; samples: number; histogram: { from: number; to: number; tasks: number }[]; bands: Record<string, number>; changed: { task: string; from: string; to: string }[]; tokens?: { prompt: number; completion: number }; cost?: number }>;
   results?: { task: string; model: string; pass_rate: number }[];
   comparisons?: { a: string; b: string; tasks: number; separating: { task: string }[]; points?: unknown }[];
   duplicates: { a: { file: string; task: string }; b: { file: string; task: string }; similarity: number }[];
@@ -101,6 +101,8 @@ test('runs of two models from vtask run: the spec keys, bands, histogram, compar
   assert.deepEqual(a.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
   assert.deepEqual(b.bands, { too_easy: 0, learnable: 0, too_hard: 2, error: 0 });
   assert.deepEqual(a.histogram.map((h) => h.tasks), [0, 0, 0, 0, 0, 1, 0, 0, 0, 1]);
+  // The server counts words: 22 and 5 of prompt, one of answer, for each of 4 samples.
+  assert.deepEqual([a.tokens, a.cost], [{ prompt: 108, completion: 8 }, undefined], 'tokens from the run log; no price, no cost');
   assert.equal(s.results?.length, 4);
   assert.deepEqual(s.comparisons?.map((c) => [c.a, c.b, c.tasks, c.separating[0]?.task, c.points]), [['model-a', 'model-b', 2, 'easy', undefined]]);
   assert.equal(s.duplicates.length, 1);
@@ -126,7 +128,7 @@ test('the text summary: totals, per model bands and histogram, both places of a 
   assert.match(out, /^2 files, 4 tasks \(1 invalid\), \d+ validation errors?$/m);
   assert.match(out, /^kinds: math 2, match 1$/m);
   assert.match(out, /^cases: 1 \(1 passed, 0 failed, 0 skipped\); 3 tasks without cases$/m);
-  assert.match(out, /^model model-a: 2 tasks, 8 samples/m);
+  assert.match(out, /^model model-a: 2 tasks, 8 samples, GRPO signal .*; 108 prompt \+ 8 completion tokens$/m);
   assert.match(out, /^ {2}too_easy {10}1 █+$/m);
   assert.match(out, /^ {2}0\.9–1\.0 {8}1 █+$/m);
   assert.match(out, /^model-a vs model-b: 2 tasks run by both/m);
@@ -143,6 +145,7 @@ test('--html writes a self-contained report; --fail-on exits 1 when something is
   assert.match(page, /^<!doctype html>/);
   assert.match(page, /Content-Security-Policy/);
   assert.match(page, /model-a against model-b/);
+  assert.match(page, /108 prompt \+ 8 completion tokens/, 'the report says each model\'s tokens');
   assert.match(r.stdout, /^report: .*report\.html$/m);
   assert.equal((await stats('--fail-on', 'duplicates')).code, 1);
   assert.equal((await vtask(['stats', path.join(data, 'one.vtask'), '--cache-dir', cacheDir, '--fail-on', 'duplicates'])).code, 0, 'no duplicate in one file');

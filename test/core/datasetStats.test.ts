@@ -347,3 +347,15 @@ test('the HTML report draws a comparison only for models that ran a task in comm
   assert.doesNotMatch(html, /<h2>m1 against m3<\/h2>/);
   assert.match(html, /Not compared, no task run by both: m1 and m3; m2 and m3/);
 });
+
+test('a run log written by the positional format still counts, beside records with tokens and cost', async () => {
+  const { cacheDir, files } = workspace('old-log');
+  fs.mkdirSync(cacheDir, { recursive: true });
+  // A line exactly as versions that read the log by field position wrote it.
+  fs.writeFileSync(path.join(cacheDir, 'runs.jsonl'), `{"file":"a.vtask","task":"sum","model":"m","key":"${runKey(files[0]!, 'sum')}","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":4,"pass_rate":0.5,"band":"learnable","signal_share":0.75}\n`);
+  appendRunRecords(cacheDir, [{ file: 'a.vtask', task: 'sea', model: 'm', key: runKey(files[0]!, 'sea'), at: '2026-01-02T00:00:00.000Z', samples: 8, passed: 8, pass_rate: 1, band: 'too_easy', signal_share: 0, tokens: { prompt: 80, completion: 400 }, cost: 0.002 }]);
+  const m = (await collectDatasetStats(files, { duplicates: false })).models.m!;
+  assert.equal(m.tasks, 2, 'the old line and the new one both count');
+  assert.deepEqual(m.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
+  assert.deepEqual([m.tokens, m.cost], [{ prompt: 80, completion: 400 }, 0.002], 'tokens and cost of the run that recorded them');
+});

@@ -31,12 +31,12 @@ fs.writeFileSync(files[0]!, A);
 fs.writeFileSync(files[1]!, B);
 
 /** What `vtask run` records for a task (the last with its id) as its file is now. */
-function record(file: string, taskId: string, model: string, passed: number, o: { key?: string; at?: string } = {}): RunRecord {
+function record(file: string, taskId: string, model: string, passed: number, o: { key?: string; at?: string; tokens?: RunRecord['tokens']; cost?: number } = {}): RunRecord {
   const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
   const entry = parsed.tasks.filter((t) => t.id === taskId).at(-1);
   assert.ok(entry, taskId);
   const band = passed === 8 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable';
-  return { file: runLogPath(cacheDir, file), task: taskId, model, key: o.key ?? taskRunKey(parsed, entry), at: o.at ?? '2026-01-02T00:00:00.000Z', samples: 8, passed, pass_rate: passed / 8, band, signal_share: passed / 10 };
+  return { file: runLogPath(cacheDir, file), task: taskId, model, key: o.key ?? taskRunKey(parsed, entry), at: o.at ?? '2026-01-02T00:00:00.000Z', samples: 8, passed, pass_rate: passed / 8, band, signal_share: passed / 10, ...(o.tokens ? { tokens: o.tokens } : {}), ...(o.cost !== undefined ? { cost: o.cost } : {}) };
 }
 
 const reads: string[] = [];
@@ -45,7 +45,7 @@ const sources: LiveSources = {
     reads.push(path.basename(f));
     return fs.readFileSync(f, 'utf8');
   },
-  runLog: (dir) => indexRunLog(readRunLog(dir)),
+  runLog: (dir) => indexRunLog(readRunLog(dir).values()),
   duplicates: [],
   contamination: [],
 };
@@ -69,7 +69,7 @@ test('the live statistics agree with vtask stats after each change, reading only
   appendRunRecords(cacheDir, [record(files[0]!, 'a1', 'model-a', 0, { at: '2026-01-01T00:00:00.000Z' })]);
   appendRunRecords(cacheDir, [
     record(files[0]!, 'a1', 'model-a', 4),
-    record(files[0]!, 'a2', 'model-a', 8),
+    record(files[0]!, 'a2', 'model-a', 8, { tokens: { prompt: 100, completion: 300 }, cost: 0.25 }),
     record(files[0]!, 'a1', 'model-b', 1),
     record(files[0]!, 'a3', 'model-b', 0, { key: 'an older run key' }),
     record(files[1]!, 'b1', 'model-a', 8),
@@ -80,6 +80,8 @@ test('the live statistics agree with vtask stats after each change, reading only
   let [got, want] = await both(live, files);
   assertSameStats(got, want, 'the first reading');
   assert.equal(got.models['model-b']?.stale, 1);
+  assert.deepEqual([got.models['model-a']?.tokens, got.models['model-a']?.cost], [{ prompt: 100, completion: 300 }, 0.25], 'tokens and cost of the runs that recorded them');
+  assert.equal(got.models['model-b']?.tokens, undefined, 'no run recorded tokens: none, not zero');
   assert.deepEqual(got.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]), [['a1', 'too_hard', 'learnable']]);
   assert.deepEqual(got.per_file[0]?.cases, { total: 2, passed: 1, failed: 1, skipped: 0 }, 'the cases were run');
   assert.deepEqual(reads.splice(0).sort(), ['a.vtask', 'b.vtask']);

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { findFindings, findFindingsInThread } from '../../src/core/overview/findings';
-import { appendRunRecords, type RunRecord } from '../../src/core/overview/runLog';
-import { readRunLogIndex } from '../../src/core/overview/runLogIndex';
+import { appendRunRecords, appendRunRecordsAsync, readRunLog, runLogFile, runLogKey, type RunRecord } from '../../src/core/overview/runLog';
+import { compactRunLogInWorker, readRunLogIndex } from '../../src/core/overview/runLogIndex';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-overview-worker-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -51,4 +51,20 @@ test('the duplicate search in its worker thread finds what it finds in this thre
   const stopped = findFindingsInThread(job, { worker, signal: abort.signal });
   abort.abort();
   await assert.rejects(stopped);
+});
+
+test('the editor\'s append compacts the run log in the worker thread when it grew past the threshold', async () => {
+  const cacheDir = path.join(root, 'compact', '.vtask-cache');
+  const record = (task: number, run: number): RunRecord => ({ file: 'a.vtask', task: `t${task}`, model: 'm', key: 'k', at: new Date(Date.UTC(2026, 0, 1 + run)).toISOString(), samples: 4, passed: run % 5, pass_rate: (run % 5) / 4, band: 'learnable', signal_share: 0.5 });
+  for (let run = 0; run < 4; run++) appendRunRecords(cacheDir, Array.from({ length: 50 }, (_, t) => record(t, run)), { compactBytes: Infinity });
+  const lines = (): number => fs.readFileSync(runLogFile(cacheDir), 'utf8').split('\n').filter(Boolean).length;
+  assert.equal(lines(), 200);
+  const before = readRunLog(cacheDir);
+  let compacted = 0;
+  await appendRunRecordsAsync(cacheDir, [record(0, 4)], { compactBytes: fs.statSync(runLogFile(cacheDir)).size + 1, compact: (dir) => (compacted++, compactRunLogInWorker(worker, dir)) });
+  assert.equal(compacted, 1, 'compacted once, past the threshold');
+  assert.equal(lines(), 100, 'the latest two runs of each task are kept');
+  const after = readRunLog(cacheDir);
+  for (const [key, e] of before) if (key !== runLogKey('a.vtask', 't0', 'm')) assert.deepEqual([after.get(key)?.latest, after.get(key)?.previous], [e.latest, e.previous], 'what is read is the same');
+  assert.equal(after.get(runLogKey('a.vtask', 't0', 'm'))?.latest.passed, 4, 'the appended record is there');
 });

@@ -8,10 +8,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { appendRunRecords, compactRunLog, modelLabel, readRunLog, runLogFile, runLogKey, runLogPath, runRecordOf, type RunRecord } from '../../src/core/overview/runLog';
+import { appendRunRecords, appendRunRecordsAsync, compactRunLog, modelLabel, readRunLog, runLogFile, runLogKey, runLogPath, runRecordOf, type RunRecord } from '../../src/core/overview/runLog';
 import { taskStats } from '../../src/core/stats';
 import type { TaskRunResult } from '../../src/core/run/sampleTasks';
 import type { ModelProfile } from '../../src/core/sampling/types';
+import { tryLock } from '../../src/core/sampling/cacheLock';
 
 interface ChildArgs {
   dir: string;
@@ -117,6 +118,77 @@ function defineTests(): void {
     const e = readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!;
     assert.equal(e.latest.band, 'error');
     assert.equal(e.previous?.band, 'too_hard');
+  });
+
+  test('tokens and cost: summed from the samples\' usage, priced by the profile, written and read back', () => {
+    const dir = tmpDir();
+    const verdicts = [true, false, true].map((pass) => ({ pass, score: pass ? 1 : 0 }));
+    const usage = [{ promptTokens: 12, completionTokens: 30 }, { promptTokens: 12, completionTokens: 50 }, undefined];
+    const run = { task: { id: 'x' }, model: 'p', samples: verdicts.map((verdict, i) => ({ verdict, ...(usage[i] ? { usage: usage[i] } : {}) })), stats: taskStats(verdicts), requests: 1 } as unknown as TaskRunResult;
+    const o = { cacheDir: dir, file: path.join(path.dirname(dir), 'f.vtask'), key: 'K', model: 'p', samples: 3, at: new Date(0) };
+    const plain = runRecordOf(run, o)!;
+    assert.deepEqual(plain.tokens, { prompt: 24, completion: 80 });
+    assert.equal(plain.cost, undefined, 'no price: no cost');
+    const priced = runRecordOf(run, { ...o, price: { prompt: 1, completion: 10 } })!;
+    assert.equal(priced.cost, (24 * 1 + 80 * 10) / 1e6);
+    const silent = { ...run, samples: verdicts.map((verdict) => ({ verdict })) } as unknown as TaskRunResult;
+    assert.equal(runRecordOf(silent, { ...o, price: { prompt: 1, completion: 1 } })!.tokens, undefined, 'an endpoint without usage gives no tokens (not zero)');
+    appendRunRecords(dir, [priced]);
+    const line = fs.readFileSync(runLogFile(dir), 'utf8');
+    assert.match(line, /"signal_share":[^,]+,"tokens":\{"prompt":24,"completion":80\},"cost":0\.000824\}\n$/);
+    assert.deepEqual(readRunLog(dir).get(runLogKey('f.vtask', 'x', 'p'))!.latest, priced);
+  });
+
+  test('lines of the positional format, of a later version, and of the wrong type', () => {
+    const dir = tmpDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const old = (task: string, passed: number): string => `{"file":"data/a.vtask","task":"${task}","model":"a","key":"k","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":${passed},"pass_rate":${passed / 8},"band":"learnable","signal_share":0.5}`;
+    fs.writeFileSync(
+      runLogFile(dir),
+      [
+        old('t0', 2),
+        old('t1', 3),
+        // Fields in another order, and one this version does not know: still a record.
+        '{"task":"t2","file":"data/a.vtask","model":"a","key":"k","at":"2026-01-02T00:00:00.000Z","samples":8,"passed":4,"pass_rate":0.5,"band":"learnable","signal_share":0.5,"tokens":{"prompt":1,"completion":2},"latency_ms":900}',
+        old('t3', 1).replace('"signal_share":0.5', '"signal_share":0.5,"tokens":{"prompt":-1,"completion":2}'), // not a token count
+        old('t4', 1).replace('"signal_share":0.5', '"signal_share":0.5,"cost":"free"'), // not an amount
+        '',
+      ].join('\n'),
+    );
+    const log = readRunLog(dir);
+    assert.deepEqual([...log.keys()], ['t0', 't1', 't2'].map((t) => runLogKey('data/a.vtask', t, 'a')));
+    assert.equal(log.get(runLogKey('data/a.vtask', 't1', 'a'))!.latest.passed, 3);
+    const t2 = log.get(runLogKey('data/a.vtask', 't2', 'a'))!.latest;
+    assert.deepEqual(t2.tokens, { prompt: 1, completion: 2 });
+    assert.equal('latency_ms' in t2, false, 'fields this version does not know are left out');
+  });
+
+  test('the editor\'s appends wait for a compaction without blocking its thread', async () => {
+    const dir = tmpDir();
+    appendRunRecords(dir, [recordOf('a', 0, 1)]);
+    // A compaction in progress holds the lock.
+    const release = tryLock(path.join(dir, 'runs.lock'))!;
+    assert.ok(release);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      const t0 = performance.now();
+      const appended = appendRunRecordsAsync(dir, [recordOf('a', 1, 1)]);
+      // A lock waited for on this thread would hold it here for the whole wait (2 s).
+      assert.ok(performance.now() - t0 < 1000, `the call returned at once (${Math.round(performance.now() - t0)} ms)`);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(ticks >= 1, `the event loop kept turning while the append waited (${ticks} ticks)`);
+      assert.equal(readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed, 0, 'the append waits for the lock');
+      release();
+      await appended;
+    } finally {
+      clearInterval(timer);
+      release();
+    }
+    assert.equal(readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed, 1);
+    // Many at once, with sync appends between: every line whole.
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? Promise.resolve(appendRunRecords(dir, [recordOf('b', i, 40)])) : appendRunRecordsAsync(dir, [recordOf('b', i, 40)]))));
+    assertLatestTwo(readRunLog(dir), 'b', 40, 40);
   });
 
   test('torn and damaged lines are skipped; a record appended after a torn one is kept', () => {

@@ -32,6 +32,10 @@ export const modelStats = z.object({
   changed: list(z.extend(taskRef, { from: z.nullable(band), to: z.nullable(band) })),
   /** Runs of an older version of a task (left out). */
   stale: z.optional(count),
+  /** Tokens of its runs, when the endpoint reported them. */
+  tokens: z.optional(z.object({ prompt: count, completion: count })),
+  /** Dollars, when its profile has a price. */
+  cost: z.optional(z.number().check(z.minimum(0))),
 });
 
 const fileCounts = {

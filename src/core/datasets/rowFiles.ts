@@ -121,6 +121,17 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
   }
 }
 
+/**
+ * A dataset file as JSON lines, what rowTasks.ts reads as tasks: a JSONL file's text as it is,
+ * a Parquet file's rows one per line.
+ */
+export async function rowFileText(file: string): Promise<string> {
+  if (rowFileType(file) !== 'parquet') return fs.promises.readFile(file, 'utf8');
+  const lines: string[] = [];
+  for await (const r of readRows(file, 'parquet')) lines.push(JSON.stringify(r.row));
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
 const KEEP_BOM = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**

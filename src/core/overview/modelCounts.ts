@@ -1,11 +1,13 @@
 // One model's runs added up, as `vtask stats` and the dashboard report them: tasks with a fresh
-// run, samples, the pass-rate histogram, the bands, the mean GRPO signal share, the stale runs.
+// run, samples, the pass-rate histogram, the bands, the mean GRPO signal share, the stale runs,
+// the tokens and the cost.
 // A run of band `error` is counted under that band only: it has no pass rate to put in the
 // histogram and no signal to average (a 0 there would read as a task nobody solves).
 // The CLI adds the whole dataset at once (modelResults.ts); the dashboard adds each file's runs
 // and then the files (liveStats.ts): both through these, so they cannot come to disagree.
 import { BANDS, type Band } from '../stats';
 import type { BandCounts, HistogramBin, ModelStats } from './types';
+import type { Tokens } from './usage';
 
 export { BANDS };
 export const HISTOGRAM_BINS = 10;
@@ -17,12 +19,19 @@ export interface ModelCounts {
   signal: number;
   /** Runs recorded under another run key than the task's current one: left out, counted. */
   stale: number;
+  /** Tokens of the runs that recorded them (`tokens`), and whether any did. */
+  promptTokens: number;
+  completionTokens: number;
+  withTokens: number;
+  /** Dollars of the runs that recorded a `cost`, and how many did. */
+  cost: number;
+  withCost: number;
   readonly bins: number[];
   readonly bands: Record<Band, number>;
 }
 
 export function emptyCounts(): ModelCounts {
-  return { tasks: 0, samples: 0, signal: 0, stale: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: emptyBands() };
+  return { tasks: 0, samples: 0, signal: 0, stale: 0, promptTokens: 0, completionTokens: 0, withTokens: 0, cost: 0, withCost: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: emptyBands() };
 }
 
 /** Zero tasks in every band. */
@@ -30,10 +39,19 @@ export function emptyBands(): Record<Band, number> {
   return { too_easy: 0, learnable: 0, too_hard: 0, error: 0 };
 }
 
-/** Adds one task's fresh run. */
-export function countRun(c: ModelCounts, run: { readonly samples: number; readonly pass_rate: number; readonly band: Band | null; readonly signal_share: number }): void {
+/** Adds one task's fresh run. A failed run's tokens count too: they were spent. */
+export function countRun(c: ModelCounts, run: { readonly samples: number; readonly pass_rate: number; readonly band: Band | null; readonly signal_share: number; readonly tokens?: Tokens; readonly cost?: number }): void {
   c.tasks++;
   if (run.band !== null) c.bands[run.band]++;
+  if (run.tokens) {
+    c.withTokens++;
+    c.promptTokens += run.tokens.prompt;
+    c.completionTokens += run.tokens.completion;
+  }
+  if (run.cost !== undefined) {
+    c.withCost++;
+    c.cost += run.cost;
+  }
   if (run.band === 'error') return;
   c.samples += run.samples;
   c.signal += run.signal_share;
@@ -47,6 +65,11 @@ export function addCounts(into: ModelCounts, part: ModelCounts): void {
   into.samples += part.samples;
   into.signal += part.signal;
   into.stale += part.stale;
+  into.promptTokens += part.promptTokens;
+  into.completionTokens += part.completionTokens;
+  into.withTokens += part.withTokens;
+  into.cost += part.cost;
+  into.withCost += part.withCost;
   part.bins.forEach((n, i) => (into.bins[i] = (into.bins[i] ?? 0) + n));
   for (const b of BANDS) into.bands[b] += part.bands[b];
 }
@@ -55,7 +78,17 @@ export function addCounts(into: ModelCounts, part: ModelCounts): void {
 export function modelStatsOf(c: ModelCounts, changed: ModelStats['changed']): ModelStats {
   const histogram: HistogramBin[] = c.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
   const bands = Object.fromEntries(BANDS.map((b) => [b, c.bands[b]])) as BandCounts;
-  return { tasks: c.tasks, samples: c.samples, histogram, bands, signal_share: c.tasks > c.bands.error ? c.signal / (c.tasks - c.bands.error) : 0, changed, stale: c.stale };
+  return {
+    tasks: c.tasks,
+    samples: c.samples,
+    histogram,
+    bands,
+    signal_share: c.tasks > c.bands.error ? c.signal / (c.tasks - c.bands.error) : 0,
+    changed,
+    stale: c.stale,
+    ...(c.withTokens ? { tokens: { prompt: c.promptTokens, completion: c.completionTokens } } : {}),
+    ...(c.withCost ? { cost: c.cost } : {}),
+  };
 }
 
 /** The bin of a pass rate: [i/10, (i+1)/10), the last bin holding 1 too. */

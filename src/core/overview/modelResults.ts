@@ -6,7 +6,7 @@
 import type { Band } from '../stats';
 import { compareRates } from './compare';
 import type { LatestRun } from './latestRuns';
-import type { RunFields } from './runLog';
+import type { RunRecord } from './runLog';
 import { countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
 import type { ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
 
@@ -84,15 +84,15 @@ class ModelTally {
   readonly counts: ModelCounts = emptyCounts();
   readonly changed: { task: number; change: TaskRef & { from: Band | null; to: Band | null } }[] = [];
   /** Per task of the dataset: its counted run, and its pass rate (NaN: none). */
-  readonly runs: (RunFields | undefined)[];
+  readonly runs: (RunRecord | undefined)[];
   readonly rates: Float64Array;
 
   constructor(tasks: number) {
-    this.runs = new Array<RunFields | undefined>(tasks).fill(undefined);
+    this.runs = new Array<RunRecord | undefined>(tasks).fill(undefined);
     this.rates = new Float64Array(tasks).fill(NaN);
   }
 
-  add(task: number, ref: TaskRef, latest: RunFields, previousBand: Band | undefined): void {
+  add(task: number, ref: TaskRef, latest: RunRecord, previousBand: Band | undefined): void {
     countRun(this.counts, latest);
     this.runs[task] = latest;
     // A run that failed has no pass rate to compare.

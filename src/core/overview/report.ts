@@ -4,6 +4,7 @@
 import { BANDS, type Band } from '../stats';
 import type { BandCounts, DatasetStats, HistogramBin, ModelComparison, ModelStats, TaskRef } from './types';
 import { noun, plural } from '../util/plural';
+import { usageText } from './usage';
 
 /** Rows shown per table before "N more" (a page of 100,000 rows helps no one). */
 const TABLE_ROWS = 200;
@@ -124,7 +125,8 @@ function modelsSection(models: DatasetStats['models']): string {
 
 function modelBlock(name: string, m: ModelStats): string {
   const stale = m.stale ? `, ${num(m.stale)} stale runs left out` : '';
-  return `<section><h3>${escapeHtml(name)}</h3><p class="muted">${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${stale}</p>${bandBar(m.bands, m.tasks)}${histogram(m.histogram)}</section>`;
+  const usage = m.tokens ? `, ${escapeHtml(usageText(m.tokens, m.cost))}` : '';
+  return `<section><h3>${escapeHtml(name)}</h3><p class="muted">${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${stale}${usage}</p>${bandBar(m.bands, m.tasks)}${histogram(m.histogram)}</section>`;
 }
 
 /** One stacked bar of the band counts. */

@@ -12,35 +12,120 @@
 // that happens are not lost: the compactor copies the old file's tail after the rename, and a
 // writer whose file was replaced under it appends again to the new one. A record can so appear
 // twice; readers ignore a line equal to one they already hold for its key.
+//
+// Each line is a JSON object parsed as JSON, its fields checked against one table (`RUN_FIELDS`).
+// Logs written before fields were added read the same: their lines simply lack the optional ones.
+// The editor appends with `appendRunRecordsAsync`, which waits for a compaction without blocking
+// its thread; the CLI appends synchronously.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Band } from '../stats';
-import type { ModelProfile } from '../sampling/types';
+import { BANDS, type Band } from '../stats';
+import type { ModelProfile, Price } from '../sampling/types';
+import { costOf, tokensOf, type Tokens } from './usage';
 import type { TaskRunResult } from '../run/sampleTasks';
 import { taskRunKey } from '../run/resultKeys';
 import type { TaskFile } from '../taskfile/parse';
 import { fsyncDir, writeAll } from '../sampling/cacheLog';
 import { HOST_ID, pidAlive, tryLock } from '../sampling/cacheLock';
 import { markCacheDir } from '../sampling/cache';
-import { cut } from '../util/cut';
 
-/** One finished run of one task by one model. The field order is the line's (readers rely on it). */
-export interface RunRecord {
+/** A field's reader: the value as the record holds it, or undefined when it is not one. */
+type Reader<T> = (v: unknown) => T | undefined;
+
+interface Field<T, O extends boolean> {
+  readonly read: Reader<T>;
+  /** Whether a record may leave it out (fields added later are: older lines lack them). */
+  readonly optional: O;
+}
+
+const required = <T>(read: Reader<T>): Field<T, false> => ({ read, optional: false });
+const optional = <T>(read: Reader<T>): Field<T, true> => ({ read, optional: true });
+const text: Reader<string> = (v) => (typeof v === 'string' ? v : undefined);
+const count: Reader<number> = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+const finite: Reader<number> = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const amount: Reader<number> = (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const band: Reader<Band> = (v) => ((BANDS as readonly unknown[]).includes(v) ? (v as Band) : undefined);
+const tokens: Reader<Tokens> = (v) => {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const t = v as Record<string, unknown>;
+  const prompt = count(t.prompt);
+  const completion = count(t.completion);
+  return prompt === undefined || completion === undefined ? undefined : { prompt, completion };
+};
+
+/**
+ * The fields of a record, in the order lines are written (`file` first: a torn line's record is
+ * found by it). A field is added here and nowhere else: the type, the writer and the reader
+ * follow. A line missing a required field, or holding one of the wrong type, is not a record.
+ */
+const RUN_FIELDS = {
   /** The task file, relative to the folder holding the cache folder, with `/` separators. */
-  readonly file: string;
-  readonly task: string;
+  file: required(text),
+  task: required(text),
   /** The model's label (`modelLabel`). */
-  readonly model: string;
+  model: required(text),
   /** The task's run key (`taskRunKey`): tells whether the run still describes the task. */
-  readonly key: string;
+  key: required(text),
   /** When the run finished, ISO 8601. */
-  readonly at: string;
-  readonly samples: number;
-  readonly passed: number;
-  readonly pass_rate: number;
-  readonly band: Band;
-  readonly signal_share: number;
+  at: required(text),
+  samples: required(count),
+  passed: required(count),
+  pass_rate: required(finite),
+  band: required(band),
+  signal_share: required(finite),
+  /** Tokens of the run's samples, when the endpoint reported them. */
+  tokens: optional(tokens),
+  /** What the tokens cost in dollars, when the profile has a `price`. */
+  cost: optional(amount),
+};
+
+type RunFieldTable = typeof RUN_FIELDS;
+type ValueOf<F> = F extends Field<infer T, boolean> ? T : never;
+type RequiredName = { [K in keyof RunFieldTable]: RunFieldTable[K] extends Field<unknown, false> ? K : never }[keyof RunFieldTable];
+type OptionalName = Exclude<keyof RunFieldTable, RequiredName>;
+
+/** One finished run of one task by one model (see `RUN_FIELDS`). */
+export type RunRecord = { readonly [K in RequiredName]: ValueOf<RunFieldTable[K]> } & { readonly [K in OptionalName]?: ValueOf<RunFieldTable[K]> };
+
+const FIELD_NAMES = Object.keys(RUN_FIELDS) as (keyof RunFieldTable)[];
+const FIELD_LIST: readonly [keyof RunFieldTable, Field<unknown, boolean>][] = FIELD_NAMES.map((name) => [name, RUN_FIELDS[name]]);
+
+/** A line's text as a record, or undefined when it is not a whole one. Fields it does not know (from a later version) are left out. */
+export function parseRunRecord(line: string): RunRecord | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const raw = v as Record<string, unknown>;
+  let known = 0;
+  for (const [name, f] of FIELD_LIST) {
+    const given = raw[name];
+    if (given === undefined) {
+      if (f.optional) continue;
+      return undefined;
+    }
+    const value = f.read(given);
+    if (value === undefined) return undefined;
+    // Readers hand back what they were given, but for `tokens` (a copy holding only its two counts).
+    if (value !== given) raw[name] = value;
+    known++;
+  }
+  // The parsed object is the record unless it holds fields this version does not know.
+  if (Object.keys(raw).length === known) return raw as RunRecord;
+  const out: Record<string, unknown> = {};
+  for (const [name] of FIELD_LIST) if (raw[name] !== undefined) out[name] = raw[name];
+  return out as RunRecord;
+}
+
+/** A record as one line of the log, its fields in `RUN_FIELDS`' order whatever the caller's object. */
+export function formatRunRecord(r: RunRecord): string {
+  const out: Record<string, unknown> = {};
+  for (const name of FIELD_NAMES) if (r[name] !== undefined) out[name] = r[name];
+  return `${JSON.stringify(out)}\n`;
 }
 
 export interface RunLogEntry {
@@ -79,9 +164,12 @@ export function runLogPath(cacheDir: string, taskFile: string): string {
  * The record of a finished run, or undefined when it is not one (it left samples out). A run
  * whose sampling failed or was cancelled is recorded with the band `error` (`taskStats`): the
  * latest run of the task said nothing of it, and the log says so rather than keep an older band.
+ * Its tokens are those the endpoint reported for its samples (cached ones included: the record
+ * says what the run's samples took), priced by `price` when the profile has one.
  */
-export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; readonly file: string; readonly key: string; readonly model: string; readonly samples: number; readonly at?: Date }): RunRecord | undefined {
+export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; readonly file: string; readonly key: string; readonly model: string; readonly samples: number; readonly at?: Date; readonly price?: Price }): RunRecord | undefined {
   if (!r.error && (r.samples.length === 0 || r.samples.length < o.samples)) return undefined;
+  const used = tokensOf(r.samples);
   return {
     file: runLogPath(o.cacheDir, o.file),
     task: r.task.id,
@@ -93,12 +181,14 @@ export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; re
     pass_rate: r.stats.passRate,
     band: r.stats.band,
     signal_share: r.stats.signalShare,
+    ...(used ? { tokens: used } : {}),
+    ...(used && o.price ? { cost: costOf(used, o.price) } : {}),
   };
 }
 
 /**
  * The records of a file's finished runs (`runRecordOf` for each), keyed by the task as it is in
- * `parsed` and labelled by the profile each task was sampled with.
+ * `parsed` and labelled (and priced) by the profile each task was sampled with.
  */
 export function runRecordsOf(results: readonly TaskRunResult[], o: { readonly cacheDir: string; readonly file: string; readonly parsed: TaskFile; readonly samples?: number; profileOf(r: TaskRunResult): ModelProfile | undefined; readonly at?: Date }): RunRecord[] {
   const at = o.at ?? new Date();
@@ -107,20 +197,20 @@ export function runRecordsOf(results: readonly TaskRunResult[], o: { readonly ca
     const entry = o.parsed.tasks.find((t) => t.id === r.task.id);
     const profile = o.profileOf(r);
     if (!entry || !profile) continue;
-    const record = runRecordOf(r, { cacheDir: o.cacheDir, file: o.file, key: taskRunKey(o.parsed, entry), model: modelLabel(profile), samples: o.samples ?? r.task.sampling.samples, at });
+    const record = runRecordOf(r, { cacheDir: o.cacheDir, file: o.file, key: taskRunKey(o.parsed, entry), model: modelLabel(profile), samples: o.samples ?? r.task.sampling.samples, at, ...(profile.price ? { price: profile.price } : {}) });
     if (record) out.push(record);
   }
   return out;
 }
 
-function formatLine(r: RunRecord): string {
-  // Built field by field: the order is what the reader's fast path expects, whatever the caller's object.
-  return `${JSON.stringify({ file: r.file, task: r.task, model: r.model, key: r.key, at: r.at, samples: r.samples, passed: r.passed, pass_rate: r.pass_rate, band: r.band, signal_share: r.signal_share })}\n`;
-}
-
 export interface AppendOptions {
   /** Size past which (and past each doubling of which) compaction is considered; tests lower it. */
   readonly compactBytes?: number;
+  /**
+   * `appendRunRecordsAsync`: how to compact, when it is time; in this thread without it. The
+   * editor compacts in a worker thread (`compactRunLogInWorker`), since rewriting a large log takes a while.
+   */
+  readonly compact?: (cacheDir: string) => Promise<unknown>;
 }
 
 /** Appends records to the log in one write, creating the cache folder if needed; then compacts if the log grew past a size. */
@@ -128,7 +218,7 @@ export function appendRunRecords(cacheDir: string, records: readonly RunRecord[]
   if (records.length === 0) return;
   markCacheDir(cacheDir);
   const file = runLogFile(cacheDir);
-  const data = Buffer.from(records.map(formatLine).join(''), 'utf8');
+  const data = linesOf(records);
   let size = 0;
   // Appends wait (briefly) for a compaction to end, so that no line lands in a file being
   // replaced and the log's order stays the order of the runs. A lock not had in time (a holder
@@ -144,7 +234,7 @@ export function appendRunRecords(cacheDir: string, records: readonly RunRecord[]
         writeAll(fd, data);
         const mine = fs.fstatSync(fd);
         size = mine.size;
-        replaced = !sameFile(mine, file);
+        replaced = !sameFile(mine, fs.statSync(file, { throwIfNoEntry: false }));
       } finally {
         fs.closeSync(fd);
       }
@@ -153,18 +243,62 @@ export function appendRunRecords(cacheDir: string, records: readonly RunRecord[]
   } finally {
     release?.();
   }
-  const limit = options.compactBytes ?? COMPACT_BYTES;
-  if (crossed(size - data.length, size, limit)) {
-    try {
-      compactRunLog(cacheDir);
-    } catch {
-      // Compaction only saves space and reading time; the log is whole without it.
+  compactIfGrown(cacheDir, size - data.length, size, options);
+}
+
+/**
+ * `appendRunRecords` for a thread that must not block (the extension host): the wait for a
+ * compaction in progress is timers, and the write is asynchronous. Same rules, same lines.
+ */
+export async function appendRunRecordsAsync(cacheDir: string, records: readonly RunRecord[], options: AppendOptions = {}): Promise<void> {
+  if (records.length === 0) return;
+  markCacheDir(cacheDir);
+  const file = runLogFile(cacheDir);
+  const data = linesOf(records);
+  let size = 0;
+  const release = await lockWithinAsync(path.join(cacheDir, LOCK_NAME), APPEND_LOCK_WAIT_MS);
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const fh = await fs.promises.open(file, 'a');
+      let replaced: boolean;
+      try {
+        // One write call: `writeAll`'s loop only runs again after a short write, as there.
+        for (let off = 0; off < data.length; ) off += (await fh.write(data, off, data.length - off)).bytesWritten;
+        const mine = await fh.stat();
+        size = mine.size;
+        replaced = !sameFile(mine, await fs.promises.stat(file).catch(() => undefined));
+      } finally {
+        await fh.close();
+      }
+      if (!replaced) break;
     }
+  } finally {
+    release?.();
+  }
+  if (!options.compact) compactIfGrown(cacheDir, size - data.length, size, options);
+  else if (crossed(size - data.length, size, options.compactBytes ?? COMPACT_BYTES)) {
+    // Compaction only saves space and reading time; the log is whole without it.
+    await options.compact(cacheDir).catch(() => undefined);
+  }
+}
+
+function linesOf(records: readonly RunRecord[]): Buffer {
+  return Buffer.from(records.map(formatRunRecord).join(''), 'utf8');
+}
+
+/** Compacts when the log's growth from `from` to `to` bytes passed a threshold (`crossed`). */
+function compactIfGrown(cacheDir: string, from: number, to: number, options: AppendOptions): void {
+  if (!crossed(from, to, options.compactBytes ?? COMPACT_BYTES)) return;
+  try {
+    compactRunLog(cacheDir);
+  } catch {
+    // Compaction only saves space and reading time; the log is whole without it.
   }
 }
 
 /** How long an append waits for a compaction in progress. */
 const APPEND_LOCK_WAIT_MS = 2000;
+const LOCK_RETRY_MS = 2;
 
 /** Takes the lock, retrying every 2 ms for up to `ms`; undefined when it stays taken. */
 function lockWithin(file: string, ms: number): (() => void) | undefined {
@@ -173,17 +307,22 @@ function lockWithin(file: string, ms: number): (() => void) | undefined {
   for (;;) {
     const release = tryLock(file);
     if (release || Date.now() >= deadline) return release;
-    Atomics.wait(pause, 0, 0, 2);
+    Atomics.wait(pause, 0, 0, LOCK_RETRY_MS);
   }
 }
 
-function sameFile(st: fs.Stats, file: string): boolean {
-  try {
-    const now = fs.statSync(file);
-    return now.ino === st.ino && now.dev === st.dev;
-  } catch {
-    return false;
+/** `lockWithin` waiting on timers. */
+async function lockWithinAsync(file: string, ms: number): Promise<(() => void) | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const release = tryLock(file);
+    if (release || Date.now() >= deadline) return release;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
   }
+}
+
+function sameFile(st: { ino: number; dev: number }, now: { ino: number; dev: number } | undefined): boolean {
+  return now !== undefined && now.ino === st.ino && now.dev === st.dev;
 }
 
 /** Whether growing from `from` to `to` bytes passed `limit`, 2·`limit`, 4·`limit`...: amortised, so a log that cannot shrink is not read at every append. */
@@ -193,163 +332,87 @@ function crossed(from: number, to: number, limit: number): boolean {
   return Math.floor(Math.log2(from / limit)) !== Math.floor(Math.log2(to / limit));
 }
 
-/** Where a line's names end: the first `,"key":"` (a JSON string cannot hold `,"` unescaped). */
-const KEY_MARK = ',"key":"';
-const TASK_MARK = ',"task":';
-const MODEL_MARK = ',"model":';
+/** How every record's line starts (`file` is the first field): a record after a torn fragment starts at the line's last one. */
 const LINE_START = '{"file":';
 
-/** A JSON number as `JSON.stringify` writes it: such a field reads the same with `Number`. */
-const NUMBER = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?`;
 /**
- * What follows the names in a whole record, from its key to its closing brace: checked without
- * parsing, so a damaged line is dropped at read time. The groups are what dataset statistics
- * read (`RunFields`): key, samples, pass_rate, band, signal_share.
+ * Calls `fn` for each whole record of a chunk of log text, in order, with its line. A line that
+ * is not one record may be a fragment a crash tore with another writer's record appended right
+ * after it: that record starts at the line's last `{"file":` (the sequence cannot occur inside
+ * a JSON string). Text after the last newline is a write in progress or torn: never a record yet.
  */
-const REST_RE = new RegExp(String.raw`,"key":"([^"\\]*)","at":"[^"\\]*","samples":(0|[1-9]\d*),"passed":(?:0|[1-9]\d*),"pass_rate":(${NUMBER}),"band":"(too_easy|learnable|too_hard|error)","signal_share":(${NUMBER})\}`, 'y');
-
-/**
- * Calls `fn` for each whole record of a chunk of log text, in order, with where it starts, where
- * its model and key fields start and where its line ends; nothing is copied out of the text. A
- * line that is not one record may be a fragment a crash tore with another writer's record
- * appended right after it: that record starts at the line's last `{"file":` (the sequence
- * cannot occur inside a JSON string). Only such lines are scanned for it.
- */
-export function forEachRecord(text: string, fn: (start: number, model: number, key: number, end: number) => void): void {
+export function forEachRunRecord(text: string, fn: (record: RunRecord, line: string) => void): void {
   let start = 0;
   for (;;) {
     const nl = text.indexOf('\n', start);
     if (nl < 0) break;
-    if (nl > start && !record(text, start, nl, fn)) {
-      const at = text.lastIndexOf(LINE_START, nl);
-      if (at > start) record(text, at, nl, fn);
+    if (nl > start) {
+      let line = text.slice(start, nl);
+      let r = parseRunRecord(line);
+      if (!r) {
+        const at = line.lastIndexOf(LINE_START);
+        if (at > 0) r = parseRunRecord((line = line.slice(at)));
+      }
+      if (r) fn(r, line);
     }
     start = nl + 1;
   }
-  // Text after the last newline is a write in progress or torn by a crash: never a record yet.
 }
 
-/** Calls `fn` when the text from `start` to the newline at `end` is one whole record. */
-function record(text: string, start: number, end: number, fn: (start: number, model: number, key: number, end: number) => void): boolean {
-  if (!text.startsWith(LINE_START, start)) return false;
-  const t = text.indexOf(TASK_MARK, start);
-  const m = t < 0 || t > end ? -1 : text.indexOf(MODEL_MARK, t);
-  const k = m < 0 || m > end ? -1 : text.indexOf(KEY_MARK, m);
-  // A second `{"file":` before the key: a torn fragment with a record after it.
-  if (k < 0 || k > end || text.lastIndexOf(LINE_START, k) !== start) return false;
-  REST_RE.lastIndex = k;
-  if (!REST_RE.test(text) || REST_RE.lastIndex !== end) return false;
-  fn(start, m, k, end);
-  return true;
-}
-
-/** A record's file and task as the log writes them (`"a.vtask","task":"t1"`): what `namesAt` reads. */
-export function logNames(file: string, task: string): string {
-  return JSON.stringify(file) + TASK_MARK + JSON.stringify(task);
-}
-
-/** The file and task of the record at `start` (see `forEachRecord`), as written (`logNames`). */
-export function namesAt(text: string, start: number, model: number): string {
-  return text.slice(start + LINE_START.length, model);
-}
-
-/** The model of a record, as written: a JSON string. */
-export function modelAt(text: string, model: number, key: number): string {
-  return text.slice(model + MODEL_MARK.length, key);
-}
-
-/** What dataset statistics read of a record. */
-export interface RunFields {
-  readonly key: string;
-  readonly samples: number;
-  readonly pass_rate: number;
-  readonly band: Band;
-  readonly signal_share: number;
-}
-
-/** The fields of the record starting at `start` (see `forEachRecord`). */
-export function fieldsAt(text: string, start: number): RunFields {
-  REST_RE.lastIndex = text.indexOf(KEY_MARK, start);
-  const m = REST_RE.exec(text) as RegExpExecArray;
-  return { key: m[1] as string, samples: Number(m[2]), pass_rate: Number(m[3]), band: m[4] as Band, signal_share: Number(m[5]) };
-}
-
-/** A line as a record; lines reaching here passed `forEachRecord`, so only a damaged name can fail. */
-function parseLine(line: string): RunRecord {
-  try {
-    return JSON.parse(line) as RunRecord;
-  } catch {
-    throw new Error(`${RUN_LOG_NAME}: a damaged line: ${cut(line)}`);
-  }
-}
-
-/** The whole records of a chunk of log text, in order, as (key, line): the key is `runLogKey`'s. */
-function forEachLine(text: string, fn: (key: string, line: string) => void): void {
-  forEachRecord(text, (start, m, k, end) => {
-    const t = text.indexOf(TASK_MARK, start);
-    fn(`[${text.slice(start + LINE_START.length, t)},${text.slice(t + TASK_MARK.length, m)},${modelAt(text, m, k)}]`, text.slice(start, end));
-  });
-}
-
-/** The latest two distinct lines of each key, in log order (later lines are later runs). */
-class Latest2 {
+/** The latest two distinct records of each key, in log order (later lines are later runs). */
+class Latest2 implements RunLogEntry {
+  previous?: RunRecord;
+  private previousLine?: string;
   constructor(
-    public latest: string,
-    public previous?: string,
+    public latest: RunRecord,
+    private latestLine: string,
   ) {}
-  add(line: string): void {
-    if (line === this.latest || line === this.previous) return;
+  add(r: RunRecord, line: string): void {
+    if (line === this.latestLine || line === this.previousLine) return;
     this.previous = this.latest;
-    this.latest = line;
+    this.previousLine = this.latestLine;
+    this.latest = r;
+    this.latestLine = line;
+  }
+  lines(): string[] {
+    return this.previousLine === undefined ? [this.latestLine] : [this.latestLine, this.previousLine];
   }
 }
 
-function latestLines(text: string): Map<string, Latest2> {
-  const out = new Map<string, Latest2>();
-  forEachLine(text, (key, line) => {
-    const e = out.get(key);
-    if (e) e.add(line);
-    else out.set(key, new Latest2(line));
+/** The latest two records of each (file, task, model), by name without building a key per line. */
+class LatestIndex {
+  private readonly byFile = new Map<string, Map<string, Map<string, Latest2>>>();
+  /** In the order the log first names each. */
+  readonly entries: Latest2[] = [];
+
+  add(r: RunRecord, line: string): void {
+    let tasks = this.byFile.get(r.file);
+    if (!tasks) this.byFile.set(r.file, (tasks = new Map()));
+    let models = tasks.get(r.task);
+    if (!models) tasks.set(r.task, (models = new Map()));
+    const e = models.get(r.model);
+    if (e) e.add(r, line);
+    else {
+      const made = new Latest2(r, line);
+      models.set(r.model, made);
+      this.entries.push(made);
+    }
+  }
+}
+
+function latestRecords(text: string, each?: (line: string) => void): LatestIndex {
+  const out = new LatestIndex();
+  forEachRunRecord(text, (r, line) => {
+    each?.(line);
+    out.add(r, line);
   });
   return out;
 }
 
-/** A map entry whose records are parsed when first read: a log of 100,000 tasks is read without parsing them all. */
-class LazyEntry implements RunLogEntry {
-  private l?: RunRecord;
-  private p?: RunRecord;
-  constructor(private readonly lines: Latest2) {}
-  get latest(): RunRecord {
-    return (this.l ??= parseLine(this.lines.latest));
-  }
-  get previous(): RunRecord | undefined {
-    if (this.lines.previous === undefined) return undefined;
-    return (this.p ??= parseLine(this.lines.previous));
-  }
-}
-
 /** The log's text; empty when there is no log yet. */
 function readRunLogText(cacheDir: string): string {
-  return readLog(cacheDir, 'utf8');
-}
-
-/**
- * The log's bytes as a string of one character per byte (latin1), which takes a copy where
- * UTF-8 text takes a decoding: names read from it are their UTF-8 bytes (see `latin1Of`), and
- * every other field is ASCII.
- */
-export function readRunLogBytes(cacheDir: string): string {
-  return readLog(cacheDir, 'latin1');
-}
-
-/** A string as `readRunLogBytes` holds it: one character per byte of its UTF-8. */
-export function latin1Of(s: string): string {
-  return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s;
-}
-
-function readLog(cacheDir: string, encoding: 'utf8' | 'latin1'): string {
   try {
-    return fs.readFileSync(runLogFile(cacheDir), encoding);
+    return fs.readFileSync(runLogFile(cacheDir), 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw e;
@@ -357,13 +420,22 @@ function readLog(cacheDir: string, encoding: 'utf8' | 'latin1'): string {
 }
 
 /**
- * The latest and the previous record of each (file, task, model), keyed by `runLogKey`; empty
- * when there is no log yet. Lines are checked for shape as they are read, and parsed when the
- * caller first reads a record.
+ * The latest and the previous record of each (file, task, model), keyed by `runLogKey`, in the
+ * order the log first names each; empty when there is no log yet.
  */
 export function readRunLog(cacheDir: string): Map<string, RunLogEntry> {
-  const out = new Map<string, RunLogEntry>();
-  for (const [key, lines] of latestLines(readRunLogText(cacheDir))) out.set(key, new LazyEntry(lines));
+  return new Map(readRunLogEntries(cacheDir).map((e) => [runLogKey(e.latest.file, e.latest.task, e.latest.model), e]));
+}
+
+/** `readRunLog`'s entries without their keys (each record names its file, task and model): what readers that go through them all use. */
+export function readRunLogEntries(cacheDir: string): RunLogEntry[] {
+  return latestRecords(readRunLogText(cacheDir)).entries;
+}
+
+/** Every whole record of the log, in log order (a record a compaction copied twice appears twice). */
+export function readRunRecords(cacheDir: string): RunRecord[] {
+  const out: RunRecord[] = [];
+  forEachRunRecord(readRunLogText(cacheDir), (r) => out.push(r));
   return out;
 }
 
@@ -390,20 +462,14 @@ export function compactRunLog(cacheDir: string): CompactResult | undefined {
       let end = fs.fstatSync(old).size;
       const text = readRange(old, 0, end).toString('utf8');
       end = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1), 'utf8');
-      let before = 0;
-      forEachLine(text, () => before++);
-      const kept = latestLines(text);
+      const all: string[] = [];
+      const kept = latestRecords(text, (line) => all.push(line));
+      const before = all.length;
       const keep = new Set<string>();
-      for (const e of kept.values()) {
-        keep.add(e.latest);
-        if (e.previous !== undefined) keep.add(e.previous);
-      }
+      for (const e of kept.entries) for (const line of e.lines()) keep.add(line);
       if (keep.size >= before) return undefined;
       // The kept lines in log order, each once.
-      const lines: string[] = [];
-      forEachLine(text, (_k, line) => {
-        if (keep.delete(line)) lines.push(line);
-      });
+      const lines = all.filter((line) => keep.delete(line));
       const tmp = path.join(cacheDir, `.runs-${HOST_ID}-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
       const fd = fs.openSync(tmp, 'wx');
       try {

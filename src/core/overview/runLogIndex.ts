@@ -1,4 +1,4 @@
-// The run log (`readRunLog`) by file and task: the vtask view asks for one task's runs of every
+// The run log (`readRunLogEntries`) by file and task: the vtask view asks for one task's runs of every
 // model, the dashboard for one file's. Reading a log of 100,000 tasks × 2 models takes about a
 // second of one thread, so a process that serves others (the extension host) reads it in a
 // worker thread (out/overviewWorker.js), which sends the records back in batches, each when the
@@ -6,7 +6,7 @@
 // batch per turn of its event loop.
 import { Worker } from 'node:worker_threads';
 import type { TimeSlices } from '../util/slices';
-import { readRunLog, type RunLogEntry, type RunRecord } from './runLog';
+import { readRunLogEntries, type RunLogEntry, type RunRecord } from './runLog';
 
 /** A task's latest runs, by model label. */
 export type RunsByModel = ReadonlyMap<string, RunLogEntry>;
@@ -33,12 +33,11 @@ class IndexBuilder {
   }
 }
 
-/** The entries of a read run log, by file and task, in time slices. */
-export async function indexRunLog(entries: ReadonlyMap<string, RunLogEntry>, slices?: TimeSlices): Promise<RunLogIndex> {
+/** The entries of a read run log (`readRunLog`'s values, or `readRunLogEntries`), by file and task, in time slices. */
+export async function indexRunLog(entries: Iterable<RunLogEntry>, slices?: TimeSlices): Promise<RunLogIndex> {
   const b = new IndexBuilder();
-  for (const [key, entry] of entries) {
-    // `runLogKey`: the file, task and model as a JSON array.
-    const [file, task, model] = JSON.parse(key) as [string, string, string];
+  for (const entry of entries) {
+    const { file, task, model } = entry.latest;
     b.add(file, task, model, entry);
     if (slices?.due) await slices.next();
   }
@@ -50,7 +49,7 @@ export async function indexRunLog(entries: ReadonlyMap<string, RunLogEntry>, sli
  * bundled out/overviewWorker.js); in this thread, in slices, without one.
  */
 export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string; readonly slices?: TimeSlices } = {}): Promise<RunLogIndex> {
-  if (!o.worker) return indexRunLog(readRunLog(cacheDir), o.slices);
+  if (!o.worker) return indexRunLog(readRunLogEntries(cacheDir), o.slices);
   const script = o.worker;
   return new Promise((resolve, reject) => {
     const b = new IndexBuilder();
@@ -68,6 +67,18 @@ export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string;
   });
 }
 
+/** What marks a worker started to compact a run log (overviewWorker.ts). */
+export const COMPACT_JOB = 'compact-run-log';
+
+/** Compacts a cache folder's run log (`compactRunLog`) in a worker thread started from `worker`; resolves when it is done. */
+export function compactRunLogInWorker(worker: string, cacheDir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(worker, { workerData: { kind: COMPACT_JOB, cacheDir } });
+    w.once('error', reject);
+    w.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the run log compaction stopped with exit code ${code}`))));
+  });
+}
+
 /** What the reader sends the worker for the next batch. */
 const NEXT = 'next';
 
@@ -77,10 +88,7 @@ const NEXT = 'next';
  */
 export function postRunLog(cacheDir: string, port: { postMessage(rows: Row[] | null): void; on(event: 'message', f: (m: unknown) => void): void; close(): void }): void {
   const rows: Row[] = [];
-  for (const [key, e] of readRunLog(cacheDir)) {
-    const [file, task, model] = JSON.parse(key) as [string, string, string];
-    rows.push([file, task, model, e.latest, e.previous]);
-  }
+  for (const e of readRunLogEntries(cacheDir)) rows.push([e.latest.file, e.latest.task, e.latest.model, e.latest, e.previous]);
   let at = 0;
   const send = (): void => {
     if (at >= rows.length) {

@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import { runCases } from '../run/cases';
 import { taskCasesKey, taskRunKey } from '../run/resultKeys';
+import { parseRowTasks } from '../datasets/rowTasks';
+import { rowFileType } from '../datasets/rowFiles';
 import { parseTaskFile } from '../taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
 import type { FileStats } from './types';
@@ -87,9 +89,13 @@ export interface SummarisedFile {
   readonly prompts: readonly string[];
 }
 
-/** Reads one task file's text into its summary; `file` is where its relative paths resolve. */
+/**
+ * Reads one task file's text into its summary; `file` is where its relative paths resolve. A
+ * dataset file (JSONL, or Parquet given as the JSON lines of its rows: `rowFileText`) is read
+ * as rows, every row a task.
+ */
 export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<SummarisedFile> {
-  const parsed = parseTaskFile(text);
+  const parsed = rowFileType(file) ? parseRowTasks(text, { maxRows: Infinity }) : parseTaskFile(text);
   const specs = new Map<number, TaskSpec>(runnableTasks(parsed).tasks.map((t) => [t.index, t]));
   const errors = parsed.issues.filter((i) => i.severity === 'error').length;
   const wantCases = o.cases !== false;

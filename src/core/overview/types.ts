@@ -49,6 +49,10 @@ export interface ModelStats {
   readonly changed: readonly (TaskRef & { readonly from: Band | null; readonly to: Band | null })[];
   /** Runs left out because the task changed since (its run key differs): `vtask run` re-verifies them. */
   readonly stale?: number;
+  /** Tokens of its runs, summed over those whose endpoint reported them; absent when none did. */
+  readonly tokens?: { readonly prompt: number; readonly completion: number };
+  /** Dollars, summed over the runs whose profile has a `price`; absent when none did. */
+  readonly cost?: number;
 }
 
 /** One task's result for one model, for the comparison and the tree. */

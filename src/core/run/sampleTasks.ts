@@ -27,6 +27,8 @@ export interface SampleResult {
   readonly verdict: Verdict;
   readonly model: string;
   readonly takenAt: string;
+  /** Tokens the endpoint reported for it (`usage`), when it did. */
+  readonly usage?: Sample['usage'];
   /** The vtask version that gave the verdict. */
   readonly verifiedBy: string;
   /** An agent task's sample: its messages, tool calls and results, final state and why it stopped. */
@@ -217,7 +219,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
   const result = (i: number, s: Sample, verdict: Verdict): SampleResult => {
     const trajectory = trajectoryOf(s);
     return {
-      index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict, model: s.model, takenAt: s.takenAt, verifiedBy: version, ...(trajectory ? { trajectory } : {}),
+      index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict, model: s.model, takenAt: s.takenAt, ...(s.usage ? { usage: s.usage } : {}), verifiedBy: version, ...(trajectory ? { trajectory } : {}),
     };
   };
   const report = (): void => o.onProgress?.({ task: task.id, done: got.filter(Boolean).length, total: n, fromCache: cached.filter(Boolean).length });

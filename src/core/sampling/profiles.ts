@@ -7,7 +7,7 @@
 import { looksLikeCredential } from '../schema/taskFields';
 import { templateProblems } from './template';
 import { ENV_REF, guardFileProfile } from './trust';
-import { SamplingError, type ModelProfile } from './types';
+import { SamplingError, type ModelProfile, type Price } from './types';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -156,6 +156,7 @@ export function profileFromEntry(name: string, entry: unknown): ModelProfile {
   if (maxResponseBytes !== undefined) checkPositive(`${where}: \`max_response_bytes\``, maxResponseBytes);
   const retryBudgetMs = int('retry_budget_ms');
   if (retryBudgetMs !== undefined) checkPositive(`${where}: \`retry_budget_ms\``, retryBudgetMs);
+  const price = priceOf(e.price, where);
   return {
     name,
     baseUrl,
@@ -169,7 +170,17 @@ export function profileFromEntry(name: string, entry: unknown): ModelProfile {
     ...(seed !== undefined ? { seed } : {}),
     ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
     ...(retryBudgetMs !== undefined ? { retryBudgetMs } : {}),
+    ...(price ? { price } : {}),
   };
+}
+
+/** `price: { prompt, completion }`: dollars per million tokens, both zero or more. */
+function priceOf(v: unknown, where: string): Price | undefined {
+  if (v === undefined || v === null) return undefined;
+  const p = typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+  if (!p || !ok(p.prompt) || !ok(p.completion)) throw new ProfileError(`${where}: \`price\` is { prompt: ..., completion: ... }, dollars per million tokens (numbers, 0 or more)`);
+  return { prompt: p.prompt, completion: p.completion };
 }
 
 function normalizeBaseUrl(raw: string | undefined, where: string): string {

@@ -26,6 +26,14 @@ export interface ModelProfile {
    * were dropped from the profile, and this says which and how to allow them (see trust.ts).
    */
   readonly withheld?: string;
+  /** What the endpoint charges, to put a cost on runs' tokens (`price`); not part of what samples depend on. */
+  readonly price?: Price;
+}
+
+/** Dollars per million tokens, of the prompt and of the completion. */
+export interface Price {
+  readonly prompt: number;
+  readonly completion: number;
 }
 
 /** What to sample: the messages and the sampling parameters of one task. */

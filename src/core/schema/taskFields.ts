@@ -80,6 +80,7 @@ export const MODEL_FIELDS: Fields = {
   timeout_ms: field(z.number().int().min(1), 'Per-request timeout in milliseconds.', 120000),
   max_response_bytes: field(z.number().int().min(1), 'The most bytes one answer may have (default 8 MiB).', 8388608),
   retry_budget_ms: field(z.number().int().min(1), 'How long a task may go without a new sample while retrying (default 300000).', 300000),
+  price: field(z.object({ prompt: z.number().min(0), completion: z.number().min(0) }), 'Dollars per million prompt and completion tokens: gives runs a `cost` in the run log and statistics.', { prompt: 0.15, completion: 0.6 }),
 };
 
 /** The top level of a task file. */

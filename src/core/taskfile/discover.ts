@@ -51,13 +51,22 @@ function notRegular(st: fs.Stats): string {
   return `skipped: it is ${kind}, not a file`;
 }
 
+/** Dataset files whose rows read as tasks (rowTasks.ts): JSON lines and Parquet. */
+const ROW_FILE = /\.(jsonl|ndjson|parquet)$/i;
+
 /**
  * Expands files and folders into task files, in a stable order. Folders are searched
- * recursively for `*.vtask`, `*.vtask.yaml` and `*.vtask.yml`, skipping hidden folders and
- * `node_modules` (`wanted` picks other names); a file named explicitly is taken whatever its extension. Paths that cannot
- * be used (unreadable folders, FIFOs, devices) are passed to `onSkip` instead of throwing.
+ * recursively for `*.vtask`, `*.vtask.yaml` and `*.vtask.yml` (with `rows`, for the dataset
+ * files `*.jsonl`, `*.ndjson` and `*.parquet` too; `wanted` picks other names), skipping hidden
+ * folders and `node_modules`; a file named explicitly is taken whatever its extension. Paths
+ * that cannot be used (unreadable folders, FIFOs, devices) are passed to `onSkip` instead of throwing.
  */
-export function findTaskFiles(paths: readonly string[], onSkip: (s: SkippedPath) => void = () => {}, wanted: (name: string) => boolean = isTaskFileName): string[] {
+export function findTaskFiles(
+  paths: readonly string[],
+  onSkip: (s: SkippedPath) => void = () => {},
+  o: { readonly rows?: boolean; readonly wanted?: (name: string) => boolean } = {},
+): string[] {
+  const wanted = o.wanted ?? ((name: string) => isTaskFileName(name) || (o.rows === true && ROW_FILE.test(name)));
   const out: string[] = [];
   const seen = new Set<string>();
   const add = (p: string): void => {

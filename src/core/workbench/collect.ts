@@ -10,7 +10,7 @@ import { detectFormat, IMPORT_FORMATS, type RowImporter } from '../datasets/form
 import { readRows, rowFileType, type RowFileType } from '../datasets/rowFiles';
 import { latestRunName, readLatestRuns } from '../overview/latestRuns';
 import { summariseFiles } from '../overview/fileSummaries';
-import type { RunFields } from '../overview/runLog';
+import type { RunRecord } from '../overview/runLog';
 import { kindOfVerifier } from '../overview/summary';
 import { resolveCacheDir } from '../sampling/cacheDir';
 import { BANDS } from '../stats';
@@ -52,7 +52,7 @@ export function isDatasetFileName(name: string): boolean {
 /** Reads the task files, JSONL and Parquet files of `paths` (files or folders) into an index. */
 export async function collectWorkbench(paths: readonly string[], o: CollectWorkbenchOptions): Promise<CollectedWorkbench> {
   const notes: string[] = [];
-  const files = findTaskFiles(paths, (s) => notes.push(`${s.path}: ${s.message}`), isDatasetFileName);
+  const files = findTaskFiles(paths, (s) => notes.push(`${s.path}: ${s.message}`), { wanted: isDatasetFileName });
   const index = new WorkbenchIndex();
   const shown = (f: string): string => path.relative(o.root, path.resolve(f)).split(path.sep).join('/');
   const taskFiles = files.filter((f) => rowFileType(f) === undefined);
@@ -73,11 +73,9 @@ export async function collectWorkbench(paths: readonly string[], o: CollectWorkb
   return { index, files: files.map(shown), notes };
 }
 
-/** A run log's fields, with the tokens and cost a newer log records. */
-type LoggedRun = RunFields & { readonly tokens?: { readonly prompt?: number; readonly completion?: number }; readonly cost?: number };
-
-function runOf(f: LoggedRun): WorkbenchRun {
-  const tokens = f.tokens ? (f.tokens.prompt ?? 0) + (f.tokens.completion ?? 0) : undefined;
+/** A run as the table shows it: its tokens summed, when the endpoint reported them. */
+function runOf(f: RunRecord): WorkbenchRun {
+  const tokens = f.tokens ? f.tokens.prompt + f.tokens.completion : undefined;
   return { rate: f.pass_rate, band: f.band, samples: f.samples, signal: f.signal_share, ...(tokens !== undefined ? { tokens } : {}), ...(typeof f.cost === 'number' ? { cost: f.cost } : {}) };
 }
 
