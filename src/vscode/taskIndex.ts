@@ -7,6 +7,7 @@ import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { streamTaskFile } from '../core/taskfile/stream';
 import type { LineIndex } from '../core/taskfile/text';
 import type { TaskDocuments } from './taskDocuments';
+import { at } from '../core/util/must';
 
 /** Task files of the workspace, as `vtask check` finds them in a folder. */
 export const TASK_FILE_GLOB = '**/*.{vtask,vtask.yaml,vtask.yml}';
@@ -190,7 +191,7 @@ export class TaskIndex implements vscode.Disposable {
       }
       // A stream that fell back to the whole-file parse keys every task by it, as `vtask run` does.
       const whole = stream.whole;
-      if (whole) tasks.forEach((t, i) => (tasks[i] = { ...t, runKey: streamedRunKey(stream, text, whole.tasks[indexes[i] as number] as TaskEntry) }));
+      if (whole) tasks.forEach((t, i) => (tasks[i] = { ...t, runKey: streamedRunKey(stream, text, at(whole.tasks, indexes[i] as number)) }));
       return { uri, stamp, tasks, errors };
     } catch (e) {
       return { uri, stamp, tasks: [], errors: 1, unreadable: errorMessage(e) };

@@ -1,3 +1,5 @@
+const LIST_FIELDS: Readonly<Record<string, string>> = { constraints: 'instructions', all: 'of', any: 'of', weighted: 'of' };
+
 import type { ChatMessage } from '../base/chat';
 import type { ExportSettings, ExportTask } from './format';
 import { double, int32, str, type SchemaElement } from './parquetSchema';
@@ -7,8 +9,6 @@ export interface KindParams {
   readonly kind: string;
   readonly params: Record<string, unknown>;
 }
-
-const LIST_FIELDS: Readonly<Record<string, string>> = { constraints: 'instructions', all: 'of', any: 'of', weighted: 'of' };
 
 export function kindParams(verify: unknown): KindParams | undefined {
   if (!verify || typeof verify !== 'object' || Array.isArray(verify)) return undefined;

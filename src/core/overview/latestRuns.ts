@@ -5,6 +5,7 @@
 // previous run of a task of the dataset, by a model asked for, are read.
 import type { Band } from '../stats';
 import { fieldsAt, forEachRecord, latin1Of, logNames, modelAt, namesAt, readRunLogBytes, type RunFields } from './runLog';
+import { at } from '../util/must';
 
 /** A task's key in the map `readLatestRuns` takes: its file (as the log names it) and id as the log's bytes hold them. */
 export function latestRunName(file: string, task: string): string {
@@ -46,13 +47,13 @@ export function readLatestRuns(cacheDir: string, tasks: ReadonlyMap<string, numb
     let model = modelIndex.get(written);
     if (model === undefined) modelIndex.set(written, (model = indexOfModel(written, models, wanted, latestAt, previousAt, n)));
     if (model < 0) return;
-    const latest = latestAt[model] as Int32Array;
-    const previous = previousAt[model] as Int32Array;
-    const was = latest[task] as number;
+    const latest = at(latestAt, model);
+    const previous = at(previousAt, model);
+    const was = at(latest, task);
     if (was < 0) {
       latest[task] = start;
       order.push(model * n + task);
-    } else if (!sameLine(text, start, was) && !(previous[task] !== -1 && sameLine(text, start, previous[task] as number))) {
+    } else if (!sameLine(text, start, was) && !(previous[task] !== -1 && sameLine(text, start, at(previous, task)))) {
       previous[task] = was;
       latest[task] = start;
     }
@@ -60,11 +61,11 @@ export function readLatestRuns(cacheDir: string, tasks: ReadonlyMap<string, numb
   return order.map((slot) => {
     const model = Math.floor(slot / n);
     const task = slot - model * n;
-    const before = (previousAt[model] as Int32Array)[task] as number;
+    const before = at((previousAt[model] as Int32Array), task);
     return {
       task,
-      model: models[model] as string,
-      latest: fieldsAt(text, (latestAt[model] as Int32Array)[task] as number),
+      model: at(models, model),
+      latest: fieldsAt(text, at((latestAt[model] as Int32Array), task)),
       previousBand: before < 0 ? undefined : fieldsAt(text, before).band,
     };
   });

@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { field, type Fields } from '../schema/fields';
 import type { KindParams } from './kind';
 import { plural } from '../util/plural';
+import { at } from '../util/must';
 
 /**
  * The checks of the `trajectory` and `state` kinds. They read the sample's trajectory from the
@@ -75,7 +76,7 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
     if (f) failures.push(f);
   }
   if (p.max_tool_calls !== undefined && steps.length > p.max_tool_calls) {
-    const s = steps[p.max_tool_calls] as TrajectoryStep;
+    const s = at(steps, p.max_tool_calls);
     failures.push({ turn: s.turn, reason: `turn ${s.turn} made tool call ${p.max_tool_calls + 1}, more than the ${p.max_tool_calls} allowed` });
   }
   if (p.max_turns !== undefined && t.turns > p.max_turns) {
@@ -86,7 +87,7 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
   if (!failures.length) return verdict(true, `the trajectory has the required shape: ${describeCalls(t)}`, details);
   // The earliest turn that went wrong leads; failures without a turn (never called) come last.
   const sorted = [...failures].sort((a, b) => (a.turn ?? Infinity) - (b.turn ?? Infinity));
-  const first = sorted[0] as Failure;
+  const first = at(sorted, 0);
   return verdict(false, sorted.map((f) => f.reason).join('; '), { ...details, ...(first.turn !== undefined ? { turn: first.turn } : {}), failures: sorted });
 }
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { field, type Fields } from '../schema/fields';
 import { defineKind, type KindParams } from './kind';
 import { verdict, type Verdict } from './verdict';
+import { at } from '../util/must';
 
 const letter = z.string().regex(/^[A-Z]$/, 'must be one capital letter');
 
@@ -37,7 +38,7 @@ const AFTER_LETTER = new Set(['because', 'since', 'as', 'is', 'was', 'seems', 'a
 /** True when the text after a letter leaves it a choice, not the start of a word or of a phrase. */
 function endsChoice(after: string): boolean {
   const next = /^[ \t]+([a-z]+)/.exec(after);
-  return !next || AFTER_LETTER.has(next[1] as string);
+  return !next || AFTER_LETTER.has(at(next, 1));
 }
 
 /**

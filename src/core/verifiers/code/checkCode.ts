@@ -11,6 +11,7 @@ import { extractCode, isEsModule } from './extract';
 import { JS_ASSERT_PRELOAD, jsAssertPreload, jsAssertWrapper, PY_ASSERT_HARNESS, PY_ASSERT_PLANNER, PY_ASSERTS_FILE, pythonAssertHarness, pythonAssertPlanner } from './assertHarness';
 import { judgeJsAsserts, judgePythonAsserts, parsePlan, type PyPlan } from './assertJudge';
 import { ARGS_FILE, jsCallHarness, mainFile, parseCallResult, pythonCallHarness } from './harness';
+import { at } from '../../util/must';
 
 const ioTest = z.strictObject({ stdin: z.string().optional(), stdout: z.string() });
 const callCase = z.strictObject({ args: z.array(z.unknown()), returns: z.unknown() });
@@ -160,26 +161,26 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   if (ctx.signal.aborted || raw.some((r) => r.aborted)) return cancelled();
   const refusedRun = raw.find((r) => r.refused);
   if (refusedRun) return weakIsolationRefused(refusedRun, baseDetails);
-  let results = raw.map((r, i) => judge(r, specs[i] as TestSpec, marker, timeoutMs, memoryMb));
+  let results = raw.map((r, i) => judge(r, at(specs, i), marker, timeoutMs, memoryMb));
 
   // A syntax error shows up as a runtime error in every test: confirm it once with a compile-only run.
-  const suspect = results.findIndex((t, i) => t.status === 'runtime_error' && SYNTAX_PATTERNS.test((raw[i] as SandboxRunResult).stderr));
+  const suspect = results.findIndex((t, i) => t.status === 'runtime_error' && SYNTAX_PATTERNS.test(at(raw, i).stderr));
   if (suspect !== -1) {
-    const compileError = await syntaxCheck(sandbox, interp, specs[suspect] as TestSpec, ctx.signal);
+    const compileError = await syntaxCheck(sandbox, interp, at(specs, suspect), ctx.signal);
     if (ctx.signal.aborted) return cancelled();
     if (compileError !== undefined) {
       results = results.map((t) => (t.status === 'runtime_error' || t.status === 'wrong_answer' ? { ...t, status: 'compile_error', message: compileError } : t));
     }
   }
 
-  const isolation: Isolation = (raw[0] as SandboxRunResult).isolation;
+  const isolation: Isolation = at(raw, 0).isolation;
   const passed = results.filter((t) => t.status === 'passed').length;
   const total = results.length;
   const firstFail = results.findIndex((t) => t.status !== 'passed');
   const what = mode === 'asserts' ? 'asserts' : mode === 'call' ? 'cases' : 'tests';
   let reason = `${passed}/${total} ${what} passed`;
   if (firstFail !== -1) {
-    const f = results[firstFail] as TestResult;
+    const f = at(results, firstFail);
     reason += total > 1 ? `; ${what === 'cases' ? 'case' : 'test'} ${firstFail + 1}: ${f.status}: ${f.message}` : `: ${f.status}: ${f.message}`;
   }
   const details = {

@@ -18,6 +18,7 @@ import { runInPool } from './pool';
 
 export { disposeMathPool, setMathWorkerPath } from './pool';
 import { printNode } from './print';
+import { at } from '../../util/must';
 
 const answer = z.union([z.string(), z.number()]);
 
@@ -155,7 +156,7 @@ async function checkOne(
     if (distinct.length > 1) {
       return fail(`hedged: boxed ${distinct.length} different values (${clip(distinct.map((d) => printNode(d, 30)).join(', '), 60)}), expected ${expected}`, { ...base, hedge: true, values: distinct.map((d) => printNode(d)) });
     }
-    predText = cand.parts[0] as string;
+    predText = at(cand.parts, 0);
   }
 
   const texts = [predText];
