@@ -10,6 +10,7 @@ import { parseTaskFile } from '../taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
 import type { FileStats } from './types';
 import { emptyBands } from './modelCounts';
+import { verifierKind } from '../util/verifierKind';
 import { at } from '../util/must';
 
 /** How a task's cases came out: `skipped` counts the cases not run here. */
@@ -65,7 +66,7 @@ export function runsInProcess(v: unknown): boolean {
 
 /** The top-level kind of a resolved verifier. */
 export function kindOfVerifier(v: unknown): string | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (Object.keys(v)[0] ?? null) : null;
+  return verifierKind(v) ?? null;
 }
 
 /** Case outcomes remembered by cases key (the task's verifier and cases) for one vtask version. */

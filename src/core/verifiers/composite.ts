@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { field, strictObjectOf, type Fields } from '../schema/fields';
 import { defineKind, type ParamsContext } from './kind';
 import type { Verdict, VerifyContext } from './verdict';
+import { verifierKind } from '../util/verifierKind';
 
 /** Validates each item of the `of` list as a verifier of its own. */
 function validateChildren(ctx: ParamsContext): void {
@@ -98,7 +99,7 @@ interface ChildResult {
 
 async function runChildren(verifiers: readonly unknown[], response: string, ctx: VerifyContext): Promise<ChildResult[]> {
   return Promise.all(
-    verifiers.map(async (v) => ({ kind: v && typeof v === 'object' ? (Object.keys(v)[0] ?? '?') : '?', verdict: await ctx.child(v, response) })),
+    verifiers.map(async (v) => ({ kind: verifierKind(v) ?? '?', verdict: await ctx.child(v, response) })),
   );
 }
 
