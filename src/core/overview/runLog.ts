@@ -21,7 +21,7 @@ import type { TaskRunResult } from '../run/sampleTasks';
 import { taskRunKey } from '../run/resultKeys';
 import type { TaskFile } from '../taskfile/parse';
 import { fsyncDir, writeAll } from '../sampling/cacheLog';
-import { HOST_ID, pidAlive, tryLock } from '../sampling/cacheLock';
+import { HOST_ID, pidAlive, tryLock } from '../util/lock';
 import { markCacheDir } from '../sampling/cache';
 import { cut } from '../util/cut';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Sample } from './types';
 import type { SampleParams } from './cacheKey';
-import { HOST_ID } from './cacheLock';
+import { HOST_ID } from '../util/lock';
 
 /** One line of a segment. */
 export interface LogRecord {
