@@ -20,7 +20,7 @@ import type { ModelProfile } from '../sampling/types';
 import type { TaskRunResult } from '../run/sampleTasks';
 import { taskRunKey } from '../run/resultKeys';
 import type { TaskFile } from '../taskfile/parse';
-import { fsyncDir, writeAll } from '../sampling/cacheLog';
+import { fsyncDir, writeAll } from '../util/durable';
 import { HOST_ID, pidAlive, tryLock } from '../util/lock';
 import { markCacheDir } from '../sampling/cache';
 import { cut } from '../util/cut';

@@ -18,7 +18,8 @@ import { randomBytes } from 'node:crypto';
 import type { Sample } from './types';
 import type { SampleParams } from './cacheKey';
 import { HOST_ID, pidAlive, tryLock } from '../util/lock';
-import { formatRecord, fsyncDir, listSegments, newSegmentName, parseSegmentName, readSegment, SegmentWriter, writeAll, type LogRecord } from './cacheLog';
+import { formatRecord, listSegments, newSegmentName, parseSegmentName, readSegment, SegmentWriter, type LogRecord } from './cacheLog';
+import { fsyncDir, writeAll } from '../util/durable';
 import { version } from '../version';
 
 export { sampleKey, sampleParams, sampleKeyInput, normaliseBaseUrl, canonicalJson, CACHE_KEY_VERSION, type SampleParams } from './cacheKey';
