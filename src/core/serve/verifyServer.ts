@@ -15,6 +15,7 @@ import { wireTrajectory, WireTrajectoryError } from './wireTrajectory';
 import { admit, corsHeaders, GateRefusal, requireJson, type GateOptions } from './requestGate';
 import { inlinePrograms, insideRoots } from './inlinePrograms';
 import { at } from '../util/must';
+import { mapLimit } from '../util/limit';
 
 export interface LoadedTask {
   readonly file: string;
@@ -109,19 +110,6 @@ function pickTask(opts: ServeOptions, id: string, file: unknown): LoadedTask {
   }
   if (found.length > 1) throw new HttpError(400, `task '${id}' is in ${found.length} files (${found.map((t) => t.file).join(', ')}): add "file"`);
   return at(found, 0);
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(at(items, i));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /** One request's (or one batch item's) work, checked and ready to verify. */

@@ -1,4 +1,6 @@
+// Bounded concurrency over a list: one helper for every place that runs many promises at once.
 import { at } from './must';
+
 /** Maps over items with at most `limit` promises in flight, keeping the order of results. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
