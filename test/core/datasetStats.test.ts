@@ -10,7 +10,7 @@ import { collectDatasetStats } from '../../src/core/overview/collect';
 import { compareModels } from '../../src/core/overview/compare';
 import { renderStatsHtml } from '../../src/core/overview/report';
 import { appendRunRecords, type RunRecord } from '../../src/core/overview/runLog';
-import { runsInProcess } from '../../src/core/overview/summary';
+import { fileStatsOf, runsInProcess, summariseTaskFile } from '../../src/core/overview/summary';
 import type { TaskModelResult } from '../../src/core/overview/types';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
@@ -332,4 +332,12 @@ test('the HTML report is one page that loads and runs nothing, with every text e
   assert.match(html, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
   assert.match(html, /x&#60;img src=y&#62;\.vtask:3/);
   assert.match(html, /prefers-color-scheme: dark/);
+});
+
+test('a case whose verifier cannot decide is counted as skipped, not as passed or failed', async () => {
+  // The language detector does not know Zulu: the verdict is unavailable, so the case says nothing.
+  const text = 'vtask: 1\ntasks:\n  - id: zulu\n    prompt: Greet me in Zulu.\n    verify:\n      constraints:\n        - language:response_language: { language: zu }\n    cases:\n      - { response: "Sawubona", expect: pass }\n';
+  const { summary } = await summariseTaskFile(text, path.join(root, 'zulu.vtask'));
+  assert.equal(summary.tasks[0]?.kind, 'constraints');
+  assert.deepEqual(fileStatsOf('zulu.vtask', summary).cases, { total: 1, passed: 0, failed: 0, skipped: 1 });
 });
