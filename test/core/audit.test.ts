@@ -297,3 +297,17 @@ void test("calibration thresholds: a task's own meta.calibration comes before th
   const lenient = await calibrate('    meta: { calibration: { min_agreement: 0.5 } }\n');
   assert.deepEqual(lenient?.findings, []);
 });
+
+test('a choice task is probed with each of its options', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-kinds-'));
+  try {
+    const file = path.join(dir, 'kinds.vtask');
+    fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: pick\n    prompt: "Which is prime? A) 4 B) 5 C) 6"\n    verify: { choice: { answer: B, options: [A, B, C] } }\n');
+    const { tasks } = runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8')));
+    const [pick] = await auditTasks(tasks, { file, only: new Set(['option']) });
+    assert.equal(pick?.probes, 3, 'one probe per option');
+    assert.deepEqual(pick?.findings, [], 'the choice verifier passes B alone');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
