@@ -1,16 +1,21 @@
-// Mutation testing over a small scope: each mutation below (an operator swapped, a guard deleted,
+// Mutation testing over the code whose mistakes would be wrong rewards or wrong figures (math
+// comparison, constraints checks, match/choice/json, stats, overview counting, the audit's probe
+// families): each mutation below (an operator swapped, a guard deleted,
 // a bound moved) is applied alone to its source file, the test files that cover that file are
 // bundled against the mutated source (an esbuild plugin serves it; the file on disk is never
 // touched), and the mutant counts as killed when those tests fail. Survivors are listed: each is a
-// missing test or an equivalent mutant. The last line is one JSON object.
-//   node scripts/mutation.mjs [--only=SUBSTRING]   (npm run mutation)
+// missing test or an equivalent mutant; the equivalent mutants found are listed, with why, in
+// test/mutation-equivalent.md and left out of the scope. The last line is one JSON object.
+//   node scripts/mutation.mjs [--only=SUBSTRING|SUBSTRING...]   (npm run mutation)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import esbuild from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+/** `--only=A|B`: only the mutations whose file and name contain A or B. */
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split('|');
+const picked = (file, name) => !only || only.some((o) => `${file} ${name}`.includes(o));
 /** A mutant whose tests run longer than this is counted killed (a hang is a failure too). */
 const TIMEOUT_MS = 180_000;
 
@@ -44,6 +49,87 @@ const SCOPE = [
       ['band not counted', '  if (run.band !== null) c.bands[run.band]++;\n', ''],
       ['bin upper edge wrong', 'to: (i + 1) / HISTOGRAM_BINS', 'to: i / HISTOGRAM_BINS'],
       ['stale runs of a part dropped', '  into.stale += part.stale;\n', ''],
+    ],
+  },
+  {
+    file: 'src/core/overview/summary.ts',
+    tests: ['test/core/datasetStats.test.ts'],
+    mutations: [
+      ['skipped cases counted as passed or failed', 'if (r.skipped) c.skipped++;\n      else if (r.ok) c.passed++;', 'if (r.ok) c.passed++;'],
+      ['failed cases counted as passed', 'else c.failed++;', 'else c.passed++;'],
+      ['a task with one case counted as without cases', 'if (t.cases === 0) withoutCases++;', 'if (t.cases <= 1) withoutCases++;'],
+      ['cases not run not counted as skipped', '    } else cases.skipped += t.cases;\n', '    }\n'],
+      ['invalid tasks not counted', 'invalid_tasks: s.tasks.filter((t) => t.kind === null).length', 'invalid_tasks: 0'],
+    ],
+  },
+  {
+    file: 'src/core/stats.ts',
+    tests: ['test/core/stats.test.ts'],
+    mutations: [
+      ['pass@k of k > n defined', 'if (k > n || n === 0) return NaN;', 'if (n === 0) return NaN;'],
+      ['n itself not among the reported ks', '  if (n > 0) ks.push(n);\n', ''],
+      ['Wilson interval at 90%', 'z = 1.959964', 'z = 1.644854'],
+      ['signal share ignores the group size', 'flat += Math.pow(c / scores.length, groupSize);', 'flat += Math.pow(c / scores.length, 2);'],
+      ['float noise makes rewards differ', 'const roundScore = (s: number): number => Math.round(s * 1e9) / 1e9;', 'const roundScore = (s: number): number => s;'],
+      ['undecided verdicts counted as decided', 'const decided = verdicts.filter((v) => !v.error);', 'const decided = verdicts;'],
+      ['all but one passing is too easy', "passed === n ? 'too_easy'", "passed >= n - 1 ? 'too_easy'"],
+      ['equal partial scores are learnable', "distinct <= 1 || passed === 0", 'passed === 0'],
+      ['a failed run keeps its band', 'runFailed || n === 0', 'n === 0'],
+    ],
+  },
+  {
+    file: 'src/core/verifiers/match.ts',
+    tests: ['test/core/verify-basic.test.ts'],
+    mutations: [
+      ['f1 threshold ignored', 'const pass = best.f1 >= threshold - 1e-9;', 'const pass = best.f1 > 0;'],
+      ['f1 as the mean of precision and recall', 'return (2 * precision * recall) / (precision + recall);', 'return (precision + recall) / 2;'],
+      ['contains read the wrong way round', 'ok = normalizeAnswer(text).includes(normalizeAnswer(gold));', 'ok = normalizeAnswer(gold).includes(normalizeAnswer(text));'],
+      ['exact mode normalises', "else if (mode === 'exact') ok = compared === gold.trim();", "else if (mode === 'exact') ok = normalizeAnswer(text) === normalizeAnswer(gold);"],
+      ['a missing tag passes', 'if (inner === undefined) return verdict(false,', 'if (inner === undefined) return verdict(true,'],
+      ['the default mode is exact', "const mode = p.mode ?? 'normalized';", "const mode = p.mode ?? 'exact';"],
+    ],
+  },
+  {
+    file: 'src/core/verifiers/choice.ts',
+    tests: ['test/core/verify-basic.test.ts'],
+    mutations: [
+      ['a letter before any word is a choice', 'return !next || AFTER_LETTER.has(at(next, 1));', 'return true;'],
+    ],
+  },
+  {
+    file: 'src/core/verifiers/json.ts',
+    tests: ['test/core/verify-basic.test.ts'],
+    mutations: [
+      ['schema ignored', '  if (!p.schema) return verdict(true,', '  if (true) return verdict(true,'],
+      ['an invalid schema fails quietly', "return { ...verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`), error: 'crash' };", 'return verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`);'],
+      ['the last fence not preferred', 'const last = fences[fences.length - 1];', 'const last = fences[0];'],
+    ],
+  },
+  {
+    file: 'src/core/verifiers/constraints/checks/ifeval.ts',
+    tests: ['test/core/constraints.test.ts', 'test/core/ifeval-parity.test.ts'],
+    mutations: [
+      ['highlights: at least becomes exactly', "outcome(n >= want, `${plural(n, 'highlighted section')}", "outcome(n === want, `${plural(n, 'highlighted section')}"],
+      ['commas counted one short', "const n = value.split(',').length - 1;", "const n = value.split(',').length - 2;"],
+      ['a lone quotation mark is quoted', "const pass = v.length > 1 && v.startsWith('\"')", "const pass = v.length > 0 && v.startsWith('\"')"],
+      ['two identical responses pass', 'return outcome(!same,', 'return outcome(true,'],
+      ['end phrase compared with its case', "const phrase = pyStrip(str(k, 'end_phrase')).toLowerCase();", "const phrase = pyStrip(str(k, 'end_phrase'));"],
+      ['forbidden words found inside words', 'new RegExp(`${B}${escapeRegExp(w)}${B}`, \'iu\')', "new RegExp(escapeRegExp(w), 'iu')"],
+      ['dash bullets not counted', "countBulletLines(value, '*') + countBulletLines(value, '-')", "countBulletLines(value, '*')"],
+      ['a closing json fence kept', "    if (v.endsWith('```')) v = v.slice(0, -3);\n", ''],
+    ],
+  },
+  {
+    file: 'src/core/audit/probes.ts',
+    tests: ['test/core/audit.test.ts'],
+    mutations: [
+      ['the judge injection probes dropped', "  if (kind === 'judge') out.push(...injectionProbes());\n", ''],
+      ['the code probes dropped', "  if (kind === 'code') out.push(...codeProbes(task));\n", ''],
+      ['the choice probes dropped', "  if (kind === 'choice') out.push(...choiceProbes(task.verify));\n", ''],
+      ['the json probes dropped', "  if (kind === 'json') out.push(...jsonProbes(task.verify));\n", ''],
+      ['no echo of the prompt', "if (task.prompt.trim()) out.push({ id: 'echo-prompt'", "if (!task.prompt) out.push({ id: 'echo-prompt'"],
+      ['degenerate answers to a form-only verifier are critical', "const degenerate: Severity = formOnly ? 'medium' : 'critical';", "const degenerate: Severity = 'critical';"],
+      ['right-answer probes for composites too', "kind === 'math' || kind === 'match' || p.family !== 'right-answer'", 'true'],
     ],
   },
 ];
@@ -84,11 +170,13 @@ let total = 0;
 let killed = 0;
 try {
   for (const { file, tests, mutations } of SCOPE) {
+    // With --only, a file none of whose mutations is picked is not even run unmutated.
+    if (!mutations.some(([name]) => picked(file, name))) continue;
     const original = fs.readFileSync(path.join(root, file), 'utf8');
     const baseline = runTests(await bundle(file, original, tests));
     if (baseline !== 'passed') throw new Error(`${tests.join(' ')} ${baseline} without any mutation: fix that first`);
     for (const [name, find, replace, nth] of mutations) {
-      if (only && !`${file} ${name}`.includes(only)) continue;
+      if (!picked(file, name)) continue;
       const outcome = runTests(await bundle(file, mutate(original, find, replace, nth), tests));
       total++;
       if (outcome === 'passed') survivors.push(`${file}: ${name}`);

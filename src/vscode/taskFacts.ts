@@ -4,6 +4,7 @@ import type { TaskRunResult } from '../core/run/sampleTasks';
 import type { Band } from '../core/stats';
 import type { ResultStore } from './results';
 import type { IndexedTask } from './taskIndex';
+import { at } from '../core/util/must';
 
 /** What a task's duplicates and benchmark overlaps are, as the duplicate diagnostics found them. */
 export interface DuplicateSource {
@@ -86,7 +87,7 @@ export class TaskFacts {
 export function modelOfRun(model: string): string {
   const m = /^(.+?) \((.*)\)$/.exec(model);
   if (!m) return model;
-  return m[1] === '--base-url' || m[1] === 'OPENAI_BASE_URL' ? (m[2] as string) : (m[1] as string);
+  return m[1] === '--base-url' || m[1] === 'OPENAI_BASE_URL' ? at(m, 2) : at(m, 1);
 }
 
 /** Whether one of `lines` is inside the task. */

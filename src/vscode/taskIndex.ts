@@ -7,6 +7,8 @@ import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { streamTaskFile } from '../core/taskfile/stream';
 import type { LineIndex } from '../core/taskfile/text';
 import type { TaskDocuments } from './taskDocuments';
+import { at } from '../core/util/must';
+import { verifierKind } from '../core/util/verifierKind';
 
 /** Task files of the workspace, as `vtask check` finds them in a folder. */
 export const TASK_FILE_GLOB = '**/*.{vtask,vtask.yaml,vtask.yml}';
@@ -190,7 +192,7 @@ export class TaskIndex implements vscode.Disposable {
       }
       // A stream that fell back to the whole-file parse keys every task by it, as `vtask run` does.
       const whole = stream.whole;
-      if (whole) tasks.forEach((t, i) => (tasks[i] = { ...t, runKey: streamedRunKey(stream, text, whole.tasks[indexes[i] as number] as TaskEntry) }));
+      if (whole) tasks.forEach((t, i) => (tasks[i] = { ...t, runKey: streamedRunKey(stream, text, at(whole.tasks, indexes[i] as number)) }));
       return { uri, stamp, tasks, errors };
     } catch (e) {
       return { uri, stamp, tasks: [], errors: 1, unreadable: errorMessage(e) };
@@ -254,7 +256,7 @@ function summarise(entry: TaskEntry, spec: TaskSpec | undefined, lines: LineInde
   const start = lines.position(entry.offset).line;
   const end = lines.position(entry.offset + entry.length).line + 1;
   const verify = spec?.verify;
-  const kind = verify && typeof verify === 'object' ? Object.keys(verify)[0] : undefined;
+  const kind = verifierKind(verify);
   const errors = entry.issues.some((i) => i.severity === 'error') || issues.some((i) => i.severity === 'error' && i.start >= entry.offset && i.start < entry.offset + entry.length);
   return { id: entry.id, line, start, end, cases: entry.caseCount, errors, runKey, ...(kind ? { kind } : {}), ...(spec ? { prompt: spec.prompt } : {}) };
 }

@@ -5,7 +5,7 @@ import { toDashboard, type ComparisonView, type DatasetStatsView, type FromDashb
 import { BAND_WORDS, BANDS, bandBar, passRateHistogram, scatter } from './dashboardCharts';
 import { button, el, icon, pct } from './dom';
 import { pagedList } from './pagedList';
-import { count, dollars } from '../core/overview/usage';
+import { count, dollars } from '../core/base/usageFormat';
 
 interface VsCodeApi {
   postMessage(message: FromDashboard): void;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -122,4 +123,19 @@ test('the core and the page import no editor; the page and the ground floor no N
 test('the circle finder reports the files around a circle', () => {
   assert.deepEqual(findCycle([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }]), ['a', 'b', 'c', 'a']);
   assert.equal(findCycle([{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'b', to: 'c' }]), undefined);
+});
+
+/**
+ * Type assertions (`x as T`, not `as const`) per 1,000 lines of src, as scripts/count-casts.mjs
+ * counts them: each is a type the compiler was told, not shown. The ceiling is the count when it
+ * was last lowered, so new code proves its types (zod, `at`, `must`) instead of asserting them.
+ */
+const CASTS_PER_THOUSAND_LINES = 13.6;
+
+test('casts in src stay under their ceiling', (t) => {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/count-casts.mjs')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const figures = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { casts: number; lines: number; perThousand: number };
+  t.diagnostic(`${figures.casts} casts in ${figures.lines} lines: ${figures.perThousand} per 1,000 lines (ceiling ${CASTS_PER_THOUSAND_LINES})`);
+  assert.ok(figures.perThousand <= CASTS_PER_THOUSAND_LINES, `${figures.perThousand} casts per 1,000 lines of src, over the ceiling of ${CASTS_PER_THOUSAND_LINES}: prove the type (zod, at, must) instead of asserting it`);
 });

@@ -297,3 +297,42 @@ void test("calibration thresholds: a task's own meta.calibration comes before th
   const lenient = await calibrate('    meta: { calibration: { min_agreement: 0.5 } }\n');
   assert.deepEqual(lenient?.findings, []);
 });
+
+test('a choice task is probed with each of its options', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-kinds-'));
+  try {
+    const file = path.join(dir, 'kinds.vtask');
+    fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: pick\n    prompt: "Which is prime? A) 4 B) 5 C) 6"\n    verify: { choice: { answer: B, options: [A, B, C] } }\n');
+    const { tasks } = runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8')));
+    const [pick] = await auditTasks(tasks, { file, only: new Set(['option']) });
+    assert.equal(pick?.probes, 3, 'one probe per option');
+    assert.deepEqual(pick?.findings, [], 'the choice verifier passes B alone');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an empty answer passing a form-only verifier is a medium finding; a composite is not faulted for failing a bare right answer', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-audit-severity-'));
+  try {
+    const file = path.join(dir, 'form.vtask');
+    fs.writeFileSync(file, [
+      'vtask: 1',
+      'tasks:',
+      '  - id: plain',
+      '    prompt: Answer without a think block.',
+      '    verify: { format: { think: forbidden } }',
+      '  - id: shaped',
+      '    prompt: Think, then give 6 times 7.',
+      '    verify: { all: [{ math: { answer: "42" } }, { format: { think: required } }] }',
+      '',
+    ].join('\n'));
+    const { tasks } = runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8')));
+    const [plain, shaped] = await auditTasks(tasks, { file, only: new Set(['empty', 'degenerate', 'right-answer']) });
+    const empty = plain?.findings.find((f) => f.probe === 'empty');
+    assert.equal(empty?.severity, 'medium', 'a verifier of form alone cannot know the content');
+    assert.deepEqual(shaped?.findings.filter((f) => f.family === 'right-answer').map((f) => f.probe), [], 'the required <think> fails a bare right answer on purpose');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

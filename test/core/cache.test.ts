@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SampleCache, verdictStamp } from '../../src/core/sampling/cache';
-import { tryLock, HOST_ID } from '../../src/core/sampling/cacheLock';
+import { tryLock, HOST_ID } from '../../src/core/util/lock';
 import { listSegments } from '../../src/core/sampling/cacheLog';
 import type { Sample } from '../../src/core/sampling/types';
 import { version } from '../../src/core/version';

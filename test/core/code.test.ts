@@ -20,7 +20,7 @@ function ctx(opts: { trusted?: boolean; signal?: AbortSignal } = {}): VerifyCont
 
 async function check(answer: string, params: CodeParams, c = ctx()): Promise<Verdict> {
   assert.ok(codeKind.check);
-  return codeKind.check(answer, params as unknown as Record<string, unknown>, c);
+  return codeKind.check(answer, params, c);
 }
 
 function statuses(v: Verdict): TestStatus[] {

@@ -235,3 +235,10 @@ void test('hostile input: binary, <script>, empty and pathological patterns thro
   ];
   for (const text of nasty) runAll(text, [...INSTRUCTIONS.keys()], 30_000);
 });
+
+test('two_responses needs two different responses; quotation needs an opening and a closing mark', () => {
+  assert.equal(check('combination:two_responses', 'same answer\n******\n same answer '), false, 'the same response twice is one response');
+  assert.equal(check('combination:two_responses', 'one\n******\ntwo'), true);
+  assert.equal(check('startend:quotation', '"'), false, 'a lone quotation mark wraps nothing');
+  assert.equal(check('startend:quotation', '""'), true);
+});

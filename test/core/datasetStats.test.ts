@@ -10,7 +10,7 @@ import { collectDatasetStats } from '../../src/core/overview/collect';
 import { compareModels } from '../../src/core/overview/compare';
 import { renderStatsHtml } from '../../src/core/overview/report';
 import { appendRunRecords, type RunRecord } from '../../src/core/overview/runLog';
-import { runsInProcess } from '../../src/core/overview/summary';
+import { fileStatsOf, runsInProcess, summariseTaskFile } from '../../src/core/overview/summary';
 import type { TaskModelResult } from '../../src/core/overview/types';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
@@ -358,4 +358,12 @@ test('a run log written by the positional format still counts, beside records wi
   assert.equal(m.tasks, 2, 'the old line and the new one both count');
   assert.deepEqual(m.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
   assert.deepEqual([m.tokens, m.cost], [{ prompt: 80, completion: 400 }, 0.002], 'tokens and cost of the run that recorded them');
+});
+
+test('a case whose verifier cannot decide is counted as skipped, not as passed or failed', async () => {
+  // The language detector does not know Zulu: the verdict is unavailable, so the case says nothing.
+  const text = 'vtask: 1\ntasks:\n  - id: zulu\n    prompt: Greet me in Zulu.\n    verify:\n      constraints:\n        - language:response_language: { language: zu }\n    cases:\n      - { response: "Sawubona", expect: pass }\n';
+  const { summary } = await summariseTaskFile(text, path.join(root, 'zulu.vtask'));
+  assert.equal(summary.tasks[0]?.kind, 'constraints');
+  assert.deepEqual(fileStatsOf('zulu.vtask', summary).cases, { total: 1, passed: 0, failed: 0, skipped: 1 });
 });

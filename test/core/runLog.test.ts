@@ -12,7 +12,7 @@ import { appendRunRecords, appendRunRecordsAsync, compactRunLog, modelLabel, rea
 import { taskStats } from '../../src/core/stats';
 import type { TaskRunResult } from '../../src/core/run/sampleTasks';
 import type { ModelProfile } from '../../src/core/sampling/types';
-import { tryLock } from '../../src/core/sampling/cacheLock';
+import { tryLock } from '../../src/core/util/lock';
 
 interface ChildArgs {
   dir: string;

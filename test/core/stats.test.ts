@@ -60,3 +60,20 @@ test('an undecided verdict is counted apart, never as a fail; a run that measure
   assert.equal(taskStats([v(false), v(false)], 8, true).band, 'error');
   assert.equal(taskStats([v(true), v(false)], 8, true).band, 'error');
 });
+
+test('pass@k is undefined for k above n; the Wilson interval is the 95% one', () => {
+  assert.ok(Number.isNaN(passAtK(4, 2, 5)), 'no k-subset of 4 samples has 5 members');
+  // 2 of 10 at 95%: the textbook interval (0.0567, 0.5098).
+  const [lo, hi] = wilson(2, 10);
+  assert.ok(Math.abs(lo - 0.0567) < 1e-4 && Math.abs(hi - 0.5098) < 1e-4, `${lo} ${hi}`);
+});
+
+test('scores that differ by float noise are one reward', () => {
+  // 1/3 computed two ways: a group of these is flat, so the task gives no signal.
+  const third = 1 / 3;
+  const other = 1 - 2 / 3;
+  assert.notEqual(third, other);
+  const s = taskStats([v(false, third), v(false, other), v(false, third), v(false, other)]);
+  assert.equal(s.signalShare, 0);
+  assert.equal(s.band, 'too_hard');
+});

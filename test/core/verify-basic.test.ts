@@ -142,3 +142,21 @@ test('unknown kinds and kinds that cannot run are verdicts, not exceptions', asy
   assert.equal(v.pass, false);
   assert.equal(v.error, 'crash');
 });
+
+test('match f1: the score is the F1 of the tokens, and the threshold decides', async () => {
+  // Articles fold away: precision 1 (both words are gold words), recall 2/3, so F1 = 0.8, not the mean (5/6).
+  const near = await run({ match: { answer: 'the big red house', mode: 'f1', threshold: 0.75 } }, 'big red');
+  assert.ok(Math.abs(near.score - 0.8) < 1e-9, String(near.score));
+  assert.equal(near.pass, true);
+  const strict = await run({ match: { answer: 'the big red house', mode: 'f1', threshold: 0.81 } }, 'big red');
+  assert.equal(strict.pass, false);
+});
+
+test('json: the last fenced block is the answer; a schema that cannot compile is an error, not a fail', async () => {
+  const schema = { type: 'object', required: ['name'] };
+  const twoBlocks = 'Draft:\n```json\n{"nome": 1}\n```\nFinal:\n```json\n{"name": "x"}\n```';
+  assert.equal((await run({ json: { schema } }, twoBlocks)).pass, true);
+  const broken = await run({ json: { schema: { type: 'no-such-type' } } }, '{"name": "x"}');
+  assert.equal(broken.pass, false);
+  assert.equal(broken.error, 'crash');
+});

@@ -18,7 +18,7 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../base/chat';
 import { errorMessage } from '../base/errorMessage';
 import type { SampleCache } from '../sampling/cache';
 import { canonicalJson, sampleKey, sampleKeyInput, sampleParams } from '../sampling/cacheKey';
-import { allowManyListeners } from '../sampling/openai';
+import { allowManyListeners } from '../util/listeners';
 import { cancelled } from '../sampling/retry';
 import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
 import type { EnvironmentSession, Trajectory, TrajectoryStep } from './types';

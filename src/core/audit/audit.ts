@@ -15,6 +15,7 @@ import { unparseableGolds } from './gold';
 import { verifierLeaves } from './verifierParts';
 import { isSelected, probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
 import { plural } from '../util/plural';
+import { at } from '../util/must';
 
 export interface Finding {
   readonly probe: string;
@@ -113,7 +114,7 @@ export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): P
   for (const t of tasks) byTask.set(t, { findings: [], probes: 0, skipped: [] });
   jobs.forEach(({ t, p }, i) => {
     const entry = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };
-    const outcome = outcomes[i] as Outcome;
+    const outcome = at(outcomes, i);
     entry.probes++;
     const skip = (reason: string): void => {
       if (!entry.skipped.some((s) => s.reason === reason)) entry.skipped.push({ probe: p.id, reason });

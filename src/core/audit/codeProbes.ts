@@ -6,6 +6,7 @@
 import type { TaskSpec } from '../taskfile/resolve';
 import { extractCode, type CodeLanguage } from '../verifiers/code/extract';
 import type { Probe } from './probe';
+import { at } from '../util/must';
 
 /** At most this many mutants per passing case, and passing cases used. */
 const MUTANTS_PER_CASE = 4;
@@ -45,7 +46,7 @@ export function codeProbes(task: TaskSpec): Probe[] {
   }
   const outputs = (p.tests ?? []).map((t) => t.stdout ?? '');
   if (outputs.length) {
-    const first = outputs[0] as string;
+    const first = at(outputs, 0);
     out.push(exploit('print-expected', py ? `print(${JSON.stringify(first)}, end='')` : `process.stdout.write(${JSON.stringify(first)});`, 'a program that prints the first expected output whatever its input has not solved the task', 'high'));
   }
   const passing = task.cases.filter((c) => c.expect === 'pass').slice(0, CASES_MUTATED);
@@ -73,7 +74,7 @@ function checkedNames(p: CodeParams, language: CodeLanguage): string[] {
   const found = new Set<string>();
   if (p.call?.function && /^[A-Za-z_$][\w$]*$/.test(p.call.function)) found.add(p.call.function);
   for (const m of (p.asserts ?? '').matchAll(/(?<![\w$.])([A-Za-z_$][\w$]*)\s*\(/g)) {
-    const name = m[1] as string;
+    const name = at(m, 1);
     if (!NOT_THE_ANSWERS.has(name) && !(language === 'javascript' && name === 'assert')) found.add(name);
   }
   return [...found].slice(0, 20);
@@ -125,7 +126,7 @@ export function mutantsOf(code: string, language: CodeLanguage): Mutant[] {
   const seen = new Set([code]);
   const tryEdit = (what: string, re: RegExp, to: (m: string) => string): void => {
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string;
+      const line = at(lines, i);
       if (comment.test(line) || /^\s*(import|from)\b/.test(line)) continue;
       const m = re.exec(stripStrings(line));
       if (!m) continue;

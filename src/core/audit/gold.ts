@@ -3,6 +3,7 @@
 // parsed is a finding of its own: the verifier then refuses every response, right or wrong.
 import { parseGold } from '../verifiers/math/answer';
 import { verifierLeaves } from './verifierParts';
+import { verifierKind } from '../util/verifierKind';
 
 export interface Gold {
   readonly kind: 'math' | 'match';
@@ -20,7 +21,7 @@ export interface Gold {
  */
 export function goldOf(verify: unknown): Gold | undefined {
   if (!verify || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
-  const [kind] = Object.keys(verify);
+  const kind = verifierKind(verify);
   const p = (verify as Record<string, unknown>)[kind ?? ''];
   if (kind === 'all') {
     // `all: [...]` or `all: { of: [...] }`: a gold answer any part holds is the task's.

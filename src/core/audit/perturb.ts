@@ -8,6 +8,7 @@ import { chosenOptions } from '../verifiers/choice';
 import { wrongLike } from './gold';
 import type { Probe, Severity } from './probe';
 import { verifierLeaves, type VerifierLeaf } from './verifierParts';
+import { at } from '../util/must';
 
 /** Passing cases perturbed, first ones first. */
 const CASES_PERTURBED = 2;
@@ -36,8 +37,8 @@ function otherNumbers(text: string): string | undefined {
 function otherOption(text: string, options: readonly string[]): string | undefined {
   const { letters } = chosenOptions(text, options);
   if (letters.length !== 1) return undefined;
-  const chosen = letters[0] as string;
-  const other = options[(options.indexOf(chosen) + 1) % options.length] as string;
+  const chosen = at(letters, 0);
+  const other = at(options, (options.indexOf(chosen) + 1) % options.length);
   return text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${chosen}(?![\\p{L}\\p{N}])`, 'gu'), other);
 }
 
@@ -57,7 +58,7 @@ function otherWord(text: string, tags: readonly string[]): string | undefined {
 function requiredTags(leaves: readonly VerifierLeaf[]): string[] {
   const tags = leaves.flatMap((l) => {
     if (l.kind === 'match' && typeof l.params.tag === 'string') return [l.params.tag];
-    if (l.kind === 'format' && typeof l.params.regex === 'string') return [...l.params.regex.matchAll(/<([A-Za-z_][\w-]*)>/g)].map((m) => m[1] as string);
+    if (l.kind === 'format' && typeof l.params.regex === 'string') return [...l.params.regex.matchAll(/<([A-Za-z_][\w-]*)>/g)].map((m) => at(m, 1));
     return [];
   });
   return [...new Set(tags.filter((t) => t !== 'think'))];

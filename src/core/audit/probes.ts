@@ -9,6 +9,7 @@ import { codeProbes } from './codeProbes';
 import { goldOf, numberWords, wrongLike, type Gold } from './gold';
 import { arbitraryAnswerProbes, formattedDegenerateProbes, perturbedCaseProbes } from './perturb';
 import type { Probe, Severity } from './probe';
+import { verifierKind } from '../util/verifierKind';
 
 import { CALIBRATION, PROBE_FAMILIES, PROBE_NAMES } from './probe';
 
@@ -19,7 +20,7 @@ const PADDING = 'Let me think about this step by step. '.repeat(2_000);
 
 /** The verifier's kind name (`math`, `all`, ...), or undefined for a malformed one. */
 export function kindName(verify: unknown): string | undefined {
-  return verify && typeof verify === 'object' && !Array.isArray(verify) ? Object.keys(verify)[0] : undefined;
+  return verifierKind(verify);
 }
 
 /** A probe's name: its id without the case or option it was made from (`mutant-case0-2` → `mutant`, `option-B` → `option`). */

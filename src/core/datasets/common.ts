@@ -1,6 +1,8 @@
 import type { ChatMessage } from '../base/chat';
 import type { ExportSettings, ExportTask } from './format';
 import { double, int32, str, type SchemaElement } from './parquetSchema';
+import { verifierKind } from '../util/verifierKind';
+import { VERIFIERS } from '../verifiers/registry';
 
 /** A verifier split into its kind and parameters, list shorthands expanded. */
 export interface KindParams {
@@ -8,14 +10,12 @@ export interface KindParams {
   readonly params: Record<string, unknown>;
 }
 
-const LIST_FIELDS: Readonly<Record<string, string>> = { constraints: 'instructions', all: 'of', any: 'of', weighted: 'of' };
-
 export function kindParams(verify: unknown): KindParams | undefined {
-  if (!verify || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
-  const [kind, ...rest] = Object.keys(verify);
-  if (kind === undefined || rest.length) return undefined;
+  const kind = verifierKind(verify);
+  if (kind === undefined || Object.keys(verify as object).length > 1) return undefined;
   const raw = (verify as Record<string, unknown>)[kind];
-  const list = LIST_FIELDS[kind];
+  // The list shorthand (`all: [...]`) of the kinds that have one, as the registry defines them.
+  const list = VERIFIERS.get(kind)?.listField;
   if (Array.isArray(raw) && list) return { kind, params: { [list]: raw } };
   return { kind, params: raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {} };
 }

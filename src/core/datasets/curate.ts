@@ -2,6 +2,7 @@
 // of the seed and the task id, so the same files and flags give the same dataset on any
 // machine, and adding a task never moves another task to a different split.
 import { createHash } from 'node:crypto';
+import { at } from '../util/must';
 
 /** A number in [0, 1) fixed by the seed, a purpose and a key. */
 export function unitHash(seed: number, purpose: string, key: string): number {
@@ -24,7 +25,7 @@ export function parseSplit(spec: string): SplitShare[] {
     const share = Number(m[2]);
     if (!(share > 0)) throw new Error(`the share of split '${m[1]}' must be more than 0`);
     if (out.some((s) => s.name === m[1])) throw new Error(`split '${m[1]}' is named twice`);
-    out.push({ name: m[1] as string, share });
+    out.push({ name: at(m, 1), share });
   }
   if (out.length < 2) throw new Error('--split needs at least two splits, such as train=0.9,test=0.1');
   const total = out.reduce((a, s) => a + s.share, 0);

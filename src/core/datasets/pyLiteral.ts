@@ -1,3 +1,4 @@
+import { at } from '../util/must';
 // Python literals, as open-instruct stores IFEval ground truth: its verifier reads the column
 // with `ast.literal_eval`, which accepts `None`/`True`/`False` and single-quoted strings but not
 // JSON's `null`/`true`. Only the subset such data uses: dicts, lists, tuples, strings, numbers.
@@ -32,7 +33,7 @@ export function fromPyLiteral(text: string): unknown {
     throw new Error(`${what} at offset ${i} of the Python literal`);
   };
   const ws = (): void => {
-    while (i < text.length && /\s/.test(text[i] as string)) i++;
+    while (i < text.length && /\s/.test(at(text, i))) i++;
   };
   const value = (depth: number): unknown => {
     if (depth > 64) fail('nesting too deep');
@@ -43,7 +44,7 @@ export function fromPyLiteral(text: string): unknown {
     if (c === "'" || c === '"') return str();
     const word = /^(None|True|False)\b/.exec(text.slice(i, i + 6));
     if (word) {
-      i += (word[1] as string).length;
+      i += at(word, 1).length;
       return word[1] === 'None' ? null : word[1] === 'True';
     }
     const num = /^[-+]?(\d+\.?\d*(e[-+]?\d+)?|\.\d+(e[-+]?\d+)?|inf|nan)/i.exec(text.slice(i, i + 64));
@@ -89,11 +90,11 @@ export function fromPyLiteral(text: string): unknown {
   };
   const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0', b: '\b', f: '\f' };
   const str = (): string => {
-    const q = text[i] as string;
+    const q = at(text, i);
     i++;
     let out = '';
     while (i < text.length && text[i] !== q) {
-      const ch = text[i] as string;
+      const ch = at(text, i);
       if (ch === '\\') {
         const e = text[i + 1] ?? '';
         if (e === 'u' || e === 'x') {

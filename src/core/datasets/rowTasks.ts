@@ -13,6 +13,7 @@ import { cut } from '../util/cut';
 import type { ImportResult } from './format';
 import { detectFormat, IMPORT_FORMATS } from './formats';
 import { taskObject } from './importDataset';
+import { at } from '../util/must';
 
 /** Rows mapped to tasks at a time: bounds the work of one parse (an editor re-parses per edit). */
 export const MAX_ROW_TASKS = 1000;
@@ -76,8 +77,8 @@ export class RowTaskParser {
 
     // Row numbers count non-blank lines (as `vtask import` does): ids of rows without one use them.
     const rowBefore = new Uint32Array(lines.lineCount + 1);
-    for (let l = 0; l < lines.lineCount; l++) rowBefore[l + 1] = (rowBefore[l] as number) + (isBlank(text, lines.lineStart(l), l + 1 < lines.lineCount ? lines.lineStart(l + 1) : text.length) ? 0 : 1);
-    const rows = rowBefore[lines.lineCount] as number;
+    for (let l = 0; l < lines.lineCount; l++) rowBefore[l + 1] = at(rowBefore, l) + (isBlank(text, lines.lineStart(l), l + 1 < lines.lineCount ? lines.lineStart(l + 1) : text.length) ? 0 : 1);
+    const rows = at(rowBefore, lines.lineCount);
 
     let format: string | undefined;
     for (let l = 0, seen = 0; l < lines.lineCount && seen < DETECT_ROWS && !format; l++) {
@@ -101,7 +102,7 @@ export class RowTaskParser {
         if (rowBefore[l + 1] === rowBefore[l]) continue;
         const s = lineText(l);
         const offset = lines.lineStart(l);
-        const n = rowBefore[l] as number;
+        const n = at(rowBefore, l);
         const p = read(s);
         if ('error' in p) {
           issues.push(rowIssue(offset, s.length, p.error));
@@ -222,7 +223,7 @@ function windowOf(lineCount: number, rows: number, rowBefore: Uint32Array, windo
   let budget = max;
   for (const [a, b] of merged) {
     if (budget <= 0) break;
-    const have = (rowBefore[b] as number) - (rowBefore[a] as number);
+    const have = at(rowBefore, b) - at(rowBefore, a);
     if (have <= budget) {
       out.push([a, b]);
       budget -= have;
@@ -230,7 +231,7 @@ function windowOf(lineCount: number, rows: number, rowBefore: Uint32Array, windo
     }
     // The first `budget` rows of this range.
     let end = a;
-    while (end < b && (rowBefore[end] as number) - (rowBefore[a] as number) < budget) end++;
+    while (end < b && at(rowBefore, end) - at(rowBefore, a) < budget) end++;
     out.push([a, end]);
     budget = 0;
   }

@@ -1,6 +1,7 @@
 import type { NodePath } from '../base/nodePath';
 import type { TaskEntry, TaskFile } from '../taskfile/parse';
 import { describe, keyName, type YMap, type YNode, type YPair, type YSeq } from '../base/ynode';
+import { at } from '../util/must';
 
 /** One node on the way down a path, and how it hangs from its parent. */
 export interface Step {
@@ -47,7 +48,7 @@ export function locate(file: TaskFile, taskIndex: number, path: NodePath): Locat
   const steps: Step[] = [{ node: entry.node }];
   let node: YNode = entry.node;
   for (let i = 0; i < path.length; i++) {
-    const seg = path[i] as string | number;
+    const seg = at(path, i);
     const where = formatPath(path.slice(0, i));
     let step: Step;
     let lower: number;
@@ -61,7 +62,7 @@ export function locate(file: TaskFile, taskIndex: number, path: NodePath): Locat
       const item = Number.isInteger(seg) ? node.items[seg] : undefined;
       if (!item) return { error: `${where} has no item ${seg} (it has ${node.items.length})` };
       step = { node: item, parent: node };
-      lower = seg > 0 ? (node.items[seg - 1] as YNode).span[1] : node.span[0];
+      lower = seg > 0 ? at(node.items, seg - 1).span[1] : node.span[0];
     } else {
       return { error: `${where} is ${describe(node)}, so it has no ${typeof seg === 'number' ? `item ${seg}` : `key \`${seg}\``}` };
     }

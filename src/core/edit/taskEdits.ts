@@ -1,6 +1,6 @@
 import type { NodePath } from '../base/nodePath';
 import { splitTaskFile, type Chunk } from '../taskfile/chunks';
-import { parseTaskFile, type TaskEntry, type TaskFile } from '../taskfile/parse';
+import { parseTaskFile, type TaskFile } from '../taskfile/parse';
 import { LineIndex } from '../taskfile/text';
 import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../base/ynode';
 import { columnAt, eolOf, lineEndAt, lineStartAt, nextLineAt } from './lines';
@@ -8,6 +8,7 @@ import { formatPath, isAliasNode, locate, type Located, type Step } from './loca
 import { replaceAt, same, snapEntry, toSnap, type Snap } from './snapshot';
 import { blockItem, blockNested, blockPair, blockScalar, doubleQuoted, flowPair, flowText, inlineScalar, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
 import { plural } from '../util/plural';
+import { at } from '../util/must';
 
 /**
  * Edits a task file for the task panel's form: each change becomes one text edit on just the
@@ -250,8 +251,8 @@ function checkChunk(file: TaskFile, chunks: readonly Chunk[], taskIndex: number,
   let task = -1;
   let target: [Chunk, Chunk] | undefined;
   for (let i = 0; i < chunks.length; i++) {
-    const a = chunks[i] as Chunk;
-    const b = after[i] as Chunk;
+    const a = at(chunks, i);
+    const b = at(after, i);
     if (a.kind !== b.kind) return undefined;
     if (a.kind === 'task' && ++task === taskIndex) target = [a, b];
     else if (a.text !== b.text) return undefined;
@@ -275,7 +276,7 @@ function checkWhole(file: TaskFile, taskIndex: number, edit: TextEdit, expected:
   const errors = syntaxErrors(after);
   // Counted the same way for the old text, so a file that already has errors can still be edited.
   if (errors.length > 0 && errors.length > syntaxErrors(parseTaskFile(file.text)).length) return `it would add a YAML syntax error (${errors[0]?.message})`;
-  const changed = after.tasks.findIndex((t, i) => !same(snapEntry(text, t), i === taskIndex ? expected : snapEntry(file.text, file.tasks[i] as TaskEntry)));
+  const changed = after.tasks.findIndex((t, i) => !same(snapEntry(text, t), i === taskIndex ? expected : snapEntry(file.text, at(file.tasks, i))));
   if (changed === -1) return '';
   return changed === taskIndex ? 'the task would not read back as intended' : `task ${changed + 1} would change too`;
 }

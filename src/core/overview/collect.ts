@@ -10,6 +10,7 @@ import { modelResults, type DatasetTask } from './modelResults';
 import { PromptChecks } from './promptChecks';
 import { addFileStats, fileStatsOf } from './summary';
 import type { ContaminationHit, DatasetStats, FileStats } from './types';
+import { at } from '../util/must';
 
 export type { FileText } from './fileSummaries';
 
@@ -54,8 +55,8 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   // Tasks by where the run log names them: per cache folder, file relative to its parent and task id.
   const byLogName = new Map<string, Map<string, number>>();
   for (const [i, summary] of read.summaries.entries()) {
-    const file = files[i] as string;
-    const cacheDir = read.cacheDirs[i] as string;
+    const file = at(files, i);
+    const cacheDir = at(read.cacheDirs, i);
     const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
     let named = byLogName.get(cacheDir);
     if (!named) byLogName.set(cacheDir, (named = new Map()));
@@ -68,7 +69,7 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   const wanted = o.models?.length ? new Set(o.models) : undefined;
   const runs = [...byLogName].flatMap(([cacheDir, named]) => readLatestRuns(cacheDir, named, wanted && ((m) => wanted.has(m))));
   const { models, fileBands, results, comparisons } = modelResults(tasks, files.length, runs, { models: o.models, points: o.points });
-  const perFile: FileStats[] = read.summaries.map((s, i) => fileStatsOf(files[i] as string, s, Object.fromEntries(fileBands[i] ?? [])));
+  const perFile: FileStats[] = read.summaries.map((s, i) => fileStatsOf(at(files, i), s, Object.fromEntries(fileBands[i] ?? [])));
 
   // Remembered in the first file's cache folder.
   const checks = new PromptChecks({ files, hashes: read.hashes, tasks, firstTask, prompts: (f) => read.prompts(f) }, read.memos.get(read.cacheDirs[0] ?? ''));

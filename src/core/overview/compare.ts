@@ -1,6 +1,7 @@
 // Two models over one dataset: where they agree, and which tasks tell them apart. Tasks that one
 // model solves and the other does not are the ones worth reading first.
 import type { ModelComparison, TaskModelResult, TaskRef } from './types';
+import { at } from '../util/must';
 
 /** How many separating tasks are kept. */
 export const SEPARATING = 20;
@@ -46,10 +47,10 @@ export function compareRates(a: string, b: string, tasks: readonly TaskRef[], ra
   let aHigher = 0;
   let bHigher = 0;
   for (let i = 0; i < tasks.length; i++) {
-    const x = ratesA[i] as number;
-    const y = ratesB[i] as number;
+    const x = at(ratesA, i);
+    const y = at(ratesB, i);
     if (Number.isNaN(x) || Number.isNaN(y)) continue;
-    const ref = tasks[i] as TaskRef;
+    const ref = at(tasks, i);
     count++;
     let point: Point | undefined;
     if (points) points.push((point = pointOf(ref, x, y)));

@@ -7,6 +7,7 @@ import { COMPARE_GRID, COMPARE_PAGE, gridCell, type ComparisonView } from '../ba
 import type { TimeSlices } from '../util/slices';
 import { compareModels } from './compare';
 import type { ModelComparison, TaskModelResult, TaskRef } from './types';
+import { at } from '../util/must';
 
 interface Compared {
   readonly points: readonly (TaskRef & { readonly a: number; readonly b: number })[];
@@ -88,7 +89,7 @@ export class ComparisonPages {
       bHigher += m.b_higher;
       for (const p of m.points ?? []) {
         points.push(p);
-        const row = grid[gridCell(p.a)] as number[];
+        const row = at(grid, gridCell(p.a));
         row[gridCell(p.b)] = (row[gridCell(p.b)] ?? 0) + 1;
       }
       for (const r of m.both_solve) bothSolve.push(r);

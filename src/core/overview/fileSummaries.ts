@@ -8,6 +8,7 @@ import { resolveCacheDir } from '../sampling/cacheDir';
 import { StatsMemo, type RememberedFile } from './statsMemo';
 import { summariseTaskFile, textHash, type FileSummary, type SummarisedFile } from './summary';
 import { summariseInWorkers, workersFor, type SummaryJob } from './summaryWorkers';
+import { at } from '../util/must';
 
 /** A file's text, and whether it is the file's content on disk as it is (read without a problem). */
 export interface FileText {
@@ -81,7 +82,7 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
       threads,
       toParse.map((p) => p.job),
       (i, s) => {
-        const { index, job } = toParse[i] as { index: number; job: SummaryJob };
+        const { index, job } = at(toParse, i);
         const memo = memos.get(job.cacheDir) as StatsMemo;
         for (const [key, counts] of s.learnt) memo.set(key, counts);
         parsed(index, s);
@@ -105,10 +106,10 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
     cacheDirs,
     memos,
     async prompts(i) {
-      const got = (all[i] as RememberedFile).prompts();
+      const got = at(all, i).prompts();
       if (got) return got;
       // The memo lost them: the text must be the one summarised.
-      const file = files[i] as string;
+      const file = at(files, i);
       const { text } = read(file);
       if (textHash(text) !== hashes[i]) throw new Error(`${file} changed while it was read: try again`);
       return (await summariseTaskFile(text, file, { cases: false, signal: o.signal })).prompts;

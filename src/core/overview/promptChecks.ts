@@ -12,6 +12,7 @@ import { DEFAULT_NGRAM, findContamination } from './contamination';
 import { findDuplicates } from './duplicates';
 import type { StatsMemo } from './statsMemo';
 import type { ContaminationHit, DuplicatePair, TaskRef } from './types';
+import { at } from '../util/must';
 
 /** The dataset as the checks see it. */
 export interface PromptDataset {
@@ -123,7 +124,7 @@ export class PromptChecks {
     const list: Prompt[] = [];
     for (let f = 0; f < this.d.files.length; f++) {
       const texts = await this.d.prompts(f);
-      const first = this.d.firstTask[f] as number;
+      const first = at(this.d.firstTask, f);
       for (const [i, text] of texts.entries()) {
         const task = this.d.tasks[first + i];
         if (!task?.valid || text === '') continue;

@@ -26,8 +26,8 @@ import { costOf, tokensOf, type Tokens } from './usage';
 import type { TaskRunResult } from '../run/sampleTasks';
 import { taskRunKey } from '../run/resultKeys';
 import type { TaskFile } from '../taskfile/parse';
-import { fsyncDir, writeAll } from '../sampling/cacheLog';
-import { HOST_ID, pidAlive, tryLock } from '../sampling/cacheLock';
+import { fsyncDir, writeAll } from '../util/durable';
+import { HOST_ID, pidAlive, tryLock } from '../util/lock';
 import { markCacheDir } from '../sampling/cache';
 
 /** A field's reader: the value as the record holds it, or undefined when it is not one. */

@@ -12,6 +12,8 @@ import { parseTaskFile } from '../taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
 import type { FileStats } from './types';
 import { emptyBands } from './modelCounts';
+import { verifierKind } from '../util/verifierKind';
+import { at } from '../util/must';
 
 /** How a task's cases came out: `skipped` counts the cases not run here. */
 export interface CaseCounts {
@@ -55,7 +57,7 @@ export function runsInProcess(v: unknown): boolean {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const keys = Object.keys(v);
   if (keys.length !== 1) return false;
-  const kind = keys[0] as string;
+  const kind = at(keys, 0);
   const params = (v as Record<string, unknown>)[kind];
   if (IN_PROCESS.has(kind)) return true;
   if (kind !== 'all' && kind !== 'any' && kind !== 'weighted') return false;
@@ -66,7 +68,7 @@ export function runsInProcess(v: unknown): boolean {
 
 /** The top-level kind of a resolved verifier. */
 export function kindOfVerifier(v: unknown): string | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (Object.keys(v)[0] ?? null) : null;
+  return verifierKind(v) ?? null;
 }
 
 /** Case outcomes remembered by cases key (the task's verifier and cases) for one vtask version. */
@@ -137,7 +139,7 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       if (!c || row.outcome) continue;
       const outcome = { total: row.cases, ...c };
       row.outcome = outcome;
-      o.memo?.set(casesKeys[i] as string, outcome);
+      o.memo?.set(at(casesKeys, i), outcome);
     }
   }
   return { summary: { tasks: rows, errors, casesRun: wantCases }, prompts };

@@ -1,6 +1,7 @@
 // Tokens and their cost: what the endpoint reported (`usage`) for samples, summed over runs, and
 // priced by a profile's `price`. The run log records them; the run summary, `vtask stats` and the
 // dashboard say them with `usageText`.
+import { count, dollars } from '../base/usageFormat';
 import type { Price } from '../sampling/types';
 
 /** Tokens the endpoint reported (`usage`), summed over a run's samples. */
@@ -32,14 +33,3 @@ export function costOf(t: Tokens, price: Price): number {
 export function usageText(t: Tokens, cost?: number): string {
   return `${count(t.prompt)} prompt + ${count(t.completion)} completion tokens${cost === undefined ? '' : `, ${dollars(cost)}`}`;
 }
-
-/** A token count with thousands separators. */
-export function count(x: number): string {
-  return x.toLocaleString('en-US');
-}
-
-/** Dollars to the cent, or to two significant digits below a cent (a small run must not read as $0.00). */
-export function dollars(x: number): string {
-  return `$${x < 0.01 && x > 0 ? x.toPrecision(2) : x.toFixed(2)}`;
-}
-

@@ -3,6 +3,7 @@
 // state; and the same trajectory as a case's `calls:`, to replay it in the environment.
 import type { Trajectory } from '../agent/types';
 import type { TrajectoryView } from '../base/panelProtocol';
+import { at } from '../util/must';
 
 /** Per text the panel shows this much: a 200-turn trajectory must stay light to send and draw. */
 const PART_CHARS = 4000;
@@ -88,7 +89,7 @@ export function trajectoryCalls(t: Trajectory): (CaseCall | CaseCall[])[] {
     if (turn) turn.push(call);
     else turns.set(s.turn, [call]);
   }
-  return [...turns.values()].map((calls) => (calls.length === 1 ? (calls[0] as CaseCall) : calls));
+  return [...turns.values()].map((calls) => (calls.length === 1 ? at(calls, 0) : calls));
 }
 
 /** One call as a case writes it: the tool and its arguments (or the arguments' text). */

@@ -6,7 +6,7 @@ import { agentVerdict } from './agentSamples';
 import type { Trajectory } from '../agent/types';
 import type { ToolSpec } from '../base/chat';
 import { errorMessage } from '../base/errorMessage';
-import { allowManyListeners } from '../sampling/openai';
+import { allowManyListeners } from '../util/listeners';
 import type { CaseSpec, TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
 import type { TaskView, Verdict, VerifyContext } from '../verifiers/verdict';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SampleCache } from '../sampling/cache';
-import { tryLock } from '../sampling/cacheLock';
+import { tryLock } from '../util/lock';
 import { sleep } from '../sampling/retry';
 
 export interface Claim {

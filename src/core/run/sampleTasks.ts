@@ -14,6 +14,7 @@ import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify, type VerifyOptions } from '../verifiers/verify';
 import { taskView } from './cases';
 import { claimTask, type Claim } from './claims';
+import { at } from '../util/must';
 
 /** One verified sample of a run. */
 export interface SampleResult {
@@ -185,7 +186,7 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     got = o.cache.getMany(keys);
     if (got.includes(undefined)) {
       try {
-        claim = await claimTask(o.cache, keys[0] as string, o.signal, { maxWaitMs: limitsOf(profile).retryBudgetMs, onWait: () => o.onWaitForOtherRun?.(task.id) });
+        claim = await claimTask(o.cache, at(keys, 0), o.signal, { maxWaitMs: limitsOf(profile).retryBudgetMs, onWait: () => o.onWaitForOtherRun?.(task.id) });
       } catch (e) {
         if (!o.signal.aborted) throw e;
       }
@@ -231,7 +232,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
     const store = (i: number, s: Sample): void => {
       got[i] = s;
       // The agent loop keeps its own records (each step, and the trajectory once it is whole).
-      if (!agent) o.cache.put(keys[i] as string, s, sampleParams(profile, request, i));
+      if (!agent) o.cache.put(at(keys, i), s, sampleParams(profile, request, i));
       report();
       // Streaming front ends see each new sample verified as soon as it arrives.
       if (o.onSample) {
@@ -282,7 +283,7 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
           },
         });
         // A provider without `onSamples` (the built-in models) hands them all over at the end.
-        for (; next < missing.length && next < all.length; next++) store(missing[next] as number, all[next] as Sample);
+        for (; next < missing.length && next < all.length; next++) store(at(missing, next), at(all, next));
       }
     } catch (e) {
       error = o.signal.aborted ? 'cancelled' : errorMessage(e);

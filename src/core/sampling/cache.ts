@@ -4,7 +4,7 @@
 //   .gitignore      `*`: the folder ignores itself, users need not edit theirs
 //   CACHEDIR.TAG    tells backup tools the folder is a cache
 //   samples/seg-<time>-<host>-<pid>-<rand>.jsonl   append-only segments (cacheLog.ts)
-//   samples/compact.lock                           held while compacting (cacheLock.ts)
+//   samples/compact.lock                           held while compacting (util/lock.ts)
 //
 // Reads load every segment into memory on first use (last record of a key wins: that is how
 // `--fresh` replaces samples). Writes are buffered and appended in batches; a batch is lost to
@@ -17,8 +17,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Sample } from './types';
 import type { SampleParams } from './cacheKey';
-import { HOST_ID, pidAlive, tryLock } from './cacheLock';
-import { formatRecord, fsyncDir, listSegments, newSegmentName, parseSegmentName, readSegment, SegmentWriter, writeAll, type LogRecord } from './cacheLog';
+import { HOST_ID, pidAlive, tryLock } from '../util/lock';
+import { formatRecord, listSegments, newSegmentName, parseSegmentName, readSegment, SegmentWriter, type LogRecord } from './cacheLog';
+import { fsyncDir, writeAll } from '../util/durable';
 import { version } from '../version';
 
 export { sampleKey, sampleParams, sampleKeyInput, normaliseBaseUrl, canonicalJson, CACHE_KEY_VERSION, type SampleParams } from './cacheKey';

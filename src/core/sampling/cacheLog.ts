@@ -11,7 +11,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Sample } from './types';
 import type { SampleParams } from './cacheKey';
-import { HOST_ID } from './cacheLock';
+import { HOST_ID } from '../util/lock';
+import { fsyncDir, writeAll } from '../util/durable';
 
 /** One line of a segment. */
 export interface LogRecord {
@@ -232,24 +233,5 @@ export class SegmentWriter {
       fs.closeSync(fd);
     }
     fsyncDir(this.dir);
-  }
-}
-
-/** Writes all of `buf`: a write to a regular file may be short (a full disk, a signal). */
-export function writeAll(fd: number, buf: Buffer): void {
-  let off = 0;
-  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
-}
-
-/** Makes a new or renamed directory entry durable; best effort (not possible on Windows). */
-export function fsyncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Windows cannot open or fsync a directory; the data itself is already synced.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }

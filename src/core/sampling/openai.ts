@@ -7,7 +7,6 @@
 //
 // The wire is a Transport (transport.ts): node:http with keep-alive by default.
 import { errorMessage } from '../base/errorMessage';
-import { getMaxListeners, setMaxListeners } from 'node:events';
 import { cancelled, formatSeconds, parseRetryAfter, withRetry, type RetryOptions } from './retry';
 import { limiterFor, type Limiter } from './limiter';
 import { networkError, serverMessage, withServerMessage } from './errors';
@@ -21,6 +20,7 @@ import { parseToolCalls, ToolCallStream, wireMessage, wireTools } from './toolCa
 import type { ToolCall } from '../base/chat';
 import { SamplingError, type ModelProfile, type Provider, type Sample, type SampleHooks, type SampleRequest } from './types';
 import { plural } from '../util/plural';
+import { allowManyListeners } from '../util/listeners';
 
 export interface OpenAIProviderOptions {
   /** Stream answers (SSE). Off by default: one JSON body is cheaper, and every server has it. */
@@ -537,12 +537,4 @@ export class OpenAIProvider implements Provider {
 
 function retryAfter(res: Pick<TransportResponse, 'header'>): number | undefined {
   return parseRetryAfter(res.header('retry-after'));
-}
-
-/**
- * A run shares one signal among all its requests, each of which listens to it while it waits or
- * is in flight: thousands of listeners are expected there, not a leak to warn about.
- */
-export function allowManyListeners(signal: AbortSignal): void {
-  if (getMaxListeners(signal) < 100_000) setMaxListeners(100_000, signal);
 }

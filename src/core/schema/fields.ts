@@ -5,10 +5,10 @@ import * as z from 'zod';
  * Tables of fields drive validation (a strict zod object is built from them), completion
  * (the keys and examples) and hover (the docs), so all three always agree.
  */
-export interface FieldDef {
-  readonly schema: z.ZodType;
+export interface FieldDef<S extends z.ZodType = z.ZodType, R extends boolean = boolean> {
+  readonly schema: S;
   readonly doc: string;
-  readonly required: boolean;
+  readonly required: R;
   readonly example: unknown;
   /** How the type reads in messages when the schema alone cannot say it (`pass`, `fail` or ...). */
   readonly label?: string;
@@ -16,6 +16,16 @@ export interface FieldDef {
 
 export type Fields = Readonly<Record<string, FieldDef>>;
 
+/**
+ * The values a field table describes, as its schemas infer them: the type of a verifier's
+ * parameters comes from the same table that validates them, so the two cannot drift apart.
+ */
+export type ValuesOf<F extends Fields> = { readonly [K in keyof F as F[K] extends FieldDef<z.ZodType, true> ? K : never]: z.infer<F[K]['schema']> } & {
+  readonly [K in keyof F as F[K] extends FieldDef<z.ZodType, true> ? never : K]?: z.infer<F[K]['schema']>;
+};
+
+export function field<S extends z.ZodType>(schema: S, doc: string, example: unknown): FieldDef<S, false>;
+export function field<S extends z.ZodType, R extends boolean>(schema: S, doc: string, example: unknown, required: R, label?: string): FieldDef<S, R>;
 export function field(schema: z.ZodType, doc: string, example: unknown, required = false, label?: string): FieldDef {
   return label === undefined ? { schema, doc, required, example } : { schema, doc, required, example, label };
 }

@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
+import { at } from '../util/must';
 
 export interface GateOptions {
   /** When set, every request needs `Authorization: Bearer <token>`. */
@@ -37,7 +38,7 @@ export function isLoopbackHost(host: string): boolean {
   if (net.isIPv4(h)) return LOOPBACK.check(h, 'ipv4');
   if (!net.isIPv6(h)) return false;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-  return mapped ? LOOPBACK.check(mapped[1] as string, 'ipv4') : LOOPBACK.check(h, 'ipv6');
+  return mapped ? LOOPBACK.check(at(mapped, 1), 'ipv4') : LOOPBACK.check(h, 'ipv6');
 }
 
 /** True for the addresses that listen on every interface (`0.0.0.0`, `::`). */
@@ -67,7 +68,7 @@ export function normaliseHostName(host: string): string {
 export function hostOfHeader(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const m = /^\[([0-9a-fA-F:.]+)\](?::\d{1,5})?$/.exec(header) ?? /^([^:[\]\s/@]+)(?::\d{1,5})?$/.exec(header);
-  return m ? normaliseHostName(m[1] as string) : undefined;
+  return m ? normaliseHostName(at(m, 1)) : undefined;
 }
 
 /** `scheme://host[:port]` of an origin given to `--allow-origin`, or undefined when it is not one. */
@@ -89,7 +90,7 @@ function sameSecret(a: string, b: string): boolean {
 
 function bearer(header: string | undefined): string {
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
-  return m ? (m[1] as string) : '';
+  return m ? at(m, 1) : '';
 }
 
 /**

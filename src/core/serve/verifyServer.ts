@@ -14,6 +14,8 @@ import { agentVerdict } from '../run/agentSamples';
 import { wireTrajectory, WireTrajectoryError } from './wireTrajectory';
 import { admit, corsHeaders, GateRefusal, requireJson, type GateOptions } from './requestGate';
 import { inlinePrograms, insideRoots } from './inlinePrograms';
+import { at } from '../util/must';
+import { mapLimit } from '../util/limit';
 
 export interface LoadedTask {
   readonly file: string;
@@ -107,20 +109,7 @@ function pickTask(opts: ServeOptions, id: string, file: unknown): LoadedTask {
     return t;
   }
   if (found.length > 1) throw new HttpError(400, `task '${id}' is in ${found.length} files (${found.map((t) => t.file).join(', ')}): add "file"`);
-  return found[0] as LoadedTask;
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
+  return at(found, 0);
 }
 
 /** One request's (or one batch item's) work, checked and ready to verify. */
@@ -174,14 +163,14 @@ function countOf(b: Record<string, unknown>): number {
 async function runJobs(opts: ServeOptions, jobs: readonly Job[], signal: AbortSignal): Promise<Verdict[][]> {
   const flat = jobs.flatMap((job, j) => job.responses.map((r, i) => [j, i, r] as const));
   const verdicts = await mapLimit(flat, opts.concurrency, ([j, i, r]) => {
-    const job = jobs[j] as Job;
+    const job = at(jobs, j);
     const options = { task: job.view, signal, trusted: true, judge: opts.judge };
     const t = job.trajectories?.[i];
     // An agent sample scores as in a run: its trajectory in context, the turn limit said.
     return t ? agentVerdict(job.spec.verify, r, t, options) : verify(job.spec.verify, r, options);
   });
   const out = jobs.map((): Verdict[] => []);
-  flat.forEach(([j], k) => out[j]?.push(verdicts[k] as Verdict));
+  flat.forEach(([j], k) => out[j]?.push(at(verdicts, k)));
   return out;
 }
 
@@ -204,7 +193,7 @@ async function handleBatch(opts: ServeOptions, items: unknown, signal: AbortSign
   const jobs = prepared.filter((p): p is Job => !(p instanceof HttpError));
   const verdicts = await runJobs(opts, jobs, signal);
   let next = 0;
-  return { items: prepared.map((p) => (p instanceof HttpError ? { error: p.message, status: p.status } : { results: (verdicts[next++] as Verdict[]).map(wire) })) };
+  return { items: prepared.map((p) => (p instanceof HttpError ? { error: p.message, status: p.status } : { results: at(verdicts, next++).map(wire) })) };
 }
 
 async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSignal): Promise<unknown> {
@@ -220,7 +209,7 @@ function trajectoriesOf(value: unknown, responses: readonly string[]): (Trajecto
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.length !== responses.length) throw new HttpError(400, `"trajectories" must be a list with one trajectory (or null) per response: ${responses.length}`);
   try {
-    return value.map((t, i) => (t === null ? undefined : wireTrajectory(t, responses[i] as string, `trajectories[${i}]`)));
+    return value.map((t, i) => (t === null ? undefined : wireTrajectory(t, at(responses, i), `trajectories[${i}]`)));
   } catch (e) {
     if (e instanceof WireTrajectoryError) throw new HttpError(400, e.message);
     throw e;

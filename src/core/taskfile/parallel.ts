@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { parseTaskChunksPlain, TaskFileParser, type ChunkResult, type TaskFile } from './parse';
 import { parseTaskPlain, type ChunkBatchParser, type PlainTask } from './stream';
+import { at } from '../util/must';
 
 /** Marks a worker started to parse task chunks; the entry script checks for it. */
 export const PARSE_WORKER = 'vtask-parse-chunks';
@@ -86,7 +87,7 @@ export function openResolvePool(script: string, threads = Math.min(4, cpus().len
         const id = next++;
         if (workers.length < Math.max(1, threads)) workers.push(start());
         waiting.set(id, { resolve, reject });
-        (workers[id % workers.length] as Worker).postMessage({ id, texts, defaults } satisfies ResolveJob);
+        at(workers, id % workers.length).postMessage({ id, texts, defaults } satisfies ResolveJob);
       }),
     async close() {
       fail(new Error('the parse pool was closed'));

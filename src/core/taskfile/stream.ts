@@ -13,6 +13,7 @@ import { duplicateTopKeys, inheritedFrom, notTaskFile, parsePartChunk, parseTask
 import { defaultsOf, resolveTask, runnableTasks, type TaskSpec } from './resolve';
 import { LineIndex } from './text';
 import type { TaskSummary } from './validate';
+import { at } from '../util/must';
 
 export interface StreamedTask {
   /** The task's place and summary; its tree (`node`) is null when it was parsed in a thread. */
@@ -114,8 +115,8 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
       request(b + AHEAD);
       const end = Math.min(taskChunks.length, (b + 1) * BATCH);
       for (; index < end; index++) {
-        const chunk = taskChunks[index] as (typeof taskChunks)[number];
-        const { plain, node } = plains ? { plain: plains[index - b * BATCH] as PlainTask, node: null } : local(chunk);
+        const chunk = at(taskChunks, index);
+        const { plain, node } = plains ? { plain: at(plains, index - b * BATCH), node: null } : local(chunk);
         if (plain.needsWhole || !plain.summary) {
           // An alias to an anchor in another task: from here on, the whole-file parse (the tasks
           // already given are the same in both).

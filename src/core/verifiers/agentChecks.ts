@@ -5,7 +5,11 @@ import { validatorFor } from './json';
 import { unusablePattern } from './match';
 import { compileRegex } from './text/regex';
 import { verdict, type Verdict, type VerifyContext } from './verdict';
+import * as z from 'zod';
+import { field, type Fields } from '../schema/fields';
+import type { KindParams } from './kind';
 import { plural } from '../util/plural';
+import { at } from '../util/must';
 
 /**
  * The checks of the `trajectory` and `state` kinds. They read the sample's trajectory from the
@@ -13,21 +17,31 @@ import { plural } from '../util/plural';
  * (`details.turn`).
  */
 
-export interface TrajectoryParams {
-  readonly called?: readonly string[];
-  readonly not_called?: readonly string[];
-  readonly order?: readonly string[];
-  readonly max_tool_calls?: number;
-  readonly max_turns?: number;
-}
+const names = z.array(z.string().min(1));
 
-export interface StateParams {
-  readonly path: string;
-  readonly equals?: unknown;
-  readonly contains?: unknown;
-  readonly matches?: string;
-  readonly json?: Record<string, unknown>;
-}
+/** The parameters of `trajectory`: validated against this table, typed by it. */
+export const trajectoryFields = {
+  called: field(names, 'Tools that must be called at least once.', ['get']),
+  not_called: field(names, 'Tools that must never be called.', ['delete']),
+  order: field(names, 'Tools that must be called in this relative order.', ['search', 'get']),
+  max_tool_calls: field(z.number().int().min(0), 'At most this many tool calls.', 3),
+  max_turns: field(z.number().int().min(1), 'At most this many assistant turns.', 6),
+} satisfies Fields;
+
+/** Validated parameters of `trajectory`. */
+export type TrajectoryParams = KindParams<typeof trajectoryFields>;
+
+/** The parameters of `state`: validated against this table, typed by it. */
+export const stateFields = {
+  path: field(z.string().min(1), 'A dotted path into the final state, such as `orders.0.status`.', 'lookups', true),
+  equals: field(z.unknown(), 'The value must equal this (deep equality).', 1),
+  contains: field(z.unknown(), 'The value (a list or text) must contain this.', 'Paris'),
+  matches: field(z.string(), 'The value, as text, must match this regular expression.', '^ok'),
+  json: field(z.record(z.string(), z.unknown()), 'The value must satisfy this JSON Schema.', { type: 'integer' }),
+} satisfies Fields;
+
+/** Validated parameters of `state`. */
+export type StateParams = KindParams<typeof stateFields>;
 
 function noTrajectory(kind: string): Verdict {
   return verdict(false, `\`${kind}\` checks an agent's trajectory, and there is none: give the task an \`environment\` (and its cases \`calls\`)`, { trajectory: false });
@@ -62,7 +76,7 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
     if (f) failures.push(f);
   }
   if (p.max_tool_calls !== undefined && steps.length > p.max_tool_calls) {
-    const s = steps[p.max_tool_calls] as TrajectoryStep;
+    const s = at(steps, p.max_tool_calls);
     failures.push({ turn: s.turn, reason: `turn ${s.turn} made tool call ${p.max_tool_calls + 1}, more than the ${p.max_tool_calls} allowed` });
   }
   if (p.max_turns !== undefined && t.turns > p.max_turns) {
@@ -73,7 +87,7 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
   if (!failures.length) return verdict(true, `the trajectory has the required shape: ${describeCalls(t)}`, details);
   // The earliest turn that went wrong leads; failures without a turn (never called) come last.
   const sorted = [...failures].sort((a, b) => (a.turn ?? Infinity) - (b.turn ?? Infinity));
-  const first = sorted[0] as Failure;
+  const first = at(sorted, 0);
   return verdict(false, sorted.map((f) => f.reason).join('; '), { ...details, ...(first.turn !== undefined ? { turn: first.turn } : {}), failures: sorted });
 }
 

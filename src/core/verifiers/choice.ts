@@ -1,18 +1,22 @@
 import * as z from 'zod';
-import { field } from '../schema/fields';
-import type { VerifierKind } from './kind';
+import { field, type Fields } from '../schema/fields';
+import { defineKind, type KindParams } from './kind';
 import { verdict, type Verdict } from './verdict';
+import { at } from '../util/must';
 
 const letter = z.string().regex(/^[A-Z]$/, 'must be one capital letter');
 
-export const choiceKind: VerifierKind = {
+/** The parameters of `choice`: validated against this table, typed by it. */
+const choiceFields = {
+  answer: field(letter, 'The right option, one capital letter.', 'B', true),
+  options: field(z.array(letter).min(2), 'The options offered. Default `[A, B, C, D, E]`.', ['A', 'B', 'C', 'D']),
+} satisfies Fields;
+
+export const choiceKind = defineKind({
   kind: 'choice',
   summary: 'Exactly one option is chosen and it is the right one.',
   doc: 'Reads the chosen letter from `\\boxed{B}`, `Answer: B` / `the answer is B`, `I pick B`, a response opening with it (`B. Because…`, `(B)`, `**B**`), a bold `**B**` or `(B)`. A letter followed by another word (`A good approach…`) is not a choice. Naming two options fails.',
-  fields: {
-    answer: field(letter, 'The right option, one capital letter.', 'B', true),
-    options: field(z.array(letter).min(2), 'The options offered. Default `[A, B, C, D, E]`.', ['A', 'B', 'C', 'D']),
-  },
+  fields: choiceFields,
   validate(ctx) {
     const a = ctx.param('answer');
     const o = ctx.param('options');
@@ -21,8 +25,8 @@ export const choiceKind: VerifierKind = {
     }
   },
   snippet: '{ answer: ${1|A,B,C,D,E|} }',
-  check: (response, params) => checkChoice(response, params as { answer: string; options?: string[] }),
-};
+  check: (response, params) => checkChoice(response, params),
+});
 
 /**
  * Words that may follow a chosen letter in prose ("B because…", "C is correct"). After any other
@@ -34,7 +38,7 @@ const AFTER_LETTER = new Set(['because', 'since', 'as', 'is', 'was', 'seems', 'a
 /** True when the text after a letter leaves it a choice, not the start of a word or of a phrase. */
 function endsChoice(after: string): boolean {
   const next = /^[ \t]+([a-z]+)/.exec(after);
-  return !next || AFTER_LETTER.has(next[1] as string);
+  return !next || AFTER_LETTER.has(at(next, 1));
 }
 
 /**
@@ -77,7 +81,7 @@ export function chosenOptions(response: string, options: readonly string[]): { l
   return { letters: [], source: 'none' };
 }
 
-function checkChoice(response: string, p: { answer: string; options?: string[] }): Verdict {
+function checkChoice(response: string, p: KindParams<typeof choiceFields>): Verdict {
   const options = p.options ?? ['A', 'B', 'C', 'D', 'E'];
   const { letters, source } = chosenOptions(response, options);
   const details = { chosen: letters, source, expected: p.answer, options };

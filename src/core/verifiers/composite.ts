@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { field, strictObjectOf, type Fields } from '../schema/fields';
-import type { ParamsContext, VerifierKind } from './kind';
+import { defineKind, type ParamsContext } from './kind';
 import type { Verdict, VerifyContext } from './verdict';
+import { verifierKind } from '../util/verifierKind';
 
 /** Validates each item of the `of` list as a verifier of its own. */
 function validateChildren(ctx: ParamsContext): void {
@@ -11,7 +12,7 @@ function validateChildren(ctx: ParamsContext): void {
 
 const children = z.array(z.unknown()).min(1);
 
-export const allKind: VerifierKind = {
+export const allKind = defineKind({
   kind: 'all',
   summary: 'Every verifier in the list passes; `score` is the mean.',
   doc: 'Write the list directly (`all: [...]`) or as `all: { of: [...] }` to add options.',
@@ -23,15 +24,15 @@ export const allKind: VerifierKind = {
   // Children apply their own final-answer rule, so they get the whole response.
   wholeResponse: true,
   async check(response, params, ctx) {
-    const children = await runChildren(params.of as unknown[], response, ctx);
+    const children = await runChildren(params.of, response, ctx);
     const failed = children.filter((c) => !c.verdict.pass);
     const score = mean(children.map((c) => c.verdict.score));
     const reason = failed.length === 0 ? `all ${children.length} passed` : `${failed.length}/${children.length} failed: ${failed.map(describeChild).join('; ')}`;
     return { pass: failed.length === 0, score, reason, details: { children: children.map(summary) }, ...firstError(failed) };
   },
-};
+});
 
-export const anyKind: VerifierKind = {
+export const anyKind = defineKind({
   kind: 'any',
   summary: 'At least one verifier in the list passes; `score` is the max.',
   doc: 'Write the list directly (`any: [...]`) or as `any: { of: [...] }` to add options.',
@@ -42,13 +43,13 @@ export const anyKind: VerifierKind = {
   snippet: '\n  - ${1:math}: ${2:{ answer: "42" \\}}\n  - ${3:match}: ${4:{ answer: "forty-two" \\}}',
   wholeResponse: true,
   async check(response, params, ctx) {
-    const children = await runChildren(params.of as unknown[], response, ctx);
+    const children = await runChildren(params.of, response, ctx);
     const passed = children.filter((c) => c.verdict.pass);
     const score = Math.max(0, ...children.map((c) => c.verdict.score));
     const reason = passed.length ? `${passed.length}/${children.length} passed: ${passed.map(describeChild).join('; ')}` : `none of ${children.length} passed: ${children.map(describeChild).join('; ')}`;
     return { pass: passed.length > 0, score, reason, details: { children: children.map(summary) }, ...(passed.length ? {} : firstError(children)) };
   },
-};
+});
 
 const WEIGHTED_ITEM: Fields = {
   weight: field(z.number().min(0), 'How much this verifier counts; 0 reports it without counting it.', 1, true),
@@ -56,7 +57,7 @@ const WEIGHTED_ITEM: Fields = {
 };
 const weightedItem = strictObjectOf(WEIGHTED_ITEM);
 
-export const weightedKind: VerifierKind = {
+export const weightedKind = defineKind({
   kind: 'weighted',
   summary: 'The weighted mean score reaches `threshold`.',
   doc: 'Each item is `{weight, verify}`; weight 0 reports a verifier without counting it.',
@@ -83,13 +84,13 @@ export const weightedKind: VerifierKind = {
     const children = await runChildren(items.map((i) => i.verify), response, ctx);
     const total = items.reduce((a, i) => a + i.weight, 0);
     const score = total > 0 ? items.reduce((a, item, k) => a + item.weight * (children[k]?.verdict.score ?? 0), 0) / total : 0;
-    const threshold = typeof params.threshold === 'number' ? params.threshold : 1;
+    const threshold = params.threshold ?? 1;
     // Scores are sums of floats: a score a hair under the threshold is the threshold.
     const pass = score >= threshold - 1e-9;
     const parts = children.map((c, k) => `${describeChild(c)} ×${items[k]?.weight ?? 0}`);
     return { pass, score, reason: `weighted score ${score.toFixed(3)} ${pass ? '≥' : '<'} ${threshold}: ${parts.join('; ')}`, details: { threshold, children: children.map((c, k) => ({ ...summary(c), weight: items[k]?.weight })) }, ...(pass ? {} : firstError(children)) };
   },
-};
+});
 
 interface ChildResult {
   readonly kind: string;
@@ -98,7 +99,7 @@ interface ChildResult {
 
 async function runChildren(verifiers: readonly unknown[], response: string, ctx: VerifyContext): Promise<ChildResult[]> {
   return Promise.all(
-    verifiers.map(async (v) => ({ kind: v && typeof v === 'object' ? (Object.keys(v)[0] ?? '?') : '?', verdict: await ctx.child(v, response) })),
+    verifiers.map(async (v) => ({ kind: verifierKind(v) ?? '?', verdict: await ctx.child(v, response) })),
   );
 }
 

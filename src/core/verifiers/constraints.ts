@@ -1,12 +1,10 @@
-import * as z from 'zod';
-import { field } from '../schema/fields';
 import { closest, didYouMean } from '../base/suggest';
 import { toJS, type YNode } from '../base/ynode';
-import type { ParamsContext, VerifierKind } from './kind';
-import { checkConstraintsKind } from './constraints/checkConstraints';
+import { defineKind, type ParamsContext } from './kind';
+import { checkConstraints, constraintsFields } from './constraints/checkConstraints';
 import { INSTRUCTIONS, kwargConflicts } from './constraints/instructions';
 
-export const constraintsKind: VerifierKind = {
+export const constraintsKind = defineKind({
   kind: 'constraints',
   summary: 'Every listed instruction holds; `score` is the share that hold.',
   doc: [
@@ -15,10 +13,7 @@ export const constraintsKind: VerifierKind = {
     'kwargs may be written alone (`- punctuation:no_comma`). Write `constraints: { mode: loose,',
     'instructions: [...] }` for IFEval\'s loose mode (8 variants of the response are tried).',
   ].join('\n'),
-  fields: {
-    instructions: field(z.array(z.unknown()).min(1), 'The instructions, each `{<id>: {kwargs}}` or a bare id.', [], true),
-    mode: field(z.enum(['strict', 'loose']), '`strict` (default) or `loose`: IFEval\'s 8 response variants.', 'loose'),
-  },
+  fields: constraintsFields,
   listField: 'instructions',
   listItems: 'instructions',
   validate(ctx) {
@@ -26,8 +21,8 @@ export const constraintsKind: VerifierKind = {
     if (list?.type === 'seq') for (const item of list.items) validateInstruction(ctx, item);
   },
   snippet: '\n  - ${1:length_constraints:number_words}: { relation: ${2|less than,at least|}, num_words: ${3:50} }',
-  check: checkConstraintsKind,
-};
+  check: (response, params, ctx) => checkConstraints(response, params, ctx?.task?.prompt ?? ''),
+});
 
 function validateInstruction(ctx: ParamsContext, item: YNode): void {
   let idNode: YNode;

@@ -1,21 +1,24 @@
 import * as z from 'zod';
-import { field } from '../schema/fields';
-import { checkRegex, type VerifierKind } from './kind';
+import { field, type Fields } from '../schema/fields';
+import { checkRegex, defineKind, type KindParams } from './kind';
 import { unusablePattern } from './match';
 import { compileRegex } from './text/regex';
 import { verdict, type Verdict } from './verdict';
 
-export const formatKind: VerifierKind = {
+/** The parameters of `format`: validated against this table, typed by it. */
+const formatFields = {
+  think: field(z.enum(['required', 'forbidden']), '`required` or `forbidden`: the `<think>` block discipline.', 'required'),
+  regex: field(z.string().min(1), 'A JavaScript regular expression the response must match (run in linear time: no lookaround or backreferences).', '^<think>[\\s\\S]+</think>'),
+} satisfies Fields;
+
+export const formatKind = defineKind({
   kind: 'format',
   summary: 'The response has the required shape.',
   doc: [
     '`think: required` wants one `<think>...</think>` block before the answer (and a non-empty answer);',
     '`think: forbidden` wants none. `regex` must match the response. Sees the whole response by default.',
   ].join('\n'),
-  fields: {
-    think: field(z.enum(['required', 'forbidden']), '`required` or `forbidden`: the `<think>` block discipline.', 'required'),
-    regex: field(z.string().min(1), 'A JavaScript regular expression the response must match (run in linear time: no lookaround or backreferences).', '^<think>[\\s\\S]+</think>'),
-  },
+  fields: formatFields,
   validate(ctx) {
     if (ctx.param('think') === undefined && ctx.param('regex') === undefined) {
       ctx.report('missing-key', ctx.kindKey, '`format` needs `think` or `regex`');
@@ -24,10 +27,10 @@ export const formatKind: VerifierKind = {
   },
   snippet: '{ think: required }',
   wholeResponse: true,
-  check: (response, params) => checkFormat(response, params as { think?: 'required' | 'forbidden'; regex?: string }),
-};
+  check: (response, params) => checkFormat(response, params),
+});
 
-function checkFormat(response: string, p: { think?: 'required' | 'forbidden'; regex?: string }): Verdict {
+function checkFormat(response: string, p: KindParams<typeof formatFields>): Verdict {
   const opens = response.split('<think>').length - 1;
   const closes = response.split('</think>').length - 1;
   const details: Record<string, unknown> = { think_blocks: Math.min(opens, closes), unclosed: opens > closes };

@@ -1,21 +1,24 @@
 import { errorMessage } from '../base/errorMessage';
 import * as z from 'zod';
-import { field } from '../schema/fields';
+import { field, type Fields } from '../schema/fields';
 import type { default as AjvClass, ValidateFunction } from 'ajv';
-import type { VerifierKind } from './kind';
+import { defineKind, type KindParams } from './kind';
 import { excerpt } from './text/normalize';
 import { verdict, type Verdict } from './verdict';
 
-export const jsonKind: VerifierKind = {
+/** The parameters of `json`: validated against this table, typed by it. */
+const jsonFields = {
+  schema: field(z.record(z.string(), z.unknown()), 'A JSON Schema (draft 2020-12) the value must satisfy.', { type: 'object', required: ['name'] }),
+} satisfies Fields;
+
+export const jsonKind = defineKind({
   kind: 'json',
   summary: 'The final answer is one JSON value that matches the schema.',
   doc: 'A fenced ```json block is allowed around the value. Without `schema`, any valid JSON passes.',
-  fields: {
-    schema: field(z.record(z.string(), z.unknown()), 'A JSON Schema (draft 2020-12) the value must satisfy.', { type: 'object', required: ['name'] }),
-  },
+  fields: jsonFields,
   snippet: '{ schema: { type: ${1:object}, required: [${2:name}] } }',
-  check: (response, params) => checkJson(response, params as { schema?: Record<string, unknown> }),
-};
+  check: (response, params) => checkJson(response, params),
+});
 
 /** The JSON text of an answer: the last fenced block if there is one, else the whole answer. */
 export function jsonText(answer: string): string {
@@ -42,7 +45,7 @@ export function validatorFor(schema: Readonly<Record<string, unknown>>): Validat
   return v;
 }
 
-function checkJson(answer: string, p: { schema?: Record<string, unknown> }): Verdict {
+function checkJson(answer: string, p: KindParams<typeof jsonFields>): Verdict {
   const text = jsonText(answer);
   let value: unknown;
   try {

@@ -1,29 +1,26 @@
 import { errorMessage } from '../base/errorMessage';
 import * as z from 'zod';
-import { field } from '../schema/fields';
+import { field, type Fields } from '../schema/fields';
 import { SamplingError } from '../sampling/types';
-import type { VerifierKind } from './kind';
+import { defineKind, type KindParams } from './kind';
 import { excerpt } from './text/normalize';
 import type { Verdict, VerifyContext } from './verdict';
 
-interface JudgeParams {
-  rubric: string | string[];
-  model?: string;
-  threshold?: number;
-}
+/** The parameters of `judge`: validated against this table, typed by it. */
+const judgeFields = {
+  rubric: field(z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]), 'The criteria, one string or a list.', ['Cites the source', 'Under 100 words'], true),
+  model: field(z.string().min(1), "The model profile of the judge. Default: the task's model.", 'judge'),
+  threshold: field(z.number().min(0).max(1), 'The share of criteria that must be met. Default 1.0.', 1),
+} satisfies Fields;
 
-export const judgeKind: VerifierKind = {
+export const judgeKind = defineKind({
   kind: 'judge',
   summary: 'A judge model grades the answer against a rubric.',
   doc: 'Each rubric item is graded met or not; the score is the share met, and the task passes at `threshold`.',
-  fields: {
-    rubric: field(z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]), 'The criteria, one string or a list.', ['Cites the source', 'Under 100 words'], true),
-    model: field(z.string().min(1), "The model profile of the judge. Default: the task's model.", 'judge'),
-    threshold: field(z.number().min(0).max(1), 'The share of criteria that must be met. Default 1.0.', 1),
-  },
+  fields: judgeFields,
   snippet: '{ rubric: ["${1:criterion}"] }',
-  check: (answer, params, ctx) => checkJudge(answer, params as unknown as JudgeParams, ctx),
-};
+  check: (answer, params, ctx) => checkJudge(answer, params, ctx),
+});
 
 /**
  * The judge's instructions: the criteria first, then the task and the response as one JSON
@@ -79,7 +76,7 @@ export function parseJudgement(reply: string, count: number): { met: boolean[]; 
   return { met, why };
 }
 
-async function checkJudge(answer: string, p: JudgeParams, ctx: VerifyContext): Promise<Verdict> {
+async function checkJudge(answer: string, p: KindParams<typeof judgeFields>, ctx: VerifyContext): Promise<Verdict> {
   const criteria = typeof p.rubric === 'string' ? [p.rubric] : p.rubric;
   const provider = ctx.judge?.(p.model);
   if (!provider) return { pass: false, score: 0, reason: `no judge model${p.model ? ` \`${p.model}\`` : ''} is configured`, details: { criteria }, error: 'unavailable' };

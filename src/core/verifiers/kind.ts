@@ -1,8 +1,21 @@
-import type { Fields } from '../schema/fields';
+import * as z from 'zod';
+import { field, type Fields, type ValuesOf } from '../schema/fields';
 import type { IssueCode, Fix } from '../base/issues';
 import type { YNode, YMap } from '../base/ynode';
 import { regexProblem } from './text/regex';
-import type { Checker } from './verdict';
+import type { Verdict, VerifyContext } from './verdict';
+
+/** Options every verifier accepts next to its own parameters. */
+export const COMMON_VERIFIER_FIELDS = {
+  final_only: field(
+    z.boolean(),
+    'Check only the text after the last `</think>` (default `true`; `format` sees the whole response unless set).',
+    false,
+  ),
+} satisfies Fields;
+
+/** The parameters a kind's checker receives: its own fields and the common ones, as their schemas infer them. */
+export type KindParams<F extends Fields> = ValuesOf<F> & ValuesOf<typeof COMMON_VERIFIER_FIELDS>;
 
 /** What a kind's extra validation can see and report, beyond its field schemas. */
 export interface ParamsContext {
@@ -28,14 +41,14 @@ export interface ParamsContext {
  * A verifier kind: its schema, documentation and (once it can run) its checker, registered
  * once. Validation, completion and hover read these definitions; nothing switches on kinds.
  */
-export interface VerifierKind {
+export interface VerifierKind<F extends Fields = Fields> {
   readonly kind: string;
   /** One line: when the verifier passes. */
   readonly summary: string;
   /** Markdown shown on hover, after the summary. */
   readonly doc: string;
-  /** The parameters in mapping form. */
-  readonly fields: Fields;
+  /** The parameters in mapping form; their types are what `check` receives. */
+  readonly fields: F;
   /** When set, a list value is shorthand for a mapping with this one key (`all: [...]`). */
   readonly listField?: string;
   /** What the items of the list field are, for completion and hover inside the list. */
@@ -47,11 +60,17 @@ export interface VerifierKind {
   /**
    * Checks a response. It receives the final answer (text after the last `</think>`) unless
    * the parameters say `final_only: false` or `wholeResponse` is set; parameters arrive in
-   * mapping form, already validated.
+   * mapping form, already validated against `fields`, which is why their type is inferred from it.
+   * (A method, so that a kind with its own fields is a `VerifierKind` of the registry.)
    */
-  readonly check?: Checker;
+  check?(response: string, params: KindParams<F>, ctx: VerifyContext): Verdict | Promise<Verdict>;
   /** True for kinds that see the whole response by default (`format`). */
   readonly wholeResponse?: boolean;
+}
+
+/** A verifier kind, its parameters' type inferred from its fields (so `check` needs no cast). */
+export function defineKind<F extends Fields>(kind: VerifierKind<F>): VerifierKind<F> {
+  return kind;
 }
 
 /** Reports unless exactly one of the keys is present (both `answer` and `answers`, or neither). */

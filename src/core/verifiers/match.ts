@@ -1,13 +1,22 @@
 import * as z from 'zod';
-import { field } from '../schema/fields';
-import { exactlyOneOf, reportRegex, type VerifierKind } from './kind';
+import { field, type Fields } from '../schema/fields';
+import { defineKind, exactlyOneOf, reportRegex, type KindParams } from './kind';
 import { compileRegex } from './text/regex';
 import { excerpt, lastTagged, normalizeAnswer } from './text/normalize';
 import { verdict, type Verdict } from './verdict';
 
 export const matchModes = ['exact', 'normalized', 'contains', 'regex', 'f1'] as const;
 
-export const matchKind: VerifierKind = {
+/** The parameters of `match`: validated against this table, typed by it. */
+const matchFields = {
+  answer: field(z.union([z.string(), z.number()]), 'The expected answer (a pattern in `regex` mode).', 'Paris'),
+  answers: field(z.array(z.union([z.string(), z.number()])).min(1), 'Several acceptable answers; any may match.', ['Paris', 'paris, france']),
+  mode: field(z.enum(matchModes), 'How to compare: `exact`, `normalized` (default), `contains`, `regex` or `f1`.', 'normalized'),
+  threshold: field(z.number().min(0).max(1), 'With `mode: f1`: the F1 score needed to pass. Default 1.', 0.8),
+  tag: field(z.string().regex(/^[A-Za-z][\w-]*$/), 'Read the answer from the last `<tag>...</tag>` of the response.', 'answer'),
+} satisfies Fields;
+
+export const matchKind = defineKind({
   kind: 'match',
   summary: 'The final answer matches the expected text.',
   doc: [
@@ -17,13 +26,7 @@ export const matchKind: VerifierKind = {
     '(token overlap of the normalized texts as the score, passing at `threshold`, default 1).',
     'With `tag: answer` only the text inside the last `<answer>...</answer>` is compared.',
   ].join('\n'),
-  fields: {
-    answer: field(z.union([z.string(), z.number()]), 'The expected answer (a pattern in `regex` mode).', 'Paris'),
-    answers: field(z.array(z.union([z.string(), z.number()])).min(1), 'Several acceptable answers; any may match.', ['Paris', 'paris, france']),
-    mode: field(z.enum(matchModes), 'How to compare: `exact`, `normalized` (default), `contains`, `regex` or `f1`.', 'normalized'),
-    threshold: field(z.number().min(0).max(1), 'With `mode: f1`: the F1 score needed to pass. Default 1.', 0.8),
-    tag: field(z.string().regex(/^[A-Za-z][\w-]*$/), 'Read the answer from the last `<tag>...</tag>` of the response.', 'answer'),
-  },
+  fields: matchFields,
   validate(ctx) {
     exactlyOneOf(ctx, ['answer', 'answers'], '`match`');
     const mode = ctx.param('mode');
@@ -34,21 +37,15 @@ export const matchKind: VerifierKind = {
     }
   },
   snippet: '{ answer: "${1:Paris}"${2:, tag: answer} }',
-  check: (response, params) => checkMatch(response, params as MatchParams),
-};
+  check: (response, params) => checkMatch(response, params),
+});
 
 /** A pattern that cannot run: no verdict about the response, so not a quiet fail. */
 export function unusablePattern(pattern: string, problem: string): Verdict {
   return { ...verdict(false, `the pattern /${pattern}/ ${problem}`, { pattern }), error: 'unavailable' };
 }
 
-interface MatchParams {
-  answer?: string | number;
-  answers?: (string | number)[];
-  mode?: (typeof matchModes)[number];
-  tag?: string;
-  threshold?: number;
-}
+type MatchParams = KindParams<typeof matchFields>;
 
 /** SQuAD-style token F1 of two texts after `normalized` folding (bag of words, with counts). */
 export function tokenF1(prediction: string, gold: string): number {

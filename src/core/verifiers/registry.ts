@@ -6,12 +6,11 @@ import { constraintsKind } from './constraints';
 import { formatKind } from './format';
 import { jsonKind } from './json';
 import type { VerifierKind } from './kind';
+export { COMMON_VERIFIER_FIELDS } from './kind';
 import { judgeKind } from './judge';
 import { matchKind } from './match';
 import { mathKind } from './math';
 import { scriptKind } from './script';
-import { field, type Fields } from '../schema/fields';
-import * as z from 'zod';
 
 /** Every verifier kind, by name. Adding a kind means adding its module and one entry here. */
 export const VERIFIERS: ReadonlyMap<string, VerifierKind> = new Map(
@@ -19,12 +18,3 @@ export const VERIFIERS: ReadonlyMap<string, VerifierKind> = new Map(
     (k) => [k.kind, k],
   ),
 );
-
-/** Options every verifier accepts next to its own parameters. */
-export const COMMON_VERIFIER_FIELDS: Fields = {
-  final_only: field(
-    z.boolean(),
-    'Check only the text after the last `</think>` (default `true`; `format` sees the whole response unless set).',
-    false,
-  ),
-};

@@ -1,6 +1,7 @@
 import { errorMessage } from '../base/errorMessage';
 import type { VerifierKind } from './kind';
 import { VERIFIERS } from './registry';
+import { verifierKind } from '../util/verifierKind';
 import type { TaskView, Verdict, VerifyContext } from './verdict';
 
 export interface VerifyOptions {
@@ -17,8 +18,8 @@ export interface VerifyOptions {
 /** Splits `{kind: params}` into the registered kind and its parameters in mapping form. */
 export function kindOf(verifier: unknown): { kind: VerifierKind; params: Record<string, unknown> } | { error: string } {
   if (!verifier || typeof verifier !== 'object' || Array.isArray(verifier)) return { error: 'the verifier is not a mapping' };
-  const [name, ...extra] = Object.keys(verifier);
-  if (name === undefined || extra.length) return { error: 'a verifier has exactly one kind' };
+  const name = verifierKind(verifier);
+  if (name === undefined || Object.keys(verifier).length > 1) return { error: 'a verifier has exactly one kind' };
   const kind = VERIFIERS.get(name);
   if (!kind) return { error: `unknown verifier kind \`${name}\`` };
   const raw = (verifier as Record<string, unknown>)[name];

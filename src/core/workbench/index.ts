@@ -4,6 +4,7 @@
 // only ever gets windows of rows of the current view (the filtered rows, in the sort's order).
 import type { Band } from '../stats';
 import { compare, EMPTY_QUERY, type NumberField, type Query, type TextTerm } from './query';
+import { at } from '../util/must';
 
 /** A task as the collector reads it, before it is stored as columns. */
 export interface WorkbenchTask {
@@ -211,7 +212,7 @@ export class WorkbenchIndex {
       m = this.models.push(model) - 1;
       this.perModel.push(new ModelColumns(Math.max(this.capacity, this.rows)));
     }
-    const c = this.perModel[m] as ModelColumns;
+    const c = at(this.perModel, m);
     c.rate.set(n, run.rate);
     c.band.set(n, BAND_CODES.indexOf(run.band));
     c.samples.set(n, run.samples);
@@ -263,7 +264,7 @@ export class WorkbenchIndex {
         if (band === NONE) return null;
         const tokens = c.tokens.get(n);
         const cost = c.cost.get(n);
-        return { rate: c.rate.get(n), band: BAND_CODES[band] as Band, samples: c.samples.get(n), signal: c.signal.get(n), ...(Number.isNaN(tokens) ? {} : { tokens }), ...(Number.isNaN(cost) ? {} : { cost }) };
+        return { rate: c.rate.get(n), band: at(BAND_CODES, band) as Band, samples: c.samples.get(n), signal: c.signal.get(n), ...(Number.isNaN(tokens) ? {} : { tokens }), ...(Number.isNaN(cost) ? {} : { cost }) };
       }),
     };
   }
@@ -288,7 +289,7 @@ export class WorkbenchIndex {
   /** Rows at view positions start..end (exclusive). */
   window(start: number, end: number): WorkbenchRowView[] {
     const out: WorkbenchRowView[] = [];
-    for (let i = Math.max(0, start); i < Math.min(end, this.view.length); i++) out.push(this.row(this.view[i] as number));
+    for (let i = Math.max(0, start); i < Math.min(end, this.view.length); i++) out.push(this.row(at(this.view, i)));
     return out;
   }
 
@@ -315,9 +316,9 @@ export class WorkbenchIndex {
   private tests(query: Query, model: number | undefined): ((n: number) => boolean)[] {
     const tests: ((n: number) => boolean)[] = [];
     // With `model:`, that model's columns; else any model's.
-    const models = model === undefined ? this.perModel : [this.perModel[model] as ModelColumns];
+    const models = model === undefined ? this.perModel : [at(this.perModel, model)];
     if (model !== undefined) {
-      const c = models[0] as ModelColumns;
+      const c = at(models, 0);
       tests.push((n) => c.band.get(n) !== NONE);
     }
     for (const t of query.text) {
@@ -330,10 +331,10 @@ export class WorkbenchIndex {
       const names = new Map<number, string>();
       const lowName = (k: number): string => {
         let s = names.get(k);
-        if (s === undefined) names.set(k, (s = (this.strings[k] as string).toLowerCase()));
+        if (s === undefined) names.set(k, (s = at(this.strings, k).toLowerCase()));
         return s;
       };
-      for (const w of query.words) tests.push((n) => (lowered[n] as string).includes(w) || lowName(this.id.get(n)).includes(w) || lowName(this.file.get(n)).includes(w));
+      for (const w of query.words) tests.push((n) => at(lowered, n).includes(w) || lowName(this.id.get(n)).includes(w) || lowName(this.file.get(n)).includes(w));
     }
     return tests;
   }
@@ -408,7 +409,7 @@ export class WorkbenchIndex {
   /** A column as one number per row (strings as their rank in sorted order); NaN: no value. */
   private sortKey(column: ColumnKey): ((n: number) => number) | undefined {
     const rank = (): Float64Array => {
-      const order = this.strings.map((_, k) => k).sort((a, b) => ((this.strings[a] as string) < (this.strings[b] as string) ? -1 : (this.strings[a] as string) > (this.strings[b] as string) ? 1 : 0));
+      const order = this.strings.map((_, k) => k).sort((a, b) => (at(this.strings, a) < at(this.strings, b) ? -1 : at(this.strings, a) > at(this.strings, b) ? 1 : 0));
       const r = new Float64Array(this.strings.length);
       order.forEach((k, i) => (r[k] = i));
       r[0] = NaN;
@@ -424,12 +425,12 @@ export class WorkbenchIndex {
         return (n) => r[col.get(n)] as number;
       }
       case 'prompt': {
-        const order = Array.from({ length: this.rows }, (_, n) => n).sort((a, b) => ((this.prompts[a] as string) < (this.prompts[b] as string) ? -1 : (this.prompts[a] as string) > (this.prompts[b] as string) ? 1 : a - b));
+        const order = Array.from({ length: this.rows }, (_, n) => n).sort((a, b) => (at(this.prompts, a) < at(this.prompts, b) ? -1 : at(this.prompts, a) > at(this.prompts, b) ? 1 : a - b));
         // Equal prompts share a rank, so that ties keep the index's order either way.
         const r = new Float64Array(this.rows);
         let rank = 0;
         order.forEach((n, i) => {
-          if (i > 0 && this.prompts[n] !== this.prompts[order[i - 1] as number]) rank = i;
+          if (i > 0 && this.prompts[n] !== this.prompts[at(order, i - 1)]) rank = i;
           r[n] = this.prompts[n] ? rank : NaN;
         });
         return (n) => r[n] as number;
@@ -439,9 +440,9 @@ export class WorkbenchIndex {
       case 'findings':
         return (n) => (this.findings.get(n) < 0 ? NaN : this.findings.get(n));
     }
-    const at = column.indexOf(':');
-    const field = column.slice(0, at) as RunColumn;
-    const m = this.models.indexOf(column.slice(at + 1));
+    const colon = column.indexOf(':');
+    const field = column.slice(0, colon) as RunColumn;
+    const m = this.models.indexOf(column.slice(colon + 1));
     const c = this.perModel[m];
     if (!c) return undefined;
     if (field === 'band') return (n) => (c.band.get(n) === NONE ? NaN : c.band.get(n));

@@ -1,6 +1,7 @@
 // Chat messages to the prompt format the built-in arithmetic models were trained on:
 //   "Q: What is 17+25?\nA: "   ->   "42" then end-of-sequence.
 import type { ChatMessage } from '../../base/chat';
+import { at } from '../../util/must';
 
 // Two whole numbers around + - * (also × · x) or /, anywhere in the message: "What is 17 + 25?",
 // "Compute 7×8.", "91 - 38 = ?".
@@ -40,7 +41,7 @@ function trainedQuestion(content: string): boolean {
   if (!m) return false;
   const a = Number(m[1]);
   const b = Number(m[3]);
-  const op = OPERATOR[m[2] as string];
+  const op = OPERATOR[at(m, 2)];
   if (op === '+') return a < 100 && b < 100;
   if (op === '-') return a < 100 && b <= a;
   return op === '*' && a <= 12 && b <= 12;

@@ -8,6 +8,7 @@
 import assert from 'node:assert';
 import { JS_RECORDED_METHODS } from './assertHarness';
 import { show } from './compare';
+import { at } from '../../util/must';
 
 /** An operand: a literal the planner kept, or the value of the run's `leaf`-th thunk. */
 type Slot = { readonly leaf: number } | { readonly const: PyEnc };
@@ -94,7 +95,7 @@ export function judgePythonAsserts(stdout: string, marker: string, plan: PyPlan)
   if (done) {
     const missed = plan.asserts.findIndex((a, i) => !a.optional && !ran.has(i));
     if (missed !== -1) {
-      const a = plan.asserts[missed] as PyPlan['asserts'][number];
+      const a = at(plan.asserts, missed);
       return { done, failure: { status: 'wrong_answer', message: `assert on line ${a.line} (${a.text}) never ran: every assert must run` } };
     }
   }
@@ -124,7 +125,7 @@ function evalNode(n: PyNode, leaves: readonly unknown[]): PyEnc {
       let left = operand(0);
       for (let i = 0; i < n.ops.length; i++) {
         const right = operand(i + 1);
-        if (!pyCompare(n.ops[i] as string, left, right)) return false;
+        if (!pyCompare(at(n.ops, i), left, right)) return false;
         left = right;
       }
       return true;
@@ -245,7 +246,7 @@ function pyEqual(a: PyEnc, b: PyEnc): boolean {
   if (ta === 'list' || ta === 'tuple') {
     const x = items(a);
     const y = items(b);
-    return x.length === y.length && x.every((v, i) => pyEqual(v, y[i] as PyEnc));
+    return x.length === y.length && x.every((v, i) => pyEqual(v, at(y, i)));
   }
   if (ta === 'set') {
     const x = new Set(items(a).map(hashKey));
@@ -280,7 +281,7 @@ function hashKey(v: PyEnc): string {
 function codePointCompare(a: string, b: string): number {
   const x = Array.from(a, (c) => c.codePointAt(0) as number);
   const y = Array.from(b, (c) => c.codePointAt(0) as number);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return at(x, i) - at(y, i);
   return x.length - y.length;
 }
 
@@ -301,9 +302,9 @@ function pyOrder(op: string, a: PyEnc, b: PyEnc): boolean {
   if ((ta === 'list' || ta === 'tuple') && ta === tb) {
     const x = items(a);
     const y = items(b);
-    const i = x.findIndex((v, j) => j >= y.length || !pyEqual(v, y[j] as PyEnc));
+    const i = x.findIndex((v, j) => j >= y.length || !pyEqual(v, at(y, j)));
     if (i === -1 || i >= y.length) return holds(op, x.length - y.length);
-    return pyOrder(op, x[i] as PyEnc, y[i] as PyEnc);
+    return pyOrder(op, at(x, i), at(y, i));
   }
   if (kindOf(ta) === 'set' && kindOf(tb) === 'set') {
     const x = new Set(items(a).map(hashKey));

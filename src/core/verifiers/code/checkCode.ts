@@ -2,22 +2,36 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { findInterpreter, getSandbox, nodeMemoryArgs, type Interpreter, type Sandbox, type SandboxRunOptions, type SandboxRunResult } from '../../sandbox';
 import type { Isolation } from '../../base/isolation';
+import * as z from 'zod';
+import { field, type Fields } from '../../schema/fields';
+import type { KindParams } from '../kind';
 import type { Verdict, VerifyContext } from '../verdict';
 import { compareOutput, deepEqual, show } from './compare';
-import { extractCode, isEsModule, type CodeLanguage } from './extract';
+import { extractCode, isEsModule } from './extract';
 import { JS_ASSERT_PRELOAD, jsAssertPreload, jsAssertWrapper, PY_ASSERT_HARNESS, PY_ASSERT_PLANNER, PY_ASSERTS_FILE, pythonAssertHarness, pythonAssertPlanner } from './assertHarness';
 import { judgeJsAsserts, judgePythonAsserts, parsePlan, type PyPlan } from './assertJudge';
 import { ARGS_FILE, jsCallHarness, mainFile, parseCallResult, pythonCallHarness } from './harness';
+import { at } from '../../util/must';
 
-/** Validated parameters of the `code` verifier. */
-export interface CodeParams {
-  readonly language: CodeLanguage;
-  readonly tests?: readonly { readonly stdin?: string; readonly stdout: string }[];
-  readonly asserts?: string;
-  readonly call?: { readonly function: string; readonly cases: readonly { readonly args: readonly unknown[]; readonly returns: unknown }[] };
-  readonly timeout_ms?: number;
-  readonly memory_mb?: number;
-}
+const ioTest = z.strictObject({ stdin: z.string().optional(), stdout: z.string() });
+const callCase = z.strictObject({ args: z.array(z.unknown()), returns: z.unknown() });
+
+/** The parameters of `code`: validated against this table, typed by it. */
+export const codeFields = {
+  language: field(z.enum(['python', 'javascript']), 'The language of the answer: `python` or `javascript`.', 'python', true),
+  tests: field(z.array(ioTest).min(1), 'Input/output tests: `{stdin, stdout}`.', [{ stdin: '1 2\n', stdout: '3\n' }]),
+  asserts: field(z.string().min(1), 'Code appended to the answer; it passes when it exits 0.', 'assert add(1, 2) == 3'),
+  call: field(
+    z.strictObject({ function: z.string().regex(/^[A-Za-z_$][\w$]*$/), cases: z.array(callCase).min(1) }),
+    'Call a function with `args` and compare what it returns.',
+    { function: 'add', cases: [{ args: [1, 2], returns: 3 }] },
+  ),
+  timeout_ms: field(z.number().int().min(1).max(600_000), 'Time limit per test in milliseconds. Default 5000.', 5000),
+  memory_mb: field(z.number().int().min(16).max(65_536), 'Memory limit per test in MiB. Default 512. Node itself needs about 64.', 512),
+} satisfies Fields;
+
+/** Validated parameters of `code`. */
+export type CodeParams = KindParams<typeof codeFields>;
 
 export type TestStatus = 'passed' | 'wrong_answer' | 'timeout' | 'memory' | 'runtime_error' | 'compile_error' | 'sandbox_error';
 
@@ -147,26 +161,26 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   if (ctx.signal.aborted || raw.some((r) => r.aborted)) return cancelled();
   const refusedRun = raw.find((r) => r.refused);
   if (refusedRun) return weakIsolationRefused(refusedRun, baseDetails);
-  let results = raw.map((r, i) => judge(r, specs[i] as TestSpec, marker, timeoutMs, memoryMb));
+  let results = raw.map((r, i) => judge(r, at(specs, i), marker, timeoutMs, memoryMb));
 
   // A syntax error shows up as a runtime error in every test: confirm it once with a compile-only run.
-  const suspect = results.findIndex((t, i) => t.status === 'runtime_error' && SYNTAX_PATTERNS.test((raw[i] as SandboxRunResult).stderr));
+  const suspect = results.findIndex((t, i) => t.status === 'runtime_error' && SYNTAX_PATTERNS.test(at(raw, i).stderr));
   if (suspect !== -1) {
-    const compileError = await syntaxCheck(sandbox, interp, specs[suspect] as TestSpec, ctx.signal);
+    const compileError = await syntaxCheck(sandbox, interp, at(specs, suspect), ctx.signal);
     if (ctx.signal.aborted) return cancelled();
     if (compileError !== undefined) {
       results = results.map((t) => (t.status === 'runtime_error' || t.status === 'wrong_answer' ? { ...t, status: 'compile_error', message: compileError } : t));
     }
   }
 
-  const isolation: Isolation = (raw[0] as SandboxRunResult).isolation;
+  const isolation: Isolation = at(raw, 0).isolation;
   const passed = results.filter((t) => t.status === 'passed').length;
   const total = results.length;
   const firstFail = results.findIndex((t) => t.status !== 'passed');
   const what = mode === 'asserts' ? 'asserts' : mode === 'call' ? 'cases' : 'tests';
   let reason = `${passed}/${total} ${what} passed`;
   if (firstFail !== -1) {
-    const f = results[firstFail] as TestResult;
+    const f = at(results, firstFail);
     reason += total > 1 ? `; ${what === 'cases' ? 'case' : 'test'} ${firstFail + 1}: ${f.status}: ${f.message}` : `: ${f.status}: ${f.message}`;
   }
   const details = {

@@ -1,5 +1,6 @@
 /** How a program's output and return values are compared with the expected ones. */
 import { plural } from '../../util/plural';
+import { at } from '../../util/must';
 
 /** Lines with trailing whitespace (and `\r`) removed, trailing empty lines dropped. */
 export function outputLines(text: string): string[] {
@@ -24,13 +25,13 @@ export function compareOutput(expected: string, actual: string): string | undefi
   for (let i = 0; i < n; i++) {
     if (e[i] !== a[i]) {
       const where = e.length > 1 || a.length > 1 ? ` at line ${i + 1}` : '';
-      return `expected ${quote(e[i] as string)}, got ${quote(a[i] as string)}${where}`;
+      return `expected ${quote(at(e, i))}, got ${quote(at(a, i))}${where}`;
     }
   }
   if (a.length < e.length) {
-    return a.length === 0 ? `expected ${quote(e[0] as string)}, got no output` : `expected ${plural(e.length, 'line')}, got ${a.length} (missing ${quote(e[a.length] as string)})`;
+    return a.length === 0 ? `expected ${quote(at(e, 0))}, got no output` : `expected ${plural(e.length, 'line')}, got ${a.length} (missing ${quote(at(e, a.length))})`;
   }
-  if (a.length > e.length) return `expected ${plural(e.length, 'line')}, got ${a.length} (extra ${quote(a[e.length] as string)})`;
+  if (a.length > e.length) return `expected ${plural(e.length, 'line')}, got ${a.length} (extra ${quote(at(a, e.length))})`;
   return undefined;
 }
 

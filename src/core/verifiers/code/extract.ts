@@ -1,3 +1,4 @@
+import { at } from '../../util/must';
 /** Finding the program in an answer. */
 
 export type CodeLanguage = 'python' | 'javascript';
@@ -18,13 +19,13 @@ export function fencedBlocks(text: string): Block[] {
   const blocks: Block[] = [];
   let open: { fence: string; label: string; start: number } | undefined;
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, '');
+    const line = at(lines, i).replace(/\r$/, '');
     if (!open) {
       const m = /^ {0,3}(`{3,}|~{3,})\s*([^\s`{]*)/.exec(line);
-      if (m) open = { fence: m[1] as string, label: (m[2] as string).toLowerCase().replace(/^\{?\.?/, ''), start: i + 1 };
+      if (m) open = { fence: at(m, 1), label: at(m, 2).toLowerCase().replace(/^\{?\.?/, ''), start: i + 1 };
     } else {
       const m = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-      if (m && (m[1] as string)[0] === open.fence[0] && (m[1] as string).length >= open.fence.length) {
+      if (m && at(m, 1)[0] === open.fence[0] && at(m, 1).length >= open.fence.length) {
         blocks.push({ label: open.label, code: lines.slice(open.start, i).join('\n') });
         open = undefined;
       }

@@ -4,15 +4,21 @@ import path from 'node:path';
 import { findInterpreter, getSandbox, nodeMemoryArgs, type Sandbox, type SandboxRunResult } from '../../sandbox';
 import { isRoot } from '../../sandbox/backends';
 import { readableFolders } from '../../sandbox/projectRoot';
+import * as z from 'zod';
+import { field, type Fields } from '../../schema/fields';
+import type { KindParams } from '../kind';
 import type { Verdict, VerifyContext } from '../verdict';
 import { errorLine, weakIsolationRefused } from './checkCode';
 
-/** Validated parameters of the `script` verifier. */
-export interface ScriptParams {
-  readonly path: string;
-  readonly args?: readonly string[];
-  readonly timeout_ms?: number;
-}
+/** The parameters of `script`: validated against this table, typed by it. */
+export const scriptFields = {
+  path: field(z.string().min(1), 'The script, relative to the task file.', './verify.mjs', true),
+  args: field(z.array(z.string()), 'Extra command-line arguments for an executable.', ['--strict']),
+  timeout_ms: field(z.number().int().min(1).max(600_000), 'Time limit in milliseconds. Default 10000.', 10000),
+} satisfies Fields;
+
+/** Validated parameters of `script`. */
+export type ScriptParams = KindParams<typeof scriptFields>;
 
 export const SCRIPT_DEFAULT_TIMEOUT_MS = 10_000;
 /** Scripts have no memory parameter: they get this much (resident memory, watched). */

@@ -4,16 +4,22 @@
  * and its score is the share that hold.
  */
 import { errorMessage } from '../../base/errorMessage';
-import type { Checker, Verdict, VerifyContext } from '../verdict';
+import * as z from 'zod';
+import { field, type Fields } from '../../schema/fields';
+import type { KindParams } from '../kind';
+import type { Verdict } from '../verdict';
 import { CHECKERS, UNAVAILABLE } from './checkers';
 import { pyStrip } from './text/py';
 import type { Kwargs, Outcome } from './types';
 
-export interface ConstraintsParams {
-  readonly instructions: readonly unknown[];
-  readonly mode?: 'strict' | 'loose';
-  readonly final_only?: boolean;
-}
+/** The parameters of `constraints`: validated against this table, typed by it. */
+export const constraintsFields = {
+  instructions: field(z.array(z.unknown()).min(1), 'The instructions, each `{<id>: {kwargs}}` or a bare id.', [], true),
+  mode: field(z.enum(['strict', 'loose']), '`strict` (default) or `loose`: IFEval\'s 8 response variants.', 'loose'),
+} satisfies Fields;
+
+/** Validated parameters of `constraints`. */
+export type ConstraintsParams = KindParams<typeof constraintsFields>;
 
 /** One instruction's result in `details.results`. */
 export interface InstructionResult {
@@ -111,6 +117,3 @@ export function checkConstraints(response: string, params: ConstraintsParams, pr
   // Only an instruction that could not be checked at all makes the verdict an error.
   return errors.length > 0 ? { ...v, error: 'unavailable' } : v;
 }
-
-export const checkConstraintsKind: Checker = (response: string, params: Record<string, unknown>, ctx: VerifyContext) =>
-  checkConstraints(response, params as unknown as ConstraintsParams, ctx?.task?.prompt ?? '');

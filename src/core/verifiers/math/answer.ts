@@ -8,6 +8,7 @@ import { compareNodes, type CompareContext, type Outcome } from './compare';
 import { extractAnswer, findBoxes, stripDelimiters } from './extract';
 import { parseMath, ParseError } from './latex';
 import { MAX_ANSWER_CHARS, prepare } from './normalize';
+import { at } from '../../util/must';
 
 export type ParseResult = { readonly ok: true; readonly node: Node; readonly units: readonly string[] } | { readonly ok: false; readonly error: string };
 
@@ -30,7 +31,7 @@ export function goldText(raw: string | number): string {
   if (findBoxes(s).length) {
     const c = extractAnswer(s);
     // The same value boxed several times ("\\boxed{004} ... \\boxed{004}") is one answer.
-    if (c?.parts && new Set(c.parts.map((p) => p.replace(/\s+/g, ''))).size === 1) return c.parts[0] as string;
+    if (c?.parts && new Set(c.parts.map((p) => p.replace(/\s+/g, ''))).size === 1) return at(c.parts, 0);
     if (c) return c.text;
   }
   return stripDelimiters(s);

@@ -5,6 +5,9 @@
  * larger step budget and a hard time limit as a last resort. Every path ends in a verdict
  * whose reason says what was extracted and what was expected.
  */
+import * as z from 'zod';
+import { field, type Fields } from '../../schema/fields';
+import type { KindParams } from '../kind';
 import type { Verdict, VerifyContext } from '../verdict';
 import type { Node } from './ast';
 import { isListShaped, parseAnswerText, parseGold, type ParseResult } from './answer';
@@ -15,23 +18,36 @@ import { runInPool } from './pool';
 
 export { disposeMathPool, setMathWorkerPath } from './pool';
 import { printNode } from './print';
+import { at } from '../../util/must';
 
-export interface MathParams {
-  readonly answer?: string | number;
-  readonly answers?: readonly (string | number)[];
-  readonly tolerance?: number;
-  readonly final_only?: boolean;
-  /** Decimal places to round approximations to before comparing, instead of `tolerance`. */
-  readonly precision?: number;
-  /** False: an answer may name its one variable differently (y = 2t + 1 for x = 2t + 1). */
-  readonly strict?: boolean;
-  /** False: no falling back to the last number of a response with no box or answer line. */
-  readonly last_number?: boolean;
-  /** False: a gold interval or set does not accept an inequality (x > 2 for (2, \infty)). */
-  readonly set_relation?: boolean;
-  /** The base the task's integers are written in (2 to 36). */
-  readonly base?: number;
-}
+const answer = z.union([z.string(), z.number()]);
+
+/** The parameters of `math`: validated against this table, typed by it. */
+export const mathFields = {
+  answer: field(answer, 'The gold answer, as LaTeX or plain text: `72`, `\\frac{3}{4}`, `(1, 2]`, `x^2+1`.', '72'),
+  answers: field(z.array(answer).min(1), 'Several acceptable gold answers; any may match.', ['72', '72.0']),
+  tolerance: field(
+    z.number().gt(0).lt(1),
+    'Relative tolerance, used only when a side is a decimal approximation. Default 1e-6.',
+    0.01,
+  ),
+  precision: field(
+    z.number().int().min(0).max(15),
+    'Compare decimal approximations rounded to this many decimal places instead of by `tolerance` (3.1416 equals π with `precision: 4`).',
+    4,
+  ),
+  strict: field(z.boolean(), 'With `false`, an answer in one variable may name it differently (`y = 2t+1` for `x = 2t+1`). Default true.', false),
+  last_number: field(z.boolean(), 'With `false`, a response without a `\\boxed{}` or an answer line has no answer (no falling back to its last number). Default true.', false),
+  set_relation: field(z.boolean(), 'With `false`, a gold interval or set does not accept an inequality (`x > 2` for `(2, \\infty)`). Default true.', false),
+  base: field(
+    z.number().int().min(2).max(36),
+    'The base the task\'s integers are written in: `204` then reads as `204_5` with `base: 5`. Without it a numeral in another base equals only that numeral (`1011_2`, never `11`).',
+    2,
+  ),
+} satisfies Fields;
+
+/** Validated parameters of `math`. */
+export type MathParams = KindParams<typeof mathFields>;
 
 export interface MathCheckOptions extends CompareOptions {
   /** Fall back to the last number in the response (default true). */
@@ -140,7 +156,7 @@ async function checkOne(
     if (distinct.length > 1) {
       return fail(`hedged: boxed ${distinct.length} different values (${clip(distinct.map((d) => printNode(d, 30)).join(', '), 60)}), expected ${expected}`, { ...base, hedge: true, values: distinct.map((d) => printNode(d)) });
     }
-    predText = cand.parts[0] as string;
+    predText = at(cand.parts, 0);
   }
 
   const texts = [predText];

@@ -12,6 +12,7 @@ import { normText } from './normalize';
 import { printNode } from './print';
 import * as R from './rational';
 import { plural } from '../../util/plural';
+import { at } from '../../util/must';
 
 export type Method = 'identical' | 'exact' | 'numeric' | 'symbolic' | 'tolerance' | 'structure' | 'simplify';
 
@@ -98,7 +99,7 @@ function allPairs(a: readonly Node[], b: readonly Node[], c: CompareContext): Ou
   if (a.length !== b.length) return no('structure', `expected ${plural(a.length, 'value')}, got ${b.length}`);
   let method: Method = 'identical';
   for (let i = 0; i < a.length; i++) {
-    const r = compareNodes(a[i] as Node, b[i] as Node, c);
+    const r = compareNodes(at(a, i), at(b, i), c);
     if (r.equal !== true) return r;
     method = stronger(method, r.method);
   }
@@ -116,7 +117,7 @@ function matchUnordered(a: readonly Node[], b: readonly Node[], c: CompareContex
   for (const x of a) {
     let found = false;
     for (let j = 0; j < b.length; j++) {
-      const r = compareNodes(x, b[j] as Node, c);
+      const r = compareNodes(x, at(b, j), c);
       if (r.equal === true) {
         covered[j] = true;
         found = true;
@@ -141,7 +142,7 @@ function compareCollections(g: Node, p: Node, c: CompareContext): Outcome {
   const pu = unordered(p);
   if (gu && pu && namedList(gu) && pu.some((x) => !assignedName(x))) {
     const r = allPairs(gu, pu, c);
-    const names = gu.map((x) => printNode((x as RelNode).args[0] as Node, 20)).join(', ');
+    const names = gu.map((x) => printNode(at((x as RelNode).args, 0), 20)).join(', ');
     return r.equal === false && !r.note ? no(r.method, `unnamed values are read in the order ${names}`) : r;
   }
   if (gu && pu) return matchUnordered(gu, pu, c);
@@ -163,8 +164,8 @@ type IntervalNode = Extract<Node, { t: 'interval' }>;
 
 function asInterval(n: Node): IntervalNode | null {
   if (n.t === 'interval') return n;
-  if (n.t === 'tuple' && n.items.length === 2) return { t: 'interval', lo: n.items[0] as Node, hi: n.items[1] as Node, loOpen: true, hiOpen: true };
-  if (n.t === 'union' && n.items.length === 1) return asInterval(n.items[0] as Node);
+  if (n.t === 'tuple' && n.items.length === 2) return { t: 'interval', lo: at(n.items, 0), hi: at(n.items, 1), loOpen: true, hiOpen: true };
+  if (n.t === 'union' && n.items.length === 1) return asInterval(at(n.items, 0));
   return null;
 }
 
@@ -208,7 +209,7 @@ const isName = (n: Node): boolean => n.t === 'sym' || n.t === 'call';
 
 /** `name = value` (a_1 = 5, f(2) = 5): the name when the node is such an assignment. */
 function assignedName(n: Node): string | null {
-  return n.t === 'rel' && n.ops.length === 1 && n.ops[0] === '=' && isName(n.args[0] as Node) ? key(n.args[0] as Node) : null;
+  return n.t === 'rel' && n.ops.length === 1 && n.ops[0] === '=' && isName(at(n.args, 0)) ? key(at(n.args, 0)) : null;
 }
 
 /**
@@ -224,13 +225,13 @@ function namedList(items: readonly Node[]): boolean {
 /** x = 5+5+1 = 11 ≈ 11.0 becomes x = 11: the last exact member is the value. */
 function collapse(r: RelNode): RelNode {
   const ops: RelOp[] = [];
-  const args: Node[] = [r.args[0] as Node];
+  const args: Node[] = [at(r.args, 0)];
   r.ops.forEach((op, i) => {
     if (op === 'approx' && r.ops.some((o) => o === '=')) return;
     ops.push(op === 'approx' ? '=' : op);
-    args.push(r.args[i + 1] as Node);
+    args.push(at(r.args, i + 1));
   });
-  if (ops.length > 1 && ops.every((o) => o === '=')) return { t: 'rel', ops: ['='], args: [args[0] as Node, args[args.length - 1] as Node] };
+  if (ops.length > 1 && ops.every((o) => o === '=')) return { t: 'rel', ops: ['='], args: [at(args, 0), at(args, args.length - 1)] };
   return { t: 'rel', ops, args };
 }
 
@@ -240,34 +241,34 @@ function compareRelations(g: Node, p: Node, c: CompareContext): Outcome {
   const gr = g.t === 'rel' ? collapse(g) : null;
   const pr = p.t === 'rel' ? collapse(p) : null;
   const eqOnly = (r: RelNode): boolean => r.ops.length === 1 && r.ops[0] === '=';
-  const inOnly = (r: RelNode): boolean => r.ops.length === 1 && r.ops[0] === 'in' && simpleLhs(r.args[0] as Node);
+  const inOnly = (r: RelNode): boolean => r.ops.length === 1 && r.ops[0] === 'in' && simpleLhs(at(r.args, 0));
   const chainLen = (n: Node): number => (n.t === 'rel' ? n.args.length : 0);
   if (gr && pr) {
     if (eqOnly(gr) && eqOnly(pr)) return compareEquations(gr, pr, c);
-    if (inOnly(gr) && inOnly(pr)) return compareNodes(gr.args[1] as Node, pr.args[1] as Node, c);
-    const gs = inOnly(gr) ? (gr.args[1] as Node) : relToSet(gr);
-    const ps = inOnly(pr) ? (pr.args[1] as Node) : relToSet(pr);
+    if (inOnly(gr) && inOnly(pr)) return compareNodes(at(gr.args, 1), at(pr.args, 1), c);
+    const gs = inOnly(gr) ? at(gr.args, 1) : relToSet(gr);
+    const ps = inOnly(pr) ? at(pr.args, 1) : relToSet(pr);
     if (isInequality(gr) && isInequality(pr)) {
       const r = compareInequalities(gr, pr, c);
       if (r.equal === true || !gs || !ps) return r;
       return compareNodes(gs, ps, c);
     }
     // A gold interval accepts a predicted inequality only with setRelation (Math-Verify's flag).
-    if (inOnly(gr) && ps) return c.setRelation !== false ? compareNodes(gr.args[1] as Node, ps, c) : no('structure', 'expected a set, got an inequality (set_relation: false)');
-    if (gs && inOnly(pr)) return compareNodes(gs, pr.args[1] as Node, c);
+    if (inOnly(gr) && ps) return c.setRelation !== false ? compareNodes(at(gr.args, 1), ps, c) : no('structure', 'expected a set, got an inequality (set_relation: false)');
+    if (gs && inOnly(pr)) return compareNodes(gs, at(pr.args, 1), c);
     return no('structure', `expected ${describe(gr)}, got ${describe(pr)}`);
   }
   if (gr) {
     // Gold "x = 3" accepts a bare 3; gold "a + 3z = 0" does not accept 0.
-    if ((eqOnly(gr) && (simpleLhs(gr.args[0] as Node) || chainLen(g) > 2)) || inOnly(gr)) return compareNodes(gr.args[1] as Node, p, c);
+    if ((eqOnly(gr) && (simpleLhs(at(gr.args, 0)) || chainLen(g) > 2)) || inOnly(gr)) return compareNodes(at(gr.args, 1), p, c);
     const s = relToSet(gr);
     if (s) return compareNodes(s, p, c);
     return no('structure', `expected ${describe(gr)}, got ${describe(p)}`);
   }
   if (pr) {
     // A predicted "k = 1" or "1/2 = 10/9" answers with its right-hand side.
-    if (eqOnly(pr) && (simpleLhs(pr.args[0] as Node) || isClosed(pr.args[0] as Node))) return compareNodes(g, pr.args[1] as Node, c);
-    if (inOnly(pr)) return compareNodes(g, pr.args[1] as Node, c);
+    if (eqOnly(pr) && (simpleLhs(at(pr.args, 0)) || isClosed(at(pr.args, 0)))) return compareNodes(g, at(pr.args, 1), c);
+    if (inOnly(pr)) return compareNodes(g, at(pr.args, 1), c);
     if (c.setRelation !== false && (g.t === 'interval' || g.t === 'union')) {
       const s = relToSet(pr);
       if (s) return compareNodes(g, s, c);
@@ -283,8 +284,8 @@ function compareEquations(g: RelNode, p: RelNode, c: CompareContext): Outcome {
   if (c.strict === false) [pl, pr] = renameToGold(g, [pl, pr]);
   // W(n) = 1 and W(x) = 1 define the same function: rename the bound argument.
   if (gl.t === 'call' && pl.t === 'call' && gl.name === pl.name && gl.args.length === 1 && pl.args.length === 1) {
-    const ga = gl.args[0] as Node;
-    const pa = pl.args[0] as Node;
+    const ga = at(gl.args, 0);
+    const pa = at(pl.args, 0);
     if (ga.t === 'sym' && pa.t === 'sym' && !ga.sub && !pa.sub && ga.name !== pa.name) {
       pl = rename(pl, pa.name, ga.name);
       pr = rename(pr, pa.name, ga.name);
@@ -305,7 +306,7 @@ function renameToGold(g: Node, p: [Node, Node]): [Node, Node] {
   const gv = [...freeSymbols(g)];
   const pv = [...new Set([...freeSymbols(p[0]), ...freeSymbols(p[1])])];
   if (gv.length !== 1 || pv.length !== 1 || gv[0] === pv[0]) return p;
-  return [rename(p[0], pv[0] as string, gv[0] as string), rename(p[1], pv[0] as string, gv[0] as string)];
+  return [rename(p[0], at(pv, 0), at(gv, 0)), rename(p[1], at(pv, 0), at(gv, 0))];
 }
 
 /** A copy of the tree with one variable renamed (JSON round trip, BigInts preserved). */
@@ -322,8 +323,8 @@ const isInequality = (r: RelNode): boolean => r.ops.every((o) => o === '<' || o 
 /** Each atom a op b as f op' 0 with op' one of <, <=, != (flipping > and >=). */
 function atoms(r: RelNode): { f: Node; op: '<' | '<=' | '!=' }[] {
   return r.ops.map((op, i) => {
-    const a = r.args[i] as Node;
-    const b = r.args[i + 1] as Node;
+    const a = at(r.args, i);
+    const b = at(r.args, i + 1);
     const minus = (x: Node, y: Node): Node => ({ t: 'add', args: [x, { t: 'neg', arg: y }] });
     if (op === '>' || op === '>=') return { f: minus(b, a), op: op === '>' ? '<' : '<=' };
     return { f: minus(a, b), op: op as '<' | '<=' | '!=' };
@@ -338,8 +339,8 @@ function compareInequalities(g: RelNode, p: RelNode, c: CompareContext): Outcome
   for (const order of [pa, [...pa].reverse()]) {
     let ok = true;
     for (let i = 0; i < ga.length && ok; i++) {
-      const x = ga[i] as (typeof ga)[number];
-      const y = order[i] as (typeof ga)[number];
+      const x = at(ga, i);
+      const y = at(order, i);
       if (x.op !== y.op || !isScalar(x.f) || !isScalar(y.f)) ok = false;
       else ok = proportional(x.f, y.f, c, x.op !== '!=').equal === true;
     }
@@ -353,10 +354,10 @@ function relToSet(r: RelNode): Node | null {
   const inf: Node = { t: 'const', name: 'inf' };
   const ninf: Node = { t: 'neg', arg: inf };
   const isVar = (n: Node): boolean => n.t === 'sym' || n.t === 'call';
-  const isAbsVar = (n: Node): boolean => n.t === 'fn' && n.name === 'abs' && isVar(n.args[0] as Node);
+  const isAbsVar = (n: Node): boolean => n.t === 'fn' && n.name === 'abs' && isVar(at(n.args, 0));
   if (r.ops.length === 1) {
     let [a, b] = r.args as [Node, Node];
-    let op = r.ops[0] as RelOp;
+    let op = at(r.ops, 0);
     if (!isVar(a) && isVar(b)) {
       [a, b] = [b, a];
       op = ({ '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as Record<string, RelOp>)[op] ?? op;
@@ -376,8 +377,8 @@ function relToSet(r: RelNode): Node | null {
     }
   }
   if (r.ops.length === 2) {
-    const mid = r.args[1] as Node;
-    let [lo, hi] = [r.args[0] as Node, r.args[2] as Node];
+    const mid = at(r.args, 1);
+    let [lo, hi] = [at(r.args, 0), at(r.args, 2)];
     let [o1, o2] = r.ops as [RelOp, RelOp];
     if ((o1 === '>' || o1 === '>=') && (o2 === '>' || o2 === '>=')) {
       [lo, hi] = [hi, lo];
@@ -463,7 +464,7 @@ function compareScalars(g: Node, p: Node, c: CompareContext): Outcome {
   if (c.strict === false) {
     const gv = [...freeSymbols(g)];
     const pv = [...freeSymbols(p)];
-    if (gv.length === 1 && pv.length === 1 && gv[0] !== pv[0]) pp = rename(p, pv[0] as string, gv[0] as string);
+    if (gv.length === 1 && pv.length === 1 && gv[0] !== pv[0]) pp = rename(p, at(pv, 0), at(gv, 0));
   }
   const vars = [...new Set([...freeSymbols(g), ...freeSymbols(pp)])];
   const needsPoints = vars.length > 0 || someNode(g, (x) => x.t === 'call' || (x.t === 'sym' && !!x.sub)) || someNode(pp, (x) => x.t === 'call');
@@ -587,8 +588,8 @@ export function expandPm(n: Node): Node {
     });
     return { ...n, items };
   }
-  if (n.t === 'rel' && n.ops.length === 1 && n.ops[0] === '=' && someNode(n.args[1] as Node, (x) => x.t === 'pm')) {
-    return { t: 'rel', ops: n.ops, args: [n.args[0] as Node, expandPm(n.args[1] as Node)] };
+  if (n.t === 'rel' && n.ops.length === 1 && n.ops[0] === '=' && someNode(at(n.args, 1), (x) => x.t === 'pm')) {
+    return { t: 'rel', ops: n.ops, args: [at(n.args, 0), expandPm(at(n.args, 1))] };
   }
   if (!isExpr(n) || !someNode(n, (x) => x.t === 'pm')) return n;
   let variants: Node[] = [n];
@@ -648,7 +649,7 @@ function toMatrix(n: Node): Matrix | null {
     case 'matrix':
       return n.rows.map((r) => [...r]);
     case 'tuple':
-      return n.items.length === 1 ? toMatrix(n.items[0] as Node) : null;
+      return n.items.length === 1 ? toMatrix(at(n.items, 0)) : null;
     case 'neg': {
       const m = toMatrix(n.arg);
       return m && m.map((r) => r.map((x) => ({ t: 'neg', arg: x }) as Node));
@@ -674,7 +675,7 @@ function toMatrix(n: Node): Matrix | null {
         else {
           const left: Matrix = acc;
           if ((left[0]?.length ?? 0) !== m.length) return null;
-          acc = left.map((row) => (m[0] as Node[]).map((_x, j) => ({ t: 'add', args: row.map((x, k) => ({ t: 'mul', args: [x, (m[k] as Node[])[j] as Node] }) as Node) }) as Node));
+          acc = left.map((row) => at(m, 0).map((_x, j) => ({ t: 'add', args: row.map((x, k) => ({ t: 'mul', args: [x, at((m[k] as Node[]), j)] }) as Node) }) as Node));
         }
       }
       if (!acc) return null;

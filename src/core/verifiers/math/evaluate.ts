@@ -8,6 +8,7 @@
 import type { Node } from './ast';
 import * as R from './rational';
 import type { Rational } from './rational';
+import { at } from '../../util/must';
 
 export class TimeoutError extends Error {}
 
@@ -253,8 +254,8 @@ export function lgamma(x: number): number {
   const g = 7;
   const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
   x -= 1;
-  let s = c[0] as number;
-  for (let i = 1; i < g + 2; i++) s += (c[i] as number) / (x + i);
+  let s = at(c, 0);
+  for (let i = 1; i < g + 2; i++) s += at(c, i) / (x + i);
   const t = x + g + 0.5;
   return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(s);
 }

@@ -1,3 +1,4 @@
+import { at } from '../../util/must';
 /**
  * Finds the final answer in a response: the last \boxed{} (brace-matched), an answer line, a
  * short answer on its own, the last math region, or the last number. Every scan here is
@@ -166,7 +167,7 @@ function lastAnswerLine(s: string, offset: number): AnswerLine | null {
   }
   // **X** closing the response is an answer line too (markdown-bold final answers).
   const bold = /\*\*([^*\n]{1,200})\*\*[\s.!]*$/.exec(s.slice(-400));
-  if (bold && !best) best = { at: offset + s.length - 400 + bold.index, content: bold[1] as string, shown: bold[0].trim() };
+  if (bold && !best) best = { at: offset + s.length - 400 + bold.index, content: at(bold, 1), shown: bold[0].trim() };
   return best;
 }
 
@@ -191,7 +192,7 @@ export function answerLineText(line: string): { text: string; fallbacks: string[
   const lead = /^[-+]?(?:\d[\d,]*)?\.?\d+(?:\s*\/\s*\d+)?(?:\s*(?:\\?%|percent\b))?/.exec(c);
   if (lead) fallbacks.push(lead[0]);
   const inner = mathRegions(c);
-  if (inner.length) fallbacks.push((inner[inner.length - 1] as Region).content);
+  if (inner.length) fallbacks.push(at(inner, inner.length - 1).content);
   const num = lastNumber(c);
   if (num) fallbacks.push(num);
   return { text: stripDelimiters(c), fallbacks };
@@ -222,13 +223,13 @@ export function extractAnswer(response: string, opts: ExtractOptions = {}): Cand
   const tail = response.slice(tailStart);
   const line = lastAnswerLine(tail, tailStart);
   if (boxes.length) {
-    const lastBox = boxes[boxes.length - 1] as Box;
+    const lastBox = at(boxes, boxes.length - 1);
     // "The final answer is X" written after the last box wins: the boxes were intermediate.
     if (!(line && line.at >= lastBox.end && !/^#/.test(line.shown))) {
       const group: Box[] = [lastBox];
       for (let k = boxes.length - 2; k >= 0; k--) {
-        const b = boxes[k] as Box;
-        const first = group[0] as Box;
+        const b = at(boxes, k);
+        const first = at(group, 0);
         if (b.end > first.start || !joinable(response.slice(b.end, first.start))) break;
         group.unshift(b);
       }
@@ -257,7 +258,7 @@ export function extractAnswer(response: string, opts: ExtractOptions = {}): Cand
   // A number written after the last math region is the later statement, so it wins.
   if (n && (!r0 || n.at > r0.end)) return { text: n.text, source: 'last number', shown: n.text };
   if (lastRegion.length) {
-    const r = lastRegion[lastRegion.length - 1] as Region;
+    const r = at(lastRegion, lastRegion.length - 1);
     return { text: r.content.trim(), source: 'math region', shown: clip(`$${r.content.trim()}$`), fallbacks: rest.slice(1) };
   }
   return null;

@@ -7,6 +7,7 @@
  */
 import { children, someNode, type Node, type RelOp } from './ast';
 import { fromDecimal, rat, type Rational } from './rational';
+import { at } from '../../util/must';
 
 export class ParseError extends Error {}
 
@@ -71,7 +72,7 @@ function tokenize(s: string): Tok[] {
   };
   while (i < n) {
     if (out.length > MAX_TOKENS) throw new ParseError('answer too long');
-    const c = s[i] as string;
+    const c = at(s, i);
     if (c === ' ' || c === '\n' || c === '\t' || c === '\r') {
       i++;
       continue;
@@ -88,7 +89,7 @@ function tokenize(s: string): Tok[] {
     }
     if (/[a-zA-Z]/.test(c)) {
       let j = i;
-      while (j < n && /[a-zA-Z]/.test(s[j] as string)) j++;
+      while (j < n && /[a-zA-Z]/.test(at(s, j))) j++;
       let w = s.slice(i, j);
       // "1orW(x)": a connector glued to the next name (models drop spaces).
       const glued = /^(or|and)(?=[A-Z])/.exec(w);
@@ -102,7 +103,7 @@ function tokenize(s: string): Tok[] {
       else if (CONNECTORS.has(w.toLowerCase())) out.push({ k: 'op', s: ',' });
       else if (w.length === 2 && !/^(?:cm|mm|km|kg|mg|ml|ft|in|hr|am|pm|is|of|to|be|it|as|at|by|we|so|if|on|no|ok|sq)$/.test(w)) {
         // Two letters are a product in math mode (ab, xy, AB), except the few words above.
-        out.push({ k: 'id', s: w[0] as string }, { k: 'id', s: w[1] as string });
+        out.push({ k: 'id', s: at(w, 0) }, { k: 'id', s: at(w, 1) });
       } else out.push({ k: 'word', s: w });
       continue;
     }
@@ -112,7 +113,7 @@ function tokenize(s: string): Tok[] {
         i++;
         continue;
       }
-      const name = m[1] as string;
+      const name = at(m, 1);
       i += m[0].length;
       if (TEXT_CMDS.has(name)) {
         const content = readGroup();
@@ -250,7 +251,7 @@ class Parser {
         groups.push([]);
         continue;
       }
-      (groups[groups.length - 1] as Node[]).push(this.parseRelation());
+      at(groups, groups.length - 1).push(this.parseRelation());
       const after = this.peek();
       if (after && !(after.k === 'op' && (closers.has(after.s) || after.s === ',' || after.s === ';' || after.s === '\\\\' || after.s === '&')) && after.k !== 'end') {
         throw new ParseError(`unexpected ${describe(after)}`);
@@ -258,7 +259,7 @@ class Parser {
     }
     const nonEmpty = groups.filter((g) => g.length > 0);
     if (nonEmpty.length === 0) throw new ParseError('empty answer');
-    const asNode = (g: Node[]): Node => (g.length === 1 ? (g[0] as Node) : { t: 'list', items: g });
+    const asNode = (g: Node[]): Node => (g.length === 1 ? at(g, 0) : { t: 'list', items: g });
     if (sawSemicolon && nonEmpty.length > 1) return { t: 'list', items: nonEmpty.map(asNode) };
     return asNode(nonEmpty.flat());
   }
@@ -273,7 +274,7 @@ class Parser {
       ops.push(op);
       args.push(this.parseRatio());
     }
-    return ops.length ? { t: 'rel', ops, args } : (args[0] as Node);
+    return ops.length ? { t: 'rel', ops, args } : at(args, 0);
   }
 
   private parseRatio(): Node {
@@ -283,7 +284,7 @@ class Parser {
       if (!this.peek() || relOf(this.peek()) || isOp(this.peek(), ',')) break;
       items.push(this.parseUnion());
     }
-    return items.length > 1 ? { t: 'ratio', items } : (items[0] as Node);
+    return items.length > 1 ? { t: 'ratio', items } : at(items, 0);
   }
 
   private parseUnion(): Node {
@@ -300,7 +301,7 @@ class Parser {
         items.push({ t: 'fn', name: (t as Tok).s, args: [lhs, rhs] });
       } else break;
     }
-    return items.length > 1 ? { t: 'union', items } : (items[0] as Node);
+    return items.length > 1 ? { t: 'union', items } : at(items, 0);
   }
 
   private parseAdd(): Node {
@@ -321,12 +322,12 @@ class Parser {
         terms.push({ t: 'neg', arg: this.parseMul() });
       } else if (isCmd(t, 'pm') || isCmd(t, 'mp')) {
         this.next();
-        const a: Node = terms.length === 1 ? (terms[0] as Node) : { t: 'add', args: terms };
+        const a: Node = terms.length === 1 ? at(terms, 0) : { t: 'add', args: terms };
         pm = { t: 'pm', a, b: this.parseMul(), sign: t?.s === 'mp' ? -1 : 1 };
         terms = [pm];
       } else break;
     }
-    return terms.length === 1 ? (terms[0] as Node) : { t: 'add', args: terms };
+    return terms.length === 1 ? at(terms, 0) : { t: 'add', args: terms };
   }
 
   private startsFactor(t: Tok | undefined): boolean {
@@ -407,7 +408,7 @@ class Parser {
     let len = 0;
     if (isCmd(this.peek(), 'frac')) {
       if (isOp(this.peek(1), '{') && isOp(this.peek(3), '}') && isOp(this.peek(4), '{') && isOp(this.peek(6), '}')) [num, den, len] = [int(2), int(5), 7];
-      else if (this.peek(1)?.k === 'num' && /^\d\d$/.test((this.peek(1) as Tok).s)) [num, den, len] = [BigInt((this.peek(1) as Tok).s[0] as string), BigInt((this.peek(1) as Tok).s[1] as string), 2];
+      else if (this.peek(1)?.k === 'num' && /^\d\d$/.test((this.peek(1) as Tok).s)) [num, den, len] = [BigInt(at((this.peek(1) as Tok).s, 0)), BigInt(at((this.peek(1) as Tok).s, 1)), 2];
     } else if (isOp(this.peek(1), '/')) [num, den, len] = [int(0), int(2), 3];
     if (num === null || den === null || num <= 0n || num >= den) return null;
     const after = this.peek(len);
@@ -522,7 +523,7 @@ class Parser {
     if (t?.k === 'num' && !t.s.includes('.') && t.s.length > 1) {
       // \frac12: the first digit is the numerator; the rest stays for the denominator.
       this.toks[this.i] = { k: 'num', s: t.s.slice(1) };
-      return literal(t.s[0] as string);
+      return literal(at(t.s, 0));
     }
     if (isOp(t, '{')) return this.parseBraced();
     this.enter();
@@ -581,10 +582,10 @@ class Parser {
         if (s === '[' && close.s === ']' && inner.t !== 'num' && inner.t !== 'sym') return inner;
       }
       if (items.length === 2 && (s === '[' || close.s === ']')) {
-        return { t: 'interval', lo: items[0] as Node, hi: items[1] as Node, loOpen: s === '(', hiOpen: close.s === ')' };
+        return { t: 'interval', lo: at(items, 0), hi: at(items, 1), loOpen: s === '(', hiOpen: close.s === ')' };
       }
       if (items.length === 2 && s === '(' && items.some((x) => x.t === 'const' && x.name === 'inf') || (items.length === 2 && items.some((x) => x.t === 'neg' && x.arg.t === 'const' && x.arg.name === 'inf'))) {
-        return { t: 'interval', lo: items[0] as Node, hi: items[1] as Node, loOpen: true, hiOpen: true };
+        return { t: 'interval', lo: at(items, 0), hi: at(items, 1), loOpen: true, hiOpen: true };
       }
       return { t: 'tuple', items };
     }
@@ -670,7 +671,7 @@ class Parser {
     const arg = this.parseFnArg();
     const args = arg.t === 'list' || arg.t === 'tuple' ? [...arg.items] : [arg];
     let call: Node;
-    if (name === 'log' && base) call = { t: 'fn', name: 'logb', args: [args[0] as Node, base] };
+    if (name === 'log' && base) call = { t: 'fn', name: 'logb', args: [at(args, 0), base] };
     else if (name === 'lg') call = { t: 'fn', name: 'log10', args };
     else call = { t: 'fn', name: name === 'log' ? 'ln' : name, args };
     // \sin^{-1} is the inverse function, not a reciprocal.
@@ -690,7 +691,7 @@ class Parser {
         const sub = this.parseScript();
         if (sub.t === 'rel' && sub.ops[0] === '=' && sub.args[0]?.t === 'sym') {
           v = symKey(sub.args[0]);
-          lo = sub.args[1] as Node;
+          lo = at(sub.args, 1);
         } else throw new ParseError('unsupported sum bounds');
       } else if (isOp(this.peek(), '^')) {
         this.next();
@@ -723,11 +724,11 @@ class Parser {
         rows.push([]);
         continue;
       }
-      (rows[rows.length - 1] as Node[]).push(this.parseRelation());
+      at(rows, rows.length - 1).push(this.parseRelation());
     }
     const full = rows.filter((r) => r.length > 0);
     if (full.length === 0) throw new ParseError('empty matrix');
-    const width = (full[0] as Node[]).length;
+    const width = at(full, 0).length;
     if (full.some((r) => r.length !== width)) throw new ParseError('ragged matrix');
     const m: Node = { t: 'matrix', rows: full };
     return env === 'vmatrix' ? { t: 'fn', name: 'det', args: [m] } : m;

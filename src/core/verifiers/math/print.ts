@@ -1,5 +1,6 @@
 /** A readable one-line form of a tree for verdict details ("normalized"), depth- and length-bounded. */
 import type { Node } from './ast';
+import { at } from '../../util/must';
 
 const OPS: Record<string, string> = { '=': '=', '<': '<', '<=': '≤', '>': '>', '>=': '≥', '!=': '≠', in: '∈', approx: '≈' };
 
@@ -33,7 +34,7 @@ function print(n: Node, depth: number): string {
     case 'pm':
       return `${n.a ? p(n.a) + ' ' : ''}${n.sign > 0 ? '±' : '∓'} ${wrap(n.b)}`;
     case 'fn':
-      return n.name === 'factorial' ? `${wrap(n.args[0] as Node)}!` : `${n.name}(${n.args.map(p).join(', ')})`;
+      return n.name === 'factorial' ? `${wrap(at(n.args, 0))}!` : `${n.name}(${n.args.map(p).join(', ')})`;
     case 'call':
       return `${n.name}(${n.args.map(p).join(', ')})`;
     case 'percent':
@@ -41,7 +42,7 @@ function print(n: Node, depth: number): string {
     case 'bigop':
       return `${n.op}(${n.v}=${p(n.lo)}..${p(n.hi)}, ${p(n.body)})`;
     case 'rel':
-      return n.args.map((a, i) => (i > 0 ? ` ${OPS[n.ops[i - 1] as string]} ` : '') + p(a)).join('');
+      return n.args.map((a, i) => (i > 0 ? ` ${OPS[at(n.ops, i - 1)]} ` : '') + p(a)).join('');
     case 'tuple':
       return `(${n.items.map(p).join(', ')})`;
     case 'list':

@@ -9,6 +9,7 @@
  */
 import { RE2JS } from 're2js';
 import { errorMessage } from '../../base/errorMessage';
+import { at } from '../../util/must';
 
 /** A compiled pattern: `test` is true when it matches somewhere in the text, as RegExp#test. */
 export interface LinearRegex {
@@ -95,7 +96,7 @@ function toRe2(src: string, flags: RegexFlags): string {
   let inClass = false;
   let i = 0;
   while (i < src.length) {
-    const c = src[i] as string;
+    const c = at(src, i);
     if (c === '\\') {
       const [text, next] = escape(src, i, inClass);
       out += text;

@@ -32,6 +32,7 @@ import { syllableCount } from '../text/syllables';
 import { wordTokenize } from '../text/treebank';
 import { startsWithVerb } from '../text/verbs';
 import { type InstructionCheck, num, outcome, plural, quote, str } from '../types';
+import { at } from '../../../util/must';
 
 /** IFBench's `_split_words`: lowercase, drop punctuation, split on whitespace. */
 function splitWords(s: string): string[] {
@@ -117,9 +118,9 @@ export function keywordAtPosition(v: string, k: Readonly<Record<string, unknown>
   const m = num(k, 'm');
   const kw = pyStrip(str(k, 'keyword'));
   if (s.length < n) return outcome(false, `${plural(s.length, 'sentence')}, so there is no sentence ${n}`);
-  const words = how.split(s[n - 1] as string);
+  const words = how.split(at(s, n - 1));
   if (words.length < m) return outcome(false, `sentence ${n} has ${plural(words.length, how.unit)}, so there is no word ${m}`);
-  const got = words[m - 1] as string;
+  const got = at(words, m - 1);
   const pass = how.same(got, kw);
   return outcome(pass, pass ? `word ${m} of sentence ${n} is ${quote(kw)}` : `word ${m} of sentence ${n} is ${quote(got)}, needs ${quote(kw)}`);
 }
@@ -163,7 +164,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     return outcome(found.size >= want, `${plural(found.size, 'different coordinating conjunction')}, needs at least ${want}`, { conjunctions: [...found] });
   },
   'count:person_names': (v, k) => {
-    const found = [...new Set(Array.from(v.matchAll(NAME_RE), (m) => m[1] as string))];
+    const found = [...new Set(Array.from(v.matchAll(NAME_RE), (m) => at(m, 1)))];
     const want = num(k, 'N');
     return outcome(found.length >= want, `${plural(found.length, 'name')} from the list, needs at least ${want}`, { names: found });
   },
@@ -185,12 +186,12 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
   'words:alphabet': (v) => {
     const words = pySplit(stripPunctSpace(removePunctuation(v)));
     if (words.length === 0) return outcome(false, 'no words');
-    let letter = (codePoints(words[0] as string)[0] ?? '').toLowerCase();
-    if (!ASCII_LOWER.includes(letter) || letter === '') return outcome(false, `the first word ${quote(words[0] as string)} does not start with a letter a-z`);
+    let letter = (codePoints(at(words, 0))[0] ?? '').toLowerCase();
+    if (!ASCII_LOWER.includes(letter) || letter === '') return outcome(false, `the first word ${quote(at(words, 0))} does not start with a letter a-z`);
     for (let i = 1; i < words.length; i++) {
-      const w = stripPunctSpace(words[i] as string).toLowerCase();
+      const w = stripPunctSpace(at(words, i)).toLowerCase();
       if (!w) continue;
-      letter = ASCII_LOWER[(ASCII_LOWER.indexOf(letter) + 1) % 26] as string;
+      letter = at(ASCII_LOWER, (ASCII_LOWER.indexOf(letter) + 1) % 26);
       if (codePoints(w)[0] !== letter) return outcome(false, `word ${i + 1} ${quote(w)} should start with ${quote(letter)}`);
     }
     return outcome(true, 'each word starts with the next letter');
@@ -198,14 +199,14 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
   'words:vowel': (v) => {
     const paragraphs = pyStrip(v).split('\n');
     if (paragraphs.length !== 1) return outcome(false, `${plural(paragraphs.length, 'line')}, needs one paragraph`);
-    const used = new Set([...(paragraphs[0] as string).toLowerCase()].filter((c) => 'aeiou'.includes(c)));
+    const used = new Set([...at(paragraphs, 0).toLowerCase()].filter((c) => 'aeiou'.includes(c)));
     return outcome(used.size <= 3, `uses ${plural(used.size, 'distinct vowel')} (${[...used].sort().join('')}), needs at most 3`, { vowels: [...used].sort() });
   },
   'words:consonants': (v) => {
     const cons = 'bcdfghjklmnpqrstvwxyz';
     for (const w of pySplit(pyStrip(v.toLowerCase()))) {
       let ok = false;
-      for (let i = 0; i + 1 < w.length; i++) if (cons.includes(w[i] as string) && cons.includes(w[i + 1] as string)) { ok = true; break; }
+      for (let i = 0; i + 1 < w.length; i++) if (cons.includes(at(w, i)) && cons.includes(at(w, i + 1))) { ok = true; break; }
       if (!ok) return outcome(false, `${quote(w)} has no consonant cluster`);
     }
     return outcome(true, 'every word has a consonant cluster');
@@ -219,7 +220,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
       let run = 0;
       let prevAll = false;
       for (let i = 0; i + 1 < words.length; i++) {
-        if (codePoints(words[i] as string)[0] === codePoints(words[i + 1] as string)[0]) {
+        if (codePoints(at(words, i))[0] === codePoints(at(words, i + 1))[0]) {
           run += prevAll ? 1 : 2;
           prevAll = true;
         } else prevAll = false;
@@ -303,13 +304,13 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
   'format:emoji': (v) => {
     const s = sentences(v);
     for (let i = 0; i < s.length; i++) {
-      const stripped = codePoints(pyStrip(removePunctuation(s[i] as string)));
+      const stripped = codePoints(pyStrip(removePunctuation(at(s, i))));
       if (stripped.length === 0) return outcome(false, `sentence ${i + 1} is empty`);
       const last = stripped[stripped.length - 1];
       const second = stripped.length > 1 ? stripped[stripped.length - 2] : last;
       if (!isEmoji(last) && !isEmoji(second)) {
         if (i < s.length - 1) {
-          const next = codePoints(pyStrip(removePunctuation(s[i + 1] as string)));
+          const next = codePoints(pyStrip(removePunctuation(at(s, i + 1))));
           if (next.length === 0 || !isEmoji(next[0])) return outcome(false, `sentence ${i + 1} does not end with an emoji`);
         } else return outcome(false, `sentence ${i + 1} does not end with an emoji`);
       }
@@ -329,7 +330,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const n = num(k, 'N');
     const words = pySplit(v);
     for (let i = 0; i < words.length; i++) {
-      const w = stripPunctSpace(words[i] as string);
+      const w = stripPunctSpace(at(words, i));
       if ((i + 1) % n === 0 && w && !isDigits(w) && !JAPANESE.test(w)) return outcome(false, `word ${i + 1} ${quote(w)} is not Japanese`);
     }
     return outcome(true, `every ${n}th word is Japanese`);
@@ -351,7 +352,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const n = num(k, 'N');
     const word = str(k, 'word');
     if (s.length < n) return outcome(false, `${plural(s.length, 'sentence')}, so there is no sentence ${n}`);
-    const pass = new RegExp(`${B}${escapeRegExp(word)}${B}`, 'iu').test(s[n - 1] as string);
+    const pass = new RegExp(`${B}${escapeRegExp(word)}${B}`, 'iu').test(at(s, n - 1));
     return outcome(pass, pass ? `sentence ${n} contains ${quote(word)}` : `sentence ${n} does not contain ${quote(word)}`);
   },
   'count:pronouns': (v, k) => {
@@ -363,18 +364,18 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const words = pySplit(removePunctuation(v).toLowerCase()).filter((w) => pyStrip(w));
     const parity = words.map((w) => syllableCount(w) % 2);
     for (let i = 0; i + 1 < parity.length; i++) {
-      if (parity[i] === parity[i + 1]) return outcome(false, `${quote(words[i] as string)} and ${quote(words[i + 1] as string)} both have ${parity[i] ? 'an odd' : 'an even'} number of syllables`);
+      if (parity[i] === parity[i + 1]) return outcome(false, `${quote(at(words, i))} and ${quote(at(words, i + 1))} both have ${parity[i] ? 'an odd' : 'an even'} number of syllables`);
     }
     return outcome(true, 'syllable counts alternate between odd and even');
   },
   'words:last_first': (v) => {
     const s = sentences(v);
     for (let i = 0; i + 1 < s.length; i++) {
-      const last = pySplit(stripPunctSpace(s[i] as string, 'right'));
-      const first = pySplit(stripPunctSpace(s[i + 1] as string, 'left'));
+      const last = pySplit(stripPunctSpace(at(s, i), 'right'));
+      const first = pySplit(stripPunctSpace(at(s, i + 1), 'left'));
       if (!last.length || !first.length) return outcome(false, `sentence ${i + 1} or ${i + 2} has no words`);
-      const a = (last[last.length - 1] as string).toLowerCase();
-      const b = (first[0] as string).toLowerCase();
+      const a = at(last, last.length - 1).toLowerCase();
+      const b = at(first, 0).toLowerCase();
       if (a !== b) return outcome(false, `sentence ${i + 1} ends with ${quote(a)} but sentence ${i + 2} starts with ${quote(b)}`);
     }
     return outcome(true, 'each sentence starts with the last word of the one before');
@@ -385,7 +386,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
       if (!p) continue;
       const words = pySplit(stripPunctSpace(p));
       if (!words.length) continue;
-      if (words[0] !== words[words.length - 1]) return outcome(false, `a paragraph starts with ${quote(words[0] as string)} but ends with ${quote(words[words.length - 1] as string)}`);
+      if (words[0] !== words[words.length - 1]) return outcome(false, `a paragraph starts with ${quote(at(words, 0))} but ends with ${quote(at(words, words.length - 1))}`);
     }
     return outcome(true, 'each paragraph ends with its first word');
   },
@@ -395,14 +396,14 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const step = num(k, 'small_n');
     const counts = s.map((x) => pySplit(removePunctuation(x)).length);
     for (let i = 1; i < counts.length; i++) {
-      if (counts[i] !== (counts[i - 1] as number) + step) return outcome(false, `sentence ${i + 1} has ${counts[i]} words after ${counts[i - 1]}, needs ${(counts[i - 1] as number) + step}`, { words: counts });
+      if (counts[i] !== at(counts, i - 1) + step) return outcome(false, `sentence ${i + 1} has ${counts[i]} words after ${counts[i - 1]}, needs ${at(counts, i - 1) + step}`, { words: counts });
     }
     return outcome(true, `each sentence has ${step} more words than the one before`, { words: counts });
   },
   'words:no_consecutive': (v) => {
     const words = splitWords(v);
     for (let i = 0; i + 1 < words.length; i++) {
-      if (codePoints(words[i] as string)[0] === codePoints(words[i + 1] as string)[0]) return outcome(false, `${quote(words[i] as string)} and ${quote(words[i + 1] as string)} start with the same letter`);
+      if (codePoints(at(words, i))[0] === codePoints(at(words, i + 1))[0]) return outcome(false, `${quote(at(words, i))} and ${quote(at(words, i + 1))} start with the same letter`);
     }
     return outcome(true, 'no two adjacent words share a first letter');
   },
@@ -410,7 +411,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const lines = removeBlankLinesLikePython(v.split('\n'));
     const indent = (l: string): number => l.length - stripChars(l, ' ', 'left').length;
     for (let i = 0; i + 1 < lines.length; i++) {
-      if (indent(lines[i + 1] as string) <= indent(lines[i] as string)) return outcome(false, `line ${i + 2} is indented ${indent(lines[i + 1] as string)} spaces, not more than the ${indent(lines[i] as string)} before it`);
+      if (indent(at(lines, i + 1)) <= indent(at(lines, i))) return outcome(false, `line ${i + 2} is indented ${indent(at(lines, i + 1))} spaces, not more than the ${indent(at(lines, i))} before it`);
     }
     return outcome(true, 'every line is indented more than the one before');
   },
@@ -517,9 +518,9 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const s = sentences(v);
     if (s.length !== 26) return outcome(false, `${plural(s.length, 'sentence')}, needs 26`);
     for (let i = 0; i < 26; i++) {
-      const t = codePoints(s[i] as string);
+      const t = codePoints(at(s, i));
       let j = 0;
-      while (j < t.length && (PUNCTUATION.includes(t[j] as string) || ' \t\n\r\v\f'.includes(t[j] as string))) j++;
+      while (j < t.length && (PUNCTUATION.includes(at(t, j)) || ' \t\n\r\v\f'.includes(at(t, j)))) j++;
       const first = t[j];
       if (first === undefined) return outcome(false, `sentence ${i + 1} is empty`);
       if (first.toLowerCase() !== String.fromCharCode(97 + i)) return outcome(false, `sentence ${i + 1} starts with ${quote(first)}, needs ${String.fromCharCode(65 + i)}`);
@@ -530,7 +531,7 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const caps = asciiFold(v).split(',').filter((c) => pyStrip(c));
     if (caps.length !== CAPITALS.length) return outcome(false, `${plural(caps.length, 'capital')}, needs ${CAPITALS.length}`);
     const bad = caps.findIndex((c, i) => pyStrip(c) !== CAPITALS[i]);
-    return outcome(bad < 0, bad < 0 ? 'the 27 capitals from north to south' : `capital ${bad + 1} is ${quote(pyStrip(caps[bad] as string))}, needs ${CAPITALS[bad]}`);
+    return outcome(bad < 0, bad < 0 ? 'the 27 capitals from north to south' : `capital ${bad + 1} is ${quote(pyStrip(at(caps, bad)))}, needs ${CAPITALS[bad]}`);
   },
   'custom:csv_city': (v) => {
     const data = readCsv(v);
@@ -585,8 +586,8 @@ export const IFBENCH_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const words = wordsWithoutPunctuation(v);
     const kw = pyStrip(str(k, 'keyword')).toLowerCase();
     if (words.length < 2) return outcome(false, `${plural(words.length, 'word')}, needs at least 2`);
-    const a = (words[1] as string).toLowerCase();
-    const b = (words[words.length - 2] as string).toLowerCase();
+    const a = at(words, 1).toLowerCase();
+    const b = at(words, words.length - 2).toLowerCase();
     const pass = a === b && b === kw;
     return outcome(pass, pass ? `second and second-to-last words are ${quote(kw)}` : `second word ${quote(a)}, second-to-last ${quote(b)}, needs ${quote(kw)}`);
   },

@@ -34,6 +34,7 @@ import {
   strList,
   unavailable,
 } from '../types';
+import { at } from '../../../util/must';
 
 const SP = `[${PY_SPACE_CLASS}]`;
 
@@ -42,7 +43,7 @@ export function dividerParagraphs(value: string): { count: number; emptyInside: 
   const parts = value.split(new RegExp(`${SP}?\\*\\*\\*${SP}?`, 'u'));
   let count = parts.length;
   for (let i = 0; i < parts.length; i++) {
-    if (pyStrip(parts[i] as string) === '') {
+    if (pyStrip(at(parts, i)) === '') {
       if (i === 0 || i === parts.length - 1) count--;
       else return { count, emptyInside: true };
     }
@@ -61,7 +62,7 @@ function countBulletLines(value: string, marker: '*' | '-'): number {
   const ws = new RegExp(SP, 'u');
   while (i <= n) {
     let j = i;
-    while (j < n && ws.test(value[j] as string)) j++;
+    while (j < n && ws.test(at(value, j))) j++;
     if (j < n && value[j] === marker && (marker === '-' || (j + 1 < n && value[j + 1] !== '*'))) {
       count++;
       const from = marker === '*' ? j + 2 : j + 1;
@@ -256,13 +257,13 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const parts = value.split('******');
     const valid: string[] = [];
     for (let i = 0; i < parts.length; i++) {
-      const p = parts[i] as string;
+      const p = at(parts, i);
       if (!pyStrip(p)) {
         if (i !== 0 && i !== parts.length - 1) return outcome(false, 'an empty response between two `******` separators');
       } else valid.push(p);
     }
     if (valid.length !== 2) return outcome(false, `${plural(valid.length, 'response')} separated by \`******\`, needs exactly 2`, { responses: valid.length });
-    const same = pyStrip(valid[0] as string) === pyStrip(valid[1] as string);
+    const same = pyStrip(at(valid, 0)) === pyStrip(at(valid, 1));
     return outcome(!same, same ? 'the two responses are the same' : 'two different responses', { responses: 2 });
   },
   'combination:repeat_prompt': (value, k) => {

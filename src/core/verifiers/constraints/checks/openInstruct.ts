@@ -9,6 +9,7 @@ import { sentences } from '../text/punkt';
 import { B, codePoints, countLiteral, escapeRegExp, pySplit, pyStrip } from '../text/py';
 import { wordTokenize } from '../text/treebank';
 import { compare, type InstructionCheck, num, outcome, plural, quote, str } from '../types';
+import { at } from '../../../util/must';
 
 const ratio = (a: string, b: string): boolean => pyStrip(a).toLowerCase() === pyStrip(b).toLowerCase();
 
@@ -46,7 +47,7 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const gold = sentences(v.split('-').join(' '));
     const parts = v.split('-');
     for (let i = 0; i < Math.min(parts.length, gold.length); i++) {
-      const s = parts[i] as string;
+      const s = at(parts, i);
       if (pyStrip(s) !== s) return outcome(false, `a space around the hyphen before or after ${quote(s)}`);
       if (s !== gold[i]) return outcome(false, `${quote(s)} is not one sentence`);
     }
@@ -55,10 +56,10 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
   'keywords:no_adjacent_consecutive': (v) => {
     const words = pySplit(v);
     for (let i = 0; i + 1 < words.length; i++) {
-      const a = (codePoints(words[i] as string)[0] ?? '').toLowerCase();
-      const b = (codePoints(words[i + 1] as string)[0] ?? '').toLowerCase();
-      if (codePoints(a).length !== 1 || codePoints(b).length !== 1) return outcome(false, `${quote(words[i] as string)} or ${quote(words[i + 1] as string)} has no single first letter`);
-      if (b.codePointAt(0)! - a.codePointAt(0)! === 1) return outcome(false, `${quote(words[i] as string)} and ${quote(words[i + 1] as string)} start with consecutive letters`);
+      const a = (codePoints(at(words, i))[0] ?? '').toLowerCase();
+      const b = (codePoints(at(words, i + 1))[0] ?? '').toLowerCase();
+      if (codePoints(a).length !== 1 || codePoints(b).length !== 1) return outcome(false, `${quote(at(words, i))} or ${quote(at(words, i + 1))} has no single first letter`);
+      if (b.codePointAt(0)! - a.codePointAt(0)! === 1) return outcome(false, `${quote(at(words, i))} and ${quote(at(words, i + 1))} start with consecutive letters`);
     }
     return outcome(true, 'no adjacent words start with consecutive letters');
   },
@@ -87,7 +88,7 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const parts = v.split('\n\n');
     let count = parts.length;
     for (let i = 0; i < parts.length; i++) {
-      if (!pyStrip(parts[i] as string)) {
+      if (!pyStrip(at(parts, i))) {
         if (i === 0 || i === parts.length - 1) count--;
         else return outcome(false, 'an empty paragraph between two blank lines');
       }
@@ -127,7 +128,7 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
   'detectable_format:bigram_wrapping': (v) => {
     const words = pySplit(v);
     for (let i = 0; i + 1 < words.length; i += 2) {
-      if (!((words[i] as string).startsWith('<<') && (words[i + 1] as string).endsWith('>>'))) return outcome(false, `${quote(`${words[i]} ${words[i + 1]}`)} is not wrapped in << >>`);
+      if (!(at(words, i).startsWith('<<') && at(words, i + 1).endsWith('>>'))) return outcome(false, `${quote(`${words[i]} ${words[i + 1]}`)} is not wrapped in << >>`);
     }
     return outcome(true, 'every word pair is wrapped in << >>');
   },
@@ -194,8 +195,8 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
   'keywords:start_end': (v) => {
     const words = wordTokenize(v);
     if (words.length < 2) return outcome(false, `${plural(words.length, 'token')}, needs at least 2`);
-    const a = (words[0] as string).toLowerCase();
-    const b = (words[words.length - 1] as string).toLowerCase();
+    const a = at(words, 0).toLowerCase();
+    const b = at(words, words.length - 1).toLowerCase();
     return outcome(a === b, a === b ? `starts and ends with ${quote(a)}` : `starts with ${quote(a)} but ends with ${quote(b)}`);
   },
 };

@@ -1,3 +1,4 @@
+import { at } from '../../../util/must';
 /*
  * Python's `csv.reader` with the default (excel) dialect and a chosen delimiter, over
  * `io.StringIO(text)`: quoted fields may span lines, `""` inside quotes is one quote, a quote
@@ -37,7 +38,7 @@ export function readCsv(text: string, delimiter = ','): string[][] {
   // for StringIO; csv treats \r and \n alike outside quotes).
   for (let i = 0; i <= text.length; i++) {
     const eol = i === text.length;
-    const c = eol ? '' : (text[i] as string);
+    const c = eol ? '' : at(text, i);
     switch (state) {
       case S.StartRecord:
         if (eol) break;

@@ -17,6 +17,7 @@
  *   whole-text n-gram count does, instead of by which trigrams happen to rank first.
  */
 import { STOPWORDS } from './punkt';
+import { at } from '../../../util/must';
 import type { francAll as francAllFn } from 'franc' with { 'resolution-mode': 'import' };
 
 /**
@@ -93,7 +94,7 @@ function detectText(text: string): string | null {
     if (code !== null) weight.set(code, (weight.get(code) ?? 0) + letterCount(p));
   }
   if (weight.size === 0) return detectBlock(text);
-  if (weight.size === 1) return [...weight.keys()][0] as string;
+  if (weight.size === 1) return at([...weight.keys()], 0);
   return [...weight].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
 }
 

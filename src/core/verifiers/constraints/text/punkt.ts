@@ -19,6 +19,7 @@
  * without the table the case of the initial tells the two apart.
  */
 import { memo, PY_SPACE_CLASS } from './py';
+import { at } from '../../../util/must';
 
 const ABBREVIATIONS = new Set(
   ('ct m.j t a.c n.h ms p.a.m dr pa p.m u.k st dec u.s.a lt g.k adm p h.m ga tenn yr sen n.c j.j d.h s.g inc vs ' +
@@ -155,8 +156,8 @@ function annotate(tokens: Tok[]): void {
     }
   }
   for (let i = 0; i + 1 < tokens.length; i++) {
-    const a = tokens[i] as Tok;
-    const b = tokens[i + 1] as Tok;
+    const a = at(tokens, i);
+    const b = at(tokens, i + 1);
     if (!a.periodFinal) continue;
     const typ = typeNoPeriod(a);
     const nextTyp = typeNoSentPeriod(b);
@@ -225,12 +226,12 @@ function breaksAfter(text: string, c: Candidate): boolean {
 function containsSentbreak(context: string): boolean {
   const toks = wordTokens(context);
   annotate(toks);
-  for (let i = 0; i + 1 < toks.length; i++) if ((toks[i] as Tok).sentbreak) return true;
+  for (let i = 0; i + 1 < toks.length; i++) if (at(toks, i).sentbreak) return true;
   return false;
 }
 
 function lastWhitespaceIndex(text: string): number {
-  for (let i = text.length - 1; i >= 0; i--) if (PY_WHITESPACE.has(text[i] as string)) return i;
+  for (let i = text.length - 1; i >= 0; i--) if (PY_WHITESPACE.has(at(text, i))) return i;
   return 0;
 }
 
@@ -285,7 +286,7 @@ function sentencesOf(text: string): string[] {
   const out: string[] = [];
   let realign = 0;
   for (let i = 0; i < slices.length; i++) {
-    const [s1, e1] = slices[i] as [number, number];
+    const [s1, e1] = at(slices, i);
     const start = s1 + realign;
     const next = slices[i + 1];
     if (!next) {

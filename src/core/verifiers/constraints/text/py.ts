@@ -1,3 +1,4 @@
+import { at } from '../../../util/must';
 /*
  * Python string semantics the peers' checkers rely on, written for JavaScript strings.
  * The peers are Python: `str.split()`, `str.strip(chars)`, `str.isupper()`, `len()` (code
@@ -66,8 +67,8 @@ export function stripChars(s: string, chars: string, side: 'both' | 'left' | 'ri
   }
   let a = 0;
   let b = s.length;
-  if (side !== 'right') while (a < b && set.has(s[a] as string)) a++;
-  if (side !== 'left') while (b > a && set.has(s[b - 1] as string)) b--;
+  if (side !== 'right') while (a < b && set.has(at(s, a))) a++;
+  if (side !== 'left') while (b > a && set.has(at(s, b - 1))) b--;
   return s.slice(a, b);
 }
 
@@ -81,7 +82,7 @@ export function removePunctuation(s: string): string {
   let out = '';
   let start = 0;
   for (let i = 0; i < s.length; i++) {
-    if (PUNCT_SET.has(s[i] as string)) {
+    if (PUNCT_SET.has(at(s, i))) {
       out += s.slice(start, i);
       start = i + 1;
     }

@@ -7,6 +7,7 @@
  */
 import { B, memo, W } from './py';
 import { sentences } from './punkt';
+import { at } from '../../../util/must';
 
 type Rule = readonly [RegExp, string];
 
@@ -62,9 +63,9 @@ const CLOSERS = new Set([']', ')', '}', '>', '"', "'"]);
  */
 function splitFinalPeriod(text: string, spaced: boolean): string {
   let end = text.length;
-  while (end > 0 && /\s/u.test(text[end - 1] as string)) end--;
+  while (end > 0 && /\s/u.test(at(text, end - 1))) end--;
   let k = end;
-  while (k > 0 && CLOSERS.has(text[k - 1] as string)) k--;
+  while (k > 0 && CLOSERS.has(at(text, k - 1))) k--;
   if (k < 2 || text[k - 1] !== '.' || text[k - 2] === '.') return text;
   const closers = text.slice(k, end);
   return `${text.slice(0, k - 1)} .${spaced ? ' ' : ''}${closers} `;
