@@ -76,7 +76,7 @@ function parseArgs(argv: readonly string[]): AuditArgs {
         a.probes = new Set(value().split(',').map((s) => s.trim()).filter(Boolean));
         if (!a.probes.size) throw new UsageError('--probes needs probe ids or families');
         const unknown = unknownProbeNames(a.probes);
-        if (unknown.length) throw new UsageError(`--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probe names (${PROBE_NAMES.slice(0, 4).join(', ')}, ...: the README lists them); got ${unknown.map((u) => `'${u}'`).join(', ')}`);
+        if (unknown.length) throw new UsageError(`--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probe names (${PROBE_NAMES.slice(0, 4).join(', ')}, ...: docs/cli.md lists them); got ${unknown.map((u) => `'${u}'`).join(', ')}`);
         break;
       case '--fail-on': {
         const v = value();

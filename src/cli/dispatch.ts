@@ -106,7 +106,7 @@ Commands:
 
 Options:
   --allow-weak-isolation  (test, run, audit, env) let code and script verifiers run without the full
-                  sandbox (bubblewrap); without it they are refused there. See README, Isolation.
+                  sandbox (bubblewrap); without it they are refused there. See docs/security.md, Isolation.
   --trust-endpoint URL    a task file's model profiles may send their key and \${env:...} headers
                   to URL (or a host); elsewhere they go without them. Repeatable.
   --allow-key-env VAR@HOST  the same for one variable only (HOST may be a URL). The same

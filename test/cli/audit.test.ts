@@ -162,7 +162,7 @@ void test('audit --probes: an unknown family or probe is a usage error that list
   const r = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'degenerate,nonsense'], {}, 30_000);
   assert.equal(r.code, 2, r.stdout + r.stderr);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, /--probes takes probe families \(degenerate, hedge, wrong-answer, right-answer, format-only, code-exploit, code-mutant, injection, agent, calibration\) or probe names \(empty, whitespace, refusal, echo-prompt, \.\.\.: the README lists them\); got 'nonsense'$/m);
+  assert.match(r.stderr, /--probes takes probe families \(degenerate, hedge, wrong-answer, right-answer, format-only, code-exploit, code-mutant, injection, agent, calibration\) or probe names \(empty, whitespace, refusal, echo-prompt, \.\.\.: docs\/cli\.md lists them\); got 'nonsense'$/m);
   // Probe names and ids with their case number are known.
   const ok = await runCliProcess(['audit', 'test/fixtures/audit/sound.vtask', '--probes', 'option-B,mutant,perturbed-number', '--json'], {}, 60_000);
   assert.equal(ok.code, 0, ok.stderr);

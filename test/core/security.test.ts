@@ -224,7 +224,7 @@ bypassesAtEveryLevel('javascript', JS_BYPASSES, 'function add(a, b) { return a +
 
 type Probe = 'environment' | 'read outside' | 'write outside' | 'network' | 'kill a host process' | 'background process' | 'fork bomb' | 'memory bomb' | 'endless output';
 
-/** What each level promises to deny (README, Isolation). A level's other probes are reported, not asserted. */
+/** What each level promises to deny (docs/security.md, Isolation). A level's other probes are reported, not asserted. */
 const PROMISES: Record<Method, readonly Probe[]> = {
   bwrap: ['environment', 'read outside', 'write outside', 'network', 'kill a host process', 'background process', 'fork bomb', 'memory bomb', 'endless output'],
   unshare: ['environment', 'network', 'kill a host process', 'background process', 'fork bomb', 'memory bomb', 'endless output'],
