@@ -7,6 +7,8 @@
 // missing test or an equivalent mutant; the equivalent mutants found are listed, with why, in
 // test/mutation-equivalent.md and left out of the scope. The last line is one JSON object.
 //   node scripts/mutation.mjs [--only=SUBSTRING|SUBSTRING...]   (npm run mutation)
+//   node scripts/mutation.mjs --check   every target is still in its file (no test runs; a unit
+//                                       test runs this, so an edit cannot silently retire a mutant)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -162,6 +164,25 @@ function mutate(source, find, replace, nth = 0) {
     if (at < 0) throw new Error(`mutation target not found (occurrence ${nth}): ${JSON.stringify(find)}`);
   }
   return source.slice(0, at) + replace + source.slice(at + find.length);
+}
+
+if (process.argv.includes('--check')) {
+  const missing = [];
+  let n = 0;
+  for (const { file, mutations } of SCOPE) {
+    const source = fs.readFileSync(path.join(root, file), 'utf8');
+    for (const [name, find, replace, nth] of mutations) {
+      n++;
+      try {
+        if (mutate(source, find, replace, nth) === source) missing.push(`${file}: ${name}: the mutation changes nothing`);
+      } catch (e) {
+        missing.push(`${file}: ${name}: ${e.message}`);
+      }
+    }
+  }
+  for (const m of missing) console.error(m);
+  console.log(`${n - missing.length}/${n} mutation targets found`);
+  process.exit(missing.length ? 1 : 0);
 }
 
 const t0 = Date.now();
