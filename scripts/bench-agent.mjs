@@ -22,7 +22,14 @@ const CALLS = Number(process.env.BENCH_AGENT_CALLS ?? 300);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-agent-'));
 // The sandbox's user must be able to read the environments.
 fs.chmodSync(tmp, 0o755);
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
 await esbuild.build({
   ...common,
   stdin: {
@@ -53,7 +60,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const figures = {};
 
 try {
-  for (const [label, run] of [['js', 'kv_store.mjs'], ['executable', 'kv_store.py']]) {
+  for (const [label, run] of [
+    ['js', 'kv_store.mjs'],
+    ['executable', 'kv_store.py'],
+  ]) {
     const starts = [];
     let env;
     for (let i = 0; i < STARTS; i++) {
@@ -68,10 +78,16 @@ try {
     await env.close();
     figures[`${label}_startup_ms`] = Math.round(median(starts));
     figures[`${label}_call_us`] = Math.round(perCall * 1000);
-    console.log(`environment (${label}, ${env.isolation.split(':')[0]}): start-up median ${figures[`${label}_startup_ms`]} ms over ${STARTS}, ${figures[`${label}_call_us`]} µs per tool call over ${CALLS}`);
+    console.log(
+      `environment (${label}, ${env.isolation.split(':')[0]}): start-up median ${figures[`${label}_startup_ms`]} ms over ${STARTS}, ${figures[`${label}_call_us`]} µs per tool call over ${CALLS}`,
+    );
   }
 
-  const profile = agent.profileFromEntry('bench', { base_url: `http://127.0.0.1:${port}/v1`, model: 'test-model', concurrency: CONCURRENCY });
+  const profile = agent.profileFromEntry('bench', {
+    base_url: `http://127.0.0.1:${port}/v1`,
+    model: 'test-model',
+    concurrency: CONCURRENCY,
+  });
   const provider = new agent.OpenAIProvider(profile);
   const content = `Which capital is stored under fr?\nvtask-test-script: ${JSON.stringify([{ calls: [{ get: { key: 'fr' } }] }, { answer: '<answer>Paris</answer>' }])}`;
   const cacheDir = path.join(tmp, 'cache');
@@ -85,7 +101,13 @@ try {
         while (next < TRAJECTORIES) {
           const index = next++;
           const r = await agent.runAgentSample({
-            profile, provider, index, maxTurns: 4, cache, signal: never, environmentKey: { run: 'kv_store.mjs' },
+            profile,
+            provider,
+            index,
+            maxTurns: 4,
+            cache,
+            signal: never,
+            environmentKey: { run: 'kv_store.mjs' },
             request: { messages: [{ role: 'user', content }], seed: 1 },
             start: (signal) => agent.startEnvironment({ run: 'kv_store.mjs' }, { dir: envDir, trusted: true, signal }),
           });
@@ -99,7 +121,9 @@ try {
   figures.trajectories_per_s = +(await pass()).toFixed(1);
   figures.cached_trajectories_per_s = Math.round(await pass());
   cache.close();
-  console.log(`agent loop, concurrency ${CONCURRENCY}, ${TRAJECTORIES} trajectories of 2 turns, a fresh JS environment each: ${figures.trajectories_per_s} trajectories/s; replayed from the cache: ${figures.cached_trajectories_per_s}/s`);
+  console.log(
+    `agent loop, concurrency ${CONCURRENCY}, ${TRAJECTORIES} trajectories of 2 turns, a fresh JS environment each: ${figures.trajectories_per_s} trajectories/s; replayed from the cache: ${figures.cached_trajectories_per_s}/s`,
+  );
 } finally {
   server.kill();
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -25,5 +25,14 @@ for (const aliases of [0, 10, 100, 200, 1000]) {
   const parsed = parseTaskFile(text);
   const cpu = process.cpuUsage(t0);
   const errors = parsed.issues.filter((i) => i.severity === 'error').length;
-  console.log(JSON.stringify({ bench: 'aliases', bytes: text.length, tasks: parsed.tasks.length, aliases, errors, cpu_ms: Math.round((cpu.user + cpu.system) / 1000) }));
+  console.log(
+    JSON.stringify({
+      bench: 'aliases',
+      bytes: text.length,
+      tasks: parsed.tasks.length,
+      aliases,
+      errors,
+      cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+    }),
+  );
 }

@@ -16,11 +16,15 @@ setBuiltinModelDir(path.join(root, 'models'));
 
 const never = new AbortController().signal;
 function question(i) {
-  const a = (i * 37 + 5) % 100, b = (i * 53 + 11) % 100;
+  const a = (i * 37 + 5) % 100,
+    b = (i * 53 + 11) % 100;
   switch (i % 3) {
-    case 0: return [`What is ${a}+${b}?`, a + b];
-    case 1: return [`What is ${Math.max(a, b)}-${Math.min(a, b)}?`, Math.abs(a - b)];
-    default: return [`What is ${a % 13}*${b % 13}?`, (a % 13) * (b % 13)];
+    case 0:
+      return [`What is ${a}+${b}?`, a + b];
+    case 1:
+      return [`What is ${Math.max(a, b)}-${Math.min(a, b)}?`, Math.abs(a - b)];
+    default:
+      return [`What is ${a % 13}*${b % 13}?`, (a % 13) * (b % 13)];
   }
 }
 
@@ -69,13 +73,18 @@ for (const model of ['arith-weak', 'arith-strong']) {
 }
 
 // ---- the calculator model (tool calls)
-const operands = { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] };
+const operands = {
+  type: 'object',
+  properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+  required: ['a', 'b'],
+};
 const TOOLS = ['add', 'sub', 'mul'].map((name) => ({ name, parameters: operands }));
 const OPS = { add: ['+', (a, b) => a + b], sub: ['-', (a, b) => a - b], mul: ['*', (a, b) => a * b] };
 /** Problem i: 1- to 3-digit operands, as in training (models/train.py, calc_number). */
 function toolProblem(i) {
   const digits = (j) => [10, 100, 1000][(i * 7 + j) % 3];
-  const a = (i * 7919 + 13) % digits(0), b = (i * 104729 + 7) % digits(1);
+  const a = (i * 7919 + 13) % digits(0),
+    b = (i * 104729 + 7) % digits(1);
   const tool = ['add', 'sub', 'mul'][i % 3];
   return { tool, a, b, question: `What is ${a}${OPS[tool][0]}${b}? Use the calculator.`, value: OPS[tool][1](a, b) };
 }
@@ -86,16 +95,35 @@ async function episode(p, prob, temperature, seed) {
   const call = first.toolCalls?.[0];
   if (!call) return { called: false, answer: first.text };
   let args;
-  try { args = JSON.parse(call.arguments); } catch { return { called: true, answer: '' }; }
+  try {
+    args = JSON.parse(call.arguments);
+  } catch {
+    return { called: true, answer: '' };
+  }
   const op = OPS[call.name];
-  const content = op && Number.isInteger(args.a) && Number.isInteger(args.b) ? JSON.stringify({ result: op[1](args.a, args.b) }) : JSON.stringify({ error: 'bad call' });
-  const next = [...messages, { role: 'assistant', content: '', tool_calls: [call] }, { role: 'tool', content, tool_call_id: call.id, name: call.name }];
+  const content =
+    op && Number.isInteger(args.a) && Number.isInteger(args.b)
+      ? JSON.stringify({ result: op[1](args.a, args.b) })
+      : JSON.stringify({ error: 'bad call' });
+  const next = [
+    ...messages,
+    { role: 'assistant', content: '', tool_calls: [call] },
+    { role: 'tool', content, tool_call_id: call.id, name: call.name },
+  ];
   const [final] = await p.sample({ messages: next, tools: TOOLS, temperature, seed }, 1, never);
-  return { called: true, validJson: true, rightCall: call.name === prob.tool && args.a === prob.a && args.b === prob.b && Object.keys(args).length === 2, answer: final.text };
+  return {
+    called: true,
+    validJson: true,
+    rightCall: call.name === prob.tool && args.a === prob.a && args.b === prob.b && Object.keys(args).length === 2,
+    answer: final.text,
+  };
 }
 const calc = new BuiltinProvider({ model: 'calculator' });
 const EPISODES = Math.max(1, Math.round(ANSWERS / 2));
-for (const [label, temperature, seeds] of [['Greedy', 0, [0]], ['T1', 1, [0, 1, 2, 3]]]) {
+for (const [label, temperature, seeds] of [
+  ['Greedy', 0, [0]],
+  ['T1', 1, [0, 1, 2, 3]],
+]) {
   const n = { episodes: 0, called: 0, validJson: 0, rightCall: 0, rightAnswer: 0 };
   for (let i = 0; i < EPISODES; i++) {
     const prob = toolProblem(i);
@@ -108,14 +136,19 @@ for (const [label, temperature, seeds] of [['Greedy', 0, [0]], ['T1', 1, [0, 1, 
       n.rightAnswer += e.answer === `\\boxed{${prob.value}}` ? 1 : 0;
     }
   }
-  for (const k of ['called', 'validJson', 'rightCall', 'rightAnswer']) result[`calculator.${k}${label}`] = +(n[k] / n.episodes).toFixed(3);
+  for (const k of ['called', 'validJson', 'rightCall', 'rightAnswer'])
+    result[`calculator.${k}${label}`] = +(n[k] / n.episodes).toFixed(3);
 }
 // Tool requests, 16 samples per request (the prompt prefill shared), as an agent task's first turn.
 const requests = Math.max(1, Math.round(ANSWERS / 16));
 let t0 = performance.now();
 let calls = 0;
 for (let i = 0; i < requests; i++) {
-  const samples = await calc.sample({ messages: [{ role: 'user', content: toolProblem(i).question }], tools: TOOLS, temperature: 1, seed: i }, 16, never);
+  const samples = await calc.sample(
+    { messages: [{ role: 'user', content: toolProblem(i).question }], tools: TOOLS, temperature: 1, seed: i },
+    16,
+    never,
+  );
   calls += samples.filter((s) => s.toolCalls).length;
 }
 result['calculator.toolCallSamplesPerSecond'] = +((requests * 16) / ((performance.now() - t0) / 1000)).toFixed(1);

@@ -15,7 +15,6 @@ const RUNS = 7;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-bundle-'));
 process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 
-
 /** The .vsix of the checkout at root, made by its own `npm run package` command. */
 function packageVsix(root, out) {
   const cmd = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.package.split(/\s+/);
@@ -27,7 +26,8 @@ function packageVsix(root, out) {
 
 /** Files of a zip with their sizes, unpacked into dir (Python's zipfile: no new dependency). */
 function unzip(file, dir) {
-  const py = 'import sys, zipfile, json; z = zipfile.ZipFile(sys.argv[1]); z.extractall(sys.argv[2]); print(json.dumps({i.filename: i.file_size for i in z.infolist()}))';
+  const py =
+    'import sys, zipfile, json; z = zipfile.ZipFile(sys.argv[1]); z.extractall(sys.argv[2]); print(json.dumps({i.filename: i.file_size for i in z.infolist()}))';
   return JSON.parse(execFileSync('python3', ['-c', py, file, dir], { encoding: 'utf8' }));
 }
 
@@ -37,7 +37,10 @@ function loadCost(bundle, stubDir) {
 global.gc(); console.log(JSON.stringify({ cpu: (c.user + c.system) / 1000, heap: process.memoryUsage().heapUsed / 1048576 }));`;
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
-    const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], { encoding: 'utf8', env: { ...process.env, NODE_PATH: stubDir } });
+    const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: stubDir },
+    });
     if (r.status !== 0) throw new Error(`loading ${bundle}: ${r.stderr}`);
     runs.push(JSON.parse(r.stdout));
   }
@@ -50,7 +53,11 @@ function measure(root, name, stubDir) {
   packageVsix(root, vsix);
   const dir = path.join(tmp, name);
   const files = unzip(vsix, dir);
-  const bundles = Object.fromEntries(Object.entries(files).filter(([f]) => /^extension\/out\/[^/]+\.js$/.test(f)).map(([f, size]) => [f.slice('extension/out/'.length), size]));
+  const bundles = Object.fromEntries(
+    Object.entries(files)
+      .filter(([f]) => /^extension\/out\/[^/]+\.js$/.test(f))
+      .map(([f, size]) => [f.slice('extension/out/'.length), size]),
+  );
   const unpacked = Object.values(files).reduce((a, b) => a + b, 0);
   const load = loadCost(path.join(dir, 'extension/out/extension.js'), stubDir);
   // Node itself, requiring an empty file: subtracted so the figure is the bundle's.
@@ -79,8 +86,14 @@ fs.writeFileSync(path.join(stubDir, 'empty.js'), '');
 
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 const print = (label, m) => {
-  console.log(`${label}: .vsix ${mb(m.vsix_bytes)} (${mb(m.unpacked_bytes)} unpacked); loading out/extension.js ${m.load_cpu_ms} ms CPU, ${m.load_heap_mb} MB heap`);
-  console.log(`  bundles: ${Object.entries(m.bundles).map(([f, n]) => `${f} ${(n / 1024).toFixed(0)} KiB`).join(', ')}`);
+  console.log(
+    `${label}: .vsix ${mb(m.vsix_bytes)} (${mb(m.unpacked_bytes)} unpacked); loading out/extension.js ${m.load_cpu_ms} ms CPU, ${m.load_heap_mb} MB heap`,
+  );
+  console.log(
+    `  bundles: ${Object.entries(m.bundles)
+      .map(([f, n]) => `${f} ${(n / 1024).toFixed(0)} KiB`)
+      .join(', ')}`,
+  );
 };
 const figures = {};
 const b = process.argv.indexOf('--base');

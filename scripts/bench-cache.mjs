@@ -21,10 +21,26 @@ const dir = path.join(arg('--dir', work), `.vtask-cache-bench-${process.pid}`);
 
 const { SampleCache, sampleKey, sampleParams } = await loadBundled('src/core/sampling/cache.ts');
 
-const profile = { name: 'bench', baseUrl: 'http://127.0.0.1:8000/v1', model: 'Qwen/Qwen3-8B', endpoint: 'chat', concurrency: 64, timeoutMs: 60_000 };
+const profile = {
+  name: 'bench',
+  baseUrl: 'http://127.0.0.1:8000/v1',
+  model: 'Qwen/Qwen3-8B',
+  endpoint: 'chat',
+  concurrency: 64,
+  timeoutMs: 60_000,
+};
 const tasks = Math.ceil(N / 8);
-const filler = 'The answer follows from the equation; therefore we conclude that x = 42. '.repeat(Math.ceil(textBytes / 74)).slice(0, textBytes);
-const requestOf = (t) => ({ messages: [{ role: 'system', content: 'Put the final answer in \\boxed{}.' }, { role: 'user', content: `Problem ${t}: compute the value of x.` }], temperature: 1, maxTokens: 2048 });
+const filler = 'The answer follows from the equation; therefore we conclude that x = 42. '
+  .repeat(Math.ceil(textBytes / 74))
+  .slice(0, textBytes);
+const requestOf = (t) => ({
+  messages: [
+    { role: 'system', content: 'Put the final answer in \\boxed{}.' },
+    { role: 'user', content: `Problem ${t}: compute the value of x.` },
+  ],
+  temperature: 1,
+  maxTokens: 2048,
+});
 
 const ms = (t0) => performance.now() - t0;
 // CPU time (user + system) next to wall time: on a busy machine wall time mostly measures the others.
@@ -53,7 +69,18 @@ c0 = process.cpuUsage();
 const w = SampleCache.open(dir, { autoCompactSegments: 0 });
 const takenAt = new Date().toISOString();
 for (let i = 0; i < N; i++) {
-  w.put(keys[i], { text: `${i} ${filler}`, finishReason: 'stop', model: profile.model, takenAt, latencyMs: 1234, usage: { promptTokens: 40, completionTokens: 300 } }, params[i]);
+  w.put(
+    keys[i],
+    {
+      text: `${i} ${filler}`,
+      finishReason: 'stop',
+      model: profile.model,
+      takenAt,
+      latencyMs: 1234,
+      usage: { promptTokens: 40, completionTokens: 300 },
+    },
+    params[i],
+  );
 }
 const putMs = ms(t0);
 w.close();
@@ -76,7 +103,8 @@ if (found !== N) throw new Error(`read back ${found} of ${N}`);
 
 // Rewrite everything (--fresh), then compact the two generations into one.
 const f = SampleCache.open(dir, { autoCompactSegments: 0 });
-for (let i = 0; i < N; i++) f.put(keys[i], { text: `${i} fresh ${filler}`, finishReason: 'stop', model: profile.model, takenAt }, params[i]);
+for (let i = 0; i < N; i++)
+  f.put(keys[i], { text: `${i} fresh ${filler}`, finishReason: 'stop', model: profile.model, takenAt }, params[i]);
 f.close();
 t0 = performance.now();
 c0 = process.cpuUsage();
@@ -96,11 +124,19 @@ fs.rmSync(dir, { recursive: true, force: true });
 fs.rmSync(work, { recursive: true, force: true });
 
 const fig = (n) => Math.round(n * 10) / 10;
-console.log(`samples            ${N} (${textBytes} B of text each; ${(bytes / 2 ** 20).toFixed(1)} MiB on disk, ${wstats.flushes} batches)`);
+console.log(
+  `samples            ${N} (${textBytes} B of text each; ${(bytes / 2 ** 20).toFixed(1)} MiB on disk, ${wstats.flushes} batches)`,
+);
 console.log(`keys (sha256)      ${fig(keyMs)} ms  (${rate(N, keyMs)}/s; cpu ${fig(keyCpu)} ms)`);
-console.log(`write (put+close)  ${fig(writeMs)} ms  (${rate(N, writeMs)} samples/s; puts alone ${fig(putMs)} ms; cpu ${fig(writeCpu)} ms)`);
-console.log(`read (load+get)    ${fig(readMs)} ms  (${rate(N, readMs)} samples/s; load ${fig(loadMs)} ms; cpu ${fig(readCpu)} ms)`);
-console.log(`compact 2x${N}     ${fig(compactMs)} ms  (cpu ${fig(compactCpu)} ms; ${c?.inputs} segments -> 1, ${c?.records} records); reload ${fig(reloadMs)} ms`);
+console.log(
+  `write (put+close)  ${fig(writeMs)} ms  (${rate(N, writeMs)} samples/s; puts alone ${fig(putMs)} ms; cpu ${fig(writeCpu)} ms)`,
+);
+console.log(
+  `read (load+get)    ${fig(readMs)} ms  (${rate(N, readMs)} samples/s; load ${fig(loadMs)} ms; cpu ${fig(readCpu)} ms)`,
+);
+console.log(
+  `compact 2x${N}     ${fig(compactMs)} ms  (cpu ${fig(compactCpu)} ms; ${c?.inputs} segments -> 1, ${c?.records} records); reload ${fig(reloadMs)} ms`,
+);
 console.log(
   JSON.stringify({
     bench: 'cache',

@@ -50,7 +50,9 @@ await esbuild.build({
   outfile,
   logLevel: 'warning',
 });
-const { checkCode, getSandbox, findInterpreter, disposeSandboxPools, defaultPoolSize } = await import(pathToFileURL(outfile).href);
+const { checkCode, getSandbox, findInterpreter, disposeSandboxPools, defaultPoolSize } = await import(
+  pathToFileURL(outfile).href
+);
 fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
 const POOL_SIZE = defaultPoolSize();
 
@@ -90,7 +92,15 @@ function bare(i) {
 const sandbox = await getSandbox();
 /** One sandboxed run, in a pre-started sandbox or started for it. */
 const sandboxedWith = (prestarted) => async (i) => {
-  const r = await sandbox.run({ argv: [py.path, ...py.args, 'main.py'], files: { 'main.py': PROGRAM }, stdin: `${i}\n`, timeoutMs: 10_000, memoryMb: 512, readOnly: py.readOnly, prestarted });
+  const r = await sandbox.run({
+    argv: [py.path, ...py.args, 'main.py'],
+    files: { 'main.py': PROGRAM },
+    stdin: `${i}\n`,
+    timeoutMs: 10_000,
+    memoryMb: 512,
+    readOnly: py.readOnly,
+    prestarted,
+  });
   if (r.stdout.trim() !== String(i + 1)) throw new Error(`sandboxed run failed: ${r.sandboxError ?? r.stderr}`);
 };
 const sandboxed = sandboxedWith(false);
@@ -109,7 +119,12 @@ async function latencies(jobs, n) {
   return totals.map((t) => t / n);
 }
 
-const ctx = { task: { id: 'bench', prompt: '', messages: [], meta: {}, dir: ROOT }, signal: new AbortController().signal, trusted: true, child: () => Promise.reject(new Error('none')) };
+const ctx = {
+  task: { id: 'bench', prompt: '', messages: [], meta: {}, dir: ROOT },
+  signal: new AbortController().signal,
+  trusted: true,
+  child: () => Promise.reject(new Error('none')),
+};
 const tests = Array.from({ length: N }, (_, i) => ({ stdin: `${i}\n`, stdout: `${i + 1}\n` }));
 async function verifierMs(pool) {
   process.env.VTASK_SANDBOX_POOL = pool ? String(POOL_SIZE) : '0';
@@ -128,7 +143,11 @@ async function cpuPerAnswer(meter, check, n) {
   for (let i = 0; i < n; i++) await check();
   const ownMs = (ownCpuMs() - own) / n;
   const totalMs = (meter.ms() - total) / n;
-  return { total: Number(totalMs.toFixed(1)), sandbox: Number((totalMs - ownMs).toFixed(1)), vtask: Number(ownMs.toFixed(1)) };
+  return {
+    total: Number(totalMs.toFixed(1)),
+    sandbox: Number((totalMs - ownMs).toFixed(1)),
+    vtask: Number(ownMs.toFixed(1)),
+  };
 }
 
 async function assertsCpu() {
@@ -141,22 +160,54 @@ async function assertsCpu() {
   const pyAnswer = 'def add(a, b):\n    return a + b\n';
   const jsAnswer = 'function add(a, b) { return a + b; }\n';
   const out = { cpu_source: meter.source };
-  out.py_plain = await cpuPerAnswer(meter, run(`${pyAnswer}print(add(1, 2))`, { language: 'python', tests: [{ stdout: '3' }] }), ANSWERS);
-  out.py_asserts = await cpuPerAnswer(meter, run(pyAnswer, { language: 'python', asserts: 'assert add(1, 2) == 3\nassert add(2, 2) == 4' }), ANSWERS);
-  out.js_plain = await cpuPerAnswer(meter, run(`${jsAnswer}console.log(add(1, 2));`, { language: 'javascript', tests: [{ stdout: '3' }] }), ANSWERS);
-  out.js_asserts = await cpuPerAnswer(meter, run(jsAnswer, { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);' }), ANSWERS);
+  out.py_plain = await cpuPerAnswer(
+    meter,
+    run(`${pyAnswer}print(add(1, 2))`, { language: 'python', tests: [{ stdout: '3' }] }),
+    ANSWERS,
+  );
+  out.py_asserts = await cpuPerAnswer(
+    meter,
+    run(pyAnswer, { language: 'python', asserts: 'assert add(1, 2) == 3\nassert add(2, 2) == 4' }),
+    ANSWERS,
+  );
+  out.js_plain = await cpuPerAnswer(
+    meter,
+    run(`${jsAnswer}console.log(add(1, 2));`, { language: 'javascript', tests: [{ stdout: '3' }] }),
+    ANSWERS,
+  );
+  out.js_asserts = await cpuPerAnswer(
+    meter,
+    run(jsAnswer, { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);' }),
+    ANSWERS,
+  );
   meter.close();
   const over = (a, b) => Number((a.total - b.total).toFixed(1));
-  return { answers: ANSWERS, ...out, py_harness_overhead_cpu_ms: over(out.py_asserts, out.py_plain), js_harness_overhead_cpu_ms: over(out.js_asserts, out.js_plain) };
+  return {
+    answers: ANSWERS,
+    ...out,
+    py_harness_overhead_cpu_ms: over(out.py_asserts, out.py_plain),
+    js_harness_overhead_cpu_ms: over(out.js_asserts, out.js_plain),
+  };
 }
 
 if (ASSERTS_ONLY) {
   const sandbox = await getSandbox();
-  const figures = { root: ROOT, method: sandbox.method, level: sandbox.level, load_avg_1m: Number(os.loadavg()[0].toFixed(2)), ...(await assertsCpu()) };
+  const figures = {
+    root: ROOT,
+    method: sandbox.method,
+    level: sandbox.level,
+    load_avg_1m: Number(os.loadavg()[0].toFixed(2)),
+    ...(await assertsCpu()),
+  };
   await disposeSandboxPools();
-  console.log(`asserts harness, CPU per answer (sandboxed processes + vtask), ${ANSWERS} answers each, ${sandbox.method}, from ${figures.cpu_source}:`);
-  for (const k of ['py_plain', 'py_asserts', 'js_plain', 'js_asserts']) console.log(`  ${k}: ${figures[k].total} ms (${figures[k].sandbox} ms sandboxed + ${figures[k].vtask} ms vtask)`);
-  console.log(`  harness overhead: Python ${figures.py_harness_overhead_cpu_ms} ms, JavaScript ${figures.js_harness_overhead_cpu_ms} ms`);
+  console.log(
+    `asserts harness, CPU per answer (sandboxed processes + vtask), ${ANSWERS} answers each, ${sandbox.method}, from ${figures.cpu_source}:`,
+  );
+  for (const k of ['py_plain', 'py_asserts', 'js_plain', 'js_asserts'])
+    console.log(`  ${k}: ${figures[k].total} ms (${figures[k].sandbox} ms sandboxed + ${figures[k].vtask} ms vtask)`);
+  console.log(
+    `  harness overhead: Python ${figures.py_harness_overhead_cpu_ms} ms, JavaScript ${figures.js_harness_overhead_cpu_ms} ms`,
+  );
   console.log(JSON.stringify(figures));
   process.exit(0);
 }
@@ -204,8 +255,16 @@ const figures = {
   asserts_cpu: asserts,
 };
 console.log(`isolation: ${sandbox.method}, ${sandbox.level} (${sandbox.facts.join(', ')})`);
-console.log(`verifier: ${figures.verifier_tests_per_s} tests/s with pre-started sandboxes (pool of ${POOL_SIZE}), ${figures.verifier_no_pool_tests_per_s} without; ${CONCURRENCY} in flight, ${N} tests of a trivial Python program`);
-console.log(`sandbox runs: ${figures.sandbox_pooled_tests_per_s} tests/s pre-started, ${figures.sandbox_tests_per_s} started per run, ${figures.bare_tests_per_s} bare spawn; a burst of ${POOL_SIZE} on a full pool: ${figures.burst_pooled_tests_per_s} tests/s`);
-console.log(`one at a time: ${figures.sandbox_pooled_ms_per_test} ms pre-started, ${figures.sandbox_ms_per_test} ms started per run, bare spawn ${figures.bare_ms_per_test} ms`);
-console.log(`asserts harness overhead, CPU per answer: Python ${asserts.py_harness_overhead_cpu_ms} ms, JavaScript ${asserts.js_harness_overhead_cpu_ms} ms`);
+console.log(
+  `verifier: ${figures.verifier_tests_per_s} tests/s with pre-started sandboxes (pool of ${POOL_SIZE}), ${figures.verifier_no_pool_tests_per_s} without; ${CONCURRENCY} in flight, ${N} tests of a trivial Python program`,
+);
+console.log(
+  `sandbox runs: ${figures.sandbox_pooled_tests_per_s} tests/s pre-started, ${figures.sandbox_tests_per_s} started per run, ${figures.bare_tests_per_s} bare spawn; a burst of ${POOL_SIZE} on a full pool: ${figures.burst_pooled_tests_per_s} tests/s`,
+);
+console.log(
+  `one at a time: ${figures.sandbox_pooled_ms_per_test} ms pre-started, ${figures.sandbox_ms_per_test} ms started per run, bare spawn ${figures.bare_ms_per_test} ms`,
+);
+console.log(
+  `asserts harness overhead, CPU per answer: Python ${asserts.py_harness_overhead_cpu_ms} ms, JavaScript ${asserts.js_harness_overhead_cpu_ms} ms`,
+);
 console.log(JSON.stringify(figures));

@@ -28,15 +28,44 @@ function response(i) {
 const RESPONSES = Array.from({ length: 64 }, (_, i) => response(i));
 
 const SETS = [
-  [{ 'length_constraints:number_words': { relation: 'at least', num_words: 100 } }, 'punctuation:no_comma', 'detectable_format:title'],
-  [{ 'length_constraints:number_sentences': { relation: 'less than', num_sentences: 20 } }, { 'detectable_content:postscript': { postscript_marker: 'P.S.' } }],
-  [{ 'detectable_format:number_bullet_lists': { num_bullets: 3 } }, { 'keywords:existence': { keywords: ['budget', 'vote'] } }, { 'keywords:forbidden_words': { forbidden_words: ['very', 'really'] } }],
-  [{ 'change_case:capital_word_frequency': { capital_frequency: 3, capital_relation: 'less than' } }, 'change_case:english_lowercase'],
-  [{ 'language:response_language': { language: 'en' } }, { 'keywords:letter_frequency': { letter: 'e', let_frequency: 20, let_relation: 'at least' } }],
-  [{ 'count:word_count_range': { min_words: 100, max_words: 300 } }, { 'words:repeats': { small_n: 10 } }, { 'count:pronouns': { N: 3 } }],
+  [
+    { 'length_constraints:number_words': { relation: 'at least', num_words: 100 } },
+    'punctuation:no_comma',
+    'detectable_format:title',
+  ],
+  [
+    { 'length_constraints:number_sentences': { relation: 'less than', num_sentences: 20 } },
+    { 'detectable_content:postscript': { postscript_marker: 'P.S.' } },
+  ],
+  [
+    { 'detectable_format:number_bullet_lists': { num_bullets: 3 } },
+    { 'keywords:existence': { keywords: ['budget', 'vote'] } },
+    { 'keywords:forbidden_words': { forbidden_words: ['very', 'really'] } },
+  ],
+  [
+    { 'change_case:capital_word_frequency': { capital_frequency: 3, capital_relation: 'less than' } },
+    'change_case:english_lowercase',
+  ],
+  [
+    { 'language:response_language': { language: 'en' } },
+    { 'keywords:letter_frequency': { letter: 'e', let_frequency: 20, let_relation: 'at least' } },
+  ],
+  [
+    { 'count:word_count_range': { min_words: 100, max_words: 300 } },
+    { 'words:repeats': { small_n: 10 } },
+    { 'count:pronouns': { N: 3 } },
+  ],
   [{ 'ratio:stop_words': { percentage: 50 } }, { 'sentence:keyword': { word: 'plan', N: 3 } }, 'format:title_case'],
-  [{ 'keywords:word_once': { keyword: 'committee' } }, 'count:count_unique', { 'vtask:max_chars': { max_chars: 4000 } }],
-  [{ 'detectable_format:number_highlighted_sections': { num_highlights: 1 } }, { 'detectable_format:multiple_sections': { section_spliter: 'SECTION', num_sections: 2 } }, 'detectable_format:json_format'],
+  [
+    { 'keywords:word_once': { keyword: 'committee' } },
+    'count:count_unique',
+    { 'vtask:max_chars': { max_chars: 4000 } },
+  ],
+  [
+    { 'detectable_format:number_highlighted_sections': { num_highlights: 1 } },
+    { 'detectable_format:multiple_sections': { section_spliter: 'SECTION', num_sections: 2 } },
+    'detectable_format:json_format',
+  ],
 ];
 
 function run(mode, ms) {
@@ -60,4 +89,14 @@ run('strict', 500); // warm up
 const strict = run('strict', 3000);
 const loose = run('loose', 3000);
 const avgChars = Math.round(RESPONSES.reduce((a, r) => a + r.length, 0) / RESPONSES.length);
-console.log(JSON.stringify({ bench: 'constraints', avg_response_chars: avgChars, strict_checks_per_s: strict.checks_per_s, strict_verdicts_per_s: strict.verdicts_per_s, loose_checks_per_s: loose.checks_per_s, loose_verdicts_per_s: loose.verdicts_per_s, node: process.version }));
+console.log(
+  JSON.stringify({
+    bench: 'constraints',
+    avg_response_chars: avgChars,
+    strict_checks_per_s: strict.checks_per_s,
+    strict_verdicts_per_s: strict.verdicts_per_s,
+    loose_checks_per_s: loose.checks_per_s,
+    loose_verdicts_per_s: loose.verdicts_per_s,
+    node: process.version,
+  }),
+);

@@ -42,5 +42,7 @@ const result = {
   max_ms: Number(lat[lat.length - 1].toFixed(3)),
 };
 await disposeMathPool();
-console.log(`math: ${result.checks} checks in ${(total / 1000).toFixed(2)} s: ${result.checks_per_s} checks/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, max ${result.max_ms} ms`);
+console.log(
+  `math: ${result.checks} checks in ${(total / 1000).toFixed(2)} s: ${result.checks_per_s} checks/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, max ${result.max_ms} ms`,
+);
 console.log(JSON.stringify(result));

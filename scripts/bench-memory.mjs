@@ -20,18 +20,34 @@ const opt = (name, def) => {
 };
 const SIZES = opt('--sizes', '100000,1000000').split(',').map(Number);
 const COMMANDS = opt('--commands', 'test,stats,check').split(',');
-const clis = { current: path.join(root, 'out/cli.js'), ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}) };
+const clis = {
+  current: path.join(root, 'out/cli.js'),
+  ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}),
+};
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-memory-'));
 const preload = path.join(dir, 'usage.cjs');
-fs.writeFileSync(preload, "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\npeak-rss ' + u.maxRSS + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });\n");
+fs.writeFileSync(
+  preload,
+  "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\npeak-rss ' + u.maxRSS + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });\n",
+);
 
 /** Each command's arguments; `stats` in its own folder, so that one run's memo does not serve the next. */
-const ARGS = { test: (f) => ['test', f], stats: (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))], check: (f) => ['check', f] };
+const ARGS = {
+  test: (f) => ['test', f],
+  stats: (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))],
+  check: (f) => ['check', f],
+};
 
 function measure(cli, args) {
-  const r = spawnSync(process.execPath, ['-r', preload, cli, ...args], { encoding: 'utf8', cwd: dir, maxBuffer: 1 << 30, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(process.execPath, ['-r', preload, cli, ...args], {
+    encoding: 'utf8',
+    cwd: dir,
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const m = /peak-rss (\d+) cpu-us (\d+)/.exec(r.stderr ?? '');
-  if (r.status !== 0 || !m) throw new Error(`vtask ${args.join(' ')} failed (${r.status}): ${(r.stderr ?? '').slice(-400)}`);
+  if (r.status !== 0 || !m)
+    throw new Error(`vtask ${args.join(' ')} failed (${r.status}): ${(r.stderr ?? '').slice(-400)}`);
   return { peak_rss_mb: Math.round(Number(m[1]) / 1024), cpu_ms: Math.round(Number(m[2]) / 1000) };
 }
 
@@ -42,9 +58,15 @@ try {
     fs.writeFileSync(file, generateCompactTaskFile(n));
     const mb = (fs.statSync(file).size / 1e6).toFixed(1);
     for (const command of COMMANDS) {
-      const f = Object.fromEntries(Object.entries(clis).map(([name, cli]) => [name, measure(cli, ARGS[command](file))]));
+      const f = Object.fromEntries(
+        Object.entries(clis).map(([name, cli]) => [name, measure(cli, ARGS[command](file))]),
+      );
       figures[`${command}_${n}`] = f;
-      console.log(`vtask ${command}, ${n} tasks in one file (${mb} MB): ${Object.entries(f).map(([k, v]) => `${k} peak RSS ${v.peak_rss_mb} MB (CPU ${v.cpu_ms} ms)`).join(', ')}`);
+      console.log(
+        `vtask ${command}, ${n} tasks in one file (${mb} MB): ${Object.entries(f)
+          .map(([k, v]) => `${k} peak RSS ${v.peak_rss_mb} MB (CPU ${v.cpu_ms} ms)`)
+          .join(', ')}`,
+      );
     }
     fs.rmSync(file);
   }

@@ -11,7 +11,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadBundled, ROOT } from './bundle.mjs';
-import { chromiumPath, launchBrowser, openPanel, requirePanelBuilt, startPanelServer } from '../test/browser/panelPage.mjs';
+import {
+  chromiumPath,
+  launchBrowser,
+  openPanel,
+  requirePanelBuilt,
+  startPanelServer,
+} from '../test/browser/panelPage.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -22,7 +28,11 @@ const N = arg('--samples', 1000);
 const TARGET_MS = 200;
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const fig = (x) => +x.toFixed(1);
-const summary = (xs) => ({ median_ms: fig(quantile(xs, 0.5)), p95_ms: fig(quantile(xs, 0.95)), max_ms: fig(Math.max(...xs)) });
+const summary = (xs) => ({
+  median_ms: fig(quantile(xs, 0.5)),
+  p95_ms: fig(quantile(xs, 0.95)),
+  max_ms: fig(Math.max(...xs)),
+});
 const verdict = (ms) => (ms < TARGET_MS ? `under ${TARGET_MS} ms` : `OVER the ${TARGET_MS} ms target`);
 
 const core = await loadBundled('test/browser/panelMessages.ts');
@@ -55,47 +65,59 @@ if (!chromiumPath()) {
   const browser = await launchBrowser();
   try {
     const page = await openPanel(browser, server, { viewport: { width: 1000, height: 1000 } });
-    await page.evaluate((m) => { window.__big = m; }, message);
-    const timings = await page.evaluate(async ({ runs }) => {
-      const render = [];
-      const filter = [];
-      const scroll = [];
-      let first = 0;
-      for (let i = 0; i < runs + 2; i++) {
-        await window.__deliver({ type: 'empty', reason: 'between runs' });
-        const t0 = performance.now();
-        await window.__deliver(window.__big);
-        if (i >= 2) render.push(performance.now() - t0); // two warm-up runs
-        else if (i === 0) first = performance.now() - t0;
-      }
-      for (let i = 0; i < runs + 2; i++) {
-        const t0 = performance.now();
-        document.querySelector(`button.filter[data-filter="${i % 2 ? 'all' : 'fail'}"]`).click();
-        await window.__frame();
-        if (i >= 2) filter.push(performance.now() - t0);
-      }
-      const list = document.querySelector('.sample-list');
-      for (let i = 0; i < runs + 2; i++) {
-        // Jumps to spread positions (a drag of the scroll bar), each drawing new rows.
-        const to = Math.round(((i * 7919) % 97) / 97 * (list.scrollHeight - list.clientHeight));
-        const t0 = performance.now();
-        const handled = new Promise((r) => list.addEventListener('scroll', r, { once: true }));
-        list.scrollTop = to === list.scrollTop ? to + 52 : to;
-        await handled;
-        await window.__frame();
-        if (i >= 2) scroll.push(performance.now() - t0);
-      }
-      return { render, first, filter, scroll, rows: document.querySelectorAll('.sample').length };
-    }, { runs: RUNS });
+    await page.evaluate((m) => {
+      window.__big = m;
+    }, message);
+    const timings = await page.evaluate(
+      async ({ runs }) => {
+        const render = [];
+        const filter = [];
+        const scroll = [];
+        let first = 0;
+        for (let i = 0; i < runs + 2; i++) {
+          await window.__deliver({ type: 'empty', reason: 'between runs' });
+          const t0 = performance.now();
+          await window.__deliver(window.__big);
+          if (i >= 2)
+            render.push(performance.now() - t0); // two warm-up runs
+          else if (i === 0) first = performance.now() - t0;
+        }
+        for (let i = 0; i < runs + 2; i++) {
+          const t0 = performance.now();
+          document.querySelector(`button.filter[data-filter="${i % 2 ? 'all' : 'fail'}"]`).click();
+          await window.__frame();
+          if (i >= 2) filter.push(performance.now() - t0);
+        }
+        const list = document.querySelector('.sample-list');
+        for (let i = 0; i < runs + 2; i++) {
+          // Jumps to spread positions (a drag of the scroll bar), each drawing new rows.
+          const to = Math.round((((i * 7919) % 97) / 97) * (list.scrollHeight - list.clientHeight));
+          const t0 = performance.now();
+          const handled = new Promise((r) => list.addEventListener('scroll', r, { once: true }));
+          list.scrollTop = to === list.scrollTop ? to + 52 : to;
+          await handled;
+          await window.__frame();
+          if (i >= 2) scroll.push(performance.now() - t0);
+        }
+        return { render, first, filter, scroll, rows: document.querySelectorAll('.sample').length };
+      },
+      { runs: RUNS },
+    );
     if (page.problems.length) throw new Error(`the page reported: ${page.problems.join('; ')}`);
     figures.message_bytes = bytes;
     figures.render = { ...summary(timings.render), first_ms: fig(timings.first) };
     figures.filter = summary(timings.filter);
     figures.scroll = summary(timings.scroll);
     figures.rows_in_dom = timings.rows;
-    console.log(`panel render, ${N} samples (${(bytes / 1024).toFixed(0)} KB message): median ${figures.render.median_ms} ms, p95 ${figures.render.p95_ms} ms over ${RUNS} runs (${verdict(figures.render.p95_ms)}; first render ${figures.render.first_ms} ms; ${timings.rows} rows in the page)`);
-    console.log(`panel filter, ${N} samples: median ${figures.filter.median_ms} ms, p95 ${figures.filter.p95_ms} ms over ${RUNS} runs (${verdict(figures.filter.p95_ms)})`);
-    console.log(`panel scroll, ${N} samples: median ${figures.scroll.median_ms} ms, p95 ${figures.scroll.p95_ms} ms over ${RUNS} runs (${verdict(figures.scroll.p95_ms)})`);
+    console.log(
+      `panel render, ${N} samples (${(bytes / 1024).toFixed(0)} KB message): median ${figures.render.median_ms} ms, p95 ${figures.render.p95_ms} ms over ${RUNS} runs (${verdict(figures.render.p95_ms)}; first render ${figures.render.first_ms} ms; ${timings.rows} rows in the page)`,
+    );
+    console.log(
+      `panel filter, ${N} samples: median ${figures.filter.median_ms} ms, p95 ${figures.filter.p95_ms} ms over ${RUNS} runs (${verdict(figures.filter.p95_ms)})`,
+    );
+    console.log(
+      `panel scroll, ${N} samples: median ${figures.scroll.median_ms} ms, p95 ${figures.scroll.p95_ms} ms over ${RUNS} runs (${verdict(figures.scroll.p95_ms)})`,
+    );
   } finally {
     await browser.close();
     await server.close();
@@ -105,7 +127,8 @@ if (!chromiumPath()) {
 // (b) Re-verification after a verifier edit: the cached samples verified again, no model asked.
 async function timeReverify(name, task, run, edit) {
   const edited = core.loadTask(text.replace(edit[0], edit[1]), task);
-  if (JSON.stringify(edited.spec.verify) === JSON.stringify(run.task.verify)) throw new Error(`${name}: the edit changed nothing`);
+  if (JSON.stringify(edited.spec.verify) === JSON.stringify(run.task.verify))
+    throw new Error(`${name}: the edit changed nothing`);
   const times = [];
   let flips = 0;
   for (let i = 0; i < Math.max(5, Math.round(RUNS / 2)) + 1; i++) {
@@ -116,11 +139,19 @@ async function timeReverify(name, task, run, edit) {
     if (r.run.samples.length !== N) throw new Error(`${name}: ${r.run.samples.length} samples re-verified`);
   }
   const s = summary(times);
-  console.log(`panel re-verify, ${N} cached samples, ${name}: median ${s.median_ms} ms, p95 ${s.p95_ms} ms over ${times.length} runs (${verdict(s.median_ms)}; ${flips} flipped)`);
+  console.log(
+    `panel re-verify, ${N} cached samples, ${name}: median ${s.median_ms} ms, p95 ${s.p95_ms} ms over ${times.length} runs (${verdict(s.median_ms)}; ${flips} flipped)`,
+  );
   return { ...s, flipped: flips };
 }
-figures.reverify_constraints = await timeReverify('3 IFEval constraints', 'panel/three', threeRun, ['num_words: 60', 'num_words: 40']);
-figures.reverify_math = await timeReverify('math', 'panel/clips', clipsRun, ['math: { answer: "72" }', 'math: { answer: "96" }']);
+figures.reverify_constraints = await timeReverify('3 IFEval constraints', 'panel/three', threeRun, [
+  'num_words: 60',
+  'num_words: 40',
+]);
+figures.reverify_math = await timeReverify('math', 'panel/clips', clipsRun, [
+  'math: { answer: "72" }',
+  'math: { answer: "96" }',
+]);
 // (c) One form edit on a 10,000-task file: the edit of one node with its re-parse check.
 {
   const { generateTaskFile } = await import('./gen-large.mjs');
@@ -137,7 +168,9 @@ figures.reverify_math = await timeReverify('math', 'panel/clips', clipsRun, ['ma
     if (!r.edit) throw new Error(`form edit: ${r.error}`);
   }
   figures.form_edit_10k = summary(times);
-  console.log(`panel form edit, 10,000-task file: median ${figures.form_edit_10k.median_ms} ms, p95 ${figures.form_edit_10k.p95_ms} ms over ${times.length} edits (one node, checked by re-parsing)`);
+  console.log(
+    `panel form edit, 10,000-task file: median ${figures.form_edit_10k.median_ms} ms, p95 ${figures.form_edit_10k.p95_ms} ms over ${times.length} edits (one node, checked by re-parsing)`,
+  );
 }
 console.log(JSON.stringify(figures));
 process.exit(0); // the math pool's idle workers must not hold the process

@@ -4,7 +4,8 @@ import { loadBundled } from './bundle.mjs';
 
 const { verify } = await loadBundled('src/core/verifiers/verify.ts');
 
-const PARAGRAPH = 'Let us work through the problem step by step. First we note that the sum of the first n odd numbers is n squared, so for n = 12 we get 144. ';
+const PARAGRAPH =
+  'Let us work through the problem step by step. First we note that the sum of the first n odd numbers is n squared, so for n = 12 we get 144. ';
 function response(i) {
   const body = PARAGRAPH.repeat(2 + (i % 8));
   return `<think>${body}</think>\n<answer>${100 + i}</answer>`;
@@ -34,4 +35,6 @@ async function run(ms) {
 await run(500); // warm up
 const perSecond = await run(3000);
 const avgChars = Math.round(RESPONSES.reduce((a, r) => a + r.length, 0) / RESPONSES.length);
-console.log(JSON.stringify({ bench: 'regex', avg_response_chars: avgChars, verdicts_per_s: perSecond, node: process.version }));
+console.log(
+  JSON.stringify({ bench: 'regex', avg_response_chars: avgChars, verdicts_per_s: perSecond, node: process.version }),
+);

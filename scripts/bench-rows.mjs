@@ -16,7 +16,11 @@ const figures = {};
 
 // GSM8K's layout: a question, a worked answer ending in `#### gold`.
 const rows = Array.from({ length: ROWS }, (_, n) =>
-  JSON.stringify({ question: `Natalia sold clips to ${n} of her friends in April, and then half as many clips in May. How many clips did Natalia sell altogether in April and May?`, answer: `Natalia sold ${n}/2 = ${n / 2} clips in May. Natalia sold ${n}+${n / 2} = ${n * 1.5} clips altogether.\n#### ${n * 1.5}` }));
+  JSON.stringify({
+    question: `Natalia sold clips to ${n} of her friends in April, and then half as many clips in May. How many clips did Natalia sell altogether in April and May?`,
+    answer: `Natalia sold ${n}/2 = ${n / 2} clips in May. Natalia sold ${n}+${n / 2} = ${n * 1.5} clips altogether.\n#### ${n * 1.5}`,
+  }),
+);
 let text = JSON.parse(JSON.stringify(rows.join('\n') + '\n')); // a flat string, like TextDocument.getText()
 const mb = (text.length / 1e6).toFixed(1);
 // What an editor scrolled to the middle shows (60 lines), with the margin the editor reads beyond it.
@@ -27,7 +31,9 @@ const parser = new core.RowTaskParser();
 let t0 = performance.now();
 let file = parser.parse(text, window);
 figures.first_parse_ms = Math.round(performance.now() - t0);
-console.log(`${ROWS.toLocaleString('en')} rows (${mb} MB): first read around line ${middle}: ${figures.first_parse_ms} ms, ${file.tasks.length} rows mapped`);
+console.log(
+  `${ROWS.toLocaleString('en')} rows (${mb} MB): first read around line ${middle}: ${figures.first_parse_ms} ms, ${file.tasks.length} rows mapped`,
+);
 
 const edits = [];
 const lens = [];
@@ -47,11 +53,15 @@ for (let e = 0; e < 30; e++) {
 figures.reparse_p50_ms = +quantile(edits, 0.5).toFixed(1);
 figures.reparse_p95_ms = +quantile(edits, 0.95).toFixed(1);
 figures.lens_data_p50_ms = +quantile(lens, 0.5).toFixed(1);
-console.log(`re-read after an edit: p50 ${figures.reparse_p50_ms} ms, p95 ${figures.reparse_p95_ms} ms; lens data (runnable rows and their lines) p50 ${figures.lens_data_p50_ms} ms`);
+console.log(
+  `re-read after an edit: p50 ${figures.reparse_p50_ms} ms, p95 ${figures.reparse_p95_ms} ms; lens data (runnable rows and their lines) p50 ${figures.lens_data_p50_ms} ms`,
+);
 
 // The most the editor ever maps at once: the first MAX_ROW_TASKS rows (a file not yet shown).
 t0 = performance.now();
 const top = new core.RowTaskParser().parse(text, {});
 figures.first_rows_parse_ms = Math.round(performance.now() - t0);
-console.log(`read of the first ${top.tasks.length} rows (the bound) with a fresh parser: ${figures.first_rows_parse_ms} ms`);
+console.log(
+  `read of the first ${top.tasks.length} rows (the bound) with a fresh parser: ${figures.first_rows_parse_ms} ms`,
+);
 console.log(JSON.stringify(figures));

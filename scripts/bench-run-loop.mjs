@@ -25,8 +25,15 @@ const opt = (name, def) => {
 const TASKS = Number(opt('--tasks', 500));
 const SAMPLES = Number(opt('--samples', 8));
 const CONCURRENCY = Number(opt('--concurrency', 64));
-const clis = { current: path.join(root, 'out/cli.js'), ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}) };
-if (!fs.existsSync(path.join(root, 'out/core.js')) || !fs.existsSync(path.join(root, 'out/test/support/openaiServer.js'))) spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+const clis = {
+  current: path.join(root, 'out/cli.js'),
+  ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}),
+};
+if (
+  !fs.existsSync(path.join(root, 'out/core.js')) ||
+  !fs.existsSync(path.join(root, 'out/test/support/openaiServer.js'))
+)
+  spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 const core = createRequire(import.meta.url)(path.join(root, 'out/core.js'));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-run-loop-'));
@@ -39,7 +46,10 @@ const prompt = (t) => `What is ${t} + 2? Put the answer in \\boxed{}.`;
 async function measure(seeded) {
   const file = path.join(dir, `run-${seeded ? 'seed' : 'n'}.vtask`);
   const lines = ['vtask: 1', 'defaults:', `  samples: ${SAMPLES}`, ...(seeded ? ['  seed: 7'] : []), 'tasks:'];
-  for (let i = 0; i < TASKS; i++) lines.push(`  - { id: add/${i}, prompt: "${prompt(i).replace(/\\/g, '\\\\')}", verify: { math: { answer: "${i + 2}" } } }`);
+  for (let i = 0; i < TASKS; i++)
+    lines.push(
+      `  - { id: add/${i}, prompt: "${prompt(i).replace(/\\/g, '\\\\')}", verify: { math: { answer: "${i + 2}" } } }`,
+    );
   fs.writeFileSync(file, lines.join('\n') + '\n');
   const requests = seeded ? TASKS * SAMPLES : TASKS;
   // The provider alone: the same requests, CONCURRENCY in flight.
@@ -48,23 +58,45 @@ async function measure(seeded) {
   const signal = new AbortController().signal;
   const send = async (k) => {
     const t = k % TASKS;
-    const request = { messages: [{ role: 'user', content: prompt(t) }], ...(seeded ? { seed: 7 + Math.floor(k / TASKS) } : {}) };
+    const request = {
+      messages: [{ role: 'user', content: prompt(t) }],
+      ...(seeded ? { seed: 7 + Math.floor(k / TASKS) } : {}),
+    };
     const got = await provider.sample(request, seeded ? 1 : SAMPLES, signal);
     if (got.length !== (seeded ? 1 : SAMPLES)) throw new Error('too few answers');
   };
   const raw = async () => {
     let next = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < requests) await send(next++);
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < requests) await send(next++);
+      }),
+    );
     return requests / ((performance.now() - t0) / 1000);
   };
   await raw(); // warm-up: JIT, connections
   const runOnce = (cli) => {
     const cache = fs.mkdtempSync(path.join(dir, 'cache-'));
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [cli, 'run', file, '--base-url', baseUrl, '--model', 'test-model', '--concurrency', String(CONCURRENCY), '--cache-dir', cache, '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const r = spawnSync(
+      process.execPath,
+      [
+        cli,
+        'run',
+        file,
+        '--base-url',
+        baseUrl,
+        '--model',
+        'test-model',
+        '--concurrency',
+        String(CONCURRENCY),
+        '--cache-dir',
+        cache,
+        '--json',
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 30 },
+    );
     const s = (performance.now() - t0) / 1000;
     if (r.status !== 0 && r.status !== 1) throw new Error(`vtask run failed (${r.status}): ${r.stderr.slice(-500)}`);
     const sent = JSON.parse(r.stdout).tasks.reduce((a, t) => a + t.requests, 0);
@@ -83,7 +115,9 @@ async function measure(seeded) {
   for (const k of Object.keys(clis)) {
     f[`${k}_requests_per_s`] = Math.round(best[k]);
     f[`${k}_share`] = +(best[k] / best.provider).toFixed(2);
-    console.log(`vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included)`);
+    console.log(
+      `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included)`,
+    );
   }
   figures[shape] = f;
 }

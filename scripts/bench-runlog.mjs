@@ -24,7 +24,10 @@ fs.mkdirSync(oldRoot);
 execFileSync('sh', ['-c', `git -C "${ROOT}" archive ${OLD} src | tar -x -C "${oldRoot}"`]);
 const { appendRunRecords, readRunLog, compactRunLog, runLogFile } = await loadBundled('src/core/overview/runLog.ts');
 const now = { readRunLog, ...(await loadBundled('src/core/overview/latestRuns.ts')) };
-const old = { ...(await loadBundled('src/core/overview/runLog.ts', oldRoot)), ...(await loadBundled('src/core/overview/latestRuns.ts', oldRoot)) };
+const old = {
+  ...(await loadBundled('src/core/overview/runLog.ts', oldRoot)),
+  ...(await loadBundled('src/core/overview/latestRuns.ts', oldRoot)),
+};
 
 const tasks = Math.ceil(N / 4);
 const models = ['qwen3-8b', 'llama-3.1-8b'];
@@ -34,7 +37,18 @@ for (let run = 0; run < 2; run++) {
   for (const model of models) {
     const batch = [];
     for (let t = 0; t < tasks; t++) {
-      batch.push({ file: `data/part-${t % 100}.vtask`, task: `gsm8k/${t}`, model, key: 'f'.repeat(40), at: new Date(Date.UTC(2026, 0, 1 + run)).toISOString(), samples: 8, passed: (t + run) % 9, pass_rate: ((t + run) % 9) / 8, band: 'learnable', signal_share: 0.5 });
+      batch.push({
+        file: `data/part-${t % 100}.vtask`,
+        task: `gsm8k/${t}`,
+        model,
+        key: 'f'.repeat(40),
+        at: new Date(Date.UTC(2026, 0, 1 + run)).toISOString(),
+        samples: 8,
+        passed: (t + run) % 9,
+        pass_rate: ((t + run) % 9) / 8,
+        band: 'learnable',
+        signal_share: 0.5,
+      });
     }
     appendRunRecords(dir, batch, { compactBytes: Infinity });
   }
@@ -68,7 +82,8 @@ function measure(v) {
   const names = new Map();
   for (let t = 0; t < tasks; t++) names.set(v.latestRunName(`data/part-${t % 100}.vtask`, `gsm8k/${t}`), t);
   const latest = best(() => v.readLatestRuns(dir, names));
-  if (log.got.size !== 2 * tasks || touched.got !== 2 * tasks || latest.got.length !== 2 * tasks) throw new Error('a version did not read every record');
+  if (log.got.size !== 2 * tasks || touched.got !== 2 * tasks || latest.got.length !== 2 * tasks)
+    throw new Error('a version did not read every record');
   return { read_run_log_cpu_ms: log.ms, read_and_touch_all_cpu_ms: touched.ms, read_latest_runs_cpu_ms: latest.ms };
 }
 const before = measure(old);
@@ -76,12 +91,36 @@ const after = measure(now);
 
 // Compaction drops nothing here (two runs of each key): add a third run of one model first.
 const third = [];
-for (let t = 0; t < tasks; t++) third.push({ file: `data/part-${t % 100}.vtask`, task: `gsm8k/${t}`, model: models[0], key: 'e'.repeat(40), at: new Date(Date.UTC(2026, 0, 3)).toISOString(), samples: 8, passed: 1, pass_rate: 0.125, band: 'too_hard', signal_share: 0.5, tokens: { prompt: 120, completion: 800 } });
+for (let t = 0; t < tasks; t++)
+  third.push({
+    file: `data/part-${t % 100}.vtask`,
+    task: `gsm8k/${t}`,
+    model: models[0],
+    key: 'e'.repeat(40),
+    at: new Date(Date.UTC(2026, 0, 3)).toISOString(),
+    samples: 8,
+    passed: 1,
+    pass_rate: 0.125,
+    band: 'too_hard',
+    signal_share: 0.5,
+    tokens: { prompt: 120, completion: 800 },
+  });
 appendRunRecords(dir, third, { compactBytes: Infinity });
 t0 = performance.now();
 const compacted = compactRunLog(dir);
 const compact = ms(t0);
 fs.rmSync(work, { recursive: true, force: true });
-const figures = { records: 4 * tasks, bytes, old: OLD, append_ms: append, before, after, compact_ms: compact, compact_lines: compacted };
-console.log(`run log, ${figures.records} records (${(bytes / 1e6).toFixed(1)} MB), CPU ms best of 3, ${OLD} → now: readRunLog ${before.read_run_log_cpu_ms} → ${after.read_run_log_cpu_ms}; with every record touched ${before.read_and_touch_all_cpu_ms} → ${after.read_and_touch_all_cpu_ms}; readLatestRuns ${before.read_latest_runs_cpu_ms} → ${after.read_latest_runs_cpu_ms}; appended in ${append} ms; compacted ${compacted?.before} → ${compacted?.after} lines in ${compact} ms`);
+const figures = {
+  records: 4 * tasks,
+  bytes,
+  old: OLD,
+  append_ms: append,
+  before,
+  after,
+  compact_ms: compact,
+  compact_lines: compacted,
+};
+console.log(
+  `run log, ${figures.records} records (${(bytes / 1e6).toFixed(1)} MB), CPU ms best of 3, ${OLD} → now: readRunLog ${before.read_run_log_cpu_ms} → ${after.read_run_log_cpu_ms}; with every record touched ${before.read_and_touch_all_cpu_ms} → ${after.read_and_touch_all_cpu_ms}; readLatestRuns ${before.read_latest_runs_cpu_ms} → ${after.read_latest_runs_cpu_ms}; appended in ${append} ms; compacted ${compacted?.before} → ${compacted?.after} lines in ${compact} ms`,
+);
 console.log(JSON.stringify(figures));

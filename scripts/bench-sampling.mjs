@@ -21,7 +21,14 @@ const ROUNDS = Number(process.env.BENCH_SAMPLING_ROUNDS ?? 3);
 
 // The sampling core and the test server, bundled fresh so the figures are of the sources.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-sampling-'));
-const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', absWorkingDir: root };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
 await esbuild.build({ ...common, entryPoints: ['src/core/sampling/index.ts'], outfile: path.join(tmp, 'sampling.js') });
 const serverJs = path.join(tmp, 'openaiServer.js');
 await esbuild.build({ ...common, entryPoints: ['test/support/openaiServer.ts'], outfile: serverJs });
@@ -32,7 +39,18 @@ const { server, port } = await startServerProcess(serverJs);
 let peakRss = process.memoryUsage().rss;
 const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
 
-const request = { messages: [{ role: 'system', content: 'Put the final answer in \\boxed{}.' }, { role: 'user', content: 'Natalia sold clips to 48 of her friends in April, and then half as many in May. How many clips did she sell altogether?' }], temperature: 1, maxTokens: 2048 };
+const request = {
+  messages: [
+    { role: 'system', content: 'Put the final answer in \\boxed{}.' },
+    {
+      role: 'user',
+      content:
+        'Natalia sold clips to 48 of her friends in April, and then half as many in May. How many clips did she sell altogether?',
+    },
+  ],
+  temperature: 1,
+  maxTokens: 2048,
+};
 
 /** Runs CONCURRENCY workers for `ms`, each taking `perCall` samples per call of `call`. */
 async function drive(call, perCall, ms) {
@@ -40,20 +58,31 @@ async function drive(call, perCall, ms) {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const until = t0 + ms;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < until) {
-      await call();
-      samples += perCall;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        await call();
+        samples += perCall;
+      }
+    }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  return { samples_per_s: Math.round(samples / seconds), client_cpu_us_per_sample: +((cpu.user + cpu.system) / samples).toFixed(1), samples };
+  return {
+    samples_per_s: Math.round(samples / seconds),
+    client_cpu_us_per_sample: +((cpu.user + cpu.system) / samples).toFixed(1),
+    samples,
+  };
 }
 
 const signal = new AbortController().signal;
 function providerCase(name, n, stream) {
-  const profile = sampling.profileFromEntry(name, { base_url: `http://127.0.0.1:${port}/v1`, model: 'test-model', concurrency: CONCURRENCY, timeout_ms: 30_000 });
+  const profile = sampling.profileFromEntry(name, {
+    base_url: `http://127.0.0.1:${port}/v1`,
+    model: 'test-model',
+    concurrency: CONCURRENCY,
+    timeout_ms: 30_000,
+  });
   const provider = new sampling.OpenAIProvider(profile, { stream });
   return {
     n,
@@ -73,14 +102,26 @@ const rawCase = {
 };
 function rawRequest(mayRetryStale) {
   return new Promise((resolve, reject) => {
-    const r = http.request({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(rawBody) } }, (res) => {
-      const parts = [];
-      res.on('data', (c) => parts.push(c));
-      res.on('end', () => resolve(JSON.parse(Buffer.concat(parts).toString())));
-      res.on('error', reject);
-    });
+    const r = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/chat/completions',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(rawBody) },
+      },
+      (res) => {
+        const parts = [];
+        res.on('data', (c) => parts.push(c));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(parts).toString())));
+        res.on('error', reject);
+      },
+    );
     // An idle kept-alive socket the server has closed: send again, as the provider does.
-    r.on('error', (e) => (mayRetryStale && r.reusedSocket && e.code === 'ECONNRESET' ? rawRequest(false).then(resolve, reject) : reject(e)));
+    r.on('error', (e) =>
+      mayRetryStale && r.reusedSocket && e.code === 'ECONNRESET' ? rawRequest(false).then(resolve, reject) : reject(e),
+    );
     r.end(rawBody);
   });
 }
@@ -97,12 +138,19 @@ const cases = [
 try {
   for (const [, c] of cases) await drive(c.call, c.n, 300); // warm-up: JIT, connections
   const runs = Object.fromEntries(cases.map(([k]) => [k, []]));
-  for (let round = 0; round < ROUNDS; round++) for (const [k, c] of cases) runs[k].push(await drive(c.call, c.n, DURATION_MS));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [k, c] of cases) runs[k].push(await drive(c.call, c.n, DURATION_MS));
   for (const [k, , label] of cases) {
     const rs = runs[k];
-    const r = { samples_per_s: median(rs.map((x) => x.samples_per_s)), client_cpu_us_per_sample: median(rs.map((x) => x.client_cpu_us_per_sample)), samples: rs.reduce((a, x) => a + x.samples, 0) };
+    const r = {
+      samples_per_s: median(rs.map((x) => x.samples_per_s)),
+      client_cpu_us_per_sample: median(rs.map((x) => x.client_cpu_us_per_sample)),
+      samples: rs.reduce((a, x) => a + x.samples, 0),
+    };
     figures[k] = r;
-    console.log(`sampling, ${label}, concurrency ${CONCURRENCY}: ${r.samples_per_s} samples/s, client CPU ${r.client_cpu_us_per_sample} µs/sample (median of ${ROUNDS})`);
+    console.log(
+      `sampling, ${label}, concurrency ${CONCURRENCY}: ${r.samples_per_s} samples/s, client CPU ${r.client_cpu_us_per_sample} µs/sample (median of ${ROUNDS})`,
+    );
   }
 } finally {
   clearInterval(rssTimer);
@@ -110,7 +158,11 @@ try {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 figures.samples_per_s = figures.n1.samples_per_s;
-figures.provider_cpu_us_over_raw = +(figures.n1.client_cpu_us_per_sample - figures.raw_http_n1.client_cpu_us_per_sample).toFixed(1);
+figures.provider_cpu_us_over_raw = +(
+  figures.n1.client_cpu_us_per_sample - figures.raw_http_n1.client_cpu_us_per_sample
+).toFixed(1);
 figures.peak_rss_mb = Math.round(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1e6);
-console.log(`sampling: ${figures.samples_per_s} samples/s at concurrency ${CONCURRENCY}, one per request (target ≥ 2000; bare node:http ${figures.raw_http_n1.samples_per_s}/s on this machine now, load ${figures.load_average}), peak RSS ${figures.peak_rss_mb} MB`);
+console.log(
+  `sampling: ${figures.samples_per_s} samples/s at concurrency ${CONCURRENCY}, one per request (target ≥ 2000; bare node:http ${figures.raw_http_n1.samples_per_s}/s on this machine now, load ${figures.load_average}), peak RSS ${figures.peak_rss_mb} MB`,
+);
 console.log(JSON.stringify(figures));

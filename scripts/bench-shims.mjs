@@ -24,7 +24,9 @@ const { dir, tasks, rows } = scoringRows('vtask-bench-shims-', 'rows.jsonl');
 
 /** `vtask serve` on the rows' task files with `workers`; resolves with the process and its URL. */
 async function serve(workers) {
-  const child = spawn(process.execPath, [cli, 'serve', tasks, '--port', '0', '--workers', workers], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [cli, 'serve', tasks, '--port', '0', '--workers', workers], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -42,11 +44,23 @@ try {
   servers.push(await serve('auto'), await serve('1'));
   const [auto, one] = servers;
   const pids = servers.map((s) => s.child.pid).join(',');
-  const r = spawnSync('python3', [path.join(root, 'scripts/bench_shims.py'), rows, path.join(dir, 'pairs.json'), auto.url, String(SCALE), pids, one.url], {
-    encoding: 'utf8',
-    timeout: 900_000,
-    env: { ...process.env, PYTHONPATH: path.join(root, 'integrations/python'), VTASK_URL: auto.url },
-  });
+  const r = spawnSync(
+    'python3',
+    [
+      path.join(root, 'scripts/bench_shims.py'),
+      rows,
+      path.join(dir, 'pairs.json'),
+      auto.url,
+      String(SCALE),
+      pids,
+      one.url,
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 900_000,
+      env: { ...process.env, PYTHONPATH: path.join(root, 'integrations/python'), VTASK_URL: auto.url },
+    },
+  );
   if (r.status !== 0) throw new Error(`bench_shims.py failed (${r.error ?? r.status}): ${r.stderr.slice(-2000)}`);
   const figures = JSON.parse(r.stdout.trim().split('\n').at(-1));
   figures.server_workers = os.availableParallelism();
@@ -55,9 +69,13 @@ try {
     if (typeof f !== 'object') continue;
     const c = f.cpu_ms_per_verdict;
     if (f.auto !== undefined) {
-      console.log(`${name.replaceAll('_', ' ')}: --workers auto (${figures.server_workers}) ${f.auto} verdicts/s${cpu(c.auto)}; --workers 1: ${f.one}/s${cpu(c.one)}`);
+      console.log(
+        `${name.replaceAll('_', ' ')}: --workers auto (${figures.server_workers}) ${f.auto} verdicts/s${cpu(c.auto)}; --workers 1: ${f.one}/s${cpu(c.one)}`,
+      );
     } else {
-      console.log(`${name.replaceAll('_', ' ')}: ${f.new} verdicts/s${cpu(c.new)}; before batching: ${f.baseline}/s${cpu(c.baseline)}; ×${(f.new / f.baseline).toFixed(1)}`);
+      console.log(
+        `${name.replaceAll('_', ' ')}: ${f.new} verdicts/s${cpu(c.new)}; before batching: ${f.baseline}/s${cpu(c.baseline)}; ×${(f.new / f.baseline).toFixed(1)}`,
+      );
     }
   }
   console.log(JSON.stringify(figures));

@@ -19,11 +19,18 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-verl-tools-'));
 fs.chmodSync(dir, 0o755); // the environment runs as an unprivileged user of its own
 fs.copyFileSync(path.join(root, 'examples/envs/kv_store.mjs'), path.join(dir, 'kv_store.mjs'));
 const harness = path.join(root, 'test/python/verl_agent_harness.py');
-const env = { ...process.env, PYTHONPATH: `${path.join(root, 'integrations/python')}:${path.join(root, 'test/python')}`, VTASK_CLI: `${process.execPath} ${path.join(root, 'out/cli.js')}` };
+const env = {
+  ...process.env,
+  PYTHONPATH: `${path.join(root, 'integrations/python')}:${path.join(root, 'test/python')}`,
+  VTASK_CLI: `${process.execPath} ${path.join(root, 'out/cli.js')}`,
+};
 
 function run(way, k) {
   const out = path.join(dir, `${way}-${k}.json`);
-  const args = way === 'new' ? [harness, dir, out, '16', '64'] : [path.join(root, 'scripts/verl_tools_threads.py'), harness, dir, out, '16', '64'];
+  const args =
+    way === 'new'
+      ? [harness, dir, out, '16', '64']
+      : [path.join(root, 'scripts/verl_tools_threads.py'), harness, dir, out, '16', '64'];
   const r = spawnSync('python3', args, { encoding: 'utf8', env, timeout: 600_000 });
   if (r.status !== 0) throw new Error(`the harness failed (${r.error ?? r.status}): ${r.stderr.slice(-2000)}`);
   return JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -31,7 +38,8 @@ function run(way, k) {
 
 const runs = { new: [], baseline: [] };
 try {
-  for (let k = 0; k < ROUNDS; k++) for (const way of k % 2 ? ['baseline', 'new'] : ['new', 'baseline']) runs[way].push(run(way, k));
+  for (let k = 0; k < ROUNDS; k++)
+    for (const way of k % 2 ? ['baseline', 'new'] : ['new', 'baseline']) runs[way].push(run(way, k));
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -46,6 +54,8 @@ for (const [way, rs] of Object.entries(runs)) {
   };
 }
 for (const [way, f] of Object.entries(figures)) {
-  console.log(`verl tool loop, 16 trajectories starting (${way === 'new' ? 'spawn helper' : 'before: threads'}): loop lag ${f.loop_lag_ms} ms, idle loops meanwhile ${f.idle_loops_lag_ms} ms, beyond them ${f.beyond_idle_ms} ms; ${f.seconds} s (medians of ${ROUNDS})`);
+  console.log(
+    `verl tool loop, 16 trajectories starting (${way === 'new' ? 'spawn helper' : 'before: threads'}): loop lag ${f.loop_lag_ms} ms, idle loops meanwhile ${f.idle_loops_lag_ms} ms, beyond them ${f.beyond_idle_ms} ms; ${f.seconds} s (medians of ${ROUNDS})`,
+  );
 }
 console.log(JSON.stringify(figures));

@@ -67,16 +67,31 @@ for (const rows of SIZES) {
   const search = await timed({ op: 'view', query: SEARCH });
   const filterSorted = await timed({ op: 'view', query: QUERY, sort: { column: 'rate:recorded', descending: true } });
   delay.disable();
-  Object.assign(f, { sort_ms: sort.ms, filter_ms: filter.ms, filter_rows: filter.r.size, search_ms: search.ms, search_rows: search.r.size, filter_sort_ms: filterSorted.ms, host_max_blocked_ms: fig(delay.max / 1e6), host_p99_delay_ms: fig(delay.percentile(99) / 1e6), host_max_blocked_open_ms: fig(openDelay.max / 1e6) });
+  Object.assign(f, {
+    sort_ms: sort.ms,
+    filter_ms: filter.ms,
+    filter_rows: filter.r.size,
+    search_ms: search.ms,
+    search_rows: search.r.size,
+    filter_sort_ms: filterSorted.ms,
+    host_max_blocked_ms: fig(delay.max / 1e6),
+    host_p99_delay_ms: fig(delay.percentile(99) / 1e6),
+    host_max_blocked_open_ms: fig(openDelay.max / 1e6),
+  });
   // Every row, as objects, for the baseline (taken from the worker a window at a time).
   const all = [];
   await client.request({ op: 'view', query: '' });
-  for (let s = 0; s < rows; s += 50_000) all.push(...(await client.request({ op: 'window', start: s, end: s + 50_000 })));
+  for (let s = 0; s < rows; s += 50_000)
+    all.push(...(await client.request({ op: 'window', start: s, end: s + 50_000 })));
   await client.close();
 
   // The baseline: plain objects filtered and sorted in this thread (it blocks for all of it).
   t = performance.now();
-  const kept = all.filter((r) => r.kind === 'constraints' && r.runs.some((x, i) => opened.models[i] === 'recorded' && x && x.band !== 'error' && x.rate < 0.6));
+  const kept = all.filter(
+    (r) =>
+      r.kind === 'constraints' &&
+      r.runs.some((x, i) => opened.models[i] === 'recorded' && x && x.band !== 'error' && x.rate < 0.6),
+  );
   f.baseline_filter_ms = fig(performance.now() - t);
   if (kept.length !== filter.r.size) throw new Error(`baseline kept ${kept.length}, the index ${filter.r.size}`);
   t = performance.now();
@@ -90,7 +105,9 @@ for (const rows of SIZES) {
   await old.window(0, 100);
   f.old_table_open_ms = fig(performance.now() - t);
   figures[`rows_${rows}`] = f;
-  console.log(`workbench, ${rows.toLocaleString('en-US')} rows (${f.file_mb} MB Parquet): open ${f.open_ms} ms, sort ${f.sort_ms} ms, filter ${f.filter_ms} ms, search ${f.search_ms} ms, host blocked at most ${f.host_max_blocked_open_ms} ms while opening, ${f.host_max_blocked_ms} ms while sorting and filtering (idle: ${f.idle_max_delay_ms} ms); baseline in-thread filter ${f.baseline_filter_ms} ms, sort ${f.baseline_sort_ms} ms, search ${f.baseline_search_ms} ms; old table open ${f.old_table_open_ms} ms (no sort or filter)`);
+  console.log(
+    `workbench, ${rows.toLocaleString('en-US')} rows (${f.file_mb} MB Parquet): open ${f.open_ms} ms, sort ${f.sort_ms} ms, filter ${f.filter_ms} ms, search ${f.search_ms} ms, host blocked at most ${f.host_max_blocked_open_ms} ms while opening, ${f.host_max_blocked_ms} ms while sorting and filtering (idle: ${f.idle_max_delay_ms} ms); baseline in-thread filter ${f.baseline_filter_ms} ms, sort ${f.baseline_sort_ms} ms, search ${f.baseline_search_ms} ms; old table open ${f.old_table_open_ms} ms (no sort or filter)`,
+  );
   fs.rmSync(file);
 }
 fs.rmSync(dir, { recursive: true, force: true });

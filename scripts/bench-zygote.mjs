@@ -59,7 +59,15 @@ const baseSandbox = base ? await base.detectSandbox(sandbox.method) : undefined;
 const PROGRAM = 'print(int(input()) + 1)\n';
 
 function runOf(i, prestarted) {
-  return { argv: [py.path, ...py.args, 'main.py'], files: { 'main.py': PROGRAM }, stdin: `${i}\n`, timeoutMs: 10_000, memoryMb: 512, readOnly: py.readOnly, prestarted };
+  return {
+    argv: [py.path, ...py.args, 'main.py'],
+    files: { 'main.py': PROGRAM },
+    stdin: `${i}\n`,
+    timeoutMs: 10_000,
+    memoryMb: 512,
+    readOnly: py.readOnly,
+    prestarted,
+  };
 }
 
 function expect(r, i) {
@@ -67,13 +75,16 @@ function expect(r, i) {
 }
 
 /** One answer of 3 tests: in zygotes (runAll) when `zygote`, else each test a run of its own, at once. */
-const answerWith = (sb, { prestarted, zygote }) => async (a) => {
-  const runs = Array.from({ length: TESTS_PER_ANSWER }, (_, k) => runOf(a * TESTS_PER_ANSWER + k, prestarted));
-  process.env.VTASK_ZYGOTE = zygote ? '1' : '0';
-  const results = zygote && sb.runAll ? await sb.runAll(runs) : await Promise.all(runs.map((o) => sb.run(o)));
-  results.forEach((r, k) => expect(r, a * TESTS_PER_ANSWER + k));
-  if (zygote && !results[0].isolation.limits.some((l) => l.startsWith('zygote'))) throw new Error('the zygote did not run the answer');
-};
+const answerWith =
+  (sb, { prestarted, zygote }) =>
+  async (a) => {
+    const runs = Array.from({ length: TESTS_PER_ANSWER }, (_, k) => runOf(a * TESTS_PER_ANSWER + k, prestarted));
+    process.env.VTASK_ZYGOTE = zygote ? '1' : '0';
+    const results = zygote && sb.runAll ? await sb.runAll(runs) : await Promise.all(runs.map((o) => sb.run(o)));
+    results.forEach((r, k) => expect(r, a * TESTS_PER_ANSWER + k));
+    if (zygote && !results[0].isolation.limits.some((l) => l.startsWith('zygote')))
+      throw new Error('the zygote did not run the answer');
+  };
 
 /** `python3 -c pass`, spawned bare: the floor of any run that starts an interpreter. */
 function bare() {
@@ -104,7 +115,16 @@ const kinds = [
   ['zygote', ANSWERS, answerWith(sandbox, { prestarted: true, zygote: true }), TESTS_PER_ANSWER],
   ['per_run', Math.ceil(ANSWERS / 2), answerWith(sandbox, { prestarted: false, zygote: false }), TESTS_PER_ANSWER],
   ['pool', Math.ceil(ANSWERS / 2), answerWith(sandbox, { prestarted: true, zygote: false }), TESTS_PER_ANSWER],
-  ...(baseSandbox ? [['pool_base', Math.ceil(ANSWERS / 2), answerWith(baseSandbox, { prestarted: true, zygote: false }), TESTS_PER_ANSWER]] : []),
+  ...(baseSandbox
+    ? [
+        [
+          'pool_base',
+          Math.ceil(ANSWERS / 2),
+          answerWith(baseSandbox, { prestarted: true, zygote: false }),
+          TESTS_PER_ANSWER,
+        ],
+      ]
+    : []),
   ['bare_python_c_pass', ANSWERS, bare, 1],
 ];
 // Two rounds, the kinds alternated, so that a change of load hits each alike; the figures add both.
@@ -122,7 +142,15 @@ meter.close();
 await current.disposeSandboxPools();
 await base?.disposeSandboxPools();
 
-const figures = { method: sandbox.method, level: sandbox.level, cores: CONCURRENCY, load_avg_1m: Number(os.loadavg()[0].toFixed(2)), cpu_source: meter.source, tests_per_answer: TESTS_PER_ANSWER, ...(BASE ? { base: BASE } : {}) };
+const figures = {
+  method: sandbox.method,
+  level: sandbox.level,
+  cores: CONCURRENCY,
+  load_avg_1m: Number(os.loadavg()[0].toFixed(2)),
+  cpu_source: meter.source,
+  tests_per_answer: TESTS_PER_ANSWER,
+  ...(BASE ? { base: BASE } : {}),
+};
 for (const [name, s] of Object.entries(sums)) {
   figures[`${name}_tests_per_s`] = Number(((s.tests * 1000) / s.wallMs).toFixed(1));
   figures[`${name}_cpu_ms_per_test`] = Number((s.cpuMs / s.tests).toFixed(1));
@@ -131,8 +159,12 @@ for (const [name, s] of Object.entries(sums)) {
   // What 2 cores could do if the tests had them to themselves: the figure the load does not move.
   figures[`${name}_cpu_bound_tests_per_s`] = Number(((CONCURRENCY * 1000 * s.tests) / s.cpuMs).toFixed(1));
 }
-console.log(`isolation: ${sandbox.method}, ${sandbox.level}; CPU from ${meter.source}; load average ${figures.load_avg_1m}`);
+console.log(
+  `isolation: ${sandbox.method}, ${sandbox.level}; CPU from ${meter.source}; load average ${figures.load_avg_1m}`,
+);
 for (const name of Object.keys(sums)) {
-  console.log(`${name}: ${figures[`${name}_tests_per_s`]} tests/s with ${CONCURRENCY} in flight, ${figures[`${name}_cpu_ms_per_test`]} ms CPU per test, ${figures[`${name}_vtask_cpu_ms_per_test`]} ms of it vtask's (${figures[`${name}_cpu_bound_tests_per_s`]} tests/s on ${CONCURRENCY} idle cores)`);
+  console.log(
+    `${name}: ${figures[`${name}_tests_per_s`]} tests/s with ${CONCURRENCY} in flight, ${figures[`${name}_cpu_ms_per_test`]} ms CPU per test, ${figures[`${name}_vtask_cpu_ms_per_test`]} ms of it vtask's (${figures[`${name}_cpu_bound_tests_per_s`]} tests/s on ${CONCURRENCY} idle cores)`,
+  );
 }
 console.log(JSON.stringify(figures));

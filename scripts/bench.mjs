@@ -11,7 +11,8 @@ import { generateTaskFile } from './gen-large.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
-if (!fs.existsSync(path.join(root, 'out/core.js'))) spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+if (!fs.existsSync(path.join(root, 'out/core.js')))
+  spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 const core = require(path.join(root, 'out/core.js'));
 const figures = {};
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
@@ -29,7 +30,9 @@ for (let i = 0; i < 5; i++) {
   if (r.status !== 0) throw new Error(`check failed: ${r.stdout}${r.stderr}`);
 }
 figures.check_10k_ms = Math.round(quantile(runs, 0.5));
-console.log(`vtask check, 10,000 tasks (${(size / 1e6).toFixed(2)} MB): median ${figures.check_10k_ms} ms over ${runs.length} runs`);
+console.log(
+  `vtask check, 10,000 tasks (${(size / 1e6).toFixed(2)} MB): median ${figures.check_10k_ms} ms over ${runs.length} runs`,
+);
 
 // 2. Re-validation after an edit, as the editor does it: one parser per document, one edit a time.
 let text = fs.readFileSync(big, 'utf8');
@@ -60,12 +63,42 @@ figures.lens_data_update_p50_ms = +quantile(lensUpdates, 0.5).toFixed(1);
 figures.lens_data_update_p95_ms = +quantile(lensUpdates, 0.95).toFixed(1);
 figures.revalidate_edit_p50_ms = +quantile(edits, 0.5).toFixed(1);
 figures.revalidate_edit_p95_ms = +quantile(edits, 0.95).toFixed(1);
-console.log(`re-validation per edit, 10,000-task file: p50 ${figures.revalidate_edit_p50_ms} ms, p95 ${figures.revalidate_edit_p95_ms} ms (first parse ${figures.first_parse_10k_ms} ms)`);
-console.log(`lens and decoration data per update, 10,000 tasks: p50 ${figures.lens_data_update_p50_ms} ms, p95 ${figures.lens_data_update_p95_ms} ms`);
+console.log(
+  `re-validation per edit, 10,000-task file: p50 ${figures.revalidate_edit_p50_ms} ms, p95 ${figures.revalidate_edit_p95_ms} ms (first parse ${figures.first_parse_10k_ms} ms)`,
+);
+console.log(
+  `lens and decoration data per update, 10,000 tasks: p50 ${figures.lens_data_update_p50_ms} ms, p95 ${figures.lens_data_update_p95_ms} ms`,
+);
 fs.rmSync(dir, { recursive: true, force: true });
 
 // 3. The verifier benchmarks, each in its own process so one core and warm-up are theirs.
-for (const name of ['bench-math.mjs', 'bench-constraints.mjs', 'bench-code.mjs', 'bench-sampling.mjs', 'bench-cache.mjs', 'bench-builtin.mjs', 'bench-panel.mjs', 'bench-datasets.mjs', 'bench-rows.mjs', 'bench-dataset-view.mjs', 'bench-audit.mjs', 'bench-duplicates.mjs', 'bench-runlog.mjs', 'bench-stats.mjs', 'bench-dashboard.mjs', 'bench-shims.mjs', 'bench-ray.mjs', 'bench-verl-tools.mjs', 'bench-agent.mjs', 'bench-bundle.mjs', 'bench-check.mjs', 'bench-zygote.mjs', 'bench-workbench.mjs', 'bench-run-loop.mjs', 'bench-memory.mjs']) {
+for (const name of [
+  'bench-math.mjs',
+  'bench-constraints.mjs',
+  'bench-code.mjs',
+  'bench-sampling.mjs',
+  'bench-cache.mjs',
+  'bench-builtin.mjs',
+  'bench-panel.mjs',
+  'bench-datasets.mjs',
+  'bench-rows.mjs',
+  'bench-dataset-view.mjs',
+  'bench-audit.mjs',
+  'bench-duplicates.mjs',
+  'bench-runlog.mjs',
+  'bench-stats.mjs',
+  'bench-dashboard.mjs',
+  'bench-shims.mjs',
+  'bench-ray.mjs',
+  'bench-verl-tools.mjs',
+  'bench-agent.mjs',
+  'bench-bundle.mjs',
+  'bench-check.mjs',
+  'bench-zygote.mjs',
+  'bench-workbench.mjs',
+  'bench-run-loop.mjs',
+  'bench-memory.mjs',
+]) {
   const script = path.join(root, 'scripts', name);
   if (!fs.existsSync(script)) continue;
   const r = spawnSync(process.execPath, [script], { encoding: 'utf8', cwd: root, timeout: 600_000 });

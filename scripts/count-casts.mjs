@@ -28,7 +28,10 @@ function castsOf(file, text) {
   const found = [];
   const visit = (node) => {
     if ((ts.isAsExpression(node) && !isAsConst(node)) || ts.isTypeAssertionExpression(node)) {
-      found.push({ line: sf.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: node.getText().replace(/\s+/g, ' ').slice(0, 100) });
+      found.push({
+        line: sf.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+        text: node.getText().replace(/\s+/g, ' ').slice(0, 100),
+      });
     }
     ts.forEachChild(node, visit);
   };
@@ -45,7 +48,9 @@ for (const file of sourceFiles(src).sort()) {
   const rel = path.relative(root, file).split(path.sep).join('/');
   const fileLines = text.split('\n');
   lines += fileLines.length;
-  fileLines.forEach((l, i) => { if (l.length > LONG) long.push(`${rel}:${i + 1} (${l.length})`); });
+  fileLines.forEach((l, i) => {
+    if (l.length > LONG) long.push(`${rel}:${i + 1} (${l.length})`);
+  });
   const found = castsOf(file, text);
   casts += found.length;
   if (found.length) perFile.push([rel, found.length]);
@@ -53,6 +58,13 @@ for (const file of sourceFiles(src).sort()) {
 }
 const perThousand = Math.round((10_000 * casts) / lines) / 10;
 console.error(`${casts} casts in ${lines} lines of src: ${perThousand} per 1,000 lines`);
-console.error('most casts:', perFile.sort((a, b) => b[1] - a[1]).slice(0, 10).map(([f, n]) => `${f} ${n}`).join(', '));
+console.error(
+  'most casts:',
+  perFile
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([f, n]) => `${f} ${n}`)
+    .join(', '),
+);
 console.error(`${long.length} lines over ${LONG} characters${list ? `:\n  ${long.join('\n  ')}` : ''}`);
 console.log(JSON.stringify({ casts, lines, perThousand, longLines: long.length }));

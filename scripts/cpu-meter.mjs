@@ -25,7 +25,10 @@ export function cpuMeter() {
   const name = `vtask-bench-${process.pid}`;
   const kinds = [
     ['/sys/fs/cgroup/cpuacct', (d) => Number(fs.readFileSync(path.join(d, 'cpuacct.usage'), 'utf8')) / 1e6],
-    ['/sys/fs/cgroup', (d) => Number(/usage_usec (\d+)/.exec(fs.readFileSync(path.join(d, 'cpu.stat'), 'utf8'))?.[1]) / 1e3],
+    [
+      '/sys/fs/cgroup',
+      (d) => Number(/usage_usec (\d+)/.exec(fs.readFileSync(path.join(d, 'cpu.stat'), 'utf8'))?.[1]) / 1e3,
+    ],
   ];
   for (const [root, read] of kinds) {
     const dir = path.join(root, name);
@@ -50,5 +53,9 @@ export function cpuMeter() {
       }
     }
   }
-  return { source: 'rusage of reaped children (misses what runs inside a PID namespace)', ms: () => childrenCpuMs() + ownCpuMs(), close: () => undefined };
+  return {
+    source: 'rusage of reaped children (misses what runs inside a PID namespace)',
+    ms: () => childrenCpuMs() + ownCpuMs(),
+    close: () => undefined,
+  };
 }

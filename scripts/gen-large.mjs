@@ -28,10 +28,27 @@ function rng(seed) {
 
 const NAMES = ['Natalia', 'Weng', 'Betty', 'Julie', 'James', 'Albert', 'Mark', 'Alexis', 'Tina', 'Randy', 'Joy', 'Ken'];
 const THINGS = ['clips', 'apples', 'pages', 'marbles', 'stickers', 'cookies', 'books', 'shells', 'coins', 'pencils'];
-const TOPICS = ['the sea', 'a mountain town', 'autumn rain', 'a lighthouse', 'the night sky', 'a busy market', 'an old bridge', 'winter trees'];
+const TOPICS = [
+  'the sea',
+  'a mountain town',
+  'autumn rain',
+  'a lighthouse',
+  'the night sky',
+  'a busy market',
+  'an old bridge',
+  'winter trees',
+];
 const CAPITALS = [
-  ['France', 'Paris'], ['Japan', 'Tokyo'], ['Kenya', 'Nairobi'], ['Peru', 'Lima'], ['Canada', 'Ottawa'],
-  ['Norway', 'Oslo'], ['Egypt', 'Cairo'], ['Chile', 'Santiago'], ['Vietnam', 'Hanoi'], ['Poland', 'Warsaw'],
+  ['France', 'Paris'],
+  ['Japan', 'Tokyo'],
+  ['Kenya', 'Nairobi'],
+  ['Peru', 'Lima'],
+  ['Canada', 'Ottawa'],
+  ['Norway', 'Oslo'],
+  ['Egypt', 'Cairo'],
+  ['Chile', 'Santiago'],
+  ['Vietnam', 'Hanoi'],
+  ['Poland', 'Warsaw'],
 ];
 const FUNCS = [
   { name: 'add', doc: 'returns the sum of a and b', args: (r) => [r(), r()], fn: (a, b) => a + b },
@@ -175,7 +192,8 @@ export function generateTaskFile({ tasks = 10_000, seed = 1, errorEvery = 0 } = 
       x -= w;
     }
     let lines = gen(i, rand, pick, int);
-    if (errorEvery > 0 && (i + 1) % errorEvery === 0) lines = MISTAKES[((i + 1) / errorEvery - 1) % MISTAKES.length](lines);
+    if (errorEvery > 0 && (i + 1) % errorEvery === 0)
+      lines = MISTAKES[((i + 1) / errorEvery - 1) % MISTAKES.length](lines);
     out.push(...lines);
   }
   return out.join('\n') + '\n';
@@ -206,7 +224,9 @@ function main(argv) {
   } else {
     fs.mkdirSync(path.dirname(path.resolve(outPath)), { recursive: true });
     fs.writeFileSync(outPath, text);
-    process.stderr.write(`wrote ${outPath}: ${opts.tasks ?? 10_000} tasks, ${(Buffer.byteLength(text) / 1e6).toFixed(2)} MB\n`);
+    process.stderr.write(
+      `wrote ${outPath}: ${opts.tasks ?? 10_000} tasks, ${(Buffer.byteLength(text) / 1e6).toFixed(2)} MB\n`,
+    );
   }
 }
 
@@ -226,6 +246,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
  */
 export function generateCompactTaskFile(n, caseEvery = 10) {
   const lines = ['vtask: 1', 'defaults:', '  verify: {math: {answer: "4"}}', 'tasks:'];
-  for (let i = 0; i < n; i++) lines.push(`- {id: t${i}, prompt: "Task ${i}: 2+2?"${i % caseEvery === 0 ? ', cases: [{response: "\\\\boxed{4}", expect: pass}, {response: "5", expect: fail}]' : ''}}`);
+  for (let i = 0; i < n; i++)
+    lines.push(
+      `- {id: t${i}, prompt: "Task ${i}: 2+2?"${i % caseEvery === 0 ? ', cases: [{response: "\\\\boxed{4}", expect: pass}, {response: "5", expect: fail}]' : ''}}`,
+    );
   return lines.join('\n') + '\n';
 }

@@ -6,7 +6,10 @@ import { chromium } from 'playwright-core';
 
 const media = path.resolve(import.meta.dirname, '../media');
 const svg = fs.readFileSync(path.join(media, 'icon.svg'), 'utf8');
-const browser = await chromium.launch({ executablePath: process.env.VTASK_CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const browser = await chromium.launch({
+  executablePath: process.env.VTASK_CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox'],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 128, height: 128 } });
   await page.setContent(`<body style="margin:0;background:transparent">${svg}</body>`);

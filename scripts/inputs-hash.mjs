@@ -15,8 +15,9 @@ export function walk(dir, re, skip = /^$/) {
   const out = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) { if (!skip.test(e.name)) out.push(...walk(p, re, skip)); }
-    else if (re.test(e.name)) out.push(p);
+    if (e.isDirectory()) {
+      if (!skip.test(e.name)) out.push(...walk(p, re, skip));
+    } else if (re.test(e.name)) out.push(p);
   }
   return out.sort();
 }
@@ -26,7 +27,9 @@ export function inputsHash() {
     ...walk(path.join(ROOT, 'src'), /./, /^node_modules$/),
     // Fixtures are read at run time and the harness runs as it is: neither is built.
     ...walk(path.join(ROOT, 'test'), /\.(ts|tsx|mts)$/, /^(fixtures|harness|node_modules)$/),
-    ...['package.json', 'tsconfig.json', 'scripts/build.mjs'].map((p) => path.join(ROOT, p)).filter((p) => fs.existsSync(p)),
+    ...['package.json', 'tsconfig.json', 'scripts/build.mjs']
+      .map((p) => path.join(ROOT, p))
+      .filter((p) => fs.existsSync(p)),
   ];
   const h = createHash('sha256');
   for (const p of inputs) h.update(path.relative(ROOT, p)).update('\0').update(fs.readFileSync(p)).update('\0');
@@ -34,4 +37,5 @@ export function inputsHash() {
 }
 
 /** True when out/ was built from the sources as they are now. */
-export const buildIsCurrent = () => fs.existsSync(HASH_FILE) && fs.readFileSync(HASH_FILE, 'utf8').trim() === inputsHash();
+export const buildIsCurrent = () =>
+  fs.existsSync(HASH_FILE) && fs.readFileSync(HASH_FILE, 'utf8').trim() === inputsHash();

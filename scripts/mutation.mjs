@@ -16,7 +16,10 @@ import esbuild from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
 /** `--only=A|B`: only the mutations whose file and name contain A or B. */
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split('|');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split('|');
 const picked = (file, name) => !only || only.some((o) => `${file} ${name}`.includes(o));
 /** A mutant whose tests run longer than this is counted killed (a hang is a failure too). */
 const TIMEOUT_MS = 180_000;
@@ -29,14 +32,34 @@ const SCOPE = [
     mutations: [
       ['exact values differ: tolerance applied anyway', "    if (!approxSide) return no('exact');\n", ''],
       ['exact equality negated', 'if (R.eq(eg, ep)) return EQ;', 'if (!R.eq(eg, ep)) return EQ;'],
-      ['approximate side needs both sides', 'const approxSide = hasApprox(g) || hasApprox(p);', 'const approxSide = hasApprox(g) && hasApprox(p);'],
+      [
+        'approximate side needs both sides',
+        'const approxSide = hasApprox(g) || hasApprox(p);',
+        'const approxSide = hasApprox(g) && hasApprox(p);',
+      ],
       ['default tolerance widened', 'const tol = c.tolerance ?? 1e-6;', 'const tol = c.tolerance ?? 1e-2;'],
-      ['float equality of exact-looking values widened', 'return Math.abs(a - b) <= 1e-10 * Math.max(', 'return Math.abs(a - b) <= 1e-4 * Math.max('],
-      ['precision comparison negated', 'return Math.round(a * k) === Math.round(b * k);', 'return Math.round(a * k) !== Math.round(b * k);'],
+      [
+        'float equality of exact-looking values widened',
+        'return Math.abs(a - b) <= 1e-10 * Math.max(',
+        'return Math.abs(a - b) <= 1e-4 * Math.max(',
+      ],
+      [
+        'precision comparison negated',
+        'return Math.round(a * k) === Math.round(b * k);',
+        'return Math.round(a * k) !== Math.round(b * k);',
+      ],
       ['infinity equals anything infinite', "return a === b ? EQ : no('exact');", 'return EQ;'],
       ['signs of huge values ignored', "    if (la.sign !== lb.sign) return no('numeric');\n", ''],
-      ['zero against a cancelling sum: loose bound', "return Math.abs(other) < 1e-12 ? yes('numeric') : no('numeric');", "return Math.abs(other) < 1e-3 ? yes('numeric') : no('numeric');"],
-      ['undefined values compared', "  if (Number.isNaN(a) || Number.isNaN(b)) return { equal: 'undecided', method: 'numeric', note: 'a value is undefined' };\n  const tiny", '  const tiny'],
+      [
+        'zero against a cancelling sum: loose bound',
+        "return Math.abs(other) < 1e-12 ? yes('numeric') : no('numeric');",
+        "return Math.abs(other) < 1e-3 ? yes('numeric') : no('numeric');",
+      ],
+      [
+        'undefined values compared',
+        "  if (Number.isNaN(a) || Number.isNaN(b))\n    return { equal: 'undecided', method: 'numeric', note: 'a value is undefined' };\n  const tiny",
+        '  const tiny',
+      ],
     ],
   },
   {
@@ -57,9 +80,17 @@ const SCOPE = [
     file: 'src/core/overview/summary.ts',
     tests: ['test/core/datasetStats.test.ts'],
     mutations: [
-      ['skipped cases counted as passed or failed', 'if (r.skipped) c.skipped++;\n      else if (r.ok) c.passed++;', 'if (r.ok) c.passed++;'],
+      [
+        'skipped cases counted as passed or failed',
+        'if (r.skipped) c.skipped++;\n      else if (r.ok) c.passed++;',
+        'if (r.ok) c.passed++;',
+      ],
       ['failed cases counted as passed', 'else c.failed++;', 'else c.passed++;'],
-      ['a task with one case counted as without cases', 'if (t.cases === 0) withoutCases++;', 'if (t.cases <= 1) withoutCases++;'],
+      [
+        'a task with one case counted as without cases',
+        'if (t.cases === 0) withoutCases++;',
+        'if (t.cases <= 1) withoutCases++;',
+      ],
       ['cases not run not counted as skipped', '    } else cases.skipped += t.cases;\n', '    }\n'],
       ['invalid tasks not counted', 'invalid_tasks: s.tasks.filter((t) => t.kind === null).length', 'invalid_tasks: 0'],
     ],
@@ -71,11 +102,27 @@ const SCOPE = [
       ['pass@k of k > n defined', 'if (k > n || n === 0) return NaN;', 'if (n === 0) return NaN;'],
       ['n itself not among the reported ks', '  if (n > 0) ks.push(n);\n', ''],
       ['Wilson interval at 90%', 'z = 1.959964', 'z = 1.644854'],
-      ['signal share ignores the group size', 'flat += Math.pow(c / scores.length, groupSize);', 'flat += Math.pow(c / scores.length, 2);'],
-      ['float noise makes rewards differ', 'const roundScore = (s: number): number => Math.round(s * 1e9) / 1e9;', 'const roundScore = (s: number): number => s;'],
-      ['undecided verdicts counted as decided', 'const decided = verdicts.filter((v) => !v.error);', 'const decided = verdicts;'],
-      ['all but one passing is too easy', "passed === n ? 'too_easy'", "passed >= n - 1 ? 'too_easy'"],
-      ['equal partial scores are learnable', "distinct <= 1 || passed === 0", 'passed === 0'],
+      [
+        'signal share ignores the group size',
+        'flat += Math.pow(c / scores.length, groupSize);',
+        'flat += Math.pow(c / scores.length, 2);',
+      ],
+      [
+        'float noise makes rewards differ',
+        'const roundScore = (s: number): number => Math.round(s * 1e9) / 1e9;',
+        'const roundScore = (s: number): number => s;',
+      ],
+      [
+        'undecided verdicts counted as decided',
+        'const decided = verdicts.filter((v) => !v.error);',
+        'const decided = verdicts;',
+      ],
+      [
+        'all but one passing is too easy',
+        "passed === n\n        ? 'too_easy'",
+        "passed >= n - 1\n        ? 'too_easy'",
+      ],
+      ['equal partial scores are learnable', 'distinct <= 1 || (passed === 0 &&', '(passed === 0 &&'],
       ['a failed run keeps its band', 'runFailed || n === 0', 'n === 0'],
     ],
   },
@@ -84,10 +131,26 @@ const SCOPE = [
     tests: ['test/core/verify-basic.test.ts'],
     mutations: [
       ['f1 threshold ignored', 'const pass = best.f1 >= threshold - 1e-9;', 'const pass = best.f1 > 0;'],
-      ['f1 as the mean of precision and recall', 'return (2 * precision * recall) / (precision + recall);', 'return (precision + recall) / 2;'],
-      ['contains read the wrong way round', 'ok = normalizeAnswer(text).includes(normalizeAnswer(gold));', 'ok = normalizeAnswer(gold).includes(normalizeAnswer(text));'],
-      ['exact mode normalises', "else if (mode === 'exact') ok = compared === gold.trim();", "else if (mode === 'exact') ok = normalizeAnswer(text) === normalizeAnswer(gold);"],
-      ['a missing tag passes', 'if (inner === undefined) return verdict(false,', 'if (inner === undefined) return verdict(true,'],
+      [
+        'f1 as the mean of precision and recall',
+        'return (2 * precision * recall) / (precision + recall);',
+        'return (precision + recall) / 2;',
+      ],
+      [
+        'contains read the wrong way round',
+        'ok = normalizeAnswer(text).includes(normalizeAnswer(gold));',
+        'ok = normalizeAnswer(gold).includes(normalizeAnswer(text));',
+      ],
+      [
+        'exact mode normalises',
+        "else if (mode === 'exact') ok = compared === gold.trim();",
+        "else if (mode === 'exact') ok = normalizeAnswer(text) === normalizeAnswer(gold);",
+      ],
+      [
+        'a missing tag passes',
+        'if (inner === undefined) return verdict(false,',
+        'if (inner === undefined) return verdict(true,',
+      ],
       ['the default mode is exact', "const mode = p.mode ?? 'normalized';", "const mode = p.mode ?? 'exact';"],
     ],
   },
@@ -103,7 +166,11 @@ const SCOPE = [
     tests: ['test/core/verify-basic.test.ts'],
     mutations: [
       ['schema ignored', '  if (!p.schema) return verdict(true,', '  if (true) return verdict(true,'],
-      ['an invalid schema fails quietly', "return { ...verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`), error: 'crash' };", 'return verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`);'],
+      [
+        'an invalid schema fails quietly',
+        "return { ...verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`), error: 'crash' };",
+        'return verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`);',
+      ],
       ['the last fence not preferred', 'const last = fences[fences.length - 1];', 'const last = fences[0];'],
     ],
   },
@@ -111,13 +178,33 @@ const SCOPE = [
     file: 'src/core/verifiers/constraints/checks/ifeval.ts',
     tests: ['test/core/constraints.test.ts', 'test/core/ifeval-parity.test.ts'],
     mutations: [
-      ['highlights: at least becomes exactly', "outcome(n >= want, `${plural(n, 'highlighted section')}", "outcome(n === want, `${plural(n, 'highlighted section')}"],
+      [
+        'highlights: at least becomes exactly',
+        "outcome(n >= want, `${plural(n, 'highlighted section')}",
+        "outcome(n === want, `${plural(n, 'highlighted section')}",
+      ],
       ['commas counted one short', "const n = value.split(',').length - 1;", "const n = value.split(',').length - 2;"],
-      ['a lone quotation mark is quoted', "const pass = v.length > 1 && v.startsWith('\"')", "const pass = v.length > 0 && v.startsWith('\"')"],
+      [
+        'a lone quotation mark is quoted',
+        "const pass = v.length > 1 && v.startsWith('\"')",
+        "const pass = v.length > 0 && v.startsWith('\"')",
+      ],
       ['two identical responses pass', 'return outcome(!same,', 'return outcome(true,'],
-      ['end phrase compared with its case', "const phrase = pyStrip(str(k, 'end_phrase')).toLowerCase();", "const phrase = pyStrip(str(k, 'end_phrase'));"],
-      ['forbidden words found inside words', 'new RegExp(`${B}${escapeRegExp(w)}${B}`, \'iu\')', "new RegExp(escapeRegExp(w), 'iu')"],
-      ['dash bullets not counted', "countBulletLines(value, '*') + countBulletLines(value, '-')", "countBulletLines(value, '*')"],
+      [
+        'end phrase compared with its case',
+        "const phrase = pyStrip(str(k, 'end_phrase')).toLowerCase();",
+        "const phrase = pyStrip(str(k, 'end_phrase'));",
+      ],
+      [
+        'forbidden words found inside words',
+        "new RegExp(`${B}${escapeRegExp(w)}${B}`, 'iu')",
+        "new RegExp(escapeRegExp(w), 'iu')",
+      ],
+      [
+        'dash bullets not counted',
+        "countBulletLines(value, '*') + countBulletLines(value, '-')",
+        "countBulletLines(value, '*')",
+      ],
       ['a closing json fence kept', "    if (v.endsWith('```')) v = v.slice(0, -3);\n", ''],
     ],
   },
@@ -129,9 +216,21 @@ const SCOPE = [
       ['the code probes dropped', "  if (kind === 'code') out.push(...codeProbes(task));\n", ''],
       ['the choice probes dropped', "  if (kind === 'choice') out.push(...choiceProbes(task.verify));\n", ''],
       ['the json probes dropped', "  if (kind === 'json') out.push(...jsonProbes(task.verify));\n", ''],
-      ['no echo of the prompt', "if (task.prompt.trim()) out.push({ id: 'echo-prompt'", "if (!task.prompt) out.push({ id: 'echo-prompt'"],
-      ['degenerate answers to a form-only verifier are critical', "const degenerate: Severity = formOnly ? 'medium' : 'critical';", "const degenerate: Severity = 'critical';"],
-      ['right-answer probes for composites too', "kind === 'math' || kind === 'match' || p.family !== 'right-answer'", 'true'],
+      [
+        'no echo of the prompt',
+        "if (task.prompt.trim())\n    out.push({\n      id: 'echo-prompt',",
+        "if (!task.prompt)\n    out.push({\n      id: 'echo-prompt',",
+      ],
+      [
+        'degenerate answers to a form-only verifier are critical',
+        "const degenerate: Severity = formOnly ? 'medium' : 'critical';",
+        "const degenerate: Severity = 'critical';",
+      ],
+      [
+        'right-answer probes for composites too',
+        "kind === 'math' || kind === 'match' || p.family !== 'right-answer'",
+        'true',
+      ],
     ],
   },
 ];
@@ -144,14 +243,38 @@ const outDir = path.join(root, 'out', 'mutation');
 async function bundle(file, source, tests) {
   fs.rmSync(outDir, { recursive: true, force: true });
   const abs = path.join(root, file);
-  const serve = { name: 'mutant', setup: (b) => b.onLoad({ filter: /\.ts$/ }, (a) => (a.path === abs ? { contents: source, loader: 'ts' } : undefined)) };
-  await esbuild.build({ entryPoints: tests, outdir: outDir, outbase: 'test', bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', external: ['vscode'], define: { VTASK_VERSION: JSON.stringify(pkg.version) }, loader: { '.py': 'text' }, absWorkingDir: root, logLevel: 'silent', plugins: [serve] });
+  const serve = {
+    name: 'mutant',
+    setup: (b) =>
+      b.onLoad({ filter: /\.ts$/ }, (a) => (a.path === abs ? { contents: source, loader: 'ts' } : undefined)),
+  };
+  await esbuild.build({
+    entryPoints: tests,
+    outdir: outDir,
+    outbase: 'test',
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    external: ['vscode'],
+    define: { VTASK_VERSION: JSON.stringify(pkg.version) },
+    loader: { '.py': 'text' },
+    absWorkingDir: root,
+    logLevel: 'silent',
+    plugins: [serve],
+  });
   return tests.map((t) => path.join(outDir, path.relative('test', t).replace(/\.ts$/, '.js')));
 }
 
 /** 'passed', 'failed' or 'timeout' for the bundled tests. */
 function runTests(files) {
-  const r = spawnSync(process.execPath, ['--test', '--test-reporter=dot', ...files], { cwd: root, timeout: TIMEOUT_MS, stdio: 'ignore', killSignal: 'SIGKILL' });
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=dot', ...files], {
+    cwd: root,
+    timeout: TIMEOUT_MS,
+    stdio: 'ignore',
+    killSignal: 'SIGKILL',
+  });
   if (r.error || r.signal) return 'timeout';
   return r.status === 0 ? 'passed' : 'failed';
 }
@@ -174,7 +297,8 @@ if (process.argv.includes('--check')) {
     for (const [name, find, replace, nth] of mutations) {
       n++;
       try {
-        if (mutate(source, find, replace, nth) === source) missing.push(`${file}: ${name}: the mutation changes nothing`);
+        if (mutate(source, find, replace, nth) === source)
+          missing.push(`${file}: ${name}: the mutation changes nothing`);
       } catch (e) {
         missing.push(`${file}: ${name}: ${e.message}`);
       }

@@ -14,7 +14,20 @@ const vsix = path.resolve(o >= 0 ? process.argv[o + 1] : path.join(root, 'out/vt
 const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-vsix-'));
 
 // What the .vsix holds beside the bundles: .vscodeignore's allowlist chooses within these.
-const COPIED = ['package.json', 'LICENSE', 'CHANGELOG.md', 'language-configuration.json', '.vscodeignore', 'marketplace', 'syntaxes', 'snippets', 'media', 'walkthrough', 'schemas', 'models'];
+const COPIED = [
+  'package.json',
+  'LICENSE',
+  'CHANGELOG.md',
+  'language-configuration.json',
+  '.vscodeignore',
+  'marketplace',
+  'syntaxes',
+  'snippets',
+  'media',
+  'walkthrough',
+  'schemas',
+  'models',
+];
 
 function run(cmd, args, cwd) {
   const r = spawnSync(cmd, args, { cwd, stdio: 'inherit' });
@@ -26,6 +39,14 @@ function run(cmd, args, cwd) {
 for (const f of [...COPIED, ...fs.readdirSync(root).filter((n) => /^package\.nls.*\.json$/.test(n))]) {
   if (fs.existsSync(path.join(root, f))) fs.cpSync(path.join(root, f), path.join(stage, f), { recursive: true });
 }
-run(process.execPath, [path.join(root, 'scripts/build.mjs'), '--production', '--only=vsix', `--out=${path.join(stage, 'out')}`], root);
-run(path.join(root, 'node_modules/.bin/vsce'), ['package', '--no-dependencies', '--readme-path', 'marketplace/README.md', '-o', vsix], stage);
+run(
+  process.execPath,
+  [path.join(root, 'scripts/build.mjs'), '--production', '--only=vsix', `--out=${path.join(stage, 'out')}`],
+  root,
+);
+run(
+  path.join(root, 'node_modules/.bin/vsce'),
+  ['package', '--no-dependencies', '--readme-path', 'marketplace/README.md', '-o', vsix],
+  stage,
+);
 fs.rmSync(stage, { recursive: true, force: true });

@@ -19,7 +19,7 @@ export async function writeRunDataset({ dir, files, tasksPerFile, models = ['mod
   fs.writeFileSync(path.join(dir, 'package.json'), '{}');
   const cacheDir = path.join(dir, '.vtask-cache');
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const band = (passed, n) => (passed === n ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable');
   const paths = [];
   let tasks = 0;
@@ -39,7 +39,18 @@ export async function writeRunDataset({ dir, files, tasksPerFile, models = ['mod
         const runs = rand() < 0.1 ? 2 : 1;
         for (let r = 0; r < runs; r++) {
           const passed = Math.floor(rand() * 9);
-          records.push({ file: `data/${name}`, task: entry.id, model, key, at: new Date(Date.UTC(2026, 0, 1 + r)).toISOString(), samples: 8, passed, pass_rate: passed / 8, band: band(passed, 8), signal_share: 1 - (passed / 8) ** 8 - (1 - passed / 8) ** 8 });
+          records.push({
+            file: `data/${name}`,
+            task: entry.id,
+            model,
+            key,
+            at: new Date(Date.UTC(2026, 0, 1 + r)).toISOString(),
+            samples: 8,
+            passed,
+            pass_rate: passed / 8,
+            band: band(passed, 8),
+            signal_share: 1 - (passed / 8) ** 8 - (1 - passed / 8) ** 8,
+          });
         }
       }
     }
@@ -47,4 +58,3 @@ export async function writeRunDataset({ dir, files, tasksPerFile, models = ['mod
   }
   return { files: paths, cacheDir, tasks };
 }
-

@@ -27,7 +27,9 @@ export function scoringRows(prefix, rowsFile) {
   }
   fs.writeFileSync(path.join(dir, 'pairs.json'), JSON.stringify(pairs));
   const rows = path.join(dir, rowsFile);
-  const exported = spawnSync(process.execPath, [cli, 'export', tasks, '--format', 'trl', '-o', rows], { encoding: 'utf8' });
+  const exported = spawnSync(process.execPath, [cli, 'export', tasks, '--format', 'trl', '-o', rows], {
+    encoding: 'utf8',
+  });
   if (exported.status !== 0) throw new Error(`export failed: ${exported.stderr}`);
   return { dir, tasks, rows, pairs: path.join(dir, 'pairs.json') };
 }

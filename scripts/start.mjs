@@ -14,12 +14,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO, runMain, runtimeInstalled, startCodeServer, workbenchUrl, installVsix, packageVsix } from '../test/harness/vscode.mjs';
+import {
+  REPO,
+  runMain,
+  runtimeInstalled,
+  startCodeServer,
+  workbenchUrl,
+  installVsix,
+  packageVsix,
+} from '../test/harness/vscode.mjs';
 import { createHash } from 'node:crypto';
 import { buildIsCurrent, inputsHash, walk } from './inputs-hash.mjs';
 
 const { values: opts } = parseArgs({
-  options: { web: { type: 'boolean', default: false }, 'no-build': { type: 'boolean', default: false }, profile: { type: 'string' }, port: { type: 'string' } },
+  options: {
+    web: { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    port: { type: 'string' },
+  },
 });
 const examples = path.join(REPO, 'examples');
 
@@ -34,15 +47,23 @@ else if (!opts['no-build']) {
 const desktop = !opts.web && spawnSync('code', ['--version'], { stdio: 'ignore' }).status === 0;
 if (desktop) {
   console.log('Opening VS Code with the vtask extension on examples/ ...');
-  spawn('code', ['--new-window', `--extensionDevelopmentPath=${REPO}`, examples], { stdio: 'inherit', detached: true }).unref();
+  spawn('code', ['--new-window', `--extensionDevelopmentPath=${REPO}`, examples], {
+    stdio: 'inherit',
+    detached: true,
+  }).unref();
   process.exit(0);
 }
 
 /** What the .vsix is made of: the build's inputs and the files packaged as they are. */
 function packageInputsHash() {
   const h = createHash('sha256').update(inputsHash());
-  const shipped = ['syntaxes', 'snippets', 'media', 'marketplace', 'models', 'walkthrough'].flatMap((d) => walk(path.join(REPO, d), /./));
-  for (const p of [...shipped, ...['language-configuration.json', 'CHANGELOG.md', '.vscodeignore'].map((f) => path.join(REPO, f))]) {
+  const shipped = ['syntaxes', 'snippets', 'media', 'marketplace', 'models', 'walkthrough'].flatMap((d) =>
+    walk(path.join(REPO, d), /./),
+  );
+  for (const p of [
+    ...shipped,
+    ...['language-configuration.json', 'CHANGELOG.md', '.vscodeignore'].map((f) => path.join(REPO, f)),
+  ]) {
     if (fs.existsSync(p)) h.update(path.relative(REPO, p)).update('\0').update(fs.readFileSync(p)).update('\0');
   }
   return h.digest('hex');
@@ -75,7 +96,8 @@ await runMain(async () => {
     const r = spawnSync('bash', [path.join(REPO, 'scripts/install-vscode.sh')], { stdio: 'inherit' });
     if (r.status !== 0) return 1;
   }
-  const dataDir = opts.profile ?? path.join(process.env.VTASK_CACHE ?? path.join(os.homedir(), '.cache/vtask'), 'start-profile');
+  const dataDir =
+    opts.profile ?? path.join(process.env.VTASK_CACHE ?? path.join(os.homedir(), '.cache/vtask'), 'start-profile');
   fs.mkdirSync(dataDir, { recursive: true });
   installCurrentVsix(dataDir);
   const server = await startCodeServer({ dataDir, port: opts.port ? Number(opts.port) : undefined });

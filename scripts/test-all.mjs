@@ -43,10 +43,20 @@ function run(cmd, args, env = {}) {
       .map((a) => (a.startsWith(ROOT + path.sep) ? path.relative(ROOT, a) : a))
       .map((a) => (/\s/.test(a) ? JSON.stringify(a) : a));
     console.log(`$ ${shown.join(' ')}`);
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
-    child.stdout.on('data', (d) => { stdout += d; process.stdout.write(d); });
-    child.on('error', (e) => { console.error(`${cmd}: ${e.message}`); resolve({ code: 127, stdout }); });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      process.stdout.write(d);
+    });
+    child.on('error', (e) => {
+      console.error(`${cmd}: ${e.message}`);
+      resolve({ code: 127, stdout });
+    });
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout }));
   });
 }
@@ -79,7 +89,9 @@ function judgeSkips(skips) {
     const excused = s.reason.startsWith('needs:');
     if (inCI && !excused && (MUST_RUN.test(path.basename(s.file)) || MUST_RUN.test(s.name))) {
       refused++;
-      console.log(`FAILED (skipped in CI): ${where}${s.reason ? `: ${s.reason}` : ''} (a CI skip must say \`needs: ...\`)`);
+      console.log(
+        `FAILED (skipped in CI): ${where}${s.reason ? `: ${s.reason}` : ''} (a CI skip must say \`needs: ...\`)`,
+      );
     } else console.log(`skipped: ${where}${s.reason ? `: ${s.reason}` : ''}`);
   }
   return refused;
@@ -94,12 +106,24 @@ async function nodeTests(files) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-tests-'));
   const tap = path.join(dir, 'tests.tap');
   const skipsFile = path.join(dir, 'skips.jsonl');
-  const { code } = await run(process.execPath, ['--test',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-    `--test-reporter=${path.join(ROOT, 'scripts/test-reporter.mjs')}`, `--test-reporter-destination=${skipsFile}`, ...files]);
+  const { code } = await run(process.execPath, [
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tap}`,
+    `--test-reporter=${path.join(ROOT, 'scripts/test-reporter.mjs')}`,
+    `--test-reporter-destination=${skipsFile}`,
+    ...files,
+  ]);
   const text = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
-  const skips = fs.existsSync(skipsFile) ? fs.readFileSync(skipsFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const skips = fs.existsSync(skipsFile)
+    ? fs
+        .readFileSync(skipsFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
   fs.rmSync(dir, { recursive: true, force: true });
   const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [])[1] ?? 0);
   const refused = judgeSkips(skips);
@@ -123,19 +147,25 @@ const checkStage = (cmd, args) => async () => {
  * A harness ends with `N passed, N failed[, N skipped]`; a non-zero exit without a count is one
  * failure, and so is a harness that ran no test.
  */
-const harnessStage = (script, args = [], env = {}) => async () => {
-  if (!(await ensureBuild())) return { passed: 0, failed: 1, note: 'build failed or stale' };
-  if (runtimeMissing) return { passed: 0, failed: 1, note: 'no VS Code runtime' };
-  const { code, stdout } = await run(process.execPath, [path.join(ROOT, script), ...args], env);
-  const last = stdout.split('\n').map((l) => l.trim()).filter((l) => SUMMARY_LINE.test(l)).pop();
-  const m = last ? SUMMARY_LINE.exec(last) : null;
-  const passed = m ? Number(m[1]) : 0;
-  const skipped = m?.[3] ? Number(m[3]) : 0;
-  let failed = m ? Number(m[2]) : 0;
-  if (code !== 0 && failed === 0) failed = 1;
-  if (passed + failed + skipped === 0) return { passed, failed: 1, note: 'no tests ran' };
-  return { passed, failed, skipped };
-};
+const harnessStage =
+  (script, args = [], env = {}) =>
+  async () => {
+    if (!(await ensureBuild())) return { passed: 0, failed: 1, note: 'build failed or stale' };
+    if (runtimeMissing) return { passed: 0, failed: 1, note: 'no VS Code runtime' };
+    const { code, stdout } = await run(process.execPath, [path.join(ROOT, script), ...args], env);
+    const last = stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => SUMMARY_LINE.test(l))
+      .pop();
+    const m = last ? SUMMARY_LINE.exec(last) : null;
+    const passed = m ? Number(m[1]) : 0;
+    const skipped = m?.[3] ? Number(m[3]) : 0;
+    let failed = m ? Number(m[2]) : 0;
+    if (code !== 0 && failed === 0) failed = 1;
+    if (passed + failed + skipped === 0) return { passed, failed: 1, note: 'no tests ran' };
+    return { passed, failed, skipped };
+  };
 
 let runtimeMissing = false;
 const noBuild = process.argv.includes('--no-build');
@@ -171,7 +201,9 @@ const STAGES = [
       const ok = await ensureBuild();
       const { built } = await building;
       if (ok && !built) return { passed: 0, failed: 0, note: 'up to date' };
-      return ok ? { passed: 1, failed: 0 } : { passed: 0, failed: 1, note: built ? 'build failed' : 'stale (--no-build)' };
+      return ok
+        ? { passed: 1, failed: 0 }
+        : { passed: 0, failed: 1, note: built ? 'build failed' : 'stale (--no-build)' };
     },
   },
   {
@@ -253,7 +285,11 @@ const STAGES = [
       }
       const { code } = await run('bash', [script]);
       if (code !== 0) return { passed: 0, failed: 1, note: 'the floor VS Code did not install' };
-      const r = await harnessStage('test/harness/run-e2e.mjs', [], { VTASK_CODE_SERVER: entry, VTASK_NODE24: process.execPath, VTASK_E2E_PREFIX: 'e2e-floor' })();
+      const r = await harnessStage('test/harness/run-e2e.mjs', [], {
+        VTASK_CODE_SERVER: entry,
+        VTASK_NODE24: process.execPath,
+        VTASK_E2E_PREFIX: 'e2e-floor',
+      })();
       return { ...r, note: r.note ?? `VS Code 1.90 (code-server ${version})` };
     },
   },
@@ -274,7 +310,12 @@ if (selected.some((s) => s.vscode) && !runtimeInstalled()) {
   const s0 = Date.now();
   const { code } = await run('bash', [path.join(ROOT, 'scripts/install-vscode.sh')]);
   runtimeMissing = code !== 0 || !runtimeInstalled();
-  results.push({ name: 'install', passed: runtimeMissing ? 0 : 1, failed: runtimeMissing ? 1 : 0, ms: Date.now() - s0 });
+  results.push({
+    name: 'install',
+    passed: runtimeMissing ? 0 : 1,
+    failed: runtimeMissing ? 1 : 0,
+    ms: Date.now() - s0,
+  });
 }
 
 for (const stage of selected) {
@@ -292,10 +333,27 @@ for (const stage of selected) {
 
 const pad = (s, n) => String(s).padEnd(n);
 const lpad = (s, n) => String(s).padStart(n);
-console.log('\n' + pad('stage', 13) + pad('result', 8) + lpad('passed', 7) + lpad('failed', 7) + lpad('skipped', 8) + lpad('time', 9) + '  note');
+console.log(
+  '\n' +
+    pad('stage', 13) +
+    pad('result', 8) +
+    lpad('passed', 7) +
+    lpad('failed', 7) +
+    lpad('skipped', 8) +
+    lpad('time', 9) +
+    '  note',
+);
 for (const r of results) {
   const result = r.failed ? 'FAIL' : r.passed ? 'ok' : '-';
-  console.log(pad(r.name, 13) + pad(result, 8) + lpad(r.passed, 7) + lpad(r.failed, 7) + lpad(r.skipped ?? 0, 8) + lpad(`${(r.ms / 1000).toFixed(1)}s`, 9) + (r.note ? `  ${r.note}` : ''));
+  console.log(
+    pad(r.name, 13) +
+      pad(result, 8) +
+      lpad(r.passed, 7) +
+      lpad(r.failed, 7) +
+      lpad(r.skipped ?? 0, 8) +
+      lpad(`${(r.ms / 1000).toFixed(1)}s`, 9) +
+      (r.note ? `  ${r.note}` : ''),
+  );
 }
 const sum = (key) => results.reduce((n, r) => n + (r[key] ?? 0), 0);
 const failed = sum('failed');

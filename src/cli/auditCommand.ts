@@ -63,7 +63,19 @@ interface AuditArgs extends ModelFlags {
   maxSpread?: number;
 }
 
-const FLAGS = ['--json', '--probes', '--fail-on', '--base-url', '--model', '--samples', '--cache-dir', '--calibrate', '--repeats', '--min-agreement', '--max-spread'];
+const FLAGS = [
+  '--json',
+  '--probes',
+  '--fail-on',
+  '--base-url',
+  '--model',
+  '--samples',
+  '--cache-dir',
+  '--calibrate',
+  '--repeats',
+  '--min-agreement',
+  '--max-spread',
+];
 
 function parseArgs(argv: readonly string[]): AuditArgs {
   const a: AuditArgs = { paths: [], json: false, failOn: 'high', samples: false, calibrate: false, repeats: 3 };
@@ -73,14 +85,23 @@ function parseArgs(argv: readonly string[]): AuditArgs {
         a.json = true;
         break;
       case '--probes':
-        a.probes = new Set(value().split(',').map((s) => s.trim()).filter(Boolean));
+        a.probes = new Set(
+          value()
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
         if (!a.probes.size) throw new UsageError('--probes needs probe ids or families');
         const unknown = unknownProbeNames(a.probes);
-        if (unknown.length) throw new UsageError(`--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probe names (${PROBE_NAMES.slice(0, 4).join(', ')}, ...: docs/cli.md lists them); got ${unknown.map((u) => `'${u}'`).join(', ')}`);
+        if (unknown.length)
+          throw new UsageError(
+            `--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probe names (${PROBE_NAMES.slice(0, 4).join(', ')}, ...: docs/cli.md lists them); got ${unknown.map((u) => `'${u}'`).join(', ')}`,
+          );
         break;
       case '--fail-on': {
         const v = value();
-        if (!SEVERITIES.includes(v as Severity)) throw new UsageError(`--fail-on takes ${SEVERITIES.join(', ')}; got '${v}'`);
+        if (!SEVERITIES.includes(v as Severity))
+          throw new UsageError(`--fail-on takes ${SEVERITIES.join(', ')}; got '${v}'`);
         a.failOn = v as Severity;
         break;
       }
@@ -129,18 +150,55 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
     invalid += errors.length;
     for (const e of errors) problemsTo.write(terminalSafe(formatIssue(file, parsed.lines, e)) + '\n');
     const { tasks } = runnableTasks(parsed);
-    const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
-    const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => tasks.find((t) => t.sampling.model)?.sampling.model);
+    const models = parsed.parts
+      .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
+      .find((m) => m?.type === 'map');
+    const judge = judgeProviders(
+      (toJS(models) as Record<string, unknown>) ?? {},
+      args,
+      () => tasks.find((t) => t.sampling.model)?.sampling.model,
+    );
     const audits = await auditTasks(tasks, { file, only: args.probes, judge, signal });
     tasksSeen += tasks.length;
-    const runs = args.samples ? await cachedTaskRuns([file], { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read: () => read.text }) : undefined;
+    const runs = args.samples
+      ? await cachedTaskRuns([file], {
+          baseUrl: args.baseUrl,
+          model: args.model,
+          cacheDir: args.cacheDir,
+          read: () => read.text,
+        })
+      : undefined;
     for (const probed of audits) {
       const task = tasks.find((t) => t.id === probed.task);
-      const calibration = args.calibrate && task ? await calibrateJudge(task, file, { judge, repeats: args.repeats, signal, ...(args.minAgreement !== undefined ? { minAgreement: args.minAgreement } : {}), ...(args.maxSpread !== undefined ? { maxSpread: args.maxSpread } : {}) }) : undefined;
+      const calibration =
+        args.calibrate && task
+          ? await calibrateJudge(task, file, {
+              judge,
+              repeats: args.repeats,
+              signal,
+              ...(args.minAgreement !== undefined ? { minAgreement: args.minAgreement } : {}),
+              ...(args.maxSpread !== undefined ? { maxSpread: args.maxSpread } : {}),
+            })
+          : undefined;
       const audit = calibration ? { ...probed, findings: [...calibration.findings, ...probed.findings] } : probed;
       const run = runs?.get(`${file}\0${audit.task}`);
-      const suspects = run ? (await findSuspects(run.task, file, run.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { judge, signal })).map((x) => ({ ...x, response: responseOf(run.samples.find((y) => y.index === x.sample) ?? { text: '' }) })) : [];
-      out.push({ file, audit, line: parsed.lines.position(audit.offset).line + 1, suspects, ...(calibration ? { calibration } : {}) });
+      const suspects = run
+        ? (
+            await findSuspects(
+              run.task,
+              file,
+              run.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })),
+              { judge, signal },
+            )
+          ).map((x) => ({ ...x, response: responseOf(run.samples.find((y) => y.index === x.sample) ?? { text: '' }) }))
+        : [];
+      out.push({
+        file,
+        audit,
+        line: parsed.lines.position(audit.offset).line + 1,
+        suspects,
+        ...(calibration ? { calibration } : {}),
+      });
       for (const s of audit.skipped) skippedReasons.set(s.reason, (skippedReasons.get(s.reason) ?? 0) + 1);
     }
   }
@@ -151,23 +209,71 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       file,
       task: audit.task,
       probes: audit.probes,
-      findings: audit.findings.map(({ probe, family, severity, response, calls, verdict, expected, reason }) => ({ probe, family, severity, response, ...(calls ? { calls } : {}), verdict, expected, reason })),
+      findings: audit.findings.map(({ probe, family, severity, response, calls, verdict, expected, reason }) => ({
+        probe,
+        family,
+        severity,
+        response,
+        ...(calls ? { calls } : {}),
+        verdict,
+        expected,
+        reason,
+      })),
       ...(audit.skipped.length ? { skipped: audit.skipped } : {}),
-      ...(calibration ? { calibration: { cases: calibration.cases, repeats: args.repeats, agreement: calibration.agreement, spread: calibration.spread, order_flips: calibration.orderFlips, length_flips: calibration.lengthFlips, undecided: calibration.undecided } } : {}),
-      ...(args.samples ? { suspects: suspects.map((x) => ({ sample: x.sample, kind: x.kind, reading: x.reading, response: x.response, reason: x.verdict.reason })) } : {}),
+      ...(calibration
+        ? {
+            calibration: {
+              cases: calibration.cases,
+              repeats: args.repeats,
+              agreement: calibration.agreement,
+              spread: calibration.spread,
+              order_flips: calibration.orderFlips,
+              length_flips: calibration.lengthFlips,
+              undecided: calibration.undecided,
+            },
+          }
+        : {}),
+      ...(args.samples
+        ? {
+            suspects: suspects.map((x) => ({
+              sample: x.sample,
+              kind: x.kind,
+              reading: x.reading,
+              response: x.response,
+              reason: x.verdict.reason,
+            })),
+          }
+        : {}),
     }));
-    io.stdout.write(JSON.stringify({ tasks, findings: findings.length, failing, fail_on: args.failOn, invalid }) + '\n');
+    io.stdout.write(
+      JSON.stringify({ tasks, findings: findings.length, failing, fail_on: args.failOn, invalid }) + '\n',
+    );
   } else {
     for (const { file, audit, line, suspects, calibration: c } of out) {
-      if (c) io.stdout.write(terminalSafe(`${file}:${line}: calibration: task ${audit.task}: agreement ${Math.round(c.agreement * 100)}% over ${plural(c.cases, 'case')} × ${args.repeats}, score spread ${c.spread.toFixed(2)}, ${plural(c.orderFlips, 'order flip')}, ${plural(c.lengthFlips, 'length flip')}${c.undecided ? `, ${c.undecided} undecided` : ''}`) + '\n');
+      if (c)
+        io.stdout.write(
+          terminalSafe(
+            `${file}:${line}: calibration: task ${audit.task}: agreement ${Math.round(c.agreement * 100)}% over ${plural(c.cases, 'case')} × ${args.repeats}, score spread ${c.spread.toFixed(2)}, ${plural(c.orderFlips, 'order flip')}, ${plural(c.lengthFlips, 'length flip')}${c.undecided ? `, ${c.undecided} undecided` : ''}`,
+          ) + '\n',
+        );
       for (const f of audit.findings) {
-        io.stdout.write(terminalSafe(`${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`) + '\n');
+        io.stdout.write(
+          terminalSafe(
+            `${file}:${line}: ${f.severity}: task ${audit.task}: probe ${f.probe} (expected ${f.expected}, got ${f.verdict}): ${f.reason}`,
+          ) + '\n',
+        );
         io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(f.response, 100))}`) + '\n');
         if (f.calls) io.stdout.write(terminalSafe(`    calls: ${cut(JSON.stringify(f.calls), 100)}`) + '\n');
       }
       for (const x of suspects) {
-        const what = x.kind === 'false-negative' ? `failed, but passes read as ${x.reading}: ${x.verdict.reason}` : `passed, but ${x.reading}`;
-        io.stdout.write(terminalSafe(`${file}:${line}: ${x.kind} suspect: task ${audit.task}: sample #${x.sample + 1} ${what}`) + '\n');
+        const what =
+          x.kind === 'false-negative'
+            ? `failed, but passes read as ${x.reading}: ${x.verdict.reason}`
+            : `passed, but ${x.reading}`;
+        io.stdout.write(
+          terminalSafe(`${file}:${line}: ${x.kind} suspect: task ${audit.task}: sample #${x.sample + 1} ${what}`) +
+            '\n',
+        );
         io.stdout.write(terminalSafe(`    response: ${JSON.stringify(cut(x.response, 100))}`) + '\n');
       }
     }
@@ -175,9 +281,12 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       const n = out.reduce((k, o) => k + o.suspects.length, 0);
       io.stdout.write(`${plural(n, 'suspect sample')} among the cached runs\n`);
     }
-    for (const [reason, n] of skippedReasons) io.stdout.write(terminalSafe(`${plural(n, 'task')} had probes skipped: ${reason}`) + '\n');
+    for (const [reason, n] of skippedReasons)
+      io.stdout.write(terminalSafe(`${plural(n, 'task')} had probes skipped: ${reason}`) + '\n');
     const flagged = out.filter((o) => o.audit.findings.length).length;
-    io.stdout.write(`${findingCount(findings)} in ${flagged} of ${plural(tasksSeen, 'task')}; ${failing} at or above ${args.failOn}\n`);
+    io.stdout.write(
+      `${findingCount(findings)} in ${flagged} of ${plural(tasksSeen, 'task')}; ${failing} at or above ${args.failOn}\n`,
+    );
   }
   if (signal.aborted) return EXIT.failed;
   return failing > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;

@@ -31,7 +31,13 @@ const NO_REQUESTS: Provider = {
  */
 export async function cachedRuns(files: readonly string[], o: CachedRunOptions): Promise<Map<string, RunSummary>> {
   const out = new Map<string, RunSummary>();
-  for (const [key, r] of await cachedTaskRuns(files, o)) out.set(key, { model: labels.get(r) ?? r.model, samples: r.stats.samples, pass_rate: r.stats.passRate, band: r.stats.band });
+  for (const [key, r] of await cachedTaskRuns(files, o))
+    out.set(key, {
+      model: labels.get(r) ?? r.model,
+      samples: r.stats.samples,
+      pass_rate: r.stats.passRate,
+      band: r.stats.band,
+    });
   return out;
 }
 
@@ -39,14 +45,19 @@ export async function cachedRuns(files: readonly string[], o: CachedRunOptions):
 const labels = new WeakMap<TaskRunResult, string>();
 
 /** The cached runs themselves, samples and verdicts included, keyed as `cachedRuns`. */
-export async function cachedTaskRuns(files: readonly string[], o: CachedRunOptions): Promise<Map<string, TaskRunResult>> {
+export async function cachedTaskRuns(
+  files: readonly string[],
+  o: CachedRunOptions,
+): Promise<Map<string, TaskRunResult>> {
   const out = new Map<string, TaskRunResult>();
   const signal = new AbortController().signal;
   for (const file of files) {
     const dir = resolveCacheDir(file, { cacheDir: o.cacheDir });
     if (!fs.existsSync(dir)) continue;
     const parsed = parseTaskFile(o.read(file));
-    const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+    const models = parsed.parts
+      .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
+      .find((m) => m?.type === 'map');
     const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
     const profiles = new Map<string, ModelProfile | undefined>();
     const profileOf = (name: string | undefined): ModelProfile | undefined => {

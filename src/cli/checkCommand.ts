@@ -41,13 +41,17 @@ export async function check(paths: readonly string[], io: CliIO): Promise<number
     tasks += parsed.tasks.length;
     // Issues in the file's order: an environment or script that is not there, and profiles whose
     // secrets would be held back (see --trust-endpoint), among the rest.
-    const issues = [...parsed.issues, ...missingFileIssues(parsed, file), ...withheldIssues(parsed.parts)].sort((a, b) => a.start - b.start);
+    const issues = [...parsed.issues, ...missingFileIssues(parsed, file), ...withheldIssues(parsed.parts)].sort(
+      (a, b) => a.start - b.start,
+    );
     for (const issue of issues) {
       io.stdout.write(terminalSafe(formatIssue(file, parsed.lines, issue)) + '\n');
       if (issue.severity === 'error') errors++;
       else if (issue.severity === 'warning') warnings++;
     }
   }
-  io.stderr.write(`checked ${plural(files.length, 'file')}, ${plural(tasks, 'task')}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}\n`);
+  io.stderr.write(
+    `checked ${plural(files.length, 'file')}, ${plural(tasks, 'task')}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}\n`,
+  );
   return errors > 0 ? EXIT.failed : EXIT.ok;
 }

@@ -4,7 +4,17 @@
 // REV and as they are now, and compares the verdicts sample by sample. No request either way.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { diffKey, diffRuns, parseSelection, selectRuns, type DatasetDiff, type DiffRun, type DiffTask, type Outcome, type RunSelection } from '../core/overview/diff';
+import {
+  diffKey,
+  diffRuns,
+  parseSelection,
+  selectRuns,
+  type DatasetDiff,
+  type DiffRun,
+  type DiffTask,
+  type Outcome,
+  type RunSelection,
+} from '../core/overview/diff';
 import { readRunRecords, runLogPath } from '../core/overview/runLog';
 import { summariseTaskFile } from '../core/overview/summary';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
@@ -79,8 +89,10 @@ function parseArgs(argv: readonly string[]): DiffArgs {
     a.paths = positional;
     return a;
   }
-  if (a.model !== undefined) throw new UsageError('--model picks the samples of --rev; a run of the log is named model:NAME');
-  if (positional.length < 2) throw new UsageError('give two runs to compare (model:NAME or model:NAME@DATE), or --rev REV and the task files');
+  if (a.model !== undefined)
+    throw new UsageError('--model picks the samples of --rev; a run of the log is named model:NAME');
+  if (positional.length < 2)
+    throw new UsageError('give two runs to compare (model:NAME or model:NAME@DATE), or --rev REV and the task files');
   const side = (s: string): RunSelection & { label: string } => {
     const sel = parseSelection(s);
     if (typeof sel === 'string') throw new UsageError(sel);
@@ -105,9 +117,13 @@ export async function diffCommand(argv: readonly string[], io: CliIO): Promise<n
   const tasks: DiffTask[] = [];
   for (const file of listed.files) {
     const { summary } = await summariseTaskFile(read(file), file, { cases: false });
-    for (const row of summary.tasks) tasks.push({ file: shown(io.cwd, file), task: row.id, kind: row.kind ?? 'invalid' });
+    for (const row of summary.tasks)
+      tasks.push({ file: shown(io.cwd, file), task: row.id, kind: row.kind ?? 'invalid' });
   }
-  const diff = args.rev !== undefined ? await revisionDiff(args.rev, listed.files, tasks, args, io.cwd, read) : logDiff(args, listed.files, tasks, io.cwd);
+  const diff =
+    args.rev !== undefined
+      ? await revisionDiff(args.rev, listed.files, tasks, args, io.cwd, read)
+      : logDiff(args, listed.files, tasks, io.cwd);
   if (args.json) io.stdout.write(JSON.stringify(diff) + '\n');
   else io.stdout.write(diffText(diff));
   return args.maxFlips !== undefined && diff.flips > args.maxFlips ? EXIT.failed : EXIT.ok;
@@ -146,11 +162,22 @@ function logDiff(args: DiffArgs, files: readonly string[], tasks: readonly DiffT
 }
 
 /** The cached samples verified by the task files at `rev` and as they are now. */
-async function revisionDiff(rev: string, files: readonly string[], tasks: readonly DiffTask[], args: DiffArgs, cwd: string, read: (file: string) => string): Promise<DatasetDiff> {
+async function revisionDiff(
+  rev: string,
+  files: readonly string[],
+  tasks: readonly DiffTask[],
+  args: DiffArgs,
+  cwd: string,
+  read: (file: string) => string,
+): Promise<DatasetDiff> {
   const atRev = (file: string): string => gitShow(rev, file);
   const sideOf = async (readFile: (file: string) => string): Promise<Map<string, DiffRun>> => {
     const out = new Map<string, DiffRun>();
-    for (const [key, r] of await cachedTaskRuns(files, { read: readFile, ...(args.cacheDir ? { cacheDir: args.cacheDir } : {}), ...(args.model ? { model: args.model } : {}) })) {
+    for (const [key, r] of await cachedTaskRuns(files, {
+      read: readFile,
+      ...(args.cacheDir ? { cacheDir: args.cacheDir } : {}),
+      ...(args.model ? { model: args.model } : {}),
+    })) {
       const [file, task] = key.split('\0') as [string, string];
       out.set(diffKey(shown(cwd, file), task), runOf(r));
     }
@@ -160,7 +187,11 @@ async function revisionDiff(rev: string, files: readonly string[], tasks: readon
 }
 
 function runOf(r: TaskRunResult): DiffRun {
-  return { band: r.stats.band, pass_rate: r.stats.passRate, outcomes: r.samples.map((s): Outcome => (s.verdict.error ? 'undecided' : s.verdict.pass ? 'pass' : 'fail')) };
+  return {
+    band: r.stats.band,
+    pass_rate: r.stats.passRate,
+    outcomes: r.samples.map((s): Outcome => (s.verdict.error ? 'undecided' : s.verdict.pass ? 'pass' : 'fail')),
+  };
 }
 
 /** A file's text at a git revision; a file the revision does not have is a usage error. */
@@ -169,26 +200,45 @@ function gitShow(rev: string, file: string): string {
   try {
     const top = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, encoding: 'utf8' }).trim();
     const rel = path.relative(top, file).split(path.sep).join('/');
-    return execFileSync('git', ['show', `${rev}:${rel}`], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+    return execFileSync('git', ['show', `${rev}:${rel}`], {
+      cwd: dir,
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (e) {
     const stderr = (e as { stderr?: Buffer | string }).stderr;
-    throw new UsageError(`--rev ${cut(rev)}: ${file} cannot be read there (${cut(String(stderr ?? (e as Error).message).trim())})`);
+    throw new UsageError(
+      `--rev ${cut(rev)}: ${file} cannot be read there (${cut(String(stderr ?? (e as Error).message).trim())})`,
+    );
   }
 }
 
 function diffText(d: DatasetDiff): string {
-  const lines = [terminalSafe(`A: ${d.a} · B: ${d.b}`), `${d.tasks} ${noun(d.tasks, 'task')} compared${d.only_a || d.only_b ? ` (${d.only_a} with a run of A only, ${d.only_b} of B only)` : ''}`];
+  const lines = [
+    terminalSafe(`A: ${d.a} · B: ${d.b}`),
+    `${d.tasks} ${noun(d.tasks, 'task')} compared${d.only_a || d.only_b ? ` (${d.only_a} with a run of A only, ${d.only_b} of B only)` : ''}`,
+  ];
   const pct = (x: number): string => x.toFixed(2);
   lines.push(`band flips: ${d.band_flips.length}`);
-  for (const f of d.band_flips.slice(0, LISTED)) lines.push(terminalSafe(`  ${f.file}: '${f.task}' ${f.from} → ${f.to} (${pct(f.pass_rate_a)} → ${pct(f.pass_rate_b)})`));
-  if (d.band_flips.length > LISTED) lines.push(`  ... and ${d.band_flips.length - LISTED} more (--json lists them all)`);
+  for (const f of d.band_flips.slice(0, LISTED))
+    lines.push(
+      terminalSafe(`  ${f.file}: '${f.task}' ${f.from} → ${f.to} (${pct(f.pass_rate_a)} → ${pct(f.pass_rate_b)})`),
+    );
+  if (d.band_flips.length > LISTED)
+    lines.push(`  ... and ${d.band_flips.length - LISTED} more (--json lists them all)`);
   if (d.sample_flips.length || d.a === 'working tree' || d.b === 'working tree') {
     lines.push(`sample flips: ${d.sample_flips.length}`);
-    for (const f of d.sample_flips.slice(0, LISTED)) lines.push(terminalSafe(`  ${f.file}: '${f.task}' sample ${f.sample}: ${f.from} → ${f.to}`));
-    if (d.sample_flips.length > LISTED) lines.push(`  ... and ${d.sample_flips.length - LISTED} more (--json lists them all)`);
+    for (const f of d.sample_flips.slice(0, LISTED))
+      lines.push(terminalSafe(`  ${f.file}: '${f.task}' sample ${f.sample}: ${f.from} → ${f.to}`));
+    if (d.sample_flips.length > LISTED)
+      lines.push(`  ... and ${d.sample_flips.length - LISTED} more (--json lists them all)`);
   }
   const kinds = Object.entries(d.kinds).sort(([x], [y]) => x.localeCompare(y));
-  if (kinds.length) lines.push(`per kind: ${kinds.map(([k, c]) => terminalSafe(`${k} ${c.tasks} (${c.band_flips} band, ${c.sample_flips} sample flips)`)).join(', ')}`);
+  if (kinds.length)
+    lines.push(
+      `per kind: ${kinds.map(([k, c]) => terminalSafe(`${k} ${c.tasks} (${c.band_flips} band, ${c.sample_flips} sample flips)`)).join(', ')}`,
+    );
   lines.push(`${d.flips} ${noun(d.flips, 'task')} flipped`);
   return lines.join('\n') + '\n';
 }

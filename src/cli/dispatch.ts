@@ -81,8 +81,14 @@ function allowances(argv: readonly string[], cwd: string): Allowances {
     } catch (e) {
       throw new UsageError(`${flag}: ${(e as Error).message}`);
     }
-    if (flag === '--allow-key-env' && !rule.variable) throw new UsageError(`--allow-key-env takes VAR@HOST (such as OPENAI_API_KEY@api.openai.com), not '${cut(value)}'`);
-    if (flag === '--trust-endpoint' && rule.variable) throw new UsageError(`--trust-endpoint takes a URL or host; to allow one variable, write --allow-key-env ${cut(value)}`);
+    if (flag === '--allow-key-env' && !rule.variable)
+      throw new UsageError(
+        `--allow-key-env takes VAR@HOST (such as OPENAI_API_KEY@api.openai.com), not '${cut(value)}'`,
+      );
+    if (flag === '--trust-endpoint' && rule.variable)
+      throw new UsageError(
+        `--trust-endpoint takes a URL or host; to allow one variable, write --allow-key-env ${cut(value)}`,
+      );
     out.rules.push(rule);
   }
   return out;
@@ -161,7 +167,11 @@ function unknownCommand(io: CliIO, name: string): number {
 }
 
 /** Runs the CLI on argv (without `node` and the script) and returns the exit code. */
-export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSignal = new AbortController().signal): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIO,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest[0] !== undefined) {
     // `vtask help <command>`: the command's own help, as `vtask <command> --help` prints it.
@@ -214,7 +224,8 @@ export async function runCli(argv: readonly string[], io: CliIO, signal: AbortSi
     }
     // Anything else still ends in one line, not a stack trace (VTASK_DEBUG=1 shows the stack).
     const err = e as NodeJS.ErrnoException;
-    const what = err.code && err.syscall ? `${err.path ? `${err.path}: ` : ''}${fsReason(err)}` : String(err?.message ?? e);
+    const what =
+      err.code && err.syscall ? `${err.path ? `${err.path}: ` : ''}${fsReason(err)}` : String(err?.message ?? e);
     io.stderr.write(`vtask ${name}: error: ${what}\n`);
     if (process.env.VTASK_DEBUG) io.stderr.write(`${err?.stack ?? ''}\n`);
     return EXIT.failed;

@@ -47,7 +47,12 @@ function parseArgs(argv: readonly string[]): EnvArgs {
 
 type Reply = Record<string, unknown>;
 
-export async function envCommand(argv: readonly string[], io: CliIO, signal: AbortSignal, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+export async function envCommand(
+  argv: readonly string[],
+  io: CliIO,
+  signal: AbortSignal,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Promise<number> {
   const args = parseArgs(argv);
   const file = path.resolve(io.cwd, args.run);
   let env: StartedEnvironment | undefined;
@@ -65,20 +70,27 @@ export async function envCommand(argv: readonly string[], io: CliIO, signal: Abo
       return { error: `a request must be one JSON object per line: ${errorMessage(e)}` };
     }
     const req = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
-    const params = req.args && typeof req.args === 'object' && !Array.isArray(req.args) ? (req.args as Record<string, unknown>) : {};
+    const params =
+      req.args && typeof req.args === 'object' && !Array.isArray(req.args) ? (req.args as Record<string, unknown>) : {};
     if (req.op === 'reset') {
       await close();
       try {
-        env = await startEnvironment({ run: file, args: params, ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}) }, { dir: path.dirname(file), trusted: true, signal });
+        env = await startEnvironment(
+          { run: file, args: params, ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}) },
+          { dir: path.dirname(file), trusted: true, signal },
+        );
       } catch (e) {
-        return { error: e instanceof EnvironmentError ? e.message : `the environment could not be started: ${errorMessage(e)}` };
+        return {
+          error: e instanceof EnvironmentError ? e.message : `the environment could not be started: ${errorMessage(e)}`,
+        };
       }
       return { tools: env.tools };
     }
     if (!env) return { error: 'no environment yet: send {"op": "reset"} first' };
     try {
       if (req.op === 'call') {
-        if (typeof req.tool !== 'string') return { error: 'a call names its tool: {"op": "call", "tool": NAME, "args": {...}}' };
+        if (typeof req.tool !== 'string')
+          return { error: 'a call names its tool: {"op": "call", "tool": NAME, "args": {...}}' };
         // Checked against the tool's schema as in a run, so a trainer's model reads the same errors.
         const call = { id: 'relay', name: req.tool, arguments: JSON.stringify(req.args ?? {}) };
         return { ...(await toolOutcomeFor(env, call, signal)).outcome };

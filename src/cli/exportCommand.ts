@@ -61,7 +61,28 @@ Options:
 Exits 0 when the dataset was written, 1 when a task cannot be expressed (nothing is written),
 2 on usage errors.`;
 
-const EXPORT_FLAGS = ['--format', '--out', '-o', '--split', '--seed', '--mix', '--keep-duplicates', '--lossy', '--via-vtask', '--prompt-style', '--grader-model', '--json', '--band', '--min-pass-rate', '--max-pass-rate', '--base-url', '--model', '--cache-dir', '--no-runs', '--shard-size'];
+const EXPORT_FLAGS = [
+  '--format',
+  '--out',
+  '-o',
+  '--split',
+  '--seed',
+  '--mix',
+  '--keep-duplicates',
+  '--lossy',
+  '--via-vtask',
+  '--prompt-style',
+  '--grader-model',
+  '--json',
+  '--band',
+  '--min-pass-rate',
+  '--max-pass-rate',
+  '--base-url',
+  '--model',
+  '--cache-dir',
+  '--no-runs',
+  '--shard-size',
+];
 const BANDS = ['too_easy', 'learnable', 'too_hard'];
 
 interface ExportArgs extends ModelFlags {
@@ -94,7 +115,18 @@ function parseShardSize(v: string): ShardBound {
 }
 
 function parseArgs(argv: readonly string[]): ExportArgs {
-  const a: Partial<ExportArgs> & { paths: string[]; mix: Map<string, number> } = { paths: [], mix: new Map(), seed: 0, dedupe: true, lossy: false, viaVtask: false, promptStyle: 'conversational', graderModel: 'gpt-4.1', json: false, runs: true };
+  const a: Partial<ExportArgs> & { paths: string[]; mix: Map<string, number> } = {
+    paths: [],
+    mix: new Map(),
+    seed: 0,
+    dedupe: true,
+    lossy: false,
+    viaVtask: false,
+    promptStyle: 'conversational',
+    graderModel: 'gpt-4.1',
+    json: false,
+    runs: true,
+  };
   for (const { arg, flag, value } of eachArg(argv)) {
     try {
       switch (flag) {
@@ -131,7 +163,8 @@ function parseArgs(argv: readonly string[]): ExportArgs {
           break;
         case '--prompt-style': {
           const v = value();
-          if (v !== 'conversational' && v !== 'plain') throw new UsageError(`--prompt-style is conversational or plain; got '${v}'`);
+          if (v !== 'conversational' && v !== 'plain')
+            throw new UsageError(`--prompt-style is conversational or plain; got '${v}'`);
           a.promptStyle = v;
           break;
         }
@@ -142,9 +175,12 @@ function parseArgs(argv: readonly string[]): ExportArgs {
           a.json = true;
           break;
         case '--band': {
-          const bands = value().split(',').map((b) => b.trim());
+          const bands = value()
+            .split(',')
+            .map((b) => b.trim());
           const bad = bands.find((b) => !BANDS.includes(b));
-          if (bad !== undefined) throw new UsageError(`--band takes ${BANDS.join(', ')} (comma-separated); got '${bad}'`);
+          if (bad !== undefined)
+            throw new UsageError(`--band takes ${BANDS.join(', ')} (comma-separated); got '${bad}'`);
           a.bands = new Set(bands);
           break;
         }
@@ -172,11 +208,18 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   }
   if (!a.paths.length) throw new UsageError('name at least one task file or folder');
   if (!a.format) throw new UsageError(`--format is required: one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
-  if (!EXPORT_FORMATS.has(a.format)) throw new UsageError(`unknown format '${a.format}': one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
-  if (!a.out) throw new UsageError(a.format === HF_FORMAT || PACKAGE_FORMATS.has(a.format) ? `-o DIR is required (the ${a.format === HF_FORMAT ? 'dataset' : a.format} folder)` : '-o OUT is required (OUT.jsonl or OUT.parquet)');
+  if (!EXPORT_FORMATS.has(a.format))
+    throw new UsageError(`unknown format '${a.format}': one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
+  if (!a.out)
+    throw new UsageError(
+      a.format === HF_FORMAT || PACKAGE_FORMATS.has(a.format)
+        ? `-o DIR is required (the ${a.format === HF_FORMAT ? 'dataset' : a.format} folder)`
+        : '-o OUT is required (OUT.jsonl or OUT.parquet)',
+    );
   if (a.shardSize && a.format !== HF_FORMAT) throw new UsageError('--shard-size is for --format hf');
   const filtered = a.bands !== undefined || a.minPassRate !== undefined || a.maxPassRate !== undefined;
-  if (filtered && a.runs === false) throw new UsageError('--band and the pass-rate filters read cached runs: drop --no-runs');
+  if (filtered && a.runs === false)
+    throw new UsageError('--band and the pass-rate filters read cached runs: drop --no-runs');
   return a as ExportArgs;
 }
 
@@ -188,11 +231,17 @@ function outputType(format: DatasetFormat, out: string, shown: string): RowFileT
   const jsonLines = format.jsonLinesExtension;
   if (jsonLines && out.toLowerCase().endsWith(jsonLines)) return 'jsonl';
   const type = rowFileType(out);
-  if (!type) throw new UsageError(`cannot tell the file type of '${shown}': end it in ${jsonLines ? `.parquet or ${jsonLines}` : '.jsonl or .parquet'}`);
-  if (!format.outputs.includes(type)) throw new UsageError(`${format.name} datasets are ${format.outputs.join(' or ')}, not ${type}`);
+  if (!type)
+    throw new UsageError(
+      `cannot tell the file type of '${shown}': end it in ${jsonLines ? `.parquet or ${jsonLines}` : '.jsonl or .parquet'}`,
+    );
+  if (!format.outputs.includes(type))
+    throw new UsageError(`${format.name} datasets are ${format.outputs.join(' or ')}, not ${type}`);
   if (type === 'jsonl' && jsonLines) {
     const stem = shown.slice(0, shown.length - path.extname(shown).length);
-    throw new UsageError(`${format.name} cannot load '${shown}': it picks its reader by the extension and reads JSON lines only from ${jsonLines} files; write ${stem}.parquet, or ${stem}${jsonLines} for JSON lines`);
+    throw new UsageError(
+      `${format.name} cannot load '${shown}': it picks its reader by the extension and reads JSON lines only from ${jsonLines} files; write ${stem}.parquet, or ${stem}${jsonLines} for JSON lines`,
+    );
   }
   return type;
 }
@@ -205,8 +254,11 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
   const base = EXPORT_FORMATS.get(args.format)!;
   const hfDir = base.name === HF_FORMAT ? path.resolve(io.cwd, args.out) : undefined;
   const pkgDir = PACKAGE_FORMATS.has(base.name) ? path.resolve(io.cwd, args.out) : undefined;
-  for (const dir of [hfDir, pkgDir]) if (dir && fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`'${args.out}' is a file: --format ${base.name} writes a folder`);
-  if (!fs.existsSync(path.dirname(hfDir ?? pkgDir ?? path.resolve(io.cwd, args.out)))) throw new UsageError(`the folder of '${args.out}' does not exist`);
+  for (const dir of [hfDir, pkgDir])
+    if (dir && fs.existsSync(dir) && !fs.statSync(dir).isDirectory())
+      throw new UsageError(`'${args.out}' is a file: --format ${base.name} writes a folder`);
+  if (!fs.existsSync(path.dirname(hfDir ?? pkgDir ?? path.resolve(io.cwd, args.out))))
+    throw new UsageError(`the folder of '${args.out}' does not exist`);
   // A verifiers package or an Inspect task folder: its rows, environments and code in DIR.
   const pkg = pkgDir ? packageExport(base, pkgDir) : undefined;
   const format = pkg?.format ?? base;
@@ -222,7 +274,9 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
   }
   const read = (f: string): string => fs.readFileSync(path.resolve(io.cwd, f), 'utf8');
   // Cached runs (no request) give each row its pass rate, band and model, and feed the filters.
-  const runs = args.runs ? await cachedRuns(files, { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read }) : new Map<string, RunSummary>();
+  const runs = args.runs
+    ? await cachedRuns(files, { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read })
+    : new Map<string, RunSummary>();
   const filtering = args.bands !== undefined || args.minPassRate !== undefined || args.maxPassRate !== undefined;
   // A run of band `error` measured nothing: its pass rate of 0 must not pass a pass-rate filter.
   const keep = (run: RunSummary | undefined): boolean =>
@@ -252,34 +306,68 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     parseBatch: pool.parseBatch,
     runOf: (file, task) => runs.get(`${file}\0${task.id}`),
     ...(filtering ? { keep } : {}),
-    ...(hfDir && card ? { shards: { dir: path.dirname(out), ...(args.shardSize ?? DEFAULT_SHARD) }, observe: card.observe } : {}),
+    ...(hfDir && card
+      ? { shards: { dir: path.dirname(out), ...(args.shardSize ?? DEFAULT_SHARD) }, observe: card.observe }
+      : {}),
     ...(pkg ? { observe: pkg.observe } : {}),
   }).finally(() => pool.close());
   const pkgFiles = pkg && !report.failed ? pkg.finish(report).map((f) => path.join(pkgDir!, f)) : [];
-  const cardFile = hfDir && card && !report.failed ? writeHfFolder(hfDir, report, card, format.columns(settings)) : undefined;
+  const cardFile =
+    hfDir && card && !report.failed ? writeHfFolder(hfDir, report, card, format.columns(settings)) : undefined;
   const where = (r: { file: string; line: number }): string => `${r.file}:${r.line}`;
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p));
   if (args.json) {
-    io.stdout.write(JSON.stringify({ ...report, outputs: report.outputs.map((o) => ({ ...o, file: shown(o.file) })), grader: report.grader && shown(report.grader), card: cardFile && shown(cardFile), ...(pkg ? { files: pkgFiles.map(shown) } : {}) }) + '\n');
+    io.stdout.write(
+      JSON.stringify({
+        ...report,
+        outputs: report.outputs.map((o) => ({ ...o, file: shown(o.file) })),
+        grader: report.grader && shown(report.grader),
+        card: cardFile && shown(cardFile),
+        ...(pkg ? { files: pkgFiles.map(shown) } : {}),
+      }) + '\n',
+    );
   } else {
     for (const u of report.unexpressible) {
       const who = u.file ? `${where(u)}: task '${u.task}'` : 'vtask export';
-      io.stderr.write(`${who}: ${args.lossy && u.file ? 'dropped: ' : 'error: '}${format.name} cannot express it: ${u.reason}\n`);
+      io.stderr.write(
+        `${who}: ${args.lossy && u.file ? 'dropped: ' : 'error: '}${format.name} cannot express it: ${u.reason}\n`,
+      );
     }
     // One line per task up to a bound: a dataset of agent tasks may have thousands of them.
-    for (const w of report.warnings.slice(0, WARNINGS_SHOWN)) io.stderr.write(`${where(w)}: warning: task '${w.task}': ${w.reason}\n`);
-    if (report.warnings.length > WARNINGS_SHOWN) io.stderr.write(`… and ${report.warnings.length - WARNINGS_SHOWN} more tasks with the same warning (--json lists all)\n`);
-    for (const d of report.duplicates) io.stderr.write(`${where(d)}: task '${d.task}' dropped: same prompt as '${d.of.task}' (${where(d.of)})\n`);
-    for (const i of report.invalid) io.stderr.write(i.reason !== undefined ? `${where(i)}: error: ${i.reason} (vtask check shows it)\n` : `${where(i)}: task '${i.task}' has errors and is not exported (vtask check shows them)\n`);
-    if (report.failed) io.stderr.write(`nothing written: ${plural(report.unexpressible.length, 'task')} cannot be expressed in ${format.name} (--lossy drops them)\n`);
-    for (const o of report.outputs) io.stdout.write(`${shown(o.file)}: ${plural(o.rows, 'row')}${o.split ? ` (${o.split})` : ''}\n`);
+    for (const w of report.warnings.slice(0, WARNINGS_SHOWN))
+      io.stderr.write(`${where(w)}: warning: task '${w.task}': ${w.reason}\n`);
+    if (report.warnings.length > WARNINGS_SHOWN)
+      io.stderr.write(
+        `… and ${report.warnings.length - WARNINGS_SHOWN} more tasks with the same warning (--json lists all)\n`,
+      );
+    for (const d of report.duplicates)
+      io.stderr.write(`${where(d)}: task '${d.task}' dropped: same prompt as '${d.of.task}' (${where(d.of)})\n`);
+    for (const i of report.invalid)
+      io.stderr.write(
+        i.reason !== undefined
+          ? `${where(i)}: error: ${i.reason} (vtask check shows it)\n`
+          : `${where(i)}: task '${i.task}' has errors and is not exported (vtask check shows them)\n`,
+      );
+    if (report.failed)
+      io.stderr.write(
+        `nothing written: ${plural(report.unexpressible.length, 'task')} cannot be expressed in ${format.name} (--lossy drops them)\n`,
+      );
+    for (const o of report.outputs)
+      io.stdout.write(`${shown(o.file)}: ${plural(o.rows, 'row')}${o.split ? ` (${o.split})` : ''}\n`);
     if (report.grader) io.stdout.write(`${shown(report.grader)}: the grader\n`);
     if (cardFile) io.stdout.write(`${shown(cardFile)}: the dataset card\n`);
     for (const f of pkgFiles) io.stdout.write(`${shown(f)}\n`);
     const badFiles = report.invalid.filter((i) => i.reason !== undefined).length;
     const invalidTasks = report.invalid.length - badFiles;
-    const notes = [report.duplicates.length && `${plural(report.duplicates.length, 'duplicate prompt')} dropped`, report.filtered && `${plural(report.filtered, 'task')} left out by --mix or the run filters (a task without a cached run is left out by those)`, args.lossy && report.unexpressible.length && `${plural(report.unexpressible.length, 'task')} dropped (--lossy)`, invalidTasks && `${plural(invalidTasks, 'invalid task')} skipped`, badFiles && `${plural(badFiles, 'file')} with errors outside the tasks`].filter(Boolean);
+    const notes = [
+      report.duplicates.length && `${plural(report.duplicates.length, 'duplicate prompt')} dropped`,
+      report.filtered &&
+        `${plural(report.filtered, 'task')} left out by --mix or the run filters (a task without a cached run is left out by those)`,
+      args.lossy && report.unexpressible.length && `${plural(report.unexpressible.length, 'task')} dropped (--lossy)`,
+      invalidTasks && `${plural(invalidTasks, 'invalid task')} skipped`,
+      badFiles && `${plural(badFiles, 'file')} with errors outside the tasks`,
+    ].filter(Boolean);
     if (notes.length && !report.failed) io.stdout.write(notes.join('; ') + '\n');
   }
   return report.failed ? EXIT.failed : EXIT.ok;
@@ -327,7 +415,17 @@ function writeHfFolder(dir: string, report: ExportReport, c: CardCollector, colu
     s.rows += o.rows;
   }
   const file = path.join(dir, 'README.md');
-  const facts = { name: path.basename(dir), columns, splits, kinds: c.kinds, licenses: c.licenses, models: c.models, exactDropped: report.duplicates.length, nearPairs: findDuplicates(c.prompts), version };
+  const facts = {
+    name: path.basename(dir),
+    columns,
+    splits,
+    kinds: c.kinds,
+    licenses: c.licenses,
+    models: c.models,
+    exactDropped: report.duplicates.length,
+    nearPairs: findDuplicates(c.prompts),
+    version,
+  };
   fs.writeFileSync(file, datasetCard(facts));
   return file;
 }

@@ -43,10 +43,23 @@ export function packageExport(format: DatasetFormat, dir: string): PackageExport
   };
   const finish = (report: ExportReport): string[] => {
     bundle.copy();
-    const splits = report.outputs.map((o) => ({ name: o.split || 'train', file: path.relative(rowsDir, o.file).split(path.sep).join('/'), rows: o.rows }));
+    const splits = report.outputs.map((o) => ({
+      name: o.split || 'train',
+      file: path.relative(rowsDir, o.file).split(path.sep).join('/'),
+      rows: o.rows,
+    }));
     const { args, others } = sampling.common();
     const files = verifiers
-      ? verifiersPackage({ ...names, splits, kinds, agentTasks, sampling: args, otherSampling: others, boxed: kinds.size === 1 && kinds.has('math'), version })
+      ? verifiersPackage({
+          ...names,
+          splits,
+          kinds,
+          agentTasks,
+          sampling: args,
+          otherSampling: others,
+          boxed: kinds.size === 1 && kinds.has('math'),
+          version,
+        })
       : { 'tasks.py': inspectTaskFile({ splits, sampling: args, otherSampling: others, agentTasks, version }) };
     for (const [rel, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
@@ -54,7 +67,9 @@ export function packageExport(format: DatasetFormat, dir: string): PackageExport
     }
     // Row files an earlier export left (other splits) would be listed by nothing: removed.
     const written = new Set(report.outputs.map((o) => path.resolve(o.file)));
-    for (const f of fs.readdirSync(rowsDir)) if (/^(tasks|dataset)(\.[\w-]+)?\.(parquet|jsonl)$/.test(f) && !written.has(path.join(rowsDir, f))) fs.rmSync(path.join(rowsDir, f));
+    for (const f of fs.readdirSync(rowsDir))
+      if (/^(tasks|dataset)(\.[\w-]+)?\.(parquet|jsonl)$/.test(f) && !written.has(path.join(rowsDir, f)))
+        fs.rmSync(path.join(rowsDir, f));
     return Object.keys(files);
   };
   fs.mkdirSync(rowsDir, { recursive: true });

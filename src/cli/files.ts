@@ -13,7 +13,11 @@ export function pathProblem(file: string, severity: 'error' | 'warning', message
  * The task files under `paths`; what cannot be used (unreadable folders, FIFOs) is reported on
  * `out`, and `errors` counts the unreadable ones.
  */
-export function listTaskFiles(paths: readonly string[], out: CliIO['stdout'], o: { readonly rows?: boolean } = {}): { files: string[]; errors: number } {
+export function listTaskFiles(
+  paths: readonly string[],
+  out: CliIO['stdout'],
+  o: { readonly rows?: boolean } = {},
+): { files: string[]; errors: number } {
   let errors = 0;
   const files = findTaskFiles(
     paths,
@@ -41,7 +45,14 @@ export function readTaskText(file: string): ReadResult {
     try {
       const st = fs.fstatSync(fd);
       if (!st.isFile()) return { error: pathProblem(file, 'error', 'cannot read it: it is not a regular file') };
-      if (st.size > LIMITS.fileBytes) return { error: pathProblem(file, 'error', `the file has ${st.size} bytes, over the limit of ${LIMITS.fileBytes}: split it into several task files`) };
+      if (st.size > LIMITS.fileBytes)
+        return {
+          error: pathProblem(
+            file,
+            'error',
+            `the file has ${st.size} bytes, over the limit of ${LIMITS.fileBytes}: split it into several task files`,
+          ),
+        };
       bytes = fs.readFileSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -59,13 +70,16 @@ export function readTaskText(file: string): ReadResult {
     const line = before.split('\n').length;
     const col = before.length - before.lastIndexOf('\n');
     const byte = bytes[at]!.toString(16).padStart(2, '0');
-    return { text: lenient.decode(bytes), problems: [pathProblem(file, 'error', `invalid UTF-8 (byte 0x${byte}): save the file as UTF-8`, line, col)] };
+    return {
+      text: lenient.decode(bytes),
+      problems: [pathProblem(file, 'error', `invalid UTF-8 (byte 0x${byte}): save the file as UTF-8`, line, col)],
+    };
   }
 }
 
 /** Offset of the first byte that does not start or continue a valid UTF-8 sequence. */
 export function invalidUtf8At(b: Uint8Array): number {
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const c = b[i]!;
     const n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
     if (n < 0) return i;
@@ -73,7 +87,11 @@ export function invalidUtf8At(b: Uint8Array): number {
       const d = b[i + k];
       if (d === undefined || (d & 0xc0) !== 0x80) return i;
       // Overlong forms, surrogates and code points past U+10FFFF.
-      if (k === 1 && ((c === 0xe0 && d < 0xa0) || (c === 0xed && d > 0x9f) || (c === 0xf0 && d < 0x90) || (c === 0xf4 && d > 0x8f))) return i;
+      if (
+        k === 1 &&
+        ((c === 0xe0 && d < 0xa0) || (c === 0xed && d > 0x9f) || (c === 0xf0 && d < 0x90) || (c === 0xf4 && d > 0x8f))
+      )
+        return i;
     }
     i += n + 1;
   }
@@ -99,6 +117,8 @@ export function checkWritable(file: string, flag: string): void {
   } catch (e) {
     if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`${flag} ${file}: ${code === 'ENOENT' ? `the folder ${dir} does not exist` : `cannot write there: ${fsReason(e)}`}`);
+    throw new UsageError(
+      `${flag} ${file}: ${code === 'ENOENT' ? `the folder ${dir} does not exist` : `cannot write there: ${fsReason(e)}`}`,
+    );
   }
 }

@@ -24,7 +24,13 @@ written. A row whose script verifier or environment path leaves the output's fol
 ../../bin/sh) is not imported: --allow-outside-paths imports it with a warning. The new file is then checked like \`vtask check\` does.
 Exits 0 when every row was imported into a valid task, 1 otherwise, 2 on usage errors.`;
 
-function parseArgs(argv: readonly string[]): { input: string; format?: string; out: string; force: boolean; allowOutsidePaths: boolean } {
+function parseArgs(argv: readonly string[]): {
+  input: string;
+  format?: string;
+  out: string;
+  force: boolean;
+  allowOutsidePaths: boolean;
+} {
   let input: string | undefined;
   let format: string | undefined;
   let out: string | undefined;
@@ -41,7 +47,8 @@ function parseArgs(argv: readonly string[]): { input: string; format?: string; o
   }
   if (!input) throw new UsageError('name the dataset file to import');
   if (!out) throw new UsageError('-o OUT.vtask is required');
-  if (format !== undefined && !IMPORT_FORMATS.has(format)) throw new UsageError(`unknown format '${format}': one of ${[...IMPORT_FORMATS.keys()].join(', ')}`);
+  if (format !== undefined && !IMPORT_FORMATS.has(format))
+    throw new UsageError(`unknown format '${format}': one of ${[...IMPORT_FORMATS.keys()].join(', ')}`);
   return { input, format, out, force, allowOutsidePaths };
 }
 
@@ -51,7 +58,10 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   const out = path.resolve(io.cwd, args.out);
   if (!fs.existsSync(input)) throw new UsageError(`'${args.input}' does not exist`);
   const files = fs.statSync(input).isDirectory() ? folderRowFiles(input) : undefined;
-  if (files && !files.length) throw new UsageError(`'${args.input}' holds no row files: a folder is read from DIR/data/, DIR/*/data/ or DIR/ (.parquet, .jsonl)`);
+  if (files && !files.length)
+    throw new UsageError(
+      `'${args.input}' holds no row files: a folder is read from DIR/data/, DIR/*/data/ or DIR/ (.parquet, .jsonl)`,
+    );
   const type = rowFileType(files?.[0] ?? input);
   if (!type) throw new UsageError(`cannot tell the file type of '${args.input}': .jsonl or .parquet`);
   if (!/\.vtask(\.ya?ml)?$/.test(out)) throw new UsageError(`the output is a task file: end '${args.out}' in .vtask`);
@@ -59,7 +69,14 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   if (!fs.existsSync(path.dirname(out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
   let report;
   try {
-    report = await importDataset({ input, type, ...(files ? { files } : {}), format: args.format, out, allowOutsidePaths: args.allowOutsidePaths });
+    report = await importDataset({
+      input,
+      type,
+      ...(files ? { files } : {}),
+      format: args.format,
+      out,
+      allowOutsidePaths: args.allowOutsidePaths,
+    });
   } catch (e) {
     io.stderr.write(`vtask import: ${errorMessage(e)}\n`);
     return EXIT.failed;
@@ -79,7 +96,9 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
   errors.sort((a, b) => a.start - b.start);
   for (const e of errors.slice(0, 50)) io.stderr.write(formatIssue(args.out, stream.lines, e) + '\n');
   if (errors.length > 50) io.stderr.write(`... and ${errors.length - 50} more errors (vtask check ${args.out})\n`);
-  io.stdout.write(`${args.out}: ${plural(report.tasks, 'task')} from ${report.format} rows${report.bad.length ? `; ${plural(report.bad.length, 'row')} not imported` : ''}${report.renamed ? `; ${plural(report.renamed, 'repeated id')} given a suffix` : ''}${errors.length ? `; ${plural(errors.length, 'validation error')}` : ''}\n`);
+  io.stdout.write(
+    `${args.out}: ${plural(report.tasks, 'task')} from ${report.format} rows${report.bad.length ? `; ${plural(report.bad.length, 'row')} not imported` : ''}${report.renamed ? `; ${plural(report.renamed, 'repeated id')} given a suffix` : ''}${errors.length ? `; ${plural(errors.length, 'validation error')}` : ''}\n`,
+  );
   return report.bad.length || errors.length ? EXIT.failed : EXIT.ok;
 }
 
@@ -89,8 +108,18 @@ export async function importCommand(argv: readonly string[], io: CliIO): Promise
  * has any.
  */
 function folderRowFiles(dir: string): string[] {
-  const rowFiles = (d: string): string[] => (fs.existsSync(d) && fs.statSync(d).isDirectory() ? fs.readdirSync(d).filter((f) => rowFileType(f)).sort().map((f) => path.join(d, f)) : []);
-  const modules = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'data' && !e.name.startsWith('.')).map((e) => path.join(dir, e.name, 'data'));
+  const rowFiles = (d: string): string[] =>
+    fs.existsSync(d) && fs.statSync(d).isDirectory()
+      ? fs
+          .readdirSync(d)
+          .filter((f) => rowFileType(f))
+          .sort()
+          .map((f) => path.join(d, f))
+      : [];
+  const modules = fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name !== 'data' && !e.name.startsWith('.'))
+    .map((e) => path.join(dir, e.name, 'data'));
   for (const candidates of [[path.join(dir, 'data')], modules.sort(), [dir]]) {
     const found = candidates.flatMap(rowFiles);
     if (found.length) return found;

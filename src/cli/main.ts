@@ -35,7 +35,11 @@ if (!isMainThread && data?.kind === PARSE_WORKER) {
   // finish take over the signals once their synchronous start (reading and checking the task
   // files) is over and they first wait for I/O: until then there is nothing to finish either.
   if (stopsGracefully(process.argv[2])) setImmediate(() => stopCleanlyOnSignals(stop));
-  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }, stop.signal).then((code) => {
+  void runCli(
+    process.argv.slice(2),
+    { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
+    stop.signal,
+  ).then((code) => {
     process.exitCode = code;
   });
 }

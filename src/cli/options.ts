@@ -38,7 +38,8 @@ export function* eachArg(argv: readonly string[]): Generator<{ arg: string; flag
 /** A share from 0 to 1 (a pass rate, an agreement), as `0.8`, `.5`, `1` or `1.0`. */
 export function shareFlag(value: string, flag: string, what: string): number {
   const n = Number(value);
-  if (!/^\d*\.?\d+$/.test(value) || n > 1) throw new UsageError(`${flag} takes ${what} from 0 to 1; got '${cut(value)}'`);
+  if (!/^\d*\.?\d+$/.test(value) || n > 1)
+    throw new UsageError(`${flag} takes ${what} from 0 to 1; got '${cut(value)}'`);
   return n;
 }
 
@@ -98,14 +99,15 @@ function specialPath(p: string): string | undefined {
   const real = realPath(p);
   const root = SPECIAL_ROOTS.exec(real);
   if (root) return `it is in ${root[0].replace(/\/$/, '')}, a file system of the kernel, not a file or folder of yours`;
-  if (st && !st.isFile() && !st.isDirectory()) return `it is ${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'}, not a regular file or folder: reading it may never end`;
+  if (st && !st.isFile() && !st.isDirectory())
+    return `it is ${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'}, not a regular file or folder: reading it may never end`;
   return undefined;
 }
 
 /** The path with its links resolved as far as it exists (a missing tail is kept as given). */
 function realPath(p: string): string {
   const abs = path.resolve(p);
-  for (let head = abs, tail = ''; ; ) {
+  for (let head = abs, tail = ''; ;) {
     try {
       return path.join(fs.realpathSync(head), tail);
     } catch {

@@ -49,7 +49,9 @@ export class ProgressReporter {
     const width = 24;
     const fill = this.samples ? Math.round((width * done) / this.samples) : width;
     const bar = '█'.repeat(fill) + '░'.repeat(Math.max(0, width - fill));
-    this.out.write(`\r\x1b[2K${bar} tasks ${this.tasksDone}/${this.tasks} · samples ${done}/${this.samples} · ${rate.toFixed(1)}/s · ETA ${eta}`);
+    this.out.write(
+      `\r\x1b[2K${bar} tasks ${this.tasksDone}/${this.tasks} · samples ${done}/${this.samples} · ${rate.toFixed(1)}/s · ETA ${eta}`,
+    );
   }
 
   finish(): void {

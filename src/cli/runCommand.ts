@@ -53,7 +53,17 @@ interface RunArgs {
   cacheDir?: string;
 }
 
-const FLAGS = ['--task', '--samples', '--base-url', '--model', '--concurrency', '--group-size', '--cache-dir', '--fresh', '--json'];
+const FLAGS = [
+  '--task',
+  '--samples',
+  '--base-url',
+  '--model',
+  '--concurrency',
+  '--group-size',
+  '--cache-dir',
+  '--fresh',
+  '--json',
+];
 
 /** Flag bounds: those of the same fields in a task file (`samples:`, a profile's `concurrency:`). */
 const BOUNDS = { samples: 10_000, concurrency: 1024, groupSize: 10_000 } as const;
@@ -67,22 +77,41 @@ function parseArgs(argv: readonly string[]): RunArgs {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const next = (): string => inline ?? value(++i, flag);
     switch (flag) {
-      case '--task': a.task = next(); break;
-      case '--samples': a.samples = boundedInt(next(), flag, 1, BOUNDS.samples); break;
-      case '--base-url': a.baseUrl = next(); break;
+      case '--task':
+        a.task = next();
+        break;
+      case '--samples':
+        a.samples = boundedInt(next(), flag, 1, BOUNDS.samples);
+        break;
+      case '--base-url':
+        a.baseUrl = next();
+        break;
       case '--model': {
         const m = next();
         if (!a.models.includes(m)) a.models.push(m);
         break;
       }
-      case '--concurrency': a.concurrency = boundedInt(next(), flag, 1, BOUNDS.concurrency); break;
-      case '--group-size': a.groupSize = boundedInt(next(), flag, 2, BOUNDS.groupSize); break;
-      case '--cache-dir': a.cacheDir = next(); break;
-      case '--fresh': a.fresh = true; break;
-      case '--json': a.json = true; break;
+      case '--concurrency':
+        a.concurrency = boundedInt(next(), flag, 1, BOUNDS.concurrency);
+        break;
+      case '--group-size':
+        a.groupSize = boundedInt(next(), flag, 2, BOUNDS.groupSize);
+        break;
+      case '--cache-dir':
+        a.cacheDir = next();
+        break;
+      case '--fresh':
+        a.fresh = true;
+        break;
+      case '--json':
+        a.json = true;
+        break;
       default:
         if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
         a.paths.push(arg);
@@ -111,7 +140,19 @@ function jsonOf({ file, model, r, price }: ModelRun): Record<string, unknown> {
     task: r.task.id,
     model,
     profile: r.model,
-    samples: r.samples.map((s) => ({ text: s.text, pass: s.verdict.pass, score: s.verdict.score, reason: s.verdict.reason, cached: s.cached, truncated: s.truncated, finish_reason: s.finishReason, ...(s.verdict.error ? { error: s.verdict.error } : {}), ...isolationField(s.verdict), verified_by: s.verifiedBy, ...(s.trajectory ? { trajectory: s.trajectory } : {}) })),
+    samples: r.samples.map((s) => ({
+      text: s.text,
+      pass: s.verdict.pass,
+      score: s.verdict.score,
+      reason: s.verdict.reason,
+      cached: s.cached,
+      truncated: s.truncated,
+      finish_reason: s.finishReason,
+      ...(s.verdict.error ? { error: s.verdict.error } : {}),
+      ...isolationField(s.verdict),
+      verified_by: s.verifiedBy,
+      ...(s.trajectory ? { trajectory: s.trajectory } : {}),
+    })),
     pass_rate: r.stats.passRate,
     // Samples whose verifier could not decide: left out of the pass rate, never counted as fails.
     undecided: r.stats.undecided,
@@ -139,13 +180,19 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     const problems = 'error' in read ? [read.error] : [...read.problems];
     if ('text' in read) {
       const parsed = parseTaskFile(read.text);
-      problems.push(...parsed.issues.filter((x) => x.severity === 'error').map((i) => formatIssue(file, parsed.lines, i)));
+      problems.push(
+        ...parsed.issues.filter((x) => x.severity === 'error').map((i) => formatIssue(file, parsed.lines, i)),
+      );
       loaded.push({ file, parsed });
     }
     for (const p of problems) io.stderr.write(terminalSafe(p) + '\n');
     invalid += problems.length;
   }
-  if (args.task !== undefined) checkTaskId(args.task, loaded.flatMap((l) => l.parsed.tasks.map((t) => t.id ?? '')));
+  if (args.task !== undefined)
+    checkTaskId(
+      args.task,
+      loaded.flatMap((l) => l.parsed.tasks.map((t) => t.id ?? '')),
+    );
   const results: ModelRun[] = [];
   const shared: Shared = { providers: new Map() };
   // Each model in turn over every file: a model's requests and cache writes are not interleaved with another's.
@@ -184,8 +231,11 @@ function undecidedReason(r: TaskRunResult): string | undefined {
 function agentSummary(r: TaskRunResult): string | undefined {
   const ts = r.samples.flatMap((s) => (s.trajectory ? [s.trajectory] : []));
   if (!ts.length) return undefined;
-  const mean = (f: (t: (typeof ts)[number]) => number): string => (ts.reduce((a, t) => a + f(t), 0) / ts.length).toFixed(1);
-  const stops = (['final', 'max_turns', 'error'] as const).map((k) => [k, ts.filter((t) => t.stop === k).length] as const).filter(([, c]) => c > 0);
+  const mean = (f: (t: (typeof ts)[number]) => number): string =>
+    (ts.reduce((a, t) => a + f(t), 0) / ts.length).toFixed(1);
+  const stops = (['final', 'max_turns', 'error'] as const)
+    .map((k) => [k, ts.filter((t) => t.stop === k).length] as const)
+    .filter(([, c]) => c > 0);
   return `${mean((t) => t.turns)} turns, ${mean((t) => t.steps.length)} tool calls per sample (${stops.map(([k, c]) => `${c} ${k}`).join(', ')})`;
 }
 
@@ -196,11 +246,21 @@ interface Shared {
 }
 
 /** Runs the tasks of one file with one `--model` (or the tasks' own), and logs the finished runs. */
-async function runFile(file: string, parsed: TaskFile, model: string | undefined, args: RunArgs, io: CliIO, signal: AbortSignal, shared: Shared): Promise<ModelRun[]> {
+async function runFile(
+  file: string,
+  parsed: TaskFile,
+  model: string | undefined,
+  args: RunArgs,
+  io: CliIO,
+  signal: AbortSignal,
+  shared: Shared,
+): Promise<ModelRun[]> {
   let { tasks } = runnableTasks(parsed);
   if (args.task !== undefined) tasks = tasks.filter((t) => t.id === args.task);
   if (tasks.length === 0) return [];
-  const models = parsed.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+  const models = parsed.parts
+    .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
+    .find((m) => m?.type === 'map');
   const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
   // Nothing configured at all: a local server if one answers, else the built-in demo model.
   const unconfigured = !args.baseUrl && !model && !process.env.OPENAI_BASE_URL && tasks.some((t) => !t.sampling.model);
@@ -212,7 +272,16 @@ async function runFile(file: string, parsed: TaskFile, model: string | undefined
   // The profile each task was sampled with, for its label in the output and the run log.
   const used = new Map<string, ModelProfile>();
   const profileFor = (t: { id: string; sampling: { model?: string } }): ModelProfile => {
-    const p = !t.sampling.model && unconfigured && fallback ? fallback.profile : resolveProfile({ name: t.sampling.model, models: modelTable, baseUrl: args.baseUrl, model, concurrency: args.concurrency });
+    const p =
+      !t.sampling.model && unconfigured && fallback
+        ? fallback.profile
+        : resolveProfile({
+            name: t.sampling.model,
+            models: modelTable,
+            baseUrl: args.baseUrl,
+            model,
+            concurrency: args.concurrency,
+          });
     used.set(t.id, p);
     return p;
   };
@@ -221,7 +290,9 @@ async function runFile(file: string, parsed: TaskFile, model: string | undefined
   const cache = opened.cache;
   if (opened.unreadable) io.stderr.write(opened.unreadable + '\n');
   const total = tasks.reduce((a, t) => a + (args.samples ?? t.sampling.samples), 0);
-  const progress = args.json ? undefined : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
+  const progress = args.json
+    ? undefined
+    : new ProgressReporter(io.stderr as { write(s: string): unknown; isTTY?: boolean }, tasks.length, total);
   // Waits are shown even with --json (on stderr): a run that waits must not look hung.
   const note = (line: string): void => {
     if (progress) progress.note(line);
@@ -246,9 +317,18 @@ async function runFile(file: string, parsed: TaskFile, model: string | undefined
         return provider;
       },
       onProgress: (p) => progress?.update(p.task, p.done, p.total),
-      onRetry: (task, r) => note(terminalSafe(`${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`)),
-      onWaitForOtherRun: (task) => note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
-      onTaskDone: (r) => progress?.taskDone(terminalSafe(`${r.task.id}: ${passCount(r.stats)} · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`)),
+      onRetry: (task, r) =>
+        note(
+          terminalSafe(
+            `${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`,
+          ),
+        ),
+      onWaitForOtherRun: (task) =>
+        note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
+      onTaskDone: (r) =>
+        progress?.taskDone(
+          terminalSafe(`${r.task.id}: ${passCount(r.stats)} · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
+        ),
     });
   } finally {
     progress?.finish();
@@ -257,7 +337,10 @@ async function runFile(file: string, parsed: TaskFile, model: string | undefined
   }
   if (!opened.unreadable) {
     try {
-      appendRunRecords(cacheDir, runRecordsOf(done, { cacheDir, file, parsed, samples: args.samples, profileOf: (r) => used.get(r.task.id) }));
+      appendRunRecords(
+        cacheDir,
+        runRecordsOf(done, { cacheDir, file, parsed, samples: args.samples, profileOf: (r) => used.get(r.task.id) }),
+      );
     } catch (e) {
       io.stderr.write(terminalSafe(`the run log was not written (${cacheDir}: ${fsReason(e)})`) + '\n');
     }
@@ -276,7 +359,9 @@ async function runFile(file: string, parsed: TaskFile, model: string | undefined
 function checkTaskId(id: string, ids: readonly string[]): void {
   if (ids.includes(id)) return;
   const near = closest(id, ids);
-  throw new UsageError(`no task has the id '${cut(id)}'${near ? ` (did you mean '${near}'?)` : ids.length ? '' : ': the files have no tasks'}`);
+  throw new UsageError(
+    `no task has the id '${cut(id)}'${near ? ` (did you mean '${near}'?)` : ids.length ? '' : ': the files have no tasks'}`,
+  );
 }
 
 /** One model's table, under a line naming it, and its totals. */
@@ -288,16 +373,40 @@ function printTable(io: CliIO, model: string, runs: readonly ModelRun[]): void {
     const kMax = ks[ks.length - 1] ?? '1';
     const fromCache = r.samples.filter((s) => s.cached).length;
     // A task whose sampling failed has the band `error` (taskStats): its interval of [0, 1] says nothing.
-    return [r.task.id, `${r.stats.passed}/${r.stats.samples}${r.stats.undecided ? ` · ${r.stats.undecided} undecided` : ''}`, pct(r.stats.passAtK['1'] ?? NaN), `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`, r.stats.band, r.stats.band === 'error' ? '-' : pct(r.stats.signalShare), `${fromCache}/${r.samples.length}`, [r.error, undecidedReason(r), r.note, agentSummary(r)].filter(Boolean).join('; ')].map(terminalSafe);
+    return [
+      r.task.id,
+      `${r.stats.passed}/${r.stats.samples}${r.stats.undecided ? ` · ${r.stats.undecided} undecided` : ''}`,
+      pct(r.stats.passAtK['1'] ?? NaN),
+      `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`,
+      r.stats.band,
+      r.stats.band === 'error' ? '-' : pct(r.stats.signalShare),
+      `${fromCache}/${r.samples.length}`,
+      [r.error, undecidedReason(r), r.note, agentSummary(r)].filter(Boolean).join('; '),
+    ].map(terminalSafe);
   });
-  const head = ['task', 'pass', 'pass@1', 'pass@k', 'band', `signal (G=${results[0]?.stats.groupSize ?? 8})`, 'cached', 'error / note'];
+  const head = [
+    'task',
+    'pass',
+    'pass@1',
+    'pass@k',
+    'band',
+    `signal (G=${results[0]?.stats.groupSize ?? 8})`,
+    'cached',
+    'error / note',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   io.stdout.write(line(head) + '\n');
   for (const r of rows) io.stdout.write(line(r) + '\n');
   const all = results.flatMap((r) => r.samples);
   const requests = results.reduce((a, r) => a + r.requests, 0);
-  io.stdout.write(`${plural(results.length, 'task')}, ${plural(all.length, 'sample')} (${all.filter((s) => s.cached).length} from the cache, ${plural(requests, 'request')})\n`);
+  io.stdout.write(
+    `${plural(results.length, 'task')}, ${plural(all.length, 'sample')} (${all.filter((s) => s.cached).length} from the cache, ${plural(requests, 'request')})\n`,
+  );
   const usage = usageOf(runs);
   if (usage) io.stdout.write(`${usage}\n`);
 }
@@ -307,12 +416,17 @@ function usageOf(runs: readonly ModelRun[]): string | undefined {
   const tokens = tokensOf(runs.flatMap((x) => x.r.samples));
   if (!tokens) return undefined;
   const priced = runs.every((x) => x.price);
-  const cost = priced ? runs.reduce((sum, x) => sum + costOf(tokensOf(x.r.samples) ?? { prompt: 0, completion: 0 }, x.price as Price), 0) : undefined;
+  const cost = priced
+    ? runs.reduce((sum, x) => sum + costOf(tokensOf(x.r.samples) ?? { prompt: 0, completion: 0 }, x.price as Price), 0)
+    : undefined;
   return usageText(tokens, cost);
 }
 
 /** A task's `tokens` and `cost` in `--json`, as the run log records them. */
-function usageFields(samples: TaskRunResult['samples'], price: Price | undefined): { tokens?: { prompt: number; completion: number }; cost?: number } {
+function usageFields(
+  samples: TaskRunResult['samples'],
+  price: Price | undefined,
+): { tokens?: { prompt: number; completion: number }; cost?: number } {
   const tokens = tokensOf(samples);
   return tokens ? { tokens, ...(price ? { cost: costOf(tokens, price) } : {}) } : {};
 }

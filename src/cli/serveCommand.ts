@@ -60,7 +60,19 @@ interface ServeArgs {
 }
 
 function parseArgs(argv: readonly string[]): ServeArgs {
-  const a: ServeArgs = { paths: [], host: '127.0.0.1', port: 8765, workers: 1, maxBodyMb: 32, maxBatch: 4096, concurrency: 64, maxQueue: 16384, allowHosts: [], allowOrigins: [], allowInlinePrograms: false };
+  const a: ServeArgs = {
+    paths: [],
+    host: '127.0.0.1',
+    port: 8765,
+    workers: 1,
+    maxBodyMb: 32,
+    maxBatch: 4096,
+    concurrency: 64,
+    maxQueue: 16384,
+    allowHosts: [],
+    allowOrigins: [],
+    allowInlinePrograms: false,
+  };
   for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--host':
@@ -105,7 +117,22 @@ function parseArgs(argv: readonly string[]): ServeArgs {
         break;
       default:
         if (modelFlag(flag, value, a, false)) break;
-        if (arg.startsWith('-')) throw unknownOption(arg, ['--host', '--port', '--token', '--allow-host', '--allow-origin', '--allow-inline-programs', '--workers', '--max-body-mb', '--max-batch', '--concurrency', '--max-queue', '--base-url', '--model']);
+        if (arg.startsWith('-'))
+          throw unknownOption(arg, [
+            '--host',
+            '--port',
+            '--token',
+            '--allow-host',
+            '--allow-origin',
+            '--allow-inline-programs',
+            '--workers',
+            '--max-body-mb',
+            '--max-batch',
+            '--concurrency',
+            '--max-queue',
+            '--base-url',
+            '--model',
+          ]);
         a.paths.push(arg);
     }
   }
@@ -141,13 +168,22 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
     server.once('error', reject);
     server.listen(args.port, args.host, () => resolve());
   }).catch((e: NodeJS.ErrnoException) => {
-    throw new UsageError(e.code === 'EADDRINUSE' ? `port ${args.port} on ${args.host} is in use (--port 0 picks a free one)` : `cannot listen on ${args.host}:${args.port}: ${e.message}`);
+    throw new UsageError(
+      e.code === 'EADDRINUSE'
+        ? `port ${args.port} on ${args.host} is in use (--port 0 picks a free one)`
+        : `cannot listen on ${args.host}:${args.port}: ${e.message}`,
+    );
   });
   if (primary) {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : args.port;
     io.stdout.write(`listening on http://${args.host.includes(':') ? `[${args.host}]` : args.host}:${port}\n`);
-    io.stderr.write(`serving ${plural([...tasks.values()].reduce((n, l) => n + l.length, 0), 'task')} from ${plural(files.length, 'file')}\n`);
+    io.stderr.write(
+      `serving ${plural(
+        [...tasks.values()].reduce((n, l) => n + l.length, 0),
+        'task',
+      )} from ${plural(files.length, 'file')}\n`,
+    );
     warnings(args, io);
   } else process.send?.({ listening: true });
   await new Promise<void>((resolve) => {
@@ -166,7 +202,9 @@ export async function serveCommand(argv: readonly string[], io: CliIO, signal: A
 
 /** The folders a served PATH names (a file's own folder), as real paths. */
 function servedRoots(paths: readonly string[]): string[] {
-  return [...new Set(paths.map((p) => realPath(fs.statSync(p, { throwIfNoEntry: false })?.isFile() ? path.dirname(p) : p)))];
+  return [
+    ...new Set(paths.map((p) => realPath(fs.statSync(p, { throwIfNoEntry: false })?.isFile() ? path.dirname(p) : p))),
+  ];
 }
 
 /**
@@ -177,17 +215,24 @@ function serveToken(args: ServeArgs, io: CliIO, primary: boolean): string | unde
   const given = args.token ?? (process.env.VTASK_SERVE_TOKEN || undefined);
   if (given || isLoopbackHost(args.host)) return given;
   const made = randomBytes(24).toString('base64url');
-  if (primary) io.stderr.write(`token: ${made} (generated: every request needs "Authorization: Bearer ${made}"; choose one with --token or VTASK_SERVE_TOKEN)\n`);
+  if (primary)
+    io.stderr.write(
+      `token: ${made} (generated: every request needs "Authorization: Bearer ${made}"; choose one with --token or VTASK_SERVE_TOKEN)\n`,
+    );
   return made;
 }
 
 /** Says once, on stderr, what the operator opened beyond the defaults. */
 function warnings(args: ServeArgs, io: CliIO): void {
   if (!isLoopbackHost(args.host)) {
-    io.stderr.write(`warning: listening on ${args.host}, beyond this machine: anyone who can reach it and has the token can run the served verifiers (code answers run in the sandbox)\n`);
+    io.stderr.write(
+      `warning: listening on ${args.host}, beyond this machine: anyone who can reach it and has the token can run the served verifiers (code answers run in the sandbox)\n`,
+    );
   }
   if (args.allowInlinePrograms) {
-    io.stderr.write('warning: --allow-inline-programs: any client may run programs of the served folders, with arguments of its choosing, by sending a "script" verifier\n');
+    io.stderr.write(
+      'warning: --allow-inline-programs: any client may run programs of the served folders, with arguments of its choosing, by sending a "script" verifier\n',
+    );
   }
 }
 
@@ -209,7 +254,9 @@ async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal, token
       });
     });
   }
-  const argv = process.argv.slice(2).filter((a, i, all) => !(a === '--port' || a.startsWith('--port=') || all[i - 1] === '--port'));
+  const argv = process.argv
+    .slice(2)
+    .filter((a, i, all) => !(a === '--port' || a.startsWith('--port=') || all[i - 1] === '--port'));
   cluster.setupPrimary({ args: [...argv, '--port', String(port)], silent: false });
   let ready = 0;
   // A generated token is the same in every worker.
@@ -230,11 +277,16 @@ async function runPrimary(args: ServeArgs, io: CliIO, signal: AbortSignal, token
     signal.addEventListener('abort', () => resolve(), { once: true });
     process.once('SIGTERM', () => resolve());
   });
-  await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
-    if (w.isDead()) return resolve();
-    w.once('exit', () => resolve());
-    // Signalled directly: worker.kill() would first wait for the worker's connections to end.
-    w.process.kill('SIGTERM');
-  })));
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          if (w.isDead()) return resolve();
+          w.once('exit', () => resolve());
+          // Signalled directly: worker.kill() would first wait for the worker's connections to end.
+          w.process.kill('SIGTERM');
+        }),
+    ),
+  );
   return EXIT.ok;
 }

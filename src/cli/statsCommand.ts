@@ -41,7 +41,19 @@ near-duplicate prompts and prompts that overlap a benchmark.
   --fail-on LIST              exit 1 when any of these is found: duplicates, contamination
 Exits 0, 1 with --fail-on when something it names was found, 2 on usage errors.`;
 
-const FLAGS = ['--json', '--html', '--model', '--contamination', '--ngram', '--duplicate-threshold', '--no-duplicates', '--no-cases', '--no-tasks', '--cache-dir', '--fail-on'];
+const FLAGS = [
+  '--json',
+  '--html',
+  '--model',
+  '--contamination',
+  '--ngram',
+  '--duplicate-threshold',
+  '--no-duplicates',
+  '--no-cases',
+  '--no-tasks',
+  '--cache-dir',
+  '--fail-on',
+];
 const FAIL_ON = ['duplicates', 'contamination'] as const;
 
 /** Files shown in the text summary; the rest are counted (the JSON and HTML have them all). */
@@ -65,7 +77,18 @@ interface StatsArgs {
 }
 
 function parseArgs(argv: readonly string[]): StatsArgs {
-  const a: StatsArgs = { paths: [], json: false, models: [], benchmarks: [], ngram: DEFAULT_NGRAM, threshold: 0.8, duplicates: true, cases: true, tasks: true, failOn: new Set() };
+  const a: StatsArgs = {
+    paths: [],
+    json: false,
+    models: [],
+    benchmarks: [],
+    ngram: DEFAULT_NGRAM,
+    threshold: 0.8,
+    duplicates: true,
+    cases: true,
+    tasks: true,
+    failOn: new Set(),
+  };
   for (const { arg, flag, value } of eachArg(argv)) {
     switch (flag) {
       case '--json':
@@ -99,8 +122,11 @@ function parseArgs(argv: readonly string[]): StatsArgs {
         a.cacheDir = value();
         break;
       case '--fail-on':
-        for (const w of value().split(',').map((s) => s.trim())) {
-          if (!(FAIL_ON as readonly string[]).includes(w)) throw new UsageError(`--fail-on takes ${FAIL_ON.join(', ')} (comma-separated); got '${cut(w)}'`);
+        for (const w of value()
+          .split(',')
+          .map((s) => s.trim())) {
+          if (!(FAIL_ON as readonly string[]).includes(w))
+            throw new UsageError(`--fail-on takes ${FAIL_ON.join(', ')} (comma-separated); got '${cut(w)}'`);
           a.failOn.add(w as (typeof FAIL_ON)[number]);
         }
         break;
@@ -110,8 +136,10 @@ function parseArgs(argv: readonly string[]): StatsArgs {
     }
   }
   if (!a.paths.length) throw new UsageError('give at least one file or folder');
-  if (a.failOn.has('duplicates') && !a.duplicates) throw new UsageError('--fail-on duplicates needs the duplicate search: drop --no-duplicates');
-  if (a.failOn.has('contamination') && !a.benchmarks.length) throw new UsageError('--fail-on contamination needs a benchmark: add --contamination BENCH');
+  if (a.failOn.has('duplicates') && !a.duplicates)
+    throw new UsageError('--fail-on duplicates needs the duplicate search: drop --no-duplicates');
+  if (a.failOn.has('contamination') && !a.benchmarks.length)
+    throw new UsageError('--fail-on contamination needs a benchmark: add --contamination BENCH');
   return a;
 }
 
@@ -163,19 +191,31 @@ export async function statsCommand(argv: readonly string[], io: CliIO, signal: A
   });
   // Benchmarks named as given, not as resolved.
   const benchName = new Map(args.benchmarks.map((b) => [path.resolve(io.cwd, b), b]));
-  const report: DatasetStats = { ...stats, contamination: stats.contamination.map((c) => ({ ...c, benchmark: benchName.get(c.benchmark ?? '') ?? c.benchmark })) };
+  const report: DatasetStats = {
+    ...stats,
+    contamination: stats.contamination.map((c) => ({
+      ...c,
+      benchmark: benchName.get(c.benchmark ?? '') ?? c.benchmark,
+    })),
+  };
   if (html) fs.writeFileSync(html, renderStatsHtml(report));
   if (args.json) {
     // The scatter's points repeat `results`; a reader of the JSON has those.
     const { results, comparisons, ...rest } = report;
-    const out = { ...rest, ...(args.tasks ? { results } : {}), ...(comparisons ? { comparisons: comparisons.map(({ points: _points, ...c }) => c) } : {}) };
+    const out = {
+      ...rest,
+      ...(args.tasks ? { results } : {}),
+      ...(comparisons ? { comparisons: comparisons.map(({ points: _points, ...c }) => c) } : {}),
+    };
     await writeJson(io.stdout, out);
     io.stdout.write('\n');
   } else {
     io.stdout.write(terminalSafe(summaryText(report, args.benchmarks.length)));
     if (html) io.stdout.write(`report: ${shown(html)}\n`);
   }
-  const found = (args.failOn.has('duplicates') && report.duplicates.length > 0) || (args.failOn.has('contamination') && report.contamination.length > 0);
+  const found =
+    (args.failOn.has('duplicates') && report.duplicates.length > 0) ||
+    (args.failOn.has('contamination') && report.contamination.length > 0);
   return found || listed.errors > 0 ? EXIT.failed : EXIT.ok;
 }
 
@@ -211,47 +251,74 @@ const bar = (n: number, max: number, width = 30): string => '█'.repeat(max ? M
 export function summaryText(s: DatasetStats, benchmarks: number): string {
   const out: string[] = [];
   const t = s.totals;
-  out.push(`${num(s.files)} ${noun(s.files, 'file')}, ${num(s.tasks)} ${noun(s.tasks, 'task')} (${num(t.invalid_tasks ?? 0)} invalid), ${num(t.errors)} ${noun(t.errors, 'validation error')}`);
+  out.push(
+    `${num(s.files)} ${noun(s.files, 'file')}, ${num(s.tasks)} ${noun(s.tasks, 'task')} (${num(t.invalid_tasks ?? 0)} invalid), ${num(t.errors)} ${noun(t.errors, 'validation error')}`,
+  );
   const kinds = Object.entries(t.kinds).sort((a, b) => b[1] - a[1]);
   if (kinds.length) out.push(`kinds: ${kinds.map(([k, n]) => `${k} ${num(n)}`).join(', ')}`);
-  out.push(`cases: ${num(t.cases.total)} (${num(t.cases.passed)} passed, ${num(t.cases.failed)} failed, ${num(t.cases.skipped)} skipped); ${num(t.tasks_without_cases)} ${noun(t.tasks_without_cases, 'task')} without cases`);
+  out.push(
+    `cases: ${num(t.cases.total)} (${num(t.cases.passed)} passed, ${num(t.cases.failed)} failed, ${num(t.cases.skipped)} skipped); ${num(t.tasks_without_cases)} ${noun(t.tasks_without_cases, 'task')} without cases`,
+  );
   if (s.per_file.length > 1) {
     out.push('');
     const top = [...s.per_file].sort((a, b) => b.tasks - a.tasks || a.file.localeCompare(b.file)).slice(0, FILES_SHOWN);
     const w = Math.min(60, Math.max(4, ...top.map((f) => f.file.length)));
-    out.push(`${'file'.padEnd(w)}  ${['tasks', 'invalid', 'errors', 'cases', 'failed', 'no cases'].map((h) => h.padStart(9)).join('')}`);
-    for (const f of top) out.push(`${cut(f.file, w).padEnd(w)}  ${[f.tasks, f.invalid_tasks ?? 0, f.errors, f.cases.total, f.cases.failed, f.tasks_without_cases].map((n) => num(n).padStart(9)).join('')}`);
-    if (s.per_file.length > top.length) out.push(`... ${num(s.per_file.length - top.length)} more files (--json or --html lists them all)`);
+    out.push(
+      `${'file'.padEnd(w)}  ${['tasks', 'invalid', 'errors', 'cases', 'failed', 'no cases'].map((h) => h.padStart(9)).join('')}`,
+    );
+    for (const f of top)
+      out.push(
+        `${cut(f.file, w).padEnd(w)}  ${[f.tasks, f.invalid_tasks ?? 0, f.errors, f.cases.total, f.cases.failed, f.tasks_without_cases].map((n) => num(n).padStart(9)).join('')}`,
+      );
+    if (s.per_file.length > top.length)
+      out.push(`... ${num(s.per_file.length - top.length)} more files (--json or --html lists them all)`);
   }
   const models = Object.entries(s.models);
   if (!models.length) out.push('', 'models: no runs in the cache (vtask run records them)');
   for (const [name, m] of models) out.push('', ...modelText(name, m));
   for (const c of s.comparisons ?? []) {
-    out.push('', `${c.a} vs ${c.b}: ${num(c.tasks)} ${noun(c.tasks, 'task')} run by both; ${c.a} higher on ${num(c.a_higher)}, ${c.b} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}`);
-    for (const p of c.separating.slice(0, 10)) out.push(`  ${at(p)}: '${cut(p.task)}' ${c.a} ${p.a.toFixed(2)}, ${c.b} ${p.b.toFixed(2)}`);
+    out.push(
+      '',
+      `${c.a} vs ${c.b}: ${num(c.tasks)} ${noun(c.tasks, 'task')} run by both; ${c.a} higher on ${num(c.a_higher)}, ${c.b} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}`,
+    );
+    for (const p of c.separating.slice(0, 10))
+      out.push(`  ${at(p)}: '${cut(p.task)}' ${c.a} ${p.a.toFixed(2)}, ${c.b} ${p.b.toFixed(2)}`);
   }
   out.push('', `duplicates: ${num(s.duplicates.length)} ${noun(s.duplicates.length, 'pair')}`);
-  for (const d of s.duplicates.slice(0, LISTED)) out.push(`  ${at(d.a)}: '${cut(d.a.task)}' ~ ${at(d.b)}: '${cut(d.b.task)}' (${d.exact ? 'same prompt' : `similarity ${d.similarity.toFixed(2)}`})`);
+  for (const d of s.duplicates.slice(0, LISTED))
+    out.push(
+      `  ${at(d.a)}: '${cut(d.a.task)}' ~ ${at(d.b)}: '${cut(d.b.task)}' (${d.exact ? 'same prompt' : `similarity ${d.similarity.toFixed(2)}`})`,
+    );
   if (s.duplicates.length > LISTED) out.push(`  ... ${num(s.duplicates.length - LISTED)} more (--json lists them all)`);
   if (!benchmarks) out.push('contamination: no benchmark given (--contamination BENCH)');
   else {
-    out.push(`contamination: ${num(s.contamination.length)} ${noun(s.contamination.length, 'overlap')} with ${benchmarks === 1 ? 'the benchmark' : `${benchmarks} benchmarks`}`);
-    for (const c of s.contamination.slice(0, LISTED)) out.push(`  ${at(c)}: '${cut(c.task)}' ~ ${c.benchmark ?? 'benchmark'}:${c.benchmark_row + 1}: "${cut(c.overlap)}"`);
-    if (s.contamination.length > LISTED) out.push(`  ... ${num(s.contamination.length - LISTED)} more (--json lists them all)`);
+    out.push(
+      `contamination: ${num(s.contamination.length)} ${noun(s.contamination.length, 'overlap')} with ${benchmarks === 1 ? 'the benchmark' : `${benchmarks} benchmarks`}`,
+    );
+    for (const c of s.contamination.slice(0, LISTED))
+      out.push(
+        `  ${at(c)}: '${cut(c.task)}' ~ ${c.benchmark ?? 'benchmark'}:${c.benchmark_row + 1}: "${cut(c.overlap)}"`,
+      );
+    if (s.contamination.length > LISTED)
+      out.push(`  ... ${num(s.contamination.length - LISTED)} more (--json lists them all)`);
   }
   return out.join('\n') + '\n';
 }
 
 function modelText(name: string, m: ModelStats): string[] {
-  const lines = [`model ${name}: ${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} ${noun(m.stale, 'stale run')} left out (the task changed since: vtask run re-verifies them)` : ''}${m.tokens ? `; ${usageText(m.tokens, m.cost)}` : ''}`];
+  const lines = [
+    `model ${name}: ${num(m.tasks)} ${noun(m.tasks, 'task')}, ${num(m.samples)} ${noun(m.samples, 'sample')}, GRPO signal ${pct(m.signal_share)}${m.stale ? `; ${num(m.stale)} ${noun(m.stale, 'stale run')} left out (the task changed since: vtask run re-verifies them)` : ''}${m.tokens ? `; ${usageText(m.tokens, m.cost)}` : ''}`,
+  ];
   const most = Math.max(...BANDS.map((b) => m.bands[b]));
   for (const b of BANDS) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
   const top = Math.max(0, ...m.histogram.map((h) => h.tasks));
   lines.push('  pass rate');
-  for (const h of m.histogram) lines.push(`  ${h.from.toFixed(1)}–${h.to.toFixed(1)} ${num(h.tasks).padStart(8)} ${bar(h.tasks, top)}`);
+  for (const h of m.histogram)
+    lines.push(`  ${h.from.toFixed(1)}–${h.to.toFixed(1)} ${num(h.tasks).padStart(8)} ${bar(h.tasks, top)}`);
   if (m.changed.length) {
     lines.push(`  band changed since the previous run: ${num(m.changed.length)}`);
-    for (const c of m.changed.slice(0, LISTED)) lines.push(`    ${at(c)}: '${cut(c.task)}' ${c.from ?? 'error'} → ${c.to ?? 'error'}`);
+    for (const c of m.changed.slice(0, LISTED))
+      lines.push(`    ${at(c)}: '${cut(c.task)}' ${c.from ?? 'error'} → ${c.to ?? 'error'}`);
     if (m.changed.length > LISTED) lines.push(`    ... ${num(m.changed.length - LISTED)} more`);
   }
   return lines;

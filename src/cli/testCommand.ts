@@ -52,8 +52,7 @@ function parseArgs(args: readonly string[]): TestArgs {
       if (!v) throw new UsageError(`${a} needs a value`);
       if (a === '--base-url') out.baseUrl = v;
       else out.model = v;
-    }
-    else if (a.startsWith('-')) throw unknownOption(a, ['--json', '--junit', '--base-url', '--model']);
+    } else if (a.startsWith('-')) throw unknownOption(a, ['--json', '--junit', '--base-url', '--model']);
     else out.paths.push(a);
   }
   if (out.paths.length === 0) throw new UsageError('give at least one file or folder');
@@ -90,7 +89,15 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
   // Problems go to stderr with --json, so stdout stays one JSON object.
   const problemsTo = args.json ? io.stderr : io.stdout;
   const listed = listTaskFiles(args.paths, problemsTo);
-  const tally: Tally = { passed: 0, failed: 0, skipped: 0, undecided: 0, invalid: listed.errors, ...(args.json ? { json: new Spool() } : {}), ...(args.junit ? { junit: new JunitReport() } : {}) };
+  const tally: Tally = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    undecided: 0,
+    invalid: listed.errors,
+    ...(args.json ? { json: new Spool() } : {}),
+    ...(args.junit ? { junit: new JunitReport() } : {}),
+  };
   try {
     for (const file of listed.files) await testFile(file, args, io, problemsTo, tally);
     if (args.junit && tally.junit) {
@@ -109,7 +116,9 @@ export async function test(argv: readonly string[], io: CliIO): Promise<number> 
       await write(io.stdout, ']}\n');
     } else {
       if (skipped) io.stdout.write(`${skipped} skipped: refused in an untrusted workspace\n`);
-      io.stdout.write(`${passed} passed, ${failed} failed${undecided ? `, ${undecided} undecided (their verifier could not give a verdict here; see above)` : ''}\n`);
+      io.stdout.write(
+        `${passed} passed, ${failed} failed${undecided ? `, ${undecided} undecided (their verifier could not give a verdict here; see above)` : ''}\n`,
+      );
     }
     return failed > 0 || undecided > 0 || invalid > 0 ? EXIT.failed : EXIT.ok;
   } finally {
@@ -124,7 +133,13 @@ async function write(out: CliIO['stdout'], s: string): Promise<void> {
 }
 
 /** Tests one file: its validation errors first, then each case that did not pass, as before streaming. */
-async function testFile(file: string, args: TestArgs, io: CliIO, problemsTo: CliIO['stdout'], tally: Tally): Promise<void> {
+async function testFile(
+  file: string,
+  args: TestArgs,
+  io: CliIO,
+  problemsTo: CliIO['stdout'],
+  tally: Tally,
+): Promise<void> {
   tally.junit?.begin(file);
   const read = readTaskText(file);
   if ('error' in read) {
@@ -145,9 +160,12 @@ async function testFile(file: string, args: TestArgs, io: CliIO, problemsTo: Cli
   const fileErrors = stream.fileIssues.filter((i) => i.severity === 'error').sort((a, b) => a.start - b.start);
   let nextFileError = 0;
   const fileErrorsBefore = async (offset: number): Promise<void> => {
-    for (; nextFileError < fileErrors.length && (fileErrors[nextFileError] as Issue).start < offset; nextFileError++) await error(formatIssue(file, stream.lines, fileErrors[nextFileError] as Issue));
+    for (; nextFileError < fileErrors.length && (fileErrors[nextFileError] as Issue).start < offset; nextFileError++)
+      await error(formatIssue(file, stream.lines, fileErrors[nextFileError] as Issue));
   };
-  const models = stream.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+  const models = stream.parts
+    .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
+    .find((m) => m?.type === 'map');
   // A judge without a model of its own takes the first task's model met so far.
   let taskModel: string | undefined;
   const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => taskModel);
@@ -163,7 +181,8 @@ async function testFile(file: string, args: TestArgs, io: CliIO, problemsTo: Cli
     };
     for await (const t of stream.tasks) {
       await fileErrorsBefore(t.entry.offset);
-      for (const i of [...t.issues].sort((a, b) => a.start - b.start)) if (i.severity === 'error') await error(formatIssue(file, stream.lines, i));
+      for (const i of [...t.issues].sort((a, b) => a.start - b.start))
+        if (i.severity === 'error') await error(formatIssue(file, stream.lines, i));
       if (!t.spec) continue;
       batch.push(t.spec);
       if (batch.length >= BATCH) await runBatch();
@@ -188,11 +207,28 @@ function count(r: CaseResult, file: string, lines: LineIndex, args: TestArgs, ta
   if (!args.json && outcome !== 'passed') {
     const p = lines.position(r.offset);
     // An undecided case says why it got no verdict; a failed one, what it got instead.
-    const what = outcome === 'failed' ? `fail: task ${r.task} case ${r.case}: expected ${label(r.expected)}, got ${label(r.actual)}` : `${outcome === 'skipped' ? 'skipped' : r.verdict.error}: task ${r.task} case ${r.case}`;
+    const what =
+      outcome === 'failed'
+        ? `fail: task ${r.task} case ${r.case}: expected ${label(r.expected)}, got ${label(r.actual)}`
+        : `${outcome === 'skipped' ? 'skipped' : r.verdict.error}: task ${r.task} case ${r.case}`;
     notPassed.add(terminalSafe(`${file}:${p.line + 1}:${p.character + 1}: ${what}: ${r.verdict.reason}`) + '\n');
   }
   if (tally.json) {
-    const item = { file, task: r.task, case: r.case, ...(r.name ? { name: r.name } : {}), expected: r.expected, actual: r.actual, ok: r.ok, ...(outcome === 'skipped' ? { skipped: true } : {}), ...(outcome === 'undecided' ? { undecided: true } : {}), score: r.verdict.score, reason: r.verdict.reason, ...(r.verdict.error ? { error: r.verdict.error } : {}), ...isolationField(r.verdict) };
+    const item = {
+      file,
+      task: r.task,
+      case: r.case,
+      ...(r.name ? { name: r.name } : {}),
+      expected: r.expected,
+      actual: r.actual,
+      ok: r.ok,
+      ...(outcome === 'skipped' ? { skipped: true } : {}),
+      ...(outcome === 'undecided' ? { undecided: true } : {}),
+      score: r.verdict.score,
+      reason: r.verdict.reason,
+      ...(r.verdict.error ? { error: r.verdict.error } : {}),
+      ...isolationField(r.verdict),
+    };
     tally.json.add((tally.json.empty ? '' : ',') + JSON.stringify(item));
   }
 }

@@ -11,7 +11,14 @@ export { runCases } from './run/cases';
 export { completeAt } from './language/completion';
 export { hoverAt } from './language/hover';
 export { version } from './version';
-export { SampleCache, verdictStamp, type VerdictStamp, type SampleCacheOptions, type CacheEntry, type CacheStats } from './sampling/cache';
+export {
+  SampleCache,
+  verdictStamp,
+  type VerdictStamp,
+  type SampleCacheOptions,
+  type CacheEntry,
+  type CacheStats,
+} from './sampling/cache';
 export { sampleKey, sampleParams, type SampleParams } from './sampling/cacheKey';
 export { resolveCacheDir, findWorkspaceRoot, CACHE_DIR_NAME } from './sampling/cacheDir';
 export { createProvider, resolveProfile, describeProfile } from './sampling';
@@ -21,7 +28,18 @@ export { RowTaskParser, MAX_ROW_TASKS, type RowTaskFile } from './datasets/rowTa
 export { startEnvironment, EnvironmentError, type StartedEnvironment } from './agent/environment';
 export { replayCalls } from './agent/replay';
 export { validateToolArgs } from './agent/toolArgs';
-export { appendRunRecords, appendRunRecordsAsync, readRunLog, readRunRecords, runLogKey, modelLabel, runRecordOf, compactRunLog, type RunRecord, type RunLogEntry } from './overview/runLog';
+export {
+  appendRunRecords,
+  appendRunRecordsAsync,
+  readRunLog,
+  readRunRecords,
+  runLogKey,
+  modelLabel,
+  runRecordOf,
+  compactRunLog,
+  type RunRecord,
+  type RunLogEntry,
+} from './overview/runLog';
 export { tokensOf, costOf, type Tokens } from './overview/usage';
 export { diffRuns, parseSelection, selectRuns, type DatasetDiff } from './overview/diff';
 export { taskRunKey, taskCasesKey } from './run/resultKeys';

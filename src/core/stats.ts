@@ -80,7 +80,11 @@ const roundScore = (s: number): number => Math.round(s * 1e9) / 1e9;
  * and the task is `too_easy` if they all pass, else `too_hard`. With no decided sample, or a
  * run that failed (`runFailed`: sampling stopped, was cancelled), the band is `error`.
  */
-export function taskStats(verdicts: readonly { pass: boolean; score: number; error?: string }[], groupSize = 8, runFailed = false): TaskStats {
+export function taskStats(
+  verdicts: readonly { pass: boolean; score: number; error?: string }[],
+  groupSize = 8,
+  runFailed = false,
+): TaskStats {
   const decided = verdicts.filter((v) => !v.error);
   const n = decided.length;
   const passed = decided.filter((v) => v.pass).length;
@@ -88,7 +92,14 @@ export function taskStats(verdicts: readonly { pass: boolean; score: number; err
   const passAt: Record<string, number> = {};
   for (const k of reportedKs(n)) passAt[String(k)] = passAtK(n, passed, k);
   const distinct = new Set(scores.map(roundScore)).size;
-  const band: Band = runFailed || n === 0 ? 'error' : passed === n ? 'too_easy' : distinct <= 1 || passed === 0 && scores.every((s) => s === 0) ? 'too_hard' : 'learnable';
+  const band: Band =
+    runFailed || n === 0
+      ? 'error'
+      : passed === n
+        ? 'too_easy'
+        : distinct <= 1 || (passed === 0 && scores.every((s) => s === 0))
+          ? 'too_hard'
+          : 'learnable';
   return {
     samples: n,
     passed,

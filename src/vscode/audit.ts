@@ -47,12 +47,19 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
   }
 
   /** Audits the given tasks (all when `taskIds` is undefined) and shows what was found. */
-  async audit(doc: vscode.TextDocument, taskIds?: readonly string[]): Promise<{ task: string; findings: Finding[]; skipped: number }[]> {
+  async audit(
+    doc: vscode.TextDocument,
+    taskIds?: readonly string[],
+  ): Promise<{ task: string; findings: Finding[]; skipped: number }[]> {
     const file = this.documents.get(doc);
     const tasks = runnableTasks(file).tasks.filter((t) => !taskIds || taskIds.includes(t.id));
     const version = doc.version;
     const audits = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `vtask: auditing ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `vtask: auditing ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}`,
+        cancellable: true,
+      },
       (_progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -60,17 +67,25 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
       },
     );
     // The file changed while the probes ran: their places are no longer known.
-    if (doc.version !== version) return audits.map((a) => ({ task: a.task, findings: [...a.findings], skipped: a.skipped.length }));
+    if (doc.version !== version)
+      return audits.map((a) => ({ task: a.task, findings: [...a.findings], skipped: a.skipped.length }));
     const audited = new Set(tasks.map((t) => t.id));
     const kept = (this.collection.get(doc.uri) ?? []).filter((d) => !audited.has(this.flagged.get(d)?.taskId ?? ''));
     const diagnostics: vscode.Diagnostic[] = [...kept];
     for (const a of audits) {
       const entry = file.tasks.find((e) => e.id === a.task);
       const key = entry?.node ? getPair(entry.node, 'verify')?.key : undefined;
-      const range = entry && key ? toRange(file.lines, entry.offset + key.span[0], entry.offset + key.span[1]) : toRange(file.lines, a.offset, a.offset + 1);
+      const range =
+        entry && key
+          ? toRange(file.lines, entry.offset + key.span[0], entry.offset + key.span[1])
+          : toRange(file.lines, a.offset, a.offset + 1);
       for (const f of a.findings) {
         const calls = f.calls ? `\ncalls: ${cut(JSON.stringify(f.calls), 200)}` : '';
-        const d = new vscode.Diagnostic(range, `audit (${f.severity}): probe ${f.probe} ${f.verdict === 'pass' ? 'passed' : 'failed'} but should ${f.expected}: ${f.reason}\nresponse: ${cut(JSON.stringify(f.response), 200)}${calls}`, SEVERITY[f.severity]);
+        const d = new vscode.Diagnostic(
+          range,
+          `audit (${f.severity}): probe ${f.probe} ${f.verdict === 'pass' ? 'passed' : 'failed'} but should ${f.expected}: ${f.reason}\nresponse: ${cut(JSON.stringify(f.response), 200)}${calls}`,
+          SEVERITY[f.severity],
+        );
         d.source = SOURCE;
         d.code = `audit:${f.probe}`;
         this.flagged.set(d, { taskId: a.task, finding: f });
@@ -83,11 +98,17 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
     const findings = audits.flatMap((a) => a.findings);
     const skipped = [...new Set(audits.flatMap((a) => a.skipped.map((s) => s.reason)))];
     const what = findings.length ? `${findingCount(findings)}, shown at each verify:` : 'no finding';
-    void vscode.window.showInformationMessage(`vtask audit of ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}: ${what}.${skipped.length ? ` Some probes could not run here: ${skipped.join('; ')}` : ''}`);
+    void vscode.window.showInformationMessage(
+      `vtask audit of ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}: ${what}.${skipped.length ? ` Some probes could not run here: ${skipped.join('; ')}` : ''}`,
+    );
     return audits.map((a) => ({ task: a.task, findings: [...a.findings], skipped: a.skipped.length }));
   }
 
-  provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  provideCodeActions(
+    doc: vscode.TextDocument,
+    _range: vscode.Range,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
     const out: vscode.CodeAction[] = [];
     const flagged = context.diagnostics.flatMap((d) => ((f) => (f ? [{ d, f }] : []))(this.flagged.get(d)));
     out.push(...this.verifierFixActions(doc, flagged));
@@ -96,17 +117,27 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
       // A probe the task has as a case already is not offered again.
       const task = tasks.find((t) => t.id === f.taskId);
       if (task && isCase(task, f.finding)) continue;
-      const action = new vscode.CodeAction(`Add probe "${f.finding.probe}" as a case (expect ${f.finding.expected})`, vscode.CodeActionKind.QuickFix);
+      const action = new vscode.CodeAction(
+        `Add probe "${f.finding.probe}" as a case (expect ${f.finding.expected})`,
+        vscode.CodeActionKind.QuickFix,
+      );
       action.diagnostics = [d];
       // An agent task's probe is a trajectory: the case gets its calls too, so that it replays.
-      action.command = { title: action.title, command: 'vtask.addProbeCase', arguments: [doc.uri, f.taskId, f.finding.response, f.finding.expected, f.finding.calls] };
+      action.command = {
+        title: action.title,
+        command: 'vtask.addProbeCase',
+        arguments: [doc.uri, f.taskId, f.finding.response, f.finding.expected, f.finding.calls],
+      };
       out.push(action);
     }
     return out;
   }
 
   /** The clear fixes of the verifiers the findings are about: each replaces a task's verifier in one edit. */
-  private verifierFixActions(doc: vscode.TextDocument, flagged: readonly { d: vscode.Diagnostic; f: Flagged }[]): vscode.CodeAction[] {
+  private verifierFixActions(
+    doc: vscode.TextDocument,
+    flagged: readonly { d: vscode.Diagnostic; f: Flagged }[],
+  ): vscode.CodeAction[] {
     const file = this.documents.get(doc);
     const out: vscode.CodeAction[] = [];
     for (const taskId of new Set(flagged.map((x) => x.f.taskId))) {
@@ -114,7 +145,10 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
       const task = runnableTasks(file).tasks.find((t) => t.id === taskId);
       if (!entry || !task) continue;
       const mine = flagged.filter((x) => x.f.taskId === taskId);
-      for (const fix of verifierFixes(task.verify, mine.map((x) => x.f.finding))) {
+      for (const fix of verifierFixes(
+        task.verify,
+        mine.map((x) => x.f.finding),
+      )) {
         const r = replaceKey(file, entry.index, 'verify', task.verify, fix.verify);
         if ('error' in r) continue;
         const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
@@ -128,7 +162,13 @@ export class AuditFindings implements vscode.CodeActionProvider, vscode.Disposab
   }
 
   /** Writes a probe into a task's cases (one edit, undoable), with its `calls` for an agent task; false when it could not. */
-  async addCase(uri: vscode.Uri, taskId: string, response: string, expect: 'pass' | 'fail', calls?: readonly unknown[]): Promise<boolean> {
+  async addCase(
+    uri: vscode.Uri,
+    taskId: string,
+    response: string,
+    expect: 'pass' | 'fail',
+    calls?: readonly unknown[],
+  ): Promise<boolean> {
     const doc = await vscode.workspace.openTextDocument(uri);
     const file = this.documents.get(doc);
     const entry = file.tasks.find((e) => e.id === taskId);

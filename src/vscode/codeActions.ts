@@ -9,7 +9,11 @@ export class CodeActionProvider implements vscode.CodeActionProvider {
 
   constructor(private readonly documents: TaskDocuments) {}
 
-  provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  provideCodeActions(
+    doc: vscode.TextDocument,
+    _range: vscode.Range,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
     const file = this.documents.get(doc);
     const actions: vscode.CodeAction[] = [];
     for (const d of context.diagnostics) {

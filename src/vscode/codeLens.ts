@@ -43,7 +43,13 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
     if (tasks.length > 0 && !rows) {
       const top = new vscode.Range(0, 0, 0, 0);
       const requests = tasks.reduce((a, t) => a + (settings.samples ?? t.sampling.samples), 0);
-      lenses.push(new vscode.CodeLens(top, { title: `▶ Run all (${plural(tasks.length, 'task')}, up to ${plural(requests, 'sample')})`, command: 'vtask.runAll', arguments: [doc.uri] }));
+      lenses.push(
+        new vscode.CodeLens(top, {
+          title: `▶ Run all (${plural(tasks.length, 'task')}, up to ${plural(requests, 'sample')})`,
+          command: 'vtask.runAll',
+          arguments: [doc.uri],
+        }),
+      );
     }
     const runnable = new Map(tasks.map((t) => [t.index, t]));
     for (const entry of file.tasks) {
@@ -53,15 +59,35 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
       if (rows && entry.id !== undefined) lenses.push(new vscode.CodeLens(range, { title: entry.id, command: '' }));
       if (!t) {
         // Greyed: a lens with no command is shown as plain text.
-        lenses.push(new vscode.CodeLens(range, { title: rows ? 'Run verifier (the row has errors)' : 'Run verifier (fix errors first)', command: '' }));
-        if (entry.id !== undefined) lenses.push(new vscode.CodeLens(range, { title: 'Open panel', command: 'vtask.openPanel', arguments: [doc.uri, entry.id] }));
+        lenses.push(
+          new vscode.CodeLens(range, {
+            title: rows ? 'Run verifier (the row has errors)' : 'Run verifier (fix errors first)',
+            command: '',
+          }),
+        );
+        if (entry.id !== undefined)
+          lenses.push(
+            new vscode.CodeLens(range, {
+              title: 'Open panel',
+              command: 'vtask.openPanel',
+              arguments: [doc.uri, entry.id],
+            }),
+          );
         continue;
       }
       if (this.runner.isRunning(doc.uri, t.id)) {
         lenses.push(new vscode.CodeLens(range, { title: '$(sync~spin) sampling…', command: '' }));
-        lenses.push(new vscode.CodeLens(range, { title: 'Cancel', command: 'vtask.cancelTask', arguments: [doc.uri, t.id] }));
+        lenses.push(
+          new vscode.CodeLens(range, { title: 'Cancel', command: 'vtask.cancelTask', arguments: [doc.uri, t.id] }),
+        );
       } else {
-        lenses.push(new vscode.CodeLens(range, { title: `▶ Run verifier (${settings.samples ?? t.sampling.samples})`, command: 'vtask.runTask', arguments: [doc.uri, t.id] }));
+        lenses.push(
+          new vscode.CodeLens(range, {
+            title: `▶ Run verifier (${settings.samples ?? t.sampling.samples})`,
+            command: 'vtask.runTask',
+            arguments: [doc.uri, t.id],
+          }),
+        );
       }
       if (t.cases.length) {
         const r = this.results.freshCases(doc.uri, file, entry);
@@ -69,9 +95,19 @@ export class CodeLensProvider implements vscode.CodeLensProvider, vscode.Disposa
         const title = r ? `Cases ${ok}/${r.length} ${ok === r.length ? '✓' : '✗'}` : `Run cases (${t.cases.length})`;
         lenses.push(new vscode.CodeLens(range, { title, command: 'vtask.runCases', arguments: [doc.uri, t.id] }));
       }
-      lenses.push(new vscode.CodeLens(range, { title: 'Open panel', command: 'vtask.openPanel', arguments: [doc.uri, t.id] }));
+      lenses.push(
+        new vscode.CodeLens(range, { title: 'Open panel', command: 'vtask.openPanel', arguments: [doc.uri, t.id] }),
+      );
       // Rows are audited from their task file or with `vtask audit`: a probe cannot become a case in a row.
-      if (!rows) lenses.push(new vscode.CodeLens(range, { title: 'Audit', tooltip: 'Probe the verifier with answers it must fail or pass (no model)', command: 'vtask.auditTask', arguments: [doc.uri, t.id] }));
+      if (!rows)
+        lenses.push(
+          new vscode.CodeLens(range, {
+            title: 'Audit',
+            tooltip: 'Probe the verifier with answers it must fail or pass (no model)',
+            command: 'vtask.auditTask',
+            arguments: [doc.uri, t.id],
+          }),
+        );
     }
     return lenses;
   }

@@ -72,7 +72,8 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
   'vtask.runTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc, [taskId as string])),
   'vtask.runAll': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc)),
   // From a lens: that task; from the command palette: every run.
-  'vtask.cancelTask': (ctx) => (uri, taskId) => (uri instanceof vscode.Uri ? ctx.runner.cancel(uri, taskId as string | undefined) : ctx.runner.cancelAll()),
+  'vtask.cancelTask': (ctx) => (uri, taskId) =>
+    uri instanceof vscode.Uri ? ctx.runner.cancel(uri, taskId as string | undefined) : ctx.runner.cancelAll(),
   'vtask.runCases': (ctx) => async (uri, taskId) => {
     // Through the Test Explorer, so results show there, in the gutter and in the lenses alike.
     await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
@@ -98,7 +99,16 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
   'vtask.auditFile': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc)),
   // From the audit's quick fix: the probe becomes a case, and the task's cases run at once.
   'vtask.addProbeCase': (ctx) => async (uri, taskId, response, expect, calls) => {
-    if (!(await ctx.audit.addCase(uri as vscode.Uri, taskId as string, response as string, expect as 'pass' | 'fail', calls as Record<string, unknown>[] | undefined))) return undefined;
+    if (
+      !(await ctx.audit.addCase(
+        uri as vscode.Uri,
+        taskId as string,
+        response as string,
+        expect as 'pass' | 'fail',
+        calls as Record<string, unknown>[] | undefined,
+      ))
+    )
+      return undefined;
     await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
     return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
   },
@@ -110,7 +120,12 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     }),
   // From a lens: that task; from the palette or the editor title: the task under the cursor.
   'vtask.openPanel': (ctx) => (uri, taskId) => {
-    const panel = TaskPanel.createOrShow(ctx.extensionUri, { documents: ctx.documents, results: ctx.results, runner: ctx.runner, log: ctx.log });
+    const panel = TaskPanel.createOrShow(ctx.extensionUri, {
+      documents: ctx.documents,
+      results: ctx.results,
+      runner: ctx.runner,
+      log: ctx.log,
+    });
     if (uri instanceof vscode.Uri && typeof taskId === 'string') panel.show(uri, taskId);
     else panel.follow(vscode.window.activeTextEditor);
     return panel;
@@ -118,7 +133,11 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
 };
 
 /** A user's click: one message with "Open Output" on failure, the detail in the log. */
-async function runSafely<T>(ctx: Context, uri: unknown, fn: (doc: vscode.TextDocument) => Promise<T>): Promise<T | undefined> {
+async function runSafely<T>(
+  ctx: Context,
+  uri: unknown,
+  fn: (doc: vscode.TextDocument) => Promise<T>,
+): Promise<T | undefined> {
   const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
   if (!target) return undefined;
   try {
@@ -149,7 +168,15 @@ async function pickModels(ctx: Context): Promise<{ name: string; profile?: Model
   const choices = (await ctx.models.choices()).filter((c) => !c.description.startsWith('invalid'));
   const picked = await vscode.window.showQuickPick(
     choices.map((c) => ({ label: c.label, description: c.description, choice: c })),
-    { canPickMany: true, title: 'vtask: Run Verifier with Models', placeHolder: 'Each model samples the task; the hover of its result compares them' },
+    {
+      canPickMany: true,
+      title: 'vtask: Run Verifier with Models',
+      placeHolder: 'Each model samples the task; the hover of its result compares them',
+    },
   );
-  return picked?.map((p) => (p.choice.profile ? { name: p.choice.label, profile: p.choice.profile } : { name: p.choice.settingName ?? p.choice.label }));
+  return picked?.map((p) =>
+    p.choice.profile
+      ? { name: p.choice.label, profile: p.choice.profile }
+      : { name: p.choice.settingName ?? p.choice.label },
+  );
 }

@@ -74,7 +74,9 @@ export class Dashboard implements vscode.Disposable {
       Dashboard.current.panel.reveal();
       return Dashboard.current;
     }
-    const panel = vscode.window.createWebviewPanel(Dashboard.viewType, 'vtask: Dataset', vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(Dashboard.viewType, 'vtask: Dataset', vscode.ViewColumn.Active, {
+      retainContextWhenHidden: false,
+    });
     return (Dashboard.current = new Dashboard(panel, s));
   }
 
@@ -83,7 +85,10 @@ export class Dashboard implements vscode.Disposable {
     private readonly s: DashboardServices,
   ) {
     panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'view.svg');
-    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')] };
+    panel.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')],
+    };
     panel.webview.html = dashboardHtml({
       cspSource: panel.webview.cspSource,
       nonce: randomBytes(18).toString('base64'),
@@ -136,7 +141,19 @@ export class Dashboard implements vscode.Disposable {
         await this.update();
         return;
       case 'compare':
-        if (this.comparisons) await this.post({ type: 'comparison', comparison: await this.comparisons.page(msg.a, msg.b, msg.cell, msg.page, msg.solvePage, msg.failPage, new TimeSlices()) });
+        if (this.comparisons)
+          await this.post({
+            type: 'comparison',
+            comparison: await this.comparisons.page(
+              msg.a,
+              msg.b,
+              msg.cell,
+              msg.page,
+              msg.solvePage,
+              msg.failPage,
+              new TimeSlices(),
+            ),
+          });
         return;
       case 'open': {
         const uri = this.byName.get(msg.file);
@@ -144,8 +161,10 @@ export class Dashboard implements vscode.Disposable {
           await this.post({ type: 'notice', level: 'warning', text: `${msg.file} is no longer in the workspace.` });
           return;
         }
-        const task = msg.task === undefined ? undefined : (await this.s.index.get(uri)).tasks.find((t) => t.id === msg.task);
-        if (msg.task !== undefined && !task) await this.post({ type: 'notice', level: 'warning', text: `${msg.task} is no longer in ${msg.file}.` });
+        const task =
+          msg.task === undefined ? undefined : (await this.s.index.get(uri)).tasks.find((t) => t.id === msg.task);
+        if (msg.task !== undefined && !task)
+          await this.post({ type: 'notice', level: 'warning', text: `${msg.task} is no longer in ${msg.file}.` });
         await revealLine(uri, task?.line ?? 0);
         return;
       }
@@ -175,7 +194,8 @@ export class Dashboard implements vscode.Disposable {
       return { ...r, file };
     };
     let lastProgress = 0;
-    if (!this.shown) await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
+    if (!this.shown)
+      await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
     try {
       const stats = await this.live.compute(
         uris.map((u) => ({ file: u.fsPath, cacheDir: this.s.runLogs.placeOf(u).cacheDir })),
@@ -191,7 +211,10 @@ export class Dashboard implements vscode.Disposable {
           onFile: (done, total) => {
             if (Date.now() - lastProgress < PROGRESS_MS) return;
             lastProgress = Date.now();
-            void this.post({ type: 'busy', text: `Reading task files… ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}` });
+            void this.post({
+              type: 'busy',
+              text: `Reading task files… ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`,
+            });
           },
         },
       );
@@ -202,14 +225,27 @@ export class Dashboard implements vscode.Disposable {
       const name = (f: string): string => names.get(f) ?? names.get(path.resolve(f)) ?? f;
       // The per-task results (100,000 × models) stay here: the page asks for a comparison's page.
       this.comparisons = new ComparisonPages(this.live.resultsByFile, name);
-      const findings = !overviewSettings().enabled ? 'The duplicate search is turned off (vtask.duplicates.enabled).' : this.s.duplicates.searching ? 'Looking for duplicates…' : undefined;
+      const findings = !overviewSettings().enabled
+        ? 'The duplicate search is turned off (vtask.duplicates.enabled).'
+        : this.s.duplicates.searching
+          ? 'Looking for duplicates…'
+          : undefined;
       this.shown = true;
-      await this.post({ type: 'stats', stats: relativise(stats, name), ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}), ...(findings ? { findings } : {}) });
+      await this.post({
+        type: 'stats',
+        stats: relativise(stats, name),
+        ...(vscode.workspace.name ? { folder: vscode.workspace.name } : {}),
+        ...(findings ? { findings } : {}),
+      });
       return stats;
     } catch (e) {
       if (abort.signal.aborted) return undefined;
       this.s.log.error(e instanceof Error ? e : String(e));
-      await this.post({ type: 'notice', level: 'error', text: `The statistics could not be computed: ${cut(errorMessage(e), 2000)}` });
+      await this.post({
+        type: 'notice',
+        level: 'error',
+        text: `The statistics could not be computed: ${cut(errorMessage(e), 2000)}`,
+      });
       return undefined;
     }
   }

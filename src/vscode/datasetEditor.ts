@@ -41,9 +41,16 @@ export class DatasetView implements vscode.Disposable {
   constructor(
     readonly uri: vscode.Uri,
     private readonly panel: vscode.WebviewPanel,
-    private readonly s: DatasetServices & { tables: DatasetTables; rows: RowDocuments; runs: Map<string, RowResultView> },
+    private readonly s: DatasetServices & {
+      tables: DatasetTables;
+      rows: RowDocuments;
+      runs: Map<string, RowResultView>;
+    },
   ) {
-    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')] };
+    panel.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')],
+    };
     panel.webview.html = datasetHtml({
       cspSource: panel.webview.cspSource,
       nonce: randomBytes(18).toString('base64'),
@@ -78,17 +85,28 @@ export class DatasetView implements vscode.Disposable {
         try {
           info = (await this.s.tables.get(this.uri)).info;
         } catch (e) {
-          await this.post({ type: 'error', file, text: clip(`${file} cannot be shown: ${errorMessage(e)}`, MESSAGE_CHARS) });
+          await this.post({
+            type: 'error',
+            file,
+            text: clip(`${file} cannot be shown: ${errorMessage(e)}`, MESSAGE_CHARS),
+          });
           return;
         }
-        await this.post({ type: 'dataset', file, info: { rows: info.rows, format: info.format, columns: [...info.columns], banner: info.banner } });
+        await this.post({
+          type: 'dataset',
+          file,
+          info: { rows: info.rows, format: info.format, columns: [...info.columns], banner: info.banner },
+        });
         // Runs made earlier in this window (the page was closed and opened again).
         for (const n of this.running) await this.post({ type: 'run', n, running: true });
         return;
       }
       case 'window': {
         const rows = await (await this.s.tables.get(this.uri)).window(msg.start, msg.end);
-        await this.post({ type: 'rows', rows: rows.map((r) => ({ ...r, cells: [...r.cells], ...this.runResult(r.n) })) });
+        await this.post({
+          type: 'rows',
+          rows: rows.map((r) => ({ ...r, cells: [...r.cells], ...this.runResult(r.n) })),
+        });
         return;
       }
       case 'run':
@@ -106,7 +124,12 @@ export class DatasetView implements vscode.Disposable {
       }
       case 'convert': {
         const done = await vscode.commands.executeCommand<Conversion | undefined>('vtask.convertDataset', this.uri);
-        if (done) await this.post({ type: 'notice', level: done.bad.length || done.errors ? 'warning' : 'info', text: conversionSummary(done) });
+        if (done)
+          await this.post({
+            type: 'notice',
+            level: done.bad.length || done.errors ? 'warning' : 'info',
+            text: conversionSummary(done),
+          });
         return;
       }
     }
@@ -131,9 +154,21 @@ export class DatasetView implements vscode.Disposable {
     try {
       const [r] = await this.s.runner.run(row.doc, [row.id]);
       if (!r) throw new Error(`row ${n} has no task that can run`);
-      const result: RowResultView = { passRate: r.stats.passRate, band: r.stats.band, samples: r.stats.samples, source: 'run', ...(r.note ? { note: r.note } : {}) };
+      const result: RowResultView = {
+        passRate: r.stats.passRate,
+        band: r.stats.band,
+        samples: r.stats.samples,
+        source: 'run',
+        ...(r.note ? { note: r.note } : {}),
+      };
       if (r.samples.length > 0) this.s.runs.set(`${this.uri.toString()}#${n}`, result);
-      await this.post({ type: 'run', n, running: false, ...(r.samples.length > 0 ? { result } : {}), ...(r.error ? { error: clip(r.error, MESSAGE_CHARS) } : {}) });
+      await this.post({
+        type: 'run',
+        n,
+        running: false,
+        ...(r.samples.length > 0 ? { result } : {}),
+        ...(r.error ? { error: clip(r.error, MESSAGE_CHARS) } : {}),
+      });
       return result;
     } catch (e) {
       this.s.log.error(e instanceof Error ? e : String(e));
@@ -175,7 +210,12 @@ export class DatasetEditorProvider implements vscode.CustomReadonlyEditorProvide
   }
 
   resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
-    const view = new DatasetView(document.uri, panel, { ...this.s, tables: this.tables, rows: this.rows, runs: this.runs });
+    const view = new DatasetView(document.uri, panel, {
+      ...this.s,
+      tables: this.tables,
+      rows: this.rows,
+      runs: this.runs,
+    });
     this.views.add(view);
     panel.onDidDispose(() => this.views.delete(view));
   }
@@ -188,9 +228,13 @@ export class DatasetEditorProvider implements vscode.CustomReadonlyEditorProvide
   /** The provider, the row documents and the Convert command. */
   register(): vscode.Disposable[] {
     return [
-      vscode.window.registerCustomEditorProvider(DatasetEditorProvider.viewType, this, { supportsMultipleEditorsPerDocument: true }),
+      vscode.window.registerCustomEditorProvider(DatasetEditorProvider.viewType, this, {
+        supportsMultipleEditorsPerDocument: true,
+      }),
       vscode.workspace.registerTextDocumentContentProvider(ROW_SCHEME, this.rows),
-      vscode.commands.registerCommand('vtask.convertDataset', (uri?: unknown) => this.convert(uri instanceof vscode.Uri ? uri : activeDataset())),
+      vscode.commands.registerCommand('vtask.convertDataset', (uri?: unknown) =>
+        this.convert(uri instanceof vscode.Uri ? uri : activeDataset()),
+      ),
       { dispose: () => this.views.forEach((v) => v.dispose()) },
     ];
   }
@@ -203,7 +247,10 @@ export class DatasetEditorProvider implements vscode.CustomReadonlyEditorProvide
     }
     const name = path.basename(uri.fsPath);
     try {
-      const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `vtask: converting ${name} to .vtask` }, () => convertDataset(uri.fsPath, vscode.workspace.asRelativePath(uri)));
+      const done = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `vtask: converting ${name} to .vtask` },
+        () => convertDataset(uri.fsPath, vscode.workspace.asRelativePath(uri)),
+      );
       for (const b of done.bad) this.s.log.warn(`${uri.fsPath}:${b.where}: not converted: ${b.reason}`);
       const summary = conversionSummary(done);
       if (done.bad.length || done.errors) void vscode.window.showWarningMessage(`vtask: ${summary}`);
@@ -221,7 +268,9 @@ export class DatasetEditorProvider implements vscode.CustomReadonlyEditorProvide
 /** The dataset of the active editor tab, when it is a table view. */
 function activeDataset(): vscode.Uri | undefined {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-  return input instanceof vscode.TabInputCustom && input.viewType === DatasetEditorProvider.viewType ? input.uri : undefined;
+  return input instanceof vscode.TabInputCustom && input.viewType === DatasetEditorProvider.viewType
+    ? input.uri
+    : undefined;
 }
 
 /** `Wrote train.vtask: 98 tasks from verl rows; 2 rows not converted: row 3 (why), row 9 (why).` */

@@ -20,7 +20,12 @@ export interface TaskFilter {
   test(uri: vscode.Uri, t: IndexedTask, facts: TaskFacts, auditLines: readonly number[]): boolean;
 }
 
-const BAND_WORDS: Readonly<Record<Band, string>> = { too_easy: 'too easy', learnable: 'learnable', too_hard: 'too hard', error: 'error' };
+const BAND_WORDS: Readonly<Record<Band, string>> = {
+  too_easy: 'too easy',
+  learnable: 'learnable',
+  too_hard: 'too hard',
+  error: 'error',
+};
 /** Each band's colour: learnable is what a dataset wants; the others are to look at (a run that failed says nothing of the task). */
 const BAND_ICON: Readonly<Record<Band, vscode.ThemeIcon>> = {
   too_easy: new vscode.ThemeIcon('circle-filled', new vscode.ThemeColor('charts.blue')),
@@ -37,9 +42,16 @@ const REFRESH_MS = 100;
 
 /** The filters the view offers, in groups (the quick pick's separators). */
 export function filterChoices(): { group: string; label: string; filter: TaskFilter }[] {
-  const choice = (group: string, label: string, test: TaskFilter['test'], name = label): { group: string; label: string; filter: TaskFilter } => ({ group, label, filter: { label: name, test } });
+  const choice = (
+    group: string,
+    label: string,
+    test: TaskFilter['test'],
+    name = label,
+  ): { group: string; label: string; filter: TaskFilter } => ({ group, label, filter: { label: name, test } });
   return [
-    ...BANDS.map((b) => choice('band (any model)', BAND_WORDS[b], (u, t, f) => [...f.bands(u, t).values()].includes(b))),
+    ...BANDS.map((b) =>
+      choice('band (any model)', BAND_WORDS[b], (u, t, f) => [...f.bands(u, t).values()].includes(b)),
+    ),
     choice('band (any model)', 'not run', (u, t, f) => f.bands(u, t).size === 0),
     choice('problems', 'failing cases', (u, t, f) => f.failingCases(u, t.id) > 0),
     choice('problems', 'audit findings', (_u, t, _f, audit) => hasLineIn(audit, t)),
@@ -91,7 +103,9 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       results.onDidChange((u) => this.refresh(u)),
       onDidChangeFacts((uris) => uris.forEach((u) => this.refresh(u))),
       // Audit findings come and go as diagnostics.
-      vscode.languages.onDidChangeDiagnostics((e) => e.uris.forEach((u) => this.fileNodes.has(u.toString()) && this.refresh(u))),
+      vscode.languages.onDidChangeDiagnostics((e) =>
+        e.uris.forEach((u) => this.fileNodes.has(u.toString()) && this.refresh(u)),
+      ),
     );
   }
 
@@ -101,7 +115,9 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     return [
       this.view,
       this,
-      vscode.commands.registerCommand('vtask.revealTask', (uri: unknown, line: unknown) => (uri instanceof vscode.Uri && typeof line === 'number' ? revealLine(uri, line) : undefined)),
+      vscode.commands.registerCommand('vtask.revealTask', (uri: unknown, line: unknown) =>
+        uri instanceof vscode.Uri && typeof line === 'number' ? revealLine(uri, line) : undefined,
+      ),
       vscode.commands.registerCommand('vtask.filterTasks', () => this.pickFilter()),
       vscode.commands.registerCommand('vtask.clearTaskFilter', () => this.setFilter(undefined)),
       vscode.commands.registerCommand('vtask.refreshTasks', () => this.refresh(undefined)),
@@ -144,7 +160,10 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       items.push({ label: c.label, filter: c.filter });
     }
     if (this.filterValue) items.unshift({ label: '$(clear-all) Clear filter', description: this.filterValue.label });
-    const picked = await vscode.window.showQuickPick(items, { title: 'Show only tasks that…', placeHolder: 'band, failing cases, audit findings, duplicates, contamination or verifier kind' });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: 'Show only tasks that…',
+      placeHolder: 'band, failing cases, audit findings, duplicates, contamination or verifier kind',
+    });
     if (picked) this.setFilter(picked.filter);
   }
 
@@ -167,7 +186,11 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       const dirty = this.dirty;
       this.dirty = new Set();
       // A redrawn folder redraws what it holds: only the outermost nodes are told.
-      const nodes = dirty.has(undefined) ? [undefined] : [...dirty].filter((n) => !(n && [...dirty].some((m) => m && m !== n && m.kind === 'folder' && isInside(n.uri, m.uri))));
+      const nodes = dirty.has(undefined)
+        ? [undefined]
+        : [...dirty].filter(
+            (n) => !(n && [...dirty].some((m) => m && m !== n && m.kind === 'folder' && isInside(n.uri, m.uri))),
+          );
       for (const n of nodes) this.emitter.fire(n);
     }, REFRESH_MS);
   }
@@ -176,8 +199,14 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     if (node.kind === 'task') return this.fileNodes.get(node.uri.toString());
     const folder = vscode.workspace.getWorkspaceFolder(node.uri);
     const parent = vscode.Uri.joinPath(node.uri, '..');
-    if (!folder || parent.path.length < folder.uri.path.length || (node.kind === 'folder' && node.uri.toString() === folder.uri.toString())) return undefined;
-    if (parent.toString() === folder.uri.toString() && (vscode.workspace.workspaceFolders?.length ?? 0) <= 1) return undefined;
+    if (
+      !folder ||
+      parent.path.length < folder.uri.path.length ||
+      (node.kind === 'folder' && node.uri.toString() === folder.uri.toString())
+    )
+      return undefined;
+    if (parent.toString() === folder.uri.toString() && (vscode.workspace.workspaceFolders?.length ?? 0) <= 1)
+      return undefined;
     return this.folderNode(parent);
   }
 
@@ -186,11 +215,14 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     if (node?.kind === 'file') {
       const f = await this.index.get(node.uri);
       const audit = this.filterValue ? this.facts.auditLines(node.uri) : [];
-      return f.tasks.filter((t) => this.shown(node.uri, t, audit)).map((task) => ({ kind: 'task', uri: node.uri, task }));
+      return f.tasks
+        .filter((t) => this.shown(node.uri, t, audit))
+        .map((task) => ({ kind: 'task', uri: node.uri, task }));
     }
     const files = (this.listed = await this.index.files());
     const roots = vscode.workspace.workspaceFolders ?? [];
-    if (!node && roots.length > 1) return roots.filter((r) => files.some((f) => isInside(f, r.uri))).map((r) => this.folderNode(r.uri, r.name));
+    if (!node && roots.length > 1)
+      return roots.filter((r) => files.some((f) => isInside(f, r.uri))).map((r) => this.folderNode(r.uri, r.name));
     const base = node?.uri ?? roots[0]?.uri;
     if (!base) return files.map((u) => this.fileNode(u));
     // The folders and files directly inside `base`, folders first.
@@ -206,7 +238,10 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
         if (!this.filterValue || this.fileMatches(f)) folders.set(sub.toString(), sub);
       }
     }
-    return [...[...folders.values()].map((u) => this.folderNode(u)), ...direct.filter((u) => !this.filterValue || this.fileMatches(u)).map((u) => this.fileNode(u))];
+    return [
+      ...[...folders.values()].map((u) => this.folderNode(u)),
+      ...direct.filter((u) => !this.filterValue || this.fileMatches(u)).map((u) => this.fileNode(u)),
+    ];
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
@@ -237,7 +272,8 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     }
     const sum = addTotals(read);
     const parts = [this.countOfTasks(sum), ...problems(sum)];
-    if (read.length < files.length) parts.push(`reading ${(files.length - read.length).toLocaleString('en-US')} of ${plural(files.length, 'file')}…`);
+    if (read.length < files.length)
+      parts.push(`reading ${(files.length - read.length).toLocaleString('en-US')} of ${plural(files.length, 'file')}…`);
     item.description = parts.join(' · ');
     item.tooltip = `${vscode.workspace.asRelativePath(node.uri)}\n\n${plural(files.length, 'task file')}: ${plural(sum.tasks, 'task')}, ${plural(sum.cases, 'case')}, ${sum.failing} failing, ${plural(sum.errors, 'error')}`;
     return item;
@@ -266,13 +302,19 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     }
     item.description = parts.join(' · ');
     const tip = new vscode.MarkdownString(undefined, true);
-    tip.appendText(`${vscode.workspace.asRelativePath(node.uri)}\n\n${plural(f.tasks.length, 'task')}, ${plural(s.cases, 'case')}, ${s.failing} failing\n`);
+    tip.appendText(
+      `${vscode.workspace.asRelativePath(node.uri)}\n\n${plural(f.tasks.length, 'task')}, ${plural(s.cases, 'case')}, ${s.failing} failing\n`,
+    );
     if (f.unreadable) tip.appendText(`\nCannot be read: ${f.unreadable}\n`);
     for (const m of s.models) {
       tip.appendMarkdown(`\n**`);
       tip.appendText(m.model);
       tip.appendMarkdown('**: ');
-      tip.appendText(`${BANDS.filter((b) => b !== 'error' || m.counts.error).map((b) => `${m.counts[b]} ${BAND_WORDS[b]}`).join(', ')}${m.none ? `, ${m.none} without samples` : ''}, ${f.tasks.length - m.run} not run\n`);
+      tip.appendText(
+        `${BANDS.filter((b) => b !== 'error' || m.counts.error)
+          .map((b) => `${m.counts[b]} ${BAND_WORDS[b]}`)
+          .join(', ')}${m.none ? `, ${m.none} without samples` : ''}, ${f.tasks.length - m.run} not run\n`,
+      );
     }
     if (first) tip.appendText(`\nThe bar is the share of ${first.model}'s run tasks that are learnable.`);
     else tip.appendText('\nNo runs yet: run the tasks (▶ Run all, or vtask run) to see their bands.');
@@ -289,7 +331,11 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     const dups = this.facts.duplicatesOf(uri, task.id);
     const benchmarks = this.facts.contaminationOf(uri, task.id);
     const first = [...bands.values()].find((b): b is Band => b !== null);
-    item.iconPath = task.errors ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')) : first ? BAND_ICON[first] : NOT_RUN_ICON;
+    item.iconPath = task.errors
+      ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+      : first
+        ? BAND_ICON[first]
+        : NOT_RUN_ICON;
     const parts = [task.kind ?? (task.errors ? 'has errors' : '')];
     if (first) parts.push(BAND_WORDS[first]);
     if (failing) parts.push(`${failing} failing`);
@@ -297,9 +343,12 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     if (benchmarks) parts.push(benchmarks === 1 ? 'contaminated' : `contaminated (${benchmarks} benchmarks)`);
     item.description = parts.filter(Boolean).join(' · ');
     const tip = new vscode.MarkdownString();
-    tip.appendText(`${task.id} (line ${task.line + 1})${task.kind ? `, ${task.kind}` : ''}, ${plural(task.cases, 'case')}\n`);
+    tip.appendText(
+      `${task.id} (line ${task.line + 1})${task.kind ? `, ${task.kind}` : ''}, ${plural(task.cases, 'case')}\n`,
+    );
     for (const [model, band] of bands) tip.appendText(`\n${model}: ${band ? BAND_WORDS[band] : 'no samples'}`);
-    for (const model of this.facts.staleModels(uri, task)) tip.appendText(`\n${model}: run before the task changed (run it again)`);
+    for (const model of this.facts.staleModels(uri, task))
+      tip.appendText(`\n${model}: run before the task changed (run it again)`);
     if (task.prompt) tip.appendText(`\n\n${task.prompt.length > 300 ? `${task.prompt.slice(0, 300)}…` : task.prompt}`);
     item.tooltip = tip;
     item.contextValue = 'vtaskTask';
@@ -309,7 +358,9 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
 
   /** `N tasks`, or `K of N tasks` under a filter. */
   private countOfTasks(t: Totals): string {
-    return this.filterValue ? `${t.shown.toLocaleString('en-US')} of ${plural(t.tasks, 'task')}` : plural(t.tasks, 'task');
+    return this.filterValue
+      ? `${t.shown.toLocaleString('en-US')} of ${plural(t.tasks, 'task')}`
+      : plural(t.tasks, 'task');
   }
 
   /** A read file's counts (kept until the file is redrawn); undefined while it is not read. */
@@ -341,7 +392,11 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
 
   private folderNode(uri: vscode.Uri, label?: string): FolderNode {
     let n = this.folderNodes.get(uri.toString());
-    if (!n) this.folderNodes.set(uri.toString(), (n = { kind: 'folder', uri, label: label ?? path.posix.basename(uri.path) }));
+    if (!n)
+      this.folderNodes.set(
+        uri.toString(),
+        (n = { kind: 'folder', uri, label: label ?? path.posix.basename(uri.path) }),
+      );
     return n;
   }
 

@@ -27,7 +27,11 @@ export const DEMO_SHORT = 'demo model: cannot do this task';
 export function summaryOf(run: TaskRunResult): string {
   const s = run.stats;
   const p1 = s.passAtK['1'];
-  const parts = [passCount(s), `pass@1 ${p1 === undefined || Number.isNaN(p1) ? '-' : p1.toFixed(2)}`, run.note ? DEMO_SHORT : s.band];
+  const parts = [
+    passCount(s),
+    `pass@1 ${p1 === undefined || Number.isNaN(p1) ? '-' : p1.toFixed(2)}`,
+    run.note ? DEMO_SHORT : s.band,
+  ];
   if (run.error) parts.push(`error: ${run.error}`);
   return parts.join(' · ');
 }
@@ -40,7 +44,12 @@ export function gutterOf(run: TaskRunResult): Gutter {
 }
 
 /** The overview ruler mark of each state, so results show beside the scrollbar too. */
-const RULER: Record<Gutter, string> = { pass: 'testing.iconPassed', mixed: 'charts.yellow', fail: 'testing.iconFailed', error: 'editorWarning.foreground' };
+const RULER: Record<Gutter, string> = {
+  pass: 'testing.iconPassed',
+  mixed: 'charts.yellow',
+  fail: 'testing.iconFailed',
+  error: 'editorWarning.foreground',
+};
 
 /**
  * Paints results into visible editors: an icon and an inline summary per task with a run,
@@ -58,8 +67,12 @@ export class Decorations implements vscode.Disposable {
   private readonly rowSummary: vscode.TextEditorDecorationType;
   private readonly rowStale: vscode.TextEditorDecorationType;
   // charts.green, not testing.iconPassed: text in that colour is hard to read on a light theme.
-  private readonly caseOk = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('charts.green') } });
-  private readonly caseBad = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconFailed') } });
+  private readonly caseOk = vscode.window.createTextEditorDecorationType({
+    after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('charts.green') },
+  });
+  private readonly caseBad = vscode.window.createTextEditorDecorationType({
+    after: { margin: '0 0 0 1em', color: new vscode.ThemeColor('testing.iconFailed') },
+  });
   private readonly disposables: vscode.Disposable[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private runLog: RunLogSource | undefined;
@@ -70,8 +83,13 @@ export class Decorations implements vscode.Disposable {
     private readonly results: ResultStore,
   ) {
     const path = (g: Gutter): vscode.Uri => vscode.Uri.joinPath(extensionUri, 'media', `gutter-${g}.svg`);
-    const ruler = (g: Gutter): vscode.DecorationRenderOptions => ({ overviewRulerColor: new vscode.ThemeColor(RULER[g]), overviewRulerLane: vscode.OverviewRulerLane.Left });
-    const each = (make: (g: Gutter) => vscode.DecorationRenderOptions): Record<Gutter, vscode.TextEditorDecorationType> => ({
+    const ruler = (g: Gutter): vscode.DecorationRenderOptions => ({
+      overviewRulerColor: new vscode.ThemeColor(RULER[g]),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+    });
+    const each = (
+      make: (g: Gutter) => vscode.DecorationRenderOptions,
+    ): Record<Gutter, vscode.TextEditorDecorationType> => ({
       pass: vscode.window.createTextEditorDecorationType(make('pass')),
       mixed: vscode.window.createTextEditorDecorationType(make('mixed')),
       fail: vscode.window.createTextEditorDecorationType(make('fail')),
@@ -79,11 +97,22 @@ export class Decorations implements vscode.Disposable {
     });
     this.gutters = each((g) => ({ gutterIconPath: path(g), gutterIconSize: 'contain', ...ruler(g) }));
     // Made before the summary, so that the icon comes first after the task's id.
-    this.inline = each((g) => ({ after: { contentIconPath: path(g), margin: '0 0 0 2em', width: '0.9em', height: '0.9em' }, ...ruler(g) }));
-    this.summary = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('editorCodeLens.foreground') } });
-    this.stale = vscode.window.createTextEditorDecorationType({ after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' } });
-    this.rowSummary = vscode.window.createTextEditorDecorationType({ before: { margin: '0 1em 0 0', color: new vscode.ThemeColor('editorCodeLens.foreground') } });
-    this.rowStale = vscode.window.createTextEditorDecorationType({ before: { margin: '0 1em 0 0', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' } });
+    this.inline = each((g) => ({
+      after: { contentIconPath: path(g), margin: '0 0 0 2em', width: '0.9em', height: '0.9em' },
+      ...ruler(g),
+    }));
+    this.summary = vscode.window.createTextEditorDecorationType({
+      after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('editorCodeLens.foreground') },
+    });
+    this.stale = vscode.window.createTextEditorDecorationType({
+      after: { margin: '0 0 0 2em', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' },
+    });
+    this.rowSummary = vscode.window.createTextEditorDecorationType({
+      before: { margin: '0 1em 0 0', color: new vscode.ThemeColor('editorCodeLens.foreground') },
+    });
+    this.rowStale = vscode.window.createTextEditorDecorationType({
+      before: { margin: '0 1em 0 0', color: new vscode.ThemeColor('disabledForeground'), fontStyle: 'italic' },
+    });
     this.disposables.push(
       results.onDidChange(() => this.refreshAll()),
       onDidChangeSettings(() => this.refreshAll()),
@@ -105,17 +134,37 @@ export class Decorations implements vscode.Disposable {
   }
 
   /** What the decorations of a file are, as plain data (the editor paints this; tests read it). */
-  compute(uri: vscode.Uri, file: TaskFile): { gutters: Record<Gutter, vscode.Range[]>; inline: Record<Gutter, vscode.Range[]>; summaries: vscode.DecorationOptions[]; stale: vscode.DecorationOptions[]; caseOk: vscode.DecorationOptions[]; caseBad: vscode.DecorationOptions[] } {
+  compute(
+    uri: vscode.Uri,
+    file: TaskFile,
+  ): {
+    gutters: Record<Gutter, vscode.Range[]>;
+    inline: Record<Gutter, vscode.Range[]>;
+    summaries: vscode.DecorationOptions[];
+    stale: vscode.DecorationOptions[];
+    caseOk: vscode.DecorationOptions[];
+    caseBad: vscode.DecorationOptions[];
+  } {
     const none = (): Record<Gutter, vscode.Range[]> => ({ pass: [], mixed: [], fail: [], error: [] });
-    const out = { gutters: none(), inline: none(), summaries: [] as vscode.DecorationOptions[], stale: [] as vscode.DecorationOptions[], caseOk: [] as vscode.DecorationOptions[], caseBad: [] as vscode.DecorationOptions[] };
+    const out = {
+      gutters: none(),
+      inline: none(),
+      summaries: [] as vscode.DecorationOptions[],
+      stale: [] as vscode.DecorationOptions[],
+      caseOk: [] as vscode.DecorationOptions[],
+      caseBad: [] as vscode.DecorationOptions[],
+    };
     // A row's text goes before it: after a row of hundreds of characters it would be off-screen.
     const rows = isRowTaskFile(file);
     const specs = new Map(runnableTasks(file).tasks.map((s) => [s.index, s]));
-    const text = (contentText: string, margin: { margin?: string } = {}): vscode.DecorationInstanceRenderOptions => (rows ? { before: { contentText } } : { after: { contentText, ...margin } });
+    const text = (contentText: string, margin: { margin?: string } = {}): vscode.DecorationInstanceRenderOptions =>
+      rows ? { before: { contentText } } : { after: { contentText, ...margin } };
     for (const t of file.tasks) {
       if (t.id === undefined) continue;
       const r = this.results.get(uri, t.id);
-      const anchor = rows ? toRange(file.lines, t.offset, t.offset) : toRange(file.lines, t.offset + t.anchor[1], t.offset + t.anchor[1]);
+      const anchor = rows
+        ? toRange(file.lines, t.offset, t.offset)
+        : toRange(file.lines, t.offset + t.anchor[1], t.offset + t.anchor[1]);
       const hasCases = t.node !== null && getPair(t.node, 'cases') !== undefined;
       // Beside an inline icon the summary keeps close to it.
       const margin = hasCases ? { margin: '0 0 0 0.4em' } : {};
@@ -123,16 +172,26 @@ export class Decorations implements vscode.Disposable {
       const byModel = r?.run ? this.results.freshModelRuns(uri, file, t, ownModel(file, specs.get(t.index), uri)) : [];
       const logged = this.loggedRuns(uri, file, t, byModel);
       const shown = r?.run ? (byModel[0]?.run ?? this.results.freshRun(uri, file, t)) : undefined;
-      const named = (run: TaskRunResult, model: string | undefined): string => (model ? `${model}: ${summaryOf(run)}` : summaryOf(run));
+      const named = (run: TaskRunResult, model: string | undefined): string =>
+        model ? `${model}: ${summaryOf(run)}` : summaryOf(run);
       if (shown) {
         (hasCases ? out.inline : out.gutters)[gutterOf(shown)].push(anchor);
-        out.summaries.push({ range: anchor, renderOptions: text(named(shown, byModel[0]?.model), margin), hoverMessage: runHover(shown, byModel, logged) });
+        out.summaries.push({
+          range: anchor,
+          renderOptions: text(named(shown, byModel[0]?.model), margin),
+          hoverMessage: runHover(shown, byModel, logged),
+        });
       } else if (logged[0]) {
         // No run in this window, but `vtask run` (or another window) recorded one of the task as it is.
         const [first] = logged;
         (hasCases ? out.inline : out.gutters)[loggedGutter(first.record)].push(anchor);
-        out.summaries.push({ range: anchor, renderOptions: text(`${first.model}: ${loggedSummary(first.record)} (run log)`, margin), hoverMessage: logHover(t.id, logged) });
-      } else if (r?.run) out.stale.push({ range: anchor, renderOptions: text(`${named(r.run, r.model)} (stale: the task changed)`) });
+        out.summaries.push({
+          range: anchor,
+          renderOptions: text(`${first.model}: ${loggedSummary(first.record)} (run log)`, margin),
+          hoverMessage: logHover(t.id, logged),
+        });
+      } else if (r?.run)
+        out.stale.push({ range: anchor, renderOptions: text(`${named(r.run, r.model)} (stale: the task changed)`) });
       const cases = this.results.freshCases(uri, file, t);
       if (cases) {
         // Each case where it is now: an edit above (a case added to a task before) moved it since the run.
@@ -144,7 +203,15 @@ export class Decorations implements vscode.Disposable {
           const range = new vscode.Range(line, Number.MAX_SAFE_INTEGER, line, Number.MAX_SAFE_INTEGER);
           const got = typeof c.actual === 'string' ? c.actual : `score ${c.actual.score.toFixed(3)}`;
           if (c.ok) out.caseOk.push({ range, renderOptions: { after: { contentText: '✓' } } });
-          else out.caseBad.push({ range, renderOptions: { after: { contentText: `✗ got ${got}: ${c.verdict.reason}` } }, hoverMessage: new vscode.MarkdownString().appendCodeblock(JSON.stringify(c.verdict.details, null, 2).slice(0, 4000), 'json') });
+          else
+            out.caseBad.push({
+              range,
+              renderOptions: { after: { contentText: `✗ got ${got}: ${c.verdict.reason}` } },
+              hoverMessage: new vscode.MarkdownString().appendCodeblock(
+                JSON.stringify(c.verdict.details, null, 2).slice(0, 4000),
+                'json',
+              ),
+            });
         }
       }
     }
@@ -181,7 +248,8 @@ export class Decorations implements vscode.Disposable {
     }
     // A row's hover comes from RowHoverProvider, over the whole row: not twice.
     const rows = isRowTaskFile(file);
-    const bare = (ds: vscode.DecorationOptions[]): vscode.DecorationOptions[] => ds.map((o) => ({ range: o.range, renderOptions: o.renderOptions }));
+    const bare = (ds: vscode.DecorationOptions[]): vscode.DecorationOptions[] =>
+      ds.map((o) => ({ range: o.range, renderOptions: o.renderOptions }));
     editor.setDecorations(this.summary, rows ? [] : d.summaries);
     editor.setDecorations(this.stale, rows ? [] : d.stale);
     editor.setDecorations(this.rowSummary, rows ? bare(d.summaries) : []);
@@ -192,7 +260,18 @@ export class Decorations implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    for (const d of [...Object.values(this.gutters), ...Object.values(this.inline), this.summary, this.stale, this.rowSummary, this.rowStale, this.caseOk, this.caseBad, ...this.disposables]) d.dispose();
+    for (const d of [
+      ...Object.values(this.gutters),
+      ...Object.values(this.inline),
+      this.summary,
+      this.stale,
+      this.rowSummary,
+      this.rowStale,
+      this.caseOk,
+      this.caseBad,
+      ...this.disposables,
+    ])
+      d.dispose();
   }
 }
 
@@ -231,7 +310,8 @@ function loggedGutter(r: RunRecord): Gutter {
 }
 
 const TABLE_HEAD = '| model | pass rate | band | samples | when |\n|---|---|---|---|---|\n';
-const loggedRow = (m: LoggedRun): string => `| ${plain(m.model)} (run log) | ${m.record.pass_rate.toFixed(2)} | ${m.record.band} | ${m.record.samples} | ${new Date(m.record.at).toLocaleString()} |\n`;
+const loggedRow = (m: LoggedRun): string =>
+  `| ${plain(m.model)} (run log) | ${m.record.pass_rate.toFixed(2)} | ${m.record.band} | ${m.record.samples} | ${new Date(m.record.at).toLocaleString()} |\n`;
 
 /** The hover of a task whose runs are only in the run log: each model's, with where to see the samples. */
 function logHover(taskId: string, logged: readonly LoggedRun[]): vscode.MarkdownString {
@@ -242,22 +322,39 @@ function logHover(taskId: string, logged: readonly LoggedRun[]): vscode.Markdown
   return md;
 }
 
-function runHover(run: TaskRunResult, byModel: readonly ModelRun[], logged: readonly LoggedRun[] = []): vscode.MarkdownString {
+function runHover(
+  run: TaskRunResult,
+  byModel: readonly ModelRun[],
+  logged: readonly LoggedRun[] = [],
+): vscode.MarkdownString {
   const s = run.stats;
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${plain(run.task.id)}** on ${plain(run.model)}\n\n`);
   if (run.note) md.appendMarkdown(`⚠ ${plain(run.note)}\n\n`);
   if (byModel.length || logged.length) {
     md.appendMarkdown(TABLE_HEAD);
-    for (const m of byModel) md.appendMarkdown(`| ${plain(m.model)} | ${m.run.stats.passRate.toFixed(2)} | ${m.run.stats.band} | ${m.run.stats.samples} | ${m.at.toLocaleString()} |\n`);
+    for (const m of byModel)
+      md.appendMarkdown(
+        `| ${plain(m.model)} | ${m.run.stats.passRate.toFixed(2)} | ${m.run.stats.band} | ${m.run.stats.samples} | ${m.at.toLocaleString()} |\n`,
+      );
     for (const m of logged) md.appendMarkdown(loggedRow(m));
     md.appendMarkdown('\n');
   }
-  md.appendMarkdown(`pass rate ${s.passRate.toFixed(2)} (95% ${s.interval[0].toFixed(2)}–${s.interval[1].toFixed(2)}) · mean score ${s.meanScore.toFixed(2)} · ${s.band} · GRPO groups with signal (G=${s.groupSize}) ${(100 * s.signalShare).toFixed(0)}%\n\n`);
-  md.appendMarkdown(`pass@k: ${Object.entries(s.passAtK).map(([k, v]) => `@${k} ${v.toFixed(2)}`).join(', ')}\n\n`);
+  md.appendMarkdown(
+    `pass rate ${s.passRate.toFixed(2)} (95% ${s.interval[0].toFixed(2)}–${s.interval[1].toFixed(2)}) · mean score ${s.meanScore.toFixed(2)} · ${s.band} · GRPO groups with signal (G=${s.groupSize}) ${(100 * s.signalShare).toFixed(0)}%\n\n`,
+  );
+  md.appendMarkdown(
+    `pass@k: ${Object.entries(s.passAtK)
+      .map(([k, v]) => `@${k} ${v.toFixed(2)}`)
+      .join(', ')}\n\n`,
+  );
   const shown = run.samples.slice(0, HOVER_SAMPLES);
-  if (shown.length < run.samples.length) md.appendMarkdown(`${shown.length} of ${run.samples.length} samples shown (all of them in the task panel):\n\n`);
+  if (shown.length < run.samples.length)
+    md.appendMarkdown(`${shown.length} of ${run.samples.length} samples shown (all of them in the task panel):\n\n`);
   // A reason quotes the response's markup (`no <answer>...</answer> in the response`): shown as written, not read as HTML.
-  for (const smp of shown) md.appendMarkdown(`- ${smp.verdict.error ? '⚠' : smp.verdict.pass ? '✓' : '✗'} ${plain(smp.verdict.reason)}${smp.truncated ? ' (truncated)' : ''}\n`);
+  for (const smp of shown)
+    md.appendMarkdown(
+      `- ${smp.verdict.error ? '⚠' : smp.verdict.pass ? '✓' : '✗'} ${plain(smp.verdict.reason)}${smp.truncated ? ' (truncated)' : ''}\n`,
+    );
   return md;
 }

@@ -26,7 +26,8 @@ export class Diagnostics implements vscode.Disposable {
       documents.onDidChangeWindow((d) => this.schedule(d)),
       // What the user allows changed: the warnings at profiles follow.
       onDidChangeSettings((e) => {
-        if (e.affectsConfiguration('vtask.trustedEndpoints')) for (const d of vscode.workspace.textDocuments) this.schedule(d);
+        if (e.affectsConfiguration('vtask.trustedEndpoints'))
+          for (const d of vscode.workspace.textDocuments) this.schedule(d);
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         for (const d of vscode.workspace.textDocuments) this.schedule(d);
@@ -64,7 +65,10 @@ export class Diagnostics implements vscode.Disposable {
       // a profile of the file that names secrets its endpoint may not receive is said at the profile.
       const missing = doc.uri.scheme === 'file' ? missingFileIssues(file, doc.uri.fsPath) : [];
       const issues = [...file.issues, ...missing, ...withheldIssues(file.parts)];
-      this.collection.set(doc.uri, issues.map((i) => toDiagnostic(file.lines, i)));
+      this.collection.set(
+        doc.uri,
+        issues.map((i) => toDiagnostic(file.lines, i)),
+      );
     } catch (e) {
       // A bug in validation must not take the editor down: report it and keep the old problems.
       backgroundFailure(this.log, `validating ${vscode.workspace.asRelativePath(doc.uri)}`, e);

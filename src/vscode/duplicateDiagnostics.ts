@@ -27,7 +27,9 @@ export function overviewSettings(): OverviewSettings {
   return {
     enabled: c.get<unknown>('duplicates.enabled') !== false,
     threshold: typeof threshold === 'number' && threshold > 0 && threshold <= 1 ? threshold : 0.8,
-    benchmarks: Array.isArray(benchmarks) ? benchmarks.filter((b): b is string => typeof b === 'string' && b.trim() !== '') : [],
+    benchmarks: Array.isArray(benchmarks)
+      ? benchmarks.filter((b): b is string => typeof b === 'string' && b.trim() !== '')
+      : [],
     ngram: typeof ngram === 'number' && Number.isInteger(ngram) && ngram >= 4 && ngram <= 100 ? ngram : DEFAULT_NGRAM,
   };
 }
@@ -66,7 +68,12 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     this.disposables.push(
       index.onDidChange(() => this.schedule()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('vtask.duplicates') || e.affectsConfiguration('vtask.contaminationBenchmarks') || e.affectsConfiguration('vtask.contamination')) this.schedule(0);
+        if (
+          e.affectsConfiguration('vtask.duplicates') ||
+          e.affectsConfiguration('vtask.contaminationBenchmarks') ||
+          e.affectsConfiguration('vtask.contamination')
+        )
+          this.schedule(0);
       }),
     );
     this.schedule(0);
@@ -120,12 +127,21 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     const files = await this.index.all(token);
     if (token.isCancellationRequested) return;
     // Each benchmark by the name its hits give it, for "go to" the row.
-    const benchmarks = new Map(settings.benchmarks.map((b) => resolveInWorkspace(b)).map((file) => [vscode.workspace.asRelativePath(file), file]));
+    const benchmarks = new Map(
+      settings.benchmarks
+        .map((b) => resolveInWorkspace(b))
+        .map((file) => [vscode.workspace.asRelativePath(file), file]),
+    );
     const abort = new AbortController();
     const cancelled = token.onCancellationRequested(() => abort.abort());
     try {
       const found = await findFindingsInThread(
-        { prompts: [...promptsOf(files)], threshold: settings.threshold, ngram: settings.ngram, benchmarks: [...benchmarks].map(([name, file]) => ({ name, file })) },
+        {
+          prompts: [...promptsOf(files)],
+          threshold: settings.threshold,
+          ngram: settings.ngram,
+          benchmarks: [...benchmarks].map(([name, file]) => ({ name, file })),
+        },
         { ...(this.worker ? { worker: this.worker } : {}), signal: abort.signal },
       );
       if (token.isCancellationRequested) return;
@@ -142,7 +158,11 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
     }
   }
 
-  private publish(pairs: readonly DuplicatePair[], hits: readonly ContaminationHit[], benchmarks: ReadonlyMap<string, string>): void {
+  private publish(
+    pairs: readonly DuplicatePair[],
+    hits: readonly ContaminationHit[],
+    benchmarks: ReadonlyMap<string, string>,
+  ): void {
     const byUri = new Map<string, vscode.Diagnostic[]>();
     const duplicateCounts = new Map<string, number>();
     const contaminationCounts = new Map<string, number>();
@@ -156,24 +176,45 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
       byUri.set(ref.file, list);
     };
     for (const p of pairs) {
-      for (const [self, other] of [[p.a, p.b], [p.b, p.a]] as const) {
+      for (const [self, other] of [
+        [p.a, p.b],
+        [p.b, p.a],
+      ] as const) {
         count(duplicateCounts, self);
         const otherUri = vscode.Uri.parse(other.file);
         const where = otherUri.toString() === self.file ? 'this file' : vscode.workspace.asRelativePath(otherUri);
-        const d = new vscode.Diagnostic(idLine(self), `${p.exact ? 'duplicate' : `near-duplicate (${Math.round(p.similarity * 100)}% similar)`} of ${other.task} in ${where}`, vscode.DiagnosticSeverity.Information);
+        const d = new vscode.Diagnostic(
+          idLine(self),
+          `${p.exact ? 'duplicate' : `near-duplicate (${Math.round(p.similarity * 100)}% similar)`} of ${other.task} in ${where}`,
+          vscode.DiagnosticSeverity.Information,
+        );
         d.source = DUPLICATE_SOURCE;
         d.code = p.exact ? 'duplicate' : 'near-duplicate';
-        d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(otherUri, idLine(other)), `${other.task}: the other task`)];
+        d.relatedInformation = [
+          new vscode.DiagnosticRelatedInformation(
+            new vscode.Location(otherUri, idLine(other)),
+            `${other.task}: the other task`,
+          ),
+        ];
         add(self, d);
       }
     }
     for (const h of hits) {
       const file = benchmarks.get(h.benchmark ?? '') as string;
       const row = benchmarkRow(file, h.benchmark_row);
-      const d = new vscode.Diagnostic(idLine(h), `prompt overlaps ${h.benchmark ?? 'a benchmark'} (${row.label}): "${cut(h.overlap, 120)}"`, vscode.DiagnosticSeverity.Information);
+      const d = new vscode.Diagnostic(
+        idLine(h),
+        `prompt overlaps ${h.benchmark ?? 'a benchmark'} (${row.label}): "${cut(h.overlap, 120)}"`,
+        vscode.DiagnosticSeverity.Information,
+      );
       d.source = DUPLICATE_SOURCE;
       d.code = 'contamination';
-      d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(vscode.Uri.file(file), row.at), `${h.benchmark ?? 'the benchmark'}, ${row.label}: the benchmark's prompt`)];
+      d.relatedInformation = [
+        new vscode.DiagnosticRelatedInformation(
+          new vscode.Location(vscode.Uri.file(file), row.at),
+          `${h.benchmark ?? 'the benchmark'}, ${row.label}: the benchmark's prompt`,
+        ),
+      ];
       add(h, d);
       count(contaminationCounts, h);
     }
@@ -211,7 +252,8 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
 /** Every resolved task's prompt, named by its file's URI (one string, so it maps back). */
 export function* promptsOf(files: readonly IndexedFile[]): Generator<{ ref: TaskRef; text: string }> {
   for (const f of files) {
-    for (const t of f.tasks) if (t.prompt !== undefined) yield { ref: { file: f.uri.toString(), task: t.id, line: t.line }, text: t.prompt };
+    for (const t of f.tasks)
+      if (t.prompt !== undefined) yield { ref: { file: f.uri.toString(), task: t.id, line: t.line }, text: t.prompt };
   }
 }
 

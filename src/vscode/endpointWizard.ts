@@ -4,7 +4,13 @@ import { errorMessage } from '../core/base/errorMessage';
 
 /** The questions the wizard asks; each resolves to undefined when the user presses Escape. */
 export interface EndpointPrompts {
-  input(options: { title: string; prompt?: string; value?: string; password?: boolean; validate?: (value: string) => string | undefined }): Thenable<string | undefined>;
+  input(options: {
+    title: string;
+    prompt?: string;
+    value?: string;
+    password?: boolean;
+    validate?: (value: string) => string | undefined;
+  }): Thenable<string | undefined>;
   pick(title: string, items: readonly string[]): Thenable<string | undefined>;
   /** Resolves to true only when the user chose to go on. */
   confirm(message: string, action: string): Thenable<boolean>;
@@ -38,7 +44,11 @@ export function endpointUrlProblem(value: string): string | undefined {
 }
 
 /** A profile name made from a model name: `org/Model 7B` becomes `Model-7B`. */
-export const profileNameFor = (model: string): string => model.split('/').pop()?.replace(/[^\w.-]/g, '-') || 'model';
+export const profileNameFor = (model: string): string =>
+  model
+    .split('/')
+    .pop()
+    ?.replace(/[^\w.-]/g, '-') || 'model';
 
 /**
  * Asks for a URL, a key, a model and a profile name, in that order. Escape at any step ends
@@ -46,20 +56,39 @@ export const profileNameFor = (model: string): string => model.split('/').pop()?
  * only when the user says so.
  */
 export async function askEndpoint(p: EndpointPrompts): Promise<NewEndpoint | undefined> {
-  const raw = await p.input({ title: 'vtask: endpoint URL', value: 'http://127.0.0.1:8000/v1', prompt: 'An OpenAI-compatible base URL', validate: endpointUrlProblem });
+  const raw = await p.input({
+    title: 'vtask: endpoint URL',
+    value: 'http://127.0.0.1:8000/v1',
+    prompt: 'An OpenAI-compatible base URL',
+    validate: endpointUrlProblem,
+  });
   if (raw === undefined || endpointUrlProblem(raw)) return undefined;
   const url = raw.trim().replace(/\/+$/, '');
-  const key = await p.input({ title: 'vtask: API key (optional)', prompt: 'Stored in VS Code SecretStorage, never in settings. Leave empty for none.', password: true });
+  const key = await p.input({
+    title: 'vtask: API key (optional)',
+    prompt: 'Stored in VS Code SecretStorage, never in settings. Leave empty for none.',
+    password: true,
+  });
   if (key === undefined) return undefined;
   let models: string[] = [];
   try {
     models = await p.listModels(url, key || undefined);
   } catch (e) {
-    if (!(await p.confirm(`vtask: could not list models at ${url}: ${errorMessage(e)}`, 'Add Anyway'))) return undefined;
+    if (!(await p.confirm(`vtask: could not list models at ${url}: ${errorMessage(e)}`, 'Add Anyway')))
+      return undefined;
   }
-  const model = models.length ? await p.pick('vtask: model', models) : await p.input({ title: 'vtask: model name', validate: (v) => (v.trim() ? undefined : 'Enter the model name the server expects') });
+  const model = models.length
+    ? await p.pick('vtask: model', models)
+    : await p.input({
+        title: 'vtask: model name',
+        validate: (v) => (v.trim() ? undefined : 'Enter the model name the server expects'),
+      });
   if (!model?.trim()) return undefined;
-  const name = await p.input({ title: 'vtask: profile name', value: profileNameFor(model), validate: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'Letters, digits, _ . - only') });
+  const name = await p.input({
+    title: 'vtask: profile name',
+    value: profileNameFor(model),
+    validate: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'Letters, digits, _ . - only'),
+  });
   if (!name) return undefined;
   return { url, key: key || undefined, model: model.trim(), name };
 }

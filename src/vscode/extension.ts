@@ -42,7 +42,12 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
     const lenses = new CodeLensProvider(documents, results, runner);
     const decorations = new Decorations(context.extensionUri, documents, results);
     const audit = new AuditFindings(documents);
-    const restore = (d: vscode.TextDocument): void => void runner.restore(d).catch((e: unknown) => backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e));
+    const restore = (d: vscode.TextDocument): void =>
+      void runner
+        .restore(d)
+        .catch((e: unknown) =>
+          backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e),
+        );
     const datasets = new DatasetEditorProvider({ extensionUri: context.extensionUri, documents, results, runner, log });
     context.subscriptions.push(
       log,
@@ -66,12 +71,26 @@ export function activate(context: vscode.ExtensionContext): VtaskApi {
       documents.onDidChangeWindow(restore),
       vscode.languages.registerCompletionItemProvider(VTASK_SELECTOR, new CompletionProvider(documents), ':', ' ', '-'),
       vscode.languages.registerHoverProvider(VTASK_SELECTOR, new HoverProvider(documents)),
-      vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), { label: 'vtask' }),
+      vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), {
+        label: 'vtask',
+      }),
       vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, new CodeActionProvider(documents), {
         providedCodeActionKinds: CodeActionProvider.kinds,
       }),
-      vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, audit, { providedCodeActionKinds: AuditFindings.kinds }),
-      ...registerCommands({ extensionUri: context.extensionUri, documents, diagnostics, audit, log, runner, tests, results, models }),
+      vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, audit, {
+        providedCodeActionKinds: AuditFindings.kinds,
+      }),
+      ...registerCommands({
+        extensionUri: context.extensionUri,
+        documents,
+        diagnostics,
+        audit,
+        log,
+        runner,
+        tests,
+        results,
+        models,
+      }),
       { dispose: () => TaskPanel.current?.dispose() },
       vscode.window.registerWebviewPanelSerializer(TaskPanel.viewType, {
         deserializeWebviewPanel: async (panel, state) => {

@@ -49,7 +49,9 @@ export function fileTotals(f: IndexedFile, facts: TaskFacts, shown: Shown): File
       else m.none++;
     }
   }
-  const ranked = [...models].map(([model, m]) => ({ model, ...m })).sort((a, b) => b.run - a.run || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+  const ranked = [...models]
+    .map(([model, m]) => ({ model, ...m }))
+    .sort((a, b) => b.run - a.run || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
   return { tasks: f.tasks.length, cases, failing, errors: f.errors, shown: visible, models: ranked };
 }
 

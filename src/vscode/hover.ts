@@ -12,7 +12,10 @@ export class HoverProvider implements vscode.HoverProvider {
   provideHover(doc: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
     const h = hoverAt(doc.getText(), doc.offsetAt(position));
     if (!h) return undefined;
-    return new vscode.Hover(new vscode.MarkdownString(h.markdown), toRange(this.documents.get(doc).lines, h.start, h.end));
+    return new vscode.Hover(
+      new vscode.MarkdownString(h.markdown),
+      toRange(this.documents.get(doc).lines, h.start, h.end),
+    );
   }
 }
 

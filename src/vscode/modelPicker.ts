@@ -14,7 +14,7 @@ const SECRET_PREFIX = 'vtask.apiKey.';
 const SECRET_ENV_PREFIX = 'VTASK_SECRET_';
 
 /** What "Automatic" in Select Model does. */
-const AUTOMATIC = 'a task\'s own model:, else a local server that answers, else the built-in model';
+const AUTOMATIC = "a task's own model:, else a local server that answers, else the built-in model";
 
 const envNameFor = (profile: string): string => SECRET_ENV_PREFIX + profile.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
 
@@ -54,7 +54,8 @@ export class ModelPicker implements vscode.Disposable {
   /** Reads the stored keys, so that the synchronous lookup can answer during a run. */
   async loadSecrets(): Promise<void> {
     for (const [name, entry] of Object.entries(settingsFor().models)) {
-      if (entry === null || typeof entry !== 'object') throw new Error(`the vtask.models setting: \`${name}\` is not a profile ({ base_url, model, … })`);
+      if (entry === null || typeof entry !== 'object')
+        throw new Error(`the vtask.models setting: \`${name}\` is not a profile ({ base_url, model, … })`);
       const p = entry as { api_key_env?: unknown };
       if (typeof p.api_key_env !== 'string' || !p.api_key_env.startsWith(SECRET_ENV_PREFIX)) continue;
       const key = await this.context.secrets.get(SECRET_PREFIX + name);
@@ -82,7 +83,12 @@ export class ModelPicker implements vscode.Disposable {
         if (models?.type !== 'map') continue;
         for (const m of models.items) {
           const name = String(m.key.value);
-          if (!out.some((o) => o.label === name)) out.push({ label: name, description: `from ${vscode.workspace.asRelativePath(doc.uri)}`, settingName: name });
+          if (!out.some((o) => o.label === name))
+            out.push({
+              label: name,
+              description: `from ${vscode.workspace.asRelativePath(doc.uri)}`,
+              settingName: name,
+            });
         }
       }
     }
@@ -90,12 +96,21 @@ export class ModelPicker implements vscode.Disposable {
     const add = (o: (typeof out)[number]): void => {
       if (!out.some((x) => x.label === o.label)) out.push(o);
     };
-    for (const p of await findLocalModels()) add({ label: p.name, description: `${p.model} at ${safeUrl(p.baseUrl)} (running locally)`, profile: p });
+    for (const p of await findLocalModels())
+      add({ label: p.name, description: `${p.model} at ${safeUrl(p.baseUrl)} (running locally)`, profile: p });
     // VS Code's Language Model API (Copilot and others): no `n`, no temperature.
     for (const m of await vscode.lm.selectChatModels().then(undefined, () => [])) {
-      out.push({ label: `vscode-lm:${m.vendor}/${m.family}`, description: `${m.name} (VS Code language model; samples one at a time, temperature not honoured)`, settingName: `vscode-lm:${m.vendor}/${m.family}` });
+      out.push({
+        label: `vscode-lm:${m.vendor}/${m.family}`,
+        description: `${m.name} (VS Code language model; samples one at a time, temperature not honoured)`,
+        settingName: `vscode-lm:${m.vendor}/${m.family}`,
+      });
     }
-    add({ label: BUILTIN_PROFILE.name, description: 'arith-tiny: the built-in demo model (arithmetic only)', profile: BUILTIN_PROFILE });
+    add({
+      label: BUILTIN_PROFILE.name,
+      description: 'arith-tiny: the built-in demo model (arithmetic only)',
+      profile: BUILTIN_PROFILE,
+    });
     return out;
   }
 
@@ -109,17 +124,27 @@ export class ModelPicker implements vscode.Disposable {
     // `value` is what the setting becomes; the Add item has none.
     const picks: (vscode.QuickPickItem & { value?: string })[] = [
       { label: current ? 'Automatic' : '$(check) Automatic', description: AUTOMATIC, value: '' },
-      ...items.map((i) => ({ label: i.label === current ? `$(check) ${i.label}` : i.label, description: i.description, value: i.label, picked: i.label === current })),
+      ...items.map((i) => ({
+        label: i.label === current ? `$(check) ${i.label}` : i.label,
+        description: i.description,
+        value: i.label,
+        picked: i.label === current,
+      })),
       { label: '$(add) Add Model Endpoint…', description: '' },
     ];
-    const picked = await vscode.window.showQuickPick(picks, { title: 'vtask: the model tasks sample', placeHolder: `Now: ${current || 'automatic'}. Profiles from settings, local servers, the built-in model` });
+    const picked = await vscode.window.showQuickPick(picks, {
+      title: 'vtask: the model tasks sample',
+      placeHolder: `Now: ${current || 'automatic'}. Profiles from settings, local servers, the built-in model`,
+    });
     if (!picked) return undefined;
     if (picked.value === undefined) return this.addEndpoint();
     const chosen = items.find((i) => i.label === picked.value);
     const name = picked.value === '' ? '' : (chosen?.settingName ?? picked.value.replace(/[^\w.-]/g, '-'));
     if (chosen?.profile && chosen.profile !== BUILTIN_PROFILE) await this.saveProfile(name, chosen.profile);
     // Automatic removes the setting rather than writing an empty one.
-    await vscode.workspace.getConfiguration('vtask').update('model', name || undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('vtask')
+      .update('model', name || undefined, vscode.ConfigurationTarget.Global);
     return name;
   }
 
@@ -132,12 +157,33 @@ export class ModelPicker implements vscode.Disposable {
   /** Asks for a URL, a key, a model and a name (Escape ends it), tests the connection, stores the key in SecretStorage. */
   async addEndpoint(): Promise<string | undefined> {
     const asked = await askEndpoint({
-      input: (o) => vscode.window.showInputBox({ title: o.title, prompt: o.prompt, value: o.value, password: o.password, ignoreFocusOut: true, validateInput: o.validate }),
+      input: (o) =>
+        vscode.window.showInputBox({
+          title: o.title,
+          prompt: o.prompt,
+          value: o.value,
+          password: o.password,
+          ignoreFocusOut: true,
+          validateInput: o.validate,
+        }),
       pick: (title, items) => vscode.window.showQuickPick(items, { title, ignoreFocusOut: true }),
-      confirm: async (message, action) => (await vscode.window.showWarningMessage(message, action, 'Cancel')) === action,
+      confirm: async (message, action) =>
+        (await vscode.window.showWarningMessage(message, action, 'Cancel')) === action,
       listModels: async (url, key) => {
-        const probe: ModelProfile = { name: 'new', baseUrl: url, model: '', endpoint: 'chat', concurrency: 1, timeoutMs: 15_000, ...(key ? { apiKeyEnv: 'VTASK_PROBE_KEY' } : {}) };
-        return (await createProvider(probe, { secrets: (n) => (n === 'VTASK_PROBE_KEY' ? key : process.env[n]) }).listModels?.(AbortSignal.timeout(15_000))) ?? [];
+        const probe: ModelProfile = {
+          name: 'new',
+          baseUrl: url,
+          model: '',
+          endpoint: 'chat',
+          concurrency: 1,
+          timeoutMs: 15_000,
+          ...(key ? { apiKeyEnv: 'VTASK_PROBE_KEY' } : {}),
+        };
+        return (
+          (await createProvider(probe, {
+            secrets: (n) => (n === 'VTASK_PROBE_KEY' ? key : process.env[n]),
+          }).listModels?.(AbortSignal.timeout(15_000))) ?? []
+        );
       },
     });
     if (!asked) return undefined;
@@ -147,9 +193,15 @@ export class ModelPicker implements vscode.Disposable {
       await this.context.secrets.store(SECRET_PREFIX + name, key);
       this.secrets.set(apiKeyEnv, key);
     }
-    await this.saveProfile(name, { name, baseUrl: url, model, endpoint: 'chat', concurrency: 1, timeoutMs: 15_000 }, apiKeyEnv);
+    await this.saveProfile(
+      name,
+      { name, baseUrl: url, model, endpoint: 'chat', concurrency: 1, timeoutMs: 15_000 },
+      apiKeyEnv,
+    );
     await vscode.workspace.getConfiguration('vtask').update('model', name, vscode.ConfigurationTarget.Global);
-    void vscode.window.showInformationMessage(`vtask: added ${name} (${model} at ${safeUrl(url)})${key ? '; its key is in SecretStorage' : ''}.`);
+    void vscode.window.showInformationMessage(
+      `vtask: added ${name} (${model} at ${safeUrl(url)})${key ? '; its key is in SecretStorage' : ''}.`,
+    );
     return name;
   }
 

@@ -9,7 +9,8 @@ import { getPair, toJS } from '../core/base/ynode';
 import { LM_PREFIX } from './lmProvider';
 import { settingsFor } from './settings';
 
-const plainObject = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const plainObject = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /**
  * The model a task samples in the editor: the task's `model:` (a profile of the file or of
@@ -23,17 +24,32 @@ export function profileForTask(file: TaskFile, task: TaskSpec, uri?: vscode.Uri)
   // with the repository, so its profiles get secrets as a task file's do (see trust.ts).
   const inspected = vscode.workspace.getConfiguration('vtask', uri ?? null).inspect<unknown>('models');
   const userModels = plainObject(inspected?.globalValue);
-  const workspaceModels = { ...plainObject(inspected?.workspaceValue), ...plainObject(inspected?.workspaceFolderValue) };
-  const models = file.parts.map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined)).find((m) => m?.type === 'map');
+  const workspaceModels = {
+    ...plainObject(inspected?.workspaceValue),
+    ...plainObject(inspected?.workspaceFolderValue),
+  };
+  const models = file.parts
+    .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
+    .find((m) => m?.type === 'map');
   const fileModels = { ...workspaceModels, ...((toJS(models) as Record<string, unknown>) ?? {}) };
   const table = { ...userModels, ...fileModels };
   const name = task.sampling.model ?? settings.model;
   // A model of VS Code's Language Model API: sampled one request at a time.
-  if (name?.startsWith(LM_PREFIX)) return { name, baseUrl: name, model: name.slice(LM_PREFIX.length), endpoint: 'chat', concurrency: 1, timeoutMs: 300_000 };
+  if (name?.startsWith(LM_PREFIX))
+    return {
+      name,
+      baseUrl: name,
+      model: name.slice(LM_PREFIX.length),
+      endpoint: 'chat',
+      concurrency: 1,
+      timeoutMs: 300_000,
+    };
   if (name === BUILTIN_PROFILE.name && !Object.prototype.hasOwnProperty.call(table, name)) return BUILTIN_PROFILE;
   try {
     return resolveProfile({ name: name || undefined, models: fileModels, userModels });
   } catch (e) {
-    throw new Error(`no model to sample: ${errorMessage(e)}. Set \`model:\` in the task file, or the vtask.model and vtask.models settings.`);
+    throw new Error(
+      `no model to sample: ${errorMessage(e)}. Set \`model:\` in the task file, or the vtask.model and vtask.models settings.`,
+    );
   }
 }

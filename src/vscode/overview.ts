@@ -35,7 +35,11 @@ export function overviewWorkerScript(extensionUri: vscode.Uri): string | undefin
  * The dataset at a glance: the vtask view's tree of task files, the dataset dashboard and the
  * duplicate and contamination diagnostics, over one index of the workspace's task files.
  */
-export function registerOverview(s: OverviewServices): { overview: Overview; runLogs: RunLogs; disposables: vscode.Disposable[] } {
+export function registerOverview(s: OverviewServices): {
+  overview: Overview;
+  runLogs: RunLogs;
+  disposables: vscode.Disposable[];
+} {
   const index = new TaskIndex(s.documents);
   const worker = overviewWorkerScript(s.extensionUri);
   const duplicates = new DuplicateDiagnostics(index, s.log, worker);
@@ -52,7 +56,9 @@ export function registerOverview(s: OverviewServices): { overview: Overview; run
     // A run log written elsewhere may touch any file: everything is drawn again.
     runLogs.onDidChange(() => tree.refresh(undefined)),
     ...tree.register(),
-    vscode.commands.registerCommand('vtask.openDashboard', () => Dashboard.createOrShow({ extensionUri: s.extensionUri, index, runLogs, duplicates, log: s.log })),
+    vscode.commands.registerCommand('vtask.openDashboard', () =>
+      Dashboard.createOrShow({ extensionUri: s.extensionUri, index, runLogs, duplicates, log: s.log }),
+    ),
     { dispose: () => Dashboard.current?.dispose() },
   ];
   return { overview: { tree, duplicates, index, dashboard: () => Dashboard.current }, runLogs, disposables };

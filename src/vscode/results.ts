@@ -37,7 +37,11 @@ export class ResultStore implements vscode.Disposable {
   private readonly byDoc = new Map<string, Map<string, TaskResults>>();
   private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.emitter.event;
-  private readonly casesEmitter = new vscode.EventEmitter<{ uri: vscode.Uri; taskId: string; cases: readonly CaseResult[] }>();
+  private readonly casesEmitter = new vscode.EventEmitter<{
+    uri: vscode.Uri;
+    taskId: string;
+    cases: readonly CaseResult[];
+  }>();
   /** Fires when a task's cases ran, whoever ran them. */
   readonly onDidSetCases = this.casesEmitter.event;
 

@@ -90,7 +90,8 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
     const stamp = stampOf(runLogFile(cacheDir));
     const known: Known = this.logs.get(cacheDir) ?? { stamp: '', index: new Map() };
     this.logs.set(cacheDir, known);
-    if (known.reading ? known.reading.stamp === stamp : known.stamp === stamp) return known.reading?.done ?? Promise.resolve(known.index);
+    if (known.reading ? known.reading.stamp === stamp : known.stamp === stamp)
+      return known.reading?.done ?? Promise.resolve(known.index);
     const done: Promise<RunLogIndex> = this.load(cacheDir).then((index) => {
       // A newer reading started meanwhile: it is the one kept.
       if (known.reading?.done !== done) return known.reading?.done ?? index;
@@ -108,7 +109,10 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
     // Not inside the caller's turn: the tree asks while it draws.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      return await readRunLogIndex(cacheDir, { ...(this.worker ? { worker: this.worker } : {}), slices: new TimeSlices() });
+      return await readRunLogIndex(cacheDir, {
+        ...(this.worker ? { worker: this.worker } : {}),
+        slices: new TimeSlices(),
+      });
     } catch (e) {
       this.log.warn(`the run log of ${cacheDir} could not be read: ${errorMessage(e)}`);
       return new Map();
@@ -125,7 +129,9 @@ export class RunLogs implements RunLogSource, vscode.Disposable {
     this.watched.add(cacheDir);
     const file = vscode.Uri.file(runLogFile(cacheDir));
     const folder = vscode.workspace.getWorkspaceFolder(file);
-    const pattern = folder ? new vscode.RelativePattern(folder, path.relative(folder.uri.fsPath, file.fsPath).split(path.sep).join('/')) : new vscode.RelativePattern(vscode.Uri.file(cacheDir), RUN_LOG_NAME);
+    const pattern = folder
+      ? new vscode.RelativePattern(folder, path.relative(folder.uri.fsPath, file.fsPath).split(path.sep).join('/'))
+      : new vscode.RelativePattern(vscode.Uri.file(cacheDir), RUN_LOG_NAME);
     const w = vscode.workspace.createFileSystemWatcher(pattern);
     const changed = (): void => void this.read(cacheDir);
     this.disposables.push(w, w.onDidChange(changed), w.onDidCreate(changed), w.onDidDelete(changed));

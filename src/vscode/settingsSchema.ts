@@ -50,7 +50,8 @@ export interface EditorSettings {
   readonly allowWeakIsolation: boolean;
 }
 
-const number = (v: unknown, min: number): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= min ? v : undefined);
+const number = (v: unknown, min: number): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= min ? v : undefined;
 
 /**
  * Reads every setting through `get` (VS Code's configuration, or a table in tests). A value of
@@ -61,9 +62,15 @@ export function readSettings(get: (key: SettingKey) => unknown): EditorSettings 
   const models = get('models');
   return {
     debounceMs: number(get('validation.debounceMs'), 0) ?? SETTINGS['validation.debounceMs'].default,
-    codeLensEnabled: typeof get('codeLens.enabled') === 'boolean' ? (get('codeLens.enabled') as boolean) : SETTINGS['codeLens.enabled'].default,
+    codeLensEnabled:
+      typeof get('codeLens.enabled') === 'boolean'
+        ? (get('codeLens.enabled') as boolean)
+        : SETTINGS['codeLens.enabled'].default,
     model: typeof get('model') === 'string' ? (get('model') as string) : SETTINGS.model.default,
-    models: models !== null && typeof models === 'object' && !Array.isArray(models) ? (models as Record<string, unknown>) : SETTINGS.models.default,
+    models:
+      models !== null && typeof models === 'object' && !Array.isArray(models)
+        ? (models as Record<string, unknown>)
+        : SETTINGS.models.default,
     samples: number(get('samples'), 1) ?? SETTINGS.samples.default ?? undefined,
     concurrency: number(get('concurrency'), 1) ?? SETTINGS.concurrency.default,
     grpoGroupSize: number(get('grpoGroupSize'), 2) ?? SETTINGS.grpoGroupSize.default,

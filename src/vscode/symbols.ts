@@ -18,7 +18,9 @@ export class SymbolProvider implements vscode.DocumentSymbolProvider {
     const file = this.documents.get(doc);
     const convert = (o: OutlineItem): vscode.DocumentSymbol => {
       const range = toRange(file.lines, o.start, o.end);
-      const sel = range.intersection(toRange(file.lines, o.selectionStart, o.selectionEnd)) ?? range.with(range.start, range.start);
+      const sel =
+        range.intersection(toRange(file.lines, o.selectionStart, o.selectionEnd)) ??
+        range.with(range.start, range.start);
       const s = new vscode.DocumentSymbol(o.name, o.detail, KIND[o.kind], range, sel);
       s.children = o.children.map(convert);
       return s;

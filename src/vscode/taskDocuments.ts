@@ -53,7 +53,9 @@ export class TaskDocuments implements vscode.Disposable {
         this.windows.delete(d.uri.toString());
       }),
       vscode.window.onDidChangeTextEditorVisibleRanges((e) => this.moved(e.textEditor.document)),
-      vscode.window.onDidChangeVisibleTextEditors((editors) => new Set(editors.map((e) => e.document)).forEach((d) => this.moved(d))),
+      vscode.window.onDidChangeVisibleTextEditors((editors) =>
+        new Set(editors.map((e) => e.document)).forEach((d) => this.moved(d)),
+      ),
     ];
   }
 
@@ -69,7 +71,8 @@ export class TaskDocuments implements vscode.Disposable {
     let parser = this.parsers.get(key);
     if (!parser) this.parsers.set(key, (parser = rows ? new RowTaskParser() : new TaskFileParser()));
     const t0 = performance.now();
-    const file = parser instanceof RowTaskParser ? parser.parse(doc.getText(), { ranges: window }) : parser.parse(doc.getText());
+    const file =
+      parser instanceof RowTaskParser ? parser.parse(doc.getText(), { ranges: window }) : parser.parse(doc.getText());
     this.latest.set(key, { version: doc.version, window: windowKey, file, ms: performance.now() - t0 });
     return file;
   }
@@ -87,7 +90,9 @@ export class TaskDocuments implements vscode.Disposable {
     const key = doc.uri.toString();
     const shown = vscode.window.visibleTextEditors
       .filter((e) => e.document.uri.toString() === key)
-      .flatMap((e) => e.visibleRanges.map((r): Span => [Math.max(0, r.start.line - WINDOW_MARGIN), r.end.line + 1 + WINDOW_MARGIN]));
+      .flatMap((e) =>
+        e.visibleRanges.map((r): Span => [Math.max(0, r.start.line - WINDOW_MARGIN), r.end.line + 1 + WINDOW_MARGIN]),
+      );
     if (shown.length) this.windows.set(key, shown);
     return this.windows.get(key) ?? [[0, 2 * WINDOW_MARGIN]];
   }

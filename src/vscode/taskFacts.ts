@@ -40,8 +40,10 @@ export class TaskFacts {
   /** Bands of the task's fresh runs, by model label; a null band is a run that took no sample. */
   bands(uri: vscode.Uri, task: IndexedTask): Map<string, Band | null> {
     const out = new Map<string, Band | null>();
-    for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? []) if (e.latest.key === task.runKey) out.set(model, e.latest.band);
-    for (const r of this.editorRuns(uri, task.id)) if (r.runKey === task.runKey) out.set(r.model, r.run.samples.length > 0 || r.run.error ? r.run.stats.band : null);
+    for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? [])
+      if (e.latest.key === task.runKey) out.set(model, e.latest.band);
+    for (const r of this.editorRuns(uri, task.id))
+      if (r.runKey === task.runKey) out.set(r.model, r.run.samples.length > 0 || r.run.error ? r.run.stats.band : null);
     return out;
   }
 
@@ -49,13 +51,17 @@ export class TaskFacts {
   staleModels(uri: vscode.Uri, task: IndexedTask): string[] {
     const fresh = this.bands(uri, task);
     const stale = new Set<string>();
-    for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? []) if (e.latest.key !== task.runKey) stale.add(model);
+    for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? [])
+      if (e.latest.key !== task.runKey) stale.add(model);
     for (const r of this.editorRuns(uri, task.id)) if (r.runKey !== task.runKey) stale.add(r.model);
     return [...stale].filter((m) => !fresh.has(m));
   }
 
   /** The editor's last run of each model (a run of unknown model under the label its profile gives). */
-  private editorRuns(uri: vscode.Uri, taskId: string): { model: string; run: TaskRunResult; runKey: string | undefined }[] {
+  private editorRuns(
+    uri: vscode.Uri,
+    taskId: string,
+  ): { model: string; run: TaskRunResult; runKey: string | undefined }[] {
     const r = this.results.get(uri, taskId);
     if (r?.runs) return [...r.runs.values()];
     return r?.run ? [{ model: modelOfRun(r.run.model), run: r.run, runKey: r.runKey }] : [];
@@ -76,7 +82,10 @@ export class TaskFacts {
 
   /** The lines of a file's audit findings (the audit's diagnostics stay where it put them). */
   auditLines(uri: vscode.Uri): number[] {
-    return vscode.languages.getDiagnostics(uri).filter((d) => d.source === AUDIT_SOURCE).map((d) => d.range.start.line);
+    return vscode.languages
+      .getDiagnostics(uri)
+      .filter((d) => d.source === AUDIT_SOURCE)
+      .map((d) => d.range.start.line);
   }
 }
 

@@ -86,10 +86,13 @@ export class TaskIndex implements vscode.Disposable {
         if (!e.contentChanges.length || !this.isIndexed(e.document.uri)) return;
         const key = e.document.uri.toString();
         clearTimeout(this.editTimers.get(key));
-        this.editTimers.set(key, setTimeout(() => {
-          this.editTimers.delete(key);
-          this.invalidate(e.document.uri);
-        }, EDIT_DEBOUNCE_MS));
+        this.editTimers.set(
+          key,
+          setTimeout(() => {
+            this.editTimers.delete(key);
+            this.invalidate(e.document.uri);
+          }, EDIT_DEBOUNCE_MS),
+        );
       }),
       // Closing an unsaved document: the file on disk is the truth again.
       vscode.workspace.onDidCloseTextDocument((d) => {
@@ -107,7 +110,9 @@ export class TaskIndex implements vscode.Disposable {
   /** Every task file of the workspace, sorted by path (listed once, then kept by the watcher). */
   async files(): Promise<vscode.Uri[]> {
     if (!this.uris) {
-      this.listing ??= Promise.resolve(vscode.workspace.findFiles(TASK_FILE_GLOB, EXCLUDE_GLOB)).then((found) => (this.uris = byPath(found)));
+      this.listing ??= Promise.resolve(vscode.workspace.findFiles(TASK_FILE_GLOB, EXCLUDE_GLOB)).then(
+        (found) => (this.uris = byPath(found)),
+      );
       await this.listing;
     }
     return [...(this.uris as Map<string, vscode.Uri>).values()];
@@ -150,7 +155,10 @@ export class TaskIndex implements vscode.Disposable {
     try {
       let n = 0;
       while (this.pending.size) {
-        const [key, job] = this.pending.entries().next().value as [string, { uri: vscode.Uri; waiters: ((f: IndexedFile) => void)[] }];
+        const [key, job] = this.pending.entries().next().value as [
+          string,
+          { uri: vscode.Uri; waiters: ((f: IndexedFile) => void)[] },
+        ];
         this.pending.delete(key);
         const f = await this.read(job.uri);
         this.cache.set(key, f);
@@ -168,8 +176,15 @@ export class TaskIndex implements vscode.Disposable {
     if (doc) {
       const file = this.documents.get(doc);
       const specs = new Map(runnableTasks(file).tasks.map((t) => [t.index, t]));
-      const tasks = file.tasks.map((e) => summarise(e, specs.get(e.index), file.lines, file.issues, taskRunKey(file, e)));
-      return { uri, stamp: `v${doc.version}`, tasks: tasks.filter((t): t is IndexedTask => t !== undefined), errors: file.issues.filter((i) => i.severity === 'error').length };
+      const tasks = file.tasks.map((e) =>
+        summarise(e, specs.get(e.index), file.lines, file.issues, taskRunKey(file, e)),
+      );
+      return {
+        uri,
+        stamp: `v${doc.version}`,
+        tasks: tasks.filter((t): t is IndexedTask => t !== undefined),
+        errors: file.issues.filter((i) => i.severity === 'error').length,
+      };
     }
     let stamp = '';
     try {
@@ -192,7 +207,10 @@ export class TaskIndex implements vscode.Disposable {
       }
       // A stream that fell back to the whole-file parse keys every task by it, as `vtask run` does.
       const whole = stream.whole;
-      if (whole) tasks.forEach((t, i) => (tasks[i] = { ...t, runKey: streamedRunKey(stream, text, at(whole.tasks, indexes[i] as number)) }));
+      if (whole)
+        tasks.forEach(
+          (t, i) => (tasks[i] = { ...t, runKey: streamedRunKey(stream, text, at(whole.tasks, indexes[i] as number)) }),
+        );
       return { uri, stamp, tasks, errors };
     } catch (e) {
       return { uri, stamp, tasks: [], errors: 1, unreadable: errorMessage(e) };
@@ -209,7 +227,12 @@ export class TaskIndex implements vscode.Disposable {
   }
 
   private added(uri: vscode.Uri): void {
-    if (!this.uris || this.uris.has(uri.toString()) || /(^|\/)(node_modules|\.[^/]*)\//.test(vscode.workspace.asRelativePath(uri, false))) return;
+    if (
+      !this.uris ||
+      this.uris.has(uri.toString()) ||
+      /(^|\/)(node_modules|\.[^/]*)\//.test(vscode.workspace.asRelativePath(uri, false))
+    )
+      return;
     this.uris = byPath([...this.uris.values(), uri]);
     this.fire(undefined);
   }
@@ -250,13 +273,31 @@ function byPath(uris: readonly vscode.Uri[]): Map<string, vscode.Uri> {
 }
 
 /** One task as the index keeps it; undefined for a task without an id (nothing can point at it). */
-function summarise(entry: TaskEntry, spec: TaskSpec | undefined, lines: LineIndex, issues: readonly Issue[], runKey: string): IndexedTask | undefined {
+function summarise(
+  entry: TaskEntry,
+  spec: TaskSpec | undefined,
+  lines: LineIndex,
+  issues: readonly Issue[],
+  runKey: string,
+): IndexedTask | undefined {
   if (entry.id === undefined) return undefined;
   const line = lines.position(entry.offset + entry.anchor[0]).line;
   const start = lines.position(entry.offset).line;
   const end = lines.position(entry.offset + entry.length).line + 1;
   const verify = spec?.verify;
   const kind = verifierKind(verify);
-  const errors = entry.issues.some((i) => i.severity === 'error') || issues.some((i) => i.severity === 'error' && i.start >= entry.offset && i.start < entry.offset + entry.length);
-  return { id: entry.id, line, start, end, cases: entry.caseCount, errors, runKey, ...(kind ? { kind } : {}), ...(spec ? { prompt: spec.prompt } : {}) };
+  const errors =
+    entry.issues.some((i) => i.severity === 'error') ||
+    issues.some((i) => i.severity === 'error' && i.start >= entry.offset && i.start < entry.offset + entry.length);
+  return {
+    id: entry.id,
+    line,
+    start,
+    end,
+    cases: entry.caseCount,
+    errors,
+    runKey,
+    ...(kind ? { kind } : {}),
+    ...(spec ? { prompt: spec.prompt } : {}),
+  };
 }

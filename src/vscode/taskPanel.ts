@@ -15,7 +15,14 @@ import { taskAt } from '../core/taskfile/taskAt';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { toJS } from '../core/base/ynode';
 import { panelHtml } from '../webview/page';
-import { fromPanel, type AuditView, type FromPanel, type NodePath, type TaskView, type ToPanel } from '../core/base/panelProtocol';
+import {
+  fromPanel,
+  type AuditView,
+  type FromPanel,
+  type NodePath,
+  type TaskView,
+  type ToPanel,
+} from '../core/base/panelProtocol';
 import { auditTasks, type Finding } from '../core/audit/audit';
 import { findSuspects } from '../core/audit/readings';
 import { auditView } from '../core/panel/audit';
@@ -32,10 +39,18 @@ import { plural } from '../core/util/plural';
 const SUPERSEDED = Symbol('superseded');
 
 /** Messages that change the file. */
-const MUTATING: ReadonlySet<FromPanel['type']> = new Set(['edit', 'addItem', 'removeItem', 'addCase', 'addProbeCase', 'applyFix']);
+const MUTATING: ReadonlySet<FromPanel['type']> = new Set([
+  'edit',
+  'addItem',
+  'removeItem',
+  'addCase',
+  'addProbeCase',
+  'applyFix',
+]);
 
 /** What the panel says over a dataset row, whose form cannot write YAML back into JSON. */
-export const ROW_READ_ONLY = 'A row of a dataset (JSONL): the form shows its verifier read-only. Edit the row in the editor; the samples are verified again when it changes.';
+export const ROW_READ_ONLY =
+  'A row of a dataset (JSONL): the form shows its verifier read-only. Edit the row in the editor; the samples are verified again when it changes.';
 
 /** More samples stops doubling here. */
 const MAX_SAMPLES = 1024;
@@ -46,7 +61,8 @@ const REFRESH_DELAY_MS = 40;
 /** What a verdict depends on besides the response: a change re-verifies the samples. */
 const verdictInputs = (t: TaskSpec): string => JSON.stringify([t.verify, t.messages, t.meta]);
 /** What a sample depends on: a change makes the samples describe an older task. */
-const requestInputs = (t: TaskSpec, uri?: vscode.Uri): string => JSON.stringify([t.messages, withEditorSettings(t, uri).sampling]);
+const requestInputs = (t: TaskSpec, uri?: vscode.Uri): string =>
+  JSON.stringify([t.messages, withEditorSettings(t, uri).sampling]);
 
 export interface PanelServices {
   readonly documents: TaskDocuments;
@@ -96,7 +112,12 @@ export class TaskPanel implements vscode.Disposable {
       TaskPanel.current.panel.reveal(vscode.ViewColumn.Beside, true);
       return TaskPanel.current;
     }
-    const panel = vscode.window.createWebviewPanel(TaskPanel.viewType, 'vtask task', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, TaskPanel.options(extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      TaskPanel.viewType,
+      'vtask task',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      TaskPanel.options(extensionUri),
+    );
     TaskPanel.current = new TaskPanel(panel, extensionUri, services);
     return TaskPanel.current;
   }
@@ -113,7 +134,12 @@ export class TaskPanel implements vscode.Disposable {
   }
 
   /** Brings back a panel that was open when VS Code closed, on the task it showed. */
-  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, services: PanelServices, state: unknown): TaskPanel {
+  static revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    services: PanelServices,
+    state: unknown,
+  ): TaskPanel {
     TaskPanel.current?.dispose();
     panel.webview.options = TaskPanel.options(extensionUri);
     const p = (TaskPanel.current = new TaskPanel(panel, extensionUri, services));
@@ -180,7 +206,8 @@ export class TaskPanel implements vscode.Disposable {
   }
 
   /** The shown task's document, parsed file, entry and (when it has no errors) spec. */
-  private locate(): { doc: vscode.TextDocument; file: TaskFile; entry: TaskEntry; spec: TaskSpec | undefined } | undefined {
+  private locate():
+    { doc: vscode.TextDocument; file: TaskFile; entry: TaskEntry; spec: TaskSpec | undefined } | undefined {
     const t = this.target;
     const doc = t && vscode.workspace.textDocuments.find((d) => d.uri.toString() === t.uri.toString());
     if (!t || !doc) return undefined;
@@ -188,7 +215,10 @@ export class TaskPanel implements vscode.Disposable {
     // The task at the index when it still has the id (ids may repeat while a copy is renamed);
     // else by id, so the panel stays on its task when tasks above it are added or removed.
     const atIndex = file.tasks[t.index];
-    const entry = atIndex && (atIndex.id ?? '') === t.id ? atIndex : ((t.id ? file.tasks.find((e) => e.id === t.id) : undefined) ?? atIndex);
+    const entry =
+      atIndex && (atIndex.id ?? '') === t.id
+        ? atIndex
+        : ((t.id ? file.tasks.find((e) => e.id === t.id) : undefined) ?? atIndex);
     if (!entry) return undefined;
     t.index = entry.index;
     t.id = entry.id ?? t.id;
@@ -228,7 +258,10 @@ export class TaskPanel implements vscode.Disposable {
   private async render(): Promise<TaskView | undefined | typeof SUPERSEDED> {
     const at = this.locate();
     if (!at) {
-      await this.post({ type: 'empty', reason: 'Put the cursor in a task of a .vtask file, or on a row of a dataset (.jsonl), to see it here.' });
+      await this.post({
+        type: 'empty',
+        reason: 'Put the cursor in a task of a .vtask file, or on a row of a dataset (.jsonl), to see it here.',
+      });
       return undefined;
     }
     const { doc, file, entry, spec } = at;
@@ -243,18 +276,28 @@ export class TaskPanel implements vscode.Disposable {
     // Verdicts change with the verifier, and with trust: code and script verifiers refuse to
     // run in an untrusted workspace and run once it is trusted.
     const trusted = vscode.workspace.isTrusted;
-    if (shown && spec && (verdictInputs(spec) !== verdictInputs(shown.run.task) || (shown.trusted ?? trusted) !== trusted) && shown.run.samples.length) {
+    if (
+      shown &&
+      spec &&
+      (verdictInputs(spec) !== verdictInputs(shown.run.task) || (shown.trusted ?? trusted) !== trusted) &&
+      shown.run.samples.length
+    ) {
       // Say so only when it takes a while (code verifiers), so quick ones do not flicker.
       let said = false;
       const count = shown.run.samples.length;
       // While sampling, the sampling status (with its Cancel) stays.
       const slow = setTimeout(() => {
         said = !this.sampling;
-        if (said) void this.post({ type: 'busy', what: `Re-verifying ${plural(count, 'sample')}…`, cancellable: false });
+        if (said)
+          void this.post({ type: 'busy', what: `Re-verifying ${plural(count, 'sample')}…`, cancellable: false });
       }, 150);
       const abort = new AbortController();
       this.reverifying = { abort, inputs: verdictInputs(spec) };
-      const r = await reverify(spec, shown.run, { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted, signal: abort.signal }).finally(() => clearTimeout(slow));
+      const r = await reverify(spec, shown.run, {
+        file: doc.uri.fsPath,
+        trusted: vscode.workspace.isTrusted,
+        signal: abort.signal,
+      }).finally(() => clearTimeout(slow));
       if (said && !this.sampling) await this.post({ type: 'busy', what: null, cancellable: false });
       if (this.reverifying?.abort === abort) this.reverifying = undefined;
       // Superseded: the refresh queued behind this one verifies the newer verifier.
@@ -269,27 +312,49 @@ export class TaskPanel implements vscode.Disposable {
       }
       // The cases are the verifier's own tests: they run again with it.
       if (spec.cases.length) {
-        const results = await runCases([spec], { file: doc.uri.fsPath, trusted: vscode.workspace.isTrusted, signal: abort.signal });
+        const results = await runCases([spec], {
+          file: doc.uri.fsPath,
+          trusted: vscode.workspace.isTrusted,
+          signal: abort.signal,
+        });
         if (abort.signal.aborted) return SUPERSEDED;
         this.s.results.setCases(doc.uri, spec.id, resultKeysOf(file, entry).cases, results);
       }
     }
-    const fresh = shown !== undefined && shown.fresh && (!spec || requestInputs(spec, doc.uri) === requestInputs(shown.run.task, doc.uri));
+    const fresh =
+      shown !== undefined &&
+      shown.fresh &&
+      (!spec || requestInputs(spec, doc.uri) === requestInputs(shown.run.task, doc.uri));
     const cases = this.s.results.freshCases(doc.uri, file, entry);
     // Typing elsewhere in the file changes nothing here: the view is not sent again.
-    const same = [doc.uri.toString(), entry.index, file.text.slice(entry.offset, entry.offset + entry.length), spec && verdictInputs(spec) + requestInputs(spec, doc.uri), shown, fresh, cases];
+    const same = [
+      doc.uri.toString(),
+      entry.index,
+      file.text.slice(entry.offset, entry.offset + entry.length),
+      spec && verdictInputs(spec) + requestInputs(spec, doc.uri),
+      shown,
+      fresh,
+      cases,
+    ];
     if (this.posted && same.every((x, i) => x === this.posted?.[i])) return this.lastView;
     this.posted = same;
     // An audit describes the task's text as it was audited: an edit of the task retires it.
     const audit = entry.id !== undefined ? this.audits.get(`${doc.uri.toString()}#${entry.id}`) : undefined;
-    const audited = audit && audit.text === file.text.slice(entry.offset, entry.offset + entry.length) ? { audit: audit.view } : {};
+    const audited =
+      audit && audit.text === file.text.slice(entry.offset, entry.offset + entry.length) ? { audit: audit.view } : {};
     const readOnly = readOnlyNote(doc.uri);
-    const view = { ...panelTaskView(shownFile(doc.uri), entry, spec, cases, shown && { ...shown, fresh }), uri: doc.uri.toString(), ...(readOnly ? { readOnly } : audited) };
+    const view = {
+      ...panelTaskView(shownFile(doc.uri), entry, spec, cases, shown && { ...shown, fresh }),
+      uri: doc.uri.toString(),
+      ...(readOnly ? { readOnly } : audited),
+    };
     this.lastView = view;
     if (this.disposed) return view;
     const row = parseRowUri(doc.uri);
     // A Parquet row's document has a made-up path: the title names the real file and row.
-    this.panel.title = row ? `vtask: ${view.id} (${row.file.path.slice(row.file.path.lastIndexOf('/') + 1)}, row ${row.n})` : `vtask: ${view.id}`;
+    this.panel.title = row
+      ? `vtask: ${view.id} (${row.file.path.slice(row.file.path.lastIndexOf('/') + 1)}, row ${row.n})`
+      : `vtask: ${view.id}`;
     await this.post({ type: 'task', task: view });
     return view;
   }
@@ -305,7 +370,12 @@ export class TaskPanel implements vscode.Disposable {
     try {
       if (MUTATING.has(msg.type) && this.target && readOnlyNote(this.target.uri)) {
         const row = parseRowUri(this.target.uri);
-        await this.notice('warning', row ? `Nothing was changed: ${readOnlyRow(row)}` : 'A dataset row cannot be changed from the panel: edit its JSON in the editor.');
+        await this.notice(
+          'warning',
+          row
+            ? `Nothing was changed: ${readOnlyRow(row)}`
+            : 'A dataset row cannot be changed from the panel: edit its JSON in the editor.',
+        );
         return;
       }
       // Changes to the file go one at a time: each is computed on the text the one before left.
@@ -327,7 +397,10 @@ export class TaskPanel implements vscode.Disposable {
         this.posted = undefined;
         if (this.sampling) void this.post({ type: 'busy', what: `Sampling ${this.sampling.id}…`, cancellable: true });
         if (this.target) await this.refresh();
-        else this.follow(vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => isTaskDocument(e.document)));
+        else
+          this.follow(
+            vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => isTaskDocument(e.document)),
+          );
         return;
       case 'runCases':
         await this.runCases();
@@ -342,7 +415,9 @@ export class TaskPanel implements vscode.Disposable {
         await this.edit(msg.task, (f, i) => {
           const add = verifierForm(f.tasks[i]?.node ?? null).additionFor(msg.path, msg.item);
           if (!add) return { error: `cannot add \`${msg.item}\` here` };
-          return add.type === 'item' ? appendItem(f, i, msg.path, add.value) : addKey(f, i, msg.path, add.key, add.value);
+          return add.type === 'item'
+            ? appendItem(f, i, msg.path, add.value)
+            : addKey(f, i, msg.path, add.key, add.value);
         });
         return;
       case 'removeItem':
@@ -383,10 +458,21 @@ export class TaskPanel implements vscode.Disposable {
       const trusted = vscode.workspace.isTrusted;
       const [audit] = await auditTasks([spec], { file: doc.uri.fsPath, trusted });
       const shown = this.runs.get(key)?.run;
-      const suspects = shown ? await findSuspects(spec, doc.uri.fsPath, shown.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })), { trusted }) : [];
+      const suspects = shown
+        ? await findSuspects(
+            spec,
+            doc.uri.fsPath,
+            shown.samples.map((x) => ({ index: x.index, response: responseOf(x), verdict: x.verdict })),
+            { trusted },
+          )
+        : [];
       if (!audit) return undefined;
       const view = auditView(audit, suspects, spec);
-      this.audits.set(key, { text: file.text.slice(entry.offset, entry.offset + entry.length), view, findings: audit.findings });
+      this.audits.set(key, {
+        text: file.text.slice(entry.offset, entry.offset + entry.length),
+        view,
+        findings: audit.findings,
+      });
       this.posted = undefined;
       await this.refresh();
       return view;
@@ -400,7 +486,8 @@ export class TaskPanel implements vscode.Disposable {
     const at = this.locate();
     const key = this.target && `${this.target.uri.toString()}#${taskId}`;
     const findings = key ? this.audits.get(key)?.findings : undefined;
-    const fix = at?.spec && findings ? verifierFixes(at.spec.verify, findings).find((f) => f.title === title) : undefined;
+    const fix =
+      at?.spec && findings ? verifierFixes(at.spec.verify, findings).find((f) => f.title === title) : undefined;
     if (!at?.spec || !fix) {
       await this.notice('warning', `The fix "${title}" is no longer offered; audit the task again.`);
       return;
@@ -418,7 +505,9 @@ export class TaskPanel implements vscode.Disposable {
       return;
     }
     if (!(await this.edit(taskId, (f, i) => addCase(f, i, finding.response, finding.expected, finding.calls)))) return;
-    const calls = finding.calls ? ` with its ${finding.calls.length} tool call${finding.calls.length === 1 ? '' : 's'}` : '';
+    const calls = finding.calls
+      ? ` with its ${finding.calls.length} tool call${finding.calls.length === 1 ? '' : 's'}`
+      : '';
     await this.notice('info', `Added the probe ${probe}${calls} as a case that expects ${finding.expected}.`);
     await this.runCases();
   }
@@ -462,7 +551,10 @@ export class TaskPanel implements vscode.Disposable {
     const calls = sample.trajectory ? trajectoryCalls(sample.trajectory) : undefined;
     if (!(await this.edit(taskId, (f, i) => addCase(f, i, responseOf(sample), expect, calls)))) return;
     const n = sample.trajectory?.steps.length ?? 0;
-    await this.notice('info', `Added sample #${index + 1}${calls ? ` with its ${n} tool call${n === 1 ? '' : 's'}` : ''} as a case that expects ${expect}.`);
+    await this.notice(
+      'info',
+      `Added sample #${index + 1}${calls ? ` with its ${n} tool call${n === 1 ? '' : 's'}` : ''} as a case that expects ${expect}.`,
+    );
     // Parsing after the edit is synchronous on get(); run the cases so the new one shows its verdict.
     await this.runCases();
   }
@@ -497,7 +589,16 @@ export class TaskPanel implements vscode.Disposable {
     const samples = new Map((base?.run.samples ?? []).map((x) => [x.index, x]));
     const partial = (): ShownRun => {
       const list = [...samples.values()].sort((a, b) => a.index - b.index);
-      return { run: { task: spec, model: base?.run.model ?? '…', samples: list, stats: taskStats(list.map((x) => x.verdict)), requests: 0 }, fresh: true };
+      return {
+        run: {
+          task: spec,
+          model: base?.run.model ?? '…',
+          samples: list,
+          stats: taskStats(list.map((x) => x.verdict)),
+          requests: 0,
+        },
+        fresh: true,
+      };
     };
     this.runs.set(key, partial());
     try {
@@ -510,7 +611,14 @@ export class TaskPanel implements vscode.Disposable {
           if (this.disposed) return;
           samples.set(x.index, x);
           this.runs.set(key, partial());
-          void this.post({ type: 'samples', task, uri: doc.uri.toString(), samples: [sampleView(x)], done: samples.size, total });
+          void this.post({
+            type: 'samples',
+            task,
+            uri: doc.uri.toString(),
+            samples: [sampleView(x)],
+            done: samples.size,
+            total,
+          });
         },
       });
       if (r?.error && r.error !== 'cancelled') await this.notice('error', r.error);
@@ -524,14 +632,16 @@ export class TaskPanel implements vscode.Disposable {
   async runCases(): Promise<CaseResult[] | undefined> {
     const at = this.locate();
     if (!at?.spec) {
-      if (at) await this.notice('warning', 'Fix the task first (see Problems): its cases cannot run while it has errors.');
+      if (at)
+        await this.notice('warning', 'Fix the task first (see Problems): its cases cannot run while it has errors.');
       return undefined;
     }
     const key = resultKeysOf(at.file, at.entry).cases;
     const results = await runCases([at.spec], { file: at.doc.uri.fsPath, trusted: vscode.workspace.isTrusted });
     // Results of a task that changed while they ran would pass for the new one's: drop them.
     const now = this.locate();
-    if (now && resultKeysOf(now.file, now.entry).cases === key) this.s.results.setCases(at.doc.uri, at.spec.id, key, results);
+    if (now && resultKeysOf(now.file, now.entry).cases === key)
+      this.s.results.setCases(at.doc.uri, at.spec.id, key, results);
     await this.refresh();
     return results;
   }
@@ -540,11 +650,13 @@ export class TaskPanel implements vscode.Disposable {
     const at = this.locate();
     const c = at?.spec?.cases.find((x) => x.index === index);
     if (!at || !c) return;
-    void vscode.window.showTextDocument(at.doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false }).then((editor) => {
-      const pos = at.doc.positionAt(c.offset);
-      editor.selection = new vscode.Selection(pos, pos);
-      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-    });
+    void vscode.window
+      .showTextDocument(at.doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false })
+      .then((editor) => {
+        const pos = at.doc.positionAt(c.offset);
+        editor.selection = new vscode.Selection(pos, pos);
+        editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      });
   }
 
   private notice(level: 'info' | 'warning' | 'error', text: string): Thenable<boolean> {
@@ -575,7 +687,8 @@ export class TaskPanel implements vscode.Disposable {
  * showed (an item inserted above it in the file would otherwise shift the index).
  */
 function removal(file: TaskFile, index: number, path: NodePath, shown: string): EditResult {
-  if (!sameRow(verifierForm(file.tasks[index]?.node ?? null).rows, path, shown)) return { error: `\`${shown}\` changed in the file since the panel showed it; nothing was removed` };
+  if (!sameRow(verifierForm(file.tasks[index]?.node ?? null).rows, path, shown))
+    return { error: `\`${shown}\` changed in the file since the panel showed it; nothing was removed` };
   const last = path[path.length - 1];
   if (typeof last === 'number') return removeItem(file, index, path);
   const at = locate(file, index, path);

@@ -55,7 +55,9 @@ export class TaskRunner implements vscode.Disposable {
     private readonly worker?: string,
   ) {
     // Cancel Sampling is offered only while something runs.
-    this.emitter.event(() => void vscode.commands.executeCommand('setContext', 'vtask.sampling', this.running.size > 0));
+    this.emitter.event(
+      () => void vscode.commands.executeCommand('setContext', 'vtask.sampling', this.running.size > 0),
+    );
   }
 
   /** Whether anything is being sampled (the `vtask.sampling` context key says the same). */
@@ -125,7 +127,11 @@ export class TaskRunner implements vscode.Disposable {
         vscode.window.setStatusBarMessage(`vtask: ${fallback.why}`, 8000);
       }
       return await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `vtask: sampling ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}`, cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `vtask: sampling ${tasks.length === 1 ? tasks[0]?.id : `${tasks.length} tasks`}`,
+          cancellable: true,
+        },
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort());
           const total = tasks.reduce((a, t) => a + (samples ?? t.sampling.samples), 0);
@@ -133,7 +139,9 @@ export class TaskRunner implements vscode.Disposable {
           // The profile each task was sampled with: its label in the results and the run log.
           const used = new Map<string, ModelProfile>();
           const profileFor = (t: TaskSpec): ModelProfile => {
-            const p = pick?.profile ?? (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t, doc.uri));
+            const p =
+              pick?.profile ??
+              (fallback && unconfigured.includes(t) ? fallback.profile : profileForTask(file, t, doc.uri));
             used.set(t.id, p);
             return p;
           };
@@ -154,7 +162,10 @@ export class TaskRunner implements vscode.Disposable {
             onProgress: (p) => {
               const before = seen.get(p.task) ?? 0;
               seen.set(p.task, p.done);
-              progress.report({ increment: (100 * (p.done - before)) / Math.max(1, total), message: `${[...seen.values()].reduce((a, b) => a + b, 0)}/${total} samples` });
+              progress.report({
+                increment: (100 * (p.done - before)) / Math.max(1, total),
+                message: `${[...seen.values()].reduce((a, b) => a + b, 0)}/${total} samples`,
+              });
             },
             onTaskDone: (r) => {
               const p = used.get(r.task.id);
@@ -162,9 +173,11 @@ export class TaskRunner implements vscode.Disposable {
               if (r.error) this.log.warn(`${r.task.id}: ${r.error}`);
               // An agent task asked to run in Restricted Mode: say why nothing happened, and where trust is granted.
               if (r.error === refusedInUntrusted) {
-                void vscode.window.showWarningMessage(`vtask: ${r.task.id} was not run: ${r.error}.`, 'Manage Workspace Trust').then((pick) => {
-                  if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
-                });
+                void vscode.window
+                  .showWarningMessage(`vtask: ${r.task.id} was not run: ${r.error}.`, 'Manage Workspace Trust')
+                  .then((pick) => {
+                    if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+                  });
               }
             },
           });
@@ -203,7 +216,14 @@ export class TaskRunner implements vscode.Disposable {
       providerFor: () => {
         throw new Error('restoring never samples');
       },
-      onTaskDone: (r) => this.results.setRun(doc.uri, r.task.id, hashes.get(r.task.id)?.run ?? '', r, modelLabel(profileForTask(file, r.task, doc.uri))),
+      onTaskDone: (r) =>
+        this.results.setRun(
+          doc.uri,
+          r.task.id,
+          hashes.get(r.task.id)?.run ?? '',
+          r,
+          modelLabel(profileForTask(file, r.task, doc.uri)),
+        ),
     });
     return done.length;
   }
@@ -213,12 +233,22 @@ export class TaskRunner implements vscode.Disposable {
    * reads. Runs of unsaved files are left out: the log names files on disk. The append never
    * blocks this thread, even while another process compacts the log.
    */
-  private async logRuns(doc: vscode.TextDocument, parsed: TaskFile, done: readonly TaskRunResult[], samples: number | undefined, profileOf: (r: TaskRunResult) => ModelProfile | undefined): Promise<void> {
+  private async logRuns(
+    doc: vscode.TextDocument,
+    parsed: TaskFile,
+    done: readonly TaskRunResult[],
+    samples: number | undefined,
+    profileOf: (r: TaskRunResult) => ModelProfile | undefined,
+  ): Promise<void> {
     if (doc.uri.scheme !== 'file') return;
     const cacheDir = cacheDirFor(doc.uri);
     try {
       const worker = this.worker;
-      await appendRunRecordsAsync(cacheDir, runRecordsOf(done, { cacheDir, file: doc.uri.fsPath, parsed, samples, profileOf }), worker ? { compact: (dir) => compactRunLogInWorker(worker, dir) } : {});
+      await appendRunRecordsAsync(
+        cacheDir,
+        runRecordsOf(done, { cacheDir, file: doc.uri.fsPath, parsed, samples, profileOf }),
+        worker ? { compact: (dir) => compactRunLogInWorker(worker, dir) } : {},
+      );
     } catch (e) {
       this.log.warn(`the run log was not written (${cacheDir}): ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -236,7 +266,9 @@ export class TaskRunner implements vscode.Disposable {
     const id = `${p.name}\0${p.baseUrl}\0${p.model}\0${p.apiKeyEnv ?? ''}\0${JSON.stringify(p.headers ?? {})}`;
     let provider = this.providers.get(id);
     if (!provider) {
-      provider = p.baseUrl.startsWith(LM_PREFIX) ? new LanguageModelProvider(p.baseUrl, this.log) : createProvider(p, { splitThinkTags: false, secrets: this.models.lookup });
+      provider = p.baseUrl.startsWith(LM_PREFIX)
+        ? new LanguageModelProvider(p.baseUrl, this.log)
+        : createProvider(p, { splitThinkTags: false, secrets: this.models.lookup });
       this.providers.set(id, provider);
     }
     return provider;

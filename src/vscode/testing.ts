@@ -34,7 +34,14 @@ export class CaseTests implements vscode.Disposable {
     private readonly documents: TaskDocuments,
     private readonly results: ResultStore,
   ) {
-    this.controller.createRunProfile('Run cases', vscode.TestRunProfileKind.Run, (req, token) => this.run(req, token), true, undefined, true);
+    this.controller.createRunProfile(
+      'Run cases',
+      vscode.TestRunProfileKind.Run,
+      (req, token) => this.run(req, token),
+      true,
+      undefined,
+      true,
+    );
     this.controller.resolveHandler = (item) => (item ? this.resolveFile(item) : this.listFiles());
     this.disposables.push(
       vscode.workspace.onDidOpenTextDocument((d) => this.refresh(d)),
@@ -78,14 +85,19 @@ export class CaseTests implements vscode.Disposable {
     if (doc.languageId !== 'vtask') return;
     const key = doc.uri.toString();
     clearTimeout(this.timers.get(key));
-    this.timers.set(key, setTimeout(() => this.refresh(doc), 400));
+    this.timers.set(
+      key,
+      setTimeout(() => this.refresh(doc), 400),
+    );
   }
 
   /** Rebuilds the items of one document from its parsed tasks. */
   refresh(doc: vscode.TextDocument): void {
     if (doc.languageId !== 'vtask') return;
     const file = this.documents.get(doc);
-    const fileItem = this.controller.items.get(doc.uri.toString()) ?? this.controller.createTestItem(doc.uri.toString(), vscode.workspace.asRelativePath(doc.uri), doc.uri);
+    const fileItem =
+      this.controller.items.get(doc.uri.toString()) ??
+      this.controller.createTestItem(doc.uri.toString(), vscode.workspace.asRelativePath(doc.uri), doc.uri);
     fileItem.canResolveChildren = false;
     this.controller.items.add(fileItem);
     const items: vscode.TestItem[] = [];
@@ -98,7 +110,11 @@ export class CaseTests implements vscode.Disposable {
       taskItem.range = toRange(file.lines, spec.offset, spec.offset);
       taskItem.children.replace(
         spec.cases.map((c) => {
-          const item = this.controller.createTestItem(`${taskItem.id}#${c.index}`, c.name ?? `case ${c.index + 1}: expect ${label(c.expect)}`, doc.uri);
+          const item = this.controller.createTestItem(
+            `${taskItem.id}#${c.index}`,
+            c.name ?? `case ${c.index + 1}: expect ${label(c.expect)}`,
+            doc.uri,
+          );
           item.range = toRange(file.lines, c.offset, c.offset);
           return item;
         }),
@@ -121,7 +137,8 @@ export class CaseTests implements vscode.Disposable {
     if (request.continuous) {
       // Continuous run: once now, then again whenever a task file is saved, until stopped.
       const onSave = vscode.workspace.onDidSaveTextDocument((d) => {
-        if (d.languageId === 'vtask' && !token.isCancellationRequested) void this.runOnce(new vscode.TestRunRequest(request.include, request.exclude, request.profile), token);
+        if (d.languageId === 'vtask' && !token.isCancellationRequested)
+          void this.runOnce(new vscode.TestRunRequest(request.include, request.exclude, request.profile), token);
       });
       token.onCancellationRequested(() => onSave.dispose());
     }
@@ -169,7 +186,11 @@ export class CaseTests implements vscode.Disposable {
         if (!spec || !entry || !taskItem) continue;
         const items = [...collect(taskItem.children)].filter((i) => only?.has(i.id));
         for (const i of items) run.started(i);
-        const results = await runCases([spec], { file: uri.fsPath, signal: abort.signal, trusted: vscode.workspace.isTrusted });
+        const results = await runCases([spec], {
+          file: uri.fsPath,
+          signal: abort.signal,
+          trusted: vscode.workspace.isTrusted,
+        });
         const key = `${uri.toString()}#${taskId}`;
         this.own.add(key);
         try {
@@ -224,7 +245,13 @@ export class CaseTests implements vscode.Disposable {
   }
 
   /** Reports case results on their items (only those in `only`, when given). */
-  private report(run: vscode.TestRun, taskItem: vscode.TestItem, results: readonly CaseResult[], casesKey: string | undefined, only?: ReadonlySet<string>): void {
+  private report(
+    run: vscode.TestRun,
+    taskItem: vscode.TestItem,
+    results: readonly CaseResult[],
+    casesKey: string | undefined,
+    only?: ReadonlySet<string>,
+  ): void {
     if (casesKey !== undefined) this.shownKeys.set(taskItem.id, casesKey);
     for (const r of results) {
       const item = taskItem.children.get(`${taskItem.id}#${r.case}`);
@@ -244,7 +271,11 @@ export class CaseTests implements vscode.Disposable {
         run.passed(item);
         this.states.set(item.id, 'passed');
       } else {
-        const message = vscode.TestMessage.diff(`expected ${label(r.expected)}, got ${label(r.actual)}: ${r.verdict.reason}`, label(r.expected), label(r.actual));
+        const message = vscode.TestMessage.diff(
+          `expected ${label(r.expected)}, got ${label(r.actual)}: ${r.verdict.reason}`,
+          label(r.expected),
+          label(r.actual),
+        );
         run.failed(item, message);
         this.messages.set(item.id, message);
         this.states.set(item.id, 'failed');

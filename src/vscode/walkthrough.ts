@@ -15,7 +15,8 @@ export function showWalkthroughOnce(context: vscode.ExtensionContext): void {
   if (context.extensionMode === vscode.ExtensionMode.Test || context.globalState.get<boolean>(SHOWN)) return;
   // A custom editor (a .parquet table) that activated the extension opens just after
   // activation: the walkthrough waits for it a moment, and would otherwise replace it.
-  const customTab = (): boolean => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputCustom));
+  const customTab = (): boolean =>
+    vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputCustom));
   let decided = false;
   const decide = (): void => {
     if (decided) return;
@@ -42,6 +43,11 @@ export function showWalkthroughOnce(context: vscode.ExtensionContext): void {
 /** The walkthrough in the editor area, or beside what is open; then the user's file in front again. */
 async function openWalkthrough(context: vscode.ExtensionContext, beside: boolean): Promise<void> {
   const active = vscode.window.activeTextEditor;
-  await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#vtask.start`, beside);
-  if (beside && active) await vscode.window.showTextDocument(active.document, { viewColumn: active.viewColumn, preserveFocus: false });
+  await vscode.commands.executeCommand(
+    'workbench.action.openWalkthrough',
+    `${context.extension.id}#vtask.start`,
+    beside,
+  );
+  if (beside && active)
+    await vscode.window.showTextDocument(active.document, { viewColumn: active.viewColumn, preserveFocus: false });
 }

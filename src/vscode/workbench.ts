@@ -7,7 +7,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import { rowFileType } from '../core/datasets/rowFiles';
-import { fromWorkbench, MAX_SELECTION_ROWS, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
+import {
+  fromWorkbench,
+  MAX_SELECTION_ROWS,
+  type FromWorkbench,
+  type ToWorkbench,
+} from '../core/base/workbenchProtocol';
 import { rowMessage, WorkbenchClient, type WorkbenchOpened } from '../core/workbench/client';
 import { costEstimate } from '../core/workbench/estimate';
 import { labelProblem } from '../core/workbench/labels';
@@ -50,7 +55,10 @@ export class Workbench implements vscode.Disposable {
     private readonly s: WorkbenchServices,
   ) {
     this.root = vscode.workspace.getWorkspaceFolder(target)?.uri.fsPath ?? path.dirname(target.fsPath);
-    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')] };
+    panel.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')],
+    };
     panel.webview.html = workbenchHtml({
       cspSource: panel.webview.cspSource,
       nonce: randomBytes(18).toString('base64'),
@@ -83,8 +91,15 @@ export class Workbench implements vscode.Disposable {
     if (!this.opened) {
       const script = path.join(this.s.extensionUri.fsPath, 'out', 'workbenchWorker.js');
       // The cache folder the settings name, as runs in the editor find it; else each file's own.
-      const options = { root: this.root, ...(settingsFor(this.target).cacheDir ? { cacheDir: cacheDirFor(this.target) } : {}) };
-      this.client = new WorkbenchClient(script, { paths: [this.target.fsPath], options }, (done, total) => void this.post({ type: 'progress', done, total }));
+      const options = {
+        root: this.root,
+        ...(settingsFor(this.target).cacheDir ? { cacheDir: cacheDirFor(this.target) } : {}),
+      };
+      this.client = new WorkbenchClient(
+        script,
+        { paths: [this.target.fsPath], options },
+        (done, total) => void this.post({ type: 'progress', done, total }),
+      );
       this.opened = this.client.opened;
     }
     return this.opened;
@@ -97,7 +112,13 @@ export class Workbench implements vscode.Disposable {
         try {
           opened = await this.start();
         } catch (e) {
-          await this.post({ type: 'error', text: cut(`${vscode.workspace.asRelativePath(this.target)} cannot be read: ${errorMessage(e)}`, MESSAGE_CHARS) });
+          await this.post({
+            type: 'error',
+            text: cut(
+              `${vscode.workspace.asRelativePath(this.target)} cannot be read: ${errorMessage(e)}`,
+              MESSAGE_CHARS,
+            ),
+          });
           return;
         }
         await this.postOpened(opened);
@@ -105,8 +126,16 @@ export class Workbench implements vscode.Disposable {
       }
       case 'view': {
         const client = await this.clientReady();
-        const r = await client.request({ op: 'view', query: msg.query, ...(msg.sort ? { sort: { column: msg.sort.column as never, descending: msg.sort.descending } } : {}) });
-        await this.post('error' in r ? { type: 'queryError', seq: msg.seq, error: r.error, at: r.at } : { type: 'view', seq: msg.seq, size: r.size });
+        const r = await client.request({
+          op: 'view',
+          query: msg.query,
+          ...(msg.sort ? { sort: { column: msg.sort.column as never, descending: msg.sort.descending } } : {}),
+        });
+        await this.post(
+          'error' in r
+            ? { type: 'queryError', seq: msg.seq, error: r.error, at: r.at }
+            : { type: 'view', seq: msg.seq, size: r.size },
+        );
         return;
       }
       case 'window': {
@@ -117,7 +146,11 @@ export class Workbench implements vscode.Disposable {
       }
       case 'selectRange': {
         const client = await this.clientReady();
-        const rows = await client.request({ op: 'rows', start: msg.start, end: Math.min(msg.end, msg.start + MAX_SELECTION_ROWS) });
+        const rows = await client.request({
+          op: 'rows',
+          start: msg.start,
+          end: Math.min(msg.end, msg.start + MAX_SELECTION_ROWS),
+        });
         await this.post({ type: 'select', rows });
         return;
       }
@@ -127,7 +160,15 @@ export class Workbench implements vscode.Disposable {
         const client = await this.clientReady();
         const done = await client.request({ op: 'label', rows: msg.rows, label });
         for (const e of done.errors) this.s.log.warn(`label not set: ${e}`);
-        if (done.errors.length) await this.post({ type: 'notice', level: 'warning', text: cut(`${done.errors.length} label${done.errors.length === 1 ? '' : 's'} not set: ${done.errors[0]}`, MESSAGE_CHARS) });
+        if (done.errors.length)
+          await this.post({
+            type: 'notice',
+            level: 'warning',
+            text: cut(
+              `${done.errors.length} label${done.errors.length === 1 ? '' : 's'} not set: ${done.errors[0]}`,
+              MESSAGE_CHARS,
+            ),
+          });
         await this.post({ type: 'labelled', changed: done.changed });
         return;
       }
@@ -173,11 +214,16 @@ export class Workbench implements vscode.Disposable {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.resolve(this.root, file)));
       const want = new Set(ids);
       const n = settingsFor(doc.uri).samples;
-      for (const t of runnableTasks(this.s.documents.get(doc)).tasks) if (want.has(t.id)) budget += samples ?? n ?? t.sampling.samples;
+      for (const t of runnableTasks(this.s.documents.get(doc)).tasks)
+        if (want.has(t.id)) budget += samples ?? n ?? t.sampling.samples;
       docs.push({ doc, ids });
     }
     if (!docs.length) {
-      await this.post({ type: 'notice', level: 'warning', text: 'Nothing to run: pick tasks of task files or JSONL rows (a Parquet row runs from its table).' });
+      await this.post({
+        type: 'notice',
+        level: 'warning',
+        text: 'Nothing to run: pick tasks of task files or JSONL rows (a Parquet row runs from its table).',
+      });
       return;
     }
     const tasks = docs.reduce((a, d) => a + d.ids.length, 0);
@@ -196,7 +242,14 @@ export class Workbench implements vscode.Disposable {
 
   private async postOpened(opened: WorkbenchOpened): Promise<void> {
     const title = vscode.workspace.asRelativePath(this.target);
-    await this.post({ type: 'opened', title, rows: opened.rows, models: [...opened.models], files: opened.files.length, notes: opened.notes.slice(0, 100).map((n) => cut(n, MESSAGE_CHARS)) });
+    await this.post({
+      type: 'opened',
+      title,
+      rows: opened.rows,
+      models: [...opened.models],
+      files: opened.files.length,
+      notes: opened.notes.slice(0, 100).map((n) => cut(n, MESSAGE_CHARS)),
+    });
   }
 
   private async clientReady(): Promise<WorkbenchClient> {
@@ -252,7 +305,9 @@ export class Workbenches implements vscode.Disposable {
   show(target: vscode.Uri | undefined): Workbench | undefined {
     const uri = target ?? vscode.workspace.workspaceFolders?.[0]?.uri;
     if (!uri || uri.scheme !== 'file') {
-      void vscode.window.showInformationMessage('vtask: open a folder, or pick a folder or dataset file, to open the workbench.');
+      void vscode.window.showInformationMessage(
+        'vtask: open a folder, or pick a folder or dataset file, to open the workbench.',
+      );
       return undefined;
     }
     const key = uri.toString();
@@ -261,7 +316,12 @@ export class Workbenches implements vscode.Disposable {
       known.reveal();
       return known;
     }
-    const panel = vscode.window.createWebviewPanel(Workbench.viewType, `vtask: ${path.basename(uri.fsPath)}`, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(
+      Workbench.viewType,
+      `vtask: ${path.basename(uri.fsPath)}`,
+      vscode.ViewColumn.Active,
+      { retainContextWhenHidden: false },
+    );
     const w = new Workbench(uri, panel, this.s);
     this.open.set(key, w);
     panel.onDidDispose(() => this.open.delete(key));

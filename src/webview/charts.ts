@@ -22,7 +22,10 @@ export function histogram(samples: readonly SampleView[]): HTMLElement {
   const { passed, failed } = scoreBins(samples);
   const max = Math.max(1, ...passed.map((p, i) => p + (failed[i] ?? 0)));
   const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', class: 'chart histogram' });
-  chart.setAttribute('aria-label', `Score histogram: ${passed.map((p, i) => `${i / 10}–${(i + 1) / 10}: ${p + (failed[i] ?? 0)}`).join(', ')}`);
+  chart.setAttribute(
+    'aria-label',
+    `Score histogram: ${passed.map((p, i) => `${i / 10}–${(i + 1) / 10}: ${p + (failed[i] ?? 0)}`).join(', ')}`,
+  );
   const bw = (W - PAD) / 10;
   for (let i = 0; i < 10; i++) {
     const f = failed[i] ?? 0;
@@ -40,9 +43,17 @@ export function histogram(samples: readonly SampleView[]): HTMLElement {
     if (p) bin.append(svg('rect', { x, y: H - PAD - hf - hp, width: bw - 2, height: hp, class: 'bar pass' }));
     chart.append(bin);
   }
-  chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }), svg('line', { x1: PAD, y1: 0, x2: PAD, y2: H - PAD, class: 'axis' }));
+  chart.append(
+    svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }),
+    svg('line', { x1: PAD, y1: 0, x2: PAD, y2: H - PAD, class: 'axis' }),
+  );
   // Scores along x; the count of samples up y, from 0 to the tallest bar.
-  for (const [v, label] of [[0, '0'], [0.5, '0.5'], [1, '1']] as const) chart.append(tick(PAD + (W - PAD) * v - (v === 1 ? 8 : v ? 6 : 0), H - 4, label, 'x'));
+  for (const [v, label] of [
+    [0, '0'],
+    [0.5, '0.5'],
+    [1, '1'],
+  ] as const)
+    chart.append(tick(PAD + (W - PAD) * v - (v === 1 ? 8 : v ? 6 : 0), H - 4, label, 'x'));
   chart.append(tick(2, H - PAD, '0', 'y'), tick(2, 8, String(max), 'y'));
   return figure('Scores (samples per score bin)', chart);
 }
@@ -55,8 +66,12 @@ export function passAtKCurve(stats: StatsView): HTMLElement {
   const maxK = Math.max(1, ...points.map(([k]) => k));
   const x = (k: number): number => PAD + ((W - PAD - 6) * Math.log2(k)) / Math.max(1, Math.log2(maxK));
   const y = (v: number): number => H - PAD - (H - PAD - 6) * v;
-  chart.append(svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }), svg('line', { x1: PAD, y1: 6, x2: PAD, y2: H - PAD, class: 'axis' }));
-  if (points.length) chart.append(svg('polyline', { points: points.map(([k, v]) => `${x(k)},${y(v)}`).join(' '), class: 'curve' }));
+  chart.append(
+    svg('line', { x1: PAD, y1: H - PAD, x2: W, y2: H - PAD, class: 'axis' }),
+    svg('line', { x1: PAD, y1: 6, x2: PAD, y2: H - PAD, class: 'axis' }),
+  );
+  if (points.length)
+    chart.append(svg('polyline', { points: points.map(([k, v]) => `${x(k)},${y(v)}`).join(' '), class: 'curve' }));
   for (const [k, v] of points) {
     const dot = svg('circle', { cx: x(k), cy: y(v), r: 2.5, class: 'dot' });
     const title = svg('title');

@@ -1,7 +1,13 @@
 // The dataset dashboard: the statistics of `vtask stats` over the workspace's task files, drawn
 // from the object the host sends (again after each change). Long lists are shown a page at a
 // time; every text from the files (ids, paths, prompt spans) is set as text, never as HTML.
-import { toDashboard, type ComparisonView, type DatasetStatsView, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
+import {
+  toDashboard,
+  type ComparisonView,
+  type DatasetStatsView,
+  type FromDashboard,
+  type ToDashboard,
+} from '../core/base/dashboardProtocol';
 import { BAND_WORDS, BANDS, bandBar, passRateHistogram, scatter } from './dashboardCharts';
 import { button, el, icon, pct } from './dom';
 import { pagedList } from './pagedList';
@@ -63,7 +69,11 @@ const sections = new Map<string, HTMLElement>();
 
 function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
   notice.className = `notice ${level}`;
-  notice.replaceChildren(icon(level === 'info' ? 'info' : level), ` ${text}`, button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }));
+  notice.replaceChildren(
+    icon(level === 'info' ? 'info' : level),
+    ` ${text}`,
+    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
+  );
 }
 
 /** A task's name that opens it. */
@@ -110,17 +120,44 @@ function headerSection(s: DatasetStatsView): HTMLElement {
   const head = el('header');
   head.append(el('h1', undefined, folder ? `Dataset: ${folder}` : 'Dataset'));
   const t = s.totals;
-  const parts = [plural(s.files, 'file'), plural(s.tasks, 'task'), `${plural(t.cases.total, 'case')}${t.cases.failed ? ` (${n(t.cases.failed)} failing)` : ''}`, plural(t.errors, 'error'), plural(Object.keys(s.models).length, 'model')];
-  head.append(el('span', 'file summary-line', parts.join(' · ')), button('Refresh', 'refresh', () => post({ type: 'refresh' }), { className: 'refresh' }));
+  const parts = [
+    plural(s.files, 'file'),
+    plural(s.tasks, 'task'),
+    `${plural(t.cases.total, 'case')}${t.cases.failed ? ` (${n(t.cases.failed)} failing)` : ''}`,
+    plural(t.errors, 'error'),
+    plural(Object.keys(s.models).length, 'model'),
+  ];
+  head.append(
+    el('span', 'file summary-line', parts.join(' · ')),
+    button('Refresh', 'refresh', () => post({ type: 'refresh' }), { className: 'refresh' }),
+  );
   return head;
 }
 
 function modelsSection(s: DatasetStatsView): HTMLElement {
   const models = Object.entries(s.models);
-  if (!models.length) return section('models', 'Bands per model', [el('p', 'muted', 'No runs yet: run the tasks (▶ Run all in a file, or vtask run --model NAME) and their bands show here.')]);
+  if (!models.length)
+    return section('models', 'Bands per model', [
+      el(
+        'p',
+        'muted',
+        'No runs yet: run the tasks (▶ Run all in a file, or vtask run --model NAME) and their bands show here.',
+      ),
+    ]);
   const table = el('table', 'models-table');
   const head = el('tr');
-  for (const h of ['Model', 'Tasks run', 'Samples', ...BANDS.map((b) => BAND_WORDS[b]), 'Signal', 'Stale', 'Tokens', 'Cost', 'Bands']) head.append(el('th', undefined, h));
+  for (const h of [
+    'Model',
+    'Tasks run',
+    'Samples',
+    ...BANDS.map((b) => BAND_WORDS[b]),
+    'Signal',
+    'Stale',
+    'Tokens',
+    'Cost',
+    'Bands',
+  ])
+    head.append(el('th', undefined, h));
   table.append(el('thead'), el('tbody'));
   table.tHead?.append(head);
   const charts = el('div', 'charts');
@@ -128,12 +165,22 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
     const row = el('tr', 'model-row');
     row.dataset.model = model;
     const stale = el('td', 'num stale-runs', n(m.stale ?? 0));
-    stale.title = 'Runs of an older version of the task (its prompt, verifier or sampling changed since), left out: run the tasks again';
+    stale.title =
+      'Runs of an older version of the task (its prompt, verifier or sampling changed since), left out: run the tasks again';
     const tokens = el('td', 'num tokens', m.tokens ? `${count(m.tokens.prompt)} + ${count(m.tokens.completion)}` : '–');
     tokens.title = 'Prompt + completion tokens of these runs, as the endpoint reported them';
     const cost = el('td', 'num cost', m.cost === undefined ? '–' : dollars(m.cost));
     cost.title = "What these runs' tokens cost at the profile's price (a profile without `price` has none)";
-    row.append(el('td', 'model-name', model), el('td', 'num', n(m.tasks)), el('td', 'num', n(m.samples)), ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))), el('td', 'num', pct(m.signal_share)), stale, tokens, cost);
+    row.append(
+      el('td', 'model-name', model),
+      el('td', 'num', n(m.tasks)),
+      el('td', 'num', n(m.samples)),
+      ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))),
+      el('td', 'num', pct(m.signal_share)),
+      stale,
+      tokens,
+      cost,
+    );
     const bar = el('td');
     bar.append(bandBar(m.bands));
     row.append(bar);
@@ -146,12 +193,23 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
     const list = pagedList({
       items: changed,
       page: page('changed'),
-      onPage: (p) => { state.pages.changed = p; save(); redraw('models'); },
+      onPage: (p) => {
+        state.pages.changed = p;
+        save();
+        redraw('models');
+      },
       className: 'changed-list',
       empty: '',
       render: (c) => {
         const li = el('li');
-        li.append(taskLink(c.file, c.task), el('span', 'muted', ` ${c.file} · ${c.model}: ${c.from ? BAND_WORDS[c.from] : 'none'} → ${c.to ? BAND_WORDS[c.to] : 'none'}`));
+        li.append(
+          taskLink(c.file, c.task),
+          el(
+            'span',
+            'muted',
+            ` ${c.file} · ${c.model}: ${c.from ? BAND_WORDS[c.from] : 'none'} → ${c.to ? BAND_WORDS[c.to] : 'none'}`,
+          ),
+        );
         return li;
       },
     });
@@ -171,7 +229,10 @@ function chosenPair(models: readonly string[]): [string, string] | undefined {
 function compareSection(s: DatasetStatsView): HTMLElement {
   const models = Object.keys(s.models);
   const pair = chosenPair(models);
-  if (!pair) return section('compare', 'Compare models', [el('p', 'muted', 'Run the tasks with two models (vtask run --model A --model B) to compare them.')]);
+  if (!pair)
+    return section('compare', 'Compare models', [
+      el('p', 'muted', 'Run the tasks with two models (vtask run --model A --model B) to compare them.'),
+    ]);
   const [a, b] = pair;
   const pick = (which: 'a' | 'b', value: string): HTMLSelectElement => {
     const sel = el('select', `model-${which}`);
@@ -195,8 +256,23 @@ function compareSection(s: DatasetStatsView): HTMLElement {
   };
   const tools = el('div', 'toolbar');
   tools.append(el('span', undefined, 'A'), pick('a', a), el('span', undefined, 'B'), pick('b', b));
-  const want = { a, b, page: page('separating'), solvePage: page('solve'), failPage: page('fail'), ...(state.cell ? { cell: state.cell } : {}) };
-  const key = JSON.stringify([statsVersion, want.a, want.b, want.cell ?? null, want.page, want.solvePage, want.failPage]);
+  const want = {
+    a,
+    b,
+    page: page('separating'),
+    solvePage: page('solve'),
+    failPage: page('fail'),
+    ...(state.cell ? { cell: state.cell } : {}),
+  };
+  const key = JSON.stringify([
+    statsVersion,
+    want.a,
+    want.b,
+    want.cell ?? null,
+    want.page,
+    want.solvePage,
+    want.failPage,
+  ]);
   if (key !== requested) {
     requested = key;
     post({ type: 'compare', ...want });
@@ -211,24 +287,61 @@ function compareSection(s: DatasetStatsView): HTMLElement {
     redraw('compare');
   });
   const cell = c.cell;
-  const title = cell ? `Tasks with ${a} ${cell[0] * 10}–${cell[0] * 10 + 10}% and ${b} ${cell[1] * 10}–${cell[1] * 10 + 10}%` : 'Tasks separating them most';
+  const title = cell
+    ? `Tasks with ${a} ${cell[0] * 10}–${cell[0] * 10 + 10}% and ${b} ${cell[1] * 10}–${cell[1] * 10 + 10}%`
+    : 'Tasks separating them most';
   const heading = el('h3', undefined, title);
-  if (cell) heading.append(' ', button('Show all', 'close', () => { state.cell = undefined; state.pages.separating = 0; save(); redraw('compare'); }, { className: 'link clear-cell' }));
+  if (cell)
+    heading.append(
+      ' ',
+      button(
+        'Show all',
+        'close',
+        () => {
+          state.cell = undefined;
+          state.pages.separating = 0;
+          save();
+          redraw('compare');
+        },
+        { className: 'link clear-cell' },
+      ),
+    );
   const list = pagedList({
     items: c.items,
     total: c.total,
     page: c.page,
-    onPage: (p) => { state.pages.separating = p; save(); redraw('compare'); },
+    onPage: (p) => {
+      state.pages.separating = p;
+      save();
+      redraw('compare');
+    },
     className: 'separating',
     empty: cell ? 'No task in this square.' : 'No task was run by both models.',
     render: (p) => {
       const li = el('li');
-      li.append(taskLink(p.file, p.task), el('span', 'muted', ` ${p.file}`), el('span', 'rates', ` ${a} ${pct(p.a)} · ${b} ${pct(p.b)} · Δ ${pct(Math.abs(p.a - p.b))}`));
+      li.append(
+        taskLink(p.file, p.task),
+        el('span', 'muted', ` ${p.file}`),
+        el('span', 'rates', ` ${a} ${pct(p.a)} · ${b} ${pct(p.b)} · Δ ${pct(Math.abs(p.a - p.b))}`),
+      );
       return li;
     },
   });
-  const both = el('p', 'muted both', `${plural(c.tasks, 'task')} run by both: ${a} higher on ${n(c.a_higher)}, ${b} higher on ${n(c.b_higher)}.`);
-  return section('compare', 'Compare models', [tools, both, chart, heading, list.element, list.pager, ...agreed('solve', `Both always solve (pass rate 100% under ${a} and ${b})`, c.both_solve), ...agreed('fail', `Both never solve (pass rate 0% under ${a} and ${b})`, c.both_fail)]);
+  const both = el(
+    'p',
+    'muted both',
+    `${plural(c.tasks, 'task')} run by both: ${a} higher on ${n(c.a_higher)}, ${b} higher on ${n(c.b_higher)}.`,
+  );
+  return section('compare', 'Compare models', [
+    tools,
+    both,
+    chart,
+    heading,
+    list.element,
+    list.pager,
+    ...agreed('solve', `Both always solve (pass rate 100% under ${a} and ${b})`, c.both_solve),
+    ...agreed('fail', `Both never solve (pass rate 0% under ${a} and ${b})`, c.both_fail),
+  ]);
 }
 
 /** A list of the tasks both models agree on (always or never solved), paged by the host. */
@@ -237,7 +350,11 @@ function agreed(id: 'solve' | 'fail', title: string, p: ComparisonView['both_sol
     items: p.items,
     total: p.total,
     page: p.page,
-    onPage: (to) => { state.pages[id] = to; save(); redraw('compare'); },
+    onPage: (to) => {
+      state.pages[id] = to;
+      save();
+      redraw('compare');
+    },
     className: `both-${id}`,
     empty: id === 'solve' ? 'No task both always solve.' : 'No task both never solve.',
     render: (r) => {
@@ -262,7 +379,10 @@ function learnableShare(f: DatasetStatsView['per_file'][number], model: string |
 function filesModel(s: DatasetStatsView): string | undefined {
   const models = Object.keys(s.models);
   if (state.a && models.includes(state.a)) return state.a;
-  return models.reduce<string | undefined>((best, m) => (best === undefined || (s.models[m]?.tasks ?? 0) > (s.models[best]?.tasks ?? 0) ? m : best), undefined);
+  return models.reduce<string | undefined>(
+    (best, m) => (best === undefined || (s.models[m]?.tasks ?? 0) > (s.models[best]?.tasks ?? 0) ? m : best),
+    undefined,
+  );
 }
 
 function filesSection(s: DatasetStatsView): HTMLElement {
@@ -280,7 +400,16 @@ function filesSection(s: DatasetStatsView): HTMLElement {
   });
   const table = el('table', 'files-table');
   const pagerBox = el('div');
-  const columns: [SortKey | undefined, string][] = [['file', 'File'], ['tasks', 'Tasks'], [undefined, 'Kinds'], [undefined, 'Cases'], ['failed', 'Failing'], [undefined, 'Without cases'], ['errors', 'Errors'], ['learnable', model ? `Bands (${model})` : 'Bands']];
+  const columns: [SortKey | undefined, string][] = [
+    ['file', 'File'],
+    ['tasks', 'Tasks'],
+    [undefined, 'Kinds'],
+    [undefined, 'Cases'],
+    ['failed', 'Failing'],
+    [undefined, 'Without cases'],
+    ['errors', 'Errors'],
+    ['learnable', model ? `Bands (${model})` : 'Bands'],
+  ];
   const headRow = el('tr');
   for (const [key, label] of columns) {
     const th = el('th');
@@ -320,7 +449,11 @@ function filesSection(s: DatasetStatsView): HTMLElement {
     const list = pagedList({
       items: rows,
       page: page('files'),
-      onPage: (p) => { state.pages.files = p; save(); redrawTable(); },
+      onPage: (p) => {
+        state.pages.files = p;
+        save();
+        redrawTable();
+      },
       className: 'file-rows',
       tag: 'tbody',
       empty: q ? 'No file matches.' : 'No task files.',
@@ -328,11 +461,23 @@ function filesSection(s: DatasetStatsView): HTMLElement {
         const tr = el('tr', 'file-row');
         const name = el('td');
         name.append(fileLink(f.file));
-        const kinds = Object.entries(f.kinds).sort((x, y) => y[1] - x[1]).map(([k, c]) => `${k} ${c}`).join(', ');
+        const kinds = Object.entries(f.kinds)
+          .sort((x, y) => y[1] - x[1])
+          .map(([k, c]) => `${k} ${c}`)
+          .join(', ');
         const bands = el('td');
         const c = model ? f.bands[model] : undefined;
         if (c) bands.append(bandBar(c, 100));
-        tr.append(name, el('td', 'num', n(f.tasks)), el('td', 'kinds', kinds), el('td', 'num', n(f.cases.total)), el('td', `num${f.cases.failed ? ' error-text' : ''}`, n(f.cases.failed)), el('td', 'num', n(f.tasks_without_cases)), el('td', `num${f.errors ? ' error-text' : ''}`, n(f.errors)), bands);
+        tr.append(
+          name,
+          el('td', 'num', n(f.tasks)),
+          el('td', 'kinds', kinds),
+          el('td', 'num', n(f.cases.total)),
+          el('td', `num${f.cases.failed ? ' error-text' : ''}`, n(f.cases.failed)),
+          el('td', 'num', n(f.tasks_without_cases)),
+          el('td', `num${f.errors ? ' error-text' : ''}`, n(f.errors)),
+          bands,
+        );
         return tr;
       },
     });
@@ -357,7 +502,14 @@ function duplicatesSection(s: DatasetStatsView): HTMLElement {
     empty: 'No duplicate prompts.',
     render: (d) => {
       const li = el('li', 'duplicate');
-      li.append(taskLink(d.a.file, d.a.task), el('span', 'muted', ` ${d.a.file} `), el('span', 'similarity', d.exact ? '= same prompt =' : `≈ ${pct(d.similarity)} similar ≈`), ' ', taskLink(d.b.file, d.b.task), el('span', 'muted', ` ${d.b.file}`));
+      li.append(
+        taskLink(d.a.file, d.a.task),
+        el('span', 'muted', ` ${d.a.file} `),
+        el('span', 'similarity', d.exact ? '= same prompt =' : `≈ ${pct(d.similarity)} similar ≈`),
+        ' ',
+        taskLink(d.b.file, d.b.task),
+        el('span', 'muted', ` ${d.b.file}`),
+      );
       return li;
     },
   });
@@ -375,7 +527,11 @@ function contaminationSection(s: DatasetStatsView): HTMLElement {
     empty: 'No overlap with a benchmark (set vtask.contaminationBenchmarks to check).',
     render: (h) => {
       const li = el('li', 'hit');
-      li.append(taskLink(h.file, h.task), el('span', 'muted', ` ${h.file} · ${h.benchmark ?? 'benchmark'} row ${h.benchmark_row}: `), el('q', 'overlap', h.overlap));
+      li.append(
+        taskLink(h.file, h.task),
+        el('span', 'muted', ` ${h.file} · ${h.benchmark ?? 'benchmark'} row ${h.benchmark_row}: `),
+        el('q', 'overlap', h.overlap),
+      );
       return li;
     },
   });

@@ -34,13 +34,20 @@ const post = (m: FromDataset): void => vscode.postMessage(m);
 
 function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
   notice.className = `notice ${level}`;
-  notice.replaceChildren(icon(level === 'info' ? 'info' : level), ` ${text}`, button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }));
+  notice.replaceChildren(
+    icon(level === 'info' ? 'info' : level),
+    ` ${text}`,
+    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
+  );
 }
 
 function header(file: string, detail: string, convert: boolean): HTMLElement {
   const head = el('header');
   head.append(el('h1', undefined, file.split(/[\\/]/).pop() ?? file), el('span', 'file', detail));
-  if (convert) head.append(button('Convert to .vtask', 'file-symlink-file', () => post({ type: 'convert' }), { className: 'convert' }));
+  if (convert)
+    head.append(
+      button('Convert to .vtask', 'file-symlink-file', () => post({ type: 'convert' }), { className: 'convert' }),
+    );
   return head;
 }
 
@@ -57,7 +64,8 @@ function receive(msg: ToDataset): void {
         banner.append(icon('warning'), ` ${info.banner}`);
         root.append(banner);
       }
-      if (known) root.append(el('p', 'muted hint', '↑ ↓ choose a row · Enter: open in the task panel · R: run the verifier'));
+      if (known)
+        root.append(el('p', 'muted hint', '↑ ↓ choose a row · Enter: open in the task panel · R: run the verifier'));
       table = new DatasetTable(info, state, post, save);
       root.append(table.element);
       table.attached();

@@ -69,7 +69,11 @@ export class DatasetTable {
     // A dataset vtask knows has fixed columns (panel.css, narrower in a narrow editor); another
     // file as many as it has.
     if (this.runnable) this.element.classList.add('runnable');
-    else this.element.style.setProperty('--columns', `4.5em repeat(${Math.max(1, info.columns.length)}, minmax(6em, 1fr))`);
+    else
+      this.element.style.setProperty(
+        '--columns',
+        `4.5em repeat(${Math.max(1, info.columns.length)}, minmax(6em, 1fr))`,
+      );
     this.element.setAttribute('role', 'grid');
     this.element.setAttribute('aria-rowcount', String(info.rows + 1));
     this.element.setAttribute('aria-label', 'Dataset rows');
@@ -84,7 +88,8 @@ export class DatasetTable {
     }
     this.viewport.tabIndex = 0;
     this.viewport.setAttribute('aria-label', `${info.rows} rows`);
-    if (this.runnable) this.viewport.setAttribute('aria-keyshortcuts', 'ArrowUp ArrowDown PageUp PageDown Home End Enter R');
+    if (this.runnable)
+      this.viewport.setAttribute('aria-keyshortcuts', 'ArrowUp ArrowDown PageUp PageDown Home End Enter R');
     this.rowsPx = info.rows * TABLE_ROW_HEIGHT;
     this.listPx = Math.min(this.rowsPx, MAX_LIST_PX);
     this.spacer.style.height = `${this.listPx}px`;
@@ -163,12 +168,16 @@ export class DatasetTable {
     if (key === this.drawn) return;
     this.drawn = key;
     // Keep the focus on a row's button across a redraw (a run's result redraws its row).
-    const focused = document.activeElement instanceof HTMLElement && this.spacer.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
+    const focused =
+      document.activeElement instanceof HTMLElement && this.spacer.contains(document.activeElement)
+        ? document.activeElement.dataset.key
+        : undefined;
     const rows: HTMLElement[] = [];
     for (let n = first; n < last; n++) rows.push(this.row(n));
     this.spacer.replaceChildren(...rows);
     if (focused) this.spacer.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`)?.focus();
-    if (this.state.selected !== undefined && this.state.selected >= first && this.state.selected < last) this.viewport.setAttribute('aria-activedescendant', `row-${this.state.selected}`);
+    if (this.state.selected !== undefined && this.state.selected >= first && this.state.selected < last)
+      this.viewport.setAttribute('aria-activedescendant', `row-${this.state.selected}`);
     else this.viewport.removeAttribute('aria-activedescendant');
   }
 
@@ -231,7 +240,11 @@ export class DatasetTable {
       // A run of the demo model on a task it cannot do has no band worth showing: it says so instead.
       if (result.note) c.append(' ', el('span', 'band demo-note', 'demo model: cannot do this task'));
       else if (result.band) c.append(' ', el('span', `band ${result.band}`, result.band.replace('_', ' ')));
-      c.title = result.note ?? (result.source === 'file' ? 'pass rate the export recorded' : `pass rate of ${result.samples ?? '?'} samples just now`);
+      c.title =
+        result.note ??
+        (result.source === 'file'
+          ? 'pass rate the export recorded'
+          : `pass rate of ${result.samples ?? '?'} samples just now`);
       if (result.source === 'file') c.classList.add('recorded');
     } else c.append(el('span', 'muted', '—'));
     return c;
@@ -247,7 +260,10 @@ export class DatasetTable {
     run.setAttribute('aria-label', 'Run verifier');
     run.title = 'Run verifier (R)';
     run.disabled = this.running.has(n);
-    const open = button('Open in panel', 'go-to-file', () => this.post({ type: 'open', n }), { iconOnly: true, className: 'open' });
+    const open = button('Open in panel', 'go-to-file', () => this.post({ type: 'open', n }), {
+      iconOnly: true,
+      className: 'open',
+    });
     open.dataset.key = `open:${n}`;
     c.append(run, open);
     return c;
@@ -264,7 +280,14 @@ export class DatasetTable {
     if (e.target !== this.viewport || this.info.rows === 0) return;
     const at = this.state.selected ?? -1;
     const page = Math.max(1, Math.floor(this.viewport.clientHeight / TABLE_ROW_HEIGHT) - 1);
-    const moves: Record<string, number> = { ArrowDown: at + 1, ArrowUp: at - 1, PageDown: at + page, PageUp: at - page, Home: 0, End: this.info.rows - 1 };
+    const moves: Record<string, number> = {
+      ArrowDown: at + 1,
+      ArrowUp: at - 1,
+      PageDown: at + page,
+      PageUp: at - page,
+      Home: 0,
+      End: this.info.rows - 1,
+    };
     const to = moves[e.key];
     if (to !== undefined) {
       e.preventDefault();
@@ -272,7 +295,8 @@ export class DatasetTable {
       const y = next * TABLE_ROW_HEIGHT;
       const top = this.rowsTop;
       if (y < top) this.scrollRowsTo(y);
-      else if (y + TABLE_ROW_HEIGHT > top + this.viewport.clientHeight) this.scrollRowsTo(y + TABLE_ROW_HEIGHT - this.viewport.clientHeight);
+      else if (y + TABLE_ROW_HEIGHT > top + this.viewport.clientHeight)
+        this.scrollRowsTo(y + TABLE_ROW_HEIGHT - this.viewport.clientHeight);
       this.select(next);
       return;
     }

@@ -1,7 +1,11 @@
 // Small DOM helpers. Text is only ever set with textContent, never parsed as HTML, so model
 // output such as `<img src=x onerror=...>` stays text.
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (className) e.className = className;
   if (text !== undefined) e.textContent = text;
@@ -16,7 +20,12 @@ export function icon(name: string): HTMLElement {
 }
 
 /** A button with an icon and a label (or an icon-only button with the label as its tooltip). */
-export function button(label: string, iconName: string | undefined, onClick: () => void, options: { iconOnly?: boolean; className?: string } = {}): HTMLButtonElement {
+export function button(
+  label: string,
+  iconName: string | undefined,
+  onClick: () => void,
+  options: { iconOnly?: boolean; className?: string } = {},
+): HTMLButtonElement {
   const b = el('button', options.className);
   b.type = 'button';
   if (iconName) b.append(icon(iconName));
@@ -31,7 +40,10 @@ export function button(label: string, iconName: string | undefined, onClick: () 
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number> = {},
+): SVGElementTagNameMap[K] {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   return e;

@@ -44,7 +44,11 @@ export function filterCounts(samples: readonly SampleView[]): Record<SampleFilte
 /** The samples a query keeps, in its order. */
 export function applyQuery(samples: readonly SampleView[], q: ListQuery): SampleView[] {
   const needle = q.search.trim().toLowerCase();
-  const kept = samples.filter((s) => matches[q.filter](s) && (!needle || [s.text, s.reasoning ?? '', s.reason].some((t) => t.toLowerCase().includes(needle))));
+  const kept = samples.filter(
+    (s) =>
+      matches[q.filter](s) &&
+      (!needle || [s.text, s.reasoning ?? '', s.reason].some((t) => t.toLowerCase().includes(needle))),
+  );
   const by: Record<SampleSort, (a: SampleView, b: SampleView) => number> = {
     index: (a, b) => a.index - b.index,
     'score-asc': (a, b) => a.score - b.score || a.index - b.index,

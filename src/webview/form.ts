@@ -22,7 +22,15 @@ export function renderForm(rows: readonly FormRow[], task: string, post: Post, r
       const label = el('span', 'heading', row.label);
       if (row.doc) label.title = row.doc;
       line.append(label);
-      if (row.removable && !readOnly) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
+      if (row.removable && !readOnly)
+        line.append(
+          button(
+            `Remove ${row.label}`,
+            'trash',
+            () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }),
+            { iconOnly: true },
+          ),
+        );
     } else if (row.type === 'field') {
       const id = `f-${pathKey(row.path)}`;
       const label = el('label', 'label', row.label);
@@ -35,7 +43,15 @@ export function renderForm(rows: readonly FormRow[], task: string, post: Post, r
       input.dataset.path = pathKey(row.path);
       input.disabled = readOnly;
       line.append(label, input);
-      if (row.removable && !readOnly) line.append(button(`Remove ${row.label}`, 'trash', () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }), { iconOnly: true }));
+      if (row.removable && !readOnly)
+        line.append(
+          button(
+            `Remove ${row.label}`,
+            'trash',
+            () => post({ type: 'removeItem', task, path: row.path, shown: rowIdentity(row) }),
+            { iconOnly: true },
+          ),
+        );
     } else if (!readOnly) {
       line.append(addControl(row, task, post));
     }
@@ -44,7 +60,10 @@ export function renderForm(rows: readonly FormRow[], task: string, post: Post, r
   return form;
 }
 
-function inputFor(row: FormRow & { type: 'field' }, commit: (v: Scalar) => void): HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement {
+function inputFor(
+  row: FormRow & { type: 'field' },
+  commit: (v: Scalar) => void,
+): HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement {
   const text = row.value === null ? '' : String(row.value);
   switch (row.input) {
     case 'boolean': {
@@ -57,7 +76,8 @@ function inputFor(row: FormRow & { type: 'field' }, commit: (v: Scalar) => void)
     case 'enum': {
       const select = el('select');
       const options = row.options ?? [];
-      for (const o of options.includes(text) ? options : [text, ...options]) select.append(new Option(o, o, false, o === text));
+      for (const o of options.includes(text) ? options : [text, ...options])
+        select.append(new Option(o, o, false, o === text));
       select.addEventListener('change', () => commit(select.value));
       return select;
     }
@@ -89,7 +109,13 @@ function inputFor(row: FormRow & { type: 'field' }, commit: (v: Scalar) => void)
       input.value = text;
       input.spellcheck = false;
       // A number written as text (an answer `42`) stays a number when the new text is one.
-      input.addEventListener('change', () => commit(typeof row.value === 'number' && /^-?\d+(\.\d+)?$/.test(input.value.trim()) ? Number(input.value) : input.value));
+      input.addEventListener('change', () =>
+        commit(
+          typeof row.value === 'number' && /^-?\d+(\.\d+)?$/.test(input.value.trim())
+            ? Number(input.value)
+            : input.value,
+        ),
+      );
       return input;
     }
   }

@@ -78,7 +78,11 @@ window.addEventListener('pagehide', () => {
 const post = (m: FromPanel): void => vscode.postMessage(m);
 
 /** A collapsible section whose open state is remembered per title. */
-function section(title: string, id: string, open = true): { box: HTMLElement; body: HTMLElement; summary: HTMLElement } {
+function section(
+  title: string,
+  id: string,
+  open = true,
+): { box: HTMLElement; body: HTMLElement; summary: HTMLElement } {
   const box = el('details', 'section');
   box.open = state.open[id] ?? open;
   box.addEventListener('toggle', () => {
@@ -103,8 +107,14 @@ function render(task: TaskView): void {
   const active = document.activeElement as HTMLElement | null;
   const focused = active?.dataset?.path;
   // Text typed into a field and not committed yet (fields commit on Enter or blur) is kept too.
-  const draft = (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) && uncommitted.has(active) && document.hasFocus() ? active.value : undefined;
-  if (state.task?.id !== task.id) state.list = { ...initialListState(), filter: state.list.filter, sort: state.list.sort };
+  const draft =
+    (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) &&
+    uncommitted.has(active) &&
+    document.hasFocus()
+      ? active.value
+      : undefined;
+  if (state.task?.id !== task.id)
+    state.list = { ...initialListState(), filter: state.list.filter, sort: state.list.sort };
   state.task = task;
   save();
   root.replaceChildren();
@@ -121,7 +131,10 @@ function render(task: TaskView): void {
   }
 
   const verifier = section(`Verifier: ${task.verifier.kind}`, 'verifier');
-  verifier.body.append(el('p', 'summary', task.verifier.summary), renderForm(task.form, task.id, post, task.readOnly !== undefined));
+  verifier.body.append(
+    el('p', 'summary', task.verifier.summary),
+    renderForm(task.form, task.id, post, task.readOnly !== undefined),
+  );
 
   // A row has no cases, and cannot be given any.
   if (task.readOnly === undefined) {
@@ -131,7 +144,12 @@ function render(task: TaskView): void {
   renderSamples(task);
   const again = focused ? document.querySelector<HTMLElement>(`[data-path="${CSS.escape(focused)}"]`) : null;
   again?.focus();
-  if (again && draft !== undefined && (again instanceof HTMLInputElement || again instanceof HTMLTextAreaElement) && again.value !== draft) {
+  if (
+    again &&
+    draft !== undefined &&
+    (again instanceof HTMLInputElement || again instanceof HTMLTextAreaElement) &&
+    again.value !== draft
+  ) {
     // Typed in as the author would (setting .value would not count as an edit: Enter or
     // leaving the field would then not commit it).
     again.select();
@@ -147,7 +165,12 @@ function keyed<T extends HTMLElement>(e: T, key: string): T {
 
 function renderCases(task: TaskView): void {
   const cases = section(`Cases (${task.cases.length})`, 'cases');
-  cases.body.append(keyed(button('Run cases', 'play', () => post({ type: 'runCases' })), 'action:run-cases'));
+  cases.body.append(
+    keyed(
+      button('Run cases', 'play', () => post({ type: 'runCases' })),
+      'action:run-cases',
+    ),
+  );
   const ol = el('ol', 'cases');
   for (const c of task.cases) {
     const item = el('li', c.ok === undefined ? 'case' : c.ok ? 'case ok' : 'case bad');
@@ -170,10 +193,27 @@ function renderCases(task: TaskView): void {
 /** The audit: findings of the probes, and suspects among the samples, each of which can become a case. */
 function renderAudit(task: TaskView): void {
   const a = task.audit;
-  const s = section(a ? `Audit (${a.findings.length} finding${a.findings.length === 1 ? '' : 's'}, ${a.suspects.length} suspect${a.suspects.length === 1 ? '' : 's'})` : 'Audit', 'audit', a !== undefined);
-  s.body.append(keyed(button(a ? 'Audit again' : 'Run audit', 'shield', () => post({ type: 'audit', task: task.id })), 'action:audit'));
+  const s = section(
+    a
+      ? `Audit (${a.findings.length} finding${a.findings.length === 1 ? '' : 's'}, ${a.suspects.length} suspect${a.suspects.length === 1 ? '' : 's'})`
+      : 'Audit',
+    'audit',
+    a !== undefined,
+  );
+  s.body.append(
+    keyed(
+      button(a ? 'Audit again' : 'Run audit', 'shield', () => post({ type: 'audit', task: task.id })),
+      'action:audit',
+    ),
+  );
   if (!a) {
-    s.body.append(el('p', 'hint', 'Probes the verifier with answers it must fail (empty, hedged, wrong of the right shape, exploits) or pass (the right answer written another way), and looks among the samples for verdicts another reading would flip. No model is asked.'));
+    s.body.append(
+      el(
+        'p',
+        'hint',
+        'Probes the verifier with answers it must fail (empty, hedged, wrong of the right shape, exploits) or pass (the right answer written another way), and looks among the samples for verdicts another reading would flip. No model is asked.',
+      ),
+    );
     return;
   }
   s.body.append(el('p', 'hint', `${a.probes} probes.${a.skipped.length ? ` Skipped: ${a.skipped.join('; ')}` : ''}`));
@@ -181,19 +221,36 @@ function renderAudit(task: TaskView): void {
   for (const f of a.findings) {
     const item = el('li', `finding ${f.severity}`);
     const head = el('div', 'verdict');
-    head.append(el('span', `severity ${f.severity}`, f.severity), ` ${f.probe}: expected ${f.expected}, got ${f.verdict}`);
+    head.append(
+      el('span', `severity ${f.severity}`, f.severity),
+      ` ${f.probe}: expected ${f.expected}, got ${f.verdict}`,
+    );
     item.append(head, el('div', 'reason', f.reason));
     // An agent task's probe is a trajectory: its calls come before the final answer.
     if (f.calls !== undefined) item.append(el('pre', 'response calls', `calls: ${f.calls}`));
     item.append(el('pre', 'response', f.response.trim() ? f.response : f.response ? '(whitespace only)' : '(empty)'));
     if (f.isCase) item.append(el('p', 'muted', 'Already a case of the task.'));
-    else item.append(keyed(button(`Add as case (expect ${f.expected})`, 'add', () => post({ type: 'addProbeCase', task: task.id, probe: f.probe })), `action:probe:${f.probe}`));
+    else
+      item.append(
+        keyed(
+          button(`Add as case (expect ${f.expected})`, 'add', () =>
+            post({ type: 'addProbeCase', task: task.id, probe: f.probe }),
+          ),
+          `action:probe:${f.probe}`,
+        ),
+      );
     findings.append(item);
   }
   // The verifiers that close what was found, as the editor's quick fixes offer them.
   if (a.fixes?.length) {
     const fixes = el('div', 'actions audit-fixes');
-    for (const title of a.fixes) fixes.append(keyed(button(title, 'wrench', () => post({ type: 'applyFix', task: task.id, title })), `action:fix:${title}`));
+    for (const title of a.fixes)
+      fixes.append(
+        keyed(
+          button(title, 'wrench', () => post({ type: 'applyFix', task: task.id, title })),
+          `action:fix:${title}`,
+        ),
+      );
     s.body.append(fixes);
   }
   if (!a.findings.length) findings.append(el('li', 'finding none', 'No probe got a wrong verdict.'));
@@ -206,7 +263,14 @@ function renderAudit(task: TaskView): void {
       item.append(el('div', 'verdict', `Sample #${x.sample + 1} ${what}`), el('div', 'reason', x.reason));
       // The author judges the sample: a false negative is a right answer, a false positive a wrong one.
       const expect = x.kind === 'false-negative' ? 'pass' : 'fail';
-      item.append(keyed(button(`Add sample as case (expect ${expect})`, 'add', () => post({ type: 'addCase', task: task.id, sample: x.sample, expect })), `action:suspect:${x.sample}`));
+      item.append(
+        keyed(
+          button(`Add sample as case (expect ${expect})`, 'add', () =>
+            post({ type: 'addCase', task: task.id, sample: x.sample, expect }),
+          ),
+          `action:suspect:${x.sample}`,
+        ),
+      );
       suspects.append(item);
     }
     s.body.append(suspects);
@@ -219,7 +283,9 @@ let streaming: { title: HTMLElement; charts: HTMLElement } | undefined;
 /** `Samples (3/4 pass · 1 undecided)`: a sample without a verdict is counted apart, never as a fail. */
 function samplesTitle(samples: readonly SampleView[]): string {
   const undecided = samples.filter((x) => x.error).length;
-  return samples.length ? `Samples (${samples.filter((x) => x.pass).length}/${samples.length - undecided} pass${undecided ? ` · ${undecided} undecided` : ''})` : 'Samples';
+  return samples.length
+    ? `Samples (${samples.filter((x) => x.pass).length}/${samples.length - undecided} pass${undecided ? ` · ${undecided} undecided` : ''})`
+    : 'Samples';
 }
 
 function renderSamples(task: TaskView): void {
@@ -228,8 +294,14 @@ function renderSamples(task: TaskView): void {
   streaming = { title: s.summary.querySelector('h2') as HTMLElement, charts: el('div', 'charts') };
   const bar = el('div', 'actions');
   bar.append(
-    keyed(button('Resample', 'refresh', () => post({ type: 'sample', task: task.id, mode: 'resample' })), 'action:resample'),
-    keyed(button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })), 'action:more'),
+    keyed(
+      button('Resample', 'refresh', () => post({ type: 'sample', task: task.id, mode: 'resample' })),
+      'action:resample',
+    ),
+    keyed(
+      button('More samples', 'add', () => post({ type: 'sample', task: task.id, mode: 'more' })),
+      'action:more',
+    ),
   );
   s.body.append(bar);
   if (run && run.stats.samples + run.stats.undecided === 0 && !run.error) {
@@ -240,18 +312,32 @@ function renderSamples(task: TaskView): void {
     const summary = el('div', 'run-summary');
     const band = el('span', `band ${st.band}`, st.band.replace('_', ' '));
     summary.append(
-      el('span', undefined, `${st.passed}/${st.samples} pass${st.undecided ? ` · ${st.undecided} undecided` : ''} · pass@1 ${st.passRate.toFixed(2)} (95% ${pct(st.interval[0])}–${pct(st.interval[1])}) · mean score ${st.meanScore.toFixed(2)} · `),
+      el(
+        'span',
+        undefined,
+        `${st.passed}/${st.samples} pass${st.undecided ? ` · ${st.undecided} undecided` : ''} · pass@1 ${st.passRate.toFixed(2)} (95% ${pct(st.interval[0])}–${pct(st.interval[1])}) · mean score ${st.meanScore.toFixed(2)} · `,
+      ),
       band,
       el('span', 'muted', ` · GRPO signal ${pct(st.signalShare)} of groups of ${st.groupSize} · ${run.model}`),
     );
-    if (run.flips && (run.flips.gained || run.flips.lost)) summary.append(el('span', 'flips', ` · since the last verifier: ${run.flips.gained} fail → pass, ${run.flips.lost} pass → fail`));
+    if (run.flips && (run.flips.gained || run.flips.lost))
+      summary.append(
+        el(
+          'span',
+          'flips',
+          ` · since the last verifier: ${run.flips.gained} fail → pass, ${run.flips.lost} pass → fail`,
+        ),
+      );
     if (!run.fresh) summary.append(el('span', 'stale', ' · the task changed since these samples were verified'));
     if (run.error) summary.append(el('div', 'error-text', run.error));
     if (run.note) summary.append(el('div', 'notice warning demo-note', `Not a band of this task: ${run.note}.`));
     streaming.charts.append(histogram(task.samples), passAtKCurve(st));
     s.body.append(summary, streaming.charts);
   } else {
-    if (task.samples.length === 0) s.body.append(el('p', 'muted', 'No samples yet. Resample asks the model; cached samples from ▶ Run verifier show here.'));
+    if (task.samples.length === 0)
+      s.body.append(
+        el('p', 'muted', 'No samples yet. Resample asks the model; cached samples from ▶ Run verifier show here.'),
+      );
     s.body.append(streaming.charts);
   }
   list = new SampleList(task.id, state.list, post, save, task.readOnly === undefined);
@@ -262,7 +348,11 @@ function renderSamples(task: TaskView): void {
 
 function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
   notice.className = `notice ${level}`;
-  notice.replaceChildren(icon(level === 'info' ? 'info' : level), ` ${text}`, button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }));
+  notice.replaceChildren(
+    icon(level === 'info' ? 'info' : level),
+    ` ${text}`,
+    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
+  );
 }
 
 function receive(msg: ToPanel): void {
@@ -286,7 +376,8 @@ function receive(msg: ToPanel): void {
           // The histogram follows as samples arrive; pass@k comes with the finished run.
           streaming.charts.replaceChildren(histogram(list.all));
           const note = root.querySelector('.sampling');
-          if (note) note.textContent = `Sampling… ${list.all.filter((x) => x.pass).length}/${list.all.length} pass so far.`;
+          if (note)
+            note.textContent = `Sampling… ${list.all.filter((x) => x.pass).length}/${list.all.length} pass so far.`;
         }
       }
       break;
@@ -308,7 +399,8 @@ window.addEventListener('message', (event: MessageEvent) => {
   const parsed = toPanel.safeParse(event.data);
   if (parsed.success) receive(parsed.data);
   // Say so rather than go on showing an older state as if it were current.
-  else showNotice('error', 'The panel received an update it could not read; it may be out of date. Reopen it to refresh.');
+  else
+    showNotice('error', 'The panel received an update it could not read; it may be out of date. Reopen it to refresh.');
 });
 
 if (state.task) render(state.task);

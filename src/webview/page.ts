@@ -26,7 +26,13 @@ interface PageKind {
  * codicons and the panel's stylesheet, and the bundled script.
  */
 function pageHtml(o: PageOptions, kind: PageKind): string {
-  const csp = [`default-src 'none'`, `style-src ${o.cspSource}`, `script-src 'nonce-${o.nonce}'`, `img-src ${o.cspSource}`, `font-src ${o.cspSource}`].join('; ');
+  const csp = [
+    `default-src 'none'`,
+    `style-src ${o.cspSource}`,
+    `script-src 'nonce-${o.nonce}'`,
+    `img-src ${o.cspSource}`,
+    `font-src ${o.cspSource}`,
+  ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -47,7 +53,11 @@ ${kind.style ? `<link rel="stylesheet" href="${o.asset(kind.style)}">\n` : ''}<t
 
 /** The task panel's page. */
 export function panelHtml(o: PageOptions): string {
-  return pageHtml(o, { script: 'out/webview.js', title: 'vtask task', placeholder: 'Put the cursor in a task to see it here.' });
+  return pageHtml(o, {
+    script: 'out/webview.js',
+    title: 'vtask task',
+    placeholder: 'Put the cursor in a task to see it here.',
+  });
 }
 
 /** The dataset table view's page (a `.parquet` file opened in the editor). */
@@ -57,10 +67,20 @@ export function datasetHtml(o: PageOptions): string {
 
 /** The dataset dashboard's page (statistics over the workspace's task files). */
 export function dashboardHtml(o: PageOptions): string {
-  return pageHtml(o, { script: 'out/dashboard.js', title: 'vtask dataset dashboard', placeholder: 'Reading the task files…', style: 'media/dashboard.css' });
+  return pageHtml(o, {
+    script: 'out/dashboard.js',
+    title: 'vtask dataset dashboard',
+    placeholder: 'Reading the task files…',
+    style: 'media/dashboard.css',
+  });
 }
 
 /** The dataset workbench's page (one table of every task of a folder or dataset file). */
 export function workbenchHtml(o: PageOptions): string {
-  return pageHtml(o, { script: 'out/workbench.js', title: 'vtask workbench', placeholder: 'Reading the dataset…', style: 'media/workbench.css' });
+  return pageHtml(o, {
+    script: 'out/workbench.js',
+    title: 'vtask workbench',
+    placeholder: 'Reading the dataset…',
+    style: 'media/workbench.css',
+  });
 }

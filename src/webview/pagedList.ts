@@ -28,7 +28,10 @@ export function pagedList<T>(o: {
   const pager = el('div', 'pager');
   if (!total) pager.append(el('span', 'muted', o.empty));
   else {
-    const prev = button('Previous page', 'chevron-left', () => o.onPage(page - 1), { iconOnly: true, className: 'prev' });
+    const prev = button('Previous page', 'chevron-left', () => o.onPage(page - 1), {
+      iconOnly: true,
+      className: 'prev',
+    });
     const next = button('Next page', 'chevron-right', () => o.onPage(page + 1), { iconOnly: true, className: 'next' });
     prev.disabled = page === 0;
     next.disabled = page >= pages - 1;

@@ -98,7 +98,8 @@ export class SampleList {
     }
     // A radio group is one tab stop; arrow keys move the choice, as in VS Code's own toolbars.
     filters.addEventListener('keydown', (e) => {
-      const step = e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowUp' ? -1 : 0;
+      const step =
+        e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowUp' ? -1 : 0;
       if (!step) return;
       e.preventDefault();
       const at = FILTERS.findIndex((f) => f.id === this.state.filter);
@@ -167,9 +168,13 @@ export class SampleList {
     for (let i = first; i < last; i++) rows.push(this.row(this.shown[i] as SampleView, i));
     this.spacer.replaceChildren(...rows);
     // Screen readers follow the selection while the focus stays on the list.
-    if (rows.some((r) => r.id === `sample-${this.state.selected}`)) this.viewport.setAttribute('aria-activedescendant', `sample-${this.state.selected}`);
+    if (rows.some((r) => r.id === `sample-${this.state.selected}`))
+      this.viewport.setAttribute('aria-activedescendant', `sample-${this.state.selected}`);
     else this.viewport.removeAttribute('aria-activedescendant');
-    if (this.shown.length === 0) this.spacer.replaceChildren(el('p', 'muted', this.samples.length ? 'No sample matches.' : 'No samples yet: Resample to ask the model.'));
+    if (this.shown.length === 0)
+      this.spacer.replaceChildren(
+        el('p', 'muted', this.samples.length ? 'No sample matches.' : 'No samples yet: Resample to ask the model.'),
+      );
   }
 
   private row(s: SampleView, position: number): HTMLElement {
@@ -181,10 +186,15 @@ export class SampleList {
     r.id = `sample-${s.index}`;
     if (s.index === this.state.selected) r.classList.add('selected');
     const head = el('div', 'sample-head');
-    head.append(icon(s.error ? 'warning' : s.pass ? 'pass' : 'error'), el('span', 'num', `#${s.index + 1}`), el('span', 'score', s.score.toFixed(2)));
+    head.append(
+      icon(s.error ? 'warning' : s.pass ? 'pass' : 'error'),
+      el('span', 'num', `#${s.index + 1}`),
+      el('span', 'score', s.score.toFixed(2)),
+    );
     if (s.flip) head.append(el('span', `flip ${s.flip}`, s.flip === 'gained' ? 'fail → pass' : 'pass → fail'));
     if (s.truncated) head.append(el('span', 'tag', 'cut at max_tokens'));
-    if (s.trajectory) head.append(el('span', `tag${s.trajectory.stop === 'final' ? '' : ' stopped'}`, trajectoryTag(s.trajectory)));
+    if (s.trajectory)
+      head.append(el('span', `tag${s.trajectory.stop === 'final' ? '' : ' stopped'}`, trajectoryTag(s.trajectory)));
     head.append(el('span', 'reason', s.reason));
     const preview = el('div', 'preview', oneLine(s));
     r.append(head, preview);
@@ -204,14 +214,22 @@ export class SampleList {
     if (this.shown.length === 0) return;
     const at = this.shown.findIndex((s) => s.index === this.state.selected);
     const page = Math.max(1, Math.floor((this.viewport.clientHeight || 400) / ROW_HEIGHT));
-    const moves: Record<string, number> = { ArrowDown: at + 1, ArrowUp: at - 1, PageDown: at + page, PageUp: at - page, Home: 0, End: this.shown.length - 1 };
+    const moves: Record<string, number> = {
+      ArrowDown: at + 1,
+      ArrowUp: at - 1,
+      PageDown: at + page,
+      PageUp: at - page,
+      Home: 0,
+      End: this.shown.length - 1,
+    };
     const to = moves[e.key];
     if (to === undefined) return;
     e.preventDefault();
     const next = Math.min(this.shown.length - 1, Math.max(0, at === -1 && e.key === 'ArrowDown' ? 0 : to));
     const y = next * ROW_HEIGHT;
     if (y < this.viewport.scrollTop) this.viewport.scrollTop = y;
-    else if (y + ROW_HEIGHT > this.viewport.scrollTop + this.viewport.clientHeight) this.viewport.scrollTop = y + ROW_HEIGHT - this.viewport.clientHeight;
+    else if (y + ROW_HEIGHT > this.viewport.scrollTop + this.viewport.clientHeight)
+      this.viewport.scrollTop = y + ROW_HEIGHT - this.viewport.clientHeight;
     this.select(this.shown[next]?.index);
   }
 
@@ -222,14 +240,31 @@ export class SampleList {
       return;
     }
     const head = el('div', 'detail-head');
-    head.append(icon(s.error ? 'warning' : s.pass ? 'pass' : 'error'), el('strong', undefined, `Sample #${s.index + 1}: ${s.error ? `verifier ${s.error}` : s.pass ? 'pass' : 'fail'} · score ${s.score.toFixed(3)}`));
+    head.append(
+      icon(s.error ? 'warning' : s.pass ? 'pass' : 'error'),
+      el(
+        'strong',
+        undefined,
+        `Sample #${s.index + 1}: ${s.error ? `verifier ${s.error}` : s.pass ? 'pass' : 'fail'} · score ${s.score.toFixed(3)}`,
+      ),
+    );
     if (s.cached) head.append(el('span', 'tag', 'cached'));
     const actions = el('div', 'actions');
     if (this.canAddCases) {
       actions.append(
-        el('span', 'muted', s.trajectory ? `Add as case with its ${s.trajectory.calls} call${s.trajectory.calls === 1 ? '' : 's'}:` : 'Add as case:'),
-        button('expect pass', 'check', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'pass' })),
-        button('expect fail', 'close', () => this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'fail' })),
+        el(
+          'span',
+          'muted',
+          s.trajectory
+            ? `Add as case with its ${s.trajectory.calls} call${s.trajectory.calls === 1 ? '' : 's'}:`
+            : 'Add as case:',
+        ),
+        button('expect pass', 'check', () =>
+          this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'pass' }),
+        ),
+        button('expect fail', 'close', () =>
+          this.post({ type: 'addCase', task: this.task, sample: s.index, expect: 'fail' }),
+        ),
       );
     }
     const parts: HTMLElement[] = [head, el('p', 'reason', s.reason)];
@@ -260,7 +295,8 @@ function oneLine(s: SampleView): string {
 function answerText(s: SampleView): HTMLElement {
   const pre = el('pre', 'answer');
   const [a, b] = s.answer ?? [-1, -1];
-  if (a >= 0 && b <= s.text.length && a < b) pre.append(s.text.slice(0, a), el('mark', undefined, s.text.slice(a, b)), s.text.slice(b));
+  if (a >= 0 && b <= s.text.length && a < b)
+    pre.append(s.text.slice(0, a), el('mark', undefined, s.text.slice(a, b)), s.text.slice(b));
   else pre.textContent = s.text;
   return pre;
 }

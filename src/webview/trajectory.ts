@@ -38,13 +38,19 @@ function turnBlock(t: TrajectoryView['turns'][number], failed: boolean): HTMLEle
 export function trajectoryElement(t: TrajectoryView): HTMLElement {
   const root = el('div', 'trajectory');
   const summary = el('p', `stop stop-${t.stop}`);
-  summary.append(icon(t.stop === 'final' ? 'pass' : t.stop === 'error' ? 'error' : 'warning'), ` ${STOP[t.stop]} after ${t.turns.length} turn${t.turns.length === 1 ? '' : 's'} and ${t.calls} tool call${t.calls === 1 ? '' : 's'}`);
+  summary.append(
+    icon(t.stop === 'final' ? 'pass' : t.stop === 'error' ? 'error' : 'warning'),
+    ` ${STOP[t.stop]} after ${t.turns.length} turn${t.turns.length === 1 ? '' : 's'} and ${t.calls} tool call${t.calls === 1 ? '' : 's'}`,
+  );
   if (t.error) summary.append(el('span', 'stop-error', `: ${t.error}`));
   const turns = el('div', 'turns');
   const block = (x: TrajectoryView['turns'][number]): HTMLElement => turnBlock(x, x.turn === t.failedTurn);
   // The failed turn is drawn even when it lies past the first turns shown.
   const first = t.turns.slice(0, FIRST_TURNS);
-  const late = t.failedTurn !== undefined && t.failedTurn > (first.at(-1)?.turn ?? 0) ? t.turns.find((x) => x.turn === t.failedTurn) : undefined;
+  const late =
+    t.failedTurn !== undefined && t.failedTurn > (first.at(-1)?.turn ?? 0)
+      ? t.turns.find((x) => x.turn === t.failedTurn)
+      : undefined;
   turns.append(...first.map(block));
   root.append(summary, turns);
   if (t.turns.length > FIRST_TURNS) {

@@ -37,7 +37,11 @@ const selection = el('span', 'selection');
 
 function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
   notice.className = `notice ${level}`;
-  notice.replaceChildren(icon(level === 'info' ? 'info' : level), ` ${text}`, button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }));
+  notice.replaceChildren(
+    icon(level === 'info' ? 'info' : level),
+    ` ${text}`,
+    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
+  );
 }
 
 /** Asks for the view of the query typed and the sort chosen. */
@@ -65,7 +69,14 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
     else state.model = model;
   }
   const head = el('header');
-  head.append(el('h1', undefined, msg.title), el('span', 'file', `${msg.rows.toLocaleString('en-US')} tasks in ${msg.files.toLocaleString('en-US')} ${msg.files === 1 ? 'file' : 'files'}`));
+  head.append(
+    el('h1', undefined, msg.title),
+    el(
+      'span',
+      'file',
+      `${msg.rows.toLocaleString('en-US')} tasks in ${msg.files.toLocaleString('en-US')} ${msg.files === 1 ? 'file' : 'files'}`,
+    ),
+  );
   input.type = 'search';
   input.value = state.query;
   input.placeholder = 'band:too_hard kind:math model:strong rate<0.2 label:!checked words…';
@@ -108,10 +119,19 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
     // The sort by another model's detail is kept: its header is simply not shown.
     vscode.setState(state);
   });
-  const selectAll = button('Select all matching', 'check-all', () => post({ type: 'selectRange', start: 0, end: t.viewSize }), { className: 'select-all' });
+  const selectAll = button(
+    'Select all matching',
+    'check-all',
+    () => post({ type: 'selectRange', start: 0, end: t.viewSize }),
+    { className: 'select-all' },
+  );
   const clear = button('Clear selection', 'clear-all', () => t.clearSelection(), { className: 'clear' });
-  const label = button('Label…', 'tag', () => post({ type: 'label', rows: [...t.selected] }), { className: 'label-set' });
-  const unlabel = button('Clear label', 'close', () => post({ type: 'label', rows: [...t.selected], clear: true }), { className: 'label-clear' });
+  const label = button('Label…', 'tag', () => post({ type: 'label', rows: [...t.selected] }), {
+    className: 'label-set',
+  });
+  const unlabel = button('Clear label', 'close', () => post({ type: 'label', rows: [...t.selected], clear: true }), {
+    className: 'label-clear',
+  });
   const run = button('Run…', 'play', () => post({ type: 'run', rows: [...t.selected] }), { className: 'run-selected' });
   labelButtons = [label, unlabel, run];
   bar.append(input, models, selectAll, clear, run, label, unlabel, count, selection);

@@ -43,20 +43,73 @@ const bandText = (b: string): string => b.replace('_', ' ');
 export function columnsFor(models: readonly string[], model: string | undefined): ColumnDef[] {
   const m = model === undefined ? -1 : models.indexOf(model);
   const of = (r: WorkbenchRowMessage): Run | null | undefined => (m < 0 ? undefined : r.runs[m]);
-  const detail = (key: string, label: string, text: (x: Run) => string, width = 80): ColumnDef => ({ key, label, width, className: 'n', ...(m >= 0 ? { sort: `${key}:${model}` } : {}), cell: (r) => { const x = of(r); return x ? text(x) : ''; } });
+  const detail = (key: string, label: string, text: (x: Run) => string, width = 80): ColumnDef => ({
+    key,
+    label,
+    width,
+    className: 'n',
+    ...(m >= 0 ? { sort: `${key}:${model}` } : {}),
+    cell: (r) => {
+      const x = of(r);
+      return x ? text(x) : '';
+    },
+  });
   return [
     { key: 'id', label: 'Task id', sort: 'id', width: 160, cell: (r) => r.id },
     // A Parquet row is named by its row number, as `vtask import` names it; a text file's by its line.
-    { key: 'file', label: 'File', sort: 'file', width: 140, cell: (r) => (/\.parquet$/i.test(r.file) ? `${r.file} · row ${r.line}` : `${r.file}:${r.line + 1}`) },
-    { key: 'kind', label: 'Kind', sort: 'kind', width: 90, cell: (r) => (r.error ? 'not a task' : (r.kind ?? 'invalid')) },
+    {
+      key: 'file',
+      label: 'File',
+      sort: 'file',
+      width: 140,
+      cell: (r) => (/\.parquet$/i.test(r.file) ? `${r.file} · row ${r.line}` : `${r.file}:${r.line + 1}`),
+    },
+    {
+      key: 'kind',
+      label: 'Kind',
+      sort: 'kind',
+      width: 90,
+      cell: (r) => (r.error ? 'not a task' : (r.kind ?? 'invalid')),
+    },
     { key: 'prompt', label: 'Prompt', sort: 'prompt', width: 300, cell: (r) => r.error ?? r.prompt },
-    { key: 'cases', label: 'Cases', sort: 'cases', width: 90, className: 'n', cell: (r) => (r.cases === 0 ? '' : r.casesFailed < 0 ? `${r.cases}` : r.casesFailed ? `${r.cases} · ${r.casesFailed} fail` : `${r.cases} ✓`) },
-    ...models.map((name, i): ColumnDef => ({ key: `rate:${name}`, label: name, sort: `rate:${name}`, width: 110, className: 'rate', cell: (r) => { const x = r.runs[i]; return x ? (x.band === 'error' ? 'error' : `${pct(x.rate)} ${bandText(x.band)}`) : ''; } })),
+    {
+      key: 'cases',
+      label: 'Cases',
+      sort: 'cases',
+      width: 90,
+      className: 'n',
+      cell: (r) =>
+        r.cases === 0
+          ? ''
+          : r.casesFailed < 0
+            ? `${r.cases}`
+            : r.casesFailed
+              ? `${r.cases} · ${r.casesFailed} fail`
+              : `${r.cases} ✓`,
+    },
+    ...models.map((name, i): ColumnDef => ({
+      key: `rate:${name}`,
+      label: name,
+      sort: `rate:${name}`,
+      width: 110,
+      className: 'rate',
+      cell: (r) => {
+        const x = r.runs[i];
+        return x ? (x.band === 'error' ? 'error' : `${pct(x.rate)} ${bandText(x.band)}`) : '';
+      },
+    })),
     detail('signal', 'Signal', (x) => (x.signal === null ? '' : pct(x.signal))),
     detail('samples', 'Samples', (x) => (x.samples < 0 ? '' : num(x.samples))),
     detail('tokens', 'Tokens', (x) => (x.tokens === undefined ? '' : num(x.tokens))),
     detail('cost', 'Cost', (x) => (x.cost === undefined ? '' : `$${x.cost.toFixed(4)}`)),
-    { key: 'findings', label: 'Findings', sort: 'findings', width: 80, className: 'n', cell: (r) => (r.findings < 0 ? '' : String(r.findings)) },
+    {
+      key: 'findings',
+      label: 'Findings',
+      sort: 'findings',
+      width: 80,
+      className: 'n',
+      cell: (r) => (r.findings < 0 ? '' : String(r.findings)),
+    },
     { key: 'label', label: 'Label', sort: 'label', width: 110, cell: (r) => r.label ?? '' },
   ];
 }
@@ -152,7 +205,10 @@ export class WorkbenchTable {
   }
 
   private applyWidths(): void {
-    this.element.style.setProperty('--columns', this.columns.map((c) => `${this.state.widths[c.key] ?? c.width}px`).join(' '));
+    this.element.style.setProperty(
+      '--columns',
+      this.columns.map((c) => `${this.state.widths[c.key] ?? c.width}px`).join(' '),
+    );
   }
 
   /** A new view of `size` rows (numbered `seq`): the rows held are dropped. */

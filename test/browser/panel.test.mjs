@@ -11,7 +11,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadBundled } from '../../scripts/bundle.mjs';
-import { chromiumPath, deliver, launchBrowser, openPanel, REPO, requirePanelBuilt, startPanelServer, THEMES } from './panelPage.mjs';
+import {
+  chromiumPath,
+  deliver,
+  launchBrowser,
+  openPanel,
+  REPO,
+  requirePanelBuilt,
+  startPanelServer,
+  THEMES,
+} from './panelPage.mjs';
 
 const RESULTS = path.join(REPO, 'test-results');
 const ROW_HEIGHT = 52; // src/webview/sampleList.ts: rows have one height, so the list is virtualised
@@ -50,7 +59,11 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     const page = await openPanel(browser, server, options);
     try {
       await body(page);
-      const seen = await page.evaluate(() => ({ csp: window.__cspViolations, errors: window.__errors, xss: window.__xss }));
+      const seen = await page.evaluate(() => ({
+        csp: window.__cspViolations,
+        errors: window.__errors,
+        xss: window.__xss,
+      }));
       assert.deepEqual(seen.csp, [], 'no Content-Security-Policy violation');
       assert.deepEqual(seen.errors, [], 'no script error');
       assert.equal(seen.xss, undefined, 'no model text ran as script');
@@ -68,13 +81,23 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
   async function postedSince(page, from) {
     const all = await posted(page);
     const fresh = all.slice(from);
-    for (const m of fresh) assert.ok(core.fromPanel.safeParse(m).success, `the panel posted a message the host accepts: ${JSON.stringify(m)}`);
+    for (const m of fresh)
+      assert.ok(
+        core.fromPanel.safeParse(m).success,
+        `the panel posted a message the host accepts: ${JSON.stringify(m)}`,
+      );
     return fresh;
   }
   const frame = (page) => page.evaluate(() => window.__frame());
   /** Scrolls the list so the sample at `position` is in view, and waits for the rows to be drawn. */
   async function scrollTo(page, position) {
-    await page.$eval('.sample-list', (vp, y) => { vp.scrollTop = y; }, position * ROW_HEIGHT);
+    await page.$eval(
+      '.sample-list',
+      (vp, y) => {
+        vp.scrollTop = y;
+      },
+      position * ROW_HEIGHT,
+    );
     await frame(page);
     await frame(page);
   }
@@ -84,11 +107,12 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     await page.click(`.sample[data-index="${index}"]`);
   }
   /** True when the row of sample `index` is drawn and wholly inside the list's viewport. */
-  const inView = (page, index) => page.$eval(`.sample[data-index="${index}"]`, (row) => {
-    const r = row.getBoundingClientRect();
-    const v = row.closest('.sample-list').getBoundingClientRect();
-    return r.top >= v.top - 1 && r.bottom <= v.bottom + 1;
-  });
+  const inView = (page, index) =>
+    page.$eval(`.sample[data-index="${index}"]`, (row) => {
+      const r = row.getBoundingClientRect();
+      const v = row.closest('.sample-list').getBoundingClientRect();
+      return r.top >= v.top - 1 && r.bottom <= v.bottom + 1;
+    });
   const expected = (samples, filter) => samples.filter(KEEPS[filter]).map((s) => s.index);
   /** The rows drawn are the first of `indices`, and the list is as tall as all of them. */
   async function assertShows(page, indices, what) {
@@ -106,11 +130,21 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       await deliver(page, fx.sea);
       assert.equal(await page.textContent('h1'), 'panel/sea');
       assert.equal(await page.textContent('header .file'), 'test/fixtures/panel/panel.vtask');
-      assert.deepEqual(await page.$$eval('.message .content', (els) => els.map((e) => e.textContent)), task.messages.map((m) => m.content));
+      assert.deepEqual(
+        await page.$$eval('.message .content', (els) => els.map((e) => e.textContent)),
+        task.messages.map((m) => m.content),
+      );
 
       // The form: one row per form row, each scalar an input holding its value.
-      assert.deepEqual(await page.$$eval('.form .row', (els) => els.map((e) => e.className)), task.form.map((r) => `row row-${r.type}`));
-      assert.deepEqual(await page.$$eval('.form .heading', (els) => els.map((e) => e.textContent)), ['constraints', 'length_constraints:number_words', 'punctuation:no_comma']);
+      assert.deepEqual(
+        await page.$$eval('.form .row', (els) => els.map((e) => e.className)),
+        task.form.map((r) => `row row-${r.type}`),
+      );
+      assert.deepEqual(await page.$$eval('.form .heading', (els) => els.map((e) => e.textContent)), [
+        'constraints',
+        'length_constraints:number_words',
+        'punctuation:no_comma',
+      ]);
       const field = (name) => task.form.find((r) => r.type === 'field' && r.label === name);
       const words = await page.$(`[data-path="${cssString(JSON.stringify(field('num_words').path))}"]`);
       assert.deepEqual(await words.evaluate((e) => [e.tagName, e.type, e.value]), ['INPUT', 'number', '25']);
@@ -118,7 +152,10 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.equal(await relation.evaluate((e) => e.tagName), 'SELECT');
       assert.equal(await relation.inputValue(), 'less than');
       assert.deepEqual(await relation.evaluate((e) => [...e.options].map((o) => o.value)), field('relation').options);
-      assert.equal(await page.textContent('.form label[for="f-' + cssString(JSON.stringify(field('num_words').path)) + '"]'), 'num_words');
+      assert.equal(
+        await page.textContent('.form label[for="f-' + cssString(JSON.stringify(field('num_words').path)) + '"]'),
+        'num_words',
+      );
       const add = task.form.find((r) => r.type === 'add');
       assert.equal(await page.getAttribute('.form .add input', 'placeholder'), 'Add constraint');
       assert.equal(await page.$$eval('.form .add datalist option', (els) => els.length), add.options.length);
@@ -126,8 +163,21 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
 
       // The cases, with their verdicts.
       assert.match(await page.textContent('.section:nth-of-type(3) h2'), /^Cases \(3\)$/);
-      const cases = await page.$$eval('ol.cases li', (els) => els.map((e) => ({ cls: e.className, verdict: e.querySelector('.verdict').textContent, response: e.querySelector('.response').textContent })));
-      assert.deepEqual(cases, task.cases.map((c) => ({ cls: 'case ok', verdict: `expected ${c.expected}, got ${c.actual}${c.name ? ` · ${c.name}` : ''}`, response: c.response })));
+      const cases = await page.$$eval('ol.cases li', (els) =>
+        els.map((e) => ({
+          cls: e.className,
+          verdict: e.querySelector('.verdict').textContent,
+          response: e.querySelector('.response').textContent,
+        })),
+      );
+      assert.deepEqual(
+        cases,
+        task.cases.map((c) => ({
+          cls: 'case ok',
+          verdict: `expected ${c.expected}, got ${c.actual}${c.name ? ` · ${c.name}` : ''}`,
+          response: c.response,
+        })),
+      );
 
       // The run: pass rate, interval, band, flips.
       const st = task.run.stats;
@@ -149,7 +199,10 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.equal(await page.$$eval('svg.passk circle.dot', (els) => els.length), st.passAtK.length);
       const curve = await page.getAttribute('svg.passk polyline.curve', 'points');
       assert.equal(curve.split(' ').length, st.passAtK.length);
-      assert.ok(curve.split(' ').every((p) => /^[\d.]+,[\d.]+$/.test(p)), curve);
+      assert.ok(
+        curve.split(' ').every((p) => /^[\d.]+,[\d.]+$/.test(p)),
+        curve,
+      );
 
       await shot(page, 'light');
     });
@@ -165,7 +218,12 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
         const shown = await page.evaluate((i) => {
           const pre = document.querySelector('.detail pre.answer');
           const sent = window.__lastMessage.task.samples.find((s) => s.index === i).text;
-          return { same: pre.textContent === sent, length: pre.textContent.length, children: pre.children.length, head: document.querySelector('.detail strong').textContent };
+          return {
+            same: pre.textContent === sent,
+            length: pre.textContent.length,
+            children: pre.children.length,
+            head: document.querySelector('.detail strong').textContent,
+          };
         }, index);
         assert.ok(shown.same, `${name}: the answer is shown as its text`);
         assert.equal(shown.length, sample.text.length, `${name}: nothing lost on the way`);
@@ -178,8 +236,11 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       // Nothing from the samples became an element, nothing ran.
       const dom = await page.evaluate(() => ({
         scripts: document.scripts.length,
-        embeds: document.querySelectorAll('img, iframe, object, embed, video, audio, link[rel=import], a[href^="javascript"]').length,
-        handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name))).length,
+        embeds: document.querySelectorAll(
+          'img, iframe, object, embed, video, audio, link[rel=import], a[href^="javascript"]',
+        ).length,
+        handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name)))
+          .length,
         svgs: [...document.querySelectorAll('svg')].map((s) => s.getAttribute('class')),
       }));
       assert.deepEqual(dom, { scripts: 2, embeds: 0, handlers: 0, svgs: ['chart histogram', 'chart passk'] });
@@ -187,7 +248,10 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       // The 200 KB answer: the panel got 20,000 characters of it and says so.
       await selectSample(page, fx.hostile.big);
       assert.equal(samples[fx.hostile.big].clipped, true);
-      assert.equal(await page.$eval('.detail pre.answer', (e) => e.textContent.length), samples[fx.hostile.big].text.length);
+      assert.equal(
+        await page.$eval('.detail pre.answer', (e) => e.textContent.length),
+        samples[fx.hostile.big].text.length,
+      );
       assert.match(await page.textContent('.detail'), /longer than shown here; the verifier read all of it/);
       // Reasoning is text too, in its own fold.
       await selectSample(page, fx.hostile.reasoning);
@@ -211,22 +275,36 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       for (const message of [fx.sea, fx.judged]) {
         const samples = message.task.samples;
         await deliver(page, message);
-        const counts = await page.$$eval('button.filter', (els) => Object.fromEntries(els.map((e) => [e.dataset.filter, e.querySelector('.count').textContent])));
-        assert.deepEqual(counts, Object.fromEntries(Object.keys(KEEPS).map((f) => [f, ` ${expected(samples, f).length}`])), `${message.task.id}: counts`);
+        const counts = await page.$$eval('button.filter', (els) =>
+          Object.fromEntries(els.map((e) => [e.dataset.filter, e.querySelector('.count').textContent])),
+        );
+        assert.deepEqual(
+          counts,
+          Object.fromEntries(Object.keys(KEEPS).map((f) => [f, ` ${expected(samples, f).length}`])),
+          `${message.task.id}: counts`,
+        );
         for (const f of Object.keys(KEEPS)) {
           await page.click(`button.filter[data-filter="${f}"]`);
           const want = expected(samples, f);
           if (want.length) await assertShows(page, want, `${message.task.id} ${f}`);
           else assert.equal(await page.textContent('.sample-list'), 'No sample matches.');
-          assert.deepEqual(await page.$$eval('button.filter[aria-checked="true"]', (els) => els.map((e) => e.dataset.filter)), [f]);
+          assert.deepEqual(
+            await page.$$eval('button.filter[aria-checked="true"]', (els) => els.map((e) => e.dataset.filter)),
+            [f],
+          );
         }
         await page.click('button.filter[data-filter="all"]');
       }
       // The judged task has all three verdicts; errors are shown as such.
-      assert.ok(expected(fx.judged.task.samples, 'errors').length > 0 && expected(fx.judged.task.samples, 'fail').length > 0);
+      assert.ok(
+        expected(fx.judged.task.samples, 'errors').length > 0 && expected(fx.judged.task.samples, 'fail').length > 0,
+      );
       assert.ok(expected(fx.sea.task.samples, 'flipped').length > 0);
       await page.click('button.filter[data-filter="errors"]');
-      assert.deepEqual(await page.$$eval('.sample', (els) => els.map((e) => [e.className, !!e.querySelector('.codicon-warning')])), expected(fx.judged.task.samples, 'errors').map(() => ['sample error', true]));
+      assert.deepEqual(
+        await page.$$eval('.sample', (els) => els.map((e) => [e.className, !!e.querySelector('.codicon-warning')])),
+        expected(fx.judged.task.samples, 'errors').map(() => ['sample error', true]),
+      );
       await shot(page, 'errors');
     });
   });
@@ -239,25 +317,43 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
         await page.fill('input.search', needle);
         await frame(page);
         const n = needle.toLowerCase();
-        const want = samples.filter((s) => [s.text, s.reasoning ?? '', s.reason].some((t) => t.toLowerCase().includes(n))).map((s) => s.index);
+        const want = samples
+          .filter((s) => [s.text, s.reasoning ?? '', s.reason].some((t) => t.toLowerCase().includes(n)))
+          .map((s) => s.index);
         if (want.length) await assertShows(page, want, `search ${needle}`);
         else assert.equal(await page.textContent('.sample-list'), 'No sample matches.');
         assert.ok(want.length < samples.length);
       }
       await page.fill('input.search', '');
-      await assertShows(page, samples.map((s) => s.index), 'search cleared');
+      await assertShows(
+        page,
+        samples.map((s) => s.index),
+        'search cleared',
+      );
 
-      const byScore = (dir) => [...samples].sort((a, b) => dir * (a.score - b.score) || a.index - b.index).map((s) => s.index);
+      const byScore = (dir) =>
+        [...samples].sort((a, b) => dir * (a.score - b.score) || a.index - b.index).map((s) => s.index);
       await page.selectOption('select.sort', 'score-asc');
       await assertShows(page, byScore(1), 'lowest score first');
       await page.selectOption('select.sort', 'score-desc');
       await assertShows(page, byScore(-1), 'highest score first');
       await page.selectOption('select.sort', 'length-desc');
-      await assertShows(page, [...samples].sort((a, b) => b.text.length - a.text.length || a.index - b.index).map((s) => s.index), 'longest first');
+      await assertShows(
+        page,
+        [...samples].sort((a, b) => b.text.length - a.text.length || a.index - b.index).map((s) => s.index),
+        'longest first',
+      );
       // Filter and sort together.
       await page.click('button.filter[data-filter="fail"]');
       await page.selectOption('select.sort', 'score-asc');
-      await assertShows(page, [...samples].filter(KEEPS.fail).sort((a, b) => a.score - b.score || a.index - b.index).map((s) => s.index), 'fail, lowest first');
+      await assertShows(
+        page,
+        [...samples]
+          .filter(KEEPS.fail)
+          .sort((a, b) => a.score - b.score || a.index - b.index)
+          .map((s) => s.index),
+        'fail, lowest first',
+      );
     });
   });
 
@@ -269,10 +365,16 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       const drawn = await rows(page);
       assert.ok(drawn.length > 5 && drawn.length <= 40, `${drawn.length} rows in the page`);
       assert.equal(await page.$$eval('.sample', (els) => els.length), drawn.length);
-      await assertShows(page, samples.map((s) => s.index), '1,000');
+      await assertShows(
+        page,
+        samples.map((s) => s.index),
+        '1,000',
+      );
       assert.equal(await page.textContent('button.filter[data-filter="all"] .count'), ' 1000');
 
-      await page.$eval('.sample-list', (vp) => { vp.scrollTop = vp.scrollHeight; });
+      await page.$eval('.sample-list', (vp) => {
+        vp.scrollTop = vp.scrollHeight;
+      });
       await frame(page);
       await frame(page);
       const end = await rows(page);
@@ -295,7 +397,9 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
         return { during: window.__stateWrites - at, at, top: list.scrollTop };
       });
       // The write once scrolling settles: waited for (bounded), not slept on.
-      await page.waitForFunction((top) => window.__savedState()?.list?.scrollTop === top, writes.top, { timeout: 5000 });
+      await page.waitForFunction((top) => window.__savedState()?.list?.scrollTop === top, writes.top, {
+        timeout: 5000,
+      });
       writes.after = await page.evaluate((at) => window.__stateWrites - at, writes.at);
       writes.scrollTop = (await page.evaluate(() => window.__savedState())).list.scrollTop;
       assert.ok(writes.during <= 3, `${writes.during} state writes during 10 scroll events`);
@@ -310,7 +414,8 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     await withPanel({}, async (page) => {
       await deliver(page, fx.large);
       await page.focus('.sample-list');
-      const selected = () => page.$$eval('.sample[aria-selected="true"]', (els) => els.map((e) => Number(e.dataset.index)));
+      const selected = () =>
+        page.$$eval('.sample[aria-selected="true"]', (els) => els.map((e) => Number(e.dataset.index)));
       await page.keyboard.press('ArrowDown');
       assert.deepEqual(await selected(), [0]);
       assert.match(await page.textContent('.detail strong'), /^Sample #1: pass · score 1\.000$/);
@@ -321,7 +426,10 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('ArrowDown');
       assert.deepEqual(await selected(), [2]);
-      assert.match(await page.textContent('.detail strong'), new RegExp(`^Sample #3: ${samples[2].pass ? 'pass' : 'fail'}`));
+      assert.match(
+        await page.textContent('.detail strong'),
+        new RegExp(`^Sample #3: ${samples[2].pass ? 'pass' : 'fail'}`),
+      );
       await page.keyboard.press('ArrowUp');
       assert.deepEqual(await selected(), [1]);
       await page.keyboard.press('End');
@@ -334,7 +442,11 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       await page.keyboard.press('Home');
       assert.deepEqual(await selected(), [0]);
       assert.ok(await inView(page, 0), 'Home scrolls the first sample into view');
-      assert.equal(await page.evaluate(() => document.activeElement?.className), 'sample-list', 'focus stays on the list');
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.className),
+        'sample-list',
+        'focus stays on the list',
+      );
       // The filters are one tab stop; arrows move the choice and the focus with it.
       await page.focus('button.filter[data-filter="all"]');
       assert.deepEqual(await page.$$eval('button.filter', (els) => els.map((e) => e.tabIndex)), [0, -1, -1, -1, -1]);
@@ -343,14 +455,19 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.equal(await page.getAttribute('button.filter[data-filter="pass"]', 'aria-checked'), 'true');
       await page.keyboard.press('ArrowLeft');
       await page.keyboard.press('ArrowLeft');
-      assert.equal(await page.evaluate(() => document.activeElement?.dataset.filter), 'errors', 'the arrows wrap around');
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.dataset.filter),
+        'errors',
+        'the arrows wrap around',
+      );
     });
   });
 
   test('keyboard focus stays where it was when the host sends the task again', async () => {
     await withPanel({}, async (page) => {
       await deliver(page, fx.sea);
-      const selected = () => page.$$eval('.sample[aria-selected="true"]', (els) => els.map((e) => Number(e.dataset.index)));
+      const selected = () =>
+        page.$$eval('.sample[aria-selected="true"]', (els) => els.map((e) => Number(e.dataset.index)));
       await page.focus('.sample-list');
       await page.keyboard.press('ArrowDown');
       // The host re-sends the task after each change (an edit, cases run, sampling done).
@@ -367,7 +484,11 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       const words = task(fx.sea).form.find((r) => r.label === 'num_words');
       await page.focus(`[data-path="${cssString(JSON.stringify(words.path))}"]`);
       await deliver(page, fx.sea);
-      assert.equal(await page.evaluate(() => document.activeElement.dataset.path), JSON.stringify(words.path), 'a form field kept the focus');
+      assert.equal(
+        await page.evaluate(() => document.activeElement.dataset.path),
+        JSON.stringify(words.path),
+        'a form field kept the focus',
+      );
 
       // What is typed but not yet committed survives, and commits as typed.
       const at = `[data-path="${cssString(JSON.stringify(words.path))}"]`;
@@ -376,7 +497,9 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.equal(await page.inputValue(at), '33', 'the uncommitted value is kept');
       const from = (await posted(page)).length;
       await page.press(at, 'Enter');
-      assert.deepEqual((await posted(page)).slice(from), [{ type: 'edit', task: 'panel/sea', path: words.path, old: 25, value: 33 }]);
+      assert.deepEqual((await posted(page)).slice(from), [
+        { type: 'edit', task: 'panel/sea', path: words.path, old: 25, value: 33 },
+      ]);
 
       // A field not typed into since it committed shows the file's new value (the YAML edited meanwhile).
       await deliver(page, fx.seaEditedAgain);
@@ -396,13 +519,17 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       let from = (await posted(page)).length;
       await page.fill(at('num_words'), '30');
       await page.press(at('num_words'), 'Enter');
-      assert.deepEqual(await postedSince(page, from), [{ type: 'edit', task: 'panel/sea', path: field('num_words').path, old: 25, value: 30 }]);
+      assert.deepEqual(await postedSince(page, from), [
+        { type: 'edit', task: 'panel/sea', path: field('num_words').path, old: 25, value: 30 },
+      ]);
 
       // Leaving the field commits too; the same value again commits nothing.
       await page.fill(at('num_words'), '40');
       from = (await posted(page)).length;
       await page.press(at('num_words'), 'Tab');
-      assert.deepEqual(await postedSince(page, from), [{ type: 'edit', task: 'panel/sea', path: field('num_words').path, old: 25, value: 40 }]);
+      assert.deepEqual(await postedSince(page, from), [
+        { type: 'edit', task: 'panel/sea', path: field('num_words').path, old: 25, value: 40 },
+      ]);
       await page.fill(at('num_words'), '25');
       from = (await posted(page)).length;
       await page.press(at('num_words'), 'Enter');
@@ -410,7 +537,9 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
 
       from = (await posted(page)).length;
       await page.selectOption(at('relation'), 'at least');
-      assert.deepEqual(await postedSince(page, from), [{ type: 'edit', task: 'panel/sea', path: field('relation').path, old: 'less than', value: 'at least' }]);
+      assert.deepEqual(await postedSince(page, from), [
+        { type: 'edit', task: 'panel/sea', path: field('relation').path, old: 'less than', value: 'at least' },
+      ]);
 
       // Adding a constraint by its id; an unknown id is refused in the page.
       const add = task.form.find((r) => r.type === 'add');
@@ -421,11 +550,20 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.equal(await page.$eval('.form .add input', (e) => e.validationMessage), 'unknown: no_such:instruction');
       await page.fill('.form .add input', 'change_case:english_lowercase');
       await page.click('.form .add button');
-      assert.deepEqual(await postedSince(page, from), [{ type: 'addItem', task: 'panel/sea', path: add.path, item: 'change_case:english_lowercase' }]);
+      assert.deepEqual(await postedSince(page, from), [
+        { type: 'addItem', task: 'panel/sea', path: add.path, item: 'change_case:english_lowercase' },
+      ]);
 
       from = (await posted(page)).length;
       await page.click('.form button[aria-label="Remove punctuation:no_comma"]');
-      assert.deepEqual(await postedSince(page, from), [{ type: 'removeItem', task: 'panel/sea', path: task.form.find((r) => r.label === 'punctuation:no_comma').path, shown: 'punctuation:no_comma' }]);
+      assert.deepEqual(await postedSince(page, from), [
+        {
+          type: 'removeItem',
+          task: 'panel/sea',
+          path: task.form.find((r) => r.label === 'punctuation:no_comma').path,
+          shown: 'punctuation:no_comma',
+        },
+      ]);
     });
   });
 
@@ -469,7 +607,10 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.match(title, /^Audit \(\d+ findings, 1 suspect\)/);
       const severities = await page.$$eval('.audit-findings .severity', (els) => els.map((e) => e.textContent));
       assert.ok(severities.includes('critical') && severities.includes('high'), severities.join(','));
-      const echo = await page.$eval('.finding:has-text("echo-prompt") .response', (e) => ({ text: e.textContent, images: e.querySelectorAll('img').length }));
+      const echo = await page.$eval('.finding:has-text("echo-prompt") .response', (e) => ({
+        text: e.textContent,
+        images: e.querySelectorAll('img').length,
+      }));
       assert.match(echo.text, /^<img src=x onerror="window.__xss=1"> Describe the sea\.$/);
       assert.equal(echo.images, 0, 'the probe is shown as text');
       assert.match(await page.textContent('.audit-suspects'), /passed, but names 2 different answers: 72, 71/);
@@ -491,7 +632,9 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     await withPanel({}, async (page) => {
       await deliver(page, { ...fx.sea, task: { ...fx.sea.task, readOnly } });
       assert.equal(await page.textContent('.notice.read-only'), readOnly);
-      const inputs = await page.$$eval('.form input, .form select, .form textarea', (els) => els.map((e) => e.disabled));
+      const inputs = await page.$$eval('.form input, .form select, .form textarea', (els) =>
+        els.map((e) => e.disabled),
+      );
       assert.ok(inputs.length >= 2, `${inputs.length} inputs`);
       assert.ok(inputs.every(Boolean), 'every input is disabled');
       assert.equal(await page.$$eval('.form button', (els) => els.length), 0, 'no add or remove buttons');
@@ -511,20 +654,37 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       const before = fx.sea.task.samples.length;
       await deliver(page, { type: 'busy', what: 'Sampling panel/sea…', cancellable: true });
       await deliver(page, fx.streamed);
-      assert.equal(await page.textContent('button.filter[data-filter="all"] .count'), ` ${before + fx.streamed.samples.length}`);
+      assert.equal(
+        await page.textContent('button.filter[data-filter="all"] .count'),
+        ` ${before + fx.streamed.samples.length}`,
+      );
       // Progress goes beside what the host is doing; Cancel stays.
-      assert.match(await page.textContent('.status'), new RegExp(`Sampling panel/sea… ${fx.streamed.done}/${fx.streamed.total}`));
+      assert.match(
+        await page.textContent('.status'),
+        new RegExp(`Sampling panel/sea… ${fx.streamed.done}/${fx.streamed.total}`),
+      );
       assert.equal(await page.locator('.status button', { hasText: 'Cancel' }).count(), 1);
       const passing = fx.sea.task.samples.concat(fx.streamed.samples).filter((x) => x.pass).length;
-      assert.equal(await page.textContent('.section:has(.sample-list) > summary h2'), `Samples (${passing}/${before + fx.streamed.samples.length} pass)`);
-      await page.$eval('.sample-list', (vp) => { vp.scrollTop = vp.scrollHeight; });
+      assert.equal(
+        await page.textContent('.section:has(.sample-list) > summary h2'),
+        `Samples (${passing}/${before + fx.streamed.samples.length} pass)`,
+      );
+      await page.$eval('.sample-list', (vp) => {
+        vp.scrollTop = vp.scrollHeight;
+      });
       await frame(page);
       await frame(page);
       const drawn = await rows(page);
-      assert.deepEqual(drawn.slice(-2), fx.streamed.samples.map((s) => s.index));
+      assert.deepEqual(
+        drawn.slice(-2),
+        fx.streamed.samples.map((s) => s.index),
+      );
       // Samples of another task are not this task's.
       await deliver(page, { ...fx.streamed, task: 'panel/other', samples: [{ ...fx.streamed.samples[0], index: 99 }] });
-      assert.equal(await page.textContent('button.filter[data-filter="all"] .count'), ` ${before + fx.streamed.samples.length}`);
+      assert.equal(
+        await page.textContent('button.filter[data-filter="all"] .count'),
+        ` ${before + fx.streamed.samples.length}`,
+      );
     });
   });
 
@@ -552,7 +712,10 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       }
       assert.ok((await snapshot()) === was, 'the page did not change');
       // Nothing from the messages is shown; only the panel's own warning.
-      assert.equal((await page.textContent('.notice')).trim(), 'The panel received an update it could not read; it may be out of date. Reopen it to refresh.');
+      assert.equal(
+        (await page.textContent('.notice')).trim(),
+        'The panel received an update it could not read; it may be out of date. Reopen it to refresh.',
+      );
       // A message from the host after them is still handled.
       await deliver(page, { type: 'empty', reason: 'Put the cursor in a task.' });
       assert.equal(await page.textContent('#root'), 'Put the cursor in a task.');
@@ -581,9 +744,16 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       assert.deepEqual(await page.$$eval('button.filter.active', (els) => els.map((e) => e.dataset.filter)), ['fail']);
       assert.equal(await page.inputValue('select.sort'), 'score-asc');
       assert.equal(await page.inputValue('input.search'), 'words');
-      assert.deepEqual(await rows(page), [...fail].sort((a, b) => a.score - b.score || a.index - b.index).map((s) => s.index));
+      assert.deepEqual(
+        await rows(page),
+        [...fail].sort((a, b) => a.score - b.score || a.index - b.index).map((s) => s.index),
+      );
       assert.match(await page.textContent('.detail strong'), new RegExp(`^Sample #${fail[1].index + 1}: fail`));
-      assert.equal(await page.$eval('.section:nth-of-type(1)', (d) => d.open), false, 'the folded section stays folded');
+      assert.equal(
+        await page.$eval('.section:nth-of-type(1)', (d) => d.open),
+        false,
+        'the folded section stays folded',
+      );
 
       // The same task again from the host keeps the list as it was; another task starts afresh.
       await deliver(page, fx.sea);
@@ -602,13 +772,19 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
 
   test('before the first sample of a Resample: "Sampling…", not "0/0 pass · too hard"', async () => {
     await withPanel({}, async (page) => {
-      const empty = { ...fx.sea.task.run, stats: { ...fx.sea.task.run.stats, samples: 0, passed: 0, passRate: 0, band: 'too_hard' } };
+      const empty = {
+        ...fx.sea.task.run,
+        stats: { ...fx.sea.task.run.stats, samples: 0, passed: 0, passRate: 0, band: 'too_hard' },
+      };
       await deliver(page, { type: 'task', task: { ...fx.sea.task, run: empty, samples: [] } });
       assert.equal(await page.$('.run-summary'), null);
       assert.equal(await page.textContent('.sampling'), 'Sampling… the pass rate shows as samples arrive.');
       await deliver(page, fx.streamed);
       const passing = fx.streamed.samples.filter((x) => x.pass).length;
-      assert.equal(await page.textContent('.sampling'), `Sampling… ${passing}/${fx.streamed.samples.length} pass so far.`);
+      assert.equal(
+        await page.textContent('.sampling'),
+        `Sampling… ${passing}/${fx.streamed.samples.length} pass so far.`,
+      );
     });
   });
 
@@ -618,24 +794,33 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       const ticks = (sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
       assert.deepEqual(await ticks('svg.histogram text.tick-x'), ['0', '0.5', '1']);
       const bins = new Map();
-      for (const x of fx.sea.task.samples) bins.set(Math.min(9, Math.floor(x.score * 10)), (bins.get(Math.min(9, Math.floor(x.score * 10))) ?? 0) + 1);
+      for (const x of fx.sea.task.samples)
+        bins.set(Math.min(9, Math.floor(x.score * 10)), (bins.get(Math.min(9, Math.floor(x.score * 10))) ?? 0) + 1);
       assert.deepEqual(await ticks('svg.histogram text.tick-y'), ['0', String(Math.max(...bins.values()))]);
       assert.deepEqual(await ticks('svg.passk text.tick-y'), ['0', '0.5', '1']);
-      assert.deepEqual(await ticks('svg.passk text.tick-x'), fx.sea.task.run.stats.passAtK.map(([k]) => String(k)));
+      assert.deepEqual(
+        await ticks('svg.passk text.tick-x'),
+        fx.sea.task.run.stats.passAtK.map(([k]) => String(k)),
+      );
     });
   });
 
   test('light theme: green verdict text and the learnable badge are readable (contrast ≥ 4.5)', async () => {
     await withPanel({ theme: 'light' }, async (page) => {
-      await deliver(page, { type: 'task', task: { ...fx.sea.task, run: { ...fx.sea.task.run, stats: { ...fx.sea.task.run.stats, band: 'learnable' } } } });
+      await deliver(page, {
+        type: 'task',
+        task: { ...fx.sea.task, run: { ...fx.sea.task.run, stats: { ...fx.sea.task.run.stats, band: 'learnable' } } },
+      });
       for (const sel of ['.band.learnable', '.case.ok .verdict']) {
         // Through a canvas: computed colours may come as color(srgb …) rather than rgb().
-        const [fg, bg] = await page.$eval(sel, (e) => [getComputedStyle(e).color, getComputedStyle(document.body).backgroundColor].map((c) => {
-          const g = document.createElement('canvas').getContext('2d');
-          g.fillStyle = c;
-          g.fillRect(0, 0, 1, 1);
-          return `rgb(${[...g.getImageData(0, 0, 1, 1).data.slice(0, 3)].join(', ')})`;
-        }));
+        const [fg, bg] = await page.$eval(sel, (e) =>
+          [getComputedStyle(e).color, getComputedStyle(document.body).backgroundColor].map((c) => {
+            const g = document.createElement('canvas').getContext('2d');
+            g.fillStyle = c;
+            g.fillRect(0, 0, 1, 1);
+            return `rgb(${[...g.getImageData(0, 0, 1, 1).data.slice(0, 3)].join(', ')})`;
+          }),
+        );
         const ratio = contrast(fg, bg);
         assert.ok(ratio >= 4.5, `${sel}: ${fg} on ${bg} has contrast ${ratio.toFixed(2)}`);
       }
@@ -647,18 +832,30 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
       await withPanel({ theme }, async (page) => {
         await deliver(page, fx.sea);
         await selectSample(page, 2);
-        await page.$eval('.sample-list', (vp) => { vp.scrollTop = 0; });
+        await page.$eval('.sample-list', (vp) => {
+          vp.scrollTop = 0;
+        });
         await frame(page);
         const colors = await page.evaluate(() => ({
           body: getComputedStyle(document.body).backgroundColor,
           text: getComputedStyle(document.body).color,
           font: getComputedStyle(document.querySelector('.codicon')).fontFamily,
         }));
-        assert.equal(colors.body, hexToRgb(THEMES[theme].colors['editor-background']), `${theme}: the theme's background`);
+        assert.equal(
+          colors.body,
+          hexToRgb(THEMES[theme].colors['editor-background']),
+          `${theme}: the theme's background`,
+        );
         assert.equal(colors.text, hexToRgb(THEMES[theme].colors.foreground), `${theme}: the theme's text colour`);
         assert.equal(colors.font, 'codicon');
         // The icon font loaded (from the page's own origin, as the CSP allows).
-        assert.equal(await page.evaluate(async () => { await document.fonts.ready; return document.fonts.check('16px codicon'); }), true);
+        assert.equal(
+          await page.evaluate(async () => {
+            await document.fonts.ready;
+            return document.fonts.check('16px codicon');
+          }),
+          true,
+        );
         await shot(page, theme);
       });
     }
@@ -680,10 +877,13 @@ function hexToRgb(hex) {
 /** WCAG contrast ratio of two `rgb(r, g, b)` colours. */
 function contrast(a, b) {
   const lum = (c) => {
-    const [r, g, bl] = c.match(/\d+/g).slice(0, 3).map((v) => {
-      const x = Number(v) / 255;
-      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-    });
+    const [r, g, bl] = c
+      .match(/\d+/g)
+      .slice(0, 3)
+      .map((v) => {
+        const x = Number(v) / 255;
+        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+      });
     return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
   };
   const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);

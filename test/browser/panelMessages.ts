@@ -25,7 +25,14 @@ export { fromPanel, toPanel, reverify, panelTaskView, sampleView };
 /** A scripted answer: its text, with a reasoning block or cut at max_tokens when asked. */
 export type Answer = string | { readonly text: string; readonly reasoning?: string; readonly truncated?: boolean };
 
-export const PROFILE: ModelProfile = { name: 'scripted', baseUrl: 'builtin:scripted', model: 'scripted-1', endpoint: 'chat', concurrency: 4, timeoutMs: 10_000 };
+export const PROFILE: ModelProfile = {
+  name: 'scripted',
+  baseUrl: 'builtin:scripted',
+  model: 'scripted-1',
+  endpoint: 'chat',
+  concurrency: 4,
+  timeoutMs: 10_000,
+};
 
 export interface LoadedTask {
   readonly entry: TaskEntry;
@@ -97,7 +104,12 @@ function memoryCache(): SampleCache {
 }
 
 /** Samples a task once per answer (a scripted model) and verifies every sample. */
-export async function sampleRun(file: string, task: TaskSpec, answers: readonly Answer[], o: { judge?: VerifyContext['judge'] } = {}): Promise<TaskRunResult> {
+export async function sampleRun(
+  file: string,
+  task: TaskSpec,
+  answers: readonly Answer[],
+  o: { judge?: VerifyContext['judge'] } = {},
+): Promise<TaskRunResult> {
   const [run] = await sampleTasks([task], {
     file,
     cache: memoryCache(),
@@ -116,7 +128,11 @@ export async function sampleRun(file: string, task: TaskSpec, answers: readonly 
 // ---------------------------------------------------------------------------------------------
 // The answers.
 
-const words = (n: number, from = 0): string => Array.from({ length: n }, (_, i) => ['the', 'sea', 'rolls', 'over', 'grey', 'stones', 'and', 'sand'][(i + from) % 8]).join(' ');
+const words = (n: number, from = 0): string =>
+  Array.from(
+    { length: n },
+    (_, i) => ['the', 'sea', 'rolls', 'over', 'grey', 'stones', 'and', 'sand'][(i + from) % 8],
+  ).join(' ');
 
 /** Answers to panel/sea, hostile ones included; `hostile` names the index of each hostile one. */
 export function seaAnswers(): { answers: Answer[]; hostile: Record<string, number> } {
@@ -132,12 +148,18 @@ export function seaAnswers(): { answers: Answer[]; hostile: Record<string, numbe
   add(`${words(40, 3)}.`);
   add('<img src=x onerror="window.__xss=1">', 'img');
   add('<script>window.__xss=1</script>', 'script');
-  add('</pre><img src=x onerror=window.__xss=1><svg onload="window.__xss=1"></svg><iframe srcdoc="<script>parent.__xss=1</script>"></iframe>', 'markup');
+  add(
+    '</pre><img src=x onerror=window.__xss=1><svg onload="window.__xss=1"></svg><iframe srcdoc="<script>parent.__xss=1</script>"></iframe>',
+    'markup',
+  );
   add(`${'The sea keeps rolling in and out of the bay again and again. '.repeat(3300)}`, 'big'); // ~200 KB
   add('\u0000\u0001\u0007\b\u001b[31mred\u001b[0m\u007f \ufffe\ud800 tail\r\nline\u2028sep', 'binary');
   add('La mer 🌊 海は広い البحر واسع \u202eevil\u202c e\u0301 Ωμέγα 👩‍👩‍👧', 'unicode');
   add('', 'empty');
-  add({ text: 'The sea is calm tonight.', reasoning: 'Count the words, avoid commas; <b>keep it short</b>.' }, 'reasoning');
+  add(
+    { text: 'The sea is calm tonight.', reasoning: 'Count the words, avoid commas; <b>keep it short</b>.' },
+    'reasoning',
+  );
   add({ text: 'The sea goes on and on and on and', truncated: true }, 'truncated');
   add('{{constructor.constructor("window.__xss=1")()}} javascript:window.__xss=1 ${window.__xss=1}', 'template');
   add('Waves, wind, salt, and gulls all over the long grey shore of the northern sea.');
@@ -161,7 +183,11 @@ export function judgedAnswers(): Answer[] {
 /** n answers to panel/clips: right, wrong, hedged and worded ones, some with reasoning. */
 export function mathAnswers(n: number): Answer[] {
   return Array.from({ length: n }, (_, i) => {
-    if (i % 11 === 0) return { text: `So she sold ${48 + 24} in total: \\boxed{72}`, reasoning: `April 48, May 24, total 72 (sample ${i}).` };
+    if (i % 11 === 0)
+      return {
+        text: `So she sold ${48 + 24} in total: \\boxed{72}`,
+        reasoning: `April 48, May 24, total 72 (sample ${i}).`,
+      };
     if (i % 5 === 1) return `48 + 48 = 96, so the answer is \\boxed{96}. (${i})`;
     if (i % 7 === 2) return `It is either \\boxed{72} or \\boxed{24}. (${i})`;
     return `In May she sold 48 / 2 = 24 clips, so altogether 48 + 24 = 72. \\boxed{72} (${i})`;
@@ -225,7 +251,13 @@ export async function panelFixture(root: string, o: { largeSamples?: number } = 
 
   const judged = loadTask(text, 'panel/judged');
   const judgedRun = await sampleRun(file, judged.spec, judgedAnswers(), { judge: scriptedJudge });
-  const judgedView = panelTaskView(shown, judged.entry, judged.spec, await runCases([judged.spec], { file, trusted: true }), { run: judgedRun, fresh: true });
+  const judgedView = panelTaskView(
+    shown,
+    judged.entry,
+    judged.spec,
+    await runCases([judged.spec], { file, trusted: true }),
+    { run: judgedRun, fresh: true },
+  );
 
   const clips = loadTask(text, 'panel/clips');
   const clipsRun = await sampleRun(file, clips.spec, mathAnswers(o.largeSamples ?? 1000));
@@ -234,7 +266,13 @@ export async function panelFixture(root: string, o: { largeSamples?: number } = 
   // Samples streaming in while sampling "more": the extension posts each as it is verified.
   const more = await sampleRun(file, edited.spec, ['A calm sea at night.', 'The sea, at night, is calm.']);
   const n = first.samples.length;
-  const streamed = { type: 'samples' as const, task: 'panel/sea', samples: more.samples.map((s) => sampleView({ ...s, index: n + s.index })), done: 2, total: 2 };
+  const streamed = {
+    type: 'samples' as const,
+    task: 'panel/sea',
+    samples: more.samples.map((s) => sampleView({ ...s, index: n + s.index })),
+    done: 2,
+    total: 2,
+  };
 
   const check = <T extends ToPanel>(m: T): T => {
     toPanel.parse(m);
@@ -248,16 +286,29 @@ export async function panelFixture(root: string, o: { largeSamples?: number } = 
     large: check({ type: 'task' as const, task: largeView }),
     streamed: check(streamed),
     flips: { gained: r.gained, lost: r.lost },
-    audited: check({ type: 'task' as const, task: { ...seaView, audit: await auditOfWeakRegex(file, edited.spec, r.run) } }),
+    audited: check({
+      type: 'task' as const,
+      task: { ...seaView, audit: await auditOfWeakRegex(file, edited.spec, r.run) },
+    }),
   };
 }
 
 /** The audit the host would show for a weak verifier: real probes through the real verifiers. */
 async function auditOfWeakRegex(file: string, spec: TaskSpec, run: TaskRunResult) {
-  const weak: TaskSpec = { ...spec, prompt: '<img src=x onerror="window.__xss=1"> Describe the sea.', verify: { match: { answer: '.*', mode: 'regex' } } };
+  const weak: TaskSpec = {
+    ...spec,
+    prompt: '<img src=x onerror="window.__xss=1"> Describe the sea.',
+    verify: { match: { answer: '.*', mode: 'regex' } },
+  };
   const [audit] = await auditTasks([weak], { file });
   // A sample that names two answers passes a contains match: a false-positive suspect.
-  const hedged = { ...run.samples[0]!, text: 'It is \\boxed{72} or \\boxed{71}.', verdict: { pass: true, score: 1, reason: 'contains match of "72"', details: {} } };
-  const suspects = await findSuspects(weak, file, [{ index: hedged.index, response: hedged.text, verdict: hedged.verdict }]);
+  const hedged = {
+    ...run.samples[0]!,
+    text: 'It is \\boxed{72} or \\boxed{71}.',
+    verdict: { pass: true, score: 1, reason: 'contains match of "72"', details: {} },
+  };
+  const suspects = await findSuspects(weak, file, [
+    { index: hedged.index, response: hedged.text, verdict: hedged.verdict },
+  ]);
   return auditView(audit!, suspects, weak);
 }

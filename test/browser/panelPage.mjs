@@ -35,7 +35,9 @@ const ASSETS = {
 
 /** Fails early, with the command to run, when the panel is not built. */
 export function requirePanelBuilt() {
-  const missing = Object.values(ASSETS).map(([p]) => p).filter((p) => !fs.existsSync(path.resolve(REPO, p)));
+  const missing = Object.values(ASSETS)
+    .map(([p]) => p)
+    .filter((p) => !fs.existsSync(path.resolve(REPO, p)));
   if (missing.length) throw new Error(`missing ${missing.join(', ')}: run \`npm run build\` first`);
 }
 
@@ -47,46 +49,116 @@ export const THEMES = {
   light: {
     kind: 'vscode-light',
     colors: {
-      'editor-background': '#ffffff', foreground: '#616161', descriptionForeground: '#717171', focusBorder: '#0090f1', errorForeground: '#a1260d',
-      'button-background': '#007acc', 'button-foreground': '#ffffff', 'button-hoverBackground': '#0062a3', 'button-secondaryBackground': '#5f6a79', 'button-secondaryForeground': '#ffffff',
-      'checkbox-background': '#ffffff', 'dropdown-background': '#ffffff', 'dropdown-border': '#cecece', 'dropdown-foreground': '#616161',
-      'input-background': '#ffffff', 'input-foreground': '#616161', 'input-border': '#cecece',
-      'inputValidation-errorBackground': '#f2dede', 'inputValidation-warningBackground': '#f6f5d2',
-      'diffEditor-insertedTextBackground': '#9ccc2c40', 'diffEditor-removedTextBackground': '#ff000033',
-      'editor-findMatchHighlightBackground': '#ea5c0055', 'editorWarning-foreground': '#bf8803',
-      'list-activeSelectionBackground': '#0060c0', 'list-activeSelectionForeground': '#ffffff', 'list-hoverBackground': '#e8e8e8',
-      'panel-border': '#80808059', 'testing-iconFailed': '#f14c4c', 'testing-iconPassed': '#73c991', 'charts-green': '#388a34',
-      'textBlockQuote-background': '#7f7f7f1a', 'textLink-foreground': '#006ab1', 'toolbar-hoverBackground': '#b8b8b850',
+      'editor-background': '#ffffff',
+      foreground: '#616161',
+      descriptionForeground: '#717171',
+      focusBorder: '#0090f1',
+      errorForeground: '#a1260d',
+      'button-background': '#007acc',
+      'button-foreground': '#ffffff',
+      'button-hoverBackground': '#0062a3',
+      'button-secondaryBackground': '#5f6a79',
+      'button-secondaryForeground': '#ffffff',
+      'checkbox-background': '#ffffff',
+      'dropdown-background': '#ffffff',
+      'dropdown-border': '#cecece',
+      'dropdown-foreground': '#616161',
+      'input-background': '#ffffff',
+      'input-foreground': '#616161',
+      'input-border': '#cecece',
+      'inputValidation-errorBackground': '#f2dede',
+      'inputValidation-warningBackground': '#f6f5d2',
+      'diffEditor-insertedTextBackground': '#9ccc2c40',
+      'diffEditor-removedTextBackground': '#ff000033',
+      'editor-findMatchHighlightBackground': '#ea5c0055',
+      'editorWarning-foreground': '#bf8803',
+      'list-activeSelectionBackground': '#0060c0',
+      'list-activeSelectionForeground': '#ffffff',
+      'list-hoverBackground': '#e8e8e8',
+      'panel-border': '#80808059',
+      'testing-iconFailed': '#f14c4c',
+      'testing-iconPassed': '#73c991',
+      'charts-green': '#388a34',
+      'textBlockQuote-background': '#7f7f7f1a',
+      'textLink-foreground': '#006ab1',
+      'toolbar-hoverBackground': '#b8b8b850',
     },
   },
   dark: {
     kind: 'vscode-dark',
     colors: {
-      'editor-background': '#1e1e1e', foreground: '#cccccc', descriptionForeground: '#ccccccb3', focusBorder: '#007fd4', errorForeground: '#f48771',
-      'button-background': '#0e639c', 'button-foreground': '#ffffff', 'button-hoverBackground': '#1177bb', 'button-secondaryBackground': '#3a3d41', 'button-secondaryForeground': '#ffffff',
-      'checkbox-background': '#3c3c3c', 'dropdown-background': '#3c3c3c', 'dropdown-border': '#3c3c3c', 'dropdown-foreground': '#f0f0f0',
-      'input-background': '#3c3c3c', 'input-foreground': '#cccccc',
-      'inputValidation-errorBackground': '#5a1d1d', 'inputValidation-warningBackground': '#352a05',
-      'diffEditor-insertedTextBackground': '#9ccc2c33', 'diffEditor-removedTextBackground': '#ff000033',
-      'editor-findMatchHighlightBackground': '#ea5c0055', 'editorWarning-foreground': '#cca700',
-      'list-activeSelectionBackground': '#04395e', 'list-activeSelectionForeground': '#ffffff', 'list-hoverBackground': '#2a2d2e',
-      'panel-border': '#80808059', 'testing-iconFailed': '#f14c4c', 'testing-iconPassed': '#73c991', 'charts-green': '#89d185',
-      'textBlockQuote-background': '#7f7f7f1a', 'textLink-foreground': '#3794ff', 'toolbar-hoverBackground': '#5a5d5e50',
+      'editor-background': '#1e1e1e',
+      foreground: '#cccccc',
+      descriptionForeground: '#ccccccb3',
+      focusBorder: '#007fd4',
+      errorForeground: '#f48771',
+      'button-background': '#0e639c',
+      'button-foreground': '#ffffff',
+      'button-hoverBackground': '#1177bb',
+      'button-secondaryBackground': '#3a3d41',
+      'button-secondaryForeground': '#ffffff',
+      'checkbox-background': '#3c3c3c',
+      'dropdown-background': '#3c3c3c',
+      'dropdown-border': '#3c3c3c',
+      'dropdown-foreground': '#f0f0f0',
+      'input-background': '#3c3c3c',
+      'input-foreground': '#cccccc',
+      'inputValidation-errorBackground': '#5a1d1d',
+      'inputValidation-warningBackground': '#352a05',
+      'diffEditor-insertedTextBackground': '#9ccc2c33',
+      'diffEditor-removedTextBackground': '#ff000033',
+      'editor-findMatchHighlightBackground': '#ea5c0055',
+      'editorWarning-foreground': '#cca700',
+      'list-activeSelectionBackground': '#04395e',
+      'list-activeSelectionForeground': '#ffffff',
+      'list-hoverBackground': '#2a2d2e',
+      'panel-border': '#80808059',
+      'testing-iconFailed': '#f14c4c',
+      'testing-iconPassed': '#73c991',
+      'charts-green': '#89d185',
+      'textBlockQuote-background': '#7f7f7f1a',
+      'textLink-foreground': '#3794ff',
+      'toolbar-hoverBackground': '#5a5d5e50',
     },
   },
   'high-contrast': {
     kind: 'vscode-high-contrast',
     colors: {
-      'editor-background': '#000000', foreground: '#ffffff', descriptionForeground: '#ffffff', focusBorder: '#f38518', errorForeground: '#f48771',
-      'button-background': '#000000', 'button-foreground': '#ffffff', 'button-border': '#6fc3df', 'button-hoverBackground': '#000000', 'button-secondaryBackground': '#000000', 'button-secondaryForeground': '#ffffff',
-      'checkbox-background': '#000000', 'dropdown-background': '#000000', 'dropdown-border': '#6fc3df', 'dropdown-foreground': '#ffffff',
-      'input-background': '#000000', 'input-foreground': '#ffffff', 'input-border': '#6fc3df',
-      'inputValidation-errorBackground': '#000000', 'inputValidation-warningBackground': '#000000',
-      'diffEditor-insertedTextBackground': '#33ff2e33', 'diffEditor-removedTextBackground': '#ff000033',
-      'editor-findMatchHighlightBackground': '#00000000', 'editor-findMatchBorder': '#f38518', 'editorWarning-foreground': '#ffd370',
-      'list-activeSelectionBackground': '#000000', 'list-activeSelectionForeground': '#ffffff', 'list-hoverBackground': '#000000',
-      'panel-border': '#6fc3df', 'testing-iconFailed': '#f14c4c', 'testing-iconPassed': '#73c991', 'charts-green': '#89d185',
-      'textBlockQuote-background': '#000000', 'textLink-foreground': '#21a6ff', 'toolbar-hoverBackground': '#000000',
+      'editor-background': '#000000',
+      foreground: '#ffffff',
+      descriptionForeground: '#ffffff',
+      focusBorder: '#f38518',
+      errorForeground: '#f48771',
+      'button-background': '#000000',
+      'button-foreground': '#ffffff',
+      'button-border': '#6fc3df',
+      'button-hoverBackground': '#000000',
+      'button-secondaryBackground': '#000000',
+      'button-secondaryForeground': '#ffffff',
+      'checkbox-background': '#000000',
+      'dropdown-background': '#000000',
+      'dropdown-border': '#6fc3df',
+      'dropdown-foreground': '#ffffff',
+      'input-background': '#000000',
+      'input-foreground': '#ffffff',
+      'input-border': '#6fc3df',
+      'inputValidation-errorBackground': '#000000',
+      'inputValidation-warningBackground': '#000000',
+      'diffEditor-insertedTextBackground': '#33ff2e33',
+      'diffEditor-removedTextBackground': '#ff000033',
+      'editor-findMatchHighlightBackground': '#00000000',
+      'editor-findMatchBorder': '#f38518',
+      'editorWarning-foreground': '#ffd370',
+      'list-activeSelectionBackground': '#000000',
+      'list-activeSelectionForeground': '#ffffff',
+      'list-hoverBackground': '#000000',
+      'panel-border': '#6fc3df',
+      'testing-iconFailed': '#f14c4c',
+      'testing-iconPassed': '#73c991',
+      'charts-green': '#89d185',
+      'textBlockQuote-background': '#000000',
+      'textLink-foreground': '#21a6ff',
+      'toolbar-hoverBackground': '#000000',
     },
   },
 };
@@ -96,10 +168,16 @@ function themeCss(name) {
   const theme = THEMES[name];
   if (!theme) return undefined;
   const vars = {
-    'font-family': FONT, 'font-size': '13px', 'font-weight': 'normal', 'editor-font-family': MONO, 'editor-font-size': '14px',
+    'font-family': FONT,
+    'font-size': '13px',
+    'font-weight': 'normal',
+    'editor-font-family': MONO,
+    'editor-font-size': '14px',
     ...theme.colors,
   };
-  const decls = Object.entries(vars).map(([k, v]) => `  --vscode-${k}: ${v};`).join('\n');
+  const decls = Object.entries(vars)
+    .map(([k, v]) => `  --vscode-${k}: ${v};`)
+    .join('\n');
   return `html {\n${decls}\n}\nbody { background-color: var(--vscode-editor-background); margin: 0; }\n`;
 }
 
@@ -176,10 +254,14 @@ export async function startPanelServer() {
       res.end(body);
     };
     if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
-    if (url.pathname === '/panel.html') return send(200, 'text/html; charset=utf-8', page(panelHtml, url.searchParams.get('theme') ?? 'light'));
-    if (url.pathname === '/dataset.html') return send(200, 'text/html; charset=utf-8', page(datasetHtml, url.searchParams.get('theme') ?? 'light'));
-    if (url.pathname === '/workbench.html') return send(200, 'text/html; charset=utf-8', page(workbenchHtml, url.searchParams.get('theme') ?? 'light'));
-    if (url.pathname === '/dashboard.html') return send(200, 'text/html; charset=utf-8', page(dashboardHtml, url.searchParams.get('theme') ?? 'light'));
+    if (url.pathname === '/panel.html')
+      return send(200, 'text/html; charset=utf-8', page(panelHtml, url.searchParams.get('theme') ?? 'light'));
+    if (url.pathname === '/dataset.html')
+      return send(200, 'text/html; charset=utf-8', page(datasetHtml, url.searchParams.get('theme') ?? 'light'));
+    if (url.pathname === '/workbench.html')
+      return send(200, 'text/html; charset=utf-8', page(workbenchHtml, url.searchParams.get('theme') ?? 'light'));
+    if (url.pathname === '/dashboard.html')
+      return send(200, 'text/html; charset=utf-8', page(dashboardHtml, url.searchParams.get('theme') ?? 'light'));
     const theme = /^\/theme\/([\w-]+)\.css$/.exec(url.pathname);
     const css = theme && themeCss(theme[1]);
     if (css) return send(200, 'text/css', css);
@@ -200,7 +282,11 @@ export async function startPanelServer() {
   const { port } = server.address();
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -216,7 +302,11 @@ export async function launchBrowser(extraArgs = []) {
  * Opens the panel in a fresh context (so a fresh state) and waits for its `ready`. Page errors
  * and console errors are collected in `page.problems`.
  */
-export async function openPanel(browser, server, { theme = 'light', viewport = { width: 900, height: 1000 }, pageName = 'panel' } = {}) {
+export async function openPanel(
+  browser,
+  server,
+  { theme = 'light', viewport = { width: 900, height: 1000 }, pageName = 'panel' } = {},
+) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   // A missing element fails a test in seconds, not after Playwright's default 30 s.

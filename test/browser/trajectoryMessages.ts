@@ -25,7 +25,10 @@ interface Turn {
 }
 
 /** A trajectory as the loop records it: assistant messages with tool calls, tool messages, steps. */
-function trajectory(turns: readonly Turn[], o: { stop?: Trajectory['stop']; error?: string; state?: unknown } = {}): Trajectory {
+function trajectory(
+  turns: readonly Turn[],
+  o: { stop?: Trajectory['stop']; error?: string; state?: unknown } = {},
+): Trajectory {
   const messages: ChatMessage[] = [];
   const steps: TrajectoryStep[] = [];
   turns.forEach((t, i) => {
@@ -43,30 +46,57 @@ function trajectory(turns: readonly Turn[], o: { stop?: Trajectory['stop']; erro
       messages.push({ role: 'tool', tool_call_id: call.id, name: c.tool, content: JSON.stringify(c.outcome) });
     });
   });
-  return { messages, steps, final: turns.at(-1)?.text ?? '', turns: turns.length, stop: o.stop ?? 'final', ...(o.error ? { error: o.error } : {}), ...('state' in o ? { state: o.state } : {}) };
+  return {
+    messages,
+    steps,
+    final: turns.at(-1)?.text ?? '',
+    turns: turns.length,
+    stop: o.stop ?? 'final',
+    ...(o.error ? { error: o.error } : {}),
+    ...('state' in o ? { state: o.state } : {}),
+  };
 }
 
 /** The agent samples, by name: what each shows in the panel. */
 export function agentTrajectories(): Record<string, Trajectory> {
-  const long: Turn[] = Array.from({ length: 199 }, (_, i) => ({ text: `Looking up key k${i}.`, calls: [{ tool: 'get', args: JSON.stringify({ key: `k${i}` }), outcome: { result: `value ${i}` } }] }));
+  const long: Turn[] = Array.from({ length: 199 }, (_, i) => ({
+    text: `Looking up key k${i}.`,
+    calls: [{ tool: 'get', args: JSON.stringify({ key: `k${i}` }), outcome: { result: `value ${i}` } }],
+  }));
   return {
     solved: trajectory(
       [
-        { text: 'I will look the key up.', calls: [{ tool: 'get', args: '{"key": "fr"}', outcome: { result: 'Paris' } }] },
+        {
+          text: 'I will look the key up.',
+          calls: [{ tool: 'get', args: '{"key": "fr"}', outcome: { result: 'Paris' } }],
+        },
         { text: '<answer>Paris</answer>' },
       ],
       { state: { lookups: 1, store: { fr: 'Paris', de: 'Berlin' } } },
     ),
     toolError: trajectory(
       [
-        { text: 'Trying the French key.', calls: [{ tool: 'get', args: '{"key": "france"}', outcome: { error: 'no key france' } }, { tool: 'get', args: '{"key": 7', outcome: { error: 'arguments are not JSON: Unexpected end of JSON input' } }] },
+        {
+          text: 'Trying the French key.',
+          calls: [
+            { tool: 'get', args: '{"key": "france"}', outcome: { error: 'no key france' } },
+            {
+              tool: 'get',
+              args: '{"key": 7',
+              outcome: { error: 'arguments are not JSON: Unexpected end of JSON input' },
+            },
+          ],
+        },
         { text: '<answer>unknown</answer>' },
       ],
       { state: { lookups: 1 } },
     ),
     hostile: trajectory(
       [
-        { text: `Calling ${XSS}`, calls: [{ tool: 'get', args: JSON.stringify({ key: XSS }), outcome: { result: XSS } }] },
+        {
+          text: `Calling ${XSS}`,
+          calls: [{ tool: 'get', args: JSON.stringify({ key: XSS }), outcome: { result: XSS } }],
+        },
         { text: `<answer>Paris</answer>${XSS}` },
       ],
       { state: { note: XSS } },
@@ -74,13 +104,30 @@ export function agentTrajectories(): Record<string, Trajectory> {
     forbidden: trajectory(
       [
         { text: 'Reading the key.', calls: [{ tool: 'get', args: '{"key": "fr"}', outcome: { result: 'Paris' } }] },
-        { text: 'Saving a copy.', calls: [{ tool: 'set', args: '{"key": "copy", "value": "Paris"}', outcome: { result: 'ok' } }] },
+        {
+          text: 'Saving a copy.',
+          calls: [{ tool: 'set', args: '{"key": "copy", "value": "Paris"}', outcome: { result: 'ok' } }],
+        },
         { text: '<answer>Paris</answer>' },
       ],
       { state: { lookups: 1 } },
     ),
-    turnLimit: trajectory([...long, { text: 'Still looking.', calls: [{ tool: 'get', args: '{"key": "last"}', outcome: { result: null } }] }], { stop: 'max_turns', state: { lookups: 200 } }),
-    envError: trajectory([{ text: 'Looking.', calls: [{ tool: 'get', args: '{"key": "fr"}', outcome: { error: 'the environment ended' } }] }], { stop: 'error', error: 'the environment exited with code 1 before answering' }),
+    turnLimit: trajectory(
+      [
+        ...long,
+        { text: 'Still looking.', calls: [{ tool: 'get', args: '{"key": "last"}', outcome: { result: null } }] },
+      ],
+      { stop: 'max_turns', state: { lookups: 200 } },
+    ),
+    envError: trajectory(
+      [
+        {
+          text: 'Looking.',
+          calls: [{ tool: 'get', args: '{"key": "fr"}', outcome: { error: 'the environment ended' } }],
+        },
+      ],
+      { stop: 'error', error: 'the environment exited with code 1 before answering' },
+    ),
   };
 }
 
@@ -99,14 +146,22 @@ export async function agentFixture(root: string): Promise<AgentFixture> {
   const task = loadTask(text, 'panel/kv');
   const named = Object.entries(agentTrajectories());
   // The final answers come from the scripted model as single answers; each sample then gets
-  const run = await sampleRun(file, { ...task.spec, environment: undefined }, named.map(([, t]) => t.final));
+  const run = await sampleRun(
+    file,
+    { ...task.spec, environment: undefined },
+    named.map(([, t]) => t.final),
+  );
   // the trajectory that led to it (the environment is not started here), and is verified with it.
   const withTrajectories = { ...run, samples: run.samples.map((s) => ({ ...s, trajectory: named[s.index]![1] })) };
   const verified = (await reverify(task.spec, withTrajectories, { file, trusted: true })).run;
   // An edit of the verifier: the samples are verified again, and what passed now fails.
   const edited = loadTask(text.replace('answer: Paris', 'answer: Berlin'), 'panel/kv');
   const r = await reverify(edited.spec, verified, { file, trusted: true });
-  const view = panelTaskView(AGENT_FIXTURE, edited.entry, edited.spec, undefined, { run: r.run, flips: r, fresh: true });
+  const view = panelTaskView(AGENT_FIXTURE, edited.entry, edited.spec, undefined, {
+    run: r.run,
+    flips: r,
+    fresh: true,
+  });
   const message = { type: 'task' as const, task: view };
   toPanel.parse(message);
   return {

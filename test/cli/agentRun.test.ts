@@ -25,14 +25,20 @@ before(async () => {
   await server.listen();
   fs.mkdirSync(path.join(dir, 'envs'));
   fs.copyFileSync(path.resolve(__dirname, '../../../examples/envs/kv_store.mjs'), path.join(dir, 'envs/kv_store.mjs'));
-  fs.writeFileSync(path.join(dir, 'envs/crash.mjs'), `export function reset() { return { tools: [{ name: 'get', parameters: { type: 'object' } }] }; }\nexport function call() { process.exit(3); }\nexport function state() { return {}; }\n`);
+  fs.writeFileSync(
+    path.join(dir, 'envs/crash.mjs'),
+    `export function reset() { return { tools: [{ name: 'get', parameters: { type: 'object' } }] }; }\nexport function call() { process.exit(3); }\nexport function state() { return {}; }\n`,
+  );
 });
 after(async () => {
   await server.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const script = (turns: unknown[]): string => JSON.stringify(`Which capital is stored under fr? Reply with <answer>...</answer>.\nvtask-test-script: ${JSON.stringify(turns)}`);
+const script = (turns: unknown[]): string =>
+  JSON.stringify(
+    `Which capital is stored under fr? Reply with <answer>...</answer>.\nvtask-test-script: ${JSON.stringify(turns)}`,
+  );
 
 function taskFile(answer: string): string {
   return `vtask: 1
@@ -65,7 +71,14 @@ interface JsonSample {
   reason: string;
   cached: boolean;
   error?: string;
-  trajectory?: { stop: string; turns: number; steps: Array<{ call: { name: string }; outcome: unknown }>; messages: Array<{ role: string }>; state?: unknown; error?: string };
+  trajectory?: {
+    stop: string;
+    turns: number;
+    steps: Array<{ call: { name: string }; outcome: unknown }>;
+    messages: Array<{ role: string }>;
+    state?: unknown;
+    error?: string;
+  };
 }
 interface JsonTask {
   task: string;
@@ -76,7 +89,12 @@ interface JsonTask {
 
 const file = path.join(dir, 'agent.vtask');
 const cacheDir = path.join(dir, 'cache');
-const run = (...extra: string[]) => startCli(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', cacheDir, ...extra], {}, 60_000).done;
+const run = (...extra: string[]) =>
+  startCli(
+    ['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', cacheDir, ...extra],
+    {},
+    60_000,
+  ).done;
 
 test('vtask run on agent tasks: trajectories, the turn limit, a crashing environment; a second run replays nothing; an edited verifier re-verifies without a request', async () => {
   fs.writeFileSync(file, taskFile('Paris'));
@@ -91,15 +109,28 @@ test('vtask run on agent tasks: trajectories, the turn limit, a crashing environ
     assert.equal(s.pass, true, s.reason);
     assert.equal(s.trajectory?.stop, 'final');
     assert.equal(s.trajectory?.turns, 2);
-    assert.deepEqual(s.trajectory?.steps.map((x) => [x.call.name, x.outcome]), [['get', { result: 'Paris' }]]);
-    assert.deepEqual(s.trajectory?.messages.map((m) => m.role), ['assistant', 'tool', 'assistant']);
-    assert.deepEqual(s.trajectory?.state, { store: { fr: 'Paris', de: 'Berlin', it: 'Rome', es: 'Madrid' }, lookups: 1 });
+    assert.deepEqual(
+      s.trajectory?.steps.map((x) => [x.call.name, x.outcome]),
+      [['get', { result: 'Paris' }]],
+    );
+    assert.deepEqual(
+      s.trajectory?.messages.map((m) => m.role),
+      ['assistant', 'tool', 'assistant'],
+    );
+    assert.deepEqual(s.trajectory?.state, {
+      store: { fr: 'Paris', de: 'Berlin', it: 'Rome', es: 'Madrid' },
+      lookups: 1,
+    });
   }
 
   const l = loop.samples[0];
   assert.equal(l?.trajectory?.stop, 'max_turns');
   assert.equal(l?.trajectory?.turns, 2);
-  assert.deepEqual(l?.trajectory?.steps.map((x) => x.outcome), [{ result: 'Lyon' }, { result: ['fr'] }, { result: 'Lyon' }, { result: ['fr'] }], 'parallel calls, args reach reset');
+  assert.deepEqual(
+    l?.trajectory?.steps.map((x) => x.outcome),
+    [{ result: 'Lyon' }, { result: ['fr'] }, { result: 'Lyon' }, { result: ['fr'] }],
+    'parallel calls, args reach reset',
+  );
   // Its last turn wrote the right answer beside its calls: the limit left no final answer, so it fails, and says why.
   assert.equal(l?.pass, false);
   assert.match(l?.reason ?? '', /^the turn limit \(2 turns\) was reached before a final answer/);
@@ -115,9 +146,18 @@ test('vtask run on agent tasks: trajectories, the turn limit, a crashing environ
   // run again in its environment, its model step from the cache.
   const second = JSON.parse((await run('--json')).stdout) as { tasks: JsonTask[] };
   assert.equal(server.samplingRequests.length, requests, 'no model request');
-  assert.deepEqual(second.tasks.map((t) => t.requests), [0, 0, 0]);
-  assert.deepEqual(second.tasks[0]?.samples.map((s) => s.cached), [true, true, true]);
-  assert.deepEqual(second.tasks[0]?.samples.map((s) => s.trajectory), lookup.samples.map((s) => s.trajectory));
+  assert.deepEqual(
+    second.tasks.map((t) => t.requests),
+    [0, 0, 0],
+  );
+  assert.deepEqual(
+    second.tasks[0]?.samples.map((s) => s.cached),
+    [true, true, true],
+  );
+  assert.deepEqual(
+    second.tasks[0]?.samples.map((s) => s.trajectory),
+    lookup.samples.map((s) => s.trajectory),
+  );
 
   // The verifier edited: the cached trajectories are verified again, with no request.
   fs.writeFileSync(file, taskFile('Rome'));
@@ -137,7 +177,15 @@ test('agent tasks are refused in an untrusted workspace, with the reason', async
   const before = server.samplingRequests.length;
   const cache = SampleCache.open(fs.mkdtempSync(path.join(dir, 'untrusted-')));
   try {
-    const [r] = await sampleTasks([task], { file, cache, profileFor: () => profile, providerFor: (p) => new OpenAIProvider(p), signal: new AbortController().signal, trusted: false, fresh: true });
+    const [r] = await sampleTasks([task], {
+      file,
+      cache,
+      profileFor: () => profile,
+      providerFor: (p) => new OpenAIProvider(p),
+      signal: new AbortController().signal,
+      trusted: false,
+      fresh: true,
+    });
     assert.match(r?.error ?? '', /^refused: environments do not run in an untrusted workspace/);
     assert.equal(r?.samples.length, 0);
     assert.equal(server.samplingRequests.length, before);
@@ -154,16 +202,32 @@ test("the editor's re-verify checks trajectories against the edited verifier, wi
   const cache = SampleCache.open(fs.mkdtempSync(path.join(dir, 'reverify-')));
   try {
     const signal = new AbortController().signal;
-    const [run] = await sampleTasks([task], { file, cache, profileFor: () => profile, providerFor: (p) => new OpenAIProvider(p), signal });
+    const [run] = await sampleTasks([task], {
+      file,
+      cache,
+      profileFor: () => profile,
+      providerFor: (p) => new OpenAIProvider(p),
+      signal,
+    });
     assert.ok(run);
     assert.equal(run.stats.passed, 3);
     const requests = server.samplingRequests.length;
     const strict = { ...task, verify: { trajectory: { max_tool_calls: 0 } } };
     const r = await reverify(strict, run, { file, signal, trusted: true });
-    assert.deepEqual(r.run.samples.map((s) => s.verdict.pass), [false, false, false]);
+    assert.deepEqual(
+      r.run.samples.map((s) => s.verdict.pass),
+      [false, false, false],
+    );
     assert.equal(r.lost, 3);
-    const state = await reverify({ ...task, verify: { state: { path: 'lookups', equals: 1 } } }, run, { file, signal, trusted: true });
-    assert.deepEqual(state.run.samples.map((s) => s.verdict.pass), [true, true, true]);
+    const state = await reverify({ ...task, verify: { state: { path: 'lookups', equals: 1 } } }, run, {
+      file,
+      signal,
+      trusted: true,
+    });
+    assert.deepEqual(
+      state.run.samples.map((s) => s.verdict.pass),
+      [true, true, true],
+    );
     assert.equal(server.samplingRequests.length, requests);
   } finally {
     cache.close();
@@ -175,7 +239,18 @@ test('environments alive at once are bounded across the run (VTASK_MAX_ENVIRONME
   fs.writeFileSync(one, taskFile('Paris').split('  - id: kv/loop')[0] as string);
   server.behaviour = () => ({ delayMs: 150 });
   try {
-    const args = ['run', one, '--base-url', server.url, '--model', 'test-model', '--cache-dir', path.join(dir, 'bounded-cache'), '--fresh', '--json'];
+    const args = [
+      'run',
+      one,
+      '--base-url',
+      server.url,
+      '--model',
+      'test-model',
+      '--cache-dir',
+      path.join(dir, 'bounded-cache'),
+      '--fresh',
+      '--json',
+    ];
     server.reset();
     const bounded = await startCli(args, { VTASK_MAX_ENVIRONMENTS: '1' }, 60_000).done;
     assert.equal(bounded.code, 0, bounded.stderr);

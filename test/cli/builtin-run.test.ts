@@ -37,48 +37,68 @@ test('vtask run examples/arithmetic.vtask samples the built-in model with no net
     assert.match(task.model, /^(weak|strong)$/, 'the label of the profile the task names');
   }
   // The weak model solves sums some of the time: at least one task is learnable.
-  assert.ok(json.tasks.some((task) => task.band === 'learnable'), JSON.stringify(json.tasks.map((task) => [task.task, task.pass_rate])));
+  assert.ok(
+    json.tasks.some((task) => task.band === 'learnable'),
+    JSON.stringify(json.tasks.map((task) => [task.task, task.pass_rate])),
+  );
 });
 
 test('a task file naming no model falls back to the built-in demo model, and says so', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-fallback-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'plain.vtask');
-  fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: sum\n    prompt: What is 2+3?\n    samples: 2\n    verify: { math: { answer: "5" } }\n');
+  fs.writeFileSync(
+    file,
+    'vtask: 1\ntasks:\n  - id: sum\n    prompt: What is 2+3?\n    samples: 2\n    verify: { math: { answer: "5" } }\n',
+  );
   const out = await vtaskRun(t, file);
   assert.equal(out.code, 0, out.stderr);
-  assert.match(out.stderr, /no model configured and no local server answers: using the built-in demo model builtin:arith-tiny/);
+  assert.match(
+    out.stderr,
+    /no model configured and no local server answers: using the built-in demo model builtin:arith-tiny/,
+  );
   const json = JSON.parse(out.stdout) as RunJson;
-  assert.deepEqual(json.tasks.map((task) => [task.task, task.model, task.profile, task.samples.length]), [['sum', 'builtin', 'builtin (arith-tiny)', 2]]);
+  assert.deepEqual(
+    json.tasks.map((task) => [task.task, task.model, task.profile, task.samples.length]),
+    [['sum', 'builtin', 'builtin (arith-tiny)', 2]],
+  );
 });
 
 test('vtask run with the built-in demo model notes the tasks it cannot answer, next to their rows', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-demo-note-'));
   const file = path.join(dir, 'demo.vtask');
-  fs.writeFileSync(file, [
-    'vtask: 1',
-    'defaults: { samples: 2 }',
-    'tasks:',
-    '  - id: word-problem',
-    '    prompt: A farmer has three cows and buys four more. How many cows does he have?',
-    '    verify: { math: { answer: "7" } }',
-    '  - id: sum',
-    '    prompt: What is 2+2?',
-    '    verify: { math: { answer: "4" } }',
-    '  - id: division',
-    '    prompt: Simplify (6/8) + (1/8).',
-    '    verify: { math: { answer: "7/8" } }',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    file,
+    [
+      'vtask: 1',
+      'defaults: { samples: 2 }',
+      'tasks:',
+      '  - id: word-problem',
+      '    prompt: A farmer has three cows and buys four more. How many cows does he have?',
+      '    verify: { math: { answer: "7" } }',
+      '  - id: sum',
+      '    prompt: What is 2+2?',
+      '    verify: { math: { answer: "4" } }',
+      '  - id: division',
+      '    prompt: Simplify (6/8) + (1/8).',
+      '    verify: { math: { answer: "7/8" } }',
+      '',
+    ].join('\n'),
+  );
   const env = { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
-  const runCli = (extra: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => new Promise((resolve) => {
-    const child = spawn(process.execPath, ['out/cli.js', 'run', file, '--cache-dir', path.join(dir, 'cache'), ...extra], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+  const runCli = (extra: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['out/cli.js', 'run', file, '--cache-dir', path.join(dir, 'cache'), ...extra],
+        { env },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
   const table = await runCli([]);
   const json = await runCli(['--json']);
   fs.rmSync(dir, { recursive: true, force: true });
@@ -97,7 +117,15 @@ interface AgentJson {
     task: string;
     requests: number;
     note?: string;
-    samples: { pass: boolean; reason: string; text: string; trajectory?: { stop: string; steps: { call: { name: string; arguments: string }; outcome: { result?: unknown } }[] } }[];
+    samples: {
+      pass: boolean;
+      reason: string;
+      text: string;
+      trajectory?: {
+        stop: string;
+        steps: { call: { name: string; arguments: string }; outcome: { result?: unknown } }[];
+      };
+    }[];
   }[];
 }
 
@@ -106,7 +134,12 @@ test('vtask run examples/agent-calculator.vtask: the built-in calculator model c
   assert.equal(out.code, 0, out.stderr);
   const json = JSON.parse(out.stdout) as AgentJson;
   assert.equal(json.tasks.length, 4);
-  const expected: Record<string, [string, number]> = { 'calc/add-38-47': ['add', 85], 'calc/mul-345-12': ['mul', 4140], 'calc/sub-908-77': ['sub', 831], 'calc/add-only': ['add', 768] };
+  const expected: Record<string, [string, number]> = {
+    'calc/add-38-47': ['add', 85],
+    'calc/mul-345-12': ['mul', 4140],
+    'calc/sub-908-77': ['sub', 831],
+    'calc/add-only': ['add', 768],
+  };
   for (const task of json.tasks) {
     assert.equal(task.requests, 0, 'an in-process model: no HTTP request');
     assert.equal(task.note, undefined, 'a question the calculator model does with its tools: its results count');
@@ -114,7 +147,10 @@ test('vtask run examples/agent-calculator.vtask: the built-in calculator model c
     const passed = task.samples.filter((s) => s.pass);
     const failed = task.samples.filter((s) => !s.pass);
     // Both kinds, as the example promises, so the panel has something to tell apart.
-    assert.ok(passed.length >= 8 && failed.length >= 1, `${task.task}: ${passed.length} passed, ${failed.length} failed`);
+    assert.ok(
+      passed.length >= 8 && failed.length >= 1,
+      `${task.task}: ${passed.length} passed, ${failed.length} failed`,
+    );
     const [tool, result] = expected[task.task] ?? ['?', 0];
     for (const s of passed) {
       assert.equal(s.trajectory?.stop, 'final');

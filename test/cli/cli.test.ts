@@ -11,11 +11,19 @@ import path from 'node:path';
 const ROOT = process.cwd();
 const CLI = path.resolve(ROOT, 'out/cli.js');
 const FIXTURES = 'test/fixtures/check';
-const pkg = JSON.parse(fs.readFileSync(path.resolve(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+const pkg = JSON.parse(fs.readFileSync(path.resolve(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+};
 
 function vtask(args: readonly string[], cwd = ROOT): SpawnSyncReturns<string> {
   assert.ok(fs.existsSync(CLI), `${CLI} is missing: run \`npm run build\` first`);
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   assert.equal(r.error, undefined, String(r.error));
   return r;
 }
@@ -66,7 +74,11 @@ void test('check on a file with issues: exit 1 and exactly the expected lines', 
 });
 
 void test('check prints every problem as file:line:col: error: message, on stdout only', () => {
-  const files = fs.readdirSync(path.resolve(ROOT, FIXTURES)).filter((f) => f.endsWith('.vtask')).sort().map((f) => `${FIXTURES}/${f}`);
+  const files = fs
+    .readdirSync(path.resolve(ROOT, FIXTURES))
+    .filter((f) => f.endsWith('.vtask'))
+    .sort()
+    .map((f) => `${FIXTURES}/${f}`);
   const r = vtask(['check', ...files, ...TRUSTED]);
   assert.equal(r.status, 1);
   const out = lines(r.stdout);
@@ -79,9 +91,16 @@ void test('check prints every problem as file:line:col: error: message, on stdou
   }
   // Files are reported in the order given, each file's issues by position.
   const order = out.map((l) => files.indexOf(ISSUE_LINE.exec(l)![1]!));
-  assert.deepEqual(order, [...order].sort((a, b) => a - b));
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+  );
   // The CRLF fixture: columns do not count the carriage return, lines are not doubled.
-  assert.ok(out.includes(`${FIXTURES}/tabs-and-comments.vtask:30:5: error: unknown key \`verfiy\` in a task (did you mean \`verify\`?)`));
+  assert.ok(
+    out.includes(
+      `${FIXTURES}/tabs-and-comments.vtask:30:5: error: unknown key \`verfiy\` in a task (did you mean \`verify\`?)`,
+    ),
+  );
   assert.doesNotMatch(r.stdout, /\r/);
   assert.match(r.stderr, new RegExp(`checked ${files.length} files`));
 });
@@ -94,7 +113,10 @@ void test('a missing path is a usage error: exit 2, message on stderr', () => {
 });
 
 void test('an unknown option is a usage error: exit 2', () => {
-  for (const args of [['check', '--frobnicate', `${FIXTURES}/valid.vtask`], ['check', `${FIXTURES}/valid.vtask`, '-x']]) {
+  for (const args of [
+    ['check', '--frobnicate', `${FIXTURES}/valid.vtask`],
+    ['check', `${FIXTURES}/valid.vtask`, '-x'],
+  ]) {
     const r = vtask(args);
     assert.equal(r.status, 2, args.join(' '));
     assert.match(r.stderr, /--frobnicate|-x/);
@@ -121,14 +143,20 @@ void test('a usage error prints its one line and where the usage is, not the who
   assert.equal(pointer, "run 'vtask help export' for usage");
   assert.deepEqual(more, [], 'nothing after the pointer: the help is not printed');
   const unknown = vtask(['chekc', `${FIXTURES}/valid.vtask`]);
-  assert.deepEqual([unknown.status, lines(unknown.stderr)], [2, ["vtask: unknown command 'chekc' (did you mean 'check'?)", "run 'vtask help' for usage"]]);
+  assert.deepEqual(
+    [unknown.status, lines(unknown.stderr)],
+    [2, ["vtask: unknown command 'chekc' (did you mean 'check'?)", "run 'vtask help' for usage"]],
+  );
   // The pointer works: `vtask help <command>` is the command's own help.
   const help = vtask(['help', 'export']);
   assert.equal(help.status, 0);
   assert.equal(help.stdout, vtask(['export', '--help']).stdout);
   assert.match(help.stdout, /^Usage: vtask export /);
   const nosuch = vtask(['help', 'exprot']);
-  assert.deepEqual([nosuch.status, lines(nosuch.stderr)[0]], [2, "vtask: unknown command 'exprot' (did you mean 'export'?)"]);
+  assert.deepEqual(
+    [nosuch.status, lines(nosuch.stderr)[0]],
+    [2, "vtask: unknown command 'exprot' (did you mean 'export'?)"],
+  );
 });
 
 void test('--help and -h print the usage and exit 0', () => {
@@ -160,7 +188,8 @@ void test('check --help prints the help of check and exits 0 without checking', 
 void test('a folder is searched recursively for .vtask, .vtask.yaml and .vtask.yml files', (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const bad = (id: string): string => `vtask: 1\ntasks:\n  - id: ${id}\n    promt: hi\n    verify: { math: { answer: "1" } }\n`;
+  const bad = (id: string): string =>
+    `vtask: 1\ntasks:\n  - id: ${id}\n    promt: hi\n    verify: { math: { answer: "1" } }\n`;
   const good = 'vtask: 1\ntasks:\n  - id: ok\n    prompt: hi\n    verify: { math: { answer: "1" } }\n';
   const files: Record<string, string> = {
     'a.vtask': bad('a'),
@@ -177,14 +206,23 @@ void test('a folder is searched recursively for .vtask, .vtask.yaml and .vtask.y
   }
   const r = vtask(['check', dir]);
   assert.equal(r.status, 1, r.stderr);
-  const line = (rel: string): string => `${path.join(dir, rel)}:4:5: error: unknown key \`promt\` in a task (did you mean \`prompt\`?)`;
-  assert.deepEqual(lines(r.stdout).sort(), [line('a.vtask'), line('sub/b.vtask.yaml'), line('sub/deeper/c.vtask.yml')].sort());
+  const line = (rel: string): string =>
+    `${path.join(dir, rel)}:4:5: error: unknown key \`promt\` in a task (did you mean \`prompt\`?)`;
+  assert.deepEqual(
+    lines(r.stdout).sort(),
+    [line('a.vtask'), line('sub/b.vtask.yaml'), line('sub/deeper/c.vtask.yml')].sort(),
+  );
   assert.match(r.stderr, /checked 4 files/);
 
   // A relative folder, from another working directory, is printed relative as given.
   const rel = vtask(['check', 'sub'], dir);
   assert.equal(rel.status, 1);
-  assert.deepEqual(lines(rel.stdout).sort(), [path.join('sub', 'b.vtask.yaml'), path.join('sub', 'deeper', 'c.vtask.yml')].map((f) => `${f}:4:5: error: unknown key \`promt\` in a task (did you mean \`prompt\`?)`).sort());
+  assert.deepEqual(
+    lines(rel.stdout).sort(),
+    [path.join('sub', 'b.vtask.yaml'), path.join('sub', 'deeper', 'c.vtask.yml')]
+      .map((f) => `${f}:4:5: error: unknown key \`promt\` in a task (did you mean \`prompt\`?)`)
+      .sort(),
+  );
 
   // A folder holding only valid files passes.
   const ok = vtask(['check', path.join(dir, 'sub/deeper/fine.vtask')]);
@@ -210,7 +248,11 @@ void test('a large generated file is checked in one run', (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-large-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'large.vtask');
-  const g = spawnSync(process.execPath, [path.resolve(ROOT, 'scripts/gen-large.mjs'), file, '--tasks', '2000', '--errors', '100'], { encoding: 'utf8' });
+  const g = spawnSync(
+    process.execPath,
+    [path.resolve(ROOT, 'scripts/gen-large.mjs'), file, '--tasks', '2000', '--errors', '100'],
+    { encoding: 'utf8' },
+  );
   assert.equal(g.status, 0, g.stderr);
   const r = vtask(['check', file]);
   assert.equal(r.status, 1);
@@ -224,7 +266,10 @@ void test('test: a case whose script is missing is undecided, says why, is a JUn
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-undecided-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'a.vtask');
-  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: ok\n    prompt: p\n    verify: { match: { answer: "4" } }\n    cases:\n      - { response: "4", expect: pass }\n  - id: scripted\n    prompt: p\n    verify: { script: { path: ./checks/gone.mjs } }\n    cases:\n      - { response: "x", expect: fail }\n`);
+  fs.writeFileSync(
+    file,
+    `vtask: 1\ntasks:\n  - id: ok\n    prompt: p\n    verify: { match: { answer: "4" } }\n    cases:\n      - { response: "4", expect: pass }\n  - id: scripted\n    prompt: p\n    verify: { script: { path: ./checks/gone.mjs } }\n    cases:\n      - { response: "x", expect: fail }\n`,
+  );
   const junit = path.join(dir, 'report.xml');
   const r = vtask(['test', file, '--junit', junit]);
   assert.equal(r.status, 1, r.stdout + r.stderr);
@@ -234,13 +279,28 @@ void test('test: a case whose script is missing is undecided, says why, is a JUn
   ]);
   const xml = fs.readFileSync(junit, 'utf8');
   assert.match(xml, /<testsuites name="vtask" tests="2" failures="0" errors="1">/);
-  assert.match(xml, /name="scripted case 0" time="0"><error type="unavailable" message="no verdict: the script \.\/checks\/gone\.mjs was not found/);
+  assert.match(
+    xml,
+    /name="scripted case 0" time="0"><error type="unavailable" message="no verdict: the script \.\/checks\/gone\.mjs was not found/,
+  );
   assert.doesNotMatch(xml, /<skipped/);
   const json = vtask(['test', file, '--json']);
   assert.equal(json.status, 1);
-  const out = JSON.parse(json.stdout) as { passed: number; failed: number; skipped: number; undecided: number; results: { undecided?: boolean; error?: string }[] };
+  const out = JSON.parse(json.stdout) as {
+    passed: number;
+    failed: number;
+    skipped: number;
+    undecided: number;
+    results: { undecided?: boolean; error?: string }[];
+  };
   assert.deepEqual([out.passed, out.failed, out.skipped, out.undecided], [1, 0, 0, 1]);
-  assert.deepEqual(out.results.map((x) => [x.undecided, x.error]), [[undefined, undefined], [true, 'unavailable']]);
+  assert.deepEqual(
+    out.results.map((x) => [x.undecided, x.error]),
+    [
+      [undefined, undefined],
+      [true, 'unavailable'],
+    ],
+  );
   // vtask check already says the script is not there.
   const check = vtask(['check', file]);
   assert.equal(check.status, 1);
@@ -274,7 +334,10 @@ void test('a one-line JSON task file is checked as its indented form, issues at 
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /checked 1 file, 3000 tasks: 4 errors/);
     const expected = [
-      ...[0, 1, 2].map((k) => `${name}:${positionOf(text, '"answr"', k)}: error: unknown key \`answr\` in \`math\` (did you mean \`answer\`?)`),
+      ...[0, 1, 2].map(
+        (k) =>
+          `${name}:${positionOf(text, '"answr"', k)}: error: unknown key \`answr\` in \`math\` (did you mean \`answer\`?)`,
+      ),
       `${name}:${positionOf(text, '"m/7"', 1)}: error: duplicate task id \`m/7\`: it is already used on line ${positionOf(text, '"m/7"', 0).split(':')[0]}`,
     ];
     assert.deepEqual(lines(r.stdout), expected);

@@ -35,7 +35,18 @@ tasks:
     verify: { match: { answer: "72" } }
 `;
 
-const git = (...args: string[]): string => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+const git = (...args: string[]): string =>
+  execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  });
 
 before(async () => {
   await server.listen();
@@ -58,11 +69,15 @@ test('two models from the run log: the tasks whose band flipped, per kind; --max
   assert.equal(r.code, 0, r.stderr);
   const d = JSON.parse(r.stdout) as DatasetDiff;
   assert.deepEqual([d.a, d.b, d.tasks, d.only_a, d.only_b, d.flips], ['model:good', 'model:bad', 2, 0, 0, 1]);
-  assert.deepEqual(d.band_flips.map((f) => [path.basename(f.file), f.task, f.kind, f.from, f.to]), [
-    ['clips.vtask', 'clips', 'math', 'too_easy', 'too_hard'],
-  ]);
+  assert.deepEqual(
+    d.band_flips.map((f) => [path.basename(f.file), f.task, f.kind, f.from, f.to]),
+    [['clips.vtask', 'clips', 'math', 'too_easy', 'too_hard']],
+  );
   assert.deepEqual(d.sample_flips, [], 'two models have no samples in common');
-  assert.deepEqual(d.kinds, { math: { tasks: 1, band_flips: 1, sample_flips: 0 }, match: { tasks: 1, band_flips: 0, sample_flips: 0 } });
+  assert.deepEqual(d.kinds, {
+    math: { tasks: 1, band_flips: 1, sample_flips: 0 },
+    match: { tasks: 1, band_flips: 0, sample_flips: 0 },
+  });
   assert.equal((await diff('model:good', 'model:bad', file, '--max-flips', '0')).code, 1, 'one flip exceeds none');
   assert.equal((await diff('model:good', 'model:bad', file, '--max-flips', '1')).code, 0);
   const text = await diff('model:good', 'model:good', file);
@@ -75,12 +90,19 @@ test('two models from the run log: the tasks whose band flipped, per kind; --max
 });
 
 test('one model at two dates: model:NAME@DATE is its latest run up to that day', async () => {
-  const latest = [...readRunLog(cacheDir).values()].find((e) => e.latest.model === 'good' && e.latest.task === 'clips')!.latest;
+  const latest = [...readRunLog(cacheDir).values()].find(
+    (e) => e.latest.model === 'good' && e.latest.task === 'clips',
+  )!.latest;
   // An earlier run of `clips` by good, on 1 January, that failed it.
-  appendRunRecords(cacheDir, [{ ...latest, at: '2026-01-01T12:00:00.000Z', passed: 0, pass_rate: 0, band: 'too_hard' }]);
+  appendRunRecords(cacheDir, [
+    { ...latest, at: '2026-01-01T12:00:00.000Z', passed: 0, pass_rate: 0, band: 'too_hard' },
+  ]);
   const d = JSON.parse((await diff('model:good@2026-01-01', 'model:good', file, '--json')).stdout) as DatasetDiff;
   assert.deepEqual([d.tasks, d.only_a, d.only_b], [1, 0, 1], 'on 1 January good had run clips only');
-  assert.deepEqual(d.band_flips.map((f) => [f.task, f.from, f.to]), [['clips', 'too_hard', 'too_easy']]);
+  assert.deepEqual(
+    d.band_flips.map((f) => [f.task, f.from, f.to]),
+    [['clips', 'too_hard', 'too_easy']],
+  );
   const bad = await diff('model:good@someday', 'model:good', file);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /not a date/);
@@ -98,8 +120,15 @@ test('--rev: the cached samples verified by the task file at a revision and as i
   assert.equal(server.samplingRequests.length, asked, 'no request');
   const d = JSON.parse(r.stdout) as DatasetDiff;
   assert.deepEqual([d.a, d.b], ['HEAD', 'working tree']);
-  assert.deepEqual(d.sample_flips.map((f) => [f.task, f.kind, f.sample, f.from, f.to]), [0, 1, 2, 3].map((i) => ['clips', 'math', i, 'pass', 'fail']), "every cached sample of clips flips; pens' verifier did not change");
-  assert.deepEqual(d.band_flips.map((f) => [f.task, f.from, f.to]), [['clips', 'too_easy', 'too_hard']]);
+  assert.deepEqual(
+    d.sample_flips.map((f) => [f.task, f.kind, f.sample, f.from, f.to]),
+    [0, 1, 2, 3].map((i) => ['clips', 'math', i, 'pass', 'fail']),
+    "every cached sample of clips flips; pens' verifier did not change",
+  );
+  assert.deepEqual(
+    d.band_flips.map((f) => [f.task, f.from, f.to]),
+    [['clips', 'too_easy', 'too_hard']],
+  );
   assert.equal(d.kinds.match?.sample_flips, 0);
   assert.equal((await diff('--rev', 'HEAD', file, '--model', 'good', '--max-flips', '0')).code, 1, 'a flip fails CI');
   const missing = await diff('--rev', 'no-such-rev', file, '--model', 'good');

@@ -46,7 +46,10 @@ const config = path.join(dir, 'config');
 /** Runs the file once (no cache) and returns what the server received, and the CLI's stderr. */
 async function runOnce(...flags: string[]): Promise<{ headers: Record<string, unknown>; stderr: string }> {
   server.reset();
-  const r = await runCliProcess(['run', file, '--fresh', '--cache-dir', path.join(dir, 'cache'), ...flags], { ...SECRETS, XDG_CONFIG_HOME: config });
+  const r = await runCliProcess(['run', file, '--fresh', '--cache-dir', path.join(dir, 'cache'), ...flags], {
+    ...SECRETS,
+    XDG_CONFIG_HOME: config,
+  });
   assert.equal(r.code, 0, r.stderr);
   const req = server.samplingRequests[0];
   assert.ok(req, `no request reached the server\n${r.stderr}`);
@@ -57,12 +60,16 @@ const received = (headers: Record<string, unknown>): string => JSON.stringify(he
 
 test('a task file alone sends neither the key it names nor its ${env:} headers, and says so', async () => {
   const { headers, stderr } = await runOnce();
-  for (const secret of Object.values(SECRETS)) assert.ok(!received(headers).includes(secret), `a secret reached the server: ${received(headers)}`);
+  for (const secret of Object.values(SECRETS))
+    assert.ok(!received(headers).includes(secret), `a secret reached the server: ${received(headers)}`);
   assert.equal(headers.authorization, undefined);
   assert.equal(headers['x-token'], undefined);
   // Headers without secrets still go.
   assert.equal(headers['x-org'], 'acme');
-  assert.match(stderr, /warning: model profile `theirs` is defined in the task file: \$AWS_SECRET_ACCESS_KEY, \$GITHUB_TOKEN are not sent to http:\/\/127\.0\.0\.1:\d+\/v1 unless you allow that endpoint \(--trust-endpoint/);
+  assert.match(
+    stderr,
+    /warning: model profile `theirs` is defined in the task file: \$AWS_SECRET_ACCESS_KEY, \$GITHUB_TOKEN are not sent to http:\/\/127\.0\.0\.1:\d+\/v1 unless you allow that endpoint \(--trust-endpoint/,
+  );
   // Once, not per request.
   assert.equal(stderr.match(/is defined in the task file/g)?.length, 1);
 });
@@ -101,14 +108,25 @@ test("the user's ~/.config/vtask/config.json allows endpoints as the flags do; a
 });
 
 test('an allowance for another host or port allows nothing here', async () => {
-  const { headers } = await runOnce('--trust-endpoint', `http://127.0.0.1:${server.port + 1}/v1`, '--allow-key-env', 'GITHUB_TOKEN@example.com');
+  const { headers } = await runOnce(
+    '--trust-endpoint',
+    `http://127.0.0.1:${server.port + 1}/v1`,
+    '--allow-key-env',
+    'GITHUB_TOKEN@example.com',
+  );
   assert.ok(!Object.values(SECRETS).some((s) => received(headers).includes(s)));
 });
 
 test('vtask check warns at the profile, and not once the endpoint is allowed', async () => {
   const r = await runCliProcess(['check', file]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:3: warning: model profile \`theirs\` is defined in the task file: \\$AWS_SECRET_ACCESS_KEY, \\$GITHUB_TOKEN are not sent to`, 'm'));
+  assert.match(
+    r.stdout,
+    new RegExp(
+      `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:3: warning: model profile \`theirs\` is defined in the task file: \\$AWS_SECRET_ACCESS_KEY, \\$GITHUB_TOKEN are not sent to`,
+      'm',
+    ),
+  );
   assert.match(r.stderr, /1 warning/);
   const allowed = await runCliProcess(['check', file, '--trust-endpoint', `127.0.0.1:${server.port}`]);
   assert.doesNotMatch(allowed.stdout, /warning/);

@@ -16,17 +16,31 @@ const CLI = path.resolve(ROOT, 'out/cli.js');
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-env-relay-'));
 fs.chmodSync(DIR, 0o755);
 after(() => fs.rmSync(DIR, { recursive: true, force: true }));
-for (const f of ['kv_store.mjs', 'kv_store.py']) fs.copyFileSync(path.join(ROOT, 'examples/envs', f), path.join(DIR, f));
+for (const f of ['kv_store.mjs', 'kv_store.py'])
+  fs.copyFileSync(path.join(ROOT, 'examples/envs', f), path.join(DIR, f));
 fs.chmodSync(path.join(DIR, 'kv_store.py'), 0o755);
 // Answers reset, then dies on its first call.
-fs.writeFileSync(path.join(DIR, 'crash.mjs'), `export const reset = () => ({ tools: [{ name: 'boom', parameters: { type: 'object' } }] });\nexport function call() { process.exit(3); }\nexport const state = () => ({});\n`);
+fs.writeFileSync(
+  path.join(DIR, 'crash.mjs'),
+  `export const reset = () => ({ tools: [{ name: 'boom', parameters: { type: 'object' } }] });\nexport function call() { process.exit(3); }\nexport const state = () => ({});\n`,
+);
 
 /** Sends `requests` (one per line) to `vtask env RUN` and returns its replies, parsed. */
-function relay(run: string, requests: readonly unknown[]): { replies: unknown[]; stderr: string; status: number | null } {
+function relay(
+  run: string,
+  requests: readonly unknown[],
+): { replies: unknown[]; stderr: string; status: number | null } {
   const input = requests.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
   const r = spawnSync(process.execPath, [CLI, 'env', run], { cwd: DIR, input, encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.error, undefined, String(r.error));
-  return { replies: r.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown), stderr: r.stderr, status: r.status };
+  return {
+    replies: r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown),
+    stderr: r.stderr,
+    status: r.status,
+  };
 }
 
 for (const run of ['kv_store.mjs', 'kv_store.py']) {
@@ -45,7 +59,10 @@ for (const run of ['kv_store.mjs', 'kv_store.py']) {
     assert.equal(status, 0, stderr);
     const [early, tools, got, bad, unknown, state, again, fresh, garbled] = replies as Record<string, unknown>[];
     assert.match(String(early?.error), /send \{"op": "reset"\} first/);
-    assert.deepEqual((tools?.tools as { name: string }[]).map((t) => t.name), ['get', 'set', 'list']);
+    assert.deepEqual(
+      (tools?.tools as { name: string }[]).map((t) => t.name),
+      ['get', 'set', 'list'],
+    );
     assert.deepEqual(got, { result: 'Lyon' });
     assert.deepEqual(bad, { error: 'invalid arguments for get: key must be string' });
     assert.match(String(unknown?.error), /unknown tool "nope"; the tools are get, set, list/);
@@ -58,7 +75,12 @@ for (const run of ['kv_store.mjs', 'kv_store.py']) {
 }
 
 void test('vtask env: an environment that dies on a call answers an error, and the next reset starts a new one', () => {
-  const { replies, status } = relay('crash.mjs', [{ op: 'reset' }, { op: 'call', tool: 'boom', args: {} }, { op: 'state' }, { op: 'reset' }]);
+  const { replies, status } = relay('crash.mjs', [
+    { op: 'reset' },
+    { op: 'call', tool: 'boom', args: {} },
+    { op: 'state' },
+    { op: 'reset' },
+  ]);
   assert.equal(status, 0);
   const [, died, gone, back] = replies as Record<string, unknown>[];
   assert.match(String(died?.error), /crash\.mjs exited with code 3/);
@@ -90,12 +112,35 @@ print(json.dumps(out))
 `;
   const got = JSON.parse(python(['-c', script, DIR]).trim()) as Record<string, unknown>;
   for (const run of ['kv_store.mjs', 'kv_store.py']) {
-    assert.deepEqual(got[run], { tools: ['get', 'set', 'list'], get: { result: 'Lyon' }, bad: { error: 'invalid arguments for get: key must be string' }, state: { store: { fr: 'Lyon' }, lookups: 1 } }, run);
+    assert.deepEqual(
+      got[run],
+      {
+        tools: ['get', 'set', 'list'],
+        get: { result: 'Lyon' },
+        bad: { error: 'invalid arguments for get: key must be string' },
+        state: { store: { fr: 'Lyon' }, lookups: 1 },
+      },
+      run,
+    );
   }
   // Without vtask the environment is not run at all, and the error says how to opt in.
   const noVtask = { VTASK_CLI: path.join(DIR, 'no-such-vtask') };
-  const refused = python(['-c', 'import sys\nfrom vtask_reward.environment import Environment, EnvironmentFailure\ntry:\n    Environment("kv_store.py", base_dir=sys.argv[1]).reset({})\nexcept EnvironmentFailure as e:\n    print(e)', DIR], noVtask);
+  const refused = python(
+    [
+      '-c',
+      'import sys\nfrom vtask_reward.environment import Environment, EnvironmentFailure\ntry:\n    Environment("kv_store.py", base_dir=sys.argv[1]).reset({})\nexcept EnvironmentFailure as e:\n    print(e)',
+      DIR,
+    ],
+    noVtask,
+  );
   assert.match(refused, /environments run in vtask's sandbox, and the vtask command .* is not found.*isolation='none'/);
-  const optedIn = python(['-c', 'import sys, json\nfrom vtask_reward.environment import Environment\nwith Environment("kv_store.py", base_dir=sys.argv[1], isolation="none") as e:\n    e.reset({})\n    print(json.dumps(e.call("get", {"key": "fr"})))', DIR], noVtask);
+  const optedIn = python(
+    [
+      '-c',
+      'import sys, json\nfrom vtask_reward.environment import Environment\nwith Environment("kv_store.py", base_dir=sys.argv[1], isolation="none") as e:\n    e.reset({})\n    print(json.dumps(e.call("get", {"key": "fr"})))',
+      DIR,
+    ],
+    noVtask,
+  );
   assert.deepEqual(JSON.parse(optedIn.trim()), { result: 'Paris' });
 });

@@ -17,8 +17,17 @@ fs.writeFileSync(
   [
     { task_id: 'inside', prompt: 'p', vtask_verifier: JSON.stringify({ script: { path: './checks/grade.mjs' } }) },
     { task_id: 'up', prompt: 'p', vtask_verifier: JSON.stringify({ script: { path: '../../../../bin/sh' } }) },
-    { task_id: 'nested', prompt: 'p', vtask_verifier: JSON.stringify({ all: [{ math: { answer: '1' } }, { script: { path: '/bin/sh' } }] }) },
-    { task_id: 'env', prompt: 'p', vtask_verifier: JSON.stringify({ math: { answer: '1' } }), environment: '../elsewhere/env.mjs' },
+    {
+      task_id: 'nested',
+      prompt: 'p',
+      vtask_verifier: JSON.stringify({ all: [{ math: { answer: '1' } }, { script: { path: '/bin/sh' } }] }),
+    },
+    {
+      task_id: 'env',
+      prompt: 'p',
+      vtask_verifier: JSON.stringify({ math: { answer: '1' } }),
+      environment: '../elsewhere/env.mjs',
+    },
   ]
     .map((r) => JSON.stringify(r))
     .join('\n') + '\n',
@@ -28,7 +37,10 @@ test('rows naming a program outside the folder are refused, each with its line a
   const out = path.join(dir, 'refused.vtask');
   const r = await runCliProcess(['import', input, '--format', 'trl', '-o', out]);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /rows\.jsonl:line 2: not imported: the program path '\.\.\/\.\.\/\.\.\/\.\.\/bin\/sh' leaves the dataset's folder \(.*\): a dataset runs only programs inside its folder \(--allow-outside-paths imports it anyway\)/);
+  assert.match(
+    r.stderr,
+    /rows\.jsonl:line 2: not imported: the program path '\.\.\/\.\.\/\.\.\/\.\.\/bin\/sh' leaves the dataset's folder \(.*\): a dataset runs only programs inside its folder \(--allow-outside-paths imports it anyway\)/,
+  );
   assert.match(r.stderr, /line 3: not imported: the program path '\/bin\/sh' leaves/);
   assert.match(r.stderr, /line 4: not imported: the program path '\.\.\/elsewhere\/env\.mjs' leaves/);
   assert.match(r.stdout, /1 task from trl rows; 3 rows not imported/);

@@ -11,7 +11,8 @@ import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-input-'));
-const TASK = 'vtask: 1\ntasks:\n  - id: clips\n    prompt: How many clips?\n    samples: 2\n    verify: { math: { answer: "72" } }\n';
+const TASK =
+  'vtask: 1\ntasks:\n  - id: clips\n    prompt: How many clips?\n    samples: 2\n    verify: { math: { answer: "72" } }\n';
 const ESC = '\x1b]0;pwned\x07\x1b[2J';
 const server = new OpenAIServer({ answer: () => `\\boxed{72} ${ESC}` });
 
@@ -46,7 +47,13 @@ void test('a FIFO named *.vtask is skipped with a warning instead of hanging che
   write('fifo/ok.vtask', TASK);
   for (const target of [sub, pipe]) {
     const r = await vtask(['check', target]);
-    assert.match(r.stdout, new RegExp(`^${pipe.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:1: warning: skipped: it is a named pipe \\(FIFO\\), not a file$`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^${pipe.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:1: warning: skipped: it is a named pipe \\(FIFO\\), not a file$`,
+        'm',
+      ),
+    );
     assert.equal(r.code, 0, r.stdout + r.stderr);
   }
 });
@@ -66,7 +73,14 @@ void test('unreadable paths and files are one error line each, and the rest is s
 });
 
 void test('invalid UTF-8 is an error at its line and column; the rest of the file is still checked', async () => {
-  const file = write('latin1.vtask', Buffer.concat([Buffer.from('vtask: 1\ntasks:\n  - id: x\n    prompt: "caf'), Buffer.from([0xe9]), Buffer.from('"\n    verify: { math: { answr: "1" } }\n')]));
+  const file = write(
+    'latin1.vtask',
+    Buffer.concat([
+      Buffer.from('vtask: 1\ntasks:\n  - id: x\n    prompt: "caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"\n    verify: { math: { answr: "1" } }\n'),
+    ]),
+  );
   const r = await vtask(['check', file]);
   assert.equal(r.code, 1);
   const out = r.stdout.split('\n');
@@ -77,12 +91,21 @@ void test('invalid UTF-8 is an error at its line and column; the rest of the fil
 void test('a file that is not a task file is one error, not one per line of it', async () => {
   const r = await vtask(['check', 'README.md']);
   assert.equal(r.code, 1);
-  assert.equal(r.stdout, 'README.md:1:1: error: not a task file: a task file starts with `vtask: 1` and lists its `tasks:`\n');
+  assert.equal(
+    r.stdout,
+    'README.md:1:1: error: not a task file: a task file starts with `vtask: 1` and lists its `tasks:`\n',
+  );
 });
 
 void test('numeric flags are bounded like the fields of a task file: usage error naming the bound', async () => {
   const file = write('a.vtask', TASK);
-  for (const [flag, value, bound] of [['--samples', '100000000', '1 to 10000'], ['--samples', '0', '1 to 10000'], ['--concurrency', '5000', '1 to 1024'], ['--group-size', '1', '2 to 10000'], ['--samples', '1e3', '1 to 10000']] as const) {
+  for (const [flag, value, bound] of [
+    ['--samples', '100000000', '1 to 10000'],
+    ['--samples', '0', '1 to 10000'],
+    ['--concurrency', '5000', '1 to 1024'],
+    ['--group-size', '1', '2 to 10000'],
+    ['--samples', '1e3', '1 to 10000'],
+  ] as const) {
     const started = Date.now();
     const r = await vtask(['run', file, flag, value]);
     assert.equal(r.code, 2, `${flag} ${value}: ${r.stderr}`);
@@ -135,7 +158,17 @@ void test('a cache folder that cannot be read or written: the run still prints i
   assert.match(r.stderr, /cannot read the sample cache .*cache-file: .*sampling without it/);
   assert.match(r.stderr, /the sample cache was not written/);
   // A cache folder that cannot be created (under a file): sampled, printed, not written.
-  const under = await vtask(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', path.join(notDir, 'sub'), '--json']);
+  const under = await vtask([
+    'run',
+    file,
+    '--base-url',
+    server.url,
+    '--model',
+    'test-model',
+    '--cache-dir',
+    path.join(notDir, 'sub'),
+    '--json',
+  ]);
   noStack(under.stderr);
   assert.equal((JSON.parse(under.stdout) as { tasks: { pass_rate: number }[] }).tasks[0]!.pass_rate, 1);
   assert.match(under.stderr, /the sample cache was not written/);
@@ -143,7 +176,16 @@ void test('a cache folder that cannot be read or written: the run still prints i
 
 void test('a task whose sampling failed has band error, never too_hard; --json has band error and the error', async () => {
   const file = write('a.vtask', TASK);
-  const args = ['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--cache-dir', path.join(dir, 'c-dead')];
+  const args = [
+    'run',
+    file,
+    '--base-url',
+    'http://127.0.0.1:9/v1',
+    '--model',
+    'm',
+    '--cache-dir',
+    path.join(dir, 'c-dead'),
+  ];
   const human = await vtask(args);
   assert.equal(human.code, 1);
   assert.match(human.stdout, /^clips\s+0\/0\s+\S+\s+\S+ \(k=\S+\)\s+error\s/m);
@@ -156,16 +198,38 @@ void test('a task whose sampling failed has band error, never too_hard; --json h
 
 void test('escapes from model output and from the file are shown escaped on the terminal, verbatim in --json', async () => {
   const id = `t${ESC}`;
-  const file = write('esc.vtask', `vtask: 1\ntasks:\n  - id: ${JSON.stringify(id)}\n    prompt: p\n    samples: 1\n    verify: { math: { answer: "1" } }\n    cases: [{ response: ${JSON.stringify(`\\boxed{2} ${ESC}`)}, expect: pass }]\n  - id: ${JSON.stringify(id)}\n    prompt: p\n    verify: { math: { answer: "1" } }\n`);
+  const file = write(
+    'esc.vtask',
+    `vtask: 1\ntasks:\n  - id: ${JSON.stringify(id)}\n    prompt: p\n    samples: 1\n    verify: { math: { answer: "1" } }\n    cases: [{ response: ${JSON.stringify(`\\boxed{2} ${ESC}`)}, expect: pass }]\n  - id: ${JSON.stringify(id)}\n    prompt: p\n    verify: { math: { answer: "1" } }\n`,
+  );
   const check = await vtask(['check', file]);
   assert.match(check.stdout, /duplicate task id `t\\x1b\]0;pwned\\x07\\x1b\[2J`/);
   assert.doesNotMatch(check.stdout, /\x1b/);
   const tested = await vtask(['test', file]);
   assert.doesNotMatch(tested.stdout, /[\x07\x1b]/);
-  const run = await vtask(['run', write('esc2.vtask', TASK.replace('id: clips', `id: ${JSON.stringify(id)}`)), '--base-url', server.url, '--model', 'test-model', '--cache-dir', path.join(dir, 'c-esc')]);
+  const run = await vtask([
+    'run',
+    write('esc2.vtask', TASK.replace('id: clips', `id: ${JSON.stringify(id)}`)),
+    '--base-url',
+    server.url,
+    '--model',
+    'test-model',
+    '--cache-dir',
+    path.join(dir, 'c-esc'),
+  ]);
   assert.match(run.stdout, /t\\x1b\]0;pwned\\x07\\x1b\[2J\s+2\/2/);
   assert.doesNotMatch(run.stdout + run.stderr, /[\x07\x1b]/);
-  const json = await vtask(['run', path.join(dir, 'esc2.vtask'), '--base-url', server.url, '--model', 'test-model', '--cache-dir', path.join(dir, 'c-esc'), '--json']);
+  const json = await vtask([
+    'run',
+    path.join(dir, 'esc2.vtask'),
+    '--base-url',
+    server.url,
+    '--model',
+    'test-model',
+    '--cache-dir',
+    path.join(dir, 'c-esc'),
+    '--json',
+  ]);
   const t = (JSON.parse(json.stdout) as { tasks: { task: string; samples: { text: string }[] }[] }).tasks[0]!;
   assert.equal(t.task, id);
   assert.ok(t.samples[0]!.text.includes(ESC));

@@ -54,8 +54,23 @@ test(`kill -9 ${LOOPS} times mid-run: nothing saved is lost or duplicated, and t
   const tasks = 3;
   const perTask = Math.ceil(((LOOPS + 1) * KILL_AFTER) / tasks) + 10;
   const file = path.join(dir, 'kill.vtask');
-  fs.writeFileSync(file, `vtask: 1\ntasks:\n${Array.from({ length: tasks }, (_, i) => `  - id: t${i}\n    prompt: "question ${i}"\n    samples: ${perTask}\n    verify: { match: { answer: "x" } }\n`).join('')}`);
-  const args = ['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', cacheDir, '--concurrency', '2', '--json'];
+  fs.writeFileSync(
+    file,
+    `vtask: 1\ntasks:\n${Array.from({ length: tasks }, (_, i) => `  - id: t${i}\n    prompt: "question ${i}"\n    samples: ${perTask}\n    verify: { match: { answer: "x" } }\n`).join('')}`,
+  );
+  const args = [
+    'run',
+    file,
+    '--base-url',
+    server.url,
+    '--model',
+    'test-model',
+    '--cache-dir',
+    cacheDir,
+    '--concurrency',
+    '2',
+    '--json',
+  ];
   let kept = 0;
   let lost = 0;
   for (let loop = 0; loop < LOOPS; loop++) {
@@ -70,7 +85,10 @@ test(`kill -9 ${LOOPS} times mid-run: nothing saved is lost or duplicated, and t
     assert.equal(skipped, 0, 'no malformed line in the log');
     assert.equal(new Set(keys).size, keys.length, `loop ${loop}: a sample was saved twice`);
     const mustHave = answeredAt.filter((t) => t <= killedAt - SAVED_WITHIN_MS).length;
-    assert.ok(keys.length >= mustHave, `loop ${loop}: ${keys.length} samples saved, but ${mustHave} had arrived ${SAVED_WITHIN_MS} ms before the kill`);
+    assert.ok(
+      keys.length >= mustHave,
+      `loop ${loop}: ${keys.length} samples saved, but ${mustHave} had arrived ${SAVED_WITHIN_MS} ms before the kill`,
+    );
     lost += seen - before - (keys.length - kept);
     kept = keys.length;
   }
@@ -83,13 +101,18 @@ test(`kill -9 ${LOOPS} times mid-run: nothing saved is lost or duplicated, and t
   assert.equal(new Set(keys).size, keys.length);
   assert.equal(server.samplingRequests.length - requestsBefore, tasks * perTask - kept);
   // For the report: samples kept across the kills, and those in flight (or unflushed) at a kill.
-  process.stdout.write(`# kill loop: ${LOOPS} kills, ${kept} samples kept, ${lost} answers lost in flight, ${tasks * perTask} at the end\n`);
+  process.stdout.write(
+    `# kill loop: ${LOOPS} kills, ${kept} samples kept, ${lost} answers lost in flight, ${tasks * perTask} at the end\n`,
+  );
 });
 
 test('SIGTERM stops like Ctrl-C: every sample that arrived is saved', async () => {
   const file = path.join(dir, 'term.vtask');
   const termCache = path.join(dir, 'term-cache');
-  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: t\n    prompt: "sigterm"\n    samples: 40\n    verify: { match: { answer: "x" } }\n`);
+  fs.writeFileSync(
+    file,
+    `vtask: 1\ntasks:\n  - id: t\n    prompt: "sigterm"\n    samples: 40\n    verify: { match: { answer: "x" } }\n`,
+  );
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const first = server.samplingRequests.length;
@@ -98,7 +121,19 @@ test('SIGTERM stops like Ctrl-C: every sample that arrived is saved', async () =
   // has taken in all twenty (it sends the next request only after handling an answer).
   server.behaviour = () => (++received <= 20 ? {} : { until: gate });
   try {
-    const run = startCli(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', termCache, '--concurrency', '2', '--json']);
+    const run = startCli([
+      'run',
+      file,
+      '--base-url',
+      server.url,
+      '--model',
+      'test-model',
+      '--cache-dir',
+      termCache,
+      '--concurrency',
+      '2',
+      '--json',
+    ]);
     await server.waitFor(() => server.samplingRequests.length - first >= 22, 20_000, '20 answers and 2 held requests');
     run.child.kill('SIGTERM');
     const r = await run.done;

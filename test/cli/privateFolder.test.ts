@@ -17,22 +17,29 @@ test('the folder is private: mode 700', () => {
   assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
 });
 
-test("as root in a private folder, the examples' agent environments (JS and Python) run and pass", { skip: !isRoot && 'needs: root (the per-run sandbox user exists only then)' }, async (t) => {
-  fs.cpSync(path.join(examples, 'envs'), path.join(dir, 'envs'), { recursive: true });
-  fs.copyFileSync(path.join(examples, 'agent-kv.vtask'), path.join(dir, 'agent-kv.vtask'));
-  const r = await runCliProcess(['test', path.join(dir, 'agent-kv.vtask')], {}, 120_000);
-  if (/isolation: WEAK/.test(r.stderr)) return t.skip('needs: the full sandbox (bubblewrap)');
-  assert.doesNotMatch(r.stdout + r.stderr, /Permission denied|could not be started|skipped/);
-  assert.match(r.stdout, /^11 passed, 0 failed$/m);
-  assert.equal(r.code, 0);
-});
+test(
+  "as root in a private folder, the examples' agent environments (JS and Python) run and pass",
+  { skip: !isRoot && 'needs: root (the per-run sandbox user exists only then)' },
+  async (t) => {
+    fs.cpSync(path.join(examples, 'envs'), path.join(dir, 'envs'), { recursive: true });
+    fs.copyFileSync(path.join(examples, 'agent-kv.vtask'), path.join(dir, 'agent-kv.vtask'));
+    const r = await runCliProcess(['test', path.join(dir, 'agent-kv.vtask')], {}, 120_000);
+    if (/isolation: WEAK/.test(r.stderr)) return t.skip('needs: the full sandbox (bubblewrap)');
+    assert.doesNotMatch(r.stdout + r.stderr, /Permission denied|could not be started|skipped/);
+    assert.match(r.stdout, /^11 passed, 0 failed$/m);
+    assert.equal(r.code, 0);
+  },
+);
 
-test('as root in a private folder, a script verifier reads its data beside it but not a mode-600 file', { skip: !isRoot && 'needs: root (the per-run sandbox user exists only then)' }, async (t) => {
-  fs.writeFileSync(path.join(dir, 'data.txt'), '72\n');
-  fs.writeFileSync(path.join(dir, 'secret.txt'), 'root-only\n', { mode: 0o600 });
-  fs.writeFileSync(
-    path.join(dir, 'check.mjs'),
-    `import fs from 'node:fs';
+test(
+  'as root in a private folder, a script verifier reads its data beside it but not a mode-600 file',
+  { skip: !isRoot && 'needs: root (the per-run sandbox user exists only then)' },
+  async (t) => {
+    fs.writeFileSync(path.join(dir, 'data.txt'), '72\n');
+    fs.writeFileSync(path.join(dir, 'secret.txt'), 'root-only\n', { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(dir, 'check.mjs'),
+      `import fs from 'node:fs';
 let secret = 'unreadable';
 try { secret = fs.readFileSync('secret.txt', 'utf8').trim(); } catch {}
 export function verify(response) {
@@ -40,10 +47,10 @@ export function verify(response) {
   return { pass: response.trim() === want && secret === 'unreadable', reason: 'want ' + want + ', secret ' + secret };
 }
 `,
-  );
-  fs.writeFileSync(
-    path.join(dir, 'script.vtask'),
-    `vtask: 1
+    );
+    fs.writeFileSync(
+      path.join(dir, 'script.vtask'),
+      `vtask: 1
 tasks:
   - id: answer
     prompt: How many clips?
@@ -52,10 +59,11 @@ tasks:
       - { response: "72", expect: pass }
       - { response: "71", expect: fail }
 `,
-  );
-  const r = await runCliProcess(['test', path.join(dir, 'script.vtask')], {}, 60_000);
-  if (/isolation: WEAK/.test(r.stderr)) return t.skip('needs: the full sandbox (bubblewrap)');
-  assert.doesNotMatch(r.stdout + r.stderr, /root-only|Permission denied|skipped/);
-  assert.match(r.stdout, /^2 passed, 0 failed$/m);
-  assert.equal(r.code, 0);
-});
+    );
+    const r = await runCliProcess(['test', path.join(dir, 'script.vtask')], {}, 60_000);
+    if (/isolation: WEAK/.test(r.stderr)) return t.skip('needs: the full sandbox (bubblewrap)');
+    assert.doesNotMatch(r.stdout + r.stderr, /root-only|Permission denied|skipped/);
+    assert.match(r.stdout, /^2 passed, 0 failed$/m);
+    assert.equal(r.code, 0);
+  },
+);

@@ -73,7 +73,8 @@ function vtaskTest(...flags: string[]): { code: number | null; out: string } {
 
 test("a dataset's script cannot read ~/.ssh/id_rsa or another project's .env above its folder", (t) => {
   const r = vtaskTest();
-  if (/isolation: WEAK/.test(r.out)) return t.skip('needs: the full sandbox (bubblewrap) for an unprivileged user: weak isolation hides no file');
+  if (/isolation: WEAK/.test(r.out))
+    return t.skip('needs: the full sandbox (bubblewrap) for an unprivileged user: weak isolation hides no file');
   assert.doesNotMatch(r.out, new RegExp(`${KEY_TEXT}|${ENV_TEXT}`));
   assert.match(r.out, /1 passed, 0 failed/);
   assert.equal(r.code, 0, r.out);
@@ -86,12 +87,20 @@ test('with --root naming the home folder, the user chose to let it read there (t
   assert.equal(r.code, 1);
 });
 
-test('a script outside the task file\'s folder is refused, saying which folder it may read', () => {
+test("a script outside the task file's folder is refused, saying which folder it may read", () => {
   const other = path.join(x, 'outside.vtask');
-  fs.writeFileSync(other, `vtask: 1\ntasks:\n  - id: up\n    prompt: p\n    verify: { script: { path: ../other/check.mjs } }\n    cases:\n      - { response: r, expect: pass }\n`);
+  fs.writeFileSync(
+    other,
+    `vtask: 1\ntasks:\n  - id: up\n    prompt: p\n    verify: { script: { path: ../other/check.mjs } }\n    cases:\n      - { response: r, expect: pass }\n`,
+  );
   fs.copyFileSync(path.join(x, 'check.mjs'), path.join(home, 'datasets', 'other', 'check.mjs'));
-  if (isRoot) for (const p of [other, path.join(home, 'datasets', 'other', 'check.mjs')]) fs.chownSync(p, NOBODY, NOBODY);
-  const r = spawnSync(process.execPath, [CLI, 'test', other], { encoding: 'utf8', env: { ...process.env, HOME: home }, ...(isRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
+  if (isRoot)
+    for (const p of [other, path.join(home, 'datasets', 'other', 'check.mjs')]) fs.chownSync(p, NOBODY, NOBODY);
+  const r = spawnSync(process.execPath, [CLI, 'test', other], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home },
+    ...(isRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+  });
   assert.match(r.stdout + r.stderr, /the script .*check\.mjs is outside the folder it may read \(.*datasets\/x\)/);
   assert.doesNotMatch(r.stdout + r.stderr, new RegExp(KEY_TEXT));
 });

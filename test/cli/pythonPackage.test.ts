@@ -23,16 +23,35 @@ test('pip install of the Python package leaves its folder clean and the package 
   fs.cpSync(PYTHON_PATH, src, { recursive: true, filter: (p) => !/__pycache__|\.egg-info|[/\\]build$/.test(p) });
   const before = fs.readdirSync(src).sort();
   const target = path.join(tmp, 'site');
-  const r = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', ...indexArgs(), '--target', target, src], {
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
+  const r = spawnSync(
+    'python3',
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--no-deps',
+      ...indexArgs(),
+      '--target',
+      target,
+      src,
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 300_000,
+    },
+  );
   assert.equal(r.status, 0, `pip install failed:\n${r.stderr}`);
   assert.deepEqual(fs.readdirSync(src).sort(), before, 'pip install left files in the package folder');
-  const imported = spawnSync('python3', ['-c', 'import vtask_reward, vtask_reward.verl, vtask_reward.trl; print(vtask_reward.__file__)'], {
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONPATH: target },
-  });
+  const imported = spawnSync(
+    'python3',
+    ['-c', 'import vtask_reward, vtask_reward.verl, vtask_reward.trl; print(vtask_reward.__file__)'],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: target },
+    },
+  );
   assert.equal(imported.status, 0, imported.stderr);
   assert.ok(imported.stdout.startsWith(target), `imported from ${imported.stdout}`);
   fs.rmSync(tmp, { recursive: true, force: true });

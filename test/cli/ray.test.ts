@@ -21,7 +21,13 @@ fs.mkdirSync(TASKS);
 for (const f of EXAMPLES) fs.copyFileSync(path.join(ROOT, 'examples', f), path.join(TASKS, f));
 const VTASK_CLI = `${process.execPath} ${CLI}`;
 
-interface Scored { task_id: string; response: string; vtask_score: number; vtask_pass: boolean; vtask_reason: string }
+interface Scored {
+  task_id: string;
+  response: string;
+  vtask_score: number;
+  vtask_pass: boolean;
+  vtask_reason: string;
+}
 
 /** Every case of the task files with vtask's verdict, computed here in-process. */
 async function casesWithVerdicts(): Promise<{ task_id: string; response: string; score: number; pass: boolean }[]> {
@@ -29,7 +35,9 @@ async function casesWithVerdicts(): Promise<{ task_id: string; response: string;
   for (const f of EXAMPLES) {
     for (const task of runnableTasks(parseTaskFile(fs.readFileSync(path.join(TASKS, f), 'utf8'))).tasks) {
       for (const c of task.cases) {
-        const v = await verify(task.verify, c.response, { task: { id: task.id, prompt: task.prompt, messages: task.messages, meta: task.meta, dir: TASKS } });
+        const v = await verify(task.verify, c.response, {
+          task: { id: task.id, prompt: task.prompt, messages: task.messages, meta: task.meta, dir: TASKS },
+        });
         out.push({ task_id: task.id, response: c.response, score: v.score, pass: v.pass });
       }
     }
@@ -41,19 +49,39 @@ test('Ray Data scores an exported dataset through one vtask serve per node, shar
   const why = pythonMissing(['ray', 'pandas', 'pyarrow']);
   if (why) return t.skip(why);
   const rows = path.join(DIR, 'rows.parquet');
-  const exported = spawnSync(process.execPath, [CLI, 'export', TASKS, '--format', 'trl', '-o', rows], { encoding: 'utf8', timeout: 60_000 });
+  const exported = spawnSync(process.execPath, [CLI, 'export', TASKS, '--format', 'trl', '-o', rows], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(exported.status, 0, exported.stderr);
   const expected = await casesWithVerdicts();
-  assert.ok(expected.length >= 20 && expected.some((e) => e.pass) && expected.some((e) => !e.pass) && expected.some((e) => e.score > 0 && e.score < 1));
-  fs.writeFileSync(path.join(DIR, 'cases.json'), JSON.stringify(expected.map(({ task_id, response }) => ({ task_id, response }))));
+  assert.ok(
+    expected.length >= 20 &&
+      expected.some((e) => e.pass) &&
+      expected.some((e) => !e.pass) &&
+      expected.some((e) => e.score > 0 && e.score < 1),
+  );
+  fs.writeFileSync(
+    path.join(DIR, 'cases.json'),
+    JSON.stringify(expected.map(({ task_id, response }) => ({ task_id, response }))),
+  );
   // VTASK_CLI is a script that notes each server's pid, then runs vtask: the test counts the
   // servers and waits for each to exit.
   const pids = path.join(DIR, 'pids');
   const cli = path.join(DIR, 'vtask-cli.sh');
   fs.writeFileSync(cli, `#!/bin/sh\necho $$ >> '${pids}'\nexec ${VTASK_CLI} "$@"\n`, { mode: 0o755 });
   const out = path.join(DIR, 'scored.json');
-  python([path.join(ROOT, 'test/python/ray_score.py'), rows, path.join(DIR, 'cases.json'), TASKS, pids, out], { VTASK_CLI: cli }, 600_000);
-  const res = JSON.parse(fs.readFileSync(out, 'utf8')) as { results: Scored[]; servers_started: number; servers_running_after_shutdown: number[]; seconds: Record<string, number> };
+  python(
+    [path.join(ROOT, 'test/python/ray_score.py'), rows, path.join(DIR, 'cases.json'), TASKS, pids, out],
+    { VTASK_CLI: cli },
+    600_000,
+  );
+  const res = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+    results: Scored[];
+    servers_started: number;
+    servers_running_after_shutdown: number[];
+    seconds: Record<string, number>;
+  };
   t.diagnostic(`ray start-up ${res.seconds.import} s, scoring ${expected.length} responses ${res.seconds.scoring} s`);
   assert.equal(res.results.length, expected.length);
   const key = (task: string, response: string) => JSON.stringify([task, response]);
@@ -61,7 +89,11 @@ test('Ray Data scores an exported dataset through one vtask serve per node, shar
   for (const e of expected) {
     const r = got.get(key(e.task_id, e.response));
     assert.ok(r, `no verdict for ${e.task_id}: ${e.response}`);
-    assert.deepEqual([r.vtask_score, r.vtask_pass], [e.score, e.pass], `${e.task_id}: ${e.response} (${r.vtask_reason})`);
+    assert.deepEqual(
+      [r.vtask_score, r.vtask_pass],
+      [e.score, e.pass],
+      `${e.task_id}: ${e.response} (${r.vtask_reason})`,
+    );
   }
   assert.equal(res.servers_started, 1, 'one server per Ray node, shared by its 2 workers, not one per worker or batch');
   assert.deepEqual(res.servers_running_after_shutdown, []);
@@ -70,7 +102,10 @@ test('Ray Data scores an exported dataset through one vtask serve per node, shar
 test('VtaskServer: waits for /health, scores, stops, also when its starter is killed; a missing command, a silent one and a failing one are clear errors within their bounds', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
-  const out = python(['-c', `
+  const out = python(
+    [
+      '-c',
+      `
 import json, os, select, subprocess, sys, time
 from vtask_reward.client import VtaskError
 from vtask_reward.ray import VtaskServer
@@ -105,9 +140,20 @@ report["missing"] = error(tasks=["x"], command="no-such-vtask-command")
 report["silent"] = error(tasks=["x"], command=["sh", "-c", "exec sleep 60", "sh"], start_timeout=1)
 report["failing"] = error(tasks=["/nonexistent/tasks.vtask"])
 print(json.dumps(report))
-`], { VTASK_CLI });
+`,
+    ],
+    { VTASK_CLI },
+  );
   type Failure = { error: string; seconds: number };
-  const r = JSON.parse(out) as { health: { ok: boolean; tasks: number }; verdicts: boolean[]; stopped: boolean; orphan_stopped: boolean; missing: Failure; silent: Failure; failing: Failure };
+  const r = JSON.parse(out) as {
+    health: { ok: boolean; tasks: number };
+    verdicts: boolean[];
+    stopped: boolean;
+    orphan_stopped: boolean;
+    missing: Failure;
+    silent: Failure;
+    failing: Failure;
+  };
   assert.deepEqual({ ok: r.health.ok, tasks: r.health.tasks }, { ok: true, tasks: 3 });
   assert.deepEqual(r.verdicts, [true, false]);
   assert.equal(r.stopped, true);

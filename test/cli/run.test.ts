@@ -36,9 +36,27 @@ function exec(args: string[]): Promise<{ code: number | null; stdout: string; st
   return runCliProcess(args, {}, 60_000);
 }
 
-async function runCli(file: string, ...extra: string[]): Promise<{ code: number | null; json: { tasks: Array<Record<string, unknown>> }; stderr: string }> {
-  const r = await exec(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', cacheDir, '--json', ...extra]);
-  return { code: r.code, json: JSON.parse(r.stdout || '{"tasks": []}') as { tasks: Array<Record<string, unknown>> }, stderr: r.stderr };
+async function runCli(
+  file: string,
+  ...extra: string[]
+): Promise<{ code: number | null; json: { tasks: Array<Record<string, unknown>> }; stderr: string }> {
+  const r = await exec([
+    'run',
+    file,
+    '--base-url',
+    server.url,
+    '--model',
+    'test-model',
+    '--cache-dir',
+    cacheDir,
+    '--json',
+    ...extra,
+  ]);
+  return {
+    code: r.code,
+    json: JSON.parse(r.stdout || '{"tasks": []}') as { tasks: Array<Record<string, unknown>> },
+    stderr: r.stderr,
+  };
 }
 
 test('samples, verifies and reports pass rate, pass@k and band', async () => {
@@ -47,7 +65,12 @@ test('samples, verifies and reports pass rate, pass@k and band', async () => {
   const before = server.samplingRequests.length;
   const { code, json } = await runCli(file);
   assert.equal(code, 0);
-  const t = json.tasks[0] as { pass_rate: number; band: string; pass_at_k: Record<string, number>; samples: { cached: boolean; pass: boolean }[] };
+  const t = json.tasks[0] as {
+    pass_rate: number;
+    band: string;
+    pass_at_k: Record<string, number>;
+    samples: { cached: boolean; pass: boolean }[];
+  };
   assert.equal(t.pass_rate, 0.5);
   assert.equal(t.band, 'learnable');
   assert.deepEqual(Object.keys(t.pass_at_k), ['1', '2', '4']);
@@ -79,23 +102,61 @@ test('the human output has a summary table; a refused connection is an actionabl
   assert.equal(r.code, 0);
   assert.match(r.stdout, /^task\s+pass\s+pass@1/m);
   assert.match(r.stdout, /clips\s+2\/4\s+0\.50/);
-  const dead = await exec(['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'x', '--cache-dir', path.join(dir, 'c2'), '--json']);
+  const dead = await exec([
+    'run',
+    file,
+    '--base-url',
+    'http://127.0.0.1:9/v1',
+    '--model',
+    'x',
+    '--cache-dir',
+    path.join(dir, 'c2'),
+    '--json',
+  ]);
   assert.equal(dead.code, 1);
   assert.match(dead.stdout, /nothing listens at http:\/\/127\.0\.0\.1:9/);
 });
 
 test('Ctrl-C stops cleanly and keeps what was sampled', async () => {
   const file = path.join(dir, 'slow.vtask');
-  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: seeded\n    prompt: p\n    samples: 6\n    seed: 1\n    verify: { math: { answer: "72" } }\n`);
+  fs.writeFileSync(
+    file,
+    `vtask: 1\ntasks:\n  - id: seeded\n    prompt: p\n    samples: 6\n    seed: 1\n    verify: { math: { answer: "72" } }\n`,
+  );
   // The first two answers come at once; the next two (concurrency 2) hang until Ctrl-C.
   server.script({}, {}, { hang: true }, { hang: true });
-  const child = spawn(process.execPath, [CLI, 'run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', cacheDir, '--concurrency', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      file,
+      '--base-url',
+      server.url,
+      '--model',
+      'test-model',
+      '--cache-dir',
+      cacheDir,
+      '--concurrency',
+      '2',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   // Woken by each request the server sees; bounded, and a CLI that exits early fails at once.
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`vtask exited (${code}) before its requests hung: ${err}`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`vtask exited (${code}) before its requests hung: ${err}`))),
+  );
   exited.catch(() => {});
-  await Promise.race([server.waitFor(() => server.inFlight >= 2 && server.samplingRequests.length >= 4, 30_000, 'two hanging requests after two answers'), exited]);
+  await Promise.race([
+    server.waitFor(
+      () => server.inFlight >= 2 && server.samplingRequests.length >= 4,
+      30_000,
+      'two hanging requests after two answers',
+    ),
+    exited,
+  ]);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(code, 130, err);
@@ -113,7 +174,10 @@ test('judge cases ask the judge model over HTTP, and are skipped without one', a
   await judgeServer.listen();
   try {
     const file = path.join(dir, 'judge.vtask');
-    fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: j\n    prompt: Capital of France?\n    verify: { judge: { rubric: Names Paris } }\n    cases:\n      - { response: "It is Paris.", expect: pass }\n      - { response: "It is Lyon.", expect: fail }\n`);
+    fs.writeFileSync(
+      file,
+      `vtask: 1\ntasks:\n  - id: j\n    prompt: Capital of France?\n    verify: { judge: { rubric: Names Paris } }\n    cases:\n      - { response: "It is Paris.", expect: pass }\n      - { response: "It is Lyon.", expect: fail }\n`,
+    );
     const withJudge = await exec(['test', file, '--base-url', judgeServer.url, '--model', 'test-model']);
     assert.equal(withJudge.code, 0, withJudge.stdout);
     assert.match(withJudge.stdout, /^2 passed, 0 failed$/m);
@@ -122,7 +186,10 @@ test('judge cases ask the judge model over HTTP, and are skipped without one', a
     const without = await exec(['test', file]);
     assert.equal(without.code, 1, without.stdout);
     assert.match(without.stdout, /judge\.vtask:7:\d+: unavailable: task j case 0: .*no judge model/);
-    assert.match(without.stdout, /^0 passed, 0 failed, 2 undecided \(their verifier could not give a verdict here; see above\)$/m);
+    assert.match(
+      without.stdout,
+      /^0 passed, 0 failed, 2 undecided \(their verifier could not give a verdict here; see above\)$/m,
+    );
   } finally {
     await judgeServer.close();
   }
@@ -130,7 +197,11 @@ test('judge cases ask the judge model over HTTP, and are skipped without one', a
 
 /** The run log's records, as `vtask run` wrote them. */
 function logged(dir: string): Array<{ task: string; band: string; samples: number }> {
-  return fs.readFileSync(path.join(dir, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: string; band: string; samples: number });
+  return fs
+    .readFileSync(path.join(dir, 'runs.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { task: string; band: string; samples: number });
 }
 
 test('a run whose sampling fails has band error: in the table, --json, the run log and vtask stats', async () => {
@@ -139,57 +210,124 @@ test('a run whose sampling fails has band error: in the table, --json, the run l
   const c3 = path.join(dir, 'c3');
   // The server answers 500; with no retry budget left the run stops at once.
   server.script({ status: 500, message: 'the model is not loaded' });
-  const human = await runCliProcess(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c3], { VTASK_RETRY_BUDGET_MS: '1' }, 60_000);
+  const human = await runCliProcess(
+    ['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c3],
+    { VTASK_RETRY_BUDGET_MS: '1' },
+    60_000,
+  );
   assert.equal(human.code, 1, human.stderr);
-  assert.match(human.stdout, /^fails\s+0\/0\s+-\s+-\s+\(k=1\)\s+error\s+-\s+0\/0\s+no complete answer from .* the retry budget .* ran out/m);
+  assert.match(
+    human.stdout,
+    /^fails\s+0\/0\s+-\s+-\s+\(k=1\)\s+error\s+-\s+0\/0\s+no complete answer from .* the retry budget .* ran out/m,
+  );
   assert.doesNotMatch(human.stdout, /too_hard/);
-  assert.deepEqual(logged(c3).map((r) => [r.task, r.band]), [['fails', 'error']]);
+  assert.deepEqual(
+    logged(c3).map((r) => [r.task, r.band]),
+    [['fails', 'error']],
+  );
   // Nothing listens: the same in --json.
-  const dead = await exec(['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'test-model', '--cache-dir', c3, '--json']);
+  const dead = await exec([
+    'run',
+    file,
+    '--base-url',
+    'http://127.0.0.1:9/v1',
+    '--model',
+    'test-model',
+    '--cache-dir',
+    c3,
+    '--json',
+  ]);
   assert.equal(dead.code, 1);
   const t = (JSON.parse(dead.stdout) as { tasks: Array<{ band: string; error: string; undecided: number }> }).tasks[0];
   assert.equal(t?.band, 'error');
   assert.match(t?.error ?? '', /nothing listens/);
-  assert.deepEqual(logged(c3).map((r) => r.band), ['error', 'error']);
+  assert.deepEqual(
+    logged(c3).map((r) => r.band),
+    ['error', 'error'],
+  );
   // vtask stats counts the run under error, and puts no 0 in the pass-rate histogram.
   const stats = await exec(['stats', file, '--cache-dir', c3, '--json', '--no-duplicates']);
   assert.equal(stats.code, 0, stats.stderr);
-  const m = (JSON.parse(stats.stdout) as { models: Record<string, { tasks: number; bands: Record<string, number>; histogram: { tasks: number }[] }> }).models['test-model'];
+  const m = (
+    JSON.parse(stats.stdout) as {
+      models: Record<string, { tasks: number; bands: Record<string, number>; histogram: { tasks: number }[] }>;
+    }
+  ).models['test-model'];
   assert.deepEqual(m?.bands, { too_easy: 0, learnable: 0, too_hard: 0, error: 1 });
-  assert.equal(m?.histogram.reduce((a, h) => a + h.tasks, 0), 0);
+  assert.equal(
+    m?.histogram.reduce((a, h) => a + h.tasks, 0),
+    0,
+  );
   const text = await exec(['stats', file, '--cache-dir', c3, '--no-duplicates']);
   assert.match(text.stdout, /^ {2}error\s+1 /m);
 });
 
 test('an agent task whose environment is missing: vtask check says where, and its run has band error', async () => {
   const file = path.join(dir, 'agent.vtask');
-  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: kv\n    prompt: Which capital is stored under fr?\n    environment:\n      run: ./envs/missing.mjs\n    samples: 2\n    verify: { match: { answer: Paris } }\n`);
+  fs.writeFileSync(
+    file,
+    `vtask: 1\ntasks:\n  - id: kv\n    prompt: Which capital is stored under fr?\n    environment:\n      run: ./envs/missing.mjs\n    samples: 2\n    verify: { match: { answer: Paris } }\n`,
+  );
   const check = await exec(['check', file]);
   assert.equal(check.code, 1);
-  assert.equal(check.stdout.trim(), `${file}:6:12: error: the environment ./envs/missing.mjs was not found (looked for ${path.join(dir, 'envs', 'missing.mjs')})`);
+  assert.equal(
+    check.stdout.trim(),
+    `${file}:6:12: error: the environment ./envs/missing.mjs was not found (looked for ${path.join(dir, 'envs', 'missing.mjs')})`,
+  );
   const c4 = path.join(dir, 'c4');
   const r = await exec(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c4]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stdout, /^kv\s+0\/0 · 2 undecided\s+.*\serror\s.*undecided: .*missing\.mjs was not found/m);
-  const json = await exec(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c4, '--json']);
-  const t = (JSON.parse(json.stdout) as { tasks: Array<{ band: string; undecided: number; samples: { error?: string }[] }> }).tasks[0];
+  const json = await exec([
+    'run',
+    file,
+    '--base-url',
+    server.url,
+    '--model',
+    'test-model',
+    '--cache-dir',
+    c4,
+    '--json',
+  ]);
+  const t = (
+    JSON.parse(json.stdout) as { tasks: Array<{ band: string; undecided: number; samples: { error?: string }[] }> }
+  ).tasks[0];
   assert.equal(t?.band, 'error');
   assert.equal(t?.undecided, 2);
-  assert.deepEqual(logged(c4).map((x) => [x.task, x.band]), [['kv', 'error'], ['kv', 'error']]);
+  assert.deepEqual(
+    logged(c4).map((x) => [x.task, x.band]),
+    [
+      ['kv', 'error'],
+      ['kv', 'error'],
+    ],
+  );
 });
 
 test('a task whose samples all lack a verdict has band error, and no pass-rate filter of vtask export keeps it', async () => {
   const file = path.join(dir, 'undecided.vtask');
-  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: gone\n    prompt: How many clips?\n    samples: 4\n    verify: { script: { path: ./checks/gone.mjs } }\n  - id: clips\n    prompt: How many clips?\n    samples: 4\n    verify: { math: { answer: "72" } }\n`);
+  fs.writeFileSync(
+    file,
+    `vtask: 1\ntasks:\n  - id: gone\n    prompt: How many clips?\n    samples: 4\n    verify: { script: { path: ./checks/gone.mjs } }\n  - id: clips\n    prompt: How many clips?\n    samples: 4\n    verify: { math: { answer: "72" } }\n`,
+  );
   const c5 = path.join(dir, 'c5');
   const model = ['--base-url', server.url, '--model', 'test-model', '--cache-dir', c5];
   const r = await exec(['run', file, ...model]);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stdout, /^gone\s+0\/0 · 4 undecided\s+-\s+-\s+\(k=1\)\s+error\s+-\s+0\/4\s+undecided: the script \.\/checks\/gone\.mjs was not found/m);
+  assert.match(
+    r.stdout,
+    /^gone\s+0\/0 · 4 undecided\s+-\s+-\s+\(k=1\)\s+error\s+-\s+0\/4\s+undecided: the script \.\/checks\/gone\.mjs was not found/m,
+  );
   assert.match(r.stdout, /^clips\s+2\/4\s+0\.50\s.*learnable/m);
   const out = path.join(dir, 'kept.jsonl');
   const exported = await exec(['export', file, '--format', 'trl', '-o', out, ...model, '--max-pass-rate', '1']);
   assert.equal(exported.code, 0, exported.stderr);
-  const rows = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; band: string });
-  assert.deepEqual(rows.map((x) => [x.task_id, x.band]), [['clips', 'learnable']]);
+  const rows = fs
+    .readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { task_id: string; band: string });
+  assert.deepEqual(
+    rows.map((x) => [x.task_id, x.band]),
+    [['clips', 'learnable']],
+  );
 });

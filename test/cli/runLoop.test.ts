@@ -17,7 +17,10 @@ const TASKS = 48;
 
 before(async () => {
   await server.listen();
-  const tasks = Array.from({ length: TASKS }, (_, i) => `  - { id: t${i}, prompt: "Task ${i}: 2 + 2?", samples: 2, verify: { math: { answer: "4" } } }`);
+  const tasks = Array.from(
+    { length: TASKS },
+    (_, i) => `  - { id: t${i}, prompt: "Task ${i}: 2 + 2?", samples: 2, verify: { math: { answer: "4" } } }`,
+  );
   fs.writeFileSync(file, ['vtask: 1', 'tasks:', ...tasks].join('\n') + '\n');
 });
 after(async () => {
@@ -26,7 +29,19 @@ after(async () => {
 });
 
 test('vtask run has as many requests in flight as --concurrency allows, then a second run asks nothing', async () => {
-  const args = ['run', file, '--base-url', server.url, '--model', 'test-model', '--concurrency', String(TASKS), '--cache-dir', path.join(dir, 'cache'), '--json'];
+  const args = [
+    'run',
+    file,
+    '--base-url',
+    server.url,
+    '--model',
+    'test-model',
+    '--concurrency',
+    String(TASKS),
+    '--cache-dir',
+    path.join(dir, 'cache'),
+    '--json',
+  ];
   const r = await runCliProcess(args, {}, 120_000);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { tasks: { task: string; requests: number; pass_rate: number }[] };
@@ -36,7 +51,13 @@ test('vtask run has as many requests in flight as --concurrency allows, then a s
   assert.equal(server.maxInFlight, TASKS);
   const again = await runCliProcess(args, {}, 120_000);
   assert.equal(again.code, 0, again.stderr);
-  assert.equal((JSON.parse(again.stdout) as { tasks: { requests: number }[] }).tasks.reduce((a, t) => a + t.requests, 0), 0);
-  const log = fs.readFileSync(path.join(dir, 'cache', 'runs.jsonl'), 'utf8').trim().split('\n');
+  assert.equal(
+    (JSON.parse(again.stdout) as { tasks: { requests: number }[] }).tasks.reduce((a, t) => a + t.requests, 0),
+    0,
+  );
+  const log = fs
+    .readFileSync(path.join(dir, 'cache', 'runs.jsonl'), 'utf8')
+    .trim()
+    .split('\n');
   assert.equal(log.length, 2 * TASKS);
 });

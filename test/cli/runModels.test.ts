@@ -71,7 +71,8 @@ function records(): RunRecord[] {
     .map((l) => JSON.parse(l) as RunRecord);
 }
 
-const summary = (tasks: TaskJson[]): string[][] => tasks.map((t) => [t.model, t.task, String(t.pass_rate), String(t.band)]);
+const summary = (tasks: TaskJson[]): string[][] =>
+  tasks.map((t) => [t.model, t.task, String(t.pass_rate), String(t.band)]);
 
 test('each --model runs every task; the JSON has one entry per task and model; each run is logged', async () => {
   const before = server.samplingRequests.length;
@@ -104,12 +105,16 @@ test('each --model runs every task; the JSON has one entry per task and model; e
     assert.ok(Math.abs(Date.now() - Date.parse(x.at)) < 120_000, x.at);
   }
   // The server counts words: 3 of prompt per sample, 2 (model-a) or 3 (model-b) of answer.
-  assert.deepEqual(logged.map((x) => [x.tokens?.prompt, x.tokens?.completion, x.cost]), [
-    [12, 8, undefined],
-    [6, 4, undefined],
-    [12, 12, undefined],
-    [6, 6, undefined],
-  ], 'tokens from the usage of each sample; no cost without a price');
+  assert.deepEqual(
+    logged.map((x) => [x.tokens?.prompt, x.tokens?.completion, x.cost]),
+    [
+      [12, 8, undefined],
+      [6, 4, undefined],
+      [12, 12, undefined],
+      [6, 6, undefined],
+    ],
+    'tokens from the usage of each sample; no cost without a price',
+  );
   assert.deepEqual(tasks[0]!.tokens, { prompt: 12, completion: 8 });
   assert.notEqual(logged[0]!.key, logged[1]!.key, 'each task has its own run key');
   assert.equal(logged[0]!.key, logged[2]!.key, 'one task, one run key, whatever the model');
@@ -123,10 +128,22 @@ test('a second identical run asks nothing and is logged again', async () => {
   assert.equal(server.samplingRequests.length, before, 'no request');
   const tasks = (JSON.parse(r.stdout) as { tasks: TaskJson[] }).tasks;
   assert.ok(tasks.every((t) => t.samples.every((s) => s.cached)));
-  assert.deepEqual(summary(tasks).map((x) => x[2]), ['1', '1', '0', '0'], 'each model keeps its own samples');
+  assert.deepEqual(
+    summary(tasks).map((x) => x[2]),
+    ['1', '1', '0', '0'],
+    'each model keeps its own samples',
+  );
   const now = records();
   assert.equal(now.length, logged + 4);
-  assert.deepEqual(now.slice(logged).map((x) => [x.task, x.model]), [['clips', 'model-a'], ['pens', 'model-a'], ['clips', 'model-b'], ['pens', 'model-b']]);
+  assert.deepEqual(
+    now.slice(logged).map((x) => [x.task, x.model]),
+    [
+      ['clips', 'model-a'],
+      ['pens', 'model-a'],
+      ['clips', 'model-b'],
+      ['pens', 'model-b'],
+    ],
+  );
 });
 
 test('the human output is one table per model, named; profiles under models: are labelled by name', async () => {
@@ -136,12 +153,26 @@ test('the human output is one table per model, named; profiles under models: are
   assert.equal(groups.length, 2, r.stdout);
   assert.match(groups[0]!, /^model good\ntask\s+pass\s+pass@1/);
   assert.match(groups[0]!, /^clips\s+4\/4\s+1\.00/m);
-  assert.match(groups[0]!, /^2 tasks, 6 samples \(6 from the cache, 0 requests\)\n18 prompt \+ 12 completion tokens, \$0\.04$/m, 'the cached samples keep their usage; the price gives a cost');
+  assert.match(
+    groups[0]!,
+    /^2 tasks, 6 samples \(6 from the cache, 0 requests\)\n18 prompt \+ 12 completion tokens, \$0\.04$/m,
+    'the cached samples keep their usage; the price gives a cost',
+  );
   assert.match(groups[1]!, /^18 prompt \+ 18 completion tokens$/m, 'no price, no cost');
   assert.match(groups[1]!, /^model bad\ntask/);
   assert.match(groups[1]!, /^clips\s+0\/4\s+0\.00/m);
   // The named profiles share the samples of the same endpoint and model, and log under their names.
-  assert.deepEqual(records().slice(-4).map((x) => [x.task, x.model, x.pass_rate, x.cost]), [['clips', 'good', 1, 0.028], ['pens', 'good', 1, 0.014], ['clips', 'bad', 0, undefined], ['pens', 'bad', 0, undefined]]);
+  assert.deepEqual(
+    records()
+      .slice(-4)
+      .map((x) => [x.task, x.model, x.pass_rate, x.cost]),
+    [
+      ['clips', 'good', 1, 0.028],
+      ['pens', 'good', 1, 0.014],
+      ['clips', 'bad', 0, undefined],
+      ['pens', 'bad', 0, undefined],
+    ],
+  );
 });
 
 test('a model whose runs fail is logged with band error; the other model is still run and logged', async () => {
@@ -149,7 +180,25 @@ test('a model whose runs fail is logged with band error; the other model is stil
   const r = await run('--base-url', server.url, '--model', 'model-c', '--model', 'model-a', '--json');
   assert.equal(r.code, 1);
   const tasks = (JSON.parse(r.stdout) as { tasks: TaskJson[] }).tasks;
-  assert.deepEqual(tasks.map((t) => [t.model, t.task, t.band]), [['model-c', 'clips', 'error'], ['model-c', 'pens', 'error'], ['model-a', 'clips', 'too_easy'], ['model-a', 'pens', 'too_easy']]);
+  assert.deepEqual(
+    tasks.map((t) => [t.model, t.task, t.band]),
+    [
+      ['model-c', 'clips', 'error'],
+      ['model-c', 'pens', 'error'],
+      ['model-a', 'clips', 'too_easy'],
+      ['model-a', 'pens', 'too_easy'],
+    ],
+  );
   assert.match(tasks[0]!.error ?? '', /model-c/);
-  assert.deepEqual(records().slice(logged).map((x) => [x.task, x.model, x.band]), [['clips', 'model-c', 'error'], ['pens', 'model-c', 'error'], ['clips', 'model-a', 'too_easy'], ['pens', 'model-a', 'too_easy']]);
+  assert.deepEqual(
+    records()
+      .slice(logged)
+      .map((x) => [x.task, x.model, x.band]),
+    [
+      ['clips', 'model-c', 'error'],
+      ['pens', 'model-c', 'error'],
+      ['clips', 'model-a', 'too_easy'],
+      ['pens', 'model-a', 'too_easy'],
+    ],
+  );
 });

@@ -37,9 +37,24 @@ after(() => {
   for (const c of children) c.kill();
 });
 
-async function post(base: string, body: unknown): Promise<{ status: number; retryAfter: string | null; json: { items?: Slot[]; results?: Verdict[]; error?: string } }> {
-  const r = await fetch(`${base}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: r.status, retryAfter: r.headers.get('retry-after'), json: (await r.json()) as { items?: Slot[]; error?: string } };
+async function post(
+  base: string,
+  body: unknown,
+): Promise<{
+  status: number;
+  retryAfter: string | null;
+  json: { items?: Slot[]; results?: Verdict[]; error?: string };
+}> {
+  const r = await fetch(`${base}/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: r.status,
+    retryAfter: r.headers.get('retry-after'),
+    json: (await r.json()) as { items?: Slot[]; error?: string },
+  };
 }
 
 const health = async (base: string): Promise<Health> => (await (await fetch(`${base}/health`)).json()) as Health;
@@ -60,27 +75,49 @@ test('a batch mixes task ids and inline verifiers, answers in order, and refuses
   assert.equal(r.status, 200, r.json.error);
   const items = r.json.items ?? [];
   assert.equal(items.length, 7);
-  assert.deepEqual(items[0]?.results?.map((v) => v.pass), [true, false]);
-  assert.deepEqual(items[1]?.results?.map((v) => v.pass), [true]);
+  assert.deepEqual(
+    items[0]?.results?.map((v) => v.pass),
+    [true, false],
+  );
+  assert.deepEqual(
+    items[1]?.results?.map((v) => v.pass),
+    [true],
+  );
   // The refusals a single request would get, with the same status and message.
   const single = await post(url, { task: 'nope', responses: ['x'] });
   assert.deepEqual(items[2], { error: single.json.error, status: single.status });
   assert.equal(items[2]?.status, 404);
-  assert.deepEqual(items[3]?.results?.map((v) => v.score), [1, 0]);
+  assert.deepEqual(
+    items[3]?.results?.map((v) => v.score),
+    [1, 0],
+  );
   assert.equal(items[4]?.status, 403);
   assert.match(items[4]?.error ?? '', /verifier\.script names a program to run/);
   assert.deepEqual(items[5], { error: '"responses" must be a list of strings', status: 400 });
   assert.deepEqual(items[6], { results: [] });
   // A single request is answered as before.
   const one = await post(url, { verifier: MATH, responses: ['72', '71'] });
-  assert.deepEqual(one.json.results?.map((v) => v.pass), [true, false]);
+  assert.deepEqual(
+    one.json.results?.map((v) => v.pass),
+    [true, false],
+  );
 });
 
 test('the response limit counts the whole batch; a malformed batch is a 400', async () => {
-  const over = await post(url, { items: [{ verifier: MATH, responses: Array(5).fill('72') }, { task: 'gsm8k/clips', responses: Array(4).fill('72') }] });
+  const over = await post(url, {
+    items: [
+      { verifier: MATH, responses: Array(5).fill('72') },
+      { task: 'gsm8k/clips', responses: Array(4).fill('72') },
+    ],
+  });
   assert.equal(over.status, 413);
   assert.equal(over.json.error, '9 responses in one request; the limit is 8');
-  const at = await post(url, { items: [{ verifier: MATH, responses: Array(4).fill('72') }, { task: 'gsm8k/clips', responses: Array(4).fill('72') }] });
+  const at = await post(url, {
+    items: [
+      { verifier: MATH, responses: Array(4).fill('72') },
+      { task: 'gsm8k/clips', responses: Array(4).fill('72') },
+    ],
+  });
   assert.equal(at.status, 200);
   assert.equal(at.json.items?.flatMap((s) => s.results ?? []).length, 8);
   const bad = await post(url, { items: { verifier: MATH } });
@@ -92,23 +129,39 @@ test('the response limit counts the whole batch; a malformed batch is a 400', as
 test('past its queue bound the server answers 503 with Retry-After, and the Python client waits and retries', async () => {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const judge = new OpenAIServer({ answer: () => '{"criteria": [{"id": 1, "met": true}]}', behaviour: () => ({ until: held }) });
+  const judge = new OpenAIServer({
+    answer: () => '{"criteria": [{"id": 1, "met": true}]}',
+    behaviour: () => ({ until: held }),
+  });
   await judge.listen();
-  const s = await startServe(['examples/math.vtask', '--max-queue', '2', '--base-url', judge.url, '--model', 'test-model']);
+  const s = await startServe([
+    'examples/math.vtask',
+    '--max-queue',
+    '2',
+    '--base-url',
+    judge.url,
+    '--model',
+    'test-model',
+  ]);
   children.push(s.child);
   try {
     const JUDGE = { judge: { rubric: 'Names the capital' } };
-    const first = post(s.url, { items: [{ verifier: JUDGE, prompt: 'Capital of France?', responses: ['Paris', 'Lyon'] }] });
+    const first = post(s.url, {
+      items: [{ verifier: JUDGE, prompt: 'Capital of France?', responses: ['Paris', 'Lyon'] }],
+    });
     await judge.waitFor(() => judge.inFlight >= 2, 10_000, 'the judge holding both responses');
     const busy = await post(s.url, { verifier: MATH, responses: ['72'] });
     assert.equal(busy.status, 503);
     assert.equal(busy.retryAfter, '1');
     assert.match(busy.json.error ?? '', /the server is busy \(2 responses queued; the limit is 2\)/);
     // A shim call made now is turned away too, waits, and is answered once the held work is done.
-    const shim = pythonRun(`
+    const shim = pythonRun(
+      `
 from vtask_reward.client import Client
 print(json.dumps([v["pass"] for v in Client(url=sys.argv[1]).verify(["72", "71"], verifier={"math": {"answer": "72"}})]))
-`, [s.url]);
+`,
+      [s.url],
+    );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     release();
     assert.equal((await first).status, 200);
@@ -123,7 +176,10 @@ print(json.dumps([v["pass"] for v in Client(url=sys.argv[1]).verify(["72", "71"]
 /** Runs a Python script (json and sys imported) with the package importable; resolves with stdout. */
 function pythonRun(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-c', `import json, sys\n${script}`, ...args], { env: { ...process.env, PYTHONPATH: PYTHON_PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-c', `import json, sys\n${script}`, ...args], {
+      env: { ...process.env, PYTHONPATH: PYTHON_PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -132,9 +188,10 @@ function pythonRun(script: string, args: readonly string[], env: NodeJS.ProcessE
   });
 }
 
-test('the shims send a whole batch as one request (verl, TRL, open-instruct\'s gathered calls), and keep one connection for per-sample calls', async () => {
+test("the shims send a whole batch as one request (verl, TRL, open-instruct's gathered calls), and keep one connection for per-sample calls", async () => {
   const before = await health(url);
-  const out = await pythonRun(`
+  const out = await pythonRun(
+    `
 from vtask_reward.verl import compute_score, compute_score_batch
 from vtask_reward.trl import vtask_reward
 math, commas = json.dumps({"math": {"answer": "72"}}), json.dumps({"constraints": ["punctuation:no_comma"]})
@@ -160,17 +217,44 @@ bad = json.dumps({"task": "nope", "verifier": {"script": {"path": "x.mjs"}}})
 found = asyncio.run(gathered([("72", label(math)), ("x", bad)]))
 report["open_instruct_refused"] = [getattr(r, "score", None) if not isinstance(r, Exception) else str(r) for r in found]
 print(json.dumps(report))
-`, [], { VTASK_URL: url }).then((o) => JSON.parse(o) as Record<'start' | 'after_batch' | 'after_trl' | 'after_per_sample' | 'after_open_instruct', Health> & { batch: number[]; trl: number[]; per_sample: number[]; open_instruct: number[]; open_instruct_refused: [number, string] });
+`,
+    [],
+    { VTASK_URL: url },
+  ).then(
+    (o) =>
+      JSON.parse(o) as Record<
+        'start' | 'after_batch' | 'after_trl' | 'after_per_sample' | 'after_open_instruct',
+        Health
+      > & {
+        batch: number[];
+        trl: number[];
+        per_sample: number[];
+        open_instruct: number[];
+        open_instruct_refused: [number, string];
+      },
+  );
   assert.deepEqual(out.batch, [1, 0, 1, 0]);
   assert.deepEqual(out.trl, [1, 1, 0]);
   assert.deepEqual(out.per_sample, [1, 0, 1, 0]);
   const requests = (h: Health): number => h.verify_requests;
-  assert.equal(requests(out.after_batch) - requests(out.start), 1, 'verl compute_score_batch: one request for 4 rows of 3 verifiers');
+  assert.equal(
+    requests(out.after_batch) - requests(out.start),
+    1,
+    'verl compute_score_batch: one request for 4 rows of 3 verifiers',
+  );
   assert.equal(requests(out.after_trl) - requests(out.after_batch), 1, 'TRL: one request per call');
-  assert.equal(requests(out.after_per_sample) - requests(out.after_trl), 4, 'verl compute_score: one request per sample');
+  assert.equal(
+    requests(out.after_per_sample) - requests(out.after_trl),
+    4,
+    'verl compute_score: one request per sample',
+  );
   // open-instruct's gathered async calls go as one request; a refused row fails its own call only.
   assert.deepEqual(out.open_instruct, [1, 0, 0, 1]);
-  assert.equal(requests(out.after_open_instruct) - requests(out.after_per_sample), 1, 'open-instruct: one request for the gathered calls');
+  assert.equal(
+    requests(out.after_open_instruct) - requests(out.after_per_sample),
+    1,
+    'open-instruct: one request for the gathered calls',
+  );
   assert.equal(out.open_instruct_refused[0], 1);
   assert.match(out.open_instruct_refused[1], /404 no task 'nope' in the loaded files/);
   // Every call of the process went over the one connection its first call opened.

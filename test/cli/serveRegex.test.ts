@@ -18,7 +18,11 @@ interface Verdict {
 }
 
 async function verify(body: unknown): Promise<{ status: number; json: { results?: Verdict[]; error?: string } }> {
-  const r = await fetch(`${server.url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${server.url}/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: (await r.json()) as { results?: Verdict[]; error?: string } };
 }
 
@@ -34,13 +38,16 @@ test('`^(a+)+$` against long `aaaa…!` responses: verdicts in linear time, /hea
   const { status, json } = await inFlight;
   const verifyMs = performance.now() - started;
   assert.equal(status, 200, json.error);
-  assert.deepEqual(json.results?.map((r) => r.pass), [false, false, false, false, true]);
+  assert.deepEqual(
+    json.results?.map((r) => r.pass),
+    [false, false, false, false, true],
+  );
   // Wall time here only as a sanity bound: the verdicts themselves never depend on it.
   assert.ok(healthMs < 2000, `/health took ${Math.round(healthMs)} ms`);
   assert.ok(verifyMs < 5000, `the batch took ${Math.round(verifyMs)} ms`);
 });
 
-test('a client\'s pattern with lookahead is refused with the reason', async () => {
+test("a client's pattern with lookahead is refused with the reason", async () => {
   const { status, json } = await verify({ verifier: { format: { regex: '^(?=.*\\d)(a+)+$' } }, responses: ['a1'] });
   assert.equal(status, 400);
   assert.match(json.error ?? '', /invalid verifier: .*`\(\?=` \(lookahead\), which cannot run in linear time/);

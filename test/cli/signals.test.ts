@@ -17,7 +17,8 @@ const TASK = 'vtask: 1\ntasks:\n  - id: t\n    prompt: "2+2?"\n    verify: { mat
 /** A task file that takes `vtask check` many seconds: 40,000 tasks with cases. */
 function bigFile(): string {
   const file = path.join(dir, 'big.vtask');
-  const task = (i: number): string => `  - id: t${i}\n    prompt: "What is ${i} + ${i}?"\n    verify: { math: { answer: "${2 * i}" } }\n    cases:\n      - { response: "${2 * i}", expect: pass }\n      - { response: "${2 * i + 1}", expect: fail }\n`;
+  const task = (i: number): string =>
+    `  - id: t${i}\n    prompt: "What is ${i} + ${i}?"\n    verify: { math: { answer: "${2 * i}" } }\n    cases:\n      - { response: "${2 * i}", expect: pass }\n      - { response: "${2 * i + 1}", expect: fail }\n`;
   fs.writeFileSync(file, `vtask: 1\ntasks:\n${Array.from({ length: 40_000 }, (_, i) => task(i)).join('')}`);
   return file;
 }
@@ -42,7 +43,11 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
 
 test('SIGTERM ends `vtask run` while it is still reading a large file, within two seconds', async () => {
   const file = bigFile();
-  const run = startCli(['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--cache-dir', path.join(dir, 'cache')], {}, 120_000);
+  const run = startCli(
+    ['run', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--cache-dir', path.join(dir, 'cache')],
+    {},
+    120_000,
+  );
   let exited = false;
   void run.done.then(() => (exited = true));
   await new Promise((r) => setTimeout(r, 1500));
@@ -62,9 +67,15 @@ test('a path option naming a device, /proc or a FIFO is refused at once, with th
   const fifo = path.join(dir, 'bench.fifo');
   spawnSync('mkfifo', [fifo]);
   for (const [args, message] of [
-    [['stats', file, '--contamination', '/dev/zero'], /--contamination \/dev\/zero: it is in \/dev, a file system of the kernel/],
+    [
+      ['stats', file, '--contamination', '/dev/zero'],
+      /--contamination \/dev\/zero: it is in \/dev, a file system of the kernel/,
+    ],
     [['stats', file, '--contamination', fifo], /it is a FIFO, not a regular file or folder: reading it may never end/],
-    [['run', file, '--cache-dir', '/proc/x', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'], /--cache-dir \/proc\/x: it is in \/proc/],
+    [
+      ['run', file, '--cache-dir', '/proc/x', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm'],
+      /--cache-dir \/proc\/x: it is in \/proc/,
+    ],
     [['test', file, '--junit', '/dev/full'], /--junit \/dev\/full: it is in \/dev/],
     [['check', '/proc/self'], /\/proc\/self: it is in \/proc/],
   ] as const) {

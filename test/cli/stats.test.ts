@@ -66,15 +66,42 @@ const stats = (...args: string[]) => vtask(['stats', data, '--cache-dir', cacheD
 
 /** Samples `one.vtask` with `model` through `vtask run`, which records the run in the run log. */
 async function run(model: string, ...extra: string[]): Promise<void> {
-  const r = await vtask(['run', path.join(data, 'one.vtask'), '--base-url', server.url, '--model', model, '--cache-dir', cacheDir, ...extra]);
+  const r = await vtask([
+    'run',
+    path.join(data, 'one.vtask'),
+    '--base-url',
+    server.url,
+    '--model',
+    model,
+    '--cache-dir',
+    cacheDir,
+    ...extra,
+  ]);
   assert.equal(r.code, 0, r.stderr);
 }
 
 interface Json {
   files: number;
   tasks: number;
-  per_file: { file: string; tasks: number; kinds: Record<string, number>; cases: Record<string, number>; errors: number }[];
-  models: Record<string, { tasks: number; samples: number; histogram: { from: number; to: number; tasks: number }[]; bands: Record<string, number>; changed: { task: string; from: string; to: string }[]; tokens?: { prompt: number; completion: number }; cost?: number }>;
+  per_file: {
+    file: string;
+    tasks: number;
+    kinds: Record<string, number>;
+    cases: Record<string, number>;
+    errors: number;
+  }[];
+  models: Record<
+    string,
+    {
+      tasks: number;
+      samples: number;
+      histogram: { from: number; to: number; tasks: number }[];
+      bands: Record<string, number>;
+      changed: { task: string; from: string; to: string }[];
+      tokens?: { prompt: number; completion: number };
+      cost?: number;
+    }
+  >;
   results?: { task: string; model: string; pass_rate: number }[];
   comparisons?: { a: string; b: string; tasks: number; separating: { task: string }[]; points?: unknown }[];
   duplicates: { a: { file: string; task: string }; b: { file: string; task: string }; similarity: number }[];
@@ -92,7 +119,13 @@ test('runs of two models from vtask run: the spec keys, bands, histogram, compar
   for (const key of ['files', 'tasks', 'per_file', 'models', 'duplicates', 'contamination']) assert.ok(key in s, key);
   assert.equal(s.files, 2);
   assert.equal(s.tasks, 4);
-  assert.deepEqual(s.per_file.map((f) => [path.basename(f.file), f.tasks]), [['one.vtask', 2], ['two.vtask', 2]]);
+  assert.deepEqual(
+    s.per_file.map((f) => [path.basename(f.file), f.tasks]),
+    [
+      ['one.vtask', 2],
+      ['two.vtask', 2],
+    ],
+  );
   assert.deepEqual(s.per_file[0]?.cases, { total: 1, passed: 1, failed: 0, skipped: 0 });
   assert.ok((s.per_file[1]?.errors ?? 0) >= 1);
   const a = s.models['model-a']!;
@@ -100,11 +133,21 @@ test('runs of two models from vtask run: the spec keys, bands, histogram, compar
   assert.deepEqual([a.tasks, a.samples, b.tasks, b.samples], [2, 8, 2, 8]);
   assert.deepEqual(a.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
   assert.deepEqual(b.bands, { too_easy: 0, learnable: 0, too_hard: 2, error: 0 });
-  assert.deepEqual(a.histogram.map((h) => h.tasks), [0, 0, 0, 0, 0, 1, 0, 0, 0, 1]);
+  assert.deepEqual(
+    a.histogram.map((h) => h.tasks),
+    [0, 0, 0, 0, 0, 1, 0, 0, 0, 1],
+  );
   // The server counts words: 22 and 5 of prompt, one of answer, for each of 4 samples.
-  assert.deepEqual([a.tokens, a.cost], [{ prompt: 108, completion: 8 }, undefined], 'tokens from the run log; no price, no cost');
+  assert.deepEqual(
+    [a.tokens, a.cost],
+    [{ prompt: 108, completion: 8 }, undefined],
+    'tokens from the run log; no price, no cost',
+  );
   assert.equal(s.results?.length, 4);
-  assert.deepEqual(s.comparisons?.map((c) => [c.a, c.b, c.tasks, c.separating[0]?.task, c.points]), [['model-a', 'model-b', 2, 'easy', undefined]]);
+  assert.deepEqual(
+    s.comparisons?.map((c) => [c.a, c.b, c.tasks, c.separating[0]?.task, c.points]),
+    [['model-a', 'model-b', 2, 'easy', undefined]],
+  );
   assert.equal(s.duplicates.length, 1);
   assert.deepEqual([s.duplicates[0]?.a.task, s.duplicates[0]?.b.task], ['easy', 'copy']);
   assert.ok(s.duplicates[0]!.similarity >= 0.8);
@@ -115,14 +158,27 @@ test('runs of two models from vtask run: the spec keys, bands, histogram, compar
   const after = JSON.parse((await stats('--json', '--model', 'model-b', '--no-tasks')).stdout) as Json;
   assert.deepEqual(Object.keys(after.models), ['model-b']);
   assert.equal(after.results, undefined);
-  assert.deepEqual(after.models['model-b']?.changed.map((c) => [c.task, c.from, c.to]), [['easy', 'too_hard', 'learnable'], ['mid', 'too_hard', 'learnable']]);
+  assert.deepEqual(
+    after.models['model-b']?.changed.map((c) => [c.task, c.from, c.to]),
+    [
+      ['easy', 'too_hard', 'learnable'],
+      ['mid', 'too_hard', 'learnable'],
+    ],
+  );
 });
 
 test('the text summary: totals, per model bands and histogram, both places of a duplicate and of an overlap', async () => {
   const bench = path.join(dir, 'bench.jsonl');
-  fs.writeFileSync(bench, `${JSON.stringify({ prompt: 'Unrelated text about rivers and lakes.' })}\n${JSON.stringify({ prompt: 'Natalia sold 48 clips in April and then half as many in May, how many in all? Show work.' })}\n`);
+  fs.writeFileSync(
+    bench,
+    `${JSON.stringify({ prompt: 'Unrelated text about rivers and lakes.' })}\n${JSON.stringify({ prompt: 'Natalia sold 48 clips in April and then half as many in May, how many in all? Show work.' })}\n`,
+  );
   // Run from the temporary folder, so paths print relative to it.
-  const r = spawnSync(process.execPath, [CLI, 'stats', 'data', '--cache-dir', 'cache', '--contamination', 'bench.jsonl'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    process.execPath,
+    [CLI, 'stats', 'data', '--cache-dir', 'cache', '--contamination', 'bench.jsonl'],
+    { cwd: dir, encoding: 'utf8', timeout: 60_000 },
+  );
   assert.equal(r.status, 0, r.stderr);
   const out = r.stdout;
   assert.match(out, /^2 files, 4 tasks \(1 invalid\), \d+ validation errors?$/m);
@@ -145,20 +201,30 @@ test('--html writes a self-contained report; --fail-on exits 1 when something is
   assert.match(page, /^<!doctype html>/);
   assert.match(page, /Content-Security-Policy/);
   assert.match(page, /model-a against model-b/);
-  assert.match(page, /108 prompt \+ 8 completion tokens/, 'the report says each model\'s tokens');
+  assert.match(page, /108 prompt \+ 8 completion tokens/, "the report says each model's tokens");
   assert.match(r.stdout, /^report: .*report\.html$/m);
   assert.equal((await stats('--fail-on', 'duplicates')).code, 1);
-  assert.equal((await vtask(['stats', path.join(data, 'one.vtask'), '--cache-dir', cacheDir, '--fail-on', 'duplicates'])).code, 0, 'no duplicate in one file');
+  assert.equal(
+    (await vtask(['stats', path.join(data, 'one.vtask'), '--cache-dir', cacheDir, '--fail-on', 'duplicates'])).code,
+    0,
+    'no duplicate in one file',
+  );
   const clean = path.join(dir, 'clean.jsonl');
   fs.writeFileSync(clean, `${JSON.stringify({ prompt: 'Nothing in common with the tasks at all.' })}\n`);
   assert.equal((await stats('--contamination', clean, '--fail-on', 'contamination')).code, 0);
-  assert.equal((await stats('--contamination', path.join(dir, 'bench.jsonl'), '--fail-on', 'contamination,duplicates')).code, 1);
+  assert.equal(
+    (await stats('--contamination', path.join(dir, 'bench.jsonl'), '--fail-on', 'contamination,duplicates')).code,
+    1,
+  );
 });
 
 test('--ngram sets how long a shared span makes an overlap; remembered results follow it', async () => {
   // Shares 9 words in a row with the task `easy` ("natalia sold 48 clips in april and then half"), no more.
   const bench = path.join(dir, 'short-span.jsonl');
-  fs.writeFileSync(bench, `${JSON.stringify({ question: 'Natalia sold 48 clips in April and then half of them again to friends?' })}\n`);
+  fs.writeFileSync(
+    bench,
+    `${JSON.stringify({ question: 'Natalia sold 48 clips in April and then half of them again to friends?' })}\n`,
+  );
   const hits = async (...extra: string[]): Promise<string[]> => {
     const r = await stats('--contamination', bench, '--json', '--no-tasks', ...extra);
     assert.equal(r.code, 0, r.stderr);
@@ -173,7 +239,13 @@ test('--ngram sets how long a shared span makes an overlap; remembered results f
 test('a file with a problem is read, and the problem reported, at every run', async () => {
   const folder = path.join(dir, 'latin1');
   fs.mkdirSync(folder, { recursive: true });
-  fs.writeFileSync(path.join(folder, 'cafe.vtask'), Buffer.from('vtask: 1\ntasks:\n  - id: t\n    prompt: Caf\xe9 au lait?\n    verify: { match: { answer: oui } }\n', 'latin1'));
+  fs.writeFileSync(
+    path.join(folder, 'cafe.vtask'),
+    Buffer.from(
+      'vtask: 1\ntasks:\n  - id: t\n    prompt: Caf\xe9 au lait?\n    verify: { match: { answer: oui } }\n',
+      'latin1',
+    ),
+  );
   fs.writeFileSync(path.join(folder, 'ok.vtask'), TASKS);
   // Unchanged for long enough that the stat index would trust them.
   await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));

@@ -15,7 +15,10 @@ const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-test-memory-'));
 /** N small tasks (one in ten with a passing and a failing-expected case), the verifier in defaults. */
 function compactTasks(n: number): string {
   const lines = ['vtask: 1', 'defaults:', '  verify: {math: {answer: "4"}}', 'tasks:'];
-  for (let i = 0; i < n; i++) lines.push(`- {id: t${i}, prompt: "Task ${i}: 2+2?"${i % 10 === 0 ? ', cases: [{response: "\\\\boxed{4}", expect: pass}, {response: "5", expect: fail}]' : ''}}`);
+  for (let i = 0; i < n; i++)
+    lines.push(
+      `- {id: t${i}, prompt: "Task ${i}: 2+2?"${i % 10 === 0 ? ', cases: [{response: "\\\\boxed{4}", expect: pass}, {response: "5", expect: fail}]' : ''}}`,
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -23,7 +26,10 @@ test('vtask test runs 10,000 tasks of one file in a 24 MB heap (the whole-file v
   const file = path.join(DIR, 'large.vtask');
   fs.writeFileSync(file, compactTasks(10_000));
   const junit = path.join(DIR, 'large.xml');
-  const r = spawnSync(process.execPath, ['--max-old-space-size=24', CLI, 'test', file, '--junit', junit], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--max-old-space-size=24', CLI, 'test', file, '--junit', junit], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(r.stderr.includes('heap out of memory'), false, r.stderr.slice(-500));
   assert.equal(r.stdout, '2000 passed, 0 failed\n');
   assert.equal(r.status, 0);
@@ -73,13 +79,35 @@ test('vtask test prints a small file as before: its errors in file order, then t
     ].join('\n'),
   );
   const xml = fs.readFileSync(junit, 'utf8');
-  assert.match(xml, /<testsuites name="vtask" tests="2" failures="5" errors="0">\n {2}<testsuite name="[^"]*small.vtask" tests="6" failures="5" errors="0" skipped="0">\n {4}<testcase classname="[^"]*" name="validation">/);
+  assert.match(
+    xml,
+    /<testsuites name="vtask" tests="2" failures="5" errors="0">\n {2}<testsuite name="[^"]*small.vtask" tests="6" failures="5" errors="0" skipped="0">\n {4}<testcase classname="[^"]*" name="validation">/,
+  );
   const json = spawnSync(process.execPath, [CLI, 'test', file, '--json'], { encoding: 'utf8', timeout: 60_000 });
   const out = JSON.parse(json.stdout) as Record<string, unknown>;
   assert.deepEqual(Object.keys(out), ['passed', 'failed', 'skipped', 'undecided', 'invalid', 'results']);
   assert.deepEqual(out.results, [
-    { file, task: 'a', case: 0, expected: 'pass', actual: 'fail', ok: false, score: 0, reason: 'got "Lyon", expected "Paris" (normalized)' },
-    { file, task: 'a', case: 1, name: 'right', expected: 'pass', actual: 'pass', ok: true, score: 1, reason: 'normalized match of "Paris"' },
+    {
+      file,
+      task: 'a',
+      case: 0,
+      expected: 'pass',
+      actual: 'fail',
+      ok: false,
+      score: 0,
+      reason: 'got "Lyon", expected "Paris" (normalized)',
+    },
+    {
+      file,
+      task: 'a',
+      case: 1,
+      name: 'right',
+      expected: 'pass',
+      actual: 'pass',
+      ok: true,
+      score: 1,
+      reason: 'normalized match of "Paris"',
+    },
   ]);
   assert.equal(out.invalid, 4);
 });

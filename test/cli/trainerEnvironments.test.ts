@@ -18,10 +18,14 @@ const HARNESS = path.join(ROOT, 'test/python/verl_agent_harness.py');
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-trainer-envs-'));
 fs.chmodSync(DIR, 0o755); // the environment runs as an unprivileged user of its own
 after(() => fs.rmSync(DIR, { recursive: true, force: true }));
-for (const f of ['kv_store.mjs', 'kv_store.py', 'calculator.mjs']) fs.copyFileSync(path.join(ROOT, 'examples/envs', f), path.join(DIR, f));
+for (const f of ['kv_store.mjs', 'kv_store.py', 'calculator.mjs'])
+  fs.copyFileSync(path.join(ROOT, 'examples/envs', f), path.join(DIR, f));
 fs.chmodSync(path.join(DIR, 'kv_store.py'), 0o755);
 // Declares `get` with an integer key: not the key-value store's `get`.
-fs.writeFileSync(path.join(DIR, 'numbers.mjs'), `export const reset = () => ({ tools: [{ name: 'get', description: 'The n-th number.', parameters: { type: 'object', properties: { key: { type: 'integer' } }, required: ['key'] } }] });\nexport const call = (tool, args) => args.key * 2;\nexport const state = () => ({});\n`);
+fs.writeFileSync(
+  path.join(DIR, 'numbers.mjs'),
+  `export const reset = () => ({ tools: [{ name: 'get', description: 'The n-th number.', parameters: { type: 'object', properties: { key: { type: 'integer' } }, required: ['key'] } }] });\nexport const call = (tool, args) => args.key * 2;\nexport const state = () => ({});\n`,
+);
 
 interface HarnessResult {
   answers: unknown[][];
@@ -37,7 +41,11 @@ interface HarnessResult {
 
 function harness(trajectories: number, maxSessions: number, say: (line: string) => void): HarnessResult {
   const out = path.join(DIR, `harness-${trajectories}-${maxSessions}.json`);
-  const printed = python([HARNESS, DIR, out, String(trajectories), String(maxSessions)], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` }, 300_000);
+  const printed = python(
+    [HARNESS, DIR, out, String(trajectories), String(maxSessions)],
+    { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` },
+    300_000,
+  );
   say(`verl harness (${trajectories} trajectories, max_sessions ${maxSessions}): ${printed.trim()}`);
   return JSON.parse(fs.readFileSync(out, 'utf8')) as HarnessResult;
 }
@@ -56,9 +64,15 @@ void test('verl: 16 trajectories at once, each with its own environment, the eve
   const first = harness(16, 64, (l) => t.diagnostic(l));
   const r = within(first) ? first : harness(16, 64, (l) => t.diagnostic(`once more: ${l}`));
   // Each trajectory read back its own number: no environment was shared.
-  assert.deepEqual(r.answers, Array.from({ length: 16 }, (_, i) => ['ok', String(i)]));
+  assert.deepEqual(
+    r.answers,
+    Array.from({ length: 16 }, (_, i) => ['ok', String(i)]),
+  );
   assert.equal(r.max_alive, 16, 'all 16 ran at once');
-  assert.ok(within(r), `event-loop lag ${r.max_lag_ms.toFixed(0)} ms; idle event loops at the same time: ${r.idle_loops_lag_ms.toFixed(0)} ms (the run before: ${first.max_lag_ms.toFixed(0)} and ${first.idle_loops_lag_ms.toFixed(0)} ms)`);
+  assert.ok(
+    within(r),
+    `event-loop lag ${r.max_lag_ms.toFixed(0)} ms; idle event loops at the same time: ${r.idle_loops_lag_ms.toFixed(0)} ms (the run before: ${first.max_lag_ms.toFixed(0)} and ${first.idle_loops_lag_ms.toFixed(0)} ms)`,
+  );
   assert.equal(r.abandoned_closed, true, 'a trajectory never released was closed once idle');
   assert.equal(r.alive_at_end, 0);
   assert.deepEqual(r.processes_at_end, [], 'no vtask env process (or its children) outlives the run');
@@ -69,7 +83,10 @@ void test('verl: max_sessions caps the live environments of a worker; the others
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
   const r = harness(8, 3, (l) => t.diagnostic(l));
-  assert.deepEqual(r.answers, Array.from({ length: 8 }, (_, i) => ['ok', String(i)]));
+  assert.deepEqual(
+    r.answers,
+    Array.from({ length: 8 }, (_, i) => ['ok', String(i)]),
+  );
   assert.equal(r.max_alive, 3);
   assert.deepEqual(r.processes_at_end, []);
 });
@@ -77,13 +94,30 @@ void test('verl: max_sessions caps the live environments of a worker; the others
 void test('verl: one tool config for environments declaring their tools alike, rows keyed by their tools train together over it (in Parquet too), one per environment with --split, a conflict names both', (t) => {
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
-  const row = (environment: string, args: unknown = {}): string => JSON.stringify({ extra_info: { tools_kwargs: { vtask: { create_kwargs: { environment, environment_args: JSON.stringify(args), max_turns: 4, task_id: environment } } } } });
+  const row = (environment: string, args: unknown = {}): string =>
+    JSON.stringify({
+      extra_info: {
+        tools_kwargs: {
+          vtask: {
+            create_kwargs: { environment, environment_args: JSON.stringify(args), max_turns: 4, task_id: environment },
+          },
+        },
+      },
+    });
   const rows = path.join(DIR, 'rows.jsonl');
   // kv_store.py declares `list` with `required: []`, kv_store.mjs without: the same declaration.
-  fs.writeFileSync(rows, [row('kv_store.mjs'), row('kv_store.py'), row('calculator.mjs'), row('calculator.mjs', { tools: ['add'] })].join('\n') + '\n');
+  fs.writeFileSync(
+    rows,
+    [row('kv_store.mjs'), row('kv_store.py'), row('calculator.mjs'), row('calculator.mjs', { tools: ['add'] })].join(
+      '\n',
+    ) + '\n',
+  );
   const merged = path.join(DIR, 'tools.yaml');
   python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged]);
-  const names = (file: string): string[] => (JSON.parse(fs.readFileSync(file, 'utf8')) as { tools: { tool_schema: { function: { name: string } } }[] }).tools.map((x) => x.tool_schema.function.name);
+  const names = (file: string): string[] =>
+    (
+      JSON.parse(fs.readFileSync(file, 'utf8')) as { tools: { tool_schema: { function: { name: string } } }[] }
+    ).tools.map((x) => x.tool_schema.function.name);
   assert.deepEqual(names(merged), ['get', 'set', 'list', 'add', 'sub', 'mul']);
   const printed = python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--split']);
   assert.match(printed, /3 tools of kv_store\.mjs -> .*tools\.kv_store\.yaml/);
@@ -93,13 +127,38 @@ void test('verl: one tool config for environments declaring their tools alike, r
   // --rows-out keys each row's tools_kwargs by its tools' names: verl offers each row its own
   // environment's tools, so the rows of all these environments train in one run, over one config.
   const keyed = path.join(DIR, 'keyed.jsonl');
-  assert.match(python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--rows-out', keyed]), /4 rows, tools_kwargs by tool name -> .*keyed\.jsonl/);
-  const keyedRows = fs.readFileSync(keyed, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { extra_info: { tools_kwargs: Record<string, { create_kwargs: { environment: string } }> } });
-  assert.deepEqual(keyedRows.map((r) => Object.keys(r.extra_info.tools_kwargs)), [['get', 'set', 'list'], ['get', 'set', 'list'], ['add', 'sub', 'mul'], ['add']]);
-  assert.deepEqual(keyedRows.map((r) => r.extra_info.tools_kwargs.add?.create_kwargs.environment ?? r.extra_info.tools_kwargs.get?.create_kwargs.environment), ['kv_store.mjs', 'kv_store.py', 'calculator.mjs', 'calculator.mjs']);
+  assert.match(
+    python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--rows-out', keyed]),
+    /4 rows, tools_kwargs by tool name -> .*keyed\.jsonl/,
+  );
+  const keyedRows = fs
+    .readFileSync(keyed, 'utf8')
+    .trim()
+    .split('\n')
+    .map(
+      (l) =>
+        JSON.parse(l) as { extra_info: { tools_kwargs: Record<string, { create_kwargs: { environment: string } }> } },
+    );
+  assert.deepEqual(
+    keyedRows.map((r) => Object.keys(r.extra_info.tools_kwargs)),
+    [['get', 'set', 'list'], ['get', 'set', 'list'], ['add', 'sub', 'mul'], ['add']],
+  );
+  assert.deepEqual(
+    keyedRows.map(
+      (r) =>
+        r.extra_info.tools_kwargs.add?.create_kwargs.environment ??
+        r.extra_info.tools_kwargs.get?.create_kwargs.environment,
+    ),
+    ['kv_store.mjs', 'kv_store.py', 'calculator.mjs', 'calculator.mjs'],
+  );
   const ran = path.join(DIR, 'keyed-run.json');
-  python([HARNESS, DIR, ran, '--rows', keyed, merged], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}` });
-  const run = JSON.parse(fs.readFileSync(ran, 'utf8')) as { rows: { offered: string[]; answer: unknown }[]; alive_at_end: number };
+  python([HARNESS, DIR, ran, '--rows', keyed, merged], {
+    PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}`,
+  });
+  const run = JSON.parse(fs.readFileSync(ran, 'utf8')) as {
+    rows: { offered: string[]; answer: unknown }[];
+    alive_at_end: number;
+  };
   assert.deepEqual(run.rows, [
     { offered: ['get', 'set', 'list'], answer: 'Paris' },
     { offered: ['get', 'set', 'list'], answer: 'Paris' },
@@ -113,7 +172,9 @@ void test('verl: one tool config for environments declaring their tools alike, r
   // verl's call of it through the tool answers an error instead of reaching an environment.
   const keyedParquet = path.join(DIR, 'keyed.parquet');
   python(['-m', 'vtask_reward.verl_tools', rows, '-o', merged, '--rows-out', keyedParquet]);
-  const lookup = python(['-c', `
+  const lookup = python([
+    '-c',
+    `
 import asyncio, json, sys
 import pyarrow.parquet as pq
 from vtask_reward.verl_tools import EnvironmentToolMixin
@@ -130,7 +191,10 @@ async def foreign():
     await tool.release(instance)
     return json.loads(text)
 print(json.dumps({"envs": envs, "foreign": asyncio.run(foreign())}))
-`, keyedParquet, DIR]);
+`,
+    keyedParquet,
+    DIR,
+  ]);
   const looked = JSON.parse(lookup.trim()) as { envs: Record<string, string | null>[]; foreign: { error?: string } };
   assert.deepEqual(looked.envs, [
     { get: 'kv_store.mjs', add: null },
@@ -142,7 +206,13 @@ print(json.dumps({"envs": envs, "foreign": asyncio.run(foreign())}))
 
   const conflicting = path.join(DIR, 'conflict.jsonl');
   fs.writeFileSync(conflicting, [row('kv_store.mjs'), row('numbers.mjs')].join('\n') + '\n');
-  const said = python(['-c', 'import sys\nfrom vtask_reward.verl_tools import main\ntry:\n    main(sys.argv[1:])\nexcept ValueError as e:\n    print(e)', conflicting, '-o', path.join(DIR, 'no.yaml')]);
+  const said = python([
+    '-c',
+    'import sys\nfrom vtask_reward.verl_tools import main\ntry:\n    main(sys.argv[1:])\nexcept ValueError as e:\n    print(e)',
+    conflicting,
+    '-o',
+    path.join(DIR, 'no.yaml'),
+  ]);
   assert.match(said, /the tool 'get' is declared differently by kv_store\.mjs and numbers\.mjs; .*--split/);
   python(['-m', 'vtask_reward.verl_tools', conflicting, '-o', path.join(DIR, 'ok.yaml'), '--split']);
   assert.deepEqual(names(path.join(DIR, 'ok.numbers.yaml')), ['get']);
@@ -152,19 +222,49 @@ void test('TRL: one vtask env process per instance for all its rollouts, reset i
   const why = pythonMissing(['json']);
   if (why) return t.skip(why);
   const tasks = path.join(DIR, 'kv.vtask');
-  fs.writeFileSync(tasks, ['vtask: 1', 'tasks:', '  - id: kv', '    prompt: "fr?"', '    environment: { run: ./kv_store.mjs }', '    verify: { match: { answer: Paris, tag: answer } }', ''].join('\n'));
+  fs.writeFileSync(
+    tasks,
+    [
+      'vtask: 1',
+      'tasks:',
+      '  - id: kv',
+      '    prompt: "fr?"',
+      '    environment: { run: ./kv_store.mjs }',
+      '    verify: { match: { answer: Paris, tag: answer } }',
+      '',
+    ].join('\n'),
+  );
   const served = await startServe([tasks]);
   after(() => served.child.kill('SIGTERM'));
   const out = path.join(DIR, 'trl.json');
-  const printed = python([path.join(ROOT, 'test/python/trl_env_pool.py'), DIR, out], { PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}`, VTASK_URL: served.url });
+  const printed = python([path.join(ROOT, 'test/python/trl_env_pool.py'), DIR, out], {
+    PYTHONPATH: `${PYTHON_PATH}:${path.join(ROOT, 'test/python')}`,
+    VTASK_URL: served.url,
+  });
   t.diagnostic(`TRL reset loops (4 instances, 2 steps): ${printed.trim()}`);
-  type Step = { reset_seconds: number; answers: string[]; pids: number[]; trajectories: { calls: unknown[]; state: { lookups: number } }[] };
-  const r = JSON.parse(fs.readFileSync(out, 'utf8')) as { steps: Step[]; cut: Record<string, unknown>; answered: Record<string, unknown>; scored: { rewards: number[]; reasons: string[] }; alive_before_close: number; alive_after_close: number; processes_after_close: number[] };
+  type Step = {
+    reset_seconds: number;
+    answers: string[];
+    pids: number[];
+    trajectories: { calls: unknown[]; state: { lookups: number } }[];
+  };
+  const r = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+    steps: Step[];
+    cut: Record<string, unknown>;
+    answered: Record<string, unknown>;
+    scored: { rewards: number[]; reasons: string[] };
+    alive_before_close: number;
+    alive_after_close: number;
+    processes_after_close: number[];
+  };
   const [first, second] = r.steps as [Step, Step];
   for (const step of r.steps) {
     assert.deepEqual(step.answers, Array(4).fill('"Paris"'));
     // Each rollout saw a fresh environment: one lookup, its own.
-    assert.deepEqual(step.trajectories.map((x) => x.state.lookups), [1, 1, 1, 1]);
+    assert.deepEqual(
+      step.trajectories.map((x) => x.state.lookups),
+      [1, 1, 1, 1],
+    );
     // TRL's sequential reset loop only sends the resets: it never waits for an environment.
     assert.ok(step.reset_seconds < 1, `the reset loop took ${step.reset_seconds} s`);
   }
@@ -192,7 +292,10 @@ void test('AsyncEnvironment: a hung environment fails at its timeout, one that d
     const file = path.join(DIR, name);
     // Each answers reset; a call does onCall; at the end of its input it waits a minute (the
     // trainer must stop it).
-    fs.writeFileSync(file, `#!/usr/bin/env python3\nimport json, sys, time\nfor line in sys.stdin:\n    op = json.loads(line)["op"]\n    if op == "reset":\n        print(json.dumps({"tools": [{"name": "go"}]}), flush=True)\n    else:\n${onCall}\ntime.sleep(60)\n`);
+    fs.writeFileSync(
+      file,
+      `#!/usr/bin/env python3\nimport json, sys, time\nfor line in sys.stdin:\n    op = json.loads(line)["op"]\n    if op == "reset":\n        print(json.dumps({"tools": [{"name": "go"}]}), flush=True)\n    else:\n${onCall}\ntime.sleep(60)\n`,
+    );
     fs.chmodSync(file, 0o755);
   };
   env('hang.py', '        time.sleep(60)');
@@ -246,5 +349,9 @@ asyncio.run(main())
       return false;
     }
   };
-  assert.equal(alive(left), false, `the environment left open (pid ${left}), deaf to its closed input, was stopped when its trainer exited`);
+  assert.equal(
+    alive(left),
+    false,
+    `the environment left open (pid ${left}), deaf to its closed input, was stopped when its trainer exited`,
+  );
 });

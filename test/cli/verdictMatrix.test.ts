@@ -109,7 +109,20 @@ interface Case {
 /** What a path says of a case: a score, or why it has none. */
 type Cell = { score: number } | { refused: string } | { warned: string; score?: number } | { skipped: string };
 
-const PATHS = ['serve by id', 'serve inline (verl row)', 'serve inline (trl row)', 'serve inline (open-instruct row)', 'serve inline (openai-rft row)', 'verl compute_score', 'verl compute_score_batch', 'trl vtask_reward', 'open-instruct VtaskVerifier', 'open-instruct native', 'openai-rft grader', 'ray score_dataset'] as const;
+const PATHS = [
+  'serve by id',
+  'serve inline (verl row)',
+  'serve inline (trl row)',
+  'serve inline (open-instruct row)',
+  'serve inline (openai-rft row)',
+  'verl compute_score',
+  'verl compute_score_batch',
+  'trl vtask_reward',
+  'open-instruct VtaskVerifier',
+  'open-instruct native',
+  'openai-rft grader',
+  'ray score_dataset',
+] as const;
 type PathName = (typeof PATHS)[number];
 
 const children: ChildProcess[] = [];
@@ -128,7 +141,8 @@ before(async () => {
   fs.mkdirSync(OUT);
   // The judge meets the criterion when it is shown the question and the response names Paris.
   judge = new OpenAIServer({
-    answer: (ctx) => `{"criteria": [{"id": 1, "met": ${ctx.prompt.includes(JSON.stringify(QUESTION)) && /"response":"[^"]*Paris/.test(ctx.prompt)}}]}`,
+    answer: (ctx) =>
+      `{"criteria": [{"id": 1, "met": ${ctx.prompt.includes(JSON.stringify(QUESTION)) && /"response":"[^"]*Paris/.test(ctx.prompt)}}]}`,
   });
   await judge.listen();
 });
@@ -143,22 +157,39 @@ const JUDGE_FLAGS = (): string[] => ['--base-url', judge.url, '--model', 'test-m
 
 async function exportRows(format: string, sources: string[], extra: string[] = []): Promise<Export> {
   // JSON lines, in the file name each trainer reads them from (verl: .json).
-  const file = path.join(OUT, `${format}${extra.includes('--via-vtask') ? '-vtask' : ''}${format === 'verl' ? '.json' : '.jsonl'}`);
-  const r = await runCliProcess(['export', ...sources, '--format', format, '-o', file, '--lossy', '--no-runs', '--json', ...extra], {}, 120_000);
+  const file = path.join(
+    OUT,
+    `${format}${extra.includes('--via-vtask') ? '-vtask' : ''}${format === 'verl' ? '.json' : '.jsonl'}`,
+  );
+  const r = await runCliProcess(
+    ['export', ...sources, '--format', format, '-o', file, '--lossy', '--no-runs', '--json', ...extra],
+    {},
+    120_000,
+  );
   assert.equal(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout) as { unexpressible: { task: string; reason: string }[]; warnings: { task: string; reason: string }[] };
+  const report = JSON.parse(r.stdout) as {
+    unexpressible: { task: string; reason: string }[];
+    warnings: { task: string; reason: string }[];
+  };
   const rows = new Map<string, Row>();
   for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
     const row = JSON.parse(line) as Row;
     rows.set(row.task_id ?? row.extra_info?.task_id ?? '', row);
   }
-  return { rows, file, refused: new Map(report.unexpressible.map((u) => [u.task, u.reason])), warned: new Map(report.warnings.map((w) => [w.task, w.reason])) };
+  return {
+    rows,
+    file,
+    refused: new Map(report.unexpressible.map((u) => [u.task, u.reason])),
+    warned: new Map(report.warnings.map((w) => [w.task, w.reason])),
+  };
 }
 
 /** Every case of the task files, keyed `task#index`, with what `vtask test` scored it. */
 async function testedCases(): Promise<{ cases: Case[]; scores: Map<string, number> }> {
   const r = await runCliProcess(['test', ...SOURCES(), '--json', ...JUDGE_FLAGS()], {}, 300_000);
-  const report = JSON.parse(r.stdout) as { results: { task: string; case: number; score: number; skipped?: boolean; error?: string }[] };
+  const report = JSON.parse(r.stdout) as {
+    results: { task: string; case: number; score: number; skipped?: boolean; error?: string }[];
+  };
   const scores = new Map<string, number>();
   for (const x of report.results) {
     assert.equal(x.error, undefined, `vtask test decided ${x.task}#${x.case}`);
@@ -173,7 +204,8 @@ async function testedCases(): Promise<{ cases: Case[]; scores: Map<string, numbe
         ids.add(t.id);
         for (const c of t.cases) {
           const key = `${t.id}#${c.index}`;
-          if (scores.has(key)) cases.push({ key, task: t.id, response: c.response, calls: c.calls, agent: t.environment !== undefined });
+          if (scores.has(key))
+            cases.push({ key, task: t.id, response: c.response, calls: c.calls, agent: t.environment !== undefined });
         }
       }
     }
@@ -182,12 +214,22 @@ async function testedCases(): Promise<{ cases: Case[]; scores: Map<string, numbe
 }
 
 /** Runs the shim script for one path in its own Python process (async: the judge answers meanwhile). */
-function runShim(shim: string, entries: unknown[], extra: string[], env: NodeJS.ProcessEnv): Promise<Record<string, Record<string, unknown>>> {
+function runShim(
+  shim: string,
+  entries: unknown[],
+  extra: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Record<string, Record<string, unknown>>> {
   const input = path.join(OUT, `${shim}.entries.json`);
   const output = path.join(OUT, `${shim}.scores.json`);
   fs.writeFileSync(input, JSON.stringify(entries));
   const child = spawn('python3', [path.join(ROOT, 'test/python/verdict_matrix.py'), shim, input, output, ...extra], {
-    env: { ...process.env, PYTHONPATH: PYTHON_PATH, VTASK_CLI: `${process.execPath} ${path.join(ROOT, 'out/cli.js')}`, ...env },
+    env: {
+      ...process.env,
+      PYTHONPATH: PYTHON_PATH,
+      VTASK_CLI: `${process.execPath} ${path.join(ROOT, 'out/cli.js')}`,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -195,12 +237,20 @@ function runShim(shim: string, entries: unknown[], extra: string[], env: NodeJS.
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout.resume();
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(fs.readFileSync(output, 'utf8')) as Record<string, Record<string, unknown>>) : reject(new Error(`${shim}: exit ${code}\n${err}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(fs.readFileSync(output, 'utf8')) as Record<string, Record<string, unknown>>)
+        : reject(new Error(`${shim}: exit ${code}\n${err}`)),
+    );
   });
 }
 
 async function post(body: unknown): Promise<{ score: number; error?: string }[]> {
-  const res = await fetch(serveUrl + '/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(serveUrl + '/verify', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as { results?: { score: number; error?: string }[]; error?: string };
   assert.equal(res.status, 200, JSON.stringify(json));
   return json.results ?? [];
@@ -212,7 +262,8 @@ function runsProgram(v: unknown): boolean {
   return !!v && typeof v === 'object' && Object.entries(v).some(([k, x]) => k === 'script' || runsProgram(x));
 }
 
-const lastUser = (messages: { role: string; content: string }[]): string => [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+const lastUser = (messages: { role: string; content: string }[]): string =>
+  [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 
 test('verdict matrix: every case scores the same through vtask test, vtask serve and every trainer shim, or is refused at export with the reason', async (t) => {
   if (why) return t.skip(why);
@@ -223,7 +274,10 @@ test('verdict matrix: every case scores the same through vtask test, vtask serve
     exportRows('open-instruct', SOURCES()),
     exportRows('open-instruct', SOURCES(), ['--via-vtask']),
     // One job has one grader: the judge task goes to a score_model job of its own.
-    exportRows('openai-rft', SOURCES().filter((s) => !s.endsWith('judge'))),
+    exportRows(
+      'openai-rft',
+      SOURCES().filter((s) => !s.endsWith('judge')),
+    ),
   ]);
   const served = await startServe([...SOURCES(), ...JUDGE_FLAGS()]);
   children.push(served.child);
@@ -231,28 +285,73 @@ test('verdict matrix: every case scores the same through vtask test, vtask serve
   const env = { VTASK_URL: serveUrl };
   const matrix = new Map<string, Map<PathName, Cell>>(cases.map((c) => [c.key, new Map()]));
   const put = (key: string, p: PathName, cell: Cell): void => void matrix.get(key)?.set(p, cell);
-  const entries = (exp: Export, pick: (c: Case) => boolean = () => true): { key: string; row: Row; response: string; calls?: unknown }[] =>
-    cases.filter((c) => exp.rows.has(c.task) && pick(c)).map((c) => ({ key: c.key, row: exp.rows.get(c.task) as Row, response: c.response, calls: c.calls }));
+  const entries = (
+    exp: Export,
+    pick: (c: Case) => boolean = () => true,
+  ): { key: string; row: Row; response: string; calls?: unknown }[] =>
+    cases
+      .filter((c) => exp.rows.has(c.task) && pick(c))
+      .map((c) => ({ key: c.key, row: exp.rows.get(c.task) as Row, response: c.response, calls: c.calls }));
 
   // TRL first: its environments replay the agent cases' calls, and their trajectories go to serve too.
   const trlOut = await runShim('trl', entries(trl), [trl.file], env);
-  for (const c of cases) put(c.key, 'trl vtask_reward', trl.refused.has(c.task) ? { refused: trl.refused.get(c.task) as string } : { score: trlOut[c.key]?.score as number });
+  for (const c of cases)
+    put(
+      c.key,
+      'trl vtask_reward',
+      trl.refused.has(c.task)
+        ? { refused: trl.refused.get(c.task) as string }
+        : { score: trlOut[c.key]?.score as number },
+    );
   const trajectory = (c: Case): unknown => (c.agent ? trlOut[c.key]?.trajectory : null);
 
   // vtask serve, by id (trajectories beside agent responses) and inline as each format's row carries the verifier.
   for (const c of cases) {
-    const [byId] = await post({ task: c.task, responses: [c.response], ...(c.agent ? { trajectories: [trajectory(c)] } : {}) });
+    const [byId] = await post({
+      task: c.task,
+      responses: [c.response],
+      ...(c.agent ? { trajectories: [trajectory(c)] } : {}),
+    });
     put(c.key, 'serve by id', { score: (byId as { score: number }).score });
     const inline: [PathName, Export, (r: Row) => { verifier: unknown; prompt: string }][] = [
-      ['serve inline (verl row)', verl, (r) => ({ verifier: JSON.parse(r.extra_info?.vtask_verifier ?? 'null'), prompt: r.extra_info?.prompt_text ?? '' })],
-      ['serve inline (trl row)', trl, (r) => ({ verifier: JSON.parse(r.vtask_verifier as string), prompt: lastUser(r.prompt as { role: string; content: string }[]) })],
-      ['serve inline (open-instruct row)', oiVtask, (r) => JSON.parse(r.ground_truth as string) as { verifier: unknown; prompt: string }],
-      ['serve inline (openai-rft row)', rft, (r) => ({ verifier: JSON.parse(r.vtask_verifier as string), prompt: lastUser(r.messages as { role: string; content: string }[]) })],
+      [
+        'serve inline (verl row)',
+        verl,
+        (r) => ({
+          verifier: JSON.parse(r.extra_info?.vtask_verifier ?? 'null'),
+          prompt: r.extra_info?.prompt_text ?? '',
+        }),
+      ],
+      [
+        'serve inline (trl row)',
+        trl,
+        (r) => ({
+          verifier: JSON.parse(r.vtask_verifier as string),
+          prompt: lastUser(r.prompt as { role: string; content: string }[]),
+        }),
+      ],
+      [
+        'serve inline (open-instruct row)',
+        oiVtask,
+        (r) => JSON.parse(r.ground_truth as string) as { verifier: unknown; prompt: string },
+      ],
+      [
+        'serve inline (openai-rft row)',
+        rft,
+        (r) => ({
+          verifier: JSON.parse(r.vtask_verifier as string),
+          prompt: lastUser(r.messages as { role: string; content: string }[]),
+        }),
+      ],
     ];
     for (const [name, exp, read] of inline) {
       const row = exp.rows.get(c.task);
       if (!row) {
-        put(c.key, name, exp.refused.has(c.task) ? { refused: exp.refused.get(c.task) as string } : { skipped: 'not in this export' });
+        put(
+          c.key,
+          name,
+          exp.refused.has(c.task) ? { refused: exp.refused.get(c.task) as string } : { skipped: 'not in this export' },
+        );
         continue;
       }
       const { verifier, prompt } = read(row);
@@ -260,7 +359,12 @@ test('verdict matrix: every case scores the same through vtask test, vtask serve
         put(c.key, name, { skipped: 'runs a program: the shims score it by task id' });
         continue;
       }
-      const [v] = await post({ verifier, prompt, responses: [c.response], ...(c.agent ? { trajectories: [trajectory(c)] } : {}) });
+      const [v] = await post({
+        verifier,
+        prompt,
+        responses: [c.response],
+        ...(c.agent ? { trajectories: [trajectory(c)] } : {}),
+      });
       put(c.key, name, { score: (v as { score: number }).score });
     }
   }
@@ -271,7 +375,8 @@ test('verdict matrix: every case scores the same through vtask test, vtask serve
     for (const c of cases) {
       if (exp.refused.has(c.task)) put(c.key, p, { refused: exp.refused.get(c.task) as string });
       else if (!exp.rows.has(c.task)) put(c.key, p, { skipped: 'not in this export' });
-      else if (exp.warned.has(c.task)) put(c.key, p, { warned: exp.warned.get(c.task) as string, score: out[c.key]?.[field] as number });
+      else if (exp.warned.has(c.task))
+        put(c.key, p, { warned: exp.warned.get(c.task) as string, score: out[c.key]?.[field] as number });
       else put(c.key, p, { score: out[c.key]?.[field] as number });
     }
   };
@@ -280,10 +385,18 @@ test('verdict matrix: every case scores the same through vtask test, vtask serve
   finalOnly(verl, 'verl compute_score_batch', verlOut, 'batch');
   finalOnly(oiVtask, 'open-instruct VtaskVerifier', await runShim('open-instruct', entries(oiVtask), [], env));
   // open-instruct's own verifiers are not installed here: a native row is checked by its refusal only.
-  for (const c of cases) put(c.key, 'open-instruct native', oiNative.refused.has(c.task) ? { refused: oiNative.refused.get(c.task) as string } : { skipped: 'scored by open-instruct\'s own verifier' });
+  for (const c of cases)
+    put(
+      c.key,
+      'open-instruct native',
+      oiNative.refused.has(c.task)
+        ? { refused: oiNative.refused.get(c.task) as string }
+        : { skipped: "scored by open-instruct's own verifier" },
+    );
   const rftOut = await runShim('openai-rft', entries(rft), [rft.file.replace(/\.jsonl$/, '.grader.json')], {});
   for (const c of cases) {
-    if (c.task.startsWith('judge/')) put(c.key, 'openai-rft grader', { skipped: 'a score_model grader: OpenAI\'s model grades it' });
+    if (c.task.startsWith('judge/'))
+      put(c.key, 'openai-rft grader', { skipped: "a score_model grader: OpenAI's model grades it" });
     else if (rft.refused.has(c.task)) put(c.key, 'openai-rft grader', { refused: rft.refused.get(c.task) as string });
     else put(c.key, 'openai-rft grader', { score: rftOut[c.key]?.score as number });
   }
@@ -309,20 +422,36 @@ test('verdict matrix: every case scores the same through vtask test, vtask serve
       else if (typeof cell.score === 'number' && Math.abs(cell.score - want) < 1e-9) agree++;
       else wrong.push(`${p} ${c.key}: ${String(cell.score)}, vtask test ${want}`);
     }
-    lines.push(`${p.padEnd(34)} ${String(agree).padStart(3)} agree  ${String(refused).padStart(3)} refused  ${String(warned).padStart(3)} warned  ${String(skipped).padStart(3)} not run`);
+    lines.push(
+      `${p.padEnd(34)} ${String(agree).padStart(3)} agree  ${String(refused).padStart(3)} refused  ${String(warned).padStart(3)} warned  ${String(skipped).padStart(3)} not run`,
+    );
   }
-  console.log(`verdict matrix over ${cases.length} cases of ${new Set(cases.map((c) => c.task)).size} tasks:\n${lines.join('\n')}`);
+  console.log(
+    `verdict matrix over ${cases.length} cases of ${new Set(cases.map((c) => c.task)).size} tasks:\n${lines.join('\n')}`,
+  );
   assert.deepEqual(wrong, [], 'every path scores every case as vtask test does');
 
   // Refusals and warnings carry their reason; the kinds that must be scored everywhere are.
   assert.match(oiNative.refused.get('kinds/f1-answers') ?? '', /several answers only as a list/);
   assert.match(rft.refused.get('kinds/script') ?? '', /no OpenAI grader checks `script`/);
   for (const key of ['kinds/script#0', 'kinds/script#1', 'judge/capital#0', 'judge/capital#1']) {
-    for (const p of ['serve by id', 'verl compute_score', 'verl compute_score_batch', 'trl vtask_reward', 'open-instruct VtaskVerifier', 'ray score_dataset'] as const) {
+    for (const p of [
+      'serve by id',
+      'verl compute_score',
+      'verl compute_score_batch',
+      'trl vtask_reward',
+      'open-instruct VtaskVerifier',
+      'ray score_dataset',
+    ] as const) {
       assert.ok('score' in (matrix.get(key)?.get(p) ?? {}), `${p} scores ${key}`);
     }
   }
-  for (const c of cases.filter((x) => x.agent)) assert.ok(verl.warned.has(c.task) || !/trajectory|state/.test(JSON.stringify(verl.rows.get(c.task)?.extra_info?.vtask_verifier)), `${c.task}: warned at export`);
+  for (const c of cases.filter((x) => x.agent))
+    assert.ok(
+      verl.warned.has(c.task) ||
+        !/trajectory|state/.test(JSON.stringify(verl.rows.get(c.task)?.extra_info?.vtask_verifier)),
+      `${c.task}: warned at export`,
+    );
 });
 
 test('an undecided verdict is never a quiet 0: each shim logs it and counts it where its trainer shows metrics, and VTASK_UNDECIDED=raise stops the run', async (t) => {
@@ -350,7 +479,11 @@ print(json.dumps(out))
 `;
   const rows = [verl.rows.get('judge/capital'), trl.rows.get('judge/capital')].map((r) => JSON.stringify(r));
   const run = (env: NodeJS.ProcessEnv): ReturnType<typeof spawnSync> =>
-    spawnSync('python3', ['-c', script, ...rows], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: PYTHON_PATH, VTASK_URL: served.url, ...env }, timeout: 120_000 });
+    spawnSync('python3', ['-c', script, ...rows], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: PYTHON_PATH, VTASK_URL: served.url, ...env },
+      timeout: 120_000,
+    });
   const warned = run({});
   assert.equal(warned.status, 0, String(warned.stderr));
   assert.deepEqual(JSON.parse(String(warned.stdout)), {
@@ -360,8 +493,14 @@ print(json.dumps(out))
     metrics: [['vtask/undecided', 1]],
     count: { count: 3, by_error: { unavailable: 3 } },
   });
-  assert.match(String(warned.stderr), /vtask: undecided verdict \(unavailable\) scored 0: task 'judge\/capital': no judge model is configured/);
+  assert.match(
+    String(warned.stderr),
+    /vtask: undecided verdict \(unavailable\) scored 0: task 'judge\/capital': no judge model is configured/,
+  );
   const raised = run({ VTASK_UNDECIDED: 'raise' });
   assert.notEqual(raised.status, 0);
-  assert.match(String(raised.stderr), /UndecidedVerdict: vtask: undecided verdict \(unavailable\)[^\n]*VTASK_UNDECIDED=raise/);
+  assert.match(
+    String(raised.stderr),
+    /UndecidedVerdict: vtask: undecided verdict \(unavailable\)[^\n]*VTASK_UNDECIDED=raise/,
+  );
 });

@@ -49,7 +49,8 @@ async function serve(t: TestContext): Promise<OpenAIServer> {
   return server;
 }
 
-const prompt = (turns: unknown[]): string => `Which capital is stored under fr?\nvtask-test-script: ${JSON.stringify(turns)}`;
+const prompt = (turns: unknown[]): string =>
+  `Which capital is stored under fr?\nvtask-test-script: ${JSON.stringify(turns)}`;
 
 interface Started {
   count: number;
@@ -57,7 +58,11 @@ interface Started {
 }
 
 /** The options of one sample in a real environment; `started` counts environments and the calls they got. */
-function options(server: OpenAIServer, turns: unknown[], extra: Partial<AgentSampleOptions> & { run?: string; stream?: boolean } = {}): AgentSampleOptions & { started: Started } {
+function options(
+  server: OpenAIServer,
+  turns: unknown[],
+  extra: Partial<AgentSampleOptions> & { run?: string; stream?: boolean } = {},
+): AgentSampleOptions & { started: Started } {
   const profile = profileFromEntry('test', { base_url: server.url, model: 'test-model' });
   const started: Started = { count: 0, calls: [] };
   const run = extra.run ?? 'kv_store.mjs';
@@ -72,7 +77,14 @@ function options(server: OpenAIServer, turns: unknown[], extra: Partial<AgentSam
     start: async (signal): Promise<EnvironmentSession> => {
       started.count++;
       const env = await startEnvironment({ run }, { dir: DIR, trusted: true, signal });
-      return { ...env, tools: env.tools, isolation: env.isolation, close: () => env.close(), state: (s) => env.state(s), call: (tool, args, s) => (started.calls.push(`${tool} ${JSON.stringify(args)}`), env.call(tool, args, s)) };
+      return {
+        ...env,
+        tools: env.tools,
+        isolation: env.isolation,
+        close: () => env.close(),
+        state: (s) => env.state(s),
+        call: (tool, args, s) => (started.calls.push(`${tool} ${JSON.stringify(args)}`), env.call(tool, args, s)),
+      };
     },
     started,
     ...extra,
@@ -90,14 +102,30 @@ for (const stream of [false, true]) {
     assert.equal(tr.turns, 2);
     assert.equal(tr.final, '<answer>Paris</answer>');
     assert.equal(sample.text, '<answer>Paris</answer>');
-    assert.deepEqual(tr.steps.map((s) => [s.turn, s.call.name, s.args, s.outcome]), [[1, 'get', { key: 'fr' }, { result: 'Paris' }]]);
+    assert.deepEqual(
+      tr.steps.map((s) => [s.turn, s.call.name, s.args, s.outcome]),
+      [[1, 'get', { key: 'fr' }, { result: 'Paris' }]],
+    );
     assert.deepEqual(tr.state, { store: { fr: 'Paris', de: 'Berlin', it: 'Rome', es: 'Madrid' }, lookups: 1 });
-    assert.deepEqual(tr.messages.map((m) => m.role), ['assistant', 'tool', 'assistant']);
+    assert.deepEqual(
+      tr.messages.map((m) => m.role),
+      ['assistant', 'tool', 'assistant'],
+    );
     // The second request carries the call and its result, with the environment's tools.
-    const second = server.samplingRequests[1]?.body as { messages: Array<Record<string, unknown>>; tools: Array<{ function: { name: string } }> };
-    assert.deepEqual(second.tools.map((x) => x.function.name), ['get', 'set', 'list']);
+    const second = server.samplingRequests[1]?.body as {
+      messages: Array<Record<string, unknown>>;
+      tools: Array<{ function: { name: string } }>;
+    };
+    assert.deepEqual(
+      second.tools.map((x) => x.function.name),
+      ['get', 'set', 'list'],
+    );
     assert.deepEqual(second.messages.slice(1), [
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_0_0', type: 'function', function: { name: 'get', arguments: '{"key":"fr"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_0_0', type: 'function', function: { name: 'get', arguments: '{"key":"fr"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_0_0', content: 'Paris' },
     ]);
     assert.equal(server.samplingRequests.length, 2);
@@ -106,7 +134,17 @@ for (const stream of [false, true]) {
 
 void test('invalid tool arguments and unknown tools get an error result; the environment never sees them', async (t) => {
   const server = await serve(t);
-  const o = options(server, [{ calls: [{ name: 'get', arguments: '{"key": 3}' }, { name: 'get', arguments: 'not json' }, { nope: {} }, { get: { key: 'de' } }] }, { answer: 'Berlin' }]);
+  const o = options(server, [
+    {
+      calls: [
+        { name: 'get', arguments: '{"key": 3}' },
+        { name: 'get', arguments: 'not json' },
+        { nope: {} },
+        { get: { key: 'de' } },
+      ],
+    },
+    { answer: 'Berlin' },
+  ]);
   const tr = (await runAgentSample(o)).sample.trajectory;
   assert.equal(tr.stop, 'final');
   assert.deepEqual(o.started.calls, ['get {"key":"de"}']);
@@ -119,16 +157,24 @@ void test('invalid tool arguments and unknown tools get an error result; the env
   assert.match((unknown.outcome as { error: string }).error, /unknown tool "nope"; the tools are get, set, list/);
   assert.deepEqual(good?.outcome, { result: 'Berlin' });
   // The model reads each error as the tool's result.
-  const toolMessages = (server.samplingRequests[1]?.body as { messages: Array<{ role: string; content: string }> }).messages.filter((m) => m.role === 'tool');
+  const toolMessages = (
+    server.samplingRequests[1]?.body as { messages: Array<{ role: string; content: string }> }
+  ).messages.filter((m) => m.role === 'tool');
   assert.equal(toolMessages.length, 4);
   assert.match(toolMessages[0]?.content ?? '', /^\{"error":/);
 });
 
 void test('parallel calls of one turn run in the order written', async (t) => {
   const server = await serve(t);
-  const o = options(server, [{ calls: [{ set: { key: 'x', value: 'first' } }, { get: { key: 'x' } }, { set: { key: 'x', value: 'second' } }] }, { answer: 'done' }]);
+  const o = options(server, [
+    { calls: [{ set: { key: 'x', value: 'first' } }, { get: { key: 'x' } }, { set: { key: 'x', value: 'second' } }] },
+    { answer: 'done' },
+  ]);
   const tr = (await runAgentSample(o)).sample.trajectory;
-  assert.deepEqual(tr.steps.map((s) => s.outcome), [{ result: 'ok' }, { result: 'first' }, { result: 'ok' }]);
+  assert.deepEqual(
+    tr.steps.map((s) => s.outcome),
+    [{ result: 'ok' }, { result: 'first' }, { result: 'ok' }],
+  );
   assert.ok(tr.steps.every((s) => s.turn === 1));
   assert.equal((tr.state as { store: Record<string, string> }).store.x, 'second');
   assert.equal(tr.turns, 2);
@@ -136,14 +182,19 @@ void test('parallel calls of one turn run in the order written', async (t) => {
 
 void test('a sampled trajectory added as a case replays to the same turns, calls and results', async (t) => {
   const server = await serve(t);
-  const turns = [{ calls: [{ set: { key: 'x', value: 'v' } }, { name: 'get', arguments: 'not json' }] }, { calls: [{ get: { key: 'x' } }] }, { answer: '<answer>v</answer>' }];
+  const turns = [
+    { calls: [{ set: { key: 'x', value: 'v' } }, { name: 'get', arguments: 'not json' }] },
+    { calls: [{ get: { key: 'x' } }] },
+    { answer: '<answer>v</answer>' },
+  ];
   const tr = (await runAgentSample(options(server, turns))).sample.trajectory;
   assert.equal(tr.stop, 'final');
   const calls = trajectoryCalls(tr);
   assert.deepEqual(calls, [[{ set: { key: 'x', value: 'v' } }, { get: 'not json' }], { get: { key: 'x' } }]);
   const env = await startEnvironment({ run: 'kv_store.mjs' }, { dir: DIR, trusted: true, signal: never });
   const replayed = await replayCalls(env, calls, tr.final, { maxTurns: 6 }).finally(() => env.close());
-  const shape = (x: typeof tr) => x.steps.map((s) => [s.turn, s.call.name, s.call.arguments.replace(/\s/g, ''), s.outcome]);
+  const shape = (x: typeof tr) =>
+    x.steps.map((s) => [s.turn, s.call.name, s.call.arguments.replace(/\s/g, ''), s.outcome]);
   assert.deepEqual(shape(replayed), shape(tr));
   assert.equal(replayed.turns, tr.turns);
   assert.deepEqual(replayed.state, tr.state);
@@ -180,7 +231,10 @@ void test('a crashing environment ends the trajectory with a clear error', async
 
 void test('an environment that never answers a call ends the trajectory within the call bound', async (t) => {
   const server = await serve(t);
-  const o = options(server, [{ calls: [{ get: { key: 'fr' } }] }, { answer: 'never' }], { run: 'hang.mjs', callTimeoutMs: 400 });
+  const o = options(server, [{ calls: [{ get: { key: 'fr' } }] }, { answer: 'never' }], {
+    run: 'hang.mjs',
+    callTimeoutMs: 400,
+  });
   const t0 = Date.now();
   const tr = (await runAgentSample(o)).sample.trajectory;
   assert.ok(Date.now() - t0 < 5000, 'bounded');

@@ -11,7 +11,11 @@ import { verify } from '../../src/core/verifiers/verify';
 const TASK = { id: 'kv/1', prompt: 'p', messages: [{ role: 'user', content: 'p' }], meta: {}, dir: '/tmp' };
 
 /** A trajectory of calls `[tool, args | undefined for invalid ones]`, one per turn, then the answer. */
-function trajectory(calls: readonly [string, Record<string, unknown> | undefined][], state: unknown = { lookups: 1 }, final = '<answer>Paris</answer>'): Trajectory {
+function trajectory(
+  calls: readonly [string, Record<string, unknown> | undefined][],
+  state: unknown = { lookups: 1 },
+  final = '<answer>Paris</answer>',
+): Trajectory {
   const steps: TrajectoryStep[] = calls.map(([name, args], i) => ({
     turn: i + 1,
     call: { id: `call_${i + 1}`, name, arguments: JSON.stringify(args ?? { bad: true }) },
@@ -26,16 +30,38 @@ function check(verifier: unknown, t: Trajectory | undefined, response = t?.final
 }
 
 void test('trajectory: called, not_called, order, max_tool_calls, max_turns pass on a trajectory of the right shape', async () => {
-  const t = trajectory([['search', { q: 'fr' }], ['get', { key: 'fr' }]]);
-  const v = await check({ trajectory: { called: ['get', 'search'], not_called: ['delete'], order: ['search', 'get'], max_tool_calls: 2, max_turns: 3 } }, t);
+  const t = trajectory([
+    ['search', { q: 'fr' }],
+    ['get', { key: 'fr' }],
+  ]);
+  const v = await check(
+    {
+      trajectory: {
+        called: ['get', 'search'],
+        not_called: ['delete'],
+        order: ['search', 'get'],
+        max_tool_calls: 2,
+        max_turns: 3,
+      },
+    },
+    t,
+  );
   assert.equal(v.pass, true, v.reason);
   assert.equal(v.score, 1);
   assert.match(v.reason, /2 tool calls \(search, get\) in 3 turns/);
-  assert.deepEqual(v.details.calls, [{ turn: 1, tool: 'search', ok: true }, { turn: 2, tool: 'get', ok: true }]);
+  assert.deepEqual(v.details.calls, [
+    { turn: 1, tool: 'search', ok: true },
+    { turn: 2, tool: 'get', ok: true },
+  ]);
 });
 
 void test('trajectory failures name the turn: a forbidden tool, too many calls, too many turns, the wrong order', async () => {
-  const t = trajectory([['get', { key: 'a' }], ['list', {}], ['delete', { key: 'a' }], ['get', { key: 'b' }]]);
+  const t = trajectory([
+    ['get', { key: 'a' }],
+    ['list', {}],
+    ['delete', { key: 'a' }],
+    ['get', { key: 'b' }],
+  ]);
   const forbidden = await check({ trajectory: { not_called: ['delete'] } }, t);
   assert.equal(forbidden.pass, false);
   assert.equal(forbidden.reason, 'turn 3 called delete, which is not allowed');
@@ -55,16 +81,25 @@ void test('trajectory failures name the turn: a forbidden tool, too many calls, 
   // A subsequence: other calls may come between, and a later call may satisfy a step.
   assert.equal((await check({ trajectory: { order: ['get', 'list', 'delete'] } }, t)).pass, true);
   assert.equal((await check({ trajectory: { order: ['list', 'get'] } }, t)).pass, true);
-  assert.equal((await check({ trajectory: { order: ['list', 'set'] } }, t)).reason, 'set was never called (the order must be list → set)');
+  assert.equal(
+    (await check({ trajectory: { order: ['list', 'set'] } }, t)).reason,
+    'set was never called (the order must be list → set)',
+  );
 
   // Several failures: all named, the earliest turn first and in details.
   const both = await check({ trajectory: { not_called: ['delete'], max_tool_calls: 1 } }, t);
-  assert.equal(both.reason, 'turn 2 made tool call 2, more than the 1 allowed; turn 3 called delete, which is not allowed');
+  assert.equal(
+    both.reason,
+    'turn 2 made tool call 2, more than the 1 allowed; turn 3 called delete, which is not allowed',
+  );
   assert.equal(both.details.turn, 2);
 });
 
 void test('trajectory: a call with invalid arguments is not a call made; a tool never called has no turn', async () => {
-  const t = trajectory([['get', undefined], ['list', {}]]);
+  const t = trajectory([
+    ['get', undefined],
+    ['list', {}],
+  ]);
   const v = await check({ trajectory: { called: ['get'] } }, t);
   assert.equal(v.reason, 'get was called only with invalid arguments (first at turn 1)');
   assert.equal(v.details.turn, 1);
@@ -73,7 +108,10 @@ void test('trajectory: a call with invalid arguments is not a call made; a tool 
   assert.equal(never.details.turn, undefined);
   // Invalid calls still count against the budget and against not_called.
   assert.equal((await check({ trajectory: { max_tool_calls: 1 } }, t)).pass, false);
-  assert.equal((await check({ trajectory: { not_called: ['get'] } }, t)).reason, 'turn 1 called get, which is not allowed');
+  assert.equal(
+    (await check({ trajectory: { not_called: ['get'] } }, t)).reason,
+    'turn 1 called get, which is not allowed',
+  );
 });
 
 void test('state: equals (deep), contains, matches and a JSON schema at a dotted path', async () => {
@@ -93,7 +131,11 @@ void test('state: equals (deep), contains, matches and a JSON schema at a dotted
     [{ path: 'lookups', matches: '^1$' }, false, /does not match/],
     [{ path: 'lookups', json: { type: 'integer', minimum: 2 } }, true, /matches the schema/],
     [{ path: 'store', json: { type: 'object', required: ['de'] } }, false, /^store must have required property 'de'$/],
-    [{ path: 'orders.1.status', equals: 'x' }, false, /^the final state has nothing at orders\.1 \(path orders\.1\.status\)/],
+    [
+      { path: 'orders.1.status', equals: 'x' },
+      false,
+      /^the final state has nothing at orders\.1 \(path orders\.1\.status\)/,
+    ],
   ];
   for (const [params, pass, reason] of cases) {
     const v = await check({ state: params }, t);
@@ -106,10 +148,17 @@ void test('state: equals (deep), contains, matches and a JSON schema at a dotted
 });
 
 void test('state: an unknown final state fails with the reason it could not be read', async () => {
-  const t: Trajectory = { ...trajectory([]), state: undefined, error: 'the final state could not be read: the environment x.py exited with code 1' };
+  const t: Trajectory = {
+    ...trajectory([]),
+    state: undefined,
+    error: 'the final state could not be read: the environment x.py exited with code 1',
+  };
   const v = await check({ state: { path: 'lookups', equals: 1 } }, t);
   assert.equal(v.pass, false);
-  assert.equal(v.reason, "the environment's final state is unknown: the final state could not be read: the environment x.py exited with code 1");
+  assert.equal(
+    v.reason,
+    "the environment's final state is unknown: the final state could not be read: the environment x.py exited with code 1",
+  );
 });
 
 void test('without a trajectory (a task without an environment) both kinds fail and say why', async () => {
@@ -122,7 +171,13 @@ void test('without a trajectory (a task without an environment) both kinds fail 
 
 void test('composed with match: every other kind checks the final answer; agent kinds ignore the text', async () => {
   const t = trajectory([['get', { key: 'fr' }]], { lookups: 1 });
-  const composed = { all: [{ match: { answer: 'Paris', tag: 'answer' } }, { trajectory: { called: ['get'] } }, { state: { path: 'lookups', equals: 1 } }] };
+  const composed = {
+    all: [
+      { match: { answer: 'Paris', tag: 'answer' } },
+      { trajectory: { called: ['get'] } },
+      { state: { path: 'lookups', equals: 1 } },
+    ],
+  };
   assert.equal((await check(composed, t)).pass, true);
   const wrong = await check(composed, t, '<answer>Lyon</answer>');
   assert.equal(wrong.pass, false);
@@ -137,15 +192,40 @@ void test('composed with match: every other kind checks the final answer; agent 
 });
 
 void test('composed with any and weighted: agent checks weigh and choose like every other kind', async () => {
-  const t = trajectory([['get', { key: 'fr' }], ['set', { key: 'fr', value: 'x' }]], { lookups: 1 });
+  const t = trajectory(
+    [
+      ['get', { key: 'fr' }],
+      ['set', { key: 'fr', value: 'x' }],
+    ],
+    { lookups: 1 },
+  );
   // any: a trajectory that used set fails the first alternative and passes the second.
-  const either = await check({ any: [{ trajectory: { not_called: ['set'] } }, { state: { path: 'lookups', equals: 1 } }] }, t);
+  const either = await check(
+    { any: [{ trajectory: { not_called: ['set'] } }, { state: { path: 'lookups', equals: 1 } }] },
+    t,
+  );
   assert.equal(either.pass, true, either.reason);
-  const neither = await check({ any: [{ trajectory: { not_called: ['set'] } }, { state: { path: 'lookups', equals: 2 } }] }, t);
+  const neither = await check(
+    { any: [{ trajectory: { not_called: ['set'] } }, { state: { path: 'lookups', equals: 2 } }] },
+    t,
+  );
   assert.equal(neither.pass, false);
-  assert.equal((neither.details.children as { details: { turn?: number } }[])[0]?.details.turn, 2, 'the failing alternative names its turn');
+  assert.equal(
+    (neither.details.children as { details: { turn?: number } }[])[0]?.details.turn,
+    2,
+    'the failing alternative names its turn',
+  );
   // weighted: the answer counts 3, the forbidden call 1; a weight-0 check is reported, not counted.
-  const weighted = { weighted: { of: [{ weight: 3, verify: { match: { answer: 'Paris', tag: 'answer' } } }, { weight: 1, verify: { trajectory: { not_called: ['set'] } } }, { weight: 0, verify: { state: { path: 'lookups', equals: 9 } } }], threshold: 0.7 } };
+  const weighted = {
+    weighted: {
+      of: [
+        { weight: 3, verify: { match: { answer: 'Paris', tag: 'answer' } } },
+        { weight: 1, verify: { trajectory: { not_called: ['set'] } } },
+        { weight: 0, verify: { state: { path: 'lookups', equals: 9 } } },
+      ],
+      threshold: 0.7,
+    },
+  };
   const w = await check(weighted, t);
   assert.equal(w.score, 0.75);
   assert.equal(w.pass, true, w.reason);
@@ -166,7 +246,13 @@ void test('validation: `calls` items are one tool each, `state` needs exactly on
   ].join('\n');
   const f = parseTaskFile(text);
   const messages = f.issues.concat(f.tasks.flatMap((t) => t.issues)).map((i) => i.message);
-  assert.ok(messages.some((m) => /`state` needs exactly one of `equals`, `contains`, `matches` or `json`/.test(m)), messages.join('\n'));
-  assert.ok(messages.some((m) => /a call is one tool with its arguments/.test(m)), messages.join('\n'));
+  assert.ok(
+    messages.some((m) => /`state` needs exactly one of `equals`, `contains`, `matches` or `json`/.test(m)),
+    messages.join('\n'),
+  );
+  assert.ok(
+    messages.some((m) => /a call is one tool with its arguments/.test(m)),
+    messages.join('\n'),
+  );
   assert.ok(!messages.some((m) => /timeout_ms/.test(m)), messages.join('\n'));
 });

@@ -16,7 +16,10 @@ const WEBVIEW_MAY_IMPORT = ['webview', 'core/base'];
 /** The one file of a front end another may import: the extension serves the panel's HTML page. */
 const SHARED_BETWEEN_FRONT_ENDS = ['webview/page.ts'];
 
-interface Edge { readonly from: string; readonly to: string }
+interface Edge {
+  readonly from: string;
+  readonly to: string;
+}
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -30,7 +33,9 @@ function sourceFiles(dir: string): string[] {
 function resolveImport(fromFile: string, spec: string): string | undefined {
   if (!spec.startsWith('.')) return undefined;
   const base = path.resolve(path.dirname(fromFile), spec);
-  const found = [`${base}.ts`, path.join(base, 'index.ts'), base].find((p) => fs.existsSync(p) && fs.statSync(p).isFile());
+  const found = [`${base}.ts`, path.join(base, 'index.ts'), base].find(
+    (p) => fs.existsSync(p) && fs.statSync(p).isFile(),
+  );
   assert.ok(found, `${path.relative(ROOT, fromFile)}: cannot resolve import '${spec}'`);
   return path.relative(SRC, found).split(path.sep).join('/');
 }
@@ -102,7 +107,12 @@ test('no file imports from a floor above its own', () => {
 
 test('front ends import the core, not each other; the page imports only the ground floor', () => {
   const frontEnds = FLOORS[FLOORS.length - 1] ?? [];
-  const across = graph.edges.filter((e) => frontEnds.some((f) => within(e.from, f) && !within(e.to, f) && !within(e.to, 'core') && !SHARED_BETWEEN_FRONT_ENDS.includes(e.to)));
+  const across = graph.edges.filter((e) =>
+    frontEnds.some(
+      (f) =>
+        within(e.from, f) && !within(e.to, f) && !within(e.to, 'core') && !SHARED_BETWEEN_FRONT_ENDS.includes(e.to),
+    ),
+  );
   assert.deepEqual(across.map(show), [], 'imports between front ends');
   const page = graph.edges.filter((e) => within(e.from, 'webview') && !WEBVIEW_MAY_IMPORT.some((p) => within(e.to, p)));
   assert.deepEqual(page.map(show), [], 'the panel page reaches past the ground floor');
@@ -113,7 +123,9 @@ test('the core and the page import no editor; the page and the ground floor no N
   for (const [file, specs] of graph.packages) {
     for (const spec of specs) {
       const editor = spec === 'vscode' && !within(file, 'vscode');
-      const node = (spec.startsWith('node:') || builtinModules.includes(spec)) && (within(file, 'webview') || within(file, 'core/base'));
+      const node =
+        (spec.startsWith('node:') || builtinModules.includes(spec)) &&
+        (within(file, 'webview') || within(file, 'core/base'));
       if (editor || node) offending.push(`src/${file} imports '${spec}'`);
     }
   }
@@ -121,8 +133,22 @@ test('the core and the page import no editor; the page and the ground floor no N
 });
 
 test('the circle finder reports the files around a circle', () => {
-  assert.deepEqual(findCycle([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }]), ['a', 'b', 'c', 'a']);
-  assert.equal(findCycle([{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'b', to: 'c' }]), undefined);
+  assert.deepEqual(
+    findCycle([
+      { from: 'a', to: 'b' },
+      { from: 'b', to: 'c' },
+      { from: 'c', to: 'a' },
+    ]),
+    ['a', 'b', 'c', 'a'],
+  );
+  assert.equal(
+    findCycle([
+      { from: 'a', to: 'b' },
+      { from: 'a', to: 'c' },
+      { from: 'b', to: 'c' },
+    ]),
+    undefined,
+  );
 });
 
 /**
@@ -135,7 +161,16 @@ const CASTS_PER_THOUSAND_LINES = 13.6;
 test('casts in src stay under their ceiling', (t) => {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/count-casts.mjs')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  const figures = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { casts: number; lines: number; perThousand: number };
-  t.diagnostic(`${figures.casts} casts in ${figures.lines} lines: ${figures.perThousand} per 1,000 lines (ceiling ${CASTS_PER_THOUSAND_LINES})`);
-  assert.ok(figures.perThousand <= CASTS_PER_THOUSAND_LINES, `${figures.perThousand} casts per 1,000 lines of src, over the ceiling of ${CASTS_PER_THOUSAND_LINES}: prove the type (zod, at, must) instead of asserting it`);
+  const figures = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as {
+    casts: number;
+    lines: number;
+    perThousand: number;
+  };
+  t.diagnostic(
+    `${figures.casts} casts in ${figures.lines} lines: ${figures.perThousand} per 1,000 lines (ceiling ${CASTS_PER_THOUSAND_LINES})`,
+  );
+  assert.ok(
+    figures.perThousand <= CASTS_PER_THOUSAND_LINES,
+    `${figures.perThousand} casts per 1,000 lines of src, over the ceiling of ${CASTS_PER_THOUSAND_LINES}: prove the type (zod, at, must) instead of asserting it`,
+  );
 });

@@ -22,5 +22,8 @@ function documentedFloors(text: string): string[][] {
 
 test('docs/architecture.md lists the floors the architecture test enforces', () => {
   const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
-  assert.deepEqual(documentedFloors(doc), FLOORS.map((f) => [...f]));
+  assert.deepEqual(
+    documentedFloors(doc),
+    FLOORS.map((f) => [...f]),
+  );
 });

@@ -55,7 +55,10 @@ test('round trip: put, read back before and after reopening, with parameters and
   const e = d.getEntry(key('a'));
   assert.deepEqual(e?.params, params);
   assert.ok(e && Math.abs(e.writtenAt - Date.now()) < 60_000);
-  assert.deepEqual(d.getMany([key('b'), key('zzz'), key('a')]).map((x) => x?.text), ['five', undefined, 'four']);
+  assert.deepEqual(
+    d.getMany([key('b'), key('zzz'), key('a')]).map((x) => x?.text),
+    ['five', undefined, 'four'],
+  );
   assert.equal(d.has(key('b')), true);
   const st = d.stats();
   assert.equal(st.entries, 2);
@@ -148,7 +151,10 @@ test('a torn last line is skipped; records before it stay, appends after it are 
   d.close();
 
   // A torn line in the middle (a crash, then the file grew): only that line is lost.
-  fs.appendFileSync(seg, `\n${whole.slice(0, 50)}\n${JSON.stringify({ k: key('next'), t: Date.now(), s: sample('next') })}\n{"k":"x"}\nnot json\n`);
+  fs.appendFileSync(
+    seg,
+    `\n${whole.slice(0, 50)}\n${JSON.stringify({ k: key('next'), t: Date.now(), s: sample('next') })}\n{"k":"x"}\nnot json\n`,
+  );
   const e = SampleCache.open(dir);
   assert.equal(e.get(key('after'))?.text, 'after the tear');
   assert.equal(e.get(key('next'))?.text, 'next');
@@ -176,7 +182,10 @@ test('segments larger than a read chunk, with multi-byte text across chunk edges
   c.close();
   const segs = segmentFiles(dir);
   assert.ok(segs.length >= 2, 'rotated past maxSegmentBytes');
-  assert.ok(segs.some((s) => fs.statSync(s).size > 4 << 20), 'a segment spans more than one 4 MiB chunk');
+  assert.ok(
+    segs.some((s) => fs.statSync(s).size > 4 << 20),
+    'a segment spans more than one 4 MiB chunk',
+  );
   const d = SampleCache.open(dir);
   for (let i = 0; i < 4000; i++) assert.equal(d.get(key(`m${i}`))?.text, text(i));
   assert.equal(d.stats().skippedLines, 0);

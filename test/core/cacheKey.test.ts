@@ -5,7 +5,13 @@ import { test } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canonicalJson, normaliseBaseUrl, sampleKey, sampleKeyInput, sampleParams } from '../../src/core/sampling/cacheKey';
+import {
+  canonicalJson,
+  normaliseBaseUrl,
+  sampleKey,
+  sampleKeyInput,
+  sampleParams,
+} from '../../src/core/sampling/cacheKey';
 import { findWorkspaceRoot, resolveCacheDir } from '../../src/core/sampling/cacheDir';
 import type { ModelProfile, SampleRequest } from '../../src/core/sampling/types';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
@@ -48,8 +54,18 @@ test('every sampling input and the sample index change the key', () => {
     ['base url', { ...profile, baseUrl: 'http://127.0.0.1:8001/v1' }, request, 0],
     ['model', { ...profile, model: 'qwen3-14b' }, request, 0],
     ['endpoint', { ...profile, endpoint: 'completions' }, request, 0],
-    ['message content', profile, { ...request, messages: [request.messages[0]!, { role: 'user', content: 'What is 2+3?' }] }, 0],
-    ['message role', profile, { ...request, messages: [{ role: 'user', content: 'Be brief.' }, request.messages[1]!] }, 0],
+    [
+      'message content',
+      profile,
+      { ...request, messages: [request.messages[0]!, { role: 'user', content: 'What is 2+3?' }] },
+      0,
+    ],
+    [
+      'message role',
+      profile,
+      { ...request, messages: [{ role: 'user', content: 'Be brief.' }, request.messages[1]!] },
+      0,
+    ],
     ['message count', profile, { ...request, messages: [request.messages[1]!] }, 0],
     ['temperature', profile, { ...request, temperature: 0.6 }, 0],
     ['top_p', profile, { ...request, topP: 1 }, 0],
@@ -69,8 +85,14 @@ test('every sampling input and the sample index change the key', () => {
 
 test('the template counts only for completions', () => {
   const completions: ModelProfile = { ...profile, endpoint: 'completions', template: '{{system}}\n{{prompt}}' };
-  assert.notEqual(sampleKey(completions, request, 0), sampleKey({ ...completions, template: '{{prompt}}' }, request, 0));
-  assert.equal(sampleKey({ ...profile, template: 'a' }, request, 0), sampleKey({ ...profile, template: 'b' }, request, 0));
+  assert.notEqual(
+    sampleKey(completions, request, 0),
+    sampleKey({ ...completions, template: '{{prompt}}' }, request, 0),
+  );
+  assert.equal(
+    sampleKey({ ...profile, template: 'a' }, request, 0),
+    sampleKey({ ...profile, template: 'b' }, request, 0),
+  );
 });
 
 test('seeded sample k is keyed by seed + k; the request seed wins over the profile seed', () => {
@@ -101,20 +123,32 @@ test('what does not reach the model leaves the key alone: names, credentials, he
   for (const p of same) assert.equal(sampleKey(p, request, 0), base, JSON.stringify(p));
   assert.equal(sampleKey(profile, { ...request, stop: '</answer>' }, 0), base, 'a stop string is a list of one');
   // request.index only says where a batch starts; the key takes the absolute sample index.
-  assert.equal(sampleKey(profile, { ...request, index: 5 } as SampleRequest, 0), base, 'request.index is not part of the key');
+  assert.equal(
+    sampleKey(profile, { ...request, index: 5 } as SampleRequest, 0),
+    base,
+    'request.index is not part of the key',
+  );
 });
 
 test('the key input never holds a credential or a header value', () => {
   process.env.MY_KEY = SECRET;
   try {
-    for (const baseUrl of [profile.baseUrl, `https://u:${SECRET}@api.example.com/v1?key=${SECRET}&api-version=2024-10-21`]) {
-      const text = canonicalJson(sampleKeyInput({ ...profile, baseUrl }, request, 0)) + JSON.stringify(sampleParams({ ...profile, baseUrl }, request, 0));
+    for (const baseUrl of [
+      profile.baseUrl,
+      `https://u:${SECRET}@api.example.com/v1?key=${SECRET}&api-version=2024-10-21`,
+    ]) {
+      const text =
+        canonicalJson(sampleKeyInput({ ...profile, baseUrl }, request, 0)) +
+        JSON.stringify(sampleParams({ ...profile, baseUrl }, request, 0));
       assert.ok(!text.includes(SECRET), text);
       assert.ok(!text.includes('Bearer'), text);
       assert.ok(!text.includes('vtask'), 'header values are left out');
       assert.ok(!text.includes('MY_KEY'), 'the key variable name is left out');
     }
-    assert.equal(normaliseBaseUrl(`https://u:p@API.example.com:443/v1/?key=s&api-version=2024`), 'https://api.example.com/v1?api-version=2024');
+    assert.equal(
+      normaliseBaseUrl(`https://u:p@API.example.com:443/v1/?key=s&api-version=2024`),
+      'https://api.example.com/v1?api-version=2024',
+    );
   } finally {
     delete process.env.MY_KEY;
   }
@@ -130,7 +164,14 @@ test('canonical JSON sorts keys, drops undefined and refuses non-finite numbers'
 /** What a runner sends for a task (the runner builds the same request). */
 function requestOf(task: TaskSpec): SampleRequest {
   const s = task.sampling;
-  return { messages: task.messages, temperature: s.temperature, topP: s.top_p, maxTokens: s.max_tokens, stop: s.stop, seed: s.seed };
+  return {
+    messages: task.messages,
+    temperature: s.temperature,
+    topP: s.top_p,
+    maxTokens: s.max_tokens,
+    stop: s.stop,
+    seed: s.seed,
+  };
 }
 
 const TASKS = (verify: string) => `vtask: 1
@@ -145,7 +186,8 @@ tasks:
 `;
 
 test('changing only the verifier, or the file the task lives in, keeps every key', () => {
-  const keysOf = (text: string) => runnableTasks(parseTaskFile(text)).tasks.map((t) => [0, 1, 2].map((i) => sampleKey(profile, requestOf(t), i)));
+  const keysOf = (text: string) =>
+    runnableTasks(parseTaskFile(text)).tasks.map((t) => [0, 1, 2].map((i) => sampleKey(profile, requestOf(t), i)));
   const a = keysOf(TASKS('{ match: { answer: Paris } }'));
   assert.equal(a.length, 1);
   assert.deepEqual(keysOf(TASKS('{ match: { answer: Paris, mode: contains } }')), a);
@@ -179,8 +221,14 @@ test('the cache folder is at the workspace root, whichever folder the task file 
     assert.equal(findWorkspaceRoot(path.join(ws, 'tasks/deep/er/x.vtask')), path.join(ws, 'tasks/deep'));
     // Overrides: the option, then VTASK_CACHE_DIR (relative to cwd).
     assert.equal(resolveCacheDir(path.join(ws, 'a.vtask'), { cacheDir: '/tmp/c1' }), '/tmp/c1');
-    assert.equal(resolveCacheDir(path.join(ws, 'a.vtask'), { env: { VTASK_CACHE_DIR: 'rel' }, cwd: root }), path.join(root, 'rel'));
-    assert.equal(resolveCacheDir(path.join(ws, 'a.vtask'), { cacheDir: '/tmp/c1', env: { VTASK_CACHE_DIR: 'rel' } }), '/tmp/c1');
+    assert.equal(
+      resolveCacheDir(path.join(ws, 'a.vtask'), { env: { VTASK_CACHE_DIR: 'rel' }, cwd: root }),
+      path.join(root, 'rel'),
+    );
+    assert.equal(
+      resolveCacheDir(path.join(ws, 'a.vtask'), { cacheDir: '/tmp/c1', env: { VTASK_CACHE_DIR: 'rel' } }),
+      '/tmp/c1',
+    );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -39,7 +39,13 @@ function textOf(id: string, i: number, bytes: number): string {
 }
 
 function sampleOf(id: string, i: number, bytes: number): Sample {
-  return { text: textOf(id, i, bytes), finishReason: 'stop', model: `model-${id}`, takenAt: new Date().toISOString(), usage: { completionTokens: i } };
+  return {
+    text: textOf(id, i, bytes),
+    finishReason: 'stop',
+    model: `model-${id}`,
+    takenAt: new Date().toISOString(),
+    usage: { completionTokens: i },
+  };
 }
 
 /** Checks a record is exactly what a child wrote; returns its id and index. */
@@ -156,7 +162,9 @@ function defineTests(): void {
 
   test('records still buffered when the process exits normally are written', async () => {
     const dir = tmpDir();
-    const { code, stderr } = await exited(startChild({ dir, id: 'e', count: 10, batch: 1000, textBytes: 100, pauseMs: 0, shared: 0, noClose: true }));
+    const { code, stderr } = await exited(
+      startChild({ dir, id: 'e', count: 10, batch: 1000, textBytes: 100, pauseMs: 0, shared: 0, noClose: true }),
+    );
     assert.equal(code, 0, stderr);
     const c = SampleCache.open(dir);
     for (let i = 0; i < 10; i++) checkWhole(c.get(key(`e:${i}`))!, 100);
@@ -166,7 +174,9 @@ function defineTests(): void {
   test('two processes writing one cache at once: every record is there', async () => {
     const dir = tmpDir();
     const n = 5000;
-    const kids = ['a', 'b'].map((id) => startChild({ dir, id, count: n, batch: 50, textBytes: 500, pauseMs: 0, shared: 200 }));
+    const kids = ['a', 'b'].map((id) =>
+      startChild({ dir, id, count: n, batch: 50, textBytes: 500, pauseMs: 0, shared: 200 }),
+    );
     const results = await Promise.all(kids.map(exited));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     assert.equal(listSegments(path.join(dir, 'samples')).length, 2, 'one segment per process');

@@ -33,11 +33,27 @@ tasks:
 
 test('defaults apply, broken tasks are left out, cases are judged', async () => {
   const { tasks, skipped } = runnableTasks(parseTaskFile(FILE));
-  assert.deepEqual(tasks.map((t) => t.id), ['inherits', 'scored']);
-  assert.deepEqual(skipped.map((t) => t.id), ['broken']);
-  assert.deepEqual(tasks[0]?.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Capital of France?' }]);
+  assert.deepEqual(
+    tasks.map((t) => t.id),
+    ['inherits', 'scored'],
+  );
+  assert.deepEqual(
+    skipped.map((t) => t.id),
+    ['broken'],
+  );
+  assert.deepEqual(tasks[0]?.messages, [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Capital of France?' },
+  ]);
   const results = await runCases(tasks, { file: 'x.vtask' });
-  assert.deepEqual(results.map((r) => [r.task, r.case, r.ok]), [['inherits', 0, true], ['inherits', 1, false], ['scored', 0, true]]);
+  assert.deepEqual(
+    results.map((r) => [r.task, r.case, r.ok]),
+    [
+      ['inherits', 0, true],
+      ['inherits', 1, false],
+      ['scored', 0, true],
+    ],
+  );
   assert.equal(FILE.slice(results[1]!.offset).startsWith('{ response: "Lyon"'), true);
   const report = new JunitReport();
   report.begin('x.vtask');
@@ -51,5 +67,8 @@ test('defaults apply, broken tasks are left out, cases are judged', async () => 
   assert.match(xml, /<testsuites name="vtask" tests="3" failures="2" errors="0">/);
   assert.match(xml, /inherits case 1 \(wrong on purpose\)".*<failure message="expected pass, got fail/);
   // Validation errors come first in their suite, whenever they were met.
-  assert.match(xml, /<testsuite name="x.vtask" tests="4" failures="2" errors="0" skipped="0">\n {4}<testcase classname="x.vtask" name="validation">/);
+  assert.match(
+    xml,
+    /<testsuite name="x.vtask" tests="4" failures="2" errors="0" skipped="0">\n {4}<testcase classname="x.vtask" name="validation">/,
+  );
 });

@@ -33,7 +33,10 @@ void test('extracts the last fenced block of the language, else the whole answer
   const a = 'text\n```python\nprint(1)\n```\nmore\n```py\nprint(2)\n```\n```text\nnot code\n```';
   assert.equal(extractCode(a, 'python').code, 'print(2)');
   assert.equal(extractCode('```\nx = 1\n```', 'python').code, 'x = 1');
-  assert.equal(extractCode('```js\nconsole.log(1)\n```\n```javascript\nconsole.log(2)\n```', 'javascript').code, 'console.log(2)');
+  assert.equal(
+    extractCode('```js\nconsole.log(1)\n```\n```javascript\nconsole.log(2)\n```', 'javascript').code,
+    'console.log(2)',
+  );
   assert.equal(extractCode('print(3)', 'python').from, 'whole answer');
   assert.equal(extractCode('```python\nprint(4)\n', 'python').code, 'print(4)', 'an unclosed fence runs to the end');
   assert.equal(extractCode('````python\n```\ninner\n```\n````', 'python').code, '```\ninner\n```');
@@ -64,7 +67,11 @@ void test('deep equality of call results: order-free objects, float tolerance 1e
 void test('stdin/stdout tests in Python: score is the pass rate and the reason names the first failure', async () => {
   const v = await check(fence('python', 'print(int(input()) * 2)'), {
     language: 'python',
-    tests: [{ stdin: '2\n', stdout: '4\n' }, { stdin: '6', stdout: '12   ' }, { stdin: '6', stdout: '13' }],
+    tests: [
+      { stdin: '2\n', stdout: '4\n' },
+      { stdin: '6', stdout: '12   ' },
+      { stdin: '6', stdout: '13' },
+    ],
   });
   assert.equal(v.pass, false);
   assert.equal(v.score, 2 / 3);
@@ -79,15 +86,27 @@ void test('stdin/stdout tests in Python: score is the pass rate and the reason n
 });
 
 void test('stdin/stdout tests in JavaScript, CommonJS and ES modules', async () => {
-  const cjs = await check(fence('js', 'const s = require("fs").readFileSync(0, "utf8");\nconsole.log(s.split(/\\s+/).filter(Boolean).map(Number).reduce((a, b) => a + b, 0));'), {
-    language: 'javascript',
-    tests: [{ stdin: '1 2 3', stdout: '6' }, { stdin: '', stdout: '0' }],
-  });
+  const cjs = await check(
+    fence(
+      'js',
+      'const s = require("fs").readFileSync(0, "utf8");\nconsole.log(s.split(/\\s+/).filter(Boolean).map(Number).reduce((a, b) => a + b, 0));',
+    ),
+    {
+      language: 'javascript',
+      tests: [
+        { stdin: '1 2 3', stdout: '6' },
+        { stdin: '', stdout: '0' },
+      ],
+    },
+  );
   assert.equal(cjs.pass, true, cjs.reason);
-  const esm = await check(fence('javascript', 'import fs from "node:fs";\nconsole.log(fs.readFileSync(0, "utf8").trim().toUpperCase());'), {
-    language: 'javascript',
-    tests: [{ stdin: 'abc', stdout: 'ABC' }],
-  });
+  const esm = await check(
+    fence('javascript', 'import fs from "node:fs";\nconsole.log(fs.readFileSync(0, "utf8").trim().toUpperCase());'),
+    {
+      language: 'javascript',
+      tests: [{ stdin: 'abc', stdout: 'ABC' }],
+    },
+  );
   assert.equal(esm.pass, true, esm.reason);
 });
 
@@ -127,7 +146,11 @@ void test('syntax errors are compile errors, with the line', async () => {
 
 void test('an endless loop is a timeout', async () => {
   const t0 = Date.now();
-  const v = await check('while True: pass', { language: 'python', tests: [{ stdout: '1' }, { stdout: '1' }], timeout_ms: 500 });
+  const v = await check('while True: pass', {
+    language: 'python',
+    tests: [{ stdout: '1' }, { stdout: '1' }],
+    timeout_ms: 500,
+  });
   assert.deepEqual(statuses(v), ['timeout', 'timeout']);
   assert.match(v.reason, /timeout: did not finish within 500 ms/);
   assert.equal(v.error, undefined, 'a timeout is the answer failing, not the verifier');
@@ -135,39 +158,79 @@ void test('an endless loop is a timeout', async () => {
 });
 
 void test('memory bombs are memory errors, in Python and JavaScript', async () => {
-  const py = await check('a = []\nwhile True:\n    a.append(" " * 10**6)', { language: 'python', tests: [{ stdout: '1' }], memory_mb: 128 });
+  const py = await check('a = []\nwhile True:\n    a.append(" " * 10**6)', {
+    language: 'python',
+    tests: [{ stdout: '1' }],
+    memory_mb: 128,
+  });
   assert.deepEqual(statuses(py), ['memory']);
   assert.match(py.reason, /memory: exceeded the memory limit of 128 MiB/);
-  const heap = await check('const a = []; while (true) a.push(new Array(1e5).fill(Math.random()));', { language: 'javascript', tests: [{ stdout: '1' }], memory_mb: 128 });
+  const heap = await check('const a = []; while (true) a.push(new Array(1e5).fill(Math.random()));', {
+    language: 'javascript',
+    tests: [{ stdout: '1' }],
+    memory_mb: 128,
+  });
   assert.deepEqual(statuses(heap), ['memory']);
-  const buffers = await check('const a = []; while (true) a.push(Buffer.alloc(1e7, 1));', { language: 'javascript', tests: [{ stdout: '1' }], memory_mb: 128 });
+  const buffers = await check('const a = []; while (true) a.push(Buffer.alloc(1e7, 1));', {
+    language: 'javascript',
+    tests: [{ stdout: '1' }],
+    memory_mb: 128,
+  });
   assert.deepEqual(statuses(buffers), ['memory']);
 });
 
 void test('asserts: values are compared outside the answer, and the reason says which assert failed and why', async () => {
-  const ok = await check(fence('python', 'def add(a, b):\n    return a + b'), { language: 'python', asserts: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0' });
+  const ok = await check(fence('python', 'def add(a, b):\n    return a + b'), {
+    language: 'python',
+    asserts: 'assert add(1, 2) == 3\nassert add(-1, 1) == 0',
+  });
   assert.equal(ok.pass, true, ok.reason);
   assert.equal(ok.reason, '1/1 asserts passed');
   const bad = await check('def add(a, b):\n    return a - b', { language: 'python', asserts: 'assert add(1, 2) == 3' });
   assert.equal(bad.pass, false);
-  assert.equal(bad.reason, '0/1 asserts passed: wrong_answer: assert on line 1 (add(1, 2) == 3) failed: got -1, expected 3');
-  const raised = await check('def add(a, b):\n    return a / 0', { language: 'python', asserts: 'assert add(1, 2) == 3' });
+  assert.equal(
+    bad.reason,
+    '0/1 asserts passed: wrong_answer: assert on line 1 (add(1, 2) == 3) failed: got -1, expected 3',
+  );
+  const raised = await check('def add(a, b):\n    return a / 0', {
+    language: 'python',
+    asserts: 'assert add(1, 2) == 3',
+  });
   assert.deepEqual(statuses(raised), ['runtime_error']);
   assert.match(raised.reason, /add\(1, 2\) == 3\): raised ZeroDivisionError: division by zero/);
-  const js = await check('function add(a, b) { return a + b; }', { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);' });
-  assert.equal(js.pass, true, js.reason);
-  const collections = await check('const uniq = (xs) => new Set(xs);\nconst count = (xs) => new Map([...new Set(xs)].map((x) => [x, xs.filter((y) => y === x).length]));', {
+  const js = await check('function add(a, b) { return a + b; }', {
     language: 'javascript',
-    asserts: 'assert.deepStrictEqual(uniq([1, 1, 2]), new Set([2, 1]));\nassert.deepStrictEqual(count(["a", "b", "a"]), new Map([["a", 2], ["b", 1]]));\nassert.deepStrictEqual({ n: [undefined, -0, 2n] }, { n: [undefined, -0, 2n] });',
+    asserts: 'assert.strictEqual(add(1, 2), 3);\nassert(add(2, 2) === 4);',
   });
+  assert.equal(js.pass, true, js.reason);
+  const collections = await check(
+    'const uniq = (xs) => new Set(xs);\nconst count = (xs) => new Map([...new Set(xs)].map((x) => [x, xs.filter((y) => y === x).length]));',
+    {
+      language: 'javascript',
+      asserts:
+        'assert.deepStrictEqual(uniq([1, 1, 2]), new Set([2, 1]));\nassert.deepStrictEqual(count(["a", "b", "a"]), new Map([["a", 2], ["b", 1]]));\nassert.deepStrictEqual({ n: [undefined, -0, 2n] }, { n: [undefined, -0, 2n] });',
+    },
+  );
   assert.equal(collections.pass, true, collections.reason);
-  const required = await check('const reverse = (s) => [...s].reverse().join("");', { language: 'javascript', asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");' });
+  const required = await check('const reverse = (s) => [...s].reverse().join("");', {
+    language: 'javascript',
+    asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");',
+  });
   assert.equal(required.pass, true, required.reason);
-  const requiredBad = await check('const reverse = (s) => s;', { language: 'javascript', asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");' });
+  const requiredBad = await check('const reverse = (s) => s;', {
+    language: 'javascript',
+    asserts: 'const assert = require("node:assert");\nassert.strictEqual(reverse("abc"), "cba");',
+  });
   assert.match(requiredBad.reason, /assert call 1 \(assert\.strictEqual\) failed/, 'the required assert records too');
-  const jsBad = await check('const add = (a, b) => a * b;', { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);' });
+  const jsBad = await check('const add = (a, b) => a * b;', {
+    language: 'javascript',
+    asserts: 'assert.strictEqual(add(1, 2), 3);',
+  });
   assert.deepEqual(statuses(jsBad), ['wrong_answer']);
-  assert.match(jsBad.reason, /assert call 1 \(assert\.strictEqual\) failed: Expected values to be strictly equal: 2 !== 3/);
+  assert.match(
+    jsBad.reason,
+    /assert call 1 \(assert\.strictEqual\) failed: Expected values to be strictly equal: 2 !== 3/,
+  );
 });
 
 void test('asserts: Python semantics of plain data, nested asserts, and every assert must run', async () => {
@@ -188,11 +251,17 @@ void test('asserts: Python semantics of plain data, nested asserts, and every as
   ].join('\n');
   const ok = await check(answer, { language: 'python', asserts });
   assert.equal(ok.pass, true, ok.reason);
-  const skipped = await check('def f(x):\n    return x', { language: 'python', asserts: 'def never():\n    assert f(1) == 1\nassert f(2) == 2' });
+  const skipped = await check('def f(x):\n    return x', {
+    language: 'python',
+    asserts: 'def never():\n    assert f(1) == 1\nassert f(2) == 2',
+  });
   assert.equal(skipped.pass, false);
   assert.match(skipped.reason, /assert on line 2 \(f\(1\) == 1\) never ran/);
   const raises = 'try:\n    f(-1)\n    assert False, "f(-1) must raise"\nexcept ValueError:\n    pass';
-  const strict = await check('def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x', { language: 'python', asserts: `${raises}\nassert f(2) == 2` });
+  const strict = await check('def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x', {
+    language: 'python',
+    asserts: `${raises}\nassert f(2) == 2`,
+  });
   assert.equal(strict.pass, true, `an assert in a try may rightly never run: ${strict.reason}`);
   const lax = await check('def f(x):\n    return x', { language: 'python', asserts: raises });
   assert.match(lax.reason, /assert on line 3 \(False\) failed: the value is False/);
@@ -203,7 +272,8 @@ void test('asserts: Python semantics of plain data, nested asserts, and every as
 
 void test('asserts: the expected values of Python asserts never reach the answer', async () => {
   // The answer searches every file it can see for the literal, prints the checks it got, and fails.
-  const spy = 'import os\nprint("found:", [n for n in os.listdir(".") if "98765" "4321" in open(n).read()])\nprint(open("_vtask_asserts.py").read())\ndef add(a, b):\n    return 0';
+  const spy =
+    'import os\nprint("found:", [n for n in os.listdir(".") if "98765" "4321" in open(n).read()])\nprint(open("_vtask_asserts.py").read())\ndef add(a, b):\n    return 0';
   const v = await check(spy, { language: 'python', asserts: 'assert add(1, 2) == 987654321' });
   assert.equal(v.pass, false);
   const out = (v.details.tests as { stdout: string }[])[0]?.stdout ?? '';
@@ -214,8 +284,21 @@ void test('asserts: the expected values of Python asserts never reach the answer
 
 void test('call: the function is called with JSON arguments and its result compared', async () => {
   const py = await check(
-    fence('python', 'def solve(xs, k):\n    print("debug output is ignored")\n    return tuple(sorted(xs))[:k]\n\nif __name__ == "__main__":\n    print(solve(list(map(int, input().split())), 1))'),
-    { language: 'python', call: { function: 'solve', cases: [{ args: [[3, 1, 2], 2], returns: [1, 2] }, { args: [[5], 1], returns: [5] }, { args: [[2, 1], 1], returns: [2] }] } },
+    fence(
+      'python',
+      'def solve(xs, k):\n    print("debug output is ignored")\n    return tuple(sorted(xs))[:k]\n\nif __name__ == "__main__":\n    print(solve(list(map(int, input().split())), 1))',
+    ),
+    {
+      language: 'python',
+      call: {
+        function: 'solve',
+        cases: [
+          { args: [[3, 1, 2], 2], returns: [1, 2] },
+          { args: [[5], 1], returns: [5] },
+          { args: [[2, 1], 1], returns: [2] },
+        ],
+      },
+    },
   );
   assert.deepEqual(statuses(py), ['passed', 'passed', 'wrong_answer']);
   assert.equal(py.reason, '2/3 cases passed; case 3: wrong_answer: expected [2], got [1]');
@@ -224,14 +307,27 @@ void test('call: the function is called with JSON arguments and its result compa
     call: { function: 'f', cases: [{ args: [0.1, 0.2], returns: { sum: 0.3, inf: Infinity } }] },
   });
   assert.equal(floats.pass, true, floats.reason);
-  const cls = await check('class Solution:\n    def twoSum(self, a, b):\n        return a + b', { language: 'python', call: { function: 'twoSum', cases: [{ args: [1, 2], returns: 3 }] } });
+  const cls = await check('class Solution:\n    def twoSum(self, a, b):\n        return a + b', {
+    language: 'python',
+    call: { function: 'twoSum', cases: [{ args: [1, 2], returns: 3 }] },
+  });
   assert.equal(cls.pass, true, cls.reason);
   const js = await check(fence('js', 'const add = async (a, b) => { console.log("noise"); return a + b; };'), {
     language: 'javascript',
-    call: { function: 'add', cases: [{ args: [1, 2], returns: 3 }, { args: [0.1, 0.2], returns: 0.3 }, { args: ['a', 'b'], returns: 'ab' }] },
+    call: {
+      function: 'add',
+      cases: [
+        { args: [1, 2], returns: 3 },
+        { args: [0.1, 0.2], returns: 0.3 },
+        { args: ['a', 'b'], returns: 'ab' },
+      ],
+    },
   });
   assert.equal(js.pass, true, js.reason);
-  const missing = await check('def g():\n    return 1', { language: 'python', call: { function: 'f', cases: [{ args: [], returns: 1 }] } });
+  const missing = await check('def g():\n    return 1', {
+    language: 'python',
+    call: { function: 'f', cases: [{ args: [], returns: 1 }] },
+  });
   assert.deepEqual(statuses(missing), ['runtime_error']);
   assert.match(missing.reason, /no function named f/);
 });
@@ -247,7 +343,11 @@ void test('cancellation through the AbortSignal stops the tests', async () => {
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 400);
   const t0 = Date.now();
-  const v = await check('while True: pass', { language: 'python', tests: [{ stdout: '1' }, { stdout: '1' }, { stdout: '1' }], timeout_ms: 30_000 }, ctx({ signal: ac.signal }));
+  const v = await check(
+    'while True: pass',
+    { language: 'python', tests: [{ stdout: '1' }, { stdout: '1' }, { stdout: '1' }], timeout_ms: 30_000 },
+    ctx({ signal: ac.signal }),
+  );
   assert.equal(v.error, 'timeout');
   assert.equal(v.reason, 'cancelled');
   assert.ok(Date.now() - t0 < 5000);
@@ -255,7 +355,10 @@ void test('cancellation through the AbortSignal stops the tests', async () => {
 
 void test('a sandbox that cannot start is a sandbox_error, and the verdict says the verifier could not run', async () => {
   const real = await getSandbox();
-  const broken: Sandbox = { method: real.method, run: (o) => real.run({ ...o, argv: ['/nonexistent/vtask-interpreter', 'main.py'] }) };
+  const broken: Sandbox = {
+    method: real.method,
+    run: (o) => real.run({ ...o, argv: ['/nonexistent/vtask-interpreter', 'main.py'] }),
+  };
   const v = await checkCode('print(1)', { language: 'python', tests: [{ stdout: '1' }] }, ctx(), broken);
   assert.deepEqual(statuses(v), ['sandbox_error']);
   assert.equal(v.error, 'unavailable');

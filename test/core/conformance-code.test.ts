@@ -47,19 +47,38 @@ void test('code execution agrees with open-instruct and verl', { skip: needsConf
     // timeout tests sleep 10 s, so they still time out.
     const timeout_ms = Math.round(Math.max(row.per_test_timeout_s, 3) * 1000);
     if (row.mode === 'python_asserts' && row.expected_per_test) {
-      const verdicts = await Promise.all(row.tests.map((a) => check(row.program, { language: 'python', asserts: a as string, timeout_ms })));
+      const verdicts = await Promise.all(
+        row.tests.map((a) => check(row.program, { language: 'python', asserts: a as string, timeout_ms })),
+      );
       verdicts.forEach((v, j) => {
-        outcomes.push({ id: rowId(FILE, i, j), agree: Number(v.pass) === row.expected_per_test?.[j], note: `expected ${row.expected_per_test?.[j]}, got ${v.reason}` });
+        outcomes.push({
+          id: rowId(FILE, i, j),
+          agree: Number(v.pass) === row.expected_per_test?.[j],
+          note: `expected ${row.expected_per_test?.[j]}, got ${v.reason}`,
+        });
       });
     } else if (row.mode === 'stdio') {
-      const tests = (row.tests as { input: string; output: string }[]).map((x) => ({ stdin: x.input, stdout: x.output }));
+      const tests = (row.tests as { input: string; output: string }[]).map((x) => ({
+        stdin: x.input,
+        stdout: x.output,
+      }));
       if (row.expected_per_test) {
         const v = await check(row.program, { language: 'python', tests, timeout_ms });
         const got = (v.details.tests as { status: string }[]).map((x) => Number(x.status === 'passed'));
-        got.forEach((g, j) => outcomes.push({ id: rowId(FILE, i, j), agree: g === row.expected_per_test?.[j], note: `expected ${row.expected_per_test?.[j]}, got ${g}` }));
+        got.forEach((g, j) =>
+          outcomes.push({
+            id: rowId(FILE, i, j),
+            agree: g === row.expected_per_test?.[j],
+            note: `expected ${row.expected_per_test?.[j]}, got ${g}`,
+          }),
+        );
       } else if (row.expected_score_continuous_first10 !== undefined) {
         const v = await check(row.program, { language: 'python', tests: tests.slice(0, 10), timeout_ms });
-        outcomes.push({ id: rowId(FILE, i), agree: Math.abs(v.score - row.expected_score_continuous_first10) < 1e-6, note: `expected score ${row.expected_score_continuous_first10}, got ${v.score} (${v.reason})` });
+        outcomes.push({
+          id: rowId(FILE, i),
+          agree: Math.abs(v.score - row.expected_score_continuous_first10) < 1e-6,
+          note: `expected score ${row.expected_score_continuous_first10}, got ${v.score} (${v.reason})`,
+        });
       }
     }
   }

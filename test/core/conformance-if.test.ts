@@ -61,7 +61,14 @@ function run(file: string, rows: number): Outcome[] {
     const agree = o.error === undefined && o.pass === row.expected;
     if (agree) per.agree++;
     perId.set(id, per);
-    outcomes.push({ id: rid, agree, note: o.error === 'unavailable' ? `${id}: unavailable (${o.reason})` : `${id} expected ${row.expected}, got ${o.pass} (${o.reason}) for ${JSON.stringify(row.response.slice(0, 80))}` });
+    outcomes.push({
+      id: rid,
+      agree,
+      note:
+        o.error === 'unavailable'
+          ? `${id}: unavailable (${o.reason})`
+          : `${id} expected ${row.expected}, got ${o.pass} (${o.reason}) for ${JSON.stringify(row.response.slice(0, 80))}`,
+    });
     // Through the verdict too (strict mode), for non-empty responses, where IFEval's evaluation applies.
     if (row.response.trim() && o.error === undefined) {
       const v = checkConstraints(row.response, { instructions: [{ [id]: kwargs }] });
@@ -73,9 +80,13 @@ function run(file: string, rows: number): Outcome[] {
   return outcomes;
 }
 
-void test('IFEval (google-research instructions_test.py): 100% agreement on every registered id', { skip: needsConformance }, () => {
-  assertAgreement('ifeval_google_tests.jsonl', run('ifeval_google_tests.jsonl', 96), { total: 83 });
-});
+void test(
+  'IFEval (google-research instructions_test.py): 100% agreement on every registered id',
+  { skip: needsConformance },
+  () => {
+    assertAgreement('ifeval_google_tests.jsonl', run('ifeval_google_tests.jsonl', 96), { total: 83 });
+  },
+);
 
 void test('IFBench (allenai instructions_test.py): agreement per implemented id', { skip: needsConformance }, () => {
   const file = 'ifbench_tests.jsonl';
@@ -91,24 +102,41 @@ interface OiRow {
   expected?: boolean;
 }
 
-void test('open-instruct IF rows: capital-word frequency maps onto change_case:capital_word_frequency', { skip: needsConformance }, () => {
-  // open-instruct's if_functions `validate_frequency_capital_words` counts words that are all
-  // capitals; its `at least` matches IFEval's, `at most n` is IFEval's `less than n + 1`.
-  // `around` (within 10%) and `validate_choice` have no registered id and are not applicable.
-  const file = 'open_instruct_verifier_tests.jsonl';
-  const outcomes: Outcome[] = [];
-  let ifRows = 0;
-  for (const [i, r] of readJsonl<OiRow>(file, 66).entries()) {
-    if (r.class === 'TestValidateFrequencyCapitalWords' || r.class === 'TestValidateChoice') ifRows++;
-    if (r.class !== 'TestValidateFrequencyCapitalWords' || (r.quantifier !== 'at least' && r.quantifier !== 'at most')) continue;
-    const kwargs = r.quantifier === 'at least'
-      ? { capital_frequency: r.n, capital_relation: 'at least' }
-      : { capital_frequency: (r.n as number) + 1, capital_relation: 'less than' };
-    const o = (CHECKERS.get('change_case:capital_word_frequency') as InstructionCheck)(r.text as string, kwargs, { prompt: '' });
-    outcomes.push({ id: rowId(file, i), agree: o.pass === r.expected, note: `${r.quantifier} ${r.n}: expected ${r.expected}, got ${o.pass} (${o.reason})` });
-  }
-  console.log(`${file}: ${ifRows - outcomes.length} of ${ifRows} IF rows have no registered id (validate_choice, quantifier "around")`);
-  assertAgreement(`${file} (IF rows with a registered id)`, outcomes, { total: 2 });
-  // Sanity: the same all-capital tokens the peer counts.
-  assert.equal(wordTokenize('AAA BBB CCC').filter(isUpper).length, 3);
-});
+void test(
+  'open-instruct IF rows: capital-word frequency maps onto change_case:capital_word_frequency',
+  { skip: needsConformance },
+  () => {
+    // open-instruct's if_functions `validate_frequency_capital_words` counts words that are all
+    // capitals; its `at least` matches IFEval's, `at most n` is IFEval's `less than n + 1`.
+    // `around` (within 10%) and `validate_choice` have no registered id and are not applicable.
+    const file = 'open_instruct_verifier_tests.jsonl';
+    const outcomes: Outcome[] = [];
+    let ifRows = 0;
+    for (const [i, r] of readJsonl<OiRow>(file, 66).entries()) {
+      if (r.class === 'TestValidateFrequencyCapitalWords' || r.class === 'TestValidateChoice') ifRows++;
+      if (
+        r.class !== 'TestValidateFrequencyCapitalWords' ||
+        (r.quantifier !== 'at least' && r.quantifier !== 'at most')
+      )
+        continue;
+      const kwargs =
+        r.quantifier === 'at least'
+          ? { capital_frequency: r.n, capital_relation: 'at least' }
+          : { capital_frequency: (r.n as number) + 1, capital_relation: 'less than' };
+      const o = (CHECKERS.get('change_case:capital_word_frequency') as InstructionCheck)(r.text as string, kwargs, {
+        prompt: '',
+      });
+      outcomes.push({
+        id: rowId(file, i),
+        agree: o.pass === r.expected,
+        note: `${r.quantifier} ${r.n}: expected ${r.expected}, got ${o.pass} (${o.reason})`,
+      });
+    }
+    console.log(
+      `${file}: ${ifRows - outcomes.length} of ${ifRows} IF rows have no registered id (validate_choice, quantifier "around")`,
+    );
+    assertAgreement(`${file} (IF rows with a registered id)`, outcomes, { total: 2 });
+    // Sanity: the same all-capital tokens the peer counts.
+    assert.equal(wordTokenize('AAA BBB CCC').filter(isUpper).length, 3);
+  },
+);

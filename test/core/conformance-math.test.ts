@@ -18,7 +18,13 @@ interface Pair {
   pred: string;
   expected: 0 | 1;
   test: string;
-  config: { match_types?: string[]; precision?: number; strict?: boolean; allow_set_relation_comp?: boolean; harness?: string };
+  config: {
+    match_types?: string[];
+    precision?: number;
+    strict?: boolean;
+    allow_set_relation_comp?: boolean;
+    harness?: string;
+  };
 }
 
 /**
@@ -48,10 +54,17 @@ export function paramsFor(config: Pair['config']): Record<string, unknown> {
  * a row counts as failing every response (the peer's `\text{13}` typed with a tab).
  */
 function pairsAsTaskFile(rows: readonly Pair[]): (TaskSpec | null)[] {
-  const tasks = rows.map((r, i) => `  - id: pair-${i}\n    prompt: x\n    verify: ${JSON.stringify({ math: { answer: r.gold, ...paramsFor(r.config) } })}`);
+  const tasks = rows.map(
+    (r, i) =>
+      `  - id: pair-${i}\n    prompt: x\n    verify: ${JSON.stringify({ math: { answer: r.gold, ...paramsFor(r.config) } })}`,
+  );
   const file = parseTaskFile(`vtask: 1\ntasks:\n${tasks.join('\n')}\n`);
   const { tasks: specs, skipped } = runnableTasks(file);
-  for (const e of skipped) assert.deepEqual(e.issues.map((i) => i.message.replace(/`.*`/, 'X')), ['the math verifier cannot read the gold answer X (words mixed with math): every sample would score 0']);
+  for (const e of skipped)
+    assert.deepEqual(
+      e.issues.map((i) => i.message.replace(/`.*`/, 'X')),
+      ['the math verifier cannot read the gold answer X (words mixed with math): every sample would score 0'],
+    );
   assert.equal(file.issues.length, skipped.length, 'only unreadable golds are reported');
   const byId = new Map(specs.map((t) => [t.id, t]));
   return rows.map((_r, i) => byId.get(`pair-${i}`) ?? null);
@@ -71,16 +84,26 @@ void test('Math-Verify pairs: agreement', { skip: needsConformance }, async () =
   const outcomes: Outcome[] = [];
   for (const [i, r] of rows.entries()) {
     const task = tasks[i];
-    const v = task ? await verify(task.verify, r.pred, { task: taskView(task, 'pairs.vtask') }) : { pass: false, reason: 'the task does not run: vtask check reports its gold' };
+    const v = task
+      ? await verify(task.verify, r.pred, { task: taskView(task, 'pairs.vtask') })
+      : { pass: false, reason: 'the task does not run: vtask check reports its gold' };
     const agree = (v.pass ? 1 : 0) === r.expected;
     const c = perCat.get(r.test) ?? { n: 0, ok: 0 };
     c.n++;
     if (agree) c.ok++;
     perCat.set(r.test, c);
-    outcomes.push({ id: rowId(PAIRS, i), agree, note: `[${r.test}] expected ${r.expected}, got ${v.pass ? 1 : 0}: gold ${JSON.stringify(r.gold.slice(0, 80))} pred ${JSON.stringify(r.pred.slice(-80))} -> ${v.reason}` });
+    outcomes.push({
+      id: rowId(PAIRS, i),
+      agree,
+      note: `[${r.test}] expected ${r.expected}, got ${v.pass ? 1 : 0}: gold ${JSON.stringify(r.gold.slice(0, 80))} pred ${JSON.stringify(r.pred.slice(-80))} -> ${v.reason}`,
+    });
   }
-  for (const [cat, c] of [...perCat].sort()) console.log(`  ${cat}: ${c.ok}/${c.n} (${((c.ok / c.n) * 100).toFixed(0)}%)`);
-  assertAgreement('Math-Verify pairs', outcomes, { total: 270, pinned: { [rowId(PAIRS, PEER_BUG_ROW)]: 'the peer\'s known 1 - 1/e bug: it expects 1, an open fix flips it' } });
+  for (const [cat, c] of [...perCat].sort())
+    console.log(`  ${cat}: ${c.ok}/${c.n} (${((c.ok / c.n) * 100).toFixed(0)}%)`);
+  assertAgreement('Math-Verify pairs', outcomes, {
+    total: 270,
+    pinned: { [rowId(PAIRS, PEER_BUG_ROW)]: "the peer's known 1 - 1/e bug: it expects 1, an open fix flips it" },
+  });
 });
 
 interface WeakSpot {
@@ -90,16 +113,24 @@ interface WeakSpot {
   note: string;
 }
 
-void test('Math-Verify weak spots: every decided row matches the ideal verdict', { skip: needsConformance }, async () => {
-  const file = 'math_weak_spots.jsonl';
-  const outcomes: Outcome[] = [];
-  for (const [i, r] of readJsonl<WeakSpot>(file, 28).entries()) {
-    if (r.ideal === null) continue;
-    const v = await checkMath(r.pred, { answer: r.gold });
-    outcomes.push({ id: rowId(file, i), agree: (v.pass ? 1 : 0) === r.ideal, note: `${r.note}: gold ${r.gold} pred ${r.pred} -> ${v.reason}` });
-  }
-  assertAgreement('weak spots (ideal verdict, decided rows)', outcomes, { total: 27 });
-});
+void test(
+  'Math-Verify weak spots: every decided row matches the ideal verdict',
+  { skip: needsConformance },
+  async () => {
+    const file = 'math_weak_spots.jsonl';
+    const outcomes: Outcome[] = [];
+    for (const [i, r] of readJsonl<WeakSpot>(file, 28).entries()) {
+      if (r.ideal === null) continue;
+      const v = await checkMath(r.pred, { answer: r.gold });
+      outcomes.push({
+        id: rowId(file, i),
+        agree: (v.pass ? 1 : 0) === r.ideal,
+        note: `${r.note}: gold ${r.gold} pred ${r.pred} -> ${v.reason}`,
+      });
+    }
+    assertAgreement('weak spots (ideal verdict, decided rows)', outcomes, { total: 27 });
+  },
+);
 
 interface Extraction {
   pred: string;
@@ -107,19 +138,23 @@ interface Extraction {
   config: { lowercase?: boolean; strings?: string[] };
 }
 
-void test('Math-Verify multiple-choice extraction, where it applies to math answers', { skip: needsConformance }, async () => {
-  const file = 'math_verify_string_extraction.jsonl';
-  const outcomes: Outcome[] = [];
-  for (const [i, r] of readJsonl<Extraction>(file, 7).entries()) {
-    // A letter leading the response ("A. Because...") or standing alone in prose is a
-    // multiple-choice convention: that is the `choice` verifier's job, not math extraction.
-    if (/^[A-Z]\.\s/.test(r.pred) || /^Because/.test(r.pred)) continue;
-    // No expected extraction: nothing may match; else the raw extraction is the answer.
-    const v = await checkMath(r.pred, { answer: r.expected.length === 0 ? 'A' : (r.expected[1] as string) });
-    outcomes.push({ id: rowId(file, i), agree: v.pass === (r.expected.length > 0), note: `${r.pred}: ${v.reason}` });
-  }
-  assertAgreement('multiple-choice extraction (rows that apply)', outcomes, { total: 5 });
-});
+void test(
+  'Math-Verify multiple-choice extraction, where it applies to math answers',
+  { skip: needsConformance },
+  async () => {
+    const file = 'math_verify_string_extraction.jsonl';
+    const outcomes: Outcome[] = [];
+    for (const [i, r] of readJsonl<Extraction>(file, 7).entries()) {
+      // A letter leading the response ("A. Because...") or standing alone in prose is a
+      // multiple-choice convention: that is the `choice` verifier's job, not math extraction.
+      if (/^[A-Z]\.\s/.test(r.pred) || /^Because/.test(r.pred)) continue;
+      // No expected extraction: nothing may match; else the raw extraction is the answer.
+      const v = await checkMath(r.pred, { answer: r.expected.length === 0 ? 'A' : (r.expected[1] as string) });
+      outcomes.push({ id: rowId(file, i), agree: v.pass === r.expected.length > 0, note: `${r.pred}: ${v.reason}` });
+    }
+    assertAgreement('multiple-choice extraction (rows that apply)', outcomes, { total: 5 });
+  },
+);
 
 interface TrlRow {
   reward: string;
@@ -142,7 +177,11 @@ void test('TRL accuracy reward rows', { skip: needsConformance }, async () => {
       response = at < 0 ? '' : response.slice(at + delim.length);
     }
     const v = await checkMath(response, { answer: r.solution });
-    outcomes.push({ id: rowId(file, i), agree: (v.pass ? 1 : 0) === r.expected, note: `${r.completion} vs ${r.solution}: ${v.reason}` });
+    outcomes.push({
+      id: rowId(file, i),
+      agree: (v.pass ? 1 : 0) === r.expected,
+      note: `${r.completion} vs ${r.solution}: ${v.reason}`,
+    });
   }
   assertAgreement('TRL accuracy rows', outcomes, { total: 13 });
 });

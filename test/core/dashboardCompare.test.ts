@@ -24,10 +24,16 @@ test('compared file by file, the pages hold what the comparison of all results h
   const pages = new ComparisonPages(files, (f) => `data/${f}`);
   const first = await pages.page('A', 'B', undefined, 0);
   assert.deepEqual([first.tasks, first.a_higher, first.b_higher], [whole.tasks, whole.a_higher, whole.b_higher]);
-  assert.deepEqual(first.items.slice(0, 20).map((p) => [p.task, p.a, p.b]), whole.separating.map((p) => [p.task, p.a, p.b]));
+  assert.deepEqual(
+    first.items.slice(0, 20).map((p) => [p.task, p.a, p.b]),
+    whole.separating.map((p) => [p.task, p.a, p.b]),
+  );
   assert.equal(first.items[0]?.file, 'data/f0.vtask', 'files are named for the page');
   // Both solve: i ≡ 5 (mod 6) and ≡ 3 (mod 4), i = 11, 23, 35, 47 (59 has no run of B); both fail: i ≡ 0 (mod 12).
-  assert.deepEqual(first.both_solve.items.map((r) => `${r.file}:${r.task}`), whole.both_solve.map((r) => `data/${r.file}:${r.task}`));
+  assert.deepEqual(
+    first.both_solve.items.map((r) => `${r.file}:${r.task}`),
+    whole.both_solve.map((r) => `data/${r.file}:${r.task}`),
+  );
   assert.equal(first.both_solve.total, 12);
   assert.equal(first.both_fail.total, 15);
   const later = await pages.page('A', 'B', undefined, 0, 0, 1);

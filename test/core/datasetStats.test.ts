@@ -84,8 +84,27 @@ function runKey(file: string, task: string): string {
   return taskRunKey(parsed, entry);
 }
 
-function record(file: string, task: string, model: string, passed: number, samples: number, band: RunRecord['band'], o: { key?: string; at?: string; signal?: number } = {}): RunRecord {
-  return { file, task, model, key: o.key ?? runKey(path.join(root, 'runs', file), task), at: o.at ?? '2026-01-02T00:00:00.000Z', samples, passed, pass_rate: passed / samples, band, signal_share: o.signal ?? 0 };
+function record(
+  file: string,
+  task: string,
+  model: string,
+  passed: number,
+  samples: number,
+  band: RunRecord['band'],
+  o: { key?: string; at?: string; signal?: number } = {},
+): RunRecord {
+  return {
+    file,
+    task,
+    model,
+    key: o.key ?? runKey(path.join(root, 'runs', file), task),
+    at: o.at ?? '2026-01-02T00:00:00.000Z',
+    samples,
+    passed,
+    pass_rate: passed / samples,
+    band,
+    signal_share: o.signal ?? 0,
+  };
 }
 
 test('counts tasks, kinds, cases and errors per file and in total', async () => {
@@ -94,7 +113,19 @@ test('counts tasks, kinds, cases and errors per file and in total', async () => 
   assert.equal(s.files, 2);
   assert.equal(s.tasks, 6);
   const [a, b] = s.per_file;
-  assert.deepEqual({ ...a, bands: undefined }, { file: files[0], tasks: 3, invalid_tasks: 0, kinds: { math: 1, constraints: 1, code: 1 }, cases: { total: 3, passed: 1, failed: 1, skipped: 1 }, tasks_without_cases: 1, errors: 0, bands: undefined });
+  assert.deepEqual(
+    { ...a, bands: undefined },
+    {
+      file: files[0],
+      tasks: 3,
+      invalid_tasks: 0,
+      kinds: { math: 1, constraints: 1, code: 1 },
+      cases: { total: 3, passed: 1, failed: 1, skipped: 1 },
+      tasks_without_cases: 1,
+      errors: 0,
+      bands: undefined,
+    },
+  );
   assert.equal(b?.tasks, 3);
   assert.equal(b?.invalid_tasks, 1);
   assert.deepEqual(b?.kinds, { match: 1, weighted: 1 });
@@ -107,7 +138,13 @@ test('counts tasks, kinds, cases and errors per file and in total', async () => 
   assert.deepEqual(s.models, {});
   // The exact duplicate prompt across the files, with both places (0-based lines).
   assert.equal(s.duplicates.length, 1);
-  assert.deepEqual([s.duplicates[0]?.a, s.duplicates[0]?.b], [{ file: files[0], task: 'sum', line: 2 }, { file: files[1], task: 'sum-again', line: 2 }]);
+  assert.deepEqual(
+    [s.duplicates[0]?.a, s.duplicates[0]?.b],
+    [
+      { file: files[0], task: 'sum', line: 2 },
+      { file: files[1], task: 'sum-again', line: 2 },
+    ],
+  );
   assert.equal(s.duplicates[0]?.exact, true);
 });
 
@@ -138,7 +175,10 @@ test('a file summary is remembered by its text, and an edit is read again', asyn
   }
   assert.equal((await collectDatasetStats(files)).totals.cases.total, 11);
   // Fixing the wrong case changes the text: the file is read and its cases run again.
-  fs.writeFileSync(files[0]!, A.replace('{ response: "\\\\boxed{71}", expect: pass }', '{ response: "\\\\boxed{71}", expect: fail }'));
+  fs.writeFileSync(
+    files[0]!,
+    A.replace('{ response: "\\\\boxed{71}", expect: pass }', '{ response: "\\\\boxed{71}", expect: fail }'),
+  );
   const fixed = await collectDatasetStats(files);
   assert.deepEqual(fixed.per_file[0]?.cases, { total: 3, passed: 2, failed: 0, skipped: 1 });
 });
@@ -151,7 +191,9 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   fs.writeFileSync(path.join(dir, 'b.vtask'), B);
   const cacheDir = path.join(dir, '.vtask-cache');
   // An earlier run of model-a, then the latest: `sum` moved from too_hard to learnable.
-  appendRunRecords(cacheDir, [record('a.vtask', 'sum', 'model-a', 0, 8, 'too_hard', { at: '2026-01-01T00:00:00.000Z' })]);
+  appendRunRecords(cacheDir, [
+    record('a.vtask', 'sum', 'model-a', 0, 8, 'too_hard', { at: '2026-01-01T00:00:00.000Z' }),
+  ]);
   appendRunRecords(cacheDir, [
     record('a.vtask', 'sum', 'model-a', 4, 8, 'learnable', { signal: 0.9 }),
     record('a.vtask', 'sea', 'model-a', 8, 8, 'too_easy'),
@@ -182,14 +224,23 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
   assert.equal(b.tasks, 2);
   assert.equal(b.stale, 1);
   assert.deepEqual(b.changed, []);
-  assert.deepEqual(s.per_file[0]?.bands, { 'model-a': { too_easy: 1, learnable: 1, too_hard: 0, error: 0 }, 'model-b': { too_easy: 1, learnable: 1, too_hard: 0, error: 0 } });
+  assert.deepEqual(s.per_file[0]?.bands, {
+    'model-a': { too_easy: 1, learnable: 1, too_hard: 0, error: 0 },
+    'model-b': { too_easy: 1, learnable: 1, too_hard: 0, error: 0 },
+  });
   assert.deepEqual(s.totals.bands['model-a'], { too_easy: 2, learnable: 1, too_hard: 0, error: 0 });
   assert.equal(s.results?.length, 5);
   // Two models: compared over the two tasks both ran.
   const c = s.comparisons?.[0];
   assert.equal(c?.tasks, 2);
-  assert.deepEqual(c?.separating.map((p) => [p.task, p.a, p.b]), [['sum', 0.5, 0.125]]);
-  assert.deepEqual(c?.both_solve.map((r) => r.task), ['sea']);
+  assert.deepEqual(
+    c?.separating.map((p) => [p.task, p.a, p.b]),
+    [['sum', 0.5, 0.125]],
+  );
+  assert.deepEqual(
+    c?.both_solve.map((r) => r.task),
+    ['sea'],
+  );
   // --model keeps only the models named (one named with no run still shows, empty).
   const only = await collectDatasetStats(files, { models: ['model-b', 'model-z'] });
   assert.deepEqual(Object.keys(only.models), ['model-b', 'model-z']);
@@ -205,29 +256,73 @@ test('per model: tasks, samples, histogram, bands, signal, changed bands and sta
 test('a run of band error is counted under error: not in the histogram, the signal or a comparison', async () => {
   const { cacheDir, files } = workspace('error-runs');
   const key = (file: string, task: string): string => runKey(file, task);
-  const rec = (task: string, model: string, passed: number, samples: number, band: RunRecord['band'], signal = 0): RunRecord => ({ file: 'a.vtask', task, model, key: key(files[0]!, task), at: '2026-01-02T00:00:00.000Z', samples, passed, pass_rate: samples ? passed / samples : 0, band, signal_share: signal });
-  appendRunRecords(cacheDir, [rec('sum', 'm', 4, 8, 'learnable', 0.6), rec('sea', 'm', 0, 0, 'error'), rec('sum', 'n', 8, 8, 'too_easy'), rec('sea', 'n', 8, 8, 'too_easy')]);
+  const rec = (
+    task: string,
+    model: string,
+    passed: number,
+    samples: number,
+    band: RunRecord['band'],
+    signal = 0,
+  ): RunRecord => ({
+    file: 'a.vtask',
+    task,
+    model,
+    key: key(files[0]!, task),
+    at: '2026-01-02T00:00:00.000Z',
+    samples,
+    passed,
+    pass_rate: samples ? passed / samples : 0,
+    band,
+    signal_share: signal,
+  });
+  appendRunRecords(cacheDir, [
+    rec('sum', 'm', 4, 8, 'learnable', 0.6),
+    rec('sea', 'm', 0, 0, 'error'),
+    rec('sum', 'n', 8, 8, 'too_easy'),
+    rec('sea', 'n', 8, 8, 'too_easy'),
+  ]);
   const s = await collectDatasetStats(files, { duplicates: false });
   const m = s.models.m!;
   assert.equal(m.tasks, 2);
   assert.deepEqual(m.bands, { too_easy: 0, learnable: 1, too_hard: 0, error: 1 });
-  assert.deepEqual(m.histogram.map((h) => h.tasks), [0, 0, 0, 0, 0, 1, 0, 0, 0, 0], 'no quiet 0 in the histogram');
+  assert.deepEqual(
+    m.histogram.map((h) => h.tasks),
+    [0, 0, 0, 0, 0, 1, 0, 0, 0, 0],
+    'no quiet 0 in the histogram',
+  );
   assert.equal(m.samples, 8);
   assert.ok(Math.abs(m.signal_share - 0.6) < 1e-9, 'the mean signal is over the runs that measured one');
   assert.deepEqual(s.per_file[0]?.bands.m, { too_easy: 0, learnable: 1, too_hard: 0, error: 1 });
   // Compared over `sum` only: `sea` has no pass rate for m.
   assert.equal(s.comparisons?.[0]?.tasks, 1);
   assert.equal(compareModels(s.results ?? [], 'm', 'n').tasks, 1);
-  assert.deepEqual(s.results?.filter((r) => r.band === 'error').map((r) => [r.task, r.model]), [['sea', 'm']]);
+  assert.deepEqual(
+    s.results?.filter((r) => r.band === 'error').map((r) => [r.task, r.model]),
+    [['sea', 'm']],
+  );
 });
 
 test('the histogram bins a pass rate by the tenth it falls in, never the nearest one', async () => {
   const { cacheDir, files } = workspace('histogram-bins');
-  const rec = (task: string, model: string, passed: number): RunRecord => ({ file: 'a.vtask', task, model, key: runKey(files[0]!, task), at: '2026-01-02T00:00:00.000Z', samples: 8, passed, pass_rate: passed / 8, band: 'learnable', signal_share: 0.5 });
+  const rec = (task: string, model: string, passed: number): RunRecord => ({
+    file: 'a.vtask',
+    task,
+    model,
+    key: runKey(files[0]!, task),
+    at: '2026-01-02T00:00:00.000Z',
+    samples: 8,
+    passed,
+    pass_rate: passed / 8,
+    band: 'learnable',
+    signal_share: 0.5,
+  });
   // 3/8 = 0.375 is in [0.3, 0.4) and 7/8 = 0.875 in [0.8, 0.9): rounding would move both up a bin.
   appendRunRecords(cacheDir, [rec('sum', 'm', 3), rec('sea', 'm', 7)]);
   const m = (await collectDatasetStats(files, { duplicates: false })).models.m!;
-  assert.deepEqual(m.histogram.map((h) => h.tasks), [0, 0, 0, 1, 0, 0, 0, 0, 1, 0]);
+  assert.deepEqual(
+    m.histogram.map((h) => h.tasks),
+    [0, 0, 0, 1, 0, 0, 0, 0, 1, 0],
+  );
   assert.deepEqual([m.histogram[3]?.from, m.histogram[3]?.to], [0.3, 0.4]);
 });
 
@@ -243,14 +338,37 @@ test('files under two cache folders: the runs of each come from its own log', as
   fs.writeFileSync(files[1]!, B);
   const keyOf = (file: string, task: string): string => {
     const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
-    return taskRunKey(parsed, parsed.tasks.find((t) => t.id === task)!);
+    return taskRunKey(
+      parsed,
+      parsed.tasks.find((t) => t.id === task)!,
+    );
   };
-  const at = (file: string, task: string, key: string, passed: number): RunRecord => ({ file, task, model: 'm', key, at: '2026-01-01T00:00:00.000Z', samples: 4, passed, pass_rate: passed / 4, band: passed === 4 ? 'too_easy' : 'learnable', signal_share: 0 });
+  const at = (file: string, task: string, key: string, passed: number): RunRecord => ({
+    file,
+    task,
+    model: 'm',
+    key,
+    at: '2026-01-01T00:00:00.000Z',
+    samples: 4,
+    passed,
+    pass_rate: passed / 4,
+    band: passed === 4 ? 'too_easy' : 'learnable',
+    signal_share: 0,
+  });
   appendRunRecords(path.join(one, '.vtask-cache'), [at('a.vtask', 'sea', keyOf(files[0]!, 'sea'), 4)]);
-  appendRunRecords(path.join(two, '.vtask-cache'), [at('b.vtask', 'shaped', keyOf(files[1]!, 'shaped'), 2), at('a.vtask', 'sum', keyOf(files[0]!, 'sum'), 2)]);
+  appendRunRecords(path.join(two, '.vtask-cache'), [
+    at('b.vtask', 'shaped', keyOf(files[1]!, 'shaped'), 2),
+    at('a.vtask', 'sum', keyOf(files[0]!, 'sum'), 2),
+  ]);
   const s = await collectDatasetStats(files, { duplicates: false });
   // a.vtask's `sum` is not under the second folder: its run there names another file.
-  assert.deepEqual(s.results?.map((r) => [r.file, r.task, r.pass_rate]), [[files[0], 'sea', 1], [files[1], 'shaped', 0.5]]);
+  assert.deepEqual(
+    s.results?.map((r) => [r.file, r.task, r.pass_rate]),
+    [
+      [files[0], 'sea', 1],
+      [files[1], 'shaped', 0.5],
+    ],
+  );
   assert.equal(s.models.m?.stale, 0);
 });
 
@@ -259,19 +377,49 @@ test('names beyond ASCII, and names written with other escapes, find their tasks
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), '{}');
   const file = path.join(dir, 'données.vtask');
-  fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: tâche\n    prompt: Quelle heure est-il ?\n    verify: { match: { answer: midi } }\n  - id: "q\\"t"\n    prompt: Quote.\n    verify: { match: { answer: a } }\n');
+  fs.writeFileSync(
+    file,
+    'vtask: 1\ntasks:\n  - id: tâche\n    prompt: Quelle heure est-il ?\n    verify: { match: { answer: midi } }\n  - id: "q\\"t"\n    prompt: Quote.\n    verify: { match: { answer: a } }\n',
+  );
   const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
-  const key = (task: string): string => taskRunKey(parsed, parsed.tasks.find((t) => t.id === task)!);
+  const key = (task: string): string =>
+    taskRunKey(
+      parsed,
+      parsed.tasks.find((t) => t.id === task)!,
+    );
   const cacheDir = path.join(dir, '.vtask-cache');
-  const rec = (task: string, model: string, passed: number): RunRecord => ({ file: 'données.vtask', task, model, key: key(task), at: '2026-01-01T00:00:00.000Z', samples: 4, passed, pass_rate: passed / 4, band: passed === 4 ? 'too_easy' : 'learnable', signal_share: 0 });
+  const rec = (task: string, model: string, passed: number): RunRecord => ({
+    file: 'données.vtask',
+    task,
+    model,
+    key: key(task),
+    at: '2026-01-01T00:00:00.000Z',
+    samples: 4,
+    passed,
+    pass_rate: passed / 4,
+    band: passed === 4 ? 'too_easy' : 'learnable',
+    signal_share: 0,
+  });
   appendRunRecords(cacheDir, [rec('tâche', 'modèle', 4), rec('q"t', 'modèle', 2)]);
   // The same names escaped as another tool may write them.
-  const line = JSON.stringify({ ...rec('tâche', 'modèle', 2), at: '2026-01-02T00:00:00.000Z' }).replace('données', 'donn\\u00e9es').replace('tâche', 't\\u00e2che').replace('modèle', 'mod\\u00e8le');
+  const line = JSON.stringify({ ...rec('tâche', 'modèle', 2), at: '2026-01-02T00:00:00.000Z' })
+    .replace('données', 'donn\\u00e9es')
+    .replace('tâche', 't\\u00e2che')
+    .replace('modèle', 'mod\\u00e8le');
   fs.appendFileSync(path.join(cacheDir, 'runs.jsonl'), line + '\n');
   const s = await collectDatasetStats([file], { duplicates: false });
   assert.deepEqual(Object.keys(s.models), ['modèle']);
-  assert.deepEqual(s.results?.map((r) => [r.task, r.pass_rate]), [['tâche', 0.5], ['q"t', 0.5]]);
-  assert.deepEqual(s.models['modèle']?.changed.map((c) => [c.task, c.from, c.to]), [['tâche', 'too_easy', 'learnable']]);
+  assert.deepEqual(
+    s.results?.map((r) => [r.task, r.pass_rate]),
+    [
+      ['tâche', 0.5],
+      ['q"t', 0.5],
+    ],
+  );
+  assert.deepEqual(
+    s.models['modèle']?.changed.map((c) => [c.task, c.from, c.to]),
+    [['tâche', 'too_easy', 'learnable']],
+  );
 });
 
 test('files parsed in worker threads give the same statistics, and what the workers learnt is remembered', async () => {
@@ -282,9 +430,13 @@ test('files parsed in worker threads give the same statistics, and what the work
   fs.writeFileSync(path.join(dir, 'package.json'), '{}');
   const copies = Math.ceil(MIN_CHARS_FOR_WORKERS / 4 / (A.length + B.length)) + 1;
   for (let f = 0; f < 4; f++) {
-    const body = (text: string, n: number): string => text.replace(/^vtask: 1\ntasks:\n/, '').replace(/- id: (\S+)/g, `- id: $1-${f}-${n}`);
+    const body = (text: string, n: number): string =>
+      text.replace(/^vtask: 1\ntasks:\n/, '').replace(/- id: (\S+)/g, `- id: $1-${f}-${n}`);
     files.push(path.join(dir, `part${f}.vtask`));
-    fs.writeFileSync(files[f]!, `vtask: 1\ntasks:\n${Array.from({ length: copies }, (_, n) => body(A, n) + body(B, n)).join('')}`);
+    fs.writeFileSync(
+      files[f]!,
+      `vtask: 1\ntasks:\n${Array.from({ length: copies }, (_, n) => body(A, n) + body(B, n)).join('')}`,
+    );
   }
   const threaded = await collectDatasetStats(files, { cacheDir: path.join(dir, 'threaded-cache'), workerScript: CLI });
   const inProcess = await collectDatasetStats(files, { cacheDir: path.join(dir, 'plain-cache') });
@@ -298,12 +450,40 @@ test('files parsed in worker threads give the same statistics, and what the work
 });
 
 test('compareModels: points, the tasks that separate the models most, both solve and both fail', () => {
-  const r = (task: string, model: string, pass_rate: number): TaskModelResult => ({ file: 'f.vtask', task, model, samples: 4, pass_rate, band: null });
-  const results = [r('t1', 'A', 1), r('t1', 'B', 0), r('t2', 'A', 0.5), r('t2', 'B', 0.75), r('t3', 'A', 1), r('t3', 'B', 1), r('t4', 'A', 0), r('t4', 'B', 0), r('t5', 'A', 0.25)];
+  const r = (task: string, model: string, pass_rate: number): TaskModelResult => ({
+    file: 'f.vtask',
+    task,
+    model,
+    samples: 4,
+    pass_rate,
+    band: null,
+  });
+  const results = [
+    r('t1', 'A', 1),
+    r('t1', 'B', 0),
+    r('t2', 'A', 0.5),
+    r('t2', 'B', 0.75),
+    r('t3', 'A', 1),
+    r('t3', 'B', 1),
+    r('t4', 'A', 0),
+    r('t4', 'B', 0),
+    r('t5', 'A', 0.25),
+  ];
   const c = compareModels(results, 'A', 'B');
   assert.equal(c.tasks, 4);
-  assert.deepEqual(c.points?.map((p) => [p.task, p.a, p.b]), [['t1', 1, 0], ['t2', 0.5, 0.75], ['t3', 1, 1], ['t4', 0, 0]]);
-  assert.deepEqual(c.separating.map((p) => p.task), ['t1', 't2']);
+  assert.deepEqual(
+    c.points?.map((p) => [p.task, p.a, p.b]),
+    [
+      ['t1', 1, 0],
+      ['t2', 0.5, 0.75],
+      ['t3', 1, 1],
+      ['t4', 0, 0],
+    ],
+  );
+  assert.deepEqual(
+    c.separating.map((p) => p.task),
+    ['t1', 't2'],
+  );
   assert.deepEqual([c.a_higher, c.b_higher], [1, 1]);
   assert.deepEqual(c.both_solve, [{ file: 'f.vtask', task: 't3' }]);
   assert.deepEqual(c.both_fail, [{ file: 'f.vtask', task: 't4' }]);
@@ -325,9 +505,15 @@ test('the HTML report is one page that loads and runs nothing, with every text e
   const dir = path.join(root, 'html');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'x<img src=y>.vtask');
-  fs.writeFileSync(file, `vtask: 1\ntasks:\n  - id: "<script>alert(1)</script>"\n    prompt: "<script>alert(2)</script> twice"\n    verify: { match: { answer: a } }\n  - id: two\n    prompt: "<script>alert(2)</script> twice"\n    verify: { match: { answer: a } }\n`);
+  fs.writeFileSync(
+    file,
+    `vtask: 1\ntasks:\n  - id: "<script>alert(1)</script>"\n    prompt: "<script>alert(2)</script> twice"\n    verify: { match: { answer: a } }\n  - id: two\n    prompt: "<script>alert(2)</script> twice"\n    verify: { match: { answer: a } }\n`,
+  );
   const html = renderStatsHtml(await collectDatasetStats([file]));
-  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">/);
+  assert.match(
+    html,
+    /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">/,
+  );
   assert.doesNotMatch(html, /<script|<img|https?:\/\//i);
   assert.match(html, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
   assert.match(html, /x&#60;img src=y&#62;\.vtask:3/);
@@ -340,9 +526,26 @@ test('the HTML report draws a comparison only for models that ran a task in comm
   const file = path.join(dir, 'one.vtask');
   fs.writeFileSync(file, 'vtask: 1\ntasks:\n  - id: t\n    prompt: p\n    verify: { match: { answer: a } }\n');
   const stats = await collectDatasetStats([file]);
-  const pair = (a: string, b: string, tasks: number) => ({ a, b, tasks, a_higher: 0, b_higher: 0, points: [], separating: [], both_solve: [], both_fail: [] });
-  const html = renderStatsHtml({ ...stats, comparisons: [pair('m1', 'm2', 3), pair('m1', 'm3', 0), pair('m2', 'm3', 0)] });
-  assert.equal((html.match(/<svg[^>]*aria-label="[^"]* against /g) ?? []).length, 1, 'one scatter plot: the pair with tasks in common');
+  const pair = (a: string, b: string, tasks: number) => ({
+    a,
+    b,
+    tasks,
+    a_higher: 0,
+    b_higher: 0,
+    points: [],
+    separating: [],
+    both_solve: [],
+    both_fail: [],
+  });
+  const html = renderStatsHtml({
+    ...stats,
+    comparisons: [pair('m1', 'm2', 3), pair('m1', 'm3', 0), pair('m2', 'm3', 0)],
+  });
+  assert.equal(
+    (html.match(/<svg[^>]*aria-label="[^"]* against /g) ?? []).length,
+    1,
+    'one scatter plot: the pair with tasks in common',
+  );
   assert.match(html, /<h2>m1 against m2<\/h2>/);
   assert.doesNotMatch(html, /<h2>m1 against m3<\/h2>/);
   assert.match(html, /Not compared, no task run by both: m1 and m3; m2 and m3/);
@@ -352,17 +555,40 @@ test('a run log written by the positional format still counts, beside records wi
   const { cacheDir, files } = workspace('old-log');
   fs.mkdirSync(cacheDir, { recursive: true });
   // A line exactly as versions that read the log by field position wrote it.
-  fs.writeFileSync(path.join(cacheDir, 'runs.jsonl'), `{"file":"a.vtask","task":"sum","model":"m","key":"${runKey(files[0]!, 'sum')}","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":4,"pass_rate":0.5,"band":"learnable","signal_share":0.75}\n`);
-  appendRunRecords(cacheDir, [{ file: 'a.vtask', task: 'sea', model: 'm', key: runKey(files[0]!, 'sea'), at: '2026-01-02T00:00:00.000Z', samples: 8, passed: 8, pass_rate: 1, band: 'too_easy', signal_share: 0, tokens: { prompt: 80, completion: 400 }, cost: 0.002 }]);
+  fs.writeFileSync(
+    path.join(cacheDir, 'runs.jsonl'),
+    `{"file":"a.vtask","task":"sum","model":"m","key":"${runKey(files[0]!, 'sum')}","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":4,"pass_rate":0.5,"band":"learnable","signal_share":0.75}\n`,
+  );
+  appendRunRecords(cacheDir, [
+    {
+      file: 'a.vtask',
+      task: 'sea',
+      model: 'm',
+      key: runKey(files[0]!, 'sea'),
+      at: '2026-01-02T00:00:00.000Z',
+      samples: 8,
+      passed: 8,
+      pass_rate: 1,
+      band: 'too_easy',
+      signal_share: 0,
+      tokens: { prompt: 80, completion: 400 },
+      cost: 0.002,
+    },
+  ]);
   const m = (await collectDatasetStats(files, { duplicates: false })).models.m!;
   assert.equal(m.tasks, 2, 'the old line and the new one both count');
   assert.deepEqual(m.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
-  assert.deepEqual([m.tokens, m.cost], [{ prompt: 80, completion: 400 }, 0.002], 'tokens and cost of the run that recorded them');
+  assert.deepEqual(
+    [m.tokens, m.cost],
+    [{ prompt: 80, completion: 400 }, 0.002],
+    'tokens and cost of the run that recorded them',
+  );
 });
 
 test('a case whose verifier cannot decide is counted as skipped, not as passed or failed', async () => {
   // The language detector does not know Zulu: the verdict is unavailable, so the case says nothing.
-  const text = 'vtask: 1\ntasks:\n  - id: zulu\n    prompt: Greet me in Zulu.\n    verify:\n      constraints:\n        - language:response_language: { language: zu }\n    cases:\n      - { response: "Sawubona", expect: pass }\n';
+  const text =
+    'vtask: 1\ntasks:\n  - id: zulu\n    prompt: Greet me in Zulu.\n    verify:\n      constraints:\n        - language:response_language: { language: zu }\n    cases:\n      - { response: "Sawubona", expect: pass }\n';
   const { summary } = await summariseTaskFile(text, path.join(root, 'zulu.vtask'));
   assert.equal(summary.tasks[0]?.kind, 'constraints');
   assert.deepEqual(fileStatsOf('zulu.vtask', summary).cases, { total: 1, passed: 0, failed: 0, skipped: 1 });

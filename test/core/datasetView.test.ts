@@ -19,7 +19,10 @@ before(async () => {
   await writeDataset(big, ROWS);
 });
 
-async function writeColumns(file: string, columnData: { name: string; data: unknown[]; type?: string }[]): Promise<void> {
+async function writeColumns(
+  file: string,
+  columnData: { name: string; data: unknown[]; type?: string }[],
+): Promise<void> {
   const { parquetWriteFile } = await import('hyparquet-writer');
   parquetWriteFile({ filename: file, columnData: columnData as never });
 }
@@ -33,8 +36,15 @@ test('a 100,000-row verl file opens with its format and row count, reading rows 
   assert.ok(t.info.fileColumns.includes('reward_model') && t.info.fileColumns.includes('extra_info'));
 
   const first = await t.window(0, 40);
-  assert.deepEqual(first.map((r) => r.n), [...Array(40).keys()]);
-  assert.deepEqual(first[0]?.cells, [rowTaskId(0), 'Natalia sold clips to 48 of her friends in April, and then half as many in May. How many clips did she sell altogether? (#0)', 'math · {"answer":"72"}']);
+  assert.deepEqual(
+    first.map((r) => r.n),
+    [...Array(40).keys()],
+  );
+  assert.deepEqual(first[0]?.cells, [
+    rowTaskId(0),
+    'Natalia sold clips to 48 of her friends in April, and then half as many in May. How many clips did she sell altogether? (#0)',
+    'math · {"answer":"72"}',
+  ]);
   assert.match(first[1]?.cells[2] ?? '', /^constraints · \{"instructions":\[\{"length_constraints:number_words"/);
   // The recorded run of the export, from verl's extra_info.
   assert.deepEqual(first[1]?.result, { passRate: 0.5, band: 'learnable', source: 'file' });
@@ -50,7 +60,10 @@ test('a 100,000-row verl file opens with its format and row count, reading rows 
   assert.deepEqual([last[0]?.n, last.at(-1)?.n], [ROWS - 30, ROWS - 1]);
   assert.equal(last.at(-1)?.cells[0], rowTaskId(ROWS - 1));
   const across = await t.window(49_990, 50_010);
-  assert.deepEqual(across.map((r) => r.cells[0]), Array.from({ length: 20 }, (_, i) => rowTaskId(49_990 + i)));
+  assert.deepEqual(
+    across.map((r) => r.cells[0]),
+    Array.from({ length: 20 }, (_, i) => rowTaskId(49_990 + i)),
+  );
 
   // Bounded: one window is at most MAX_WINDOW rows; nothing outside the file.
   assert.equal((await t.window(0, 10 * MAX_WINDOW)).length, MAX_WINDOW);
@@ -64,10 +77,18 @@ test('a row becomes a task file of one valid task, as vtask import writes it', a
   assert.ok('text' in r, JSON.stringify(r));
   assert.equal(r.id, rowTaskId(ROWS - 3));
   const file = parseTaskFile(r.text);
-  assert.deepEqual(file.issues.filter((i) => i.severity === 'error'), []);
+  assert.deepEqual(
+    file.issues.filter((i) => i.severity === 'error'),
+    [],
+  );
   const [task] = runnableTasks(file).tasks;
   assert.equal(task?.id, rowTaskId(ROWS - 3));
-  assert.deepEqual(task?.verify, { constraints: [{ 'length_constraints:number_words': { relation: 'less than', num_words: 50 } }, 'punctuation:no_comma'] });
+  assert.deepEqual(task?.verify, {
+    constraints: [
+      { 'length_constraints:number_words': { relation: 'less than', num_words: 50 } },
+      'punctuation:no_comma',
+    ],
+  });
   assert.deepEqual(await t.task(ROWS), { error: `row ${ROWS} is not in the file (${ROWS} rows)` });
 });
 
@@ -95,7 +116,13 @@ test('a file of unknown columns opens as a table of its own columns, with a bann
   assert.equal(t.info.format, undefined);
   assert.deepEqual(t.info.columns, ['city', 'people']);
   assert.match(t.info.banner ?? '', /Not a dataset vtask knows: its columns \(city, people\)/);
-  assert.deepEqual((await t.window(0, 5)).map((r) => r.cells), [['Paris', '2100000'], ['Oslo', '700000']]);
+  assert.deepEqual(
+    (await t.window(0, 5)).map((r) => r.cells),
+    [
+      ['Paris', '2100000'],
+      ['Oslo', '700000'],
+    ],
+  );
   assert.deepEqual(await t.task(0), { error: 'the file is not a dataset vtask knows' });
 });
 
@@ -141,7 +168,10 @@ test('Convert writes the rows beside the file as a valid task file and lists the
   assert.equal(first.out, path.join(dir, 'bad-rows.vtask'));
   assert.deepEqual([first.format, first.tasks, first.errors], ['trl', 1, 0]);
   assert.deepEqual(first.bad, [{ where: 'row 1', reason: '`vtask_verifier` is not valid JSON' }]);
-  assert.deepEqual(runnableTasks(parseTaskFile(fs.readFileSync(first.out, 'utf8'))).tasks.map((x) => x.id), ['ok/1']);
+  assert.deepEqual(
+    runnableTasks(parseTaskFile(fs.readFileSync(first.out, 'utf8'))).tasks.map((x) => x.id),
+    ['ok/1'],
+  );
   // An existing file is never overwritten.
   const second = await convertDataset(file);
   assert.equal(second.out, path.join(dir, 'bad-rows-2.vtask'));

@@ -44,7 +44,13 @@ function tasksOf(file: string): TaskSpec[] {
   return runnableTasks(parseTaskFile(fs.readFileSync(file, 'utf8'))).tasks;
 }
 
-const view = (t: TaskSpec) => ({ id: t.id, prompt: t.prompt, messages: t.messages, meta: t.meta, dir: path.join(ROOT, 'examples') });
+const view = (t: TaskSpec) => ({
+  id: t.id,
+  prompt: t.prompt,
+  messages: t.messages,
+  meta: t.meta,
+  dir: path.join(ROOT, 'examples'),
+});
 
 async function rows(file: string, type: RowFileType): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
@@ -53,7 +59,12 @@ async function rows(file: string, type: RowFileType): Promise<Record<string, unk
 }
 
 test('Python literals: what ast.literal_eval reads, read back exactly', () => {
-  const v = [{ instruction_id: ['a:b'], kwargs: [{ relation: 'less than', num_words: 50, flag: true, none: null, text: "it's \"q\"\n\u00e9" }, {}] }];
+  const v = [
+    {
+      instruction_id: ['a:b'],
+      kwargs: [{ relation: 'less than', num_words: 50, flag: true, none: null, text: 'it\'s "q"\n\u00e9' }, {}],
+    },
+  ];
   const text = toPyLiteral(v);
   assert.match(text, /None/);
   assert.match(text, /True/);
@@ -80,7 +91,10 @@ for (const name of ['open-instruct', 'verl', 'trl', 'openai-rft']) {
       const imported = await importDataset({ input: out, type, format: name, out: back, allowOutsidePaths: true });
       assert.deepEqual(imported.bad, []);
       const parsed = parseTaskFile(fs.readFileSync(back, 'utf8'));
-      assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error').map((i) => i.message), []);
+      assert.deepEqual(
+        parsed.issues.filter((i) => i.severity === 'error').map((i) => i.message),
+        [],
+      );
       const again = new Map(runnableTasks(parsed).tasks.map((t) => [t.id, t]));
       let compared = 0;
       for (const file of EXAMPLES) {
@@ -98,7 +112,11 @@ for (const name of ['open-instruct', 'verl', 'trl', 'openai-rft']) {
           for (const c of t.cases) {
             const want = await verify(t.verify, c.response, { task: view(t) });
             const got = await verify(b.verify, c.response, { task: view(b) });
-            assert.deepEqual([got.pass, got.score], [want.pass, want.score], `${t.id} case ${c.index}: ${got.reason} vs ${want.reason}`);
+            assert.deepEqual(
+              [got.pass, got.score],
+              [want.pass, want.score],
+              `${t.id} case ${c.index}: ${got.reason} vs ${want.reason}`,
+            );
             compared++;
           }
         }
@@ -114,7 +132,10 @@ test('verl rows carry every field its RL dataset reads, and the verifier to scor
   const train = await rows(out.replace('.parquet', '.train.parquet'), 'parquet');
   const test = await rows(out.replace('.parquet', '.test.parquet'), 'parquet');
   assert.equal(train.length + test.length, 22);
-  for (const [split, list] of [['train', train], ['test', test]] as const) {
+  for (const [split, list] of [
+    ['train', train],
+    ['test', test],
+  ] as const) {
     list.forEach((r, i) => {
       assert.equal(r.data_source, 'vtask');
       assert.ok(Array.isArray(r.prompt) && (r.prompt as { role: string }[]).at(-1)?.role === 'user');
@@ -142,8 +163,17 @@ test('a task the format cannot express is an error naming it, and nothing is wri
   assert.match(code?.reason ?? '', /no verifier for `code`.*--via-vtask/);
   assert.equal(code?.file, 'examples/code.vtask');
   assert.equal(code?.line, 5);
-  assert.match(report.unexpressible.find((u) => u.task === 'vtask/every-word-a')?.reason ?? '', /`vtask:words_start_with`/);
-  const via = await exportDataset(request({ format: format('open-instruct'), out, settings: { version: 't', promptStyle: 'conversational', viaVtask: true } }));
+  assert.match(
+    report.unexpressible.find((u) => u.task === 'vtask/every-word-a')?.reason ?? '',
+    /`vtask:words_start_with`/,
+  );
+  const via = await exportDataset(
+    request({
+      format: format('open-instruct'),
+      out,
+      settings: { version: 't', promptStyle: 'conversational', viaVtask: true },
+    }),
+  );
   assert.equal(via.failed, false);
   const all = await rows(out, 'jsonl');
   assert.equal(all.length, 22);
@@ -164,23 +194,63 @@ test('openai-rft: rule tasks get one python grader; judges and rules together ar
   const dir = tmp();
   const out = path.join(dir, 'rft.jsonl');
   const report = await exportDataset(request({ format: format('openai-rft'), out, lossy: true }));
-  const grader = JSON.parse(fs.readFileSync(path.join(dir, 'rft.grader.json'), 'utf8')) as { type: string; source: string };
+  const grader = JSON.parse(fs.readFileSync(path.join(dir, 'rft.grader.json'), 'utf8')) as {
+    type: string;
+    source: string;
+  };
   assert.equal(report.grader, path.join(dir, 'rft.grader.json'));
   assert.equal(grader.type, 'python');
   assert.match(grader.source, /def grade\(sample, item\)/);
   const mixed = path.join(dir, 'mixed.vtask');
-  fs.writeFileSync(mixed, 'vtask: 1\ntasks:\n  - id: j\n    prompt: p\n    verify: { judge: { rubric: [Is polite] } }\n  - id: m\n    prompt: q\n    verify: { math: { answer: "2" } }\n');
-  const r2 = await exportDataset(request({ format: format('openai-rft'), out: path.join(dir, 'm.jsonl'), files: [mixed], read: (f) => fs.readFileSync(f, 'utf8') }));
+  fs.writeFileSync(
+    mixed,
+    'vtask: 1\ntasks:\n  - id: j\n    prompt: p\n    verify: { judge: { rubric: [Is polite] } }\n  - id: m\n    prompt: q\n    verify: { math: { answer: "2" } }\n',
+  );
+  const r2 = await exportDataset(
+    request({
+      format: format('openai-rft'),
+      out: path.join(dir, 'm.jsonl'),
+      files: [mixed],
+      read: (f) => fs.readFileSync(f, 'utf8'),
+    }),
+  );
   assert.equal(r2.failed, true);
   assert.match(r2.unexpressible.at(-1)?.reason ?? '', /one grader/);
-  fs.writeFileSync(mixed, 'vtask: 1\ntasks:\n  - id: b\n    prompt: q\n    verify: { math: { answer: "204", base: 5 } }\n');
-  const rb = await exportDataset(request({ format: format('openai-rft'), out: path.join(dir, 'b.jsonl'), files: [mixed], read: (f) => fs.readFileSync(f, 'utf8') }));
+  fs.writeFileSync(
+    mixed,
+    'vtask: 1\ntasks:\n  - id: b\n    prompt: q\n    verify: { math: { answer: "204", base: 5 } }\n',
+  );
+  const rb = await exportDataset(
+    request({
+      format: format('openai-rft'),
+      out: path.join(dir, 'b.jsonl'),
+      files: [mixed],
+      read: (f) => fs.readFileSync(f, 'utf8'),
+    }),
+  );
   assert.equal(rb.failed, true);
-  assert.match(rb.unexpressible.at(-1)?.reason ?? '', /`base` changes that/, 'a math setting the Python grader lacks is not exported as if it were honoured');
-  fs.writeFileSync(mixed, 'vtask: 1\ntasks:\n  - id: j\n    prompt: p\n    verify: { judge: { rubric: [Is polite, Is short] } }\n');
-  const r3 = await exportDataset(request({ format: format('openai-rft'), out: path.join(dir, 'j.jsonl'), files: [mixed], read: (f) => fs.readFileSync(f, 'utf8') }));
+  assert.match(
+    rb.unexpressible.at(-1)?.reason ?? '',
+    /`base` changes that/,
+    'a math setting the Python grader lacks is not exported as if it were honoured',
+  );
+  fs.writeFileSync(
+    mixed,
+    'vtask: 1\ntasks:\n  - id: j\n    prompt: p\n    verify: { judge: { rubric: [Is polite, Is short] } }\n',
+  );
+  const r3 = await exportDataset(
+    request({
+      format: format('openai-rft'),
+      out: path.join(dir, 'j.jsonl'),
+      files: [mixed],
+      read: (f) => fs.readFileSync(f, 'utf8'),
+    }),
+  );
   assert.equal(r3.failed, false);
-  const judge = JSON.parse(fs.readFileSync(path.join(dir, 'j.grader.json'), 'utf8')) as { type: string; range: number[] };
+  const judge = JSON.parse(fs.readFileSync(path.join(dir, 'j.grader.json'), 'utf8')) as {
+    type: string;
+    range: number[];
+  };
   assert.equal(judge.type, 'score_model');
   assert.deepEqual(judge.range, [0, 1]);
   assert.deepEqual((await rows(path.join(dir, 'j.jsonl'), 'jsonl'))[0]?.rubric, '1. Is polite\n2. Is short');
@@ -194,7 +264,11 @@ test('splits are stable by task id: adding tasks never moves another task', () =
   assert.deepEqual(after.slice(0, ids.length), before);
   const test = before.filter((s) => s === 'test').length;
   assert.ok(test > 150 && test < 250, `${test} of 2000 in test`);
-  assert.notDeepEqual(ids.map((id) => splitOf(splits, 8, id)), before, 'another seed gives another split');
+  assert.notDeepEqual(
+    ids.map((id) => splitOf(splits, 8, id)),
+    before,
+    'another seed gives another split',
+  );
   assert.throws(() => parseSplit('train=0.9,test=0.2'), /add up to 1\.1/);
   assert.throws(() => parseSplit('train=0.9'), /at least two/);
   assert.throws(() => parseSplit('train:0.9,test=0.1'), /NAME=SHARE/);
@@ -208,11 +282,23 @@ test('duplicated prompts are dropped and reported with both places; --mix takes 
   fs.writeFileSync(a, 'vtask: 1\ntasks:\n' + Array.from({ length: 10 }, (_, i) => task(`a${i}`, `q${i}`)).join(''));
   fs.writeFileSync(b, 'vtask: 1\ntasks:\n' + task('b0', 'q3') + task('b1', 'fresh'));
   const read = (f: string): string => fs.readFileSync(f, 'utf8');
-  const r = await exportDataset(request({ format: format('trl'), out: path.join(dir, 'o.jsonl'), files: [a, b], read }));
-  assert.deepEqual(r.duplicates.map((d) => [d.file, d.task, d.line, d.of.file, d.of.task, d.of.line]), [[b, 'b0', 3, a, 'a3', 12]]);
+  const r = await exportDataset(
+    request({ format: format('trl'), out: path.join(dir, 'o.jsonl'), files: [a, b], read }),
+  );
+  assert.deepEqual(
+    r.duplicates.map((d) => [d.file, d.task, d.line, d.of.file, d.of.task, d.of.line]),
+    [[b, 'b0', 3, a, 'a3', 12]],
+  );
   assert.equal(r.outputs[0]?.rows, 11);
-  const mixed = await exportDataset(request({ format: format('trl'), out: path.join(dir, 'm.jsonl'), files: [a, b], read, mix: new Map([[a, 0.5]]) }));
-  const a3Kept = mixKeeps(Array.from({ length: 10 }, (_, i) => `a${i}`), 0.5, 0, a).has('a3');
+  const mixed = await exportDataset(
+    request({ format: format('trl'), out: path.join(dir, 'm.jsonl'), files: [a, b], read, mix: new Map([[a, 0.5]]) }),
+  );
+  const a3Kept = mixKeeps(
+    Array.from({ length: 10 }, (_, i) => `a${i}`),
+    0.5,
+    0,
+    a,
+  ).has('a3');
   assert.equal(mixed.outputs[0]?.rows, 5 + (a3Kept ? 1 : 2), '5 of a, b1, and b0 unless it repeats a kept a3');
   assert.equal(mixKeeps(['x', 'y', 'z'], 2, 0, 'f').size, 2);
   assert.deepEqual([...mixKeeps(['x', 'y', 'z'], 0.34, 1, 'f')], [...mixKeeps(['x', 'y', 'z'], 0.34, 1, 'f')]);
@@ -226,7 +312,13 @@ test('import: the IFEval prompt file becomes 541 valid constraint tasks', { skip
   assert.deepEqual(report.bad, []);
   assert.equal(report.tasks, 541);
   const parsed = parseTaskFile(fs.readFileSync(out, 'utf8'));
-  assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error').map((i) => i.message).slice(0, 5), []);
+  assert.deepEqual(
+    parsed.issues
+      .filter((i) => i.severity === 'error')
+      .map((i) => i.message)
+      .slice(0, 5),
+    [],
+  );
   const tasks = runnableTasks(parsed).tasks;
   assert.equal(tasks.length, 541);
   assert.equal(tasks[0]?.id, 'ifeval/1000');
@@ -238,7 +330,10 @@ test('import: GSM8K rows take the answer after ####; bad rows are reported by li
   fs.writeFileSync(
     input,
     [
-      JSON.stringify({ question: 'Natalia sold 48 clips in April and half as many in May. How many in all?', answer: '48/2 = 24\n48+24 = 72\n#### 72' }),
+      JSON.stringify({
+        question: 'Natalia sold 48 clips in April and half as many in May. How many in all?',
+        answer: '48/2 = 24\n48+24 = 72\n#### 72',
+      }),
       '{"question": "broken',
       '',
       JSON.stringify({ question: 'How much is 1,000 + 234?', answer: '#### 1,234' }),
@@ -249,10 +344,16 @@ test('import: GSM8K rows take the answer after ####; bad rows are reported by li
   const report = await importDataset({ input, type: 'jsonl', out });
   assert.equal(report.format, 'qa');
   assert.equal(report.tasks, 2);
-  assert.deepEqual(report.bad.map((b) => b.where), ['line 2', 'line 5']);
+  assert.deepEqual(
+    report.bad.map((b) => b.where),
+    ['line 2', 'line 5'],
+  );
   assert.match(report.bad[1]?.reason ?? '', /no `answer`/);
   const tasks = tasksOf(out);
-  assert.deepEqual(tasks.map((t) => t.verify), [{ math: { answer: '72' } }, { math: { answer: '1234' } }]);
+  assert.deepEqual(
+    tasks.map((t) => t.verify),
+    [{ math: { answer: '72' } }, { math: { answer: '1234' } }],
+  );
 });
 
 test('U+2028 and U+2029 in a value survive writing the task file, again and again, unchanged', () => {
@@ -261,7 +362,11 @@ test('U+2028 and U+2029 in a value survive writing the task file, again and agai
     for (let round = 0; round < 3; round++) {
       const text = `vtask: 1\ntasks:\n${taskYaml({ id: 't', messages: [{ role: 'user', content: value }], verify: { match: { answer: 'x' } } })}`;
       const file = parseTaskFile(text);
-      assert.deepEqual(file.issues.filter((i) => i.severity === 'error'), [], JSON.stringify(text));
+      assert.deepEqual(
+        file.issues.filter((i) => i.severity === 'error'),
+        [],
+        JSON.stringify(text),
+      );
       value = (toJS(file.tasks[0]?.node) as { prompt: string }).prompt;
       assert.equal(value, prompt, `round ${round}: ${JSON.stringify(text)}`);
     }
@@ -272,7 +377,12 @@ test('a Parquet string that starts with a BOM is read as written, in JSONL and P
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bom-'));
   try {
     const values = ['\ufeffhello', 'plain', '\ufeff\ufeffdouble', 'mid\ufeffdle'];
-    const columns = [{ name: 'text', schema: [{ name: 'text', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' }] }];
+    const columns = [
+      {
+        name: 'text',
+        schema: [{ name: 'text', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' }],
+      },
+    ];
     for (const type of ['parquet', 'jsonl'] as const) {
       const file = path.join(dir, `rows.${type}`);
       const sink = await openRowSink(file, type, columns);

@@ -109,7 +109,10 @@ for (const type of ['jsonl', 'parquet'] as const) {
     const out = path.join(OUT, `trl.${type}`);
     assert.equal((await exportDataset(request('trl', out))).failed, false);
     const [agent, plain] = await rowsOf(out, type);
-    assert.deepEqual({ environment: agent?.environment, environment_args: agent?.environment_args, max_turns: agent?.max_turns }, REF);
+    assert.deepEqual(
+      { environment: agent?.environment, environment_args: agent?.environment_args, max_turns: agent?.max_turns },
+      REF,
+    );
     assert.equal(plain?.environment ?? null, null);
   });
 
@@ -117,7 +120,10 @@ for (const type of ['jsonl', 'parquet'] as const) {
     const out = path.join(OUT, `oi.${type}`);
     assert.equal((await exportDataset(request('open-instruct', out))).failed, false);
     const [agent, plain] = await rowsOf(out, type);
-    assert.deepEqual(agent?.env_config, { env_configs: [{ env_name: 'vtask', environment: REF.environment, environment_args: REF.environment_args }], max_steps: 4 });
+    assert.deepEqual(agent?.env_config, {
+      env_configs: [{ env_name: 'vtask', environment: REF.environment, environment_args: REF.environment_args }],
+      max_steps: 4,
+    });
     assert.equal(plain?.env_config ?? null, null);
   });
 }
@@ -135,14 +141,28 @@ test('the reference is relative to the output file, wherever the output goes', a
 test('import: an agent row comes back as an agent task whose environment is the same file', async () => {
   const back = path.join(DIR, 'imported');
   fs.mkdirSync(back, { recursive: true });
-  for (const [name, rows] of [['verl', 'verl.parquet'], ['trl', 'trl.jsonl'], ['open-instruct', 'oi.parquet']] as const) {
+  for (const [name, rows] of [
+    ['verl', 'verl.parquet'],
+    ['trl', 'trl.jsonl'],
+    ['open-instruct', 'oi.parquet'],
+  ] as const) {
     const out = path.join(back, `${name}.vtask`);
     // The environment lives beside the task files, outside the imported file's folder: allowed here.
-    const report = await importDataset({ input: path.join(OUT, rows), type: rows.endsWith('.parquet') ? 'parquet' : 'jsonl', format: name, out, allowOutsidePaths: true });
+    const report = await importDataset({
+      input: path.join(OUT, rows),
+      type: rows.endsWith('.parquet') ? 'parquet' : 'jsonl',
+      format: name,
+      out,
+      allowOutsidePaths: true,
+    });
     assert.deepEqual(report.bad, [], name);
     const tasks = runnableTasks(parseTaskFile(fs.readFileSync(out, 'utf8'))).tasks;
     const agent = tasks.find((t) => t.id === 'counter/1');
-    assert.deepEqual({ run: agent?.environment?.run, args: agent?.environment?.args, maxTurns: agent?.maxTurns }, { run: '../tasks/envs/counter.py', args: { start: 3 }, maxTurns: 4 }, name);
+    assert.deepEqual(
+      { run: agent?.environment?.run, args: agent?.environment?.args, maxTurns: agent?.maxTurns },
+      { run: '../tasks/envs/counter.py', args: { start: 3 }, maxTurns: 4 },
+      name,
+    );
     assert.equal(path.resolve(back, agent?.environment?.run ?? ''), path.join(TASKS, 'envs', 'counter.py'));
     assert.equal(tasks.find((t) => t.id === 'plain/1')?.environment, undefined, name);
   }
@@ -158,13 +178,18 @@ test('openai-rft: an agent task is refused (its rows carry no tools), and left o
   assert.equal(fs.existsSync(out), false);
   const lossy = await exportDataset(request('openai-rft', out, { lossy: true }));
   assert.equal(lossy.failed, false);
-  assert.deepEqual((await rowsOf(out, 'jsonl')).map((r) => r.task_id), ['plain/1']);
+  assert.deepEqual(
+    (await rowsOf(out, 'jsonl')).map((r) => r.task_id),
+    ['plain/1'],
+  );
 });
 
-test('Python: datasets reads the rows; the package starts the environment for TRL and writes verl\'s tool config', (t) => {
+test("Python: datasets reads the rows; the package starts the environment for TRL and writes verl's tool config", (t) => {
   const why = pythonMissing(['pyarrow', 'datasets', 'transformers']);
   if (why) return t.skip(why);
-  const out = python(['-c', `
+  const out = python([
+    '-c',
+    `
 import json, datasets, pyarrow.parquet as pq
 from transformers.utils import get_json_schema
 from vtask_reward.trl_env import trl_environments
@@ -186,16 +211,24 @@ oi = datasets.load_dataset("json", data_files=d + "/oi.jsonl")["train"]
 print(json.dumps({"calls": [first, second], "state": env._state(), "schema": schema,
   "verl": config["tools"][0]["tool_schema"], "class": config["tools"][0]["class_name"],
   "oi": oi[0]["env_config"]["env_configs"][0]["env_name"]}))
-`]);
+`,
+  ]);
   const got = JSON.parse(out.trim()) as Record<string, unknown>;
   assert.deepEqual(got.calls, ['4', '6']);
   assert.deepEqual(got.state, { count: 6 });
-  const schema = got.schema as { name: string; parameters: { properties: Record<string, { type: string; description: string }> } };
+  const schema = got.schema as {
+    name: string;
+    parameters: { properties: Record<string, { type: string; description: string }> };
+  };
   assert.equal(schema.name, 'bump');
   assert.deepEqual(schema.parameters.properties.by, { type: 'integer', description: 'How much to add.' });
   assert.deepEqual(got.verl, {
     type: 'function',
-    function: { name: 'bump', description: 'Add one and return the count.', parameters: { type: 'object', properties: { by: { type: 'integer', description: 'How much to add.' } } } },
+    function: {
+      name: 'bump',
+      description: 'Add one and return the count.',
+      parameters: { type: 'object', properties: { by: { type: 'integer', description: 'How much to add.' } } },
+    },
   });
   assert.equal(got.class, 'vtask_reward.verl_tools.EnvironmentTool');
   assert.equal(got.oi, 'vtask');
@@ -205,15 +238,28 @@ test('verl: rows rewritten with tools_kwargs keyed by tool name (verl_tools --ro
   const why = pythonMissing(['pyarrow']);
   if (why) return t.skip(why);
   const keyed = path.join(OUT, 'verl.bytool.parquet');
-  const printed = python(['-m', 'vtask_reward.verl_tools', path.join(OUT, 'verl.parquet'), '-o', path.join(OUT, 'verl.tools.yaml'), '--rows-out', keyed]);
+  const printed = python([
+    '-m',
+    'vtask_reward.verl_tools',
+    path.join(OUT, 'verl.parquet'),
+    '-o',
+    path.join(OUT, 'verl.tools.yaml'),
+    '--rows-out',
+    keyed,
+  ]);
   assert.match(printed, /2 rows, tools_kwargs by tool name -> .*verl\.bytool\.parquet/);
   const [agent, plain] = await rowsOf(keyed, 'parquet');
-  assert.deepEqual((agent?.extra_info as Record<string, unknown>).tools_kwargs, { bump: { create_kwargs: { ...REF, task_id: 'counter/1' } } });
+  assert.deepEqual((agent?.extra_info as Record<string, unknown>).tools_kwargs, {
+    bump: { create_kwargs: { ...REF, task_id: 'counter/1' } },
+  });
   assert.equal((plain?.extra_info as Record<string, unknown>).tools_kwargs ?? null, null);
   const out = path.join(DIR, 'imported', 'verl-bytool.vtask');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const report = await importDataset({ input: keyed, type: 'parquet', format: 'verl', out, allowOutsidePaths: true });
   assert.deepEqual(report.bad, []);
   const back = runnableTasks(parseTaskFile(fs.readFileSync(out, 'utf8'))).tasks.find((x) => x.id === 'counter/1');
-  assert.deepEqual({ run: back?.environment?.run, args: back?.environment?.args, maxTurns: back?.maxTurns }, { run: '../tasks/envs/counter.py', args: { start: 3 }, maxTurns: 4 });
+  assert.deepEqual(
+    { run: back?.environment?.run, args: back?.environment?.args, maxTurns: back?.maxTurns },
+    { run: '../tasks/envs/counter.py', args: { start: 3 }, maxTurns: 4 },
+  );
 });

@@ -32,7 +32,11 @@ test('editing cases or comments keeps a run fresh; the cases key follows the cas
 
 test('what is sampled or how it is verified changes both keys', () => {
   const base = keys(TASK);
-  for (const changed of [TASK.replace('6 * 7', '6 * 8'), TASK.replace('"42"', '"43"'), `models:\n  m: { base_url: "http://x", model: y }\n${TASK}`]) {
+  for (const changed of [
+    TASK.replace('6 * 7', '6 * 8'),
+    TASK.replace('"42"', '"43"'),
+    `models:\n  m: { base_url: "http://x", model: y }\n${TASK}`,
+  ]) {
     const k = keys(changed);
     assert.notEqual(k.run, base.run, changed);
     assert.notEqual(k.cases, base.cases, changed);
@@ -49,7 +53,10 @@ test('endpoint URLs: malformed ones are refused with a reason, good ones accepte
 });
 
 /** Prompts that answer from a script; `undefined` is Escape. Records every question asked. */
-function scripted(answers: (string | boolean | undefined)[], models: string[] | Error = []): EndpointPrompts & { asked: string[] } {
+function scripted(
+  answers: (string | boolean | undefined)[],
+  models: string[] | Error = [],
+): EndpointPrompts & { asked: string[] } {
   const asked: string[] = [];
   const next = (what: string): string | boolean | undefined => {
     asked.push(what);
@@ -87,6 +94,8 @@ test('Add Model Endpoint: Escape at any step ends it with nothing added', async 
 test('Add Model Endpoint: an unreachable server is added only when confirmed; an empty key is none', async () => {
   const refused = scripted(['http://127.0.0.1:9/v1/', '', false], new Error('ECONNREFUSED'));
   assert.equal(await askEndpoint(refused), undefined);
-  const kept = await askEndpoint(scripted(['http://127.0.0.1:9/v1/', '', true, 'typed-model', 'p'], new Error('ECONNREFUSED')));
+  const kept = await askEndpoint(
+    scripted(['http://127.0.0.1:9/v1/', '', true, 'typed-model', 'p'], new Error('ECONNREFUSED')),
+  );
   assert.deepEqual(kept, { url: 'http://127.0.0.1:9/v1', key: undefined, model: 'typed-model', name: 'p' });
 });

@@ -7,7 +7,12 @@ import { resolveProfile } from '../../src/core/sampling/profiles';
 import { parseEndpointRule, setSecretTrust, withheldIssues } from '../../src/core/sampling/trust';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 
-const entry = { base_url: 'https://gw.example.com/v1', model: 'm', api_key_env: 'MY_KEY', headers: { 'X-Token': '${env:OTHER}', 'X-Org': 'acme' } };
+const entry = {
+  base_url: 'https://gw.example.com/v1',
+  model: 'm',
+  api_key_env: 'MY_KEY',
+  headers: { 'X-Token': '${env:OTHER}', 'X-Org': 'acme' },
+};
 
 afterEach(() => setSecretTrust({ rules: [], workspaceTrusted: true }));
 
@@ -27,7 +32,10 @@ test('a file profile loses its key and ${env:} headers unless its endpoint is al
 test('an allowance covers its URL and what is below it, on the same scheme, host and port only', () => {
   const at = (rule: string, url: string): boolean => {
     setSecretTrust({ rules: [parseEndpointRule(rule)], workspaceTrusted: true });
-    return resolveProfile({ name: 'p', models: { p: { ...entry, base_url: url, headers: undefined } } }).apiKeyEnv === 'MY_KEY';
+    return (
+      resolveProfile({ name: 'p', models: { p: { ...entry, base_url: url, headers: undefined } } }).apiKeyEnv ===
+      'MY_KEY'
+    );
   };
   assert.equal(at('https://gw.example.com/v1', 'https://gw.example.com/v1/'), true);
   assert.equal(at('https://gw.example.com', 'https://gw.example.com/openai/v1'), true);
@@ -40,7 +48,7 @@ test('an allowance covers its URL and what is below it, on the same scheme, host
   assert.throws(() => parseEndpointRule('ftp://x'), /not an endpoint/);
 });
 
-test('in an untrusted workspace a file profile gets no secret, allowed or not; the user\'s own profiles keep theirs', () => {
+test("in an untrusted workspace a file profile gets no secret, allowed or not; the user's own profiles keep theirs", () => {
   setSecretTrust({ rules: [parseEndpointRule('gw.example.com')], workspaceTrusted: false });
   const p = resolveProfile({ name: 'theirs', models: { theirs: entry } });
   assert.equal(p.apiKeyEnv, undefined);
@@ -49,11 +57,15 @@ test('in an untrusted workspace a file profile gets no secret, allowed or not; t
   assert.equal(mine.apiKeyEnv, 'MY_KEY');
   assert.deepEqual(mine.headers, entry.headers);
   // A file's profile of the same name is the file's, and guarded.
-  const shadow = resolveProfile({ name: 'mine', models: { mine: { ...entry, base_url: 'https://evil.example/v1' } }, userModels: { mine: entry } });
+  const shadow = resolveProfile({
+    name: 'mine',
+    models: { mine: { ...entry, base_url: 'https://evil.example/v1' } },
+    userModels: { mine: entry },
+  });
   assert.equal(shadow.apiKeyEnv, undefined);
 });
 
-test('withheldIssues warns at the profile\'s name, with its line and column', () => {
+test("withheldIssues warns at the profile's name, with its line and column", () => {
   const text = `vtask: 1\nmodels:\n  ok: { base_url: "https://gw.example.com/v1", model: m }\n  theirs: { base_url: "https://gw.example.com/v1", model: m, api_key_env: MY_KEY }\ntasks:\n  - { id: a, prompt: p, verify: { math: { answer: "1" } } }\n`;
   const file = parseTaskFile(text);
   const [issue, ...more] = withheldIssues(file.parts);

@@ -19,7 +19,12 @@ const runs = (fast: number): number => RUNS || fast;
 /** The most one parse or one check may take on one input, even on a loaded machine. */
 const BOUND_MS = 5_000;
 const ROOT = process.cwd();
-const EXAMPLES = ['examples', 'test/fixtures/check'].flatMap((d) => fs.readdirSync(path.join(ROOT, d)).filter((f) => f.endsWith('.vtask')).map((f) => path.join(ROOT, d, f)));
+const EXAMPLES = ['examples', 'test/fixtures/check'].flatMap((d) =>
+  fs
+    .readdirSync(path.join(ROOT, d))
+    .filter((f) => f.endsWith('.vtask'))
+    .map((f) => path.join(ROOT, d, f)),
+);
 const texts = EXAMPLES.map((f) => fs.readFileSync(f, 'utf8'));
 const stats: string[] = [];
 
@@ -38,21 +43,85 @@ function wellFormed(file: TaskFile): void {
     assert.ok(i.start >= 0 && i.start <= i.end && i.end <= n, `issue out of range: ${JSON.stringify(i)} in ${n} chars`);
     assert.ok(i.message.length > 0 && !i.message.includes('\n'), `message: ${JSON.stringify(i.message)}`);
   }
-  for (const t of file.tasks) assert.ok(t.offset >= 0 && t.offset + t.length <= n, `task out of range: ${t.offset}+${t.length} in ${n}`);
+  for (const t of file.tasks)
+    assert.ok(t.offset >= 0 && t.offset + t.length <= n, `task out of range: ${t.offset}+${t.length} in ${n}`);
 }
 
-const PIECES = ['vtask: 1\n', 'tasks:\n', '  - id: a\n', '    prompt: hi\n', '    verify: { math: { answer: "1" } }\n', '    cases: [{ response: x, expect: pass }]\n', 'defaults:\n', '  samples: 3\n', '&a ', '*a', '<<: *a\n', '- ', ': ', '[', ']', '{', '}', ',', '"', "'", '|\n', '>-\n', '#', '\t', '\n', '  ', '---\n', '...\n', '? ', '!!str ', '%YAML 1.2\n', '\u0000', '\u001b[2J', '\ufeff', '😀', 'é', '\r\n', 'null', '~', '1e309', '-.inf', '0x1F'];
-const yamlish = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 60 }).map((a) => a.join(''));
+const PIECES = [
+  'vtask: 1\n',
+  'tasks:\n',
+  '  - id: a\n',
+  '    prompt: hi\n',
+  '    verify: { math: { answer: "1" } }\n',
+  '    cases: [{ response: x, expect: pass }]\n',
+  'defaults:\n',
+  '  samples: 3\n',
+  '&a ',
+  '*a',
+  '<<: *a\n',
+  '- ',
+  ': ',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '"',
+  "'",
+  '|\n',
+  '>-\n',
+  '#',
+  '\t',
+  '\n',
+  '  ',
+  '---\n',
+  '...\n',
+  '? ',
+  '!!str ',
+  '%YAML 1.2\n',
+  '\u0000',
+  '\u001b[2J',
+  '\ufeff',
+  '😀',
+  'é',
+  '\r\n',
+  'null',
+  '~',
+  '1e309',
+  '-.inf',
+  '0x1F',
+];
+const yamlish = fc
+  .array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: 'binary', maxLength: 12 })), { maxLength: 60 })
+  .map((a) => a.join(''));
 
 /** A random mutation of an example: pieces inserted, ranges deleted or duplicated. */
-const mutated = fc.tuple(fc.nat({ max: texts.length - 1 }), fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 40 }), fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: 'binary', maxLength: 8 })), fc.nat({ max: 2 })), { minLength: 1, maxLength: 6 })).map(([i, muts]) => {
-  let t = texts[i]!;
-  for (const [at, len, piece, op] of muts) {
-    const p = Math.floor(at * t.length);
-    t = op === 0 ? t.slice(0, p) + piece + t.slice(p) : op === 1 ? t.slice(0, p) + t.slice(p + len) : t.slice(0, p + len) + t.slice(p);
-  }
-  return t;
-});
+const mutated = fc
+  .tuple(
+    fc.nat({ max: texts.length - 1 }),
+    fc.array(
+      fc.tuple(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.nat({ max: 40 }),
+        fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: 'binary', maxLength: 8 })),
+        fc.nat({ max: 2 }),
+      ),
+      { minLength: 1, maxLength: 6 },
+    ),
+  )
+  .map(([i, muts]) => {
+    let t = texts[i]!;
+    for (const [at, len, piece, op] of muts) {
+      const p = Math.floor(at * t.length);
+      t =
+        op === 0
+          ? t.slice(0, p) + piece + t.slice(p)
+          : op === 1
+            ? t.slice(0, p) + t.slice(p + len)
+            : t.slice(0, p + len) + t.slice(p);
+    }
+    return t;
+  });
 
 function parsesSafely(text: string): void {
   wellFormed(timed('parseTaskFile', () => parseTaskFile(text)));
@@ -99,7 +168,13 @@ void test('fuzz: setScalar writes any string so it reads back, and nothing else 
   ];
   const t = performance.now();
   // Full Unicode, control characters included; lone surrogates cannot be stored in a UTF-8 file.
-  const value = fc.string({ unit: fc.oneof(fc.constantFrom('\n', '\t', ' ', ':', '#', '"', "'", '\\', '- ', '{', '[', '&', '*', '\r\n', '\u0085', '\u2028'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 40 });
+  const value = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom('\n', '\t', ' ', ':', '#', '"', "'", '\\', '- ', '{', '[', '&', '*', '\r\n', '\u0085', '\u2028'),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+    ),
+    maxLength: 40,
+  });
   fc.assert(
     fc.property(fc.constantFrom(...targets), value, ({ task, path: p }, v) => {
       const before = parseWholeFile(EDIT_FILE).tasks.map((x) => toJS(x.node));
@@ -108,11 +183,17 @@ void test('fuzz: setScalar writes any string so it reads back, and nothing else 
       const r = setScalar(parseTaskFile(EDIT_FILE), task, p, old as string, v);
       if ('error' in r) assert.fail(r.error);
       const after = parseWholeFile(applyEdit(EDIT_FILE, r.edit));
-      assert.deepEqual(after.issues.filter((i) => i.code === 'yaml-syntax'), []);
+      assert.deepEqual(
+        after.issues.filter((i) => i.code === 'yaml-syntax'),
+        [],
+      );
       let holder = before[task] as Record<string | number, unknown>;
       for (const seg of p.slice(0, -1)) holder = holder[seg] as Record<string | number, unknown>;
       holder[p[p.length - 1] as string | number] = v;
-      assert.deepEqual(after.tasks.map((x) => toJS(x.node)), before);
+      assert.deepEqual(
+        after.tasks.map((x) => toJS(x.node)),
+        before,
+      );
     }),
     { numRuns: runs(150) },
   );
@@ -131,10 +212,29 @@ function tasksByKind(): Map<string, { task: TaskSpec; file: string }> {
   return out;
 }
 
-const LATEX = ['\\frac{'.repeat(200) + '1' + '}'.repeat(200), '\\boxed{' + '\\sqrt{'.repeat(300) + 'x', '\\boxed{1e999999}', '\\boxed{' + '9'.repeat(5000) + '}', '\\boxed{x^{x^{x^{x^{x^{x^{x^{99}}}}}}}}', '$$\\begin{pmatrix}' + '1&'.repeat(500) + '\\end{pmatrix}$$', '\\boxed{\\int_0^\\infty e^{-x^2}dx}', '\\boxed{(((((((((((((((((((((((1)))))))))))))))))))))))}'];
+const LATEX = [
+  '\\frac{'.repeat(200) + '1' + '}'.repeat(200),
+  '\\boxed{' + '\\sqrt{'.repeat(300) + 'x',
+  '\\boxed{1e999999}',
+  '\\boxed{' + '9'.repeat(5000) + '}',
+  '\\boxed{x^{x^{x^{x^{x^{x^{x^{99}}}}}}}}',
+  '$$\\begin{pmatrix}' + '1&'.repeat(500) + '\\end{pmatrix}$$',
+  '\\boxed{\\int_0^\\infty e^{-x^2}dx}',
+  '\\boxed{(((((((((((((((((((((((1)))))))))))))))))))))))}',
+];
 const hostile = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.constantFrom(...LATEX, '<script>alert(1)</script>', '```python\nimport os\nos.system("echo hi")\n```', '```js\nwhile(true){}\n```', '\u0000\u001b]0;x\u0007', '{"a": ' + '['.repeat(1000) + ']'.repeat(1000) + '}', 'a'.repeat(200_000), '\\boxed{72}', '<think>' + 'x'.repeat(1000)),
+  fc.constantFrom(
+    ...LATEX,
+    '<script>alert(1)</script>',
+    '```python\nimport os\nos.system("echo hi")\n```',
+    '```js\nwhile(true){}\n```',
+    '\u0000\u001b]0;x\u0007',
+    '{"a": ' + '['.repeat(1000) + ']'.repeat(1000) + '}',
+    'a'.repeat(200_000),
+    '\\boxed{72}',
+    '<think>' + 'x'.repeat(1000),
+  ),
   fc.tuple(fc.constantFrom(...LATEX), fc.string({ maxLength: 20 })).map(([a, b]) => a + b),
 );
 

@@ -86,7 +86,13 @@ for (const name of fixtureNames()) {
     // the whole-document parser read a different structure after them (chunks contain errors).
     if (whole.issues.some((i) => i.code === 'yaml-syntax')) return;
     const summary = (f: TaskFile): unknown[] =>
-      f.tasks.map((t) => ({ id: t.id, anchor: t.offset + t.anchor[0], hasPrompt: t.hasPrompt, hasVerify: t.hasVerify, caseCount: t.caseCount }));
+      f.tasks.map((t) => ({
+        id: t.id,
+        anchor: t.offset + t.anchor[0],
+        hasPrompt: t.hasPrompt,
+        hasVerify: t.hasVerify,
+        caseCount: t.caseCount,
+      }));
     assert.deepEqual(summary(whole), summary(fast));
   });
 }
@@ -106,10 +112,26 @@ void test('valid.vtask takes the chunked fast path and has tasks of every verifi
     if (name !== 'all' && name !== 'any' && name !== 'weighted') return;
     const list = params?.type === 'seq' ? params : params?.type === 'map' ? getPair(params, 'of')?.value : undefined;
     if (list?.type !== 'seq') return;
-    for (const item of list.items) collect(name === 'weighted' && item.type === 'map' ? getPair(item, 'verify')?.value : item);
+    for (const item of list.items)
+      collect(name === 'weighted' && item.type === 'map' ? getPair(item, 'verify')?.value : item);
   };
   for (const t of file.tasks) if (t.node) collect(getPair(t.node, 'verify')?.value);
-  assert.deepEqual([...kinds].sort(), ['all', 'any', 'choice', 'code', 'constraints', 'format', 'json', 'judge', 'match', 'math', 'script', 'state', 'trajectory', 'weighted']);
+  assert.deepEqual([...kinds].sort(), [
+    'all',
+    'any',
+    'choice',
+    'code',
+    'constraints',
+    'format',
+    'json',
+    'judge',
+    'match',
+    'math',
+    'script',
+    'state',
+    'trajectory',
+    'weighted',
+  ]);
   assert.equal(file.tasks.length, 20);
   assert.ok(file.tasks.every((t) => t.id !== undefined));
 });
@@ -134,7 +156,11 @@ void test('done-when.vtask: one issue per mistake, each with the right code, and
     const fix = issue.fixes[0]!;
     const fixed = text.slice(0, fix.start) + fix.text + text.slice(fix.end);
     const after = parseTaskFile(fixed);
-    assert.equal(after.issues.filter((i) => i.code === code).length, 0, `applying "${fix.title}" does not resolve ${code}`);
+    assert.equal(
+      after.issues.filter((i) => i.code === code).length,
+      0,
+      `applying "${fix.title}" does not resolve ${code}`,
+    );
     assert.equal(after.issues.length, file.issues.length - 1, `applying "${fix.title}" changes other issues`);
   }
 });
@@ -149,7 +175,10 @@ void test('models.vtask: literal credentials (headers and api_key_env) have thei
 
 /** The text of a generated task file, from scripts/gen-large.mjs run as a program. */
 function generate(args: string[]): string {
-  const r = spawnSync(process.execPath, [path.resolve(ROOT, 'scripts/gen-large.mjs'), '-', ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [path.resolve(ROOT, 'scripts/gen-large.mjs'), '-', ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }
@@ -161,11 +190,17 @@ void test('gen-large.mjs is deterministic and writes a valid file', () => {
   const file = parseTaskFile(a);
   assert.equal(file.chunked, true);
   assert.equal(file.tasks.length, 300);
-  assert.deepEqual(file.issues.map((i) => formatIssue('gen', file.lines, i)), []);
+  assert.deepEqual(
+    file.issues.map((i) => formatIssue('gen', file.lines, i)),
+    [],
+  );
   // A mistake in every 30th task: 10 issues, one in each of those tasks.
   const bad = parseTaskFile(generate(['--tasks', '300', '--seed', '7', '--errors', '30']));
   assert.equal(bad.issues.length, 10);
-  assert.deepEqual(bad.tasks.filter((t) => t.issues.length > 0).map((t) => t.index), [29, 59, 89, 119, 149, 179, 209, 239, 269, 299]);
+  assert.deepEqual(
+    bad.tasks.filter((t) => t.issues.length > 0).map((t) => t.index),
+    [29, 59, 89, 119, 149, 179, 209, 239, 269, 299],
+  );
 });
 
 /** Issues of one task, as the editor would show them, keyed by task index. */
@@ -178,7 +213,16 @@ function shiftedIssues(issues: readonly Issue[], from: number, to: number, delta
   return plain(
     issues
       .filter((i) => i.start < from || i.start >= to)
-      .map((i) => (i.start >= to ? { ...i, start: i.start + delta, end: i.end + delta, fixes: i.fixes?.map((f) => ({ ...f, start: f.start + delta, end: f.end + delta })) } : i)),
+      .map((i) =>
+        i.start >= to
+          ? {
+              ...i,
+              start: i.start + delta,
+              end: i.end + delta,
+              fixes: i.fixes?.map((f) => ({ ...f, start: f.start + delta, end: f.end + delta })),
+            }
+          : i,
+      ),
   );
 }
 
@@ -191,7 +235,10 @@ void test('incremental re-parse of a 2,000-task file equals a fresh parse and le
   assert.equal(before.issues.length, 40);
 
   // Change a value into a typo in a clean task in the middle: `expect: pass` -> `expect: pas`.
-  const k = before.tasks.findIndex((t) => t.index >= 1000 && t.issues.length === 0 && text.slice(t.offset, t.offset + t.length).includes('expect: pass'));
+  const k = before.tasks.findIndex(
+    (t) =>
+      t.index >= 1000 && t.issues.length === 0 && text.slice(t.offset, t.offset + t.length).includes('expect: pass'),
+  );
   assert.ok(k !== -1);
   const t = before.tasks[k]!;
   const old = text.slice(t.offset, t.offset + t.length);
@@ -223,7 +270,10 @@ void test('incremental re-parse of a 2,000-task file equals a fresh parse and le
     assert.equal(a.offset, b.offset + (i > k ? delta : 0), `task ${i} moved wrongly`);
   }
   const end = t.offset + t.length;
-  assert.deepEqual(shiftedIssues(after.issues, t.offset, end + delta, 0), shiftedIssues(before.issues, t.offset, end, delta));
+  assert.deepEqual(
+    shiftedIssues(after.issues, t.offset, end + delta, 0),
+    shiftedIssues(before.issues, t.offset, end, delta),
+  );
   assert.equal(after.issues.length, before.issues.length + 1);
 });
 
@@ -284,11 +334,16 @@ function truncations(text: string): string[] {
 function rangeProblems(file: TaskFile, text: string, label: string): string[] {
   const out: string[] = [];
   for (const i of file.issues) {
-    if (!(i.start >= 0 && i.start <= i.end && i.end <= text.length)) out.push(`${label}: ${i.code} [${i.start}, ${i.end}) outside [0, ${text.length}]: ${i.message}`);
-    for (const f of i.fixes ?? []) if (!(f.start >= 0 && f.start <= f.end && f.end <= text.length)) out.push(`${label}: fix [${f.start}, ${f.end}) outside the text`);
+    if (!(i.start >= 0 && i.start <= i.end && i.end <= text.length))
+      out.push(`${label}: ${i.code} [${i.start}, ${i.end}) outside [0, ${text.length}]: ${i.message}`);
+    for (const f of i.fixes ?? [])
+      if (!(f.start >= 0 && f.start <= f.end && f.end <= text.length))
+        out.push(`${label}: fix [${f.start}, ${f.end}) outside the text`);
     if (i.message.length === 0) out.push(`${label}: empty message`);
   }
-  for (const t of file.tasks) if (!(t.offset >= 0 && t.offset + t.length <= text.length)) out.push(`${label}: task ${t.index} [${t.offset}, ${t.offset + t.length}) outside the text`);
+  for (const t of file.tasks)
+    if (!(t.offset >= 0 && t.offset + t.length <= text.length))
+      out.push(`${label}: task ${t.index} [${t.offset}, ${t.offset + t.length}) outside the text`);
   return out;
 }
 

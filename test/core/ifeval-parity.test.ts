@@ -94,15 +94,21 @@ const PINNED: Readonly<Record<Mode, readonly string[]>> = {
 };
 const AGREEMENT: Readonly<Record<Mode, [number, number]>> = { strict: [4973, 5004], loose: [4969, 5004] };
 
-void test('IFEval parity: agreement per mode is exact and every disagreement is a known IFEval error', { skip: needsConformance }, () => {
-  assert.equal(rows().length, 3246);
-  for (const mode of MODES) {
-    const { agree, total, pinned } = disagreements(mode);
-    console.log(`ifeval_google_verdicts.jsonl ${mode}: ${agree}/${total} instructions agree (${((100 * agree) / total).toFixed(2)}%)`);
-    assert.deepEqual(pinned, PINNED[mode], `${mode}: the disagreements changed`);
-    assert.deepEqual([agree, total], AGREEMENT[mode]);
-  }
-});
+void test(
+  'IFEval parity: agreement per mode is exact and every disagreement is a known IFEval error',
+  { skip: needsConformance },
+  () => {
+    assert.equal(rows().length, 3246);
+    for (const mode of MODES) {
+      const { agree, total, pinned } = disagreements(mode);
+      console.log(
+        `ifeval_google_verdicts.jsonl ${mode}: ${agree}/${total} instructions agree (${((100 * agree) / total).toFixed(2)}%)`,
+      );
+      assert.deepEqual(pinned, PINNED[mode], `${mode}: the disagreements changed`);
+      assert.deepEqual([agree, total], AGREEMENT[mode]);
+    }
+  },
+);
 
 /** One instruction of one response: IFEval's verdict and the right one. */
 interface Case {
@@ -123,30 +129,150 @@ function verdictOf(c: Case): { vtask: boolean; google: boolean } {
 
 // Where IFEval is right and vtask 0.1.0 was not: each must now agree.
 const IFEVAL_RIGHT: Case[] = [
-  { id: '3617/orig', instruction: 'change_case:english_capital', mode: 'strict', right: true, why: 'PIXEL PRODIGY... is English, not Catalan' },
-  { id: '279/orig', instruction: 'change_case:english_lowercase', mode: 'strict', right: true, why: 'an English haiku, not Dutch' },
-  { id: '3703/half', instruction: 'change_case:english_lowercase', mode: 'strict', right: true, why: 'cat was too busy is English, not Afrikaans' },
-  { id: '3195/chatty', instruction: 'language:response_language', mode: 'strict', right: false, why: 'more English than Italian' },
-  { id: '3311/half', instruction: 'language:response_language', mode: 'strict', right: false, why: '<<SRE>> has no Hangul: not Korean' },
-  { id: '1174/nostar', instruction: 'length_constraints:number_sentences', mode: 'strict', right: false, why: 'in o. Let\'s: two sentences, so 6, not less than 6' },
-  { id: '1739/chatty', instruction: 'language:response_language', mode: 'strict', right: true, why: 'more Vietnamese than English' },
+  {
+    id: '3617/orig',
+    instruction: 'change_case:english_capital',
+    mode: 'strict',
+    right: true,
+    why: 'PIXEL PRODIGY... is English, not Catalan',
+  },
+  {
+    id: '279/orig',
+    instruction: 'change_case:english_lowercase',
+    mode: 'strict',
+    right: true,
+    why: 'an English haiku, not Dutch',
+  },
+  {
+    id: '3703/half',
+    instruction: 'change_case:english_lowercase',
+    mode: 'strict',
+    right: true,
+    why: 'cat was too busy is English, not Afrikaans',
+  },
+  {
+    id: '3195/chatty',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: false,
+    why: 'more English than Italian',
+  },
+  {
+    id: '3311/half',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: false,
+    why: '<<SRE>> has no Hangul: not Korean',
+  },
+  {
+    id: '1174/nostar',
+    instruction: 'length_constraints:number_sentences',
+    mode: 'strict',
+    right: false,
+    why: "in o. Let's: two sentences, so 6, not less than 6",
+  },
+  {
+    id: '1739/chatty',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: true,
+    why: 'more Vietnamese than English',
+  },
 ];
 
 // Where IFEval is wrong: vtask must keep the right verdict.
 const IFEVAL_WRONG: Case[] = [
-  { id: '2341/orig', instruction: 'change_case:english_capital', mode: 'strict', right: true, why: 'YES: too short to tell, as langdetect should have said' },
-  { id: '2571/orig', instruction: 'change_case:english_capital', mode: 'strict', right: true, why: 'A: too short to tell' },
-  { id: '1645/half', instruction: 'change_case:english_capital', mode: 'strict', right: true, why: 'BIG BANG THEORY MIND is English' },
-  { id: '3456/orig', instruction: 'change_case:english_capital', mode: 'strict', right: true, why: 'a capitalised list of English names' },
-  { id: '202/orig', instruction: 'change_case:english_lowercase', mode: 'strict', right: true, why: 'etchings is English, not German' },
-  { id: '2299/upper', instruction: 'language:response_language', mode: 'strict', right: true, why: 'Swahili in capitals is Swahili' },
-  { id: '2309/upper', instruction: 'language:response_language', mode: 'strict', right: true, why: 'Swahili in capitals is Swahili' },
-  { id: '2596/upper', instruction: 'language:response_language', mode: 'strict', right: true, why: 'Bulgarian in capitals is Bulgarian' },
-  { id: '3502/upper', instruction: 'language:response_language', mode: 'strict', right: true, why: 'Finnish in capitals is Finnish' },
-  { id: '3195/upper', instruction: 'language:response_language', mode: 'strict', right: true, why: 'Italian in capitals is Italian' },
-  { id: '1122/orig', instruction: 'keywords:letter_frequency', mode: 'loose', right: true, why: '# occurs 4 times; IFEval counted a random letter' },
-  { id: '1129/half', instruction: 'keywords:letter_frequency', mode: 'strict', right: false, why: '! occurs once, needs 6; IFEval counted a random letter' },
-  { id: '1843/orig', instruction: 'change_case:english_lowercase', mode: 'strict', right: true, why: 'coastal elegance properties is English' },
+  {
+    id: '2341/orig',
+    instruction: 'change_case:english_capital',
+    mode: 'strict',
+    right: true,
+    why: 'YES: too short to tell, as langdetect should have said',
+  },
+  {
+    id: '2571/orig',
+    instruction: 'change_case:english_capital',
+    mode: 'strict',
+    right: true,
+    why: 'A: too short to tell',
+  },
+  {
+    id: '1645/half',
+    instruction: 'change_case:english_capital',
+    mode: 'strict',
+    right: true,
+    why: 'BIG BANG THEORY MIND is English',
+  },
+  {
+    id: '3456/orig',
+    instruction: 'change_case:english_capital',
+    mode: 'strict',
+    right: true,
+    why: 'a capitalised list of English names',
+  },
+  {
+    id: '202/orig',
+    instruction: 'change_case:english_lowercase',
+    mode: 'strict',
+    right: true,
+    why: 'etchings is English, not German',
+  },
+  {
+    id: '2299/upper',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: true,
+    why: 'Swahili in capitals is Swahili',
+  },
+  {
+    id: '2309/upper',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: true,
+    why: 'Swahili in capitals is Swahili',
+  },
+  {
+    id: '2596/upper',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: true,
+    why: 'Bulgarian in capitals is Bulgarian',
+  },
+  {
+    id: '3502/upper',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: true,
+    why: 'Finnish in capitals is Finnish',
+  },
+  {
+    id: '3195/upper',
+    instruction: 'language:response_language',
+    mode: 'strict',
+    right: true,
+    why: 'Italian in capitals is Italian',
+  },
+  {
+    id: '1122/orig',
+    instruction: 'keywords:letter_frequency',
+    mode: 'loose',
+    right: true,
+    why: '# occurs 4 times; IFEval counted a random letter',
+  },
+  {
+    id: '1129/half',
+    instruction: 'keywords:letter_frequency',
+    mode: 'strict',
+    right: false,
+    why: '! occurs once, needs 6; IFEval counted a random letter',
+  },
+  {
+    id: '1843/orig',
+    instruction: 'change_case:english_lowercase',
+    mode: 'strict',
+    right: true,
+    why: 'coastal elegance properties is English',
+  },
 ];
 
 void test('IFEval parity: the cases IFEval gets right, vtask gets right too', { skip: needsConformance }, () => {

@@ -32,37 +32,45 @@ function problems(id: string, kwargs: unknown): string[] {
 
 const peerIds = lazy(() => readJson<PeerIds>('instruction_ids.json'));
 
-void test('every IFEval, IFBench and open-instruct id is registered with the peer kwarg names', { skip: needsConformance }, () => {
-  for (const list of Object.values(peerIds())) {
-    for (const p of list) {
-      const d = INSTRUCTIONS.get(p.id);
-      assert.ok(d, `missing ${p.id}`);
-      assert.deepEqual(Object.keys(d.kwargs).sort(), [...p.kwargs].sort(), `kwargs of ${p.id}`);
+void test(
+  'every IFEval, IFBench and open-instruct id is registered with the peer kwarg names',
+  { skip: needsConformance },
+  () => {
+    for (const list of Object.values(peerIds())) {
+      for (const p of list) {
+        const d = INSTRUCTIONS.get(p.id);
+        assert.ok(d, `missing ${p.id}`);
+        assert.deepEqual(Object.keys(d.kwargs).sort(), [...p.kwargs].sort(), `kwargs of ${p.id}`);
+      }
     }
-  }
-});
+  },
+);
 
-void test('sources: shared ids name IFEval, and the counts per source are as expected', { skip: needsConformance }, () => {
-  const peers = peerIds();
-  const ifevalIds = new Set(peers.ifeval_google.map((p) => p.id));
-  const expected = new Map<string, string>();
-  for (const p of peers.ifeval_google) expected.set(p.id, 'ifeval');
-  for (const p of peers.ifbench) if (!ifevalIds.has(p.id)) expected.set(p.id, 'ifbench');
-  for (const p of peers.open_instruct_ifevalg) if (!ifevalIds.has(p.id)) expected.set(p.id, 'open-instruct');
-  for (const [id, source] of expected) assert.equal(INSTRUCTIONS.get(id)?.source, source, id);
+void test(
+  'sources: shared ids name IFEval, and the counts per source are as expected',
+  { skip: needsConformance },
+  () => {
+    const peers = peerIds();
+    const ifevalIds = new Set(peers.ifeval_google.map((p) => p.id));
+    const expected = new Map<string, string>();
+    for (const p of peers.ifeval_google) expected.set(p.id, 'ifeval');
+    for (const p of peers.ifbench) if (!ifevalIds.has(p.id)) expected.set(p.id, 'ifbench');
+    for (const p of peers.open_instruct_ifevalg) if (!ifevalIds.has(p.id)) expected.set(p.id, 'open-instruct');
+    for (const [id, source] of expected) assert.equal(INSTRUCTIONS.get(id)?.source, source, id);
 
-  const counts: Record<string, number> = {};
-  for (const d of INSTRUCTIONS.values()) counts[d.source] = (counts[d.source] ?? 0) + 1;
-  assert.equal(counts.ifeval, 25);
-  assert.equal(counts.ifbench, 58);
-  assert.equal(counts['open-instruct'], 29);
-  assert.ok((counts.vtask ?? 0) >= 1);
-  // Nothing else is registered: every id is a peer's or carries the vtask prefix.
-  for (const d of INSTRUCTIONS.values()) {
-    if (d.source === 'vtask') assert.match(d.id, /^vtask:/);
-    else assert.ok(expected.has(d.id), `unexpected id ${d.id}`);
-  }
-});
+    const counts: Record<string, number> = {};
+    for (const d of INSTRUCTIONS.values()) counts[d.source] = (counts[d.source] ?? 0) + 1;
+    assert.equal(counts.ifeval, 25);
+    assert.equal(counts.ifbench, 58);
+    assert.equal(counts['open-instruct'], 29);
+    assert.ok((counts.vtask ?? 0) >= 1);
+    // Nothing else is registered: every id is a peer's or carries the vtask prefix.
+    for (const d of INSTRUCTIONS.values()) {
+      if (d.source === 'vtask') assert.match(d.id, /^vtask:/);
+      else assert.ok(expected.has(d.id), `unexpected id ${d.id}`);
+    }
+  },
+);
 
 void test('map keys match ids, summaries are one line and name their kwargs, every kwarg is documented', () => {
   for (const [key, d] of INSTRUCTIONS) {
@@ -91,8 +99,12 @@ void test('every example passes its schema, and the examples together pass the i
   }
 });
 
-void test('every kwargs object in IFEval\'s evaluation prompts validates', { skip: needsConformance }, () => {
-  interface Row { key: number; instruction_id_list: string[]; kwargs: Record<string, unknown>[] }
+void test("every kwargs object in IFEval's evaluation prompts validates", { skip: needsConformance }, () => {
+  interface Row {
+    key: number;
+    instruction_id_list: string[];
+    kwargs: Record<string, unknown>[];
+  }
   const rows = readJsonl<Row>('ifeval_input_prompts.jsonl');
   assert.equal(rows.length, 541);
   const bad: string[] = [];
@@ -102,7 +114,11 @@ void test('every kwargs object in IFEval\'s evaluation prompts validates', { ski
   assert.deepEqual(bad, []);
 });
 
-interface TestRow { registry_id: string | null; kwargs: Record<string, unknown>; expected: boolean | 'raises' }
+interface TestRow {
+  registry_id: string | null;
+  kwargs: Record<string, unknown>;
+  expected: boolean | 'raises';
+}
 
 for (const file of ['ifeval_google_tests.jsonl', 'ifbench_tests.jsonl']) {
   void test(`kwargs of the peer's own tests in ${file} validate`, { skip: needsConformance }, () => {
@@ -139,7 +155,11 @@ void test('missing, unknown and mistyped kwargs are rejected', () => {
   reject('language:response_language', { language: 'jp' });
   reject('language:response_language', { language: 'EN' });
   reject('language:response_language', { language: 'english' });
-  reject('length_constraints:nth_paragraph_first_word', { num_paragraphs: 3, nth_paragraph: 2, first_word: 'two words' });
+  reject('length_constraints:nth_paragraph_first_word', {
+    num_paragraphs: 3,
+    nth_paragraph: 2,
+    first_word: 'two words',
+  });
   reject('combination:repeat_prompt', {});
   reject('count:conjunctions', { small_n: 8 });
   reject('count:person_names', { N: 51 });
@@ -161,13 +181,18 @@ void test('the one optional kwarg may be left out', () => {
 });
 
 void test('conflicts between kwargs are reported', () => {
-  assert.equal(problems('length_constraints:nth_paragraph_first_word', { num_paragraphs: 2, nth_paragraph: 3, first_word: 'so' }).length, 1);
+  assert.equal(
+    problems('length_constraints:nth_paragraph_first_word', { num_paragraphs: 2, nth_paragraph: 3, first_word: 'so' })
+      .length,
+    1,
+  );
   assert.equal(problems('count:word_count_range', { min_words: 10, max_words: 5 }).length, 1);
   assert.deepEqual(problems('count:word_count_range', { min_words: 5, max_words: 5 }), []);
   assert.equal(problems('repeat:repeat_span', { prompt_to_repeat: 'a b c d', n_start: 2, n_end: 1 }).length, 1);
   assert.equal(problems('new:copy_span_idx', { prompt_to_repeat: 'abcdef', n_start: 3, n_end: 3 }).length, 1);
   assert.equal(
-    problems('count:keywords_multiple', { keyword1: 'a', keyword2: 'b', keyword3: 'A', keyword4: 'd', keyword5: 'e' }).length,
+    problems('count:keywords_multiple', { keyword1: 'a', keyword2: 'b', keyword3: 'A', keyword4: 'd', keyword5: 'e' })
+      .length,
     1,
   );
   assert.deepEqual(kwargConflicts('no:such_id', {}), []);

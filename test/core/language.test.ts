@@ -28,7 +28,12 @@ const labels = (offset: number): string[] => completeAt(FILE, offset).map((c) =>
 
 test('cursor context follows indentation and flow braces', () => {
   assert.deepEqual(contextAt(FILE, at('        - \n', -1)).path, ['tasks', 'verify', 'constraints']);
-  assert.deepEqual(contextAt(FILE, at('expect: ')), { ...contextAt(FILE, at('expect: ')), path: ['tasks', 'cases'], position: 'value', key: 'expect' });
+  assert.deepEqual(contextAt(FILE, at('expect: ')), {
+    ...contextAt(FILE, at('expect: ')),
+    path: ['tasks', 'cases'],
+    position: 'value',
+    key: 'expect',
+  });
   const flow = contextAt(FILE, at('"1", tol'));
   assert.deepEqual(flow.path, ['tasks', 'verify', 'math']);
   assert.equal(flow.word, 'tol');
@@ -60,7 +65,10 @@ test('hover: instruction ids, kinds and keys', () => {
   assert.match(hoverAt(FILE, at('length_constraints:num'))?.markdown ?? '', /num_words/);
   assert.match(hoverAt(FILE, at('    verify:\n      ma'))?.markdown ?? '', /mathematically equivalent/);
   // Kinds and instruction ids link to their section of the format reference.
-  assert.match(hoverAt(FILE, at('    verify:\n      ma'))?.markdown ?? '', /\[Reference\]\(https:\/\/github\.com\/vtask-dev\/vtask\/blob\/HEAD\/docs\/format\.md#math\)/);
+  assert.match(
+    hoverAt(FILE, at('    verify:\n      ma'))?.markdown ?? '',
+    /\[Reference\]\(https:\/\/github\.com\/vtask-dev\/vtask\/blob\/HEAD\/docs\/format\.md#math\)/,
+  );
   assert.match(hoverAt(FILE, at('length_constraints:num'))?.markdown ?? '', /docs\/format\.md#constraints\)/);
   assert.match(hoverAt(FILE, at('    pro'))?.markdown ?? '', /user message/);
   assert.equal(hoverAt(FILE, at('prompt: h')), undefined);
@@ -68,7 +76,13 @@ test('hover: instruction ids, kinds and keys', () => {
 
 test('outline: one symbol per task with verifier and cases', () => {
   const items = outline(parseTaskFile(FILE)).filter((o) => o.kind === 'task');
-  assert.deepEqual(items.map((o) => o.name), ['a', 'b']);
-  assert.deepEqual(items[0]?.children.map((c) => c.name), ['constraints', 'cases']);
+  assert.deepEqual(
+    items.map((o) => o.name),
+    ['a', 'b'],
+  );
+  assert.deepEqual(
+    items[0]?.children.map((c) => c.name),
+    ['constraints', 'cases'],
+  );
   assert.equal(FILE.slice(items[1]?.selectionStart, items[1]?.selectionEnd), 'b');
 });

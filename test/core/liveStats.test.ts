@@ -20,8 +20,10 @@ after(() => fs.rmSync(root, { recursive: true, force: true }));
 fs.writeFileSync(path.join(root, 'package.json'), '{}');
 const cacheDir = path.join(root, '.vtask-cache');
 
-const task = (id: string, prompt: string, extra = ''): string => `  - id: ${id}\n    prompt: ${JSON.stringify(prompt)}\n    verify: { math: { answer: "4" } }\n${extra}`;
-const CASES = '    cases:\n      - { response: "\\\\boxed{4}", expect: pass }\n      - { response: "\\\\boxed{5}", expect: pass }\n';
+const task = (id: string, prompt: string, extra = ''): string =>
+  `  - id: ${id}\n    prompt: ${JSON.stringify(prompt)}\n    verify: { math: { answer: "4" } }\n${extra}`;
+const CASES =
+  '    cases:\n      - { response: "\\\\boxed{4}", expect: pass }\n      - { response: "\\\\boxed{5}", expect: pass }\n';
 const A = `vtask: 1\ntasks:\n${task('a1', 'What is 2 + 2?', CASES)}${task('a2', 'What is 1 + 3?')}${task('a3', 'What is 8 - 4?')}  - id: broken\n    prompt: x\n    verify: { math: {} }\n`;
 const B = `vtask: 1\ntasks:\n${task('b1', 'What is 16 / 4?')}${task('b1', 'What is 2 * 2?')}${task('b2', 'What is 3 + 1?')}`;
 
@@ -31,12 +33,31 @@ fs.writeFileSync(files[0]!, A);
 fs.writeFileSync(files[1]!, B);
 
 /** What `vtask run` records for a task (the last with its id) as its file is now. */
-function record(file: string, taskId: string, model: string, passed: number, o: { key?: string; at?: string; tokens?: RunRecord['tokens']; cost?: number } = {}): RunRecord {
+function record(
+  file: string,
+  taskId: string,
+  model: string,
+  passed: number,
+  o: { key?: string; at?: string; tokens?: RunRecord['tokens']; cost?: number } = {},
+): RunRecord {
   const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
   const entry = parsed.tasks.filter((t) => t.id === taskId).at(-1);
   assert.ok(entry, taskId);
   const band = passed === 8 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable';
-  return { file: runLogPath(cacheDir, file), task: taskId, model, key: o.key ?? taskRunKey(parsed, entry), at: o.at ?? '2026-01-02T00:00:00.000Z', samples: 8, passed, pass_rate: passed / 8, band, signal_share: passed / 10, ...(o.tokens ? { tokens: o.tokens } : {}), ...(o.cost !== undefined ? { cost: o.cost } : {}) };
+  return {
+    file: runLogPath(cacheDir, file),
+    task: taskId,
+    model,
+    key: o.key ?? taskRunKey(parsed, entry),
+    at: o.at ?? '2026-01-02T00:00:00.000Z',
+    samples: 8,
+    passed,
+    pass_rate: passed / 8,
+    band,
+    signal_share: passed / 10,
+    ...(o.tokens ? { tokens: o.tokens } : {}),
+    ...(o.cost !== undefined ? { cost: o.cost } : {}),
+  };
 }
 
 const reads: string[] = [];
@@ -52,17 +73,26 @@ const sources: LiveSources = {
 
 /** The live statistics and `vtask stats`'s, side by side (the latter without what the live ones leave out). */
 async function both(live: LiveDatasetStats, list: readonly string[]): Promise<[DatasetStats, DatasetStats]> {
-  const got = await live.compute(list.map((file) => ({ file, cacheDir })), sources, { slices: new TimeSlices(1) });
+  const got = await live.compute(
+    list.map((file) => ({ file, cacheDir })),
+    sources,
+    { slices: new TimeSlices(1) },
+  );
   const { comparisons: _c, ...want } = await collectDatasetStats(list, { duplicates: false });
   return [got, want];
 }
 
 /** Equal, but for the mean signal share (sums made in another order differ in the last bits). */
 function assertSameStats(got: DatasetStats, want: DatasetStats, what: string): void {
-  const signal = (s: DatasetStats): Record<string, number> => Object.fromEntries(Object.entries(s.models).map(([m, x]) => [m, x.signal_share]));
-  const without = (s: DatasetStats): unknown => ({ ...s, models: Object.fromEntries(Object.entries(s.models).map(([m, x]) => [m, { ...x, signal_share: 0 }])) });
+  const signal = (s: DatasetStats): Record<string, number> =>
+    Object.fromEntries(Object.entries(s.models).map(([m, x]) => [m, x.signal_share]));
+  const without = (s: DatasetStats): unknown => ({
+    ...s,
+    models: Object.fromEntries(Object.entries(s.models).map(([m, x]) => [m, { ...x, signal_share: 0 }])),
+  });
   assert.deepEqual(without(got), without(want), what);
-  for (const [m, x] of Object.entries(signal(want))) assert.ok(Math.abs((signal(got)[m] ?? NaN) - x) < 1e-9, `${what}: signal share of ${m}`);
+  for (const [m, x] of Object.entries(signal(want)))
+    assert.ok(Math.abs((signal(got)[m] ?? NaN) - x) < 1e-9, `${what}: signal share of ${m}`);
 }
 
 test('the live statistics agree with vtask stats after each change, reading only the files that changed', async () => {
@@ -80,9 +110,16 @@ test('the live statistics agree with vtask stats after each change, reading only
   let [got, want] = await both(live, files);
   assertSameStats(got, want, 'the first reading');
   assert.equal(got.models['model-b']?.stale, 1);
-  assert.deepEqual([got.models['model-a']?.tokens, got.models['model-a']?.cost], [{ prompt: 100, completion: 300 }, 0.25], 'tokens and cost of the runs that recorded them');
+  assert.deepEqual(
+    [got.models['model-a']?.tokens, got.models['model-a']?.cost],
+    [{ prompt: 100, completion: 300 }, 0.25],
+    'tokens and cost of the runs that recorded them',
+  );
   assert.equal(got.models['model-b']?.tokens, undefined, 'no run recorded tokens: none, not zero');
-  assert.deepEqual(got.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]), [['a1', 'too_hard', 'learnable']]);
+  assert.deepEqual(
+    got.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]),
+    [['a1', 'too_hard', 'learnable']],
+  );
   assert.deepEqual(got.per_file[0]?.cases, { total: 2, passed: 1, failed: 1, skipped: 0 }, 'the cases were run');
   assert.deepEqual(reads.splice(0).sort(), ['a.vtask', 'b.vtask']);
 
@@ -119,7 +156,13 @@ test('an aborted computation reads what it did not read the next time', async ()
   const live = new LiveDatasetStats();
   const abort = new AbortController();
   abort.abort();
-  await assert.rejects(live.compute(files.map((file) => ({ file, cacheDir })), sources, { slices: new TimeSlices(0, abort.signal) }));
+  await assert.rejects(
+    live.compute(
+      files.map((file) => ({ file, cacheDir })),
+      sources,
+      { slices: new TimeSlices(0, abort.signal) },
+    ),
+  );
   const [got, want] = await both(live, files);
   assertSameStats(got, want, 'after the abort');
 });

@@ -17,7 +17,10 @@ void test('a local server is found by its /v1/models, and VTASK_NO_LOCAL_DISCOVE
 
   delete process.env.VTASK_NO_LOCAL_DISCOVERY;
   const found = await findLocalModels(2000, servers);
-  assert.deepEqual(found.map((p) => [p.name, p.baseUrl, p.model]), [['here:local-a', server.url, 'local-a']]);
+  assert.deepEqual(
+    found.map((p) => [p.name, p.baseUrl, p.model]),
+    [['here:local-a', server.url, 'local-a']],
+  );
 
   process.env.VTASK_NO_LOCAL_DISCOVERY = '1';
   const before = server.requests.length;

@@ -36,17 +36,27 @@ void describe('rational', () => {
     assert.equal(R.powInt(R.rat(2n) as R.Rational, 10n ** 10n), null, '2^(10^10) is refused, not computed');
     assert.equal(R.intRoot(117n * 117n, 2), 117n);
     assert.equal(R.intRoot(118n, 2), null);
-    assert.equal(R.toNumber(R.rat(1n, 2n ** 2000n) as R.Rational) > 0, false, 'underflows to 0 in floats, which is why exact paths exist');
+    assert.equal(
+      R.toNumber(R.rat(1n, 2n ** 2000n) as R.Rational) > 0,
+      false,
+      'underflows to 0 in floats, which is why exact paths exist',
+    );
   });
 });
 
 void describe('extract', () => {
   void test('last box, brace-matched, nested, and \\boxed 5', () => {
-    assert.equal(extractAnswer('so \\boxed{\\frac{1}{2}} then \\boxed{\\frac{\\sqrt{3}}{2}}')?.text, '\\frac{\\sqrt{3}}{2}');
+    assert.equal(
+      extractAnswer('so \\boxed{\\frac{1}{2}} then \\boxed{\\frac{\\sqrt{3}}{2}}')?.text,
+      '\\frac{\\sqrt{3}}{2}',
+    );
     assert.equal(extractAnswer('the answer is \\boxed 5.')?.text, '5');
     assert.equal(findBoxes('\\fbox{7}')[0]?.content, '7');
     assert.equal(extractAnswer('\\boxed{1} and \\boxed{2}')?.parts?.length, 2);
-    assert.equal(extractAnswer('\\boxed{1} long reasoning in between that is not a connector at all \\boxed{2}')?.parts?.length, 1);
+    assert.equal(
+      extractAnswer('\\boxed{1} long reasoning in between that is not a connector at all \\boxed{2}')?.parts?.length,
+      1,
+    );
   });
   void test('answer lines, bold, and words after the number', () => {
     assert.equal(extractAnswer('blah\nThe final answer is $28\\%$. I hope it is correct.')?.text, '28\\%');
@@ -89,12 +99,13 @@ void describe('normalize and parse', () => {
       ['\\$5', '5'],
       ['\\text{13}', '13'],
       ['15\\mbox{ cm}^2', '15'],
-    ]) assert.ok(same(a as string, b as string), `${a} vs ${b}`);
+    ])
+      assert.ok(same(a as string, b as string), `${a} vs ${b}`);
   });
   void test('refuses what it cannot read', () => {
     assert.throws(() => parseMath(prepare('\\frac{1}{')), ParseError);
     assert.throws(() => parseMath(prepare('Therefore the answer')), ParseError);
-    assert.throws(() => parseMath(prepare('(' .repeat(500) + '1' + ')'.repeat(500))), ParseError);
+    assert.throws(() => parseMath(prepare('('.repeat(500) + '1' + ')'.repeat(500))), ParseError);
   });
   void test('gold answers read like predictions', () => {
     assert.ok(parseGold('$\\boxed{1}\\boxed{2}$').parsed.ok);
@@ -139,7 +150,11 @@ void describe('compare', () => {
     const g = parseAnswerText('\\log(-1)');
     const p = parseAnswerText('\\log(-2)');
     assert.ok(g.ok && p.ok);
-    assert.deepEqual(compareNodes(g.node, p.node, { steps: stepBudget(2_000_000) }), { equal: 'undecided', method: 'numeric', note: 'a value is undefined' });
+    assert.deepEqual(compareNodes(g.node, p.node, { steps: stepBudget(2_000_000) }), {
+      equal: 'undecided',
+      method: 'numeric',
+      note: 'a value is undefined',
+    });
   });
   void test('symbolic equivalence at random points, respecting domains', () => {
     assert.equal(same('\\sqrt{1/n}', '\\frac{1}{\\sqrt{n}}'), true);
@@ -152,8 +167,14 @@ void describe('compare', () => {
     assert.equal(same('(1, 2)', '(2, 1)'), false);
     assert.equal(same('[0, 1)', '(0, 1)'), false);
     assert.equal(same('(-\\infty, 2] \\cup (3, \\infty)', '(3, \\infty) \\cup (-\\infty, 2]'), true);
-    assert.equal(same('\\begin{pmatrix}1 & 2\\\\3 & 4\\end{pmatrix}', '\\begin{bmatrix}1 & 2\\\\3 & 4\\end{bmatrix}'), true);
-    assert.equal(same('\\begin{pmatrix}1 & 2\\\\3 & 4\\end{pmatrix}', '\\begin{pmatrix}1 & 2\\\\3 & 5\\end{pmatrix}'), false);
+    assert.equal(
+      same('\\begin{pmatrix}1 & 2\\\\3 & 4\\end{pmatrix}', '\\begin{bmatrix}1 & 2\\\\3 & 4\\end{bmatrix}'),
+      true,
+    );
+    assert.equal(
+      same('\\begin{pmatrix}1 & 2\\\\3 & 4\\end{pmatrix}', '\\begin{pmatrix}1 & 2\\\\3 & 5\\end{pmatrix}'),
+      false,
+    );
     assert.equal(same('\\pm 2', '\\{-2, 2\\}'), true);
   });
   void test('equations, assignments, inequalities', () => {
@@ -234,7 +255,7 @@ void describe('hostile input ends quickly with a sensible verdict', () => {
     const parens = await quick('\\boxed{' + '('.repeat(5000) + '1' + ')'.repeat(5000) + '}', '1');
     assert.match(parens.reason, /could not be parsed/);
     // Unboxed, the spec's last-number rule applies; what matters is that it ends quickly.
-    await quick('(' .repeat(5000) + '1' + ')'.repeat(5000), '2');
+    await quick('('.repeat(5000) + '1' + ')'.repeat(5000), '2');
   });
   void test('towers, factorial bombs and huge exponents', async () => {
     assert.equal((await quick('\\boxed{10^{10^{10^{10}}}}', '10^{10^{10^{10}}}')).pass, true);
@@ -249,19 +270,31 @@ void describe('hostile input ends quickly with a sensible verdict', () => {
 });
 
 /** The verdict on a response as a model writes it, against a gold answer and task parameters. */
-async function passes(response: string, answer: string, params: Omit<MathParams, 'answer' | 'answers'> = {}): Promise<boolean> {
+async function passes(
+  response: string,
+  answer: string,
+  params: Omit<MathParams, 'answer' | 'answers'> = {},
+): Promise<boolean> {
   return (await checkMath(response, { answer, ...params })).pass;
 }
 
 void describe('common answer shapes read as a person reads them', () => {
   void test('named values belong to their names; an unnamed list is read in the gold order', async () => {
     assert.equal(await passes('Solving the system, $\\boxed{a_1 = 7, a_2 = 5}$', 'a_1 = 5, a_2 = 7'), false);
-    assert.equal(await passes('Solving the system, $\\boxed{a_2 = 7, a_1 = 5}$', 'a_1 = 5, a_2 = 7'), true, 'the order of the names is free');
+    assert.equal(
+      await passes('Solving the system, $\\boxed{a_2 = 7, a_1 = 5}$', 'a_1 = 5, a_2 = 7'),
+      true,
+      'the order of the names is free',
+    );
     assert.equal(await passes('So $\\boxed{f(1) = 5, f(2) = 2}$.', 'f(1) = 2, f(2) = 5'), false);
     assert.equal(await passes('So $\\boxed{f(2) = 5,\\ f(1) = 2}$.', 'f(1) = 2, f(2) = 5'), true);
     assert.equal(await passes('Therefore the terms are $\\boxed{19, 2}$.', 'a_3 = 2, a_{37} = 19'), false);
     assert.equal(await passes('Therefore the terms are $\\boxed{2, 19}$.', 'a_3 = 2, a_{37} = 19'), true);
-    assert.equal(await passes('The roots are $\\boxed{2, 1}$.', 'x = 1, x = 2'), true, 'one unknown with several values is a set');
+    assert.equal(
+      await passes('The roots are $\\boxed{2, 1}$.', 'x = 1, x = 2'),
+      true,
+      'one unknown with several values is a set',
+    );
     const v = await checkMath('$\\boxed{a_2 = 5}$', { answer: 'a_1 = 5' });
     assert.match(v.reason, /expected a value for a_1, got one for a_2/);
   });
@@ -290,20 +323,36 @@ void describe('common answer shapes read as a person reads them', () => {
     assert.equal(await passes('It takes $\\boxed{9/4}$ hours.', '2\\frac{1}{4}'), true);
     assert.equal(await passes('The answer is 3 1/2.', '7/2'), true);
     assert.equal(await passes('$\\boxed{-3\\frac{1}{2}}$', '-7/2'), true);
-    assert.equal(await passes('$\\boxed{2\\frac{\\pi}{3}}$', '\\frac{2\\pi}{3}'), true, 'a coefficient of a symbolic fraction still multiplies');
+    assert.equal(
+      await passes('$\\boxed{2\\frac{\\pi}{3}}$', '\\frac{2\\pi}{3}'),
+      true,
+      'a coefficient of a symbolic fraction still multiplies',
+    );
   });
   void test('numerals in another base compare in that base', async () => {
     assert.equal(await passes('In binary this is $\\boxed{11}$.', '1011_2'), false);
     assert.equal(await passes('In binary this is $\\boxed{1011_{2}}$.', '1011_2'), true);
     assert.equal(await passes('In binary this is $\\boxed{\\text{1011}_2}$.', '1011_2'), true);
-    assert.equal(await passes('The base-5 form is $\\boxed{204}$.', '204_5'), false, 'a bare numeral is base 10 unless the task says otherwise');
+    assert.equal(
+      await passes('The base-5 form is $\\boxed{204}$.', '204_5'),
+      false,
+      'a bare numeral is base 10 unless the task says otherwise',
+    );
     assert.equal(await passes('The base-5 form is $\\boxed{204}$.', '204_5', { base: 5 }), true);
     assert.equal(await passes('The base-5 form is $\\boxed{204_5}$.', '204', { base: 5 }), true);
-    assert.equal(await passes('The base-5 form is $\\boxed{54}$.', '204', { base: 5 }), false, '54 is not a base-5 numeral');
+    assert.equal(
+      await passes('The base-5 form is $\\boxed{54}$.', '204', { base: 5 }),
+      false,
+      '54 is not a base-5 numeral',
+    );
     const v = await checkMath('$\\boxed{11}$', { answer: '1011_2' });
     assert.match(v.reason, /expected a base-2 numeral/);
     const hedge = await checkMath('The answer is $\\boxed{204_5}$ or $\\boxed{205_5}$.', { answer: '204_5' });
-    assert.match(hedge.reason, /^hedged: boxed 2 different values \("205_5", 204_5\)/, 'a box that cannot be read is still another answer');
+    assert.match(
+      hedge.reason,
+      /^hedged: boxed 2 different values \("205_5", 204_5\)/,
+      'a box that cannot be read is still another answer',
+    );
   });
   void test('numbers side by side are never multiplied; percent only as the gold allows', async () => {
     assert.equal(await passes('the answer is $\\boxed{2 3}$', '6'), false);

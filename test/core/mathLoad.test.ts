@@ -28,19 +28,25 @@ async function verdicts(rows: readonly Row[]): Promise<string[]> {
   return out;
 }
 
-void test('the same pairs get the same verdicts beside a busy thread and a busy process', { skip: needsConformance }, async () => {
-  const rows = [...readJsonl<Row>('math_verify_pairs.jsonl', 270), ...readJsonl<Row>('math_weak_spots.jsonl', 28)];
-  const idle = await verdicts(rows);
-  const spinner = new Worker('for (;;) {}', { eval: true });
-  const hog = spawn(process.execPath, ['-e', 'let x = 0; for (;;) x = (x * 31 + 7) % 1000003;'], { stdio: 'ignore' });
-  try {
-    // Let both start burning CPU before the second run.
-    await new Promise((r) => setTimeout(r, 200));
-    const loaded = await verdicts(rows);
-    const differ = loaded.map((v, i) => (v === idle[i] ? null : `${rows[i]?.gold} vs ${rows[i]?.pred}: idle ${idle[i]}, loaded ${v}`)).filter(Boolean);
-    assert.deepEqual(differ, []);
-  } finally {
-    hog.kill();
-    await spinner.terminate();
-  }
-});
+void test(
+  'the same pairs get the same verdicts beside a busy thread and a busy process',
+  { skip: needsConformance },
+  async () => {
+    const rows = [...readJsonl<Row>('math_verify_pairs.jsonl', 270), ...readJsonl<Row>('math_weak_spots.jsonl', 28)];
+    const idle = await verdicts(rows);
+    const spinner = new Worker('for (;;) {}', { eval: true });
+    const hog = spawn(process.execPath, ['-e', 'let x = 0; for (;;) x = (x * 31 + 7) % 1000003;'], { stdio: 'ignore' });
+    try {
+      // Let both start burning CPU before the second run.
+      await new Promise((r) => setTimeout(r, 200));
+      const loaded = await verdicts(rows);
+      const differ = loaded
+        .map((v, i) => (v === idle[i] ? null : `${rows[i]?.gold} vs ${rows[i]?.pred}: idle ${idle[i]}, loaded ${v}`))
+        .filter(Boolean);
+      assert.deepEqual(differ, []);
+    } finally {
+      hog.kill();
+      await spinner.terminate();
+    }
+  },
+);

@@ -6,7 +6,11 @@ import { test } from 'node:test';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 
 function oneLineJson(n: number): string {
-  const tasks = Array.from({ length: n }, (_, i) => ({ id: `m/${i}`, prompt: `What is ${i} + 2?`, verify: { math: { answer: String(i + 2) } } }));
+  const tasks = Array.from({ length: n }, (_, i) => ({
+    id: `m/${i}`,
+    prompt: `What is ${i} + 2?`,
+    verify: { math: { answer: String(i + 2) } },
+  }));
   return JSON.stringify({ vtask: 1, tasks });
 }
 
@@ -31,7 +35,9 @@ void test('a one-line JSON file of 8x the tasks costs less than 12x the CPU (lin
   parseCpu(small); // warm up the JIT so the small run is not charged for compiling
   const [a, b] = [parseCpu(small), parseCpu(large)];
   const ratio = b / a;
-  t.diagnostic(`parse CPU: 1000 tasks ${(a / 1000).toFixed(0)} ms, 8000 tasks ${(b / 1000).toFixed(0)} ms, ratio ${ratio.toFixed(1)}`);
+  t.diagnostic(
+    `parse CPU: 1000 tasks ${(a / 1000).toFixed(0)} ms, 8000 tasks ${(b / 1000).toFixed(0)} ms, ratio ${ratio.toFixed(1)}`,
+  );
   // Measured 6.7 (fixed costs weigh on the small file); the quadratic scan this guards against, 17.6.
   assert.ok(ratio < 12, `8x the tasks took ${ratio.toFixed(1)}x the CPU`);
 });

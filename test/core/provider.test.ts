@@ -11,7 +11,10 @@ import { SamplingError, type ModelProfile, type Sample, type SampleRequest } fro
 import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../support/openaiServer';
 
 const never = new AbortController().signal;
-const ask = (prompt: string, extra: Partial<SampleRequest> = {}): SampleRequest => ({ messages: [{ role: 'user', content: prompt }], ...extra });
+const ask = (prompt: string, extra: Partial<SampleRequest> = {}): SampleRequest => ({
+  messages: [{ role: 'user', content: prompt }],
+  ...extra,
+});
 /** Retries without real waits worth the name, so failures are quick to reach. */
 const FAST = { policy: { baseDelayMs: 1, maxDelayMs: 4 } } as const;
 
@@ -22,10 +25,18 @@ async function serve(t: TestContext, options: OpenAIServerOptions = {}): Promise
 }
 
 function profileFor(server: OpenAIServer | string, entry: Record<string, unknown> = {}): ModelProfile {
-  return profileFromEntry('test', { base_url: typeof server === 'string' ? server : server.url, model: 'test-model', ...entry });
+  return profileFromEntry('test', {
+    base_url: typeof server === 'string' ? server : server.url,
+    model: 'test-model',
+    ...entry,
+  });
 }
 
-function provider(server: OpenAIServer | string, entry: Record<string, unknown> = {}, options: OpenAIProviderOptions = {}): OpenAIProvider {
+function provider(
+  server: OpenAIServer | string,
+  entry: Record<string, unknown> = {},
+  options: OpenAIProviderOptions = {},
+): OpenAIProvider {
   return new OpenAIProvider(profileFor(server, entry), { retry: FAST, ...options });
 }
 
@@ -44,7 +55,10 @@ const texts = (samples: readonly Sample[]): string[] => samples.map((s) => s.tex
 void test('n: one request with n answers, usage recorded and shared out exactly', async (t) => {
   const server = await serve(t);
   const samples = await provider(server).sample(ask('what is 2+2'), 4, never);
-  assert.deepEqual(texts(samples), [0, 1, 2, 3].map((i) => `answer ${i}: what is 2+2`));
+  assert.deepEqual(
+    texts(samples),
+    [0, 1, 2, 3].map((i) => `answer ${i}: what is 2+2`),
+  );
   assert.equal(server.samplingRequests.length, 1);
   assert.equal((server.samplingRequests[0]!.body as { n: number }).n, 4);
   for (const s of samples) {
@@ -56,7 +70,10 @@ void test('n: one request with n answers, usage recorded and shared out exactly'
     assert.equal(typeof s.latencyMs, 'number');
   }
   // 4 answers of 5 words each: 20 completion tokens in all.
-  assert.equal(samples.reduce((n, s) => n + (s.usage?.completionTokens ?? 0), 0), 20);
+  assert.equal(
+    samples.reduce((n, s) => n + (s.usage?.completionTokens ?? 0), 0),
+    20,
+  );
 });
 
 void test('n ignored by the server: the rest comes from separate requests, and later calls send n=1 at once', async (t) => {
@@ -67,7 +84,10 @@ void test('n ignored by the server: the rest comes from separate requests, and l
   assert.deepEqual(ns, [3, undefined, undefined]);
   server.reset();
   assert.equal((await p.sample(ask('q'), 2, never)).length, 2);
-  assert.deepEqual(server.samplingRequests.map((r) => (r.body as { n?: number }).n), [undefined, undefined]);
+  assert.deepEqual(
+    server.samplingRequests.map((r) => (r.body as { n?: number }).n),
+    [undefined, undefined],
+  );
 });
 
 void test('n capped by the server: asks again for the missing answers', async (t) => {
@@ -75,15 +95,22 @@ void test('n capped by the server: asks again for the missing answers', async (t
   server.script({ choices: 2 });
   const samples = await provider(server).sample(ask('q'), 5, never);
   assert.equal(samples.length, 5);
-  assert.deepEqual(server.samplingRequests.map((r) => (r.body as { n?: number }).n), [5, 3]);
+  assert.deepEqual(
+    server.samplingRequests.map((r) => (r.body as { n?: number }).n),
+    [5, 3],
+  );
 });
 
 void test('seeds: sample k is sent seed + k, from the first index asked for', async (t) => {
   const server = await serve(t);
   const samples = await provider(server, { seed: 100 }).sample(ask('q', { index: 3 }), 3, never);
   assert.equal(samples.length, 3);
-  const seeds = server.samplingRequests.map((r) => (r.body as { seed: number; n?: number })).map((b) => [b.seed, b.n]);
-  assert.deepEqual(seeds.sort(), [[103, undefined], [104, undefined], [105, undefined]]);
+  const seeds = server.samplingRequests.map((r) => r.body as { seed: number; n?: number }).map((b) => [b.seed, b.n]);
+  assert.deepEqual(seeds.sort(), [
+    [103, undefined],
+    [104, undefined],
+    [105, undefined],
+  ]);
   server.reset();
   await provider(server).sample(ask('q', { seed: 7 }), 2, never);
   assert.deepEqual(server.samplingRequests.map((r) => (r.body as { seed: number }).seed).sort(), [7, 8]);
@@ -91,9 +118,23 @@ void test('seeds: sample k is sent seed + k, from the first index asked for', as
 
 void test('sampling parameters reach the server as the API names them', async (t) => {
   const server = await serve(t);
-  const messages = [{ role: 'system', content: 'S' }, { role: 'user', content: 'one two three' }];
-  await provider(server).sample({ messages, temperature: 0.7, topP: 0.9, maxTokens: 64, stop: ['\n\n', 'END'] }, 1, never);
-  assert.deepEqual(server.samplingRequests[0]!.body, { model: 'test-model', messages, temperature: 0.7, top_p: 0.9, max_tokens: 64, stop: ['\n\n', 'END'] });
+  const messages = [
+    { role: 'system', content: 'S' },
+    { role: 'user', content: 'one two three' },
+  ];
+  await provider(server).sample(
+    { messages, temperature: 0.7, topP: 0.9, maxTokens: 64, stop: ['\n\n', 'END'] },
+    1,
+    never,
+  );
+  assert.deepEqual(server.samplingRequests[0]!.body, {
+    model: 'test-model',
+    messages,
+    temperature: 0.7,
+    top_p: 0.9,
+    max_tokens: 64,
+    stop: ['\n\n', 'END'],
+  });
 });
 
 void test('a truncated answer is flagged (finish_reason length)', async (t) => {
@@ -107,9 +148,17 @@ void test('a truncated answer is flagged (finish_reason length)', async (t) => {
 });
 
 void test('reasoning content is kept out of the answer (reasoning_content and <think> tags)', async (t) => {
-  const server = await serve(t, { answer: (c) => ({ text: `The answer is ${c.index}.`, reasoning: `Let me think about ${c.index}` }) });
+  const server = await serve(t, {
+    answer: (c) => ({ text: `The answer is ${c.index}.`, reasoning: `Let me think about ${c.index}` }),
+  });
   const samples = await provider(server).sample(ask('q'), 2, never);
-  assert.deepEqual(samples.map((s) => [s.text, s.reasoning]), [['The answer is 0.', 'Let me think about 0'], ['The answer is 1.', 'Let me think about 1']]);
+  assert.deepEqual(
+    samples.map((s) => [s.text, s.reasoning]),
+    [
+      ['The answer is 0.', 'Let me think about 0'],
+      ['The answer is 1.', 'Let me think about 1'],
+    ],
+  );
 
   const raw = await serve(t, { answer: () => '<think>scratch work 41</think>\n42' });
   const [s] = await provider(raw).sample(ask('q'), 1, never);
@@ -119,7 +168,9 @@ void test('reasoning content is kept out of the answer (reasoning_content and <t
 });
 
 void test('streaming: SSE chunks of several choices make the same samples, reasoning apart, usage recorded', async (t) => {
-  const server = await serve(t, { answer: (c) => ({ text: `final answer ${c.index} for ${c.prompt}`, reasoning: `hmm ${c.index} ok` }) });
+  const server = await serve(t, {
+    answer: (c) => ({ text: `final answer ${c.index} for ${c.prompt}`, reasoning: `hmm ${c.index} ok` }),
+  });
   const streamed = await provider(server, {}, { stream: true }).sample(ask('x y'), 3, never);
   const body = server.samplingRequests[0]!.body as { stream: boolean; stream_options: unknown };
   assert.equal(body.stream, true);
@@ -127,7 +178,10 @@ void test('streaming: SSE chunks of several choices make the same samples, reaso
   const plain = await provider(server).sample(ask('x y'), 3, never);
   const strip = (s: Sample) => [s.text, s.reasoning, s.finishReason, s.usage];
   assert.deepEqual(streamed.map(strip), plain.map(strip));
-  assert.deepEqual(texts(streamed), [0, 1, 2].map((i) => `final answer ${i} for x y`));
+  assert.deepEqual(
+    texts(streamed),
+    [0, 1, 2].map((i) => `final answer ${i} for x y`),
+  );
   assert.equal(streamed[0]!.reasoning, 'hmm 0 ok');
   assert.ok(streamed.every((s) => s.usage?.promptTokens === 2 && (s.usage.completionTokens ?? 0) > 0));
 });
@@ -136,8 +190,15 @@ void test('429 then success: waits at least what Retry-After says, then answers'
   const server = await serve(t);
   const waits: number[] = [];
   const sleep = async (ms: number): Promise<void> => void waits.push(ms);
-  server.script({ status: 429, headers: { 'Retry-After': '2' } }, { status: 429, headers: { 'Retry-After': new Date(Date.now() + 5000).toUTCString() } });
-  const samples = await provider(server, {}, { retry: { policy: { baseDelayMs: 10 }, sleep } }).sample(ask('q'), 1, never);
+  server.script(
+    { status: 429, headers: { 'Retry-After': '2' } },
+    { status: 429, headers: { 'Retry-After': new Date(Date.now() + 5000).toUTCString() } },
+  );
+  const samples = await provider(server, {}, { retry: { policy: { baseDelayMs: 10 }, sleep } }).sample(
+    ask('q'),
+    1,
+    never,
+  );
   assert.equal(samples.length, 1);
   assert.equal(server.samplingRequests.length, 3);
   assert.ok(waits[0]! >= 2000 && waits[0]! <= 2010, `Retry-After: 2 → ${waits[0]}`);
@@ -148,7 +209,11 @@ void test('429 with real waiting (Retry-After: 0) and backoff with jitter', asyn
   const server = await serve(t);
   server.script({ status: 429, headers: { 'Retry-After': '0' } }, { status: 429 });
   const retries: number[] = [];
-  const samples = await provider(server, {}, { retry: { ...FAST, onRetry: (r) => retries.push(r.attempt) } }).sample(ask('q'), 2, never);
+  const samples = await provider(server, {}, { retry: { ...FAST, onRetry: (r) => retries.push(r.attempt) } }).sample(
+    ask('q'),
+    2,
+    never,
+  );
   assert.equal(samples.length, 2);
   assert.deepEqual(retries, [1, 2]);
 });
@@ -161,7 +226,9 @@ void test('500: retried; when it persists, the error says so after the last atte
 
   server.reset();
   server.behaviour = () => ({ status: 503, message: 'engine is dead' });
-  const e = await failure(provider(server, {}, { retry: { policy: { maxAttempts: 3, baseDelayMs: 1 } } }).sample(ask('q'), 1, never));
+  const e = await failure(
+    provider(server, {}, { retry: { policy: { maxAttempts: 3, baseDelayMs: 1 } } }).sample(ask('q'), 1, never),
+  );
   assert.equal(e.kind, 'server');
   assert.equal(e.status, 503);
   assert.equal(e.message, `${server.url}/chat/completions failed (503): engine is dead (gave up after 3 attempts)`);
@@ -175,7 +242,9 @@ void test('malformed JSON: retried, then reported as such', async (t) => {
   assert.equal(server.samplingRequests.length, 2);
 
   server.behaviour = () => ({ body: '<html>oops</html>' });
-  const e = await failure(provider(server, {}, { retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(ask('q'), 1, never));
+  const e = await failure(
+    provider(server, {}, { retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(ask('q'), 1, never),
+  );
   assert.equal(e.kind, 'bad-response');
   assert.match(e.message, /answered with malformed JSON .*"<html>oops<\/html>".*gave up after 2 attempts/);
 });
@@ -196,7 +265,13 @@ void test('a stream cut mid-way is retried and never half-recorded', async (t) =
 
   server.reset();
   server.behaviour = () => ({ cutAfter: 3 });
-  const e = await failure(provider(server, {}, { stream: true, retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(ask('q'), 1, never));
+  const e = await failure(
+    provider(server, {}, { stream: true, retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(
+      ask('q'),
+      1,
+      never,
+    ),
+  );
   assert.equal(e.kind, 'unreachable');
   assert.match(e.message, /closed in the middle of the answer/);
 });
@@ -205,9 +280,20 @@ void test('a slow server: each attempt times out, and the server sees the client
   const server = await serve(t);
   server.behaviour = () => ({ delayMs: 30_000 });
   const t0 = Date.now();
-  const e = await failure(provider(server, { timeout_ms: 150 }, { retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(ask('q'), 1, never));
+  const e = await failure(
+    provider(server, { timeout_ms: 150 }, { retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(
+      ask('q'),
+      1,
+      never,
+    ),
+  );
   assert.equal(e.kind, 'timeout');
-  assert.match(e.message, new RegExp(`^no complete answer from ${server.url.replace(/\./g, '\\.')} within 0\\.\\d s \\(timeout_ms: 150\\) \\(gave up after 2 attempts\\)$`));
+  assert.match(
+    e.message,
+    new RegExp(
+      `^no complete answer from ${server.url.replace(/\./g, '\\.')} within 0\\.\\d s \\(timeout_ms: 150\\) \\(gave up after 2 attempts\\)$`,
+    ),
+  );
   assert.ok(Date.now() - t0 < 5000);
   await server.waitFor(() => server.disconnects === 2, 2000, 'both attempts to be dropped');
 });
@@ -216,13 +302,25 @@ void test('an answer that stalls after its first bytes times out too (streamed o
   const server = await serve(t);
   server.behaviour = () => ({ cutAfter: 2, cutMode: 'stall' });
   for (const stream of [true, false]) {
-    const e = await failure(provider(server, { timeout_ms: 150 }, { stream, retry: { policy: { maxAttempts: 1 } } }).sample(ask('q'), 1, never));
+    const e = await failure(
+      provider(server, { timeout_ms: 150 }, { stream, retry: { policy: { maxAttempts: 1 } } }).sample(
+        ask('q'),
+        1,
+        never,
+      ),
+    );
     assert.equal(e.kind, 'timeout', `stream: ${stream}`);
   }
   await server.waitFor(() => server.disconnects === 2, 2000, 'the stalled answers to be dropped');
   // Headers never sent at all.
   server.behaviour = () => ({ hang: true });
-  const e = await failure(provider(server, { timeout_ms: 100 }, { stream: true, retry: { policy: { maxAttempts: 1 } } }).sample(ask('q'), 1, never));
+  const e = await failure(
+    provider(server, { timeout_ms: 100 }, { stream: true, retry: { policy: { maxAttempts: 1 } } }).sample(
+      ask('q'),
+      1,
+      never,
+    ),
+  );
   assert.equal(e.kind, 'timeout');
 });
 
@@ -232,7 +330,11 @@ void test('the concurrency limit, measured at the server, holds across providers
   const entry = { concurrency: 3, seed: 1 };
   const a = provider(server, entry);
   const b = provider(server, entry);
-  const results = await Promise.all([a.sample(ask('a'), 10, never), b.sample(ask('b'), 10, never), a.sample(ask('c'), 4, never)]);
+  const results = await Promise.all([
+    a.sample(ask('a'), 10, never),
+    b.sample(ask('b'), 10, never),
+    a.sample(ask('c'), 4, never),
+  ]);
   assert.equal(results.flat().length, 24);
   assert.equal(server.samplingRequests.length, 24);
   assert.equal(server.maxInFlight, 3);
@@ -251,13 +353,19 @@ void test('cancellation: in flight, waiting for a slot, during backoff, and befo
   assert.equal((await failure(queued)).kind, 'cancelled');
   ctl.abort();
   assert.equal((await failure(inFlight)).kind, 'cancelled');
-  await server.waitFor(() => server.disconnects === 1 && server.inFlight === 0, 2000, 'the server to see the client leave');
+  await server.waitFor(
+    () => server.disconnects === 1 && server.inFlight === 0,
+    2000,
+    'the server to see the client leave',
+  );
   assert.equal(server.samplingRequests.length, 1, 'the queued request was never sent');
 
   server.reset();
   server.behaviour = () => ({ status: 500 });
   const ctl3 = new AbortController();
-  const backingOff = new OpenAIProvider(profileFor(server), { retry: { policy: { baseDelayMs: 60_000 }, random: () => 1 } }).sample(ask('c'), 1, ctl3.signal);
+  const backingOff = new OpenAIProvider(profileFor(server), {
+    retry: { policy: { baseDelayMs: 60_000 }, random: () => 1 },
+  }).sample(ask('c'), 1, ctl3.signal);
   await server.waitFor(() => server.samplingRequests.length === 1, 2000, 'the first attempt');
   const t0 = Date.now();
   ctl3.abort();
@@ -277,14 +385,21 @@ void test('401: names the variable whose key was rejected, shows no key, is not 
   const e = await failure(provider(server, { api_key_env: 'VTASK_TEST_KEY' }).sample(ask('q'), 1, never));
   assert.equal(e.kind, 'auth');
   assert.equal(e.status, 401);
-  assert.match(e.message, /^the key in \$VTASK_TEST_KEY was rejected by http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(401\): Incorrect API key provided: \*\*\*$/);
+  assert.match(
+    e.message,
+    /^the key in \$VTASK_TEST_KEY was rejected by http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(401\): Incorrect API key provided: \*\*\*$/,
+  );
   assert.equal(server.samplingRequests.length, 1);
 
   const none = await failure(provider(server).sample(ask('q'), 1, never));
   assert.match(none.message, /wants an API key \(401\), and profile test sends none: set `api_key_env`/);
 
   process.env.VTASK_TEST_KEY = 'sk-right-0000000000000000';
-  assert.equal((await provider(server, { api_key_env: 'VTASK_TEST_KEY' }).sample(ask('q'), 1, never)).length, 1, 'the key is read when sending');
+  assert.equal(
+    (await provider(server, { api_key_env: 'VTASK_TEST_KEY' }).sample(ask('q'), 1, never)).length,
+    1,
+    'the key is read when sending',
+  );
   delete process.env.VTASK_TEST_KEY;
   const unset = await failure(provider(server, { api_key_env: 'VTASK_TEST_KEY' }).sample(ask('q'), 1, never));
   assert.match(unset.message, /\$VTASK_TEST_KEY is not set/);
@@ -306,7 +421,9 @@ void test('nothing listening: says so and asks whether the server runs', async (
   const gone = await startOpenAIServer();
   const url = gone.url;
   await gone.close();
-  const e = await failure(provider(url, {}, { retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(ask('q'), 1, never));
+  const e = await failure(
+    provider(url, {}, { retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } }).sample(ask('q'), 1, never),
+  );
   assert.equal(e.kind, 'unreachable');
   assert.equal(e.message, `nothing listens at ${url}: is the server running? (gave up after 2 attempts)`);
   t.diagnostic(e.message);
@@ -315,7 +432,11 @@ void test('nothing listening: says so and asks whether the server runs', async (
 void test('${env:VAR} in headers is expanded when sending, from the secret lookup', async (t) => {
   const server = await serve(t);
   const secrets: Record<string, string> = {};
-  const p = provider(server, { headers: { 'X-Org': '${env:VT_ORG}', 'X-Trace': 'run-${env:VT_RUN}' } }, { secrets: (n) => secrets[n] });
+  const p = provider(
+    server,
+    { headers: { 'X-Org': '${env:VT_ORG}', 'X-Trace': 'run-${env:VT_RUN}' } },
+    { secrets: (n) => secrets[n] },
+  );
   const unset = await failure(p.sample(ask('q'), 1, never));
   assert.match(unset.message, /header X-Org uses \$\{env:VT_ORG\}, and \$VT_ORG is not set/);
   assert.equal(server.received, 0);
@@ -324,13 +445,22 @@ void test('${env:VAR} in headers is expanded when sending, from the secret looku
   await p.sample(ask('q'), 1, never);
   secrets.VT_ORG = 'org-2';
   await p.sample(ask('q'), 1, never);
-  assert.deepEqual(server.samplingRequests.map((r) => [r.headers['x-org'], r.headers['x-trace']]), [['org-1', 'run-7'], ['org-2', 'run-7']]);
+  assert.deepEqual(
+    server.samplingRequests.map((r) => [r.headers['x-org'], r.headers['x-trace']]),
+    [
+      ['org-1', 'run-7'],
+      ['org-2', 'run-7'],
+    ],
+  );
 });
 
 void test('completions endpoint: the template renders the messages into the prompt, streamed or not', async (t) => {
   const server = await serve(t);
   const entry = { endpoint: 'completions', template: '{{system}}\n\nQuestion: {{prompt}}\nAnswer:' };
-  const messages = [{ role: 'system', content: 'Be exact.' }, { role: 'user', content: 'What is 6*7?' }];
+  const messages = [
+    { role: 'system', content: 'Be exact.' },
+    { role: 'user', content: 'What is 6*7?' },
+  ];
   const prompt = 'Be exact.\n\nQuestion: What is 6*7?\nAnswer:';
   for (const stream of [false, true]) {
     server.reset();
@@ -350,7 +480,7 @@ void test('completions endpoint: the template renders the messages into the prom
 
 void test('400: the server message is shown and the request is not retried', async (t) => {
   const server = await serve(t);
-  server.script({ status: 400, message: "max_tokens must be at most 4096" });
+  server.script({ status: 400, message: 'max_tokens must be at most 4096' });
   const e = await failure(provider(server).sample(ask('q', { maxTokens: 10_000 }), 1, never));
   assert.equal(e.kind, 'bad-request');
   assert.match(e.message, /rejected the request \(400\): max_tokens must be at most 4096$/);
@@ -367,30 +497,72 @@ void test('no API key appears in any error, whatever the server echoes', async (
   const entry = { model: 'm', api_key_env: 'K', headers: { 'X-Org': '${env:ORG}' } };
   const opts = { secrets, retry: { policy: { maxAttempts: 2, baseDelayMs: 1 } } };
   const cases: Array<[string, () => Promise<unknown>]> = [
-    ['400 echo', () => (server.script({ status: 400, message: `bad request with key ${key} and org ${org}` }), provider(server, entry, opts).sample(ask('q'), 1, never))],
-    ['500 echo', () => (server.behaviour = () => ({ status: 500, message: `Authorization: Bearer ${key}` }), provider(server, entry, opts).sample(ask('q'), 1, never))],
-    ['malformed echo', () => (server.behaviour = () => ({ body: `${key} ${org}` }), provider(server, entry, opts).sample(ask('q'), 1, never))],
-    ['401 with key', async () => {
-      const s = await serve(t, { apiKey: 'other', models: ['m'] });
-      return provider(s, entry, opts).sample(ask('q'), 1, never);
-    }],
-    ['404 model', () => (server.behaviour = undefined, provider(server, { ...entry, model: 'zzz' }, opts).sample(ask('q'), 1, never))],
+    [
+      '400 echo',
+      () => (
+        server.script({ status: 400, message: `bad request with key ${key} and org ${org}` }),
+        provider(server, entry, opts).sample(ask('q'), 1, never)
+      ),
+    ],
+    [
+      '500 echo',
+      () => (
+        (server.behaviour = () => ({ status: 500, message: `Authorization: Bearer ${key}` })),
+        provider(server, entry, opts).sample(ask('q'), 1, never)
+      ),
+    ],
+    [
+      'malformed echo',
+      () => (
+        (server.behaviour = () => ({ body: `${key} ${org}` })),
+        provider(server, entry, opts).sample(ask('q'), 1, never)
+      ),
+    ],
+    [
+      '401 with key',
+      async () => {
+        const s = await serve(t, { apiKey: 'other', models: ['m'] });
+        return provider(s, entry, opts).sample(ask('q'), 1, never);
+      },
+    ],
+    [
+      '404 model',
+      () => (
+        (server.behaviour = undefined),
+        provider(server, { ...entry, model: 'zzz' }, opts).sample(ask('q'), 1, never)
+      ),
+    ],
     ['refused', () => provider(gone.url, entry, opts).sample(ask('q'), 1, never)],
-    ['timeout', () => (server.behaviour = () => ({ delayMs: 10_000 }), provider(server, { ...entry, timeout_ms: 50 }, opts).sample(ask('q'), 1, never))],
+    [
+      'timeout',
+      () => (
+        (server.behaviour = () => ({ delayMs: 10_000 })),
+        provider(server, { ...entry, timeout_ms: 50 }, opts).sample(ask('q'), 1, never)
+      ),
+    ],
   ];
   for (const [name, run] of cases) {
     const e = await failure(run());
     const shown = `${String(e)}\n${e.stack ?? ''}\n${JSON.stringify(e)}`;
     assert.ok(!shown.includes(key) && !shown.includes(key.slice(0, 8)) && !shown.includes(org), `${name}: ${shown}`);
   }
-  assert.ok(server.requests.some((r) => r.headers.authorization === `Bearer ${key}` && r.headers['x-org'] === org), 'the secrets were sent');
+  assert.ok(
+    server.requests.some((r) => r.headers.authorization === `Bearer ${key}` && r.headers['x-org'] === org),
+    'the secrets were sent',
+  );
 });
 
 void test('the fetch transport behaves the same on the wire: n, streams cut, timeouts, cancellation, refused', async (t) => {
   const transport = fetchTransport();
   const server = await serve(t, { answer: (c) => ({ text: `a b c d ${c.index}`, reasoning: 'r s' }) });
   const plain = await provider(server, {}, { transport }).sample(ask('q'), 2, never);
-  assert.deepEqual(plain.map((s) => [s.text, s.reasoning]), [['a b c d 0', 'r s'], ['a b c d 1', 'r s']]);
+  assert.deepEqual(
+    plain.map((s) => [s.text, s.reasoning]),
+    [
+      ['a b c d 0', 'r s'],
+      ['a b c d 1', 'r s'],
+    ],
+  );
 
   server.reset();
   server.script({ cutAfter: 3 }, { cutAfter: 3, cutMode: 'end' });
@@ -405,7 +577,13 @@ void test('the fetch transport behaves the same on the wire: n, streams cut, tim
 
   server.reset();
   server.behaviour = () => ({ delayMs: 30_000 });
-  const slow = await failure(provider(server, { timeout_ms: 100 }, { transport, retry: { policy: { maxAttempts: 1 } } }).sample(ask('q'), 1, never));
+  const slow = await failure(
+    provider(server, { timeout_ms: 100 }, { transport, retry: { policy: { maxAttempts: 1 } } }).sample(
+      ask('q'),
+      1,
+      never,
+    ),
+  );
   assert.equal(slow.kind, 'timeout');
   const ctl = new AbortController();
   const pending = provider(server, {}, { transport }).sample(ask('q'), 1, ctl.signal);
@@ -416,6 +594,8 @@ void test('the fetch transport behaves the same on the wire: n, streams cut, tim
 
   const gone = await startOpenAIServer();
   await gone.close();
-  const refused = await failure(provider(gone.url, {}, { transport, retry: { policy: { maxAttempts: 1 } } }).sample(ask('q'), 1, never));
+  const refused = await failure(
+    provider(gone.url, {}, { transport, retry: { policy: { maxAttempts: 1 } } }).sample(ask('q'), 1, never),
+  );
   assert.equal(refused.message, `nothing listens at ${gone.url}: is the server running?`);
 });

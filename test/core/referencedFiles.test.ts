@@ -7,7 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { formatIssue } from '../../src/core/taskfile/format';
-import { parseTaskChunkPlain, parseTaskFile, parseWholeFile, TaskFileParser, type TaskFile } from '../../src/core/taskfile/parse';
+import {
+  parseTaskChunkPlain,
+  parseTaskFile,
+  parseWholeFile,
+  TaskFileParser,
+  type TaskFile,
+} from '../../src/core/taskfile/parse';
 import { missingFileIssues } from '../../src/core/taskfile/referencedFiles';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-files-'));
@@ -34,7 +40,8 @@ tasks:
     environment: { run: ./envs }
 `;
 
-const lines = (parsed: TaskFile, file: string): string[] => missingFileIssues(parsed, file).map((i) => formatIssue(file, parsed.lines, i));
+const lines = (parsed: TaskFile, file: string): string[] =>
+  missingFileIssues(parsed, file).map((i) => formatIssue(file, parsed.lines, i));
 
 test('an environment or script that is not there is an error at its name, relative to the task file', async () => {
   const file = path.join(dir, 'data', 'a.vtask');

@@ -34,14 +34,17 @@ const SAME: [string, string[]][] = [
   ['^\\p{Script=Greek}+$', ['αβγ', 'abc']],
   ['^\\P{L}+$', ['123', 'a1']],
   ['\\bcat\\b', ['the cat sat', 'concatenate', 'cat']],
-  ['^<think>[\\s\\S]+</think>\\s*<answer>\\d+</answer>$', ['<think>a\nb</think>\n<answer>42</answer>', '<think></think><answer>42</answer>']],
+  [
+    '^<think>[\\s\\S]+</think>\\s*<answer>\\d+</answer>$',
+    ['<think>a\nb</think>\n<answer>42</answer>', '<think></think><answer>42</answer>'],
+  ],
   ['colou?r|\\/|[\\b]', ['color', 'a/b', '\b', 'colr']],
   ['^\\cJ$|^\\0$', ['\n', '\0', 'J']],
   ['[a\\-z]{2}', ['a-', '-z', 'bc']],
   ['^[[:alpha:]+$', ['[:a', 'hal', 'abc']],
 ];
 
-test('ordinary patterns give the verdicts of JavaScript\'s RegExp with `u`', () => {
+test("ordinary patterns give the verdicts of JavaScript's RegExp with `u`", () => {
   for (const [pattern, texts] of SAME) {
     const re = linear(pattern);
     const js = new RegExp(pattern, 'u');
@@ -58,7 +61,8 @@ test('the flags i, m and s keep their JavaScript meaning', () => {
   ];
   for (const [pattern, flags, js, texts] of cases) {
     const re = linear(pattern, flags);
-    for (const t of texts) assert.equal(re(t), new RegExp(pattern, `u${js}`).test(t), `/${pattern}/${js} on ${JSON.stringify(t)}`);
+    for (const t of texts)
+      assert.equal(re(t), new RegExp(pattern, `u${js}`).test(t), `/${pattern}/${js} on ${JSON.stringify(t)}`);
   }
 });
 
@@ -115,5 +119,8 @@ test('lookaround and backreferences are refused: an error at the pattern in chec
   assert.match(issue?.message ?? '', /^the pattern uses `\(\?!` \(lookahead\)/);
   assert.equal(text.slice(issue!.start, issue!.end), '"(?!x)y"');
   // A pattern JavaScript cannot compile is still reported as invalid.
-  assert.match(parseTaskFile(text.replace('(?!x)y', '(')).issues[0]?.message ?? '', /the pattern is not a valid regular expression/);
+  assert.match(
+    parseTaskFile(text.replace('(?!x)y', '(')).issues[0]?.message ?? '',
+    /the pattern is not a valid regular expression/,
+  );
 });

@@ -19,8 +19,10 @@ import { verify } from '../../src/core/verifiers/verify';
 const ROOT = process.cwd();
 const EXAMPLES = findTaskFiles([path.join(ROOT, 'examples')]).map((f) => path.relative(ROOT, f));
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-rowtasks-'));
-const jsonl = (rows: readonly unknown[]): string => rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
-const lineOf = (file: { lines: { position(o: number): { line: number } } }, offset: number): number => file.lines.position(offset).line;
+const jsonl = (rows: readonly unknown[]): string =>
+  rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
+const lineOf = (file: { lines: { position(o: number): { line: number } } }, offset: number): number =>
+  file.lines.position(offset).line;
 
 for (const name of EXPORT_FORMATS.keys()) {
   test(`${name} rows exported from the examples read as the tasks \`vtask import\` makes of them, one per line`, async () => {
@@ -45,7 +47,10 @@ for (const name of EXPORT_FORMATS.keys()) {
     const text = fs.readFileSync(out, 'utf8');
     const file = parseRowTasks(text);
     assert.equal(file.format, name);
-    assert.deepEqual(file.issues.filter((i) => i.severity === 'error').map((i) => i.message), []);
+    assert.deepEqual(
+      file.issues.filter((i) => i.severity === 'error').map((i) => i.message),
+      [],
+    );
     const rows = runnableTasks(file).tasks;
     assert.ok(rows.length >= 5, `${rows.length} rows`);
     assert.deepEqual(
@@ -63,7 +68,15 @@ for (const name of EXPORT_FORMATS.keys()) {
 }
 
 test('question/answer rows become math tasks whose verifier passes the gold answer', async () => {
-  const file = parseRowTasks(jsonl([{ question: 'Natalia sold 48 clips in April and half as many in May. How many in all?', answer: '48 + 24 = 72\n#### 72' }, { question: 'What is 6 * 7?', answer: '#### 42', id: 'q/42' }]));
+  const file = parseRowTasks(
+    jsonl([
+      {
+        question: 'Natalia sold 48 clips in April and half as many in May. How many in all?',
+        answer: '48 + 24 = 72\n#### 72',
+      },
+      { question: 'What is 6 * 7?', answer: '#### 42', id: 'q/42' },
+    ]),
+  );
   assert.equal(file.format, 'qa');
   const [a, b] = runnableTasks(file).tasks;
   assert.ok(a && b);
@@ -111,7 +124,12 @@ test('rows that cannot be tasks get an error on their own line saying why; the o
 });
 
 test("a row whose task fails validation is reported with the validator's message and does not run", () => {
-  const file = parseRowTasks(jsonl([{ key: 1, prompt: 'Write a poem.', instruction_id_list: ['punctuation:no_comma'], kwargs: [{}] }, { key: 2, prompt: 'Write a haiku.', instruction_id_list: ['punctuation:no_coma'], kwargs: [{}] }]));
+  const file = parseRowTasks(
+    jsonl([
+      { key: 1, prompt: 'Write a poem.', instruction_id_list: ['punctuation:no_comma'], kwargs: [{}] },
+      { key: 2, prompt: 'Write a haiku.', instruction_id_list: ['punctuation:no_coma'], kwargs: [{}] },
+    ]),
+  );
   assert.equal(file.format, 'ifeval');
   assert.equal(file.issues.length, 1);
   const [issue] = file.issues;
@@ -133,7 +151,12 @@ test('a JSONL file that is no dataset gets no tasks and no issues', () => {
 });
 
 test('a repeated id is renamed as import renames it, with a warning naming the first line', () => {
-  const file = parseRowTasks(jsonl([{ id: 'q', question: 'a?', answer: '1' }, { id: 'q', question: 'b?', answer: '2' }]));
+  const file = parseRowTasks(
+    jsonl([
+      { id: 'q', question: 'a?', answer: '1' },
+      { id: 'q', question: 'b?', answer: '2' },
+    ]),
+  );
   assert.deepEqual(
     file.tasks.map((t) => t.id),
     ['q', 'q-2'],
@@ -148,12 +171,23 @@ test('a repeated id is renamed as import renames it, with a warning naming the f
 });
 
 test('a large file maps at most maxRows rows: the first ones, or those in the requested lines', () => {
-  const rows = Array.from({ length: 5000 }, (_, i) => ({ id: `r${i}`, question: `What is ${i} + 1?`, answer: String(i + 1) }));
+  const rows = Array.from({ length: 5000 }, (_, i) => ({
+    id: `r${i}`,
+    question: `What is ${i} + 1?`,
+    answer: String(i + 1),
+  }));
   const text = jsonl(rows);
   const first = parseRowTasks(text, { maxRows: 100 });
   assert.equal(first.rows, 5000);
   assert.deepEqual([first.tasks.length, first.tasks[0]?.id, first.tasks[99]?.id], [100, 'r0', 'r99']);
-  const around = parseRowTasks(text, { maxRows: 100, ranges: [[4000, 4030], [10, 20], [4020, 4040]] });
+  const around = parseRowTasks(text, {
+    maxRows: 100,
+    ranges: [
+      [4000, 4030],
+      [10, 20],
+      [4020, 4040],
+    ],
+  });
   assert.deepEqual(
     around.tasks.map((t) => t.id),
     [...Array.from({ length: 10 }, (_, i) => `r${10 + i}`), ...Array.from({ length: 40 }, (_, i) => `r${4000 + i}`)],

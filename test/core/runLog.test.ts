@@ -8,7 +8,18 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { appendRunRecords, appendRunRecordsAsync, compactRunLog, modelLabel, readRunLog, runLogFile, runLogKey, runLogPath, runRecordOf, type RunRecord } from '../../src/core/overview/runLog';
+import {
+  appendRunRecords,
+  appendRunRecordsAsync,
+  compactRunLog,
+  modelLabel,
+  readRunLog,
+  runLogFile,
+  runLogKey,
+  runLogPath,
+  runRecordOf,
+  type RunRecord,
+} from '../../src/core/overview/runLog';
 import { taskStats } from '../../src/core/stats';
 import type { TaskRunResult } from '../../src/core/run/sampleTasks';
 import type { ModelProfile } from '../../src/core/sampling/types';
@@ -25,7 +36,18 @@ interface ChildArgs {
 
 /** Record `i` of a writer: its task is i mod `tasks`, and `passed` says which i it was. */
 function recordOf(model: string, i: number, tasks: number): RunRecord {
-  return { file: 'data/a.vtask', task: `t${i % tasks}`, model, key: `k${i}`, at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(), samples: 8, passed: i, pass_rate: 0.5, band: 'learnable', signal_share: 0.25 };
+  return {
+    file: 'data/a.vtask',
+    task: `t${i % tasks}`,
+    model,
+    key: `k${i}`,
+    at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    samples: 8,
+    passed: i,
+    pass_rate: 0.5,
+    band: 'learnable',
+    signal_share: 0.25,
+  };
 }
 
 function runChild(a: ChildArgs): void {
@@ -62,7 +84,8 @@ function assertLatestTwo(log: ReturnType<typeof readRunLog>, model: string, coun
     const e = log.get(runLogKey('data/a.vtask', `t${t}`, model));
     assert.ok(e, `${model} t${t} missing`);
     assert.deepEqual(e.latest, recordOf(model, last, tasks), `${model} t${t} latest`);
-    if (last - tasks >= 0) assert.deepEqual(e.previous, recordOf(model, last - tasks, tasks), `${model} t${t} previous`);
+    if (last - tasks >= 0)
+      assert.deepEqual(e.previous, recordOf(model, last - tasks, tasks), `${model} t${t} previous`);
     else assert.equal(e.previous, undefined);
   }
 }
@@ -79,14 +102,24 @@ function defineTests(): void {
     appendRunRecords(dir, [recordOf('a', 2, 2)]);
     appendRunRecords(dir, [recordOf('a', 4, 2)]);
     const log = readRunLog(dir);
-    assert.deepEqual([...log.keys()].sort(), [runLogKey('data/a.vtask', 't0', 'a'), runLogKey('data/a.vtask', 't0', 'b'), runLogKey('data/a.vtask', 't1', 'a')].sort());
+    assert.deepEqual(
+      [...log.keys()].sort(),
+      [
+        runLogKey('data/a.vtask', 't0', 'a'),
+        runLogKey('data/a.vtask', 't0', 'b'),
+        runLogKey('data/a.vtask', 't1', 'a'),
+      ].sort(),
+    );
     const t0 = log.get(runLogKey('data/a.vtask', 't0', 'a'))!;
     assert.deepEqual(t0.latest, recordOf('a', 4, 2));
     assert.deepEqual(t0.previous, recordOf('a', 2, 2));
     assert.equal(log.get(runLogKey('data/a.vtask', 't0', 'b'))!.previous, undefined);
     // Names that need escaping key the same way they were written.
     appendRunRecords(dir, [{ ...recordOf('m "q",\\', 0, 1), file: 'dir/é "x".vtask', task: 'a,"task":"b' }]);
-    assert.equal(readRunLog(dir).get(runLogKey('dir/é "x".vtask', 'a,"task":"b', 'm "q",\\'))?.latest.task, 'a,"task":"b');
+    assert.equal(
+      readRunLog(dir).get(runLogKey('dir/é "x".vtask', 'a,"task":"b', 'm "q",\\'))?.latest.task,
+      'a,"task":"b',
+    );
     // The cache folder is marked as one, like the sample cache's.
     assert.match(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), /^\*/);
   });
@@ -94,16 +127,71 @@ function defineTests(): void {
   test('a record is made only of a whole run, named by the label and the path the log uses', () => {
     const dir = tmpDir();
     const verdicts = [true, false, true, true].map((pass) => ({ pass, score: pass ? 1 : 0 }));
-    const run = { task: { id: 'x' }, model: 'p (m)', samples: verdicts.map((verdict) => ({ verdict })), stats: taskStats(verdicts), requests: 1 } as unknown as TaskRunResult;
-    const o = { cacheDir: dir, file: path.join(path.dirname(dir), 'sub', 'f.vtask'), key: 'K', model: 'p', samples: 4, at: new Date(0) };
-    assert.deepEqual(runRecordOf(run, o), { file: 'sub/f.vtask', task: 'x', model: 'p', key: 'K', at: '1970-01-01T00:00:00.000Z', samples: 4, passed: 3, pass_rate: 0.75, band: 'learnable', signal_share: run.stats.signalShare });
+    const run = {
+      task: { id: 'x' },
+      model: 'p (m)',
+      samples: verdicts.map((verdict) => ({ verdict })),
+      stats: taskStats(verdicts),
+      requests: 1,
+    } as unknown as TaskRunResult;
+    const o = {
+      cacheDir: dir,
+      file: path.join(path.dirname(dir), 'sub', 'f.vtask'),
+      key: 'K',
+      model: 'p',
+      samples: 4,
+      at: new Date(0),
+    };
+    assert.deepEqual(runRecordOf(run, o), {
+      file: 'sub/f.vtask',
+      task: 'x',
+      model: 'p',
+      key: 'K',
+      at: '1970-01-01T00:00:00.000Z',
+      samples: 4,
+      passed: 3,
+      pass_rate: 0.75,
+      band: 'learnable',
+      signal_share: run.stats.signalShare,
+    });
     const failed = { ...run, error: 'nothing listens', stats: taskStats([], 8, true), samples: [] };
-    assert.deepEqual(runRecordOf(failed, o), { file: 'sub/f.vtask', task: 'x', model: 'p', key: 'K', at: '1970-01-01T00:00:00.000Z', samples: 0, passed: 0, pass_rate: 0, band: 'error', signal_share: 0 }, 'a failed run is recorded as an error');
-    const cancelled = { ...run, error: 'cancelled', stats: taskStats(verdicts.slice(0, 2), 8, true), samples: run.samples.slice(0, 2) };
-    assert.equal(runRecordOf(cancelled, o)?.band, 'error', 'a cancelled run is recorded as an error, not by the samples it got');
+    assert.deepEqual(
+      runRecordOf(failed, o),
+      {
+        file: 'sub/f.vtask',
+        task: 'x',
+        model: 'p',
+        key: 'K',
+        at: '1970-01-01T00:00:00.000Z',
+        samples: 0,
+        passed: 0,
+        pass_rate: 0,
+        band: 'error',
+        signal_share: 0,
+      },
+      'a failed run is recorded as an error',
+    );
+    const cancelled = {
+      ...run,
+      error: 'cancelled',
+      stats: taskStats(verdicts.slice(0, 2), 8, true),
+      samples: run.samples.slice(0, 2),
+    };
+    assert.equal(
+      runRecordOf(cancelled, o)?.band,
+      'error',
+      'a cancelled run is recorded as an error, not by the samples it got',
+    );
     assert.equal(runRecordOf(run, { ...o, samples: 8 }), undefined, 'a run cut short is no record');
     assert.equal(runLogPath(dir, path.join(path.dirname(dir), 'a.vtask')), 'a.vtask');
-    const profile = { name: 'local', baseUrl: 'http://h/v1', model: 'qwen', endpoint: 'chat', concurrency: 1, timeoutMs: 1 } as ModelProfile;
+    const profile = {
+      name: 'local',
+      baseUrl: 'http://h/v1',
+      model: 'qwen',
+      endpoint: 'chat',
+      concurrency: 1,
+      timeoutMs: 1,
+    } as ModelProfile;
     assert.equal(modelLabel(profile), 'local');
     assert.equal(modelLabel({ ...profile, name: '--base-url' }), 'qwen');
     assert.equal(modelLabel({ ...profile, name: 'OPENAI_BASE_URL' }), 'qwen');
@@ -113,26 +201,48 @@ function defineTests(): void {
     const dir = tmpDir();
     // A line exactly as versions without the `error` band wrote it.
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(runLogFile(dir), '{"file":"data/a.vtask","task":"t0","model":"a","key":"k0","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":0,"pass_rate":0,"band":"too_hard","signal_share":0}\n');
-    appendRunRecords(dir, [{ ...recordOf('a', 1, 1), samples: 0, passed: 0, pass_rate: 0, band: 'error', signal_share: 0 }]);
+    fs.writeFileSync(
+      runLogFile(dir),
+      '{"file":"data/a.vtask","task":"t0","model":"a","key":"k0","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":0,"pass_rate":0,"band":"too_hard","signal_share":0}\n',
+    );
+    appendRunRecords(dir, [
+      { ...recordOf('a', 1, 1), samples: 0, passed: 0, pass_rate: 0, band: 'error', signal_share: 0 },
+    ]);
     const e = readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!;
     assert.equal(e.latest.band, 'error');
     assert.equal(e.previous?.band, 'too_hard');
   });
 
-  test('tokens and cost: summed from the samples\' usage, priced by the profile, written and read back', () => {
+  test("tokens and cost: summed from the samples' usage, priced by the profile, written and read back", () => {
     const dir = tmpDir();
     const verdicts = [true, false, true].map((pass) => ({ pass, score: pass ? 1 : 0 }));
     const usage = [{ promptTokens: 12, completionTokens: 30 }, { promptTokens: 12, completionTokens: 50 }, undefined];
-    const run = { task: { id: 'x' }, model: 'p', samples: verdicts.map((verdict, i) => ({ verdict, ...(usage[i] ? { usage: usage[i] } : {}) })), stats: taskStats(verdicts), requests: 1 } as unknown as TaskRunResult;
-    const o = { cacheDir: dir, file: path.join(path.dirname(dir), 'f.vtask'), key: 'K', model: 'p', samples: 3, at: new Date(0) };
+    const run = {
+      task: { id: 'x' },
+      model: 'p',
+      samples: verdicts.map((verdict, i) => ({ verdict, ...(usage[i] ? { usage: usage[i] } : {}) })),
+      stats: taskStats(verdicts),
+      requests: 1,
+    } as unknown as TaskRunResult;
+    const o = {
+      cacheDir: dir,
+      file: path.join(path.dirname(dir), 'f.vtask'),
+      key: 'K',
+      model: 'p',
+      samples: 3,
+      at: new Date(0),
+    };
     const plain = runRecordOf(run, o)!;
     assert.deepEqual(plain.tokens, { prompt: 24, completion: 80 });
     assert.equal(plain.cost, undefined, 'no price: no cost');
     const priced = runRecordOf(run, { ...o, price: { prompt: 1, completion: 10 } })!;
     assert.equal(priced.cost, (24 * 1 + 80 * 10) / 1e6);
     const silent = { ...run, samples: verdicts.map((verdict) => ({ verdict })) } as unknown as TaskRunResult;
-    assert.equal(runRecordOf(silent, { ...o, price: { prompt: 1, completion: 1 } })!.tokens, undefined, 'an endpoint without usage gives no tokens (not zero)');
+    assert.equal(
+      runRecordOf(silent, { ...o, price: { prompt: 1, completion: 1 } })!.tokens,
+      undefined,
+      'an endpoint without usage gives no tokens (not zero)',
+    );
     appendRunRecords(dir, [priced]);
     const line = fs.readFileSync(runLogFile(dir), 'utf8');
     assert.match(line, /"signal_share":[^,]+,"tokens":\{"prompt":24,"completion":80\},"cost":0\.000824\}\n$/);
@@ -142,7 +252,8 @@ function defineTests(): void {
   test('lines of the positional format, of a later version, and of the wrong type', () => {
     const dir = tmpDir();
     fs.mkdirSync(dir, { recursive: true });
-    const old = (task: string, passed: number): string => `{"file":"data/a.vtask","task":"${task}","model":"a","key":"k","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":${passed},"pass_rate":${passed / 8},"band":"learnable","signal_share":0.5}`;
+    const old = (task: string, passed: number): string =>
+      `{"file":"data/a.vtask","task":"${task}","model":"a","key":"k","at":"2026-01-01T00:00:00.000Z","samples":8,"passed":${passed},"pass_rate":${passed / 8},"band":"learnable","signal_share":0.5}`;
     fs.writeFileSync(
       runLogFile(dir),
       [
@@ -156,14 +267,17 @@ function defineTests(): void {
       ].join('\n'),
     );
     const log = readRunLog(dir);
-    assert.deepEqual([...log.keys()], ['t0', 't1', 't2'].map((t) => runLogKey('data/a.vtask', t, 'a')));
+    assert.deepEqual(
+      [...log.keys()],
+      ['t0', 't1', 't2'].map((t) => runLogKey('data/a.vtask', t, 'a')),
+    );
     assert.equal(log.get(runLogKey('data/a.vtask', 't1', 'a'))!.latest.passed, 3);
     const t2 = log.get(runLogKey('data/a.vtask', 't2', 'a'))!.latest;
     assert.deepEqual(t2.tokens, { prompt: 1, completion: 2 });
     assert.equal('latency_ms' in t2, false, 'fields this version does not know are left out');
   });
 
-  test('the editor\'s appends wait for a compaction without blocking its thread', async () => {
+  test("the editor's appends wait for a compaction without blocking its thread", async () => {
     const dir = tmpDir();
     appendRunRecords(dir, [recordOf('a', 0, 1)]);
     // A compaction in progress holds the lock.
@@ -178,7 +292,11 @@ function defineTests(): void {
       assert.ok(performance.now() - t0 < 1000, `the call returned at once (${Math.round(performance.now() - t0)} ms)`);
       await new Promise((r) => setTimeout(r, 100));
       assert.ok(ticks >= 1, `the event loop kept turning while the append waited (${ticks} ticks)`);
-      assert.equal(readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed, 0, 'the append waits for the lock');
+      assert.equal(
+        readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed,
+        0,
+        'the append waits for the lock',
+      );
       release();
       await appended;
     } finally {
@@ -187,7 +305,13 @@ function defineTests(): void {
     }
     assert.equal(readRunLog(dir).get(runLogKey('data/a.vtask', 't0', 'a'))!.latest.passed, 1);
     // Many at once, with sync appends between: every line whole.
-    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? Promise.resolve(appendRunRecords(dir, [recordOf('b', i, 40)])) : appendRunRecordsAsync(dir, [recordOf('b', i, 40)]))));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        i % 4 === 0
+          ? Promise.resolve(appendRunRecords(dir, [recordOf('b', i, 40)]))
+          : appendRunRecordsAsync(dir, [recordOf('b', i, 40)]),
+      ),
+    );
     assertLatestTwo(readRunLog(dir), 'b', 40, 40);
   });
 
@@ -220,7 +344,8 @@ function defineTests(): void {
   test('compaction keeps the latest and the previous record of each key, and drops torn lines', () => {
     const dir = tmpDir();
     const tasks = 7;
-    for (let i = 0; i < 100; i++) appendRunRecords(dir, [recordOf('a', i, tasks), recordOf('b', i, tasks)], { compactBytes: Infinity });
+    for (let i = 0; i < 100; i++)
+      appendRunRecords(dir, [recordOf('a', i, tasks), recordOf('b', i, tasks)], { compactBytes: Infinity });
     fs.appendFileSync(runLogFile(dir), 'torn {"file":"x\n');
     const before = readRunLog(dir);
     const r = compactRunLog(dir);
@@ -243,13 +368,19 @@ function defineTests(): void {
     const count = 3000;
     const tasks = 40;
     // A small compaction size, so both compact many times while the other appends.
-    const results = await Promise.all(['a', 'b'].map((model) => child({ dir, model, count, tasks, batch: 3, compactBytes: 32 << 10 })));
+    const results = await Promise.all(
+      ['a', 'b'].map((model) => child({ dir, model, count, tasks, batch: 3, compactBytes: 32 << 10 })),
+    );
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     const log = readRunLog(dir);
     assert.equal(log.size, 2 * tasks);
     for (const model of ['a', 'b']) assertLatestTwo(log, model, count, tasks);
     assert.ok(fs.statSync(runLogFile(dir)).size < 128 << 10, 'compaction ran');
-    assert.deepEqual(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp') || n.endsWith('.lock')), [], 'no temp file or lock left behind');
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((n) => n.endsWith('.tmp') || n.endsWith('.lock')),
+      [],
+      'no temp file or lock left behind',
+    );
   });
 
   test('a log of 200,000 records is read whole and right', () => {

@@ -6,7 +6,17 @@ import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, sleep, withRetry } from '
 import { Limiter } from '../../src/core/sampling/limiter';
 import { SseParser } from '../../src/core/sampling/sse';
 import { renderPrompt, templateProblems } from '../../src/core/sampling/template';
-import { apiKeyFor, describeProfile, expandHeaders, profileFromEntry, profileIdentity, ProfileError, redact, resolveProfile, safeUrl } from '../../src/core/sampling/profiles';
+import {
+  apiKeyFor,
+  describeProfile,
+  expandHeaders,
+  profileFromEntry,
+  profileIdentity,
+  ProfileError,
+  redact,
+  resolveProfile,
+  safeUrl,
+} from '../../src/core/sampling/profiles';
 import { splitThinking } from '../../src/core/sampling/openai';
 import { SamplingError } from '../../src/core/sampling/types';
 
@@ -25,11 +35,26 @@ void test('Retry-After: delta seconds, HTTP dates, past dates, junk', () => {
 
 void test('backoff: exponential ceiling, full jitter, capped', () => {
   const p = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1000 };
-  assert.equal(backoffDelay(1, p, () => 1), 100);
-  assert.equal(backoffDelay(2, p, () => 1), 200);
-  assert.equal(backoffDelay(3, p, () => 1), 400);
-  assert.equal(backoffDelay(10, p, () => 1), 1000);
-  assert.equal(backoffDelay(3, p, () => 0), 0);
+  assert.equal(
+    backoffDelay(1, p, () => 1),
+    100,
+  );
+  assert.equal(
+    backoffDelay(2, p, () => 1),
+    200,
+  );
+  assert.equal(
+    backoffDelay(3, p, () => 1),
+    400,
+  );
+  assert.equal(
+    backoffDelay(10, p, () => 1),
+    1000,
+  );
+  assert.equal(
+    backoffDelay(3, p, () => 0),
+    0,
+  );
   const spread = new Set(Array.from({ length: 50 }, () => backoffDelay(4, p)));
   assert.ok(spread.size > 10, 'jitter spreads the delays');
   for (const d of spread) assert.ok(d >= 0 && d <= 800);
@@ -37,7 +62,11 @@ void test('backoff: exponential ceiling, full jitter, capped', () => {
 
 void test('withRetry: retries retryable errors, honours Retry-After, gives up after maxAttempts', async () => {
   const waits: number[] = [];
-  const opts = { policy: { maxAttempts: 4, baseDelayMs: 100 }, random: () => 0.5, sleep: async (ms: number) => void waits.push(ms) };
+  const opts = {
+    policy: { maxAttempts: 4, baseDelayMs: 100 },
+    random: () => 0.5,
+    sleep: async (ms: number) => void waits.push(ms),
+  };
   let calls = 0;
   const r = await withRetry(
     async () => {
@@ -56,23 +85,36 @@ void test('withRetry: retries retryable errors, honours Retry-After, gives up af
 
   calls = 0;
   await assert.rejects(
-    withRetry(async () => {
-      calls++;
-      throw new SamplingError('down', 'server', 503);
-    }, never, opts),
+    withRetry(
+      async () => {
+        calls++;
+        throw new SamplingError('down', 'server', 503);
+      },
+      never,
+      opts,
+    ),
     (e: SamplingError) => e.kind === 'server',
   );
   assert.equal(calls, 4);
 });
 
 void test('withRetry: never retries 400, 401, 403, 404', async () => {
-  for (const [kind, status] of [['bad-request', 400], ['auth', 401], ['auth', 403], ['not-found', 404]] as const) {
+  for (const [kind, status] of [
+    ['bad-request', 400],
+    ['auth', 401],
+    ['auth', 403],
+    ['not-found', 404],
+  ] as const) {
     let calls = 0;
     await assert.rejects(
-      withRetry(async () => {
-        calls++;
-        throw new SamplingError('no', kind, status);
-      }, never, { sleep: async () => undefined }),
+      withRetry(
+        async () => {
+          calls++;
+          throw new SamplingError('no', kind, status);
+        },
+        never,
+        { sleep: async () => undefined },
+      ),
     );
     assert.equal(calls, 1, `${status} is not retried`);
   }
@@ -80,9 +122,13 @@ void test('withRetry: never retries 400, 401, 403, 404', async () => {
 
 void test('withRetry: a Retry-After beyond the limit is reported, not waited out', async () => {
   await assert.rejects(
-    withRetry(async () => {
-      throw new SamplingError('busy', 'rate-limit', 429, 3_600_000);
-    }, never, { sleep: async () => assert.fail('must not wait') }),
+    withRetry(
+      async () => {
+        throw new SamplingError('busy', 'rate-limit', 429, 3_600_000);
+      },
+      never,
+      { sleep: async () => assert.fail('must not wait') },
+    ),
     /asks to wait 3600 s/,
   );
 });
@@ -102,13 +148,17 @@ void test('withRetry: a deadline stops the retries with the error that caused th
     };
     let calls = 0;
     await assert.rejects(
-      withRetry(async () => {
-        calls++;
-        if (calls === 1) throw new SamplingError('busy (429)', 'rate-limit', 429);
-        // The second attempt is cut short by the deadline: it ends as a timeout, after the deadline.
-        now = 1000;
-        throw new SamplingError('no complete answer within 0.0 s', 'timeout');
-      }, never, opts),
+      withRetry(
+        async () => {
+          calls++;
+          if (calls === 1) throw new SamplingError('busy (429)', 'rate-limit', 429);
+          // The second attempt is cut short by the deadline: it ends as a timeout, after the deadline.
+          now = 1000;
+          throw new SamplingError('no complete answer within 0.0 s', 'timeout');
+        },
+        never,
+        opts,
+      ),
       /^SamplingError: busy \(429\); the budget ran out after 2 attempts$/,
     );
     assert.equal(calls, 2);
@@ -117,10 +167,14 @@ void test('withRetry: a deadline stops the retries with the error that caused th
     now = 0;
     calls = 0;
     await assert.rejects(
-      withRetry(async () => {
-        calls++;
-        throw new SamplingError('down', 'server', 500);
-      }, never, { ...opts, deadline: () => 500, random: () => 0.9 }),
+      withRetry(
+        async () => {
+          calls++;
+          throw new SamplingError('down', 'server', 500);
+        },
+        never,
+        { ...opts, deadline: () => 500, random: () => 0.9 },
+      ),
       /down; the budget ran out after 1 attempt$/,
     );
     assert.equal(calls, 1, '360 ms of waiting leaves 140 ms: too little to try again');
@@ -138,9 +192,13 @@ void test('sleep and withRetry stop at once on abort', async () => {
   assert.ok(Date.now() - t0 < 1000);
 
   const ctl2 = new AbortController();
-  const p2 = withRetry(async () => {
-    throw new SamplingError('down', 'server', 500);
-  }, ctl2.signal, { policy: { baseDelayMs: 60_000 }, random: () => 1 });
+  const p2 = withRetry(
+    async () => {
+      throw new SamplingError('down', 'server', 500);
+    },
+    ctl2.signal,
+    { policy: { baseDelayMs: 60_000 }, random: () => 1 },
+  );
   setImmediate(() => ctl2.abort());
   await assert.rejects(p2, (e: SamplingError) => e.kind === 'cancelled');
 });
@@ -183,7 +241,8 @@ void test('limiter: never more than the limit, first come first served, abort le
 });
 
 void test('SSE: events split anywhere, CRLF, comments, multi-line data, incomplete last event', () => {
-  const text = ': keep-alive\r\ndata: {"a":1}\r\n\r\ndata: line1\ndata: line2\n\nevent: x\ndata:[DONE]\n\ndata: unfinished';
+  const text =
+    ': keep-alive\r\ndata: {"a":1}\r\n\r\ndata: line1\ndata: line2\n\nevent: x\ndata:[DONE]\n\ndata: unfinished';
   for (let cut = 0; cut <= text.length; cut++) {
     const p = new SseParser();
     const bytes = new TextEncoder().encode(text);
@@ -212,45 +271,105 @@ void test('template: variables, default rendering, unknown variables', () => {
   // No system message: no blank lines at the top.
   assert.equal(renderPrompt([{ role: 'user', content: 'x' }], '{{system}}\n\nQ: {{prompt}}\nA:'), 'Q: x\nA:');
   assert.equal(renderPrompt([{ role: 'user', content: 'x' }]), 'x');
-  assert.equal(renderPrompt([{ role: 'system', content: 'S' }, { role: 'user', content: 'x' }]), 'S\n\nx');
+  assert.equal(
+    renderPrompt([
+      { role: 'system', content: 'S' },
+      { role: 'user', content: 'x' },
+    ]),
+    'S\n\nx',
+  );
   assert.equal(renderPrompt(msgs), 'Be brief.\n\nUser: 1+1?\n\nAssistant: 2\n\nUser: 2+2?\n\nAssistant:');
-  assert.deepEqual(templateProblems('{{promt}}'), ['the template uses {{promt}}, which is not one of {{system}}, {{prompt}}, {{messages}}, {{history}}']);
-  assert.throws(() => renderPrompt(msgs, '{{promt}}'), (e: SamplingError) => e.kind === 'bad-request');
+  assert.deepEqual(templateProblems('{{promt}}'), [
+    'the template uses {{promt}}, which is not one of {{system}}, {{prompt}}, {{messages}}, {{history}}',
+  ]);
+  assert.throws(
+    () => renderPrompt(msgs, '{{promt}}'),
+    (e: SamplingError) => e.kind === 'bad-request',
+  );
 });
 
 void test('think tags: split out of the answer when the server has no reasoning parser', () => {
-  assert.deepEqual(splitThinking('<think>a\nb</think>\n\nThe answer is 4.'), { text: 'The answer is 4.', reasoning: 'a\nb' });
+  assert.deepEqual(splitThinking('<think>a\nb</think>\n\nThe answer is 4.'), {
+    text: 'The answer is 4.',
+    reasoning: 'a\nb',
+  });
   assert.deepEqual(splitThinking('thinking...</think>42'), { text: '42', reasoning: 'thinking...' });
   assert.deepEqual(splitThinking('<think>never closed'), { text: '', reasoning: 'never closed' });
   assert.deepEqual(splitThinking('plain'), { text: 'plain' });
 });
 
 void test('profiles: precedence of flags, models and environment', () => {
-  const models = { local: { base_url: 'http://127.0.0.1:8000/v1/', model: 'Qwen/Qwen2.5-7B-Instruct', concurrency: 4 }, other: { base_url: 'https://api.example.com/v1', model: 'm', api_key_env: 'EX_KEY' } };
+  const models = {
+    local: { base_url: 'http://127.0.0.1:8000/v1/', model: 'Qwen/Qwen2.5-7B-Instruct', concurrency: 4 },
+    other: { base_url: 'https://api.example.com/v1', model: 'm', api_key_env: 'EX_KEY' },
+  };
   const env = { OPENAI_BASE_URL: 'http://10.0.0.1:9000/v1', OPENAI_API_KEY: 'sk-envkey-0123456789abcdef' };
 
   const flags = resolveProfile({ baseUrl: 'http://h:1/v1', model: 'x', models, name: 'local', env, concurrency: 16 });
-  assert.deepEqual([flags.name, flags.baseUrl, flags.model, flags.apiKeyEnv, flags.concurrency], ['--base-url', 'http://h:1/v1', 'x', 'OPENAI_API_KEY', 16]);
-  assert.equal(resolveProfile({ baseUrl: 'http://h:1/v1', model: 'x', env: {} }).apiKeyEnv, undefined, 'no key variable, no key');
+  assert.deepEqual(
+    [flags.name, flags.baseUrl, flags.model, flags.apiKeyEnv, flags.concurrency],
+    ['--base-url', 'http://h:1/v1', 'x', 'OPENAI_API_KEY', 16],
+  );
+  assert.equal(
+    resolveProfile({ baseUrl: 'http://h:1/v1', model: 'x', env: {} }).apiKeyEnv,
+    undefined,
+    'no key variable, no key',
+  );
 
   const named = resolveProfile({ name: 'local', models, env });
-  assert.deepEqual([named.name, named.baseUrl, named.concurrency, named.endpoint, named.timeoutMs], ['local', 'http://127.0.0.1:8000/v1', 4, 'chat', 120000]);
-  assert.equal(resolveProfile({ model: 'other', name: 'local', models, env }).name, 'other', '--model may name a profile');
+  assert.deepEqual(
+    [named.name, named.baseUrl, named.concurrency, named.endpoint, named.timeoutMs],
+    ['local', 'http://127.0.0.1:8000/v1', 4, 'chat', 120000],
+  );
+  assert.equal(
+    resolveProfile({ model: 'other', name: 'local', models, env }).name,
+    'other',
+    '--model may name a profile',
+  );
   const viaEnv = resolveProfile({ model: 'gpt-x', models, env });
-  assert.deepEqual([viaEnv.name, viaEnv.baseUrl, viaEnv.model], ['OPENAI_BASE_URL', 'http://10.0.0.1:9000/v1', 'gpt-x']);
+  assert.deepEqual(
+    [viaEnv.name, viaEnv.baseUrl, viaEnv.model],
+    ['OPENAI_BASE_URL', 'http://10.0.0.1:9000/v1', 'gpt-x'],
+  );
   assert.equal(resolveProfile({ name: 'gpt-y', models, env }).model, 'gpt-y');
 
   assert.throws(() => resolveProfile({ baseUrl: 'http://h/v1', env: {} }), /--base-url needs --model/);
-  assert.throws(() => resolveProfile({ name: 'nope', models, env: {} }), /`nope` is not a profile under `models:` \(the file has `local`, `other`\)/);
+  assert.throws(
+    () => resolveProfile({ name: 'nope', models, env: {} }),
+    /`nope` is not a profile under `models:` \(the file has `local`, `other`\)/,
+  );
   assert.throws(() => resolveProfile({ env: {} }), /no model to sample/);
-  assert.throws(() => profileFromEntry('p', { base_url: 'http://u:pw@h/v1', model: 'm' }), (e: Error) => e instanceof ProfileError && !e.message.includes('pw'));
-  assert.throws(() => profileFromEntry('p', { base_url: 'http://h/v1', model: 'm', api_key_env: 'sk-live-abcdefghijklmnop' }), (e: Error) => !e.message.includes('sk-live'));
-  assert.throws(() => profileFromEntry('p', { base_url: 'http://h/v1', model: 'm', headers: { Authorization: 'Bearer sk-abcdefghijklmnopqrstuvwx' } }), /literal credential/);
-  assert.throws(() => profileFromEntry('p', { base_url: 'http://h/v1', model: 'm', endpoint: 'completions', template: '{{promt}}' }), /\{\{promt\}\}/);
+  assert.throws(
+    () => profileFromEntry('p', { base_url: 'http://u:pw@h/v1', model: 'm' }),
+    (e: Error) => e instanceof ProfileError && !e.message.includes('pw'),
+  );
+  assert.throws(
+    () => profileFromEntry('p', { base_url: 'http://h/v1', model: 'm', api_key_env: 'sk-live-abcdefghijklmnop' }),
+    (e: Error) => !e.message.includes('sk-live'),
+  );
+  assert.throws(
+    () =>
+      profileFromEntry('p', {
+        base_url: 'http://h/v1',
+        model: 'm',
+        headers: { Authorization: 'Bearer sk-abcdefghijklmnopqrstuvwx' },
+      }),
+    /literal credential/,
+  );
+  assert.throws(
+    () =>
+      profileFromEntry('p', { base_url: 'http://h/v1', model: 'm', endpoint: 'completions', template: '{{promt}}' }),
+    /\{\{promt\}\}/,
+  );
 });
 
 void test('profiles: secrets are read when sending, never shown', () => {
-  const p = profileFromEntry('gw', { base_url: 'https://gw.example.com/v1?key=SECRETQUERY', model: 'm', api_key_env: 'GW_KEY', headers: { 'X-Org': '${env:GW_ORG}', 'X-Static': 'plain' } });
+  const p = profileFromEntry('gw', {
+    base_url: 'https://gw.example.com/v1?key=SECRETQUERY',
+    model: 'm',
+    api_key_env: 'GW_KEY',
+    headers: { 'X-Org': '${env:GW_ORG}', 'X-Static': 'plain' },
+  });
   const env: Record<string, string> = {};
   const lookup = (n: string): string | undefined => env[n];
   assert.throws(() => apiKeyFor(p, lookup), /\$GW_KEY is not set/);
@@ -261,8 +380,12 @@ void test('profiles: secrets are read when sending, never shown', () => {
   assert.deepEqual(expandHeaders(p, lookup), { 'X-Org': 'org-42', 'X-Static': 'plain' });
 
   const shown = describeProfile(p) + JSON.stringify(profileIdentity(p));
-  assert.match(describeProfile(p), /^gw: m at https:\/\/gw\.example\.com\/v1 \(chat, key from \$GW_KEY, headers X-Org, X-Static, concurrency 8, timeout 120 s\)$/);
-  for (const secret of [env.GW_KEY, 'org-42', 'SECRETQUERY']) assert.ok(!shown.includes(secret), `${secret} is not shown`);
+  assert.match(
+    describeProfile(p),
+    /^gw: m at https:\/\/gw\.example\.com\/v1 \(chat, key from \$GW_KEY, headers X-Org, X-Static, concurrency 8, timeout 120 s\)$/,
+  );
+  for (const secret of [env.GW_KEY, 'org-42', 'SECRETQUERY'])
+    assert.ok(!shown.includes(secret), `${secret} is not shown`);
   assert.equal(safeUrl('http://user:pw@h:1/v1?key=x#y'), 'http://h:1/v1');
   assert.equal(redact(`bad key ${env.GW_KEY} (sk-gw-01...fghij)`, [env.GW_KEY]), 'bad key *** (***...fghij)');
 });

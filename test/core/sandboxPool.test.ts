@@ -10,7 +10,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { detectSandbox, disposeSandboxPools, findInterpreter, type SandboxRunOptions, type SandboxRunResult } from '../../src/core/sandbox';
+import {
+  detectSandbox,
+  disposeSandboxPools,
+  findInterpreter,
+  type SandboxRunOptions,
+  type SandboxRunResult,
+} from '../../src/core/sandbox';
 import { bwrapBackend, which, type Backend } from '../../src/core/sandbox/backends';
 import { PRESTARTED_FACT, pythonCommand, SandboxPool } from '../../src/core/sandbox/pool';
 import { ZYGOTE_FACT } from '../../src/core/sandbox/zygote';
@@ -54,7 +60,8 @@ function readOr(file: string): string {
 
 /** Waits (bounded) until `check` holds; killed processes take a moment to be reaped. */
 async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) if (check()) return true;
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25)))
+    if (check()) return true;
   return check();
 }
 
@@ -66,12 +73,22 @@ async function backend(): Promise<Backend | string> {
   const bwrap = which('bwrap');
   if (sb.method !== 'bwrap' || !bwrap) return `needs: a working bubblewrap (${sb.notes.join('; ') || sb.method})`;
   // As root, the variant that maps to `nobody` inside is used only when the plain one failed.
-  return bwrapBackend(bwrap, sb.notes.some((n) => n.startsWith('bwrap:')));
+  return bwrapBackend(
+    bwrap,
+    sb.notes.some((n) => n.startsWith('bwrap:')),
+  );
 }
 
 function pyRun(code: string, extra: Partial<SandboxRunOptions> = {}, args: readonly string[] = []): SandboxRunOptions {
   assert.ok(PY);
-  return { argv: [PY.path, ...PY.args, 'main.py', ...args], files: { 'main.py': code }, timeoutMs: 8000, memoryMb: 256, readOnly: PY.readOnly, ...extra };
+  return {
+    argv: [PY.path, ...PY.args, 'main.py', ...args],
+    files: { 'main.py': code },
+    timeoutMs: 8000,
+    memoryMb: 256,
+    readOnly: PY.readOnly,
+    ...extra,
+  };
 }
 
 /** A pool whose sandboxes carry `tok` in their environment, so the test can find their processes. */
@@ -108,8 +125,16 @@ if (process.env[CHILD_ENV]) {
   })();
 } else {
   void test('pythonCommand accepts `python [flags] FILE` and `python [flags] -c CODE` only', () => {
-    assert.deepEqual(pythonCommand(['/usr/bin/python3', '-B', '-s', 'main.py', 'x']), { exe: '/usr/bin/python3', flags: ['-B', '-s'], rest: ['main.py', 'x'] });
-    assert.deepEqual(pythonCommand(['py', '-Bs', '-c', 'print(1)', 'a']), { exe: 'py', flags: ['-Bs'], rest: ['-c', 'print(1)', 'a'] });
+    assert.deepEqual(pythonCommand(['/usr/bin/python3', '-B', '-s', 'main.py', 'x']), {
+      exe: '/usr/bin/python3',
+      flags: ['-B', '-s'],
+      rest: ['main.py', 'x'],
+    });
+    assert.deepEqual(pythonCommand(['py', '-Bs', '-c', 'print(1)', 'a']), {
+      exe: 'py',
+      flags: ['-Bs'],
+      rest: ['-c', 'print(1)', 'a'],
+    });
     assert.equal(pythonCommand(['py', '-m', 'mod']), undefined);
     assert.equal(pythonCommand(['py', '-c']), undefined);
     assert.equal(pythonCommand(['py', '-W', 'error', 'main.py']), undefined);
@@ -132,14 +157,19 @@ if (process.env[CHILD_ENV]) {
       assert.ok(await eventually(() => holders(left).length === 0), 'the process answer 1 left is gone');
       // Nothing on the host is in answer 1's namespaces any more: its whole sandbox is gone.
       assert.ok(
-        await eventually(() => holders(tag).every((pid) => readOr(`/proc/${pid}/ns/pid`) === '' || fs.readlinkSync(`/proc/${pid}/ns/pid`) !== first.ns.pid)),
+        await eventually(() =>
+          holders(tag).every(
+            (pid) => readOr(`/proc/${pid}/ns/pid`) === '' || fs.readlinkSync(`/proc/${pid}/ns/pid`) !== first.ns.pid,
+          ),
+        ),
         'no process of the first sandbox survives',
       );
       const second = JSON.parse(ok(await pool.run(pyRun(IDENTITY, {}, [left]))));
       assert.equal(second.mark, false, 'answer 2 does not see the file of answer 1');
       assert.deepEqual(second.files, ['main.py'], 'answer 2 starts in an empty folder of its own');
       assert.deepEqual(second.seen, []);
-      for (const k of ['mnt', 'pid', 'net', 'user', 'ipc']) assert.notEqual(second.ns[k], first.ns[k], `a new ${k} namespace per answer`);
+      for (const k of ['mnt', 'pid', 'net', 'user', 'ipc'])
+        assert.notEqual(second.ns[k], first.ns[k], `a new ${k} namespace per answer`);
     } finally {
       await pool.dispose();
     }
@@ -167,7 +197,10 @@ if (process.env[CHILD_ENV]) {
       await pool.warm();
       assert.equal(pool.prestarted, 3, 'refilled');
       // Seven sandboxes were used and are gone; only the three waiting ones are left.
-      assert.ok(await eventually(() => interpreters(tag).length === 3), `3 interpreters left, saw ${interpreters(tag).length}`);
+      assert.ok(
+        await eventually(() => interpreters(tag).length === 3),
+        `3 interpreters left, saw ${interpreters(tag).length}`,
+      );
     } finally {
       await pool.dispose();
     }
@@ -190,7 +223,10 @@ if (process.env[CHILD_ENV]) {
     await pool.dispose();
     const r = await running;
     assert.equal(r.aborted, true, 'a run cut short by dispose is aborted');
-    assert.ok(await eventually(() => holders(tag).length === 0), `no bwrap or python process left: ${holders(tag).join(', ')}`);
+    assert.ok(
+      await eventually(() => holders(tag).length === 0),
+      `no bwrap or python process left: ${holders(tag).join(', ')}`,
+    );
     const after = await pool.run(pyRun('print(1)'));
     assert.match(after.sandboxError ?? '', /shut down/);
   });
@@ -199,13 +235,19 @@ if (process.env[CHILD_ENV]) {
     const b = await backend();
     if (typeof b === 'string') return t.skip(b);
     const tag = tok();
-    const child = spawn(process.execPath, [process.argv[1] as string], { env: { ...process.env, [CHILD_ENV]: tag }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [process.argv[1] as string], {
+      env: { ...process.env, [CHILD_ENV]: tag },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 0);
     assert.equal(out.trim(), 'ready 2', 'the child had two sandboxes started ahead');
-    assert.ok(await eventually(() => holders(tag).length === 0), `no process of the child's pool survives: ${holders(tag).join(', ')}`);
+    assert.ok(
+      await eventually(() => holders(tag).length === 0),
+      `no process of the child's pool survives: ${holders(tag).join(', ')}`,
+    );
   });
 
   void test('time limits count from when the answer arrives, not from the pre-start', async (t) => {
@@ -221,7 +263,11 @@ if (process.env[CHILD_ENV]) {
       assert.equal(ok(slow).trim(), 'done');
       // The CPU-time rlimit is the interpreter's start-up use plus the answer's allowance.
       await pool.warm();
-      const cpu = await pool.run(pyRun('import os, resource\nprint(resource.getrlimit(resource.RLIMIT_CPU)[0], sum(os.times()[:2]))', { timeoutMs: 3000 }));
+      const cpu = await pool.run(
+        pyRun('import os, resource\nprint(resource.getrlimit(resource.RLIMIT_CPU)[0], sum(os.times()[:2]))', {
+          timeoutMs: 3000,
+        }),
+      );
       const [limit, used] = ok(cpu).trim().split(' ').map(Number) as [number, number];
       assert.ok(limit - used >= 4 && limit - used <= 6, `CPU limit ${limit} s after ${used} s used`);
       const loop = await pool.run(pyRun('while True: pass', { timeoutMs: 1000 }));
@@ -247,16 +293,35 @@ if (process.env[CHILD_ENV]) {
       const env = await pool.run(pyRun('import os\nprint(os.environ.get("VTASK_FAKE_SECRET", "none"))'));
       assert.equal(ok(env).trim(), 'none');
       const target = path.join(dir, 'escape');
-      await pool.run(pyRun('import sys\ntry:\n    open(sys.argv[1], "w").write("x")\nexcept Exception as e:\n    print(e)', {}, [target]));
+      await pool.run(
+        pyRun('import sys\ntry:\n    open(sys.argv[1], "w").write("x")\nexcept Exception as e:\n    print(e)', {}, [
+          target,
+        ]),
+      );
       assert.equal(fs.existsSync(target), false, 'no write outside the folder');
       const port = (server.address() as net.AddressInfo).port;
-      const netRun = await pool.run(pyRun('import socket, sys\ntry:\n    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)\n    print("connected")\nexcept Exception as e:\n    print("denied")', {}, [String(port)]));
+      const netRun = await pool.run(
+        pyRun(
+          'import socket, sys\ntry:\n    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)\n    print("connected")\nexcept Exception as e:\n    print("denied")',
+          {},
+          [String(port)],
+        ),
+      );
       assert.equal(ok(netRun).trim(), 'denied');
-      const mem = await pool.run(pyRun('x = []\nwhile True:\n    x.append(bytearray(16 * 1024 * 1024))', { memoryMb: 128 }));
+      const mem = await pool.run(
+        pyRun('x = []\nwhile True:\n    x.append(bytearray(16 * 1024 * 1024))', { memoryMb: 128 }),
+      );
       assert.ok(mem.memoryExceeded || /MemoryError/.test(mem.stderr), mem.stderr.slice(-300));
-      const bomb = await pool.run(pyRun('import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)', { timeoutMs: 2000, maxProcesses: 32 }));
+      const bomb = await pool.run(
+        pyRun(
+          'import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)',
+          { timeoutMs: 2000, maxProcesses: 32 },
+        ),
+      );
       assert.ok(bomb.timedOut || bomb.exitCode !== 0);
-      const flood = await pool.run(pyRun('import sys\nwhile True:\n    sys.stdout.write("y" * 65536)', { outputLimitBytes: 64 * 1024 }));
+      const flood = await pool.run(
+        pyRun('import sys\nwhile True:\n    sys.stdout.write("y" * 65536)', { outputLimitBytes: 64 * 1024 }),
+      );
       assert.equal(flood.outputExceeded, true);
       await pool.dispose();
       assert.ok(await eventually(() => holders(tag).length === 0), 'the fork bomb left nothing');
@@ -287,22 +352,51 @@ if (process.env[CHILD_ENV]) {
     }
   });
 
-  const ctx = (): VerifyContext => ({ task: { id: 't', prompt: '', messages: [], meta: {}, dir: process.cwd() }, signal: new AbortController().signal, trusted: true, child: () => Promise.reject(new Error('none')) });
+  const ctx = (): VerifyContext => ({
+    task: { id: 't', prompt: '', messages: [], meta: {}, dir: process.cwd() },
+    signal: new AbortController().signal,
+    trusted: true,
+    child: () => Promise.reject(new Error('none')),
+  });
   const statuses = (v: Verdict): string[] => (v.details.tests as { status: string }[]).map((x) => x.status);
 
   void test('code verdicts are the same with and without pre-started sandboxes and zygotes, and say which ran them', async (t) => {
     const b = await backend();
     if (typeof b === 'string') return t.skip(b);
     const cases: [string, CodeParams][] = [
-      ['print(int(input()) * 2)', { language: 'python', tests: [{ stdin: '2', stdout: '4' }, { stdin: '3', stdout: '7' }] }],
+      [
+        'print(int(input()) * 2)',
+        {
+          language: 'python',
+          tests: [
+            { stdin: '2', stdout: '4' },
+            { stdin: '3', stdout: '7' },
+          ],
+        },
+      ],
       ['import sys\nprint(1)\nsys.exit(3)', { language: 'python', tests: [{ stdout: '1' }] }],
       ['def f(:\n  pass', { language: 'python', tests: [{ stdout: '1' }] }],
       ['raise KeyError("k")', { language: 'python', tests: [{ stdout: '1' }] }],
       ['while True: pass', { language: 'python', tests: [{ stdout: '1' }], timeout_ms: 1000 }],
       ['x = bytearray(400 * 1024 * 1024)', { language: 'python', tests: [{ stdout: '1' }], memory_mb: 128 }],
       ['def add(a, b):\n    return a + b', { language: 'python', asserts: 'assert add(1, 2) == 3' }],
-      ['import os\ndef add(a, b):\n    return a - b\nos._exit(0)', { language: 'python', asserts: 'assert add(1, 2) == 3' }],
-      ['def add(a, b):\n    return a + b', { language: 'python', call: { function: 'add', cases: [{ args: [1, 2], returns: 3 }, { args: [1, 1], returns: 3 }] } }],
+      [
+        'import os\ndef add(a, b):\n    return a - b\nos._exit(0)',
+        { language: 'python', asserts: 'assert add(1, 2) == 3' },
+      ],
+      [
+        'def add(a, b):\n    return a + b',
+        {
+          language: 'python',
+          call: {
+            function: 'add',
+            cases: [
+              { args: [1, 2], returns: 3 },
+              { args: [1, 1], returns: 3 },
+            ],
+          },
+        },
+      ],
     ];
     const saved = process.env.VTASK_SANDBOX_POOL;
     try {

@@ -22,7 +22,13 @@ function write(name: string, text: string, mode = 0o644): void {
 
 function ctx(opts: { trusted?: boolean; signal?: AbortSignal } = {}): VerifyContext {
   return {
-    task: { id: 'task-1', prompt: 'Say hi', messages: [{ role: 'user', content: 'Say hi' }], meta: { level: 2 }, dir: DIR },
+    task: {
+      id: 'task-1',
+      prompt: 'Say hi',
+      messages: [{ role: 'user', content: 'Say hi' }],
+      meta: { level: 2 },
+      dir: DIR,
+    },
     signal: opts.signal ?? new AbortController().signal,
     trusted: opts.trusted ?? true,
     child: () => Promise.reject(new Error('no children here')),
@@ -54,8 +60,15 @@ write('throws.mjs', 'export function verify() { throw new Error("the grader brok
 write('loops.mjs', 'export function verify() { for (;;) {} }\n');
 write('noexport.mjs', 'export const x = 1;\n');
 write('badshape.mjs', 'export const verify = () => ({ pass: "yes", score: 3 });\n');
-write('network.mjs', 'import net from "node:net";\nexport const verify = () => new Promise((resolve) => { const s = net.connect(9, "127.0.0.1"); s.on("connect", () => resolve({ pass: true, reason: "connected" })); s.on("error", (e) => resolve({ pass: false, reason: e.code })); });\n');
-write('grade.py', '#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nprint(json.dumps({"pass": d["response"].strip() == "42", "reason": "checked " + d["task"]["id"] + " " + " ".join(sys.argv[1:])}))\n', 0o755);
+write(
+  'network.mjs',
+  'import net from "node:net";\nexport const verify = () => new Promise((resolve) => { const s = net.connect(9, "127.0.0.1"); s.on("connect", () => resolve({ pass: true, reason: "connected" })); s.on("error", (e) => resolve({ pass: false, reason: e.code })); });\n',
+);
+write(
+  'grade.py',
+  '#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nprint(json.dumps({"pass": d["response"].strip() == "42", "reason": "checked " + d["task"]["id"] + " " + " ".join(sys.argv[1:])}))\n',
+  0o755,
+);
 write('garbage.sh', '#!/bin/sh\necho "Hello world, I am not JSON"\n', 0o755);
 write('crash.sh', '#!/bin/sh\necho "boom: segfault in grader" >&2\nexit 139\n', 0o755);
 write('notexec.sh', '#!/bin/sh\necho \'{"pass": true}\'\n', 0o644);
@@ -88,7 +101,10 @@ void test('an executable reads {response, task} on stdin and prints the verdict'
 void test('garbage output is a crash that quotes the output', async () => {
   const v = await check('x', { path: 'garbage.sh' });
   assert.equal(v.error, 'crash');
-  assert.equal(v.reason, "the script garbage.sh printed something that is not a JSON verdict: 'Hello world, I am not JSON'");
+  assert.equal(
+    v.reason,
+    "the script garbage.sh printed something that is not a JSON verdict: 'Hello world, I am not JSON'",
+  );
 });
 
 void test('a crashing script is a crash that says how it ended', async () => {
@@ -107,7 +123,9 @@ void test('a malformed verdict is rejected with what is wrong', async () => {
   const v = await check('x', { path: 'badshape.mjs' });
   assert.equal(v.error, 'crash');
   assert.equal(v.reason, 'the script badshape.mjs returned an invalid verdict: `pass` must be true or false');
-  assert.deepEqual(validateScriptVerdict({ pass: true, score: 2 }), { problem: '`score` must be a number from 0 to 1' });
+  assert.deepEqual(validateScriptVerdict({ pass: true, score: 2 }), {
+    problem: '`score` must be a number from 0 to 1',
+  });
   assert.deepEqual(validateScriptVerdict(true), { verdict: { pass: true } });
   assert.ok('problem' in validateScriptVerdict([1]));
 });
@@ -122,7 +140,8 @@ void test('an endless script times out without taking the host down', async () =
 
 void test('scripts have no network', async (t) => {
   const v = await check('x', { path: 'network.mjs' });
-  if ((v.details.isolation as { method: string }).method === 'process') return t.skip('needs: bwrap or sandbox-exec (a plain process is not network-isolated)');
+  if ((v.details.isolation as { method: string }).method === 'process')
+    return t.skip('needs: bwrap or sandbox-exec (a plain process is not network-isolated)');
   assert.equal(v.pass, false, v.reason);
   assert.notEqual(v.reason, 'connected');
 });

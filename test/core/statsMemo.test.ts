@@ -91,15 +91,28 @@ function memoDir(w: Workspace): string {
 function record(w: Workspace, task: string, model: string, passed: number, at: string): RunRecord {
   const parsed = parseTaskFile(fs.readFileSync(w.files[0], 'utf8'));
   const entry = parsed.tasks.find((t) => t.id === task)!;
-  return { file: 'a.vtask', task, model, key: taskRunKey(parsed, entry), at, samples: 8, passed, pass_rate: passed / 8, band: passed === 8 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable', signal_share: 0.5 };
+  return {
+    file: 'a.vtask',
+    task,
+    model,
+    key: taskRunKey(parsed, entry),
+    at,
+    samples: 8,
+    passed,
+    pass_rate: passed / 8,
+    band: passed === 8 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable',
+    signal_share: 0.5,
+  };
 }
 
 test('the stat index trusts a file only while its stat is the one read, and only when it was read long enough after its last change', () => {
-  const st = (o: Partial<fs.Stats> = {}): fs.Stats => ({ size: 100, mtimeMs: 1_000_000.5, ctimeMs: 1_000_000.5, ino: 7, dev: 1, ...o }) as fs.Stats;
+  const st = (o: Partial<fs.Stats> = {}): fs.Stats =>
+    ({ size: 100, mtimeMs: 1_000_000.5, ctimeMs: 1_000_000.5, ino: 7, dev: 1, ...o }) as fs.Stats;
   const index = new StatIndex(undefined);
   index.set('/d/a.vtask', st(), 1_000_000.5 + RACY_MS, 'h1');
   assert.equal(index.hashOf('/d/a.vtask', st()), 'h1');
-  for (const changed of [{ size: 101 }, { mtimeMs: 1_000_000.6 }, { ctimeMs: 1_000_900 }, { ino: 8 }, { dev: 2 }]) assert.equal(index.hashOf('/d/a.vtask', st(changed)), undefined, JSON.stringify(changed));
+  for (const changed of [{ size: 101 }, { mtimeMs: 1_000_000.6 }, { ctimeMs: 1_000_900 }, { ino: 8 }, { dev: 2 }])
+    assert.equal(index.hashOf('/d/a.vtask', st(changed)), undefined, JSON.stringify(changed));
   // Read within RACY_MS of its last change: a write in the same clock tick would keep its stat.
   index.set('/d/b.vtask', st(), 1_000_000.5 + RACY_MS - 1, 'h2');
   assert.equal(index.hashOf('/d/b.vtask', st()), undefined);
@@ -110,7 +123,11 @@ test('the stat index trusts a file only while its stat is the one read, and only
   assert.ok(text);
   assert.equal(new StatIndex(text).hashOf('/d/a.vtask', st()), 'h1');
   assert.doesNotMatch(text, /c\.vtask/);
-  assert.equal(index.changes(() => true), undefined, 'nothing new to write');
+  assert.equal(
+    index.changes(() => true),
+    undefined,
+    'nothing new to write',
+  );
   assert.equal(new StatIndex('{"/d/a.vtask": [100, 1]}').hashOf('/d/a.vtask', st()), undefined);
   assert.equal(new StatIndex('{"/d/a.vtask": ').hashOf('/d/a.vtask', st()), undefined);
 });
@@ -119,12 +136,21 @@ test('a file edited in place with the same size and its modification time set ba
   const w = ws.edit;
   const before = await collectDatasetStats(w.files);
   assert.deepEqual(before.per_file[0]?.cases, { total: 2, passed: 1, failed: 1, skipped: 0 });
-  assert.deepEqual((await collectDatasetStats(w.files)).per_file[0]?.cases, before.per_file[0]?.cases, 'unchanged: the same');
+  assert.deepEqual(
+    (await collectDatasetStats(w.files)).per_file[0]?.cases,
+    before.per_file[0]?.cases,
+    'unchanged: the same',
+  );
   const was = fs.statSync(w.files[0]);
   editKeepingTimes(w.files[0], A_FIXED);
   const now = fs.statSync(w.files[0]);
   assert.deepEqual([now.size, now.mtimeMs, now.ino], [was.size, was.mtimeMs, was.ino], 'only the change time tells');
-  assert.deepEqual((await collectDatasetStats(w.files)).per_file[0]?.cases, { total: 2, passed: 2, failed: 0, skipped: 0 });
+  assert.deepEqual((await collectDatasetStats(w.files)).per_file[0]?.cases, {
+    total: 2,
+    passed: 2,
+    failed: 0,
+    skipped: 0,
+  });
 });
 
 test('a file replaced by a copy of the same size and times (another inode) is read again', async () => {
@@ -140,7 +166,10 @@ test('a file replaced by a copy of the same size and times (another inode) is re
 test('a file open in an editor is counted as the editor has it, whatever its stat', async () => {
   const w = ws.unsaved;
   await collectDatasetStats(w.files);
-  const s = await collectDatasetStats(w.files, { unsaved: (f) => f === w.files[0], read: (f) => ({ text: f === w.files[0] ? A_FIXED : fs.readFileSync(f, 'utf8'), onDisk: f !== w.files[0] }) });
+  const s = await collectDatasetStats(w.files, {
+    unsaved: (f) => f === w.files[0],
+    read: (f) => ({ text: f === w.files[0] ? A_FIXED : fs.readFileSync(f, 'utf8'), onDisk: f !== w.files[0] }),
+  });
   assert.equal(s.per_file[0]?.cases.failed, 0);
   // The disk's text again once it is closed.
   assert.equal((await collectDatasetStats(w.files)).per_file[0]?.cases.failed, 1);
@@ -153,22 +182,34 @@ test('runs appended to the log, and the log compacted by another process, are re
   assert.equal(first.models['model-a']?.tasks, 1);
   assert.equal(first.models['model-a']?.bands.too_hard, 1);
   // Another process appends: a run of another task, a newer run of `sum`.
-  appendRunRecords(w.cacheDir, [record(w, 'sea', 'model-a', 8, '2026-01-02T00:00:00.000Z'), record(w, 'sum', 'model-a', 4, '2026-01-02T00:00:00.000Z')]);
+  appendRunRecords(w.cacheDir, [
+    record(w, 'sea', 'model-a', 8, '2026-01-02T00:00:00.000Z'),
+    record(w, 'sum', 'model-a', 4, '2026-01-02T00:00:00.000Z'),
+  ]);
   const appended = await collectDatasetStats(w.files);
   assert.equal(appended.models['model-a']?.tasks, 2);
   assert.deepEqual(appended.models['model-a']?.bands, { too_easy: 1, learnable: 1, too_hard: 0, error: 0 });
-  assert.deepEqual(appended.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]), [['sum', 'too_hard', 'learnable']]);
+  assert.deepEqual(
+    appended.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]),
+    [['sum', 'too_hard', 'learnable']],
+  );
   // A third run of `sum`, then a compaction down to the latest two: the same statistics.
   appendRunRecords(w.cacheDir, [record(w, 'sum', 'model-a', 8, '2026-01-03T00:00:00.000Z')]);
   const grown = await collectDatasetStats(w.files);
-  assert.deepEqual(grown.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]), [['sum', 'learnable', 'too_easy']]);
+  assert.deepEqual(
+    grown.models['model-a']?.changed.map((c) => [c.task, c.from, c.to]),
+    [['sum', 'learnable', 'too_easy']],
+  );
   assert.deepEqual(compactRunLog(w.cacheDir), { before: 4, after: 3 });
   assert.deepEqual(await collectDatasetStats(w.files), grown);
 });
 
 test('duplicates are remembered per threshold and per state of the dataset', async () => {
   const w = ws.threshold;
-  const pairs = async (threshold?: number): Promise<string[]> => (await collectDatasetStats(w.files, { duplicateThreshold: threshold })).duplicates.map((d) => `${d.a.task}~${d.b.task}${d.exact ? ' exact' : ''}`);
+  const pairs = async (threshold?: number): Promise<string[]> =>
+    (await collectDatasetStats(w.files, { duplicateThreshold: threshold })).duplicates.map(
+      (d) => `${d.a.task}~${d.b.task}${d.exact ? ' exact' : ''}`,
+    );
   assert.deepEqual(await pairs(), ['sum~sum-again exact', 'sea~sea2']);
   assert.deepEqual(await pairs(0.9), ['sum~sum-again exact'], 'another threshold');
   assert.deepEqual(await pairs(), ['sum~sum-again exact', 'sea~sea2'], 'the first threshold again');
@@ -184,7 +225,10 @@ test('overlaps with a benchmark are remembered by its content, with what reading
   const w = ws.bench;
   const bench = path.join(w.dir, 'bench.jsonl');
   const long = JSON.stringify({ prompt: 'x '.repeat(600_000) });
-  fs.writeFileSync(bench, `${JSON.stringify({ prompt: 'Natalia sold 48 clips in April and half as many in May.' })}\n${long}\n`);
+  fs.writeFileSync(
+    bench,
+    `${JSON.stringify({ prompt: 'Natalia sold 48 clips in April and half as many in May.' })}\n${long}\n`,
+  );
   const hits = async (): Promise<{ hits: string[]; notes: string[] }> => {
     const notes: string[] = [];
     const s = await collectDatasetStats(w.files, { benchmarks: [bench], onNote: (n) => notes.push(n) });

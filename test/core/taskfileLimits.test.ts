@@ -22,7 +22,10 @@ function only(file: TaskFile, code: string): { message: string; line: number; co
   return { message: issue.message, line: p.line + 1, col: p.character + 1 };
 }
 
-for (const [name, parse] of [['chunked', parseTaskFile], ['whole', parseWholeFile]] as const) {
+for (const [name, parse] of [
+  ['chunked', parseTaskFile],
+  ['whole', parseWholeFile],
+] as const) {
   void test(`${name}: an alias bomb is one error at an alias, in well under a second`, () => {
     const text = aliasBomb();
     const started = performance.now();
@@ -73,7 +76,10 @@ void test('a line over the length limit is an error at the column where it passe
 void test('aliases within the limits still expand as before', () => {
   const text = `vtask: 1\ndefaults:\n  verify: &v { math: { answer: "4" } }\ntasks:\n  - id: a\n    prompt: 2+2?\n    verify: *v\n  - id: b\n    prompt: 3+1?\n    verify: *v\n`;
   const file = parseTaskFile(text);
-  assert.deepEqual(file.issues.filter((i) => i.severity === 'error'), []);
+  assert.deepEqual(
+    file.issues.filter((i) => i.severity === 'error'),
+    [],
+  );
   assert.equal(runnableTasks(file).tasks.length, 2);
 });
 
@@ -81,7 +87,14 @@ void test('aliases within the limits still expand as before', () => {
 function sharedAnchorFile(tasks: number, aliases: number): string {
   const cases = Array.from({ length: 12 }, (_, k) => `      - { response: "${k}", expect: fail }`);
   const lines = ['vtask: 1', 'defaults:', '  verify: &shared { match: { answer: "42" } }', 'tasks:'];
-  for (let i = 0; i < tasks; i++) lines.push(`  - id: t${i}`, `    prompt: "What is six times seven? (${i})"`, i < aliases ? '    verify: *shared' : '    verify: { match: { answer: "42" } }', '    cases:', ...cases);
+  for (let i = 0; i < tasks; i++)
+    lines.push(
+      `  - id: t${i}`,
+      `    prompt: "What is six times seven? (${i})"`,
+      i < aliases ? '    verify: *shared' : '    verify: { match: { answer: "42" } }',
+      '    cases:',
+      ...cases,
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -96,10 +109,16 @@ void test('aliases cost time linear in the file: four hundred aliases parse abou
   const none = sharedAnchorFile(400, 0);
   const many = sharedAnchorFile(400, 400);
   parseTaskFile(none); // warm up
-  const base = Math.min(cpuMs(() => parseTaskFile(none)), cpuMs(() => parseTaskFile(none)));
+  const base = Math.min(
+    cpuMs(() => parseTaskFile(none)),
+    cpuMs(() => parseTaskFile(none)),
+  );
   let file: TaskFile | undefined;
   const aliased = cpuMs(() => (file = parseTaskFile(many)));
-  assert.deepEqual(file!.issues.filter((i) => i.severity === 'error'), []);
+  assert.deepEqual(
+    file!.issues.filter((i) => i.severity === 'error'),
+    [],
+  );
   assert.equal(runnableTasks(file!).tasks.length, 400);
   // Resolving each alias by walking the document up to it made this over ten times the base.
   assert.ok(aliased < base * 4 + 200, `${Math.round(aliased)} ms of CPU with aliases, ${Math.round(base)} ms without`);
@@ -108,13 +127,20 @@ void test('aliases cost time linear in the file: four hundred aliases parse abou
 void test('an anchor named again later: each alias reads the last anchor before it', () => {
   const text = `vtask: 1\ntasks:\n  - id: a\n    prompt: &p first\n    verify: { match: { answer: *p } }\n  - id: b\n    prompt: &p second\n    verify: { match: { answer: *p } }\n`;
   const specs = runnableTasks(parseTaskFile(text)).tasks;
-  assert.deepEqual(specs.map((t) => (t.verify as { match: { answer: string } }).match.answer), ['first', 'second']);
+  assert.deepEqual(
+    specs.map((t) => (t.verify as { match: { answer: string } }).match.answer),
+    ['first', 'second'],
+  );
 });
 
-for (const [name, parse] of [['chunked', parseTaskFile], ['whole', parseWholeFile]] as const) {
+for (const [name, parse] of [
+  ['chunked', parseTaskFile],
+  ['whole', parseWholeFile],
+] as const) {
   void test(`${name}: the allowance of expanded aliases covers the whole file, not each task`, () => {
     // Each task alone is well within the limit (3,000 values); forty of them are not.
-    const task = (i: number): string => `  - id: t${i}\n    prompt: hi\n    verify: { math: { answer: "1" } }\n    meta: { b: &big [${Array.from({ length: 100 }, (_, k) => k).join(', ')}], uses: [${Array.from({ length: 30 }, () => '*big').join(', ')}] }\n`;
+    const task = (i: number): string =>
+      `  - id: t${i}\n    prompt: hi\n    verify: { math: { answer: "1" } }\n    meta: { b: &big [${Array.from({ length: 100 }, (_, k) => k).join(', ')}], uses: [${Array.from({ length: 30 }, () => '*big').join(', ')}] }\n`;
     const text = `vtask: 1\ntasks:\n${Array.from({ length: 40 }, (_, i) => task(i)).join('')}`;
     const e = only(parse(text), 'too-large');
     assert.match(e.message, new RegExp(`aliases in this file expand to more than ${LIMITS.aliasNodes} values`));

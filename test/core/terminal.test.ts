@@ -19,7 +19,10 @@ void test('cut keeps short values, cuts long ones at 80 with an ellipsis, and ke
   assert.equal(cut('short'), 'short');
   assert.equal(cut('x'.repeat(200)), 'x'.repeat(79) + '…');
   assert.equal(cut('a\nb'), 'a\\nb');
-  assert.equal(cutQuoted(`unknown key \`${'k'.repeat(100)}\` in the task`), `unknown key \`${'k'.repeat(79)}…\` in the task`);
+  assert.equal(
+    cutQuoted(`unknown key \`${'k'.repeat(100)}\` in the task`),
+    `unknown key \`${'k'.repeat(79)}…\` in the task`,
+  );
 });
 
 void test('invalidUtf8At finds the first bad byte, including overlong forms and surrogates', () => {
@@ -34,8 +37,12 @@ void test('invalidUtf8At finds the first bad byte, including overlong forms and 
 void test('language codes are named in the reasons of response_language and the English checks', () => {
   assert.equal(languageName('ca'), 'Catalan (ca)');
   assert.equal(languageName('xx'), 'xx');
-  const fr = checkConstraints('Nous sommes allés au musée hier après-midi avec des amis.', { instructions: [{ 'language:response_language': { language: 'de' } }] });
+  const fr = checkConstraints('Nous sommes allés au musée hier après-midi avec des amis.', {
+    instructions: [{ 'language:response_language': { language: 'de' } }],
+  });
   assert.match(fr.reason, /detected French \(fr\), needs German \(de\)/);
-  const lower = checkConstraints('nous sommes allés au musée hier après-midi avec des amis.', { instructions: ['change_case:english_lowercase'] });
+  const lower = checkConstraints('nous sommes allés au musée hier après-midi avec des amis.', {
+    instructions: ['change_case:english_lowercase'],
+  });
   assert.match(lower.reason, /detected French \(fr\), needs English \(en\)/);
 });

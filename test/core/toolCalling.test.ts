@@ -13,7 +13,11 @@ import { startOpenAIServer, type OpenAIServer } from '../support/openaiServer';
 
 const never = new AbortController().signal;
 const FAST = { policy: { baseDelayMs: 1, maxDelayMs: 4, maxAttempts: 2 } } as const;
-const GET: ToolSpec = { name: 'get', description: 'Read a key.', parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } };
+const GET: ToolSpec = {
+  name: 'get',
+  description: 'Read a key.',
+  parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+};
 
 async function serve(t: TestContext): Promise<OpenAIServer> {
   const server = await startOpenAIServer();
@@ -22,7 +26,8 @@ async function serve(t: TestContext): Promise<OpenAIServer> {
 }
 
 const profile = (server: OpenAIServer) => profileFromEntry('test', { base_url: server.url, model: 'test-model' });
-const provider = (server: OpenAIServer, stream: boolean) => new OpenAIProvider(profile(server), { retry: FAST, stream });
+const provider = (server: OpenAIServer, stream: boolean) =>
+  new OpenAIProvider(profile(server), { retry: FAST, stream });
 
 const script = (turns: unknown[]): string => `Find fr.\nvtask-test-script: ${JSON.stringify(turns)}`;
 
@@ -30,7 +35,12 @@ for (const stream of [false, true]) {
   void test(`tool calls ${stream ? 'streamed' : 'in one body'}: parallel calls parsed in order, arguments whole`, async (t) => {
     const server = await serve(t);
     const args = { key: 'fr', note: 'a longer value so that a stream splits it into many pieces' };
-    const req: SampleRequest = { messages: [{ role: 'user', content: script([{ calls: [{ get: args }, { name: 'get', arguments: '{"key": "de"' }] }]) }], tools: [GET] };
+    const req: SampleRequest = {
+      messages: [
+        { role: 'user', content: script([{ calls: [{ get: args }, { name: 'get', arguments: '{"key": "de"' }] }]) },
+      ],
+      tools: [GET],
+    };
     const [s] = await provider(server, stream).sample(req, 1, never);
     assert.ok(s);
     assert.equal(s.finishReason, 'tool_calls');
@@ -39,7 +49,9 @@ for (const stream of [false, true]) {
       { id: 'call_0_1', name: 'get', arguments: '{"key": "de"' },
     ]);
     const body = server.samplingRequests[0]?.body as Record<string, unknown>;
-    assert.deepEqual(body.tools, [{ type: 'function', function: { name: 'get', description: 'Read a key.', parameters: GET.parameters } }]);
+    assert.deepEqual(body.tools, [
+      { type: 'function', function: { name: 'get', description: 'Read a key.', parameters: GET.parameters } },
+    ]);
   });
 }
 
@@ -61,7 +73,11 @@ void test('assistant tool calls and tool results go out as the API wants them', 
   const body = server.samplingRequests[0]?.body as { messages: unknown[] };
   assert.deepEqual(body.messages, [
     { role: 'user', content: 'Find fr.' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get', arguments: '{"key":"fr"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get', arguments: '{"key":"fr"}' } }],
+    },
     { role: 'tool', tool_call_id: 'c1', content: 'Paris' },
   ]);
 });
@@ -70,11 +86,22 @@ void test('tool calls are bounded: too many in a turn, or arguments too long, is
   const server = await serve(t);
   for (const stream of [false, true]) {
     const many = Array.from({ length: MAX_TOOL_CALLS_PER_TURN + 1 }, () => ({ get: { key: 'k' } }));
-    const e1 = await provider(server, stream).sample({ messages: [{ role: 'user', content: script([{ calls: many }]) }], tools: [GET] }, 1, never).catch((e: unknown) => e);
+    const e1 = await provider(server, stream)
+      .sample({ messages: [{ role: 'user', content: script([{ calls: many }]) }], tools: [GET] }, 1, never)
+      .catch((e: unknown) => e);
     assert.ok(e1 instanceof SamplingError && e1.kind === 'too-large', String(e1));
     assert.match(e1.message, /more than 64 tool calls/);
     const long = 'x'.repeat(MAX_TOOL_ARGUMENT_CHARS + 1);
-    const e2 = await provider(server, stream).sample({ messages: [{ role: 'user', content: script([{ calls: [{ name: 'get', arguments: long }] }]) }], tools: [GET] }, 1, never).catch((e: unknown) => e);
+    const e2 = await provider(server, stream)
+      .sample(
+        {
+          messages: [{ role: 'user', content: script([{ calls: [{ name: 'get', arguments: long }] }]) }],
+          tools: [GET],
+        },
+        1,
+        never,
+      )
+      .catch((e: unknown) => e);
     assert.ok(e2 instanceof SamplingError && e2.kind === 'too-large', String(e2));
     assert.match(e2.message, /arguments over/);
   }
@@ -82,8 +109,14 @@ void test('tool calls are bounded: too many in a turn, or arguments too long, is
 
 void test('tools need the chat endpoint', async (t) => {
   const server = await serve(t);
-  const p = new OpenAIProvider(profileFromEntry('test', { base_url: server.url, model: 'test-model', endpoint: 'completions' }), { retry: FAST });
-  await assert.rejects(p.sample({ messages: [{ role: 'user', content: 'x' }], tools: [GET] }, 1, never), /tools need the chat endpoint/);
+  const p = new OpenAIProvider(
+    profileFromEntry('test', { base_url: server.url, model: 'test-model', endpoint: 'completions' }),
+    { retry: FAST },
+  );
+  await assert.rejects(
+    p.sample({ messages: [{ role: 'user', content: 'x' }], tools: [GET] }, 1, never),
+    /tools need the chat endpoint/,
+  );
   assert.equal(server.samplingRequests.length, 0);
 });
 
@@ -95,19 +128,35 @@ void test('cache key: tools and tool messages count; a plain request keys as it 
   assert.deepEqual(input.messages, [{ role: 'user', content: 'q' }]);
   // Pinned (the key before tools existed): plain keys must not move, or every cache would be missed.
   const pinned = profileFromEntry('test', { base_url: 'http://127.0.0.1:1/v1', model: 'm' });
-  const old: SampleRequest = { messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'q' }], temperature: 0.5, seed: 3 };
+  const old: SampleRequest = {
+    messages: [
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'q' },
+    ],
+    temperature: 0.5,
+    seed: 3,
+  };
   assert.equal(sampleKey(pinned, old, 2), '67b78638e7dd07082a89a19df223c922107d07f037a080093016f2f3f76cf817');
   assert.equal(sampleKey(p, plain, 0), sampleKey(p, { ...plain, tools: [] }, 0));
   const withTools = sampleKey(p, { ...plain, tools: [GET] }, 0);
   assert.notEqual(withTools, sampleKey(p, plain, 0));
   assert.notEqual(withTools, sampleKey(p, { ...plain, tools: [{ ...GET, description: 'other' }] }, 0));
   const step = (result: string): SampleRequest => ({
-    messages: [...plain.messages, { role: 'assistant', content: '', tool_calls: [{ id: 'c', name: 'get', arguments: '{}' }] }, { role: 'tool', tool_call_id: 'c', content: result }],
+    messages: [
+      ...plain.messages,
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c', name: 'get', arguments: '{}' }] },
+      { role: 'tool', tool_call_id: 'c', content: result },
+    ],
     tools: [GET],
   });
   assert.notEqual(sampleKey(p, step('Paris'), 0), sampleKey(p, step('Berlin'), 0));
   assert.notEqual(sampleKey(p, step('Paris'), 0), withTools);
   const otherArgs = step('Paris');
-  const changed: SampleRequest = { ...otherArgs, messages: otherArgs.messages.map((m) => (m.tool_calls ? { ...m, tool_calls: [{ id: 'c', name: 'get', arguments: '{"key":1}' }] } : m)) };
+  const changed: SampleRequest = {
+    ...otherArgs,
+    messages: otherArgs.messages.map((m) =>
+      m.tool_calls ? { ...m, tool_calls: [{ id: 'c', name: 'get', arguments: '{"key":1}' }] } : m,
+    ),
+  };
   assert.notEqual(sampleKey(p, changed, 0), sampleKey(p, step('Paris'), 0));
 });

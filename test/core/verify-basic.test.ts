@@ -13,7 +13,10 @@ test('final answer: text after the last </think>; an unclosed <think> has none',
   const v = await run({ match: { answer: 'Paris' } }, '<think>maybe Paris</think>Lyon');
   assert.equal(v.pass, false);
   assert.match(v.reason, /"Lyon"/);
-  assert.equal((await run({ match: { answer: 'Paris', final_only: false, mode: 'contains' } }, '<think>Paris</think>Lyon')).pass, true);
+  assert.equal(
+    (await run({ match: { answer: 'Paris', final_only: false, mode: 'contains' } }, '<think>Paris</think>Lyon')).pass,
+    true,
+  );
   assert.equal((await run({ match: { answer: 'Paris' } }, '<think>Paris')).pass, false);
 });
 
@@ -23,7 +26,10 @@ test('match: modes and tags', async () => {
   assert.equal((await run({ match: { answer: 'Paris', mode: 'contains' } }, 'It is Paris, France')).pass, true);
   assert.equal((await run({ match: { answer: '^\\d{3}$', mode: 'regex' } }, '123')).pass, true);
   assert.equal((await run({ match: { answers: ['a', 'Paris'] } }, 'PARIS')).pass, true);
-  const tagged = await run({ match: { answer: 'Paris', tag: 'answer' } }, 'I think <answer>Lyon</answer> no wait <answer>Paris</answer>');
+  const tagged = await run(
+    { match: { answer: 'Paris', tag: 'answer' } },
+    'I think <answer>Lyon</answer> no wait <answer>Paris</answer>',
+  );
   assert.equal(tagged.pass, true);
   const missing = await run({ match: { answer: 'Paris', tag: 'answer' } }, 'Paris');
   assert.equal(missing.pass, false);
@@ -43,7 +49,10 @@ test('choice: exactly one option, from the strongest form', async () => {
 
 test('choice: reads the letter as people write it, and not a capital that starts a word or a phrase', async () => {
   const ABCD = ['A', 'B', 'C', 'D'];
-  const read = (r: string): [string[], string] => { const c = chosenOptions(r, ABCD); return [c.letters, c.source]; };
+  const read = (r: string): [string[], string] => {
+    const c = chosenOptions(r, ABCD);
+    return [c.letters, c.source];
+  };
   assert.deepEqual(read('A. Because the other options are prime, A is the only composite.'), [['A'], 'leading letter']);
   assert.deepEqual(read('I pick C) 5'), [['C'], 'choice phrase']);
   assert.deepEqual(read("I'd go with (D) since it is the largest."), [['D'], 'choice phrase']);
@@ -61,14 +70,15 @@ test('choice: reads the letter as people write it, and not a capital that starts
   // False reads: a capital letter that is an article, a pronoun or an initial is no choice.
   assert.deepEqual(read('A good approach is to test each number for divisors.'), [[], 'none']);
   assert.deepEqual(read('A prime has exactly two divisors, so 23 is prime.'), [[], 'none']);
-  assert.deepEqual(read('I think 23 is prime.', ), [[], 'none']);
+  assert.deepEqual(read('I think 23 is prime.'), [[], 'none']);
   assert.deepEqual(chosenOptions('I think 23 is prime.', ['G', 'H', 'I', 'J']).letters, []);
   assert.deepEqual(read('The answer is a prime number, 23.'), [[], 'none']);
   assert.deepEqual(read('Dr. B. Smith wrote that Answers vary.'), [[], 'none']);
   assert.deepEqual(read('BANANA'), [[], 'none']);
   // The strongest form wins over a letter discussed on the way; two in it are a hedge.
   assert.deepEqual(read('A. is tempting, but (A) fails for 21. Answer: B'), [['B'], 'answer line']);
-  for (const hedge of ['I pick B or C.', 'I pick B and C.', 'B or C', 'Answer: B, C, D']) assert.equal((await run({ choice: { answer: 'B' } }, hedge)).pass, false, hedge);
+  for (const hedge of ['I pick B or C.', 'I pick B and C.', 'B or C', 'Answer: B, C, D'])
+    assert.equal((await run({ choice: { answer: 'B' } }, hedge)).pass, false, hedge);
   assert.deepEqual(read('Answer: A, B, C or D'), [['A', 'B', 'C', 'D'], 'answer line']);
   assert.deepEqual(read('I pick (B) or (C).'), [['B', 'C'], 'choice phrase']);
   const two = await run({ choice: { answer: 'B' } }, 'The answer is B. No wait, the answer is C.');
@@ -80,16 +90,24 @@ test('choice: reads the letter as people write it, and not a capital that starts
   assert.deepEqual([none.pass, none.reason], [false, 'no option (A, B, C, D, E) was chosen']);
 });
 
-test("choice on Math-Verify's multiple-choice extraction rows: the same letter, or none where it finds none", { skip: needsConformance }, () => {
-  const file = 'math_verify_string_extraction.jsonl';
-  const rows = readJsonl<{ pred: string; expected: string[]; config: { strings?: string[] } }>(file, 7);
-  const outcomes = rows.map((r, i) => {
-    const got = chosenOptions(r.pred, r.config.strings ?? ['A', 'B', 'C', 'D', 'E']);
-    const want = r.expected.length ? [r.expected[1] as string] : [];
-    return { id: rowId(file, i), agree: JSON.stringify(got.letters) === JSON.stringify(want), note: `${r.pred}: read ${got.letters.join(', ') || 'nothing'} (${got.source})` };
-  });
-  assertAgreement(`${file} (choice)`, outcomes, { total: 7 });
-});
+test(
+  "choice on Math-Verify's multiple-choice extraction rows: the same letter, or none where it finds none",
+  { skip: needsConformance },
+  () => {
+    const file = 'math_verify_string_extraction.jsonl';
+    const rows = readJsonl<{ pred: string; expected: string[]; config: { strings?: string[] } }>(file, 7);
+    const outcomes = rows.map((r, i) => {
+      const got = chosenOptions(r.pred, r.config.strings ?? ['A', 'B', 'C', 'D', 'E']);
+      const want = r.expected.length ? [r.expected[1] as string] : [];
+      return {
+        id: rowId(file, i),
+        agree: JSON.stringify(got.letters) === JSON.stringify(want),
+        note: `${r.pred}: read ${got.letters.join(', ') || 'nothing'} (${got.source})`,
+      };
+    });
+    assertAgreement(`${file} (choice)`, outcomes, { total: 7 });
+  },
+);
 
 test('json: fenced blocks, schemas, garbage', async () => {
   const schema = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
@@ -121,7 +139,19 @@ test('all / any / weighted combine child verdicts', async () => {
   assert.equal(half.pass, false);
   assert.equal(half.score, 0.5);
   assert.equal((await run({ any: { of: [a, b] } }, 'Paris')).pass, true);
-  const w = await run({ weighted: { threshold: 0.7, of: [{ weight: 3, verify: a }, { weight: 1, verify: b }, { weight: 0, verify: b }] } }, 'Paris');
+  const w = await run(
+    {
+      weighted: {
+        threshold: 0.7,
+        of: [
+          { weight: 3, verify: a },
+          { weight: 1, verify: b },
+          { weight: 0, verify: b },
+        ],
+      },
+    },
+    'Paris',
+  );
   assert.equal(w.pass, true);
   assert.equal(w.score, 0.75);
 });
@@ -129,7 +159,12 @@ test('all / any / weighted combine child verdicts', async () => {
 test('hostile responses never throw', async () => {
   const huge = 'x'.repeat(5 * 1024 * 1024);
   for (const r of [huge, '<script>alert(1)</script>', '\u0000\uffff\ud800', '{{{{{{', '']) {
-    for (const v of [{ match: { answer: 'x' } }, { json: {} }, { choice: { answer: 'A' } }, { format: { think: 'required' } }]) {
+    for (const v of [
+      { match: { answer: 'x' } },
+      { json: {} },
+      { choice: { answer: 'A' } },
+      { format: { think: 'required' } },
+    ]) {
       const verdict = await run(v, r);
       assert.equal(typeof verdict.pass, 'boolean');
       assert.ok(verdict.reason.length < 500, 'reasons stay one short line');

@@ -43,18 +43,46 @@ before(async () => {
   fs.writeFileSync(path.join(root, 'data/a.vtask'), TASKS);
   fs.writeFileSync(
     path.join(root, 'data/qa.jsonl'),
-    [JSON.stringify({ question: 'How many legs has a spider?', answer: '8' }), '{"question": 1', JSON.stringify({ question: 'Carry the one: 99 + 1?', answer: '100', id: 'carry' })].join('\n') + '\n',
+    [
+      JSON.stringify({ question: 'How many legs has a spider?', answer: '8' }),
+      '{"question": 1',
+      JSON.stringify({ question: 'Carry the one: 99 + 1?', answer: '100', id: 'carry' }),
+    ].join('\n') + '\n',
   );
   await writeDataset(path.join(root, 'data/big.parquet'), 40);
   const parsed = parseTaskFile(TASKS);
-  const key = (id: string): string => taskRunKey(parsed, parsed.tasks.find((t) => t.id === id) as (typeof parsed.tasks)[number]);
-  const rec = (task: string, model: string, passed: number, k: string, at: string, extra: object = {}): RunRecord => ({ file: 'data/a.vtask', task, model, key: k, at, samples: 4, passed, pass_rate: passed / 4, band: passed === 0 ? 'too_hard' : passed === 4 ? 'too_easy' : 'learnable', signal_share: 0.5, ...extra });
+  const key = (id: string): string =>
+    taskRunKey(parsed, parsed.tasks.find((t) => t.id === id) as (typeof parsed.tasks)[number]);
+  const rec = (task: string, model: string, passed: number, k: string, at: string, extra: object = {}): RunRecord => ({
+    file: 'data/a.vtask',
+    task,
+    model,
+    key: k,
+    at,
+    samples: 4,
+    passed,
+    pass_rate: passed / 4,
+    band: passed === 0 ? 'too_hard' : passed === 4 ? 'too_easy' : 'learnable',
+    signal_share: 0.5,
+    ...extra,
+  });
   appendRunRecords(path.join(root, '.vtask-cache'), [
     rec('add', 'strong', 4, key('add'), '2026-01-01T00:00:00.000Z'),
     rec('add', 'weak', 1, key('add'), '2026-01-01T00:00:00.000Z'),
     // A run of an older version of the task: stale, not shown.
     rec('capital', 'strong', 0, 'old-key', '2026-01-01T00:00:00.000Z'),
-    { file: 'data/qa.jsonl', task: 'carry', model: 'weak', key: 'k', at: '2026-01-01T00:00:00.000Z', samples: 2, passed: 0, pass_rate: 0, band: 'too_hard', signal_share: 0 },
+    {
+      file: 'data/qa.jsonl',
+      task: 'carry',
+      model: 'weak',
+      key: 'k',
+      at: '2026-01-01T00:00:00.000Z',
+      samples: 2,
+      passed: 0,
+      pass_rate: 0,
+      band: 'too_hard',
+      signal_share: 0,
+    },
   ]);
 });
 
@@ -65,8 +93,14 @@ test('a folder of a task file, JSONL and Parquet is one index, with runs and cas
   assert.equal(index.size, 3 + 40 + 3);
   assert.deepEqual(index.models, ['strong', 'weak', RECORDED_MODEL]);
   const add = index.row(index.rowOf('data/a.vtask', 'add') as number);
-  assert.deepEqual([add.kind, add.cases, add.casesPassed, add.casesFailed, add.prompt], ['math', 2, 1, 1, 'What is 17 + 25?']);
-  assert.deepEqual(add.runs.map((r) => r && [r.rate, r.band]), [[1, 'too_easy'], [0.25, 'learnable'], null]);
+  assert.deepEqual(
+    [add.kind, add.cases, add.casesPassed, add.casesFailed, add.prompt],
+    ['math', 2, 1, 1, 'What is 17 + 25?'],
+  );
+  assert.deepEqual(
+    add.runs.map((r) => r && [r.rate, r.band]),
+    [[1, 'too_easy'], [0.25, 'learnable'], null],
+  );
   // The stale run is left out; the task with errors has no kind.
   assert.deepEqual(index.row(index.rowOf('data/a.vtask', 'capital') as number).runs, [null, null, null]);
   assert.equal(index.row(index.rowOf('data/a.vtask', 'broken') as number).kind, null);
@@ -94,19 +128,37 @@ test('the worker thread answers what the index answers, and says why a query can
     const opened = await client.opened;
     assert.equal(opened.rows, 46);
     assert.deepEqual(opened.files, ['data/a.vtask', 'data/big.parquet', 'data/qa.jsonl']);
-    assert.deepEqual(await client.request({ op: 'view', query: 'kind:math', sort: { column: 'rate:weak', descending: true } }), { size: 13 });
+    assert.deepEqual(
+      await client.request({ op: 'view', query: 'kind:math', sort: { column: 'rate:weak', descending: true } }),
+      { size: 13 },
+    );
     const first = await client.request({ op: 'window', start: 0, end: 2 });
-    assert.deepEqual(first.map((r) => r.id), ['add', 'carry']);
-    assert.deepEqual(await client.request({ op: 'view', query: 'rate<<1' }), { error: '`rate<` needs a number after it, not `<1`', at: 5 });
+    assert.deepEqual(
+      first.map((r) => r.id),
+      ['add', 'carry'],
+    );
+    assert.deepEqual(await client.request({ op: 'view', query: 'rate<<1' }), {
+      error: '`rate<` needs a number after it, not `<1`',
+      at: 5,
+    });
     await client.request({ op: 'view', query: 'label:bad_gold' });
     const rows = await client.request({ op: 'rows', start: 0, end: 0 });
     assert.deepEqual(rows, []);
     await client.request({ op: 'view', query: 'kind:match' });
     const some = await client.request({ op: 'rows', start: 0, end: 3 });
-    assert.deepEqual(await client.request({ op: 'label', rows: some, label: 'bad_gold' }), { size: 21, changed: 3, errors: [] }, 'the view, refreshed: the 21 match tasks');
+    assert.deepEqual(
+      await client.request({ op: 'label', rows: some, label: 'bad_gold' }),
+      { size: 21, changed: 3, errors: [] },
+      'the view, refreshed: the 21 match tasks',
+    );
     // On disk: the task file's task has `meta.review`, the Parquet rows are in its sidecar.
-    assert.match(fs.readFileSync(path.join(root, 'data/a.vtask'), 'utf8'), /  - id: capital\n    prompt: Name the capital of France\.\n    verify:\n      match: \{ answer: Paris \}\n    meta: \{ review: bad_gold \}\n/);
-    const sidecar = JSON.parse(fs.readFileSync(path.join(root, 'data/big.parquet.labels.json'), 'utf8')) as { labels: Record<string, string> };
+    assert.match(
+      fs.readFileSync(path.join(root, 'data/a.vtask'), 'utf8'),
+      /  - id: capital\n    prompt: Name the capital of France\.\n    verify:\n      match: \{ answer: Paris \}\n    meta: \{ review: bad_gold \}\n/,
+    );
+    const sidecar = JSON.parse(fs.readFileSync(path.join(root, 'data/big.parquet.labels.json'), 'utf8')) as {
+      labels: Record<string, string>;
+    };
     assert.deepEqual(Object.values(sidecar.labels), ['bad_gold', 'bad_gold']);
     assert.deepEqual(await client.request({ op: 'view', query: 'label:bad_gold' }), { size: 3 });
     assert.ok((await client.request({ op: 'window', start: 0, end: 3 })).every((r) => r.label === 'bad_gold'));
@@ -117,14 +169,34 @@ test('the worker thread answers what the index answers, and says why a query can
   const again = await collectWorkbench([path.join(root, 'data')], { root });
   const p = parseQuery('label:bad_gold');
   assert.ok('query' in p);
-  assert.deepEqual(Array.from(again.index.filter(p.query)).map((n) => again.index.row(n).id).sort(), ['big/000002', 'big/000003', 'capital']);
+  assert.deepEqual(
+    Array.from(again.index.filter(p.query))
+      .map((n) => again.index.row(n).id)
+      .sort(),
+    ['big/000002', 'big/000003', 'capital'],
+  );
   const missing = new WorkbenchClient(worker, { paths: [path.join(root, 'nowhere')], options: { root } });
   await assert.rejects(missing.opened, /no such file or folder/);
   await missing.close();
 });
 
 test('a run says what it may cost from the tokens of earlier runs, or that there are none', () => {
-  const row = (runs: { tokens?: number; samples: number }[]) => ({ n: 0, id: 'a', file: 'a.vtask', line: 0, kind: 'math', prompt: '', cases: 0, casesPassed: -1, casesFailed: -1, findings: -1, runs: runs.map((r) => ({ rate: 1, band: 'too_easy' as const, signal: 0, ...r })) });
+  const row = (runs: { tokens?: number; samples: number }[]) => ({
+    n: 0,
+    id: 'a',
+    file: 'a.vtask',
+    line: 0,
+    kind: 'math',
+    prompt: '',
+    cases: 0,
+    casesPassed: -1,
+    casesFailed: -1,
+    findings: -1,
+    runs: runs.map((r) => ({ rate: 1, band: 'too_easy' as const, signal: 0, ...r })),
+  });
   assert.equal(costEstimate([row([{ samples: 8 }])], 16), 'Cost: no earlier token counts to estimate it from.');
-  assert.equal(costEstimate([row([{ samples: 8, tokens: 4000 }]), row([{ samples: 2, tokens: 1000 }, { samples: 4 }])], 16), "About 8,000 tokens, from earlier runs' 500 a sample.");
+  assert.equal(
+    costEstimate([row([{ samples: 8, tokens: 4000 }]), row([{ samples: 2, tokens: 1000 }, { samples: 4 }])], 16),
+    "About 8,000 tokens, from earlier runs' 500 a sample.",
+  );
 });

@@ -52,7 +52,14 @@ function rows(count: number, seed: number): Row[] {
       const samples = 1 + Math.floor(r() * 8);
       const rate = Math.floor(r() * (samples + 1)) / samples;
       const band: Band = r() < 0.05 ? 'error' : pick(BANDS.slice(0, 3));
-      runs.set(m, { rate, band, samples, signal: Math.round(r() * 10) / 10, ...(r() < 0.5 ? { tokens: Math.floor(r() * 1000) } : {}), ...(r() < 0.5 ? { cost: Math.floor(r() * 100) / 1000 } : {}) });
+      runs.set(m, {
+        rate,
+        band,
+        samples,
+        signal: Math.round(r() * 10) / 10,
+        ...(r() < 0.5 ? { tokens: Math.floor(r() * 1000) } : {}),
+        ...(r() < 0.5 ? { cost: Math.floor(r() * 100) / 1000 } : {}),
+      });
     }
     return { task, runs };
   });
@@ -71,7 +78,8 @@ function indexOf(data: readonly Row[]): WorkbenchIndex {
 function naive(data: readonly Row[], q: Query): number[] {
   const out: number[] = [];
   data.forEach((d, n) => {
-    const runs = q.model === undefined ? [...d.runs.values()] : d.runs.has(q.model) ? [d.runs.get(q.model) as WorkbenchRun] : null;
+    const runs =
+      q.model === undefined ? [...d.runs.values()] : d.runs.has(q.model) ? [d.runs.get(q.model) as WorkbenchRun] : null;
     if (!runs) return;
     for (const t of q.text) {
       let hit: boolean;
@@ -97,7 +105,12 @@ function naive(data: readonly Row[], q: Query): number[] {
       if (!hit) return;
     }
     const text = `${d.task.prompt}`.toLowerCase();
-    if (!q.words.every((w) => text.includes(w) || d.task.id.toLowerCase().includes(w) || d.task.file.toLowerCase().includes(w))) return;
+    if (
+      !q.words.every(
+        (w) => text.includes(w) || d.task.id.toLowerCase().includes(w) || d.task.file.toLowerCase().includes(w),
+      )
+    )
+      return;
     out.push(n);
   });
   return out;
@@ -153,7 +166,21 @@ const QUERIES = [
   'file:!parquet carry 3',
   'model:nobody',
 ];
-const COLUMNS: ColumnKey[] = ['id', 'file', 'kind', 'prompt', 'cases', 'findings', 'label', 'rate:strong', 'band:weak', 'samples:strong', 'signal:weak', 'tokens:strong', 'cost:weak'];
+const COLUMNS: ColumnKey[] = [
+  'id',
+  'file',
+  'kind',
+  'prompt',
+  'cases',
+  'findings',
+  'label',
+  'rate:strong',
+  'band:weak',
+  'samples:strong',
+  'signal:weak',
+  'tokens:strong',
+  'cost:weak',
+];
 
 test('filter and sort agree with a naive implementation on random rows', () => {
   for (const seed of [1, 2, 3]) {
@@ -169,7 +196,11 @@ test('filter and sort agree with a naive implementation on random rows', () => {
         for (const descending of [false, true]) {
           const size = ix.setView(parsed.query, { column, descending });
           assert.equal(size, want.length);
-          assert.deepEqual(ix.viewRows(), naiveSort(data, want, column, descending), `seed ${seed}: ${text} by ${column}${descending ? ' desc' : ''}`);
+          assert.deepEqual(
+            ix.viewRows(),
+            naiveSort(data, want, column, descending),
+            `seed ${seed}: ${text} by ${column}${descending ? ' desc' : ''}`,
+          );
         }
       }
     }
@@ -191,7 +222,10 @@ test('windows show the rows of the view; labels set later are filtered and shown
   assert.ok(win.every((r) => r.label === 'bad_gold'));
   const shown = ix.row(n);
   assert.equal(shown.id, data[n]?.task.id);
-  assert.deepEqual(shown.runs, MODELS.filter((m) => ix.models.includes(m)).map((m) => data[n]?.runs.get(m) ?? null));
+  assert.deepEqual(
+    shown.runs,
+    MODELS.filter((m) => ix.models.includes(m)).map((m) => data[n]?.runs.get(m) ?? null),
+  );
   ix.setLabel(n, undefined);
   assert.equal(ix.row(n).label, undefined);
   assert.equal(ix.rowOf(data[n]?.task.file as string, ix.row(n).id) !== undefined, true);

@@ -36,12 +36,25 @@ test('meta.review is added, changed and removed, and nothing else of the file mo
   assert.deepEqual([set.changed, set.errors], [3, []]);
   assert.equal(
     set.text,
-    TEXT.replace(`verify: { math: { answer: "42" } }\n`, `verify: { math: { answer: "42" } }\n    meta: { review: bad_gold }\n`)
+    TEXT.replace(
+      `verify: { math: { answer: "42" } }\n`,
+      `verify: { math: { answer: "42" } }\n    meta: { review: bad_gold }\n`,
+    )
       .replace('      source: gsm8k\n', '      source: gsm8k\n      review: bad_gold\n')
       .replace('meta: { review: checked }', 'meta: { review: bad_gold }'),
   );
-  assert.deepEqual([...taskFileLabels(parseTaskFile(set.text))], [['add', 'bad_gold'], ['sub', 'bad_gold'], ['mul', 'bad_gold']]);
-  assert.deepEqual(parseTaskFile(set.text).issues.filter((i) => i.severity === 'error'), []);
+  assert.deepEqual(
+    [...taskFileLabels(parseTaskFile(set.text))],
+    [
+      ['add', 'bad_gold'],
+      ['sub', 'bad_gold'],
+      ['mul', 'bad_gold'],
+    ],
+  );
+  assert.deepEqual(
+    parseTaskFile(set.text).issues.filter((i) => i.severity === 'error'),
+    [],
+  );
   // Cleared: the file is as it was, but for `mul`, whose label was there before.
   const cleared = labelTaskText(set.text, new Set(['add', 'sub', 'mul']), undefined);
   assert.equal(cleared.changed, 3);
@@ -57,7 +70,10 @@ test('a row file is never rewritten: its labels are in a sidecar keyed by id', (
   assert.deepEqual(labelTasks(rows, new Set(['a', 'b']), 'checked'), { changed: 2, errors: [] });
   assert.equal(fs.readFileSync(rows, 'utf8'), body);
   assert.equal(sidecarPath(rows), `${rows}.labels.json`);
-  assert.deepEqual(JSON.parse(fs.readFileSync(sidecarPath(rows), 'utf8')), { vtask_labels: 1, labels: { a: 'checked', b: 'checked' } });
+  assert.deepEqual(JSON.parse(fs.readFileSync(sidecarPath(rows), 'utf8')), {
+    vtask_labels: 1,
+    labels: { a: 'checked', b: 'checked' },
+  });
   labelTasks(rows, new Set(['b']), undefined);
   assert.deepEqual([...readSidecar(rows)], [['a', 'checked']]);
   assert.throws(() => labelTasks(rows, new Set(['a']), ' '), /a label is not blank/);

@@ -12,7 +12,17 @@ async function written(value: unknown): Promise<string[]> {
 
 test('writes what JSON.stringify writes, whatever the value', async () => {
   const values: unknown[] = [
-    { a: 1, b: 'x"y\u2028é\u{1f600}', c: [1, undefined, () => 1, Symbol('s'), null, { d: undefined }], e: undefined, f: () => 1, g: new Date(0), h: { toJSON: () => 'j' }, i: [], j: { k: [[1], { l: 2 }] } },
+    {
+      a: 1,
+      b: 'x"y\u2028é\u{1f600}',
+      c: [1, undefined, () => 1, Symbol('s'), null, { d: undefined }],
+      e: undefined,
+      f: () => 1,
+      g: new Date(0),
+      h: { toJSON: () => 'j' },
+      i: [],
+      j: { k: [[1], { l: 2 }] },
+    },
     { only: undefined },
     {},
     Object.assign(Object.create(null) as object, { x: [1, 2] }),
@@ -26,7 +36,14 @@ test('writes what JSON.stringify writes, whatever the value', async () => {
 });
 
 test('a large object is written in pieces, none of them the whole, waiting while the stream buffers', async () => {
-  const value = { results: Array.from({ length: 100_000 }, (_, i) => ({ file: 'data/a.vtask', task: `t${i}`, pass_rate: i / 100_000 })), tail: 'end' };
+  const value = {
+    results: Array.from({ length: 100_000 }, (_, i) => ({
+      file: 'data/a.vtask',
+      task: `t${i}`,
+      pass_rate: i / 100_000,
+    })),
+    tail: 'end',
+  };
   const pieces = await written(value);
   const text = JSON.stringify(value);
   assert.equal(pieces.join(''), text);

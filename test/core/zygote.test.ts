@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import { detectSandbox, disposeSandboxPools, findInterpreter, type DetectedSandbox, type SandboxRunOptions, type SandboxRunResult } from '../../src/core/sandbox';
+import {
+  detectSandbox,
+  disposeSandboxPools,
+  findInterpreter,
+  type DetectedSandbox,
+  type SandboxRunOptions,
+  type SandboxRunResult,
+} from '../../src/core/sandbox';
 import { bwrapBackend, which, type Backend } from '../../src/core/sandbox/backends';
 import { tapZygoteInput, ZYGOTE_FACT, ZygotePool } from '../../src/core/sandbox/zygote';
 import { checkCode, type CodeParams } from '../../src/core/verifiers/code/checkCode';
@@ -30,7 +37,12 @@ async function fullSandbox(): Promise<DetectedSandbox | string> {
 }
 
 function ctx(signal = new AbortController().signal): VerifyContext {
-  return { task: { id: 't', prompt: '', messages: [], meta: {}, dir: process.cwd() }, signal, trusted: true, child: () => Promise.reject(new Error('no children here')) };
+  return {
+    task: { id: 't', prompt: '', messages: [], meta: {}, dir: process.cwd() },
+    signal,
+    trusted: true,
+    child: () => Promise.reject(new Error('no children here')),
+  };
 }
 
 function check(sb: DetectedSandbox, answer: string, params: CodeParams, signal?: AbortSignal): Promise<Verdict> {
@@ -40,11 +52,22 @@ function check(sb: DetectedSandbox, answer: string, params: CodeParams, signal?:
 /** A pre-started Python run of `code`, as checkCode makes them. */
 function pyRun(code: string, extra: Partial<SandboxRunOptions> = {}, args: readonly string[] = []): SandboxRunOptions {
   assert.ok(PY);
-  return { argv: [PY.path, ...PY.args, 'main.py', ...args], files: { 'main.py': code }, timeoutMs: 5000, memoryMb: 256, readOnly: PY.readOnly, prestarted: true, ...extra };
+  return {
+    argv: [PY.path, ...PY.args, 'main.py', ...args],
+    files: { 'main.py': code },
+    timeoutMs: 5000,
+    memoryMb: 256,
+    readOnly: PY.readOnly,
+    prestarted: true,
+    ...extra,
+  };
 }
 
 function inZygote(r: SandboxRunResult): SandboxRunResult {
-  assert.ok(r.isolation.limits.includes(ZYGOTE_FACT), `ran in a zygote: ${r.sandboxError ?? r.isolation.limits.join(', ')}`);
+  assert.ok(
+    r.isolation.limits.includes(ZYGOTE_FACT),
+    `ran in a zygote: ${r.sandboxError ?? r.isolation.limits.join(', ')}`,
+  );
   assert.equal(r.isolation.method, 'bwrap');
   assert.equal(r.isolation.level, 'full');
   return r;
@@ -69,7 +92,8 @@ function holders(tok: string): number[] {
 }
 
 async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) if (check()) return true;
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25)))
+    if (check()) return true;
   return check();
 }
 
@@ -77,7 +101,14 @@ void test('a code answer runs in a zygote, says so, and gets the verdict of a sa
   const sb = await fullSandbox();
   if (typeof sb === 'string') return t.skip(sb);
   t.after(disposeSandboxPools);
-  const params: CodeParams = { language: 'python', tests: [{ stdin: '1 2\n', stdout: '3' }, { stdin: '5 5\n', stdout: '10' }, { stdin: '2 2\n', stdout: '5' }] };
+  const params: CodeParams = {
+    language: 'python',
+    tests: [
+      { stdin: '1 2\n', stdout: '3' },
+      { stdin: '5 5\n', stdout: '10' },
+      { stdin: '2 2\n', stdout: '5' },
+    ],
+  };
   const answer = 'a, b = map(int, input().split())\nprint(a + b)';
   const z = await check(sb, answer, params);
   assert.equal(z.score, 2 / 3, z.reason);
@@ -92,7 +123,10 @@ void test('a code answer runs in a zygote, says so, and gets the verdict of a sa
   } finally {
     delete process.env.VTASK_ZYGOTE;
   }
-  const crash = await check(sb, 'import sys\nprint("partial")\nraise ValueError("boom")', { language: 'python', tests: [{ stdin: '', stdout: 'x' }] });
+  const crash = await check(sb, 'import sys\nprint("partial")\nraise ValueError("boom")', {
+    language: 'python',
+    tests: [{ stdin: '', stdout: 'x' }],
+  });
   assert.match(crash.reason, /runtime_error: exit code 1: ValueError: boom/);
   const syntax = await check(sb, 'def f(:\n  pass', { language: 'python', tests: [{ stdin: '', stdout: 'x' }] });
   assert.match(syntax.reason, /compile_error: SyntaxError/);
@@ -146,13 +180,30 @@ void test('two answers at once see neither the files nor the processes of the ot
       'print(json.dumps({"seen": seen, "files": files, "ns": ns, "procs": len(cmdlines)}))',
     ].join('\n');
   const [ra, rb] = await Promise.all([sb.runAll([pyRun(probe(a, b))]), sb.runAll([pyRun(probe(b, a))])]);
-  const A = JSON.parse(inZygote(ra[0] as SandboxRunResult).stdout) as { seen: string[]; files: string[]; ns: Record<string, string> };
-  const B = JSON.parse(inZygote(rb[0] as SandboxRunResult).stdout) as { seen: string[]; files: string[]; ns: Record<string, string> };
+  const A = JSON.parse(inZygote(ra[0] as SandboxRunResult).stdout) as {
+    seen: string[];
+    files: string[];
+    ns: Record<string, string>;
+  };
+  const B = JSON.parse(inZygote(rb[0] as SandboxRunResult).stdout) as {
+    seen: string[];
+    files: string[];
+    ns: Record<string, string>;
+  };
   assert.deepEqual([A.seen, A.files, B.seen, B.files], [[], [], [], []]);
   for (const k of Object.keys(A.ns)) assert.notEqual(A.ns[k], B.ns[k], `a ${k} namespace of its own`);
-  assert.ok(await eventually(() => holders(a).length === 0 && holders(b).length === 0), 'the processes each left are gone with its answer');
+  assert.ok(
+    await eventually(() => holders(a).length === 0 && holders(b).length === 0),
+    'the processes each left are gone with its answer',
+  );
   // The next answer in the same slots starts clean.
-  const next = inZygote(((await sb.runAll([pyRun(`import os\nprint(sorted(os.listdir("/box")), sorted(os.listdir("/dev/shm")))`)])) as SandboxRunResult[])[0] as SandboxRunResult);
+  const next = inZygote(
+    (
+      (await sb.runAll([
+        pyRun(`import os\nprint(sorted(os.listdir("/box")), sorted(os.listdir("/dev/shm")))`),
+      ])) as SandboxRunResult[]
+    )[0] as SandboxRunResult,
+  );
   assert.equal(next.stdout.trim(), "['main.py'] []");
 });
 
@@ -160,7 +211,8 @@ void test('the tests of one answer each start in a fresh folder with nothing of 
   const sb = await fullSandbox();
   if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');
   t.after(disposeSandboxPools);
-  const code = 'import os, subprocess, sys\nprint(sorted(os.listdir(".")), len([p for p in os.listdir("/proc") if p.isdigit()]))\nopen("left.txt", "w").write("x")\nsubprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])';
+  const code =
+    'import os, subprocess, sys\nprint(sorted(os.listdir(".")), len([p for p in os.listdir("/proc") if p.isdigit()]))\nopen("left.txt", "w").write("x")\nsubprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])';
   const rs = await sb.runAll([pyRun(code), pyRun(code), pyRun(code)]);
   // pid 1 (the answer's init) and the program itself: the previous test's leftovers are gone.
   for (const r of rs) assert.equal(inZygote(r).stdout.trim(), "['main.py'] 2");
@@ -170,25 +222,44 @@ void test('a fork bomb is bounded by the process limit of its own answer, not of
   const sb = await fullSandbox();
   if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');
   t.after(disposeSandboxPools);
-  const bomb = 'import errno, os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, errno.errorcode[e.errno], flush=True)\ntime.sleep(2)';
-  const other = 'import os, time\ntime.sleep(0.5)\npids = []\nfor _ in range(10):\n    pid = os.fork()\n    if pid == 0:\n        time.sleep(0.5)\n        os._exit(0)\n    pids.append(pid)\nfor p in pids:\n    os.waitpid(p, 0)\nprint("forked", len(pids))';
-  const [rb, ro] = await Promise.all([sb.runAll([pyRun(bomb, { maxProcesses: 16 })]), sb.runAll([pyRun(other, { maxProcesses: 16 })])]);
+  const bomb =
+    'import errno, os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, errno.errorcode[e.errno], flush=True)\ntime.sleep(2)';
+  const other =
+    'import os, time\ntime.sleep(0.5)\npids = []\nfor _ in range(10):\n    pid = os.fork()\n    if pid == 0:\n        time.sleep(0.5)\n        os._exit(0)\n    pids.append(pid)\nfor p in pids:\n    os.waitpid(p, 0)\nprint("forked", len(pids))';
+  const [rb, ro] = await Promise.all([
+    sb.runAll([pyRun(bomb, { maxProcesses: 16 })]),
+    sb.runAll([pyRun(other, { maxProcesses: 16 })]),
+  ]);
   const m = /^(\d+) EAGAIN$/m.exec(inZygote(rb[0] as SandboxRunResult).stdout);
   assert.ok(m, `the bomb hit the limit: ${(rb[0] as SandboxRunResult).stdout}${(rb[0] as SandboxRunResult).stderr}`);
   assert.ok(Number(m[1]) < 16, `fewer than 16 processes: ${m[1]}`);
-  assert.equal(inZygote(ro[0] as SandboxRunResult).stdout.trim(), 'forked 10', 'the other answer forks as usual meanwhile');
+  assert.equal(
+    inZygote(ro[0] as SandboxRunResult).stdout.trim(),
+    'forked 10',
+    'the other answer forks as usual meanwhile',
+  );
 });
 
 void test('budgets leave out the load: a runaway loop and a long sleep are timeouts, killed by the budget', async (t) => {
   const sb = await fullSandbox();
   if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');
   t.after(disposeSandboxPools);
-  const loop = await check(sb, 'while True:\n    pass', { language: 'python', tests: [{ stdin: '', stdout: 'x' }], timeout_ms: 1000 });
+  const loop = await check(sb, 'while True:\n    pass', {
+    language: 'python',
+    tests: [{ stdin: '', stdout: 'x' }],
+    timeout_ms: 1000,
+  });
   assert.match(loop.reason, /^0\/1 tests passed: timeout: did not finish within 1000 ms/);
-  const [slept, quick] = await sb.runAll([pyRun('import time\ntime.sleep(10)\nprint("woke")', { timeoutMs: 1000 }), pyRun('import time\ntime.sleep(0.2)\nprint("woke")', { timeoutMs: 1000 })]);
+  const [slept, quick] = await sb.runAll([
+    pyRun('import time\ntime.sleep(10)\nprint("woke")', { timeoutMs: 1000 }),
+    pyRun('import time\ntime.sleep(0.2)\nprint("woke")', { timeoutMs: 1000 }),
+  ]);
   assert.equal(inZygote(slept as SandboxRunResult).timedOut, true);
   assert.equal(slept?.stdout, '');
-  assert.ok((slept?.durationMs ?? Infinity) < 5000, `stopped by the budget, not by the wall-clock backstop: ${slept?.durationMs} ms`);
+  assert.ok(
+    (slept?.durationMs ?? Infinity) < 5000,
+    `stopped by the budget, not by the wall-clock backstop: ${slept?.durationMs} ms`,
+  );
   assert.ok((slept?.cpuMs ?? Infinity) < 1000, `its CPU time is measured: ${slept?.cpuMs}`);
   assert.equal(quick?.timedOut, false);
   assert.equal(quick?.stdout.trim(), 'woke');
@@ -198,7 +269,11 @@ void test('the memory limit holds, and the network is not there', async (t) => {
   const sb = await fullSandbox();
   if (typeof sb === 'string') return t.skip(sb);
   t.after(disposeSandboxPools);
-  const mem = await check(sb, 'x = bytearray(400 << 20)\nprint(len(x))', { language: 'python', tests: [{ stdin: '', stdout: 'x' }], memory_mb: 128 });
+  const mem = await check(sb, 'x = bytearray(400 << 20)\nprint(len(x))', {
+    language: 'python',
+    tests: [{ stdin: '', stdout: 'x' }],
+    memory_mb: 128,
+  });
   assert.match(mem.reason, /memory: exceeded the memory limit of 128 MiB/);
   let connections = 0;
   const server = net.createServer((s) => {
@@ -222,11 +297,17 @@ void test('only the program and its stdin enter the zygote: expected outputs and
   const untap = tapZygoteInput((b) => sent.push(Buffer.from(b)));
   t.after(untap);
   const [input, expected, answerTok] = [tok(), tok(), tok()];
-  const io = await check(sb, `# ${answerTok}\nprint(input().upper())`, { language: 'python', tests: [{ stdin: `${input}\n`, stdout: expected.toUpperCase() }] });
+  const io = await check(sb, `# ${answerTok}\nprint(input().upper())`, {
+    language: 'python',
+    tests: [{ stdin: `${input}\n`, stdout: expected.toUpperCase() }],
+  });
   assert.equal(io.pass, false);
   assert.ok(isolationOf(io)?.limits.includes(ZYGOTE_FACT));
   const returns = 918_273_645_546_372;
-  const call = await check(sb, 'def f(x):\n    return x + 1', { language: 'python', call: { function: 'f', cases: [{ args: [1], returns }] } });
+  const call = await check(sb, 'def f(x):\n    return x + 1', {
+    language: 'python',
+    call: { function: 'f', cases: [{ args: [1], returns }] },
+  });
   assert.match(call.reason, /expected 918273645546372, got 2/);
   const all = Buffer.concat(sent).toString('latin1');
   assert.ok(all.includes(input) && all.includes(answerTok), 'the program and its input went in');
@@ -240,7 +321,12 @@ void test('a cancelled answer and a dead zygote leave nothing behind, and the ne
   t.after(disposeSandboxPools);
   const mark = tok();
   const cancel = new AbortController();
-  const running = sb.runAll([pyRun(`import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", "while True: pass", "${mark}"])\nwhile True: pass`, { timeoutMs: 30_000, signal: cancel.signal })]);
+  const running = sb.runAll([
+    pyRun(
+      `import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", "while True: pass", "${mark}"])\nwhile True: pass`,
+      { timeoutMs: 30_000, signal: cancel.signal },
+    ),
+  ]);
   assert.ok(await eventually(() => holders(mark).length > 0, 10_000), 'the answer started its child');
   const t0 = Date.now();
   cancel.abort();
@@ -274,7 +360,10 @@ void test('where nested user namespaces are refused, zygotes step aside for a sa
   const sb = await fullSandbox();
   if (typeof sb === 'string') return t.skip(sb);
   const bwrap = which('bwrap') as string;
-  const plain = bwrapBackend(bwrap, sb.notes.some((n) => n.startsWith('bwrap:')));
+  const plain = bwrapBackend(
+    bwrap,
+    sb.notes.some((n) => n.startsWith('bwrap:')),
+  );
   // bubblewrap's own switch: no user namespace may be made inside this sandbox.
   const refusing: Backend = {
     ...plain,

@@ -49,7 +49,8 @@ function loadGrammar(): Promise<vsctm.IGrammar> {
     const registry = new vsctm.Registry({
       onigLib: Promise.resolve(onigLib),
       loadGrammar: async (scopeName) => {
-        if (scopeName === 'source.vtask') return vsctm.parseRawGrammar(fs.readFileSync(GRAMMAR_PATH, 'utf8'), GRAMMAR_PATH);
+        if (scopeName === 'source.vtask')
+          return vsctm.parseRawGrammar(fs.readFileSync(GRAMMAR_PATH, 'utf8'), GRAMMAR_PATH);
         const stub = STUB_GRAMMARS[scopeName];
         return stub ? vsctm.parseRawGrammar(JSON.stringify(stub), `${scopeName}.json`) : null;
       },
@@ -95,7 +96,9 @@ class Doc {
 
   dump(line: number): string {
     const l = this.lines[line] ?? '';
-    const toks = (this.tokens[line] ?? []).map((t) => `  ${JSON.stringify(l.slice(t.startIndex, t.endIndex))}: ${t.scopes.slice(1).join(' ')}`);
+    const toks = (this.tokens[line] ?? []).map(
+      (t) => `  ${JSON.stringify(l.slice(t.startIndex, t.endIndex))}: ${t.scopes.slice(1).join(' ')}`,
+    );
     return `line ${line + 1}: ${JSON.stringify(l)}\n${toks.join('\n')}`;
   }
 }
@@ -105,7 +108,10 @@ const matches = (scope: string, wanted: string) => scope === wanted || scope.sta
 /** Every token covering `text` carries `scope` (or a scope below it, e.g. `string` for `string.quoted.double.yaml`). */
 function hasScope(doc: Doc, line: number, text: string, scope: string, nth = 0): void {
   for (const scopes of doc.spans(line, text, nth)) {
-    assert.ok(scopes.some((s) => matches(s, scope)), `${JSON.stringify(text)} lacks ${scope}\n${doc.dump(line)}`);
+    assert.ok(
+      scopes.some((s) => matches(s, scope)),
+      `${JSON.stringify(text)} lacks ${scope}\n${doc.dump(line)}`,
+    );
   }
 }
 
@@ -134,7 +140,11 @@ async function inline(text: string): Promise<Doc> {
 
 void describe('grammar file', () => {
   type Rule = Record<string, unknown>;
-  const grammar = readJson('syntaxes/vtask.tmLanguage.json') as { scopeName: string; patterns: Rule[]; repository: Record<string, Rule> };
+  const grammar = readJson('syntaxes/vtask.tmLanguage.json') as {
+    scopeName: string;
+    patterns: Rule[];
+    repository: Record<string, Rule>;
+  };
 
   function* rules(node: unknown): Generator<Rule> {
     if (Array.isArray(node)) for (const n of node) yield* rules(n);
@@ -173,7 +183,9 @@ void describe('grammar file', () => {
 
   void test('uses the embedded scopes that package.json maps to languages', () => {
     const text = fs.readFileSync(GRAMMAR_PATH, 'utf8');
-    const pkg = readJson('package.json') as { contributes: { grammars: { scopeName: string; embeddedLanguages?: Record<string, string> }[] } };
+    const pkg = readJson('package.json') as {
+      contributes: { grammars: { scopeName: string; embeddedLanguages?: Record<string, string> }[] };
+    };
     const entry = pkg.contributes.grammars.find((g) => g.scopeName === 'source.vtask');
     assert.ok(entry?.embeddedLanguages, 'package.json has no embeddedLanguages for source.vtask');
     for (const scope of ['meta.embedded.block.python', 'meta.embedded.block.javascript']) {
@@ -349,7 +361,12 @@ void describe('constraints and code task file', () => {
     hasScope(d, bare, '-', 'punctuation.definition.block.sequence.item.yaml');
     hasScope(d, bare, '# no kwargs', 'comment.line.number-sign.yaml');
     lacksScope(d, bare, '# no kwargs', 'support.function.instruction');
-    hasScope(d, d.find('- change_case:english_lowercase'), 'change_case:english_lowercase', 'support.function.instruction.vtask');
+    hasScope(
+      d,
+      d.find('- change_case:english_lowercase'),
+      'change_case:english_lowercase',
+      'support.function.instruction.vtask',
+    );
     hasScope(d, d.find('- count:word_count_range:'), 'count:word_count_range', 'support.function.instruction.vtask');
     const own = d.find('- vtask:words_start_with:');
     hasScope(d, own, 'vtask:words_start_with', 'support.function.instruction.vtask');
@@ -462,25 +479,37 @@ void describe('constraints and code task file', () => {
 
 void describe('edge cases', () => {
   void test('an empty block scalar does not swallow the next key', async () => {
-    const d = await inline(['tasks:', '  - id: t/1', '    prompt: |', '    verify:', '      math: { answer: 1 }', '    response: >', ''].join('\n'));
+    const d = await inline(
+      [
+        'tasks:',
+        '  - id: t/1',
+        '    prompt: |',
+        '    verify:',
+        '      math: { answer: 1 }',
+        '    response: >',
+        '',
+      ].join('\n'),
+    );
     hasScope(d, 3, 'verify', 'meta.verify.vtask');
     lacksScope(d, 3, 'verify', 'string');
     hasScope(d, 4, 'math', 'support.type.verifier.vtask');
   });
 
   void test('an unterminated string in embedded code cannot leak past the block', async () => {
-    const d = await inline([
-      '    verify:',
-      '      code:',
-      '        asserts: |',
-      '          s = """never closed',
-      '        language: python',
-      '      # a comment inside verify',
-      '    cases:',
-      '      - response: x',
-      '        expect: fail',
-      '',
-    ].join('\n'));
+    const d = await inline(
+      [
+        '    verify:',
+        '      code:',
+        '        asserts: |',
+        '          s = """never closed',
+        '        language: python',
+        '      # a comment inside verify',
+        '    cases:',
+        '      - response: x',
+        '        expect: fail',
+        '',
+      ].join('\n'),
+    );
     hasScope(d, 3, '"""never closed', 'string.quoted.docstring.python');
     hasScope(d, 4, 'language', 'entity.name.tag.yaml');
     lacksScope(d, 4, 'language', 'string');
@@ -492,23 +521,25 @@ void describe('edge cases', () => {
   });
 
   void test('language markers: `# python`, `# js`, unknown comments and other keys', async () => {
-    const d = await inline([
-      'verify:',
-      '  code:',
-      '    language: javascript',
-      '    asserts: |  # python',
-      '      assert f() == 1',
-      '    stdin: |  # js',
-      '      const x = `template',
-      '    asserts: |-  # checks f',
-      '      if (f() !== 1) process.exit(1);',
-      'other:',
-      '  asserts: |  # only the default',
-      '    assert g()',
-      '  stdin: |',
-      '    plain text',
-      '',
-    ].join('\n'));
+    const d = await inline(
+      [
+        'verify:',
+        '  code:',
+        '    language: javascript',
+        '    asserts: |  # python',
+        '      assert f() == 1',
+        '    stdin: |  # js',
+        '      const x = `template',
+        '    asserts: |-  # checks f',
+        '      if (f() !== 1) process.exit(1);',
+        'other:',
+        '  asserts: |  # only the default',
+        '    assert g()',
+        '  stdin: |',
+        '    plain text',
+        '',
+      ].join('\n'),
+    );
     hasScope(d, 4, 'assert f() == 1', 'meta.embedded.block.python');
     hasScope(d, 6, 'const', 'meta.embedded.block.javascript');
     hasScope(d, 7, '-', 'storage.modifier.chomping-indicator.yaml');
@@ -521,14 +552,16 @@ void describe('edge cases', () => {
   });
 
   void test('escapes, `#` inside plain scalars, aliases, instruction ids in flow sequences', async () => {
-    const d = await inline([
-      'system: "\\sqrt is not an escape, \\\\sqrt and \\x41 and \\u00e9 are"',
-      "note: 'it''s' # a comment needs a space before '#'",
-      'answer: C# and issue#42 are text',
-      'tags: *gsm',
-      'verify: { constraints: [punctuation:no_comma, length_constraints:number_words: { relation: at least, num_words: 5 }] }',
-      '',
-    ].join('\n'));
+    const d = await inline(
+      [
+        'system: "\\sqrt is not an escape, \\\\sqrt and \\x41 and \\u00e9 are"',
+        "note: 'it''s' # a comment needs a space before '#'",
+        'answer: C# and issue#42 are text',
+        'tags: *gsm',
+        'verify: { constraints: [punctuation:no_comma, length_constraints:number_words: { relation: at least, num_words: 5 }] }',
+        '',
+      ].join('\n'),
+    );
     hasScope(d, 0, '\\s', 'invalid.illegal.escape.yaml');
     hasScope(d, 0, '\\\\', 'constant.character.escape.yaml');
     hasScope(d, 0, '\\x41', 'constant.character.escape.yaml');
@@ -560,9 +593,20 @@ void describe('language configuration', () => {
 
   void test('comments, brackets, pairs and indentation-based folding', () => {
     assert.equal(config.comments.lineComment, '#');
-    assert.deepEqual(config.brackets, [['{', '}'], ['[', ']']]);
-    for (const open of ['{', '[', '"', "'"]) assert.ok(config.autoClosingPairs.some((p) => p.open === open), `no auto-closing ${open}`);
-    for (const open of ['{', '[', '"', "'"]) assert.ok(config.surroundingPairs.some((p) => p[0] === open), `no surrounding ${open}`);
+    assert.deepEqual(config.brackets, [
+      ['{', '}'],
+      ['[', ']'],
+    ]);
+    for (const open of ['{', '[', '"', "'"])
+      assert.ok(
+        config.autoClosingPairs.some((p) => p.open === open),
+        `no auto-closing ${open}`,
+      );
+    for (const open of ['{', '[', '"', "'"])
+      assert.ok(
+        config.surroundingPairs.some((p) => p[0] === open),
+        `no surrounding ${open}`,
+      );
     assert.equal(config.folding.offSide, true);
     const start = new RegExp(config.folding.markers.start);
     const end = new RegExp(config.folding.markers.end);
@@ -574,7 +618,9 @@ void describe('language configuration', () => {
 
   void test('the word pattern keeps instruction and task ids whole', () => {
     const words = (line: string): string[] => [...(line.match(new RegExp(config.wordPattern, 'g')) ?? [])];
-    assert.ok(words('  - length_constraints:number_words: { num_words: 300 }').includes('length_constraints:number_words'));
+    assert.ok(
+      words('  - length_constraints:number_words: { num_words: 300 }').includes('length_constraints:number_words'),
+    );
     assert.ok(words('  - id: gsm8k/0001  # first').includes('gsm8k/0001'));
     assert.ok(words('- vtask:words_start_with').includes('vtask:words_start_with'));
     assert.deepEqual(words('answer: 72'), ['answer', '72']);
@@ -584,7 +630,16 @@ void describe('language configuration', () => {
 
   void test('indentation follows keys, block scalars and flow collections', () => {
     const increase = new RegExp(config.indentationRules.increaseIndentPattern);
-    for (const line of ['tasks:', '    verify:', '    prompt: |', '    prompt: >-   # folded', '  - |', '      constraints:  # list', '  models: {', '    answers: [']) {
+    for (const line of [
+      'tasks:',
+      '    verify:',
+      '    prompt: |',
+      '    prompt: >-   # folded',
+      '  - |',
+      '      constraints:  # list',
+      '  models: {',
+      '    answers: [',
+    ]) {
       assert.ok(increase.test(line), `should indent after ${JSON.stringify(line)}`);
     }
     for (const line of ['    answer: 42', '  - id: gsm8k/0001', '    # note:', '    prompt: "a: b"']) {
@@ -607,7 +662,16 @@ void describe('snippets', () => {
   const prefixes = Object.values(snippets).flatMap((s) => (Array.isArray(s.prefix) ? s.prefix : [s.prefix]));
 
   void test('are strict JSON with the expected prefixes', () => {
-    for (const p of ['task', 'vtask', 'case', 'verify-math', 'verify-constraints', 'verify-code', 'verify-json', 'verify-match']) {
+    for (const p of [
+      'task',
+      'vtask',
+      'case',
+      'verify-math',
+      'verify-constraints',
+      'verify-code',
+      'verify-json',
+      'verify-match',
+    ]) {
       assert.ok(prefixes.includes(p), `no snippet with prefix ${p}`);
     }
     for (const [name, s] of Object.entries(snippets)) {
@@ -621,15 +685,24 @@ void describe('snippets', () => {
       assert.ok(variants.length >= 1);
       for (const text of variants) {
         const doc = parseDocument(text);
-        assert.deepEqual(doc.errors.map((e) => e.message), [], `${name} expands to invalid YAML:\n${text}`);
-        assert.deepEqual(doc.warnings.map((e) => e.message), [], `${name} expands with YAML warnings:\n${text}`);
+        assert.deepEqual(
+          doc.errors.map((e) => e.message),
+          [],
+          `${name} expands to invalid YAML:\n${text}`,
+        );
+        assert.deepEqual(
+          doc.warnings.map((e) => e.message),
+          [],
+          `${name} expands with YAML warnings:\n${text}`,
+        );
         assert.ok(doc.toJS() !== null, `${name} expands to nothing`);
       }
     }
   });
 
   void test('the task and file snippets have the shape of the format', () => {
-    const byPrefix = (p: string) => Object.values(snippets).find((s) => s.prefix === p || (Array.isArray(s.prefix) && s.prefix.includes(p)));
+    const byPrefix = (p: string) =>
+      Object.values(snippets).find((s) => s.prefix === p || (Array.isArray(s.prefix) && s.prefix.includes(p)));
     const kinds = ['math', 'constraints', 'match', 'code'];
     const seen = new Set<string>();
     for (const text of expansions(bodyOf(byPrefix('task')!))) {
@@ -640,7 +713,10 @@ void describe('snippets', () => {
       const verifier = Object.keys(task['verify'] as object);
       assert.equal(verifier.length, 1);
       seen.add(verifier[0]!);
-      assert.deepEqual((task['cases'] as { expect: string }[]).map((c) => c.expect), ['pass', 'fail']);
+      assert.deepEqual(
+        (task['cases'] as { expect: string }[]).map((c) => c.expect),
+        ['pass', 'fail'],
+      );
     }
     assert.deepEqual([...seen].sort(), [...kinds].sort());
     const file = parseDocument(expansions(bodyOf(byPrefix('vtask')!))[0]!).toJS() as Record<string, unknown>;
@@ -657,10 +733,14 @@ void describe('snippets', () => {
     hasScope(file, file.find('vtask: 1'), 'vtask', 'keyword.other.section.vtask');
     hasScope(file, file.find('- id:'), 'shard/0001', 'entity.name.function.task-id.vtask');
     hasScope(file, file.find('math:'), 'math', 'support.type.verifier.vtask');
-    const constraints = await inline(`verify:\n${expansions(bodyOf(byPrefix('verify-constraints')))[0]!.replace(/^/gm, '  ')}\n`);
+    const constraints = await inline(
+      `verify:\n${expansions(bodyOf(byPrefix('verify-constraints')))[0]!.replace(/^/gm, '  ')}\n`,
+    );
     hasScope(constraints, 2, 'length_constraints:number_words', 'support.function.instruction.vtask');
     hasScope(constraints, 3, 'punctuation:no_comma', 'support.function.instruction.vtask');
-    const asserts = await inline(`verify:\n${expansions(bodyOf(byPrefix('verify-code-asserts')))[0]!.replace(/^/gm, '  ')}\n`);
+    const asserts = await inline(
+      `verify:\n${expansions(bodyOf(byPrefix('verify-code-asserts')))[0]!.replace(/^/gm, '  ')}\n`,
+    );
     hasScope(asserts, asserts.find('assert solve'), 'assert solve(2) == 4', 'meta.embedded.block.python');
   });
 });
@@ -683,9 +763,16 @@ function expandSnippet(src: string, choice: number): string {
     let out = '';
     while (i < src.length) {
       const c = src[i]!;
-      if (c === '\\' && i + 1 < src.length && '$}\\'.includes(src[i + 1]!)) { out += src[i + 1]; i += 2; continue; }
+      if (c === '\\' && i + 1 < src.length && '$}\\'.includes(src[i + 1]!)) {
+        out += src[i + 1];
+        i += 2;
+        continue;
+      }
       if (c === '}' && inPlaceholder) break;
-      if (c === '$') { out += dollar(); continue; }
+      if (c === '$') {
+        out += dollar();
+        continue;
+      }
       out += c;
       i++;
     }
@@ -695,9 +782,18 @@ function expandSnippet(src: string, choice: number): string {
   function dollar(): string {
     const rest = src.slice(i);
     let m: RegExpMatchArray | null;
-    if ((m = /^\$(\d+)/.exec(rest))) { i += m[0].length; return MIRROR(Number(m[1])); }
-    if ((m = /^\$([A-Z_][A-Z_0-9]*)/.exec(rest))) { i += m[0].length; return SNIPPET_VARIABLES[m[1]!] ?? m[1]!; }
-    if ((m = /^\$\{(\d+)\}/.exec(rest))) { i += m[0].length; return MIRROR(Number(m[1])); }
+    if ((m = /^\$(\d+)/.exec(rest))) {
+      i += m[0].length;
+      return MIRROR(Number(m[1]));
+    }
+    if ((m = /^\$([A-Z_][A-Z_0-9]*)/.exec(rest))) {
+      i += m[0].length;
+      return SNIPPET_VARIABLES[m[1]!] ?? m[1]!;
+    }
+    if ((m = /^\$\{(\d+)\}/.exec(rest))) {
+      i += m[0].length;
+      return MIRROR(Number(m[1]));
+    }
     if ((m = /^\$\{(\d+):/.exec(rest))) {
       i += m[0].length;
       const value = text(true);
@@ -714,9 +810,22 @@ function expandSnippet(src: string, choice: number): string {
       for (;;) {
         assert.ok(i < src.length, `unclosed choice in ${src}`);
         const c = src[i]!;
-        if (c === '\\' && ',|\\'.includes(src[i + 1] ?? '')) { current += src[i + 1]; i += 2; continue; }
-        if (c === ',') { options.push(current); current = ''; i++; continue; }
-        if (c === '|' && src[i + 1] === '}') { options.push(current); i += 2; break; }
+        if (c === '\\' && ',|\\'.includes(src[i + 1] ?? '')) {
+          current += src[i + 1];
+          i += 2;
+          continue;
+        }
+        if (c === ',') {
+          options.push(current);
+          current = '';
+          i++;
+          continue;
+        }
+        if (c === '|' && src[i + 1] === '}') {
+          options.push(current);
+          i += 2;
+          break;
+        }
         current += c;
         i++;
       }
@@ -725,7 +834,10 @@ function expandSnippet(src: string, choice: number): string {
       if (!defaults.has(n)) defaults.set(n, value);
       return value;
     }
-    if ((m = /^\$\{([A-Z_][A-Z_0-9]*)\}/.exec(rest))) { i += m[0].length; return SNIPPET_VARIABLES[m[1]!] ?? m[1]!; }
+    if ((m = /^\$\{([A-Z_][A-Z_0-9]*)\}/.exec(rest))) {
+      i += m[0].length;
+      return SNIPPET_VARIABLES[m[1]!] ?? m[1]!;
+    }
     if ((m = /^\$\{([A-Z_][A-Z_0-9]*):/.exec(rest))) {
       i += m[0].length;
       const fallback = text(true);

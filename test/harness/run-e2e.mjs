@@ -18,8 +18,21 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  REPO, SetupError, runMain, onCleanup, requireBuilt, makeTempDir, copyWorkspace, installVsix, packageVsix, startCodeServer, launchChromium,
-  workbenchUrl, screenshotPath, tail, RESULTS_DIR,
+  REPO,
+  SetupError,
+  runMain,
+  onCleanup,
+  requireBuilt,
+  makeTempDir,
+  copyWorkspace,
+  installVsix,
+  packageVsix,
+  startCodeServer,
+  launchChromium,
+  workbenchUrl,
+  screenshotPath,
+  tail,
+  RESULTS_DIR,
 } from './vscode.mjs';
 import { editor, until, decorationTexts, openFromExplorer } from './workbench.mjs';
 import { loadBundled } from '../../scripts/bundle.mjs';
@@ -40,17 +53,37 @@ tasks:
 `;
 
 // What the .vsix must hold, and what it must not (sources, tests, node_modules, maps).
-const PACKAGE_MUST_HOLD = ['package.json', 'out/extension.js', 'LICENSE', 'marketplace/README.md', 'CHANGELOG.md', 'media/icon.png'];
-const PACKAGE_MUST_NOT_MATCH = [/^out\/(cli|core)\.js$/, /^src\//, /^test\//, /^node_modules\//, /^out\/test\//, /\.map$/, /^\.ci\//, /^scripts\//, /\.ts$/];
+const PACKAGE_MUST_HOLD = [
+  'package.json',
+  'out/extension.js',
+  'LICENSE',
+  'marketplace/README.md',
+  'CHANGELOG.md',
+  'media/icon.png',
+];
+const PACKAGE_MUST_NOT_MATCH = [
+  /^out\/(cli|core)\.js$/,
+  /^src\//,
+  /^test\//,
+  /^node_modules\//,
+  /^out\/test\//,
+  /\.map$/,
+  /^\.ci\//,
+  /^scripts\//,
+  /\.ts$/,
+];
 
 // Dataset rows in GSM8K's layout (question, worked answer, `#### gold`), short enough that a
 // row and its decoration fit the editor's width; the last row has no answer.
 const ROWS = 'gsm8k.jsonl';
-const ROWS_TEXT = [
-  { question: 'What is 6 * 7?', answer: '6 * 7 = 42\n#### 42' },
-  { question: 'What is 5 + 4?', answer: '#### 9' },
-  { question: 'Name a colour.' },
-].map((r) => JSON.stringify(r)).join('\n') + '\n';
+const ROWS_TEXT =
+  [
+    { question: 'What is 6 * 7?', answer: '6 * 7 = 42\n#### 42' },
+    { question: 'What is 5 + 4?', answer: '#### 9' },
+    { question: 'Name a colour.' },
+  ]
+    .map((r) => JSON.stringify(r))
+    .join('\n') + '\n';
 
 /** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
 
@@ -63,7 +96,14 @@ const DATASET_ROWS = 100_000;
 
 /** The frame of the webview page that holds `selector` (several webviews may be open). */
 async function webviewWith(page, selector) {
-  for (const f of page.frames()) if (await f.locator(selector).count().catch(() => 0)) return f;
+  for (const f of page.frames())
+    if (
+      await f
+        .locator(selector)
+        .count()
+        .catch(() => 0)
+    )
+      return f;
   return undefined;
 }
 
@@ -80,7 +120,11 @@ const STEPS = [
       // Every bundle that scripts/build.mjs writes at the top of out/ for the extension (it loads
       // workers from there); the CLI and the core bundle are for npm and embedders, not the .vsix.
       const notShipped = new Set(['out/cli.js', 'out/core.js']);
-      const bundles = fs.readdirSync(path.join(REPO, 'out')).filter((f) => f.endsWith('.js')).map((f) => `out/${f}`).filter((f) => !notShipped.has(f));
+      const bundles = fs
+        .readdirSync(path.join(REPO, 'out'))
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => `out/${f}`)
+        .filter((f) => !notShipped.has(f));
       const missing = [...PACKAGE_MUST_HOLD, ...bundles].filter((f) => !packaged.includes(f));
       const extra = packaged.filter((f) => PACKAGE_MUST_NOT_MATCH.some((re) => re.test(f)));
       if (missing.length || extra.length) {
@@ -92,7 +136,10 @@ const STEPS = [
     name: 'the workbench loads with the workspace in the Explorer',
     async run({ page, timeout }) {
       await page.locator('.monaco-workbench').waitFor({ timeout });
-      await page.locator('.explorer-folders-view .monaco-list-row .label-name', { hasText: SAMPLE }).first().waitFor({ timeout });
+      await page
+        .locator('.explorer-folders-view .monaco-list-row .label-name', { hasText: SAMPLE })
+        .first()
+        .waitFor({ timeout });
     },
   },
   {
@@ -101,8 +148,12 @@ const STEPS = [
       await openFromExplorer(ctx, SAMPLE);
       await editor(ctx.page).locator('.view-line', { hasText: 'sample/add' }).first().waitFor({ timeout: ctx.timeout });
       const mode = ctx.page.locator('[id="status.editor.mode"]');
-      await until(ctx.page, 'the status bar to show the language mode "vtask"',
-        async () => (await mode.innerText()).trim() === 'vtask', ctx.timeout);
+      await until(
+        ctx.page,
+        'the status bar to show the language mode "vtask"',
+        async () => (await mode.innerText()).trim() === 'vtask',
+        ctx.timeout,
+      );
     },
   },
   {
@@ -110,13 +161,23 @@ const STEPS = [
     async run({ page, timeout }) {
       // `vtask: 1`: the key and the number get different token classes (mtkN) from the grammar.
       const line = editor(page).locator('.view-line', { hasText: 'vtask: 1' }).first();
-      const classes = await until(page, 'tokens on line 1', async () => {
-        const spans = await line.locator('span > span').evaluateAll((els) =>
-          els.filter((e) => e.textContent.trim()).map((e) => `${e.textContent.trim()} ${e.className}`));
-        const kinds = new Set(spans.map((s) => s.split(' ')[1]));
-        return kinds.size >= 2 ? spans : null;
-      }, timeout).catch(async (e) => {
-        const spans = await line.locator('span > span').evaluateAll((els) => els.map((x) => `${x.textContent}:${x.className}`));
+      const classes = await until(
+        page,
+        'tokens on line 1',
+        async () => {
+          const spans = await line
+            .locator('span > span')
+            .evaluateAll((els) =>
+              els.filter((e) => e.textContent.trim()).map((e) => `${e.textContent.trim()} ${e.className}`),
+            );
+          const kinds = new Set(spans.map((s) => s.split(' ')[1]));
+          return kinds.size >= 2 ? spans : null;
+        },
+        timeout,
+      ).catch(async (e) => {
+        const spans = await line
+          .locator('span > span')
+          .evaluateAll((els) => els.map((x) => `${x.textContent}:${x.className}`));
         throw new Error(`${e.message}; line 1 is rendered as ${JSON.stringify(spans)}`);
       });
       console.log(`    tokens: ${classes.join(' | ')}`);
@@ -152,7 +213,11 @@ const STEPS = [
         // The squiggle is drawn under the text: move the mouse there rather than hover the element,
         // straight from empty space below the text, so that no other word is hovered on the way.
         await page.mouse.move(box.x + box.width / 2, box.y + 300);
-        await page.locator('.monaco-editor .monaco-hover:not(.hidden)').first().waitFor({ state: 'hidden', timeout }).catch(() => {});
+        await page
+          .locator('.monaco-editor .monaco-hover:not(.hidden)')
+          .first()
+          .waitFor({ state: 'hidden', timeout })
+          .catch(() => {});
         await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
         await hover.waitFor({ state: 'visible', timeout });
         text = (await hover.innerText()).replace(/\s+/g, ' ').trim();
@@ -178,8 +243,11 @@ const STEPS = [
         if (seen.some((c) => want.test(c))) break;
         await ctx.page.waitForTimeout(250);
       }
-      if (!seen.some((c) => want.test(c))) throw new Error(`no pass-rate summary among the decorations: ${JSON.stringify(seen)}`);
-      const lenses = (await editor(ctx.page).locator('.codelens-decoration').allTextContents()).flatMap((t) => t.split('|').map((x) => x.trim()));
+      if (!seen.some((c) => want.test(c)))
+        throw new Error(`no pass-rate summary among the decorations: ${JSON.stringify(seen)}`);
+      const lenses = (await editor(ctx.page).locator('.codelens-decoration').allTextContents()).flatMap((t) =>
+        t.split('|').map((x) => x.trim()),
+      );
       if (!lenses.some((t) => t.startsWith('Run cases'))) throw new Error(`no cases lens among ${lenses.join(' | ')}`);
     },
   },
@@ -189,10 +257,21 @@ const STEPS = [
       await openFromExplorer(ctx, 'panel.vtask');
       const ed = editor(ctx.page);
       await ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' }).first().click({ timeout: ctx.timeout });
-      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().waitFor({ timeout: ctx.timeout });
+      await ed
+        .locator('.codelens-decoration a', { hasText: /^Open panel$/ })
+        .first()
+        .waitFor({ timeout: ctx.timeout });
       // The inline summary shows once the run is in.
-      await until(ctx.page, 'the run to finish', async () => (await decorationTexts(ctx.page)).some((t) => /4\/8 pass/.test(t)), ctx.timeout);
-      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().click();
+      await until(
+        ctx.page,
+        'the run to finish',
+        async () => (await decorationTexts(ctx.page)).some((t) => /4\/8 pass/.test(t)),
+        ctx.timeout,
+      );
+      await ed
+        .locator('.codelens-decoration a', { hasText: /^Open panel$/ })
+        .first()
+        .click();
       const frame = panelFrame(ctx.page);
       await frame.locator('h1', { hasText: 'panel/short-sea' }).waitFor({ timeout: ctx.timeout });
       await frame.locator('.sample').first().waitFor({ timeout: ctx.timeout });
@@ -209,10 +288,18 @@ const STEPS = [
       await input.fill('8');
       await input.press('Tab');
       // The panel has the focus, so the text editor is in the group beside the active one.
-      await ctx.page.locator('.monaco-editor .view-line', { hasText: 'num_words: 8 }' }).first().waitFor({ timeout: ctx.timeout });
+      await ctx.page
+        .locator('.monaco-editor .view-line', { hasText: 'num_words: 8 }' })
+        .first()
+        .waitFor({ timeout: ctx.timeout });
       await frame.locator('.flips', { hasText: '2 fail → pass, 0 pass → fail' }).waitFor({ timeout: ctx.timeout });
       await frame.locator('button.filter[data-filter="flipped"]').click();
-      await until(ctx.page, 'two flipped samples in the list', async () => (await frame.locator('.sample').count()) === 2, ctx.timeout);
+      await until(
+        ctx.page,
+        'two flipped samples in the list',
+        async () => (await frame.locator('.sample').count()) === 2,
+        ctx.timeout,
+      );
     },
   },
   {
@@ -221,10 +308,20 @@ const STEPS = [
     async run(ctx) {
       const frame = panelFrame(ctx.page);
       await frame.locator('.sample').first().click();
-      await frame.locator('.detail pre.answer', { hasText: 'The sea is wide and grey today.' }).waitFor({ timeout: ctx.timeout });
+      await frame
+        .locator('.detail pre.answer', { hasText: 'The sea is wide and grey today.' })
+        .waitFor({ timeout: ctx.timeout });
       await frame.locator('.detail button', { hasText: 'expect pass' }).click();
-      await ctx.page.locator('.monaco-editor .view-line', { hasText: '- response: The sea is wide and grey today.' }).first().waitFor({ timeout: ctx.timeout });
-      await until(ctx.page, 'the new case in the panel, run and passing', async () => (await frame.locator('.case.ok').count()) === 2, ctx.timeout);
+      await ctx.page
+        .locator('.monaco-editor .view-line', { hasText: '- response: The sea is wide and grey today.' })
+        .first()
+        .waitFor({ timeout: ctx.timeout });
+      await until(
+        ctx.page,
+        'the new case in the panel, run and passing',
+        async () => (await frame.locator('.case.ok').count()) === 2,
+        ctx.timeout,
+      );
     },
   },
   {
@@ -232,15 +329,27 @@ const STEPS = [
     async run(ctx) {
       // On a first start the walkthrough opens once the extension is active: let it open first,
       // or it replaces the table's preview tab (run alone, no earlier step has opened a file).
-      await until(ctx.page, 'an editor tab', async () => (await ctx.page.locator('.tabs-container .tab').count()) > 0, ctx.timeout);
+      await until(
+        ctx.page,
+        'an editor tab',
+        async () => (await ctx.page.locator('.tabs-container .tab').count()) > 0,
+        ctx.timeout,
+      );
       await openFromExplorer(ctx, DATASET, { text: false });
-      const frame = await until(ctx.page, 'the dataset table view', () => webviewWith(ctx.page, '.dataset-table'), ctx.timeout);
+      const frame = await until(
+        ctx.page,
+        'the dataset table view',
+        () => webviewWith(ctx.page, '.dataset-table'),
+        ctx.timeout,
+      );
       await frame.locator('header .file', { hasText: '100,000 rows · verl' }).waitFor({ timeout: ctx.timeout });
       await frame.locator('#row-0 .cell', { hasText: 'big/000000' }).waitFor({ timeout: ctx.timeout });
       // The keyboard reaches the last row; only the rows in view are in the page.
       await frame.locator('.dataset-rows').focus();
       await ctx.page.keyboard.press('End');
-      await frame.locator(`#row-${DATASET_ROWS - 1} .cell`, { hasText: 'big/099999' }).waitFor({ timeout: ctx.timeout });
+      await frame
+        .locator(`#row-${DATASET_ROWS - 1} .cell`, { hasText: 'big/099999' })
+        .waitFor({ timeout: ctx.timeout });
       const drawn = await frame.locator('.dataset-rows .dataset-row').count();
       if (drawn > 80) throw new Error(`${drawn} rows in the page: the table is not virtualised`);
       await ctx.page.keyboard.press('Home');
@@ -248,7 +357,8 @@ const STEPS = [
       await frame.locator('#row-1 button.run').click({ timeout: ctx.timeout });
       await frame.locator('#row-1 .result', { hasText: '100%' }).waitFor({ timeout: ctx.timeout });
       const title = await frame.locator('#row-1 .result').getAttribute('title');
-      if (!/of 8 samples just now/.test(title ?? '')) throw new Error(`the row's pass rate is not from the run: ${title}`);
+      if (!/of 8 samples just now/.test(title ?? ''))
+        throw new Error(`the row's pass rate is not from the run: ${title}`);
     },
   },
   {
@@ -275,24 +385,52 @@ const STEPS = [
       const palette = page.locator('.quick-input-widget .quick-input-box input').first();
       await palette.waitFor({ timeout });
       await palette.fill('>View: Single Column Editor Layout');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Single Column Editor Layout' }).first().waitFor({ timeout });
+      await page
+        .locator('.quick-input-widget .monaco-list-row', { hasText: 'Single Column Editor Layout' })
+        .first()
+        .waitFor({ timeout });
       await palette.press('Enter');
-      await until(page, 'one editor group', async () => (await page.locator('.editor-group-container').count()) === 1, timeout);
+      await until(
+        page,
+        'one editor group',
+        async () => (await page.locator('.editor-group-container').count()) === 1,
+        timeout,
+      );
       // One ▶ Run verifier per row that is a task; the row without an answer is underlined instead.
       const runs = ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' });
-      await until(page, 'a ▶ Run verifier lens over each of the two rows', async () => (await runs.count()) === 2, timeout);
-      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().waitFor({ timeout });
+      await until(
+        page,
+        'a ▶ Run verifier lens over each of the two rows',
+        async () => (await runs.count()) === 2,
+        timeout,
+      );
+      await ed
+        .locator('.codelens-decoration a', { hasText: /^Open panel$/ })
+        .first()
+        .waitFor({ timeout });
       await ed.locator('.squiggly-error').first().waitFor({ timeout });
       await runs.first().click();
       const want = /4\/8\s+pass\s+·\s+pass@1\s+0\.50\s+·\s+learnable/;
       // Decoration text is drawn by CSS (::before content): read it from the row's own line.
       const row = ed.locator('.view-line', { hasText: 'What is 6 * 7?' }).first();
-      const before = () => row.locator('span').evaluateAll((els) => els.map((x) => getComputedStyle(x, '::before').content).filter((c) => c && c !== 'none' && c !== 'normal'));
-      const seen = await until(page, 'the pass-rate summary before the first row', async () => {
-        const texts = await before();
-        return texts.some((t) => want.test(t)) && texts;
-      }, timeout).catch(async (e) => {
-        throw new Error(`${e.message}; before the row: ${JSON.stringify(await before())}; all decorations: ${JSON.stringify(await decorationTexts(page))}`);
+      const before = () =>
+        row
+          .locator('span')
+          .evaluateAll((els) =>
+            els.map((x) => getComputedStyle(x, '::before').content).filter((c) => c && c !== 'none' && c !== 'normal'),
+          );
+      const seen = await until(
+        page,
+        'the pass-rate summary before the first row',
+        async () => {
+          const texts = await before();
+          return texts.some((t) => want.test(t)) && texts;
+        },
+        timeout,
+      ).catch(async (e) => {
+        throw new Error(
+          `${e.message}; before the row: ${JSON.stringify(await before())}; all decorations: ${JSON.stringify(await decorationTexts(page))}`,
+        );
       });
       console.log(`    before the row: ${seen.join(' | ')}`);
     },
@@ -307,10 +445,18 @@ const STEPS = [
       // The file names the built-in calculator model: no server, whatever the settings say.
       await ed.locator('.codelens-decoration a', { hasText: '▶ Run verifier' }).first().click({ timeout });
       const want = /14\/16\s+pass\s+·\s+pass@1\s+0\.88\s+·\s+learnable/;
-      await until(page, 'the pass-rate summary of the agent task', async () => (await decorationTexts(page)).some((t) => want.test(t)), timeout * 2).catch(async (e) => {
+      await until(
+        page,
+        'the pass-rate summary of the agent task',
+        async () => (await decorationTexts(page)).some((t) => want.test(t)),
+        timeout * 2,
+      ).catch(async (e) => {
         throw new Error(`${e.message}; decorations: ${JSON.stringify(await decorationTexts(page))}`);
       });
-      await ed.locator('.codelens-decoration a', { hasText: /^Open panel$/ }).first().click({ timeout });
+      await ed
+        .locator('.codelens-decoration a', { hasText: /^Open panel$/ })
+        .first()
+        .click({ timeout });
       const frame = panelFrame(page);
       await frame.locator('h1', { hasText: 'calc/add-38-47' }).waitFor({ timeout });
       await frame.locator('.run-summary', { hasText: '14/16 pass' }).waitFor({ timeout });
@@ -326,9 +472,16 @@ const STEPS = [
       await call.waitFor({ timeout });
       // Turns are drawn when in view (content-visibility): scroll the call in, as a person would, then read it.
       await call.scrollIntoViewIfNeeded({ timeout });
-      const text = await until(page, 'the call drawn', async () => (await call.innerText()).replace(/\s+/g, ' ').trim() || null, timeout);
+      const text = await until(
+        page,
+        'the call drawn',
+        async () => (await call.innerText()).replace(/\s+/g, ' ').trim() || null,
+        timeout,
+      );
       if (!/add \{"a":38,"b":47\} 85/.test(text)) throw new Error(`the passing sample's call reads ${text}`);
-      await frame.locator('.detail .stop', { hasText: 'The model answered after 2 turns and 1 tool call' }).waitFor({ timeout });
+      await frame
+        .locator('.detail .stop', { hasText: 'The model answered after 2 turns and 1 tool call' })
+        .waitFor({ timeout });
       // A failing one: answered from memory, and the reason says the calculator was never called.
       await frame.locator('button.filter[data-filter="fail"]').click();
       await frame.locator('.sample.fail').first().click({ timeout });
@@ -364,13 +517,26 @@ await runMain(async () => {
   const vsix = path.join(tmp, 'vtask.vsix');
   const vsce = path.join(REPO, 'node_modules/.bin/vsce');
   const vsceRun = (args) => {
-    const r = spawnSync(vsce, args, { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
-    if (r.status !== 0) throw new SetupError(`vsce ${args[0]} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`);
+    const r = spawnSync(vsce, args, {
+      cwd: REPO,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+    if (r.status !== 0)
+      throw new SetupError(
+        `vsce ${args[0]} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`,
+      );
     return r;
   };
   for (const line of packageVsix(vsix)) console.log(`[e2e] vsce: ${line.trim()}`);
-  const packaged = vsceRun(['ls', '--no-dependencies', '--readme-path', 'marketplace/README.md']).stdout.split('\n').map((l) => l.trim()).filter(Boolean);
-  console.log(`[e2e] packaged ${path.basename(vsix)} (${(fs.statSync(vsix).size / 1024).toFixed(0)} KiB, ${packaged.length} files) after ${elapsed()}`);
+  const packaged = vsceRun(['ls', '--no-dependencies', '--readme-path', 'marketplace/README.md'])
+    .stdout.split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  console.log(
+    `[e2e] packaged ${path.basename(vsix)} (${(fs.statSync(vsix).size / 1024).toFixed(0)} KiB, ${packaged.length} files) after ${elapsed()}`,
+  );
 
   const dataDir = path.join(tmp, 'server');
   installVsix(dataDir, vsix);
@@ -387,13 +553,25 @@ await runMain(async () => {
   // A model for Run verifier: the project's OpenAI-compatible test server, right half the time.
   const { OpenAIServer } = createRequire(import.meta.url)(path.join(REPO, 'out/test/support/openaiServer.js'));
   // The task panel's sea task gets answers of 4, 7, 8 and 2 words: two in four under 6 words.
-  const sea = ['The sea is calm.', 'The sea is wide and grey today.', 'The sea is calm and very grey now.', 'Calm sea.'];
-  const model = new OpenAIServer({ answer: (c) => (/sea/.test(c.prompt) ? sea[c.index % sea.length] : c.index % 2 === 0 ? 'so \\boxed{42}' : '\\boxed{41}') });
+  const sea = [
+    'The sea is calm.',
+    'The sea is wide and grey today.',
+    'The sea is calm and very grey now.',
+    'Calm sea.',
+  ];
+  const model = new OpenAIServer({
+    answer: (c) =>
+      /sea/.test(c.prompt) ? sea[c.index % sea.length] : c.index % 2 === 0 ? 'so \\boxed{42}' : '\\boxed{41}',
+  });
   await model.listen();
   onCleanup(() => model.close());
   const server = await startCodeServer({
     dataDir,
-    settings: { 'vtask.models': { test: { base_url: model.url, model: 'test-model' } }, 'vtask.model': 'test', 'vtask.cacheDir': path.join(tmp, 'cache') },
+    settings: {
+      'vtask.models': { test: { base_url: model.url, model: 'test-model' } },
+      'vtask.model': 'test',
+      'vtask.cacheDir': path.join(tmp, 'cache'),
+    },
   });
   const { page } = await browser;
   console.log(`[e2e] code-server ${server.url} up with the .vsix installed after ${elapsed()}`);
@@ -407,10 +585,16 @@ await runMain(async () => {
   const failedSteps = new Set();
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   // Screenshots are named after the run (`e2e`, or `e2e-floor` on the oldest supported VS Code).
-  for (const f of fs.readdirSync(RESULTS_DIR)) if (f.startsWith(`${PREFIX}-`) && /^\d\d-|^code-server/.test(f.slice(PREFIX.length + 1))) fs.rmSync(path.join(RESULTS_DIR, f));
+  for (const f of fs.readdirSync(RESULTS_DIR))
+    if (f.startsWith(`${PREFIX}-`) && /^\d\d-|^code-server/.test(f.slice(PREFIX.length + 1)))
+      fs.rmSync(path.join(RESULTS_DIR, f));
   for (const [i, step] of STEPS.entries()) {
     if (grep && !new RegExp(grep).test(step.name)) continue;
-    const slug = `${PREFIX}-${String(i + 1).padStart(2, '0')}-${step.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 50)}`;
+    const slug = `${PREFIX}-${String(i + 1).padStart(2, '0')}-${step.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 50)}`;
     const s0 = Date.now();
     try {
       if (step.needs && failedSteps.has(step.needs)) throw new Error(`not run: it needs "${step.needs}", which failed`);
@@ -420,14 +604,18 @@ await runMain(async () => {
     } catch (e) {
       failed++;
       failedSteps.add(step.name);
-      const message = String(e?.message ?? e).replace(/\x1b\[[0-9;]*m/g, '').trim();
+      const message = String(e?.message ?? e)
+        .replace(/\x1b\[[0-9;]*m/g, '')
+        .trim();
       console.log(`  ✘ ${step.name} (${Date.now() - s0} ms)\n    ${message.split('\n').join('\n    ')}`);
     }
     await page.screenshot({ path: screenshotPath(slug) }).catch(() => {});
   }
   if (failed) {
     fs.copyFileSync(server.logFile, path.join(RESULTS_DIR, `${PREFIX}-code-server.log`));
-    console.log(`[e2e] screenshots and the server log are in test-results/; last server lines:\n${tail(server.logFile, 10)}`);
+    console.log(
+      `[e2e] screenshots and the server log are in test-results/; last server lines:\n${tail(server.logFile, 10)}`,
+    );
   }
   console.log(`[e2e] done in ${elapsed()}`);
   console.log(`${passed} passed, ${failed} failed`);

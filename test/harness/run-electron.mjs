@@ -35,8 +35,10 @@ await runMain(async () => {
       launchArgs: [
         workspace,
         '--disable-extensions', // other installed extensions stay out of the way
-        '--user-data-dir', path.join(tmp, 'user-data'),
-        '--extensions-dir', path.join(tmp, 'extensions'),
+        '--user-data-dir',
+        path.join(tmp, 'user-data'),
+        '--extensions-dir',
+        path.join(tmp, 'extensions'),
         ...(opts.untrusted ? [] : ['--disable-workspace-trust']),
       ],
       extensionTestsEnv: {

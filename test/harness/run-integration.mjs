@@ -28,8 +28,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  REPO, runMain, requireBuilt, makeTempDir, copyWorkspace, startCodeServer, launchChromium, workbenchUrl,
-  remoteUri, formatLogArgs, isNoise, screenshotPath, tail, SUMMARY_RE, RESULTS_DIR,
+  REPO,
+  runMain,
+  requireBuilt,
+  makeTempDir,
+  copyWorkspace,
+  startCodeServer,
+  launchChromium,
+  workbenchUrl,
+  remoteUri,
+  formatLogArgs,
+  isNoise,
+  screenshotPath,
+  tail,
+  SUMMARY_RE,
+  RESULTS_DIR,
 } from './vscode.mjs';
 
 const TESTS_ENTRY = 'out/test/integration/index.js';
@@ -63,7 +76,9 @@ await runMain(async () => {
     extraArgs: ['--vscode-option', 'enable-smoke-test-driver'],
     env: { VTASK_TEST_RESULT: resultFile, VTASK_TEST_GREP: grep, VTASK_TEST_WORKSPACE_TRUST: trust },
   });
-  console.log(`[integration] code-server ${server.url} up after ${elapsed()} (workspace trust: ${trust}${grep ? `, grep: ${grep}` : ''})`);
+  console.log(
+    `[integration] code-server ${server.url} up after ${elapsed()} (workspace trust: ${trust}${grep ? `, grep: ${grep}` : ''})`,
+  );
 
   const { page } = await browser;
   let exitCode;
@@ -77,7 +92,10 @@ await runMain(async () => {
         else if (verbose || !isNoise(line)) console.log(`  ${line}`);
       }
     });
-    void page.exposeFunction('codeAutomationExit', (code) => { exitCode = code; resolve('exit'); });
+    void page.exposeFunction('codeAutomationExit', (code) => {
+      exitCode = code;
+      resolve('exit');
+    });
   });
 
   const payload = [
@@ -93,7 +111,11 @@ await runMain(async () => {
   const stalled = () => Date.now() - lastActivity > timeoutMs || Date.now() - t0 > 8 * timeoutMs;
   const outcome = await Promise.race([
     finished,
-    new Promise((r) => { timer = setInterval(() => { if (stalled()) r('timeout'); }, 1000); }),
+    new Promise((r) => {
+      timer = setInterval(() => {
+        if (stalled()) r('timeout');
+      }, 1000);
+    }),
   ]);
   clearInterval(timer);
 
@@ -104,10 +126,18 @@ await runMain(async () => {
     await page.screenshot({ path: shot }).catch(() => {});
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     fs.copyFileSync(server.logFile, path.join(RESULTS_DIR, 'integration-code-server.log'));
-    if (outcome === 'timeout') console.log(`[integration] TIMEOUT: no test output for ${timeoutMs} ms, or the whole run past ${8 * timeoutMs} ms (VTASK_INTEGRATION_TIMEOUT_MS)`);
+    if (outcome === 'timeout')
+      console.log(
+        `[integration] TIMEOUT: no test output for ${timeoutMs} ms, or the whole run past ${8 * timeoutMs} ms (VTASK_INTEGRATION_TIMEOUT_MS)`,
+      );
     else console.log(`[integration] extension host exited with code ${exitCode}`);
-    if (!result) console.log(`[integration] the test entry wrote no result; last lines of the server log:\n${tail(server.logFile, 20)}`);
-    console.log(`[integration] screenshot ${path.relative(REPO, shot)}, server log test-results/integration-code-server.log`);
+    if (!result)
+      console.log(
+        `[integration] the test entry wrote no result; last lines of the server log:\n${tail(server.logFile, 20)}`,
+      );
+    console.log(
+      `[integration] screenshot ${path.relative(REPO, shot)}, server log test-results/integration-code-server.log`,
+    );
   }
   console.log(`[integration] done in ${elapsed()}`);
 

@@ -9,7 +9,16 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO, RESULTS_DIR, runMain, onCleanup, makeTempDir, launchChromium, requireBuilt, screenshotPath } from './vscode.mjs';
+import {
+  REPO,
+  RESULTS_DIR,
+  runMain,
+  onCleanup,
+  makeTempDir,
+  launchChromium,
+  requireBuilt,
+  screenshotPath,
+} from './vscode.mjs';
 import { editor, until, decorationTexts, openFromExplorer } from './workbench.mjs';
 
 const FILE = 'arithmetic.vtask';
@@ -18,8 +27,11 @@ const START_TIMEOUT_MS = 180_000;
 
 /** Runs `node scripts/start.mjs ...`; resolves with the workbench URL it prints. */
 function startVtask(profile) {
-  const child = spawn(process.execPath, [path.join(REPO, 'scripts/start.mjs'), '--web', '--no-build', '--profile', profile],
-    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '1' } });
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO, 'scripts/start.mjs'), '--web', '--no-build', '--profile', profile],
+    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '1' } },
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   onCleanup(async () => {
     if (child.exitCode !== null || child.signalCode) return;
@@ -30,16 +42,25 @@ function startVtask(profile) {
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start printed no URL within ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start printed no URL within ${START_TIMEOUT_MS} ms:\n${out}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (d) => {
       out += d;
       process.stdout.write(String(d).replace(/^(?=.)/gm, '[start] '));
       const m = /(http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`npm start exited (${code}) before printing a URL:\n${out}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}) before printing a URL:\n${out}`));
+    });
   });
 }
 
@@ -50,7 +71,10 @@ const STEPS = [
     async run(ctx) {
       await ctx.page.locator('.monaco-workbench').waitFor({ timeout: ctx.timeout });
       // A step of the walkthrough, which only the walkthrough itself shows (not the Welcome page's list).
-      await ctx.page.getByText('Run the verifier on a model').first().waitFor({ state: 'visible', timeout: ctx.timeout });
+      await ctx.page
+        .getByText('Run the verifier on a model')
+        .first()
+        .waitFor({ state: 'visible', timeout: ctx.timeout });
     },
   },
   {
@@ -59,7 +83,12 @@ const STEPS = [
       await ctx.page.locator('.monaco-workbench').waitFor({ timeout: ctx.timeout });
       await openFromExplorer(ctx, FILE);
       const mode = ctx.page.locator('[id="status.editor.mode"]');
-      await until(ctx.page, 'the status bar to show the language mode "vtask"', async () => (await mode.innerText()).trim() === 'vtask', ctx.timeout);
+      await until(
+        ctx.page,
+        'the status bar to show the language mode "vtask"',
+        async () => (await mode.innerText()).trim() === 'vtask',
+        ctx.timeout,
+      );
     },
   },
   {
@@ -72,13 +101,26 @@ const STEPS = [
     name: 'Run verifier samples the built-in model and decorates the task with its pass rate',
     async run({ page, timeout }) {
       await editor(page).locator('.codelens-decoration a', { hasText: '▶ Run verifier' }).first().click({ timeout });
-      const seen = await until(page, 'a pass-rate decoration', async () => {
-        const texts = await decorationTexts(page);
-        return texts.some((t) => /\d+\/\d+\s+pass/.test(t)) ? texts : null;
-      }, timeout);
-      console.log(`    decorations: ${seen.filter((t) => /pass/.test(t)).join(' | ').slice(0, 200)}`);
+      const seen = await until(
+        page,
+        'a pass-rate decoration',
+        async () => {
+          const texts = await decorationTexts(page);
+          return texts.some((t) => /\d+\/\d+\s+pass/.test(t)) ? texts : null;
+        },
+        timeout,
+      );
+      console.log(
+        `    decorations: ${seen
+          .filter((t) => /pass/.test(t))
+          .join(' | ')
+          .slice(0, 200)}`,
+      );
       // The gutter icon of the verdict (pass, fail or mixed).
-      await page.locator('.monaco-editor .glyph-margin-widgets .cgmr, .monaco-editor .margin-view-overlays .cgmr').first().waitFor({ timeout });
+      await page
+        .locator('.monaco-editor .glyph-margin-widgets .cgmr, .monaco-editor .margin-view-overlays .cgmr')
+        .first()
+        .waitFor({ timeout });
     },
   },
 ];
@@ -98,7 +140,11 @@ await runMain(async () => {
   let passed = 0;
   let failed = 0;
   for (const [i, step] of STEPS.entries()) {
-    const slug = `start-${String(i + 1).padStart(2, '0')}-${step.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 50)}`;
+    const slug = `start-${String(i + 1).padStart(2, '0')}-${step.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 50)}`;
     const s0 = Date.now();
     try {
       await step.run({ page, timeout });
@@ -106,7 +152,11 @@ await runMain(async () => {
       console.log(`  ✔ ${step.name} (${Date.now() - s0} ms)`);
     } catch (e) {
       failed++;
-      console.log(`  ✘ ${step.name} (${Date.now() - s0} ms)\n    ${String(e?.message ?? e).split('\n').join('\n    ')}`);
+      console.log(
+        `  ✘ ${step.name} (${Date.now() - s0} ms)\n    ${String(e?.message ?? e)
+          .split('\n')
+          .join('\n    ')}`,
+      );
     }
     await page.screenshot({ path: screenshotPath(slug) }).catch(() => {});
   }

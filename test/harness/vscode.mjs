@@ -17,8 +17,14 @@ export const RESULTS_DIR = path.join(REPO, 'test-results');
 const INSTALLER = path.join(REPO, 'scripts/install-vscode.sh');
 
 export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
 ];
 
 // Extension host and workbench lines that say nothing about vtask: code-server's marketplace
@@ -79,14 +85,21 @@ export function locateRuntime() {
   if (!codeServer || !fs.existsSync(codeServer)) missing.push(`code-server (${codeServer || `${dir}/code-server`})`);
   if (!fs.existsSync(chromiumPath)) missing.push(`Chromium (${chromiumPath})`);
   if (missing.length) {
-    throw new SetupError(`The VS Code test runtime is not installed: missing ${missing.join(', ')}.\n` +
-      `Run: bash scripts/install-vscode.sh   (once, about 3 minutes; cached in ${dir})`);
+    throw new SetupError(
+      `The VS Code test runtime is not installed: missing ${missing.join(', ')}.\n` +
+        `Run: bash scripts/install-vscode.sh   (once, about 3 minutes; cached in ${dir})`,
+    );
   }
   return { dir, node24, codeServer, chromium: chromiumPath };
 }
 
 export function runtimeInstalled() {
-  try { locateRuntime(); return true; } catch { return false; }
+  try {
+    locateRuntime();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Fails early, with the command to run, when the bundle that a run needs is missing. */
@@ -113,7 +126,11 @@ export function onCleanup(fn) {
 export async function cleanup() {
   while (cleanups.length) {
     const fn = cleanups.pop();
-    try { await fn(); } catch (e) { console.error('cleanup:', e?.message ?? e); }
+    try {
+      await fn();
+    } catch (e) {
+      console.error('cleanup:', e?.message ?? e);
+    }
   }
 }
 
@@ -146,7 +163,13 @@ function installHandlers() {
   handlersInstalled = true;
   process.once('exit', () => {
     // Last resort, synchronous: the async cleanups did not run (process.exit elsewhere, a crash).
-    for (const fn of syncCleanups) { try { fn(); } catch { /* already gone */ } }
+    for (const fn of syncCleanups) {
+      try {
+        fn();
+      } catch {
+        /* already gone */
+      }
+    }
   });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(sig, () => {
@@ -167,7 +190,10 @@ function installHandlers() {
 export function makeTempDir(prefix) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   if (process.env.VTASK_KEEP_TMP !== '1') {
-    const remove = () => { fs.rmSync(dir, { recursive: true, force: true }); syncCleanups.delete(remove); };
+    const remove = () => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      syncCleanups.delete(remove);
+    };
     syncCleanups.add(remove);
     onCleanup(remove);
   }
@@ -238,7 +264,10 @@ export function packageVsix(out) {
   const [cmd, ...rest] = pkg.scripts.package.split(/\s+/);
   const args = rest.map((a, i, all) => (all[i - 1] === '-o' ? out : a));
   const r = spawnSync(cmd === 'node' ? process.execPath : cmd, args, { cwd: REPO, encoding: 'utf8', timeout: 180_000 });
-  if (r.status !== 0) throw new SetupError(`${pkg.scripts.package} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`);
+  if (r.status !== 0)
+    throw new SetupError(
+      `${pkg.scripts.package} failed:\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`,
+    );
   return (r.stderr ?? '').split('\n').filter((l) => /warn/i.test(l));
 }
 
@@ -247,8 +276,20 @@ export function installVsix(dataDir, vsix) {
   const rt = locateRuntime();
   const dirs = profileDirs(dataDir);
   for (const d of [dirs.home, dirs.userData, dirs.extensions]) fs.mkdirSync(d, { recursive: true });
-  return execFileSync(rt.node24, [rt.codeServer, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
-    '--install-extension', vsix, '--force'], { env: { ...process.env, ...dirs.env }, encoding: 'utf8', timeout: 120_000 });
+  return execFileSync(
+    rt.node24,
+    [
+      rt.codeServer,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      '--install-extension',
+      vsix,
+      '--force',
+    ],
+    { env: { ...process.env, ...dirs.env }, encoding: 'utf8', timeout: 120_000 },
+  );
 }
 
 /**
@@ -264,31 +305,67 @@ export function installVsix(dataDir, vsix) {
  * @param {number} [o.port]        the port (default: a free one)
  * @returns {Promise<{url: string, port: number, logFile: string, dirs: object, stop: () => Promise<void>}>}
  */
-export async function startCodeServer({ dataDir, trust = false, settings = {}, extraArgs = [], env = {}, port: wantedPort }) {
+export async function startCodeServer({
+  dataDir,
+  trust = false,
+  settings = {},
+  extraArgs = [],
+  env = {},
+  port: wantedPort,
+}) {
   const rt = locateRuntime();
   const dirs = profileDirs(dataDir);
-  for (const d of [dirs.home, dirs.userData, dirs.extensions, dirs.env.XDG_RUNTIME_DIR]) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
+  for (const d of [dirs.home, dirs.userData, dirs.extensions, dirs.env.XDG_RUNTIME_DIR])
+    fs.mkdirSync(d, { recursive: true, mode: 0o700 });
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
-  fs.writeFileSync(path.join(dirs.userData, 'User/settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2));
+  fs.writeFileSync(
+    path.join(dirs.userData, 'User/settings.json'),
+    JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2),
+  );
 
-  const port = wantedPort ?? await freePort();
+  const port = wantedPort ?? (await freePort());
   const logFile = path.join(dataDir, 'code-server.log');
   const log = fs.openSync(logFile, 'a');
-  const args = [rt.codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
-    '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override',
-    '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
-    ...(trust ? [] : ['--disable-workspace-trust']), ...extraArgs];
+  const args = [
+    rt.codeServer,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-getting-started-override',
+    '--user-data-dir',
+    dirs.userData,
+    '--extensions-dir',
+    dirs.extensions,
+    ...(trust ? [] : ['--disable-workspace-trust']),
+    ...extraArgs,
+  ];
   // Its own process group: stop() signals the whole group, so the extension host, the file
   // watcher and the pty host go with the server.
   const proc = spawn(rt.node24, args, {
-    env: { ...process.env, ...dirs.env, ...env }, stdio: ['ignore', log, log], detached: true,
+    env: { ...process.env, ...dirs.env, ...env },
+    stdio: ['ignore', log, log],
+    detached: true,
   });
   fs.closeSync(log);
-  const killGroup = (sig) => { try { process.kill(-proc.pid, sig); } catch { /* gone */ } };
+  const killGroup = (sig) => {
+    try {
+      process.kill(-proc.pid, sig);
+    } catch {
+      /* gone */
+    }
+  };
   const syncKill = () => killGroup('SIGKILL');
   syncCleanups.add(syncKill);
   let exited = false;
-  const exitP = new Promise((r) => proc.once('exit', (code, sig) => { exited = true; r({ code, sig }); }));
+  const exitP = new Promise((r) =>
+    proc.once('exit', (code, sig) => {
+      exited = true;
+      r({ code, sig });
+    }),
+  );
 
   const stop = async () => {
     if (!exited) {
@@ -307,18 +384,25 @@ export async function startCodeServer({ dataDir, trust = false, settings = {}, e
   const t0 = Date.now();
   for (;;) {
     if (exited) throw new Error(`code-server exited while starting; log ${logFile}:\n${tail(logFile)}`);
-    if (Date.now() - t0 > timeoutMs) throw new Error(`code-server did not answer on ${url} within ${timeoutMs} ms; log ${logFile}:\n${tail(logFile)}`);
+    if (Date.now() - t0 > timeoutMs)
+      throw new Error(`code-server did not answer on ${url} within ${timeoutMs} ms; log ${logFile}:\n${tail(logFile)}`);
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
       if (res.ok) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   return { url, port, logFile, dirs, stop };
 }
 
 export function tail(file, lines = 30) {
-  try { return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n'); } catch { return '(no log)'; }
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,12 +414,17 @@ export async function launchChromium(userDataDir, { viewport = { width: 1400, he
   const { chromium } = await import('playwright-core');
   fs.rmSync(userDataDir, { recursive: true, force: true });
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: rt.chromium, headless: true, viewport, args: CHROMIUM_ARGS,
+    executablePath: rt.chromium,
+    headless: true,
+    viewport,
+    args: CHROMIUM_ARGS,
     // The handlers above close the browser; Playwright's own would exit before the rest is cleaned.
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   });
   onCleanup(() => context.close());
-  const page = context.pages()[0] ?? await context.newPage();
+  const page = context.pages()[0] ?? (await context.newPage());
   if (process.env.VTASK_VERBOSE === '1') {
     page.on('console', (m) => console.log('[browser]', m.text().slice(0, 400)));
     page.on('pageerror', (e) => console.log('[browser error]', e.message));

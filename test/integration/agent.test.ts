@@ -19,10 +19,20 @@ interface PanelForTests {
 }
 
 interface Api {
-  results(uri: vscode.Uri, taskId: string):
+  results(
+    uri: vscode.Uri,
+    taskId: string,
+  ):
     | {
-        run?: { error?: string; samples: { verdict: { pass: boolean; reason: string }; trajectory?: { stop: string; steps: unknown[] } }[] };
-        cases?: { ok: boolean; verdict: { reason: string }; trajectory?: { turns: number; steps: { turn: number; call: { name: string }; outcome: object }[] } }[];
+        run?: {
+          error?: string;
+          samples: { verdict: { pass: boolean; reason: string }; trajectory?: { stop: string; steps: unknown[] } }[];
+        };
+        cases?: {
+          ok: boolean;
+          verdict: { reason: string };
+          trajectory?: { turns: number; steps: { turn: number; call: { name: string }; outcome: object }[] };
+        }[];
       }
     | undefined;
 }
@@ -60,7 +70,14 @@ suite('agent tasks', () => {
       return;
     }
     assert.equal(result?.error, undefined);
-    assert.deepEqual(result?.samples.map((s) => [s.verdict.pass, s.trajectory?.stop, s.trajectory?.steps.length]), [[true, 'final', 2], [true, 'final', 2]], result?.samples.map((s) => s.verdict.reason).join('; '));
+    assert.deepEqual(
+      result?.samples.map((s) => [s.verdict.pass, s.trajectory?.stop, s.trajectory?.steps.length]),
+      [
+        [true, 'final', 2],
+        [true, 'final', 2],
+      ],
+      result?.samples.map((s) => s.verdict.reason).join('; '),
+    );
 
     const at = positionOf(doc, 'Which capital', true);
     editor.selection = new vscode.Selection(at, at);
@@ -81,11 +98,20 @@ suite('agent tasks', () => {
 
     // Add as case: the calls first (the two of turn 1 as one turn), then the answer and the verdict.
     await panel.handle({ type: 'addCase', task: TASK, sample: 0, expect: 'pass' });
-    assert.match(doc.getText(), / {4}cases:\n {6}- calls: \[\[\{ get: \{ country: fr \} \}, \{ get: \{ key: fr \} \}\]\]\n {8}response: <answer>Paris<\/answer>\n {8}expect: pass\n$/);
+    assert.match(
+      doc.getText(),
+      / {4}cases:\n {6}- calls: \[\[\{ get: \{ country: fr \} \}, \{ get: \{ key: fr \} \}\]\]\n {8}response: <answer>Paris<\/answer>\n {8}expect: pass\n$/,
+    );
     // The panel ran the new case: it replays the sample's two turns, the refused call included, and passes.
     const added = models.api().results(doc.uri, TASK)?.cases?.at(-1);
     assert.equal(added?.ok, true, added?.verdict.reason);
-    assert.deepEqual(added?.trajectory?.steps.map((s) => [s.turn, s.call.name, 'error' in s.outcome]), [[1, 'get', true], [1, 'get', false]]);
+    assert.deepEqual(
+      added?.trajectory?.steps.map((s) => [s.turn, s.call.name, 'error' in s.outcome]),
+      [
+        [1, 'get', true],
+        [1, 'get', false],
+      ],
+    );
     assert.equal(added?.trajectory?.turns, 2);
     await vscode.commands.executeCommand('undo');
   });
@@ -98,10 +124,20 @@ suite('agent tasks', () => {
     try {
       const { document: doc } = await open('agent.vtask');
       await vscode.commands.executeCommand('vtask.runTask', doc.uri, TASK);
-      const api = models.api() as Api & { decorations(doc: vscode.TextDocument): { summaries: { renderOptions?: { after?: { contentText?: string } }; hoverMessage?: vscode.MarkdownString }[] } };
+      const api = models.api() as Api & {
+        decorations(doc: vscode.TextDocument): {
+          summaries: { renderOptions?: { after?: { contentText?: string } }; hoverMessage?: vscode.MarkdownString }[];
+        };
+      };
       const [summary] = api.decorations(doc).summaries;
-      assert.match(summary?.renderOptions?.after?.contentText ?? '', /^builtin: \d+\/2 pass · pass@1 [\d.]+ · demo model: cannot do this task$/);
-      assert.match(summary?.hoverMessage?.value ?? '', /⚠ with tools, the built-in demo model only calls add, sub or mul/);
+      assert.match(
+        summary?.renderOptions?.after?.contentText ?? '',
+        /^builtin: \d+\/2 pass · pass@1 [\d.]+ · demo model: cannot do this task$/,
+      );
+      assert.match(
+        summary?.hoverMessage?.value ?? '',
+        /⚠ with tools, the built-in demo model only calls add, sub or mul/,
+      );
       const panel = await vscode.commands.executeCommand<PanelView>('vtask.openPanel', doc.uri, TASK);
       await panel.refresh();
       assert.match(panel.lastView?.run?.note ?? '', /its results say nothing about this task/);

@@ -34,14 +34,24 @@ interface PanelForTests {
 const ROWS = 40;
 
 /** Resolves with the first message of the view's that `match` accepts, posted already or later. */
-function posted<T extends ToDataset['type']>(view: DatasetViewForTests, type: T, match: (m: Extract<ToDataset, { type: T }>) => boolean = () => true, ms = 30_000): Promise<Extract<ToDataset, { type: T }>> {
-  const ok = (m: ToDataset): m is Extract<ToDataset, { type: T }> => m.type === type && match(m as Extract<ToDataset, { type: T }>);
+function posted<T extends ToDataset['type']>(
+  view: DatasetViewForTests,
+  type: T,
+  match: (m: Extract<ToDataset, { type: T }>) => boolean = () => true,
+  ms = 30_000,
+): Promise<Extract<ToDataset, { type: T }>> {
+  const ok = (m: ToDataset): m is Extract<ToDataset, { type: T }> =>
+    m.type === type && match(m as Extract<ToDataset, { type: T }>);
   const found = view.posted.find(ok);
   if (found) return Promise.resolve(found);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.dispose();
-      reject(new Error(`timed out waiting for a '${type}' message; posted: ${JSON.stringify(view.posted.map((m) => m.type))}`));
+      reject(
+        new Error(
+          `timed out waiting for a '${type}' message; posted: ${JSON.stringify(view.posted.map((m) => m.type))}`,
+        ),
+      );
     }, ms);
     const sub = view.onDidPost((m) => {
       if (!ok(m)) return;
@@ -98,7 +108,10 @@ suite('dataset table view', () => {
     assert.deepEqual([opened.info.rows, opened.info.format, opened.info.banner], [ROWS, 'verl', undefined]);
     // The page itself (real Chromium, in the workbench) asked for the first rows.
     const rows = await posted(view, 'rows');
-    assert.deepEqual(rows.rows.slice(0, 2).map((r) => r.cells[0]), [rowTaskId(0), rowTaskId(1)]);
+    assert.deepEqual(
+      rows.rows.slice(0, 2).map((r) => r.cells[0]),
+      [rowTaskId(0), rowTaskId(1)],
+    );
     assert.ok(rows.rows.length <= 100, 'one window, not the whole file');
   });
 
@@ -135,15 +148,27 @@ suite('dataset table view', () => {
     assert.equal(panel.lastView?.file, 'data/train.parquet, row 5');
     assert.equal(panel.title, `vtask: ${rowTaskId(5)} (train.parquet, row 5)`);
     // The form is read-only, and says why before anything is typed.
-    assert.equal(panel.lastView?.readOnly, "Row 5 of data/train.parquet, read-only: Convert to .vtask (in the dataset's editor title) to edit it.");
-    await panel.handle({ type: 'edit', task: rowTaskId(5), path: ['verify', 'constraints', 0, 'length_constraints:number_words', 'num_words'], old: 50, value: 60 });
+    assert.equal(
+      panel.lastView?.readOnly,
+      "Row 5 of data/train.parquet, read-only: Convert to .vtask (in the dataset's editor title) to edit it.",
+    );
+    await panel.handle({
+      type: 'edit',
+      task: rowTaskId(5),
+      path: ['verify', 'constraints', 0, 'length_constraints:number_words', 'num_words'],
+      old: 50,
+      value: 60,
+    });
     assert.equal(doc.getText(), text, 'a row is not edited');
     assert.match(panel.lastNotice ?? '', /^Nothing was changed: Row 5 of data\/train\.parquet, read-only/);
   });
 
   test('Convert to .vtask writes a valid task file beside the dataset, lists the rows it left out, and opens it', async () => {
     const uri = vscode.Uri.file(path.join(dir, 'train.parquet'));
-    const done = await vscode.commands.executeCommand<{ out: string; tasks: number; bad: unknown[]; errors: number }>('vtask.convertDataset', uri);
+    const done = await vscode.commands.executeCommand<{ out: string; tasks: number; bad: unknown[]; errors: number }>(
+      'vtask.convertDataset',
+      uri,
+    );
     assert.equal(done.out, path.join(dir, 'train.vtask'));
     assert.deepEqual([done.tasks, done.bad, done.errors], [ROWS, [], 0]);
     assert.ok(fs.existsSync(done.out));
@@ -154,7 +179,10 @@ suite('dataset table view', () => {
     assert.equal(editor.document.lineAt(0).text, '# Imported by vtask from data/train.parquet');
     const parsed = api.parse(editor.document);
     assert.equal(parsed.tasks.length, ROWS);
-    assert.deepEqual(parsed.issues.filter((i) => i.severity === 'error'), []);
+    assert.deepEqual(
+      parsed.issues.filter((i) => i.severity === 'error'),
+      [],
+    );
 
     // Rows that cannot be mapped are named by their row number.
     const { parquetWriteFile } = await import('hyparquet-writer');
@@ -171,7 +199,10 @@ suite('dataset table view', () => {
     await view.handle({ type: 'convert' });
     const notice = await posted(view, 'notice', (m) => m.text.startsWith('Wrote mixed.vtask'));
     assert.equal(notice.level, 'warning');
-    assert.equal(notice.text, 'Wrote mixed.vtask: 2 tasks from trl rows; 1 row not converted: row 1 (`vtask_verifier` is not valid JSON).');
+    assert.equal(
+      notice.text,
+      'Wrote mixed.vtask: 2 tasks from trl rows; 1 row not converted: row 1 (`vtask_verifier` is not valid JSON).',
+    );
   });
 
   test('a corrupt file shows its error, a file of unknown columns a banner', async () => {

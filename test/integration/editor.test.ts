@@ -10,7 +10,10 @@ import { OpenAIServer } from '../support/openaiServer';
 import { until, useModelServer } from './helpers';
 
 interface Api {
-  results(uri: vscode.Uri, taskId: string): { run?: { stats: { samples: number } }; cases?: { ok: boolean }[] } | undefined;
+  results(
+    uri: vscode.Uri,
+    taskId: string,
+  ): { run?: { stats: { samples: number } }; cases?: { ok: boolean }[] } | undefined;
   decorations(doc: vscode.TextDocument): {
     gutters: Record<string, vscode.Range[]>;
     inline: Record<string, vscode.Range[]>;
@@ -63,7 +66,10 @@ async function openFresh(name: string, text = FAULTS): Promise<vscode.TextEditor
   return vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
 }
 
-const lensTitles = async (uri: vscode.Uri): Promise<string[]> => (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)).map((l) => l.command?.title ?? '');
+const lensTitles = async (uri: vscode.Uri): Promise<string[]> =>
+  (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)).map(
+    (l) => l.command?.title ?? '',
+  );
 
 async function setting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('vtask').update(key, value, vscode.ConfigurationTarget.Global);
@@ -87,10 +93,21 @@ suite('editor faults', () => {
     assert.equal(api.decorations(doc).stale.length, 0, 'adding a case does not make the samples stale');
     assert.equal(api.decorations(doc).summaries.length, 1);
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'f/math');
-    assert.deepEqual(api.results(doc.uri, 'f/math')?.cases?.map((c) => c.ok), [true, true]);
+    assert.deepEqual(
+      api.results(doc.uri, 'f/math')?.cases?.map((c) => c.ok),
+      [true, true],
+    );
     assert.equal(api.decorations(doc).summaries.length, 1, 'running the cases keeps the run');
     // What is sampled changed: now the samples are stale.
-    await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(doc.getText().indexOf('6 * 7')), doc.positionAt(doc.getText().indexOf('6 * 7') + 5)), '6 * 8'));
+    await editor.edit((b) =>
+      b.replace(
+        new vscode.Range(
+          doc.positionAt(doc.getText().indexOf('6 * 7')),
+          doc.positionAt(doc.getText().indexOf('6 * 7') + 5),
+        ),
+        '6 * 8',
+      ),
+    );
     assert.equal(api.decorations(doc).stale.length, 1);
   });
 
@@ -98,13 +115,26 @@ suite('editor faults', () => {
     const { document: doc } = await openFresh('icons.vtask');
     await vscode.commands.executeCommand('vtask.runAll', doc.uri);
     const d = api.decorations(doc);
-    const lines = (r: Record<string, vscode.Range[]>): number[] => Object.values(r).flat().map((x) => x.start.line);
-    assert.deepEqual(lines(d.inline), [FAULTS.split('\n').findIndex((l) => l.includes('f/math'))], 'f/math (with cases): inline');
-    assert.deepEqual(lines(d.gutters), [FAULTS.split('\n').findIndex((l) => l.includes('f/words'))], 'f/words (no cases): gutter');
+    const lines = (r: Record<string, vscode.Range[]>): number[] =>
+      Object.values(r)
+        .flat()
+        .map((x) => x.start.line);
+    assert.deepEqual(
+      lines(d.inline),
+      [FAULTS.split('\n').findIndex((l) => l.includes('f/math'))],
+      'f/math (with cases): inline',
+    );
+    assert.deepEqual(
+      lines(d.gutters),
+      [FAULTS.split('\n').findIndex((l) => l.includes('f/words'))],
+      'f/words (no cases): gutter',
+    );
   });
 
   test("a case's ✓ stays on its case when a probe case is added to a task above it", async () => {
-    const editor = await openFresh('moved.vtask', `vtask: 1
+    const editor = await openFresh(
+      'moved.vtask',
+      `vtask: 1
 tasks:
   - id: m/above
     prompt: Name the capital of France.
@@ -116,17 +146,29 @@ tasks:
     cases:
       - response: "\\\\boxed{42}"
         expect: pass
-`);
+`,
+    );
     const doc = editor.document;
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'm/below');
     const caseLine = (): number => doc.positionAt(doc.getText().indexOf('- response: "\\\\boxed{42}"')).line;
-    assert.deepEqual(api.decorations(doc).caseOk.map((d) => d.range.start.line), [caseLine()]);
+    assert.deepEqual(
+      api.decorations(doc).caseOk.map((d) => d.range.start.line),
+      [caseLine()],
+    );
     await vscode.commands.executeCommand('vtask.addProbeCase', doc.uri, 'm/above', 'Paris or Lyon', 'fail');
     assert.match(doc.getText(), /m\/above[\s\S]*cases:[\s\S]*Paris or Lyon[\s\S]*m\/below/);
     const d = api.decorations(doc);
-    assert.deepEqual(d.caseOk.map((x) => x.range.start.line), [caseLine()], 'the ✓ of m/below moved down with its case');
+    assert.deepEqual(
+      d.caseOk.map((x) => x.range.start.line),
+      [caseLine()],
+      'the ✓ of m/below moved down with its case',
+    );
     const probeLine = doc.positionAt(doc.getText().indexOf('Paris or Lyon')).line;
-    assert.deepEqual(d.caseBad.map((x) => x.range.start.line), [probeLine], 'the probe case (a weak verifier passes it) has its ✗ on its own line');
+    assert.deepEqual(
+      d.caseBad.map((x) => x.range.start.line),
+      [probeLine],
+      'the probe case (a weak verifier passes it) has its ✗ on its own line',
+    );
   });
 
   test('the Test Explorer follows case runs started from the lens and from the panel', async () => {
@@ -140,7 +182,10 @@ tasks:
     const panel = await vscode.commands.executeCommand<Panel>('vtask.openPanel', doc.uri, 'f/math');
     await panel.refresh();
     await panel.runCases();
-    assert.deepEqual(api.results(doc.uri, 'f/math')?.cases?.map((c) => c.ok), [false]);
+    assert.deepEqual(
+      api.results(doc.uri, 'f/math')?.cases?.map((c) => c.ok),
+      [false],
+    );
     assert.deepEqual(api.caseStates(doc.uri, 'f/math'), ['failed']);
     await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 4)), 'pass'));
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'f/math');
@@ -150,17 +195,34 @@ tasks:
 
   test('the Test Explorer lists every task file of the workspace from the start, and reads one when it is opened', async () => {
     const files = await api.testFiles();
-    assert.deepEqual(files.find((f) => f.file === 'overview/algebra.vtask'), { file: 'overview/algebra.vtask', read: false }, 'listed, never opened, not read');
-    for (const name of ['mistakes.vtask', 'sample.vtask', 'rubric.vtask']) assert.ok(files.some((f) => f.file === name), `${name} is listed`);
+    assert.deepEqual(
+      files.find((f) => f.file === 'overview/algebra.vtask'),
+      { file: 'overview/algebra.vtask', read: false },
+      'listed, never opened, not read',
+    );
+    for (const name of ['mistakes.vtask', 'sample.vtask', 'rubric.vtask'])
+      assert.ok(
+        files.some((f) => f.file === name),
+        `${name} is listed`,
+      );
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
     await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'overview', 'algebra.vtask'));
-    await until(async () => (await api.testFiles()).find((f) => f.file === 'overview/algebra.vtask')?.read, 'the opened file read');
-    assert.deepEqual(api.caseStates(vscode.Uri.joinPath(folder, 'overview', 'algebra.vtask'), 'alg/linear'), [undefined, undefined], 'its task and cases are items, not run yet');
+    await until(
+      async () => (await api.testFiles()).find((f) => f.file === 'overview/algebra.vtask')?.read,
+      'the opened file read',
+    );
+    assert.deepEqual(
+      api.caseStates(vscode.Uri.joinPath(folder, 'overview', 'algebra.vtask'), 'alg/linear'),
+      [undefined, undefined],
+      'its task and cases are items, not run yet',
+    );
   });
 
   test("the Test Explorer's failure is not drawn over vtask's ✗, and goes outdated once the verifier is fixed", async () => {
-    const editor = await openFresh('fixed.vtask', `vtask: 1
+    const editor = await openFresh(
+      'fixed.vtask',
+      `vtask: 1
 tasks:
   - id: t/capital
     prompt: Name the capital of France, in one word.
@@ -168,16 +230,23 @@ tasks:
     cases:
       - response: "Paris or Lyon"
         expect: fail
-`);
+`,
+    );
     const doc = editor.document;
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 't/capital');
     assert.deepEqual(api.caseStates(doc.uri, 't/capital'), ['failed']);
     const [message] = api.caseMessages(doc.uri, 't/capital');
     assert.match(String(message?.message), /expected fail, got pass/);
-    assert.equal(message?.location, undefined, "no place in the file: VS Code would draw it over vtask's own ✗ and reason");
+    assert.equal(
+      message?.location,
+      undefined,
+      "no place in the file: VS Code would draw it over vtask's own ✗ and reason",
+    );
     assert.equal(api.decorations(doc).caseBad.length, 1, "vtask's ✗ is on the case line");
     const at = doc.getText().indexOf('contains');
-    await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'contains'.length)), 'normalized'));
+    await editor.edit((b) =>
+      b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'contains'.length)), 'normalized'),
+    );
     await until(() => api.caseStates(doc.uri, 't/capital')[0] === 'outdated', 'the red case to go outdated');
     assert.equal(api.decorations(doc).caseBad.length, 0);
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 't/capital');
@@ -186,13 +255,16 @@ tasks:
   });
 
   test('a hover shows a reason that quotes markup (`<answer>`) as written', async () => {
-    const { document: doc } = await openFresh('tagged.vtask', `vtask: 1
+    const { document: doc } = await openFresh(
+      'tagged.vtask',
+      `vtask: 1
 tasks:
   - id: t/tagged
     prompt: What is 6 * 7? Reply with <answer>...</answer> around the number.
     samples: 2
     verify: { match: { answer: "42", tag: answer } }
-`);
+`,
+    );
     await vscode.commands.executeCommand('vtask.runTask', doc.uri, 't/tagged');
     const hover = api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '';
     // Escaped, the renderer shows the tag; raw, it would take it for HTML and drop it.
@@ -203,15 +275,22 @@ tasks:
   test('lenses stay in place, greyed, while a task is invalid', async () => {
     const editor = await openFresh('invalid.vtask');
     const doc = editor.document;
-    const lenses = async (): Promise<vscode.CodeLens[]> => vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    const lenses = async (): Promise<vscode.CodeLens[]> =>
+      vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
     const before = (await lenses()).filter((l) => l.range.start.line > 0).map((l) => l.range.start.line);
     const at = doc.getText().lastIndexOf('verify:');
-    await editor.edit((b) => b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'verify:'.length)), 'verfy:'));
+    await editor.edit((b) =>
+      b.replace(new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'verify:'.length)), 'verfy:'),
+    );
     const after = await lenses();
     const greyed = after.filter((l) => l.command?.title === 'Run verifier (fix errors first)');
     assert.equal(greyed.length, 1);
     assert.equal(greyed[0]?.command?.command, '', 'the greyed lens does nothing');
-    assert.deepEqual([...new Set(after.filter((l) => l.range.start.line > 0).map((l) => l.range.start.line))], [...new Set(before)], 'every task keeps a lens on its line');
+    assert.deepEqual(
+      [...new Set(after.filter((l) => l.range.start.line > 0).map((l) => l.range.start.line))],
+      [...new Set(before)],
+      'every task keeps a lens on its line',
+    );
   });
 
   test('vtask.samples applies to lenses and runs; the hover says how many samples it lists', async () => {
@@ -221,7 +300,11 @@ tasks:
       assert.ok((await lensTitles(doc.uri)).includes('▶ Run verifier (16)'));
       await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'f/words');
       assert.equal(api.results(doc.uri, 'f/words')?.run?.stats.samples, 16);
-      const hover = api.decorations(doc).summaries.map((s) => s.hoverMessage?.value ?? '').find((h) => h.includes('f/words')) ?? '';
+      const hover =
+        api
+          .decorations(doc)
+          .summaries.map((s) => s.hoverMessage?.value ?? '')
+          .find((h) => h.includes('f/words')) ?? '';
       assert.match(hover, /8 of 16 samples shown/);
     } finally {
       await setting('samples', undefined);
@@ -277,7 +360,9 @@ tasks:
     const profiles = vscode.workspace.getConfiguration('vtask', null).get<Record<string, unknown>>('models');
     await setting('models', { ...profiles, builtin: { base_url: 'builtin:arith-tiny', model: 'arith-tiny' } });
     try {
-      const labels = (await vscode.commands.executeCommand<{ label: string }[]>('vtask.listModels')).map((c) => c.label);
+      const labels = (await vscode.commands.executeCommand<{ label: string }[]>('vtask.listModels')).map(
+        (c) => c.label,
+      );
       assert.equal(labels.filter((l) => l === 'builtin').length, 1, labels.join(', '));
       assert.equal(new Set(labels).size, labels.length, labels.join(', '));
     } finally {
@@ -286,8 +371,13 @@ tasks:
   });
 
   test('Cancel Sampling is in the command palette only while something runs', () => {
-    const pkg = vscode.extensions.getExtension('vtask.vtask')?.packageJSON as { contributes: { menus: { commandPalette?: { command: string; when?: string }[] } } };
-    assert.equal(pkg.contributes.menus.commandPalette?.find((m) => m.command === 'vtask.cancelTask')?.when, 'vtask.sampling');
+    const pkg = vscode.extensions.getExtension('vtask.vtask')?.packageJSON as {
+      contributes: { menus: { commandPalette?: { command: string; when?: string }[] } };
+    };
+    assert.equal(
+      pkg.contributes.menus.commandPalette?.find((m) => m.command === 'vtask.cancelTask')?.when,
+      'vtask.sampling',
+    );
   });
 
   test('activation logs no error from zod probing `navigator`, and settings are read with their scope', async () => {
@@ -301,11 +391,17 @@ tasks:
       }
     };
     walk(root);
-    assert.ok(logs.some((l) => /exthost/i.test(path.basename(l))), `the extension host's log is under ${root}: ${logs.join(', ')}`);
+    assert.ok(
+      logs.some((l) => /exthost/i.test(path.basename(l))),
+      `the extension host's log is under ${root}: ${logs.join(', ')}`,
+    );
     for (const l of logs) {
       const text = fs.readFileSync(l, 'utf8');
       assert.ok(!text.includes('navigator is now a global'), `${l} reports zod's navigator probe`);
-      assert.ok(!/resource scoped configuration without providing a resource[^\n]*'vtask\./.test(text), `${l} reports a vtask setting read without its scope`);
+      assert.ok(
+        !/resource scoped configuration without providing a resource[^\n]*'vtask\./.test(text),
+        `${l} reports a vtask setting read without its scope`,
+      );
     }
   });
 });

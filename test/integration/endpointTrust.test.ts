@@ -19,7 +19,9 @@ suite('endpoints a task file may send secrets to', () => {
   suiteTeardown(async () => {
     delete process.env.VTASK_IT_KEY;
     delete process.env.VTASK_IT_TOKEN;
-    await vscode.workspace.getConfiguration('vtask').update('trustedEndpoints', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('vtask')
+      .update('trustedEndpoints', undefined, vscode.ConfigurationTarget.Global);
   });
 
   /** Writes a task file whose profile names both secrets and opens it. */
@@ -46,26 +48,42 @@ suite('endpoints a task file may send secrets to', () => {
     if (!vscode.workspace.isTrusted) this.skip();
     const doc = await openTheirs('theirs.vtask');
     const uri = doc.uri;
-    const warning = await waitFor(() => vscode.languages.getDiagnostics(uri).find((d) => d.code === 'withheld-secret'), 'the warning at the profile');
+    const warning = await waitFor(
+      () => vscode.languages.getDiagnostics(uri).find((d) => d.code === 'withheld-secret'),
+      'the warning at the profile',
+    );
     assert.equal(warning.severity, vscode.DiagnosticSeverity.Warning);
     assert.equal(warning.range.start.line, 2);
     assert.equal(doc.getText(warning.range), 'theirs');
-    assert.match(warning.message, /\$VTASK_IT_KEY, \$VTASK_IT_TOKEN are not sent to http:\/\/127\.0\.0\.1:\d+\/v1 unless you allow that endpoint/);
+    assert.match(
+      warning.message,
+      /\$VTASK_IT_KEY, \$VTASK_IT_TOKEN are not sent to http:\/\/127\.0\.0\.1:\d+\/v1 unless you allow that endpoint/,
+    );
 
     const withoutAllowance = await sent(uri, 't/sum');
     assert.ok(!withoutAllowance.includes(KEY) && !withoutAllowance.includes(TOKEN), withoutAllowance);
 
-    await vscode.workspace.getConfiguration('vtask').update('trustedEndpoints', [server.url], vscode.ConfigurationTarget.Global);
-    await until(() => !vscode.languages.getDiagnostics(uri).some((d) => d.code === 'withheld-secret'), 'the warning to go');
+    await vscode.workspace
+      .getConfiguration('vtask')
+      .update('trustedEndpoints', [server.url], vscode.ConfigurationTarget.Global);
+    await until(
+      () => !vscode.languages.getDiagnostics(uri).some((d) => d.code === 'withheld-secret'),
+      'the warning to go',
+    );
     const allowed = await sent(uri, 't/again');
     assert.ok(allowed.includes(`Bearer ${KEY}`) && allowed.includes(TOKEN), allowed);
   });
 
   test('in an untrusted workspace a file profile sends no secret, even to an allowed endpoint', async function () {
     if (vscode.workspace.isTrusted) this.skip();
-    await vscode.workspace.getConfiguration('vtask').update('trustedEndpoints', [server.url], vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('vtask')
+      .update('trustedEndpoints', [server.url], vscode.ConfigurationTarget.Global);
     const doc = await openTheirs('untrusted-theirs.vtask');
-    const warning = await waitFor(() => vscode.languages.getDiagnostics(doc.uri).find((d) => d.code === 'withheld-secret'), 'the warning at the profile');
+    const warning = await waitFor(
+      () => vscode.languages.getDiagnostics(doc.uri).find((d) => d.code === 'withheld-secret'),
+      'the warning at the profile',
+    );
     assert.match(warning.message, /the workspace is not trusted: \$VTASK_IT_KEY, \$VTASK_IT_TOKEN are not sent/);
     const headers = await sent(doc.uri, 't/sum');
     assert.ok(!headers.includes(KEY) && !headers.includes(TOKEN), headers);

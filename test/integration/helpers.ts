@@ -42,14 +42,26 @@ export function positionOf(doc: vscode.TextDocument, marker: string, before = fa
  * Starts a model server for a suite and makes it the active model, with a fresh cache folder;
  * resolves to the extension's API. The server closes when the suite ends.
  */
-export function useModelServer<Api>(server: { listen(): Promise<unknown>; close(): Promise<unknown>; readonly url: string }): { api: () => Api } {
+export function useModelServer<Api>(server: {
+  listen(): Promise<unknown>;
+  close(): Promise<unknown>;
+  readonly url: string;
+}): { api: () => Api } {
   let api: Api | undefined;
   suiteSetup(async () => {
     await server.listen();
     const config = vscode.workspace.getConfiguration('vtask');
-    await config.update('models', { test: { base_url: server.url, model: 'test-model' } }, vscode.ConfigurationTarget.Global);
+    await config.update(
+      'models',
+      { test: { base_url: server.url, model: 'test-model' } },
+      vscode.ConfigurationTarget.Global,
+    );
     await config.update('model', 'test', vscode.ConfigurationTarget.Global);
-    await config.update('cacheDir', fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache-')), vscode.ConfigurationTarget.Global);
+    await config.update(
+      'cacheDir',
+      fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache-')),
+      vscode.ConfigurationTarget.Global,
+    );
     api = (await vscode.extensions.getExtension('vtask.vtask')?.activate()) as Api;
   });
   suiteTeardown(async () => {
@@ -59,7 +71,11 @@ export function useModelServer<Api>(server: { listen(): Promise<unknown>; close(
 }
 
 /** Resolves when `read` gives something truthy, polling every 50 ms for at most `ms`: what a test waits for has no event. */
-export async function until<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 30_000): Promise<T> {
+export async function until<T>(
+  read: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await read();

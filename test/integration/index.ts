@@ -11,7 +11,10 @@ export function run(): Promise<void> {
   const grep = process.env.VTASK_TEST_GREP;
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, reporter: 'spec', ...(grep ? { grep } : {}) });
   // Every compiled test file beside this one (npm run build bundles test/integration/*.test.ts here).
-  for (const name of fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) {
+  for (const name of fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort()) {
     mocha.addFile(path.join(__dirname, name));
   }
   return new Promise((resolve, reject) => {

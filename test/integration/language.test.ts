@@ -8,15 +8,24 @@ function diagnosticsOf(doc: vscode.TextDocument): vscode.Diagnostic[] {
 }
 
 async function completionLabels(doc: vscode.TextDocument, pos: vscode.Position): Promise<string[]> {
-  const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, pos);
+  const list = await vscode.commands.executeCommand<vscode.CompletionList>(
+    'vscode.executeCompletionItemProvider',
+    doc.uri,
+    pos,
+  );
   return list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
 }
 
 suite('language features', () => {
   test('one problem per mistake, at the exact range, with a suggestion', async () => {
     const { document: doc } = await open('mistakes.vtask');
-    const diags = await waitFor(() => (diagnosticsOf(doc).length >= 5 ? diagnosticsOf(doc) : undefined), 'five problems');
-    const got = diags.map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1}-${d.range.end.character + 1} ${d.message}`).sort();
+    const diags = await waitFor(
+      () => (diagnosticsOf(doc).length >= 5 ? diagnosticsOf(doc) : undefined),
+      'five problems',
+    );
+    const got = diags
+      .map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1}-${d.range.end.character + 1} ${d.message}`)
+      .sort();
     assert.deepEqual(got, [
       '14:7-12 unknown verifier kind `maths` (did you mean `math`?)',
       '16:9-16 duplicate task id `dw/typo`: it is already used on line 6',
@@ -30,8 +39,15 @@ suite('language features', () => {
   test('quick fix applies the suggestion', async () => {
     const editor = await open('mistakes.vtask');
     const doc = editor.document;
-    const diag = await waitFor(() => diagnosticsOf(doc).find((d) => d.message.includes('`maths`')), 'the maths problem');
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, diag.range);
+    const diag = await waitFor(
+      () => diagnosticsOf(doc).find((d) => d.message.includes('`maths`')),
+      'the maths problem',
+    );
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      doc.uri,
+      diag.range,
+    );
     const fix = actions.find((a) => a.title === 'Change to `math`');
     assert.ok(fix?.edit, `no quick fix among ${actions.map((a) => a.title).join(', ')}`);
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
@@ -46,7 +62,10 @@ suite('language features', () => {
     await waitFor(() => diagnosticsOf(doc).length === 0 || undefined, 'a clean file');
     const pos = positionOf(doc, 'relation: less than', true);
     await editor.edit((b) => b.replace(new vscode.Range(pos, pos.translate(0, 'relation'.length)), 'relaton'));
-    const d = await waitFor(() => diagnosticsOf(doc).find((x) => x.message.includes('`relaton`')), 'the typo to be reported');
+    const d = await waitFor(
+      () => diagnosticsOf(doc).find((x) => x.message.includes('`relaton`')),
+      'the typo to be reported',
+    );
     assert.equal(d.range.start.line, pos.line);
     assert.equal(d.range.start.character, pos.character);
     await vscode.commands.executeCommand('undo');
@@ -59,14 +78,19 @@ suite('language features', () => {
     // Kinds, where a verifier goes.
     const kindPos = positionOf(doc, 'math: { answer: "42" }', true);
     const kinds = await completionLabels(doc, kindPos);
-    for (const k of ['math', 'constraints', 'code', 'judge', 'all', 'weighted']) assert.ok(kinds.includes(k), `missing kind ${k}`);
+    for (const k of ['math', 'constraints', 'code', 'judge', 'all', 'weighted'])
+      assert.ok(kinds.includes(k), `missing kind ${k}`);
     // Instruction ids, in a constraints list.
     const idPos = positionOf(doc, '- punctuation:no_comma');
     const ids = await completionLabels(doc, idPos);
     assert.ok(ids.includes('length_constraints:number_words'));
     assert.ok(ids.includes('vtask:words_start_with'));
     assert.ok(ids.includes('count:word_count_range'));
-    const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', doc.uri, idPos);
+    const list = await vscode.commands.executeCommand<vscode.CompletionList>(
+      'vscode.executeCompletionItemProvider',
+      doc.uri,
+      idPos,
+    );
     const nw = list.items.find((i) => i.label === 'length_constraints:number_words');
     const snippet = nw?.insertText instanceof vscode.SnippetString ? nw.insertText.value : String(nw?.insertText);
     assert.match(snippet, /relation: \$\{\d\|less than,at least\|\}/);
@@ -74,7 +98,8 @@ suite('language features', () => {
     // Task keys.
     const keyPos = positionOf(doc, '    prompt: Add two numbers', true).translate(0, 4);
     const keys = await completionLabels(doc, keyPos);
-    for (const k of ['prompt', 'verify', 'cases', 'samples', 'messages']) assert.ok(keys.includes(k), `missing key ${k}`);
+    for (const k of ['prompt', 'verify', 'cases', 'samples', 'messages'])
+      assert.ok(keys.includes(k), `missing key ${k}`);
     // Expect values.
     const expectPos = positionOf(doc, 'expect: ');
     const values = await completionLabels(doc, expectPos);
@@ -84,7 +109,11 @@ suite('language features', () => {
   test('hover documents verifier kinds, instruction ids and keys', async () => {
     const { document: doc } = await open('editing.vtask');
     const hoverText = async (marker: string): Promise<string> => {
-      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, positionOf(doc, marker, true).translate(0, 2));
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+        'vscode.executeHoverProvider',
+        doc.uri,
+        positionOf(doc, marker, true).translate(0, 2),
+      );
       return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     };
     assert.match(await hoverText('math: { answer'), /mathematically equivalent/);
@@ -95,10 +124,19 @@ suite('language features', () => {
 
   test('the outline has one symbol per task', async () => {
     const { document: doc } = await open('editing.vtask');
-    const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', doc.uri);
+    const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>(
+      'vscode.executeDocumentSymbolProvider',
+      doc.uri,
+    );
     const tasks = symbols.filter((s) => s.kind === vscode.SymbolKind.Function);
-    assert.deepEqual(tasks.map((s) => s.name), ['edit/math', 'edit/constraints', 'edit/code']);
+    assert.deepEqual(
+      tasks.map((s) => s.name),
+      ['edit/math', 'edit/constraints', 'edit/code'],
+    );
     assert.equal(tasks[0]?.range.start.line, 4);
-    assert.deepEqual(tasks[0]?.children.map((c) => c.name), ['math', 'cases']);
+    assert.deepEqual(
+      tasks[0]?.children.map((c) => c.name),
+      ['math', 'cases'],
+    );
   });
 });

@@ -11,18 +11,31 @@ import { OpenAIServer } from '../support/openaiServer';
 import { until, useModelServer } from './helpers';
 
 interface Api {
-  decorations(doc: vscode.TextDocument): { summaries: { hoverMessage?: vscode.MarkdownString; renderOptions?: { after?: { contentText?: string } } }[] };
+  decorations(doc: vscode.TextDocument): {
+    summaries: { hoverMessage?: vscode.MarkdownString; renderOptions?: { after?: { contentText?: string } } }[];
+  };
 }
 
 suite('several models', () => {
   // `model-a` is always right, `model-b` always wrong.
-  const server = new OpenAIServer({ models: ['test-model', 'model-a', 'model-b'], answer: (ctx) => (ctx.body.model === 'model-a' ? 'so \\boxed{42}' : '\\boxed{41}') });
+  const server = new OpenAIServer({
+    models: ['test-model', 'model-a', 'model-b'],
+    answer: (ctx) => (ctx.body.model === 'model-a' ? 'so \\boxed{42}' : '\\boxed{41}'),
+  });
   const models = useModelServer<Api>(server);
   let api: Api;
   suiteSetup(async () => {
     api = models.api();
     const config = vscode.workspace.getConfiguration('vtask');
-    await config.update('models', { test: { base_url: server.url, model: 'test-model' }, good: { base_url: server.url, model: 'model-a' }, bad: { base_url: server.url, model: 'model-b' } }, vscode.ConfigurationTarget.Global);
+    await config.update(
+      'models',
+      {
+        test: { base_url: server.url, model: 'test-model' },
+        good: { base_url: server.url, model: 'model-a' },
+        bad: { base_url: server.url, model: 'model-b' },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
   });
   suiteTeardown(async () => {
     await vscode.workspace.getConfiguration('vtask').update('model', 'test', vscode.ConfigurationTarget.Global);
@@ -32,12 +45,20 @@ suite('several models', () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
     const uri = vscode.Uri.joinPath(folder, 'models.vtask');
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('vtask: 1\ntasks:\n  - id: m/sum\n    prompt: What is 6 * 7?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'vtask: 1\ntasks:\n  - id: m/sum\n    prompt: What is 6 * 7?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n',
+      ),
+    );
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
     const before = server.samplingRequests.length;
     await vscode.commands.executeCommand('vtask.runWithModels', uri, 'm/sum', ['good', 'bad']);
-    assert.deepEqual(server.samplingRequests.slice(before).map((r) => (r.body as { model: string }).model), ['model-a', 'model-b']);
+    assert.deepEqual(
+      server.samplingRequests.slice(before).map((r) => (r.body as { model: string }).model),
+      ['model-a', 'model-b'],
+    );
 
     // The task names no model and the selected one (`test`) has no run: the latest run shows.
     const [summary] = api.decorations(doc).summaries;
@@ -48,7 +69,10 @@ suite('several models', () => {
 
     // With `good` selected as the model tasks sample, its run is the one shown.
     await vscode.workspace.getConfiguration('vtask').update('model', 'good', vscode.ConfigurationTarget.Global);
-    assert.equal(api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText, 'good: 4/4 pass · pass@1 1.00 · too_easy');
+    assert.equal(
+      api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText,
+      'good: 4/4 pass · pass@1 1.00 · too_easy',
+    );
 
     // The run log of the cache folder the CLI would use: one record per model.
     const cacheDir = vscode.workspace.getConfiguration('vtask').get<string>('cacheDir') ?? '';
@@ -57,20 +81,34 @@ suite('several models', () => {
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { task: string; model: string; pass_rate: number; band: string; samples: number });
-    assert.deepEqual(records.filter((r) => r.task === 'm/sum').map((r) => [r.model, r.pass_rate, r.band, r.samples]), [['good', 1, 'too_easy', 4], ['bad', 0, 'too_hard', 4]]);
+    assert.deepEqual(
+      records.filter((r) => r.task === 'm/sum').map((r) => [r.model, r.pass_rate, r.band, r.samples]),
+      [
+        ['good', 1, 'too_easy', 4],
+        ['bad', 0, 'too_hard', 4],
+      ],
+    );
   });
 
   test("the summary shows the run of the task's own model (the file's defaults), not the latest", async () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
     const uri = vscode.Uri.joinPath(folder, 'own-model.vtask');
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('vtask: 1\ndefaults:\n  model: good\ntasks:\n  - id: m/own\n    prompt: What is 40 + 2?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'vtask: 1\ndefaults:\n  model: good\ntasks:\n  - id: m/own\n    prompt: What is 40 + 2?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n',
+      ),
+    );
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
     await vscode.workspace.getConfiguration('vtask').update('model', 'test', vscode.ConfigurationTarget.Global);
     // `bad` runs last: the latest run is not the task's own.
     await vscode.commands.executeCommand('vtask.runWithModels', uri, 'm/own', ['good', 'bad']);
-    assert.equal(api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText, 'good: 4/4 pass · pass@1 1.00 · too_easy');
+    assert.equal(
+      api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText,
+      'good: 4/4 pass · pass@1 1.00 · too_easy',
+    );
   });
 
   test('a run of vtask run in a terminal shows on its task, named by its model, until the task changes', async function () {
@@ -79,7 +117,12 @@ suite('several models', () => {
     assert.ok(folder);
     const uri = vscode.Uri.joinPath(folder, 'models-cli.vtask');
     // The file's own profile names the model: a label no other suite's runs use.
-    await vscode.workspace.fs.writeFile(uri, Buffer.from(`vtask: 1\nmodels:\n  terminal: { base_url: "${server.url}", model: model-a }\ntasks:\n  - id: m/cli\n    model: terminal\n    prompt: What is 7 * 6?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n`));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        `vtask: 1\nmodels:\n  terminal: { base_url: "${server.url}", model: model-a }\ntasks:\n  - id: m/cli\n    model: terminal\n    prompt: What is 7 * 6?\n    samples: 4\n    verify:\n      math: { answer: "42" }\n`,
+      ),
+    );
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
     assert.deepEqual(api.decorations(doc).summaries, [], 'no run yet');
@@ -88,7 +131,9 @@ suite('several models', () => {
     const cli = path.resolve(__dirname, '../../cli.js');
     // Not spawnSync: the model server answers from this process, which must stay free to.
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--cache-dir', cacheDir], { env: { ...process.env, VTASK_NO_LOCAL_DISCOVERY: '1' } });
+      const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--cache-dir', cacheDir], {
+        env: { ...process.env, VTASK_NO_LOCAL_DISCOVERY: '1' },
+      });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -100,11 +145,24 @@ suite('several models', () => {
     });
     assert.equal(r.code, 0, r.out);
     const summaryText = (): string | undefined => api.decorations(doc).summaries[0]?.renderOptions?.after?.contentText;
-    await until(() => summaryText() === 'terminal: 4/4 pass · too_easy (run log)', `the logged run on the task (is ${summaryText()})`);
-    assert.match(api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '', /\| terminal \(run log\) \| 1\.00 \| too_easy \| 4 \| [^|]+ \|/);
+    await until(
+      () => summaryText() === 'terminal: 4/4 pass · too_easy (run log)',
+      `the logged run on the task (is ${summaryText()})`,
+    );
+    assert.match(
+      api.decorations(doc).summaries[0]?.hoverMessage?.value ?? '',
+      /\| terminal \(run log\) \| 1\.00 \| too_easy \| 4 \| [^|]+ \|/,
+    );
     // An edit of the prompt: the logged run no longer describes the task.
     const edit = new vscode.WorkspaceEdit();
-    edit.replace(uri, new vscode.Range(doc.positionAt(doc.getText().indexOf('7 * 6')), doc.positionAt(doc.getText().indexOf('7 * 6') + 5)), '6 * 7');
+    edit.replace(
+      uri,
+      new vscode.Range(
+        doc.positionAt(doc.getText().indexOf('7 * 6')),
+        doc.positionAt(doc.getText().indexOf('7 * 6') + 5),
+      ),
+      '6 * 7',
+    );
     await vscode.workspace.applyEdit(edit);
     await until(() => summaryText() === undefined, 'no summary for the edited task');
     await vscode.commands.executeCommand('undo');

@@ -32,20 +32,38 @@ const fileUri = (name: string): vscode.Uri => vscode.Uri.joinPath(folderUri(), '
  * Runs of tasks of a file, written to the file's run log as `vtask run` writes them: each under
  * the run key of the task in `text` (the file as it is by default; an older text makes a stale run).
  */
-function logRuns(uri: vscode.Uri, runs: readonly { task: string; model: string; passed: number; text?: string }[]): void {
+function logRuns(
+  uri: vscode.Uri,
+  runs: readonly { task: string; model: string; passed: number; text?: string }[],
+): void {
   const cacheDir = cacheDirFor(uri);
   const records = runs.map(({ task, model, passed, text }): RunRecord => {
     const parsed = parseTaskFile(text ?? fs.readFileSync(uri.fsPath, 'utf8'));
     const entry = parsed.tasks.find((t) => t.id === task);
     assert.ok(entry, task);
     const band: Band = passed === 4 ? 'too_easy' : passed === 0 ? 'too_hard' : 'learnable';
-    return { file: runLogPath(cacheDir, uri.fsPath), task, model, key: taskRunKey(parsed, entry), at: new Date().toISOString(), samples: 4, passed, pass_rate: passed / 4, band, signal_share: 0.5 };
+    return {
+      file: runLogPath(cacheDir, uri.fsPath),
+      task,
+      model,
+      key: taskRunKey(parsed, entry),
+      at: new Date().toISOString(),
+      samples: 4,
+      passed,
+      pass_rate: passed / 4,
+      band,
+      signal_share: 0.5,
+    };
   });
   appendRunRecords(cacheDir, records);
 }
 
 /** A tree item's tooltip as it reads (text set in Markdown has its spaces escaped). */
-const tipText = (item: vscode.TreeItem): string => (item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : String(item.tooltip ?? '')).replace(/&nbsp;/g, ' ');
+const tipText = (item: vscode.TreeItem): string =>
+  (item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : String(item.tooltip ?? '')).replace(
+    /&nbsp;/g,
+    ' ',
+  );
 
 let widened = false;
 
@@ -94,8 +112,15 @@ suite('dataset overview', () => {
     const root = await tree().getChildren();
     // Folders first, then the task files at the top of the workspace (other suites may add folders).
     const firstFile = root.findIndex((n) => n.kind !== 'folder');
-    assert.ok(root.slice(0, firstFile).some((n) => label(n) === 'overview'), `the overview folder comes before the files: ${root.map(label).join(', ')}`);
-    for (const name of ['sample.vtask', 'panel.vtask', 'audit.vtask']) assert.ok(root.some((n) => label(n) === name), `${name} is listed`);
+    assert.ok(
+      root.slice(0, firstFile).some((n) => label(n) === 'overview'),
+      `the overview folder comes before the files: ${root.map(label).join(', ')}`,
+    );
+    for (const name of ['sample.vtask', 'panel.vtask', 'audit.vtask'])
+      assert.ok(
+        root.some((n) => label(n) === name),
+        `${name} is listed`,
+      );
     assert.ok(!root.some((n) => label(n) === 'rows.jsonl'), 'only task files');
     const files = await tree().getChildren(await overviewFolder());
     assert.deepEqual(files.map(label), ['algebra.vtask', 'copies.vtask']);
@@ -115,17 +140,32 @@ suite('dataset overview', () => {
     const item = tree().getTreeItem(tasks[1] as TreeNode);
     assert.ok(item.command, 'a task item has a command');
     await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
-    const editor = await until(() => vscode.window.activeTextEditor?.document.uri.toString() === fileUri('algebra.vtask').toString() && vscode.window.activeTextEditor, 'algebra.vtask in the editor');
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.uri.toString() === fileUri('algebra.vtask').toString() &&
+        vscode.window.activeTextEditor,
+      'algebra.vtask in the editor',
+    );
     assert.equal(editor.selection.start.line, 13);
     assert.equal(editor.document.getText(editor.selection), '- id: alg/square');
   });
 
   test('a folder never opened is redrawn as its files are read: its counts replace "reading…"', async () => {
     const dir = vscode.Uri.joinPath(folderUri(), 'unopened');
-    const task = (id: string): string => `  - id: ${id}\n    prompt: What is 2 + 2?\n    verify: { math: { answer: "4" } }\n`;
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dir, 'a.vtask'), new TextEncoder().encode(`vtask: 1\ntasks:\n${task('u/a1')}${task('u/a2')}`));
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(dir, 'deeper', 'b.vtask'), new TextEncoder().encode(`vtask: 1\ntasks:\n${task('u/b1')}`));
-    const folder = await until(async () => (await tree().getChildren()).find((n) => n.kind === 'folder' && label(n) === 'unopened'), 'the new folder in the view');
+    const task = (id: string): string =>
+      `  - id: ${id}\n    prompt: What is 2 + 2?\n    verify: { math: { answer: "4" } }\n`;
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(dir, 'a.vtask'),
+      new TextEncoder().encode(`vtask: 1\ntasks:\n${task('u/a1')}${task('u/a2')}`),
+    );
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(dir, 'deeper', 'b.vtask'),
+      new TextEncoder().encode(`vtask: 1\ntasks:\n${task('u/b1')}`),
+    );
+    const folder = await until(
+      async () => (await tree().getChildren()).find((n) => n.kind === 'folder' && label(n) === 'unopened'),
+      'the new folder in the view',
+    );
     // What the view does: it asks for the folder's item, then again each time it is told the folder changed.
     const redrawn = new Promise<void>((resolve) => {
       const sub = tree().onDidChangeTreeData((n) => {
@@ -136,7 +176,15 @@ suite('dataset overview', () => {
       });
     });
     assert.match(described(folder), /reading/);
-    await Promise.race([redrawn, new Promise((_r, reject) => setTimeout(() => reject(new Error(`the view was never told to redraw the folder: "${described(folder)}"`)), 15_000))]);
+    await Promise.race([
+      redrawn,
+      new Promise((_r, reject) =>
+        setTimeout(
+          () => reject(new Error(`the view was never told to redraw the folder: "${described(folder)}"`)),
+          15_000,
+        ),
+      ),
+    ]);
     assert.equal(described(folder), '3 tasks');
   });
 
@@ -144,15 +192,24 @@ suite('dataset overview', () => {
     const uri = fileUri('algebra.vtask');
     await vscode.commands.executeCommand('vtask.runCases', uri, 'alg/linear');
     const algebra = await fileNode('algebra.vtask');
-    await until(() => described(algebra) === '3 tasks · 1 failing', `"3 tasks · 1 failing" (is "${described(algebra)}")`);
+    await until(
+      () => described(algebra) === '3 tasks · 1 failing',
+      `"3 tasks · 1 failing" (is "${described(algebra)}")`,
+    );
     const linear = (await tree().getChildren(algebra))[0] as TreeNode;
     assert.equal(described(linear), 'math · 1 failing');
-    await until(async () => described(await overviewFolder()) === '5 tasks · 1 failing', 'the failing case counted in the folder');
+    await until(
+      async () => described(await overviewFolder()) === '5 tasks · 1 failing',
+      'the failing case counted in the folder',
+    );
 
     const failing = filterChoices().find((c) => c.label === 'failing cases');
     assert.ok(failing);
     tree().setFilter(failing.filter);
-    await until(async () => (await tree().getChildren(await overviewFolder())).length === 1, 'only algebra.vtask under the filter');
+    await until(
+      async () => (await tree().getChildren(await overviewFolder())).length === 1,
+      'only algebra.vtask under the filter',
+    );
     const filtered = await tree().getChildren(await fileNode('algebra.vtask'));
     assert.deepEqual(filtered.map(label), ['alg/linear']);
     assert.equal(described(await fileNode('algebra.vtask')), '1 of 3 tasks · 1 failing');
@@ -164,7 +221,8 @@ suite('dataset overview', () => {
   test('a duplicate prompt is information on both tasks, each pointing at the other; an edit that ends it clears it', async () => {
     const copies = fileUri('copies.vtask');
     const algebra = fileUri('algebra.vtask');
-    const dupOf = (uri: vscode.Uri): vscode.Diagnostic[] => vscode.languages.getDiagnostics(uri).filter((d) => d.source === DUPLICATE_SOURCE);
+    const dupOf = (uri: vscode.Uri): vscode.Diagnostic[] =>
+      vscode.languages.getDiagnostics(uri).filter((d) => d.source === DUPLICATE_SOURCE);
     const [d] = await until(() => dupOf(copies).length > 0 && dupOf(copies), 'a duplicate diagnostic in copies.vtask');
     assert.ok(d);
     assert.equal(d.message, 'duplicate of alg/square in overview/algebra.vtask');
@@ -175,7 +233,10 @@ suite('dataset overview', () => {
     assert.equal(related.location.uri.toString(), algebra.toString());
     assert.equal(related.location.range.start.line, 13);
     const back = dupOf(algebra);
-    assert.deepEqual(back.map((x) => [x.message, x.range.start.line, x.relatedInformation?.[0]?.location.uri.toString()]), [['duplicate of copy/square in overview/copies.vtask', 13, copies.toString()]]);
+    assert.deepEqual(
+      back.map((x) => [x.message, x.range.start.line, x.relatedInformation?.[0]?.location.uri.toString()]),
+      [['duplicate of copy/square in overview/copies.vtask', 13, copies.toString()]],
+    );
     // The tree says so too.
     const squares = await tree().getChildren(await fileNode('copies.vtask'));
     await until(() => described(squares[0] as TreeNode) === 'math · 1 duplicate', 'the duplicate in the tree');
@@ -187,11 +248,19 @@ suite('dataset overview', () => {
     await screenshot('overview-duplicate');
     const at = doc.getText().indexOf('perimeter of 36');
     const edit = new vscode.WorkspaceEdit();
-    edit.replace(copies, new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'perimeter of 36'.length)), 'perimeter of 48');
+    edit.replace(
+      copies,
+      new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'perimeter of 36'.length)),
+      'perimeter of 48',
+    );
     assert.ok(await vscode.workspace.applyEdit(edit));
     await until(() => dupOf(copies).length === 0 && dupOf(algebra).length === 0, 'the duplicate diagnostics cleared');
     const undo = new vscode.WorkspaceEdit();
-    undo.replace(copies, new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'perimeter of 48'.length)), 'perimeter of 36');
+    undo.replace(
+      copies,
+      new vscode.Range(doc.positionAt(at), doc.positionAt(at + 'perimeter of 48'.length)),
+      'perimeter of 36',
+    );
     assert.ok(await vscode.workspace.applyEdit(undo));
     await doc.save();
     await until(() => dupOf(copies).length === 1, 'the duplicate back after the edit is undone');
@@ -201,11 +270,22 @@ suite('dataset overview', () => {
     const algebra = fileUri('algebra.vtask');
     const bench = vscode.Uri.joinPath(folderUri(), 'overview', 'bench.jsonl');
     // Row 2 (0-based line 2, line 3 to a reader) is alg/words's prompt; rows shorter than 13 words count whole.
-    fs.writeFileSync(bench.fsPath, ['{"prompt": "What is the capital of France?"}', '{"prompt": "Name three prime numbers above one hundred."}', '{"prompt": "Describe a quadratic equation in under 40 words without commas."}', ''].join('\n'));
+    fs.writeFileSync(
+      bench.fsPath,
+      [
+        '{"prompt": "What is the capital of France?"}',
+        '{"prompt": "Name three prime numbers above one hundred."}',
+        '{"prompt": "Describe a quadratic equation in under 40 words without commas."}',
+        '',
+      ].join('\n'),
+    );
     const config = vscode.workspace.getConfiguration('vtask');
     await config.update('contaminationBenchmarks', ['overview/bench.jsonl'], vscode.ConfigurationTarget.Workspace);
     try {
-      const hit = (): vscode.Diagnostic | undefined => vscode.languages.getDiagnostics(algebra).find((d) => d.source === DUPLICATE_SOURCE && d.code === 'contamination');
+      const hit = (): vscode.Diagnostic | undefined =>
+        vscode.languages
+          .getDiagnostics(algebra)
+          .find((d) => d.source === DUPLICATE_SOURCE && d.code === 'contamination');
       const d = await until(hit, 'a contamination diagnostic in algebra.vtask');
       assert.equal(d.severity, vscode.DiagnosticSeverity.Information);
       assert.equal(d.range.start.line, 18, 'on the id line of alg/words');
@@ -220,9 +300,16 @@ suite('dataset overview', () => {
 
       // In the tree: its own label, not a duplicate; the duplicate stays one duplicate.
       const algebraNode = await fileNode('algebra.vtask');
-      await until(async () => (await tree().getChildren(algebraNode)).map(described).includes('constraints · contaminated'), 'alg/words labelled contaminated');
+      await until(
+        async () => (await tree().getChildren(algebraNode)).map(described).includes('constraints · contaminated'),
+        'alg/words labelled contaminated',
+      );
       const tasks = await tree().getChildren(algebraNode);
-      assert.equal(described(tasks[1] as TreeNode).endsWith('1 duplicate'), true, `alg/square: ${described(tasks[1] as TreeNode)}`);
+      assert.equal(
+        described(tasks[1] as TreeNode).endsWith('1 duplicate'),
+        true,
+        `alg/square: ${described(tasks[1] as TreeNode)}`,
+      );
       assert.doesNotMatch(described(tasks[2] as TreeNode), /duplicate/);
       await tree().reveal(algebra);
       await vscode.commands.executeCommand('workbench.action.problems.focus');
@@ -231,20 +318,34 @@ suite('dataset overview', () => {
       // The filters keep them apart.
       const pick = (name: string): NonNullable<ReturnType<typeof filterChoices>[number]> => {
         const c = filterChoices().find((x) => x.label === name);
-        assert.ok(c, `the filter menu offers "${name}": ${filterChoices().map((x) => x.label).join(', ')}`);
+        assert.ok(
+          c,
+          `the filter menu offers "${name}": ${filterChoices()
+            .map((x) => x.label)
+            .join(', ')}`,
+        );
         return c;
       };
       tree().setFilter(pick('contaminated').filter);
-      await until(async () => (await tree().getChildren(await overviewFolder())).map(label).join() === 'algebra.vtask', 'only algebra.vtask under the contaminated filter');
+      await until(
+        async () => (await tree().getChildren(await overviewFolder())).map(label).join() === 'algebra.vtask',
+        'only algebra.vtask under the contaminated filter',
+      );
       assert.deepEqual((await tree().getChildren(await fileNode('algebra.vtask'))).map(label), ['alg/words']);
       tree().setFilter(pick('duplicates').filter);
-      await until(async () => (await tree().getChildren(await fileNode('algebra.vtask'))).map(label).join() === 'alg/square', 'only alg/square under the duplicates filter');
+      await until(
+        async () => (await tree().getChildren(await fileNode('algebra.vtask'))).map(label).join() === 'alg/square',
+        'only alg/square under the duplicates filter',
+      );
     } finally {
       tree().setFilter(undefined);
       await config.update('contaminationBenchmarks', undefined, vscode.ConfigurationTarget.Workspace);
       fs.rmSync(bench.fsPath, { force: true });
     }
-    await until(() => !vscode.languages.getDiagnostics(algebra).some((d) => d.code === 'contamination'), 'the contamination diagnostic gone with the setting');
+    await until(
+      () => !vscode.languages.getDiagnostics(algebra).some((d) => d.code === 'contamination'),
+      'the contamination diagnostic gone with the setting',
+    );
   });
 
   test('runs in the run log give the bands of the tasks as they are now: a run of an older version does not count', async () => {
@@ -259,18 +360,27 @@ suite('dataset overview', () => {
     ]);
     const node = await fileNode('algebra.vtask');
     // model-a has the most runs (2, one of them learnable): the bar is its, model-b is named too.
-    await until(() => described(node).endsWith(' · ▰▰▰▱▱ model-a, model-b'), `the band bar and the models on algebra.vtask (is "${described(node)}")`);
+    await until(
+      () => described(node).endsWith(' · ▰▰▰▱▱ model-a, model-b'),
+      `the band bar and the models on algebra.vtask (is "${described(node)}")`,
+    );
     const tip = tipText(tree().getTreeItem(node));
     assert.match(tip, /model-a\*\*: 0 too easy, 1 learnable, 1 too hard, 1 not run/);
     assert.match(tip, /model-b\*\*: 1 too easy, 0 learnable, 0 too hard, 2 not run/);
     const tasks = await tree().getChildren(node);
-    assert.deepEqual(tasks.map(described).map((d) => d.replace(/ · 1 failing/, '')), ['math · learnable', 'math · too hard · 1 duplicate', 'constraints']);
+    assert.deepEqual(
+      tasks.map(described).map((d) => d.replace(/ · 1 failing/, '')),
+      ['math · learnable', 'math · too hard · 1 duplicate', 'constraints'],
+    );
     assert.match(tipText(tree().getTreeItem(tasks[2] as TreeNode)), /model-a: run before the task changed/);
     // The band filters count fresh runs only.
     const easy = filterChoices().find((c) => c.label === 'too easy');
     assert.ok(easy);
     tree().setFilter(easy.filter);
-    await until(async () => (await tree().getChildren(await fileNode('algebra.vtask'))).map(label).join() === 'alg/linear', 'only alg/linear too easy (for model-b)');
+    await until(
+      async () => (await tree().getChildren(await fileNode('algebra.vtask'))).map(label).join() === 'alg/linear',
+      'only alg/linear too easy (for model-b)',
+    );
     tree().setFilter(undefined);
     await vscode.commands.executeCommand('workbench.view.extension.vtask');
     await tree().reveal(algebra);
@@ -280,7 +390,8 @@ suite('dataset overview', () => {
   test('the dashboard computes the statistics of the workspace, follows a run appended to the run log, and opens a task from its page', async () => {
     await vscode.commands.executeCommand('vtask.openDashboard');
     const dashboard = await until(() => api.overview.dashboard(), 'the dashboard');
-    const lastStats = (): Extract<ToDashboard, { type: 'stats' }> | undefined => [...dashboard.posted].reverse().find((m): m is Extract<ToDashboard, { type: 'stats' }> => m.type === 'stats');
+    const lastStats = (): Extract<ToDashboard, { type: 'stats' }> | undefined =>
+      [...dashboard.posted].reverse().find((m): m is Extract<ToDashboard, { type: 'stats' }> => m.type === 'stats');
     // The page says `ready` when it loaded; the handler is the one its messages reach.
     await dashboard.handle({ type: 'ready' });
     const stats = await until(lastStats, 'the statistics');
@@ -288,7 +399,10 @@ suite('dataset overview', () => {
     assert.ok(files.includes('overview/algebra.vtask') && files.includes('overview/copies.vtask'), files.join(', '));
     const algebra = stats.stats.per_file.find((f) => f.file === 'overview/algebra.vtask');
     assert.deepEqual([algebra?.tasks, algebra?.kinds], [3, { math: 2, constraints: 1 }]);
-    assert.ok(stats.stats.duplicates.some((p) => p.a.task === 'alg/square' && p.b.task === 'copy/square'), 'the duplicate pair is listed (as the duplicate diagnostics found it)');
+    assert.ok(
+      stats.stats.duplicates.some((p) => p.a.task === 'alg/square' && p.b.task === 'copy/square'),
+      'the duplicate pair is listed (as the duplicate diagnostics found it)',
+    );
     // The runs logged by the test before: alg/words's run of model-a is stale.
     assert.equal(stats.stats.models['model-a']?.stale, 1);
 
@@ -299,25 +413,55 @@ suite('dataset overview', () => {
       { task: 'copy/cube', model: 'model-a', passed: 4 },
       { task: 'copy/cube', model: 'model-b', passed: 4 },
     ]);
-    const after = await until(() => dashboard.posted.slice(posted).some((m) => m.type === 'stats' && m.stats.models['model-b']?.tasks === 2) && lastStats(), 'new statistics after the run');
+    const after = await until(
+      () =>
+        dashboard.posted.slice(posted).some((m) => m.type === 'stats' && m.stats.models['model-b']?.tasks === 2) &&
+        lastStats(),
+      'new statistics after the run',
+    );
     assert.equal(after.stats.models['model-a']?.tasks, 3);
-    assert.deepEqual(after.stats.per_file.find((f) => f.file === 'overview/copies.vtask')?.bands, { 'model-a': { too_easy: 1, learnable: 0, too_hard: 0, error: 0 }, 'model-b': { too_easy: 1, learnable: 0, too_hard: 0, error: 0 } });
+    assert.deepEqual(after.stats.per_file.find((f) => f.file === 'overview/copies.vtask')?.bands, {
+      'model-a': { too_easy: 1, learnable: 0, too_hard: 0, error: 0 },
+      'model-b': { too_easy: 1, learnable: 0, too_hard: 0, error: 0 },
+    });
     // And so does the tree: the file names both models (none of its run tasks is learnable).
     const copiesNode = await fileNode('copies.vtask');
-    await until(() => described(copiesNode).endsWith(' · ▱▱▱▱▱ model-a, model-b'), `the models on copies.vtask (is "${described(copiesNode)}")`);
+    await until(
+      () => described(copiesNode).endsWith(' · ▱▱▱▱▱ model-a, model-b'),
+      `the models on copies.vtask (is "${described(copiesNode)}")`,
+    );
     // Both models always solve copy/cube: the comparison lists it.
     // The page asks for comparisons of its own as statistics arrive: the answer looked for is the
     // one over both runs of copy/cube (two tasks run by both models), whoever asked.
     const before = dashboard.posted.length;
     await dashboard.handle({ type: 'compare', a: 'model-a', b: 'model-b', page: 0 });
-    const compared = await until(() => dashboard.posted.slice(before).find((m): m is Extract<ToDashboard, { type: 'comparison' }> => m.type === 'comparison' && m.comparison.a === 'model-a' && m.comparison.b === 'model-b' && m.comparison.tasks === 2), 'the comparison over both runs');
-    assert.deepEqual(compared.comparison.both_solve.items.map((r) => [r.file, r.task]), [['overview/copies.vtask', 'copy/cube']]);
+    const compared = await until(
+      () =>
+        dashboard.posted
+          .slice(before)
+          .find(
+            (m): m is Extract<ToDashboard, { type: 'comparison' }> =>
+              m.type === 'comparison' &&
+              m.comparison.a === 'model-a' &&
+              m.comparison.b === 'model-b' &&
+              m.comparison.tasks === 2,
+          ),
+      'the comparison over both runs',
+    );
+    assert.deepEqual(
+      compared.comparison.both_solve.items.map((r) => [r.file, r.task]),
+      [['overview/copies.vtask', 'copy/cube']],
+    );
     assert.deepEqual([compared.comparison.tasks, compared.comparison.both_fail.total], [2, 0]);
     // The workbench draws the view's refresh a moment after the extension has it.
     await new Promise((r) => setTimeout(r, 4000));
     await screenshot('overview-dashboard');
     await dashboard.handle({ type: 'open', file: 'overview/copies.vtask', task: 'copy/cube' });
-    const editor = await until(() => vscode.window.activeTextEditor?.document.uri.path.endsWith('/copies.vtask') && vscode.window.activeTextEditor, 'copies.vtask opened');
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.uri.path.endsWith('/copies.vtask') && vscode.window.activeTextEditor,
+      'copies.vtask opened',
+    );
     assert.equal(editor.selection.start.line, 8);
   });
 });

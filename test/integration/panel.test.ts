@@ -8,7 +8,14 @@ import { open, positionOf, useModelServer } from './helpers';
 
 interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
-  readonly lastView: { run?: { stats: { passed: number; samples: number }; flips?: { gained: number; lost: number } }; samples: { index: number; pass: boolean; flip?: string }[]; cases: { ok?: boolean; expected: string }[]; form: { type: string; path: (string | number)[] }[] } | undefined;
+  readonly lastView:
+    | {
+        run?: { stats: { passed: number; samples: number }; flips?: { gained: number; lost: number } };
+        samples: { index: number; pass: boolean; flip?: string }[];
+        cases: { ok?: boolean; expected: string }[];
+        form: { type: string; path: (string | number)[] }[];
+      }
+    | undefined;
   runCases(): Promise<{ ok: boolean; verdict: { reason: string } }[] | undefined>;
   follow(editor: vscode.TextEditor | undefined): void;
   refresh(): Promise<unknown>;
@@ -20,7 +27,12 @@ interface Api {
 }
 
 // 4, 7, 8 and 2 words: under the limit of 6, two of every four pass.
-const ANSWERS = ['The sea is calm.', 'The sea is wide and grey today.', 'The sea is calm and very grey now.', 'Calm sea.'];
+const ANSWERS = [
+  'The sea is calm.',
+  'The sea is wide and grey today.',
+  'The sea is calm and very grey now.',
+  'Calm sea.',
+];
 const TASK = 'panel/short-sea';
 const NUM_WORDS = ['verify', 'constraints', 0, 'length_constraints:number_words', 'num_words'];
 
@@ -39,7 +51,10 @@ suite('task panel', () => {
     const panel = await vscode.commands.executeCommand<PanelForTests>('vtask.openPanel');
     assert.equal(panel.task?.id, TASK);
     const results = await panel.runCases();
-    assert.deepEqual(results?.map((r) => r.ok), [true]);
+    assert.deepEqual(
+      results?.map((r) => r.ok),
+      [true],
+    );
     const other = positionOf(editor.document, 'What is 6 * 7?', true);
     editor.selection = new vscode.Selection(other, other);
     panel.follow(editor);
@@ -58,17 +73,33 @@ suite('task panel', () => {
     await panel.refresh();
     assert.equal(panel.task?.id, TASK);
     assert.deepEqual([panel.lastView?.run?.stats.passed, panel.lastView?.run?.stats.samples], [4, 8]);
-    assert.ok(panel.lastView?.form.some((r) => r.type === 'field' && JSON.stringify(r.path) === JSON.stringify(NUM_WORDS)));
+    assert.ok(
+      panel.lastView?.form.some((r) => r.type === 'field' && JSON.stringify(r.path) === JSON.stringify(NUM_WORDS)),
+    );
 
     const before = doc.getText();
     await panel.handle({ type: 'edit', task: TASK, path: NUM_WORDS, old: 6, value: 8 });
-    assert.equal(doc.getText(), before.replace('num_words: 6 }', 'num_words: 8 }'), 'only the number changed; the comment and layout are kept');
+    assert.equal(
+      doc.getText(),
+      before.replace('num_words: 6 }', 'num_words: 8 }'),
+      'only the number changed; the comment and layout are kept',
+    );
     await panel.refresh();
     // The 7-word answers (samples 1 and 5) now pass; no model was asked.
     assert.deepEqual(panel.lastView?.run?.flips, { gained: 2, lost: 0 });
-    assert.deepEqual(panel.lastView?.samples.filter((s) => s.flip).map((s) => [s.index, s.flip]), [[1, 'gained'], [5, 'gained']]);
+    assert.deepEqual(
+      panel.lastView?.samples.filter((s) => s.flip).map((s) => [s.index, s.flip]),
+      [
+        [1, 'gained'],
+        [5, 'gained'],
+      ],
+    );
     assert.equal(api.results(doc.uri, TASK)?.run?.stats.passed, 6, 'the lenses and decorations see the new verdicts');
-    assert.deepEqual(panel.lastView?.cases.map((c) => c.ok), [true], 'the cases ran again with the new verifier');
+    assert.deepEqual(
+      panel.lastView?.cases.map((c) => c.ok),
+      [true],
+      'the cases ran again with the new verifier',
+    );
     assert.equal(server.samplingRequests.length, requests);
 
     // A value that changed underneath is never overwritten.
@@ -91,12 +122,28 @@ suite('task panel', () => {
     const text = doc.getText();
     assert.match(text, /- response: The sea is wide and grey today\.\n\s+expect: fail\n/);
     assert.ok(text.indexOf('expect: fail') < text.indexOf('panel/after'), 'the case is added to its own task');
-    assert.deepEqual(panel.lastView?.cases.map((c) => [c.expected, c.ok]), [['pass', true], ['fail', true]]);
+    assert.deepEqual(
+      panel.lastView?.cases.map((c) => [c.expected, c.ok]),
+      [
+        ['pass', true],
+        ['fail', true],
+      ],
+    );
 
     // A removal names what the panel showed: a row that changed in the file is kept.
-    await panel.handle({ type: 'removeItem', task: TASK, path: ['verify', 'constraints', 1], shown: 'length_constraints:number_words' });
+    await panel.handle({
+      type: 'removeItem',
+      task: TASK,
+      path: ['verify', 'constraints', 1],
+      shown: 'length_constraints:number_words',
+    });
     assert.ok(doc.getText().includes('- punctuation:no_comma'));
-    await panel.handle({ type: 'removeItem', task: TASK, path: ['verify', 'constraints', 1], shown: 'punctuation:no_comma' });
+    await panel.handle({
+      type: 'removeItem',
+      task: TASK,
+      path: ['verify', 'constraints', 1],
+      shown: 'punctuation:no_comma',
+    });
     assert.ok(!doc.getText().includes('- punctuation:no_comma'));
     await panel.handle({ type: 'addItem', task: TASK, path: ['verify', 'constraints'], item: 'punctuation:no_comma' });
     assert.ok(doc.getText().includes('- punctuation:no_comma'));
@@ -109,9 +156,15 @@ suite('task panel', () => {
     await panel.handle({ type: 'addItem', task: 'panel/after', path: ['verify', 'math'], item: 'tolerance' });
     assert.match(doc.getText(), /math: \{ answer: "42", tolerance: [\d.e-]+ \}/);
     await panel.refresh();
-    const row = panel.lastView?.form.find((r) => r.type === 'field' && r.path.join('.') === 'verify.math.tolerance') as { label: string; value: unknown } | undefined;
+    const row = panel.lastView?.form.find((r) => r.type === 'field' && r.path.join('.') === 'verify.math.tolerance') as
+      { label: string; value: unknown } | undefined;
     assert.ok(row);
-    await panel.handle({ type: 'removeItem', task: 'panel/after', path: ['verify', 'math', 'tolerance'], shown: `${row.label}=${JSON.stringify(row.value)}` });
+    await panel.handle({
+      type: 'removeItem',
+      task: 'panel/after',
+      path: ['verify', 'math', 'tolerance'],
+      shown: `${row.label}=${JSON.stringify(row.value)}`,
+    });
     assert.ok(doc.getText().includes('math: { answer: "42" }'));
     const sea = positionOf(doc, 'Describe the sea', true);
     editor.selection = new vscode.Selection(sea, sea);

@@ -10,19 +10,35 @@ import { open, useModelServer, waitFor } from './helpers';
 interface Api {
   restore(doc: vscode.TextDocument): Promise<number>;
   results(uri: vscode.Uri, taskId: string): { run?: { stats: { passRate: number; samples: number } } } | undefined;
-  decorations(doc: vscode.TextDocument): { summaries: { range: vscode.Range; renderOptions?: { before?: { contentText?: string }; after?: { contentText?: string } }; hoverMessage?: vscode.MarkdownString }[]; stale: unknown[] };
+  decorations(doc: vscode.TextDocument): {
+    summaries: {
+      range: vscode.Range;
+      renderOptions?: { before?: { contentText?: string }; after?: { contentText?: string } };
+      hoverMessage?: vscode.MarkdownString;
+    }[];
+    stale: unknown[];
+  };
 }
 
 interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
-  readonly lastView: { id: string; readOnly?: string; messages: { content: string }[]; run?: { stats: { passed: number; samples: number } }; samples: unknown[] } | undefined;
+  readonly lastView:
+    | {
+        id: string;
+        readOnly?: string;
+        messages: { content: string }[];
+        run?: { stats: { passed: number; samples: number } };
+        samples: unknown[];
+      }
+    | undefined;
   readonly lastNotice: string | undefined;
   refresh(): Promise<unknown>;
   handle(message: unknown): Promise<void>;
 }
 
 const ROW = 'rows/six-sevens';
-const lensesOf = async (uri: vscode.Uri): Promise<vscode.CodeLens[]> => (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+const lensesOf = async (uri: vscode.Uri): Promise<vscode.CodeLens[]> =>
+  (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
 
 suite('dataset rows (JSONL)', () => {
   // Even answers are right, odd ones wrong: a pass rate of one half.
@@ -37,19 +53,29 @@ suite('dataset rows (JSONL)', () => {
     const { document: doc } = await open('rows.jsonl');
     const lenses = await lensesOf(doc.uri);
     const byLine = new Map<number, string[]>();
-    for (const l of lenses) byLine.set(l.range.start.line, [...(byLine.get(l.range.start.line) ?? []), l.command?.title ?? '']);
+    for (const l of lenses)
+      byLine.set(l.range.start.line, [...(byLine.get(l.range.start.line) ?? []), l.command?.title ?? '']);
     assert.deepEqual([...byLine.keys()].sort(), [0, 2]);
     // The lens line names the row: the row itself is one long line of JSON.
     assert.deepEqual(byLine.get(0), [ROW, '▶ Run verifier (8)', 'Open panel']);
     const run = lenses.find((l) => l.command?.title.startsWith('▶ Run verifier') && l.range.start.line === 0);
     assert.deepEqual([run?.command?.command, run?.command?.arguments?.[1]], ['vtask.runTask', ROW]);
-    assert.ok(!lenses.some((l) => l.command?.title.startsWith('▶ Run all')), 'Run all would run only the rows read around the view');
-    const diagnostics = await waitFor(() => vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask'), 'the diagnostic of the colour row');
+    assert.ok(
+      !lenses.some((l) => l.command?.title.startsWith('▶ Run all')),
+      'Run all would run only the rows read around the view',
+    );
+    const diagnostics = await waitFor(
+      () => vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask'),
+      'the diagnostic of the colour row',
+    );
     assert.deepEqual(
       diagnostics.map((d) => [d.range.start.line, d.severity]),
       [[1, vscode.DiagnosticSeverity.Error]],
     );
-    assert.match(diagnostics[0]?.message ?? '', /cannot be read as a open-instruct task: open-instruct's `colour_matcher` verifier has no vtask counterpart/);
+    assert.match(
+      diagnostics[0]?.message ?? '',
+      /cannot be read as a open-instruct task: open-instruct's `colour_matcher` verifier has no vtask counterpart/,
+    );
   });
 
   test('running a row samples the model and shows the pass rate before the row, where a long row cannot push it off-screen, and in a hover over the row', async () => {
@@ -63,7 +89,8 @@ suite('dataset rows (JSONL)', () => {
     assert.deepEqual([summary?.range.start.line, summary?.range.start.character], [0, 0]);
     // The hover of details, anywhere over the row: the row's id, the model, the interval and the samples' verdicts.
     const middle = new vscode.Position(0, Math.floor(doc.lineAt(0).text.length / 2));
-    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, middle)) ?? [];
+    const hovers =
+      (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, middle)) ?? [];
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     assert.match(text, /\*\*rows\/six-sevens\*\* on [^\n]*test-model[\s\S]*95%[\s\S]*✓/);
   });
@@ -117,13 +144,18 @@ suite('dataset rows (JSONL)', () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
     const big = vscode.Uri.joinPath(folder, 'big.jsonl');
-    const rows = Array.from({ length: 100_000 }, (_, i) => JSON.stringify({ id: `big/${i}`, question: `What is ${i} + 1?`, answer: `#### ${i + 1}` }));
+    const rows = Array.from({ length: 100_000 }, (_, i) =>
+      JSON.stringify({ id: `big/${i}`, question: `What is ${i} + 1?`, answer: `#### ${i + 1}` }),
+    );
     await vscode.workspace.fs.writeFile(big, new TextEncoder().encode(rows.join('\n') + '\n'));
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(big));
     const first = await lensesOf(big);
     const lines = (ls: vscode.CodeLens[]): number[] => [...new Set(ls.map((l) => l.range.start.line))];
     assert.ok(first.length > 0 && lines(first).length <= 1000, `${lines(first).length} rows with lenses`);
-    assert.ok(lines(first).every((l) => l < 1200), 'only rows near the top have lenses');
+    assert.ok(
+      lines(first).every((l) => l < 1200),
+      'only rows near the top have lenses',
+    );
     const far = 60_000;
     const moved = new Promise<void>((resolve) => {
       const sub = vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
@@ -136,7 +168,15 @@ suite('dataset rows (JSONL)', () => {
     editor.revealRange(new vscode.Range(far, 0, far, 0), vscode.TextEditorRevealType.AtTop);
     await moved;
     const there = await lensesOf(big);
-    assert.ok(there.some((l) => l.range.start.line === far && l.command?.command === 'vtask.runTask' && l.command.arguments?.[1] === `big/${far}`), 'a lens over the row scrolled to');
+    assert.ok(
+      there.some(
+        (l) =>
+          l.range.start.line === far &&
+          l.command?.command === 'vtask.runTask' &&
+          l.command.arguments?.[1] === `big/${far}`,
+      ),
+      'a lens over the row scrolled to',
+    );
     assert.ok(lines(there).length <= 1000);
     await vscode.commands.executeCommand('vtask.runTask', big, `big/${far}`);
     assert.equal(api.results(big, `big/${far}`)?.run?.stats.samples, 8);
@@ -152,9 +192,15 @@ suite('dataset rows (JSONL)', () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
     const logs = vscode.Uri.joinPath(folder, 'server-log.jsonl');
-    await vscode.workspace.fs.writeFile(logs, new TextEncoder().encode('{"level":"info","msg":"started"}\nnot json\n{"level":"warn","msg":"slow"}\n'));
+    await vscode.workspace.fs.writeFile(
+      logs,
+      new TextEncoder().encode('{"level":"info","msg":"started"}\nnot json\n{"level":"warn","msg":"slow"}\n'),
+    );
     const { document: doc } = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(logs));
     assert.deepEqual(await lensesOf(doc.uri), []);
-    assert.deepEqual(vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask'), []);
+    assert.deepEqual(
+      vscode.languages.getDiagnostics(doc.uri).filter((d) => d.source === 'vtask'),
+      [],
+    );
   });
 });

@@ -10,8 +10,14 @@ import { open, useModelServer, waitFor } from './helpers';
 
 interface Api {
   restore(doc: vscode.TextDocument): Promise<number>;
-  results(uri: vscode.Uri, taskId: string): { run?: { stats: { passRate: number; band: string; samples: number } }; cases?: { ok: boolean }[] } | undefined;
-  decorations(doc: vscode.TextDocument): { summaries: { renderOptions?: { after?: { contentText?: string } } }[]; stale: unknown[] };
+  results(
+    uri: vscode.Uri,
+    taskId: string,
+  ): { run?: { stats: { passRate: number; band: string; samples: number } }; cases?: { ok: boolean }[] } | undefined;
+  decorations(doc: vscode.TextDocument): {
+    summaries: { renderOptions?: { after?: { contentText?: string } } }[];
+    stale: unknown[];
+  };
 }
 
 suite('run verifier', () => {
@@ -78,7 +84,10 @@ suite('run verifier', () => {
   test('cases run through the Test Explorer', async () => {
     const { document: doc } = await open('editing.vtask');
     await vscode.commands.executeCommand('vtask.runCases', doc.uri, 'edit/math');
-    assert.deepEqual(api.results(doc.uri, 'edit/math')?.cases?.map((c) => c.ok), [true]);
+    assert.deepEqual(
+      api.results(doc.uri, 'edit/math')?.cases?.map((c) => c.ok),
+      [true],
+    );
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
     assert.ok(lenses.some((l) => l.command?.title === 'Cases 1/1 ✓'));
   });
@@ -87,7 +96,13 @@ suite('run verifier', () => {
     const { document: doc } = await open('editing.vtask');
     // One request (n = 8, no seed) that never answers.
     server.script({ hang: true });
-    await vscode.workspace.getConfiguration('vtask').update('cacheDir', fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache2-')), vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('vtask')
+      .update(
+        'cacheDir',
+        fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-cache2-')),
+        vscode.ConfigurationTarget.Global,
+      );
     const disconnects = server.disconnects;
     const running = vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/constraints');
     await new Promise<void>((resolve) => {
@@ -111,9 +126,20 @@ suite('run verifier', () => {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     assert.ok(folder);
     const uri = vscode.Uri.joinPath(folder, 'missing-env.vtask');
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('vtask: 1\ntasks:\n  - id: kv/missing\n    prompt: Which capital is stored under fr?\n    environment: { run: ./envs/missing.mjs }\n    samples: 2\n    verify: { match: { answer: Paris } }\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'vtask: 1\ntasks:\n  - id: kv/missing\n    prompt: Which capital is stored under fr?\n    environment: { run: ./envs/missing.mjs }\n    samples: 2\n    verify: { match: { answer: Paris } }\n',
+      ),
+    );
     const { document: doc } = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
-    const problem = await waitFor(() => vscode.languages.getDiagnostics(uri).find((d) => /environment \.\/envs\/missing\.mjs was not found/.test(d.message)), 'the missing environment as a problem');
+    const problem = await waitFor(
+      () =>
+        vscode.languages
+          .getDiagnostics(uri)
+          .find((d) => /environment \.\/envs\/missing\.mjs was not found/.test(d.message)),
+      'the missing environment as a problem',
+    );
     assert.equal(problem.severity, vscode.DiagnosticSeverity.Error);
     assert.deepEqual([problem.range.start.line, problem.range.start.character], [4, 24]);
     if (!vscode.workspace.isTrusted) return;
@@ -128,7 +154,9 @@ suite('run verifier', () => {
     const { document: doc } = await open('editing.vtask');
     server.script({ answers: ['```python\na, b = map(int, input().split())\nprint(a + b)\n```'] });
     await vscode.commands.executeCommand('vtask.runTask', doc.uri, 'edit/code');
-    const run = api.results(doc.uri, 'edit/code')?.run as unknown as { samples: { verdict: { pass: boolean; error?: string; reason: string } }[] };
+    const run = api.results(doc.uri, 'edit/code')?.run as unknown as {
+      samples: { verdict: { pass: boolean; error?: string; reason: string } }[];
+    };
     const first = run.samples[0]?.verdict;
     if (vscode.workspace.isTrusted) assert.equal(first?.pass, true, first?.reason);
     else {
@@ -144,6 +172,9 @@ suite('models', () => {
     const labels = choices.map((c) => c.label);
     assert.ok(labels.includes('test'), labels.join(', '));
     assert.ok(labels.includes('builtin'));
-    assert.match(choices.find((c) => c.label === 'test')?.description ?? '', /test-model at http:\/\/127\.0\.0\.1:\d+\/v1/);
+    assert.match(
+      choices.find((c) => c.label === 'test')?.description ?? '',
+      /test-model at http:\/\/127\.0\.0\.1:\d+\/v1/,
+    );
   });
 });

@@ -24,18 +24,30 @@ interface Api {
 }
 
 interface RunnableWorkbench extends WorkbenchForTests {
-  request(r: { op: 'window'; start: number; end: number }): Promise<{ id: string; runs: ({ rate: number; band: string; samples: number } | null)[] }[]>;
+  request(r: {
+    op: 'window';
+    start: number;
+    end: number;
+  }): Promise<{ id: string; runs: ({ rate: number; band: string; samples: number } | null)[] }[]>;
 }
 
 /** Resolves with the first message that `match` accepts, posted already or later. */
-function posted<T extends ToWorkbench['type']>(w: WorkbenchForTests, type: T, match: (m: Extract<ToWorkbench, { type: T }>) => boolean = () => true, ms = 60_000): Promise<Extract<ToWorkbench, { type: T }>> {
-  const ok = (m: ToWorkbench): m is Extract<ToWorkbench, { type: T }> => m.type === type && match(m as Extract<ToWorkbench, { type: T }>);
+function posted<T extends ToWorkbench['type']>(
+  w: WorkbenchForTests,
+  type: T,
+  match: (m: Extract<ToWorkbench, { type: T }>) => boolean = () => true,
+  ms = 60_000,
+): Promise<Extract<ToWorkbench, { type: T }>> {
+  const ok = (m: ToWorkbench): m is Extract<ToWorkbench, { type: T }> =>
+    m.type === type && match(m as Extract<ToWorkbench, { type: T }>);
   const found = w.posted.find(ok);
   if (found) return Promise.resolve(found);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.dispose();
-      reject(new Error(`timed out waiting for a '${type}' message; posted: ${JSON.stringify(w.posted.map((m) => m.type))}`));
+      reject(
+        new Error(`timed out waiting for a '${type}' message; posted: ${JSON.stringify(w.posted.map((m) => m.type))}`),
+      );
     }, ms);
     const sub = w.onDidPost((m) => {
       if (!ok(m)) return;
@@ -72,7 +84,10 @@ suite('dataset workbench', () => {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'a.vtask'), TASKS);
-    fs.writeFileSync(path.join(dir, 'qa.jsonl'), `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'qa.jsonl'),
+      `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`,
+    );
     await writeDataset(path.join(dir, 'train.parquet'), 20);
   });
 
@@ -87,13 +102,23 @@ suite('dataset workbench', () => {
     const view = await posted(w, 'view');
     assert.equal(view.size, 23);
     const rows = await posted(w, 'rows', (m) => m.seq === view.seq);
-    assert.deepEqual(rows.rows.slice(0, 3).map((r) => [r.id, r.file, r.kind]), [['add', 'workbench-data/a.vtask', 'math'], ['capital', 'workbench-data/a.vtask', 'match'], ['spider', 'workbench-data/qa.jsonl', 'math']]);
+    assert.deepEqual(
+      rows.rows.slice(0, 3).map((r) => [r.id, r.file, r.kind]),
+      [
+        ['add', 'workbench-data/a.vtask', 'math'],
+        ['capital', 'workbench-data/a.vtask', 'match'],
+        ['spider', 'workbench-data/qa.jsonl', 'math'],
+      ],
+    );
 
     await w.handle({ type: 'view', seq: 1000, query: 'kind:math spider', sort: { column: 'id' } });
     assert.deepEqual(await posted(w, 'view', (m) => m.seq === 1000), { type: 'view', seq: 1000, size: 1 });
     await w.handle({ type: 'window', seq: 1000, start: 0, end: 5 });
     const found = await posted(w, 'rows', (m) => m.seq === 1000);
-    assert.deepEqual(found.rows.map((r) => [r.id, r.line, r.prompt]), [['spider', 0, 'How many legs has a spider?']]);
+    assert.deepEqual(
+      found.rows.map((r) => [r.id, r.line, r.prompt]),
+      [['spider', 0, 'How many legs has a spider?']],
+    );
 
     await w.handle({ type: 'view', seq: 1001, query: 'band:hard' });
     const bad = await posted(w, 'queryError', (m) => m.seq === 1001);
@@ -112,7 +137,10 @@ suite('dataset workbench', () => {
     const chosen = await posted(w, 'select', (m) => m.rows.length === 3);
     await w.handle({ type: 'label', rows: chosen.rows, label: 'bad_gold' });
     assert.equal((await posted(w, 'labelled')).changed, 3);
-    assert.match(fs.readFileSync(path.join(dir, 'a.vtask'), 'utf8'), /match: \{ answer: Paris \}\n    meta: \{ review: bad_gold \}\n/);
+    assert.match(
+      fs.readFileSync(path.join(dir, 'a.vtask'), 'utf8'),
+      /match: \{ answer: Paris \}\n    meta: \{ review: bad_gold \}\n/,
+    );
     const sidecar = JSON.parse(fs.readFileSync(path.join(dir, 'train.parquet.labels.json'), 'utf8')) as unknown;
     assert.deepEqual(sidecar, { vtask_labels: 1, labels: { 'big/000002': 'bad_gold', 'big/000003': 'bad_gold' } });
     await w.handle({ type: 'view', seq: 1004, query: 'label:bad_gold' });
@@ -130,7 +158,12 @@ suite('dataset workbench', () => {
     const parquetRow = await posted(w, 'select', (m) => m.rows.length === 1);
     await w.handle({ type: 'open', n: parquetRow.rows[0] });
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-    assert.ok(tab instanceof vscode.TabInputCustom && tab.viewType === 'vtask.dataset' && tab.uri.fsPath === path.join(dir, 'train.parquet'), 'the Parquet table view is the active tab');
+    assert.ok(
+      tab instanceof vscode.TabInputCustom &&
+        tab.viewType === 'vtask.dataset' &&
+        tab.uri.fsPath === path.join(dir, 'train.parquet'),
+      'the Parquet table view is the active tab',
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
@@ -159,14 +192,23 @@ suite('dataset workbench: a run of the selection', () => {
     assert.deepEqual(again.models, ['test']);
     assert.ok(server.samplingRequests.length - before >= 2, 'the model was asked for both tasks');
     const rows = await w.request({ op: 'window', start: 0, end: 2 });
-    assert.deepEqual(rows.map((r) => [r.id, r.runs[0]?.rate, r.runs[0]?.band, r.runs[0]?.samples]), [['add', 1, 'too_easy', 2], ['capital', 1, 'too_easy', 2]]);
+    assert.deepEqual(
+      rows.map((r) => [r.id, r.runs[0]?.rate, r.runs[0]?.band, r.runs[0]?.samples]),
+      [
+        ['add', 1, 'too_easy', 2],
+        ['capital', 1, 'too_easy', 2],
+      ],
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
 
 suite('dataset workbench: a cancelled run', () => {
   // `capital` is never answered; `add` is, at once.
-  const server = new OpenAIServer({ answer: () => 'so \\boxed{42}', behaviour: (r) => (JSON.stringify(r.body).includes('France') ? { hang: true } : undefined) });
+  const server = new OpenAIServer({
+    answer: () => 'so \\boxed{42}',
+    behaviour: (r) => (JSON.stringify(r.body).includes('France') ? { hang: true } : undefined),
+  });
   const models = useModelServer<Api>(server);
 
   test('cancelling a run keeps what finished: the table shows it, and the cancelled task says error', async () => {
@@ -193,7 +235,13 @@ suite('dataset workbench: a cancelled run', () => {
     const again = await posted(w, 'opened', (m) => m.models.length > 0);
     assert.deepEqual(again.models, ['test']);
     const rows = await w.request({ op: 'window', start: 0, end: 2 });
-    assert.deepEqual(rows.map((r) => [r.id, r.runs[0]?.band]), [['add', 'too_easy'], ['capital', 'error']]);
+    assert.deepEqual(
+      rows.map((r) => [r.id, r.runs[0]?.band]),
+      [
+        ['add', 'too_easy'],
+        ['capital', 'error'],
+      ],
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -7,7 +7,11 @@ import { test } from 'node:test';
 import { REPO_ROOT } from '../support/conformance';
 
 test('every mutation of npm run mutation still finds its target in the source', () => {
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'scripts/mutation.mjs'), '--check'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'scripts/mutation.mjs'), '--check'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, `targets missing:\n${r.stderr}`);
   const m = /^(\d+)\/(\d+) mutation targets found$/m.exec(r.stdout);
   assert.ok(m, r.stdout);

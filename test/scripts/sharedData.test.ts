@@ -26,7 +26,12 @@ function loneCheckout(): { dir: string; file: string } {
 /** node --test on one file, from this repository's root, with TAP output. */
 function nodeTest(file: string, ci: string | undefined): { status: number | null; tap: string } {
   const env = { ...process.env, CI: ci, NODE_TEST_CONTEXT: undefined };
-  const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], {
+    cwd: REPO_ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, tap: r.stdout + r.stderr };
 }
 
@@ -35,13 +40,21 @@ void test('without ../shared: a conformance test skips with `needs:` outside CI 
   try {
     const dev = nodeTest(file, undefined);
     assert.equal(dev.status, 0, dev.tap);
-    assert.match(dev.tap, /^ok 1 - code execution agrees with open-instruct and verl # SKIP needs: \.\.\/shared\/conformance beside the repository \(the peers' test suites\)$/m);
+    assert.match(
+      dev.tap,
+      /^ok 1 - code execution agrees with open-instruct and verl # SKIP needs: \.\.\/shared\/conformance beside the repository \(the peers' test suites\)$/m,
+    );
     assert.match(dev.tap, /^# skipped 1$/m);
 
     const ci = nodeTest(file, 'true');
     assert.equal(ci.status, 1, ci.tap);
     assert.match(ci.tap, /^# fail 1$/m);
-    assert.ok(ci.tap.includes(`ENOENT: no such file or directory, open '${path.join(dir, 'shared/conformance/code_exec_cases.jsonl')}'`), ci.tap);
+    assert.ok(
+      ci.tap.includes(
+        `ENOENT: no such file or directory, open '${path.join(dir, 'shared/conformance/code_exec_cases.jsonl')}'`,
+      ),
+      ci.tap,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

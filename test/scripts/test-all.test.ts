@@ -11,10 +11,22 @@ import { test } from 'node:test';
 
 const RUNNER = path.resolve(process.cwd(), 'scripts/test-all.mjs');
 
-function runner(env: Record<string, string | undefined>, stage = 'unit'): Promise<{ code: number | null; stdout: string; last: string }> {
+function runner(
+  env: Record<string, string | undefined>,
+  stage = 'unit',
+): Promise<{ code: number | null; stdout: string; last: string }> {
   return new Promise((resolve, reject) => {
-    const clean = { ...process.env, CI: undefined, VTASK_CANARY: undefined, VTASK_TEST_ONLY: undefined, NODE_TEST_CONTEXT: undefined };
-    const child = spawn(process.execPath, [RUNNER, '--no-build', stage], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const clean = {
+      ...process.env,
+      CI: undefined,
+      VTASK_CANARY: undefined,
+      VTASK_TEST_ONLY: undefined,
+      NODE_TEST_CONTEXT: undefined,
+    };
+    const child = spawn(process.execPath, [RUNNER, '--no-build', stage], {
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -33,8 +45,14 @@ void test('VTASK_CANARY=1: the failing canary makes the runner exit 1 with "1 fa
   const r = await runner({ VTASK_CANARY: '1', VTASK_TEST_ONLY: 'canary/' });
   assert.equal(r.code, 1, r.stdout);
   assert.equal(r.last, '0 passed, 1 failed, 2 skipped', r.stdout);
-  assert.match(r.stdout, /skipped: out\/test\/canary\/skip\.test\.js › canary: a conformance check skipped without saying what it needs: data not loaded/);
-  assert.match(r.stdout, /skipped: out\/test\/canary\/skip\.test\.js › canary: a parity check skipped for want of something: needs: a file this machine lacks/);
+  assert.match(
+    r.stdout,
+    /skipped: out\/test\/canary\/skip\.test\.js › canary: a conformance check skipped without saying what it needs: data not loaded/,
+  );
+  assert.match(
+    r.stdout,
+    /skipped: out\/test\/canary\/skip\.test\.js › canary: a parity check skipped for want of something: needs: a file this machine lacks/,
+  );
 });
 
 void test('CI=true: a conformance skip without `needs:` fails; one that says what it needs stays a skip', async () => {
@@ -57,10 +75,16 @@ void test('outside CI, e2e-floor without the floor VS Code is a skip that names 
   // nothing is installed here.
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-floor-cache-'));
   try {
-    const r = await runner({ VTASK_CACHE: cache, VTASK_NODE24: process.execPath, VTASK_CODE_SERVER: RUNNER, VTASK_CHROMIUM: RUNNER }, 'e2e-floor');
+    const r = await runner(
+      { VTASK_CACHE: cache, VTASK_NODE24: process.execPath, VTASK_CODE_SERVER: RUNNER, VTASK_CHROMIUM: RUNNER },
+      'e2e-floor',
+    );
     assert.equal(r.code, 0, r.stdout);
     assert.equal(r.last, '0 passed, 0 failed, 1 skipped', r.stdout);
-    assert.match(r.stdout, /^skipped: needs: code-server 4\.90\.3 \(VS Code 1\.90, about 600 MB\): bash scripts\/install-vscode-floor\.sh$/m);
+    assert.match(
+      r.stdout,
+      /^skipped: needs: code-server 4\.90\.3 \(VS Code 1\.90, about 600 MB\): bash scripts\/install-vscode-floor\.sh$/m,
+    );
     assert.match(r.stdout, /^e2e-floor\s+-\s+0\s+0\s+1\s+\S+\s+needs: code-server 4\.90\.3/m);
     assert.deepEqual(fs.readdirSync(cache), [], 'nothing was installed');
   } finally {

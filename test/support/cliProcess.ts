@@ -12,7 +12,11 @@ const PRELOAD = path.join(os.tmpdir(), `vtask-peak-rss-${process.pid}.cjs`);
 const RSS_LINE = /^vtask-test-peak-rss (\d+)$/m;
 
 function preload(): string {
-  if (!fs.existsSync(PRELOAD)) fs.writeFileSync(PRELOAD, `process.on('exit', () => process.stderr.write('\\nvtask-test-peak-rss ' + process.resourceUsage().maxRSS + '\\n'));\n`);
+  if (!fs.existsSync(PRELOAD))
+    fs.writeFileSync(
+      PRELOAD,
+      `process.on('exit', () => process.stderr.write('\\nvtask-test-peak-rss ' + process.resourceUsage().maxRSS + '\\n'));\n`,
+    );
   return PRELOAD;
 }
 
@@ -34,9 +38,16 @@ export interface CliRun {
 }
 
 /** Starts `vtask ARGS`; `done` resolves when it has exited and all its output is read, and rejects if it outlives `timeoutMs` (it is then killed). */
-export function startCli(args: readonly string[], env: Readonly<Record<string, string>> = {}, timeoutMs = 30_000): CliRun {
+export function startCli(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  timeoutMs = 30_000,
+): CliRun {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['-r', preload(), CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['-r', preload(), CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -51,12 +62,23 @@ export function startCli(args: readonly string[], env: Readonly<Record<string, s
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const m = RSS_LINE.exec(stderr);
-      resolve({ code, signal, stdout, stderr: stderr.replace(RSS_LINE, '').trimEnd(), ms: performance.now() - t0, ...(m ? { peakRss: Number(m[1]) * 1024 } : {}) });
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr: stderr.replace(RSS_LINE, '').trimEnd(),
+        ms: performance.now() - t0,
+        ...(m ? { peakRss: Number(m[1]) * 1024 } : {}),
+      });
     });
   });
   return { child, done, stderr: () => stderr };
 }
 
-export function runCliProcess(args: readonly string[], env: Readonly<Record<string, string>> = {}, timeoutMs?: number): Promise<CliResult> {
+export function runCliProcess(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+  timeoutMs?: number,
+): Promise<CliResult> {
   return startCli(args, env, timeoutMs).done;
 }

@@ -18,7 +18,8 @@ import path from 'node:path';
 export function repoRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     const pkg = path.join(dir, 'package.json');
-    if (fs.existsSync(pkg) && (JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'vtask') return dir;
+    if (fs.existsSync(pkg) && (JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'vtask')
+      return dir;
     if (path.dirname(dir) === dir) throw new Error(`no vtask package.json above ${from}`);
   }
 }
@@ -70,7 +71,8 @@ export function lazy<T>(read: () => T): () => T {
 }
 
 /** A row's id: the file and its 1-based line (among non-blank lines), and a part within the row. */
-export const rowId = (name: string, index: number, part?: number): string => `${name}:${index + 1}${part === undefined ? '' : `/${part + 1}`}`;
+export const rowId = (name: string, index: number, part?: number): string =>
+  `${name}:${index + 1}${part === undefined ? '' : `/${part + 1}`}`;
 
 /** One compared row: its id (rowId), whether vtask agrees with the peer, and what to print if not. */
 export interface Outcome {
@@ -83,12 +85,26 @@ export interface Outcome {
  * Prints `label: A/T agree (P%)` and asserts it: `total` outcomes with unique ids, disagreeing on
  * exactly the ids of `pinned` (each with the reason the disagreement is known and accepted).
  */
-export function assertAgreement(label: string, outcomes: readonly Outcome[], expected: { total: number; pinned?: Readonly<Record<string, string>> }): void {
+export function assertAgreement(
+  label: string,
+  outcomes: readonly Outcome[],
+  expected: { total: number; pinned?: Readonly<Record<string, string>> },
+): void {
   const pinned = expected.pinned ?? {};
   const agree = outcomes.filter((o) => o.agree).length;
-  console.log(`${label}: ${agree}/${outcomes.length} agree (${((100 * agree) / Math.max(1, outcomes.length)).toFixed(1)}%)`);
-  for (const o of outcomes) if (!o.agree) console.log(`  ${o.id in pinned ? 'pinned' : 'DISAGREE'} ${o.id}: ${o.note ?? ''}${o.id in pinned ? ` (${pinned[o.id]})` : ''}`);
-  assert.equal(outcomes.length, expected.total, `${label}: ${outcomes.length} rows compared, expected ${expected.total}`);
+  console.log(
+    `${label}: ${agree}/${outcomes.length} agree (${((100 * agree) / Math.max(1, outcomes.length)).toFixed(1)}%)`,
+  );
+  for (const o of outcomes)
+    if (!o.agree)
+      console.log(
+        `  ${o.id in pinned ? 'pinned' : 'DISAGREE'} ${o.id}: ${o.note ?? ''}${o.id in pinned ? ` (${pinned[o.id]})` : ''}`,
+      );
+  assert.equal(
+    outcomes.length,
+    expected.total,
+    `${label}: ${outcomes.length} rows compared, expected ${expected.total}`,
+  );
   assert.equal(new Set(outcomes.map((o) => o.id)).size, outcomes.length, `${label}: row ids are not unique`);
   const ids = new Set(outcomes.map((o) => o.id));
   const unknownPins = Object.keys(pinned).filter((id) => !ids.has(id));
@@ -96,5 +112,9 @@ export function assertAgreement(label: string, outcomes: readonly Outcome[], exp
   const newDisagreements = outcomes.filter((o) => !o.agree && !(o.id in pinned)).map((o) => `${o.id}: ${o.note ?? ''}`);
   assert.deepEqual(newDisagreements, [], `${label}: new disagreements`);
   const nowAgreeing = outcomes.filter((o) => o.agree && o.id in pinned).map((o) => o.id);
-  assert.deepEqual(nowAgreeing, [], `${label}: pinned rows now agree: remove them from the pin list and update the reported figure`);
+  assert.deepEqual(
+    nowAgreeing,
+    [],
+    `${label}: pinned rows now agree: remove them from the pin list and update the reported figure`,
+  );
 }

@@ -49,9 +49,16 @@ export async function writeDataset(out: string, rows: number, format = 'verl'): 
   for (let i = 0; i < rows; i++) {
     const t = templates[i % templates.length];
     if (!t) throw new Error('no template');
-    const messages = t.messages.map((m, k) => (k === t.messages.length - 1 ? { ...m, content: `${m.content} (#${i})` } : m));
+    const messages = t.messages.map((m, k) =>
+      k === t.messages.length - 1 ? { ...m, content: `${m.content} (#${i})` } : m,
+    );
     const task = { ...t, id: rowTaskId(i), messages, prompt: messages.at(-1)?.content ?? '' };
-    const e: ExportTask = { file: 'big.vtask', task, index: i, ...(i % 4 === 1 ? { run: { model: 'test-model', samples: 8, pass_rate: 0.5, band: 'learnable' } } : {}) };
+    const e: ExportTask = {
+      file: 'big.vtask',
+      task,
+      index: i,
+      ...(i % 4 === 1 ? { run: { model: 'test-model', samples: 8, pass_rate: 0.5, band: 'learnable' } } : {}),
+    };
     const r = fmt.toRow(e, settings);
     if ('error' in r) throw new Error(r.error);
     await sink.write(r.row);

@@ -7,7 +7,19 @@ import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const FAULTS = ['ok', 'endless', 'drip', 'reset', 'hang', 'badjson', 'hugesse', 'manysse', '429', '429once', '500'] as const;
+export const FAULTS = [
+  'ok',
+  'endless',
+  'drip',
+  'reset',
+  'hang',
+  'badjson',
+  'hugesse',
+  'manysse',
+  '429',
+  '429once',
+  '500',
+] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export interface FaultServerOptions {
@@ -101,7 +113,9 @@ export class FaultServer {
     req.on('end', () => {
       let prompt = '';
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages?: { role: string; content: string }[] };
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          messages?: { role: string; content: string }[];
+        };
         prompt = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '';
       } catch {
         // Not JSON: answered as `ok`, the client is not what is under test here.
@@ -115,7 +129,17 @@ export class FaultServer {
   }
 
   private serve(fault: Fault, hit: number, res: http.ServerResponse): void {
-    const ok = JSON.stringify({ model: 'fault-model', choices: [{ index: 0, message: { role: 'assistant', content: this.options.answer ?? 'The answer is \\boxed{4}.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 5 } });
+    const ok = JSON.stringify({
+      model: 'fault-model',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: this.options.answer ?? 'The answer is \\boxed{4}.' },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 5 },
+    });
     const json = (status: number, body: string, headers: Record<string, string> = {}): void => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(body);

@@ -8,7 +8,17 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['core/sandbox', 'core/sampling'],
   ['core/verifiers', 'core/agent'],
   ['core/taskfile'],
-  ['core/run', 'core/panel', 'core/edit', 'core/language', 'core/datasets', 'core/serve', 'core/audit', 'core/overview', 'core/workbench'],
+  [
+    'core/run',
+    'core/panel',
+    'core/edit',
+    'core/language',
+    'core/datasets',
+    'core/serve',
+    'core/audit',
+    'core/overview',
+    'core/workbench',
+  ],
   ['core/index.ts'],
   ['vscode', 'cli', 'webview'],
 ];

@@ -36,7 +36,9 @@ interface ScriptTurn {
 }
 
 /** The scripted answer to a request whose messages carry a script, or undefined. */
-export function scriptedAnswer(messages: ReadonlyArray<{ role: string; content: unknown }> | undefined): Answer | undefined {
+export function scriptedAnswer(
+  messages: ReadonlyArray<{ role: string; content: unknown }> | undefined,
+): Answer | undefined {
   if (!messages) return undefined;
   let script: ScriptTurn[] | undefined;
   for (const m of messages) {
@@ -56,7 +58,12 @@ export function scriptedAnswer(messages: ReadonlyArray<{ role: string; content: 
   if (!step.calls?.length) return { text: step.answer ?? '' };
   const toolCalls = step.calls.map((c, i) => {
     const id = `call_${turn}_${i}`;
-    if (typeof c.name === 'string') return { id, name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) };
+    if (typeof c.name === 'string')
+      return {
+        id,
+        name: c.name,
+        arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
+      };
     const [name, args] = Object.entries(c)[0] ?? ['', {}];
     return { id, name, arguments: JSON.stringify(args ?? {}) };
   });
@@ -262,7 +269,13 @@ export class OpenAIServer extends EventEmitter {
         this.control(path, req.method ?? 'GET', body, res);
         return;
       }
-      const record: RecordedRequest = { index: this.received++, method: req.method ?? 'GET', path, headers: req.headers, body };
+      const record: RecordedRequest = {
+        index: this.received++,
+        method: req.method ?? 'GET',
+        path,
+        headers: req.headers,
+        body,
+      };
       if (this.options.record !== false) this.requests.push(record);
       this.route(record, res);
       this.changed();
@@ -275,7 +288,13 @@ export class OpenAIServer extends EventEmitter {
       this.script(...replies);
       json(res, 200, { queued: this.queue.length });
     } else if (path === '/_control/state') {
-      json(res, 200, { received: this.received, inFlight: this.inFlight, maxInFlight: this.maxInFlight, disconnects: this.disconnects, requests: this.requests });
+      json(res, 200, {
+        received: this.received,
+        inFlight: this.inFlight,
+        maxInFlight: this.maxInFlight,
+        disconnects: this.disconnects,
+        requests: this.requests,
+      });
     } else if (path === '/_control/reset' && method === 'POST') {
       this.reset();
       json(res, 200, { ok: true });
@@ -291,12 +310,21 @@ export class OpenAIServer extends EventEmitter {
       if (auth !== `Bearer ${this.options.apiKey}`) {
         // Echoes the key it was given, as real servers do (partly): clients must scrub it.
         const given = auth.replace(/^Bearer /, '');
-        json(res, 401, { error: { message: `Incorrect API key provided: ${given || '(none)'}`, type: 'invalid_request_error', code: 'invalid_api_key' } });
+        json(res, 401, {
+          error: {
+            message: `Incorrect API key provided: ${given || '(none)'}`,
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
+        });
         return;
       }
     }
     if (method === 'GET' && path === '/v1/models') {
-      json(res, 200, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', owned_by: 'vtask-test' })) });
+      json(res, 200, {
+        object: 'list',
+        data: this.models.map((id) => ({ id, object: 'model', owned_by: 'vtask-test' })),
+      });
       return;
     }
     const endpoint = path === '/v1/chat/completions' ? 'chat' : path === '/v1/completions' ? 'completions' : undefined;
@@ -337,22 +365,44 @@ export class OpenAIServer extends EventEmitter {
       return;
     }
     if (reply.status !== undefined && reply.status >= 400) {
-      json(res, reply.status, { error: { message: reply.message ?? http.STATUS_CODES[reply.status] ?? 'error', type: 'error', code: reply.status } }, headers);
+      json(
+        res,
+        reply.status,
+        {
+          error: {
+            message: reply.message ?? http.STATUS_CODES[reply.status] ?? 'error',
+            type: 'error',
+            code: reply.status,
+          },
+        },
+        headers,
+      );
       return;
     }
     const body = (typeof r.body === 'object' && r.body !== null ? r.body : {}) as Record<string, unknown>;
     const model = String(body.model ?? '');
     if (!this.models.includes(model)) {
-      json(res, 404, { error: { message: `The model \`${model}\` does not exist.`, type: 'NotFoundError', code: 404 } });
+      json(res, 404, {
+        error: { message: `The model \`${model}\` does not exist.`, type: 'NotFoundError', code: 404 },
+      });
       return;
     }
-    const messages = endpoint === 'chat' && Array.isArray(body.messages) ? (body.messages as Array<{ role: string; content: string }>) : undefined;
-    const prompt = endpoint === 'chat' ? ([...(messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '') : String(body.prompt ?? '');
+    const messages =
+      endpoint === 'chat' && Array.isArray(body.messages)
+        ? (body.messages as Array<{ role: string; content: string }>)
+        : undefined;
+    const prompt =
+      endpoint === 'chat'
+        ? ([...(messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '')
+        : String(body.prompt ?? '');
     const n = typeof body.n === 'number' ? body.n : 1;
     const count = reply.choices ?? (this.options.ignoreN ? 1 : n);
     const answerFn = this.options.answer ?? echoAnswer;
     const choices = Array.from({ length: count }, (_, index) => {
-      const given = reply.answers?.[index] ?? scriptedAnswer(messages) ?? answerFn({ endpoint, prompt, index, body, request: r.index, ...(messages ? { messages } : {}) });
+      const given =
+        reply.answers?.[index] ??
+        scriptedAnswer(messages) ??
+        answerFn({ endpoint, prompt, index, body, request: r.index, ...(messages ? { messages } : {}) });
       const a: Answer = typeof given === 'string' ? { text: given } : given;
       return limit(a, body, reply);
     });
@@ -373,7 +423,24 @@ export class OpenAIServer extends EventEmitter {
       model,
       choices: choices.map((c, index) =>
         endpoint === 'chat'
-          ? { index, message: { role: 'assistant', content: c.toolCalls?.length && !c.text ? null : c.text, ...(c.reasoning !== undefined ? { reasoning_content: c.reasoning } : {}), ...(c.toolCalls?.length ? { tool_calls: c.toolCalls.map((t, k) => ({ id: t.id ?? `call_${k}`, type: 'function', function: { name: t.name, arguments: t.arguments } })) } : {}) }, finish_reason: c.finishReason }
+          ? {
+              index,
+              message: {
+                role: 'assistant',
+                content: c.toolCalls?.length && !c.text ? null : c.text,
+                ...(c.reasoning !== undefined ? { reasoning_content: c.reasoning } : {}),
+                ...(c.toolCalls?.length
+                  ? {
+                      tool_calls: c.toolCalls.map((t, k) => ({
+                        id: t.id ?? `call_${k}`,
+                        type: 'function',
+                        function: { name: t.name, arguments: t.arguments },
+                      })),
+                    }
+                  : {}),
+              },
+              finish_reason: c.finishReason,
+            }
           : { index, text: c.text, finish_reason: c.finishReason },
       ),
       ...(reply.noUsage ? {} : { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
@@ -381,7 +448,11 @@ export class OpenAIServer extends EventEmitter {
     const text = JSON.stringify(out);
     if (reply.cutAfter !== undefined) {
       // Promise the whole body, send half, then break the connection.
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(text)),
+        ...headers,
+      });
       res.write(text.slice(0, Math.floor(text.length / 2)));
       this.cut(res, reply.cutMode ?? 'destroy');
       return;
@@ -406,15 +477,27 @@ export class OpenAIServer extends EventEmitter {
     const events: unknown[] = [];
     const chunk = (choice: Record<string, unknown>): unknown => ({ id, object, created, model, choices: [choice] });
     const pieces = (s: string): string[] => s.match(/\S+\s*|\s+/g) ?? [];
-    if (endpoint === 'chat') for (let i = 0; i < choices.length; i++) events.push(chunk({ index: i, delta: { role: 'assistant', content: '' }, finish_reason: null }));
+    if (endpoint === 'chat')
+      for (let i = 0; i < choices.length; i++)
+        events.push(chunk({ index: i, delta: { role: 'assistant', content: '' }, finish_reason: null }));
     // Interleave the choices, as a server generating them together does.
-    const parts = choices.map((c) => [...pieces(c.reasoning ?? '').map((p) => ({ reasoning: p })), ...pieces(c.text).map((p) => ({ text: p }))]);
+    const parts = choices.map((c) => [
+      ...pieces(c.reasoning ?? '').map((p) => ({ reasoning: p })),
+      ...pieces(c.text).map((p) => ({ text: p })),
+    ]);
     const longest = Math.max(0, ...parts.map((p) => p.length));
     for (let k = 0; k < longest; k++) {
       for (let i = 0; i < parts.length; i++) {
         const p = parts[i]![k];
         if (!p) continue;
-        if (endpoint === 'chat') events.push(chunk({ index: i, delta: 'reasoning' in p ? { reasoning_content: p.reasoning } : { content: p.text }, finish_reason: null }));
+        if (endpoint === 'chat')
+          events.push(
+            chunk({
+              index: i,
+              delta: 'reasoning' in p ? { reasoning_content: p.reasoning } : { content: p.text },
+              finish_reason: null,
+            }),
+          );
         else events.push(chunk({ index: i, text: 'text' in p ? p.text : '', finish_reason: null }));
       }
     }
@@ -422,16 +505,48 @@ export class OpenAIServer extends EventEmitter {
     if (endpoint === 'chat') {
       choices.forEach((c, i) =>
         c.toolCalls?.forEach((t, k) => {
-          events.push(chunk({ index: i, delta: { tool_calls: [{ index: k, id: t.id ?? `call_${k}`, type: 'function', function: { name: t.name, arguments: '' } }] }, finish_reason: null }));
+          events.push(
+            chunk({
+              index: i,
+              delta: {
+                tool_calls: [
+                  { index: k, id: t.id ?? `call_${k}`, type: 'function', function: { name: t.name, arguments: '' } },
+                ],
+              },
+              finish_reason: null,
+            }),
+          );
           // Small pieces, but at most about 20 of them (long arguments would make a huge stream).
           const size = Math.max(5, Math.ceil(t.arguments.length / 20));
-          for (let at = 0; at < t.arguments.length; at += size) events.push(chunk({ index: i, delta: { tool_calls: [{ index: k, function: { arguments: t.arguments.slice(at, at + size) } }] }, finish_reason: null }));
+          for (let at = 0; at < t.arguments.length; at += size)
+            events.push(
+              chunk({
+                index: i,
+                delta: { tool_calls: [{ index: k, function: { arguments: t.arguments.slice(at, at + size) } }] },
+                finish_reason: null,
+              }),
+            );
         }),
       );
     }
-    for (let i = 0; i < choices.length; i++) events.push(chunk(endpoint === 'chat' ? { index: i, delta: {}, finish_reason: choices[i]!.finishReason } : { index: i, text: '', finish_reason: choices[i]!.finishReason }));
+    for (let i = 0; i < choices.length; i++)
+      events.push(
+        chunk(
+          endpoint === 'chat'
+            ? { index: i, delta: {}, finish_reason: choices[i]!.finishReason }
+            : { index: i, text: '', finish_reason: choices[i]!.finishReason },
+        ),
+      );
     const opts = body.stream_options as { include_usage?: boolean } | undefined;
-    if (opts?.include_usage && !reply.noUsage) events.push({ id, object, created, model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+    if (opts?.include_usage && !reply.noUsage)
+      events.push({
+        id,
+        object,
+        created,
+        model,
+        choices: [],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
     for (let k = 0; k < events.length; k++) {
       if (reply.cutAfter !== undefined && k >= reply.cutAfter) {
         this.cut(res, reply.cutMode ?? 'destroy');
@@ -469,12 +584,26 @@ function limit(a: Answer, body: Record<string, unknown>, reply: Reply): Answer &
     finishReason = 'length';
   }
   const reasoning = reply.reasoning ?? a.reasoning;
-  return { text, finishReason, ...(reasoning !== undefined ? { reasoning } : {}), ...(a.toolCalls ? { toolCalls: a.toolCalls } : {}) };
+  return {
+    text,
+    finishReason,
+    ...(reasoning !== undefined ? { reasoning } : {}),
+    ...(a.toolCalls ? { toolCalls: a.toolCalls } : {}),
+  };
 }
 
-function json(res: http.ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 

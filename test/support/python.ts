@@ -27,7 +27,14 @@ export function python(args: readonly string[], env: NodeJS.ProcessEnv = {}, tim
     killSignal: 'SIGKILL',
     maxBuffer: 1 << 26,
     // VTASK_CLI: the package starts environments and servers with this build's CLI.
-    env: { ...process.env, PYTHONPATH: PYTHON_PATH, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', VTASK_CLI: `${process.execPath} ${VTASK_CLI_JS}`, ...env },
+    env: {
+      ...process.env,
+      PYTHONPATH: PYTHON_PATH,
+      HF_DATASETS_OFFLINE: '1',
+      HF_HUB_OFFLINE: '1',
+      VTASK_CLI: `${process.execPath} ${VTASK_CLI_JS}`,
+      ...env,
+    },
   });
   assert.equal(r.error, undefined, `python3 ${args[0]}: ${String(r.error)}\n${r.stderr}`);
   assert.equal(r.status, 0, `python failed:\n${r.stderr}\n${r.stdout}`);
@@ -36,8 +43,18 @@ export function python(args: readonly string[], env: NodeJS.ProcessEnv = {}, tim
 
 /** The Python packages of the ecosystem exports, none of which this machine's package index holds. */
 const ECOSYSTEM = {
-  verifiers: { env: 'VTASK_VERIFIERS_PYTHON', module: 'verifiers', check: 'import verifiers as vf; vf.SingleTurnEnv; vf.ToolEnv', repo: 'PrimeIntellect-ai/verifiers' },
-  inspect: { env: 'VTASK_INSPECT_PYTHON', module: 'inspect_ai', check: 'import inspect_ai, inspect_ai._cli.main', repo: 'UKGovernmentBEIS/inspect_ai' },
+  verifiers: {
+    env: 'VTASK_VERIFIERS_PYTHON',
+    module: 'verifiers',
+    check: 'import verifiers as vf; vf.SingleTurnEnv; vf.ToolEnv',
+    repo: 'PrimeIntellect-ai/verifiers',
+  },
+  inspect: {
+    env: 'VTASK_INSPECT_PYTHON',
+    module: 'inspect_ai',
+    check: 'import inspect_ai, inspect_ai._cli.main',
+    repo: 'UKGovernmentBEIS/inspect_ai',
+  },
 } as const;
 
 /**
@@ -52,5 +69,7 @@ export function ecosystemPython(kind: keyof typeof ECOSYSTEM): { python: string 
   const r = spawnSync(python, ['-c', e.check], { encoding: 'utf8', timeout: 120_000 });
   if (r.status === 0) return { python };
   const last = (r.stderr || String(r.error)).trim().split('\n').at(-1);
-  return { why: `needs: ${e.module}, which is not in this machine's package index: install it from ${e.repo} into a virtualenv (python3 -m venv --system-site-packages DIR; DIR/bin/pip install ...) and set ${e.env}=DIR/bin/python (${python}: ${last})` };
+  return {
+    why: `needs: ${e.module}, which is not in this machine's package index: install it from ${e.repo} into a virtualenv (python3 -m venv --system-site-packages DIR; DIR/bin/pip install ...) and set ${e.env}=DIR/bin/python (${python}: ${last})`,
+  };
 }

@@ -6,8 +6,17 @@ import { CLI } from './cliProcess';
  * Starts `vtask serve ARGS --port 0` (in `cwd`, else this process's); resolves with its URL once
  * it prints "listening on URL", and `stderr()`, what it has written there so far.
  */
-export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, cwd?: string): Promise<{ child: ChildProcess; url: string; stderr(): string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd });
+export async function startServe(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 30_000,
+  cwd?: string,
+): Promise<{ child: ChildProcess; url: string; stderr(): string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
+  });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const first = await new Promise<string>((resolve, reject) => {

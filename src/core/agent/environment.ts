@@ -76,7 +76,10 @@ export function isolationText(i: Isolation): string {
  * once `reset` declared valid tools; rejects with an `EnvironmentError` that says what went
  * wrong (refused, not found, crashed with its last stderr lines, bad reply, timed out).
  */
-export async function startEnvironment(spec: EnvironmentSpec & { readonly timeoutMs?: number }, ctx: EnvironmentContext): Promise<StartedEnvironment> {
+export async function startEnvironment(
+  spec: EnvironmentSpec & { readonly timeoutMs?: number },
+  ctx: EnvironmentContext,
+): Promise<StartedEnvironment> {
   if (!ctx.trusted) throw new EnvironmentError(ENV_UNTRUSTED_REASON, 'refused');
   if (ctx.signal.aborted) throw new EnvironmentError('cancelled', 'cancelled');
   const file = path.resolve(ctx.dir, spec.run);
@@ -92,11 +95,15 @@ export async function startEnvironment(spec: EnvironmentSpec & { readonly timeou
     try {
       fs.accessSync(file, fs.constants.X_OK);
     } catch {
-      throw new EnvironmentError(`the environment ${spec.run} is neither a .js/.mjs/.cjs module nor executable (chmod +x it)`, 'unavailable');
+      throw new EnvironmentError(
+        `the environment ${spec.run} is neither a .js/.mjs/.cjs module nor executable (chmod +x it)`,
+        'unavailable',
+      );
     }
   }
   const node = isModule ? findInterpreter('javascript') : null;
-  if (isModule && !node) throw new EnvironmentError('no node interpreter was found to run the environment', 'unavailable');
+  if (isModule && !node)
+    throw new EnvironmentError('no node interpreter was found to run the environment', 'unavailable');
 
   // The task's own folder (or the root the user configured), never a project found above it.
   const readable = readableFolders(ctx.dir, file, 'environment');
@@ -124,7 +131,8 @@ export async function startEnvironment(spec: EnvironmentSpec & { readonly timeou
   try {
     const reply = await session.request({ op: 'reset', args: spec.args ?? {} }, ctx.signal);
     const checked = checkTools(reply);
-    if ('error' in checked) throw session.fail(new EnvironmentError(`the environment ${spec.run}: ${checked.error}`, 'crash'));
+    if ('error' in checked)
+      throw session.fail(new EnvironmentError(`the environment ${spec.run}: ${checked.error}`, 'crash'));
     session.ready(checked.tools, Math.round(performance.now() - started));
     return session;
   } catch (e) {
@@ -168,7 +176,10 @@ class Session implements StartedEnvironment {
     lifeSignal: AbortSignal,
   ) {
     // The caller's signal ends the environment; `close` ends it too.
-    lifeSignal.addEventListener('abort', () => this.kill(new EnvironmentError('cancelled', 'cancelled')), { once: true, signal: this.stop.signal });
+    lifeSignal.addEventListener('abort', () => this.kill(new EnvironmentError('cancelled', 'cancelled')), {
+      once: true,
+      signal: this.stop.signal,
+    });
     this.stdin.on('error', () => undefined);
   }
 
@@ -197,7 +208,8 @@ class Session implements StartedEnvironment {
   async call(tool: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<ToolOutcome> {
     const reply = await this.request({ op: 'call', tool, args }, signal);
     const checked = checkCallReply(reply);
-    if ('error' in checked) throw this.fail(new EnvironmentError(`the environment ${this.name}: ${checked.error}`, 'crash'));
+    if ('error' in checked)
+      throw this.fail(new EnvironmentError(`the environment ${this.name}: ${checked.error}`, 'crash'));
     return checked.outcome;
   }
 
@@ -224,7 +236,12 @@ class Session implements StartedEnvironment {
     const what = req.op === 'call' ? `the call of ${req.tool}` : `\`${req.op}\``;
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.kill(new EnvironmentError(`the environment ${this.name} did not answer ${what} within ${this.timeoutMs} ms`, 'timeout'));
+        this.kill(
+          new EnvironmentError(
+            `the environment ${this.name} did not answer ${what} within ${this.timeoutMs} ms`,
+            'timeout',
+          ),
+        );
       }, this.timeoutMs);
       const onAbort = (): void => void this.kill(new EnvironmentError('cancelled', 'cancelled'));
       signal.addEventListener('abort', onAbort, { once: true });
@@ -237,7 +254,8 @@ class Session implements StartedEnvironment {
         resolve: (line) => {
           done();
           const parsed = parseReply(line);
-          if ('error' in parsed) reject(this.kill(new EnvironmentError(`the environment ${this.name} ${parsed.error}`, 'crash')));
+          if ('error' in parsed)
+            reject(this.kill(new EnvironmentError(`the environment ${this.name} ${parsed.error}`, 'crash')));
           else resolve(parsed.value);
         },
         reject: (e) => {
@@ -260,7 +278,12 @@ class Session implements StartedEnvironment {
       if (!line.trim()) continue;
       if (!this.waiter) {
         // A line nobody asked for would be taken as the next request's reply: the stream is out of step.
-        this.kill(new EnvironmentError(`the environment ${this.name} printed a line no request asked for: '${cut(line)}' (print only one JSON reply per request; log to stderr)`, 'crash'));
+        this.kill(
+          new EnvironmentError(
+            `the environment ${this.name} printed a line no request asked for: '${cut(line)}' (print only one JSON reply per request; log to stderr)`,
+            'crash',
+          ),
+        );
         return;
       }
       this.waiter.resolve(line);
@@ -286,12 +309,25 @@ class Session implements StartedEnvironment {
   /** What the end of the process means for a session that was still in use. */
   private exitError(r: SandboxRunResult): EnvironmentError {
     if (r.refused) return new EnvironmentError(r.refused, 'unavailable');
-    if (r.sandboxError) return new EnvironmentError(`the environment ${this.name} could not be started: ${r.sandboxError}`, 'unavailable');
+    if (r.sandboxError)
+      return new EnvironmentError(
+        `the environment ${this.name} could not be started: ${r.sandboxError}`,
+        'unavailable',
+      );
     if (this.closing || r.aborted) return new EnvironmentError('the environment was closed', 'cancelled');
-    if (r.timedOut) return new EnvironmentError(`the environment ${this.name} reached its lifetime limit and was stopped`, 'timeout');
-    if (r.memoryExceeded) return new EnvironmentError(`the environment ${this.name} used more than ${ENV_MEMORY_MB} MiB and was stopped`, 'crash');
-    if (r.outputExceeded) return new EnvironmentError(`the environment ${this.name} printed too much on stderr and was stopped`, 'crash');
-    const how = r.exitCode !== null ? `exited with code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}` : `was killed by ${r.signal ?? 'a signal'}`;
+    if (r.timedOut)
+      return new EnvironmentError(`the environment ${this.name} reached its lifetime limit and was stopped`, 'timeout');
+    if (r.memoryExceeded)
+      return new EnvironmentError(
+        `the environment ${this.name} used more than ${ENV_MEMORY_MB} MiB and was stopped`,
+        'crash',
+      );
+    if (r.outputExceeded)
+      return new EnvironmentError(`the environment ${this.name} printed too much on stderr and was stopped`, 'crash');
+    const how =
+      r.exitCode !== null
+        ? `exited with code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}`
+        : `was killed by ${r.signal ?? 'a signal'}`;
     const last = lastLines(this.stderrTail || r.stderr);
     return new EnvironmentError(`the environment ${this.name} ${how}${last ? `: ${last}` : ''}`, 'crash');
   }

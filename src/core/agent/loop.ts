@@ -67,8 +67,19 @@ export interface AgentSampleResult {
  * The cache key of trajectory `index` of a task: the first step's sample key inputs (endpoint,
  * model, prompt, sampling settings, seed), the environment and the turn limit.
  */
-export function trajectoryKey(profile: ModelProfile, request: SampleRequest, index: number, environmentKey: unknown, maxTurns: number): string {
-  const input = { kind: 'trajectory', first: sampleKeyInput(profile, { ...request, tools: undefined }, index), environment: environmentKey, max_turns: maxTurns };
+export function trajectoryKey(
+  profile: ModelProfile,
+  request: SampleRequest,
+  index: number,
+  environmentKey: unknown,
+  maxTurns: number,
+): string {
+  const input = {
+    kind: 'trajectory',
+    first: sampleKeyInput(profile, { ...request, tools: undefined }, index),
+    environment: environmentKey,
+    max_turns: maxTurns,
+  };
   return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }
 
@@ -85,13 +96,20 @@ export async function runAgentSample(o: AgentSampleOptions): Promise<AgentSample
   const run = await runEpisode(o);
   if (o.signal.aborted) throw cancelled();
   // An environment error may be passing (a crash, a slow machine): its model steps are cached, the trajectory not.
-  if (o.cache && run.sample.trajectory.stop !== 'error') o.cache.put(key, run.sample, sampleParams(o.profile, o.request, o.index));
+  if (o.cache && run.sample.trajectory.stop !== 'error')
+    o.cache.put(key, run.sample, sampleParams(o.profile, o.request, o.index));
   return { sample: run.sample, cached: false, cachedSteps: run.cachedSteps };
 }
 
 function isTrajectory(t: unknown): t is Trajectory {
   const x = t as Partial<Trajectory> | undefined;
-  return !!x && Array.isArray(x.messages) && Array.isArray(x.steps) && typeof x.final === 'string' && typeof x.turns === 'number';
+  return (
+    !!x &&
+    Array.isArray(x.messages) &&
+    Array.isArray(x.steps) &&
+    typeof x.final === 'string' &&
+    typeof x.turns === 'number'
+  );
 }
 
 async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySample; cachedSteps: number }> {
@@ -100,10 +118,27 @@ async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySa
   let last: Sample | undefined;
   let turns = 0;
   let cachedSteps = 0;
-  const end = (stop: Trajectory['stop'], state: unknown, error?: string): { sample: TrajectorySample; cachedSteps: number } => {
+  const end = (
+    stop: Trajectory['stop'],
+    state: unknown,
+    error?: string,
+  ): { sample: TrajectorySample; cachedSteps: number } => {
     // The turn limit leaves no final answer: the last turn's text was written beside tool calls.
-    const trajectory: Trajectory = { messages, steps, final: stop === 'max_turns' ? '' : (last?.text ?? ''), turns, ...(state !== undefined ? { state } : {}), stop, ...(error !== undefined ? { error } : {}) };
-    const base: Sample = last ?? { text: '', finishReason: 'error', model: o.profile.model, takenAt: new Date().toISOString() };
+    const trajectory: Trajectory = {
+      messages,
+      steps,
+      final: stop === 'max_turns' ? '' : (last?.text ?? ''),
+      turns,
+      ...(state !== undefined ? { state } : {}),
+      stop,
+      ...(error !== undefined ? { error } : {}),
+    };
+    const base: Sample = last ?? {
+      text: '',
+      finishReason: 'error',
+      model: o.profile.model,
+      takenAt: new Date().toISOString(),
+    };
     return { sample: { ...base, trajectory }, cachedSteps };
   };
 
@@ -144,7 +179,12 @@ async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySa
     }
     let state: unknown;
     try {
-      state = await bounded((s) => session.state(s), o.signal, o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, 'reading the final state');
+      state = await bounded(
+        (s) => session.state(s),
+        o.signal,
+        o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+        'reading the final state',
+      );
     } catch (e) {
       if (o.signal.aborted) throw cancelled();
       if (stop !== 'error') {
@@ -159,8 +199,17 @@ async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySa
 }
 
 /** One model turn: from the cache when this step was taken before, else one request. */
-async function modelStep(o: AgentSampleOptions, messages: readonly ChatMessage[], tools: readonly ToolSpec[]): Promise<{ sample: Sample; cached: boolean }> {
-  const request: SampleRequest = { ...o.request, messages: [...o.request.messages, ...messages], ...(tools.length ? { tools } : {}), index: undefined };
+async function modelStep(
+  o: AgentSampleOptions,
+  messages: readonly ChatMessage[],
+  tools: readonly ToolSpec[],
+): Promise<{ sample: Sample; cached: boolean }> {
+  const request: SampleRequest = {
+    ...o.request,
+    messages: [...o.request.messages, ...messages],
+    ...(tools.length ? { tools } : {}),
+    index: undefined,
+  };
   const key = sampleKey(o.profile, request, o.index);
   if (!o.fresh) {
     const hit = o.cache?.get(key);
@@ -174,9 +223,19 @@ async function modelStep(o: AgentSampleOptions, messages: readonly ChatMessage[]
 }
 
 /** One tool call (toolCall.ts); an environment that fails (crashes, times out) ends the trajectory. */
-async function runCall(o: AgentSampleOptions, session: EnvironmentSession, call: ToolCall, turn: number): Promise<TrajectoryStep | { failed: string }> {
+async function runCall(
+  o: AgentSampleOptions,
+  session: EnvironmentSession,
+  call: ToolCall,
+  turn: number,
+): Promise<TrajectoryStep | { failed: string }> {
   try {
-    const done = await bounded((s) => toolOutcomeFor(session, call, s), o.signal, o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, `tool call ${call.name}`);
+    const done = await bounded(
+      (s) => toolOutcomeFor(session, call, s),
+      o.signal,
+      o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      `tool call ${call.name}`,
+    );
     return { turn, call, ...done };
   } catch (e) {
     if (o.signal.aborted) throw cancelled();
@@ -188,7 +247,12 @@ async function runCall(o: AgentSampleOptions, session: EnvironmentSession, call:
  * Runs `fn` with a signal that aborts on the caller's or after `ms`, and gives up waiting then
  * even if `fn` ignores its signal: an environment that hangs must not hang the run.
  */
-async function bounded<T>(fn: (s: AbortSignal) => Promise<T>, signal: AbortSignal, ms: number, what: string): Promise<T> {
+async function bounded<T>(
+  fn: (s: AbortSignal) => Promise<T>,
+  signal: AbortSignal,
+  ms: number,
+  what: string,
+): Promise<T> {
   if (signal.aborted) throw cancelled();
   const ctl = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -199,7 +263,11 @@ async function bounded<T>(fn: (s: AbortSignal) => Promise<T>, signal: AbortSigna
       ctl.abort();
       reject(new Error(`${what} took longer than ${ms} ms`));
     }, ms);
-    ctl.signal.addEventListener('abort', () => reject(signal.aborted ? cancelled() : new Error(`${what} took longer than ${ms} ms`)), { once: true });
+    ctl.signal.addEventListener(
+      'abort',
+      () => reject(signal.aborted ? cancelled() : new Error(`${what} took longer than ${ms} ms`)),
+      { once: true },
+    );
   });
   stopped.catch(() => undefined);
   const running = fn(ctl.signal);

@@ -10,7 +10,10 @@ import type { ToolOutcome } from './types';
  * and checks messages; `environment.ts` runs the process.
  */
 
-export type Request = { readonly op: 'reset'; readonly args: Readonly<Record<string, unknown>> } | { readonly op: 'call'; readonly tool: string; readonly args: Readonly<Record<string, unknown>> } | { readonly op: 'state' };
+export type Request =
+  | { readonly op: 'reset'; readonly args: Readonly<Record<string, unknown>> }
+  | { readonly op: 'call'; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }
+  | { readonly op: 'state' };
 
 /** The longest reply line accepted: past it the environment is stopped, not buffered further. */
 export const MAX_REPLY_BYTES = 1024 * 1024;
@@ -83,8 +86,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * object JSON Schema as its parameters, as the OpenAI API does; tools are numbered from 1.
  */
 export function checkTools(reply: unknown): { tools: ToolSpec[] } | { error: string } {
-  if (!isObject(reply)) return { error: `the reset reply must be an object with \`tools\`, got '${cut(JSON.stringify(reply) ?? String(reply))}'` };
-  if (typeof reply.error === 'string' && reply.tools === undefined) return { error: `reset failed: ${cut(reply.error, 300)}` };
+  if (!isObject(reply))
+    return {
+      error: `the reset reply must be an object with \`tools\`, got '${cut(JSON.stringify(reply) ?? String(reply))}'`,
+    };
+  if (typeof reply.error === 'string' && reply.tools === undefined)
+    return { error: `reset failed: ${cut(reply.error, 300)}` };
   if (!Array.isArray(reply.tools)) return { error: 'the reset reply has no `tools` list' };
   const tools: ToolSpec[] = [];
   const seen = new Set<string>();
@@ -93,22 +100,32 @@ export function checkTools(reply: unknown): { tools: ToolSpec[] } | { error: str
     if (!isObject(t)) return { error: `tool ${n} is not an object` };
     if (typeof t.name !== 'string' || !t.name) return { error: `tool ${n} has no \`name\`` };
     // The OpenAI API's rule for function names.
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(t.name)) return { error: `tool ${n} (${cut(t.name, 40)}): a name is 1 to 64 letters, digits, '_' or '-'` };
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(t.name))
+      return { error: `tool ${n} (${cut(t.name, 40)}): a name is 1 to 64 letters, digits, '_' or '-'` };
     if (seen.has(t.name)) return { error: `tool ${n} repeats the name ${t.name}` };
     seen.add(t.name);
     if (t.parameters === undefined) return { error: `tool ${n} (${t.name}) has no \`parameters\`` };
     if (!isObject(t.parameters) || (t.parameters.type !== undefined && t.parameters.type !== 'object')) {
-      return { error: `tool ${n} (${t.name}): \`parameters\` must be a JSON Schema of an object ({"type": "object", ...})` };
+      return {
+        error: `tool ${n} (${t.name}): \`parameters\` must be a JSON Schema of an object ({"type": "object", ...})`,
+      };
     }
-    if (t.description !== undefined && typeof t.description !== 'string') return { error: `tool ${n} (${t.name}): \`description\` must be a string` };
+    if (t.description !== undefined && typeof t.description !== 'string')
+      return { error: `tool ${n} (${t.name}): \`description\` must be a string` };
     // A schema that does not compile would make every call of the tool an error the model cannot
     // fix: it is the environment's fault, said once at reset.
     try {
       validatorFor(t.parameters);
     } catch (e) {
-      return { error: `tool ${n} (${t.name}): \`parameters\` is not a valid JSON Schema: ${cut(errorMessage(e), 200)}` };
+      return {
+        error: `tool ${n} (${t.name}): \`parameters\` is not a valid JSON Schema: ${cut(errorMessage(e), 200)}`,
+      };
     }
-    tools.push({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters });
+    tools.push({
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      parameters: t.parameters,
+    });
   }
   return { tools };
 }
@@ -118,9 +135,11 @@ export function checkCallReply(reply: unknown): { outcome: ToolOutcome } | { err
   if (isObject(reply)) {
     if ('error' in reply && !('result' in reply)) {
       const e = reply.error;
-      return { outcome: { error: typeof e === 'string' ? e : JSON.stringify(e) ?? String(e) } };
+      return { outcome: { error: typeof e === 'string' ? e : (JSON.stringify(e) ?? String(e)) } };
     }
     if ('result' in reply) return { outcome: { result: reply.result } };
   }
-  return { error: `a call reply must be {"result": ...} or {"error": "..."}, got '${cut(JSON.stringify(reply) ?? String(reply))}'` };
+  return {
+    error: `a call reply must be {"result": ...} or {"error": "..."}, got '${cut(JSON.stringify(reply) ?? String(reply))}'`,
+  };
 }

@@ -25,7 +25,12 @@ export interface ReplayOptions {
  * final state is read at the end. Unknown tools and invalid arguments become error results the
  * way they do in a real run; an environment that fails ends the trajectory with `stop: 'error'`.
  */
-export async function replayCalls(session: EnvironmentSession, turns: readonly ScriptedTurn[], response: string, options: ReplayOptions = {}): Promise<Trajectory> {
+export async function replayCalls(
+  session: EnvironmentSession,
+  turns: readonly ScriptedTurn[],
+  response: string,
+  options: ReplayOptions = {},
+): Promise<Trajectory> {
   const signal = options.signal ?? new AbortController().signal;
   const messages: ChatMessage[] = [];
   const steps: TrajectoryStep[] = [];
@@ -33,7 +38,8 @@ export async function replayCalls(session: EnvironmentSession, turns: readonly S
   let turn = 0;
   let n = 0;
   for (const item of turns) {
-    if (turn >= limit) return { messages, steps, final: '', turns: turn, stop: 'max_turns', ...(await finalState(session, signal)) };
+    if (turn >= limit)
+      return { messages, steps, final: '', turns: turn, stop: 'max_turns', ...(await finalState(session, signal)) };
     turn++;
     const calls = (isTurn(item) ? item : [item]).map((c) => scriptedToolCall(c, ++n));
     messages.push({ role: 'assistant', content: '', tool_calls: calls });
@@ -48,7 +54,8 @@ export async function replayCalls(session: EnvironmentSession, turns: readonly S
       messages.push(toolMessage(call, step.outcome));
     }
   }
-  if (turn >= limit) return { messages, steps, final: '', turns: turn, stop: 'max_turns', ...(await finalState(session, signal)) };
+  if (turn >= limit)
+    return { messages, steps, final: '', turns: turn, stop: 'max_turns', ...(await finalState(session, signal)) };
   turn++;
   messages.push({ role: 'assistant', content: response });
   return { messages, steps, final: response, turns: turn, stop: 'final', ...(await finalState(session, signal)) };
@@ -75,11 +82,20 @@ export function scriptedToolCall(item: ScriptedCall, n: number): ToolCall {
   const [name = '', ...extra] = Object.keys(item);
   const args = item[name];
   // A malformed item still replays, as the malformed call a model could make, and fails there.
-  const text = extra.length ? JSON.stringify(item) : typeof args === 'string' ? args : args === null || args === undefined ? '{}' : JSON.stringify(args);
+  const text = extra.length
+    ? JSON.stringify(item)
+    : typeof args === 'string'
+      ? args
+      : args === null || args === undefined
+        ? '{}'
+        : JSON.stringify(args);
   return { id: `call_${n}`, name: extra.length ? '' : name, arguments: text };
 }
 
-async function finalState(session: EnvironmentSession, signal: AbortSignal): Promise<{ state?: unknown; error?: string }> {
+async function finalState(
+  session: EnvironmentSession,
+  signal: AbortSignal,
+): Promise<{ state?: unknown; error?: string }> {
   try {
     return { state: await session.state(signal) };
   } catch (e) {

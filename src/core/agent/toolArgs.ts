@@ -9,7 +9,10 @@ import { cut } from './protocol';
  * is what the model reads as the call's result (`{"error": "invalid arguments for get: key is
  * required"}`), as trainers return it, so it names the tool and says what to change.
  */
-export function validateToolArgs(tool: ToolSpec, argsText: string): { args: Record<string, unknown> } | { error: string } {
+export function validateToolArgs(
+  tool: ToolSpec,
+  argsText: string,
+): { args: Record<string, unknown> } | { error: string } {
   const bad = (why: string): { error: string } => ({ error: `invalid arguments for ${tool.name}: ${why}` });
   let value: unknown;
   // Models often send nothing at all for a tool without parameters.
@@ -21,12 +24,15 @@ export function validateToolArgs(tool: ToolSpec, argsText: string): { args: Reco
       return bad(`not JSON (${errorMessage(e)}): '${cut(argsText, 80)}'`);
     }
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return bad(`expected a JSON object, got '${cut(argsText, 80)}'`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return bad(`expected a JSON object, got '${cut(argsText, 80)}'`);
   let validate;
   try {
     validate = validatorFor(tool.parameters);
   } catch (e) {
-    return { error: `the tool ${tool.name} cannot be called: its parameters are not a valid JSON Schema (${errorMessage(e)})` };
+    return {
+      error: `the tool ${tool.name} cannot be called: its parameters are not a valid JSON Schema (${errorMessage(e)})`,
+    };
   }
   if (validate(value)) return { args: value as Record<string, unknown> };
   const problems = (validate.errors ?? []).map(describe);
@@ -38,6 +44,7 @@ function describe(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const p = e.params as Record<string, unknown>;
   if (e.keyword === 'required') return `${at ? `${at}.` : ''}${String(p.missingProperty)} is required`;
-  if (e.keyword === 'additionalProperties') return `unexpected argument ${at ? `${at}.` : ''}${String(p.additionalProperty)}`;
+  if (e.keyword === 'additionalProperties')
+    return `unexpected argument ${at ? `${at}.` : ''}${String(p.additionalProperty)}`;
   return `${at || 'the arguments'} ${e.message ?? 'are invalid'}`;
 }

@@ -7,7 +7,11 @@ import type { EnvironmentSession, ToolOutcome } from './types';
  * that do not match the tool's schema become an error result the model reads (the environment
  * never sees them); valid calls go to the environment. Throws only when the environment fails.
  */
-export async function toolOutcomeFor(session: EnvironmentSession, call: ToolCall, signal: AbortSignal): Promise<{ args?: Record<string, unknown>; outcome: ToolOutcome }> {
+export async function toolOutcomeFor(
+  session: EnvironmentSession,
+  call: ToolCall,
+  signal: AbortSignal,
+): Promise<{ args?: Record<string, unknown>; outcome: ToolOutcome }> {
   const tool = session.tools.find((t) => t.name === call.name);
   if (!tool) {
     const names = session.tools.map((t) => t.name).join(', ');

@@ -36,24 +36,42 @@ export interface AgentAuditPlan {
 /** Not a trajectory: what the probes are built from when the environment did not run. */
 const NO_TRAJECTORY: Trajectory = { messages: [], steps: [], final: '', turns: 0, stop: 'error' };
 
-export async function planAgentAudit(task: TaskSpec, only: ReadonlySet<string> | undefined, o: RunCasesOptions): Promise<AgentAuditPlan> {
+export async function planAgentAudit(
+  task: TaskSpec,
+  only: ReadonlySet<string> | undefined,
+  o: RunCasesOptions,
+): Promise<AgentAuditPlan> {
   // When the final answer is not checked, probes of the answer test nothing here.
   const answerProbes = checksAnswer(task.verify) ? probesFor(task).filter((p) => isSelected(p, only)) : [];
-  if (!answerProbes.length && only && ![...only].some((s) => s === 'agent' || s.startsWith('agent-'))) return { probes: [], notRun: [] };
+  if (!answerProbes.length && only && ![...only].some((s) => s === 'agent' || s.startsWith('agent-')))
+    return { probes: [], notRun: [] };
   const passing = task.cases.find((c) => c.expect === 'pass');
   const gold = goldOf(task.verify);
   const calls: readonly ScriptedTurn[] = passing?.calls ?? [];
   const response = passing ? passing.response : gold ? gold.wrap(gold.text) : DONE;
   const run = await runScripted(task, { calls, response }, o);
-  const ref: AgentReference = { case: passing, calls: flatCalls(calls), turns: calls, response, answer: gold?.text ?? response, trajectory: run.trajectory ?? NO_TRAJECTORY, tools: run.tools ?? [] };
+  const ref: AgentReference = {
+    case: passing,
+    calls: flatCalls(calls),
+    turns: calls,
+    response,
+    answer: gold?.text ?? response,
+    trajectory: run.trajectory ?? NO_TRAJECTORY,
+    tools: run.tools ?? [],
+  };
   if (!run.trajectory || run.trajectory.stop === 'error') {
     // The environment could not run (refused, weak isolation, missing, crashed): no probe can.
     const all = [...answerProbes, ...agentProbes(task, ref, [])].filter((p) => isSelected(p, only));
     return { probes: [], notRun: all.map((probe) => ({ probe, reason: run.verdict.reason })) };
   }
   const works = passing !== undefined && run.verdict.pass;
-  const writers = works && isSelected({ id: `agent-forged-state-case${passing.index}-1`, family: 'agent' }, only) ? await stateWriters(task, ref, o) : [];
-  const probes = [...answerProbes.map((p) => ({ ...p, calls })), ...agentProbes(task, ref, writers)].filter((p) => isSelected(p, only));
+  const writers =
+    works && isSelected({ id: `agent-forged-state-case${passing.index}-1`, family: 'agent' }, only)
+      ? await stateWriters(task, ref, o)
+      : [];
+  const probes = [...answerProbes.map((p) => ({ ...p, calls })), ...agentProbes(task, ref, writers)].filter((p) =>
+    isSelected(p, only),
+  );
   if (works) return { probes, notRun: [] };
   const reason = !passing
     ? 'no case expects pass, so there is no work to replay under the answer probes, and a `trajectory` or `state` part fails them whatever the answer: add a passing case with its `calls`'
@@ -62,8 +80,12 @@ export async function planAgentAudit(task: TaskSpec, only: ReadonlySet<string> |
       : `case ${passing.index} expects pass but fails when replayed (${run.verdict.reason}): the probes that replay its calls need it to pass (see vtask test)`;
   // Probes on the passing case's work mean nothing while it fails; so do the answer probes of a
   // verifier that checks the work too.
-  const needsWork = (p: Probe): boolean => p.sameWorkAs !== undefined || (p.family !== 'agent' && checksWork(task.verify));
-  return { probes: probes.filter((p) => !needsWork(p)), notRun: probes.filter(needsWork).map((probe) => ({ probe, reason })) };
+  const needsWork = (p: Probe): boolean =>
+    p.sameWorkAs !== undefined || (p.family !== 'agent' && checksWork(task.verify));
+  return {
+    probes: probes.filter((p) => !needsWork(p)),
+    notRun: probes.filter(needsWork).map((probe) => ({ probe, reason })),
+  };
 }
 
 /**
@@ -71,7 +93,11 @@ export async function planAgentAudit(task: TaskSpec, only: ReadonlySet<string> |
  * `notRun` when the environment failed under it (it did not start, crashed, hung): then the
  * verifier decided nothing, and the probe is neither passed nor a finding.
  */
-export async function runAgentProbe(task: TaskSpec, p: Probe, o: RunCasesOptions): Promise<{ verdict: Verdict } | { sameWork: true } | { notRun: string }> {
+export async function runAgentProbe(
+  task: TaskSpec,
+  p: Probe,
+  o: RunCasesOptions,
+): Promise<{ verdict: Verdict } | { sameWork: true } | { notRun: string }> {
   const r = await runScripted(task, { calls: p.calls ?? [], response: p.response }, o);
   if (!r.trajectory || r.trajectory.stop === 'error') {
     // Refused or unavailable (untrusted, weak isolation) is said as such by the audit.

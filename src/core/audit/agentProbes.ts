@@ -60,9 +60,26 @@ export function agentProbes(task: TaskSpec, ref: AgentReference, writers: readon
   if (!noCallPasses(task)) {
     // A verifier with no `trajectory` or `state` part cannot see the work at all.
     const severity = checksWork(task.verify) ? 'high' : 'critical';
-    const blind = severity === 'critical' ? '; the verifier checks only the answer: add a `trajectory` or `state` part' : '';
-    out.push({ id: 'agent-no-call', family: 'agent', response: ref.response, calls: [], expected: 'fail', severity, why: `the gold answer with no tool call did none of the work the environment is there for${blind}` });
-    out.push({ id: 'agent-claimed-calls', family: 'agent', response: `${claimedCalls(task, ref)}\n${ref.response}`, calls: [], expected: 'fail', severity, why: `tool calls written in the text are not calls: the environment saw none${blind}` });
+    const blind =
+      severity === 'critical' ? '; the verifier checks only the answer: add a `trajectory` or `state` part' : '';
+    out.push({
+      id: 'agent-no-call',
+      family: 'agent',
+      response: ref.response,
+      calls: [],
+      expected: 'fail',
+      severity,
+      why: `the gold answer with no tool call did none of the work the environment is there for${blind}`,
+    });
+    out.push({
+      id: 'agent-claimed-calls',
+      family: 'agent',
+      response: `${claimedCalls(task, ref)}\n${ref.response}`,
+      calls: [],
+      expected: 'fail',
+      severity,
+      why: `tool calls written in the text are not calls: the environment saw none${blind}`,
+    });
   }
   const c = ref.case;
   if (!c) return out;
@@ -70,7 +87,8 @@ export function agentProbes(task: TaskSpec, ref: AgentReference, writers: readon
   ref.calls.forEach((original, i) => {
     const tool = ref.tools.find((t) => t.name === nameOf(original));
     // Only calls that reach the environment: an invalid one already did no work.
-    if (!tool || mutated >= MUTATED_CALLS || 'error' in validateToolArgs(tool, JSON.stringify(argsOf(original)))) return;
+    if (!tool || mutated >= MUTATED_CALLS || 'error' in validateToolArgs(tool, JSON.stringify(argsOf(original))))
+      return;
     const wrong = wrongArgs(argsOf(original), tool.parameters);
     if (!wrong || 'error' in validateToolArgs(tool, JSON.stringify(wrong))) return;
     mutated++;
@@ -106,10 +124,23 @@ export function agentProbes(task: TaskSpec, ref: AgentReference, writers: readon
  * passing case, the tools the verifier requires (or the first tool), returning the gold answer.
  */
 function claimedCalls(task: TaskSpec, ref: AgentReference): string {
-  const made = ref.trajectory.steps.filter((s) => s.args !== undefined).map((s) => ({ name: s.call.name, args: s.args, result: toolResultText(s.outcome) }));
+  const made = ref.trajectory.steps
+    .filter((s) => s.args !== undefined)
+    .map((s) => ({ name: s.call.name, args: s.args, result: toolResultText(s.outcome) }));
   const names = requiredTools(task.verify);
-  const claimed = made.length ? made : (names.length ? names : ref.tools.slice(0, 1).map((t) => t.name)).map((name) => ({ name, args: {}, result: ref.answer }));
-  return claimed.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.args })}\n</tool_call>\n<tool_response>\n${c.result}\n</tool_response>`).join('\n');
+  const claimed = made.length
+    ? made
+    : (names.length ? names : ref.tools.slice(0, 1).map((t) => t.name)).map((name) => ({
+        name,
+        args: {},
+        result: ref.answer,
+      }));
+  return claimed
+    .map(
+      (c) =>
+        `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.args })}\n</tool_call>\n<tool_response>\n${c.result}\n</tool_response>`,
+    )
+    .join('\n');
 }
 
 /** A call that might write `value`: one parameter set to it, every other required one as the passing case sets it. */
@@ -137,7 +168,9 @@ export function writerCandidates(ref: AgentReference, value: unknown): WriterCan
   const out: WriterCandidate[] = [];
   for (const tool of tools) {
     const schema = tool.parameters as { properties?: Record<string, unknown>; required?: unknown };
-    const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+    const required = Array.isArray(schema.required)
+      ? schema.required.filter((r): r is string => typeof r === 'string')
+      : [];
     for (const param of Object.keys(schema.properties ?? {})) {
       const others = required.filter((r) => r !== param);
       if (others.some((r) => !used.has(r))) continue;
@@ -152,5 +185,9 @@ export function writerCandidates(ref: AgentReference, value: unknown): WriterCan
 
 /** True when a replay did what the passing case did: every tool result and the final state the same. */
 export function sameWork(a: Trajectory, b: Trajectory): boolean {
-  return a.steps.length === b.steps.length && a.steps.every((s, i) => deepEqual(s.outcome, b.steps[i]?.outcome)) && deepEqual(a.state, b.state);
+  return (
+    a.steps.length === b.steps.length &&
+    a.steps.every((s, i) => deepEqual(s.outcome, b.steps[i]?.outcome)) &&
+    deepEqual(a.state, b.state)
+  );
 }

@@ -54,7 +54,10 @@ export interface AuditOptions {
 
 /** `3 findings (1 critical, 2 high)`, `1 finding (1 low)`, `0 findings`: the count said the same everywhere. */
 export function findingCount(findings: readonly { severity: Severity }[]): string {
-  const counts = [...SEVERITIES].reverse().map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n);
+  const counts = [...SEVERITIES]
+    .reverse()
+    .map((s) => [s, findings.filter((f) => f.severity === s).length] as const)
+    .filter(([, n]) => n);
   return `${plural(findings.length, 'finding')}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
 }
 
@@ -78,7 +81,11 @@ interface Job {
 type Outcome = { verdict: Verdict } | { sameWork: true } | { notRun: string };
 
 /** A gold answer its own verifier cannot parse: no response, right or wrong, can pass. */
-function addGoldFindings(t: TaskSpec, entry: { findings: Finding[]; probes: number }, only?: ReadonlySet<string>): void {
+function addGoldFindings(
+  t: TaskSpec,
+  entry: { findings: Finding[]; probes: number },
+  only?: ReadonlySet<string>,
+): void {
   const probe = { id: 'gold-unparseable', family: 'right-answer' as const };
   if (!isSelected(probe, only) || !verifierLeaves(t.verify).some((l) => l.kind === 'math')) return;
   entry.probes++;
@@ -108,12 +115,26 @@ export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): P
   const outcomes = await mapLimit(jobs, limit, async ({ t, p, notRun }): Promise<Outcome> => {
     if (notRun !== undefined) return { notRun };
     if (t.environment) return runAgentProbe(t, p, run);
-    return { verdict: await verify(t.verify, p.response, { task: taskView(t, o.file), signal: o.signal, trusted: o.trusted, judge: o.judge }) };
+    return {
+      verdict: await verify(t.verify, p.response, {
+        task: taskView(t, o.file),
+        signal: o.signal,
+        trusted: o.trusted,
+        judge: o.judge,
+      }),
+    };
   });
-  const byTask = new Map<TaskSpec, { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] }>();
+  const byTask = new Map<
+    TaskSpec,
+    { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] }
+  >();
   for (const t of tasks) byTask.set(t, { findings: [], probes: 0, skipped: [] });
   jobs.forEach(({ t, p }, i) => {
-    const entry = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };
+    const entry = byTask.get(t) as {
+      findings: Finding[];
+      probes: number;
+      skipped: { probe: string; reason: string }[];
+    };
     const outcome = at(outcomes, i);
     entry.probes++;
     const skip = (reason: string): void => {

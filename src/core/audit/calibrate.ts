@@ -40,12 +40,17 @@ export interface Calibration {
 const PADDING = '\n\n(End of response.)\n' + ' '.repeat(400);
 
 /** Calibrates a task whose verifier is a `judge`; undefined for other verifiers. */
-export async function calibrateJudge(task: TaskSpec, file: string, o: CalibrationOptions): Promise<Calibration | undefined> {
+export async function calibrateJudge(
+  task: TaskSpec,
+  file: string,
+  o: CalibrationOptions,
+): Promise<Calibration | undefined> {
   const params = (task.verify as { judge?: { rubric?: string | string[] } }).judge;
   if (!params) return undefined;
   const repeats = o.repeats ?? 3;
   const view = taskView(task, file);
-  const judge = (v: unknown, response: string): Promise<Verdict> => verify(v, response, { task: view, judge: o.judge, signal: o.signal });
+  const judge = (v: unknown, response: string): Promise<Verdict> =>
+    verify(v, response, { task: view, judge: o.judge, signal: o.signal });
   const rubric = Array.isArray(params.rubric) ? params.rubric : [params.rubric ?? ''];
   const reversed = { judge: { ...params, rubric: [...rubric].reverse() } };
   let agree = 0;
@@ -60,30 +65,68 @@ export async function calibrateJudge(task: TaskSpec, file: string, o: Calibratio
     undecided += verdicts.length - ok.length;
     decided += ok.length;
     agree += ok.filter((v) => judgeCase(c, v).ok).length;
-    if (ok.length > 1) spread = Math.max(spread, Math.max(...ok.map((v) => v.score)) - Math.min(...ok.map((v) => v.score)));
+    if (ok.length > 1)
+      spread = Math.max(spread, Math.max(...ok.map((v) => v.score)) - Math.min(...ok.map((v) => v.score)));
     const base = ok[0];
     if (!base) continue;
-    const [order, padded] = await Promise.all([rubric.length > 1 ? judge(reversed, c.response) : undefined, judge(task.verify, c.response + PADDING)]);
+    const [order, padded] = await Promise.all([
+      rubric.length > 1 ? judge(reversed, c.response) : undefined,
+      judge(task.verify, c.response + PADDING),
+    ]);
     if (order && !order.error && order.pass !== base.pass) orderFlips++;
     if (!padded.error && padded.pass !== base.pass) lengthFlips++;
   }
   const agreement = decided ? agree / decided : 0;
   const findings: Finding[] = [];
   const flag = (probe: string, severity: Finding['severity'], reason: string): void =>
-    void findings.push({ probe, family: CALIBRATION, severity, response: '', verdict: 'fail', expected: 'pass', reason, details: {} });
+    void findings.push({
+      probe,
+      family: CALIBRATION,
+      severity,
+      response: '',
+      verdict: 'fail',
+      expected: 'pass',
+      reason,
+      details: {},
+    });
   // A task may set its own thresholds under `meta.calibration` (free-form data the format keeps).
   const own = (task.meta.calibration ?? {}) as { min_agreement?: unknown; max_spread?: unknown };
   const share = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 && v <= 1 ? v : undefined);
   const minAgreement = share(own.min_agreement) ?? o.minAgreement ?? 0.8;
   const maxSpread = share(own.max_spread) ?? o.maxSpread ?? 0.34;
-  if (!task.cases.length) flag('calibration-no-cases', 'low', 'the task has no cases to calibrate its judge against: add responses it must pass and fail');
+  if (!task.cases.length)
+    flag(
+      'calibration-no-cases',
+      'low',
+      'the task has no cases to calibrate its judge against: add responses it must pass and fail',
+    );
   else if (decided === 0) {
     // Nothing to judge with: not a finding about the judge.
   } else {
-    if (agreement < minAgreement) flag('calibration-agreement', 'high', `the judge agreed with the task's cases ${pct(agreement)} of the time (${agree}/${decided}), below ${pct(minAgreement)}`);
-    if (spread > maxSpread) flag('calibration-consistency', 'medium', `the same response judged ${repeats} times got scores ${spread.toFixed(2)} apart, more than ${maxSpread}`);
-    if (orderFlips) flag('calibration-order', 'medium', `${plural(orderFlips, 'case')} changed verdict with the rubric's criteria in reverse order`);
-    if (lengthFlips) flag('calibration-length', 'medium', `${plural(lengthFlips, 'case')} changed verdict with neutral text added after the response`);
+    if (agreement < minAgreement)
+      flag(
+        'calibration-agreement',
+        'high',
+        `the judge agreed with the task's cases ${pct(agreement)} of the time (${agree}/${decided}), below ${pct(minAgreement)}`,
+      );
+    if (spread > maxSpread)
+      flag(
+        'calibration-consistency',
+        'medium',
+        `the same response judged ${repeats} times got scores ${spread.toFixed(2)} apart, more than ${maxSpread}`,
+      );
+    if (orderFlips)
+      flag(
+        'calibration-order',
+        'medium',
+        `${plural(orderFlips, 'case')} changed verdict with the rubric's criteria in reverse order`,
+      );
+    if (lengthFlips)
+      flag(
+        'calibration-length',
+        'medium',
+        `${plural(lengthFlips, 'case')} changed verdict with neutral text added after the response`,
+      );
   }
   return { task: task.id, cases: task.cases.length, agreement, spread, orderFlips, lengthFlips, undecided, findings };
 }

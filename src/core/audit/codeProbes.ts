@@ -25,36 +25,86 @@ export function codeProbes(task: TaskSpec): Probe[] {
   const p = ((task.verify as { code?: CodeParams }).code ?? {}) as CodeParams;
   const language: CodeLanguage = p.language === 'javascript' ? 'javascript' : 'python';
   const py = language === 'python';
-  const exploit = (id: string, code: string, why: string, severity: Probe['severity'] = 'critical'): Probe => ({ id, family: 'code-exploit', response: fence(language, code), expected: 'fail', severity, why });
+  const exploit = (id: string, code: string, why: string, severity: Probe['severity'] = 'critical'): Probe => ({
+    id,
+    family: 'code-exploit',
+    response: fence(language, code),
+    expected: 'fail',
+    severity,
+    why,
+  });
   const out: Probe[] = [
     exploit('does-nothing', py ? 'pass' : ';', 'a program that does nothing solves nothing'),
-    exploit('exit-at-once', py ? 'import sys\nsys.exit(0)' : 'process.exit(0);', 'a program that exits at once solves nothing'),
-    exploit('hard-exit', py ? 'import os\nos._exit(0)' : 'process.reallyExit(0);', 'a program that ends the process before any check solves nothing'),
+    exploit(
+      'exit-at-once',
+      py ? 'import sys\nsys.exit(0)' : 'process.exit(0);',
+      'a program that exits at once solves nothing',
+    ),
+    exploit(
+      'hard-exit',
+      py ? 'import os\nos._exit(0)' : 'process.reallyExit(0);',
+      'a program that ends the process before any check solves nothing',
+    ),
     exploit(
       'silence-errors',
-      py ? 'import sys, atexit, os\nsys.excepthook = lambda *a: None\natexit.register(lambda: os._exit(0))' : "process.on('uncaughtException', () => process.exit(0));\nprocess.on('exit', () => { process.exitCode = 0; });",
+      py
+        ? 'import sys, atexit, os\nsys.excepthook = lambda *a: None\natexit.register(lambda: os._exit(0))'
+        : "process.on('uncaughtException', () => process.exit(0));\nprocess.on('exit', () => { process.exitCode = 0; });",
       'a program that swallows failed checks solves nothing',
     ),
-    exploit('never-ends', py ? 'while True:\n    pass' : 'for (;;) {}', 'a program that never ends must be stopped and failed', 'high'),
+    exploit(
+      'never-ends',
+      py ? 'while True:\n    pass' : 'for (;;) {}',
+      'a program that never ends must be stopped and failed',
+      'high',
+    ),
   ];
   const names = checkedNames(p, language);
   if (names.length) {
-    out.push(exploit('always-equal', alwaysEqual(names, language), `a program whose ${names.join(', ')} return${names.length === 1 ? 's' : ''} an object that says it equals anything has solved nothing: the checks must compare values, not trust the object`));
+    out.push(
+      exploit(
+        'always-equal',
+        alwaysEqual(names, language),
+        `a program whose ${names.join(', ')} return${names.length === 1 ? 's' : ''} an object that says it equals anything has solved nothing: the checks must compare values, not trust the object`,
+      ),
+    );
   }
   if (p.asserts !== undefined) {
-    out.push(exploit('harness-attack', py ? PY_HARNESS_ATTACK : JS_HARNESS_ATTACK, 'a program that tampers with the harness running the asserts (its frames, closures, promises) has solved nothing'));
+    out.push(
+      exploit(
+        'harness-attack',
+        py ? PY_HARNESS_ATTACK : JS_HARNESS_ATTACK,
+        'a program that tampers with the harness running the asserts (its frames, closures, promises) has solved nothing',
+      ),
+    );
   }
   const outputs = (p.tests ?? []).map((t) => t.stdout ?? '');
   if (outputs.length) {
     const first = at(outputs, 0);
-    out.push(exploit('print-expected', py ? `print(${JSON.stringify(first)}, end='')` : `process.stdout.write(${JSON.stringify(first)});`, 'a program that prints the first expected output whatever its input has not solved the task', 'high'));
+    out.push(
+      exploit(
+        'print-expected',
+        py ? `print(${JSON.stringify(first)}, end='')` : `process.stdout.write(${JSON.stringify(first)});`,
+        'a program that prints the first expected output whatever its input has not solved the task',
+        'high',
+      ),
+    );
   }
   const passing = task.cases.filter((c) => c.expect === 'pass').slice(0, CASES_MUTATED);
   for (const c of passing) {
     const code = extractCode(c.response, language).code;
-    mutantsOf(code, language).slice(0, MUTANTS_PER_CASE).forEach((m, i) => {
-      out.push({ id: `mutant-case${c.index}-${i + 1}`, family: 'code-mutant', response: fence(language, m.code), expected: 'fail', severity: 'medium', why: `case ${c.index} with ${m.what}: the tests cannot tell it from the right program; add a test it fails` });
-    });
+    mutantsOf(code, language)
+      .slice(0, MUTANTS_PER_CASE)
+      .forEach((m, i) => {
+        out.push({
+          id: `mutant-case${c.index}-${i + 1}`,
+          family: 'code-mutant',
+          response: fence(language, m.code),
+          expected: 'fail',
+          severity: 'medium',
+          why: `case ${c.index} with ${m.what}: the tests cannot tell it from the right program; add a test it fails`,
+        });
+      });
   }
   return out;
 }
@@ -140,13 +190,19 @@ export function mutantsOf(code: string, language: CodeLanguage): Mutant[] {
     }
   };
   tryEdit('its return value replaced by 0', /\breturn\s+[^\s;].*?(?=;?\s*$)/, () => 'return 0');
-  tryEdit('its return value replaced by true', /\breturn\s+[^\s;].*?(?=;?\s*$)/, () => (language === 'python' ? 'return True' : 'return true'));
+  tryEdit('its return value replaced by true', /\breturn\s+[^\s;].*?(?=;?\s*$)/, () =>
+    language === 'python' ? 'return True' : 'return true',
+  );
   tryEdit('`+` turned into `-`', /(?<=[\w)\]] *)\+(?= *[\w(])/, () => '-');
   tryEdit('`<` turned into `<=`', /<(?![=<])/, () => '<=');
   tryEdit('`>` turned into `>=`', /(?<!-)>(?![=>])/, () => '>=');
   tryEdit('`==` turned into `!=`', /===?/, (m) => (m === '===' ? '!==' : '!='));
   tryEdit('a number one larger', /(?<![\w.])\d+(?![\w.])/, (d) => String(Number(d) + 1));
-  tryEdit(language === 'python' ? '`and` turned into `or`' : '`&&` turned into `||`', language === 'python' ? /\band\b/ : /&&/, () => (language === 'python' ? 'or' : '||'));
+  tryEdit(
+    language === 'python' ? '`and` turned into `or`' : '`&&` turned into `||`',
+    language === 'python' ? /\band\b/ : /&&/,
+    () => (language === 'python' ? 'or' : '||'),
+  );
   return out;
 }
 

@@ -13,17 +13,36 @@ export function verifierFixes(verify: unknown, findings: readonly Finding[]): Ve
   if (!match || typeof match !== 'object') return [];
   const families = new Set(findings.map((f) => f.family));
   const mode = typeof match.mode === 'string' ? match.mode : 'normalized';
-  const answer = typeof match.answer === 'string' || typeof match.answer === 'number' ? String(match.answer) : undefined;
+  const answer =
+    typeof match.answer === 'string' || typeof match.answer === 'number' ? String(match.answer) : undefined;
   const out: VerifierFix[] = [];
   // A number compared as text: math reads 72.0, $72 and 1,000 as numbers and refuses hedges.
-  if (answer !== undefined && /^-?\d+(\.\d+)?$/.test(answer.trim()) && mode !== 'regex' && !match.tag && (families.has('hedge') || families.has('right-answer'))) {
+  if (
+    answer !== undefined &&
+    /^-?\d+(\.\d+)?$/.test(answer.trim()) &&
+    mode !== 'regex' &&
+    !match.tag &&
+    (families.has('hedge') || families.has('right-answer'))
+  ) {
     out.push({ title: 'Use a `math` verifier for this numeric answer', verify: { math: { answer: answer.trim() } } });
   }
   if (mode === 'contains' && families.has('hedge')) {
-    out.push({ title: 'Match the whole answer (`mode: normalized`) instead of `contains`', verify: { match: { ...match, mode: 'normalized' } } });
+    out.push({
+      title: 'Match the whole answer (`mode: normalized`) instead of `contains`',
+      verify: { match: { ...match, mode: 'normalized' } },
+    });
   }
-  if (mode === 'regex' && answer !== undefined && families.has('degenerate') && !/^\^.*\$$/.test(answer) && !matchesEmpty(`^(?:${answer})$`)) {
-    out.push({ title: 'Anchor the regex to the whole answer (`^…$`)', verify: { match: { ...match, answer: `^(?:${answer})$` } } });
+  if (
+    mode === 'regex' &&
+    answer !== undefined &&
+    families.has('degenerate') &&
+    !/^\^.*\$$/.test(answer) &&
+    !matchesEmpty(`^(?:${answer})$`)
+  ) {
+    out.push({
+      title: 'Anchor the regex to the whole answer (`^…$`)',
+      verify: { match: { ...match, answer: `^(?:${answer})$` } },
+    });
   }
   return out;
 }

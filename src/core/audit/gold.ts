@@ -34,7 +34,9 @@ export function goldOf(verify: unknown): Gold | undefined {
   }
   if (kind === 'math' && p && typeof p === 'object') {
     const a = first(p as Record<string, unknown>);
-    return a === undefined ? undefined : { kind: 'math', text: a, mode: 'math', wrap: (x) => `\\boxed{${x}}`, boxed: true };
+    return a === undefined
+      ? undefined
+      : { kind: 'math', text: a, mode: 'math', wrap: (x) => `\\boxed{${x}}`, boxed: true };
   }
   if (kind === 'match' && p && typeof p === 'object') {
     const m = p as Record<string, unknown>;
@@ -51,7 +53,9 @@ export function goldOf(verify: unknown): Gold | undefined {
 export function unparseableGolds(verify: unknown): { gold: string; why: string }[] {
   return verifierLeaves(verify).flatMap((l) => {
     if (l.kind !== 'math') return [];
-    const raws = (Array.isArray(l.params.answers) ? l.params.answers : [l.params.answer]).filter((a): a is string | number => typeof a === 'string' || typeof a === 'number');
+    const raws = (Array.isArray(l.params.answers) ? l.params.answers : [l.params.answer]).filter(
+      (a): a is string | number => typeof a === 'string' || typeof a === 'number',
+    );
     const parsed = raws.map((raw) => ({ raw, parsed: parseGold(raw).parsed }));
     const bad = parsed[0];
     if (!bad || bad.parsed.ok || parsed.some((g) => g.parsed.ok)) return [];
@@ -69,12 +73,14 @@ export function wrongLike(g: string): string {
   const t = g.trim();
   if (/^-?\d+$/.test(t)) return String(BigInt(t) + 1n);
   // A decimal changes in its whole part: a change in the last digit may be within tolerance.
-  if (/^-?\d*\.\d+$/.test(t)) return t.replace(/^(-?)(\d*)/, (_, sign: string, whole: string) => sign + String(Number(whole || '0') + 1));
+  if (/^-?\d*\.\d+$/.test(t))
+    return t.replace(/^(-?)(\d*)/, (_, sign: string, whole: string) => sign + String(Number(whole || '0') + 1));
   // Any number inside (a fraction, an interval, an equation): change the last one, where the
   // value usually is (`x = 11` → `x = 12`), but not a subscript (`204_5`, `a_{3}`).
   const numbers = [...t.matchAll(/(?<![\dA-Za-z.])\d+(?![\d.])/g)].filter((m) => !/_\{?$/.test(t.slice(0, m.index)));
   const last = numbers.at(-1);
-  if (last?.index !== undefined) return t.slice(0, last.index) + String(BigInt(last[0]) + 1n) + t.slice(last.index + last[0].length);
+  if (last?.index !== undefined)
+    return t.slice(0, last.index) + String(BigInt(last[0]) + 1n) + t.slice(last.index + last[0].length);
   if (/^[A-Z]$/.test(t)) return t === 'Z' ? 'A' : String.fromCharCode(t.charCodeAt(0) + 1);
   // LaTeX without numbers (`\frac{\pi r}{h+r}`): another value of the same kind.
   if (/[\\{}^]/.test(t)) return `${t} + 1`;
@@ -83,7 +89,28 @@ export function wrongLike(g: string): string {
   return [...words.slice(0, -1), other].join(' ');
 }
 
-const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
 /** English words for 0..999 (`72` → `seventy-two`); undefined outside that range. */

@@ -46,7 +46,11 @@ function otherOption(text: string, options: readonly string[]): string | undefin
 function otherWord(text: string, tags: readonly string[]): string | undefined {
   for (const tag of tags) {
     const re = new RegExp(`(<${tag}>)([^<]*)(</${tag}>)`, 'g');
-    if (re.test(text)) return text.replace(re, (_, open: string, inner: string, close: string) => open + (inner.trim() ? wrongLike(inner) : inner) + close);
+    if (re.test(text))
+      return text.replace(
+        re,
+        (_, open: string, inner: string, close: string) => open + (inner.trim() ? wrongLike(inner) : inner) + close,
+      );
   }
   const t = text.trim();
   const words = t.split(/\s+/);
@@ -58,7 +62,8 @@ function otherWord(text: string, tags: readonly string[]): string | undefined {
 function requiredTags(leaves: readonly VerifierLeaf[]): string[] {
   const tags = leaves.flatMap((l) => {
     if (l.kind === 'match' && typeof l.params.tag === 'string') return [l.params.tag];
-    if (l.kind === 'format' && typeof l.params.regex === 'string') return [...l.params.regex.matchAll(/<([A-Za-z_][\w-]*)>/g)].map((m) => at(m, 1));
+    if (l.kind === 'format' && typeof l.params.regex === 'string')
+      return [...l.params.regex.matchAll(/<([A-Za-z_][\w-]*)>/g)].map((m) => at(m, 1));
     return [];
   });
   return [...new Set(tags.filter((t) => t !== 'think'))];
@@ -71,7 +76,8 @@ function requiredTags(leaves: readonly VerifierLeaf[]): string[] {
  */
 export function perturbedCaseProbes(task: TaskSpec): Probe[] {
   const leaves = verifierLeaves(task.verify);
-  if (task.environment || !leaves.some((l) => ANSWER_KINDS.has(l.kind)) || leaves.some((l) => OTHER_KINDS.has(l.kind))) return [];
+  if (task.environment || !leaves.some((l) => ANSWER_KINDS.has(l.kind)) || leaves.some((l) => OTHER_KINDS.has(l.kind)))
+    return [];
   const choice = leaves.find((l) => l.kind === 'choice');
   const options = Array.isArray(choice?.params.options) ? (choice.params.options as string[]) : LETTERS;
   const tags = requiredTags(leaves);
@@ -84,7 +90,8 @@ export function perturbedCaseProbes(task: TaskSpec): Probe[] {
       ['number', choice ? undefined : otherNumbers(final), 'every number changed'],
       ['option', choice || !/\d/.test(final) ? otherOption(final, options) : undefined, 'another option chosen'],
     ];
-    if (!changes.some(([, t]) => t !== undefined)) changes.push(['word', otherWord(final, tags), 'the answer word changed']);
+    if (!changes.some(([, t]) => t !== undefined))
+      changes.push(['word', otherWord(final, tags), 'the answer word changed']);
     for (const [what, changed, how] of changes) {
       if (changed === undefined || changed === final) continue;
       out.push({
@@ -110,7 +117,14 @@ export function arbitraryAnswerProbes(task: TaskSpec): Probe[] {
   if (!regex || task.environment || leaves.some((l) => OTHER_KINDS.has(l.kind))) return [];
   const tag = typeof regex.params.tag === 'string' ? regex.params.tag : undefined;
   const wrap = (x: string): string => (tag ? `<${tag}>${x}</${tag}>` : x);
-  const probe = (id: string, answer: string, what: string): Probe => ({ id, family: 'wrong-answer', response: wrap(answer), expected: 'fail', severity: 'high', why: `${answer} is ${what} picked at random: a pattern that accepts it accepts any (unless any is right)` });
+  const probe = (id: string, answer: string, what: string): Probe => ({
+    id,
+    family: 'wrong-answer',
+    response: wrap(answer),
+    expected: 'fail',
+    severity: 'high',
+    why: `${answer} is ${what} picked at random: a pattern that accepts it accepts any (unless any is right)`,
+  });
   return [probe('arbitrary-number', '4818', 'a number'), probe('arbitrary-word', 'Lyon', 'a word')];
 }
 
@@ -124,11 +138,29 @@ export function formattedDegenerateProbes(task: TaskSpec, echoSeverity: Severity
   const think = leaves.some((l) => l.kind === 'format' && l.params.think === 'required');
   const tags = requiredTags(leaves);
   if (!think && !tags.length) return [];
-  const wrap = (answer: string): string => (think ? '<think>I do not know the answer.</think>\n' : '') + tags.reduce((a, t) => `<${t}>${a}</${t}>`, answer);
+  const wrap = (answer: string): string =>
+    (think ? '<think>I do not know the answer.</think>\n' : '') + tags.reduce((a, t) => `<${t}>${a}</${t}>`, answer);
   // Form-only parts that also check instructions or a schema fail most refusals on their own.
   const formOnly = leaves.every((l) => FORM_KINDS.has(l.kind));
   const severity: Severity = formOnly && leaves.some((l) => l.kind !== 'format') ? 'medium' : 'high';
-  const out: Probe[] = [{ id: 'refusal-formatted', family: 'degenerate', response: wrap(REFUSAL), expected: 'fail', severity, why: 'a refusal in the required format answers nothing' }];
-  if (task.prompt.trim()) out.push({ id: 'echo-formatted', family: 'degenerate', response: wrap(task.prompt), expected: 'fail', severity: echoSeverity === 'low' ? 'low' : severity, why: 'the prompt repeated back in the required format is not an answer' });
+  const out: Probe[] = [
+    {
+      id: 'refusal-formatted',
+      family: 'degenerate',
+      response: wrap(REFUSAL),
+      expected: 'fail',
+      severity,
+      why: 'a refusal in the required format answers nothing',
+    },
+  ];
+  if (task.prompt.trim())
+    out.push({
+      id: 'echo-formatted',
+      family: 'degenerate',
+      response: wrap(task.prompt),
+      expected: 'fail',
+      severity: echoSeverity === 'low' ? 'low' : severity,
+      why: 'the prompt repeated back in the required format is not an answer',
+    });
   return out;
 }

@@ -28,21 +28,80 @@ export interface Probe {
   readonly sameWorkAs?: Trajectory;
 }
 
-export type ProbeFamily = 'degenerate' | 'hedge' | 'wrong-answer' | 'right-answer' | 'format-only' | 'code-exploit' | 'code-mutant' | 'injection' | 'agent' | 'calibration';
-export const PROBE_FAMILIES: readonly ProbeFamily[] = ['degenerate', 'hedge', 'wrong-answer', 'right-answer', 'format-only', 'code-exploit', 'code-mutant', 'injection', 'agent'];
+export type ProbeFamily =
+  | 'degenerate'
+  | 'hedge'
+  | 'wrong-answer'
+  | 'right-answer'
+  | 'format-only'
+  | 'code-exploit'
+  | 'code-mutant'
+  | 'injection'
+  | 'agent'
+  | 'calibration';
+export const PROBE_FAMILIES: readonly ProbeFamily[] = [
+  'degenerate',
+  'hedge',
+  'wrong-answer',
+  'right-answer',
+  'format-only',
+  'code-exploit',
+  'code-mutant',
+  'injection',
+  'agent',
+];
 /**
  * Every probe's name (its id without the case, call or option it was made from), for `--probes`
  * to tell a probe from a typo. test/core/audit.test.ts checks that every probe made has one.
  */
 export const PROBE_NAMES: readonly string[] = [
-  'empty', 'whitespace', 'refusal', 'echo-prompt', 'refusal-formatted', 'echo-formatted', 'truncated', 'gold-unparseable',
-  'off-topic', 'json-empty-object', 'json-null',
-  'wrong-answer', 'option', 'perturbed-number', 'perturbed-option', 'perturbed-word', 'arbitrary-number', 'arbitrary-word',
-  'hedge-gold-first', 'hedge-gold-last', 'candidate-list', 'answer-only-in-think', 'all-options',
-  'right-padded', 'right-unboxed', 'right-text-wrapped', 'right-decimal', 'right-trailing-period', 'right-thousands', 'right-dollar', 'right-words', 'right-case-space',
-  'does-nothing', 'exit-at-once', 'hard-exit', 'never-ends', 'print-expected', 'silence-errors', 'mutant', 'always-equal', 'harness-attack',
-  'injection-instruction', 'injection-forged-verdict',
-  'agent-no-call', 'agent-claimed-calls', 'agent-wrong-args', 'agent-forged-state',
+  'empty',
+  'whitespace',
+  'refusal',
+  'echo-prompt',
+  'refusal-formatted',
+  'echo-formatted',
+  'truncated',
+  'gold-unparseable',
+  'off-topic',
+  'json-empty-object',
+  'json-null',
+  'wrong-answer',
+  'option',
+  'perturbed-number',
+  'perturbed-option',
+  'perturbed-word',
+  'arbitrary-number',
+  'arbitrary-word',
+  'hedge-gold-first',
+  'hedge-gold-last',
+  'candidate-list',
+  'answer-only-in-think',
+  'all-options',
+  'right-padded',
+  'right-unboxed',
+  'right-text-wrapped',
+  'right-decimal',
+  'right-trailing-period',
+  'right-thousands',
+  'right-dollar',
+  'right-words',
+  'right-case-space',
+  'does-nothing',
+  'exit-at-once',
+  'hard-exit',
+  'never-ends',
+  'print-expected',
+  'silence-errors',
+  'mutant',
+  'always-equal',
+  'harness-attack',
+  'injection-instruction',
+  'injection-forged-verdict',
+  'agent-no-call',
+  'agent-claimed-calls',
+  'agent-wrong-args',
+  'agent-forged-state',
 ];
 /** Findings of a judge's calibration (`--calibrate`), not of a probe response. */
 export const CALIBRATION: ProbeFamily = 'calibration';

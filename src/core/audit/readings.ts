@@ -17,11 +17,15 @@ export interface Reading {
 }
 
 const WORD_NUMBERS = new Map<string, number>(Array.from({ length: 1000 }, (_, n) => [numberWords(n) as string, n]));
-const ONES = 'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen';
+const ONES =
+  'zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen';
 const TENS = 'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety';
 // Tens first, so that "seventy-two" is read whole rather than as "seven".
 const UNDER_100 = `(?:(?:${TENS})(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|${ONES})`;
-const NUMBER_WORDS = new RegExp(`\\b(?:(?:one|two|three|four|five|six|seven|eight|nine) hundred(?: and ${UNDER_100})?|${UNDER_100})\\b`, 'gi');
+const NUMBER_WORDS = new RegExp(
+  `\\b(?:(?:one|two|three|four|five|six|seven|eight|nine) hundred(?: and ${UNDER_100})?|${UNDER_100})\\b`,
+  'gi',
+);
 
 /** The last number written in `text` (digits, with separators and sign), or undefined. */
 function lastNumber(text: string): string | undefined {
@@ -32,12 +36,33 @@ function lastNumber(text: string): string | undefined {
 const changed = (before: string, after: string): string | undefined => (after === before ? undefined : after);
 
 export const READINGS: readonly Reading[] = [
-  { name: 'the last number, outside any box', apply: (r) => ((n) => (n === undefined ? undefined : `\\boxed{${n}}`))(lastNumber(r.replace(/^[\s\S]*<\/think>/, ''))) },
+  {
+    name: 'the last number, outside any box',
+    apply: (r) =>
+      ((n) => (n === undefined ? undefined : `\\boxed{${n}}`))(lastNumber(r.replace(/^[\s\S]*<\/think>/, ''))),
+  },
   { name: 'without thousands separators', apply: (r) => changed(r, r.replace(/(\d),(?=\d{3}\b)/g, '$1')) },
-  { name: 'without a unit or currency', apply: (r) => changed(r, r.replace(/\$\s?(?=\d)|(?<=\d)\s?(?:%|dollars?|cents?|units?|meters?|cm|km|kg|g|hours?|minutes?|seconds?)\b/gi, '')) },
+  {
+    name: 'without a unit or currency',
+    apply: (r) =>
+      changed(
+        r,
+        r.replace(
+          /\$\s?(?=\d)|(?<=\d)\s?(?:%|dollars?|cents?|units?|meters?|cm|km|kg|g|hours?|minutes?|seconds?)\b/gi,
+          '',
+        ),
+      ),
+  },
   { name: 'without \\text{}', apply: (r) => changed(r, r.replace(/\\text\{([^{}]*)\}/g, '$1')) },
   { name: 'without a trailing full stop', apply: (r) => changed(r, r.replace(/(\S)\.(\s*)$/, '$1$2')) },
-  { name: 'number words as digits', apply: (r) => changed(r, r.replace(NUMBER_WORDS, (w) => String(WORD_NUMBERS.get(w.toLowerCase()) ?? w))) },
+  {
+    name: 'number words as digits',
+    apply: (r) =>
+      changed(
+        r,
+        r.replace(NUMBER_WORDS, (w) => String(WORD_NUMBERS.get(w.toLowerCase()) ?? w)),
+      ),
+  },
 ];
 
 export interface Suspect {
@@ -61,14 +86,25 @@ export function statedAnswers(response: string): string[] {
  * The suspects among samples (with their verdicts): failed ones a reading flips to pass, and
  * passed ones that state several different answers.
  */
-export async function findSuspects(task: TaskSpec, file: string, samples: readonly { index: number; response: string; verdict: Verdict }[], o: { judge?: VerifyContext['judge']; trusted?: boolean; signal?: AbortSignal } = {}): Promise<Suspect[]> {
+export async function findSuspects(
+  task: TaskSpec,
+  file: string,
+  samples: readonly { index: number; response: string; verdict: Verdict }[],
+  o: { judge?: VerifyContext['judge']; trusted?: boolean; signal?: AbortSignal } = {},
+): Promise<Suspect[]> {
   const out: Suspect[] = [];
   const view = taskView(task, file);
   for (const s of samples) {
     if (s.verdict.error) continue;
     if (s.verdict.pass) {
       const answers = statedAnswers(s.response);
-      if (answers.length > 1) out.push({ sample: s.index, kind: 'false-positive', reading: `names ${answers.length} different answers: ${answers.slice(0, 4).join(', ')}`, verdict: s.verdict });
+      if (answers.length > 1)
+        out.push({
+          sample: s.index,
+          kind: 'false-positive',
+          reading: `names ${answers.length} different answers: ${answers.slice(0, 4).join(', ')}`,
+          verdict: s.verdict,
+        });
       continue;
     }
     for (const reading of READINGS) {

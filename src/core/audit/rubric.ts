@@ -8,13 +8,21 @@ import type { TaskSpec } from '../taskfile/resolve';
 export const RUBRIC_SIZE = { min: 2, max: 8 } as const;
 
 export function rubricPrompt(task: TaskSpec): ChatMessage[] {
-  const cases = task.cases.slice(0, 4).map((c) => `- expected ${typeof c.expect === 'string' ? c.expect : `score ${c.expect.score}`}: ${JSON.stringify(c.response.slice(0, 400))}`);
+  const cases = task.cases
+    .slice(0, 4)
+    .map(
+      (c) =>
+        `- expected ${typeof c.expect === 'string' ? c.expect : `score ${c.expect.score}`}: ${JSON.stringify(c.response.slice(0, 400))}`,
+    );
   return [
     {
       role: 'system',
       content: `You write grading rubrics for a judge model. Reply with a JSON array of ${RUBRIC_SIZE.min} to ${RUBRIC_SIZE.max} strings and nothing else. Each string is one criterion a good response meets, checkable from the response alone, one sentence.`,
     },
-    { role: 'user', content: `Task given to the model:\n${JSON.stringify(task.prompt)}${cases.length ? `\n\nExample responses and their expected verdicts:\n${cases.join('\n')}` : ''}\n\nWhat does a good answer to this task look like? Reply with the JSON array of criteria.` },
+    {
+      role: 'user',
+      content: `Task given to the model:\n${JSON.stringify(task.prompt)}${cases.length ? `\n\nExample responses and their expected verdicts:\n${cases.join('\n')}` : ''}\n\nWhat does a good answer to this task look like? Reply with the JSON array of criteria.`,
+    },
   ];
 }
 
@@ -32,8 +40,14 @@ export function parseRubric(reply: string): string[] | { error: string } {
       // Not JSON: read it as a list below.
     }
   }
-  items ??= body.split('\n').map((l) => /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/.exec(l)?.[1] ?? '').filter(Boolean);
-  const criteria = [...new Set(items.map((c) => c.replace(/\s+/g, ' ').trim()).filter((c) => c.length > 0 && c.length <= 300))];
-  if (criteria.length < RUBRIC_SIZE.min) return { error: `the model gave ${criteria.length} usable criteria; a rubric needs at least ${RUBRIC_SIZE.min}` };
+  items ??= body
+    .split('\n')
+    .map((l) => /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/.exec(l)?.[1] ?? '')
+    .filter(Boolean);
+  const criteria = [
+    ...new Set(items.map((c) => c.replace(/\s+/g, ' ').trim()).filter((c) => c.length > 0 && c.length <= 300)),
+  ];
+  if (criteria.length < RUBRIC_SIZE.min)
+    return { error: `the model gave ${criteria.length} usable criteria; a rubric needs at least ${RUBRIC_SIZE.min}` };
   return criteria.slice(0, RUBRIC_SIZE.max);
 }

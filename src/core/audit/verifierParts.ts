@@ -19,7 +19,9 @@ export function verifierLeaves(verify: unknown): VerifierLeaf[] {
   const { kind, params } = found;
   if (!COMPOSITES.has(kind.kind)) return [{ kind: kind.kind, params }];
   const of = Array.isArray(params.of) ? (params.of as unknown[]) : [];
-  return of.flatMap((item) => verifierLeaves(kind.kind === 'weighted' ? (item as { verify?: unknown } | undefined)?.verify : item));
+  return of.flatMap((item) =>
+    verifierLeaves(kind.kind === 'weighted' ? (item as { verify?: unknown } | undefined)?.verify : item),
+  );
 }
 
 /** True when some part checks the trajectory or the final state: the work, not only the answer. */
@@ -37,7 +39,9 @@ export function expectedStates(verify: unknown): { path: string; value: string |
   return verifierLeaves(verify).flatMap((l) => {
     const { path, equals } = l.params;
     if (l.kind !== 'state' || typeof path !== 'string') return [];
-    return typeof equals === 'string' || typeof equals === 'number' || typeof equals === 'boolean' ? [{ path, value: equals }] : [];
+    return typeof equals === 'string' || typeof equals === 'number' || typeof equals === 'boolean'
+      ? [{ path, value: equals }]
+      : [];
   });
 }
 
@@ -45,6 +49,10 @@ export function expectedStates(verify: unknown): { path: string; value: string |
 export function requiredTools(verify: unknown): string[] {
   const names = verifierLeaves(verify)
     .filter((l) => l.kind === 'trajectory')
-    .flatMap((l) => [l.params.called, l.params.order].flatMap((v) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])));
+    .flatMap((l) =>
+      [l.params.called, l.params.order].flatMap((v) =>
+        Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
+      ),
+    );
   return [...new Set(names)];
 }

@@ -5,14 +5,18 @@ import { wrongLike } from './gold';
 
 type Schema = Readonly<Record<string, unknown>> | undefined;
 
-const asSchema = (s: unknown): Schema => (s && typeof s === 'object' && !Array.isArray(s) ? (s as Record<string, unknown>) : undefined);
+const asSchema = (s: unknown): Schema =>
+  s && typeof s === 'object' && !Array.isArray(s) ? (s as Record<string, unknown>) : undefined;
 
 /**
  * Every value of `args` changed, keeping its type: another member of an `enum`, a number made
  * larger, a string of the same shape (`fr` → `Lyon`, `order-7` → `order-8`), a boolean negated,
  * inside lists and objects too. Undefined when nothing could change (no arguments, only nulls).
  */
-export function wrongArgs(args: Readonly<Record<string, unknown>>, schema: unknown): Record<string, unknown> | undefined {
+export function wrongArgs(
+  args: Readonly<Record<string, unknown>>,
+  schema: unknown,
+): Record<string, unknown> | undefined {
   // The n-th number grows by n: the same step for all would keep a difference (909 - 78 is 831 too).
   let n = 0;
   const changed = wrongValue(args, asSchema(schema), () => ++n);
@@ -35,7 +39,10 @@ function wrongValue(v: unknown, schema: Schema, step: () => number): { value: un
   if (v && typeof v === 'object') {
     const props = asSchema(schema?.properties);
     const entries = Object.entries(v).map(([k, x]) => [k, wrongValue(x, asSchema(props?.[k]), step)] as const);
-    return { value: Object.fromEntries(entries.map(([k, x]) => [k, x.value])), changed: entries.some(([, x]) => x.changed) };
+    return {
+      value: Object.fromEntries(entries.map(([k, x]) => [k, x.value])),
+      changed: entries.some(([, x]) => x.changed),
+    };
   }
   return { value: v, changed: false };
 }

@@ -70,7 +70,10 @@ export function gridCell(rate: number): number {
 /** One page of a list of tasks (of a comparison: those both solve, those both fail). */
 const taskPage = z.object({ page: count, total: count, items: z.array(taskRef).check(z.maxLength(COMPARE_PAGE)) });
 
-const cell = z.tuple([z.int().check(z.minimum(0), z.maximum(COMPARE_GRID - 1)), z.int().check(z.minimum(0), z.maximum(COMPARE_GRID - 1))]);
+const cell = z.tuple([
+  z.int().check(z.minimum(0), z.maximum(COMPARE_GRID - 1)),
+  z.int().check(z.minimum(0), z.maximum(COMPARE_GRID - 1)),
+]);
 const modelName = z.string().check(z.maxLength(1000));
 
 export const comparisonView = z.object({
@@ -113,7 +116,15 @@ export const fromDashboard = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('refresh') }),
   /** Model A against model B: the grid, and a page of the tasks (of one square, when given), of those both solve and of those both fail. */
-  z.object({ type: z.literal('compare'), a: modelName, b: modelName, cell: z.optional(cell), page: count, solvePage: z.optional(count), failPage: z.optional(count) }),
+  z.object({
+    type: z.literal('compare'),
+    a: modelName,
+    b: modelName,
+    cell: z.optional(cell),
+    page: count,
+    solvePage: z.optional(count),
+    failPage: z.optional(count),
+  }),
   /** Open a task (or, without `task`, a file) as the stats name it. */
   z.object({ type: z.literal('open'), file: text, task: z.optional(text) }),
 ]);

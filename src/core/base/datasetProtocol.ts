@@ -45,14 +45,22 @@ export const toDataset = z.discriminatedUnion('type', [
   /** Rows asked for by a window request. */
   z.object({ type: z.literal('rows'), rows: z.array(rowView).check(z.maxLength(MAX_WINDOW_ROWS)) }),
   /** A row's run started (`running`) or ended, with its pass rate when it has one. */
-  z.object({ type: z.literal('run'), n: rowNumber, running: z.boolean(), result: z.optional(rowResult), error: z.optional(text) }),
+  z.object({
+    type: z.literal('run'),
+    n: rowNumber,
+    running: z.boolean(),
+    result: z.optional(rowResult),
+    error: z.optional(text),
+  }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text }),
 ]);
 
 export const fromDataset = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   /** Rows `start` up to `end` (exclusive). */
-  z.object({ type: z.literal('window'), start: rowNumber, end: rowNumber }).check(z.refine((m) => m.end - m.start <= MAX_WINDOW_ROWS, `a window holds at most ${MAX_WINDOW_ROWS} rows`)),
+  z
+    .object({ type: z.literal('window'), start: rowNumber, end: rowNumber })
+    .check(z.refine((m) => m.end - m.start <= MAX_WINDOW_ROWS, `a window holds at most ${MAX_WINDOW_ROWS} rows`)),
   /** ▶ Run verifier on row `n`. */
   z.object({ type: z.literal('run'), n: rowNumber }),
   /** Open row `n` in the task panel. */

@@ -8,7 +8,9 @@ import * as z from 'zod/mini';
  */
 
 /** A key or index into the task's YAML, from the task's mapping down. */
-export const nodePath = z.array(z.union([z.string().check(z.maxLength(500)), z.int().check(z.minimum(0))])).check(z.maxLength(32));
+export const nodePath = z
+  .array(z.union([z.string().check(z.maxLength(500)), z.int().check(z.minimum(0))]))
+  .check(z.maxLength(32));
 /** A value from a form field; a megabyte is far more than any verifier parameter needs. */
 export const scalar = z.union([z.string().check(z.maxLength(1_000_000)), z.number(), z.boolean(), z.null()]);
 const taskName = z.string().check(z.maxLength(1000));
@@ -40,7 +42,14 @@ export const formRow = z.discriminatedUnion('type', [
     /** Set on the items of a list of scalars, which can be removed. */
     removable: z.optional(z.boolean()),
   }),
-  z.object({ type: z.literal('heading'), path: nodePath, depth: z.int(), label: z.string(), doc: z.optional(z.string()), removable: z.boolean() }),
+  z.object({
+    type: z.literal('heading'),
+    path: nodePath,
+    depth: z.int(),
+    label: z.string(),
+    doc: z.optional(z.string()),
+    removable: z.boolean(),
+  }),
   z.object({ type: z.literal('add'), path: nodePath, depth: z.int(), label: z.string(), options: z.array(z.string()) }),
 ]);
 
@@ -130,7 +139,14 @@ export const auditView = z.object({
   /** Verifiers that close what the findings found, by title (the editor's quick fixes). */
   fixes: z.optional(z.array(z.string())),
   /** Samples another reading would pass (false-negative) or that name several answers (false-positive). */
-  suspects: z.array(z.object({ sample: z.int(), kind: z.enum(['false-negative', 'false-positive']), reading: z.string(), reason: z.string() })),
+  suspects: z.array(
+    z.object({
+      sample: z.int(),
+      kind: z.enum(['false-negative', 'false-positive']),
+      reading: z.string(),
+      reason: z.string(),
+    }),
+  ),
   /** Why some probes could not run here (a judge without a model, code without the sandbox). */
   skipped: z.array(z.string()),
 });
@@ -156,7 +172,14 @@ export const toPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('task'), task: taskView }),
   z.object({ type: z.literal('empty'), reason: z.string() }),
   /** New samples while sampling: appended to the list as they arrive. */
-  z.object({ type: z.literal('samples'), task: z.string(), uri: z.optional(z.string()), samples: z.array(sampleView), done: z.int(), total: z.int() }),
+  z.object({
+    type: z.literal('samples'),
+    task: z.string(),
+    uri: z.optional(z.string()),
+    samples: z.array(sampleView),
+    done: z.int(),
+    total: z.int(),
+  }),
   /** What the host is doing (sampling, re-verifying), or null when idle. */
   z.object({ type: z.literal('busy'), what: z.nullable(z.string()), cancellable: z.boolean() }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: z.string() }),
@@ -171,8 +194,18 @@ export const fromPanel = z.discriminatedUnion('type', [
   /** Adds to the list or mapping at `path`: an instruction id, a verifier kind, a key, or an empty entry. */
   z.object({ type: z.literal('addItem'), task: taskName, path: nodePath, item: z.string().check(z.maxLength(200)) }),
   /** Removes the list item or optional key at `path`; `shown` is the row's identity as the panel showed it. */
-  z.object({ type: z.literal('removeItem'), task: taskName, path: nodePath, shown: z.string().check(z.maxLength(10_000)) }),
-  z.object({ type: z.literal('addCase'), task: taskName, sample: z.int().check(z.minimum(0)), expect: z.enum(['pass', 'fail']) }),
+  z.object({
+    type: z.literal('removeItem'),
+    task: taskName,
+    path: nodePath,
+    shown: z.string().check(z.maxLength(10_000)),
+  }),
+  z.object({
+    type: z.literal('addCase'),
+    task: taskName,
+    sample: z.int().check(z.minimum(0)),
+    expect: z.enum(['pass', 'fail']),
+  }),
   /** `resample` replaces the samples with fresh ones; `more` adds as many again. */
   z.object({ type: z.literal('sample'), task: taskName, mode: z.enum(['resample', 'more']) }),
   z.object({ type: z.literal('cancel') }),

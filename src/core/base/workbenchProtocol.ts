@@ -47,7 +47,14 @@ const sort = z.object({ column: z.string().check(z.maxLength(300)), descending: 
 
 export const toWorkbench = z.discriminatedUnion('type', [
   /** The dataset is read (again, after a run): its size, its models (the run columns) and its files. */
-  z.object({ type: z.literal('opened'), title: text, rows: rowNumber, models: z.array(text).check(z.maxLength(64)), files: rowNumber, notes: z.array(text).check(z.maxLength(100)) }),
+  z.object({
+    type: z.literal('opened'),
+    title: text,
+    rows: rowNumber,
+    models: z.array(text).check(z.maxLength(64)),
+    files: rowNumber,
+    notes: z.array(text).check(z.maxLength(100)),
+  }),
   z.object({ type: z.literal('progress'), done: rowNumber, total: rowNumber }),
   /** The dataset cannot be read. */
   z.object({ type: z.literal('error'), text }),
@@ -56,7 +63,12 @@ export const toWorkbench = z.discriminatedUnion('type', [
   /** The query of view `seq` cannot be read: why, and where in it. */
   z.object({ type: z.literal('queryError'), seq: rowNumber, error: text, at: rowNumber }),
   /** Rows of view `seq` from position `start`. */
-  z.object({ type: z.literal('rows'), seq: rowNumber, start: rowNumber, rows: z.array(workbenchRow).check(z.maxLength(MAX_WORKBENCH_WINDOW)) }),
+  z.object({
+    type: z.literal('rows'),
+    seq: rowNumber,
+    start: rowNumber,
+    rows: z.array(workbenchRow).check(z.maxLength(MAX_WORKBENCH_WINDOW)),
+  }),
   /** Rows to add to the selection (a shift-click's range, or every row of the view). */
   z.object({ type: z.literal('select'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text }),
@@ -67,18 +79,37 @@ export const toWorkbench = z.discriminatedUnion('type', [
 export const fromWorkbench = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   /** A new view: the query typed and the sort. */
-  z.object({ type: z.literal('view'), seq: rowNumber, query: z.string().check(z.maxLength(2000)), sort: z.optional(sort) }),
+  z.object({
+    type: z.literal('view'),
+    seq: rowNumber,
+    query: z.string().check(z.maxLength(2000)),
+    sort: z.optional(sort),
+  }),
   /** Positions `start` up to `end` (exclusive) of view `seq`. */
-  z.object({ type: z.literal('window'), seq: rowNumber, start: rowNumber, end: rowNumber }).check(z.refine((m) => m.end - m.start <= MAX_WORKBENCH_WINDOW, `a window holds at most ${MAX_WORKBENCH_WINDOW} rows`)),
+  z
+    .object({ type: z.literal('window'), seq: rowNumber, start: rowNumber, end: rowNumber })
+    .check(
+      z.refine((m) => m.end - m.start <= MAX_WORKBENCH_WINDOW, `a window holds at most ${MAX_WORKBENCH_WINDOW} rows`),
+    ),
   /** Select the rows at positions `start` up to `end` (exclusive) of the view (shift-click, select all matching). */
   z.object({ type: z.literal('selectRange'), start: rowNumber, end: rowNumber }),
   /** Set the review label of rows (the host asks which when `label` is absent), or clear it. */
-  z.object({ type: z.literal('label'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)), label: z.optional(z.string().check(z.maxLength(100))), clear: z.optional(z.boolean()) }),
+  z.object({
+    type: z.literal('label'),
+    rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)),
+    label: z.optional(z.string().check(z.maxLength(100))),
+    clear: z.optional(z.boolean()),
+  }),
   /**
    * Run the rows' tasks with `samples` each (each task's own count when absent). The host says
    * the sample budget and cost first and runs once the user agrees (`confirmed`: already agreed).
    */
-  z.object({ type: z.literal('run'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)), samples: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))), confirmed: z.optional(z.boolean()) }),
+  z.object({
+    type: z.literal('run'),
+    rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)),
+    samples: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+    confirmed: z.optional(z.boolean()),
+  }),
   /** Open row `n`'s task where it is written. */
   z.object({ type: z.literal('open'), n: rowNumber }),
 ]);

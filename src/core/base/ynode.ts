@@ -1,4 +1,14 @@
-import { isAlias, isDocument, isMap, isPair, isScalar, isSeq, type Alias, type Node as YamlNode, type Pair } from 'yaml';
+import {
+  isAlias,
+  isDocument,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type Alias,
+  type Node as YamlNode,
+  type Pair,
+} from 'yaml';
 import { LIMITS } from './limits';
 
 /**
@@ -65,7 +75,16 @@ export interface AliasScope {
  * allowance of expanded nodes when the document is one piece of a file.
  */
 export function aliasScope(doc: unknown, budget: number = LIMITS.aliasNodes): AliasScope {
-  return { targets: aliasTargets(doc), budget, unresolved: false, missing: [], expanding: new Set(), expansions: 0, expandedNodes: 0, depth: 0 };
+  return {
+    targets: aliasTargets(doc),
+    budget,
+    unresolved: false,
+    missing: [],
+    expanding: new Set(),
+    expansions: 0,
+    expandedNodes: 0,
+    depth: 0,
+  };
 }
 
 /**
@@ -138,9 +157,19 @@ export function fromYaml(node: unknown, base: number, aliases?: AliasScope): YNo
   }
   if (isScalar(n)) {
     const v = n.value;
-    const value = typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : v === null || v === undefined ? null : String(v);
+    const value =
+      typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+        ? v
+        : v === null || v === undefined
+          ? null
+          : String(v);
     const t = n.type;
-    const style = t === 'QUOTE_DOUBLE' || t === 'QUOTE_SINGLE' ? 'quoted' : t === 'BLOCK_FOLDED' || t === 'BLOCK_LITERAL' ? 'block' : 'plain';
+    const style =
+      t === 'QUOTE_DOUBLE' || t === 'QUOTE_SINGLE'
+        ? 'quoted'
+        : t === 'BLOCK_FOLDED' || t === 'BLOCK_LITERAL'
+          ? 'block'
+          : 'plain';
     return { type: 'scalar', value: typeof value === 'bigint' ? Number(value) : value, span, style };
   }
   if (isAlias(n)) {
@@ -157,7 +186,11 @@ export function fromYaml(node: unknown, base: number, aliases?: AliasScope): YNo
     // vtask expands aliases itself (the `yaml` package's own alias cap applies only to its
     // toJS), so it bounds them here: an alias bomb of nine anchors of nine aliases is 9^9 values.
     if (++aliases.expansions > LIMITS.aliases) {
-      overflow(aliases, span, `more than ${LIMITS.aliases} aliases are expanded here (\`*${n.source}\`): use fewer aliases`);
+      overflow(
+        aliases,
+        span,
+        `more than ${LIMITS.aliases} aliases are expanded here (\`*${n.source}\`): use fewer aliases`,
+      );
       return { type: 'scalar', value: `*${n.source}`, span, style: 'alias' };
     }
     if (aliases.overflow) return { type: 'scalar', value: `*${n.source}`, span, style: 'alias' };
@@ -214,7 +247,10 @@ export function toJS(node: YNode | null | undefined): unknown {
 }
 
 /** Follows a path of keys and indices; returns the deepest node reached and the pair of the last key. */
-export function resolvePath(root: YNode, path: readonly PropertyKey[]): { node: YNode; pair?: YPair; rest: PropertyKey[] } {
+export function resolvePath(
+  root: YNode,
+  path: readonly PropertyKey[],
+): { node: YNode; pair?: YPair; rest: PropertyKey[] } {
   let node: YNode = root;
   let pair: YPair | undefined;
   for (let i = 0; i < path.length; i++) {

@@ -36,7 +36,10 @@ export function readEnvironmentRef(v: unknown): Pick<ImportedTask, 'environment'
 export function rebaseEnvironment(t: ImportedTask, rows: string, out: string): ImportedTask {
   if (!t.environment || path.isAbsolute(t.environment.run)) return t;
   const abs = path.resolve(path.dirname(path.resolve(rows)), t.environment.run);
-  let rel = path.relative(path.dirname(path.resolve(out)), abs).split(path.sep).join('/');
+  let rel = path
+    .relative(path.dirname(path.resolve(out)), abs)
+    .split(path.sep)
+    .join('/');
   if (!rel.startsWith('.')) rel = './' + rel;
   return { ...t, environment: { ...t.environment, run: rel } };
 }
@@ -44,9 +47,16 @@ export function rebaseEnvironment(t: ImportedTask, rows: string, out: string): I
 export function environmentRef(task: TaskSpec, file: string, out: string): EnvironmentRef | undefined {
   if (!task.environment) return undefined;
   const run = path.resolve(path.dirname(path.resolve(file)), task.environment.run);
-  let rel = path.relative(path.dirname(path.resolve(out)), run).split(path.sep).join('/');
+  let rel = path
+    .relative(path.dirname(path.resolve(out)), run)
+    .split(path.sep)
+    .join('/');
   if (!rel.startsWith('.') && !path.isAbsolute(rel)) rel = './' + rel;
-  return { environment: rel, environment_args: JSON.stringify(task.environment.args ?? {}), max_turns: task.maxTurns ?? DEFAULT_MAX_TURNS };
+  return {
+    environment: rel,
+    environment_args: JSON.stringify(task.environment.args ?? {}),
+    max_turns: task.maxTurns ?? DEFAULT_MAX_TURNS,
+  };
 }
 
 /**
@@ -57,8 +67,12 @@ export function trajectoryCheckIn(verify: unknown): 'trajectory' | 'state' | und
   const kp = kindParams(verify);
   if (!kp) return undefined;
   if (kp.kind === 'trajectory' || kp.kind === 'state') return kp.kind;
-  if (kp.kind === 'all' || kp.kind === 'any') return ((kp.params.of as unknown[] | undefined) ?? []).map(trajectoryCheckIn).find((k) => k !== undefined);
-  if (kp.kind === 'weighted') return ((kp.params.of as { verify?: unknown }[] | undefined) ?? []).map((c) => trajectoryCheckIn(c?.verify)).find((k) => k !== undefined);
+  if (kp.kind === 'all' || kp.kind === 'any')
+    return ((kp.params.of as unknown[] | undefined) ?? []).map(trajectoryCheckIn).find((k) => k !== undefined);
+  if (kp.kind === 'weighted')
+    return ((kp.params.of as { verify?: unknown }[] | undefined) ?? [])
+      .map((c) => trajectoryCheckIn(c?.verify))
+      .find((k) => k !== undefined);
   return undefined;
 }
 

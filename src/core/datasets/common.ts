@@ -43,7 +43,10 @@ export function instructionPairs(params: Record<string, unknown>): [string, Reco
 
 /** One constraint as a task file writes it: a bare id, or `{id: kwargs}` without nulls. */
 export function instruction(id: string, kwargs: unknown): unknown {
-  const k = kwargs && typeof kwargs === 'object' ? Object.fromEntries(Object.entries(kwargs).filter(([, v]) => v !== null && v !== undefined)) : {};
+  const k =
+    kwargs && typeof kwargs === 'object'
+      ? Object.fromEntries(Object.entries(kwargs).filter(([, v]) => v !== null && v !== undefined))
+      : {};
   return Object.keys(k).length ? { [id]: k } : id;
 }
 
@@ -92,7 +95,8 @@ export function readMessages(v: unknown): ChatMessage[] | undefined {
 /** The verifier a row carries for vtask, parsed; undefined when the row has none. */
 export function readVerifier(v: unknown): { verify: unknown } | { error: string } | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string') return typeof v === 'object' ? { verify: v } : { error: '`vtask_verifier` is not JSON text' };
+  if (typeof v !== 'string')
+    return typeof v === 'object' ? { verify: v } : { error: '`vtask_verifier` is not JSON text' };
   try {
     return { verify: JSON.parse(v) };
   } catch {
@@ -103,7 +107,8 @@ export function readVerifier(v: unknown): { verify: unknown } | { error: string 
 /** Trace fields of an imported row, kept as the new task's `meta` (what a later export reads). */
 export function readTrace(row: Record<string, unknown>): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
-  for (const k of ['pass_rate', 'band', 'model', 'split']) if (row[k] !== undefined && row[k] !== null) meta[k] = row[k];
+  for (const k of ['pass_rate', 'band', 'model', 'split'])
+    if (row[k] !== undefined && row[k] !== null) meta[k] = row[k];
   return meta;
 }
 

@@ -17,7 +17,10 @@ export interface SplitShare {
 
 /** `train=0.9,test=0.1` → shares summing to 1; throws a message for anything else. */
 export function parseSplit(spec: string): SplitShare[] {
-  const parts = spec.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const out: SplitShare[] = [];
   for (const p of parts) {
     const m = /^([A-Za-z][\w-]*)=(\d*\.?\d+)$/.exec(p);
@@ -48,8 +51,10 @@ export function splitOf(splits: readonly SplitShare[], seed: number, id: string)
 export function parseMix(spec: string): { file: string; weight: number } {
   const eq = spec.lastIndexOf('=');
   const weight = Number(spec.slice(eq + 1));
-  if (eq <= 0 || !(weight > 0) || !Number.isFinite(weight)) throw new Error(`--mix takes FILE=WEIGHT such as math.vtask=0.5 or code.vtask=200; got '${spec}'`);
-  if (weight > 1 && !Number.isInteger(weight)) throw new Error(`a --mix weight above 1 is a number of tasks, a whole number; got ${weight}`);
+  if (eq <= 0 || !(weight > 0) || !Number.isFinite(weight))
+    throw new Error(`--mix takes FILE=WEIGHT such as math.vtask=0.5 or code.vtask=200; got '${spec}'`);
+  if (weight > 1 && !Number.isInteger(weight))
+    throw new Error(`a --mix weight above 1 is a number of tasks, a whole number; got ${weight}`);
   return { file: spec.slice(0, eq), weight };
 }
 
@@ -62,5 +67,7 @@ export function mixKeeps(ids: readonly string[], weight: number, seed: number, f
 
 /** The identity of a prompt for deduplication: its messages, exactly. */
 export function promptKey(messages: readonly { role: string; content: string }[]): string {
-  return createHash('sha256').update(JSON.stringify(messages.map((m) => [m.role, m.content]))).digest('base64');
+  return createHash('sha256')
+    .update(JSON.stringify(messages.map((m) => [m.role, m.content])))
+    .digest('base64');
 }

@@ -63,7 +63,6 @@ export interface RowView {
   readonly result?: RowResult;
 }
 
-
 /** Text cut to `max` characters, on one line. */
 export function clip(text: string, max = CELL_CHARS): string {
   const t = text.replace(/\s+/g, ' ').trim();
@@ -117,10 +116,15 @@ function checkFrame(file: string): number {
     const tail = Buffer.alloc(8);
     fs.readSync(fd, head, 0, 4, 0);
     fs.readSync(fd, tail, 0, 8, size - 8);
-    if (head.toString('latin1') !== 'PAR1' || tail.toString('latin1', 4) !== 'PAR1') throw new Error('not a Parquet file: it does not start and end with PAR1');
+    if (head.toString('latin1') !== 'PAR1' || tail.toString('latin1', 4) !== 'PAR1')
+      throw new Error('not a Parquet file: it does not start and end with PAR1');
     const footer = tail.readUInt32LE(0);
-    if (footer + 12 > size) throw new Error(`corrupt Parquet file: its footer claims ${footer} bytes of a ${size}-byte file`);
-    if (footer > MAX_FOOTER_BYTES) throw new Error(`the Parquet footer is ${footer >> 20} MiB: more than the ${MAX_FOOTER_BYTES >> 20} MiB vtask reads`);
+    if (footer + 12 > size)
+      throw new Error(`corrupt Parquet file: its footer claims ${footer} bytes of a ${size}-byte file`);
+    if (footer > MAX_FOOTER_BYTES)
+      throw new Error(
+        `the Parquet footer is ${footer >> 20} MiB: more than the ${MAX_FOOTER_BYTES >> 20} MiB vtask reads`,
+      );
   } finally {
     fs.closeSync(fd);
   }
@@ -161,7 +165,8 @@ export class DatasetTable {
     }
     const rows = Number(meta.num_rows);
     const inGroups = meta.row_groups.reduce((a, g) => a + Number(g.num_rows), 0);
-    if (inGroups !== rows) throw new Error(`corrupt Parquet file: it claims ${plural(rows, 'row')}, its row groups hold ${inGroups}`);
+    if (inGroups !== rows)
+      throw new Error(`corrupt Parquet file: it claims ${plural(rows, 'row')}, its row groups hold ${inGroups}`);
     const fileColumns = topColumns(meta);
     const probe = new DatasetTable(file, buffer, meta, { rows, columns: [], fileColumns });
     const first = rows > 0 ? (await probe.read(0, 1))[0] : undefined;
@@ -192,7 +197,8 @@ export class DatasetTable {
 
   /** Row `n` as a task, or why it cannot be one. */
   async task(n: number): Promise<{ task: ImportedTask } | { error: string }> {
-    if (!Number.isInteger(n) || n < 0 || n >= this.info.rows) return { error: `row ${n} is not in the file (${this.info.rows} rows)` };
+    if (!Number.isInteger(n) || n < 0 || n >= this.info.rows)
+      return { error: `row ${n} is not in the file (${this.info.rows} rows)` };
     if (!this.importer) return { error: 'the file is not a dataset vtask knows' };
     const [row] = await this.read(n, n + 1);
     return row ? this.importer(row, n) : { error: `row ${n} could not be read` };
@@ -202,15 +208,28 @@ export class DatasetTable {
   async taskFile(n: number): Promise<{ text: string; id: string } | { error: string }> {
     const r = await this.task(n);
     if ('error' in r) return r;
-    return { text: `# Row ${n} of ${this.file.split('\\').join('/')}, read-only\nvtask: 1\ntasks:\n${taskYaml(r.task)}`, id: r.task.id };
+    return {
+      text: `# Row ${n} of ${this.file.split('\\').join('/')}, read-only\nvtask: 1\ntasks:\n${taskYaml(r.task)}`,
+      id: r.task.id,
+    };
   }
 
   private view(row: Record<string, unknown>, n: number): RowView {
     if (!this.importer) return { n, cells: this.info.columns.map((c) => cellText(row[c])) };
     const r = this.importer(row, n);
     const result = recordedResult(row);
-    if ('error' in r) return { n, cells: [cellText(row.task_id ?? row.id ?? ''), '', ''], error: clip(r.error), ...(result ? { result } : {}) };
-    return { n, cells: [clip(r.task.id, 200), clip(promptOf(r.task)), verifierSummary(r.task.verify)], ...(result ? { result } : {}) };
+    if ('error' in r)
+      return {
+        n,
+        cells: [cellText(row.task_id ?? row.id ?? ''), '', ''],
+        error: clip(r.error),
+        ...(result ? { result } : {}),
+      };
+    return {
+      n,
+      cells: [clip(r.task.id, 200), clip(promptOf(r.task)), verifierSummary(r.task.verify)],
+      ...(result ? { result } : {}),
+    };
   }
 
   /** Rows from..to, read through the block cache. */
@@ -237,7 +256,13 @@ export class DatasetTable {
     this.checkChunkBytes(start, end);
     const p = import('hyparquet').then(async ({ parquetReadObjects }) => {
       try {
-        const rows = (await parquetReadObjects({ file: this.buffer, metadata: this.meta, rowStart: start, rowEnd: end, parsers: PARQUET_PARSERS })) as Record<string, unknown>[];
+        const rows = (await parquetReadObjects({
+          file: this.buffer,
+          metadata: this.meta,
+          rowStart: start,
+          rowEnd: end,
+          parsers: PARQUET_PARSERS,
+        })) as Record<string, unknown>[];
         return rows.map(plainRow);
       } catch (e) {
         throw new Error(`corrupt Parquet file: rows ${start}–${end - 1} cannot be read: ${errorMessage(e)}`);
@@ -269,7 +294,10 @@ export class DatasetTable {
       const n = Number(g.num_rows);
       if (at < end && at + n > start) {
         const bytes = g.columns.reduce((a, c) => a + Number(c.meta_data?.total_compressed_size ?? 0), 0);
-        if (bytes > MAX_CHUNK_BYTES) throw new Error(`row group ${i} holds ${bytes >> 20} MiB: more than the ${MAX_CHUNK_BYTES >> 20} MiB the table view reads at once`);
+        if (bytes > MAX_CHUNK_BYTES)
+          throw new Error(
+            `row group ${i} holds ${bytes >> 20} MiB: more than the ${MAX_CHUNK_BYTES >> 20} MiB the table view reads at once`,
+          );
       }
       at += n;
     }

@@ -121,14 +121,20 @@ class SplitOutput {
   }
 
   private async next(): Promise<void> {
-    const t = this.shards ? path.join(this.shards.dir, `${this.split || 'train'}-${this.parts.length}.parquet.${process.pid}.tmp`) : temp(this.file);
+    const t = this.shards
+      ? path.join(this.shards.dir, `${this.split || 'train'}-${this.parts.length}.parquet.${process.pid}.tmp`)
+      : temp(this.file);
     this.parts.push({ temp: t, rows: 0, bytes: 0, sink: await this.open(t) });
   }
 
   async write(row: Record<string, unknown>): Promise<void> {
     let part = this.parts[this.parts.length - 1] as (typeof this.parts)[number];
     const bytes = this.shards?.bytes === undefined ? 0 : Buffer.byteLength(JSON.stringify(row));
-    const full = this.shards && part.rows > 0 && ((this.shards.rows !== undefined && part.rows >= this.shards.rows) || (this.shards.bytes !== undefined && part.bytes + bytes > this.shards.bytes));
+    const full =
+      this.shards &&
+      part.rows > 0 &&
+      ((this.shards.rows !== undefined && part.rows >= this.shards.rows) ||
+        (this.shards.bytes !== undefined && part.bytes + bytes > this.shards.bytes));
     if (full) {
       await part.sink.close();
       await this.next();
@@ -147,7 +153,9 @@ class SplitOutput {
       return [];
     }
     return this.parts.map((p, i) => {
-      const file = this.shards ? path.join(this.shards.dir, shardName(this.split || 'train', i, this.parts.length)) : this.file;
+      const file = this.shards
+        ? path.join(this.shards.dir, shardName(this.split || 'train', i, this.parts.length))
+        : this.file;
       fs.renameSync(p.temp, file);
       return { file, rows: p.rows };
     });
@@ -159,12 +167,25 @@ class SplitOutput {
 }
 
 export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
-  const report: ExportReport = { outputs: [], unexpressible: [], duplicates: [], warnings: [], invalid: [], filtered: 0, failed: false };
+  const report: ExportReport = {
+    outputs: [],
+    unexpressible: [],
+    duplicates: [],
+    warnings: [],
+    invalid: [],
+    filtered: 0,
+    failed: false,
+  };
   const splits = req.split?.map((s) => s.name) ?? [''];
   const sinks = new Map<string, SplitOutput>();
   const open = (file: string): Promise<RowSink> => openRowSink(file, req.type, req.format.columns(req.settings));
   for (const s of splits) {
-    const out = new SplitOutput(s, req.shards ? path.join(req.shards.dir, 'x.parquet') : splitFile(req.out, s), open, req.shards);
+    const out = new SplitOutput(
+      s,
+      req.shards ? path.join(req.shards.dir, 'x.parquet') : splitFile(req.out, s),
+      open,
+      req.shards,
+    );
     sinks.set(s, out);
     await out.start();
   }
@@ -179,7 +200,10 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
       if (fileError) report.invalid.push({ file, task: '', line: line(fileError.start), reason: fileError.message });
       const weight = req.mix?.get(file);
       // `--mix` draws from all of a file's task ids, so it needs them before the first row.
-      const keeps = weight === undefined ? undefined : mixKeeps(await idsOf(streamTaskFile(req.read(file), req.parseBatch).tasks), weight, req.seed, file);
+      const keeps =
+        weight === undefined
+          ? undefined
+          : mixKeeps(await idsOf(streamTaskFile(req.read(file), req.parseBatch).tasks), weight, req.seed, file);
       for await (const { entry, spec: task } of stream.tasks) {
         if (!task) {
           report.invalid.push({ file, task: entry.id ?? `#${entry.index + 1}`, line: line(entry.offset) });
@@ -207,7 +231,10 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
         const split = req.split ? splitOf(req.split, req.seed, task.id) : '';
         const out = sinks.get(split) as SplitOutput;
         const agent = environmentRef(task, file, out.file);
-        const result = req.format.toRow({ file, task, index: out.index, split: split || undefined, run, agent }, req.settings);
+        const result = req.format.toRow(
+          { file, task, index: out.index, split: split || undefined, run, agent },
+          req.settings,
+        );
         if ('error' in result) {
           report.unexpressible.push({ ...ref, reason: result.error });
           continue;
@@ -227,7 +254,8 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
     if (req.format.name === 'openai-rft' && classes.size) grader = rftGrader(classes, req.judgeModel);
     report.failed = (report.unexpressible.length > 0 && !req.lossy) || (grader !== undefined && 'error' in grader);
     if (grader && 'error' in grader) report.unexpressible.push({ file: '', task: '', line: 0, reason: grader.error });
-    for (const [split, s] of sinks) for (const o of await s.finish(!report.failed)) report.outputs.push({ split, ...o });
+    for (const [split, s] of sinks)
+      for (const o of await s.finish(!report.failed)) report.outputs.push({ split, ...o });
     if (!report.failed && grader && 'grader' in grader) {
       report.grader = graderFile(req.out);
       fs.writeFileSync(report.grader, JSON.stringify(grader.grader, null, 2) + '\n');

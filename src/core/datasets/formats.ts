@@ -9,7 +9,9 @@ import { verl } from './verl';
 import { verifiers } from './verifiersEnv';
 
 /** The training formats `vtask export` writes and `vtask import` reads. */
-export const EXPORT_FORMATS: ReadonlyMap<string, DatasetFormat> = new Map([openInstruct, verl, trl, openaiRft, hf, verifiers, inspect].map((f) => [f.name, f]));
+export const EXPORT_FORMATS: ReadonlyMap<string, DatasetFormat> = new Map(
+  [openInstruct, verl, trl, openaiRft, hf, verifiers, inspect].map((f) => [f.name, f]),
+);
 
 export type RowImporter = (row: Record<string, unknown>, n: number) => ImportResult;
 

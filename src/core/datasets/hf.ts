@@ -12,7 +12,9 @@ export const HF_FORMAT = 'hf';
 /** The one gold answer of a `math`, `match` or `choice` verifier; null for every other kind. */
 export function goldAnswer(verify: unknown): string | null {
   const kp = kindParams(verify);
-  return kp && (kp.kind === 'math' || kp.kind === 'match' || kp.kind === 'choice') ? (singleAnswer(kp.params) ?? null) : null;
+  return kp && (kp.kind === 'math' || kp.kind === 'match' || kp.kind === 'choice')
+    ? (singleAnswer(kp.params) ?? null)
+    : null;
 }
 
 /** The verifier's kind (its one key); `composite` for a verifier that is not one keyed kind. */

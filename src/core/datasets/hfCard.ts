@@ -42,7 +42,14 @@ function tree(elements: readonly Record<string, unknown>[], at = { i: 0 }): Sche
   return { el, children };
 }
 
-const DTYPES: Readonly<Record<string, string>> = { BYTE_ARRAY: 'string', DOUBLE: 'float64', INT32: 'int32', INT64: 'int64', BOOLEAN: 'bool', FLOAT: 'float32' };
+const DTYPES: Readonly<Record<string, string>> = {
+  BYTE_ARRAY: 'string',
+  DOUBLE: 'float64',
+  INT32: 'int32',
+  INT64: 'int64',
+  BOOLEAN: 'bool',
+  FLOAT: 'float32',
+};
 
 /** A column's type as `datasets` writes it in a card (`Features._to_yaml_list`), without the name. */
 function featureType(node: SchemaNode): Feature {
@@ -81,7 +88,9 @@ export function datasetCard(f: CardFacts): string {
     ...(licenses.length ? { license: licenses.length === 1 ? licenses[0] : licenses } : {}),
     task_categories: taskCategories(f.kinds),
     tags: ['rlvr', 'vtask', ...[...f.kinds.keys()].sort().map((k) => `verifier-${k}`)],
-    configs: [{ config_name: 'default', data_files: f.splits.map((s) => ({ split: s.name, path: `data/${s.name}-*` })) }],
+    configs: [
+      { config_name: 'default', data_files: f.splits.map((s) => ({ split: s.name, path: `data/${s.name}-*` })) },
+    ],
     dataset_info: {
       features: cardFeatures(f.columns),
       splits: f.splits.map((s) => ({ name: s.name, num_examples: s.rows })),
@@ -89,31 +98,85 @@ export function datasetCard(f: CardFacts): string {
   };
   const total = f.splits.reduce((n, s) => n + s.rows, 0);
   const lines = [`---`, YAML.stringify(header).trimEnd(), `---`, ``, `# ${f.name}`, ``];
-  lines.push(`${total} verifiable tasks for RL with verifiable rewards, written by vtask ${f.version} (\`vtask export --format hf\`).`, ``);
-  lines.push(`## Splits`, ``, `| split | rows |`, `| --- | ---: |`, ...f.splits.map((s) => `| ${s.name} | ${s.rows} |`), ``);
-  lines.push(`## Verifiers`, ``, `Each row's \`vtask_verifier\` (JSON text) scores a response; \`kind\` is its kind, \`answer\` the one gold answer where there is one.`, ``);
-  lines.push(`| kind | rows |`, `| --- | ---: |`, ...[...f.kinds].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `| ${k} | ${n} |`), ``);
+  lines.push(
+    `${total} verifiable tasks for RL with verifiable rewards, written by vtask ${f.version} (\`vtask export --format hf\`).`,
+    ``,
+  );
+  lines.push(
+    `## Splits`,
+    ``,
+    `| split | rows |`,
+    `| --- | ---: |`,
+    ...f.splits.map((s) => `| ${s.name} | ${s.rows} |`),
+    ``,
+  );
+  lines.push(
+    `## Verifiers`,
+    ``,
+    `Each row's \`vtask_verifier\` (JSON text) scores a response; \`kind\` is its kind, \`answer\` the one gold answer where there is one.`,
+    ``,
+  );
+  lines.push(
+    `| kind | rows |`,
+    `| --- | ---: |`,
+    ...[...f.kinds].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `| ${k} | ${n} |`),
+    ``,
+  );
   lines.push(`## Pass rates`, ``);
   if (!f.models.size) lines.push(`No cached \`vtask run\` covers these tasks: the rows carry no pass rate.`, ``);
   else {
-    lines.push(`From the samples \`vtask run\` cached (a run whose band is \`error\` measured nothing and has no pass rate here).`, ``);
-    lines.push(`| model | tasks | mean pass rate | too_easy | learnable | too_hard | error |`, `| --- | ---: | ---: | ---: | ---: | ---: | ---: |`);
+    lines.push(
+      `From the samples \`vtask run\` cached (a run whose band is \`error\` measured nothing and has no pass rate here).`,
+      ``,
+    );
+    lines.push(
+      `| model | tasks | mean pass rate | too_easy | learnable | too_hard | error |`,
+      `| --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
+    );
     for (const [model, m] of [...f.models].sort((a, b) => a[0].localeCompare(b[0]))) {
       const err = m.bands.get('error') ?? 0;
       const rated = m.tasks - err;
       const band = (b: string): number => m.bands.get(b) ?? 0;
-      lines.push(`| ${model} | ${m.tasks} | ${rated ? pct(m.passRates / rated) : '–'} | ${band('too_easy')} | ${band('learnable')} | ${band('too_hard')} | ${err} |`);
+      lines.push(
+        `| ${model} | ${m.tasks} | ${rated ? pct(m.passRates / rated) : '–'} | ${band('too_easy')} | ${band('learnable')} | ${band('too_hard')} | ${err} |`,
+      );
     }
     lines.push(``);
   }
   lines.push(`## Duplicates`, ``);
-  lines.push(`${f.exactDropped} task${f.exactDropped === 1 ? '' : 's'} whose prompt repeats an earlier one's left out; ${f.nearPairs.length} near-duplicate prompt pair${f.nearPairs.length === 1 ? '' : 's'} among the rows.`);
-  for (const p of f.nearPairs.slice(0, 10)) lines.push(`- \`${p.a.task}\` and \`${p.b.task}\` (similarity ${p.similarity.toFixed(2)})`);
+  lines.push(
+    `${f.exactDropped} task${f.exactDropped === 1 ? '' : 's'} whose prompt repeats an earlier one's left out; ${f.nearPairs.length} near-duplicate prompt pair${f.nearPairs.length === 1 ? '' : 's'} among the rows.`,
+  );
+  for (const p of f.nearPairs.slice(0, 10))
+    lines.push(`- \`${p.a.task}\` and \`${p.b.task}\` (similarity ${p.similarity.toFixed(2)})`);
   lines.push(``, `Overlap with benchmarks: \`vtask stats PATH --contamination BENCH.jsonl\` on the task files.`, ``);
   lines.push(`## Scoring rows with vtask`, ``);
-  lines.push('```sh', 'vtask serve TASK_FILES... --port 8000   # the task files the rows came from (agent tasks need them)', '```', '');
-  lines.push('```python', 'import json, urllib.request', 'from datasets import load_dataset', '', `ds = load_dataset("PATH_OR_HUB_ID", split="${f.splits[0]?.name ?? 'train'}")`, 'row = ds[0]', 'body = {"verifier": json.loads(row["vtask_verifier"]), "prompt": row["prompt"], "responses": ["..."]}', 'req = urllib.request.Request("http://127.0.0.1:8000/verify", json.dumps(body).encode(), {"content-type": "application/json"})', 'print(json.load(urllib.request.urlopen(req))["results"])  # [{"pass": ..., "score": ..., "reason": ...}]', '```', '');
-  lines.push(`A verifier that runs a program (\`script\`) is not sent inline: send \`{"task": row["id"], "responses": [...]}\` to a \`vtask serve\` started on the task files.`, ``);
-  lines.push(`Trainers use the Python package (integrations/python): its reward functions send \`vtask_verifier\` and the response to \`vtask serve\`.`, ``);
+  lines.push(
+    '```sh',
+    'vtask serve TASK_FILES... --port 8000   # the task files the rows came from (agent tasks need them)',
+    '```',
+    '',
+  );
+  lines.push(
+    '```python',
+    'import json, urllib.request',
+    'from datasets import load_dataset',
+    '',
+    `ds = load_dataset("PATH_OR_HUB_ID", split="${f.splits[0]?.name ?? 'train'}")`,
+    'row = ds[0]',
+    'body = {"verifier": json.loads(row["vtask_verifier"]), "prompt": row["prompt"], "responses": ["..."]}',
+    'req = urllib.request.Request("http://127.0.0.1:8000/verify", json.dumps(body).encode(), {"content-type": "application/json"})',
+    'print(json.load(urllib.request.urlopen(req))["results"])  # [{"pass": ..., "score": ..., "reason": ...}]',
+    '```',
+    '',
+  );
+  lines.push(
+    `A verifier that runs a program (\`script\`) is not sent inline: send \`{"task": row["id"], "responses": [...]}\` to a \`vtask serve\` started on the task files.`,
+    ``,
+  );
+  lines.push(
+    `Trainers use the Python package (integrations/python): its reward functions send \`vtask_verifier\` and the response to \`vtask serve\`.`,
+    ``,
+  );
   return lines.join('\n');
 }

@@ -48,7 +48,8 @@ export function pathsLeaving(t: ImportedTask, dir: string): string[] {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        if (k === 'script' && x && typeof x === 'object' && typeof (x as { path?: unknown }).path === 'string') found.push((x as { path: string }).path);
+        if (k === 'script' && x && typeof x === 'object' && typeof (x as { path?: unknown }).path === 'string')
+          found.push((x as { path: string }).path);
         walk(x);
       }
     }
@@ -108,7 +109,10 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
         }
         if (!importer) {
           format = detectFormat(r.row);
-          if (!format) throw new Error(`${r.where}: cannot tell the format from the columns (${Object.keys(r.row).slice(0, 8).join(', ')}): name it with --format`);
+          if (!format)
+            throw new Error(
+              `${r.where}: cannot tell the format from the columns (${Object.keys(r.row).slice(0, 8).join(', ')}): name it with --format`,
+            );
           importer = IMPORT_FORMATS.get(format) as RowImporter;
           (report as { format: string }).format = format;
         }
@@ -122,7 +126,10 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
         if (leaving.length) {
           const what = `${leaving.map((p) => `'${p}'`).join(', ')} ${leaving.length === 1 ? 'leaves' : 'leave'} the dataset's folder (${outDir})`;
           if (!req.allowOutsidePaths) {
-            report.bad.push({ where: r.where, reason: `the program path ${what}: a dataset runs only programs inside its folder (--allow-outside-paths imports it anyway)` });
+            report.bad.push({
+              where: r.where,
+              reason: `the program path ${what}: a dataset runs only programs inside its folder (--allow-outside-paths imports it anyway)`,
+            });
             continue;
           }
           report.warnings.push({ where: r.where, reason: `the program path ${what}` });

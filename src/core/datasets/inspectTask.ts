@@ -30,12 +30,17 @@ const NUMBER = /^-?\d+(?:\.\d+)?$/;
  * export of vtask's), else a check of its gold answer: `math` for a number, `match` (normalized)
  * for text, any of several targets.
  */
-export function infoTask(info: Record<string, unknown>, s: { id: unknown; messages: ImportedTask['messages']; answer: unknown; n: number }): ImportResult {
+export function infoTask(
+  info: Record<string, unknown>,
+  s: { id: unknown; messages: ImportedTask['messages']; answer: unknown; n: number },
+): ImportResult {
   const own = readVerifier(info.vtask_verifier);
   if (own && 'error' in own) return own;
   let verify = own?.verify;
   if (verify === undefined) {
-    const answers = (Array.isArray(s.answer) ? s.answer : [s.answer]).filter((a): a is string | number => (typeof a === 'string' && a.trim() !== '') || typeof a === 'number').map(String);
+    const answers = (Array.isArray(s.answer) ? s.answer : [s.answer])
+      .filter((a): a is string | number => (typeof a === 'string' && a.trim() !== '') || typeof a === 'number')
+      .map(String);
     if (!answers.length) return { error: 'no vtask verifier and no target answer to check against' };
     const numeric = answers.every((a) => NUMBER.test(a.trim()));
     const key = answers.length === 1 ? { answer: answers[0] } : { answers };
@@ -43,14 +48,18 @@ export function infoTask(info: Record<string, unknown>, s: { id: unknown; messag
   }
   const tags = Array.isArray(info.tags) ? info.tags.filter((x): x is string => typeof x === 'string') : [];
   const meta: Record<string, unknown> = {};
-  for (const k of ['band', 'pass_rate', 'file']) if (info[k] !== undefined && info[k] !== null) meta[k === 'file' ? 'source_file' : k] = info[k];
+  for (const k of ['band', 'pass_rate', 'file'])
+    if (info[k] !== undefined && info[k] !== null) meta[k === 'file' ? 'source_file' : k] = info[k];
   return { task: { id: rowId({ id: s.id }, s.n, 'sample'), messages: s.messages, verify, tags, meta } };
 }
 
 function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   const messages = readMessages(row.input);
   if (!messages) return { error: '`input` is neither text nor a list of {role, content} with text content' };
-  const metadata = row.metadata && typeof row.metadata === 'object' && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : {};
+  const metadata =
+    row.metadata && typeof row.metadata === 'object' && !Array.isArray(row.metadata)
+      ? (row.metadata as Record<string, unknown>)
+      : {};
   const task = infoTask(metadata, { id: row.id, messages, answer: row.target, n });
   if ('error' in task) return task;
   return { task: { ...task.task, ...readEnvironmentRef(metadata) } };
@@ -96,7 +105,7 @@ def ${taskName(s.name)}(ids=None, tags=None, bands=None, limit=None, serve_url=N
 
     inspect eval tasks.py@${taskName(f.splits[0]?.name ?? 'train')} --model openai-api/NAME/MODEL
 
-Each sample's messages go to the model with the tasks' sampling settings${f.agentTasks ? ' (agent tasks with their environment\'s tools, run in vtask\'s sandbox by `vtask env`)' : ''};
+Each sample's messages go to the model with the tasks' sampling settings${f.agentTasks ? " (agent tasks with their environment's tools, run in vtask's sandbox by `vtask env`)" : ''};
 the scorer asks \`vtask serve\` for the verdict of the task's own verifier: its score is the
 Score's value, its reason the explanation, its details the metadata. A verdict that cannot be
 given is unscored (excluded from the metrics), never a 0. The scorer starts a \`vtask serve\` of

@@ -7,7 +7,18 @@
 // package's `VtaskEnv` is that environment (it starts the referenced one and relays calls).
 import { errorMessage } from '../base/errorMessage';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
-import { instruction, instructionPairs, kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import {
+  instruction,
+  instructionPairs,
+  kindParams,
+  readMessages,
+  readTrace,
+  readVerifier,
+  rowId,
+  singleAnswer,
+  traceFields,
+  traceSchema,
+} from './common';
 import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { fromPyLiteral, toPyLiteral } from './pyLiteral';
@@ -27,34 +38,45 @@ function nativeRow(verify: unknown): { dataset: string; ground_truth: string } |
   const { kind, params } = kp;
   if (kind === 'math') {
     const answer = singleAnswer(params);
-    if (answer === undefined) return { error: 'open-instruct\'s `math` verifier takes one gold answer; this task lists several' };
-    if (params.tolerance !== undefined) return { error: 'open-instruct\'s `math` verifier has no `tolerance`' };
+    if (answer === undefined)
+      return { error: "open-instruct's `math` verifier takes one gold answer; this task lists several" };
+    if (params.tolerance !== undefined) return { error: "open-instruct's `math` verifier has no `tolerance`" };
     return { dataset: 'math', ground_truth: answer };
   }
   if (kind === 'match') {
     const mode = params.mode ?? 'normalized';
     if (mode === 'f1') {
-      if (params.tag !== undefined) return { error: 'open-instruct\'s `string_f1` verifier reads no tag' };
+      if (params.tag !== undefined) return { error: "open-instruct's `string_f1` verifier reads no tag" };
       const answer = singleAnswer(params);
       // open-instruct's string_f1 reads several answers only from a list ground truth, which a
       // column of string ground truths cannot hold: as text they would be scored as one answer.
-      if (answer === undefined) return { error: 'open-instruct\'s `string_f1` verifier takes several answers only as a list `ground_truth`, and this format\'s `ground_truth` is text (export with --via-vtask)' };
+      if (answer === undefined)
+        return {
+          error:
+            "open-instruct's `string_f1` verifier takes several answers only as a list `ground_truth`, and this format's `ground_truth` is text (export with --via-vtask)",
+        };
       return { dataset: 'string_f1', ground_truth: answer };
     }
     const answer = singleAnswer(params);
-    if (mode !== 'normalized' || answer === undefined) return { error: `open-instruct has no verifier for \`match\` in mode \`${String(mode)}\`${answer === undefined ? ' with several answers' : ''}` };
+    if (mode !== 'normalized' || answer === undefined)
+      return {
+        error: `open-instruct has no verifier for \`match\` in mode \`${String(mode)}\`${answer === undefined ? ' with several answers' : ''}`,
+      };
     if (params.tag === 'answer') return { dataset: 'string_matcher', ground_truth: answer };
     if (params.tag === undefined) return { dataset: 'puzzle', ground_truth: answer };
     return { error: `open-instruct reads answers only from <answer> tags, not <${String(params.tag)}>` };
   }
   if (kind === 'constraints') {
-    if ((params.mode ?? 'strict') !== 'strict') return { error: 'open-instruct\'s `ifeval` verifier has no loose mode' };
+    if ((params.mode ?? 'strict') !== 'strict') return { error: "open-instruct's `ifeval` verifier has no loose mode" };
     const pairs = instructionPairs(params);
-    const foreign = pairs.map(([id]) => id).filter((id) => {
-      const source = INSTRUCTIONS.get(id)?.source;
-      return source !== 'ifeval' && source !== 'open-instruct';
-    });
-    if (foreign.length) return { error: `open-instruct's IFEval registry has no ${foreign.map((id) => `\`${id}\``).join(', ')}` };
+    const foreign = pairs
+      .map(([id]) => id)
+      .filter((id) => {
+        const source = INSTRUCTIONS.get(id)?.source;
+        return source !== 'ifeval' && source !== 'open-instruct';
+      });
+    if (foreign.length)
+      return { error: `open-instruct's IFEval registry has no ${foreign.map((id) => `\`${id}\``).join(', ')}` };
     // Its verifier reads `ast.literal_eval(label)[0]` and zips `instruction_id` with `kwargs`.
     const ground = [{ instruction_id: pairs.map(([id]) => id), kwargs: pairs.map(([, k]) => k) }];
     return { dataset: 'ifeval', ground_truth: toPyLiteral(ground) };
@@ -64,7 +86,12 @@ function nativeRow(verify: unknown): { dataset: string; ground_truth: string } |
 
 function toRow(t: ExportTask, settings: ExportSettings): RowResult {
   // The prompt rides with the verifier (a judge reads it); the task id scores rows whose verifier runs a program.
-  const native = settings.viaVtask ? { dataset: VTASK_VERIFIER, ground_truth: JSON.stringify({ task: t.task.id, verifier: t.task.verify, prompt: t.task.prompt }) } : nativeRow(t.task.verify);
+  const native = settings.viaVtask
+    ? {
+        dataset: VTASK_VERIFIER,
+        ground_truth: JSON.stringify({ task: t.task.id, verifier: t.task.verify, prompt: t.task.prompt }),
+      }
+    : nativeRow(t.task.verify);
   if ('error' in native) return native;
   return {
     row: {
@@ -73,7 +100,16 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
       dataset: native.dataset,
       ...traceFields(t, settings),
       env_config: t.agent
-        ? { env_configs: [{ env_name: OPEN_INSTRUCT_ENV, environment: t.agent.environment, environment_args: t.agent.environment_args }], max_steps: t.agent.max_turns }
+        ? {
+            env_configs: [
+              {
+                env_name: OPEN_INSTRUCT_ENV,
+                environment: t.agent.environment,
+                environment_args: t.agent.environment_args,
+              },
+            ],
+            max_steps: t.agent.max_turns,
+          }
         : null,
     },
   };
@@ -82,8 +118,10 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
 /** A vtask verifier for an open-instruct row. */
 function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { error: string } {
   // open-instruct's string_f1 reads a list ground truth as several answers, the best one scoring.
-  if (dataset.toLowerCase() === 'string_f1' && Array.isArray(ground) && ground.length > 1) return { verify: { match: { answers: ground.map(String), mode: 'f1' } } };
-  const gt = typeof ground === 'string' ? ground : Array.isArray(ground) && ground.length === 1 ? String(ground[0]) : undefined;
+  if (dataset.toLowerCase() === 'string_f1' && Array.isArray(ground) && ground.length > 1)
+    return { verify: { match: { answers: ground.map(String), mode: 'f1' } } };
+  const gt =
+    typeof ground === 'string' ? ground : Array.isArray(ground) && ground.length === 1 ? String(ground[0]) : undefined;
   if (gt === undefined) return { error: '`ground_truth` is not one string' };
   switch (dataset.toLowerCase()) {
     case 'math':
@@ -103,7 +141,11 @@ function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { e
           golds = gt;
         }
       }
-      return { verify: { match: Array.isArray(golds) ? { answers: golds.map(String), mode: 'f1' } : { answer: gt, mode: 'f1' } } };
+      return {
+        verify: {
+          match: Array.isArray(golds) ? { answers: golds.map(String), mode: 'f1' } : { answer: gt, mode: 'f1' },
+        },
+      };
     }
     case 'ifeval': {
       const old = funcNameArgs(gt);
@@ -123,7 +165,8 @@ function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { e
         }
       }
       const c = first as { instruction_id?: unknown; kwargs?: unknown };
-      if (!c || !Array.isArray(c.instruction_id)) return { error: '`ground_truth` of an ifeval row has no `instruction_id` list' };
+      if (!c || !Array.isArray(c.instruction_id))
+        return { error: '`ground_truth` of an ifeval row has no `instruction_id` list' };
       const kwargs = Array.isArray(c.kwargs) ? c.kwargs : [];
       return { verify: { constraints: c.instruction_id.map((id, i) => instruction(String(id), kwargs[i])) } };
     }
@@ -145,7 +188,11 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   const messages = readMessages(row.messages);
   if (!messages) return { error: '`messages` is not a list of {role, content}' };
   const own = readVerifier(row.vtask_verifier);
-  const v = own ?? (typeof row.dataset === 'string' ? verifierOf(row.dataset, row.ground_truth) : { error: 'no `dataset` naming the verifier' });
+  const v =
+    own ??
+    (typeof row.dataset === 'string'
+      ? verifierOf(row.dataset, row.ground_truth)
+      : { error: 'no `dataset` naming the verifier' });
   if ('error' in v) return v;
   // The last assistant message of an SFT-style row is an answer, not part of the prompt.
   const prompt = messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
@@ -163,7 +210,13 @@ export const openInstruct: DatasetFormat = {
     { name: 'ground_truth', schema: str('ground_truth') },
     { name: 'dataset', schema: str('dataset') },
     ...traceSchema().map((s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s })),
-    { name: 'env_config', schema: struct('env_config', [listOf('env_configs', [str('env_name'), str('environment'), str('environment_args')]), int32('max_steps')]) },
+    {
+      name: 'env_config',
+      schema: struct('env_config', [
+        listOf('env_configs', [str('env_name'), str('environment'), str('environment_args')]),
+        int32('max_steps'),
+      ]),
+    },
   ],
   toRow,
   fromRow,

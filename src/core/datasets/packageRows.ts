@@ -12,8 +12,14 @@ import type { DatasetFormat, ExportSettings, ExportTask, RowResult } from './for
 export function programVerifier(verify: unknown): string | undefined {
   const kp = kindParams(verify);
   if (!kp) return undefined;
-  if (kp.kind === 'script') return 'its `script` verifier runs a program of the task file\'s folder, which the exported package does not carry';
-  const nested = kp.kind === 'weighted' ? ((kp.params.of as { verify?: unknown }[] | undefined) ?? []).map((c) => c?.verify) : kp.kind === 'all' || kp.kind === 'any' ? ((kp.params.of as unknown[] | undefined) ?? []) : [];
+  if (kp.kind === 'script')
+    return "its `script` verifier runs a program of the task file's folder, which the exported package does not carry";
+  const nested =
+    kp.kind === 'weighted'
+      ? ((kp.params.of as { verify?: unknown }[] | undefined) ?? []).map((c) => c?.verify)
+      : kp.kind === 'all' || kp.kind === 'any'
+        ? ((kp.params.of as unknown[] | undefined) ?? [])
+        : [];
   return nested.map(programVerifier).find((r) => r !== undefined);
 }
 
@@ -21,7 +27,8 @@ export function programVerifier(verify: unknown): string | undefined {
 export function samplingArgs(task: TaskSpec): Record<string, unknown> {
   const s = task.sampling;
   const out: Record<string, unknown> = {};
-  for (const k of ['temperature', 'top_p', 'max_tokens', 'seed', 'stop'] as const) if (s[k] !== undefined) out[k] = s[k];
+  for (const k of ['temperature', 'top_p', 'max_tokens', 'seed', 'stop'] as const)
+    if (s[k] !== undefined) out[k] = s[k];
   return out;
 }
 
@@ -84,12 +91,19 @@ export class EnvironmentBundle {
       this.names.set(folder, name);
       this.taken.add(name);
     }
-    return path.relative(this.rowsDir, path.join(this.envsDir, name, path.basename(program))).split(path.sep).join('/');
+    return path
+      .relative(this.rowsDir, path.join(this.envsDir, name, path.basename(program)))
+      .split(path.sep)
+      .join('/');
   }
 
   /** The format with each agent row's environment referenced inside the package. */
   wrap(format: DatasetFormat): DatasetFormat {
-    return { ...format, toRow: (t, s) => format.toRow(t.agent ? { ...t, agent: { ...t.agent, environment: this.ref(t) ?? t.agent.environment } } : t, s) };
+    return {
+      ...format,
+      toRow: (t, s) =>
+        format.toRow(t.agent ? { ...t, agent: { ...t.agent, environment: this.ref(t) ?? t.agent.environment } } : t, s),
+    };
   }
 
   /** Copies the referenced folders (without version control, caches, node_modules and the package). */

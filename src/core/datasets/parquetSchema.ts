@@ -27,5 +27,9 @@ export const messagesColumn = (name: string): SchemaElement[] => listOf(name, [s
 
 /** A list of strings in Parquet's three-level LIST layout. */
 export function strList(name: string): SchemaElement[] {
-  return [{ name, converted_type: 'LIST', num_children: 1, ...opt }, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, ...str('element')];
+  return [
+    { name, converted_type: 'LIST', num_children: 1, ...opt },
+    { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+    ...str('element'),
+  ];
 }

@@ -32,5 +32,12 @@ export function fromQaRow(row: Record<string, unknown>, n: number): ImportResult
   const a = row.answer ?? row.solution;
   if (typeof q !== 'string') return { error: 'no `question` (or `problem`, `prompt`) text' };
   if (typeof a !== 'string' && typeof a !== 'number') return { error: 'no `answer` (or `solution`)' };
-  return { task: { id: rowId(row, n, 'qa'), messages: [{ role: 'user', content: q }], verify: { math: { answer: goldOf(String(a)) } }, meta: readTrace(row) } };
+  return {
+    task: {
+      id: rowId(row, n, 'qa'),
+      messages: [{ role: 'user', content: q }],
+      verify: { math: { answer: goldOf(String(a)) } },
+      meta: readTrace(row),
+    },
+  };
 }

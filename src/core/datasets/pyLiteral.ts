@@ -15,7 +15,9 @@ export function toPyLiteral(v: unknown): string {
   if (typeof v === 'string') return pyString(v);
   if (Array.isArray(v)) return `[${v.map(toPyLiteral).join(', ')}]`;
   if (typeof v === 'object') {
-    return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pyString(k)}: ${toPyLiteral(x)}`).join(', ')}}`;
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${pyString(k)}: ${toPyLiteral(x)}`)
+      .join(', ')}}`;
   }
   throw new Error(`a ${typeof v} has no Python literal`);
 }
@@ -88,7 +90,17 @@ export function fromPyLiteral(text: string): unknown {
       else if (text[i] !== '}') fail("expected ',' or '}'");
     }
   };
-  const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0', b: '\b', f: '\f' };
+  const ESCAPES: Record<string, string> = {
+    n: '\n',
+    t: '\t',
+    r: '\r',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '0': '\0',
+    b: '\b',
+    f: '\f',
+  };
   const str = (): string => {
     const q = at(text, i);
     i++;

@@ -27,7 +27,11 @@ export interface RowSink {
  * columns with the format's explicit schema, so several sinks (one per split) can be filled
  * from one pass over the task files.
  */
-export async function openRowSink(file: string, type: RowFileType, columns: readonly ParquetColumn[]): Promise<RowSink> {
+export async function openRowSink(
+  file: string,
+  type: RowFileType,
+  columns: readonly ParquetColumn[],
+): Promise<RowSink> {
   let n = 0;
   if (type === 'jsonl') {
     const fd = fs.openSync(file, 'w');
@@ -102,7 +106,8 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
         yield { row: undefined, error: `not JSON: ${errorMessage(e)}`, where: `line ${line}`, n: n++ };
         continue;
       }
-      if (!row || typeof row !== 'object' || Array.isArray(row)) yield { row: undefined, error: 'not a JSON object', where: `line ${line}`, n: n++ };
+      if (!row || typeof row !== 'object' || Array.isArray(row))
+        yield { row: undefined, error: 'not a JSON object', where: `line ${line}`, n: n++ };
       else yield { row: row as Record<string, unknown>, where: `line ${line}`, n: n++ };
     }
     return;
@@ -112,7 +117,13 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
   const meta = await parquetMetadataAsync(buffer);
   const total = Number(meta.num_rows);
   for (let start = 0; start < total; start += ROW_GROUP) {
-    const rows = (await parquetReadObjects({ file: buffer, metadata: meta, rowStart: start, rowEnd: Math.min(total, start + ROW_GROUP), parsers: PARQUET_PARSERS })) as Record<string, unknown>[];
+    const rows = (await parquetReadObjects({
+      file: buffer,
+      metadata: meta,
+      rowStart: start,
+      rowEnd: Math.min(total, start + ROW_GROUP),
+      parsers: PARQUET_PARSERS,
+    })) as Record<string, unknown>[];
     let i = start;
     for (const r of rows) {
       yield { row: plain(r) as Record<string, unknown>, where: `row ${i}`, n: i };
@@ -149,7 +160,8 @@ export const plainRow = (r: Record<string, unknown>): Record<string, unknown> =>
 function plain(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (Array.isArray(v)) return v.map(plain);
-  if (v && typeof v === 'object' && !(v instanceof Uint8Array)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  if (v && typeof v === 'object' && !(v instanceof Uint8Array))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
   return v;
 }
 

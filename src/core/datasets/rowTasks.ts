@@ -73,11 +73,24 @@ export class RowTaskParser {
       nextParsed.set(s, hit);
       return hit;
     };
-    const empty = (format: string | undefined, rows: number, ranges: readonly Span[]): RowTaskFile => ({ text, lines, parts: [], tasks: [], issues: [], chunked: true, format, rows, window: ranges });
+    const empty = (format: string | undefined, rows: number, ranges: readonly Span[]): RowTaskFile => ({
+      text,
+      lines,
+      parts: [],
+      tasks: [],
+      issues: [],
+      chunked: true,
+      format,
+      rows,
+      window: ranges,
+    });
 
     // Row numbers count non-blank lines (as `vtask import` does): ids of rows without one use them.
     const rowBefore = new Uint32Array(lines.lineCount + 1);
-    for (let l = 0; l < lines.lineCount; l++) rowBefore[l + 1] = at(rowBefore, l) + (isBlank(text, lines.lineStart(l), l + 1 < lines.lineCount ? lines.lineStart(l + 1) : text.length) ? 0 : 1);
+    for (let l = 0; l < lines.lineCount; l++)
+      rowBefore[l + 1] =
+        at(rowBefore, l) +
+        (isBlank(text, lines.lineStart(l), l + 1 < lines.lineCount ? lines.lineStart(l + 1) : text.length) ? 0 : 1);
     const rows = at(rowBefore, lines.lineCount);
 
     let format: string | undefined;
@@ -123,12 +136,26 @@ export class RowTaskParser {
           while (firstLineOf.has(`${m.id}-${k}`)) k++;
           id = `${m.id}-${k}`;
           m = withId(m, id, s);
-          issues.push({ code: 'duplicate-id', severity: 'warning', message: `the id \`${cut(m.id)}\` is already used on line ${first + 1}: this row is shown as \`${cut(id)}\``, start: offset, end: offset + Math.max(1, s.length) });
+          issues.push({
+            code: 'duplicate-id',
+            severity: 'warning',
+            message: `the id \`${cut(m.id)}\` is already used on line ${first + 1}: this row is shown as \`${cut(id)}\``,
+            start: offset,
+            end: offset + Math.max(1, s.length),
+          });
         } else nextMapped.set(key, m);
         firstLineOf.set(id, l);
         for (const i of m.issues) issues.push({ ...i, start: i.start + offset, end: i.end + offset });
         const { summary } = m;
-        tasks.push({ ...summary, id, offset, length: s.length, node: m.node.type === 'map' ? m.node : null, issues: m.issues, index: tasks.length });
+        tasks.push({
+          ...summary,
+          id,
+          offset,
+          length: s.length,
+          node: m.node.type === 'map' ? m.node : null,
+          issues: m.issues,
+          index: tasks.length,
+        });
       }
     }
     this.parsed = nextParsed;
@@ -155,7 +182,9 @@ function parseRow(s: string): Parsed {
   } catch (e) {
     return { error: `not JSON: ${errorMessage(e)}` };
   }
-  return v && typeof v === 'object' && !Array.isArray(v) ? { value: v as Record<string, unknown> } : { error: 'not a JSON object: a dataset row is an object of columns' };
+  return v && typeof v === 'object' && !Array.isArray(v)
+    ? { value: v as Record<string, unknown> }
+    : { error: 'not a JSON object: a dataset row is an object of columns' };
 }
 
 function rowIssue(offset: number, length: number, message: string): Issue {
@@ -165,7 +194,16 @@ function rowIssue(offset: number, length: number, message: string): Issue {
 /** The importer's task as a task-file tree over the row's line, validated as a task is. */
 function mapRow(result: ImportResult, line: string, format: string): MappedRow | { readonly error: string } {
   if ('error' in result) return { error: `this row cannot be read as a ${format} task: ${result.error}` };
-  return withId({ id: result.task.id, node: plainNode(taskObject(result.task), [0, line.length]), summary: { anchor: [0, line.length], hasPrompt: true, hasVerify: true, caseCount: 0 }, issues: [] }, result.task.id, line);
+  return withId(
+    {
+      id: result.task.id,
+      node: plainNode(taskObject(result.task), [0, line.length]),
+      summary: { anchor: [0, line.length], hasPrompt: true, hasVerify: true, caseCount: 0 },
+      issues: [],
+    },
+    result.task.id,
+    line,
+  );
 }
 
 /**
@@ -176,10 +214,22 @@ function mapRow(result: ImportResult, line: string, format: string): MappedRow |
 function withId(m: MappedRow, id: string, line: string): MappedRow {
   const obj = m.node.type === 'map' ? m.node : undefined;
   const span: Span = [0, line.length];
-  const node: YNode = obj ? { ...obj, items: obj.items.map((p) => (String(p.key.value) === 'id' ? { ...p, value: { type: 'scalar', value: id, span, style: 'quoted' } } : p)) } : m.node;
+  const node: YNode = obj
+    ? {
+        ...obj,
+        items: obj.items.map((p) =>
+          String(p.key.value) === 'id' ? { ...p, value: { type: 'scalar', value: id, span, style: 'quoted' } } : p,
+        ),
+      }
+    : m.node;
   const v = new ChunkValidator(line);
   const summary = { ...v.task(node, span), anchor: span };
-  const issues = v.issues.map(({ fixes: _fixes, ...i }): Issue => ({ ...i, message: `the task this row gives: ${i.message}`, start: 0, end: Math.max(1, line.length) }));
+  const issues = v.issues.map(({ fixes: _fixes, ...i }): Issue => ({
+    ...i,
+    message: `the task this row gives: ${i.message}`,
+    start: 0,
+    end: Math.max(1, line.length),
+  }));
   return { id, node, summary, issues };
 }
 
@@ -187,7 +237,11 @@ function withId(m: MappedRow, id: string, line: string): MappedRow {
 function plainNode(value: unknown, span: Span): YNode {
   if (Array.isArray(value)) return { type: 'seq', items: value.map((v) => plainNode(v, span)), span, flow: true };
   if (value && typeof value === 'object') {
-    const items: YPair[] = Object.entries(value).map(([k, v]) => ({ key: { type: 'scalar', value: k, span, style: 'quoted' }, value: plainNode(v, span), span }));
+    const items: YPair[] = Object.entries(value).map(([k, v]) => ({
+      key: { type: 'scalar', value: k, span, style: 'quoted' },
+      value: plainNode(v, span),
+      span,
+    }));
     return { type: 'map', items, span, flow: true };
   }
   const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : null;

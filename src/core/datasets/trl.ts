@@ -9,7 +9,16 @@
 // `environment` column names when `environment_factory` is a dict, and passes the other
 // columns to the environment's `reset`. The Python package's `trl_environments` builds that
 // dict from the rows, one factory per environment, each speaking the environment protocol.
-import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, traceSchema } from './common';
+import {
+  kindParams,
+  readMessages,
+  readTrace,
+  readVerifier,
+  rowId,
+  singleAnswer,
+  traceFields,
+  traceSchema,
+} from './common';
 import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { int32, messagesColumn, str, type SchemaElement } from './parquetSchema';
@@ -24,12 +33,20 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
   let prompt: unknown;
   if (settings.promptStyle === 'plain') {
     const only = messages.length === 1 && messages[0]?.role === 'user' ? messages[0].content : undefined;
-    if (only === undefined) return { error: 'a plain prompt is one user message; this task has a system message or several messages (export with --prompt-style conversational)' };
+    if (only === undefined)
+      return {
+        error:
+          'a plain prompt is one user message; this task has a system message or several messages (export with --prompt-style conversational)',
+      };
     prompt = only;
   } else {
     prompt = messages.map((m) => ({ role: m.role, content: m.content }));
   }
-  const agent = { environment: t.agent?.environment ?? null, environment_args: t.agent?.environment_args ?? null, max_turns: t.agent?.max_turns ?? null };
+  const agent = {
+    environment: t.agent?.environment ?? null,
+    environment_args: t.agent?.environment_args ?? null,
+    max_turns: t.agent?.max_turns ?? null,
+  };
   return { row: { prompt, solution: solution(t.task.verify), ...traceFields(t, settings), ...agent } };
 }
 
@@ -41,7 +58,8 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   let verify = own?.verify;
   if (verify === undefined) {
     const s = row.solution;
-    if (typeof s !== 'string' && typeof s !== 'number') return { error: 'no `vtask_verifier` and no `solution` to check against' };
+    if (typeof s !== 'string' && typeof s !== 'number')
+      return { error: 'no `vtask_verifier` and no `solution` to check against' };
     verify = { math: { answer: String(s) } };
   }
   return { task: { id: rowId(row, n), messages, verify, meta: readTrace(row), ...readEnvironmentRef(row) } };
@@ -55,7 +73,9 @@ export const trl: DatasetFormat = {
   columns: (settings) => [
     { name: 'prompt', schema: settings.promptStyle === 'plain' ? str('prompt') : messagesColumn('prompt') },
     { name: 'solution', schema: str('solution') },
-    ...[...traceSchema(), str('environment'), str('environment_args'), int32('max_turns')].map((s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s })),
+    ...[...traceSchema(), str('environment'), str('environment_args'), int32('max_turns')].map(
+      (s: SchemaElement[]) => ({ name: String(s[0]?.name), schema: s }),
+    ),
   ],
   toRow,
   fromRow,

@@ -15,33 +15,62 @@ function relation(args: Args, func: string): { relation: string; n: number } | {
   if (!Number.isInteger(n)) return { error: `\`${func}\` has no whole number N` };
   if (args.quantifier === 'at least') return { relation: 'at least', n };
   if (args.quantifier === 'at most') return { relation: 'less than', n: n + 1 };
-  return { error: `\`${func}\` with quantifier \`${String(args.quantifier)}\` has no IFEval instruction (IFEval's counts are "at least" or "less than")` };
+  return {
+    error: `\`${func}\` with quantifier \`${String(args.quantifier)}\` has no IFEval instruction (IFEval's counts are "at least" or "less than")`,
+  };
 }
 
-const exactCount = (func: string): { error: string } => ({ error: `\`${func}\` checks an exact count, which no IFEval instruction checks (they say "at least" or "less than")` });
+const exactCount = (func: string): { error: string } => ({
+  error: `\`${func}\` checks an exact count, which no IFEval instruction checks (they say "at least" or "less than")`,
+});
 
 const FUNCTIONS: Readonly<Record<string, (a: Args, func: string) => Mapped>> = {
   verify_keywords: (a) => ({ verify: instruction('keywords:existence', { keywords: a.keyword_list }) }),
   verify_keyword_frequency: (_a, f) => exactCount(f),
-  validate_forbidden_words: (a) => ({ verify: instruction('keywords:forbidden_words', { forbidden_words: a.forbidden_words }) }),
+  validate_forbidden_words: (a) => ({
+    verify: instruction('keywords:forbidden_words', { forbidden_words: a.forbidden_words }),
+  }),
   verify_letter_frequency: (_a, f) => exactCount(f),
   validate_response_language: (a) => ({ verify: instruction('language:response_language', { language: a.language }) }),
-  verify_paragraph_count: (a) => ({ verify: instruction('length_constraints:number_paragraphs', { num_paragraphs: a.N }) }),
+  verify_paragraph_count: (a) => ({
+    verify: instruction('length_constraints:number_paragraphs', { num_paragraphs: a.N }),
+  }),
   validate_word_constraint: (a, f) => counted(a, f, 'length_constraints:number_words', 'num_words', 'relation'),
-  verify_sentence_constraint: (a, f) => counted(a, f, 'length_constraints:number_sentences', 'num_sentences', 'relation'),
-  validate_paragraphs: (a) => ({ verify: instruction('length_constraints:nth_paragraph_first_word', { num_paragraphs: a.N, nth_paragraph: a.i, first_word: a.first_word }) }),
-  verify_postscript: (a) => ({ verify: instruction('detectable_content:postscript', { postscript_marker: a.postscript_marker }) }),
-  validate_placeholders: (a) => ({ verify: instruction('detectable_content:number_placeholders', { num_placeholders: a.N }) }),
+  verify_sentence_constraint: (a, f) =>
+    counted(a, f, 'length_constraints:number_sentences', 'num_sentences', 'relation'),
+  validate_paragraphs: (a) => ({
+    verify: instruction('length_constraints:nth_paragraph_first_word', {
+      num_paragraphs: a.N,
+      nth_paragraph: a.i,
+      first_word: a.first_word,
+    }),
+  }),
+  verify_postscript: (a) => ({
+    verify: instruction('detectable_content:postscript', { postscript_marker: a.postscript_marker }),
+  }),
+  validate_placeholders: (a) => ({
+    verify: instruction('detectable_content:number_placeholders', { num_placeholders: a.N }),
+  }),
   verify_bullet_points: (a) => ({ verify: instruction('detectable_format:number_bullet_lists', { num_bullets: a.N }) }),
   validate_title: () => ({ verify: 'detectable_format:title' }),
-  validate_highlighted_sections: (a) => ({ verify: instruction('detectable_format:number_highlighted_sections', { num_highlights: a.N }) }),
-  validate_sections: (a) => ({ verify: instruction('detectable_format:multiple_sections', { section_spliter: a.section_splitter, num_sections: a.N }) }),
+  validate_highlighted_sections: (a) => ({
+    verify: instruction('detectable_format:number_highlighted_sections', { num_highlights: a.N }),
+  }),
+  validate_sections: (a) => ({
+    verify: instruction('detectable_format:multiple_sections', {
+      section_spliter: a.section_splitter,
+      num_sections: a.N,
+    }),
+  }),
   validate_json_format: () => ({ verify: 'detectable_format:json_format' }),
-  validate_repeat_prompt: (a) => ({ verify: instruction('combination:repeat_prompt', { prompt_to_repeat: a.original_prompt }) }),
+  validate_repeat_prompt: (a) => ({
+    verify: instruction('combination:repeat_prompt', { prompt_to_repeat: a.original_prompt }),
+  }),
   validate_two_responses: () => ({ verify: 'combination:two_responses' }),
   validate_uppercase: () => ({ verify: 'change_case:english_capital' }),
   validate_lowercase: () => ({ verify: 'change_case:english_lowercase' }),
-  validate_frequency_capital_words: (a, f) => counted(a, f, 'change_case:capital_word_frequency', 'capital_frequency', 'capital_relation'),
+  validate_frequency_capital_words: (a, f) =>
+    counted(a, f, 'change_case:capital_word_frequency', 'capital_frequency', 'capital_relation'),
   validate_end: (a) => ({ verify: instruction('startend:end_checker', { end_phrase: a.end_phrase }) }),
   validate_quotation: () => ({ verify: 'startend:quotation' }),
   validate_no_commas: () => ({ verify: 'punctuation:no_comma' }),
@@ -57,7 +86,9 @@ export function funcNameArgs(groundTruth: string): Args | undefined {
   if (!groundTruth.trimStart().startsWith('{')) return undefined;
   try {
     const v = JSON.parse(groundTruth) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Args).func_name === 'string' ? (v as Args) : undefined;
+    return v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Args).func_name === 'string'
+      ? (v as Args)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -35,7 +35,8 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
 }
 
 function fromRow(row: Record<string, unknown>, n: number): ImportResult {
-  const messages = readMessages(row.prompt) ?? (typeof row.question === 'string' ? readMessages(row.question) : undefined);
+  const messages =
+    readMessages(row.prompt) ?? (typeof row.question === 'string' ? readMessages(row.question) : undefined);
   if (!messages) return { error: 'neither `prompt` nor `question` is a prompt' };
   let info: Record<string, unknown> = {};
   if (typeof row.info === 'string' && row.info) {
@@ -50,7 +51,15 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   return { task: { ...task.task, ...readEnvironmentRef(info) } };
 }
 
-const COLUMNS: SchemaElement[][] = [messagesColumn('prompt'), str('answer'), str('info'), str('task_id'), strList('tags'), str('band'), double('pass_rate')];
+const COLUMNS: SchemaElement[][] = [
+  messagesColumn('prompt'),
+  str('answer'),
+  str('info'),
+  str('task_id'),
+  strList('tags'),
+  str('band'),
+  double('pass_rate'),
+];
 
 export const verifiers: DatasetFormat = {
   name: VERIFIERS_FORMAT,
@@ -83,7 +92,11 @@ export interface PackageFacts {
 /** A folder's name as a Python distribution (`vtask-math`) and module (`vtask_math`). */
 export function packageNames(dir: string): { name: string; module: string } {
   const base = dir.split(/[\\/]/).filter(Boolean).pop() ?? 'vtask-env';
-  let name = base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'vtask-env';
+  let name =
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'vtask-env';
   if (!/^[a-z]/.test(name)) name = `vtask-${name}`;
   return { name, module: name.replace(/-/g, '_') };
 }
@@ -119,14 +132,21 @@ packages = ["${f.module}"]
 ${f.module} = ["data/*.parquet", "envs/**/*"]
 
 [tool.verifiers.eval]
-num_examples = ${Math.min(5, f.splits.reduce((n, s) => n + s.rows, 0))}
+num_examples = ${Math.min(
+    5,
+    f.splits.reduce((n, s) => n + s.rows, 0),
+  )}
 rollouts_per_example = 3
 `;
 }
 
 function readme(f: PackageFacts): string {
   const kinds = [...f.kinds].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} (${n})`);
-  const sampling = Object.keys(f.sampling).length ? Object.entries(f.sampling).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ') : 'none (the endpoint\'s defaults)';
+  const sampling = Object.keys(f.sampling).length
+    ? Object.entries(f.sampling)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(', ')
+    : "none (the endpoint's defaults)";
   return `# ${f.name}
 
 ### Overview

@@ -14,7 +14,16 @@
 // offers a row the tools its `tools_kwargs` keys name: the package's `--rows-out` rewrites the
 // rows keyed by their tools' names (it starts each environment to learn them, which an export
 // does not), and import reads either.
-import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields, extraInfoSchema } from './common';
+import {
+  kindParams,
+  readMessages,
+  readTrace,
+  readVerifier,
+  rowId,
+  singleAnswer,
+  traceFields,
+  extraInfoSchema,
+} from './common';
 import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { bool, int32, messagesColumn, str, struct } from './parquetSchema';
@@ -47,7 +56,8 @@ function ability(verify: unknown): string {
  */
 function groundTruth(verify: unknown): string {
   const kp = kindParams(verify);
-  const answer = kp && (kp.kind === 'math' || kp.kind === 'match' || kp.kind === 'choice') ? singleAnswer(kp.params) : undefined;
+  const answer =
+    kp && (kp.kind === 'math' || kp.kind === 'match' || kp.kind === 'choice') ? singleAnswer(kp.params) : undefined;
   return answer ?? JSON.stringify(verify);
 }
 
@@ -82,7 +92,9 @@ function toolsRef(tools: unknown): unknown {
   if (!tools || typeof tools !== 'object') return undefined;
   const entries = tools as Record<string, { create_kwargs?: unknown } | null | undefined>;
   const keys = [VERL_TOOLS_KEY, ...Object.keys(entries).filter((k) => k !== VERL_TOOLS_KEY)];
-  return keys.map((k) => entries[k]?.create_kwargs).find((c) => typeof (c as { environment?: unknown } | null | undefined)?.environment === 'string');
+  return keys
+    .map((k) => entries[k]?.create_kwargs)
+    .find((c) => typeof (c as { environment?: unknown } | null | undefined)?.environment === 'string');
 }
 
 /** verl's example data sources whose ground truth is a math answer. */
@@ -100,11 +112,21 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
     const source = String(row.data_source ?? '');
     const gt = rm?.ground_truth;
     if (!MATH_SOURCES.test(source) || (typeof gt !== 'string' && typeof gt !== 'number')) {
-      return { error: `no vtask verifier in extra_info, and data_source \`${source}\` is not one whose ground truth is a math answer` };
+      return {
+        error: `no vtask verifier in extra_info, and data_source \`${source}\` is not one whose ground truth is a math answer`,
+      };
     }
     verify = { math: { answer: String(gt) } };
   }
-  return { task: { id: rowId(extra, n), messages, verify, meta: readTrace(extra), ...readEnvironmentRef(toolsRef(extra.tools_kwargs)) } };
+  return {
+    task: {
+      id: rowId(extra, n),
+      messages,
+      verify,
+      meta: readTrace(extra),
+      ...readEnvironmentRef(toolsRef(extra.tools_kwargs)),
+    },
+  };
 }
 
 export const verl: DatasetFormat = {
@@ -123,7 +145,11 @@ export const verl: DatasetFormat = {
         ...extraInfoSchema(),
         str('prompt_text'),
         bool('need_tools_kwargs'),
-        struct('tools_kwargs', [struct(VERL_TOOLS_KEY, [struct('create_kwargs', [str('environment'), str('environment_args'), int32('max_turns'), str('task_id')])])]),
+        struct('tools_kwargs', [
+          struct(VERL_TOOLS_KEY, [
+            struct('create_kwargs', [str('environment'), str('environment_args'), int32('max_turns'), str('task_id')]),
+          ]),
+        ]),
       ]),
     },
   ],

@@ -42,7 +42,10 @@ export function isAliasNode(text: string, base: number, child: YNode, lower: num
 /** Follows `path` from the task's mapping, refusing aliases; the error names the segment that failed. */
 export function locate(file: TaskFile, taskIndex: number, path: NodePath): Located | { error: string } {
   const entry = file.tasks[taskIndex];
-  if (!Number.isInteger(taskIndex) || !entry) return { error: `there is no task ${taskIndex} (the file has ${file.tasks.length} task${file.tasks.length === 1 ? '' : 's'})` };
+  if (!Number.isInteger(taskIndex) || !entry)
+    return {
+      error: `there is no task ${taskIndex} (the file has ${file.tasks.length} task${file.tasks.length === 1 ? '' : 's'})`,
+    };
   if (!entry.node) return { error: `task ${taskIndex + 1} could not be read: fix its syntax first` };
   const base = entry.offset;
   const steps: Step[] = [{ node: entry.node }];
@@ -64,9 +67,12 @@ export function locate(file: TaskFile, taskIndex: number, path: NodePath): Locat
       step = { node: item, parent: node };
       lower = seg > 0 ? at(node.items, seg - 1).span[1] : node.span[0];
     } else {
-      return { error: `${where} is ${describe(node)}, so it has no ${typeof seg === 'number' ? `item ${seg}` : `key \`${seg}\``}` };
+      return {
+        error: `${where} is ${describe(node)}, so it has no ${typeof seg === 'number' ? `item ${seg}` : `key \`${seg}\``}`,
+      };
     }
-    if (isAliasNode(file.text, base, step.node, lower)) return { error: `\`${formatPath(path.slice(0, i + 1))}\`: ${ALIAS_ERROR}` };
+    if (isAliasNode(file.text, base, step.node, lower))
+      return { error: `\`${formatPath(path.slice(0, i + 1))}\`: ${ALIAS_ERROR}` };
     steps.push(step);
     node = step.node;
   }

@@ -52,7 +52,15 @@ export function doubleQuoted(s: string): string {
     else if (ch === '\r') out += '\\r';
     else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) out += '\\x' + c.toString(16).padStart(2, '0');
     // Lone surrogates, the BOM, line/paragraph separators and non-characters are not printable.
-    else if ((c >= 0xd800 && c <= 0xdfff) || c === 0x2028 || c === 0x2029 || c === 0xfeff || c === 0xfffe || c === 0xffff) out += '\\u' + c.toString(16).padStart(4, '0');
+    else if (
+      (c >= 0xd800 && c <= 0xdfff) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0xfeff ||
+      c === 0xfffe ||
+      c === 0xffff
+    )
+      out += '\\u' + c.toString(16).padStart(4, '0');
     else out += ch;
   }
   return out + '"';
@@ -70,7 +78,12 @@ export function canBlock(s: string): boolean {
  * the content lines indented to `contentCol`. `ownerCol` is the column of the key or dash that
  * owns the scalar: the indicator counts from there. Undefined when `s` cannot be one.
  */
-export function blockScalar(s: string, ownerCol: number, contentCol: number, eol: string): { header: string; body: string } | undefined {
+export function blockScalar(
+  s: string,
+  ownerCol: number,
+  contentCol: number,
+  eol: string,
+): { header: string; body: string } | undefined {
   if (!canBlock(s)) return undefined;
   const breaks = /\n*$/.exec(s)?.[0].length ?? 0;
   const chomp = breaks === 0 ? '-' : breaks === 1 ? '' : '+';
@@ -137,13 +150,22 @@ export function blockNested(v: unknown, keyCol: number, eol: string, quoteAll: b
   if (isRecord(v) && Object.keys(v).length) return blockPairs(v, col, eol + ' '.repeat(col), eol, quoteAll);
   if (!Array.isArray(v) || !v.length) return ` ${blockValue(v, keyCol, eol, quoteAll)}`;
   const lead = `${eol}${' '.repeat(col)}- `;
-  return v.map((x) => (isRecord(x) && Object.keys(x).length ? blockPairs(x, col + 2, lead, eol, quoteAll) : lead + blockValue(x, col, eol, quoteAll))).join('');
+  return v
+    .map((x) =>
+      isRecord(x) && Object.keys(x).length
+        ? blockPairs(x, col + 2, lead, eol, quoteAll)
+        : lead + blockValue(x, col, eol, quoteAll),
+    )
+    .join('');
 }
 
 /** The pairs of a mapping whose keys are at `col`, each on its own line; the first one after `lead` (a new line, or a list item's dash). */
 function blockPairs(v: Record<string, unknown>, col: number, lead: string, eol: string, quoteAll: boolean): string {
   return Object.entries(v)
-    .map(([k, x], i) => `${i === 0 ? lead : eol + ' '.repeat(col)}${inlineScalar(k, false, quoteAll)}:${blockNested(x, col, eol, quoteAll)}`)
+    .map(
+      ([k, x], i) =>
+        `${i === 0 ? lead : eol + ' '.repeat(col)}${inlineScalar(k, false, quoteAll)}:${blockNested(x, col, eol, quoteAll)}`,
+    )
     .join('');
 }
 

@@ -9,11 +9,23 @@ import { isAliasNode } from './locate';
  * pairs in order (duplicates too), and aliases are a marker instead of the anchored value, so
  * editing an anchor does not read as a change at every alias.
  */
-export type Snap = null | string | number | boolean | readonly Snap[] | { readonly pairs: readonly (readonly [string, Snap])[] } | { readonly alias: 'resolved' | 'missing' };
+export type Snap =
+  | null
+  | string
+  | number
+  | boolean
+  | readonly Snap[]
+  | { readonly pairs: readonly (readonly [string, Snap])[] }
+  | { readonly alias: 'resolved' | 'missing' };
 
 export function snapshot(text: string, base: number, node: YNode): Snap {
   if (node.type === 'scalar') return node.style === 'alias' ? { alias: 'missing' } : node.value;
-  const child = (c: YNode, lower: number): Snap => (isAliasNode(text, base, c, lower) ? (c.type === 'scalar' && c.style === 'alias' ? { alias: 'missing' } : { alias: 'resolved' }) : snapshot(text, base, c));
+  const child = (c: YNode, lower: number): Snap =>
+    isAliasNode(text, base, c, lower)
+      ? c.type === 'scalar' && c.style === 'alias'
+        ? { alias: 'missing' }
+        : { alias: 'resolved' }
+      : snapshot(text, base, c);
   if (node.type === 'seq') {
     let lower = node.span[0];
     return node.items.map((c) => {
@@ -64,8 +76,12 @@ export function replaceAt(snap: Snap, path: NodePath, fn: (old: Snap) => Snap): 
 export function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === Object.keys(b).length &&
+    ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }

@@ -2,11 +2,36 @@ import type { NodePath } from '../base/nodePath';
 import { splitTaskFile, type Chunk } from '../taskfile/chunks';
 import { parseTaskFile, type TaskFile } from '../taskfile/parse';
 import { LineIndex } from '../taskfile/text';
-import { describe, getPair, keyName, toJS, type Span, type YMap, type YNode, type YPair, type YScalar, type YSeq } from '../base/ynode';
+import {
+  describe,
+  getPair,
+  keyName,
+  toJS,
+  type Span,
+  type YMap,
+  type YNode,
+  type YPair,
+  type YScalar,
+  type YSeq,
+} from '../base/ynode';
 import { columnAt, eolOf, lineEndAt, lineStartAt, nextLineAt } from './lines';
 import { formatPath, isAliasNode, locate, type Located, type Step } from './locate';
 import { replaceAt, same, snapEntry, toSnap, type Snap } from './snapshot';
-import { blockItem, blockNested, blockPair, blockScalar, doubleQuoted, flowPair, flowText, inlineScalar, plainOk, plainValue, singleOk, singleQuoted, type Scalar } from './render';
+import {
+  blockItem,
+  blockNested,
+  blockPair,
+  blockScalar,
+  doubleQuoted,
+  flowPair,
+  flowText,
+  inlineScalar,
+  plainOk,
+  plainValue,
+  singleOk,
+  singleQuoted,
+  type Scalar,
+} from './render';
 import { plural } from '../util/plural';
 import { at } from '../util/must';
 
@@ -45,7 +70,10 @@ export function setScalar(file: TaskFile, taskIndex: number, path: NodePath, old
   const node = step.node;
   const name = `\`${formatPath(path)}\``;
   if (node.type !== 'scalar') return { error: `${name} is ${describe(node)}, not a single value` };
-  if (!same(node.value, old)) return { error: `the file changed: ${name} is now ${describe(node)}, not ${describe(scalar(old))}; reload and try again` };
+  if (!same(node.value, old))
+    return {
+      error: `the file changed: ${name} is now ${describe(node)}, not ${describe(scalar(old))}; reload and try again`,
+    };
   if (same(node.value, value)) return { edit: { offset: at.base + node.span[0], length: 0, text: '' } };
   const flow = inFlow(at.steps.slice(0, -1));
   const expected = replaceAt(snapEntry(file.text, at.entry), path, () => value);
@@ -84,10 +112,13 @@ export function removeItem(file: TaskFile, taskIndex: number, path: NodePath): E
   const seq = step.node;
   const where = `\`${formatPath(listPath)}\``;
   if (seq.type !== 'seq') return { error: `${where} is ${describe(seq)}, not a list` };
-  if (!Number.isInteger(index) || !seq.items[index]) return { error: `${where} has no item ${index} (it has ${seq.items.length})` };
+  if (!Number.isInteger(index) || !seq.items[index])
+    return { error: `${where} has no item ${index} (it has ${seq.items.length})` };
   const e = removeEdit(file.text, at, step, seq, index);
   if (typeof e === 'string') return { error: `cannot remove item ${index} of ${where}: ${e}` };
-  const expected = replaceAt(snapEntry(file.text, at.entry), listPath, (s) => (s as Snap[]).filter((_, i) => i !== index));
+  const expected = replaceAt(snapEntry(file.text, at.entry), listPath, (s) =>
+    (s as Snap[]).filter((_, i) => i !== index),
+  );
   return checked(file, taskIndex, [e], expected, `remove item ${index} of ${where}`);
 }
 
@@ -96,7 +127,13 @@ export function removeItem(file: TaskFile, taskIndex: number, path: NodePath): E
  * absent. An agent sample's case starts with its tool calls, `calls: [{tool: {args}}]`, which
  * the case replays in the environment.
  */
-export function addCase(file: TaskFile, taskIndex: number, response: string, expect: 'pass' | 'fail', calls?: readonly unknown[]): EditResult {
+export function addCase(
+  file: TaskFile,
+  taskIndex: number,
+  response: string,
+  expect: 'pass' | 'fail',
+  calls?: readonly unknown[],
+): EditResult {
   const at = locate(file, taskIndex, []);
   if ('error' in at) return at;
   const task = at.steps[0]?.node as YMap;
@@ -112,15 +149,19 @@ export function addCase(file: TaskFile, taskIndex: number, response: string, exp
   if (pair) {
     // Only `cases:` with nothing after it can take a first item; `cases: ~` or a mapping is the author's to fix.
     const v = pair.value;
-    if (!v || v.type !== 'scalar' || v.value !== null || v.span[0] !== v.span[1]) return { error: `\`cases\` is ${describe(v)}, not a list` };
+    if (!v || v.type !== 'scalar' || v.value !== null || v.span[0] !== v.span[1])
+      return { error: `\`cases\` is ${describe(v)}, not a list` };
     const dashCol = columnAt(text, at.base + pair.key.span[0]) + 2;
     const offset = lineEndAt(text, at.base + pair.key.span[1]);
-    for (const quoteAll of [false, true]) edits.push({ offset, length: 0, text: eol + blockItem(item, dashCol, 1, eol, { quoteAll, flowMaps: false }) });
+    for (const quoteAll of [false, true])
+      edits.push({ offset, length: 0, text: eol + blockItem(item, dashCol, 1, eol, { quoteAll, flowMaps: false }) });
     expected = replaceAt(before, ['cases'], () => [caseSnap]);
   } else {
     for (const quoteAll of [false, true]) {
       const render = (keyCol: number | null): string =>
-        keyCol === null ? flowPair('cases', [item], quoteAll) : 'cases:' + eol + blockItem(item, keyCol + 2, 1, eol, { quoteAll, flowMaps: false });
+        keyCol === null
+          ? flowPair('cases', [item], quoteAll)
+          : 'cases:' + eol + blockItem(item, keyCol + 2, 1, eol, { quoteAll, flowMaps: false });
       edits.push(...pairEdits(text, at.base, task, render));
     }
     expected = withPair(before, [], 'cases', [caseSnap]);
@@ -141,9 +182,19 @@ export function addKey(file: TaskFile, taskIndex: number, path: NodePath, key: s
   const eol = eolOf(file.text);
   const edits: TextEdit[] = [];
   for (const quoteAll of [false, true]) {
-    edits.push(...pairEdits(file.text, at.base, map, (keyCol) => (keyCol === null ? flowPair(key, value, quoteAll) : blockPair(key, value, keyCol, eol, quoteAll))));
+    edits.push(
+      ...pairEdits(file.text, at.base, map, (keyCol) =>
+        keyCol === null ? flowPair(key, value, quoteAll) : blockPair(key, value, keyCol, eol, quoteAll),
+      ),
+    );
   }
-  return checked(file, taskIndex, edits, withPair(snapEntry(file.text, at.entry), path, key, snapValue), `add \`${key}\` to ${where}`);
+  return checked(
+    file,
+    taskIndex,
+    edits,
+    withPair(snapEntry(file.text, at.entry), path, key, snapValue),
+    `add \`${key}\` to ${where}`,
+  );
 }
 
 /**
@@ -162,10 +213,15 @@ export function removeKey(file: TaskFile, taskIndex: number, path: NodePath, key
   const index = map.items.findIndex((p) => keyName(p) === key);
   const pair = map.items[index];
   if (!pair) return { error: `${where} has no key \`${key}\`` };
-  if (!same(toJS(pair.value), old)) return { error: `the file changed: \`${formatPath([...path, key])}\` is now ${describe(pair.value)}, not ${shown(old)}; reload and try again` };
+  if (!same(toJS(pair.value), old))
+    return {
+      error: `the file changed: \`${formatPath([...path, key])}\` is now ${describe(pair.value)}, not ${shown(old)}; reload and try again`,
+    };
   const e = removePairEdit(file.text, at, step, map, index);
   if (typeof e === 'string') return { error: `cannot remove \`${key}\` from ${where}: ${e}` };
-  const expected = replaceAt(snapEntry(file.text, at.entry), path, (s) => ({ pairs: (s as SnapMap).pairs.filter((_, i) => i !== index) }));
+  const expected = replaceAt(snapEntry(file.text, at.entry), path, (s) => ({
+    pairs: (s as SnapMap).pairs.filter((_, i) => i !== index),
+  }));
   return checked(file, taskIndex, [e], expected, `remove \`${key}\` from ${where}`);
 }
 
@@ -174,7 +230,14 @@ export function removeKey(file: TaskFile, taskIndex: number, path: NodePath, key
  * among its siblings. In a block mapping the value is written in block style (`blockNested`),
  * comments after it stay; in a flow mapping on one line. `old` is the value the caller saw.
  */
-export function replaceValue(file: TaskFile, taskIndex: number, path: NodePath, key: string, old: unknown, value: unknown): EditResult {
+export function replaceValue(
+  file: TaskFile,
+  taskIndex: number,
+  path: NodePath,
+  key: string,
+  old: unknown,
+  value: unknown,
+): EditResult {
   const at = locate(file, taskIndex, path);
   if ('error' in at) return at;
   const map = at.steps[at.steps.length - 1]?.node as YNode;
@@ -184,14 +247,19 @@ export function replaceValue(file: TaskFile, taskIndex: number, path: NodePath, 
   const pair = map.items[index];
   const span = pairSpans(file.text, at.base, map)[index];
   if (!pair || !span) return { error: `${where} has no key \`${key}\` whose value can be replaced` };
-  if (!same(toJS(pair.value), old)) return { error: `the file changed: \`${formatPath([...path, key])}\` is now ${describe(pair.value)}, not ${shown(old)}; reload and try again` };
+  if (!same(toJS(pair.value), old))
+    return {
+      error: `the file changed: \`${formatPath([...path, key])}\` is now ${describe(pair.value)}, not ${shown(old)}; reload and try again`,
+    };
   const snapValue = toSnap(value);
   if (snapValue === undefined) return { error: ONLY_PLAIN };
   const eol = eolOf(file.text);
   const keyCol = columnAt(file.text, span[0]);
   const edits: TextEdit[] = [];
   for (const quoteAll of [false, true]) {
-    const text = map.flow ? flowPair(key, value, quoteAll) : `${inlineScalar(key, false, quoteAll)}:${blockNested(value, keyCol, eol, quoteAll)}`;
+    const text = map.flow
+      ? flowPair(key, value, quoteAll)
+      : `${inlineScalar(key, false, quoteAll)}:${blockNested(value, keyCol, eol, quoteAll)}`;
     edits.push({ offset: span[0], length: span[1] - span[0], text });
   }
   const expected = replaceAt(snapEntry(file.text, at.entry), [...path, key], () => snapValue);
@@ -210,7 +278,8 @@ function withPair(snap: Snap, path: NodePath, key: string, value: Snap): Snap {
 /** The value the caller saw, for messages. */
 function shown(v: unknown): string {
   if (Array.isArray(v)) return 'the list that was shown';
-  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return describe(scalar(v));
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+    return describe(scalar(v));
   return typeof v === 'object' ? 'the mapping that was shown' : 'what was shown';
 }
 
@@ -224,7 +293,13 @@ function named(path: NodePath): string {
  * edited text must parse with no new syntax error, the task must read back as `expected` and
  * every other task as before.
  */
-function checked(file: TaskFile, taskIndex: number, edits: readonly TextEdit[], expected: Snap, what: string): EditResult {
+function checked(
+  file: TaskFile,
+  taskIndex: number,
+  edits: readonly TextEdit[],
+  expected: Snap,
+  what: string,
+): EditResult {
   const chunks = file.chunked ? splitTaskFile(file.text, file.lines) : null;
   let why = 'nothing to try';
   const tried = new Set<string>();
@@ -232,7 +307,9 @@ function checked(file: TaskFile, taskIndex: number, edits: readonly TextEdit[], 
     const key = `${edit.offset}:${edit.length}:${edit.text}`;
     if (tried.has(key)) continue;
     tried.add(key);
-    const problem = (chunks ? checkChunk(file, chunks, taskIndex, edit, expected) : undefined) ?? checkWhole(file, taskIndex, edit, expected);
+    const problem =
+      (chunks ? checkChunk(file, chunks, taskIndex, edit, expected) : undefined) ??
+      checkWhole(file, taskIndex, edit, expected);
     if (problem === '') return { edit };
     why = problem;
   }
@@ -244,7 +321,13 @@ function checked(file: TaskFile, taskIndex: number, edits: readonly TextEdit[], 
  * the same text, the chunked parse reads them the same, so only the edited task is parsed.
  * '' when the edit passes, undefined when this check does not apply.
  */
-function checkChunk(file: TaskFile, chunks: readonly Chunk[], taskIndex: number, edit: TextEdit, expected: Snap): string | undefined {
+function checkChunk(
+  file: TaskFile,
+  chunks: readonly Chunk[],
+  taskIndex: number,
+  edit: TextEdit,
+  expected: Snap,
+): string | undefined {
   const text = applyEdit(file.text, edit);
   const after = splitTaskFile(text, new LineIndex(text));
   if (!after || after.length !== chunks.length) return undefined;
@@ -264,7 +347,8 @@ function checkChunk(file: TaskFile, chunks: readonly Chunk[], taskIndex: number,
   const entry = mini.tasks[0];
   if (!mini.chunked || mini.tasks.length !== 1 || !entry) return undefined;
   const errors = syntaxErrors(mini);
-  if (errors.length > 0 && errors.length > syntaxErrors(parseTaskFile(header + target[0].text)).length) return `it would add a YAML syntax error (${errors[0]?.message})`;
+  if (errors.length > 0 && errors.length > syntaxErrors(parseTaskFile(header + target[0].text)).length)
+    return `it would add a YAML syntax error (${errors[0]?.message})`;
   return same(snapEntry(mini.text, entry), expected) ? '' : 'the task would not read back as intended';
 }
 
@@ -272,11 +356,15 @@ function checkChunk(file: TaskFile, chunks: readonly Chunk[], taskIndex: number,
 function checkWhole(file: TaskFile, taskIndex: number, edit: TextEdit, expected: Snap): string {
   const text = applyEdit(file.text, edit);
   const after = parseTaskFile(text);
-  if (after.tasks.length !== file.tasks.length) return `the file would have ${plural(after.tasks.length, 'task')} instead of ${file.tasks.length}`;
+  if (after.tasks.length !== file.tasks.length)
+    return `the file would have ${plural(after.tasks.length, 'task')} instead of ${file.tasks.length}`;
   const errors = syntaxErrors(after);
   // Counted the same way for the old text, so a file that already has errors can still be edited.
-  if (errors.length > 0 && errors.length > syntaxErrors(parseTaskFile(file.text)).length) return `it would add a YAML syntax error (${errors[0]?.message})`;
-  const changed = after.tasks.findIndex((t, i) => !same(snapEntry(text, t), i === taskIndex ? expected : snapEntry(file.text, at(file.tasks, i))));
+  if (errors.length > 0 && errors.length > syntaxErrors(parseTaskFile(file.text)).length)
+    return `it would add a YAML syntax error (${errors[0]?.message})`;
+  const changed = after.tasks.findIndex(
+    (t, i) => !same(snapEntry(text, t), i === taskIndex ? expected : snapEntry(file.text, at(file.tasks, i))),
+  );
   if (changed === -1) return '';
   return changed === taskIndex ? 'the task would not read back as intended' : `task ${changed + 1} would change too`;
 }
@@ -295,7 +383,9 @@ function inFlow(steps: readonly Step[]): boolean {
 
 /** Inserts whole lines after the line where `end` falls (or right at `end` when it starts a line). */
 function insertLines(text: string, end: number, lines: string, eol: string): TextEdit {
-  return text[end - 1] === '\n' ? { offset: end, length: 0, text: lines + eol } : { offset: lineEndAt(text, end), length: 0, text: eol + lines };
+  return text[end - 1] === '\n'
+    ? { offset: end, length: 0, text: lines + eol }
+    : { offset: lineEndAt(text, end), length: 0, text: eol + lines };
 }
 
 /**
@@ -331,7 +421,11 @@ function scalarEdits(text: string, base: number, step: Step, value: Scalar, flow
   if (typeof value !== 'string') return [inline(plainValue(value))];
 
   const block = (): TextEdit | undefined => {
-    const ownerCol = step.pair ? columnAt(text, base + step.pair.key.span[0]) : step.parent ? columnAt(text, base + step.parent.span[0]) : 0;
+    const ownerCol = step.pair
+      ? columnAt(text, base + step.pair.key.span[0])
+      : step.parent
+        ? columnAt(text, base + step.parent.span[0])
+        : 0;
     let contentCol = ownerCol + 2;
     let end = e;
     let after = headerRest;
@@ -349,7 +443,13 @@ function scalarEdits(text: string, base: number, step: Step, value: Scalar, flow
       if (!/^[ \t]*(#.*)?$/.test(after)) return undefined;
     }
     const b = blockScalar(value, ownerCol, contentCol, eol);
-    return b && { offset: s, length: end - s, text: pad + b.header + after + eol + b.body + (node.style === 'block' ? brk : '') };
+    return (
+      b && {
+        offset: s,
+        length: end - s,
+        text: pad + b.header + after + eol + b.body + (node.style === 'block' ? brk : ''),
+      }
+    );
   };
 
   const out: (TextEdit | undefined)[] = [];
@@ -379,7 +479,9 @@ function appendEdit(text: string, base: number, seq: YSeq, item: unknown, quoteA
       const open = base + seq.span[0];
       const close = base + seq.span[1] - 1;
       const inner = text.slice(open + 1, close);
-      return /^[ \t]*$/.test(inner) ? { offset: open + 1, length: inner.length, text: rendered } : { offset: close, length: 0, text: rendered };
+      return /^[ \t]*$/.test(inner)
+        ? { offset: open + 1, length: inner.length, text: rendered }
+        : { offset: close, length: 0, text: rendered };
     }
     if (!last) return 'its last item is an alias';
     return { offset: last[1], length: 0, text: `, ${rendered}` };
@@ -394,7 +496,12 @@ function appendEdit(text: string, base: number, seq: YSeq, item: unknown, quoteA
   }
   const lastNode = seq.items[seq.items.length - 1];
   const flowMaps = Boolean(last && lastNode?.type === 'map' && lastNode.flow);
-  return insertLines(text, base + seq.span[1], blockItem(item, dashCol, gap, eolOf(text), { quoteAll, flowMaps }), eolOf(text));
+  return insertLines(
+    text,
+    base + seq.span[1],
+    blockItem(item, dashCol, gap, eolOf(text), { quoteAll, flowMaps }),
+    eolOf(text),
+  );
 }
 
 function removeEdit(text: string, at: Located, step: Step, seq: YSeq, index: number): TextEdit | string {
@@ -408,7 +515,11 @@ function removeEdit(text: string, at: Located, step: Step, seq: YSeq, index: num
   // item may start on the next line) through the line where it ends.
   let from: number | undefined;
   for (let ls = lineStartAt(text, span[0]); ; ls = lineStartAt(text, ls - 1)) {
-    if (/^ *-(\s|$)/.test(text.slice(ls, ls + dashCol + 2)) && text.slice(ls, ls + dashCol).trim() === '' && ls + dashCol < span[0]) {
+    if (
+      /^ *-(\s|$)/.test(text.slice(ls, ls + dashCol + 2)) &&
+      text.slice(ls, ls + dashCol).trim() === '' &&
+      ls + dashCol < span[0]
+    ) {
       from = ls;
       break;
     }
@@ -427,11 +538,19 @@ function removeEdit(text: string, at: Located, step: Step, seq: YSeq, index: num
  * Removes item `index` (at `span`) of a flow list or mapping whose items are at `spans`
  * (null for an alias of a collection), with one adjacent comma.
  */
-function flowRemoveEdit(text: string, spans: readonly (Span | null)[], index: number, span: Span, noun: string): TextEdit | string {
+function flowRemoveEdit(
+  text: string,
+  spans: readonly (Span | null)[],
+  index: number,
+  span: Span,
+  noun: string,
+): TextEdit | string {
   const next = spans[index + 1];
   const prev = spans[index - 1];
-  if (index + 1 < spans.length) return next ? { offset: span[0], length: next[0] - span[0], text: '' } : `the next ${noun} is an alias`;
-  if (index > 0) return prev ? { offset: prev[1], length: span[1] - prev[1], text: '' } : `the previous ${noun} is an alias`;
+  if (index + 1 < spans.length)
+    return next ? { offset: span[0], length: next[0] - span[0], text: '' } : `the next ${noun} is an alias`;
+  if (index > 0)
+    return prev ? { offset: prev[1], length: span[1] - prev[1], text: '' } : `the previous ${noun} is an alias`;
   // The only item: a trailing comma goes with it, as `[,]` would not parse.
   const comma = /^\s*,/.exec(text.slice(span[1]))?.[0].length ?? 0;
   return { offset: span[0], length: span[1] + comma - span[0], text: '' };
@@ -441,7 +560,14 @@ function flowRemoveEdit(text: string, spans: readonly (Span | null)[], index: nu
  * Takes out lines [from, to) that hold a key's only item or pair: without them the key would
  * read as null, so it gets `empty` (`[]` or `{}`) after its colon, keeping the key line's comment.
  */
-function emptyAfterKey(text: string, base: number, pair: YPair, from: number, to: number, empty: string): TextEdit | string {
+function emptyAfterKey(
+  text: string,
+  base: number,
+  pair: YPair,
+  from: number,
+  to: number,
+  empty: string,
+): TextEdit | string {
   const colon = text.indexOf(':', base + pair.key.span[1]) + 1;
   if (colon === 0 || colon > from) return 'it has no key line';
   return { offset: colon, length: to - colon, text: ` ${empty}` + text.slice(colon, from) };
@@ -463,7 +589,8 @@ function contentEnd(text: string, base: number, node: YNode): number {
     const pair = node.items[node.items.length - 1];
     if (!pair) return base + node.span[1];
     // An alias is one token, so one of a collection (whose span is its anchor's) is on its key's line.
-    if (!pair.value || (pair.value.type !== 'scalar' && isAliasNode(text, base, pair.value, pair.key.span[1]))) return base + pair.key.span[1];
+    if (!pair.value || (pair.value.type !== 'scalar' && isAliasNode(text, base, pair.value, pair.key.span[1])))
+      return base + pair.key.span[1];
     return contentEnd(text, base, pair.value);
   }
   const last = node.items[node.items.length - 1];
@@ -504,7 +631,14 @@ function pairSpans(text: string, base: number, map: YMap): (Span | null)[] {
 function pairEdits(text: string, base: number, map: YMap, render: (keyCol: number | null) => string): TextEdit[] {
   if (!map.flow) {
     const keyCol = columnAt(text, base + (map.items[0]?.key.span[0] ?? map.span[0]));
-    return [insertLines(text, pastComments(text, contentEnd(text, base, map), keyCol), ' '.repeat(keyCol) + render(keyCol), eolOf(text))];
+    return [
+      insertLines(
+        text,
+        pastComments(text, contentEnd(text, base, map), keyCol),
+        ' '.repeat(keyCol) + render(keyCol),
+        eolOf(text),
+      ),
+    ];
   }
   const pair = render(null);
   const edits: TextEdit[] = [];
@@ -527,7 +661,8 @@ function removePairEdit(text: string, at: Located, step: Step, map: YMap, index:
     // The only pair: `{ a: 1 }` becomes `{}`, unless comments inside must stay.
     const open = at.base + map.span[0] + 1;
     const close = at.base + map.span[1] - 1;
-    if (map.items.length === 1 && /^[\s,]*$/.test(text.slice(open, span[0]) + text.slice(span[1], close))) return { offset: open, length: close - open, text: '' };
+    if (map.items.length === 1 && /^[\s,]*$/.test(text.slice(open, span[0]) + text.slice(span[1], close)))
+      return { offset: open, length: close - open, text: '' };
     return flowRemoveEdit(text, spans, index, span, 'value');
   }
   const start = at.base + pair.key.span[0];
@@ -538,7 +673,11 @@ function removePairEdit(text: string, at: Located, step: Step, map: YMap, index:
   if (map.items.length === 1) {
     if (step.pair) return emptyAfterKey(text, at.base, step.pair, from, to, '{}');
     // The only key of a list item: `- {}`, up to the line break after the content.
-    return { offset: start, length: lineEndAt(text, text[end - 1] === '\n' ? lineStartAt(text, end - 1) : end) - start, text: '{}' };
+    return {
+      offset: start,
+      length: lineEndAt(text, text[end - 1] === '\n' ? lineStartAt(text, end - 1) : end) - start,
+      text: '{}',
+    };
   }
   if (text.slice(from, start).trim() !== '') {
     // `- key: value` on the dash's line: the next key moves up to take its place.

@@ -55,11 +55,23 @@ function keyCompletion(key: string, f: FieldDef, what: string): Omit<Completion,
 }
 
 function kindCompletion(k: VerifierKind, sep: string): Omit<Completion, 'start' | 'end'> {
-  return { label: k.kind, kind: 'verifier', detail: `verifier: ${k.summary}`, documentation: k.doc, insert: `${k.kind}${sep}${k.snippet}` };
+  return {
+    label: k.kind,
+    kind: 'verifier',
+    detail: `verifier: ${k.summary}`,
+    documentation: k.doc,
+    insert: `${k.kind}${sep}${k.snippet}`,
+  };
 }
 
 function instructionCompletion(d: InstructionDef): Omit<Completion, 'start' | 'end'> {
-  return { label: d.id, kind: 'instruction', detail: `${d.source}: ${d.summary}`, documentation: instructionDoc(d), insert: `${d.id}${kwargsSnippet(d)}` };
+  return {
+    label: d.id,
+    kind: 'instruction',
+    detail: `${d.source}: ${d.summary}`,
+    documentation: instructionDoc(d),
+    insert: `${d.id}${kwargsSnippet(d)}`,
+  };
 }
 
 /** `: { relation: ${1|less than,at least|}, num_words: ${2:50} }`, or nothing for no kwargs. */
@@ -77,8 +89,14 @@ function kwargsSnippet(d: InstructionDef): string {
 }
 
 export function instructionDoc(d: InstructionDef): string {
-  const kw = Object.entries(d.kwargs).map(([k, f]) => `- \`${k}\` (${typeLabel(f.schema)}${f.required ? '' : ', optional'}): ${f.doc}`);
-  return [d.summary, kw.length ? `\n**kwargs**\n${kw.join('\n')}` : '\nNo kwargs.', `\nFrom ${SOURCE_NAMES[d.source]}.`].join('\n');
+  const kw = Object.entries(d.kwargs).map(
+    ([k, f]) => `- \`${k}\` (${typeLabel(f.schema)}${f.required ? '' : ', optional'}): ${f.doc}`,
+  );
+  return [
+    d.summary,
+    kw.length ? `\n**kwargs**\n${kw.join('\n')}` : '\nNo kwargs.',
+    `\nFrom ${SOURCE_NAMES[d.source]}.`,
+  ].join('\n');
 }
 
 const SOURCE_NAMES: Record<InstructionDef['source'], string> = {
@@ -96,18 +114,56 @@ function valueCompletions(ctx: CursorContext, modelNames: readonly string[]): Om
   }
   if (parent.type === 'verifier') {
     const kind = VERIFIERS.get(key);
-    return kind ? [{ label: kind.snippet.replace(/\$\{\d+:?([^}|]*)\|?[^}]*\}/g, '$1'), kind: 'value', detail: `parameters of ${kind.kind}`, documentation: kind.doc, insert: kind.snippet }] : [];
+    return kind
+      ? [
+          {
+            label: kind.snippet.replace(/\$\{\d+:?([^}|]*)\|?[^}]*\}/g, '$1'),
+            kind: 'value',
+            detail: `parameters of ${kind.kind}`,
+            documentation: kind.doc,
+            insert: kind.snippet,
+          },
+        ]
+      : [];
   }
   if (parent.type === 'instructions') {
     const def = INSTRUCTIONS.get(key);
     const snip = def ? kwargsSnippet(def).replace(/^: /, '') : '';
-    return def && snip ? [{ label: `{ ${Object.keys(def.kwargs).join(', ')} }`, kind: 'value', detail: `kwargs of ${def.id}`, documentation: instructionDoc(def), insert: snip }] : [];
+    return def && snip
+      ? [
+          {
+            label: `{ ${Object.keys(def.kwargs).join(', ')} }`,
+            kind: 'value',
+            detail: `kwargs of ${def.id}`,
+            documentation: instructionDoc(def),
+            insert: snip,
+          },
+        ]
+      : [];
   }
   if (key === 'expect') {
     return [
-      { label: 'pass', kind: 'value', detail: 'the verifier must pass this response', documentation: '', insert: 'pass' },
-      { label: 'fail', kind: 'value', detail: 'the verifier must fail this response', documentation: '', insert: 'fail' },
-      { label: '{ score: 0.5 }', kind: 'value', detail: 'the verifier must give this score (within 1e-6)', documentation: '', insert: '{ score: ${1:0.5} }' },
+      {
+        label: 'pass',
+        kind: 'value',
+        detail: 'the verifier must pass this response',
+        documentation: '',
+        insert: 'pass',
+      },
+      {
+        label: 'fail',
+        kind: 'value',
+        detail: 'the verifier must fail this response',
+        documentation: '',
+        insert: 'fail',
+      },
+      {
+        label: '{ score: 0.5 }',
+        kind: 'value',
+        detail: 'the verifier must give this score (within 1e-6)',
+        documentation: '',
+        insert: '{ score: ${1:0.5} }',
+      },
     ];
   }
   if (key === 'model' && parent.type === 'fields') {
@@ -116,14 +172,18 @@ function valueCompletions(ctx: CursorContext, modelNames: readonly string[]): Om
   if (parent.type === 'fields') {
     const f = parent.fields[key];
     const values = f ? enumValues(f) : undefined;
-    if (values) return values.map((v) => ({ label: v, kind: 'value', detail: `${key}`, documentation: f?.doc ?? '', insert: v }));
-    if (f && typeLabel(f.schema) === 'true or false') return ['true', 'false'].map((v) => ({ label: v, kind: 'value', detail: key, documentation: f.doc, insert: v }));
+    if (values)
+      return values.map((v) => ({ label: v, kind: 'value', detail: `${key}`, documentation: f?.doc ?? '', insert: v }));
+    if (f && typeLabel(f.schema) === 'true or false')
+      return ['true', 'false'].map((v) => ({ label: v, kind: 'value', detail: key, documentation: f.doc, insert: v }));
   }
   return [];
 }
 
 function enumValues(f: FieldDef): string[] | undefined {
-  const def = (f.schema as unknown as { _zod: { def: { type: string; entries?: Record<string, string>; values?: unknown[] } } })._zod.def;
+  const def = (
+    f.schema as unknown as { _zod: { def: { type: string; entries?: Record<string, string>; values?: unknown[] } } }
+  )._zod.def;
   if (def.type === 'enum' && def.entries) return Object.values(def.entries);
   if (def.type === 'literal' && def.values) return def.values.map(String);
   return undefined;
@@ -137,7 +197,8 @@ function valueSnippet(example: unknown): string {
 
 /** A value as it reads in a YAML flow mapping: strings quoted when they need it. */
 function flowValue(v: unknown): string {
-  if (typeof v === 'string') return /^[\w./ -]+$/.test(v) && !/^(true|false|null|yes|no|\d.*)$/i.test(v) ? v : JSON.stringify(v);
+  if (typeof v === 'string')
+    return /^[\w./ -]+$/.test(v) && !/^(true|false|null|yes|no|\d.*)$/i.test(v) ? v : JSON.stringify(v);
   return JSON.stringify(v);
 }
 
@@ -148,4 +209,3 @@ function escapeSnippet(s: string): string {
 function escapeChoice(s: string): string {
   return s.replace(/[,|$}\\]/g, '\\$&');
 }
-

@@ -44,7 +44,13 @@ function shape(line: string): LineShape {
   if (!m) return { col: i, dash, opens: false, blank: false };
   const after = rest.slice(m[0].length).replace(/#.*$/, '').trim();
   const key = m[1]!.replace(/^["']|["']$/g, '');
-  return { col: i, dash, key, opens: after === '' || after === '|' || after === '>' || /^[|>][-+]?\d*$/.test(after), blank: false };
+  return {
+    col: i,
+    dash,
+    key,
+    opens: after === '' || after === '|' || after === '>' || /^[|>][-+]?\d*$/.test(after),
+    blank: false,
+  };
 }
 
 /** The cursor context at `offset` in `text`. */
@@ -128,5 +134,7 @@ function scanFlow(body: string): { keys: string[]; position: 'key' | 'value'; ke
   }
   if (keys.length === 0) return null;
   // `constraints:number_words` style ids contain colons: a colon not followed by space is part of the word.
-  return pos === 'value' && current !== undefined ? { keys, position: 'value', key: current } : { keys, position: 'key' };
+  return pos === 'value' && current !== undefined
+    ? { keys, position: 'value', key: current }
+    : { keys, position: 'key' };
 }

@@ -35,7 +35,11 @@ export function hoverAt(text: string, offset: number): Hover | undefined {
   const range = { start, end };
 
   const instruction = INSTRUCTIONS.get(word);
-  if (instruction) return { ...range, markdown: `**\`${instruction.id}\`** (instruction)\n\n${instructionDoc(instruction)}${reference('constraints')}` };
+  if (instruction)
+    return {
+      ...range,
+      markdown: `**\`${instruction.id}\`** (instruction)\n\n${instructionDoc(instruction)}${reference('constraints')}`,
+    };
 
   const ctx = contextAt(text, start);
   const slot = slotAt(ctx.path);
@@ -43,18 +47,31 @@ export function hoverAt(text: string, offset: number): Hover | undefined {
     if (slot.type === 'verifier') {
       const kind = VERIFIERS.get(word);
       if (kind) {
-        const params = Object.entries(kind.fields).map(([k, f]) => `- \`${k}\` (${typeLabel(f.schema)}${f.required ? ', required' : ''}): ${f.doc}`);
-        return { ...range, markdown: `**\`${kind.kind}\`** verifier: ${kind.summary}\n\n${kind.doc}\n\n**Parameters**\n${params.join('\n')}${reference(kind.kind)}` };
+        const params = Object.entries(kind.fields).map(
+          ([k, f]) => `- \`${k}\` (${typeLabel(f.schema)}${f.required ? ', required' : ''}): ${f.doc}`,
+        );
+        return {
+          ...range,
+          markdown: `**\`${kind.kind}\`** verifier: ${kind.summary}\n\n${kind.doc}\n\n**Parameters**\n${params.join('\n')}${reference(kind.kind)}`,
+        };
       }
     }
     if (slot.type === 'fields') {
       const f = slot.fields[word];
-      if (f) return { ...range, markdown: `**\`${word}\`** (${typeLabel(f.schema)}${f.required ? ', required' : ''}) in ${slot.what}\n\n${f.doc}` };
+      if (f)
+        return {
+          ...range,
+          markdown: `**\`${word}\`** (${typeLabel(f.schema)}${f.required ? ', required' : ''}) in ${slot.what}\n\n${f.doc}`,
+        };
     }
     return undefined;
   }
   if (ctx.position === 'value' && ctx.key === 'expect' && (word === 'pass' || word === 'fail')) {
-    return { ...range, markdown: word === 'pass' ? 'The verifier must **pass** this response.' : 'The verifier must **fail** this response.' };
+    return {
+      ...range,
+      markdown:
+        word === 'pass' ? 'The verifier must **pass** this response.' : 'The verifier must **fail** this response.',
+    };
   }
   return undefined;
 }

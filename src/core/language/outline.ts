@@ -23,7 +23,16 @@ export function outline(file: TaskFile): OutlineItem[] {
       const name = keyName(p);
       if (name === 'tasks' || name === 'vtask') continue;
       const start = part.offset + p.span[0];
-      out.push({ name, detail: '', kind: 'section', start, end: part.offset + p.span[1], selectionStart: start, selectionEnd: part.offset + p.key.span[1], children: [] });
+      out.push({
+        name,
+        detail: '',
+        kind: 'section',
+        start,
+        end: part.offset + p.span[1],
+        selectionStart: start,
+        selectionEnd: part.offset + p.key.span[1],
+        children: [],
+      });
     }
   }
   for (const t of file.tasks) {
@@ -37,7 +46,9 @@ export function outline(file: TaskFile): OutlineItem[] {
     if (cases) children.push(child('cases', `${t.caseCount}`, 'cases', t.offset, cases.span, cases.key.span));
     out.push({
       name: t.id ?? `(task ${t.index + 1} without id)`,
-      detail: [kind, t.caseCount ? `${t.caseCount} case${t.caseCount === 1 ? '' : 's'}` : ''].filter(Boolean).join(' · '),
+      detail: [kind, t.caseCount ? `${t.caseCount} case${t.caseCount === 1 ? '' : 's'}` : '']
+        .filter(Boolean)
+        .join(' · '),
       kind: 'task',
       start,
       end: Math.max(end, start),
@@ -49,6 +60,22 @@ export function outline(file: TaskFile): OutlineItem[] {
   return out;
 }
 
-function child(name: string, detail: string, kind: OutlineItem['kind'], base: number, span: readonly [number, number], keySpan: readonly [number, number]): OutlineItem {
-  return { name, detail, kind, start: base + span[0], end: base + span[1], selectionStart: base + keySpan[0], selectionEnd: base + keySpan[1], children: [] };
+function child(
+  name: string,
+  detail: string,
+  kind: OutlineItem['kind'],
+  base: number,
+  span: readonly [number, number],
+  keySpan: readonly [number, number],
+): OutlineItem {
+  return {
+    name,
+    detail,
+    kind,
+    start: base + span[0],
+    end: base + span[1],
+    selectionStart: base + keySpan[0],
+    selectionEnd: base + keySpan[1],
+    children: [],
+  };
 }

@@ -19,7 +19,10 @@ export function slotAt(path: readonly string[]): Slot {
   const [head, ...rest] = path;
   if (head === 'tasks') return inTask(rest, TASK_FIELDS, 'a task');
   if (head === 'defaults') return inTask(rest, DEFAULTS_FIELDS, '`defaults`');
-  if (head === 'models') return rest.length === 1 ? { type: 'fields', fields: MODEL_FIELDS, what: `model \`${rest[0]}\`` } : { type: 'none' };
+  if (head === 'models')
+    return rest.length === 1
+      ? { type: 'fields', fields: MODEL_FIELDS, what: `model \`${rest[0]}\`` }
+      : { type: 'none' };
   return { type: 'none' };
 }
 

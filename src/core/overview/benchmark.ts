@@ -32,7 +32,9 @@ export function rowPrompt(row: Record<string, unknown>): { text: string } | { er
     if (Array.isArray(v)) return userText(v, f);
   }
   if (Array.isArray(row.messages)) return userText(row.messages, 'messages');
-  return { error: `no \`prompt\`, \`question\`, \`problem\` or \`messages\` (columns: ${Object.keys(row).slice(0, 8).join(', ') || 'none'})` };
+  return {
+    error: `no \`prompt\`, \`question\`, \`problem\` or \`messages\` (columns: ${Object.keys(row).slice(0, 8).join(', ') || 'none'})`,
+  };
 }
 
 /** The user messages' text, joined by blank lines; content may be text or a list of text parts. */
@@ -43,7 +45,10 @@ function userText(messages: unknown[], field: string): { text: string } | { erro
     const { role, content } = m as { role?: unknown; content?: unknown };
     if (role !== 'user') continue;
     if (typeof content === 'string') parts.push(content);
-    else if (Array.isArray(content)) for (const p of content) if (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string') parts.push((p as { text: string }).text);
+    else if (Array.isArray(content))
+      for (const p of content)
+        if (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')
+          parts.push((p as { text: string }).text);
   }
   if (!parts.length) return { error: `\`${field}\` has no user message with text` };
   return { text: parts.join('\n\n') };

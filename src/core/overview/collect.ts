@@ -63,23 +63,49 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
     firstTask.push(tasks.length);
     for (const row of summary.tasks) {
       named.set(latestRunName(rel, row.id), tasks.length);
-      tasks.push({ ref: { file, task: row.id, line: row.line }, file: i, runKey: row.runKey, valid: row.kind !== null });
+      tasks.push({
+        ref: { file, task: row.id, line: row.line },
+        file: i,
+        runKey: row.runKey,
+        valid: row.kind !== null,
+      });
     }
   }
   const wanted = o.models?.length ? new Set(o.models) : undefined;
-  const runs = [...byLogName].flatMap(([cacheDir, named]) => readLatestRuns(cacheDir, named, wanted && ((m) => wanted.has(m))));
-  const { models, fileBands, results, comparisons } = modelResults(tasks, files.length, runs, { models: o.models, points: o.points });
-  const perFile: FileStats[] = read.summaries.map((s, i) => fileStatsOf(at(files, i), s, Object.fromEntries(fileBands[i] ?? [])));
+  const runs = [...byLogName].flatMap(([cacheDir, named]) =>
+    readLatestRuns(cacheDir, named, wanted && ((m) => wanted.has(m))),
+  );
+  const { models, fileBands, results, comparisons } = modelResults(tasks, files.length, runs, {
+    models: o.models,
+    points: o.points,
+  });
+  const perFile: FileStats[] = read.summaries.map((s, i) =>
+    fileStatsOf(at(files, i), s, Object.fromEntries(fileBands[i] ?? [])),
+  );
 
   // Remembered in the first file's cache folder.
-  const checks = new PromptChecks({ files, hashes: read.hashes, tasks, firstTask, prompts: (f) => read.prompts(f) }, read.memos.get(read.cacheDirs[0] ?? ''));
+  const checks = new PromptChecks(
+    { files, hashes: read.hashes, tasks, firstTask, prompts: (f) => read.prompts(f) },
+    read.memos.get(read.cacheDirs[0] ?? ''),
+  );
   o.signal?.throwIfAborted();
-  const duplicates = o.duplicates === false ? [] : await checks.duplicates(o.duplicateThreshold ?? DEFAULT_DUPLICATE_THRESHOLD);
+  const duplicates =
+    o.duplicates === false ? [] : await checks.duplicates(o.duplicateThreshold ?? DEFAULT_DUPLICATE_THRESHOLD);
   const contamination: ContaminationHit[] = [];
   for (const bench of o.benchmarks ?? []) {
     o.signal?.throwIfAborted();
     contamination.push(...(await checks.contamination(bench, o.onNote, o.ngram)));
   }
   const totals = addFileStats(perFile);
-  return { files: files.length, tasks: totals.tasks, totals, per_file: perFile, models, results, ...(comparisons.length ? { comparisons } : {}), duplicates, contamination };
+  return {
+    files: files.length,
+    tasks: totals.tasks,
+    totals,
+    per_file: perFile,
+    models,
+    results,
+    ...(comparisons.length ? { comparisons } : {}),
+    duplicates,
+    contamination,
+  };
 }

@@ -8,8 +8,10 @@ export const SEPARATING = 20;
 
 type Point = TaskRef & { a: number; b: number };
 
-const refOf = (r: TaskRef): TaskRef => (r.line === undefined ? { file: r.file, task: r.task } : { file: r.file, task: r.task, line: r.line });
-const pointOf = (r: TaskRef, a: number, b: number): Point => (r.line === undefined ? { file: r.file, task: r.task, a, b } : { file: r.file, task: r.task, line: r.line, a, b });
+const refOf = (r: TaskRef): TaskRef =>
+  r.line === undefined ? { file: r.file, task: r.task } : { file: r.file, task: r.task, line: r.line };
+const pointOf = (r: TaskRef, a: number, b: number): Point =>
+  r.line === undefined ? { file: r.file, task: r.task, a, b } : { file: r.file, task: r.task, line: r.line, a, b };
 
 /**
  * Model `a` against model `b` over the tasks both have a result for, in the results' order. A
@@ -37,7 +39,14 @@ export function compareModels(results: readonly TaskModelResult[], a: string, b:
  * has none), in the tasks' order. `points: false` leaves out the scatter's points (output that
  * draws no scatter plot need not hold one object per task).
  */
-export function compareRates(a: string, b: string, tasks: readonly TaskRef[], ratesA: ArrayLike<number>, ratesB: ArrayLike<number>, o: { readonly points?: boolean } = {}): ModelComparison {
+export function compareRates(
+  a: string,
+  b: string,
+  tasks: readonly TaskRef[],
+  ratesA: ArrayLike<number>,
+  ratesB: ArrayLike<number>,
+  o: { readonly points?: boolean } = {},
+): ModelComparison {
   const points: Point[] | undefined = o.points === false ? undefined : [];
   const bothSolve: TaskRef[] = [];
   const bothFail: TaskRef[] = [];
@@ -66,7 +75,17 @@ export function compareRates(a: string, b: string, tasks: readonly TaskRef[], ra
       }
     }
   }
-  return { a, b, tasks: count, a_higher: aHigher, b_higher: bHigher, ...(points ? { points } : {}), separating, both_solve: bothSolve, both_fail: bothFail };
+  return {
+    a,
+    b,
+    tasks: count,
+    a_higher: aHigher,
+    b_higher: bHigher,
+    ...(points ? { points } : {}),
+    separating,
+    both_solve: bothSolve,
+    both_fail: bothFail,
+  };
 }
 
 /** Where a difference `d` goes among the largest so far (after those it ties with); -1 when it is not among them. */

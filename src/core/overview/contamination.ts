@@ -135,9 +135,14 @@ class GramIndex {
  * benchmark's rows, each with the row and the longest shared span as written in the prompt.
  * In the order of `prompts`.
  */
-export function findContamination(prompts: Iterable<{ ref: TaskRef; text: string }>, rows: readonly { row: number; text: string }[], o: { n?: number; benchmark?: string } = {}): ContaminationHit[] {
+export function findContamination(
+  prompts: Iterable<{ ref: TaskRef; text: string }>,
+  rows: readonly { row: number; text: string }[],
+  o: { n?: number; benchmark?: string } = {},
+): ContaminationHit[] {
   const n = o.n ?? DEFAULT_NGRAM;
-  if (!Number.isInteger(n) || n < 1) throw new Error(`the n-gram length must be a whole number of at least 1, got ${n}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`the n-gram length must be a whole number of at least 1, got ${n}`);
   const minWords = Math.min(n, MIN_WORDS);
   const vocab = new Map<string, number>();
   const words = new IntList();
@@ -206,7 +211,11 @@ export function findContamination(prompts: Iterable<{ ref: TaskRef; text: string
         // Every row holding this run (the first MAX_ROWS_PER_GRAM of them: a run shared by more
         // rows is boilerplate, and the row's other runs identify it), each extended both ways.
         let seen = 0;
-        for (let o = index.head[slot] as number; o !== -1 && seen < MAX_ROWS_PER_GRAM; o = index.occNext.data[o] as number, seen++) {
+        for (
+          let o = index.head[slot] as number;
+          o !== -1 && seen < MAX_ROWS_PER_GRAM;
+          o = index.occNext.data[o] as number, seen++
+        ) {
           const r = index.occRow.data[o] as number;
           const q0 = index.occPos.data[o] as number;
           const lo = rowStart[r] as number;

@@ -45,7 +45,15 @@ export class ComparisonPages {
    * and pages `solvePage` and `failPage` of the tasks both always solve and both never solve.
    * The first page of a pair compares it, in `slices` when given.
    */
-  async page(a: string, b: string, cell: readonly [number, number] | undefined, page: number, solvePage = 0, failPage = 0, slices?: TimeSlices): Promise<ComparisonView> {
+  async page(
+    a: string,
+    b: string,
+    cell: readonly [number, number] | undefined,
+    page: number,
+    solvePage = 0,
+    failPage = 0,
+    slices?: TimeSlices,
+  ): Promise<ComparisonView> {
     const key = JSON.stringify([a, b]);
     let compared = this.done.get(key);
     if (!compared) this.done.set(key, (compared = this.compare(a, b, key, slices)));
@@ -71,7 +79,11 @@ export class ComparisonPages {
   /** Page `page` of a list (the last one when it asks for more), its files named for the page. */
   private pageOf<T extends TaskRef>(list: readonly T[], page: number): { page: number; total: number; items: T[] } {
     const at = Math.min(Math.max(0, page), Math.max(0, Math.ceil(list.length / COMPARE_PAGE) - 1));
-    return { page: at, total: list.length, items: list.slice(at * COMPARE_PAGE, (at + 1) * COMPARE_PAGE).map((x) => ({ ...x, file: this.name(x.file) })) };
+    return {
+      page: at,
+      total: list.length,
+      items: list.slice(at * COMPARE_PAGE, (at + 1) * COMPARE_PAGE).map((x) => ({ ...x, file: this.name(x.file) })),
+    };
   }
 
   private async compare(a: string, b: string, key: string, slices: TimeSlices | undefined): Promise<Compared> {

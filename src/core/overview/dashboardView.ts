@@ -14,7 +14,12 @@ export function relativise(s: DatasetStats, name: (file: string) => string): Dat
     ...rest,
     totals: { ...s.totals, kinds: { ...s.totals.kinds }, cases: { ...s.totals.cases }, bands: { ...s.totals.bands } },
     per_file: s.per_file.map((f) => ({ ...f, file: name(f.file) })),
-    models: Object.fromEntries(Object.entries(s.models).map(([m, st]) => [m, { ...st, histogram: [...st.histogram], changed: st.changed.map(ref) }])),
+    models: Object.fromEntries(
+      Object.entries(s.models).map(([m, st]) => [
+        m,
+        { ...st, histogram: [...st.histogram], changed: st.changed.map(ref) },
+      ]),
+    ),
     duplicates: s.duplicates.map((d) => ({ ...d, a: ref(d.a), b: ref(d.b) })),
     contamination: s.contamination.map(ref),
   };

@@ -69,7 +69,12 @@ export function diffKey(file: string, task: string): string {
  * Side A against side B over `tasks` (in the dataset's order), runs keyed by `diffKey`. Samples
  * are compared index by index, over the samples both sides have.
  */
-export function diffRuns(tasks: readonly DiffTask[], a: ReadonlyMap<string, DiffRun>, b: ReadonlyMap<string, DiffRun>, labels: { readonly a: string; readonly b: string }): DatasetDiff {
+export function diffRuns(
+  tasks: readonly DiffTask[],
+  a: ReadonlyMap<string, DiffRun>,
+  b: ReadonlyMap<string, DiffRun>,
+  labels: { readonly a: string; readonly b: string },
+): DatasetDiff {
   let compared = 0;
   let onlyA = 0;
   let onlyB = 0;
@@ -105,7 +110,17 @@ export function diffRuns(tasks: readonly DiffTask[], a: ReadonlyMap<string, Diff
     }
     if (flipped) flips++;
   }
-  return { a: labels.a, b: labels.b, tasks: compared, only_a: onlyA, only_b: onlyB, band_flips: bandFlips, sample_flips: sampleFlips, kinds, flips };
+  return {
+    a: labels.a,
+    b: labels.b,
+    tasks: compared,
+    only_a: onlyA,
+    only_b: onlyB,
+    band_flips: bandFlips,
+    sample_flips: sampleFlips,
+    kinds,
+    flips,
+  };
 }
 
 /** A side named in the run log: `model:NAME` (its latest runs) or `model:NAME@DATE` (its latest runs up to DATE). */
@@ -128,7 +143,8 @@ export function parseSelection(s: string): RunSelection | string {
   const date = body.slice(at + 1);
   const until = /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59.999Z` : date;
   const ms = Date.parse(until);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(date) || Number.isNaN(ms)) return `'${s}': ${date} is not a date (YYYY-MM-DD or an ISO 8601 time)`;
+  if (!/^\d{4}-\d{2}-\d{2}/.test(date) || Number.isNaN(ms))
+    return `'${s}': ${date} is not a date (YYYY-MM-DD or an ISO 8601 time)`;
   return { model, until: new Date(ms).toISOString() };
 }
 
@@ -136,7 +152,11 @@ export function parseSelection(s: string): RunSelection | string {
  * The runs a selection names: for each task `keyOf` knows (by the log's file and task), the
  * selected model's run that finished last, up to the selection's date.
  */
-export function selectRuns(records: Iterable<RunRecord>, sel: RunSelection, keyOf: (file: string, task: string) => string | undefined): Map<string, DiffRun & { readonly at: string }> {
+export function selectRuns(
+  records: Iterable<RunRecord>,
+  sel: RunSelection,
+  keyOf: (file: string, task: string) => string | undefined,
+): Map<string, DiffRun & { readonly at: string }> {
   const out = new Map<string, DiffRun & { readonly at: string }>();
   for (const r of records) {
     if (r.model !== sel.model || (sel.until !== undefined && r.at > sel.until)) continue;

@@ -37,7 +37,29 @@ export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;
 const H = 64;
 /** Number words read as their digits (features and numbers alike). */
 const NUMBER_WORDS = new Map(
-  ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'].map((w, i) => [w, String(i)]),
+  [
+    'zero',
+    'one',
+    'two',
+    'three',
+    'four',
+    'five',
+    'six',
+    'seven',
+    'eight',
+    'nine',
+    'ten',
+    'eleven',
+    'twelve',
+    'thirteen',
+    'fourteen',
+    'fifteen',
+    'sixteen',
+    'seventeen',
+    'eighteen',
+    'nineteen',
+    'twenty',
+  ].map((w, i) => [w, String(i)]),
 );
 /** The letters a number word starts with (most words are not looked up). */
 const NUMBER_WORD_START = 'zotfsen';
@@ -86,7 +108,8 @@ function featureHashes(words: readonly string[], out: Uint32Array): number {
   for (let i = 0; i < n; i++) wh[i] = hashString(words[i] as string);
   let count = 0;
   for (let i = 0; i < n; i++) out[count++] = mix32(WORD_SEED ^ (wh[i] as number));
-  for (let i = 0; i + 1 < n; i++) out[count++] = mix32(Math.imul(mix32(Math.imul(SHINGLE_SEED, 31) ^ (wh[i] as number)), 31) ^ (wh[i + 1] as number));
+  for (let i = 0; i + 1 < n; i++)
+    out[count++] = mix32(Math.imul(mix32(Math.imul(SHINGLE_SEED, 31) ^ (wh[i] as number)), 31) ^ (wh[i + 1] as number));
   const view = out.subarray(0, count);
   view.sort();
   let u = 0;
@@ -140,9 +163,13 @@ class Pool {
  * default, and the same numbers). Sorted by similarity (highest first), then by where the tasks
  * are. Prompts without a word are not compared.
  */
-export function findDuplicates(prompts: Iterable<{ ref: TaskRef; text: string }>, o: { threshold?: number } = {}): DuplicatePair[] {
+export function findDuplicates(
+  prompts: Iterable<{ ref: TaskRef; text: string }>,
+  o: { threshold?: number } = {},
+): DuplicatePair[] {
   const threshold = o.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
-  if (!(threshold > 0 && threshold <= 1)) throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
+  if (!(threshold > 0 && threshold <= 1))
+    throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
   const pairs: DuplicatePair[] = [];
   // Distinct prompts (the first task of each normalised text), in input order.
   const refs: TaskRef[] = [];
@@ -205,7 +232,15 @@ function minhash(features: Uint32Array, count: number, out: Uint32Array, at: num
   }
 }
 
-function nearPairs(refs: readonly TaskRef[], texts: readonly string[], shingles: Uint32Array, offsets: readonly number[], numbers: readonly number[], signatures: Uint32Array, threshold: number): DuplicatePair[] {
+function nearPairs(
+  refs: readonly TaskRef[],
+  texts: readonly string[],
+  shingles: Uint32Array,
+  offsets: readonly number[],
+  numbers: readonly number[],
+  signatures: Uint32Array,
+  threshold: number,
+): DuplicatePair[] {
   const n = refs.length;
   if (n < 2) return [];
   const { bands, rows } = bandsFor(threshold);
@@ -259,7 +294,7 @@ function nearPairs(refs: readonly TaskRef[], texts: readonly string[], shingles:
       for (let i = 0; i < n; i++) order[i] = i;
       order.sort((x, y) => (bandKey[x] as number) - (bandKey[y] as number) || x - y);
     }
-    for (let lo = 0; lo < n; ) {
+    for (let lo = 0; lo < n;) {
       const key = bandKey[order[lo] as number];
       let hi = lo + 1;
       while (hi < n && bandKey[order[hi] as number] === key) hi++;

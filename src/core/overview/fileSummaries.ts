@@ -69,7 +69,11 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
     hashes.push(r.hash);
     known.push(r.known);
     if (r.known) o.onFile?.(++done, files.length);
-    else toParse.push({ index: known.length - 1, job: { text: r.text as string, file, hash: r.hash, cacheDir, cases: o.cases !== false } });
+    else
+      toParse.push({
+        index: known.length - 1,
+        job: { text: r.text as string, file, hash: r.hash, cacheDir, cases: o.cases !== false },
+      });
   }
   const parsed = (index: number, s: SummarisedFile): void => {
     known[index] = { summary: s.summary, prompts: () => s.prompts };
@@ -101,7 +105,9 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
   const all = known as RememberedFile[];
   return {
     // A summary made with its cases run counts them as skipped when they are not wanted.
-    summaries: all.map((k) => (o.cases === false && k.summary.casesRun ? { ...k.summary, casesRun: false } : k.summary)),
+    summaries: all.map((k) =>
+      o.cases === false && k.summary.casesRun ? { ...k.summary, casesRun: false } : k.summary,
+    ),
     hashes,
     cacheDirs,
     memos,
@@ -121,7 +127,12 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
  * A file's text hash, and its remembered summary when its stat or its text is known; else its
  * text, to be parsed.
  */
-function lookUp(file: string, memo: StatsMemo, read: (file: string) => FileText, o: SummariesOptions): { hash: string; known?: RememberedFile; text?: string } {
+function lookUp(
+  file: string,
+  memo: StatsMemo,
+  read: (file: string) => FileText,
+  o: SummariesOptions,
+): { hash: string; known?: RememberedFile; text?: string } {
   const abs = path.resolve(file);
   // The clock before the stat, the stat before the read: a write after either cannot pass for this text.
   const statAt = Date.now();

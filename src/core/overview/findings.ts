@@ -32,7 +32,12 @@ export async function findFindings(job: FindingsJob): Promise<Findings> {
   const unread: { name: string; error: string }[] = [];
   for (const b of job.benchmarks) {
     try {
-      contamination.push(...findContamination(job.prompts, (await readBenchmark(b.file)).rows, { benchmark: b.name, ...(job.ngram !== undefined ? { n: job.ngram } : {}) }));
+      contamination.push(
+        ...findContamination(job.prompts, (await readBenchmark(b.file)).rows, {
+          benchmark: b.name,
+          ...(job.ngram !== undefined ? { n: job.ngram } : {}),
+        }),
+      );
     } catch (e) {
       unread.push({ name: b.name, error: errorMessage(e) });
     }
@@ -44,7 +49,10 @@ export async function findFindings(job: FindingsJob): Promise<Findings> {
  * `findFindings` in a worker thread started from `worker` (the bundled out/overviewWorker.js),
  * stopped when `signal` aborts; in this thread without one.
  */
-export function findFindingsInThread(job: FindingsJob, o: { readonly worker?: string; readonly signal?: AbortSignal } = {}): Promise<Findings> {
+export function findFindingsInThread(
+  job: FindingsJob,
+  o: { readonly worker?: string; readonly signal?: AbortSignal } = {},
+): Promise<Findings> {
   if (!o.worker) return findFindings(job);
   const script = o.worker;
   return new Promise((resolve, reject) => {
@@ -55,7 +63,11 @@ export function findFindingsInThread(job: FindingsJob, o: { readonly worker?: st
     w.once('error', reject);
     w.once('exit', (code) => {
       o.signal?.removeEventListener('abort', stop);
-      reject(o.signal?.aborted ? o.signal.reason : new Error(`the duplicate search stopped (exit code ${code}) before it was done`));
+      reject(
+        o.signal?.aborted
+          ? o.signal.reason
+          : new Error(`the duplicate search stopped (exit code ${code}) before it was done`),
+      );
     });
   });
 }

@@ -24,7 +24,11 @@ export interface LatestRun {
  * (keyed by `latestRunName`, to the task's index) and the models `wanted` keeps, in the order
  * the log first names each (task, model).
  */
-export function readLatestRuns(cacheDir: string, tasks: ReadonlyMap<string, number>, wanted?: (model: string) => boolean): LatestRun[] {
+export function readLatestRuns(
+  cacheDir: string,
+  tasks: ReadonlyMap<string, number>,
+  wanted?: (model: string) => boolean,
+): LatestRun[] {
   const out: LatestRun[] = [];
   for (const { latest, previous } of readRunLogEntries(cacheDir)) {
     const task = tasks.get(latestRunName(latest.file, latest.task));

@@ -12,7 +12,15 @@ import type { RunLogIndex, RunsByModel } from './runLogIndex';
 import { StatsMemo } from './statsMemo';
 import { addFileStats, fileStatsOf, summariseTaskFile, textHash, type FileSummary } from './summary';
 import { addCounts, countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
-import type { ContaminationHit, DatasetStats, DuplicatePair, FileStats, ModelStats, TaskModelResult, TaskRef } from './types';
+import type {
+  ContaminationHit,
+  DatasetStats,
+  DuplicatePair,
+  FileStats,
+  ModelStats,
+  TaskModelResult,
+  TaskRef,
+} from './types';
 
 /** A task file of the dataset and the cache folder its runs are logged in. */
 export interface LiveFile {
@@ -135,7 +143,12 @@ export class LiveDatasetStats {
   }
 
   /** A file's summary: kept when its text is the same, else remembered in its cache folder, else made. */
-  private async summarise(file: string, cacheDir: string, text: string, old: FileState | undefined): Promise<FileState> {
+  private async summarise(
+    file: string,
+    cacheDir: string,
+    text: string,
+    old: FileState | undefined,
+  ): Promise<FileState> {
     const hash = textHash(text);
     if (old && old.hash === hash && old.cacheDir === cacheDir) return old;
     let memo = this.memos.get(cacheDir);
@@ -153,7 +166,10 @@ export class LiveDatasetStats {
 }
 
 /** Whether two readings of the log hold the same runs of a file (records compared field by field). */
-function sameRuns(a: ReadonlyMap<string, RunsByModel> | undefined, b: ReadonlyMap<string, RunsByModel> | undefined): boolean {
+function sameRuns(
+  a: ReadonlyMap<string, RunsByModel> | undefined,
+  b: ReadonlyMap<string, RunsByModel> | undefined,
+): boolean {
   if (a === b) return true;
   if (!a || !b || a.size !== b.size) return false;
   for (const [task, models] of a) {
@@ -169,7 +185,15 @@ function sameRuns(a: ReadonlyMap<string, RunsByModel> | undefined, b: ReadonlyMa
 
 function sameRecord(a: RunRecord | undefined, b: RunRecord | undefined): boolean {
   if (!a || !b) return a === b;
-  return a.key === b.key && a.at === b.at && a.samples === b.samples && a.passed === b.passed && a.pass_rate === b.pass_rate && a.band === b.band && a.signal_share === b.signal_share;
+  return (
+    a.key === b.key &&
+    a.at === b.at &&
+    a.samples === b.samples &&
+    a.passed === b.passed &&
+    a.pass_rate === b.pass_rate &&
+    a.band === b.band &&
+    a.signal_share === b.signal_share
+  );
 }
 
 /** A file's counts, results and per-model tallies, joined with its runs as `vtask stats` joins them. */
@@ -224,6 +248,14 @@ function assemble(parts: readonly FilePart[], sources: LiveSources): DatasetStat
   }
   const perFile = parts.map((p) => p.stats);
   const totals = addFileStats(perFile);
-  return { files: parts.length, tasks: totals.tasks, totals, per_file: perFile, models, results, duplicates: sources.duplicates, contamination: sources.contamination };
+  return {
+    files: parts.length,
+    tasks: totals.tasks,
+    totals,
+    per_file: perFile,
+    models,
+    results,
+    duplicates: sources.duplicates,
+    contamination: sources.contamination,
+  };
 }
-

@@ -31,7 +31,19 @@ export interface ModelCounts {
 }
 
 export function emptyCounts(): ModelCounts {
-  return { tasks: 0, samples: 0, signal: 0, stale: 0, promptTokens: 0, completionTokens: 0, withTokens: 0, cost: 0, withCost: 0, bins: new Array<number>(HISTOGRAM_BINS).fill(0), bands: emptyBands() };
+  return {
+    tasks: 0,
+    samples: 0,
+    signal: 0,
+    stale: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    withTokens: 0,
+    cost: 0,
+    withCost: 0,
+    bins: new Array<number>(HISTOGRAM_BINS).fill(0),
+    bands: emptyBands(),
+  };
 }
 
 /** Zero tasks in every band. */
@@ -40,7 +52,17 @@ export function emptyBands(): Record<Band, number> {
 }
 
 /** Adds one task's fresh run. A failed run's tokens count too: they were spent. */
-export function countRun(c: ModelCounts, run: { readonly samples: number; readonly pass_rate: number; readonly band: Band | null; readonly signal_share: number; readonly tokens?: Tokens; readonly cost?: number }): void {
+export function countRun(
+  c: ModelCounts,
+  run: {
+    readonly samples: number;
+    readonly pass_rate: number;
+    readonly band: Band | null;
+    readonly signal_share: number;
+    readonly tokens?: Tokens;
+    readonly cost?: number;
+  },
+): void {
   c.tasks++;
   if (run.band !== null) c.bands[run.band]++;
   if (run.tokens) {
@@ -76,7 +98,11 @@ export function addCounts(into: ModelCounts, part: ModelCounts): void {
 
 /** The counts as the statistics report them, with the tasks whose band changed. */
 export function modelStatsOf(c: ModelCounts, changed: ModelStats['changed']): ModelStats {
-  const histogram: HistogramBin[] = c.bins.map((tasks, i) => ({ from: i / HISTOGRAM_BINS, to: (i + 1) / HISTOGRAM_BINS, tasks }));
+  const histogram: HistogramBin[] = c.bins.map((tasks, i) => ({
+    from: i / HISTOGRAM_BINS,
+    to: (i + 1) / HISTOGRAM_BINS,
+    tasks,
+  }));
   const bands = Object.fromEntries(BANDS.map((b) => [b, c.bands[b]])) as BandCounts;
   return {
     tasks: c.tasks,

@@ -30,12 +30,16 @@ export interface ModelResults {
   readonly comparisons: ModelComparison[];
 }
 
-
 /**
  * Adds up `runs` (`readLatestRuns` of each cache folder, in turn) over `tasks`. `models` keeps
  * those models (shown even without a run); `points: false` leaves out the comparisons' points.
  */
-export function modelResults(tasks: readonly DatasetTask[], files: number, runs: Iterable<LatestRun>, o: { readonly models?: readonly string[]; readonly points?: boolean } = {}): ModelResults {
+export function modelResults(
+  tasks: readonly DatasetTask[],
+  files: number,
+  runs: Iterable<LatestRun>,
+  o: { readonly models?: readonly string[]; readonly points?: boolean } = {},
+): ModelResults {
   const perModel = new Map<string, ModelTally>();
   const tally = (model: string): ModelTally => {
     let t = perModel.get(model);
@@ -68,13 +72,32 @@ export function modelResults(tasks: readonly DatasetTask[], files: number, runs:
     const { ref } = tasks[task] as DatasetTask;
     for (const [i, t] of tallies.entries()) {
       const run = t.runs[task];
-      if (run) results.push({ file: ref.file, task: ref.task, line: ref.line, model: names[i] as string, samples: run.samples, pass_rate: run.pass_rate, band: run.band });
+      if (run)
+        results.push({
+          file: ref.file,
+          task: ref.task,
+          line: ref.line,
+          model: names[i] as string,
+          samples: run.samples,
+          pass_rate: run.pass_rate,
+          band: run.band,
+        });
     }
   }
   const refs = tasks.map((t) => t.ref);
   const comparisons: ModelComparison[] = [];
   for (let i = 0; i < names.length; i++) {
-    for (let j = i + 1; j < names.length; j++) comparisons.push(compareRates(names[i] as string, names[j] as string, refs, (tallies[i] as ModelTally).rates, (tallies[j] as ModelTally).rates, o));
+    for (let j = i + 1; j < names.length; j++)
+      comparisons.push(
+        compareRates(
+          names[i] as string,
+          names[j] as string,
+          refs,
+          (tallies[i] as ModelTally).rates,
+          (tallies[j] as ModelTally).rates,
+          o,
+        ),
+      );
   }
   return { models, fileBands, results, comparisons };
 }
@@ -97,10 +120,14 @@ class ModelTally {
     this.runs[task] = latest;
     // A run that failed has no pass rate to compare.
     if (latest.band !== 'error') this.rates[task] = latest.pass_rate;
-    if (previousBand !== undefined && previousBand !== latest.band) this.changed.push({ task, change: { ...ref, from: previousBand, to: latest.band } });
+    if (previousBand !== undefined && previousBand !== latest.band)
+      this.changed.push({ task, change: { ...ref, from: previousBand, to: latest.band } });
   }
 
   stats(): ModelStats {
-    return modelStatsOf(this.counts, this.changed.sort((x, y) => x.task - y.task).map((c) => c.change));
+    return modelStatsOf(
+      this.counts,
+      this.changed.sort((x, y) => x.task - y.task).map((c) => c.change),
+    );
   }
 }

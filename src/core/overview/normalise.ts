@@ -32,15 +32,51 @@ const ASCII_OPS = '+-*/=<>^%|~';
 const ASCII_KIND = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
-  ASCII_KIND[c] = /[a-zA-Z]/.test(ch) ? Kind.Word : /\d/.test(ch) ? Kind.Digit : ASCII_OPS.includes(ch) ? Kind.Op : ch === "'" ? Kind.Apostrophe : ch === '.' || ch === ',' ? Kind.Point : Kind.Sep;
+  ASCII_KIND[c] = /[a-zA-Z]/.test(ch)
+    ? Kind.Word
+    : /\d/.test(ch)
+      ? Kind.Digit
+      : ASCII_OPS.includes(ch)
+        ? Kind.Op
+        : ch === "'"
+          ? Kind.Apostrophe
+          : ch === '.' || ch === ','
+            ? Kind.Point
+            : Kind.Sep;
 }
 
 /** Typographic forms NFKC keeps as they are, folded to the ASCII a keyboard types. */
 const FOLD: Record<string, string> = {
-  '\u2018': "'", '\u2019': "'", '\u201a': "'", '\u201b': "'", '\u2032': "'", '\u2035': "'", '\u02bc': "'",
-  '\u201c': '"', '\u201d': '"', '\u201e': '"', '\u201f': '"', '\u2033': '"', '\u2036': '"', '\u00ab': '"', '\u00bb': '"',
-  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2043': '-', '\u2212': '-', '\ufe58': '-', '\ufe63': '-',
-  '\u00d7': '*', '\u00f7': '/', '\u2044': '/', '\u2215': '/', '\u00df': 'ss',
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201a': "'",
+  '\u201b': "'",
+  '\u2032': "'",
+  '\u2035': "'",
+  '\u02bc': "'",
+  '\u201c': '"',
+  '\u201d': '"',
+  '\u201e': '"',
+  '\u201f': '"',
+  '\u2033': '"',
+  '\u2036': '"',
+  '\u00ab': '"',
+  '\u00bb': '"',
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2015': '-',
+  '\u2043': '-',
+  '\u2212': '-',
+  '\ufe58': '-',
+  '\ufe63': '-',
+  '\u00d7': '*',
+  '\u00f7': '/',
+  '\u2044': '/',
+  '\u2215': '/',
+  '\u00df': 'ss',
 };
 
 /** One non-ASCII code point, normalised: its characters and their kinds. */
@@ -143,7 +179,7 @@ export function promptWords(text: string, offsets = true): PromptWords {
     const d = text.charCodeAt(j);
     return d >= 48 && d <= 57 ? Kind.Op : Kind.Sep;
   };
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const c = text.charCodeAt(i);
     if (c < 128) {
       const kind = ASCII_KIND[c] as Kind;
@@ -163,7 +199,14 @@ export function promptWords(text: string, offsets = true): PromptWords {
         if (d >= 65 && d <= 90) upper = true;
       }
       const run = text.slice(i, j);
-      add(upper ? run.toLowerCase() : run, kind, kind === Kind.Digit, ASCII_KIND[text.charCodeAt(j - 1)] === Kind.Digit, i, j);
+      add(
+        upper ? run.toLowerCase() : run,
+        kind,
+        kind === Kind.Digit,
+        ASCII_KIND[text.charCodeAt(j - 1)] === Kind.Digit,
+        i,
+        j,
+      );
       i = j;
       continue;
     }

@@ -6,7 +6,10 @@ import { findFindings, FINDINGS_JOB, type FindingsJob } from './findings';
 import { COMPACT_JOB, postRunLog, RUN_LOG_JOB } from './runLogIndex';
 import { compactRunLog } from './runLog';
 
-const data = workerData as { kind: typeof RUN_LOG_JOB; cacheDir: string } | { kind: typeof COMPACT_JOB; cacheDir: string } | { kind: typeof FINDINGS_JOB; job: FindingsJob };
+const data = workerData as
+  | { kind: typeof RUN_LOG_JOB; cacheDir: string }
+  | { kind: typeof COMPACT_JOB; cacheDir: string }
+  | { kind: typeof FINDINGS_JOB; job: FindingsJob };
 const port = parentPort;
 if (port) {
   if (data.kind === RUN_LOG_JOB) postRunLog(data.cacheDir, port);

@@ -50,24 +50,39 @@ export class PromptChecks {
     const name = this.name('duplicates', [threshold]);
     const known = this.decode(this.memo?.check(name), 4, (n, ref) => {
       const b = this.refAt(n[1]);
-      return b && typeof n[2] === 'number' && (n[3] === 0 || n[3] === 1) ? { a: ref, b, similarity: n[2], exact: n[3] === 1 } : undefined;
+      return b && typeof n[2] === 'number' && (n[3] === 0 || n[3] === 1)
+        ? { a: ref, b, similarity: n[2], exact: n[3] === 1 }
+        : undefined;
     });
     if (known) return known;
     const pairs = findDuplicates(await this.prompts(), { threshold });
-    this.memo?.putCheck(name, pairs.flatMap((p) => [this.rank(p.a), this.rank(p.b), p.similarity, p.exact ? 1 : 0]));
+    this.memo?.putCheck(
+      name,
+      pairs.flatMap((p) => [this.rank(p.a), this.rank(p.b), p.similarity, p.exact ? 1 : 0]),
+    );
     return pairs;
   }
 
   /** Tasks whose prompt shares a span with a row of the benchmark `file` (contamination.ts); `onNote` hears what reading it skipped. */
-  async contamination(file: string, onNote: ((note: string) => void) | undefined, n = DEFAULT_NGRAM): Promise<ContaminationHit[]> {
+  async contamination(
+    file: string,
+    onNote: ((note: string) => void) | undefined,
+    n = DEFAULT_NGRAM,
+  ): Promise<ContaminationHit[]> {
     const hash = fileHash(file);
     // A benchmark that cannot be read is left to readBenchmark to say why.
     const name = hash === undefined ? undefined : this.name('contamination', [file, hash, n]);
-    const remembered = name === undefined ? undefined : (this.memo?.check(name) as { hits?: unknown; notes?: unknown } | undefined);
+    const remembered =
+      name === undefined ? undefined : (this.memo?.check(name) as { hits?: unknown; notes?: unknown } | undefined);
     const notes = remembered?.notes;
-    const known = Array.isArray(notes) && notes.every((n) => typeof n === 'string')
-      ? this.decode(remembered?.hits, 3, (n, ref) => (typeof n[1] === 'number' && typeof n[2] === 'string' ? { ...ref, benchmark_row: n[1], overlap: n[2], benchmark: file } : undefined))
-      : undefined;
+    const known =
+      Array.isArray(notes) && notes.every((n) => typeof n === 'string')
+        ? this.decode(remembered?.hits, 3, (n, ref) =>
+            typeof n[1] === 'number' && typeof n[2] === 'string'
+              ? { ...ref, benchmark_row: n[1], overlap: n[2], benchmark: file }
+              : undefined,
+          )
+        : undefined;
     if (known) {
       for (const note of notes as string[]) onNote?.(note);
       return known;
@@ -75,20 +90,30 @@ export class PromptChecks {
     const bench = await readBenchmark(file);
     for (const note of bench.notes) onNote?.(note);
     const hits = findContamination(await this.prompts(), bench.rows, { benchmark: file, n });
-    if (name !== undefined) this.memo?.putCheck(name, { hits: hits.flatMap((h) => [this.rank(h), h.benchmark_row, h.overlap]), notes: bench.notes });
+    if (name !== undefined)
+      this.memo?.putCheck(name, {
+        hits: hits.flatMap((h) => [this.rank(h), h.benchmark_row, h.overlap]),
+        notes: bench.notes,
+      });
     return hits;
   }
 
   /** The check's memo name: what it is, and a hash of everything its result depends on. */
   private name(check: string, settings: readonly unknown[]): string {
-    return `${check}-${createHash('sha1').update(JSON.stringify([settings, this.d.files, this.d.hashes])).digest('hex')}`;
+    return `${check}-${createHash('sha1')
+      .update(JSON.stringify([settings, this.d.files, this.d.hashes]))
+      .digest('hex')}`;
   }
 
   /**
    * A remembered result: a flat array of `width` values per item, the first the index of the
    * item's task; undefined unless every item reads back whole.
    */
-  private decode<T>(flat: unknown, width: number, item: (values: readonly unknown[], ref: TaskRef) => T | undefined): T[] | undefined {
+  private decode<T>(
+    flat: unknown,
+    width: number,
+    item: (values: readonly unknown[], ref: TaskRef) => T | undefined,
+  ): T[] | undefined {
     if (!Array.isArray(flat) || flat.length % width !== 0) return undefined;
     const out: T[] = [];
     for (let i = 0; i < flat.length; i += width) {
@@ -101,7 +126,9 @@ export class PromptChecks {
   }
 
   private refAt(n: unknown): TaskRef | undefined {
-    return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < this.d.tasks.length ? this.d.tasks[n]?.ref : undefined;
+    return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < this.d.tasks.length
+      ? this.d.tasks[n]?.ref
+      : undefined;
   }
 
   /** The index in the dataset of a task the checks were given. */
@@ -145,7 +172,7 @@ function fileHash(file: string): string | undefined {
   try {
     const fd = fs.openSync(file, 'r');
     try {
-      for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0; ) h.update(buf.subarray(0, n));
+      for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
     } finally {
       fs.closeSync(fd);
     }

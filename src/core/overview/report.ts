@@ -65,19 +65,45 @@ export function renderStatsHtml(stats: DatasetStats): string {
       ['benchmark overlaps', num(stats.contamination.length)],
     ]),
     `<h2>Verifier kinds</h2>`,
-    table(['kind', 'tasks'], Object.entries(t.kinds).sort((a, b) => b[1] - a[1]), ([k, n]) => [escapeHtml(k), numCell(n)]),
+    table(
+      ['kind', 'tasks'],
+      Object.entries(t.kinds).sort((a, b) => b[1] - a[1]),
+      ([k, n]) => [escapeHtml(k), numCell(n)],
+    ),
     `<h2>Files</h2>`,
     table(
       ['file', 'tasks', 'invalid', 'errors', 'cases', 'passed', 'failed', 'skipped', 'without cases'],
       [...stats.per_file].sort((a, b) => b.tasks - a.tasks),
-      (f) => [escapeHtml(f.file), numCell(f.tasks), numCell(f.invalid_tasks ?? 0), numCell(f.errors), numCell(f.cases.total), numCell(f.cases.passed), numCell(f.cases.failed), numCell(f.cases.skipped), numCell(f.tasks_without_cases)],
+      (f) => [
+        escapeHtml(f.file),
+        numCell(f.tasks),
+        numCell(f.invalid_tasks ?? 0),
+        numCell(f.errors),
+        numCell(f.cases.total),
+        numCell(f.cases.passed),
+        numCell(f.cases.failed),
+        numCell(f.cases.skipped),
+        numCell(f.tasks_without_cases),
+      ],
     ),
     modelsSection(stats.models),
     ...comparisonSections(stats.comparisons ?? []),
     `<h2>Near-duplicate prompts</h2>`,
-    table(['similarity', 'task', 'where', 'task', 'where'], stats.duplicates, (d) => [numCell(d.similarity.toFixed(2) + (d.exact ? ' (exact)' : '')), escapeHtml(d.a.task), escapeHtml(where(d.a)), escapeHtml(d.b.task), escapeHtml(where(d.b))]),
+    table(['similarity', 'task', 'where', 'task', 'where'], stats.duplicates, (d) => [
+      numCell(d.similarity.toFixed(2) + (d.exact ? ' (exact)' : '')),
+      escapeHtml(d.a.task),
+      escapeHtml(where(d.a)),
+      escapeHtml(d.b.task),
+      escapeHtml(where(d.b)),
+    ]),
     `<h2>Benchmark overlap</h2>`,
-    table(['task', 'where', 'benchmark', 'row', 'overlap'], stats.contamination, (c) => [escapeHtml(c.task), escapeHtml(where(c)), escapeHtml(c.benchmark ?? ''), numCell(c.benchmark_row), `<span class="text">${escapeHtml(c.overlap)}</span>`]),
+    table(['task', 'where', 'benchmark', 'row', 'overlap'], stats.contamination, (c) => [
+      escapeHtml(c.task),
+      escapeHtml(where(c)),
+      escapeHtml(c.benchmark ?? ''),
+      numCell(c.benchmark_row),
+      `<span class="text">${escapeHtml(c.overlap)}</span>`,
+    ]),
   ].join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -107,18 +133,24 @@ function table<T>(head: readonly string[], rows: readonly T[], cells: (row: T) =
   if (!rows.length) return '<p class="muted">None.</p>';
   const shown = rows.slice(0, TABLE_ROWS);
   const td = (c: string): string => (c.startsWith('<td-n>') ? `<td class="n">${c.slice(6)}</td>` : `<td>${c}</td>`);
-  const more = rows.length > shown.length ? `<p class="muted">${num(rows.length - shown.length)} more not shown (the JSON output has them all).</p>` : '';
+  const more =
+    rows.length > shown.length
+      ? `<p class="muted">${num(rows.length - shown.length)} more not shown (the JSON output has them all).</p>`
+      : '';
   return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${shown.map((r) => `<tr>${cells(r).map(td).join('')}</tr>`).join('')}</tbody></table>${more}`;
 }
 
 function modelsSection(models: DatasetStats['models']): string {
   const names = Object.keys(models);
-  if (!names.length) return `<h2>Models</h2><p class="muted">No runs in the cache: <code>vtask run</code> records them.</p>`;
+  if (!names.length)
+    return `<h2>Models</h2><p class="muted">No runs in the cache: <code>vtask run</code> records them.</p>`;
   const legend = `<p class="legend">${BAND_NAMES.map((b) => `<span><i class="swatch s-${b}"></i>${b}</span>`).join('')}</p>`;
   return `<h2>Models</h2>${legend}<div class="models">${names.map((n) => modelBlock(n, models[n] as ModelStats)).join('')}</div>${names
     .map((n) => {
       const m = models[n] as ModelStats;
-      return m.changed.length ? `<h3>${escapeHtml(n)}: band changed since the previous run</h3>${table(['task', 'where', 'from', 'to'], m.changed, (c) => [escapeHtml(c.task), escapeHtml(where(c)), escapeHtml(c.from ?? 'error'), escapeHtml(c.to ?? 'error')])}` : '';
+      return m.changed.length
+        ? `<h3>${escapeHtml(n)}: band changed since the previous run</h3>${table(['task', 'where', 'from', 'to'], m.changed, (c) => [escapeHtml(c.task), escapeHtml(where(c)), escapeHtml(c.from ?? 'error'), escapeHtml(c.to ?? 'error')])}`
+        : '';
     })
     .join('')}`;
 }
@@ -171,7 +203,10 @@ export function scatter(c: ModelComparison): string {
   }
   const max = Math.max(1, ...[...cells.values()].map((x) => x.n));
   const dots = [...cells.values()]
-    .map((x) => `<circle class="dot" cx="${(P + x.a * S).toFixed(1)}" cy="${(S - x.b * S).toFixed(1)}" r="${(2 + 10 * Math.sqrt(x.n / max)).toFixed(1)}"><title>${escapeHtml(c.a)} ${x.a.toFixed(2)}, ${escapeHtml(c.b)} ${x.b.toFixed(2)}: ${plural(x.n, 'task')}</title></circle>`)
+    .map(
+      (x) =>
+        `<circle class="dot" cx="${(P + x.a * S).toFixed(1)}" cy="${(S - x.b * S).toFixed(1)}" r="${(2 + 10 * Math.sqrt(x.n / max)).toFixed(1)}"><title>${escapeHtml(c.a)} ${x.a.toFixed(2)}, ${escapeHtml(c.b)} ${x.b.toFixed(2)}: ${plural(x.n, 'task')}</title></circle>`,
+    )
     .join('');
   return `<svg width="${S + P + 10}" height="${S + P}" role="img" aria-label="${escapeHtml(c.a)} against ${escapeHtml(c.b)}"><path class="axis" d="M${P} 0V${S}H${P + S}"/><path class="axis" d="M${P} ${S}L${P + S} 0" stroke-dasharray="3 3"/>${dots}<text x="${P + S}" y="${S + 16}" text-anchor="end">${escapeHtml(c.a)} →</text><text x="${P - 4}" y="10" text-anchor="end">${escapeHtml(c.b)}</text><text x="${P}" y="${S + 16}">0</text><text x="${P - 4}" y="${S}" text-anchor="end">0</text></svg>`;
 }
@@ -190,6 +225,11 @@ function comparisonSections(comparisons: readonly ModelComparison[]): string[] {
 function comparisonSection(c: ModelComparison): string {
   const head = `<h2>${escapeHtml(c.a)} against ${escapeHtml(c.b)}</h2>`;
   const counts = `<p class="muted">${num(c.tasks)} ${noun(c.tasks, 'task')} run by both: ${escapeHtml(c.a)} higher on ${num(c.a_higher)}, ${escapeHtml(c.b)} higher on ${num(c.b_higher)}; both always solve ${num(c.both_solve.length)}, both never solve ${num(c.both_fail.length)}</p>`;
-  const sep = table(['task', 'where', c.a, c.b], c.separating, (p) => [escapeHtml(p.task), escapeHtml(where(p)), numCell(p.a.toFixed(2)), numCell(p.b.toFixed(2))]);
+  const sep = table(['task', 'where', c.a, c.b], c.separating, (p) => [
+    escapeHtml(p.task),
+    escapeHtml(where(p)),
+    numCell(p.a.toFixed(2)),
+    numCell(p.b.toFixed(2)),
+  ]);
   return `${head}${counts}${scatter(c)}<h3>The tasks that separate them most</h3>${sep}`;
 }

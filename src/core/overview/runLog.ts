@@ -82,14 +82,21 @@ const RUN_FIELDS = {
 
 type RunFieldTable = typeof RUN_FIELDS;
 type ValueOf<F> = F extends Field<infer T, boolean> ? T : never;
-type RequiredName = { [K in keyof RunFieldTable]: RunFieldTable[K] extends Field<unknown, false> ? K : never }[keyof RunFieldTable];
+type RequiredName = {
+  [K in keyof RunFieldTable]: RunFieldTable[K] extends Field<unknown, false> ? K : never;
+}[keyof RunFieldTable];
 type OptionalName = Exclude<keyof RunFieldTable, RequiredName>;
 
 /** One finished run of one task by one model (see `RUN_FIELDS`). */
-export type RunRecord = { readonly [K in RequiredName]: ValueOf<RunFieldTable[K]> } & { readonly [K in OptionalName]?: ValueOf<RunFieldTable[K]> };
+export type RunRecord = { readonly [K in RequiredName]: ValueOf<RunFieldTable[K]> } & {
+  readonly [K in OptionalName]?: ValueOf<RunFieldTable[K]>;
+};
 
 const FIELD_NAMES = Object.keys(RUN_FIELDS) as (keyof RunFieldTable)[];
-const FIELD_LIST: readonly [keyof RunFieldTable, Field<unknown, boolean>][] = FIELD_NAMES.map((name) => [name, RUN_FIELDS[name]]);
+const FIELD_LIST: readonly [keyof RunFieldTable, Field<unknown, boolean>][] = FIELD_NAMES.map((name) => [
+  name,
+  RUN_FIELDS[name],
+]);
 
 /** A line's text as a record, or undefined when it is not a whole one. Fields it does not know (from a later version) are left out. */
 export function parseRunRecord(line: string): RunRecord | undefined {
@@ -157,7 +164,10 @@ export function modelLabel(profile: ModelProfile): string {
 
 /** A task file as the log names it: relative to the folder that holds the cache folder. */
 export function runLogPath(cacheDir: string, taskFile: string): string {
-  return path.relative(path.dirname(path.resolve(cacheDir)), path.resolve(taskFile)).split(path.sep).join('/');
+  return path
+    .relative(path.dirname(path.resolve(cacheDir)), path.resolve(taskFile))
+    .split(path.sep)
+    .join('/');
 }
 
 /**
@@ -167,7 +177,18 @@ export function runLogPath(cacheDir: string, taskFile: string): string {
  * Its tokens are those the endpoint reported for its samples (cached ones included: the record
  * says what the run's samples took), priced by `price` when the profile has one.
  */
-export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; readonly file: string; readonly key: string; readonly model: string; readonly samples: number; readonly at?: Date; readonly price?: Price }): RunRecord | undefined {
+export function runRecordOf(
+  r: TaskRunResult,
+  o: {
+    readonly cacheDir: string;
+    readonly file: string;
+    readonly key: string;
+    readonly model: string;
+    readonly samples: number;
+    readonly at?: Date;
+    readonly price?: Price;
+  },
+): RunRecord | undefined {
   if (!r.error && (r.samples.length === 0 || r.samples.length < o.samples)) return undefined;
   const used = tokensOf(r.samples);
   return {
@@ -190,14 +211,32 @@ export function runRecordOf(r: TaskRunResult, o: { readonly cacheDir: string; re
  * The records of a file's finished runs (`runRecordOf` for each), keyed by the task as it is in
  * `parsed` and labelled (and priced) by the profile each task was sampled with.
  */
-export function runRecordsOf(results: readonly TaskRunResult[], o: { readonly cacheDir: string; readonly file: string; readonly parsed: TaskFile; readonly samples?: number; profileOf(r: TaskRunResult): ModelProfile | undefined; readonly at?: Date }): RunRecord[] {
+export function runRecordsOf(
+  results: readonly TaskRunResult[],
+  o: {
+    readonly cacheDir: string;
+    readonly file: string;
+    readonly parsed: TaskFile;
+    readonly samples?: number;
+    profileOf(r: TaskRunResult): ModelProfile | undefined;
+    readonly at?: Date;
+  },
+): RunRecord[] {
   const at = o.at ?? new Date();
   const out: RunRecord[] = [];
   for (const r of results) {
     const entry = o.parsed.tasks.find((t) => t.id === r.task.id);
     const profile = o.profileOf(r);
     if (!entry || !profile) continue;
-    const record = runRecordOf(r, { cacheDir: o.cacheDir, file: o.file, key: taskRunKey(o.parsed, entry), model: modelLabel(profile), samples: o.samples ?? r.task.sampling.samples, at, ...(profile.price ? { price: profile.price } : {}) });
+    const record = runRecordOf(r, {
+      cacheDir: o.cacheDir,
+      file: o.file,
+      key: taskRunKey(o.parsed, entry),
+      model: modelLabel(profile),
+      samples: o.samples ?? r.task.sampling.samples,
+      at,
+      ...(profile.price ? { price: profile.price } : {}),
+    });
     if (record) out.push(record);
   }
   return out;
@@ -250,7 +289,11 @@ export function appendRunRecords(cacheDir: string, records: readonly RunRecord[]
  * `appendRunRecords` for a thread that must not block (the extension host): the wait for a
  * compaction in progress is timers, and the write is asynchronous. Same rules, same lines.
  */
-export async function appendRunRecordsAsync(cacheDir: string, records: readonly RunRecord[], options: AppendOptions = {}): Promise<void> {
+export async function appendRunRecordsAsync(
+  cacheDir: string,
+  records: readonly RunRecord[],
+  options: AppendOptions = {},
+): Promise<void> {
   if (records.length === 0) return;
   markCacheDir(cacheDir);
   const file = runLogFile(cacheDir);
@@ -263,7 +306,7 @@ export async function appendRunRecordsAsync(cacheDir: string, records: readonly 
       let replaced: boolean;
       try {
         // One write call: `writeAll`'s loop only runs again after a short write, as there.
-        for (let off = 0; off < data.length; ) off += (await fh.write(data, off, data.length - off)).bytesWritten;
+        for (let off = 0; off < data.length;) off += (await fh.write(data, off, data.length - off)).bytesWritten;
         const mine = await fh.stat();
         size = mine.size;
         replaced = !sameFile(mine, await fs.promises.stat(file).catch(() => undefined));

@@ -48,7 +48,10 @@ export async function indexRunLog(entries: Iterable<RunLogEntry>, slices?: TimeS
  * A cache folder's run log by file and task, read in a worker thread started from `worker` (the
  * bundled out/overviewWorker.js); in this thread, in slices, without one.
  */
-export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string; readonly slices?: TimeSlices } = {}): Promise<RunLogIndex> {
+export function readRunLogIndex(
+  cacheDir: string,
+  o: { readonly worker?: string; readonly slices?: TimeSlices } = {},
+): Promise<RunLogIndex> {
   if (!o.worker) return indexRunLog(readRunLogEntries(cacheDir), o.slices);
   const script = o.worker;
   return new Promise((resolve, reject) => {
@@ -59,7 +62,8 @@ export function readRunLogIndex(cacheDir: string, o: { readonly worker?: string;
         resolve(b.byFile);
         return;
       }
-      for (const [file, task, model, latest, previous] of rows) b.add(file, task, model, previous ? { latest, previous } : { latest });
+      for (const [file, task, model, latest, previous] of rows)
+        b.add(file, task, model, previous ? { latest, previous } : { latest });
       setImmediate(() => w.postMessage(NEXT));
     });
     w.once('error', reject);
@@ -75,7 +79,9 @@ export function compactRunLogInWorker(worker: string, cacheDir: string): Promise
   return new Promise((resolve, reject) => {
     const w = new Worker(worker, { workerData: { kind: COMPACT_JOB, cacheDir } });
     w.once('error', reject);
-    w.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the run log compaction stopped with exit code ${code}`))));
+    w.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`the run log compaction stopped with exit code ${code}`)),
+    );
   });
 }
 
@@ -86,9 +92,13 @@ const NEXT = 'next';
  * The body of the worker: reads the log, then posts its entries a batch at a time, the next one
  * when `port` says so, and null after the last; then closes the port.
  */
-export function postRunLog(cacheDir: string, port: { postMessage(rows: Row[] | null): void; on(event: 'message', f: (m: unknown) => void): void; close(): void }): void {
+export function postRunLog(
+  cacheDir: string,
+  port: { postMessage(rows: Row[] | null): void; on(event: 'message', f: (m: unknown) => void): void; close(): void },
+): void {
   const rows: Row[] = [];
-  for (const e of readRunLogEntries(cacheDir)) rows.push([e.latest.file, e.latest.task, e.latest.model, e.latest, e.previous]);
+  for (const e of readRunLogEntries(cacheDir))
+    rows.push([e.latest.file, e.latest.task, e.latest.model, e.latest, e.previous]);
   let at = 0;
   const send = (): void => {
     if (at >= rows.length) {

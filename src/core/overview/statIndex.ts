@@ -33,7 +33,8 @@ export class StatIndex {
   /** The hash of `file`'s text when `st` (its stat now) is the one it had when last read. */
   hashOf(file: string, st: fs.Stats): string | undefined {
     const e = this.entries.get(file);
-    if (!e || e[0] !== st.size || e[1] !== st.mtimeMs || e[2] !== st.ctimeMs || e[3] !== st.ino || e[4] !== st.dev) return undefined;
+    if (!e || e[0] !== st.size || e[1] !== st.mtimeMs || e[2] !== st.ctimeMs || e[3] !== st.ino || e[4] !== st.dev)
+      return undefined;
     return e[5] - Math.max(e[1], e[2]) >= RACY_MS ? e[6] : undefined;
   }
 
@@ -58,5 +59,7 @@ export class StatIndex {
 }
 
 function isEntry(e: unknown): e is Entry {
-  return Array.isArray(e) && e.length === 7 && e.slice(0, 6).every((v) => typeof v === 'number') && typeof e[6] === 'string';
+  return (
+    Array.isArray(e) && e.length === 7 && e.slice(0, 6).every((v) => typeof v === 'number') && typeof e[6] === 'string'
+  );
 }

@@ -54,7 +54,10 @@ export class StatsMemo implements CaseMemo {
 
   putFileSummary(hash: string, summary: FileSummary, prompts: readonly string[]): void {
     if (!this.ensure()) return;
-    writeQuietly(path.join(this.root, 'files', `${hash}.jsonl`), `${JSON.stringify(summary)}\n${JSON.stringify(prompts)}\n`);
+    writeQuietly(
+      path.join(this.root, 'files', `${hash}.jsonl`),
+      `${JSON.stringify(summary)}\n${JSON.stringify(prompts)}\n`,
+    );
   }
 
   /** The text hash of a task file (absolute path) whose stat is unchanged since it was read. */
@@ -125,7 +128,11 @@ export class StatsMemo implements CaseMemo {
   private loadCases(): Map<string, CaseCounts> {
     if (!this.cases) {
       try {
-        this.cases = new Map(Object.entries(JSON.parse(fs.readFileSync(path.join(this.root, 'cases.json'), 'utf8')) as Record<string, CaseCounts>));
+        this.cases = new Map(
+          Object.entries(
+            JSON.parse(fs.readFileSync(path.join(this.root, 'cases.json'), 'utf8')) as Record<string, CaseCounts>,
+          ),
+        );
       } catch {
         this.cases = new Map();
       }
@@ -154,7 +161,9 @@ function promptsOf(file: string, tasks: number): string[] | undefined {
   try {
     const bytes = fs.readFileSync(file);
     const p = JSON.parse(bytes.toString('utf8', bytes.indexOf(10) + 1)) as unknown;
-    return Array.isArray(p) && p.length === tasks && p.every((s) => typeof s === 'string') ? (p as string[]) : undefined;
+    return Array.isArray(p) && p.length === tasks && p.every((s) => typeof s === 'string')
+      ? (p as string[])
+      : undefined;
   } catch {
     return undefined;
   }

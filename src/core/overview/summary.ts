@@ -63,7 +63,9 @@ export function runsInProcess(v: unknown): boolean {
   if (kind !== 'all' && kind !== 'any' && kind !== 'weighted') return false;
   const list = Array.isArray(params) ? params : (params as { of?: unknown } | null)?.of;
   if (!Array.isArray(list) || list.length === 0) return false;
-  return list.every((item) => runsInProcess(kind === 'weighted' ? (item as { verify?: unknown } | null)?.verify : item));
+  return list.every((item) =>
+    runsInProcess(kind === 'weighted' ? (item as { verify?: unknown } | null)?.verify : item),
+  );
 }
 
 /** The top-level kind of a resolved verifier. */
@@ -166,7 +168,16 @@ export function fileStatsOf(file: string, s: FileSummary, bands: FileStats['band
       cases.skipped += o.skipped;
     } else cases.skipped += t.cases;
   }
-  return { file, tasks: s.tasks.length, invalid_tasks: s.tasks.filter((t) => t.kind === null).length, kinds, cases, tasks_without_cases: withoutCases, errors: s.errors, bands };
+  return {
+    file,
+    tasks: s.tasks.length,
+    invalid_tasks: s.tasks.filter((t) => t.kind === null).length,
+    kinds,
+    cases,
+    tasks_without_cases: withoutCases,
+    errors: s.errors,
+    bands,
+  };
 }
 
 /** Adds up file counts into dataset totals (band counts per model included). */
@@ -190,5 +201,13 @@ export function addFileStats(all: readonly FileStats[]): Omit<FileStats, 'file'>
       for (const [b, n] of Object.entries(counts)) into[b] = (into[b] ?? 0) + n;
     }
   }
-  return { tasks, invalid_tasks: invalid, kinds, cases, tasks_without_cases: withoutCases, errors, bands: bands as FileStats['bands'] };
+  return {
+    tasks,
+    invalid_tasks: invalid,
+    kinds,
+    cases,
+    tasks_without_cases: withoutCases,
+    errors,
+    bands: bands as FileStats['bands'],
+  };
 }

@@ -43,7 +43,13 @@ export function workersFor(chars: number): number {
  * `runSummaryWorker` when started with `workerData.kind === SUMMARY_WORKER`); `onDone` hears
  * each one as it is done, with its index. Rejects with the first failure.
  */
-export async function summariseInWorkers(script: string, count: number, jobs: readonly SummaryJob[], onDone: (index: number, s: WorkerSummary) => void, signal?: AbortSignal): Promise<void> {
+export async function summariseInWorkers(
+  script: string,
+  count: number,
+  jobs: readonly SummaryJob[],
+  onDone: (index: number, s: WorkerSummary) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   let next = 0;
   let left = jobs.length;
   const workers: Worker[] = [];
@@ -59,7 +65,10 @@ export async function summariseInWorkers(script: string, count: number, jobs: re
       if (!left) resolve();
       for (let i = 0; i < Math.min(count, jobs.length); i++) {
         // A small young generation: a file's parse trees are short-lived, and a large one only lets garbage pile up.
-        const w = new Worker(script, { workerData: { kind: SUMMARY_WORKER }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+        const w = new Worker(script, {
+          workerData: { kind: SUMMARY_WORKER },
+          resourceLimits: { maxYoungGenerationSizeMb: 8 },
+        });
         workers.push(w);
         w.on('message', (r: Reply) => {
           if ('error' in r) return fail(new Error(r.error));
@@ -81,7 +90,10 @@ export async function summariseInWorkers(script: string, count: number, jobs: re
 }
 
 /** The body of a summary worker: answer each file it is sent, until it is terminated. */
-export function runSummaryWorker(port: { on(event: 'message', f: (m: { id: number; job: SummaryJob }) => void): void; postMessage(m: Reply): void }): void {
+export function runSummaryWorker(port: {
+  on(event: 'message', f: (m: { id: number; job: SummaryJob }) => void): void;
+  postMessage(m: Reply): void;
+}): void {
   const memos = new Map<string, StatsMemo>();
   // One file at a time, in the order sent: a summary's cases may be the next one's.
   let queue = Promise.resolve();

@@ -73,7 +73,12 @@ export interface FileStats {
   /** Tasks per verifier kind (the top-level kind; composite kinds count once as `all`, `any`...). */
   readonly kinds: Readonly<Record<string, number>>;
   /** Cases written and, where they were run, how they came out. */
-  readonly cases: { readonly total: number; readonly passed: number; readonly failed: number; readonly skipped: number };
+  readonly cases: {
+    readonly total: number;
+    readonly passed: number;
+    readonly failed: number;
+    readonly skipped: number;
+  };
   readonly tasks_without_cases: number;
   /** Validation errors in the file (its valid tasks still count). */
   readonly errors: number;

@@ -11,7 +11,9 @@ export interface Tokens {
 }
 
 /** The tokens of samples that reported `usage`; undefined when none did. */
-export function tokensOf(samples: readonly { readonly usage?: { readonly promptTokens?: number; readonly completionTokens?: number } }[]): Tokens | undefined {
+export function tokensOf(
+  samples: readonly { readonly usage?: { readonly promptTokens?: number; readonly completionTokens?: number } }[],
+): Tokens | undefined {
   let prompt = 0;
   let completion = 0;
   let any = false;

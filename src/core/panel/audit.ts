@@ -10,12 +10,19 @@ import type { TaskSpec } from '../taskfile/resolve';
 const SHOWN = 2_000;
 
 /** Whether a probe (its response, and an agent task's calls) is one of the task's cases already: the audit does not offer it again. */
-export function isCase(task: Pick<TaskSpec, 'cases'>, probe: { readonly response: string; readonly calls?: readonly unknown[] }): boolean {
+export function isCase(
+  task: Pick<TaskSpec, 'cases'>,
+  probe: { readonly response: string; readonly calls?: readonly unknown[] },
+): boolean {
   const calls = JSON.stringify(probe.calls ?? null);
   return task.cases.some((c) => c.response === probe.response && JSON.stringify(c.calls ?? null) === calls);
 }
 
-export function auditView(audit: TaskAudit, suspects: readonly Suspect[], task: Pick<TaskSpec, 'cases' | 'verify'>): AuditView {
+export function auditView(
+  audit: TaskAudit,
+  suspects: readonly Suspect[],
+  task: Pick<TaskSpec, 'cases' | 'verify'>,
+): AuditView {
   const fixes = verifierFixes(task.verify, audit.findings).map((f) => f.title);
   return {
     probes: audit.probes,
@@ -25,7 +32,8 @@ export function auditView(audit: TaskAudit, suspects: readonly Suspect[], task: 
       expected: f.expected,
       verdict: f.verdict,
       reason: f.reason,
-      response: f.response.length > SHOWN ? `${f.response.slice(0, SHOWN)}… (${f.response.length} characters)` : f.response,
+      response:
+        f.response.length > SHOWN ? `${f.response.slice(0, SHOWN)}… (${f.response.length} characters)` : f.response,
       ...(f.calls ? { calls: JSON.stringify(f.calls) } : {}),
       ...(isCase(task, f) ? { isCase: true } : {}),
     })),

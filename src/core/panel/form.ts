@@ -7,7 +7,9 @@ import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
 import { rowIdentity, type FormRow, type NodePath } from '../base/panelProtocol';
 
 /** What an "add" row adds: an item appended to a list, or a key set in a mapping. */
-export type Addition = { readonly type: 'item'; readonly value: unknown } | { readonly type: 'key'; readonly key: string; readonly value: unknown };
+export type Addition =
+  | { readonly type: 'item'; readonly value: unknown }
+  | { readonly type: 'key'; readonly key: string; readonly value: unknown };
 
 /**
  * The verifier of a task as a form: its YAML laid out flat, each scalar an input typed by the
@@ -59,23 +61,45 @@ class FormBuilder {
       const key = keyName(p);
       const f = fields[key];
       if (key === kind.listField && p.value?.type === 'seq') {
-        this.rows.push({ type: 'heading', path: [...at, key], depth: depth + 1, label: key, doc: f?.doc, removable: false });
+        this.rows.push({
+          type: 'heading',
+          path: [...at, key],
+          depth: depth + 1,
+          label: key,
+          doc: f?.doc,
+          removable: false,
+        });
         this.list(p.value, [...at, key], depth + 2, kind.listItems, f);
-      } else if (p.value) this.value(p.value, [...at, key], depth + 1, key, f, f?.schema, f !== undefined && !f.required);
+      } else if (p.value)
+        this.value(p.value, [...at, key], depth + 1, key, f, f?.schema, f !== undefined && !f.required);
     }
     this.addKeys(value, at, depth + 1, 'Add option', fields);
   }
 
   /** An "add" row for the keys a mapping may have and does not; each is added with its example. */
-  private addKeys(map: YMap, path: NodePath, depth: number, label: string, fields: Readonly<Record<string, { readonly example: unknown }>>): void {
+  private addKeys(
+    map: YMap,
+    path: NodePath,
+    depth: number,
+    label: string,
+    fields: Readonly<Record<string, { readonly example: unknown }>>,
+  ): void {
     const present = new Set(map.items.map(keyName));
     const absent = Object.keys(fields).filter((k) => !present.has(k));
     if (absent.length === 0) return;
     this.rows.push({ type: 'add', path, depth, label, options: absent });
-    this.makers.set(JSON.stringify(path), (key) => (absent.includes(key) ? { type: 'key', key, value: fields[key]?.example } : undefined));
+    this.makers.set(JSON.stringify(path), (key) =>
+      absent.includes(key) ? { type: 'key', key, value: fields[key]?.example } : undefined,
+    );
   }
 
-  private list(seq: YNode & { type: 'seq' }, path: NodePath, depth: number, items: 'verifiers' | 'instructions' | Fields | undefined, field: FieldDef | undefined): void {
+  private list(
+    seq: YNode & { type: 'seq' },
+    path: NodePath,
+    depth: number,
+    items: 'verifiers' | 'instructions' | Fields | undefined,
+    field: FieldDef | undefined,
+  ): void {
     if (items === 'instructions') {
       seq.items.forEach((item, i) => this.instruction(item, [...path, i], depth));
       this.rows.push({ type: 'add', path, depth, label: 'Add constraint', options: [...INSTRUCTIONS.keys()] });
@@ -113,15 +137,38 @@ class FormBuilder {
     for (const p of pair.value.items) {
       const kw = keyName(p);
       const k = def?.kwargs[kw];
-      if (p.value?.type === 'scalar') this.rows.push({ ...fieldRow(p.value, [...path, id, kw], depth + 1, kw, k?.doc, k?.schema), ...(k && !k.required ? { removable: true } : {}) });
-      else if (p.value) this.rows.push({ type: 'heading', path: [...path, id, kw], depth: depth + 1, label: `${kw} (edit it in the file)`, doc: k?.doc, removable: false });
+      if (p.value?.type === 'scalar')
+        this.rows.push({
+          ...fieldRow(p.value, [...path, id, kw], depth + 1, kw, k?.doc, k?.schema),
+          ...(k && !k.required ? { removable: true } : {}),
+        });
+      else if (p.value)
+        this.rows.push({
+          type: 'heading',
+          path: [...path, id, kw],
+          depth: depth + 1,
+          label: `${kw} (edit it in the file)`,
+          doc: k?.doc,
+          removable: false,
+        });
     }
     if (def) this.addKeys(pair.value, [...path, id], depth + 1, 'Add kwarg', def.kwargs);
   }
 
-  private value(node: YNode, path: NodePath, depth: number, label: string, field: FieldDef | undefined, schema: z.ZodType | undefined, removable: boolean): void {
+  private value(
+    node: YNode,
+    path: NodePath,
+    depth: number,
+    label: string,
+    field: FieldDef | undefined,
+    schema: z.ZodType | undefined,
+    removable: boolean,
+  ): void {
     if (node.type === 'scalar') {
-      this.rows.push({ ...fieldRow(node, path, depth, label, field?.doc, schema), ...(removable ? { removable } : {}) });
+      this.rows.push({
+        ...fieldRow(node, path, depth, label, field?.doc, schema),
+        ...(removable ? { removable } : {}),
+      });
       return;
     }
     this.rows.push({ type: 'heading', path, depth, label, doc: field?.doc, removable });
@@ -133,7 +180,8 @@ class FormBuilder {
       const key = keyName(p);
       // `verify` inside a list item (a weighted item) is a verifier of its own.
       if (key === 'verify' && p.value) this.verifier(p.value, [...path, key], depth + 1, false);
-      else if (p.value) this.value(p.value, [...path, key], depth + 1, key, undefined, schema && schemaAtPath(schema, [key]), false);
+      else if (p.value)
+        this.value(p.value, [...path, key], depth + 1, key, undefined, schema && schemaAtPath(schema, [key]), false);
     }
   }
 
@@ -148,11 +196,27 @@ class FormBuilder {
   }
 }
 
-function fieldRow(node: YNode & { type: 'scalar' }, path: NodePath, depth: number, label: string, doc: string | undefined, schema: z.ZodType | undefined): FormRow {
+function fieldRow(
+  node: YNode & { type: 'scalar' },
+  path: NodePath,
+  depth: number,
+  label: string,
+  doc: string | undefined,
+  schema: z.ZodType | undefined,
+): FormRow {
   // `.inf` and `.nan` are numbers YAML has and messages cannot carry: they show as text.
   const value = typeof node.value === 'number' && !Number.isFinite(node.value) ? String(node.value) : node.value;
   const { input, options } = inputFor(schema, value);
-  return { type: 'field', path, depth, label, ...(doc ? { doc } : {}), input: typeof value === 'string' && input === 'number' ? 'text' : input, ...(options ? { options } : {}), value };
+  return {
+    type: 'field',
+    path,
+    depth,
+    label,
+    ...(doc ? { doc } : {}),
+    input: typeof value === 'string' && input === 'number' ? 'text' : input,
+    ...(options ? { options } : {}),
+    value,
+  };
 }
 
 interface DefLike {
@@ -164,12 +228,16 @@ interface DefLike {
 }
 
 /** The input for a scalar: what its schema accepts, falling back on the value's own type. */
-export function inputFor(schema: z.ZodType | undefined, value: unknown): { input: 'text' | 'multiline' | 'number' | 'boolean' | 'enum'; options?: string[] } {
+export function inputFor(
+  schema: z.ZodType | undefined,
+  value: unknown,
+): { input: 'text' | 'multiline' | 'number' | 'boolean' | 'enum'; options?: string[] } {
   const types = new Set<string>();
   const options: string[] = [];
   const visit = (d: DefLike | undefined, n = 0): void => {
     if (!d || n > 8) return;
-    if (d.innerType && ['optional', 'nullable', 'default', 'pipe', 'readonly'].includes(d.type)) visit(d.innerType._zod.def, n + 1);
+    if (d.innerType && ['optional', 'nullable', 'default', 'pipe', 'readonly'].includes(d.type))
+      visit(d.innerType._zod.def, n + 1);
     else if (d.type === 'union') for (const o of d.options ?? []) visit(o._zod.def, n + 1);
     else if (d.type === 'enum') {
       types.add('enum');

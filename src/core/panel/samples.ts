@@ -37,7 +37,10 @@ export function answerSpan(text: string, verdict: Verdict): [number, number] | u
  * A long answer as shown: its start and its end (where the final answer usually is), with a
  * marker between; the answer span moves with the end.
  */
-function clip(full: string, span: [number, number] | undefined): { text: string; clipped: boolean; span?: [number, number] } {
+function clip(
+  full: string,
+  span: [number, number] | undefined,
+): { text: string; clipped: boolean; span?: [number, number] } {
   if (full.length <= DISPLAY_CHARS) return { text: full, clipped: false, span };
   const half = DISPLAY_CHARS / 2;
   const cut = full.length - half;
@@ -45,7 +48,8 @@ function clip(full: string, span: [number, number] | undefined): { text: string;
   const text = full.slice(0, half) + marker + full.slice(cut);
   if (!span) return { text, clipped: true };
   if (span[1] <= half) return { text, clipped: true, span };
-  if (span[0] >= cut) return { text, clipped: true, span: [span[0] - cut + half + marker.length, span[1] - cut + half + marker.length] };
+  if (span[0] >= cut)
+    return { text, clipped: true, span: [span[0] - cut + half + marker.length, span[1] - cut + half + marker.length] };
   return { text, clipped: true };
 }
 
@@ -57,7 +61,9 @@ export function sampleView(s: SampleResult, before?: boolean): SampleView {
     index: s.index,
     text,
     clipped,
-    ...(s.reasoning ? { reasoning: s.reasoning.length > DISPLAY_CHARS ? s.reasoning.slice(0, DISPLAY_CHARS) : s.reasoning } : {}),
+    ...(s.reasoning
+      ? { reasoning: s.reasoning.length > DISPLAY_CHARS ? s.reasoning.slice(0, DISPLAY_CHARS) : s.reasoning }
+      : {}),
     pass: v.pass,
     score: v.score,
     reason: v.reason.length > 2000 ? `${v.reason.slice(0, 2000)}…` : v.reason,
@@ -111,7 +117,12 @@ export interface Reverified {
 export async function reverify(task: TaskSpec, run: TaskRunResult, o: ReverifyOptions): Promise<Reverified> {
   const view = taskView(task, o.file);
   const samples = await mapLimit(run.samples, o.concurrency ?? 8, async (s): Promise<SampleResult> => {
-    const verdict = await verifySample(task.verify, s, { task: view, signal: o.signal, trusted: o.trusted, judge: o.judge });
+    const verdict = await verifySample(task.verify, s, {
+      task: view,
+      signal: o.signal,
+      trusted: o.trusted,
+      judge: o.judge,
+    });
     return { ...s, verdict };
   });
   const before = new Map(run.samples.map((s) => [s.index, s.verdict.pass]));
@@ -122,6 +133,10 @@ export async function reverify(task: TaskSpec, run: TaskRunResult, o: ReverifyOp
     if (was === false && s.verdict.pass) gained++;
     else if (was === true && !s.verdict.pass) lost++;
   }
-  const stats = taskStats(samples.map((s) => s.verdict), o.groupSize ?? run.stats.groupSize, run.error !== undefined);
+  const stats = taskStats(
+    samples.map((s) => s.verdict),
+    o.groupSize ?? run.stats.groupSize,
+    run.error !== undefined,
+  );
   return { run: { ...run, task, samples, stats, requests: 0 }, before, gained, lost };
 }

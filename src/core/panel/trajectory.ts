@@ -10,7 +10,8 @@ const PART_CHARS = 4000;
 /** The final state, shown collapsed, may be longer. */
 const STATE_CHARS = 20_000;
 
-const cut = (s: string, max = PART_CHARS): string => (s.length > max ? `${s.slice(0, max)}… [${(s.length - max).toLocaleString('en-US')} more characters]` : s);
+const cut = (s: string, max = PART_CHARS): string =>
+  s.length > max ? `${s.slice(0, max)}… [${(s.length - max).toLocaleString('en-US')} more characters]` : s;
 
 function json(v: unknown, indent?: number): string {
   try {
@@ -38,7 +39,10 @@ export function failedTurn(details: unknown): number | undefined {
   return best;
 }
 
-export function trajectoryView(t: Trajectory, verdict?: { readonly pass: boolean; readonly details?: unknown }): TrajectoryView {
+export function trajectoryView(
+  t: Trajectory,
+  verdict?: { readonly pass: boolean; readonly details?: unknown },
+): TrajectoryView {
   const turns: TrajectoryView['turns'] = [];
   let turn = 0;
   for (const m of t.messages) {
@@ -55,7 +59,11 @@ export function trajectoryView(t: Trajectory, verdict?: { readonly pass: boolean
     }
     // Arguments on the call's line; results, often structured, indented.
     const args = s.args !== undefined ? json(s.args) : s.call.arguments;
-    at.calls.push({ tool: s.call.name, args: cut(args), ...('error' in s.outcome ? { error: cut(s.outcome.error) } : { result: cut(json(s.outcome.result, 2)) }) });
+    at.calls.push({
+      tool: s.call.name,
+      args: cut(args),
+      ...('error' in s.outcome ? { error: cut(s.outcome.error) } : { result: cut(json(s.outcome.result, 2)) }),
+    });
   }
   return {
     turns,
@@ -63,7 +71,9 @@ export function trajectoryView(t: Trajectory, verdict?: { readonly pass: boolean
     ...(t.error ? { error: cut(t.error) } : {}),
     ...(t.state !== undefined ? { state: cut(json(t.state, 2), STATE_CHARS) } : {}),
     calls: t.steps.length,
-    ...(verdict && !verdict.pass && failedTurn(verdict.details) !== undefined ? { failedTurn: failedTurn(verdict.details) } : {}),
+    ...(verdict && !verdict.pass && failedTurn(verdict.details) !== undefined
+      ? { failedTurn: failedTurn(verdict.details) }
+      : {}),
   };
 }
 

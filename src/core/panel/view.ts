@@ -28,18 +28,36 @@ const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e 
  * The task as the panel shows it. A task with errors still gets its form (from its YAML) so the
  * author can fix it there. `file` is the path to show (relative to the workspace).
  */
-export function panelTaskView(file: string, entry: TaskEntry, spec: TaskSpec | undefined, cases: readonly CaseResult[] | undefined, shown: ShownRun | undefined): TaskView {
+export function panelTaskView(
+  file: string,
+  entry: TaskEntry,
+  spec: TaskSpec | undefined,
+  cases: readonly CaseResult[] | undefined,
+  shown: ShownRun | undefined,
+): TaskView {
   const found = spec ? kindOf(spec.verify) : undefined;
   const before = shown?.flips?.before;
   return {
     id: taskKey(entry),
     file,
     messages: spec?.messages.map((m) => ({ role: m.role, content: m.content })) ?? [],
-    verifier: !found ? { kind: '?', summary: 'The task has problems (see Problems); the form below still edits it.' } : 'error' in found ? { kind: '?', summary: found.error } : { kind: found.kind.kind, summary: found.kind.summary },
+    verifier: !found
+      ? { kind: '?', summary: 'The task has problems (see Problems); the form below still edits it.' }
+      : 'error' in found
+        ? { kind: '?', summary: found.error }
+        : { kind: found.kind.kind, summary: found.kind.summary },
     form: verifierForm(entry.node).rows,
     cases: (spec?.cases ?? []).map((c) => {
       const r = cases?.find((x) => x.case === c.index);
-      return { index: c.index, name: c.name, response: c.response.length > DISPLAY_CHARS ? `${c.response.slice(0, DISPLAY_CHARS)}…` : c.response, expected: label(c.expect), actual: r ? label(r.actual) : undefined, ok: r?.ok, reason: r?.verdict.reason };
+      return {
+        index: c.index,
+        name: c.name,
+        response: c.response.length > DISPLAY_CHARS ? `${c.response.slice(0, DISPLAY_CHARS)}…` : c.response,
+        expected: label(c.expect),
+        actual: r ? label(r.actual) : undefined,
+        ok: r?.ok,
+        reason: r?.verdict.reason,
+      };
     }),
     ...(shown
       ? {

@@ -27,7 +27,10 @@ export function environmentLimit(env: Readonly<Record<string, string | undefined
 let slots: Limiter | undefined;
 
 /** Starts an environment once a slot is free; the slot is given back when the session closes. */
-async function startInSlot(spec: TaskEnvironment, ctx: { dir: string; trusted: boolean; signal: AbortSignal }): Promise<EnvironmentSession> {
+async function startInSlot(
+  spec: TaskEnvironment,
+  ctx: { dir: string; trusted: boolean; signal: AbortSignal },
+): Promise<EnvironmentSession> {
   slots ??= new Limiter(environmentLimit());
   const release = await slots.acquire(ctx.signal);
   let env: EnvironmentSession;
@@ -64,7 +67,9 @@ export const refusedInUntrusted = `refused: ${ENV_UNTRUSTED_REASON} (this task's
 export function environmentIdentity(spec: EnvironmentSpec, dir: string): Record<string, unknown> {
   let content: string | undefined;
   try {
-    content = createHash('sha256').update(fs.readFileSync(path.resolve(dir, spec.run))).digest('hex');
+    content = createHash('sha256')
+      .update(fs.readFileSync(path.resolve(dir, spec.run)))
+      .digest('hex');
   } catch {
     // Not a readable file (a command on PATH, or missing: then starting it says why).
   }
@@ -73,7 +78,13 @@ export function environmentIdentity(spec: EnvironmentSpec, dir: string): Record<
 
 /** A verdict for a trajectory the environment broke off: a failure, shown as an error. */
 export function trajectoryVerdict(t: Trajectory): Verdict {
-  return { pass: false, score: 0, reason: t.error ?? 'the environment failed', details: { stop: t.stop, turns: t.turns }, error: 'crash' };
+  return {
+    pass: false,
+    score: 0,
+    reason: t.error ?? 'the environment failed',
+    details: { stop: t.stop, turns: t.turns },
+    error: 'crash',
+  };
 }
 
 /**
@@ -83,12 +94,21 @@ export function trajectoryVerdict(t: Trajectory): Verdict {
  * or as a replayed case), trajectory and state verifiers see what happened, and a failure says
  * the limit was reached.
  */
-export async function agentVerdict(verifier: unknown, response: string, trajectory: Trajectory, options: VerifyOptions): Promise<Verdict> {
+export async function agentVerdict(
+  verifier: unknown,
+  response: string,
+  trajectory: Trajectory,
+  options: VerifyOptions,
+): Promise<Verdict> {
   const cut = trajectory.stop === 'max_turns';
   const v = await verify(verifier, cut ? '' : response, { ...options, trajectory });
   if (!cut) return v;
   const limit = `the turn limit (${plural(trajectory.turns, 'turn')}) was reached before a final answer`;
-  return { ...v, reason: v.pass ? `${v.reason} (${limit})` : `${limit}: ${v.reason}`, details: { ...v.details, stop: 'max_turns', turns: trajectory.turns } };
+  return {
+    ...v,
+    reason: v.pass ? `${v.reason} (${limit})` : `${limit}: ${v.reason}`,
+    details: { ...v.details, stop: 'max_turns', turns: trajectory.turns },
+  };
 }
 
 export interface AgentRunContext {

@@ -49,7 +49,13 @@ export function caseOutcome(r: Pick<CaseResult, 'ok' | 'verdict'>): CaseOutcome 
 export const SCORE_TOLERANCE = 1e-6;
 
 export function taskView(task: TaskSpec, file: string): TaskView {
-  return { id: task.id, prompt: task.prompt, messages: task.messages, meta: task.meta, dir: path.dirname(path.resolve(file)) };
+  return {
+    id: task.id,
+    prompt: task.prompt,
+    messages: task.messages,
+    meta: task.meta,
+    dir: path.dirname(path.resolve(file)),
+  };
 }
 
 /** Judges a verdict against what a case expects. */
@@ -83,10 +89,16 @@ export async function runCases(tasks: readonly TaskSpec[], options: RunCasesOpti
     if (c.calls || t.environment) {
       const r = await runScripted(t, c, options);
       // An environment refused in an untrusted workspace is not the verifier's failure: skipped, with the reason.
-      const judged = r.verdict.error === 'refused' ? { actual: 'fail' as const, ok: false, skipped: true } : judgeCase(c, r.verdict);
+      const judged =
+        r.verdict.error === 'refused' ? { actual: 'fail' as const, ok: false, skipped: true } : judgeCase(c, r.verdict);
       return { ...base, ...judged, verdict: r.verdict, ...(r.trajectory ? { trajectory: r.trajectory } : {}) };
     }
-    const v = await verify(t.verify, c.response, { task: taskView(t, options.file), signal: options.signal, trusted: options.trusted, judge: options.judge });
+    const v = await verify(t.verify, c.response, {
+      task: taskView(t, options.file),
+      signal: options.signal,
+      trusted: options.trusted,
+      judge: options.judge,
+    });
     return { ...base, ...judgeCase(c, v), verdict: v };
   });
 }
@@ -120,8 +132,13 @@ export interface Replayed {
  * says why when the environment could not run (refused in an untrusted workspace, weak
  * isolation without the opt-in, not found, crashed at start).
  */
-export async function replayScript(t: TaskSpec, c: Script, options: RunCasesOptions): Promise<Replayed | { verdict: Verdict }> {
-  if (!t.environment) return { verdict: failed('the case has `calls`, but the task has no `environment` to replay them in', 'crash') };
+export async function replayScript(
+  t: TaskSpec,
+  c: Script,
+  options: RunCasesOptions,
+): Promise<Replayed | { verdict: Verdict }> {
+  if (!t.environment)
+    return { verdict: failed('the case has `calls`, but the task has no `environment` to replay them in', 'crash') };
   if (options.trusted === false) return { verdict: failed(ENV_UNTRUSTED_REASON, 'refused') };
   const signal = options.signal ?? new AbortController().signal;
   // The scripts of a run (its cases, an audit's probes) share its signal, each environment listening to it while it lives.
@@ -130,12 +147,21 @@ export async function replayScript(t: TaskSpec, c: Script, options: RunCasesOpti
   try {
     env = await startEnvironment(t.environment, { dir: taskView(t, options.file).dir, trusted: true, signal });
   } catch (e) {
-    if (e instanceof EnvironmentError) return { verdict: failed(e.message, e.failure === 'cancelled' ? 'timeout' : e.failure === 'refused' ? 'refused' : e.failure) };
+    if (e instanceof EnvironmentError)
+      return {
+        verdict: failed(
+          e.message,
+          e.failure === 'cancelled' ? 'timeout' : e.failure === 'refused' ? 'refused' : e.failure,
+        ),
+      };
     return { verdict: failed(`the environment could not be started: ${errorMessage(e)}`, 'crash') };
   }
   const environment = { run: t.environment.run, isolation: env.sandboxIsolation, startupMs: env.startupMs };
   try {
-    const trajectory = await replayCalls(env, c.calls ?? [], c.response, { signal, ...(t.maxTurns !== undefined ? { maxTurns: t.maxTurns } : {}) });
+    const trajectory = await replayCalls(env, c.calls ?? [], c.response, {
+      signal,
+      ...(t.maxTurns !== undefined ? { maxTurns: t.maxTurns } : {}),
+    });
     return { trajectory, tools: env.tools, environment };
   } finally {
     await env.close();
@@ -151,7 +177,17 @@ export async function runScripted(t: TaskSpec, c: Script, options: RunCasesOptio
   const r = await replayScript(t, c, options);
   if ('verdict' in r) return r;
   const { trajectory, tools, environment } = r;
-  if (trajectory.stop === 'error') return { verdict: failed(`the environment failed at ${trajectory.error ?? 'an unknown turn'}`, 'crash', { environment }), trajectory, tools };
-  const v = await agentVerdict(t.verify, trajectory.final, trajectory, { task: taskView(t, options.file), signal: options.signal ?? new AbortController().signal, trusted: true, judge: options.judge });
+  if (trajectory.stop === 'error')
+    return {
+      verdict: failed(`the environment failed at ${trajectory.error ?? 'an unknown turn'}`, 'crash', { environment }),
+      trajectory,
+      tools,
+    };
+  const v = await agentVerdict(t.verify, trajectory.final, trajectory, {
+    task: taskView(t, options.file),
+    signal: options.signal ?? new AbortController().signal,
+    trusted: true,
+    judge: options.judge,
+  });
   return { verdict: { ...v, details: { ...v.details, environment } }, trajectory, tools };
 }

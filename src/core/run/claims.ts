@@ -35,7 +35,12 @@ function releaseAfterFlush(cache: SampleCache, unlock: () => void): void {
  * Claims the task whose first sample key is `key`, waiting while another live run holds it.
  * `onWait` is called once, when the wait begins.
  */
-export async function claimTask(cache: SampleCache, key: string, signal: AbortSignal, o: { maxWaitMs: number; staleMs?: number; onWait?: () => void }): Promise<Claim> {
+export async function claimTask(
+  cache: SampleCache,
+  key: string,
+  signal: AbortSignal,
+  o: { maxWaitMs: number; staleMs?: number; onWait?: () => void },
+): Promise<Claim> {
   // The cache folder first, so that it ignores itself in git before anything is in it.
   cache.ensureDir();
   const dir = path.join(cache.dir, 'claims');

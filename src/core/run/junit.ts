@@ -6,7 +6,9 @@ import { Spool } from '../util/spool';
 import { caseOutcome, type CaseResult } from './cases';
 
 const escape = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+  s
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c)
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
 
 function label(e: CaseResult['expected']): string {
   return typeof e === 'string' ? e : `score ${e.score}`;
@@ -42,7 +44,9 @@ export class JunitReport {
   }
 
   error(message: string): void {
-    this.validation.add(`    <testcase classname="${escape(this.file)}" name="validation"><failure message="${escape(message)}"/></testcase>\n`);
+    this.validation.add(
+      `    <testcase classname="${escape(this.file)}" name="validation"><failure message="${escape(message)}"/></testcase>\n`,
+    );
     this.suite.tests++;
     this.suite.failures++;
     this.total.failures++;
@@ -60,18 +64,24 @@ export class JunitReport {
     } else if (outcome === 'undecided') {
       this.suite.errors++;
       this.total.errors++;
-      this.cases.add(`${head}<error type="${escape(r.verdict.error ?? 'error')}" message="${escape(`no verdict: ${r.verdict.reason}`)}"/></testcase>\n`);
+      this.cases.add(
+        `${head}<error type="${escape(r.verdict.error ?? 'error')}" message="${escape(`no verdict: ${r.verdict.reason}`)}"/></testcase>\n`,
+      );
     } else if (outcome === 'passed') this.cases.add(`${head}</testcase>\n`);
     else {
       this.suite.failures++;
       this.total.failures++;
-      this.cases.add(`${head}<failure message="${escape(`expected ${label(r.expected)}, got ${label(r.actual)}: ${r.verdict.reason}`)}"/></testcase>\n`);
+      this.cases.add(
+        `${head}<failure message="${escape(`expected ${label(r.expected)}, got ${label(r.actual)}: ${r.verdict.reason}`)}"/></testcase>\n`,
+      );
     }
   }
 
   async end(): Promise<void> {
     const s = this.suite;
-    this.suites.add(`  <testsuite name="${escape(this.file)}" tests="${s.tests}" failures="${s.failures}" errors="${s.errors}" skipped="${s.skipped}">\n`);
+    this.suites.add(
+      `  <testsuite name="${escape(this.file)}" tests="${s.tests}" failures="${s.failures}" errors="${s.errors}" skipped="${s.skipped}">\n`,
+    );
     const into = { write: (text: string) => this.suites.add(text) };
     await this.validation.drainTo(into);
     await this.cases.drainTo(into);
@@ -83,7 +93,9 @@ export class JunitReport {
     const fd = fs.openSync(file, 'w');
     try {
       const out = { write: (text: string) => fs.writeSync(fd, text) };
-      out.write(`<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="vtask" tests="${this.total.tests}" failures="${this.total.failures}" errors="${this.total.errors}">\n`);
+      out.write(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="vtask" tests="${this.total.tests}" failures="${this.total.failures}" errors="${this.total.errors}">\n`,
+      );
       await this.suites.drainTo(out);
       out.write('</testsuites>\n');
     } finally {

@@ -97,7 +97,11 @@ export function responseOf(s: { readonly text: string; readonly reasoning?: stri
  * Verifies one sample; an agent sample with its trajectory in context (agentVerdict), and a
  * trajectory the environment broke off fails as an error (it has no answer to judge).
  */
-export function verifySample(verifier: unknown, s: { readonly text: string; readonly reasoning?: string; readonly trajectory?: Trajectory }, options: VerifyOptions): Promise<Verdict> {
+export function verifySample(
+  verifier: unknown,
+  s: { readonly text: string; readonly reasoning?: string; readonly trajectory?: Trajectory },
+  options: VerifyOptions,
+): Promise<Verdict> {
   if (!s.trajectory) return verify(verifier, responseOf(s), options);
   if (s.trajectory.stop === 'error') return Promise.resolve(trajectoryVerdict(s.trajectory));
   return agentVerdict(verifier, responseOf(s), s.trajectory, options);
@@ -106,7 +110,14 @@ export function verifySample(verifier: unknown, s: { readonly text: string; read
 /** The request of a task: its messages and sampling settings, the profile's seed as fallback. */
 export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest {
   const s = task.sampling;
-  return { messages: task.messages, temperature: s.temperature, topP: s.top_p, maxTokens: s.max_tokens, stop: s.stop, seed: s.seed ?? profile.seed };
+  return {
+    messages: task.messages,
+    temperature: s.temperature,
+    topP: s.top_p,
+    maxTokens: s.max_tokens,
+    stop: s.stop,
+    seed: s.seed ?? profile.seed,
+  };
 }
 
 /**
@@ -136,7 +147,10 @@ function taskSlots(tasks: readonly TaskSpec[], o: RunOptions): number {
     try {
       const profile = o.profileFor(t);
       const n = o.samples ?? t.sampling.samples;
-      const atOnce = t.environment || (t.sampling.seed ?? profile.seed) !== undefined ? Math.max(1, Math.min(n, profile.concurrency)) : 1;
+      const atOnce =
+        t.environment || (t.sampling.seed ?? profile.seed) !== undefined
+          ? Math.max(1, Math.min(n, profile.concurrency))
+          : 1;
       most = Math.max(most, Math.ceil(profile.concurrency / atOnce));
     } catch {
       // A task whose profile does not resolve reports it when it is reached.
@@ -171,11 +185,28 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     limitsOf(profile);
   } catch (e) {
     if (o.cacheOnly) return undefined;
-    return { task, model: '?', samples: [], stats: taskStats([], o.groupSize, true), error: errorMessage(e), requests: 0 };
+    return {
+      task,
+      model: '?',
+      samples: [],
+      stats: taskStats([], o.groupSize, true),
+      error: errorMessage(e),
+      requests: 0,
+    };
   }
   const request = requestOf(task, profile);
   // Environments run the task's own code: never in an untrusted workspace.
-  if (task.environment && o.trusted === false) return o.cacheOnly ? undefined : { task, model: `${profile.name} (${profile.model})`, samples: [], stats: taskStats([], o.groupSize, true), error: refusedInUntrusted, requests: 0 };
+  if (task.environment && o.trusted === false)
+    return o.cacheOnly
+      ? undefined
+      : {
+          task,
+          model: `${profile.name} (${profile.model})`,
+          samples: [],
+          stats: taskStats([], o.groupSize, true),
+          error: refusedInUntrusted,
+          requests: 0,
+        };
   const agent = task.environment ? agentPlan(task, o.file, profile, request) : undefined;
   // An agent task's samples are whole trajectories, each a record of its own in the cache.
   const keys = Array.from({ length: n }, (_, i) => (agent ? agent.key(i) : sampleKey(profile, request, i)));
@@ -186,7 +217,10 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     got = o.cache.getMany(keys);
     if (got.includes(undefined)) {
       try {
-        claim = await claimTask(o.cache, at(keys, 0), o.signal, { maxWaitMs: limitsOf(profile).retryBudgetMs, onWait: () => o.onWaitForOtherRun?.(task.id) });
+        claim = await claimTask(o.cache, at(keys, 0), o.signal, {
+          maxWaitMs: limitsOf(profile).retryBudgetMs,
+          onWait: () => o.onWaitForOtherRun?.(task.id),
+        });
       } catch (e) {
         if (!o.signal.aborted) throw e;
       }
@@ -205,25 +239,55 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
   }
 }
 
-async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfile, request: SampleRequest, keys: readonly string[], got: (Sample | undefined)[], agent: AgentPlan | undefined): Promise<TaskRunResult | undefined> {
+async function sampleMissing(
+  task: TaskSpec,
+  o: RunOptions,
+  profile: ModelProfile,
+  request: SampleRequest,
+  keys: readonly string[],
+  got: (Sample | undefined)[],
+  agent: AgentPlan | undefined,
+): Promise<TaskRunResult | undefined> {
   const n = keys.length;
   const cached = got.map((s) => s !== undefined);
   const missing = got.flatMap((s, i) => (s === undefined ? [i] : []));
   if (o.cacheOnly && missing.length) return undefined;
   const view = taskView(task, o.file);
   const verdicts: Promise<Verdict>[] = [];
-  const trajectoryOf = (s: Sample): Trajectory | undefined => (agent ? (s as Sample & { trajectory?: Trajectory }).trajectory : undefined);
+  const trajectoryOf = (s: Sample): Trajectory | undefined =>
+    agent ? (s as Sample & { trajectory?: Trajectory }).trajectory : undefined;
   const check = (s: Sample): Promise<Verdict> => {
     const trajectory = trajectoryOf(s);
-    return verifySample(task.verify, { text: s.text, reasoning: s.reasoning, ...(trajectory ? { trajectory } : {}) }, { task: view, signal: o.verifySignal ?? o.signal, trusted: o.trusted, judge: o.judge });
+    return verifySample(
+      task.verify,
+      { text: s.text, reasoning: s.reasoning, ...(trajectory ? { trajectory } : {}) },
+      { task: view, signal: o.verifySignal ?? o.signal, trusted: o.trusted, judge: o.judge },
+    );
   };
   const result = (i: number, s: Sample, verdict: Verdict): SampleResult => {
     const trajectory = trajectoryOf(s);
     return {
-      index: i, text: s.text, reasoning: s.reasoning, cached: cached[i] === true, finishReason: s.finishReason, truncated: s.finishReason === 'length', verdict, model: s.model, takenAt: s.takenAt, ...(s.usage ? { usage: s.usage } : {}), verifiedBy: version, ...(trajectory ? { trajectory } : {}),
+      index: i,
+      text: s.text,
+      reasoning: s.reasoning,
+      cached: cached[i] === true,
+      finishReason: s.finishReason,
+      truncated: s.finishReason === 'length',
+      verdict,
+      model: s.model,
+      takenAt: s.takenAt,
+      ...(s.usage ? { usage: s.usage } : {}),
+      verifiedBy: version,
+      ...(trajectory ? { trajectory } : {}),
     };
   };
-  const report = (): void => o.onProgress?.({ task: task.id, done: got.filter(Boolean).length, total: n, fromCache: cached.filter(Boolean).length });
+  const report = (): void =>
+    o.onProgress?.({
+      task: task.id,
+      done: got.filter(Boolean).length,
+      total: n,
+      fromCache: cached.filter(Boolean).length,
+    });
   report();
   let error: string | undefined;
   let requests = 0;
@@ -253,7 +317,14 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
       if (agent) {
         // Each trajectory has its own environment; the provider's limiter bounds the requests.
         await mapLimit(missing, profile.concurrency, async (i) => {
-          const r = await agent.run(i, { provider, cache: o.cache, fresh: o.fresh === true, signal: o.signal, hooks: hooks(), trusted: o.trusted !== false });
+          const r = await agent.run(i, {
+            provider,
+            cache: o.cache,
+            fresh: o.fresh === true,
+            signal: o.signal,
+            hooks: hooks(),
+            trusted: o.trusted !== false,
+          });
           progressAt = Date.now();
           store(i, r.sample);
         });
@@ -296,6 +367,20 @@ async function sampleMissing(task: TaskSpec, o: RunOptions, profile: ModelProfil
     samples.push(result(i, s, await (verdicts[i] ?? check(s))));
   }
   // An agent task's arithmetic is done by its tools: there only the kind of question counts.
-  const note = profile.baseUrl.startsWith('builtin:') ? demoNote(task.messages, task.environment !== undefined) : undefined;
-  return { task, model: `${profile.name} (${profile.model})`, samples, stats: taskStats(samples.map((s) => s.verdict), o.groupSize, error !== undefined), error, requests, ...(note ? { note } : {}) };
+  const note = profile.baseUrl.startsWith('builtin:')
+    ? demoNote(task.messages, task.environment !== undefined)
+    : undefined;
+  return {
+    task,
+    model: `${profile.name} (${profile.model})`,
+    samples,
+    stats: taskStats(
+      samples.map((s) => s.verdict),
+      o.groupSize,
+      error !== undefined,
+    ),
+    error,
+    requests,
+    ...(note ? { note } : {}),
+  };
 }

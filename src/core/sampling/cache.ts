@@ -18,11 +18,27 @@ import { randomBytes } from 'node:crypto';
 import type { Sample } from './types';
 import type { SampleParams } from './cacheKey';
 import { HOST_ID, pidAlive, tryLock } from '../util/lock';
-import { formatRecord, listSegments, newSegmentName, parseSegmentName, readSegment, SegmentWriter, type LogRecord } from './cacheLog';
+import {
+  formatRecord,
+  listSegments,
+  newSegmentName,
+  parseSegmentName,
+  readSegment,
+  SegmentWriter,
+  type LogRecord,
+} from './cacheLog';
 import { fsyncDir, writeAll } from '../util/durable';
 import { version } from '../version';
 
-export { sampleKey, sampleParams, sampleKeyInput, normaliseBaseUrl, canonicalJson, CACHE_KEY_VERSION, type SampleParams } from './cacheKey';
+export {
+  sampleKey,
+  sampleParams,
+  sampleKeyInput,
+  normaliseBaseUrl,
+  canonicalJson,
+  CACHE_KEY_VERSION,
+  type SampleParams,
+} from './cacheKey';
 export { findWorkspaceRoot, resolveCacheDir, CACHE_DIR_NAME, type CacheDirOptions } from './cacheDir';
 
 /** Which vtask gave a verdict, and when: attached by the runner to every verdict it reports. */
@@ -130,7 +146,15 @@ export class SampleCache {
   private loaded = false;
   private closed = false;
   private dirReady = false;
-  private counters = { recordsRead: 0, skippedLines: 0, tornBytes: 0, recordsWritten: 0, flushes: 0, hits: 0, misses: 0 };
+  private counters = {
+    recordsRead: 0,
+    skippedLines: 0,
+    tornBytes: 0,
+    recordsWritten: 0,
+    flushes: 0,
+    hits: 0,
+    misses: 0,
+  };
   private lastError: string | undefined;
 
   private constructor(
@@ -146,7 +170,10 @@ export class SampleCache {
       fsyncEveryBatch: options.fsyncEveryBatch ?? false,
       autoCompactSegments: options.autoCompactSegments ?? 32,
     };
-    this.writer = new SegmentWriter(this.segmentsDir, { maxSegmentBytes: this.opts.maxSegmentBytes, fsyncEveryBatch: this.opts.fsyncEveryBatch });
+    this.writer = new SegmentWriter(this.segmentsDir, {
+      maxSegmentBytes: this.opts.maxSegmentBytes,
+      fsyncEveryBatch: this.opts.fsyncEveryBatch,
+    });
   }
 
   /**
@@ -305,7 +332,8 @@ export class SampleCache {
   }
 
   private consider(rec: LogRecord, seg: string): void {
-    if (supersedes(rec.t, seg, this.entries.get(rec.k))) this.entries.set(rec.k, { s: rec.s, ...(rec.p && { p: rec.p }), t: rec.t, seg });
+    if (supersedes(rec.t, seg, this.entries.get(rec.k)))
+      this.entries.set(rec.k, { s: rec.s, ...(rec.p && { p: rec.p }), t: rec.t, seg });
   }
 
   /**
@@ -336,7 +364,8 @@ export class SampleCache {
             // Memory must hold everything the output holds, so that the output can be marked read.
             if (this.loaded) this.consider(rec, name);
             const cur = merged.get(rec.k);
-            if (!cur || rec.t > cur.t || (rec.t === cur.t && name >= cur.seg)) merged.set(rec.k, { line, t: rec.t, seg: name });
+            if (!cur || rec.t > cur.t || (rec.t === cur.t && name >= cur.seg))
+              merged.set(rec.k, { line, t: rec.t, seg: name });
           });
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -448,7 +477,10 @@ export class SampleCache {
 export function markCacheDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
   writeOnce(path.join(dir, '.gitignore'), '*\n# Created by vtask: this folder is a cache of model samples.\n');
-  writeOnce(path.join(dir, 'CACHEDIR.TAG'), 'Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by vtask.\n');
+  writeOnce(
+    path.join(dir, 'CACHEDIR.TAG'),
+    'Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by vtask.\n',
+  );
 }
 
 /** Writes a small file unless it exists; concurrent creators race harmlessly (`wx`). */

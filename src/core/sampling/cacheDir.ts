@@ -21,7 +21,7 @@ export function findWorkspaceRoot(taskPath: string): string {
   } catch {
     start = path.dirname(abs);
   }
-  for (let dir = start; ; ) {
+  for (let dir = start; ;) {
     if (ROOT_MARKERS.some((m) => fs.existsSync(path.join(dir, m)))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return start;

@@ -26,7 +26,8 @@ export interface SampleParams {
 }
 
 // Query parameters that carry credentials on some OpenAI-compatible gateways.
-const SECRET_QUERY = /^(api[-_]?key|key|token|access[-_]?token|auth|authorization|sig|signature|secret|password|code)$/i;
+const SECRET_QUERY =
+  /^(api[-_]?key|key|token|access[-_]?token|auth|authorization|sig|signature|secret|password|code)$/i;
 
 /**
  * The endpoint as it identifies a server: no trailing slash, scheme and host in lower case,
@@ -55,7 +56,9 @@ function normaliseUncached(baseUrl: string): string {
     return trimmed.replace(/\/+$/, '');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return trimmed.replace(/\/+$/, '');
-  const query = [...url.searchParams].filter(([name]) => !SECRET_QUERY.test(name)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const query = [...url.searchParams]
+    .filter(([name]) => !SECRET_QUERY.test(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const search = query.length ? `?${new URLSearchParams(query).toString()}` : '';
   // URL.host drops default ports and lower-cases the host; userinfo is not part of it.
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}${search}`;
@@ -69,7 +72,8 @@ function normaliseStop(stop: SampleRequest['stop']): string[] | undefined {
 }
 
 function checkIndex(index: number): void {
-  if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`sample index must be a non-negative integer, got ${index}`);
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw new RangeError(`sample index must be a non-negative integer, got ${index}`);
 }
 
 /**
@@ -119,7 +123,9 @@ export function sampleKeyInput(profile: ModelProfile, request: SampleRequest, in
 
 /** The cache key of sample `index` of `request` on `profile`: 64 hex digits. */
 export function sampleKey(profile: ModelProfile, request: SampleRequest, index: number): string {
-  return createHash('sha256').update(canonicalJson(sampleKeyInput(profile, request, index))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(sampleKeyInput(profile, request, index)))
+    .digest('hex');
 }
 
 /**

@@ -59,7 +59,10 @@ export function listSegments(dir: string): string[] {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
-  return entries.filter((e) => e.isFile() && SEGMENT_RE.test(e.name)).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isFile() && SEGMENT_RE.test(e.name))
+    .map((e) => e.name)
+    .sort();
 }
 
 const KEY_RE = /^[0-9a-f]{64}$/;
@@ -67,7 +70,8 @@ const KEY_RE = /^[0-9a-f]{64}$/;
 /** A line as a record, or undefined for anything torn, foreign or malformed. */
 export function parseRecord(line: string): LogRecord | undefined {
   // Cheap rejections first: a torn line usually fails here without a JSON parse.
-  if (line.length < 80 || line.charCodeAt(0) !== 123 /* { */ || line.charCodeAt(line.length - 1) !== 125 /* } */) return undefined;
+  if (line.length < 80 || line.charCodeAt(0) !== 123 /* { */ || line.charCodeAt(line.length - 1) !== 125 /* } */)
+    return undefined;
   let v: unknown;
   try {
     v = JSON.parse(line);
@@ -78,7 +82,15 @@ export function parseRecord(line: string): LogRecord | undefined {
   const r = v as Record<string, unknown>;
   if (typeof r.k !== 'string' || !KEY_RE.test(r.k) || typeof r.t !== 'number') return undefined;
   const s = r.s as Record<string, unknown> | null | undefined;
-  if (!s || typeof s !== 'object' || typeof s.text !== 'string' || typeof s.finishReason !== 'string' || typeof s.model !== 'string' || typeof s.takenAt !== 'string') return undefined;
+  if (
+    !s ||
+    typeof s !== 'object' ||
+    typeof s.text !== 'string' ||
+    typeof s.finishReason !== 'string' ||
+    typeof s.model !== 'string' ||
+    typeof s.takenAt !== 'string'
+  )
+    return undefined;
   if (r.p !== undefined && (typeof r.p !== 'object' || r.p === null)) return undefined;
   return r as unknown as LogRecord;
 }
@@ -105,7 +117,11 @@ const CHUNK = 4 << 20;
  * multi-byte character is never split (0x0A never occurs inside a UTF-8 sequence). Throws
  * ENOENT if the file is gone.
  */
-export function readSegment(file: string, from: number, onRecord: (record: LogRecord, line: string) => void): ReadResult {
+export function readSegment(
+  file: string,
+  from: number,
+  onRecord: (record: LogRecord, line: string) => void,
+): ReadResult {
   const fd = fs.openSync(file, 'r');
   let records = 0;
   let skipped = 0;

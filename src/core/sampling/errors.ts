@@ -22,22 +22,40 @@ export function networkError(e: unknown, url: string, midResponse: boolean): Sam
   midResponse ||= (e as { midResponse?: unknown } | null)?.midResponse === true;
   const where = safeUrl(url);
   if (e instanceof TooLargeError) {
-    return new SamplingError(`${e.what} from ${where} passed ${formatBytes(e.limit)}: stopped reading (max_response_bytes: ${e.limit}, or $VTASK_MAX_RESPONSE_BYTES)`, 'too-large');
+    return new SamplingError(
+      `${e.what} from ${where} passed ${formatBytes(e.limit)}: stopped reading (max_response_bytes: ${e.limit}, or $VTASK_MAX_RESPONSE_BYTES)`,
+      'too-large',
+    );
   }
   const codes = errorCodes(e);
   const has = (...cs: string[]): boolean => codes.some((c) => cs.includes(c));
-  if (has('ECONNREFUSED')) return new SamplingError(`nothing listens at ${where}: is the server running?`, 'unreachable');
-  if (has('ENOTFOUND', 'EAI_AGAIN')) return new SamplingError(`the host of ${where} is not found (DNS): is base_url spelt right?`, 'unreachable');
-  if (has('EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT')) return new SamplingError(`${where} cannot be reached (${codes[0]}): is the host up and the network path open?`, 'unreachable');
+  if (has('ECONNREFUSED'))
+    return new SamplingError(`nothing listens at ${where}: is the server running?`, 'unreachable');
+  if (has('ENOTFOUND', 'EAI_AGAIN'))
+    return new SamplingError(`the host of ${where} is not found (DNS): is base_url spelt right?`, 'unreachable');
+  if (has('EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT'))
+    return new SamplingError(
+      `${where} cannot be reached (${codes[0]}): is the host up and the network path open?`,
+      'unreachable',
+    );
   if (codes.some((c) => /CERT|SSL|TLS|SELF_SIGNED/.test(c))) {
     // A certificate problem does not go away by retrying.
-    return new SamplingError(`the TLS certificate of ${where} is not trusted (${codes.find((c) => /CERT|SSL|TLS|SELF_SIGNED/.test(c))}): set NODE_EXTRA_CA_CERTS to its CA, or use http:// for a local server`, 'bad-request');
+    return new SamplingError(
+      `the TLS certificate of ${where} is not trusted (${codes.find((c) => /CERT|SSL|TLS|SELF_SIGNED/.test(c))}): set NODE_EXTRA_CA_CERTS to its CA, or use http:// for a local server`,
+      'bad-request',
+    );
   }
   if (midResponse || has('ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE', 'UND_ERR_CLOSED')) {
-    return new SamplingError(`the connection to ${where} closed ${midResponse ? 'in the middle of the answer' : 'before an answer'}${codes.length ? ` (${codes[0]})` : ''}`, 'unreachable');
+    return new SamplingError(
+      `the connection to ${where} closed ${midResponse ? 'in the middle of the answer' : 'before an answer'}${codes.length ? ` (${codes[0]})` : ''}`,
+      'unreachable',
+    );
   }
   const message = e instanceof Error ? e.message : String(e);
-  return new SamplingError(`request to ${where} failed: ${message}${codes.length ? ` (${codes.join(', ')})` : ''}`, 'unreachable');
+  return new SamplingError(
+    `request to ${where} failed: ${message}${codes.length ? ` (${codes.join(', ')})` : ''}`,
+    'unreachable',
+  );
 }
 
 /** The message a server put in its error body: OpenAI's `{error: {message}}`, FastAPI's `{detail}`, or the text. */
@@ -47,7 +65,8 @@ export function serverMessage(body: string): string {
     const j = JSON.parse(body) as Record<string, unknown>;
     const err = j.error;
     if (typeof err === 'string') msg = err;
-    else if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string') msg = (err as { message: string }).message;
+    else if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string')
+      msg = (err as { message: string }).message;
     else if (typeof j.message === 'string') msg = j.message;
     else if (typeof j.detail === 'string') msg = j.detail;
     else if (j.detail !== undefined) msg = JSON.stringify(j.detail);

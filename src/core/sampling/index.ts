@@ -2,7 +2,15 @@
 export * from './types';
 export { OpenAIProvider, splitThinking, type OpenAIProviderOptions } from './openai';
 export { Limiter, limiterFor } from './limiter';
-export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, sleep, withRetry, type RetryOptions, type RetryPolicy } from './retry';
+export {
+  DEFAULT_RETRY,
+  backoffDelay,
+  parseRetryAfter,
+  sleep,
+  withRetry,
+  type RetryOptions,
+  type RetryPolicy,
+} from './retry';
 export {
   DEFAULT_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,
@@ -30,7 +38,11 @@ import { SamplingError, type ModelProfile, type Provider } from './types';
 export function createProvider(profile: ModelProfile, options: OpenAIProviderOptions = {}): Provider {
   if (profile.baseUrl.startsWith('builtin:')) {
     const model = profile.baseUrl.slice('builtin:'.length) || profile.model || DEFAULT_BUILTIN_MODEL;
-    if (!(model in BUILTIN_MODELS)) throw new SamplingError(`${profile.name}: built-in model ${model} does not exist (available: ${Object.keys(BUILTIN_MODELS).join(', ')})`, 'not-found');
+    if (!(model in BUILTIN_MODELS))
+      throw new SamplingError(
+        `${profile.name}: built-in model ${model} does not exist (available: ${Object.keys(BUILTIN_MODELS).join(', ')})`,
+        'not-found',
+      );
     return new BuiltinProvider({ model, ...(profile.seed !== undefined ? { seed: profile.seed } : {}) });
   }
   return new OpenAIProvider(profile, options);

@@ -18,7 +18,8 @@ export class Limiter {
   private head = 0;
 
   constructor(readonly concurrency: number) {
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, not ${concurrency}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`concurrency must be a positive integer, not ${concurrency}`);
   }
 
   /** Requests holding a slot now. */

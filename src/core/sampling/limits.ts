@@ -28,7 +28,8 @@ function fromEnv(env: Env, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new SamplingError(`$${name} must be a positive whole number, not ${JSON.stringify(raw)}`, 'bad-request');
+  if (!Number.isInteger(n) || n < 1)
+    throw new SamplingError(`$${name} must be a positive whole number, not ${JSON.stringify(raw)}`, 'bad-request');
   return n;
 }
 
@@ -46,7 +47,10 @@ export function limitsOf(p: ModelProfile, env: Env = process.env): ResponseLimit
 /** Raised by the transport and the SSE parser when a cap is passed; not retried (the server would do it again). */
 export class TooLargeError extends Error {
   readonly code = 'ETOOLARGE';
-  constructor(readonly what: string, readonly limit: number) {
+  constructor(
+    readonly what: string,
+    readonly limit: number,
+  ) {
     super(`${what} passed ${formatBytes(limit)}`);
     this.name = 'TooLargeError';
   }

@@ -37,7 +37,14 @@ export async function findLocalModels(timeoutMs = 400, servers = LOCAL_SERVERS):
         return (body.data ?? [])
           .map((m) => (typeof m.id === 'string' ? m.id : undefined))
           .filter((id): id is string => id !== undefined)
-          .map((id): ModelProfile => ({ name: `${s.name}:${id}`, baseUrl: s.baseUrl, model: id, endpoint: 'chat', concurrency: DEFAULT_CONCURRENCY, timeoutMs: DEFAULT_TIMEOUT_MS }));
+          .map((id): ModelProfile => ({
+            name: `${s.name}:${id}`,
+            baseUrl: s.baseUrl,
+            model: id,
+            endpoint: 'chat',
+            concurrency: DEFAULT_CONCURRENCY,
+            timeoutMs: DEFAULT_TIMEOUT_MS,
+          }));
       } catch {
         return [];
       }
@@ -50,6 +57,13 @@ export async function findLocalModels(timeoutMs = 400, servers = LOCAL_SERVERS):
 export async function fallbackProfile(timeoutMs = 400): Promise<{ profile: ModelProfile; why: string }> {
   const local = await findLocalModels(timeoutMs);
   const first = local[0];
-  if (first) return { profile: first, why: `no model configured: using ${first.model} at ${safeUrl(first.baseUrl)} (a local server)` };
-  return { profile: BUILTIN_PROFILE, why: 'no model configured and no local server answers: using the built-in demo model builtin:arith-tiny (arithmetic only)' };
+  if (first)
+    return {
+      profile: first,
+      why: `no model configured: using ${first.model} at ${safeUrl(first.baseUrl)} (a local server)`,
+    };
+  return {
+    profile: BUILTIN_PROFILE,
+    why: 'no model configured and no local server answers: using the built-in demo model builtin:arith-tiny (arithmetic only)',
+  };
 }

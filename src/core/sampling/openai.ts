@@ -10,7 +10,16 @@ import { errorMessage } from '../base/errorMessage';
 import { cancelled, formatSeconds, parseRetryAfter, withRetry, type RetryOptions } from './retry';
 import { limiterFor, type Limiter } from './limiter';
 import { networkError, serverMessage, withServerMessage } from './errors';
-import { apiKeyFor, expandHeaders, fromEnvironment, profileIdentity, redact, safeUrl, secretValues, type SecretLookup } from './profiles';
+import {
+  apiKeyFor,
+  expandHeaders,
+  fromEnvironment,
+  profileIdentity,
+  redact,
+  safeUrl,
+  secretValues,
+  type SecretLookup,
+} from './profiles';
 import { tellWithheld } from './trust';
 import { SseParser } from './sse';
 import { limitsOf, TooLargeError, type ResponseLimits } from './limits';
@@ -18,7 +27,14 @@ import { nodeTransport, type Transport, type TransportRequest, type TransportRes
 import { renderPrompt } from './template';
 import { parseToolCalls, ToolCallStream, wireMessage, wireTools } from './toolCalls';
 import type { ToolCall } from '../base/chat';
-import { SamplingError, type ModelProfile, type Provider, type Sample, type SampleHooks, type SampleRequest } from './types';
+import {
+  SamplingError,
+  type ModelProfile,
+  type Provider,
+  type Sample,
+  type SampleHooks,
+  type SampleRequest,
+} from './types';
 import { plural } from '../util/plural';
 import { allowManyListeners } from '../util/listeners';
 
@@ -120,23 +136,36 @@ export class OpenAIProvider implements Provider {
     }
   }
 
-  private async sampleAll(request: SampleRequest, n: number, signal: AbortSignal, hooks: SampleHooks): Promise<Sample[]> {
+  private async sampleAll(
+    request: SampleRequest,
+    n: number,
+    signal: AbortSignal,
+    hooks: SampleHooks,
+  ): Promise<Sample[]> {
     if (signal.aborted) throw cancelled();
     if (!Number.isInteger(n) || n < 0) throw new SamplingError(`n must be a whole number ≥ 0, not ${n}`, 'bad-request');
     if (n === 0) return [];
     // Fail before queueing when the prompt cannot be built, rather than once per retry.
-    if (request.tools?.length && this.profile.endpoint === 'completions') throw new SamplingError(`${this.profile.name}: tools need the chat endpoint (endpoint: chat), not completions`, 'bad-request');
-    const prompt = this.profile.endpoint === 'completions' ? renderPrompt(request.messages, this.profile.template) : undefined;
+    if (request.tools?.length && this.profile.endpoint === 'completions')
+      throw new SamplingError(
+        `${this.profile.name}: tools need the chat endpoint (endpoint: chat), not completions`,
+        'bad-request',
+      );
+    const prompt =
+      this.profile.endpoint === 'completions' ? renderPrompt(request.messages, this.profile.template) : undefined;
     const seed = request.seed ?? this.profile.seed;
     const first = request.index ?? 0;
     // Sample k carries seed + k, so each sample needs its own request.
-    if (seed !== undefined) return this.parallel(n, (i, s) => this.request(request, prompt, 1, seed + first + i, s, hooks), signal);
+    if (seed !== undefined)
+      return this.parallel(n, (i, s) => this.request(request, prompt, 1, seed + first + i, s, hooks), signal);
 
     const out: Sample[] = [];
     while (out.length < n) {
       const missing = n - out.length;
       if (this.ignoresN || missing === 1) {
-        out.push(...(await this.parallel(missing, (_, s) => this.request(request, prompt, 1, undefined, s, hooks), signal)));
+        out.push(
+          ...(await this.parallel(missing, (_, s) => this.request(request, prompt, 1, undefined, s, hooks), signal)),
+        );
         break;
       }
       const got = (await this.request(request, prompt, missing, undefined, signal, hooks)).slice(0, missing);
@@ -166,7 +195,11 @@ export class OpenAIProvider implements Provider {
   }
 
   /** Runs `count` requests at once; the first failure cancels the others and is what is thrown. */
-  private async parallel(count: number, one: (i: number, signal: AbortSignal) => Promise<Sample[]>, signal: AbortSignal): Promise<Sample[]> {
+  private async parallel(
+    count: number,
+    one: (i: number, signal: AbortSignal) => Promise<Sample[]>,
+    signal: AbortSignal,
+  ): Promise<Sample[]> {
     if (count === 1) return one(0, signal);
     const inner = new AbortController();
     allowManyListeners(inner.signal);
@@ -193,7 +226,14 @@ export class OpenAIProvider implements Provider {
   }
 
   /** One logical request (retried as a whole), returning the samples of its choices. */
-  private async request(req: SampleRequest, prompt: string | undefined, n: number, seed: number | undefined, signal: AbortSignal, hooks: SampleHooks = {}): Promise<Sample[]> {
+  private async request(
+    req: SampleRequest,
+    prompt: string | undefined,
+    n: number,
+    seed: number | undefined,
+    signal: AbortSignal,
+    hooks: SampleHooks = {},
+  ): Promise<Sample[]> {
     const stream = this.options.stream ?? false;
     const body: Json = { model: this.profile.model };
     if (prompt !== undefined) body.prompt = prompt;
@@ -224,7 +264,9 @@ export class OpenAIProvider implements Provider {
         signal,
         {
           ...this.options.retry,
-          ...(deadline ? { deadline, deadlineName: `the retry budget (retry_budget_ms: ${this.limits.retryBudgetMs})` } : {}),
+          ...(deadline
+            ? { deadline, deadlineName: `the retry budget (retry_budget_ms: ${this.limits.retryBudgetMs})` }
+            : {}),
           onRetry: (info) => {
             this.options.retry?.onRetry?.(info);
             hooks.onRetry?.(info);
@@ -236,7 +278,12 @@ export class OpenAIProvider implements Provider {
       return samples;
     } catch (e) {
       if (e instanceof SamplingError && e.retryable && attempts.count > 1) {
-        throw new SamplingError(`${e.message} (gave up after ${plural(attempts.count, 'attempt')})`, e.kind, e.status, e.retryAfterMs);
+        throw new SamplingError(
+          `${e.message} (gave up after ${plural(attempts.count, 'attempt')})`,
+          e.kind,
+          e.status,
+          e.retryAfterMs,
+        );
       }
       throw e;
     }
@@ -256,9 +303,16 @@ export class OpenAIProvider implements Provider {
       // Servers count the tokens of all choices together; sharing them out keeps totals exact
       // (the prompt is the same for every choice, so each carries its full count).
       let completionTokens = res.completionTokens;
-      if (completionTokens !== undefined && k > 1) completionTokens = Math.floor(completionTokens / k) + (i < completionTokens % k ? 1 : 0);
+      if (completionTokens !== undefined && k > 1)
+        completionTokens = Math.floor(completionTokens / k) + (i < completionTokens % k ? 1 : 0);
       const finishReason = c.finishReason ?? 'unknown';
-      const usage = res.promptTokens !== undefined || completionTokens !== undefined ? { ...(res.promptTokens !== undefined ? { promptTokens: res.promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}) } : undefined;
+      const usage =
+        res.promptTokens !== undefined || completionTokens !== undefined
+          ? {
+              ...(res.promptTokens !== undefined ? { promptTokens: res.promptTokens } : {}),
+              ...(completionTokens !== undefined ? { completionTokens } : {}),
+            }
+          : undefined;
       return {
         text,
         ...(reasoning !== undefined ? { reasoning } : {}),
@@ -295,10 +349,13 @@ export class OpenAIProvider implements Provider {
     const timeoutMs = this.limits.timeoutMs;
     // The retry budget cuts an attempt short too, so that a task's time is bounded as a whole.
     const budgetMs = deadline === undefined ? Infinity : Math.max(1, deadline - Date.now());
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctl.abort();
-    }, Math.min(timeoutMs, budgetMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        ctl.abort();
+      },
+      Math.min(timeoutMs, budgetMs),
+    );
     const onAbort = (): void => ctl.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -306,7 +363,11 @@ export class OpenAIProvider implements Provider {
     } catch (e) {
       if (signal.aborted) throw cancelled();
       // Cut by the retry budget, the retry loop adds why it stops there.
-      if (timedOut) throw new SamplingError(`no complete answer from ${safeUrl(this.profile.baseUrl)} within ${formatSeconds(Math.min(timeoutMs, budgetMs))}${budgetMs < timeoutMs ? '' : ` (timeout_ms: ${timeoutMs})`}`, 'timeout');
+      if (timedOut)
+        throw new SamplingError(
+          `no complete answer from ${safeUrl(this.profile.baseUrl)} within ${formatSeconds(Math.min(timeoutMs, budgetMs))}${budgetMs < timeoutMs ? '' : ` (timeout_ms: ${timeoutMs})`}`,
+          'timeout',
+        );
       throw e;
     } finally {
       clearTimeout(timer);
@@ -356,15 +417,23 @@ export class OpenAIProvider implements Provider {
     try {
       j = JSON.parse(text);
     } catch (e) {
-      throw new SamplingError(`${safeUrl(this.url)} answered with malformed JSON (${errorMessage(e)}): ${JSON.stringify(text.slice(0, 80))}`, 'bad-response');
+      throw new SamplingError(
+        `${safeUrl(this.url)} answered with malformed JSON (${errorMessage(e)}): ${JSON.stringify(text.slice(0, 80))}`,
+        'bad-response',
+      );
     }
     if (!isObject(j) || !Array.isArray(j.choices)) {
-      if (isObject(j) && j.error !== undefined) throw new SamplingError(withServerMessage(`${safeUrl(this.url)} answered with an error`, text), 'server');
-      throw new SamplingError(`${safeUrl(this.url)} answered without \`choices\`: ${JSON.stringify(text.slice(0, 80))}`, 'bad-response');
+      if (isObject(j) && j.error !== undefined)
+        throw new SamplingError(withServerMessage(`${safeUrl(this.url)} answered with an error`, text), 'server');
+      throw new SamplingError(
+        `${safeUrl(this.url)} answered without \`choices\`: ${JSON.stringify(text.slice(0, 80))}`,
+        'bad-response',
+      );
     }
     const choices: Choice[] = [];
     for (const [i, c] of (j.choices as unknown[]).entries()) {
-      if (!isObject(c)) throw new SamplingError(`${safeUrl(this.url)} answered with a malformed choice`, 'bad-response');
+      if (!isObject(c))
+        throw new SamplingError(`${safeUrl(this.url)} answered with a malformed choice`, 'bad-response');
       const idx = num(c.index) ?? i;
       const msg = isObject(c.message) ? c.message : undefined;
       choices[idx] = {
@@ -410,11 +479,15 @@ export class OpenAIProvider implements Provider {
       try {
         j = JSON.parse(data);
       } catch (e) {
-        throw new SamplingError(`${safeUrl(this.url)} streamed malformed JSON (${errorMessage(e)}): ${JSON.stringify(data.slice(0, 80))}`, 'bad-response');
+        throw new SamplingError(
+          `${safeUrl(this.url)} streamed malformed JSON (${errorMessage(e)}): ${JSON.stringify(data.slice(0, 80))}`,
+          'bad-response',
+        );
       }
       if (!isObject(j)) return;
       // vLLM reports an error inside the stream after the 200 has gone out.
-      if (j.error !== undefined) throw new SamplingError(withServerMessage(`${safeUrl(this.url)} failed mid-stream`, data), 'server');
+      if (j.error !== undefined)
+        throw new SamplingError(withServerMessage(`${safeUrl(this.url)} failed mid-stream`, data), 'server');
       if (typeof j.model === 'string') model = j.model;
       if (isObject(j.usage)) {
         promptTokens = num(j.usage.prompt_tokens) ?? promptTokens;
@@ -429,7 +502,8 @@ export class OpenAIProvider implements Provider {
         if (delta) {
           acc.text += str(delta.content);
           acc.reasoning += str(delta.reasoning_content) || str(delta.reasoning);
-          if (delta.tool_calls !== undefined) (calls[idx] ??= new ToolCallStream(safeUrl(this.url))).push(delta.tool_calls);
+          if (delta.tool_calls !== undefined)
+            (calls[idx] ??= new ToolCallStream(safeUrl(this.url))).push(delta.tool_calls);
         } else {
           acc.text += str(c.text);
         }
@@ -449,7 +523,11 @@ export class OpenAIProvider implements Provider {
     const dense = choices.filter((c) => c !== undefined);
     const finished = dense.length > 0 && dense.every((c) => c.finishReason !== undefined);
     // Without `[DONE]` and with a choice unfinished, the stream broke off: retry it whole.
-    if (!finished && !done) throw new SamplingError(`the stream from ${safeUrl(this.url)} broke off after ${plural(events, 'event')}, before the answer was complete`, 'bad-response');
+    if (!finished && !done)
+      throw new SamplingError(
+        `the stream from ${safeUrl(this.url)} broke off after ${plural(events, 'event')}, before the answer was complete`,
+        'bad-response',
+      );
     if (!dense.length) throw new SamplingError(`${safeUrl(this.url)} streamed no choices`, 'bad-response');
     calls.forEach((c, i) => {
       const choice = choices[i];
@@ -465,26 +543,72 @@ export class OpenAIProvider implements Provider {
   }
 
   /** An HTTP error status as the SamplingError a person can act on. */
-  private httpError(status: number, headers: Pick<TransportResponse, 'header'>, body: string, url: string): SamplingError {
+  private httpError(
+    status: number,
+    headers: Pick<TransportResponse, 'header'>,
+    body: string,
+    url: string,
+  ): SamplingError {
     const where = safeUrl(url);
     const p = this.profile;
     let e: SamplingError;
     if (status === 401) {
       e = p.apiKeyEnv
-        ? new SamplingError(withServerMessage(`the key in $${p.apiKeyEnv} was rejected by ${where} (401)`, body), 'auth', status)
-        : new SamplingError(withServerMessage(`${where} wants an API key (401), and profile ${p.name} sends none: set \`api_key_env\` to the variable that holds it (OPENAI_API_KEY with --base-url)`, body), 'auth', status);
+        ? new SamplingError(
+            withServerMessage(`the key in $${p.apiKeyEnv} was rejected by ${where} (401)`, body),
+            'auth',
+            status,
+          )
+        : new SamplingError(
+            withServerMessage(
+              `${where} wants an API key (401), and profile ${p.name} sends none: set \`api_key_env\` to the variable that holds it (OPENAI_API_KEY with --base-url)`,
+              body,
+            ),
+            'auth',
+            status,
+          );
     } else if (status === 403) {
-      e = new SamplingError(withServerMessage(`${where} refused (403)${p.apiKeyEnv ? `: the key in $${p.apiKeyEnv} may not use model ${p.model}` : ''}`, body), 'auth', status);
+      e = new SamplingError(
+        withServerMessage(
+          `${where} refused (403)${p.apiKeyEnv ? `: the key in $${p.apiKeyEnv} may not use model ${p.model}` : ''}`,
+          body,
+        ),
+        'auth',
+        status,
+      );
     } else if (status === 429) {
-      e = new SamplingError(withServerMessage(`${where} is rate-limiting (429)`, body), 'rate-limit', status, retryAfter(headers));
+      e = new SamplingError(
+        withServerMessage(`${where} is rate-limiting (429)`, body),
+        'rate-limit',
+        status,
+        retryAfter(headers),
+      );
     } else if (status === 408) {
-      e = new SamplingError(withServerMessage(`${where} timed out the request (408)`, body), 'timeout', status, retryAfter(headers));
+      e = new SamplingError(
+        withServerMessage(`${where} timed out the request (408)`, body),
+        'timeout',
+        status,
+        retryAfter(headers),
+      );
     } else if (status >= 500) {
-      e = new SamplingError(withServerMessage(`${where} failed (${status})`, body), 'server', status, retryAfter(headers));
+      e = new SamplingError(
+        withServerMessage(`${where} failed (${status})`, body),
+        'server',
+        status,
+        retryAfter(headers),
+      );
     } else if (status === 404) {
-      e = new SamplingError(withServerMessage(`${where} was not found (404): is base_url right? It usually ends in /v1`, body), 'not-found', status);
+      e = new SamplingError(
+        withServerMessage(`${where} was not found (404): is base_url right? It usually ends in /v1`, body),
+        'not-found',
+        status,
+      );
     } else if (status === 413 || status === 400 || status === 422) {
-      e = new SamplingError(withServerMessage(`${where} rejected the request (${status})`, body), 'bad-request', status);
+      e = new SamplingError(
+        withServerMessage(`${where} rejected the request (${status})`, body),
+        'bad-request',
+        status,
+      );
     } else {
       e = new SamplingError(withServerMessage(`${where} answered ${status}`, body), 'bad-request', status);
     }
@@ -507,13 +631,26 @@ export class OpenAIProvider implements Provider {
     const server = serverMessage(body);
     const tail = server ? ` (the server says: ${server})` : '';
     if (models && !models.includes(p.model)) {
-      const shown = models.length > 20 ? `${models.slice(0, 20).join(', ')} and ${models.length - 20} more` : models.join(', ');
-      return new SamplingError(`model "${p.model}" is not served at ${safeUrl(p.baseUrl)}; ${models.length ? `it offers: ${shown}` : 'it lists no models'}`, 'not-found', 404);
+      const shown =
+        models.length > 20 ? `${models.slice(0, 20).join(', ')} and ${models.length - 20} more` : models.join(', ');
+      return new SamplingError(
+        `model "${p.model}" is not served at ${safeUrl(p.baseUrl)}; ${models.length ? `it offers: ${shown}` : 'it lists no models'}`,
+        'not-found',
+        404,
+      );
     }
     if (models) {
-      return new SamplingError(`${safeUrl(this.url)} was not found (404), though model "${p.model}" is served: the server may not offer the ${p.endpoint === 'completions' ? 'completions' : 'chat'} endpoint${p.endpoint === 'completions' ? ' (try `endpoint: chat`)' : ''}${tail}`, 'not-found', 404);
+      return new SamplingError(
+        `${safeUrl(this.url)} was not found (404), though model "${p.model}" is served: the server may not offer the ${p.endpoint === 'completions' ? 'completions' : 'chat'} endpoint${p.endpoint === 'completions' ? ' (try `endpoint: chat`)' : ''}${tail}`,
+        'not-found',
+        404,
+      );
     }
-    return new SamplingError(`${safeUrl(this.url)} was not found (404): is base_url right? It usually ends in /v1${tail}`, 'not-found', 404);
+    return new SamplingError(
+      `${safeUrl(this.url)} was not found (404): is base_url right? It usually ends in /v1${tail}`,
+      'not-found',
+      404,
+    );
   }
 
   /**
@@ -522,7 +659,8 @@ export class OpenAIProvider implements Provider {
    * is made so that the stack, which repeats the message, is clean too.
    */
   private scrub(e: unknown): SamplingError {
-    if (!(e instanceof SamplingError)) e = new SamplingError(e instanceof Error ? e.message : String(e), 'bad-response');
+    if (!(e instanceof SamplingError))
+      e = new SamplingError(e instanceof Error ? e.message : String(e), 'bad-response');
     const err = e as SamplingError;
     let secrets: string[];
     try {

@@ -58,9 +58,11 @@ export function resolveProfile(src: ProfileSources): ModelProfile {
   const env = src.env ?? process.env;
   const models = src.models ?? {};
   const userModels = src.userModels ?? {};
-  const own = (table: Readonly<Record<string, unknown>>, n: string): boolean => Object.prototype.hasOwnProperty.call(table, n);
+  const own = (table: Readonly<Record<string, unknown>>, n: string): boolean =>
+    Object.prototype.hasOwnProperty.call(table, n);
   const has = (n: string | undefined): n is string => n !== undefined && (own(models, n) || own(userModels, n));
-  const named = (n: string): ModelProfile => (own(models, n) ? guardFileProfile(profileFromEntry(n, models[n])) : profileFromEntry(n, userModels[n]));
+  const named = (n: string): ModelProfile =>
+    own(models, n) ? guardFileProfile(profileFromEntry(n, models[n])) : profileFromEntry(n, userModels[n]);
   const override = (p: ModelProfile): ModelProfile => {
     const concurrency = src.concurrency ?? p.concurrency;
     const timeoutMs = src.timeoutMs ?? p.timeoutMs;
@@ -85,15 +87,24 @@ export function resolveProfile(src: ProfileSources): ModelProfile {
   if (src.model !== undefined) {
     if (has(src.model)) return override(named(src.model));
     if (env.OPENAI_BASE_URL) return adHoc(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL', src.model);
-    throw new ProfileError(`--model ${src.model}: no profile of that name${namesHint({ ...userModels, ...models })}, and no server to ask for it: give --base-url URL (or set OPENAI_BASE_URL)`);
+    throw new ProfileError(
+      `--model ${src.model}: no profile of that name${namesHint({ ...userModels, ...models })}, and no server to ask for it: give --base-url URL (or set OPENAI_BASE_URL)`,
+    );
   }
   if (src.name !== undefined) {
     if (has(src.name)) return override(named(src.name));
     if (env.OPENAI_BASE_URL) return adHoc(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL', src.name);
-    throw new ProfileError(`model \`${src.name}\` is not a profile under \`models:\`${namesHint({ ...userModels, ...models })}: add it there, or give --base-url URL --model NAME`);
+    throw new ProfileError(
+      `model \`${src.name}\` is not a profile under \`models:\`${namesHint({ ...userModels, ...models })}: add it there, or give --base-url URL --model NAME`,
+    );
   }
-  if (env.OPENAI_BASE_URL) throw new ProfileError('OPENAI_BASE_URL is set but no model is named: give --model NAME or `model:` in the task file');
-  throw new ProfileError('no model to sample: give --base-url URL --model NAME, or name a profile with `model:` (see `models:` in the task file)');
+  if (env.OPENAI_BASE_URL)
+    throw new ProfileError(
+      'OPENAI_BASE_URL is set but no model is named: give --model NAME or `model:` in the task file',
+    );
+  throw new ProfileError(
+    'no model to sample: give --base-url URL --model NAME, or name a profile with `model:` (see `models:` in the task file)',
+  );
 }
 
 function namesHint(models: Readonly<Record<string, unknown>>): string {
@@ -108,7 +119,8 @@ function checkPositive(what: string, v: number): void {
 /** A profile from one entry under `models:` (snake_case keys, as in the task file). */
 export function profileFromEntry(name: string, entry: unknown): ModelProfile {
   const where = `model profile \`${name}\``;
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ProfileError(`${where} is a mapping such as { base_url: ..., model: ... }`);
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    throw new ProfileError(`${where} is a mapping such as { base_url: ..., model: ... }`);
   const e = entry as Record<string, unknown>;
   const str = (k: string): string | undefined => {
     const v = e[k];
@@ -128,10 +140,13 @@ export function profileFromEntry(name: string, entry: unknown): ModelProfile {
   const apiKeyEnv = str('api_key_env');
   if (apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) {
     // Most likely the key itself was pasted here; do not echo it.
-    throw new ProfileError(`${where}: \`api_key_env\` is the name of an environment variable that holds the key, not the key`);
+    throw new ProfileError(
+      `${where}: \`api_key_env\` is the name of an environment variable that holds the key, not the key`,
+    );
   }
   const endpoint = str('endpoint') ?? 'chat';
-  if (endpoint !== 'chat' && endpoint !== 'completions') throw new ProfileError(`${where}: \`endpoint\` is \`chat\` or \`completions\``);
+  if (endpoint !== 'chat' && endpoint !== 'completions')
+    throw new ProfileError(`${where}: \`endpoint\` is \`chat\` or \`completions\``);
   const template = str('template');
   if (template !== undefined) {
     const problems = templateProblems(template);
@@ -139,11 +154,15 @@ export function profileFromEntry(name: string, entry: unknown): ModelProfile {
   }
   let headers: Record<string, string> | undefined;
   if (e.headers !== undefined && e.headers !== null) {
-    if (typeof e.headers !== 'object' || Array.isArray(e.headers)) throw new ProfileError(`${where}: \`headers\` is a mapping of header names to values`);
+    if (typeof e.headers !== 'object' || Array.isArray(e.headers))
+      throw new ProfileError(`${where}: \`headers\` is a mapping of header names to values`);
     headers = {};
     for (const [k, v] of Object.entries(e.headers as Record<string, unknown>)) {
       if (typeof v !== 'string') throw new ProfileError(`${where}: header \`${k}\` is a string`);
-      if (looksLikeCredential(v)) throw new ProfileError(`${where}: header \`${k}\` holds a literal credential: write \`\${env:VAR}\` and keep the key in the environment`);
+      if (looksLikeCredential(v))
+        throw new ProfileError(
+          `${where}: header \`${k}\` holds a literal credential: write \`\${env:VAR}\` and keep the key in the environment`,
+        );
       headers[k] = v;
     }
   }
@@ -179,7 +198,10 @@ function priceOf(v: unknown, where: string): Price | undefined {
   if (v === undefined || v === null) return undefined;
   const p = typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   const ok = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
-  if (!p || !ok(p.prompt) || !ok(p.completion)) throw new ProfileError(`${where}: \`price\` is { prompt: ..., completion: ... }, dollars per million tokens (numbers, 0 or more)`);
+  if (!p || !ok(p.prompt) || !ok(p.completion))
+    throw new ProfileError(
+      `${where}: \`price\` is { prompt: ..., completion: ... }, dollars per million tokens (numbers, 0 or more)`,
+    );
   return { prompt: p.prompt, completion: p.completion };
 }
 
@@ -193,8 +215,12 @@ function normalizeBaseUrl(raw: string | undefined, where: string): string {
   } catch {
     throw new ProfileError(`${where}: \`base_url\` is not a URL: ${JSON.stringify(safeUrl(raw))}`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ProfileError(`${where}: \`base_url\` is an http:// or https:// URL`);
-  if (u.username || u.password) throw new ProfileError(`${where}: \`base_url\` holds a user name or password: keep the key in an environment variable (\`api_key_env\`)`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ProfileError(`${where}: \`base_url\` is an http:// or https:// URL`);
+  if (u.username || u.password)
+    throw new ProfileError(
+      `${where}: \`base_url\` holds a user name or password: keep the key in an environment variable (\`api_key_env\`)`,
+    );
   return raw.replace(/\/+$/, '');
 }
 
@@ -230,15 +256,29 @@ export function describeProfile(p: ModelProfile): string {
  * What makes two profiles give the same samples, for cache keys and the shared limiter: the
  * endpoint, the model and how prompts are built. No key, no header value.
  */
-export function profileIdentity(p: ModelProfile): { baseUrl: string; model: string; endpoint: string; template?: string } {
-  return { baseUrl: safeUrl(p.baseUrl), model: p.model, endpoint: p.endpoint, ...(p.template !== undefined ? { template: p.template } : {}) };
+export function profileIdentity(p: ModelProfile): {
+  baseUrl: string;
+  model: string;
+  endpoint: string;
+  template?: string;
+} {
+  return {
+    baseUrl: safeUrl(p.baseUrl),
+    model: p.model,
+    endpoint: p.endpoint,
+    ...(p.template !== undefined ? { template: p.template } : {}),
+  };
 }
 
 /** The key to send, read now; throws when the profile names a variable that is not set. */
 export function apiKeyFor(p: ModelProfile, lookup: SecretLookup = fromEnvironment): string | undefined {
   if (!p.apiKeyEnv) return undefined;
   const key = lookup(p.apiKeyEnv);
-  if (!key) throw new SamplingError(`${p.name}: $${p.apiKeyEnv} is not set: export ${p.apiKeyEnv}=... with the API key for ${safeUrl(p.baseUrl)}`, 'auth');
+  if (!key)
+    throw new SamplingError(
+      `${p.name}: $${p.apiKeyEnv} is not set: export ${p.apiKeyEnv}=... with the API key for ${safeUrl(p.baseUrl)}`,
+      'auth',
+    );
   return key;
 }
 
@@ -248,7 +288,8 @@ export function expandHeaders(p: ModelProfile, lookup: SecretLookup = fromEnviro
   for (const [k, v] of Object.entries(p.headers ?? {})) {
     out[k] = v.replace(ENV_REF, (_, name: string) => {
       const value = lookup(name);
-      if (value === undefined) throw new SamplingError(`${p.name}: header ${k} uses \${env:${name}}, and $${name} is not set`, 'auth');
+      if (value === undefined)
+        throw new SamplingError(`${p.name}: header ${k} uses \${env:${name}}, and $${name} is not set`, 'auth');
       return value;
     });
   }

@@ -20,7 +20,12 @@ export interface RetryPolicy {
 /** The least time left in a deadline for another attempt to be worth starting. */
 const MIN_ATTEMPT_MS = 250;
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 120_000,
+};
 
 export interface RetryOptions {
   readonly policy?: Partial<RetryPolicy>;
@@ -91,7 +96,11 @@ function asSamplingError(e: unknown): SamplingError {
  * Runs `fn` until it succeeds, it throws an error that is not retryable, the attempts run out
  * or `signal` aborts. `fn` receives the attempt number (1-based).
  */
-export async function withRetry<T>(fn: (attempt: number) => Promise<T>, signal: AbortSignal, options: RetryOptions = {}): Promise<T> {
+export async function withRetry<T>(
+  fn: (attempt: number) => Promise<T>,
+  signal: AbortSignal,
+  options: RetryOptions = {},
+): Promise<T> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.policy };
   const wait = options.sleep ?? sleep;
   let previous: SamplingError | undefined;
@@ -112,16 +121,27 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, signal: 
       let delayMs = backoffDelay(attempt, policy, options.random);
       if (error.retryAfterMs !== undefined) {
         if (error.retryAfterMs > policy.maxRetryAfterMs) {
-          throw new SamplingError(`${error.message}; the server asks to wait ${formatSeconds(error.retryAfterMs)}, longer than ${formatSeconds(policy.maxRetryAfterMs)}: try again later`, error.kind, error.status, error.retryAfterMs);
+          throw new SamplingError(
+            `${error.message}; the server asks to wait ${formatSeconds(error.retryAfterMs)}, longer than ${formatSeconds(policy.maxRetryAfterMs)}: try again later`,
+            error.kind,
+            error.status,
+            error.retryAfterMs,
+          );
         }
         // The server's wait is the floor; a little jitter on top keeps clients that were told the
         // same instant from returning in the same millisecond.
-        delayMs = error.retryAfterMs + Math.round((options.random ?? Math.random)() * Math.min(1000, policy.baseDelayMs));
+        delayMs =
+          error.retryAfterMs + Math.round((options.random ?? Math.random)() * Math.min(1000, policy.baseDelayMs));
       }
       // A retry needs time to answer too: one that would start in the last moments of the budget
       // can only time out.
       if (options.deadline && Date.now() + delayMs + MIN_ATTEMPT_MS >= options.deadline()) {
-        throw new SamplingError(`${error.message}; ${options.deadlineName ?? 'the time for retries'} ran out after ${attempt} attempt${attempt === 1 ? '' : 's'}`, error.kind, error.status, error.retryAfterMs);
+        throw new SamplingError(
+          `${error.message}; ${options.deadlineName ?? 'the time for retries'} ran out after ${attempt} attempt${attempt === 1 ? '' : 's'}`,
+          error.kind,
+          error.status,
+          error.retryAfterMs,
+        );
       }
       options.onRetry?.({ attempt, delayMs, error });
       await wait(delayMs, signal);

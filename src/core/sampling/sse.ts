@@ -38,7 +38,8 @@ export class SseParser {
       start = i + 1;
     }
     this.buffer = buf.slice(start);
-    if (this.buffer.length + this.dataChars > this.maxEventChars) throw new TooLargeError('one streamed event', this.maxEventChars);
+    if (this.buffer.length + this.dataChars > this.maxEventChars)
+      throw new TooLargeError('one streamed event', this.maxEventChars);
     return events;
   }
 

@@ -21,7 +21,9 @@ export function templateProblems(template: string): string[] {
   for (const m of template.matchAll(VARIABLE)) {
     const name = m[1]!;
     if (!(TEMPLATE_VARIABLES as readonly string[]).includes(name)) {
-      problems.push(`the template uses {{${name}}}, which is not one of ${TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`);
+      problems.push(
+        `the template uses {{${name}}}, which is not one of ${TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(', ')}`,
+      );
     }
   }
   return problems;
@@ -37,7 +39,10 @@ function transcript(messages: readonly ChatMessage[]): string {
 
 /** The prompt for `completions`; throws a `bad-request` SamplingError for an unknown variable. */
 export function renderPrompt(messages: readonly ChatMessage[], template?: string): string {
-  const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
   const turns = messages.filter((m) => m.role !== 'system');
   let lastUser = -1;
   for (let i = turns.length - 1; i >= 0; i--) {

@@ -18,14 +18,25 @@ export function wireMessage(m: ChatMessage): Json {
       role: m.role,
       // A turn that only calls tools has no text; the API says null rather than "".
       content: m.content === '' ? null : m.content,
-      tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      tool_calls: m.tool_calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      })),
     };
   }
   return { role: m.role, content: m.content };
 }
 
 export function wireTools(tools: readonly ToolSpec[]): Json[] {
-  return tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters } }));
+  return tools.map((t) => ({
+    type: 'function',
+    function: {
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      parameters: t.parameters,
+    },
+  }));
 }
 
 function tooMany(where: string): SamplingError {
@@ -33,7 +44,10 @@ function tooMany(where: string): SamplingError {
 }
 
 function tooLong(where: string, name: string): SamplingError {
-  return new SamplingError(`${where} sent tool call ${JSON.stringify(name.slice(0, 40))} with arguments over ${MAX_TOOL_ARGUMENT_CHARS} characters`, 'too-large');
+  return new SamplingError(
+    `${where} sent tool call ${JSON.stringify(name.slice(0, 40))} with arguments over ${MAX_TOOL_ARGUMENT_CHARS} characters`,
+    'too-large',
+  );
 }
 
 /** Some servers (Ollama) send `arguments` as an object rather than JSON text. */
@@ -49,7 +63,11 @@ export function parseToolCalls(raw: unknown, where: string): ToolCall[] {
   if (raw.length > MAX_TOOL_CALLS_PER_TURN) throw tooMany(where);
   const out: ToolCall[] = [];
   for (const [i, c] of raw.entries()) {
-    if (!isObject(c)) throw new SamplingError(`${where} answered with a malformed tool call (item ${i + 1} of tool_calls)`, 'bad-response');
+    if (!isObject(c))
+      throw new SamplingError(
+        `${where} answered with a malformed tool call (item ${i + 1} of tool_calls)`,
+        'bad-response',
+      );
     const fn = isObject(c.function) ? c.function : {};
     const name = typeof fn.name === 'string' ? fn.name : '';
     const args = argumentsText(fn.arguments);
@@ -69,7 +87,12 @@ export class ToolCallStream {
     if (!Array.isArray(raw)) return;
     for (const d of raw) {
       if (!isObject(d)) continue;
-      const index = typeof d.index === 'number' && Number.isInteger(d.index) && d.index >= 0 ? d.index : this.calls.length ? this.calls.length - 1 : 0;
+      const index =
+        typeof d.index === 'number' && Number.isInteger(d.index) && d.index >= 0
+          ? d.index
+          : this.calls.length
+            ? this.calls.length - 1
+            : 0;
       if (index >= MAX_TOOL_CALLS_PER_TURN) throw tooMany(this.where);
       const acc = (this.calls[index] ??= { id: '', name: '', arguments: '' });
       if (typeof d.id === 'string' && d.id && !acc.id) acc.id = d.id;
@@ -77,7 +100,8 @@ export class ToolCallStream {
       // The name comes whole in the call's first delta; later deltas that repeat it add nothing.
       if (typeof fn.name === 'string' && fn.name && !acc.name) acc.name = fn.name;
       acc.arguments += argumentsText(fn.arguments);
-      if (acc.arguments.length > MAX_TOOL_ARGUMENT_CHARS || acc.name.length > MAX_TOOL_ARGUMENT_CHARS) throw tooLong(this.where, acc.name);
+      if (acc.arguments.length > MAX_TOOL_ARGUMENT_CHARS || acc.name.length > MAX_TOOL_ARGUMENT_CHARS)
+        throw tooLong(this.where, acc.name);
     }
   }
 

@@ -60,7 +60,16 @@ function target(url: string): { secure: boolean; options: http.RequestOptions } 
   if (!t) {
     const u = new URL(url);
     const secure = u.protocol === 'https:';
-    t = { secure, options: { protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || (secure ? 443 : 80), path: u.pathname + u.search, agent: secure ? agents.https : agents.http } };
+    t = {
+      secure,
+      options: {
+        protocol: u.protocol,
+        hostname: u.hostname.replace(/^\[|\]$/g, ''),
+        port: u.port || (secure ? 443 : 80),
+        path: u.pathname + u.search,
+        agent: secure ? agents.https : agents.http,
+      },
+    };
     if (targets.size > 1000) targets.clear();
     targets.set(url, t);
   }
@@ -121,7 +130,11 @@ class NodeResponse implements TransportResponse {
     const res = this.res;
     return new Promise((resolve, reject) => {
       if (res.destroyed && !res.complete) {
-        reject(midResponse(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' })));
+        reject(
+          midResponse(
+            Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }),
+          ),
+        );
         return;
       }
       const parts: Buffer[] = [];
@@ -148,7 +161,12 @@ class NodeResponse implements TransportResponse {
       res.once('error', (e) => reject(midResponse(e)));
       // A body cut short of its Content-Length ends with `close` and no `end`.
       res.once('close', () => {
-        if (!ended) reject(midResponse(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' })));
+        if (!ended)
+          reject(
+            midResponse(
+              Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }),
+            ),
+          );
       });
     });
   }
@@ -157,7 +175,11 @@ class NodeResponse implements TransportResponse {
     const res = this.res;
     return new Promise((resolve, reject) => {
       if (res.destroyed && !res.complete) {
-        reject(midResponse(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' })));
+        reject(
+          midResponse(
+            Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }),
+          ),
+        );
         return;
       }
       let settled = false;
@@ -184,7 +206,11 @@ class NodeResponse implements TransportResponse {
       res.once('close', () => {
         if (settled) return;
         settled = true;
-        reject(midResponse(Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' })));
+        reject(
+          midResponse(
+            Object.assign(new Error('the connection closed before the answer ended'), { code: 'ECONNRESET' }),
+          ),
+        );
       });
     });
   }
@@ -193,7 +219,12 @@ class NodeResponse implements TransportResponse {
 /** The same over a fetch function (the global one by default). */
 export function fetchTransport(f: typeof fetch = fetch): Transport {
   return async (url, req) => {
-    const res = await f(url, { method: req.method, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}), signal: req.signal });
+    const res = await f(url, {
+      method: req.method,
+      headers: req.headers,
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      signal: req.signal,
+    });
     /** Hands each chunk to `onChunk`; leaving early (an error, a cap, an abort) stops the download. */
     const read = async (onChunk: (chunk: Uint8Array) => void): Promise<void> => {
       if (!res.body) return;

@@ -31,7 +31,8 @@ export interface SecretTrust {
 }
 
 /** Where a user allows an endpoint, named in every message. */
-export const ALLOW_HOW = '--trust-endpoint URL or --allow-key-env VAR@HOST (CLI), or the vtask.trustedEndpoints user setting (VS Code)';
+export const ALLOW_HOW =
+  '--trust-endpoint URL or --allow-key-env VAR@HOST (CLI), or the vtask.trustedEndpoints user setting (VS Code)';
 
 const VAR = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -40,7 +41,10 @@ export function parseEndpointRule(text: string): EndpointRule {
   const at = text.indexOf('@');
   const variable = at > 0 && VAR.test(text.slice(0, at)) ? text.slice(0, at) : undefined;
   const target = variable ? text.slice(at + 1) : text;
-  const bad = (): Error => new Error(`'${text}' is not an endpoint: write a URL (https://api.example.com/v1), a host (api.example.com, 127.0.0.1:8000), or VAR@ either`);
+  const bad = (): Error =>
+    new Error(
+      `'${text}' is not an endpoint: write a URL (https://api.example.com/v1), a host (api.example.com, 127.0.0.1:8000), or VAR@ either`,
+    );
   if (target.includes('://')) {
     let u: URL;
     try {
@@ -49,7 +53,14 @@ export function parseEndpointRule(text: string): EndpointRule {
       throw bad();
     }
     if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password) throw bad();
-    return { text, ...(variable ? { variable } : {}), host: u.hostname.toLowerCase(), port: u.port || defaultPort(u.protocol), protocol: u.protocol, path: u.pathname.replace(/\/+$/, '') };
+    return {
+      text,
+      ...(variable ? { variable } : {}),
+      host: u.hostname.toLowerCase(),
+      port: u.port || defaultPort(u.protocol),
+      protocol: u.protocol,
+      path: u.pathname.replace(/\/+$/, ''),
+    };
   }
   const m = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/.exec(target);
   if (!m) throw bad();
@@ -90,7 +101,8 @@ function namedSecrets(apiKeyEnv: unknown, headers: unknown): string[] {
   const names = new Set<string>();
   if (typeof apiKeyEnv === 'string' && VAR.test(apiKeyEnv)) names.add(apiKeyEnv);
   if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
-    for (const v of Object.values(headers as Record<string, unknown>)) if (typeof v === 'string') for (const m of v.matchAll(ENV_REF)) names.add(m[1]!);
+    for (const v of Object.values(headers as Record<string, unknown>))
+      if (typeof v === 'string') for (const m of v.matchAll(ENV_REF)) names.add(m[1]!);
   }
   return [...names];
 }
@@ -98,14 +110,17 @@ function namedSecrets(apiKeyEnv: unknown, headers: unknown): string[] {
 /** The variables of `names` that may not go to `baseUrl` from a task file's profile. */
 function refused(baseUrl: string, names: readonly string[], trust: SecretTrust): string[] {
   if (!trust.workspaceTrusted) return [...names];
-  return names.filter((n) => !trust.rules.some((r) => (r.variable === undefined || r.variable === n) && covers(r, baseUrl)));
+  return names.filter(
+    (n) => !trust.rules.some((r) => (r.variable === undefined || r.variable === n) && covers(r, baseUrl)),
+  );
 }
 
 /** Why `names` are not sent to `baseUrl` by profile `name`, and how to allow them. */
 function withheldText(name: string, baseUrl: string, names: readonly string[], trust: SecretTrust): string {
   const vars = names.map((n) => `$${n}`).join(', ');
   const where = safeOrigin(baseUrl);
-  if (!trust.workspaceTrusted) return `model profile \`${name}\` is defined in the task file and the workspace is not trusted: ${vars} ${names.length === 1 ? 'is' : 'are'} not sent to ${where}`;
+  if (!trust.workspaceTrusted)
+    return `model profile \`${name}\` is defined in the task file and the workspace is not trusted: ${vars} ${names.length === 1 ? 'is' : 'are'} not sent to ${where}`;
   return `model profile \`${name}\` is defined in the task file: ${vars} ${names.length === 1 ? 'is' : 'are'} not sent to ${where} unless you allow that endpoint (${ALLOW_HOW})`;
 }
 
@@ -127,7 +142,9 @@ export function guardFileProfile(p: ModelProfile, trust: SecretTrust = current):
   const held = refused(p.baseUrl, namedSecrets(p.apiKeyEnv, p.headers), trust);
   if (!held.length) return p;
   const { apiKeyEnv, headers, ...rest } = p;
-  const keptHeaders = Object.entries(headers ?? {}).filter(([, v]) => ![...v.matchAll(ENV_REF)].some((m) => held.includes(m[1]!)));
+  const keptHeaders = Object.entries(headers ?? {}).filter(
+    ([, v]) => ![...v.matchAll(ENV_REF)].some((m) => held.includes(m[1]!)),
+  );
   return {
     ...rest,
     ...(apiKeyEnv !== undefined && !held.includes(apiKeyEnv) ? { apiKeyEnv } : {}),
@@ -141,7 +158,10 @@ export function guardFileProfile(p: ModelProfile, trust: SecretTrust = current):
  * `vtask check` and the editor's diagnostics. `parts` as in `TaskFile.parts` (spans relative to
  * each part's offset).
  */
-export function withheldIssues(parts: ReadonlyArray<{ readonly offset: number; readonly node: YMap | null }>, trust: SecretTrust = current): Issue[] {
+export function withheldIssues(
+  parts: ReadonlyArray<{ readonly offset: number; readonly node: YMap | null }>,
+  trust: SecretTrust = current,
+): Issue[] {
   const out: Issue[] = [];
   for (const part of parts) {
     const models = part.node ? getPair(part.node, 'models')?.value : undefined;
@@ -153,10 +173,21 @@ export function withheldIssues(parts: ReadonlyArray<{ readonly offset: number; r
       if (!baseUrl || baseUrl.startsWith('builtin:')) continue;
       const key = getPair(p.value, 'api_key_env')?.value;
       const headers = getPair(p.value, 'headers')?.value;
-      const headerValues = headers?.type === 'map' ? Object.fromEntries(headers.items.map((h) => [keyName(h), h.value?.type === 'scalar' ? h.value.value : undefined])) : undefined;
+      const headerValues =
+        headers?.type === 'map'
+          ? Object.fromEntries(
+              headers.items.map((h) => [keyName(h), h.value?.type === 'scalar' ? h.value.value : undefined]),
+            )
+          : undefined;
       const held = refused(baseUrl, namedSecrets(key?.type === 'scalar' ? key.value : undefined, headerValues), trust);
       if (!held.length) continue;
-      out.push({ code: 'withheld-secret', severity: 'warning', message: withheldText(keyName(p), baseUrl, held, trust), start: part.offset + p.key.span[0], end: part.offset + p.key.span[1] });
+      out.push({
+        code: 'withheld-secret',
+        severity: 'warning',
+        message: withheldText(keyName(p), baseUrl, held, trust),
+        start: part.offset + p.key.span[0],
+        end: part.offset + p.key.span[1],
+      });
     }
   }
   return out;

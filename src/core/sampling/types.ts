@@ -103,7 +103,17 @@ export interface SampleHooks {
 export class SamplingError extends Error {
   constructor(
     message: string,
-    readonly kind: 'auth' | 'not-found' | 'unreachable' | 'rate-limit' | 'server' | 'bad-response' | 'timeout' | 'cancelled' | 'bad-request' | 'too-large',
+    readonly kind:
+      | 'auth'
+      | 'not-found'
+      | 'unreachable'
+      | 'rate-limit'
+      | 'server'
+      | 'bad-response'
+      | 'timeout'
+      | 'cancelled'
+      | 'bad-request'
+      | 'too-large',
     readonly status?: number,
     /** How long the server asked to wait (`Retry-After`), in milliseconds. */
     readonly retryAfterMs?: number,
@@ -113,6 +123,12 @@ export class SamplingError extends Error {
   }
 
   get retryable(): boolean {
-    return this.kind === 'rate-limit' || this.kind === 'server' || this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'bad-response';
+    return (
+      this.kind === 'rate-limit' ||
+      this.kind === 'server' ||
+      this.kind === 'unreachable' ||
+      this.kind === 'timeout' ||
+      this.kind === 'bad-response'
+    );
   }
 }

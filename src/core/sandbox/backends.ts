@@ -35,7 +35,13 @@ export interface Backend {
    * `uid`: the run's own user (`runUid`), when vtask runs as root. `copies`: read-only paths (and
    * the working directory) to mount from a copy the run's user can read, path → copy.
    */
-  launch(o: SandboxRunOptions, hostDir: string, argv: readonly string[], uid?: number, copies?: ReadonlyMap<string, string>): Launch;
+  launch(
+    o: SandboxRunOptions,
+    hostDir: string,
+    argv: readonly string[],
+    uid?: number,
+    copies?: ReadonlyMap<string, string>,
+  ): Launch;
   /**
    * A sandbox started before its program is known (bubblewrap only): an empty folder, no files,
    * no rlimits yet (the program applies them to itself when its run starts, see `pool.ts`).
@@ -184,7 +190,14 @@ export function bwrapBackend(bwrap: string, asRoot = false): Backend {
   const processLimit = !!PRLIMIT && !(isRoot() && asRoot);
   return {
     method: 'bwrap',
-    facts: ['no network', 'own temporary folder', 'read-only file system', 'own pid namespace', ...(isRoot() ? [RUNS_AS] : []), ...limitFacts(processLimit)],
+    facts: [
+      'no network',
+      'own temporary folder',
+      'read-only file system',
+      'own pid namespace',
+      ...(isRoot() ? [RUNS_AS] : []),
+      ...limitFacts(processLimit),
+    ],
     processLimit,
     // As root, bubblewrap mounts them itself, before the program's user takes over.
     mounts: !asRoot,
@@ -209,7 +222,8 @@ export function bwrapBackend(bwrap: string, asRoot = false): Backend {
     for (const p of o.readOnly ?? []) if (!underSystem(p)) a.push('--ro-bind', copies.get(p) ?? p, p);
     a.push('--dev', '/dev', '--size', String(16 * MIB), '--tmpfs', '/dev/shm', '--proc', '/proc');
     a.push('--size', String(BOX_TMPFS_MB * MIB), '--tmpfs', BOX);
-    for (const name of Object.keys(o.files ?? {})) a.push('--ro-bind', path.join(hostDir, name), path.posix.join(BOX, name));
+    for (const name of Object.keys(o.files ?? {}))
+      a.push('--ro-bind', path.join(hostDir, name), path.posix.join(BOX, name));
     if (o.cwd && !underSystem(o.cwd)) a.push('--ro-bind', copies.get(o.cwd) ?? o.cwd, o.cwd);
     a.push('--remount-ro', '/dev', '--remount-ro', '/');
     a.push('--chdir', o.cwd ?? BOX);
@@ -232,11 +246,28 @@ export const BOX_TMPFS_MB = 64;
 export function unshareBackend(unshare: string): Backend {
   return {
     method: 'unshare',
-    facts: ['no network', 'own temporary folder', 'own pid namespace', 'file system writable where file permissions allow', ...(isRoot() ? [RUNS_AS] : []), ...limitFacts(!!PRLIMIT)],
+    facts: [
+      'no network',
+      'own temporary folder',
+      'own pid namespace',
+      'file system writable where file permissions allow',
+      ...(isRoot() ? [RUNS_AS] : []),
+      ...limitFacts(!!PRLIMIT),
+    ],
     processLimit: !!PRLIMIT,
     boxPath: (hostDir) => hostDir,
     launch(o, hostDir, argv, uid) {
-      const a = ['--user', '--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--', ...rlimits(o, true), ...argv];
+      const a = [
+        '--user',
+        '--net',
+        '--pid',
+        '--fork',
+        '--kill-child',
+        '--mount-proc',
+        '--',
+        ...rlimits(o, true),
+        ...argv,
+      ];
       return { command: unshare, args: a, cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o), ...dropUid(uid) };
     },
   };
@@ -246,7 +277,12 @@ export function unshareBackend(unshare: string): Backend {
 export function sandboxExecBackend(sandboxExec: string): Backend {
   return {
     method: 'sandbox-exec',
-    facts: ['no network', 'own temporary folder', 'writes only in its folder', 'memory and CPU limited by ulimit where macOS honours it'],
+    facts: [
+      'no network',
+      'own temporary folder',
+      'writes only in its folder',
+      'memory and CPU limited by ulimit where macOS honours it',
+    ],
     processLimit: false,
     boxPath: (hostDir) => hostDir,
     launch(o, hostDir, argv) {
@@ -260,7 +296,12 @@ export function sandboxExecBackend(sandboxExec: string): Backend {
       ].join('\n');
       const kb = o.memoryMb * 1024;
       const limits = `ulimit -t ${Math.ceil(o.timeoutMs / 1000) + 1} 2>/dev/null; ulimit -c 0 2>/dev/null; ${(o.memoryPolicy ?? 'address-space') === 'address-space' ? `ulimit -v ${kb} 2>/dev/null; ` : ''}exec "$@"`;
-      return { command: sandboxExec, args: ['-p', profile, '/bin/sh', '-c', limits, 'sh', ...argv], cwd: o.cwd ?? hostDir, env: baseEnv(hostDir, o) };
+      return {
+        command: sandboxExec,
+        args: ['-p', profile, '/bin/sh', '-c', limits, 'sh', ...argv],
+        cwd: o.cwd ?? hostDir,
+        env: baseEnv(hostDir, o),
+      };
     },
   };
 }
@@ -271,7 +312,13 @@ export function processBackend(): Backend {
   const nproc = isRoot() && !!PRLIMIT;
   return {
     method: 'process',
-    facts: ['own temporary folder', 'network not isolated', 'file system writable where file permissions allow', ...(isRoot() ? [RUNS_AS] : []), ...limitFacts(nproc)],
+    facts: [
+      'own temporary folder',
+      'network not isolated',
+      'file system writable where file permissions allow',
+      ...(isRoot() ? [RUNS_AS] : []),
+      ...limitFacts(nproc),
+    ],
     processLimit: nproc,
     boxPath: (hostDir) => hostDir,
     launch(o, hostDir, argv, uid) {

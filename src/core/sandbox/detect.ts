@@ -1,5 +1,14 @@
 import fs from 'node:fs';
-import { bwrapBackend, isRoot, processBackend, sandboxExecBackend, unshareBackend, which, type Backend, type Method } from './backends';
+import {
+  bwrapBackend,
+  isRoot,
+  processBackend,
+  sandboxExecBackend,
+  unshareBackend,
+  which,
+  type Backend,
+  type Method,
+} from './backends';
 import { isolationNotice, levelOf, refusalReason, weakIsolationAllowed } from './policy';
 import { poolFor } from './pool';
 import { notRun, runWith } from './run';
@@ -28,7 +37,8 @@ function sandboxOf(backend: Backend, notes: string[]): DetectedSandbox {
     notice: () => isolationNotice(backend.method, notes, backend.facts),
     run: (o) => {
       // Checked on every run, not at detection: the opt-in can change while vtask runs (a setting).
-      if (level === 'weak' && !o.allowWeakIsolation && !weakIsolationAllowed()) return Promise.resolve({ ...notRun(backend, o), refused: refusalReason(backend.method, notes) });
+      if (level === 'weak' && !o.allowWeakIsolation && !weakIsolationAllowed())
+        return Promise.resolve({ ...notRun(backend, o), refused: refusalReason(backend.method, notes) });
       // An interactive program idles most of its life (an environment waits for its model):
       // holding a slot would stall the checks that compute, so it does not take one.
       if (o.streams) return runWith(backend, o);

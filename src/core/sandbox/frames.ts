@@ -25,14 +25,24 @@ export function encodeFields(fields: readonly (string | Buffer)[]): Buffer {
  * then the rlimits as `key=value` words (empty when there are none). Throws for a file name that
  * leaves the program's folder.
  */
-export function programFields(argv: readonly string[], files: Readonly<Record<string, string | Buffer>>, limits: RlimitValues | undefined): (string | Buffer)[] {
+export function programFields(
+  argv: readonly string[],
+  files: Readonly<Record<string, string | Buffer>>,
+  limits: RlimitValues | undefined,
+): (string | Buffer)[] {
   const out: (string | Buffer)[] = [String(argv.length), ...argv, String(Object.keys(files).length)];
   for (const [name, content] of Object.entries(files)) {
     const target = path.posix.resolve('/box', name);
     if (!target.startsWith('/box/')) throw new Error(`file name ${JSON.stringify(name)} leaves the folder`);
     out.push(name, content);
   }
-  out.push(limits ? Object.entries(limits).map(([k, v]) => `${k}=${v as number}`).join(' ') : '');
+  out.push(
+    limits
+      ? Object.entries(limits)
+          .map(([k, v]) => `${k}=${v as number}`)
+          .join(' ')
+      : '',
+  );
   return out;
 }
 

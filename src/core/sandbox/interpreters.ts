@@ -90,10 +90,26 @@ export function findInterpreter(language: 'python' | 'javascript'): Interpreter 
   if (language === 'python') {
     const exe = resolvePython();
     // -B: no bytecode files; -s: no user site-packages. The script's folder stays on sys.path.
-    if (exe) result = { language, path: exe, args: ['-B', '-s'], readOnly: prefixOf(exe), env: {}, memoryPolicy: 'address-space' };
+    if (exe)
+      result = {
+        language,
+        path: exe,
+        args: ['-B', '-s'],
+        readOnly: prefixOf(exe),
+        env: {},
+        memoryPolicy: 'address-space',
+      };
   } else {
     const node = resolveNode();
-    if (node) result = { language, path: node.path, args: [], readOnly: prefixOf(node.path), env: node.env, memoryPolicy: 'resident' };
+    if (node)
+      result = {
+        language,
+        path: node.path,
+        args: [],
+        readOnly: prefixOf(node.path),
+        env: node.env,
+        memoryPolicy: 'resident',
+      };
   }
   cache.set(language, result);
   return result;
@@ -102,5 +118,8 @@ export function findInterpreter(language: 'python' | 'javascript'): Interpreter 
 /** The V8 flags that bound a Node program's heap to its memory limit. */
 export function nodeMemoryArgs(memoryMb: number): string[] {
   const heap = Math.max(8, Math.floor(memoryMb * 0.75));
-  return [`--max-old-space-size=${heap}`, `--max-semi-space-size=${Math.max(1, Math.min(16, Math.floor(memoryMb / 32)))}`];
+  return [
+    `--max-old-space-size=${heap}`,
+    `--max-semi-space-size=${Math.max(1, Math.min(16, Math.floor(memoryMb / 32)))}`,
+  ];
 }

@@ -34,7 +34,9 @@ export function lostBy(method: Method, platform: NodeJS.Platform = process.platf
     case 'bwrap':
       return [];
     case 'unshare':
-      return ['read-only file system: the program can read the whole host file system (your home folder and project included) and write wherever file permissions allow'];
+      return [
+        'read-only file system: the program can read the whole host file system (your home folder and project included) and write wherever file permissions allow',
+      ];
     case 'sandbox-exec':
       return [
         'private file system: the program can read your files (your home folder included)',
@@ -46,7 +48,9 @@ export function lostBy(method: Method, platform: NodeJS.Platform = process.platf
         'network isolation: the program can reach servers on this machine (127.0.0.1) and the internet',
         'file-system isolation: the program can read your files (~/.ssh included) and write wherever file permissions allow',
         'own PID namespace: the program can see and signal your other processes, vtask included',
-        ...(platform === 'win32' ? ['memory, CPU and process limits (only the wall-clock limit holds on Windows)'] : []),
+        ...(platform === 'win32'
+          ? ['memory, CPU and process limits (only the wall-clock limit holds on Windows)']
+          : []),
       ];
   }
 }
@@ -56,8 +60,10 @@ export function remedy(platform: NodeJS.Platform = process.platform): string {
   if (platform === 'linux') {
     return 'install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap) and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap; in a container, run it with --security-opt seccomp=unconfined or --privileged)';
   }
-  if (platform === 'darwin') return 'macOS has no full sandbox for vtask (sandbox-exec has no PID namespace and cannot hide your files): run vtask in a Linux VM or container with bubblewrap';
-  if (platform === 'win32') return 'on Windows, code verifiers need WSL or a container: run vtask inside WSL (with bubblewrap installed) or a Linux container';
+  if (platform === 'darwin')
+    return 'macOS has no full sandbox for vtask (sandbox-exec has no PID namespace and cannot hide your files): run vtask in a Linux VM or container with bubblewrap';
+  if (platform === 'win32')
+    return 'on Windows, code verifiers need WSL or a container: run vtask inside WSL (with bubblewrap installed) or a Linux container';
   return 'run vtask on Linux with bubblewrap installed';
 }
 

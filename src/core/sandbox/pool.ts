@@ -151,7 +151,8 @@ export class SandboxPool {
     this.refill();
     const end = Date.now() + START_TIMEOUT_MS;
     // Bounded, and a timer keeps the process alive meanwhile (the sandboxes themselves do not).
-    while (this.starting.size && Date.now() < end) await waitFor(Promise.race([...this.starting].map((b) => b.settled)), end - Date.now(), undefined);
+    while (this.starting.size && Date.now() < end)
+      await waitFor(Promise.race([...this.starting].map((b) => b.settled)), end - Date.now(), undefined);
   }
 
   /** Runs one Python program (`o.argv` as `pythonCommand` accepts it) in a pre-started sandbox. */
@@ -159,7 +160,8 @@ export class SandboxPool {
     const base = notRun(this.backend, o);
     const isolation = { ...base.isolation, limits: [...base.isolation.limits, PRESTARTED_FACT] };
     const cmd = typeof o.argv === 'function' ? undefined : pythonCommand(o.argv);
-    if (!cmd) return { ...base, isolation, sandboxError: 'a pre-started sandbox runs only `python FILE` or `python -c CODE`' };
+    if (!cmd)
+      return { ...base, isolation, sandboxError: 'a pre-started sandbox runs only `python FILE` or `python -c CODE`' };
     if (o.signal?.aborted) return { ...base, isolation, aborted: true };
     if (this.closed) return { ...base, isolation, sandboxError: 'the sandbox pool was shut down' };
     let frame: Buffer;
@@ -184,13 +186,19 @@ export class SandboxPool {
       if (outcome !== 'done' || !box.ready || !box.alive) {
         box.kill();
         if (outcome === 'aborted') return { ...base, isolation, aborted: true };
-        if (outcome === 'timeout') return { ...base, isolation, sandboxError: `the sandbox did not start within ${START_TIMEOUT_MS / 1000} s` };
+        if (outcome === 'timeout')
+          return { ...base, isolation, sandboxError: `the sandbox did not start within ${START_TIMEOUT_MS / 1000} s` };
         this.failing = true;
         return startFailure(base, isolation, box);
       }
       this.failing = false;
       box.detach();
-      return await supervise(this.backend, { ...o, signal }, isolation, { child: box.child, command: box.command, input: Buffer.concat([frame, toBuffer(o.stdin)]), early: box.early });
+      return await supervise(this.backend, { ...o, signal }, isolation, {
+        child: box.child,
+        command: box.command,
+        input: Buffer.concat([frame, toBuffer(o.stdin)]),
+        early: box.early,
+      });
     } finally {
       this.running.delete(box);
       this.refill();
@@ -206,11 +214,7 @@ export class SandboxPool {
     this.idle.length = 0;
     this.starting.clear();
     for (const b of all) b.kill();
-    await waitFor(
-      Promise.all(all.map((b) => b.gone())),
-      DISPOSE_WAIT_MS,
-      undefined,
-    );
+    await waitFor(Promise.all(all.map((b) => b.gone())), DISPOSE_WAIT_MS, undefined);
   }
 
   /** A ready sandbox if there is one, else the one furthest into its start, else a new one. */
@@ -284,7 +288,11 @@ export function toBuffer(s: string | Buffer | undefined): Buffer {
 }
 
 /** The result of a sandbox that stopped before its program arrived: what it printed says why. */
-function startFailure(base: SandboxRunResult, isolation: SandboxRunResult['isolation'], box: Prestarted): SandboxRunResult {
+function startFailure(
+  base: SandboxRunResult,
+  isolation: SandboxRunResult['isolation'],
+  box: Prestarted,
+): SandboxRunResult {
   const stderr = Buffer.concat(box.early.stderr).toString('utf8');
   const bwrapLine = /^(bwrap|could not start [^:]*): (.*)$/m.exec(stderr);
   const first = stderr.trim().split('\n')[0];
@@ -293,7 +301,11 @@ function startFailure(base: SandboxRunResult, isolation: SandboxRunResult['isola
 }
 
 /** Waits for `p`, at most `ms`, or until `signal` aborts. */
-export function waitFor(p: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<'done' | 'timeout' | 'aborted'> {
+export function waitFor(
+  p: Promise<unknown>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<'done' | 'timeout' | 'aborted'> {
   if (signal?.aborted) return Promise.resolve('aborted');
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish('timeout'), ms);

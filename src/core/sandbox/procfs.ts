@@ -101,7 +101,8 @@ function withEnvironment(tag: string): number[] {
   for (const e of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(e)) continue;
     try {
-      if (Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${e}/environ`), Buffer.from([0])]).includes(needle)) out.push(Number(e));
+      if (Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${e}/environ`), Buffer.from([0])]).includes(needle))
+        out.push(Number(e));
     } catch {
       // Gone, or not ours to read.
     }
@@ -137,8 +138,10 @@ export class Reaper {
     this.watch();
     killTree(this.root, this.root);
     // Scanning /proc costs a few milliseconds: only runs without a PID namespace need it (they carry a tag).
-    if (this.tag) for (const pid of [...groupAndSession(this.root), ...withEnvironment(this.tag)]) killTree(pid, undefined);
-    for (const [pid, started] of this.seen) if (pid !== this.root && started !== undefined && startTime(pid) === started) killTree(pid, undefined);
+    if (this.tag)
+      for (const pid of [...groupAndSession(this.root), ...withEnvironment(this.tag)]) killTree(pid, undefined);
+    for (const [pid, started] of this.seen)
+      if (pid !== this.root && started !== undefined && startTime(pid) === started) killTree(pid, undefined);
   }
 }
 

@@ -28,8 +28,14 @@ export function projectRoot(taskDir: string): string {
  * The read-only folders of a task's program (a script or an environment): the task's root, when
  * the program lies inside it; otherwise a sentence saying why it may not run.
  */
-export function readableFolders(taskDir: string, program: string, what: string): { readonly folders: string[] } | { readonly error: string } {
+export function readableFolders(
+  taskDir: string,
+  program: string,
+  what: string,
+): { readonly folders: string[] } | { readonly error: string } {
   const root = projectRoot(taskDir);
   if (isInside(path.resolve(program), root)) return { folders: [root] };
-  return { error: `the ${what} ${program} is outside the folder it may read (${root}): move it there, or give that folder's parent with --root DIR (in VS Code: open the folder holding both)` };
+  return {
+    error: `the ${what} ${program} is outside the folder it may read (${root}): move it there, or give that folder's parent with --root DIR (in VS Code: open the folder holding both)`,
+  };
 }

@@ -17,7 +17,9 @@ export const CLOSE_GRACE_MS = 500;
 /** How long a SIGKILLed process may take to be reaped before the run is given up on. */
 export const KILL_GRACE_MS = 5000;
 
-const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(os.constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
+  Object.entries(os.constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]),
+);
 
 /** The name of signal number `n` (`SIGKILL` for 9), or null for a number that is none. */
 export function signalName(n: number): NodeJS.Signals | null {
@@ -44,7 +46,13 @@ export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<S
       try {
         copies = await stageUnreachable([...(o.readOnly ?? []), ...(o.cwd ? [o.cwd] : [])], hostDir, uid);
       } catch (e) {
-        return { ...empty, sandboxError: e instanceof StageError ? e.message : `could not copy the task's folder for the sandbox's user: ${errorMessage(e)}` };
+        return {
+          ...empty,
+          sandboxError:
+            e instanceof StageError
+              ? e.message
+              : `could not copy the task's folder for the sandbox's user: ${errorMessage(e)}`,
+        };
       }
     }
     const argv = typeof o.argv === 'function' ? o.argv(backend.boxPath(hostDir)) : o.argv;
@@ -56,12 +64,38 @@ export async function runWith(backend: Backend, o: SandboxRunOptions): Promise<S
 
 /** The result of a program that did not run (yet): nothing printed, nothing measured. */
 export function notRun(backend: Backend, o: SandboxRunOptions): SandboxRunResult {
-  const limitFacts = [...backend.facts, `${o.memoryMb} MiB ${(o.memoryPolicy ?? 'address-space') === 'address-space' ? 'address space' : 'resident (watchdog)'}`, `${o.timeoutMs} ms`];
-  const isolation = { method: backend.method, level: levelOf(backend.method), lost: lostBy(backend.method), limits: limitFacts };
-  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, memoryExceeded: false, outputExceeded: false, aborted: false, durationMs: 0, peakRssMb: 0, isolation };
+  const limitFacts = [
+    ...backend.facts,
+    `${o.memoryMb} MiB ${(o.memoryPolicy ?? 'address-space') === 'address-space' ? 'address space' : 'resident (watchdog)'}`,
+    `${o.timeoutMs} ms`,
+  ];
+  const isolation = {
+    method: backend.method,
+    level: levelOf(backend.method),
+    lost: lostBy(backend.method),
+    limits: limitFacts,
+  };
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    timedOut: false,
+    memoryExceeded: false,
+    outputExceeded: false,
+    aborted: false,
+    durationMs: 0,
+    peakRssMb: 0,
+    isolation,
+  };
 }
 
-async function prepareFolder(files: Readonly<Record<string, string | Buffer>>, uid: number | undefined): Promise<string> {
+async function prepareFolder(
+  files: Readonly<Record<string, string | Buffer>>,
+  uid: number | undefined,
+): Promise<string> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'vtask-box-'));
   for (const [name, content] of Object.entries(files)) {
     const target = path.resolve(dir, name);
@@ -116,7 +150,11 @@ function spawnAndWait(
   try {
     child = spawnLaunch(launch);
   } catch (e) {
-    return Promise.resolve({ ...notRun(backend, o), isolation, sandboxError: `could not start ${launch.command}: ${errorMessage(e)}` });
+    return Promise.resolve({
+      ...notRun(backend, o),
+      isolation,
+      sandboxError: `could not start ${launch.command}: ${errorMessage(e)}`,
+    });
   }
   return supervise(backend, o, isolation, { child, command: launch.command, tag, input: o.stdin ?? '' });
 }
@@ -151,7 +189,12 @@ export interface Supervised {
  * cap, enforces the wall-clock, memory and output limits (counted from this call), honours the
  * AbortSignal and kills whatever the run left behind. Never rejects, never hangs.
  */
-export function supervise(backend: Backend, o: SandboxRunOptions, isolation: SandboxRunResult['isolation'], s: Supervised): Promise<SandboxRunResult> {
+export function supervise(
+  backend: Backend,
+  o: SandboxRunOptions,
+  isolation: SandboxRunResult['isolation'],
+  s: Supervised,
+): Promise<SandboxRunResult> {
   const { child, tag } = s;
   const cap = o.outputLimitBytes ?? MIB;
   const out = new Capture(cap);

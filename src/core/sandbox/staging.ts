@@ -39,7 +39,11 @@ export class StageError extends Error {}
  * Copies each of `paths` the run's user cannot reach into `into` (its private folder), owned by
  * `uid`, and returns path → copy. Paths others can read are left out: they are mounted as they are.
  */
-export async function stageUnreachable(paths: readonly string[], into: string, uid: number): Promise<Map<string, string>> {
+export async function stageUnreachable(
+  paths: readonly string[],
+  into: string,
+  uid: number,
+): Promise<Map<string, string>> {
   const copies = new Map<string, string>();
   const budget = { bytes: STAGE_LIMIT_BYTES, entries: STAGE_LIMIT_ENTRIES };
   for (const p of new Set(paths)) {
@@ -53,7 +57,13 @@ export async function stageUnreachable(paths: readonly string[], into: string, u
   return copies;
 }
 
-async function copyVisible(from: string, to: string, uid: number, budget: { bytes: number; entries: number }, top: string): Promise<void> {
+async function copyVisible(
+  from: string,
+  to: string,
+  uid: number,
+  budget: { bytes: number; entries: number },
+  top: string,
+): Promise<void> {
   const st = await fs.promises.lstat(from);
   if (--budget.entries < 0) throw tooLarge(top);
   if (st.isDirectory()) {

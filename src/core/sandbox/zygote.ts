@@ -2,7 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { BOX_TMPFS_MB, rlimitValues, runUid, type Backend } from './backends';
 import { encodeFields, frame, FrameReader, programFields } from './frames';
-import { IDLE_MS, onDisposeSandboxPools, pythonCommand, START_TIMEOUT_MS, toBuffer, waitFor, DISPOSE_WAIT_MS, type PythonCommand } from './pool';
+import {
+  IDLE_MS,
+  onDisposeSandboxPools,
+  pythonCommand,
+  START_TIMEOUT_MS,
+  toBuffer,
+  waitFor,
+  DISPOSE_WAIT_MS,
+  type PythonCommand,
+} from './pool';
 import { Reaper } from './procfs';
 import { Capture, CLOSE_GRACE_MS, KILL_GRACE_MS, notRun, signalName, spawnLaunch } from './run';
 import { defaultConcurrency } from './slots';
@@ -64,7 +73,10 @@ class Slot {
   onFrame: ((kind: string, payload: Buffer) => void) | undefined;
   onExit: (() => void) | undefined;
 
-  constructor(readonly socket: Duplex, onFrame: (slot: Slot, kind: string, payload: Buffer) => void) {
+  constructor(
+    readonly socket: Duplex,
+    onFrame: (slot: Slot, kind: string, payload: Buffer) => void,
+  ) {
     const reader = new FrameReader((kind, payload) => onFrame(this, kind, payload));
     socket.on('data', (b: Buffer) => reader.push(b));
     socket.on('error', () => undefined);
@@ -111,8 +123,10 @@ class Zygote {
       lines = all.pop() ?? '';
       for (const line of all) this.keeperEnded(line);
     });
-    for (let i = 0; i < SLOTS_PER_ZYGOTE; i++) this.slots.push(new Slot(child.stdio[4 + i] as Duplex, (s, k, p) => this.onFrame(s, k, p)));
-    for (const s of child.stdio) (s as { on?: (e: string, f: () => void) => void } | null)?.on?.('error', () => undefined);
+    for (let i = 0; i < SLOTS_PER_ZYGOTE; i++)
+      this.slots.push(new Slot(child.stdio[4 + i] as Duplex, (s, k, p) => this.onFrame(s, k, p)));
+    for (const s of child.stdio)
+      (s as { on?: (e: string, f: () => void) => void } | null)?.on?.('error', () => undefined);
     child.once('exit', () => this.stopped(`the zygote stopped${this.firstStderrLine()}`));
     child.once('error', (e) => this.stopped(`could not start ${launch.command}: ${e.message}`));
     // An idle zygote must not keep vtask running: it dies with it (bubblewrap's --die-with-parent).
@@ -205,7 +219,11 @@ class Zygote {
   }
 
   /** Runs the tests of one answer in `slot`, one after the other. */
-  async runAll(slot: Slot, runs: readonly SandboxRunOptions[], cmds: readonly PythonCommand[]): Promise<SandboxRunResult[]> {
+  async runAll(
+    slot: Slot,
+    runs: readonly SandboxRunOptions[],
+    cmds: readonly PythonCommand[],
+  ): Promise<SandboxRunResult[]> {
     const results: SandboxRunResult[] = [];
     let broken: string | undefined;
     try {
@@ -230,16 +248,31 @@ class Zygote {
    * One test: sends its files and stdin, gathers its output up to the cap, kills it past 16x the
    * cap, on cancel, or past the wall-clock bound. `broken` when the slot cannot serve further tests.
    */
-  private runOne(slot: Slot, index: number, o: SandboxRunOptions, cmd: PythonCommand): Promise<{ result: SandboxRunResult; broken?: string }> {
+  private runOne(
+    slot: Slot,
+    index: number,
+    o: SandboxRunOptions,
+    cmd: PythonCommand,
+  ): Promise<{ result: SandboxRunResult; broken?: string }> {
     const base = zygoteResult(this.backend, o);
     let payload: Buffer;
     try {
       const limits = rlimitValues(o, true);
       // The answer's keeper and init count against its process limit too.
       const withKeepers = limits?.nproc !== undefined ? { ...limits, nproc: limits.nproc + 2 } : limits;
-      payload = encodeFields([String(index), String(o.timeoutMs), ...programFields(cmd.rest, o.files ?? {}, withKeepers), toBuffer(o.stdin)]);
+      payload = encodeFields([
+        String(index),
+        String(o.timeoutMs),
+        ...programFields(cmd.rest, o.files ?? {}, withKeepers),
+        toBuffer(o.stdin),
+      ]);
     } catch (e) {
-      return Promise.resolve({ result: { ...base, sandboxError: `could not prepare the program's folder: ${e instanceof Error ? e.message : String(e)}` } });
+      return Promise.resolve({
+        result: {
+          ...base,
+          sandboxError: `could not prepare the program's folder: ${e instanceof Error ? e.message : String(e)}`,
+        },
+      });
     }
     const cap = o.outputLimitBytes ?? MIB;
     const out = new Capture(cap);
@@ -258,11 +291,13 @@ class Zygote {
         armHardStop();
       };
       const armHardStop = (): void => {
-        timers.push(setTimeout(() => {
-          // The keeper did not end the program: the zygote is not to be trusted further.
-          this.kill();
-          finish(undefined, 'the program could not be stopped');
-        }, KILL_GRACE_MS));
+        timers.push(
+          setTimeout(() => {
+            // The keeper did not end the program: the zygote is not to be trusted further.
+            this.kill();
+            finish(undefined, 'the program could not be stopped');
+          }, KILL_GRACE_MS),
+        );
       };
       const finish = (end: string | undefined, error?: string): void => {
         for (const t of timers) clearTimeout(t);
@@ -308,7 +343,13 @@ class Zygote {
         else if (kind === 'X') finish(data.toString('latin1'));
       };
       // The keeper ended without the test's end: what it sent before is already here, give it a moment.
-      slot.onExit = () => timers.push(setTimeout(() => finish(undefined, `the sandbox stopped while the program ran${this.firstStderrLine()}`), CLOSE_GRACE_MS));
+      slot.onExit = () =>
+        timers.push(
+          setTimeout(
+            () => finish(undefined, `the sandbox stopped while the program ran${this.firstStderrLine()}`),
+            CLOSE_GRACE_MS,
+          ),
+        );
       timers.push(
         setTimeout(() => {
           timedOut = true;
@@ -392,7 +433,11 @@ export class ZygotePool {
       }
       const outcome = await waitFor(Promise.race(this.zygotes.map((z) => z.next())), end - Date.now(), signal);
       if (outcome === 'aborted') return runs.map((o) => ({ ...zygoteResult(this.backend, o), aborted: true }));
-      if (outcome === 'timeout') return runs.map((o) => ({ ...zygoteResult(this.backend, o), sandboxError: `the sandbox did not start within ${START_TIMEOUT_MS / 1000} s` }));
+      if (outcome === 'timeout')
+        return runs.map((o) => ({
+          ...zygoteResult(this.backend, o),
+          sandboxError: `the sandbox did not start within ${START_TIMEOUT_MS / 1000} s`,
+        }));
     }
   }
 
@@ -432,7 +477,10 @@ let warned = false;
 function warnOnce(why: string): void {
   if (warned) return;
   warned = true;
-  process.emitWarning(`zygote sandboxes cannot start here (${why}): each test starts a bubblewrap sandbox of its own instead (same isolation, more CPU)`, { code: 'VTASK_ZYGOTE' });
+  process.emitWarning(
+    `zygote sandboxes cannot start here (${why}): each test starts a bubblewrap sandbox of its own instead (same isolation, more CPU)`,
+    { code: 'VTASK_ZYGOTE' },
+  );
 }
 
 const MAX_POOLS = 4;
@@ -444,14 +492,22 @@ const pools = new Map<string, ZygotePool>();
  * sandbox), with the address-space memory limit, of one interpreter shape.
  */
 export function zygoteFor(backend: Backend, runs: readonly SandboxRunOptions[]): ZygotePool | undefined {
-  if (process.platform !== 'linux' || backend.method !== 'bwrap' || !backend.prestart || process.env[OFF_ENV] === '0') return undefined;
+  if (process.platform !== 'linux' || backend.method !== 'bwrap' || !backend.prestart || process.env[OFF_ENV] === '0')
+    return undefined;
   const first = runs[0];
   if (!first || typeof first.argv === 'function') return undefined;
   const cmd = pythonCommand(first.argv);
   if (!cmd) return undefined;
   const key = JSON.stringify([backend.facts, cmd.exe, cmd.flags, first.readOnly ?? [], first.env ?? {}]);
   for (const o of runs) {
-    if (!o.prestarted || o.cwd !== undefined || o.streams || typeof o.argv === 'function' || (o.memoryPolicy ?? 'address-space') !== 'address-space') return undefined;
+    if (
+      !o.prestarted ||
+      o.cwd !== undefined ||
+      o.streams ||
+      typeof o.argv === 'function' ||
+      (o.memoryPolicy ?? 'address-space') !== 'address-space'
+    )
+      return undefined;
     const c = pythonCommand(o.argv);
     if (!c || JSON.stringify([backend.facts, c.exe, c.flags, o.readOnly ?? [], o.env ?? {}]) !== key) return undefined;
   }

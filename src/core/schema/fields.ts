@@ -20,12 +20,20 @@ export type Fields = Readonly<Record<string, FieldDef>>;
  * The values a field table describes, as its schemas infer them: the type of a verifier's
  * parameters comes from the same table that validates them, so the two cannot drift apart.
  */
-export type ValuesOf<F extends Fields> = { readonly [K in keyof F as F[K] extends FieldDef<z.ZodType, true> ? K : never]: z.infer<F[K]['schema']> } & {
+export type ValuesOf<F extends Fields> = {
+  readonly [K in keyof F as F[K] extends FieldDef<z.ZodType, true> ? K : never]: z.infer<F[K]['schema']>;
+} & {
   readonly [K in keyof F as F[K] extends FieldDef<z.ZodType, true> ? never : K]?: z.infer<F[K]['schema']>;
 };
 
 export function field<S extends z.ZodType>(schema: S, doc: string, example: unknown): FieldDef<S, false>;
-export function field<S extends z.ZodType, R extends boolean>(schema: S, doc: string, example: unknown, required: R, label?: string): FieldDef<S, R>;
+export function field<S extends z.ZodType, R extends boolean>(
+  schema: S,
+  doc: string,
+  example: unknown,
+  required: R,
+  label?: string,
+): FieldDef<S, R>;
 export function field(schema: z.ZodType, doc: string, example: unknown, required = false, label?: string): FieldDef {
   return label === undefined ? { schema, doc, required, example } : { schema, doc, required, example, label };
 }
@@ -60,14 +68,28 @@ export function keysAtPath(schema: z.ZodType, path: readonly PropertyKey[]): str
 }
 
 interface ZodLike {
-  _zod: { def: { type: string; shape?: Record<string, ZodLike>; element?: ZodLike; valueType?: ZodLike; innerType?: ZodLike; options?: ZodLike[] } };
+  _zod: {
+    def: {
+      type: string;
+      shape?: Record<string, ZodLike>;
+      element?: ZodLike;
+      valueType?: ZodLike;
+      innerType?: ZodLike;
+      options?: ZodLike[];
+    };
+  };
 }
 
 function unwrap(s: ZodLike | undefined): ZodLike | undefined {
   for (let i = 0; s && i < 8; i++) {
     const def = s._zod.def;
-    if (def.innerType && (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'nonoptional')) s = def.innerType;
-    else if (def.type === 'union') s = def.options?.find((o) => unwrap(o)?._zod.def.type === 'object') ?? def.options?.[0];
+    if (
+      def.innerType &&
+      (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'nonoptional')
+    )
+      s = def.innerType;
+    else if (def.type === 'union')
+      s = def.options?.find((o) => unwrap(o)?._zod.def.type === 'object') ?? def.options?.[0];
     else return s;
   }
   return s;
@@ -121,7 +143,9 @@ function labelOf(def: ZodDefLike): string {
     case 'record':
       return 'a mapping';
     case 'enum':
-      return `one of ${Object.values(def.entries ?? {}).map((v) => `\`${v}\``).join(', ')}`;
+      return `one of ${Object.values(def.entries ?? {})
+        .map((v) => `\`${v}\``)
+        .join(', ')}`;
     case 'literal':
       return (def.values ?? []).map((v) => `\`${String(v)}\``).join(' or ');
     case 'union':

@@ -32,7 +32,8 @@ export function inlinePrograms(verifier: unknown, at = 'verifier'): InlineProgra
   return items.flatMap((item: unknown, i) => {
     if (kind.listItems === 'verifiers') return inlinePrograms(item, `${here}[${i}]`);
     // `weighted` items: `{weight, verify}`.
-    const child = item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>).verify : undefined;
+    const child =
+      item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>).verify : undefined;
     return child === undefined ? [] : inlinePrograms(child, `${here}[${i}].verify`);
   });
 }

@@ -55,13 +55,19 @@ export function isWildcardHost(host: string): boolean {
  */
 export function boundHostNames(host: string): string[] {
   if (!isWildcardHost(host)) return [normaliseHostName(host)];
-  const addresses = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => normaliseHostName(i.address.split('%')[0] ?? '')));
+  const addresses = Object.values(os.networkInterfaces()).flatMap((list) =>
+    (list ?? []).map((i) => normaliseHostName(i.address.split('%')[0] ?? '')),
+  );
   return [...addresses, normaliseHostName(os.hostname())];
 }
 
 /** A host name as the gate compares it: lower case, no brackets, no trailing dot. */
 export function normaliseHostName(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 /** The host name of a `Host` header (`name`, `name:port`, `[v6]`, `[v6]:port`), or undefined when malformed. */
@@ -100,11 +106,17 @@ function bearer(header: string | undefined): string {
 export function admit(opts: GateOptions, req: http.IncomingMessage): string | undefined {
   const host = hostOfHeader(req.headers.host);
   if (!host || !(isLoopbackHost(host) || opts.allowedHosts.includes(host))) {
-    throw new GateRefusal(403, `the Host header '${req.headers.host ?? ''}' is not a name of this server: address it by a loopback address (127.0.0.1, localhost) or start it with --allow-host NAME`);
+    throw new GateRefusal(
+      403,
+      `the Host header '${req.headers.host ?? ''}' is not a name of this server: address it by a loopback address (127.0.0.1, localhost) or start it with --allow-host NAME`,
+    );
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !opts.allowedOrigins.includes(origin)) {
-    throw new GateRefusal(403, `requests from web pages are refused (Origin: ${origin}): start the server with --allow-origin ${origin} to let that page call it`);
+    throw new GateRefusal(
+      403,
+      `requests from web pages are refused (Origin: ${origin}): start the server with --allow-origin ${origin} to let that page call it`,
+    );
   }
   // A browser that sends no Origin (a navigation) still says where the request came from.
   const site = req.headers['sec-fetch-site'];
@@ -113,7 +125,10 @@ export function admit(opts: GateOptions, req: http.IncomingMessage): string | un
   }
   // A CORS preflight carries no credentials: it is answered before the token is asked for.
   if (req.method !== 'OPTIONS' && opts.token && !sameSecret(bearer(req.headers.authorization), opts.token)) {
-    throw new GateRefusal(401, 'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token the server printed, or VTASK_SERVE_TOKEN)');
+    throw new GateRefusal(
+      401,
+      'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token the server printed, or VTASK_SERVE_TOKEN)',
+    );
   }
   return origin;
 }

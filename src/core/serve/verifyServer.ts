@@ -71,7 +71,9 @@ function inlineTask(verifier: unknown, prompt: string): TaskSpec {
     const text = `vtask: 1\ntasks:\n  - id: inline\n    prompt: ${JSON.stringify(prompt)}\n    verify: ${JSON.stringify(verifier)}\n`;
     const parsed = parseTaskFile(text);
     const errors = parsed.issues.filter((i) => i.severity === 'error').map((i) => i.message);
-    hit = errors.length ? `invalid verifier: ${errors.slice(0, 3).join('; ')}` : (runnableTasks(parsed).tasks[0] ?? 'invalid verifier');
+    hit = errors.length
+      ? `invalid verifier: ${errors.slice(0, 3).join('; ')}`
+      : (runnableTasks(parsed).tasks[0] ?? 'invalid verifier');
     if (inlineChecked.size > 1000) inlineChecked.clear();
     inlineChecked.set(key, hit);
   }
@@ -94,7 +96,10 @@ function checkInlinePrograms(opts: ServeOptions, verifier: unknown): void {
       );
     }
     if (!insideRoots(path.resolve(opts.cwd, p.path), opts.servedRoots)) {
-      throw new HttpError(403, `${p.at}.path '${p.path}' is outside the served folders (${opts.servedRoots.join(', ')}): inline programs must lie inside them`);
+      throw new HttpError(
+        403,
+        `${p.at}.path '${p.path}' is outside the served folders (${opts.servedRoots.join(', ')}): inline programs must lie inside them`,
+      );
     }
   }
 }
@@ -108,7 +113,11 @@ function pickTask(opts: ServeOptions, id: string, file: unknown): LoadedTask {
     if (!t) throw new HttpError(404, `no task '${id}' in ${file}`);
     return t;
   }
-  if (found.length > 1) throw new HttpError(400, `task '${id}' is in ${found.length} files (${found.map((t) => t.file).join(', ')}): add "file"`);
+  if (found.length > 1)
+    throw new HttpError(
+      400,
+      `task '${id}' is in ${found.length} files (${found.map((t) => t.file).join(', ')}): add "file"`,
+    );
   return at(found, 0);
 }
 
@@ -123,13 +132,15 @@ interface Job {
 /** The responses of a body or batch item, checked: a list of strings. */
 function responsesOf(b: Record<string, unknown>): string[] {
   const responses = b.responses;
-  if (!Array.isArray(responses) || responses.some((r) => typeof r !== 'string')) throw new HttpError(400, '"responses" must be a list of strings');
+  if (!Array.isArray(responses) || responses.some((r) => typeof r !== 'string'))
+    throw new HttpError(400, '"responses" must be a list of strings');
   return responses as string[];
 }
 
 /** Checks one request (or batch item) as spec section 5.1 says; throws the refusal. */
 function prepare(opts: ServeOptions, body: unknown): Job {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the body is not a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpError(400, 'the body is not a JSON object');
   const b = body as Record<string, unknown>;
   const responses = responsesOf(b);
   let spec: TaskSpec;
@@ -144,14 +155,21 @@ function prepare(opts: ServeOptions, body: unknown): Job {
     checkInlinePrograms(opts, spec.verify);
     file = path.join(opts.cwd, 'inline.vtask');
   } else throw new HttpError(400, 'name a "task" of the loaded files, or give a "verifier"');
-  const view: TaskView = { id: spec.id, prompt: spec.prompt, messages: spec.messages, meta: spec.meta, dir: path.dirname(path.resolve(opts.cwd, file)) };
+  const view: TaskView = {
+    id: spec.id,
+    prompt: spec.prompt,
+    messages: spec.messages,
+    meta: spec.meta,
+    dir: path.dirname(path.resolve(opts.cwd, file)),
+  };
   return { spec, view, responses, trajectories: trajectoriesOf(b.trajectories, responses) };
 }
 
 /** How many responses a body asks to verify: a batch's items together (malformed items count 0). */
 function responseCount(body: unknown): number {
   const b = (body ?? {}) as Record<string, unknown>;
-  if (Array.isArray(b.items)) return b.items.reduce((n: number, it: unknown) => n + countOf((it ?? {}) as Record<string, unknown>), 0);
+  if (Array.isArray(b.items))
+    return b.items.reduce((n: number, it: unknown) => n + countOf((it ?? {}) as Record<string, unknown>), 0);
   return countOf(b);
 }
 
@@ -182,7 +200,8 @@ async function handleBatch(opts: ServeOptions, items: unknown, signal: AbortSign
   if (!Array.isArray(items)) throw new HttpError(400, '"items" must be a list of requests');
   const prepared = items.map((item): Job | HttpError => {
     try {
-      if (item && typeof item === 'object' && 'items' in item) throw new HttpError(400, 'a batch item cannot itself be a batch');
+      if (item && typeof item === 'object' && 'items' in item)
+        throw new HttpError(400, 'a batch item cannot itself be a batch');
       return prepare(opts, item);
     } catch (e) {
       // The slot says which item; the message is the one a single request would get.
@@ -193,13 +212,18 @@ async function handleBatch(opts: ServeOptions, items: unknown, signal: AbortSign
   const jobs = prepared.filter((p): p is Job => !(p instanceof HttpError));
   const verdicts = await runJobs(opts, jobs, signal);
   let next = 0;
-  return { items: prepared.map((p) => (p instanceof HttpError ? { error: p.message, status: p.status } : { results: at(verdicts, next++).map(wire) })) };
+  return {
+    items: prepared.map((p) =>
+      p instanceof HttpError ? { error: p.message, status: p.status } : { results: at(verdicts, next++).map(wire) },
+    ),
+  };
 }
 
 async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSignal): Promise<unknown> {
   const n = responseCount(body);
   if (n > opts.maxBatch) throw new HttpError(413, `${n} responses in one request; the limit is ${opts.maxBatch}`);
-  if (body && typeof body === 'object' && !Array.isArray(body) && 'items' in body) return handleBatch(opts, (body as { items: unknown }).items, signal);
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'items' in body)
+    return handleBatch(opts, (body as { items: unknown }).items, signal);
   const [results] = await runJobs(opts, [prepare(opts, body)], signal);
   return { results: (results as Verdict[]).map(wire) };
 }
@@ -207,7 +231,11 @@ async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSign
 /** The `trajectories` sent beside `responses` (one each, or null for a response without one). */
 function trajectoriesOf(value: unknown, responses: readonly string[]): (Trajectory | undefined)[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.length !== responses.length) throw new HttpError(400, `"trajectories" must be a list with one trajectory (or null) per response: ${responses.length}`);
+  if (!Array.isArray(value) || value.length !== responses.length)
+    throw new HttpError(
+      400,
+      `"trajectories" must be a list with one trajectory (or null) per response: ${responses.length}`,
+    );
   try {
     return value.map((t, i) => (t === null ? undefined : wireTrajectory(t, at(responses, i), `trajectories[${i}]`)));
   } catch (e) {
@@ -249,7 +277,12 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
     let cors: Record<string, string> = {};
     const send = (status: number, payload: unknown, extra: Record<string, string> = {}): void => {
       const text = JSON.stringify(payload);
-      res.writeHead(status, { ...cors, ...extra, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.writeHead(status, {
+        ...cors,
+        ...extra,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
       res.end(text);
     };
     const aborted = new AbortController();
@@ -260,7 +293,8 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
         const url = (req.url ?? '/').split('?')[0];
         // Only an allowed page's browser asks (a preflight); it gets the CORS headers and no body.
         if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) return void res.writeHead(204, cors).end();
-        if (url === '/health' && req.method === 'GET') return send(200, { ok: true, tasks: total, verify_requests: verifyRequests, connections });
+        if (url === '/health' && req.method === 'GET')
+          return send(200, { ok: true, tasks: total, verify_requests: verifyRequests, connections });
         if (url === '/verify') {
           if (req.method !== 'POST') throw new HttpError(405, 'POST a JSON body to /verify');
           requireJson(req);
@@ -299,12 +333,16 @@ export function createVerifyServer(opts: ServeOptions): http.Server {
 }
 
 /** Loads task files for serving: valid tasks by id, and the files' validation errors. */
-export function loadTasks(files: readonly string[], read: (f: string) => string): { tasks: Map<string, LoadedTask[]>; errors: string[] } {
+export function loadTasks(
+  files: readonly string[],
+  read: (f: string) => string,
+): { tasks: Map<string, LoadedTask[]>; errors: string[] } {
   const tasks = new Map<string, LoadedTask[]>();
   const errors: string[] = [];
   for (const file of files) {
     const parsed = parseTaskFile(read(file));
-    for (const i of parsed.issues) if (i.severity === 'error') errors.push(`${file}:${parsed.lines.position(i.start).line + 1}: ${i.message}`);
+    for (const i of parsed.issues)
+      if (i.severity === 'error') errors.push(`${file}:${parsed.lines.position(i.start).line + 1}: ${i.message}`);
     for (const spec of runnableTasks(parsed).tasks) {
       const list = tasks.get(spec.id) ?? [];
       list.push({ file, spec });

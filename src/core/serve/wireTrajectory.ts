@@ -36,27 +36,41 @@ function argsObject(args: unknown): Record<string, unknown> | undefined {
   }
 }
 
-function fromCalls(calls: unknown[], at: string): { steps: TrajectoryStep[]; messages: ChatMessage[]; lastTurn: number } {
+function fromCalls(
+  calls: unknown[],
+  at: string,
+): { steps: TrajectoryStep[]; messages: ChatMessage[]; lastTurn: number } {
   const steps: TrajectoryStep[] = [];
   let lastTurn = 0;
   calls.forEach((c, i) => {
     const where = `${at}.calls[${i}]`;
     if (!isObj(c)) throw new WireTrajectoryError(`${where}: a call is {"tool", "args", "result" or "error"}`);
-    if (typeof c.tool !== 'string' || !c.tool) throw new WireTrajectoryError(`${where}: "tool" must be the tool's name`);
-    if ('error' in c && typeof c.error !== 'string') throw new WireTrajectoryError(`${where}: "error" must be a string`);
+    if (typeof c.tool !== 'string' || !c.tool)
+      throw new WireTrajectoryError(`${where}: "tool" must be the tool's name`);
+    if ('error' in c && typeof c.error !== 'string')
+      throw new WireTrajectoryError(`${where}: "error" must be a string`);
     const turn = c.turn === undefined ? lastTurn + 1 : c.turn;
-    if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < Math.max(1, lastTurn)) throw new WireTrajectoryError(`${where}: "turn" must be an integer from ${Math.max(1, lastTurn)}, in order`);
+    if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < Math.max(1, lastTurn))
+      throw new WireTrajectoryError(`${where}: "turn" must be an integer from ${Math.max(1, lastTurn)}, in order`);
     lastTurn = turn;
     const call: ToolCall = { id: `call_${i + 1}`, name: c.tool, arguments: argsText(c.args) };
     const failed = typeof c.error === 'string';
     const args = argsObject(c.args);
-    steps.push({ turn, call, ...(!failed && args ? { args } : {}), outcome: failed ? { error: c.error as string } : { result: c.result } });
+    steps.push({
+      turn,
+      call,
+      ...(!failed && args ? { args } : {}),
+      outcome: failed ? { error: c.error as string } : { result: c.result },
+    });
   });
   // The messages a run would have: one assistant turn per turn, its calls, their results.
   const messages: ChatMessage[] = [];
-  for (let k = 0; k < steps.length; ) {
+  for (let k = 0; k < steps.length;) {
     const turn = steps.filter((x) => x.turn === (steps[k] as TrajectoryStep).turn);
-    messages.push({ role: 'assistant', content: '', tool_calls: turn.map((x) => x.call) }, ...turn.map((x) => toolMessage(x.call, x.outcome)));
+    messages.push(
+      { role: 'assistant', content: '', tool_calls: turn.map((x) => x.call) },
+      ...turn.map((x) => toolMessage(x.call, x.outcome)),
+    );
     k += turn.length;
   }
   return { steps, messages, lastTurn };
@@ -74,7 +88,10 @@ function outcomeOf(content: unknown): TrajectoryStep['outcome'] {
   }
 }
 
-function fromMessages(list: unknown[], at: string): { steps: TrajectoryStep[]; messages: ChatMessage[]; lastTurn: number } {
+function fromMessages(
+  list: unknown[],
+  at: string,
+): { steps: TrajectoryStep[]; messages: ChatMessage[]; lastTurn: number } {
   const steps: TrajectoryStep[] = [];
   const messages: ChatMessage[] = [];
   const answers = new Map<string, unknown>();
@@ -92,7 +109,10 @@ function fromMessages(list: unknown[], at: string): { steps: TrajectoryStep[]; m
     if (!Array.isArray(tcs)) throw new WireTrajectoryError(`${at}.messages[${i}].tool_calls must be a list`);
     tcs.forEach((tc, k) => {
       const fn = isObj(tc) && isObj(tc.function) ? tc.function : undefined;
-      if (!fn || typeof fn.name !== 'string') throw new WireTrajectoryError(`${at}.messages[${i}].tool_calls[${k}]: {"id", "function": {"name", "arguments"}}`);
+      if (!fn || typeof fn.name !== 'string')
+        throw new WireTrajectoryError(
+          `${at}.messages[${i}].tool_calls[${k}]: {"id", "function": {"name", "arguments"}}`,
+        );
       const id = isObj(tc) && typeof tc.id === 'string' ? tc.id : `call_${i}_${k}`;
       const call: ToolCall = { id, name: fn.name, arguments: argsText(fn.arguments) };
       calls.push(call);
@@ -100,7 +120,11 @@ function fromMessages(list: unknown[], at: string): { steps: TrajectoryStep[]; m
       const args = argsObject(fn.arguments);
       steps.push({ turn, call, ...('error' in outcome || !args ? {} : { args }), outcome });
     });
-    messages.push({ role: 'assistant', content: typeof m.content === 'string' ? m.content : '', ...(calls.length ? { tool_calls: calls } : {}) });
+    messages.push({
+      role: 'assistant',
+      content: typeof m.content === 'string' ? m.content : '',
+      ...(calls.length ? { tool_calls: calls } : {}),
+    });
   });
   // The answer is the response the trainer sends beside it: a last assistant turn without calls
   // is that answer; otherwise the answer is one more turn.
@@ -111,16 +135,36 @@ function fromMessages(list: unknown[], at: string): { steps: TrajectoryStep[]; m
 
 /** The trajectory of one response from what a trainer sent; `at` names it in errors. */
 export function wireTrajectory(value: unknown, response: string, at: string): Trajectory {
-  if (!isObj(value)) throw new WireTrajectoryError(`${at}: a trajectory is {"calls": [...]} or {"messages": [...]}, with an optional "state"`);
+  if (!isObj(value))
+    throw new WireTrajectoryError(
+      `${at}: a trajectory is {"calls": [...]} or {"messages": [...]}, with an optional "state"`,
+    );
   const { calls, messages } = value;
-  if ((calls === undefined) === (messages === undefined)) throw new WireTrajectoryError(`${at}: give "calls" or "messages", one of them`);
-  if (!Array.isArray(calls ?? messages)) throw new WireTrajectoryError(`${at}: "${calls !== undefined ? 'calls' : 'messages'}" must be a list`);
+  if ((calls === undefined) === (messages === undefined))
+    throw new WireTrajectoryError(`${at}: give "calls" or "messages", one of them`);
+  if (!Array.isArray(calls ?? messages))
+    throw new WireTrajectoryError(`${at}: "${calls !== undefined ? 'calls' : 'messages'}" must be a list`);
   const built = calls !== undefined ? fromCalls(calls as unknown[], at) : fromMessages(messages as unknown[], at);
   const stop = value.stop === undefined ? 'final' : value.stop;
-  if (stop !== 'final' && stop !== 'max_turns') throw new WireTrajectoryError(`${at}: "stop" is "final" or "max_turns"`);
+  if (stop !== 'final' && stop !== 'max_turns')
+    throw new WireTrajectoryError(`${at}: "stop" is "final" or "max_turns"`);
   const turnsGiven = value.turns;
-  if (turnsGiven !== undefined && (typeof turnsGiven !== 'number' || !Number.isInteger(turnsGiven) || turnsGiven < built.lastTurn)) throw new WireTrajectoryError(`${at}: "turns" must be an integer of at least ${built.lastTurn}`);
+  if (
+    turnsGiven !== undefined &&
+    (typeof turnsGiven !== 'number' || !Number.isInteger(turnsGiven) || turnsGiven < built.lastTurn)
+  )
+    throw new WireTrajectoryError(`${at}: "turns" must be an integer of at least ${built.lastTurn}`);
   const turns = (turnsGiven as number | undefined) ?? built.lastTurn + (stop === 'final' ? 1 : 0);
-  const tail: ChatMessage[] = stop === 'final' && !(built.messages.at(-1)?.role === 'assistant' && !built.messages.at(-1)?.tool_calls?.length) ? [{ role: 'assistant', content: response }] : [];
-  return { messages: [...built.messages, ...tail], steps: built.steps, final: stop === 'final' ? response : '', turns, ...('state' in value ? { state: value.state } : {}), stop };
+  const tail: ChatMessage[] =
+    stop === 'final' && !(built.messages.at(-1)?.role === 'assistant' && !built.messages.at(-1)?.tool_calls?.length)
+      ? [{ role: 'assistant', content: response }]
+      : [];
+  return {
+    messages: [...built.messages, ...tail],
+    steps: built.steps,
+    final: stop === 'final' ? response : '',
+    turns,
+    ...('state' in value ? { state: value.state } : {}),
+    stop,
+  };
 }

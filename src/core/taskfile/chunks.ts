@@ -45,7 +45,8 @@ export function splitTaskFile(text: string, lines: LineIndex): Chunk[] | null {
   let itemIndent = -1;
   let current = -1;
   const close = (endLine: number): void => {
-    if (current !== -1) chunks.push({ kind: 'task', start: startOf(current), text: text.slice(startOf(current), startOf(endLine)) });
+    if (current !== -1)
+      chunks.push({ kind: 'task', start: startOf(current), text: text.slice(startOf(current), startOf(endLine)) });
     current = -1;
   };
   const tail = (n: number): Chunk[] => {

@@ -47,7 +47,13 @@ export function fsReason(e: unknown): string {
 
 /** Why a path that is neither a file nor a folder is not read: reading a FIFO would wait forever. */
 function notRegular(st: fs.Stats): string {
-  const kind = st.isFIFO() ? 'a named pipe (FIFO)' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file';
+  const kind = st.isFIFO()
+    ? 'a named pipe (FIFO)'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isCharacterDevice() || st.isBlockDevice()
+        ? 'a device'
+        : 'not a regular file';
   return `skipped: it is ${kind}, not a file`;
 }
 
@@ -79,7 +85,9 @@ export function findTaskFiles(
   const walk = (dir: string): void => {
     let entries: fs.Dirent[];
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      entries = fs
+        .readdirSync(dir, { withFileTypes: true })
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (e) {
       onSkip({ path: dir, severity: 'error', message: `cannot read the folder: ${fsReason(e)}` });
       return;
@@ -97,7 +105,8 @@ export function findTaskFiles(
     try {
       st = fs.statSync(p);
     } catch (e) {
-      if (named && (e as NodeJS.ErrnoException).code === 'ENOENT') throw new MissingPathError(`no such file or folder: ${p}`);
+      if (named && (e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new MissingPathError(`no such file or folder: ${p}`);
       onSkip({ path: p, severity: 'error', message: `cannot read it: ${fsReason(e)}` });
       return;
     }

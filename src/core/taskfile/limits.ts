@@ -13,13 +13,19 @@ const FLOW_BRACKETS = 1_000;
  */
 export function textLimitIssue(text: string, lines: LineIndex): Issue | undefined {
   if (text.length > LIMITS.fileBytes) {
-    return limitIssue(0, `the file has ${text.length} characters, over the limit of ${LIMITS.fileBytes}: split it into several task files`);
+    return limitIssue(
+      0,
+      `the file has ${text.length} characters, over the limit of ${LIMITS.fileBytes}: split it into several task files`,
+    );
   }
   for (let l = 0; l < lines.lineCount; l++) {
     const start = lines.lineStart(l);
     const end = l + 1 < lines.lineCount ? lines.lineStart(l + 1) - 1 : text.length;
     if (end - start > LIMITS.lineChars) {
-      return limitIssue(start + LIMITS.lineChars, `line ${l + 1} has ${end - start} characters, over the limit of ${LIMITS.lineChars}: break it up (a block scalar \`|\` keeps long text readable)`);
+      return limitIssue(
+        start + LIMITS.lineChars,
+        `line ${l + 1} has ${end - start} characters, over the limit of ${LIMITS.lineChars}: break it up (a block scalar \`|\` keeps long text readable)`,
+      );
     }
   }
   // Counting brackets anywhere (even in strings) over-counts only for text with a thousand
@@ -28,7 +34,11 @@ export function textLimitIssue(text: string, lines: LineIndex): Issue | undefine
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x5b || c === 0x7b) {
-      if (++depth > FLOW_BRACKETS) return limitIssue(i, `more than ${FLOW_BRACKETS} nested brackets: the file nests deeper than ${LIMITS.depth} levels`);
+      if (++depth > FLOW_BRACKETS)
+        return limitIssue(
+          i,
+          `more than ${FLOW_BRACKETS} nested brackets: the file nests deeper than ${LIMITS.depth} levels`,
+        );
     } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
   return undefined;

@@ -17,7 +17,11 @@ const MIN_TASKS_FOR_THREADS = 1500;
  * parser dominates checking a big file and a machine has several cores. `script` is a file
  * that calls `runParseWorker()` when started with `workerData.kind === PARSE_WORKER`.
  */
-export async function parseTaskFileInThreads(text: string, script: string, threads = Math.min(4, cpus().length)): Promise<TaskFile> {
+export async function parseTaskFileInThreads(
+  text: string,
+  script: string,
+  threads = Math.min(4, cpus().length),
+): Promise<TaskFile> {
   const parser = new TaskFileParser();
   return parser.parseWith(text, async (texts) => {
     if (texts.length < MIN_TASKS_FOR_THREADS || threads < 2) return parseTaskChunksPlain(texts);
@@ -70,7 +74,10 @@ export function openResolvePool(script: string, threads = Math.min(4, cpus().len
   };
   const start = (): Worker => {
     // A small young generation: a batch's trees are short-lived, and a large one only lets garbage pile up.
-    const w = new Worker(script, { workerData: { kind: RESOLVE_WORKER }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    const w = new Worker(script, {
+      workerData: { kind: RESOLVE_WORKER },
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
     w.on('message', (m: { id: number; results: PlainTask[] }) => {
       waiting.get(m.id)?.resolve(m.results);
       waiting.delete(m.id);
@@ -97,6 +104,11 @@ export function openResolvePool(script: string, threads = Math.min(4, cpus().len
 }
 
 /** The body of a resolve worker: answer each batch it is sent, until it is terminated. */
-export function runResolveWorker(port: { on(event: 'message', f: (job: ResolveJob) => void): void; postMessage(m: unknown): void }): void {
-  port.on('message', (job) => port.postMessage({ id: job.id, results: job.texts.map((t) => parseTaskPlain(t, job.defaults)) }));
+export function runResolveWorker(port: {
+  on(event: 'message', f: (job: ResolveJob) => void): void;
+  postMessage(m: unknown): void;
+}): void {
+  port.on('message', (job) =>
+    port.postMessage({ id: job.id, results: job.texts.map((t) => parseTaskPlain(t, job.defaults)) }),
+  );
 }

@@ -6,7 +6,16 @@ import { cut } from '../util/cut';
 import { closest } from '../base/suggest';
 import { LineIndex } from './text';
 import { ChunkValidator, type FileRef, type TaskSummary } from './validate';
-import { aliasNodesMessage, aliasScope, fromYaml as fromYamlNode, type AliasScope, getPair, type Span, type YMap, type YNode } from '../base/ynode';
+import {
+  aliasNodesMessage,
+  aliasScope,
+  fromYaml as fromYamlNode,
+  type AliasScope,
+  getPair,
+  type Span,
+  type YMap,
+  type YNode,
+} from '../base/ynode';
 
 /** One task of a file: its tree (offsets relative to `offset`) and what validation found. */
 export interface TaskEntry extends TaskSummary {
@@ -124,7 +133,12 @@ export class TaskFileParser {
     return this.parseChunks(text, lines, chunks, pre);
   }
 
-  private parseChunks(text: string, lines: LineIndex, chunks: readonly Chunk[], next: Map<string, ParsedChunk>): TaskFile {
+  private parseChunks(
+    text: string,
+    lines: LineIndex,
+    chunks: readonly Chunk[],
+    next: Map<string, ParsedChunk>,
+  ): TaskFile {
     const parts: FilePart[] = [];
     const tasks: TaskEntry[] = [];
     const issues: Issue[] = [];
@@ -146,7 +160,8 @@ export class TaskFileParser {
         const own = parsed.issues.find((i) => i.code === 'too-large');
         return refused(text, lines, own ? shiftIssue(own, chunk.start) : limitIssue(chunk.start, aliasNodesMessage()));
       }
-      if (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks')) return parseWhole(text, lines);
+      if (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks'))
+        return parseWhole(text, lines);
       for (const i of parsed.issues) issues.push(shiftIssue(i, chunk.start));
       const summary = parsed.summary;
       if (summary) {
@@ -164,7 +179,11 @@ export class TaskFileParser {
           index: tasks.length,
         });
       } else {
-        parts.push({ offset: chunk.start, node: parsed.node?.type === 'map' ? parsed.node : null, ...(parsed.files?.length ? { files: parsed.files } : {}) });
+        parts.push({
+          offset: chunk.start,
+          node: parsed.node?.type === 'map' ? parsed.node : null,
+          ...(parsed.files?.length ? { files: parsed.files } : {}),
+        });
       }
     }
     issues.push(...duplicateTopKeys(parts));
@@ -197,7 +216,13 @@ export function notTaskFile(parts: readonly FilePart[]): Issue | undefined {
   if (!first) return undefined;
   const name = String(first.value);
   if (TOP_KEYS.includes(name) || closest(name, TOP_KEYS)) return undefined;
-  return { code: 'not-a-task-file', severity: 'error', message: 'not a task file: a task file starts with `vtask: 1` and lists its `tasks:`', start: 0, end: 1 };
+  return {
+    code: 'not-a-task-file',
+    severity: 'error',
+    message: 'not a task file: a task file starts with `vtask: 1` and lists its `tasks:`',
+    start: 0,
+    end: 1,
+  };
 }
 
 /** A file over a limit: the one issue, and nothing parsed. */
@@ -208,16 +233,30 @@ function refused(text: string, lines: LineIndex, issue: Issue): TaskFile {
 /** The broken limit of a conversion as an issue, with the syntax errors (the rest is unreliable). */
 function overflowIssues(aliases: AliasScope, syntax: readonly Issue[]): Issue[] | undefined {
   const o = aliases.overflow;
-  return o ? [...syntax.filter((i) => i.severity === 'error'), limitIssue(o.span[0], o.message, Math.max(o.span[1], o.span[0] + 1))].sort(byStart) : undefined;
+  return o
+    ? [
+        ...syntax.filter((i) => i.severity === 'error'),
+        limitIssue(o.span[0], o.message, Math.max(o.span[1], o.span[0] + 1)),
+      ].sort(byStart)
+    : undefined;
 }
 
 function yamlIssues(errors: readonly YAMLError[], warnings: readonly YAMLError[], length: number): Issue[] {
   const out: Issue[] = [];
-  for (const [list, severity] of [[errors, 'error'], [warnings, 'warning']] as const) {
+  for (const [list, severity] of [
+    [errors, 'error'],
+    [warnings, 'warning'],
+  ] as const) {
     for (const e of list) {
       const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       const start = Math.min(e.pos[0], length);
-      out.push({ code: 'yaml-syntax', severity, message: message.charAt(0).toLowerCase() + message.slice(1), start, end: Math.min(Math.max(e.pos[1], start + 1), length) });
+      out.push({
+        code: 'yaml-syntax',
+        severity,
+        message: message.charAt(0).toLowerCase() + message.slice(1),
+        start,
+        end: Math.min(Math.max(e.pos[1], start + 1), length),
+      });
     }
   }
   return out;
@@ -238,12 +277,25 @@ export function parseTaskChunk(text: string, budget: number = LIMITS.aliasNodes)
   const summary = v.task(item, itemSpan);
   const expanded = aliases.expandedNodes;
   const over = overflowIssues(aliases, issues);
-  if (over) return { node: item, issues: over, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length, expanded };
+  if (over)
+    return {
+      node: item,
+      issues: over,
+      summary: { ...summary, hasPrompt: true, hasVerify: true },
+      length: text.length,
+      expanded,
+    };
   const tabs = tabIndents(text);
   if (tabs.length > 0) {
     // A tab in the indentation derails the YAML parser for the rest of the task; the tab is
     // the one thing to fix, so it is the one thing reported.
-    return { node: item, issues: tabs, summary: { ...summary, hasPrompt: true, hasVerify: true }, length: text.length, expanded };
+    return {
+      node: item,
+      issues: tabs,
+      summary: { ...summary, hasPrompt: true, hasVerify: true },
+      length: text.length,
+      expanded,
+    };
   }
   if (doc.errors.length > 0) {
     // What the parser salvaged from broken YAML is not what the author wrote: checking it
@@ -265,7 +317,13 @@ export function parsePartChunk(text: string, tail: boolean, budget: number = LIM
   if (over) return { node: null, issues: over, length: text.length, expanded };
   const v = new ChunkValidator(text);
   v.file(root, tail);
-  return { node: root, issues: [...issues, ...v.issues].sort(byStart), length: text.length, expanded, ...(v.files.length ? { files: v.files } : {}) };
+  return {
+    node: root,
+    issues: [...issues, ...v.issues].sort(byStart),
+    length: text.length,
+    expanded,
+    ...(v.files.length ? { files: v.files } : {}),
+  };
 }
 
 function parseWhole(text: string, lines: LineIndex): TaskFile {
@@ -285,7 +343,10 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
   v.file(root, false);
   const tasks: TaskEntry[] = [];
   const seq = root?.type === 'map' ? getPair(root, 'tasks')?.value : null;
-  const rawSeq = doc.contents && 'get' in doc.contents ? (doc.contents as { get(k: string, keep: true): unknown }).get('tasks', true) : null;
+  const rawSeq =
+    doc.contents && 'get' in doc.contents
+      ? (doc.contents as { get(k: string, keep: true): unknown }).get('tasks', true)
+      : null;
   if (seq?.type === 'seq' && rawSeq && typeof rawSeq === 'object' && 'items' in rawSeq) {
     // The tasks are converted again one by one: a subset of the root, so within the same budget.
     aliases.expansions = 0;
@@ -295,7 +356,12 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
       const offset = abs ? itemStart(text, abs.span[0]) : 0;
       const node = fromYamlNode(raw, offset, aliases);
       const tv = new ChunkValidator(text.slice(offset));
-      for (const m of aliases.missing.splice(0)) tv.report('bad-value', m.span, `the alias \`*${m.name}\` names no anchor: write \`&${m.name}\` on a value before it`);
+      for (const m of aliases.missing.splice(0))
+        tv.report(
+          'bad-value',
+          m.span,
+          `the alias \`*${m.name}\` names no anchor: write \`&${m.name}\` on a value before it`,
+        );
       let summary = tv.task(node, [0, 1]);
       const next = seq.items[index + 1];
       const end = next ? itemStart(text, next.span[0]) : (abs?.span[1] ?? text.length);
@@ -303,17 +369,35 @@ function parseWhole(text: string, lines: LineIndex): TaskFile {
       const broken = tabs.length > 0 || syntaxErrors.some((e) => e.start >= offset && e.start < end);
       if (broken) summary = { ...summary, hasPrompt: true, hasVerify: true };
       const own = broken ? [] : tv.issues;
-      tasks.push({ ...summary, offset, length: end - offset, node: node?.type === 'map' ? node : null, issues: own, index });
+      tasks.push({
+        ...summary,
+        offset,
+        length: end - offset,
+        node: node?.type === 'map' ? node : null,
+        issues: own,
+        index,
+      });
       for (const i of own) issues.push(shiftIssue(i, offset));
     });
   }
   for (const m of rootMissing) {
-    if (!tasks.some((t) => m.span[0] >= t.offset && m.span[0] < t.offset + t.length)) v.report('bad-value', m.span, `the alias \`*${m.name}\` names no anchor: write \`&${m.name}\` on a value before it`);
+    if (!tasks.some((t) => m.span[0] >= t.offset && m.span[0] < t.offset + t.length))
+      v.report(
+        'bad-value',
+        m.span,
+        `the alias \`*${m.name}\` names no anchor: write \`&${m.name}\` on a value before it`,
+      );
   }
   if (!tabs.length) issues.push(...v.issues);
-  return finish(text, lines, [{ offset: 0, node: root?.type === 'map' ? root : null, ...(v.files.length ? { files: v.files } : {}) }], tasks, issues, false);
+  return finish(
+    text,
+    lines,
+    [{ offset: 0, node: root?.type === 'map' ? root : null, ...(v.files.length ? { files: v.files } : {}) }],
+    tasks,
+    issues,
+    false,
+  );
 }
-
 
 /** Top-level keys given both before and after the tasks (one part each cannot see it). */
 export function duplicateTopKeys(parts: readonly FilePart[]): Issue[] {
@@ -322,7 +406,14 @@ export function duplicateTopKeys(parts: readonly FilePart[]): Issue[] {
   for (const part of parts) {
     for (const p of part.node?.items ?? []) {
       const k = String(p.key.value);
-      if (seen.has(k) && part !== parts[0]) out.push({ code: 'duplicate-key', severity: 'error', message: `\`${k}\` is given twice in the file`, start: part.offset + p.key.span[0], end: part.offset + p.key.span[1] });
+      if (seen.has(k) && part !== parts[0])
+        out.push({
+          code: 'duplicate-key',
+          severity: 'error',
+          message: `\`${k}\` is given twice in the file`,
+          start: part.offset + p.key.span[0],
+          end: part.offset + p.key.span[1],
+        });
       seen.add(k);
     }
   }
@@ -336,15 +427,25 @@ export interface Inherited {
 }
 
 export function inheritedFrom(parts: readonly FilePart[]): Inherited {
-  const defaults = parts.map((p) => (p.node ? getPair(p.node, 'defaults')?.value : undefined)).find((d) => d?.type === 'map') as YMap | undefined;
-  return { prompt: Boolean(defaults && (getPair(defaults, 'prompt') || getPair(defaults, 'messages'))), verify: Boolean(defaults && getPair(defaults, 'verify')) };
+  const defaults = parts
+    .map((p) => (p.node ? getPair(p.node, 'defaults')?.value : undefined))
+    .find((d) => d?.type === 'map') as YMap | undefined;
+  return {
+    prompt: Boolean(defaults && (getPair(defaults, 'prompt') || getPair(defaults, 'messages'))),
+    verify: Boolean(defaults && getPair(defaults, 'verify')),
+  };
 }
 
 /**
  * The file-level issues of one task, given the tasks before it (`firstById`, which it extends):
  * a repeated id, and a prompt or verifier that neither the task nor `defaults` gives.
  */
-export function taskFileIssues(t: TaskEntry, lines: LineIndex, firstById: Map<string, number>, inherited: Inherited): Issue[] {
+export function taskFileIssues(
+  t: TaskEntry,
+  lines: LineIndex,
+  firstById: Map<string, number>,
+  inherited: Inherited,
+): Issue[] {
   const out: Issue[] = [];
   const s = t.offset + t.anchor[0];
   const e = t.offset + t.anchor[1];
@@ -353,16 +454,43 @@ export function taskFileIssues(t: TaskEntry, lines: LineIndex, firstById: Map<st
     const first = firstById.get(t.id);
     if (first !== undefined) {
       const line = lines.position(first).line + 1;
-      out.push({ code: 'duplicate-id', severity: 'error', message: `duplicate task id \`${cut(t.id)}\`: it is already used on line ${line}`, start: s, end: e });
+      out.push({
+        code: 'duplicate-id',
+        severity: 'error',
+        message: `duplicate task id \`${cut(t.id)}\`: it is already used on line ${line}`,
+        start: s,
+        end: e,
+      });
     } else firstById.set(t.id, s);
   }
-  if (!t.hasPrompt && !inherited.prompt) out.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`prompt\` or \`messages\``, start: s, end: e });
-  if (!t.hasVerify && !inherited.verify) out.push({ code: 'missing-key', severity: 'error', message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``, start: s, end: e });
+  if (!t.hasPrompt && !inherited.prompt)
+    out.push({
+      code: 'missing-key',
+      severity: 'error',
+      message: `${name} has no \`prompt\` or \`messages\``,
+      start: s,
+      end: e,
+    });
+  if (!t.hasVerify && !inherited.verify)
+    out.push({
+      code: 'missing-key',
+      severity: 'error',
+      message: `${name} has no \`verify\`: give it a verifier, such as \`math: { answer: "72" }\``,
+      start: s,
+      end: e,
+    });
   return out;
 }
 
 /** File-level checks that need every task: duplicate ids, and what `defaults` supplies. */
-function finish(text: string, lines: LineIndex, parts: FilePart[], tasks: TaskEntry[], issues: Issue[], chunked: boolean): TaskFile {
+function finish(
+  text: string,
+  lines: LineIndex,
+  parts: FilePart[],
+  tasks: TaskEntry[],
+  issues: Issue[],
+  chunked: boolean,
+): TaskFile {
   const inherited = inheritedFrom(parts);
   const firstById = new Map<string, number>();
   for (const t of tasks) issues.push(...taskFileIssues(t, lines, firstById, inherited));
@@ -378,7 +506,13 @@ function tabIndents(text: string): Issue[] {
   // Lines end at `\n` only: `^` with the `m` flag would also match after U+2028 inside a value.
   for (const m of text.matchAll(/(?<=^|\n)[ ]*\t/g)) {
     const at = (m.index ?? 0) + m[0].length - 1;
-    out.push({ code: 'yaml-syntax', severity: 'error', message: 'tabs are not allowed as indentation', start: at, end: at + 1 });
+    out.push({
+      code: 'yaml-syntax',
+      severity: 'error',
+      message: 'tabs are not allowed as indentation',
+      start: at,
+      end: at + 1,
+    });
   }
   return out;
 }

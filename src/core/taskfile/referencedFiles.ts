@@ -23,7 +23,14 @@ export function missingFileIssues(parsed: TaskFile, taskFile: string): Issue[] {
     const file = path.resolve(dir, ref.path);
     if (!problems.has(file)) problems.set(file, problemOf(file));
     const problem = problems.get(file);
-    if (problem) out.push({ code: 'missing-file', severity: 'error', message: `${WHAT[ref.kind]} ${ref.path} ${problem}`, start: offset + ref.start, end: offset + Math.max(ref.end, ref.start + 1) });
+    if (problem)
+      out.push({
+        code: 'missing-file',
+        severity: 'error',
+        message: `${WHAT[ref.kind]} ${ref.path} ${problem}`,
+        start: offset + ref.start,
+        end: offset + Math.max(ref.end, ref.start + 1),
+      });
   };
   for (const p of parsed.parts) for (const r of p.files ?? []) check(r, p.offset);
   for (const t of parsed.tasks) for (const r of t.files ?? []) check(r, t.offset);
@@ -36,6 +43,8 @@ function problemOf(file: string): string | undefined {
     return fs.statSync(file).isFile() ? undefined : 'is not a file';
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? `was not found (looked for ${file})` : `cannot be read: ${fsReason(e)}`;
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? `was not found (looked for ${file})`
+      : `cannot be read: ${fsReason(e)}`;
   }
 }

@@ -104,7 +104,12 @@ function resolveCached(entry: TaskEntry, defaults: Record<string, unknown>, defa
     if (!hit.spec) return undefined;
     if (hit.offset === entry.offset && hit.spec.index === entry.index) return hit.spec;
     const shift = entry.offset - hit.offset;
-    return { ...hit.spec, index: entry.index, offset: entry.offset, cases: hit.spec.cases.map((c) => ({ ...c, offset: c.offset + shift })) };
+    return {
+      ...hit.spec,
+      index: entry.index,
+      offset: entry.offset,
+      cases: hit.spec.cases.map((c) => ({ ...c, offset: c.offset + shift })),
+    };
   }
   const spec = resolveTask(entry, defaults);
   resolved.set(node, { defaultsKey, spec, offset: entry.offset });
@@ -129,7 +134,8 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
     if (typeof prompt !== 'string') return undefined;
     messages.push({ role: 'user', content: prompt });
   }
-  if (typeof system === 'string' && !messages.some((m) => m.role === 'system')) messages.unshift({ role: 'system', content: system });
+  if (typeof system === 'string' && !messages.some((m) => m.role === 'system'))
+    messages.unshift({ role: 'system', content: system });
   const prompt = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const num = (k: string): number | undefined => (typeof get(k) === 'number' ? (get(k) as number) : undefined);
   const stop = get('stop');
@@ -160,8 +166,15 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
 function environmentOf(v: unknown): { environment?: TaskEnvironment } {
   if (!v || typeof v !== 'object' || typeof (v as { run?: unknown }).run !== 'string') return {};
   const e = v as { run: string; args?: unknown; timeout_ms?: unknown };
-  const args = e.args && typeof e.args === 'object' && !Array.isArray(e.args) ? (e.args as Record<string, unknown>) : undefined;
-  return { environment: { run: e.run, ...(args ? { args } : {}), ...(typeof e.timeout_ms === 'number' ? { timeoutMs: e.timeout_ms } : {}) } };
+  const args =
+    e.args && typeof e.args === 'object' && !Array.isArray(e.args) ? (e.args as Record<string, unknown>) : undefined;
+  return {
+    environment: {
+      run: e.run,
+      ...(args ? { args } : {}),
+      ...(typeof e.timeout_ms === 'number' ? { timeoutMs: e.timeout_ms } : {}),
+    },
+  };
 }
 
 function casesOf(entry: TaskEntry): CaseSpec[] {
@@ -173,10 +186,21 @@ function casesOf(entry: TaskEntry): CaseSpec[] {
     const v = toJS(c) as Record<string, unknown>;
     const e = v.expect;
     const expect: Expectation | undefined =
-      e === 'pass' || e === 'fail' ? e : e && typeof e === 'object' && typeof (e as { score?: unknown }).score === 'number' ? { score: (e as { score: number }).score } : undefined;
+      e === 'pass' || e === 'fail'
+        ? e
+        : e && typeof e === 'object' && typeof (e as { score?: unknown }).score === 'number'
+          ? { score: (e as { score: number }).score }
+          : undefined;
     if (expect === undefined || typeof v.response !== 'string') return;
     const calls = Array.isArray(v.calls) ? scriptedTurns(v.calls as unknown[]) : undefined;
-    out.push({ index, name: typeof v.name === 'string' ? v.name : undefined, response: v.response, expect, offset: entry.offset + c.span[0], ...(calls ? { calls } : {}) });
+    out.push({
+      index,
+      name: typeof v.name === 'string' ? v.name : undefined,
+      response: v.response,
+      expect,
+      offset: entry.offset + c.span[0],
+      ...(calls ? { calls } : {}),
+    });
   });
   return out;
 }

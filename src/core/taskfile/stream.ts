@@ -9,7 +9,18 @@ import { shiftIssue, type Issue } from '../base/issues';
 import { getPair } from '../base/ynode';
 import { splitTaskFile } from './chunks';
 import { LIMITS, textLimitIssue } from './limits';
-import { duplicateTopKeys, inheritedFrom, notTaskFile, parsePartChunk, parseTaskChunk, parseWholeFile, taskFileIssues, type FilePart, type TaskEntry, type TaskFile } from './parse';
+import {
+  duplicateTopKeys,
+  inheritedFrom,
+  notTaskFile,
+  parsePartChunk,
+  parseTaskChunk,
+  parseWholeFile,
+  taskFileIssues,
+  type FilePart,
+  type TaskEntry,
+  type TaskFile,
+} from './parse';
 import { defaultsOf, resolveTask, runnableTasks, type TaskSpec } from './resolve';
 import { LineIndex } from './text';
 import type { TaskSummary } from './validate';
@@ -83,7 +94,8 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
     if (chunk.kind === 'task') continue;
     const parsed = parsePartChunk(chunk.text, chunk.kind === 'tail');
     // As `parseTaskFile`: a second `tasks:` after the list only makes sense in the whole document.
-    if (parsed.needsWhole || (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks'))) return fromWhole(parseWholeFile(text), 0);
+    if (parsed.needsWhole || (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks')))
+      return fromWhole(parseWholeFile(text), 0);
     parts.push({ offset: chunk.start, node: parsed.node?.type === 'map' ? parsed.node : null });
     for (const i of parsed.issues) fileIssues.push(shiftIssue(i, chunk.start));
   }
@@ -107,7 +119,13 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
     };
     const pending: Promise<PlainTask[]>[] = [];
     const request = (b: number): void => {
-      if (batched && b * BATCH < taskChunks.length) pending.push(batched(taskChunks.slice(b * BATCH, (b + 1) * BATCH).map((c) => c.text), defaults));
+      if (batched && b * BATCH < taskChunks.length)
+        pending.push(
+          batched(
+            taskChunks.slice(b * BATCH, (b + 1) * BATCH).map((c) => c.text),
+            defaults,
+          ),
+        );
     };
     for (let b = 0; b < AHEAD; b++) request(b);
     for (let index = 0, b = 0; index < taskChunks.length; b++) {
@@ -125,8 +143,18 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
           yield* fromWhole(whole, index).tasks;
           return;
         }
-        const entry: TaskEntry = { ...plain.summary, offset: chunk.start, length: plain.length, node, issues: plain.issues, index };
-        const issues = [...plain.issues.map((i) => shiftIssue(i, chunk.start)), ...taskFileIssues(entry, lines, firstById, inherited)];
+        const entry: TaskEntry = {
+          ...plain.summary,
+          offset: chunk.start,
+          length: plain.length,
+          node,
+          issues: plain.issues,
+          index,
+        };
+        const issues = [
+          ...plain.issues.map((i) => shiftIssue(i, chunk.start)),
+          ...taskFileIssues(entry, lines, firstById, inherited),
+        ];
         const ok = plain.spec !== undefined && !issues.some((i) => i.severity === 'error');
         yield { entry, spec: ok ? placed(plain.spec as TaskSpec, index, chunk.start) : undefined, issues };
       }
@@ -149,7 +177,9 @@ function plainOf(p: ReturnType<typeof parseTaskChunk>, defaults: Record<string, 
   if (p.needsWhole || !p.summary) return { issues: [], length: p.length, needsWhole: true };
   const node = p.node?.type === 'map' ? p.node : null;
   const ok = node !== null && !p.issues.some((i) => i.severity === 'error');
-  const spec = ok ? resolveTask({ ...p.summary, offset: 0, length: p.length, node, issues: p.issues, index: 0 }, defaults) : undefined;
+  const spec = ok
+    ? resolveTask({ ...p.summary, offset: 0, length: p.length, node, issues: p.issues, index: 0 }, defaults)
+    : undefined;
   return { issues: p.issues, summary: p.summary, length: p.length, ...(spec ? { spec } : {}) };
 }
 
@@ -168,10 +198,13 @@ function fromList<T>(items: readonly T[]): AsyncIterable<T> {
 
 /** The stream of a file parsed whole, from task `from` on. */
 function fromWhole(file: TaskFile, from: number): TaskStream {
-  if (file.issues.some((i) => i.code === 'not-a-task-file')) return { lines: file.lines, fileIssues: file.issues, tasks: fromList([]), parts: file.parts, whole: file };
+  if (file.issues.some((i) => i.code === 'not-a-task-file'))
+    return { lines: file.lines, fileIssues: file.issues, tasks: fromList([]), parts: file.parts, whole: file };
   const specs = new Map(runnableTasks(file).tasks.map((t) => [t.index, t]));
   const inside = (i: Issue, t: TaskEntry): boolean => i.start >= t.offset && i.start < t.offset + Math.max(1, t.length);
   const fileIssues = file.issues.filter((i) => !file.tasks.some((t) => inside(i, t)));
-  const items = file.tasks.slice(from).map((entry) => ({ entry, spec: specs.get(entry.index), issues: file.issues.filter((i) => inside(i, entry)) }));
+  const items = file.tasks
+    .slice(from)
+    .map((entry) => ({ entry, spec: specs.get(entry.index), issues: file.issues.filter((i) => inside(i, entry)) }));
   return { lines: file.lines, fileIssues, tasks: fromList(items), parts: file.parts, whole: file };
 }

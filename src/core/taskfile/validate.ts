@@ -6,7 +6,18 @@ import { COMMON_VERIFIER_FIELDS, VERIFIERS } from '../verifiers/registry';
 import type { Fix, Issue, IssueCode } from '../base/issues';
 import { cutQuoted } from '../util/cut';
 import { closest, didYouMean } from '../base/suggest';
-import { describe, getPair, keyName, resolvePath, toJS, type Span, type YMap, type YNode, type YPair, type YScalar } from '../base/ynode';
+import {
+  describe,
+  getPair,
+  keyName,
+  resolvePath,
+  toJS,
+  type Span,
+  type YMap,
+  type YNode,
+  type YPair,
+  type YScalar,
+} from '../base/ynode';
 
 /**
  * A file a task file names, to be found next to it: an environment's `run`, a `script`
@@ -52,10 +63,22 @@ export class ChunkValidator {
 
   constructor(private readonly text: string) {}
 
-  report(code: IssueCode, at: YNode | Span, message: string, fixes?: readonly Fix[], severity: Issue['severity'] = 'error'): void {
+  report(
+    code: IssueCode,
+    at: YNode | Span,
+    message: string,
+    fixes?: readonly Fix[],
+    severity: Issue['severity'] = 'error',
+  ): void {
     const span = Array.isArray(at) ? (at as Span) : (at as YNode).span;
     // Keys, ids and names in messages come from the file: a huge one must not flood the line.
-    const issue: Issue = { code, severity, message: cutQuoted(message), start: span[0], end: Math.max(span[1], span[0]) };
+    const issue: Issue = {
+      code,
+      severity,
+      message: cutQuoted(message),
+      start: span[0],
+      end: Math.max(span[1], span[0]),
+    };
     this.issues.push(fixes && fixes.length ? { ...issue, fixes } : issue);
   }
 
@@ -77,7 +100,12 @@ export class ChunkValidator {
     if (models?.value?.type === 'map') {
       for (const p of models.value.items) {
         if (p.value?.type === 'map') this.fields(p.value, MODEL_FIELDS, p.key, `model \`${keyName(p)}\``);
-        else this.report('wrong-type', p.value ?? p.key, `model \`${keyName(p)}\` is a mapping such as \`{ base_url: ..., model: ... }\``);
+        else
+          this.report(
+            'wrong-type',
+            p.value ?? p.key,
+            `model \`${keyName(p)}\` is a mapping such as \`{ base_url: ..., model: ... }\``,
+          );
       }
     }
   }
@@ -120,24 +148,34 @@ export class ChunkValidator {
 
   /** Notes a file name written as text (anything else is a type error reported elsewhere). */
   private fileRef(kind: FileRef['kind'], node: YNode | null | undefined): void {
-    if (node?.type === 'scalar' && typeof node.value === 'string' && node.value) this.files.push({ kind, path: node.value, start: node.span[0], end: node.span[1] });
+    if (node?.type === 'scalar' && typeof node.value === 'string' && node.value)
+      this.files.push({ kind, path: node.value, start: node.span[0], end: node.span[1] });
   }
 
   /** A verifier: a mapping with exactly one key, the kind, whose value are its parameters. */
   verifier(node: YNode | null, at: YNode): void {
     if (!node || (node.type === 'scalar' && node.value === null)) {
-      this.report('missing-key', at, 'the verifier is missing: write its kind and parameters, such as `math: { answer: "72" }`');
+      this.report(
+        'missing-key',
+        at,
+        'the verifier is missing: write its kind and parameters, such as `math: { answer: "72" }`',
+      );
       return;
     }
     if (node.type !== 'map' || node.items.length === 0) {
-      this.report('wrong-type', node, 'a verifier is a mapping with one key, the kind, such as `math: { answer: "72" }`');
+      this.report(
+        'wrong-type',
+        node,
+        'a verifier is a mapping with one key, the kind, such as `math: { answer: "72" }`',
+      );
       return;
     }
     for (const extra of node.items.slice(1)) {
       const name = keyName(extra);
-      const msg = name in COMMON_VERIFIER_FIELDS
-        ? `\`${name}\` goes inside the verifier's parameters, next to its other options`
-        : 'a verifier has exactly one kind: combine several with `all: [...]`, `any: [...]` or `weighted: [...]`';
+      const msg =
+        name in COMMON_VERIFIER_FIELDS
+          ? `\`${name}\` goes inside the verifier's parameters, next to its other options`
+          : 'a verifier has exactly one kind: combine several with `all: [...]`, `any: [...]` or `weighted: [...]`';
       this.report('not-one-verifier', extra.key, msg);
     }
     const kindPair = node.items[0] as YPair;
@@ -146,12 +184,18 @@ export class ChunkValidator {
     if (!kind) {
       const s = closest(name, VERIFIERS.keys());
       const hint = name.includes(':') ? '; instruction ids go in a list under `constraints:`' : '';
-      this.report('unknown-verifier', kindPair.key, `unknown verifier kind \`${name}\`${didYouMean(s)}${hint}`, s ? [replaceWith(kindPair.key, s)] : undefined);
+      this.report(
+        'unknown-verifier',
+        kindPair.key,
+        `unknown verifier kind \`${name}\`${didYouMean(s)}${hint}`,
+        s ? [replaceWith(kindPair.key, s)] : undefined,
+      );
       return;
     }
     let params: YMap | null = null;
     const v = kindPair.value;
-    if (v === null || (v.type === 'scalar' && v.value === null)) params = { type: 'map', items: [], span: kindPair.key.span, flow: true };
+    if (v === null || (v.type === 'scalar' && v.value === null))
+      params = { type: 'map', items: [], span: kindPair.key.span, flow: true };
     else if (v.type === 'map') params = v;
     else if (v.type === 'seq' && kind.listField) {
       const key: YScalar = { ...kindPair.key, value: kind.listField };
@@ -202,7 +246,11 @@ export class ChunkValidator {
       const score = getPair(v, 'score');
       const extra = v.items.find((p) => keyName(p) !== 'score');
       if (extra) {
-        this.report('bad-expect', extra.key, `unknown key \`${keyName(extra)}\` in \`expect\`: only \`score\` can be given`);
+        this.report(
+          'bad-expect',
+          extra.key,
+          `unknown key \`${keyName(extra)}\` in \`expect\`: only \`score\` can be given`,
+        );
         return;
       }
       const s = score?.value;
@@ -214,7 +262,10 @@ export class ChunkValidator {
     if (v?.type === 'scalar') {
       if (v.value === true) suggestion = 'pass';
       else if (v.value === false) suggestion = 'fail';
-      else if (typeof v.value === 'string') suggestion = closest(v.value, EXPECT_WORDS) ?? (/^pass/i.test(v.value) ? 'pass' : /^fail/i.test(v.value) ? 'fail' : undefined);
+      else if (typeof v.value === 'string')
+        suggestion =
+          closest(v.value, EXPECT_WORDS) ??
+          (/^pass/i.test(v.value) ? 'pass' : /^fail/i.test(v.value) ? 'fail' : undefined);
     }
     this.report(
       'bad-expect',
@@ -228,9 +279,17 @@ export class ChunkValidator {
    * Checks a mapping against a field table with zod and turns zod's issues into messages at
    * the exact key or value. With `partial`, required keys may be absent (they are elsewhere).
    */
-  fields(node: YNode | null, fields: Fields, at: YNode, what: string, partial = false, missingCode: IssueCode = 'missing-key'): ReadonlySet<string> {
+  fields(
+    node: YNode | null,
+    fields: Fields,
+    at: YNode,
+    what: string,
+    partial = false,
+    missingCode: IssueCode = 'missing-key',
+  ): ReadonlySet<string> {
     const typos = new Set<string>();
-    if (node === null || (node.type === 'scalar' && node.value === null)) node = { type: 'map', items: [], span: at.span, flow: true };
+    if (node === null || (node.type === 'scalar' && node.value === null))
+      node = { type: 'map', items: [], span: at.span, flow: true };
     if (node.type !== 'map') {
       this.report('wrong-type', node, `${what} takes a mapping, not ${describe(node)}`);
       return typos;
@@ -239,7 +298,9 @@ export class ChunkValidator {
     const result = strictObjectOf(fields).safeParse(toJS(node));
     if (result.success) return typos;
     // Unknown keys first: a misspelt required key is reported once, as the typo, not again as missing.
-    const issues = [...result.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+    const issues = [...result.error.issues].sort(
+      (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
+    );
     for (const issue of issues) {
       const absent = issue.code !== 'unrecognized_keys' && resolvePath(node, issue.path).rest.length > 0;
       if (absent && partial) continue;
@@ -259,7 +320,15 @@ export class ChunkValidator {
     }
   }
 
-  private zodIssue(root: YMap, fields: Fields, at: YNode, what: string, issue: z.core.$ZodIssue, missingCode: IssueCode, typos: Set<string>): void {
+  private zodIssue(
+    root: YMap,
+    fields: Fields,
+    at: YNode,
+    what: string,
+    issue: z.core.$ZodIssue,
+    missingCode: IssueCode,
+    typos: Set<string>,
+  ): void {
     const path = issue.path;
     const { node, pair, rest } = resolvePath(root, path);
     const name = path.length ? String(path[path.length - 1]) : what;
@@ -275,7 +344,12 @@ export class ChunkValidator {
         const s = closest(k, known);
         if (s !== undefined) typos.add([...path.map(String), s].join('.'));
         const where = path.length ? ownerName(path, this.listAlias) : what;
-        this.report('unknown-key', p?.key ?? node, `unknown key \`${k}\` in ${where}${didYouMean(s)}`, s && p ? [replaceWith(p.key, s)] : undefined);
+        this.report(
+          'unknown-key',
+          p?.key ?? node,
+          `unknown key \`${k}\` in ${where}${didYouMean(s)}`,
+          s && p ? [replaceWith(p.key, s)] : undefined,
+        );
       }
       return;
     }
@@ -283,7 +357,8 @@ export class ChunkValidator {
       // The key is absent: whatever zod says about `undefined`, the problem is that it is missing.
       const missing = String(rest[0]);
       const where = rest.length === path.length ? at : (pair?.key ?? node);
-      const owner = rest.length === path.length ? what : ownerName(path.slice(0, path.length - rest.length), this.listAlias);
+      const owner =
+        rest.length === path.length ? what : ownerName(path.slice(0, path.length - rest.length), this.listAlias);
       const l = label === 'a value' ? '' : ` (${label})`;
       this.report(missingCode, where, `${owner} needs \`${missing}\`${l}`);
       return;
@@ -296,9 +371,15 @@ export class ChunkValidator {
     }
     switch (issue.code) {
       case 'invalid_type': {
-        const fix = label === 'text' && node.type === 'scalar' && node.style === 'plain' ? quoteFix(this.text, node) : undefined;
+        const fix =
+          label === 'text' && node.type === 'scalar' && node.style === 'plain' ? quoteFix(this.text, node) : undefined;
         const hint = fix ? `; quote it: ${fix.text}` : '';
-        this.report('wrong-type', node, `\`${name}\` must be ${label}, not ${describe(node)}${hint}`, fix ? [fix] : undefined);
+        this.report(
+          'wrong-type',
+          node,
+          `\`${name}\` must be ${label}, not ${describe(node)}${hint}`,
+          fix ? [fix] : undefined,
+        );
         return;
       }
       case 'invalid_value': {
@@ -306,14 +387,31 @@ export class ChunkValidator {
         const s = node.type === 'scalar' && typeof node.value === 'string' ? closest(node.value, values) : undefined;
         const list = values.map((v) => `\`${v}\``).join(', ');
         const message = values.length === 1 ? `\`${name}\` must be ${list}` : `\`${name}\` must be one of ${list}`;
-        this.report('bad-value', node, `${message}, not ${describe(node)}${didYouMean(s)}`, s ? [replaceWith(node, s)] : undefined);
+        this.report(
+          'bad-value',
+          node,
+          `${message}, not ${describe(node)}${didYouMean(s)}`,
+          s ? [replaceWith(node, s)] : undefined,
+        );
         return;
       }
       case 'too_small':
       case 'too_big': {
         const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
-        const word = issue.code === 'too_small' ? (issue.inclusive === false ? 'more than' : 'at least') : issue.inclusive === false ? 'less than' : 'at most';
-        const what2 = issue.origin === 'array' ? `${bound} item${Number(bound) === 1 ? '' : 's'}` : issue.origin === 'string' ? `${bound} character${Number(bound) === 1 ? '' : 's'}` : String(bound);
+        const word =
+          issue.code === 'too_small'
+            ? issue.inclusive === false
+              ? 'more than'
+              : 'at least'
+            : issue.inclusive === false
+              ? 'less than'
+              : 'at most';
+        const what2 =
+          issue.origin === 'array'
+            ? `${bound} item${Number(bound) === 1 ? '' : 's'}`
+            : issue.origin === 'string'
+              ? `${bound} character${Number(bound) === 1 ? '' : 's'}`
+              : String(bound);
         const verb = issue.origin === 'array' || issue.origin === 'string' ? 'have' : 'be';
         this.report('bad-value', node, `\`${name}\` must ${verb} ${word} ${what2}`);
         return;
@@ -322,7 +420,11 @@ export class ChunkValidator {
         this.report('wrong-type', node, `\`${name}\` must be ${label}, not ${describe(node)}`);
         return;
       default:
-        this.report(issue.message.includes('credential') ? 'literal-credential' : 'bad-value', node, `\`${name}\`: ${humanMessage(issue)}`);
+        this.report(
+          issue.message.includes('credential') ? 'literal-credential' : 'bad-value',
+          node,
+          `\`${name}\`: ${humanMessage(issue)}`,
+        );
     }
   }
 }
@@ -346,14 +448,23 @@ function isEmpty(node: YNode): boolean {
 function expectedLabel(issue: z.core.$ZodIssue): string {
   if (issue.code !== 'invalid_type') return 'a valid value';
   const e = String(issue.expected);
-  const map: Record<string, string> = { string: 'text', number: 'a number', int: 'an integer', boolean: 'true or false', array: 'a list', object: 'a mapping', record: 'a mapping' };
+  const map: Record<string, string> = {
+    string: 'text',
+    number: 'a number',
+    int: 'an integer',
+    boolean: 'true or false',
+    array: 'a list',
+    object: 'a mapping',
+    record: 'a mapping',
+  };
   return map[e] ?? e;
 }
 
 function humanMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_format') {
     if (issue.format === 'url') return 'must be an http(s) URL';
-    if (issue.format === 'regex' && !issue.message.startsWith('Invalid')) return /^must\b/.test(issue.message) ? issue.message : `must be ${issue.message}`;
+    if (issue.format === 'regex' && !issue.message.startsWith('Invalid'))
+      return /^must\b/.test(issue.message) ? issue.message : `must be ${issue.message}`;
     return `has the wrong format (${issue.format})`;
   }
   return issue.message;

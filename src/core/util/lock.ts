@@ -31,7 +31,13 @@ export function pidAlive(pid: number): boolean {
 function readInfo(file: string): LockInfo | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockInfo>;
-    if (typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.at === 'number' && typeof v.token === 'string') return v as LockInfo;
+    if (
+      typeof v.pid === 'number' &&
+      typeof v.host === 'string' &&
+      typeof v.at === 'number' &&
+      typeof v.token === 'string'
+    )
+      return v as LockInfo;
   } catch {
     // Unreadable or half-written: judged by age below.
   }

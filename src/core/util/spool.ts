@@ -37,7 +37,7 @@ export class Spool {
       // A piece may end inside a character: the decoder keeps its first bytes for the next.
       const decoder = new StringDecoder('utf8');
       const buf = Buffer.alloc(PIECE);
-      for (let at = 0; at < this.size; ) {
+      for (let at = 0; at < this.size;) {
         const n = fs.readSync(this.fd, buf, 0, Math.min(PIECE, this.size - at), at);
         if (n === 0) break;
         at += n;

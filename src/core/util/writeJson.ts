@@ -35,7 +35,8 @@ export async function writeJson(out: JsonOut, value: unknown): Promise<void> {
     if (Array.isArray(v) && !hasToJSON(v)) {
       await add(`${first ? '' : ','}${JSON.stringify(key)}:[`);
       // An element JSON.stringify cannot write is null in an array.
-      for (let i = 0; i < v.length; i++) await add((i ? ',' : '') + ((JSON.stringify(v[i]) as string | undefined) ?? 'null'));
+      for (let i = 0; i < v.length; i++)
+        await add((i ? ',' : '') + ((JSON.stringify(v[i]) as string | undefined) ?? 'null'));
       await add(']');
     } else {
       const text = JSON.stringify(v) as string | undefined;

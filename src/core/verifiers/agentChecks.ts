@@ -44,7 +44,11 @@ export const stateFields = {
 export type StateParams = KindParams<typeof stateFields>;
 
 function noTrajectory(kind: string): Verdict {
-  return verdict(false, `\`${kind}\` checks an agent's trajectory, and there is none: give the task an \`environment\` (and its cases \`calls\`)`, { trajectory: false });
+  return verdict(
+    false,
+    `\`${kind}\` checks an agent's trajectory, and there is none: give the task an \`environment\` (and its cases \`calls\`)`,
+    { trajectory: false },
+  );
 }
 
 /** A call counts as made when its arguments were valid: it reached the environment. */
@@ -69,7 +73,11 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
   for (const name of p.called ?? []) {
     if (steps.some((x) => x.call.name === name && made(x))) continue;
     const tried = steps.find((x) => x.call.name === name);
-    failures.push(tried ? { turn: tried.turn, reason: `${name} was called only with invalid arguments (first at turn ${tried.turn})` } : { reason: `${name} was never called` });
+    failures.push(
+      tried
+        ? { turn: tried.turn, reason: `${name} was called only with invalid arguments (first at turn ${tried.turn})` }
+        : { reason: `${name} was never called` },
+    );
   }
   if (p.order?.length) {
     const f = orderFailure(p.order, steps);
@@ -77,10 +85,16 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
   }
   if (p.max_tool_calls !== undefined && steps.length > p.max_tool_calls) {
     const s = at(steps, p.max_tool_calls);
-    failures.push({ turn: s.turn, reason: `turn ${s.turn} made tool call ${p.max_tool_calls + 1}, more than the ${p.max_tool_calls} allowed` });
+    failures.push({
+      turn: s.turn,
+      reason: `turn ${s.turn} made tool call ${p.max_tool_calls + 1}, more than the ${p.max_tool_calls} allowed`,
+    });
   }
   if (p.max_turns !== undefined && t.turns > p.max_turns) {
-    failures.push({ turn: p.max_turns + 1, reason: `the agent took ${plural(t.turns, 'turn')}, more than the ${p.max_turns} allowed (turn ${p.max_turns + 1} is one too many)` });
+    failures.push({
+      turn: p.max_turns + 1,
+      reason: `the agent took ${plural(t.turns, 'turn')}, more than the ${p.max_turns} allowed (turn ${p.max_turns + 1} is one too many)`,
+    });
   }
   const calls = steps.map((s) => ({ turn: s.turn, tool: s.call.name, ok: made(s) }));
   const details = { calls, tool_calls: steps.length, turns: t.turns };
@@ -88,7 +102,11 @@ export function checkTrajectory(p: TrajectoryParams, ctx: VerifyContext): Verdic
   // The earliest turn that went wrong leads; failures without a turn (never called) come last.
   const sorted = [...failures].sort((a, b) => (a.turn ?? Infinity) - (b.turn ?? Infinity));
   const first = at(sorted, 0);
-  return verdict(false, sorted.map((f) => f.reason).join('; '), { ...details, ...(first.turn !== undefined ? { turn: first.turn } : {}), failures: sorted });
+  return verdict(false, sorted.map((f) => f.reason).join('; '), {
+    ...details,
+    ...(first.turn !== undefined ? { turn: first.turn } : {}),
+    failures: sorted,
+  });
 }
 
 /** Where the made calls stop following `order` (as a subsequence), or undefined when they follow it. */
@@ -105,7 +123,10 @@ function orderFailure(order: readonly string[], steps: readonly TrajectoryStep[]
     const chain = order.join(' → ');
     const earlier = steps.find((s) => s.call.name === name && made(s));
     if (!earlier || i === 0) return { reason: `${name} was never called (the order must be ${chain})` };
-    return { turn: earlier.turn, reason: `turn ${earlier.turn} called ${name} before ${order[i - 1]} (turn ${prevTurn}); the order must be ${chain}` };
+    return {
+      turn: earlier.turn,
+      reason: `turn ${earlier.turn} called ${name} before ${order[i - 1]} (turn ${prevTurn}); the order must be ${chain}`,
+    };
   }
   return undefined;
 }
@@ -116,13 +137,17 @@ function describeCalls(t: Trajectory): string {
 }
 
 /** The value at a dotted path (`orders.0.status`); `found: false` names the first missing part. */
-export function valueAt(root: unknown, dotted: string): { found: true; value: unknown } | { found: false; missing: string } {
+export function valueAt(
+  root: unknown,
+  dotted: string,
+): { found: true; value: unknown } | { found: false; missing: string } {
   let v = root;
   const parts = dotted.split('.');
   for (const [i, part] of parts.entries()) {
     const here = parts.slice(0, i + 1).join('.');
     if (Array.isArray(v) && /^\d+$/.test(part) && Number(part) < v.length) v = v[Number(part)];
-    else if (v && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, part)) v = (v as Record<string, unknown>)[part];
+    else if (v && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, part))
+      v = (v as Record<string, unknown>)[part];
     else return { found: false, missing: here };
   }
   return { found: true, value: v };
@@ -135,25 +160,41 @@ function asText(v: unknown): string {
 export function checkState(p: StateParams, ctx: VerifyContext): Verdict {
   const t = ctx.trajectory;
   if (!t) return noTrajectory('state');
-  if (t.state === undefined) return verdict(false, `the environment's final state is unknown${t.error ? `: ${t.error}` : ''}`, { path: p.path });
+  if (t.state === undefined)
+    return verdict(false, `the environment's final state is unknown${t.error ? `: ${t.error}` : ''}`, { path: p.path });
   const at = valueAt(t.state, p.path);
-  if (!at.found) return verdict(false, `the final state has nothing at ${at.missing} (path ${p.path}); it is ${show(t.state, 120)}`, { path: p.path, state: t.state });
+  if (!at.found)
+    return verdict(
+      false,
+      `the final state has nothing at ${at.missing} (path ${p.path}); it is ${show(t.state, 120)}`,
+      { path: p.path, state: t.state },
+    );
   const value = at.value;
   const base = { path: p.path, value };
   if (p.equals !== undefined) {
     const ok = deepEqual(p.equals, value);
-    return verdict(ok, `${p.path} is ${show(value)}${ok ? '' : `, expected ${show(p.equals)}`}`, { ...base, expected: p.equals });
+    return verdict(ok, `${p.path} is ${show(value)}${ok ? '' : `, expected ${show(p.equals)}`}`, {
+      ...base,
+      expected: p.equals,
+    });
   }
   if (p.contains !== undefined) {
     const ok = contains(value, p.contains);
-    return verdict(ok, `${p.path} ${ok ? 'contains' : 'does not contain'} ${show(p.contains)}${ok ? '' : `: it is ${show(value)}`}`, { ...base, expected: p.contains });
+    return verdict(
+      ok,
+      `${p.path} ${ok ? 'contains' : 'does not contain'} ${show(p.contains)}${ok ? '' : `: it is ${show(value)}`}`,
+      { ...base, expected: p.contains },
+    );
   }
   if (p.matches !== undefined) {
     const text = asText(value);
     const re = compileRegex(p.matches);
     if ('error' in re) return unusablePattern(p.matches, re.error);
     const ok = re.regex.test(text);
-    return verdict(ok, `${p.path} (${show(text)}) ${ok ? 'matches' : 'does not match'} /${p.matches}/`, { ...base, pattern: p.matches });
+    return verdict(ok, `${p.path} (${show(text)}) ${ok ? 'matches' : 'does not match'} /${p.matches}/`, {
+      ...base,
+      pattern: p.matches,
+    });
   }
   if (p.json !== undefined) {
     let validate;
@@ -163,8 +204,14 @@ export function checkState(p: StateParams, ctx: VerifyContext): Verdict {
       return { ...verdict(false, `the schema is not a valid JSON Schema: ${errorMessage(e)}`, base), error: 'crash' };
     }
     if (validate(value)) return verdict(true, `${p.path} matches the schema`, base);
-    const errors = (validate.errors ?? []).map((e) => `${p.path}${e.instancePath.replace(/\//g, '.')} ${e.message ?? ''}`.trim());
-    return verdict(false, `${errors[0] ?? `${p.path} does not match the schema`}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`, { ...base, errors });
+    const errors = (validate.errors ?? []).map((e) =>
+      `${p.path}${e.instancePath.replace(/\//g, '.')} ${e.message ?? ''}`.trim(),
+    );
+    return verdict(
+      false,
+      `${errors[0] ?? `${p.path} does not match the schema`}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`,
+      { ...base, errors },
+    );
   }
   return { ...verdict(false, '`state` needs one of `equals`, `contains`, `matches` or `json`', base), error: 'crash' };
 }
@@ -175,7 +222,8 @@ function contains(value: unknown, needle: unknown): boolean {
   if (typeof value === 'string') return value.includes(asText(needle));
   if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    if (needle && typeof needle === 'object' && !Array.isArray(needle)) return Object.entries(needle).every(([k, v]) => Object.prototype.hasOwnProperty.call(o, k) && deepEqual(v, o[k]));
+    if (needle && typeof needle === 'object' && !Array.isArray(needle))
+      return Object.entries(needle).every(([k, v]) => Object.prototype.hasOwnProperty.call(o, k) && deepEqual(v, o[k]));
     return Object.prototype.hasOwnProperty.call(o, asText(needle));
   }
   return false;

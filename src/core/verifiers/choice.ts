@@ -33,7 +33,23 @@ export const choiceKind = defineKind({
  * lowercase word the letter is more likely an article or a pronoun ("A good approach is…",
  * "I think…"), or a second option follows ("B or C"), and it is not read as a choice.
  */
-const AFTER_LETTER = new Set(['because', 'since', 'as', 'is', 'was', 'seems', 'appears', 'fits', 'matches', 'which', 'would', 'should', 'must', 'here', 'there']);
+const AFTER_LETTER = new Set([
+  'because',
+  'since',
+  'as',
+  'is',
+  'was',
+  'seems',
+  'appears',
+  'fits',
+  'matches',
+  'which',
+  'would',
+  'should',
+  'must',
+  'here',
+  'there',
+]);
 
 /** True when the text after a letter leaves it a choice, not the start of a word or of a phrase. */
 function endsChoice(after: string): boolean {
@@ -56,10 +72,31 @@ export function chosenOptions(response: string, options: readonly string[]): { l
   const marked = String.raw`\**\(?\**(${L})\**\)?\**(?![\p{L}\p{N}])`;
   const forms: [string, RegExp, boolean][] = [
     ['boxed', new RegExp(String.raw`\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?(${L})\)?\s*\}?\s*\}`, 'gu'), false],
-    ['answer line', new RegExp(String.raw`(?:\b(?:[Aa]nswer|ANSWER)|\b(?:[Cc]orrect|[Rr]ight|[Bb]est) (?:option|choice))(?:\s+is\b)?[\s*:=-]*${marked}`, 'gu'), true],
-    ['choice phrase', new RegExp(String.raw`\b(?:I(?:'d|'ll| would| will)?|[Ww]e(?:'d|'ll| would| will)?) (?:pick|choose|select|go with|go for)(?: option| answer| choice)?\s+${marked}`, 'gu'), true],
+    [
+      'answer line',
+      new RegExp(
+        String.raw`(?:\b(?:[Aa]nswer|ANSWER)|\b(?:[Cc]orrect|[Rr]ight|[Bb]est) (?:option|choice))(?:\s+is\b)?[\s*:=-]*${marked}`,
+        'gu',
+      ),
+      true,
+    ],
+    [
+      'choice phrase',
+      new RegExp(
+        String.raw`\b(?:I(?:'d|'ll| would| will)?|[Ww]e(?:'d|'ll| would| will)?) (?:pick|choose|select|go with|go for)(?: option| answer| choice)?\s+${marked}`,
+        'gu',
+      ),
+      true,
+    ],
     ['leading letter', new RegExp(String.raw`^\s*${marked}(?=[.):\s]|$)`, 'gu'), true],
-    ['stated', new RegExp(String.raw`(?<![\p{L}\p{N}])(${L}) is (?:the )?(?:valid|correct|right|true|answer)(?![\p{L}\p{N}])`, 'gu'), false],
+    [
+      'stated',
+      new RegExp(
+        String.raw`(?<![\p{L}\p{N}])(${L}) is (?:the )?(?:valid|correct|right|true|answer)(?![\p{L}\p{N}])`,
+        'gu',
+      ),
+      false,
+    ],
     ['bold', new RegExp(String.raw`\*\*\(?(${L})\)?[.):]?\*\*`, 'gu'), false],
     ['parenthesised', new RegExp(String.raw`\((${L})\)`, 'gu'), false],
   ];
@@ -86,6 +123,9 @@ function checkChoice(response: string, p: KindParams<typeof choiceFields>): Verd
   const { letters, source } = chosenOptions(response, options);
   const details = { chosen: letters, source, expected: p.answer, options };
   if (letters.length === 0) return verdict(false, `no option (${options.join(', ')}) was chosen`, details);
-  if (letters.length > 1) return verdict(false, `several options were chosen (${letters.join(', ')}); expected only ${p.answer}`, details);
-  return letters[0] === p.answer ? verdict(true, `chose ${p.answer} (${source})`, details) : verdict(false, `chose ${letters[0]} (${source}), expected ${p.answer}`, details);
+  if (letters.length > 1)
+    return verdict(false, `several options were chosen (${letters.join(', ')}); expected only ${p.answer}`, details);
+  return letters[0] === p.answer
+    ? verdict(true, `chose ${p.answer} (${source})`, details)
+    : verdict(false, `chose ${letters[0]} (${source}), expected ${p.answer}`, details);
 }

@@ -27,8 +27,17 @@ export const allKind = defineKind({
     const children = await runChildren(params.of, response, ctx);
     const failed = children.filter((c) => !c.verdict.pass);
     const score = mean(children.map((c) => c.verdict.score));
-    const reason = failed.length === 0 ? `all ${children.length} passed` : `${failed.length}/${children.length} failed: ${failed.map(describeChild).join('; ')}`;
-    return { pass: failed.length === 0, score, reason, details: { children: children.map(summary) }, ...firstError(failed) };
+    const reason =
+      failed.length === 0
+        ? `all ${children.length} passed`
+        : `${failed.length}/${children.length} failed: ${failed.map(describeChild).join('; ')}`;
+    return {
+      pass: failed.length === 0,
+      score,
+      reason,
+      details: { children: children.map(summary) },
+      ...firstError(failed),
+    };
   },
 });
 
@@ -46,8 +55,16 @@ export const anyKind = defineKind({
     const children = await runChildren(params.of, response, ctx);
     const passed = children.filter((c) => c.verdict.pass);
     const score = Math.max(0, ...children.map((c) => c.verdict.score));
-    const reason = passed.length ? `${passed.length}/${children.length} passed: ${passed.map(describeChild).join('; ')}` : `none of ${children.length} passed: ${children.map(describeChild).join('; ')}`;
-    return { pass: passed.length > 0, score, reason, details: { children: children.map(summary) }, ...(passed.length ? {} : firstError(children)) };
+    const reason = passed.length
+      ? `${passed.length}/${children.length} passed: ${passed.map(describeChild).join('; ')}`
+      : `none of ${children.length} passed: ${children.map(describeChild).join('; ')}`;
+    return {
+      pass: passed.length > 0,
+      score,
+      reason,
+      details: { children: children.map(summary) },
+      ...(passed.length ? {} : firstError(children)),
+    };
   },
 });
 
@@ -77,18 +94,30 @@ export const weightedKind = defineKind({
       if (v) ctx.verifier(v.value, v.key);
     }
   },
-  snippet: '\n  - { weight: ${1:2}, verify: { ${2:math}: { answer: "${3:42}" } } }\n  - { weight: ${4:1}, verify: { format: { think: required } } }',
+  snippet:
+    '\n  - { weight: ${1:2}, verify: { ${2:math}: { answer: "${3:42}" } } }\n  - { weight: ${4:1}, verify: { format: { think: required } } }',
   wholeResponse: true,
   async check(response, params, ctx) {
     const items = params.of as { weight: number; verify: unknown }[];
-    const children = await runChildren(items.map((i) => i.verify), response, ctx);
+    const children = await runChildren(
+      items.map((i) => i.verify),
+      response,
+      ctx,
+    );
     const total = items.reduce((a, i) => a + i.weight, 0);
-    const score = total > 0 ? items.reduce((a, item, k) => a + item.weight * (children[k]?.verdict.score ?? 0), 0) / total : 0;
+    const score =
+      total > 0 ? items.reduce((a, item, k) => a + item.weight * (children[k]?.verdict.score ?? 0), 0) / total : 0;
     const threshold = params.threshold ?? 1;
     // Scores are sums of floats: a score a hair under the threshold is the threshold.
     const pass = score >= threshold - 1e-9;
     const parts = children.map((c, k) => `${describeChild(c)} ×${items[k]?.weight ?? 0}`);
-    return { pass, score, reason: `weighted score ${score.toFixed(3)} ${pass ? '≥' : '<'} ${threshold}: ${parts.join('; ')}`, details: { threshold, children: children.map((c, k) => ({ ...summary(c), weight: items[k]?.weight })) }, ...(pass ? {} : firstError(children)) };
+    return {
+      pass,
+      score,
+      reason: `weighted score ${score.toFixed(3)} ${pass ? '≥' : '<'} ${threshold}: ${parts.join('; ')}`,
+      details: { threshold, children: children.map((c, k) => ({ ...summary(c), weight: items[k]?.weight })) },
+      ...(pass ? {} : firstError(children)),
+    };
   },
 });
 
@@ -97,7 +126,11 @@ interface ChildResult {
   readonly verdict: Verdict;
 }
 
-async function runChildren(verifiers: readonly unknown[], response: string, ctx: VerifyContext): Promise<ChildResult[]> {
+async function runChildren(
+  verifiers: readonly unknown[],
+  response: string,
+  ctx: VerifyContext,
+): Promise<ChildResult[]> {
   return Promise.all(
     verifiers.map(async (v) => ({ kind: verifierKind(v) ?? '?', verdict: await ctx.child(v, response) })),
   );
@@ -108,7 +141,14 @@ function describeChild(c: ChildResult): string {
 }
 
 function summary(c: ChildResult): Record<string, unknown> {
-  return { kind: c.kind, pass: c.verdict.pass, score: c.verdict.score, reason: c.verdict.reason, details: c.verdict.details, ...(c.verdict.error ? { error: c.verdict.error } : {}) };
+  return {
+    kind: c.kind,
+    pass: c.verdict.pass,
+    score: c.verdict.score,
+    reason: c.verdict.reason,
+    details: c.verdict.details,
+    ...(c.verdict.error ? { error: c.verdict.error } : {}),
+  };
 }
 
 function mean(xs: readonly number[]): number {

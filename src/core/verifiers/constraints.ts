@@ -11,7 +11,7 @@ export const constraintsKind = defineKind({
     'A list of IFEval, IFBench and vtask instruction ids with their kwargs:',
     '`- length_constraints:number_words: { relation: less than, num_words: 50 }`; an id without',
     'kwargs may be written alone (`- punctuation:no_comma`). Write `constraints: { mode: loose,',
-    'instructions: [...] }` for IFEval\'s loose mode (8 variants of the response are tried).',
+    "instructions: [...] }` for IFEval's loose mode (8 variants of the response are tried).",
   ].join('\n'),
   fields: constraintsFields,
   listField: 'instructions',
@@ -32,7 +32,11 @@ function validateInstruction(ctx: ParamsContext, item: YNode): void {
     idNode = item.items[0].key;
     kwargs = item.items[0].value;
   } else if (item.type === 'map' && item.items.length > 1 && item.items[1]) {
-    ctx.report('bad-value', item.items[1].key, 'one instruction per list item: its kwargs go in a mapping after the id, as `- <id>: { kwarg: value }`');
+    ctx.report(
+      'bad-value',
+      item.items[1].key,
+      'one instruction per list item: its kwargs go in a mapping after the id, as `- <id>: { kwarg: value }`',
+    );
     return;
   } else {
     ctx.report('wrong-type', item, 'an instruction is `<id>: { kwargs }` or a bare id');
@@ -42,13 +46,19 @@ function validateInstruction(ctx: ParamsContext, item: YNode): void {
   const def = INSTRUCTIONS.get(id);
   if (!def) {
     const s = closest(id, INSTRUCTIONS.keys());
-    ctx.report('unknown-instruction', idNode, `unknown instruction id \`${id}\`${didYouMean(s)}`, s ? [{ title: `Change to \`${s}\``, start: idNode.span[0], end: idNode.span[1], text: s }] : undefined);
+    ctx.report(
+      'unknown-instruction',
+      idNode,
+      `unknown instruction id \`${id}\`${didYouMean(s)}`,
+      s ? [{ title: `Change to \`${s}\``, start: idNode.span[0], end: idNode.span[1], text: s }] : undefined,
+    );
     return;
   }
   if (kwargs && kwargs.type === 'scalar' && kwargs.value === null) kwargs = null;
   ctx.fields(kwargs, def.kwargs, idNode, `\`${id}\``);
   const values = toJS(kwargs);
   if (values && typeof values === 'object') {
-    for (const conflict of kwargConflicts(id, values as Record<string, unknown>)) ctx.report('bad-value', kwargs ?? idNode, `\`${id}\`: ${conflict}`);
+    for (const conflict of kwargConflicts(id, values as Record<string, unknown>))
+      ctx.report('bad-value', kwargs ?? idNode, `\`${id}\`: ${conflict}`);
   }
 }

@@ -7,8 +7,16 @@ import { verdict, type Verdict } from './verdict';
 
 /** The parameters of `format`: validated against this table, typed by it. */
 const formatFields = {
-  think: field(z.enum(['required', 'forbidden']), '`required` or `forbidden`: the `<think>` block discipline.', 'required'),
-  regex: field(z.string().min(1), 'A JavaScript regular expression the response must match (run in linear time: no lookaround or backreferences).', '^<think>[\\s\\S]+</think>'),
+  think: field(
+    z.enum(['required', 'forbidden']),
+    '`required` or `forbidden`: the `<think>` block discipline.',
+    'required',
+  ),
+  regex: field(
+    z.string().min(1),
+    'A JavaScript regular expression the response must match (run in linear time: no lookaround or backreferences).',
+    '^<think>[\\s\\S]+</think>',
+  ),
 } satisfies Fields;
 
 export const formatKind = defineKind({
@@ -36,8 +44,16 @@ function checkFormat(response: string, p: KindParams<typeof formatFields>): Verd
   const details: Record<string, unknown> = { think_blocks: Math.min(opens, closes), unclosed: opens > closes };
   if (p.think === 'required') {
     const m = /^\s*<think>([\s\S]*?)<\/think>([\s\S]*)$/.exec(response);
-    if (!m) return verdict(false, opens === 0 ? 'no <think> block at the start of the response' : 'the <think> block is not closed, or does not start the response', details);
-    if (opens !== 1 || closes !== 1) return verdict(false, `expected one <think> block, found ${opens} opening and ${closes} closing tags`, details);
+    if (!m)
+      return verdict(
+        false,
+        opens === 0
+          ? 'no <think> block at the start of the response'
+          : 'the <think> block is not closed, or does not start the response',
+        details,
+      );
+    if (opens !== 1 || closes !== 1)
+      return verdict(false, `expected one <think> block, found ${opens} opening and ${closes} closing tags`, details);
     // An empty block is well-formed: models with thinking switched off emit `<think></think>`.
     if (!(m[2] ?? '').trim()) return verdict(false, 'there is no answer after </think>', details);
   } else if (p.think === 'forbidden' && (opens || closes)) {
@@ -46,7 +62,12 @@ function checkFormat(response: string, p: KindParams<typeof formatFields>): Verd
   if (p.regex !== undefined) {
     const re = compileRegex(p.regex);
     if ('error' in re) return unusablePattern(p.regex, re.error);
-    if (!re.regex.test(response)) return verdict(false, `the response does not match /${p.regex}/`, { ...details, regex: p.regex });
+    if (!re.regex.test(response))
+      return verdict(false, `the response does not match /${p.regex}/`, { ...details, regex: p.regex });
   }
-  return verdict(true, [p.think ? `think: ${p.think}` : '', p.regex ? `matches /${p.regex}/` : ''].filter(Boolean).join('; '), details);
+  return verdict(
+    true,
+    [p.think ? `think: ${p.think}` : '', p.regex ? `matches /${p.regex}/` : ''].filter(Boolean).join('; '),
+    details,
+  );
 }

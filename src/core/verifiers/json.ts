@@ -8,7 +8,10 @@ import { verdict, type Verdict } from './verdict';
 
 /** The parameters of `json`: validated against this table, typed by it. */
 const jsonFields = {
-  schema: field(z.record(z.string(), z.unknown()), 'A JSON Schema (draft 2020-12) the value must satisfy.', { type: 'object', required: ['name'] }),
+  schema: field(z.record(z.string(), z.unknown()), 'A JSON Schema (draft 2020-12) the value must satisfy.', {
+    type: 'object',
+    required: ['name'],
+  }),
 } satisfies Fields;
 
 export const jsonKind = defineKind({
@@ -62,5 +65,9 @@ function checkJson(answer: string, p: KindParams<typeof jsonFields>): Verdict {
   }
   if (validate(value)) return verdict(true, 'valid JSON matching the schema', { value });
   const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`.trim());
-  return verdict(false, `JSON does not match the schema: ${errors[0] ?? 'invalid'}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`, { value, errors });
+  return verdict(
+    false,
+    `JSON does not match the schema: ${errors[0] ?? 'invalid'}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`,
+    { value, errors },
+  );
 }

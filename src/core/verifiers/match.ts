@@ -10,10 +10,21 @@ export const matchModes = ['exact', 'normalized', 'contains', 'regex', 'f1'] as 
 /** The parameters of `match`: validated against this table, typed by it. */
 const matchFields = {
   answer: field(z.union([z.string(), z.number()]), 'The expected answer (a pattern in `regex` mode).', 'Paris'),
-  answers: field(z.array(z.union([z.string(), z.number()])).min(1), 'Several acceptable answers; any may match.', ['Paris', 'paris, france']),
-  mode: field(z.enum(matchModes), 'How to compare: `exact`, `normalized` (default), `contains`, `regex` or `f1`.', 'normalized'),
+  answers: field(z.array(z.union([z.string(), z.number()])).min(1), 'Several acceptable answers; any may match.', [
+    'Paris',
+    'paris, france',
+  ]),
+  mode: field(
+    z.enum(matchModes),
+    'How to compare: `exact`, `normalized` (default), `contains`, `regex` or `f1`.',
+    'normalized',
+  ),
   threshold: field(z.number().min(0).max(1), 'With `mode: f1`: the F1 score needed to pass. Default 1.', 0.8),
-  tag: field(z.string().regex(/^[A-Za-z][\w-]*$/), 'Read the answer from the last `<tag>...</tag>` of the response.', 'answer'),
+  tag: field(
+    z.string().regex(/^[A-Za-z][\w-]*$/),
+    'Read the answer from the last `<tag>...</tag>` of the response.',
+    'answer',
+  ),
 } satisfies Fields;
 
 export const matchKind = defineKind({
@@ -82,7 +93,12 @@ function checkMatch(response: string, p: MatchParams): Verdict {
     const best = scored.reduce((a, b) => (b.f1 > a.f1 ? b : a));
     const threshold = p.threshold ?? 1;
     const pass = best.f1 >= threshold - 1e-9;
-    return verdict(pass, `token F1 ${best.f1.toFixed(3)} against ${excerpt(best.gold)} (${pass ? '≥' : '<'} ${threshold})`, { mode, answer: excerpt(text, 200), f1: best.f1, matched: best.gold }, best.f1);
+    return verdict(
+      pass,
+      `token F1 ${best.f1.toFixed(3)} against ${excerpt(best.gold)} (${pass ? '≥' : '<'} ${threshold})`,
+      { mode, answer: excerpt(text, 200), f1: best.f1, matched: best.gold },
+      best.f1,
+    );
   }
   const compared = mode === 'normalized' ? normalizeAnswer(text) : mode === 'exact' ? text.trim() : text;
   for (const gold of golds) {
@@ -91,12 +107,17 @@ function checkMatch(response: string, p: MatchParams): Verdict {
       const re = compileRegex(gold);
       if ('error' in re) return unusablePattern(gold, re.error);
       ok = re.regex.test(text);
-    }
-    else if (mode === 'contains') ok = normalizeAnswer(text).includes(normalizeAnswer(gold));
+    } else if (mode === 'contains') ok = normalizeAnswer(text).includes(normalizeAnswer(gold));
     else if (mode === 'exact') ok = compared === gold.trim();
     else ok = compared === normalizeAnswer(gold);
-    if (ok) return verdict(true, `${mode} match of ${excerpt(gold)}`, { mode, answer: excerpt(text, 200), matched: gold });
+    if (ok)
+      return verdict(true, `${mode} match of ${excerpt(gold)}`, { mode, answer: excerpt(text, 200), matched: gold });
   }
   const want = golds.length === 1 ? excerpt(golds[0] ?? '') : `one of ${golds.map((g) => excerpt(g)).join(', ')}`;
-  return verdict(false, `got ${excerpt(text)}, expected ${want} (${mode})`, { mode, answer: excerpt(text, 200), normalized: mode === 'normalized' ? compared.slice(0, 200) : undefined, expected: golds });
+  return verdict(false, `got ${excerpt(text)}, expected ${want} (${mode})`, {
+    mode,
+    answer: excerpt(text, 200),
+    normalized: mode === 'normalized' ? compared.slice(0, 200) : undefined,
+    expected: golds,
+  });
 }

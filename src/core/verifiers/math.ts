@@ -11,7 +11,14 @@ const PLAIN_NUMBER = /^\s*-?\d+(?:\.\d+)?\s*$/;
  */
 function checkGolds(ctx: ParamsContext): void {
   const baseNode = ctx.param('base');
-  const base = baseNode?.type === 'scalar' && typeof baseNode.value === 'number' && Number.isInteger(baseNode.value) && baseNode.value >= 2 && baseNode.value <= 36 ? baseNode.value : undefined;
+  const base =
+    baseNode?.type === 'scalar' &&
+    typeof baseNode.value === 'number' &&
+    Number.isInteger(baseNode.value) &&
+    baseNode.value >= 2 &&
+    baseNode.value <= 36
+      ? baseNode.value
+      : undefined;
   const one = ctx.param('answer');
   const many = ctx.param('answers');
   const nodes: YScalar[] = [];
@@ -22,7 +29,12 @@ function checkGolds(ctx: ParamsContext): void {
     // Plain numbers (most golds) always parse: skip the parser, which the editor runs on every edit.
     if (base === undefined && PLAIN_NUMBER.test(String(n.value))) continue;
     const { parsed } = parseGold(n.value, base);
-    if (!parsed.ok) ctx.report('bad-value', n, `the math verifier cannot read the gold answer \`${String(n.value)}\` (${parsed.error}): every sample would score 0`);
+    if (!parsed.ok)
+      ctx.report(
+        'bad-value',
+        n,
+        `the math verifier cannot read the gold answer \`${String(n.value)}\` (${parsed.error}): every sample would score 0`,
+      );
   }
 }
 

@@ -14,7 +14,19 @@ import { scriptKind } from './script';
 
 /** Every verifier kind, by name. Adding a kind means adding its module and one entry here. */
 export const VERIFIERS: ReadonlyMap<string, VerifierKind> = new Map(
-  [mathKind, matchKind, choiceKind, constraintsKind, jsonKind, codeKind, scriptKind, judgeKind, formatKind, allKind, anyKind, weightedKind, ...agentKinds].map(
-    (k) => [k.kind, k],
-  ),
+  [
+    mathKind,
+    matchKind,
+    choiceKind,
+    constraintsKind,
+    jsonKind,
+    codeKind,
+    scriptKind,
+    judgeKind,
+    formatKind,
+    allKind,
+    anyKind,
+    weightedKind,
+    ...agentKinds,
+  ].map((k) => [k.kind, k]),
 );

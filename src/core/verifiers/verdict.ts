@@ -50,8 +50,17 @@ export interface VerifyContext {
 }
 
 /** Checks one response against validated parameters. */
-export type Checker<P = Record<string, unknown>> = (response: string, params: P, ctx: VerifyContext) => Verdict | Promise<Verdict>;
+export type Checker<P = Record<string, unknown>> = (
+  response: string,
+  params: P,
+  ctx: VerifyContext,
+) => Verdict | Promise<Verdict>;
 
-export function verdict(pass: boolean, reason: string, details: Record<string, unknown> = {}, score = pass ? 1 : 0): Verdict {
+export function verdict(
+  pass: boolean,
+  reason: string,
+  details: Record<string, unknown> = {},
+  score = pass ? 1 : 0,
+): Verdict {
   return { pass, score, reason, details };
 }

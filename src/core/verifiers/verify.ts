@@ -17,13 +17,19 @@ export interface VerifyOptions {
 
 /** Splits `{kind: params}` into the registered kind and its parameters in mapping form. */
 export function kindOf(verifier: unknown): { kind: VerifierKind; params: Record<string, unknown> } | { error: string } {
-  if (!verifier || typeof verifier !== 'object' || Array.isArray(verifier)) return { error: 'the verifier is not a mapping' };
+  if (!verifier || typeof verifier !== 'object' || Array.isArray(verifier))
+    return { error: 'the verifier is not a mapping' };
   const name = verifierKind(verifier);
   if (name === undefined || Object.keys(verifier).length > 1) return { error: 'a verifier has exactly one kind' };
   const kind = VERIFIERS.get(name);
   if (!kind) return { error: `unknown verifier kind \`${name}\`` };
   const raw = (verifier as Record<string, unknown>)[name];
-  const params = Array.isArray(raw) && kind.listField ? { [kind.listField]: raw } : raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  const params =
+    Array.isArray(raw) && kind.listField
+      ? { [kind.listField]: raw }
+      : raw && typeof raw === 'object'
+        ? (raw as Record<string, unknown>)
+        : {};
   return { kind, params };
 }
 
@@ -34,7 +40,8 @@ export function kindOf(verifier: unknown): { kind: VerifierKind; params: Record<
 export function finalAnswer(response: string): { text: string } | { missing: string } {
   const close = response.lastIndexOf('</think>');
   if (close !== -1) return { text: response.slice(close + '</think>'.length) };
-  if (response.includes('<think>')) return { missing: 'the response has an unclosed <think>: there is no final answer' };
+  if (response.includes('<think>'))
+    return { missing: 'the response has an unclosed <think>: there is no final answer' };
   return { text: response };
 }
 
@@ -52,7 +59,14 @@ export async function verify(verifier: unknown, response: string, options: Verif
   const found = kindOf(verifier);
   if ('error' in found) return { pass: false, score: 0, reason: found.error, details: {}, error: 'crash' };
   const { kind, params } = found;
-  if (!kind.check) return { pass: false, score: 0, reason: `the \`${kind.kind}\` verifier cannot run here`, details: {}, error: 'unavailable' };
+  if (!kind.check)
+    return {
+      pass: false,
+      score: 0,
+      reason: `the \`${kind.kind}\` verifier cannot run here`,
+      details: {},
+      error: 'unavailable',
+    };
   const finalOnly = typeof params.final_only === 'boolean' ? params.final_only : !kind.wholeResponse;
   let text = response;
   if (finalOnly) {
@@ -65,7 +79,13 @@ export async function verify(verifier: unknown, response: string, options: Verif
     return { ...v, score: clamp01(v.score) };
   } catch (e) {
     if (signal.aborted) return { pass: false, score: 0, reason: 'cancelled', details: {}, error: 'timeout' };
-    return { pass: false, score: 0, reason: `the \`${kind.kind}\` verifier failed: ${errorMessage(e)}`, details: { stack: (e as Error).stack }, error: 'crash' };
+    return {
+      pass: false,
+      score: 0,
+      reason: `the \`${kind.kind}\` verifier failed: ${errorMessage(e)}`,
+      details: { stack: (e as Error).stack },
+      error: 'crash',
+    };
   }
 }
 

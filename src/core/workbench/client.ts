@@ -50,7 +50,11 @@ export interface WorkbenchAnswers {
   label: LabelResult;
 }
 
-type Message = { readonly opened: WorkbenchOpened } | { readonly progress: readonly [number, number] } | { readonly failed: string } | { readonly id: number; readonly answer?: unknown; readonly error?: string };
+type Message =
+  | { readonly opened: WorkbenchOpened }
+  | { readonly progress: readonly [number, number] }
+  | { readonly failed: string }
+  | { readonly id: number; readonly answer?: unknown; readonly error?: string };
 
 /** A workbench's index in its thread. */
 export class WorkbenchClient {
@@ -85,7 +89,9 @@ export class WorkbenchClient {
   }
 
   /** Asks the worker; rejects when it fails or is closed. */
-  async request<K extends WorkbenchRequest['op']>(r: Extract<WorkbenchRequest, { op: K }>): Promise<WorkbenchAnswers[K]> {
+  async request<K extends WorkbenchRequest['op']>(
+    r: Extract<WorkbenchRequest, { op: K }>,
+  ): Promise<WorkbenchAnswers[K]> {
     await this.opened;
     if (this.closed) throw new Error('the workbench is closed');
     const id = this.next++;

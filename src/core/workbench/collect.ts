@@ -50,7 +50,10 @@ export function isDatasetFileName(name: string): boolean {
 }
 
 /** Reads the task files, JSONL and Parquet files of `paths` (files or folders) into an index. */
-export async function collectWorkbench(paths: readonly string[], o: CollectWorkbenchOptions): Promise<CollectedWorkbench> {
+export async function collectWorkbench(
+  paths: readonly string[],
+  o: CollectWorkbenchOptions,
+): Promise<CollectedWorkbench> {
   const notes: string[] = [];
   const files = findTaskFiles(paths, (s) => notes.push(`${s.path}: ${s.message}`), { wanted: isDatasetFileName });
   const index = new WorkbenchIndex();
@@ -76,7 +79,14 @@ export async function collectWorkbench(paths: readonly string[], o: CollectWorkb
 /** A run as the table shows it: its tokens summed, when the endpoint reported them. */
 function runOf(f: RunRecord): WorkbenchRun {
   const tokens = f.tokens ? f.tokens.prompt + f.tokens.completion : undefined;
-  return { rate: f.pass_rate, band: f.band, samples: f.samples, signal: f.signal_share, ...(tokens !== undefined ? { tokens } : {}), ...(typeof f.cost === 'number' ? { cost: f.cost } : {}) };
+  return {
+    rate: f.pass_rate,
+    band: f.band,
+    samples: f.samples,
+    signal: f.signal_share,
+    ...(tokens !== undefined ? { tokens } : {}),
+    ...(typeof f.cost === 'number' ? { cost: f.cost } : {}),
+  };
 }
 
 /**
@@ -94,7 +104,13 @@ function fileLabels(file: string): Map<string, string> {
 }
 
 /** Task files: their summaries (cases run and remembered as `vtask stats` does), prompts and runs. */
-async function addTaskFiles(index: WorkbenchIndex, files: readonly string[], shown: (f: string) => string, o: CollectWorkbenchOptions, onFile: () => void): Promise<void> {
+async function addTaskFiles(
+  index: WorkbenchIndex,
+  files: readonly string[],
+  shown: (f: string) => string,
+  o: CollectWorkbenchOptions,
+  onFile: () => void,
+): Promise<void> {
   if (!files.length) return;
   const read = await summariseFiles(files, { cacheDir: o.cacheDir, cases: o.cases, signal: o.signal, onFile });
   // Rows by where the run log names them, per cache folder; with the run key a run must have.
@@ -140,7 +156,13 @@ async function addTaskFiles(index: WorkbenchIndex, files: readonly string[], sho
  * the editor are in the run log under the file; a row's own recorded pass rate (an export's) is
  * shown as the model `recorded`.
  */
-async function addRowFile(index: WorkbenchIndex, file: string, type: RowFileType, shown: string, o: CollectWorkbenchOptions): Promise<void> {
+async function addRowFile(
+  index: WorkbenchIndex,
+  file: string,
+  type: RowFileType,
+  shown: string,
+  o: CollectWorkbenchOptions,
+): Promise<void> {
   let importer: RowImporter | undefined;
   const labels = readSidecar(file);
   const seen = new Set<string>();
@@ -151,7 +173,19 @@ async function addRowFile(index: WorkbenchIndex, file: string, type: RowFileType
   for await (const r of readRows(file, type)) {
     if ((++k & 1023) === 0) o.signal?.throwIfAborted();
     const line = type === 'jsonl' ? Number(r.where.slice('line '.length)) - 1 : r.n;
-    const bad = (id: string, error: string): number => index.add({ id, file: shown, line, kind: null, prompt: '', cases: 0, casesPassed: -1, casesFailed: -1, findings: -1, error });
+    const bad = (id: string, error: string): number =>
+      index.add({
+        id,
+        file: shown,
+        line,
+        kind: null,
+        prompt: '',
+        cases: 0,
+        casesPassed: -1,
+        casesFailed: -1,
+        findings: -1,
+        error,
+      });
     if (!r.row) {
       bad(`row ${r.n}`, r.error ?? 'not a row');
       continue;
@@ -159,7 +193,10 @@ async function addRowFile(index: WorkbenchIndex, file: string, type: RowFileType
     if (!importer) {
       const format = detectFormat(r.row);
       importer = format ? IMPORT_FORMATS.get(format) : undefined;
-      if (!importer) throw new Error('not a dataset vtask knows: its columns are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows');
+      if (!importer)
+        throw new Error(
+          'not a dataset vtask knows: its columns are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows',
+        );
     }
     const got = importer(r.row, r.n);
     if ('error' in got) {
@@ -174,10 +211,28 @@ async function addRowFile(index: WorkbenchIndex, file: string, type: RowFileType
     }
     seen.add(id);
     const label = labels.get(id);
-    const n = index.add({ id, file: shown, line, kind: kindOfVerifier(got.task.verify), prompt: promptOf(got.task), cases: 0, casesPassed: -1, casesFailed: -1, findings: -1, ...(label ? { label } : {}) });
+    const n = index.add({
+      id,
+      file: shown,
+      line,
+      kind: kindOfVerifier(got.task.verify),
+      prompt: promptOf(got.task),
+      cases: 0,
+      casesPassed: -1,
+      casesFailed: -1,
+      findings: -1,
+      ...(label ? { label } : {}),
+    });
     named.set(latestRunName(rel, id), n);
     const recorded = recordedResult(r.row);
-    if (recorded?.band && (BANDS as readonly string[]).includes(recorded.band)) index.setRun(n, RECORDED_MODEL, { rate: recorded.passRate, band: recorded.band as WorkbenchRun['band'], samples: recorded.samples ?? -1, signal: NaN });
+    if (recorded?.band && (BANDS as readonly string[]).includes(recorded.band))
+      index.setRun(n, RECORDED_MODEL, {
+        rate: recorded.passRate,
+        band: recorded.band as WorkbenchRun['band'],
+        samples: recorded.samples ?? -1,
+        signal: NaN,
+      });
   }
-  if (type === 'jsonl') for (const run of readLatestRuns(cacheDir, named)) index.setRun(run.task, run.model, runOf(run.latest));
+  if (type === 'jsonl')
+    for (const run of readLatestRuns(cacheDir, named)) index.setRun(run.task, run.model, runOf(run.latest));
 }

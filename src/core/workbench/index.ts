@@ -235,7 +235,8 @@ export class WorkbenchIndex {
   rowOf(file: string, id: string): number | undefined {
     if (!this.byName) {
       this.byName = new Map();
-      for (let n = 0; n < this.rows; n++) this.byName.set(`${this.strings[this.file.get(n)]}\0${this.strings[this.id.get(n)]}`, n);
+      for (let n = 0; n < this.rows; n++)
+        this.byName.set(`${this.strings[this.file.get(n)]}\0${this.strings[this.id.get(n)]}`, n);
     }
     return this.byName.get(`${file}\0${id}`);
   }
@@ -264,7 +265,14 @@ export class WorkbenchIndex {
         if (band === NONE) return null;
         const tokens = c.tokens.get(n);
         const cost = c.cost.get(n);
-        return { rate: c.rate.get(n), band: at(BAND_CODES, band) as Band, samples: c.samples.get(n), signal: c.signal.get(n), ...(Number.isNaN(tokens) ? {} : { tokens }), ...(Number.isNaN(cost) ? {} : { cost }) };
+        return {
+          rate: c.rate.get(n),
+          band: at(BAND_CODES, band) as Band,
+          samples: c.samples.get(n),
+          signal: c.signal.get(n),
+          ...(Number.isNaN(tokens) ? {} : { tokens }),
+          ...(Number.isNaN(cost) ? {} : { cost }),
+        };
       }),
     };
   }
@@ -334,7 +342,11 @@ export class WorkbenchIndex {
         if (s === undefined) names.set(k, (s = at(this.strings, k).toLowerCase()));
         return s;
       };
-      for (const w of query.words) tests.push((n) => at(lowered, n).includes(w) || lowName(this.id.get(n)).includes(w) || lowName(this.file.get(n)).includes(w));
+      for (const w of query.words)
+        tests.push(
+          (n) =>
+            at(lowered, n).includes(w) || lowName(this.id.get(n)).includes(w) || lowName(this.file.get(n)).includes(w),
+        );
     }
     return tests;
   }
@@ -367,7 +379,12 @@ export class WorkbenchIndex {
     }
   }
 
-  private numberTest(field: NumberField, op: Parameters<typeof compare>[1], value: number, models: readonly ModelColumns[]): (n: number) => boolean {
+  private numberTest(
+    field: NumberField,
+    op: Parameters<typeof compare>[1],
+    value: number,
+    models: readonly ModelColumns[],
+  ): (n: number) => boolean {
     switch (field) {
       case 'cases':
         return (n) => compare(this.cases.get(n), op, value);
@@ -409,7 +426,11 @@ export class WorkbenchIndex {
   /** A column as one number per row (strings as their rank in sorted order); NaN: no value. */
   private sortKey(column: ColumnKey): ((n: number) => number) | undefined {
     const rank = (): Float64Array => {
-      const order = this.strings.map((_, k) => k).sort((a, b) => (at(this.strings, a) < at(this.strings, b) ? -1 : at(this.strings, a) > at(this.strings, b) ? 1 : 0));
+      const order = this.strings
+        .map((_, k) => k)
+        .sort((a, b) =>
+          at(this.strings, a) < at(this.strings, b) ? -1 : at(this.strings, a) > at(this.strings, b) ? 1 : 0,
+        );
       const r = new Float64Array(this.strings.length);
       order.forEach((k, i) => (r[k] = i));
       r[0] = NaN;
@@ -425,7 +446,9 @@ export class WorkbenchIndex {
         return (n) => r[col.get(n)] as number;
       }
       case 'prompt': {
-        const order = Array.from({ length: this.rows }, (_, n) => n).sort((a, b) => (at(this.prompts, a) < at(this.prompts, b) ? -1 : at(this.prompts, a) > at(this.prompts, b) ? 1 : a - b));
+        const order = Array.from({ length: this.rows }, (_, n) => n).sort((a, b) =>
+          at(this.prompts, a) < at(this.prompts, b) ? -1 : at(this.prompts, a) > at(this.prompts, b) ? 1 : a - b,
+        );
         // Equal prompts share a rank, so that ties keep the index's order either way.
         const r = new Float64Array(this.rows);
         let rank = 0;

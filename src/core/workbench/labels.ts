@@ -34,7 +34,8 @@ export function taskFileLabels(file: TaskFile): Map<string, string> {
   const out = new Map<string, string>();
   for (const t of file.tasks) {
     const review = child(child(t.node, 'meta'), 'review');
-    if (t.id !== undefined && review?.type === 'scalar' && typeof review.value === 'string' && review.value) out.set(t.id, review.value);
+    if (t.id !== undefined && review?.type === 'scalar' && typeof review.value === 'string' && review.value)
+      out.set(t.id, review.value);
   }
   return out;
 }
@@ -63,7 +64,11 @@ function reviewEdit(file: TaskFile, taskIndex: number, label: string | undefined
  * A task file's text with the tasks `ids` labelled `label` (undefined: unlabelled). Each task is
  * one checked edit of the file as it is after the previous one; ids not in the file are skipped.
  */
-export function labelTaskText(text: string, ids: ReadonlySet<string>, label: string | undefined): { text: string; changed: number; errors: string[] } {
+export function labelTaskText(
+  text: string,
+  ids: ReadonlySet<string>,
+  label: string | undefined,
+): { text: string; changed: number; errors: string[] } {
   let file = parseTaskFile(text);
   let changed = 0;
   const errors: string[] = [];
@@ -97,14 +102,18 @@ export function readSidecar(file: string): Map<string, string> {
     throw e;
   }
   const parsed = JSON.parse(raw) as Partial<Sidecar> | null;
-  if (!parsed || parsed.vtask_labels !== 1 || typeof parsed.labels !== 'object' || parsed.labels === null) throw new Error(`${sidecarPath(file)} is not a labels file: it has no "vtask_labels": 1 and "labels" object`);
+  if (!parsed || parsed.vtask_labels !== 1 || typeof parsed.labels !== 'object' || parsed.labels === null)
+    throw new Error(`${sidecarPath(file)} is not a labels file: it has no "vtask_labels": 1 and "labels" object`);
   return new Map(Object.entries(parsed.labels).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
 /** Writes `labels` as the sidecar of `file` (whole, by rename: a reader never sees half of it). */
 function writeSidecar(file: string, labels: ReadonlyMap<string, string>): void {
   const out = sidecarPath(file);
-  const body: Sidecar = { vtask_labels: 1, labels: Object.fromEntries([...labels].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) };
+  const body: Sidecar = {
+    vtask_labels: 1,
+    labels: Object.fromEntries([...labels].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))),
+  };
   const tmp = `${out}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
   fs.renameSync(tmp, out);
@@ -114,7 +123,11 @@ function writeSidecar(file: string, labels: ReadonlyMap<string, string>): void {
  * Labels the tasks `ids` of `file` (a task file, or a JSONL or Parquet file through its sidecar)
  * on disk; returns how many tasks changed and what could not be labelled.
  */
-export function labelTasks(file: string, ids: ReadonlySet<string>, label: string | undefined): { changed: number; errors: string[] } {
+export function labelTasks(
+  file: string,
+  ids: ReadonlySet<string>,
+  label: string | undefined,
+): { changed: number; errors: string[] } {
   if (label !== undefined) {
     const problem = labelProblem(label);
     if (problem) throw new Error(problem);

@@ -79,14 +79,20 @@ export function parseQuery(input: string): QueryResult {
     const rawValue = token.value.slice(name.length + op.length);
     const valueAt = at + name.length + op.length;
     if ((TEXT_FIELDS as readonly string[]).includes(name)) {
-      if (op !== ':') return { error: `\`${name}\` is compared as text: write \`${name}:value\` or \`${name}:!value\`, not \`${op}\``, at: at + name.length };
+      if (op !== ':')
+        return {
+          error: `\`${name}\` is compared as text: write \`${name}:value\` or \`${name}:!value\`, not \`${op}\``,
+          at: at + name.length,
+        };
       const negated = rawValue.startsWith('!');
       const value = negated ? rawValue.slice(1) : rawValue;
       if (!value) return { error: `\`${name}:\` needs a value after it`, at: valueAt + (negated ? 1 : 0) };
-      if (name === 'band' && !BAND_VALUES.includes(value)) return { error: `\`${value}\` is no band: one of ${BAND_VALUES.join(', ')}`, at: valueAt + (negated ? 1 : 0) };
+      if (name === 'band' && !BAND_VALUES.includes(value))
+        return { error: `\`${value}\` is no band: one of ${BAND_VALUES.join(', ')}`, at: valueAt + (negated ? 1 : 0) };
       if (name === 'model') {
         if (negated) return { error: '`model:` picks the model the other terms test; it cannot be negated', at };
-        if (model !== undefined && model !== value) return { error: `one model per query: \`model:${model}\` is already given`, at };
+        if (model !== undefined && model !== value)
+          return { error: `one model per query: \`model:${model}\` is already given`, at };
         model = value;
         continue;
       }
@@ -94,9 +100,17 @@ export function parseQuery(input: string): QueryResult {
       continue;
     }
     if ((NUMBER_FIELDS as readonly string[]).includes(name)) {
-      if (op === ':') return { error: `\`${name}\` is a number: compare it with <, <=, >, >= or =, as in \`${name}>0\``, at: at + name.length };
+      if (op === ':')
+        return {
+          error: `\`${name}\` is a number: compare it with <, <=, >, >= or =, as in \`${name}>0\``,
+          at: at + name.length,
+        };
       const value = numberOf(rawValue);
-      if (value === undefined) return { error: `\`${name}${op}\` needs a number after it${rawValue ? `, not \`${rawValue}\`` : ''}`, at: valueAt };
+      if (value === undefined)
+        return {
+          error: `\`${name}${op}\` needs a number after it${rawValue ? `, not \`${rawValue}\`` : ''}`,
+          at: valueAt,
+        };
       numbers.push({ field: name as NumberField, op: op as Comparison, value, at });
       continue;
     }
@@ -122,7 +136,10 @@ function numberOf(s: string): number | undefined {
  * One whitespace-separated token; a `"` opens a quoted part that may hold spaces (`"two words"`,
  * `label:"needs review"`), `\"` is a quote inside it.
  */
-function readToken(input: string, start: number): { raw: string; value: string; quoted: boolean; end: number } | { error: string; at: number } {
+function readToken(
+  input: string,
+  start: number,
+): { raw: string; value: string; quoted: boolean; end: number } | { error: string; at: number } {
   let i = start;
   let value = '';
   let quoted = false;

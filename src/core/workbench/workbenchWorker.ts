@@ -13,7 +13,10 @@ import { parseQuery } from './query';
 const port = parentPort;
 const job = workerData as WorkbenchJob;
 
-function answer(index: WorkbenchIndex, r: Exclude<WorkbenchRequest, { op: 'reload' }>): WorkbenchAnswers[WorkbenchRequest['op']] {
+function answer(
+  index: WorkbenchIndex,
+  r: Exclude<WorkbenchRequest, { op: 'reload' }>,
+): WorkbenchAnswers[WorkbenchRequest['op']] {
   switch (r.op) {
     case 'view': {
       const q = parseQuery(r.query);
@@ -81,7 +84,10 @@ if (port) {
             if (request.op === 'reload') {
               const again = await read();
               index = again.index;
-              port.postMessage({ id, answer: { rows: index.size, models: index.models, files: again.files, notes: again.notes } });
+              port.postMessage({
+                id,
+                answer: { rows: index.size, models: index.models, files: again.files, notes: again.notes },
+              });
             } else port.postMessage({ id, answer: answer(index, request) });
           } catch (e) {
             port.postMessage({ id, error: errorMessage(e) });

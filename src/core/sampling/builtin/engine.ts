@@ -94,7 +94,8 @@ export function generate(model: LlamaModel, start: Prefill, options: GenerateOpt
           by = s;
         }
       }
-      if (cut >= 0) return { text: text.slice(0, cut), finishReason: 'stop', completionTokens: ids.length, stoppedBy: by };
+      if (cut >= 0)
+        return { text: text.slice(0, cut), finishReason: 'stop', completionTokens: ids.length, stoppedBy: by };
     }
     if (ids.length < limit) model.step(next, cache, logits);
   }

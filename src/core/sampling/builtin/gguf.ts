@@ -57,18 +57,65 @@ class Cursor {
   }
 
   private need(n: number): void {
-    if (this.offset + n > this.bytes.byteLength) throw new GgufError(`truncated file: needs ${n} bytes at offset ${this.offset}`);
+    if (this.offset + n > this.bytes.byteLength)
+      throw new GgufError(`truncated file: needs ${n} bytes at offset ${this.offset}`);
   }
-  u8(): number { this.need(1); return this.view.getUint8(this.offset++); }
-  i8(): number { this.need(1); return this.view.getInt8(this.offset++); }
-  u16(): number { this.need(2); const v = this.view.getUint16(this.offset, true); this.offset += 2; return v; }
-  i16(): number { this.need(2); const v = this.view.getInt16(this.offset, true); this.offset += 2; return v; }
-  u32(): number { this.need(4); const v = this.view.getUint32(this.offset, true); this.offset += 4; return v; }
-  i32(): number { this.need(4); const v = this.view.getInt32(this.offset, true); this.offset += 4; return v; }
-  f32(): number { this.need(4); const v = this.view.getFloat32(this.offset, true); this.offset += 4; return v; }
-  f64(): number { this.need(8); const v = this.view.getFloat64(this.offset, true); this.offset += 8; return v; }
-  u64(): bigint { this.need(8); const v = this.view.getBigUint64(this.offset, true); this.offset += 8; return v; }
-  i64(): bigint { this.need(8); const v = this.view.getBigInt64(this.offset, true); this.offset += 8; return v; }
+  u8(): number {
+    this.need(1);
+    return this.view.getUint8(this.offset++);
+  }
+  i8(): number {
+    this.need(1);
+    return this.view.getInt8(this.offset++);
+  }
+  u16(): number {
+    this.need(2);
+    const v = this.view.getUint16(this.offset, true);
+    this.offset += 2;
+    return v;
+  }
+  i16(): number {
+    this.need(2);
+    const v = this.view.getInt16(this.offset, true);
+    this.offset += 2;
+    return v;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.offset, true);
+    this.offset += 4;
+    return v;
+  }
+  i32(): number {
+    this.need(4);
+    const v = this.view.getInt32(this.offset, true);
+    this.offset += 4;
+    return v;
+  }
+  f32(): number {
+    this.need(4);
+    const v = this.view.getFloat32(this.offset, true);
+    this.offset += 4;
+    return v;
+  }
+  f64(): number {
+    this.need(8);
+    const v = this.view.getFloat64(this.offset, true);
+    this.offset += 8;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = this.view.getBigUint64(this.offset, true);
+    this.offset += 8;
+    return v;
+  }
+  i64(): bigint {
+    this.need(8);
+    const v = this.view.getBigInt64(this.offset, true);
+    this.offset += 8;
+    return v;
+  }
   /** A u64 that must fit a safe integer (counts, lengths, offsets). */
   size(): number {
     const v = this.u64();
@@ -84,15 +131,24 @@ class Cursor {
   }
   value(type: number): GgufValue {
     switch (type) {
-      case 0: return this.u8();
-      case 1: return this.i8();
-      case 2: return this.u16();
-      case 3: return this.i16();
-      case 4: return this.u32();
-      case 5: return this.i32();
-      case 6: return this.f32();
-      case 7: return this.u8() !== 0;
-      case 8: return this.string();
+      case 0:
+        return this.u8();
+      case 1:
+        return this.i8();
+      case 2:
+        return this.u16();
+      case 3:
+        return this.i16();
+      case 4:
+        return this.u32();
+      case 5:
+        return this.i32();
+      case 6:
+        return this.f32();
+      case 7:
+        return this.u8() !== 0;
+      case 8:
+        return this.string();
       case 9: {
         const itemType = this.u32();
         const n = this.size();
@@ -100,21 +156,27 @@ class Cursor {
         for (let i = 0; i < n; i++) items.push(this.value(itemType));
         return items;
       }
-      case 10: return small(this.u64());
-      case 11: return small(this.i64());
-      case 12: return this.f64();
-      default: throw new GgufError(`unknown metadata type ${type} at offset ${this.offset}`);
+      case 10:
+        return small(this.u64());
+      case 11:
+        return small(this.i64());
+      case 12:
+        return this.f64();
+      default:
+        throw new GgufError(`unknown metadata type ${type} at offset ${this.offset}`);
     }
   }
 }
 
 // 64-bit integers become numbers when they are exact, else stay bigints.
-const small = (v: bigint): number | bigint => (v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
+const small = (v: bigint): number | bigint =>
+  v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 
 /** Parses a whole GGUF file held in memory. */
 export function parseGguf(bytes: Uint8Array): GgufFile {
   const c = new Cursor(bytes);
-  if (bytes.byteLength < 4 || String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!) !== 'GGUF') throw new GgufError('not a GGUF file (bad magic)');
+  if (bytes.byteLength < 4 || String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!) !== 'GGUF')
+    throw new GgufError('not a GGUF file (bad magic)');
   c.offset = 4;
   const version = c.u32();
   if (version !== 2 && version !== 3) throw new GgufError(`unsupported GGUF version ${version}`);
@@ -143,10 +205,12 @@ export function parseGguf(bytes: Uint8Array): GgufFile {
     const start = dataStart + info.offset;
     const data = new Float32Array(count);
     if (info.type === GGML_F32) {
-      if (start + 4 * count > bytes.byteLength) throw new GgufError(`tensor ${info.name} runs past the end of the file`);
+      if (start + 4 * count > bytes.byteLength)
+        throw new GgufError(`tensor ${info.name} runs past the end of the file`);
       for (let i = 0; i < count; i++) data[i] = view.getFloat32(start + 4 * i, true);
     } else if (info.type === GGML_F16) {
-      if (start + 2 * count > bytes.byteLength) throw new GgufError(`tensor ${info.name} runs past the end of the file`);
+      if (start + 2 * count > bytes.byteLength)
+        throw new GgufError(`tensor ${info.name} runs past the end of the file`);
       const table = halves();
       for (let i = 0; i < count; i++) data[i] = table[view.getUint16(start + 2 * i, true)]!;
     } else {

@@ -11,7 +11,15 @@ export {
   setBuiltinModelDir,
   type BuiltinProviderOptions,
 } from './provider';
-export { clearModelCache, generate, loadModel, prefill, type GenerateOptions, type Generation, type Prefill } from './engine';
+export {
+  clearModelCache,
+  generate,
+  loadModel,
+  prefill,
+  type GenerateOptions,
+  type Generation,
+  type Prefill,
+} from './engine';
 export { parseGguf, halfToFloat, GgufError, type GgufFile, type GgufTensor, type GgufValue } from './gguf';
 export { LlamaModel, KvCache, type ModelConfig } from './model';
 export { CharTokenizer } from './tokenizer';

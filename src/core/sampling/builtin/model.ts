@@ -41,7 +41,11 @@ export class KvCache {
   ) {}
 
   clone(): KvCache {
-    return new KvCache(this.keys.map((k) => k.slice()), this.values.map((v) => v.slice()), this.length);
+    return new KvCache(
+      this.keys.map((k) => k.slice()),
+      this.values.map((v) => v.slice()),
+      this.length,
+    );
   }
 }
 
@@ -96,7 +100,8 @@ export class LlamaModel {
     const heads = num(meta, 'llama.attention.head_count');
     const headDim = dim / heads;
     const tokens = meta.get('tokenizer.ggml.tokens');
-    if (!Array.isArray(tokens) || !tokens.every((t) => typeof t === 'string')) throw new GgufError('tokenizer.ggml.tokens is missing');
+    if (!Array.isArray(tokens) || !tokens.every((t) => typeof t === 'string'))
+      throw new GgufError('tokenizer.ggml.tokens is missing');
     const types = meta.get('tokenizer.ggml.token_type');
     const unk = meta.get('tokenizer.ggml.unknown_token_id');
     this.tokenizer = new CharTokenizer(
@@ -127,7 +132,8 @@ export class LlamaModel {
     const tensor = (key: string, ...dims: number[]): Float32Array => {
       const t: GgufTensor | undefined = file.tensors.get(key);
       if (!t) throw new GgufError(`tensor ${key} is missing`);
-      if (t.dims.length !== dims.length || t.dims.some((d, i) => d !== dims[i])) throw new GgufError(`tensor ${key} has shape [${t.dims.join(', ')}], expected [${dims.join(', ')}]`);
+      if (t.dims.length !== dims.length || t.dims.some((d, i) => d !== dims[i]))
+        throw new GgufError(`tensor ${key} has shape [${t.dims.join(', ')}], expected [${dims.join(', ')}]`);
       return t.data;
     };
     this.embedding = tensor('token_embd.weight', dim, c.vocab);
@@ -172,7 +178,10 @@ export class LlamaModel {
   newCache(): KvCache {
     const { layers, contextLength, kvHeads, headDim } = this.config;
     const size = contextLength * kvHeads * headDim;
-    return new KvCache(Array.from({ length: layers }, () => new Float32Array(size)), Array.from({ length: layers }, () => new Float32Array(size)));
+    return new KvCache(
+      Array.from({ length: layers }, () => new Float32Array(size)),
+      Array.from({ length: layers }, () => new Float32Array(size)),
+    );
   }
 
   private rotate(vec: Float32Array, offset: number, heads: number, pos: number): void {

@@ -7,7 +7,16 @@ import { at } from '../../util/must';
 // "Compute 7×8.", "91 - 38 = ?".
 const ARITHMETIC = /(\d+)\s*([+\-*×x·/÷])\s*(\d+)/;
 
-const OPERATOR: Record<string, string> = { '+': '+', '-': '-', '*': '*', '×': '*', x: '*', '·': '*', '/': '/', '÷': '/' };
+const OPERATOR: Record<string, string> = {
+  '+': '+',
+  '-': '-',
+  '*': '*',
+  '×': '*',
+  x: '*',
+  '·': '*',
+  '/': '/',
+  '÷': '/',
+};
 
 /**
  * The question the model sees. The first `a op b` in the message becomes `What is a op b?`, the
@@ -31,9 +40,11 @@ export function promptFor(messages: readonly ChatMessage[]): string {
   return `Q: ${extractQuestion(lastUserContent(messages))}\nA: `;
 }
 
-export const DEMO_NOTE = 'the built-in demo model only does a+b and a-b below 100 and a*b up to 12: its results say nothing about this task';
+export const DEMO_NOTE =
+  'the built-in demo model only does a+b and a-b below 100 and a*b up to 12: its results say nothing about this task';
 /** The note of an agent task: with tools the demo model only asks add, sub or mul for one `a op b`. */
-export const DEMO_TOOLS_NOTE = 'with tools, the built-in demo model only calls add, sub or mul for one a+b, a-b or a*b question: its results say nothing about this task';
+export const DEMO_TOOLS_NOTE =
+  'with tools, the built-in demo model only calls add, sub or mul for one a+b, a-b or a*b question: its results say nothing about this task';
 
 /** Whether the message asks one of the sums the models were trained on (models/train.py). */
 function trainedQuestion(content: string): boolean {

@@ -87,13 +87,20 @@ export class BuiltinProvider implements Provider {
     this.file = options.file;
     this.seed = options.seed;
     if (!this.file && !(this.model in BUILTIN_MODELS)) {
-      throw new SamplingError(`built-in model ${this.model} does not exist (available: ${Object.keys(BUILTIN_MODELS).join(', ')})`, 'not-found');
+      throw new SamplingError(
+        `built-in model ${this.model} does not exist (available: ${Object.keys(BUILTIN_MODELS).join(', ')})`,
+        'not-found',
+      );
     }
   }
 
   private load(name: string): LlamaModel {
     const file = (name === this.model ? this.file : undefined) ?? resolveBuiltinModelFile(BUILTIN_MODELS[name]!);
-    if (!file) throw new SamplingError(`built-in model ${name}: ${BUILTIN_MODELS[name]} not found (looked in models/ next to the extension and in the working directory)`, 'not-found');
+    if (!file)
+      throw new SamplingError(
+        `built-in model ${name}: ${BUILTIN_MODELS[name]} not found (looked in models/ next to the extension and in the working directory)`,
+        'not-found',
+      );
     try {
       return loadModel(file);
     } catch (e) {
@@ -109,16 +116,21 @@ export class BuiltinProvider implements Provider {
     if (signal.aborted) throw new SamplingError('cancelled', 'cancelled');
     const tools = request.tools ?? [];
     // Tool requests to an arithmetic model go to the calculator model (a given file stays as it is).
-    const name = tools.length > 0 && !this.file && !TOOL_FORMAT_MODELS.has(this.model) ? BUILTIN_TOOL_MODEL : this.model;
+    const name =
+      tools.length > 0 && !this.file && !TOOL_FORMAT_MODELS.has(this.model) ? BUILTIN_TOOL_MODEL : this.model;
     const toolFormat = TOOL_FORMAT_MODELS.has(name);
     const model = this.load(name);
     const maxTokens = request.maxTokens ?? (toolFormat ? DEFAULT_BUILTIN_TOOL_MAX_TOKENS : DEFAULT_BUILTIN_MAX_TOKENS);
     const temperature = request.temperature ?? 1;
     const topP = request.topP ?? 1;
     if (!(maxTokens >= 1) || !(temperature >= 0) || !(topP > 0 && topP <= 1)) {
-      throw new SamplingError(`bad sampling parameters (max_tokens ${maxTokens}, temperature ${temperature}, top_p ${topP})`, 'bad-request');
+      throw new SamplingError(
+        `bad sampling parameters (max_tokens ${maxTokens}, temperature ${temperature}, top_p ${topP})`,
+        'bad-request',
+      );
     }
-    const stop = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
+    const stop =
+      request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : [...request.stop];
     // The model answers on one line: a newline ends the answer, as in training; so does a call.
     stop.push('\n');
     if (toolFormat) stop.push(CALL_CLOSE);

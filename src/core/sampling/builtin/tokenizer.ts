@@ -14,7 +14,13 @@ export class CharTokenizer {
   /** For each id: a byte value, a string, or null for control tokens that print nothing. */
   private readonly pieces: (number | string | null)[];
 
-  constructor(readonly tokens: readonly string[], types: readonly number[] | undefined, readonly bos: number, readonly eos: number, readonly unk: number | undefined) {
+  constructor(
+    readonly tokens: readonly string[],
+    types: readonly number[] | undefined,
+    readonly bos: number,
+    readonly eos: number,
+    readonly unk: number | undefined,
+  ) {
     this.pieces = tokens.map((piece, id) => {
       const type = types?.[id];
       const byte = BYTE_PIECE.exec(piece);
@@ -23,7 +29,8 @@ export class CharTokenizer {
         this.byteIds[value] ??= id;
         return value;
       }
-      const control = type !== undefined ? type !== TYPE_NORMAL : piece.length > 2 && piece.startsWith('<') && piece.endsWith('>');
+      const control =
+        type !== undefined ? type !== TYPE_NORMAL : piece.length > 2 && piece.startsWith('<') && piece.endsWith('>');
       if (control) return null;
       if (!this.ids.has(piece)) this.ids.set(piece, id);
       return piece.replaceAll(SPACE_MARK, ' ');
@@ -39,7 +46,10 @@ export class CharTokenizer {
     const out: number[] = [];
     for (const ch of text.replaceAll(' ', SPACE_MARK)) {
       const id = this.ids.get(ch);
-      if (id !== undefined) { out.push(id); continue; }
+      if (id !== undefined) {
+        out.push(id);
+        continue;
+      }
       const bytes = new TextEncoder().encode(ch);
       if (bytes.every((b) => this.byteIds[b] !== undefined)) for (const b of bytes) out.push(this.byteIds[b]!);
       else if (this.unk !== undefined) out.push(this.unk);

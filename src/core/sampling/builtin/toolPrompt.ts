@@ -29,7 +29,7 @@ export function renderToolResult(content: string): string {
     if ('error' in o) value = `error: ${typeof o.error === 'string' ? o.error : JSON.stringify(o.error)}`;
     else if ('result' in o) value = o.result;
   }
-  const text = oneLine(typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+  const text = oneLine(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}…` : text;
 }
 

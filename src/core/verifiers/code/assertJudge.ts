@@ -26,7 +26,12 @@ export interface PyPlan {
   /** The asserts as the answer's run gets them: each `assert` a call, literal operands taken out. */
   readonly checks: string;
   /** `optional`: inside a `try`, where not running is right ("this must raise"); every other assert must run. */
-  readonly asserts: readonly { readonly line: number; readonly text: string; readonly test: PyNode; readonly optional?: boolean }[];
+  readonly asserts: readonly {
+    readonly line: number;
+    readonly text: string;
+    readonly test: PyNode;
+    readonly optional?: boolean;
+  }[];
 }
 
 /** The planner's output: the plan, or why the asserts cannot be planned. */
@@ -82,21 +87,32 @@ export function judgePythonAsserts(stdout: string, marker: string, plan: PyPlan)
     }
     const [i, leaves] = Array.isArray(rec) ? (rec as unknown[]) : [];
     const a = typeof i === 'number' ? plan.asserts[i] : undefined;
-    if (!a || !Array.isArray(leaves)) return { done, failure: { status: 'wrong_answer', message: 'a result line of the checks is malformed' } };
+    if (!a || !Array.isArray(leaves))
+      return { done, failure: { status: 'wrong_answer', message: 'a result line of the checks is malformed' } };
     ran.add(i as number);
     const where = `assert on line ${a.line} (${a.text})`;
     try {
-      if (!pyTruth(evalNode(a.test, leaves))) return { done, failure: { status: 'wrong_answer', message: `${where} failed: ${explain(a.test, leaves)}` } };
+      if (!pyTruth(evalNode(a.test, leaves)))
+        return { done, failure: { status: 'wrong_answer', message: `${where} failed: ${explain(a.test, leaves)}` } };
     } catch (e) {
       const why = e instanceof Problem ? e.message : String(e);
-      return { done, failure: { status: /^raised /.test(why) ? 'runtime_error' : 'wrong_answer', message: `${where}: ${why}` } };
+      return {
+        done,
+        failure: { status: /^raised /.test(why) ? 'runtime_error' : 'wrong_answer', message: `${where}: ${why}` },
+      };
     }
   }
   if (done) {
     const missed = plan.asserts.findIndex((a, i) => !a.optional && !ran.has(i));
     if (missed !== -1) {
       const a = at(plan.asserts, missed);
-      return { done, failure: { status: 'wrong_answer', message: `assert on line ${a.line} (${a.text}) never ran: every assert must run` } };
+      return {
+        done,
+        failure: {
+          status: 'wrong_answer',
+          message: `assert on line ${a.line} (${a.text}) never ran: every assert must run`,
+        },
+      };
     }
   }
   return { done };
@@ -172,11 +188,15 @@ function explain(n: PyNode, leaves: readonly unknown[]): string {
     const [l, r] = n.of as [(typeof n.of)[number], (typeof n.of)[number]];
     const lv = 'const' in l ? l.const : leaf(leaves, l.leaf);
     const rv = 'const' in r ? r.const : leaf(leaves, r.leaf);
-    if (n.ops[0] === '==') return 'const' in l && !('const' in r) ? `got ${pyRepr(rv)}, expected ${pyRepr(lv)}` : `got ${pyRepr(lv)}, expected ${pyRepr(rv)}`;
+    if (n.ops[0] === '==')
+      return 'const' in l && !('const' in r)
+        ? `got ${pyRepr(rv)}, expected ${pyRepr(lv)}`
+        : `got ${pyRepr(lv)}, expected ${pyRepr(rv)}`;
     return `${pyRepr(lv)} ${n.ops[0]} ${pyRepr(rv)} is false`;
   }
   if (n.k === 'value') return `the value is ${pyRepr(leaf(leaves, n.leaf))}`;
-  if (n.k === 'isclose') return `got ${pyRepr(slotValue(n.of[0], leaves))}, expected ${pyRepr(slotValue(n.of[1], leaves))}`;
+  if (n.k === 'isclose')
+    return `got ${pyRepr(slotValue(n.of[0], leaves))}, expected ${pyRepr(slotValue(n.of[1], leaves))}`;
   return 'it is false';
 }
 
@@ -201,7 +221,9 @@ function items(v: PyEnc): readonly PyEnc[] {
 
 function pairs(v: PyEnc): readonly (readonly [PyEnc, PyEnc])[] {
   const b = items(v);
-  return b.map((p) => (Array.isArray(p) && p.length === 2 ? (p as unknown as [PyEnc, PyEnc]) : fail('a malformed value')));
+  return b.map((p) =>
+    Array.isArray(p) && p.length === 2 ? (p as unknown as [PyEnc, PyEnc]) : fail('a malformed value'),
+  );
 }
 
 function num(v: PyEnc): Num | undefined {
@@ -256,7 +278,10 @@ function pyEqual(a: PyEnc, b: PyEnc): boolean {
   if (ta === 'dict') {
     const y = new Map(pairs(b).map(([k, v]) => [hashKey(k), v]));
     const x = pairs(a);
-    return new Set(x.map(([k]) => hashKey(k))).size === y.size && x.every(([k, v]) => y.has(hashKey(k)) && pyEqual(v, y.get(hashKey(k)) as PyEnc));
+    return (
+      new Set(x.map(([k]) => hashKey(k))).size === y.size &&
+      x.every(([k, v]) => y.has(hashKey(k)) && pyEqual(v, y.get(hashKey(k)) as PyEnc))
+    );
   }
   return fail('a malformed value');
 }
@@ -321,8 +346,17 @@ function pyOrder(op: string, a: PyEnc, b: PyEnc): boolean {
 /** Python's `in` on plain data. */
 function pyContains(item: PyEnc, container: PyEnc): boolean {
   const t = tagOf(container);
-  if (t === 'str') return tagOf(item) === 'str' ? (container as string).includes(item as string) : fail(`raised TypeError: 'in <string>' requires string as left operand, not ${tagOf(item)}`);
-  if (t === 'bytes') return tagOf(item) === 'bytes' && (String(bodyOf(container)).length === 0 ? String(bodyOf(item)) === '' : hexIncludes(String(bodyOf(container)), String(bodyOf(item))));
+  if (t === 'str')
+    return tagOf(item) === 'str'
+      ? (container as string).includes(item as string)
+      : fail(`raised TypeError: 'in <string>' requires string as left operand, not ${tagOf(item)}`);
+  if (t === 'bytes')
+    return (
+      tagOf(item) === 'bytes' &&
+      (String(bodyOf(container)).length === 0
+        ? String(bodyOf(item)) === ''
+        : hexIncludes(String(bodyOf(container)), String(bodyOf(item))))
+    );
   if (t === 'list' || t === 'tuple') return items(container).some((v) => pyEqual(item, v));
   if (kindOf(t) === 'set') return items(container).map(hashKey).includes(hashKey(item));
   if (t === 'dict') return pairs(container).some(([k]) => hashKey(k) === hashKey(item));
@@ -423,8 +457,12 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
     }
     n++;
     const [method, args, same] = Array.isArray(rec) ? (rec as unknown[]) : [];
-    const fn = typeof method === 'string' && JS_RECORDED_METHODS.includes(method) ? (assert as unknown as Record<string, (...a: unknown[]) => void>)[method] : undefined;
-    if (!fn || !Array.isArray(args)) return { done, failure: { status: 'wrong_answer', message: 'a result line of the checks is malformed' } };
+    const fn =
+      typeof method === 'string' && JS_RECORDED_METHODS.includes(method)
+        ? (assert as unknown as Record<string, (...a: unknown[]) => void>)[method]
+        : undefined;
+    if (!fn || !Array.isArray(args))
+      return { done, failure: { status: 'wrong_answer', message: 'a result line of the checks is malformed' } };
     const where = `assert call ${n} (${method === 'ok' ? 'assert' : `assert.${method}`})`;
     try {
       const values = args.map(jsValue);
@@ -436,8 +474,12 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
         if (same === true) assert.fail('Expected two different objects');
       } else fn(...values);
     } catch (e) {
-      const why = e instanceof Problem ? e.message : e instanceof Error ? e.message.replace(/\s*\n\s*/g, ' ').trim() : String(e);
-      return { done, failure: { status: 'wrong_answer', message: `${where} failed: ${show(why, 300).replace(/^"|"$/g, '')}` } };
+      const why =
+        e instanceof Problem ? e.message : e instanceof Error ? e.message.replace(/\s*\n\s*/g, ' ').trim() : String(e);
+      return {
+        done,
+        failure: { status: 'wrong_answer', message: `${where} failed: ${show(why, 300).replace(/^"|"$/g, '')}` },
+      };
     }
   }
   return { done };
@@ -461,7 +503,13 @@ function jsDecode(v: unknown, depth: number): unknown {
   if (tag === 'bigint' && typeof body === 'string' && /^-?\d+$/.test(body)) return BigInt(body);
   if (tag === 'set' && Array.isArray(body)) return new Set(body.map((x) => jsDecode(x, depth + 1)));
   if (tag === 'map' && Array.isArray(body)) {
-    return new Map(body.map((p) => (Array.isArray(p) && p.length === 2 ? [jsDecode(p[0], depth + 1), jsDecode(p[1], depth + 1)] : fail('a malformed value'))));
+    return new Map(
+      body.map((p) =>
+        Array.isArray(p) && p.length === 2
+          ? [jsDecode(p[0], depth + 1), jsDecode(p[1], depth + 1)]
+          : fail('a malformed value'),
+      ),
+    );
   }
   if ((tag === 'array' || tag === 'object') && Array.isArray(body)) {
     const size = Number(length) || 0;
@@ -469,7 +517,12 @@ function jsDecode(v: unknown, depth: number): unknown {
     const out: Record<string, unknown> = tag === 'array' ? (new Array(size) as unknown as Record<string, unknown>) : {};
     for (const p of body as unknown[]) {
       if (!Array.isArray(p) || typeof p[0] !== 'string') throw new Problem('a malformed value');
-      Object.defineProperty(out, p[0], { value: jsDecode(p[1], depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, p[0], {
+        value: jsDecode(p[1], depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

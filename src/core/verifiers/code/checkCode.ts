@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { findInterpreter, getSandbox, nodeMemoryArgs, type Interpreter, type Sandbox, type SandboxRunOptions, type SandboxRunResult } from '../../sandbox';
+import {
+  findInterpreter,
+  getSandbox,
+  nodeMemoryArgs,
+  type Interpreter,
+  type Sandbox,
+  type SandboxRunOptions,
+  type SandboxRunResult,
+} from '../../sandbox';
 import type { Isolation } from '../../base/isolation';
 import * as z from 'zod';
 import { field, type Fields } from '../../schema/fields';
@@ -8,7 +16,16 @@ import type { KindParams } from '../kind';
 import type { Verdict, VerifyContext } from '../verdict';
 import { compareOutput, deepEqual, show } from './compare';
 import { extractCode, isEsModule } from './extract';
-import { JS_ASSERT_PRELOAD, jsAssertPreload, jsAssertWrapper, PY_ASSERT_HARNESS, PY_ASSERT_PLANNER, PY_ASSERTS_FILE, pythonAssertHarness, pythonAssertPlanner } from './assertHarness';
+import {
+  JS_ASSERT_PRELOAD,
+  jsAssertPreload,
+  jsAssertWrapper,
+  PY_ASSERT_HARNESS,
+  PY_ASSERT_PLANNER,
+  PY_ASSERTS_FILE,
+  pythonAssertHarness,
+  pythonAssertPlanner,
+} from './assertHarness';
 import { judgeJsAsserts, judgePythonAsserts, parsePlan, type PyPlan } from './assertJudge';
 import { ARGS_FILE, jsCallHarness, mainFile, parseCallResult, pythonCallHarness } from './harness';
 import { at } from '../../util/must';
@@ -18,7 +35,12 @@ const callCase = z.strictObject({ args: z.array(z.unknown()), returns: z.unknown
 
 /** The parameters of `code`: validated against this table, typed by it. */
 export const codeFields = {
-  language: field(z.enum(['python', 'javascript']), 'The language of the answer: `python` or `javascript`.', 'python', true),
+  language: field(
+    z.enum(['python', 'javascript']),
+    'The language of the answer: `python` or `javascript`.',
+    'python',
+    true,
+  ),
   tests: field(z.array(ioTest).min(1), 'Input/output tests: `{stdin, stdout}`.', [{ stdin: '1 2\n', stdout: '3\n' }]),
   asserts: field(z.string().min(1), 'Code appended to the answer; it passes when it exits 0.', 'assert add(1, 2) == 3'),
   call: field(
@@ -27,13 +49,18 @@ export const codeFields = {
     { function: 'add', cases: [{ args: [1, 2], returns: 3 }] },
   ),
   timeout_ms: field(z.number().int().min(1).max(600_000), 'Time limit per test in milliseconds. Default 5000.', 5000),
-  memory_mb: field(z.number().int().min(16).max(65_536), 'Memory limit per test in MiB. Default 512. Node itself needs about 64.', 512),
+  memory_mb: field(
+    z.number().int().min(16).max(65_536),
+    'Memory limit per test in MiB. Default 512. Node itself needs about 64.',
+    512,
+  ),
 } satisfies Fields;
 
 /** Validated parameters of `code`. */
 export type CodeParams = KindParams<typeof codeFields>;
 
-export type TestStatus = 'passed' | 'wrong_answer' | 'timeout' | 'memory' | 'runtime_error' | 'compile_error' | 'sandbox_error';
+export type TestStatus =
+  'passed' | 'wrong_answer' | 'timeout' | 'memory' | 'runtime_error' | 'compile_error' | 'sandbox_error';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MEMORY_MB = 512;
@@ -50,7 +77,8 @@ interface TestSpec {
   readonly argv: readonly string[] | ((dir: string) => readonly string[]);
   readonly stdin: string;
   /** Expected stdout (io tests) or return value (call cases). */
-  readonly expect: { readonly stdout: string } | { readonly returns: unknown } | { readonly asserts: PyPlan | 'javascript' };
+  readonly expect:
+    { readonly stdout: string } | { readonly returns: unknown } | { readonly asserts: PyPlan | 'javascript' };
   /** Output cap of stdout and stderr each; asserts runs print their values. */
   readonly outputLimitBytes?: number;
 }
@@ -70,7 +98,8 @@ export interface TestResult {
 /** What an asserts run may print, its result lines included. */
 const ASSERTS_OUTPUT_BYTES = 8 * 1024 * 1024;
 
-const MEMORY_PATTERNS = /\bMemoryError\b|JavaScript heap out of memory|Reached heap limit|Array buffer allocation failed|Cannot allocate memory|std::bad_alloc|\bout of memory\b/i;
+const MEMORY_PATTERNS =
+  /\bMemoryError\b|JavaScript heap out of memory|Reached heap limit|Array buffer allocation failed|Cannot allocate memory|std::bad_alloc|\bout of memory\b/i;
 const SYNTAX_PATTERNS = /\b(SyntaxError|IndentationError|TabError)\b/;
 
 export function refused(): Verdict {
@@ -79,7 +108,13 @@ export function refused(): Verdict {
 
 /** Only weak isolation is available and the user did not opt in: the answer was not run. */
 export function weakIsolationRefused(r: SandboxRunResult, details: Record<string, unknown>): Verdict {
-  return { pass: false, score: 0, reason: r.refused ?? 'code does not run with weak isolation', details: { ...details, isolation: r.isolation, refused: true }, error: 'unavailable' };
+  return {
+    pass: false,
+    score: 0,
+    reason: r.refused ?? 'code does not run with weak isolation',
+    details: { ...details, isolation: r.isolation, refused: true },
+    error: 'unavailable',
+  };
 }
 
 function cancelled(): Verdict {
@@ -100,18 +135,31 @@ export function errorLine(stderr: string): string {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !/^Node\.js v\d/.test(l));
-  const err = [...lines].reverse().find((l) => /^[\w.]*(Error|Exception|Interrupt|Exit)\b/.test(l) || /^FATAL ERROR/.test(l));
+  const err = [...lines]
+    .reverse()
+    .find((l) => /^[\w.]*(Error|Exception|Interrupt|Exit)\b/.test(l) || /^FATAL ERROR/.test(l));
   return head(err ?? lines[lines.length - 1] ?? '', 200);
 }
 
 /** Runs the answer against the tests and gives the verdict. */
-export async function checkCode(answer: string, params: CodeParams, ctx: VerifyContext, sandboxOverride?: Sandbox): Promise<Verdict> {
+export async function checkCode(
+  answer: string,
+  params: CodeParams,
+  ctx: VerifyContext,
+  sandboxOverride?: Sandbox,
+): Promise<Verdict> {
   if (!ctx.trusted) return refused();
   if (ctx.signal.aborted) return cancelled();
   const language = params.language;
   const interp = findInterpreter(language);
   if (!interp) {
-    return { pass: false, score: 0, reason: `no ${language === 'python' ? 'python3' : 'node'} interpreter was found to run the answer`, details: { language }, error: 'unavailable' };
+    return {
+      pass: false,
+      score: 0,
+      reason: `no ${language === 'python' ? 'python3' : 'node'} interpreter was found to run the answer`,
+      details: { language },
+      error: 'unavailable',
+    };
   }
   const extracted = extractCode(answer, language);
   const code = extracted.code;
@@ -128,7 +176,14 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
     const planned = await pythonPlan(sandbox, interp, params.asserts ?? '', ctx.signal);
     if (ctx.signal.aborted) return cancelled();
     if ('refused' in planned) return weakIsolationRefused(planned.refused, baseDetails);
-    if ('error' in planned) return { pass: false, score: 0, reason: planned.error, details: baseDetails, error: planned.unavailable ? 'unavailable' : 'crash' };
+    if ('error' in planned)
+      return {
+        pass: false,
+        score: 0,
+        reason: planned.error,
+        details: baseDetails,
+        error: planned.unavailable ? 'unavailable' : 'crash',
+      };
     plan = planned;
   }
   const specs = buildSpecs(params, code, interp, memoryMb, marker, plan);
@@ -138,16 +193,19 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   const forward = (): void => local.abort();
   ctx.signal.addEventListener('abort', forward, { once: true });
   const options = (s: TestSpec): SandboxRunOptions => ({
-      argv: typeof s.argv === 'function' ? (dir: string) => [interp.path, ...(s.argv as (d: string) => readonly string[])(dir)] : [interp.path, ...s.argv],
-      files: s.files,
-      stdin: s.stdin,
-      timeoutMs,
-      memoryMb,
-      memoryPolicy: interp.memoryPolicy,
-      readOnly: interp.readOnly,
-      env: interp.env,
-      signal: local.signal,
-      prestarted: interp.language === 'python',
+    argv:
+      typeof s.argv === 'function'
+        ? (dir: string) => [interp.path, ...(s.argv as (d: string) => readonly string[])(dir)]
+        : [interp.path, ...s.argv],
+    files: s.files,
+    stdin: s.stdin,
+    timeoutMs,
+    memoryMb,
+    memoryPolicy: interp.memoryPolicy,
+    readOnly: interp.readOnly,
+    env: interp.env,
+    signal: local.signal,
+    prestarted: interp.language === 'python',
     ...(s.outputLimitBytes ? { outputLimitBytes: s.outputLimitBytes } : {}),
   });
 
@@ -169,7 +227,11 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
     const compileError = await syntaxCheck(sandbox, interp, at(specs, suspect), ctx.signal);
     if (ctx.signal.aborted) return cancelled();
     if (compileError !== undefined) {
-      results = results.map((t) => (t.status === 'runtime_error' || t.status === 'wrong_answer' ? { ...t, status: 'compile_error', message: compileError } : t));
+      results = results.map((t) =>
+        t.status === 'runtime_error' || t.status === 'wrong_answer'
+          ? { ...t, status: 'compile_error', message: compileError }
+          : t,
+      );
     }
   }
 
@@ -181,7 +243,10 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   let reason = `${passed}/${total} ${what} passed`;
   if (firstFail !== -1) {
     const f = at(results, firstFail);
-    reason += total > 1 ? `; ${what === 'cases' ? 'case' : 'test'} ${firstFail + 1}: ${f.status}: ${f.message}` : `: ${f.status}: ${f.message}`;
+    reason +=
+      total > 1
+        ? `; ${what === 'cases' ? 'case' : 'test'} ${firstFail + 1}: ${f.status}: ${f.message}`
+        : `: ${f.status}: ${f.message}`;
   }
   const details = {
     ...baseDetails,
@@ -206,7 +271,14 @@ export async function checkCode(answer: string, params: CodeParams, ctx: VerifyC
   return verdict;
 }
 
-function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memoryMb: number, marker: string, plan: PyPlan | undefined): TestSpec[] {
+function buildSpecs(
+  params: CodeParams,
+  code: string,
+  interp: Interpreter,
+  memoryMb: number,
+  marker: string,
+  plan: PyPlan | undefined,
+): TestSpec[] {
   const py = interp.language === 'python';
   const esm = !py && isEsModule(code);
   const main = mainFile(interp.language, esm);
@@ -226,12 +298,25 @@ function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memor
       }));
     }
     const program = `${code}\n${jsCallHarness(fn, marker)}`;
-    return params.call.cases.map((c) => ({ files: { [main]: program, [ARGS_FILE]: JSON.stringify(c.args) }, main, argv: runMain, stdin: '', expect: { returns: c.returns } }));
+    return params.call.cases.map((c) => ({
+      files: { [main]: program, [ARGS_FILE]: JSON.stringify(c.args) },
+      main,
+      argv: runMain,
+      stdin: '',
+      expect: { returns: c.returns },
+    }));
   }
   if (params.asserts !== undefined) {
     const run = { main, stdin: '', outputLimitBytes: ASSERTS_OUTPUT_BYTES };
     if (py && plan) {
-      return [{ ...run, expect: { asserts: plan }, files: { [main]: code, [PY_ASSERTS_FILE]: plan.checks, [PY_ASSERT_HARNESS]: pythonAssertHarness(marker) }, argv: [...interp.args, PY_ASSERT_HARNESS] }];
+      return [
+        {
+          ...run,
+          expect: { asserts: plan },
+          files: { [main]: code, [PY_ASSERTS_FILE]: plan.checks, [PY_ASSERT_HARNESS]: pythonAssertHarness(marker) },
+          argv: [...interp.args, PY_ASSERT_HARNESS],
+        },
+      ];
     }
     const wrapper = jsAssertWrapper(params.asserts);
     return [
@@ -239,53 +324,109 @@ function buildSpecs(params: CodeParams, code: string, interp: Interpreter, memor
         ...run,
         stdin: `${marker}\n`,
         expect: { asserts: 'javascript' },
-        files: { [main]: `${code}\n;globalThis.__vtask_checks__(${wrapper});\n`, [JS_ASSERT_PRELOAD]: jsAssertPreload(wrapper) },
+        files: {
+          [main]: `${code}\n;globalThis.__vtask_checks__(${wrapper});\n`,
+          [JS_ASSERT_PRELOAD]: jsAssertPreload(wrapper),
+        },
         // Node's permission model: the program reads and writes its own folder only (not /proc/self/mem), and has no inspector.
-        argv: (dir: string) => [...interp.args, ...nodeArgs, '--experimental-permission', `--allow-fs-read=${dir}/`, `--allow-fs-write=${dir}/`, '--require', `./${JS_ASSERT_PRELOAD}`, main],
+        argv: (dir: string) => [
+          ...interp.args,
+          ...nodeArgs,
+          '--experimental-permission',
+          `--allow-fs-read=${dir}/`,
+          `--allow-fs-write=${dir}/`,
+          '--require',
+          `./${JS_ASSERT_PRELOAD}`,
+          main,
+        ],
       },
     ];
   }
-  return (params.tests ?? []).map((t) => ({ files: { [main]: code }, main, argv: runMain, stdin: t.stdin ?? '', expect: { stdout: t.stdout } }));
+  return (params.tests ?? []).map((t) => ({
+    files: { [main]: code },
+    main,
+    argv: runMain,
+    stdin: t.stdin ?? '',
+    expect: { stdout: t.stdout },
+  }));
 }
 
 function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: number, memoryMb: number): TestResult {
   const asserts = 'asserts' in spec.expect ? spec.expect.asserts : undefined;
-  const stdout = asserts ? r.stdout.split(`\n${marker}`).map((part, i) => (i ? part.slice(part.indexOf('\n') + 1 || part.length) : part)).join('') : stripMarker(r.stdout, marker);
+  const stdout = asserts
+    ? r.stdout
+        .split(`\n${marker}`)
+        .map((part, i) => (i ? part.slice(part.indexOf('\n') + 1 || part.length) : part))
+        .join('')
+    : stripMarker(r.stdout, marker);
   // The permission model of JavaScript asserts runs says it is experimental: not the program's words.
-  const stderr = asserts === 'javascript' ? r.stderr.replace(/^\(node:\d+\) ExperimentalWarning: Permission is an experimental feature.*\n(?:\(Use `node --trace-warnings.*\n?)?/m, '') : r.stderr;
+  const stderr =
+    asserts === 'javascript'
+      ? r.stderr.replace(
+          /^\(node:\d+\) ExperimentalWarning: Permission is an experimental feature.*\n(?:\(Use `node --trace-warnings.*\n?)?/m,
+          '',
+        )
+      : r.stderr;
   const base = { durationMs: r.durationMs, exitCode: r.exitCode, signal: r.signal, stdout, stderr };
-  const expected = 'stdout' in spec.expect ? spec.expect.stdout : 'returns' in spec.expect ? show(spec.expect.returns, 400) : undefined;
+  const expected =
+    'stdout' in spec.expect
+      ? spec.expect.stdout
+      : 'returns' in spec.expect
+        ? show(spec.expect.returns, 400)
+        : undefined;
   const withExpected = expected !== undefined ? { ...base, expected } : base;
   if (r.sandboxError) return { ...withExpected, status: 'sandbox_error', message: r.sandboxError };
   // A failed assert is the verdict, whatever the program did after it (the checks go on after one).
-  const records = asserts === undefined ? undefined : asserts === 'javascript' ? judgeJsAsserts(r.stdout, marker) : judgePythonAsserts(r.stdout, marker, asserts);
+  const records =
+    asserts === undefined
+      ? undefined
+      : asserts === 'javascript'
+        ? judgeJsAsserts(r.stdout, marker)
+        : judgePythonAsserts(r.stdout, marker, asserts);
   if (records?.failure) return { ...withExpected, ...records.failure };
-  if (r.timedOut || r.signal === 'SIGXCPU') return { ...withExpected, status: 'timeout', message: `did not finish within ${timeoutMs} ms` };
+  if (r.timedOut || r.signal === 'SIGXCPU')
+    return { ...withExpected, status: 'timeout', message: `did not finish within ${timeoutMs} ms` };
   const failed = r.exitCode !== 0;
   if (r.memoryExceeded || (failed && MEMORY_PATTERNS.test(r.stderr))) {
     return { ...withExpected, status: 'memory', message: `exceeded the memory limit of ${memoryMb} MiB` };
   }
-  if (r.outputExceeded) return { ...withExpected, status: 'wrong_answer', message: 'printed far more than the output limit and was stopped' };
+  if (r.outputExceeded)
+    return {
+      ...withExpected,
+      status: 'wrong_answer',
+      message: 'printed far more than the output limit and was stopped',
+    };
   if (failed) {
-    const how = r.exitCode !== null ? `exit code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}` : `killed by ${r.signal}`;
+    const how =
+      r.exitCode !== null ? `exit code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}` : `killed by ${r.signal}`;
     const line = errorLine(stderr);
     return { ...withExpected, status: 'runtime_error', message: line ? `${how}: ${line}` : how };
   }
   if ('stdout' in spec.expect) {
     const diff = compareOutput(spec.expect.stdout, r.stdout);
-    if (r.stdoutTruncated && !diff) return { ...withExpected, status: 'wrong_answer', message: 'output too long (truncated)' };
-    return diff ? { ...withExpected, status: 'wrong_answer', message: diff, got: r.stdout } : { ...withExpected, status: 'passed', message: 'ok' };
+    if (r.stdoutTruncated && !diff)
+      return { ...withExpected, status: 'wrong_answer', message: 'output too long (truncated)' };
+    return diff
+      ? { ...withExpected, status: 'wrong_answer', message: diff, got: r.stdout }
+      : { ...withExpected, status: 'passed', message: 'ok' };
   }
   if ('returns' in spec.expect) {
     const got = parseCallResult(r.stdout, marker);
-    if (!got) return { ...withExpected, status: 'runtime_error', message: 'the function returned no JSON-serialisable result' };
+    if (!got)
+      return { ...withExpected, status: 'runtime_error', message: 'the function returned no JSON-serialisable result' };
     const gotText = show(got.value, 400);
     if (!deepEqual(spec.expect.returns, got.value)) {
-      return { ...withExpected, status: 'wrong_answer', message: `expected ${show(spec.expect.returns)}, got ${show(got.value)}`, got: gotText };
+      return {
+        ...withExpected,
+        status: 'wrong_answer',
+        message: `expected ${show(spec.expect.returns)}, got ${show(got.value)}`,
+        got: gotText,
+      };
     }
     return { ...withExpected, status: 'passed', message: 'ok', got: gotText };
   }
-  if (!records?.done) return { ...withExpected, status: 'runtime_error', message: 'the program ended before every assert ran' };
+  if (!records?.done)
+    return { ...withExpected, status: 'runtime_error', message: 'the program ended before every assert ran' };
   return { ...withExpected, status: 'passed', message: 'ok' };
 }
 
@@ -293,18 +434,31 @@ function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: n
 const plans = new Map<string, PyPlan | { readonly error: string }>();
 const MAX_PLANS = 256;
 
-type Planned = PyPlan | { readonly error: string; readonly unavailable?: boolean } | { readonly refused: SandboxRunResult };
+type Planned =
+  PyPlan | { readonly error: string; readonly unavailable?: boolean } | { readonly refused: SandboxRunResult };
 
 /** The limits of a short run of vtask's own beside the answer's (planning asserts, a syntax check). */
 function helperRun(interp: Interpreter, signal: AbortSignal) {
-  return { timeoutMs: 15_000, memoryMb: 512, memoryPolicy: interp.memoryPolicy, readOnly: interp.readOnly, env: interp.env, signal };
+  return {
+    timeoutMs: 15_000,
+    memoryMb: 512,
+    memoryPolicy: interp.memoryPolicy,
+    readOnly: interp.readOnly,
+    env: interp.env,
+    signal,
+  };
 }
 
 /**
  * Plans Python asserts in a run of their own, without the answer (see assertHarness.ts): the
  * literal operands stay in vtask and never reach the answer's process.
  */
-async function pythonPlan(sandbox: Sandbox, interp: Interpreter, asserts: string, signal: AbortSignal): Promise<Planned> {
+async function pythonPlan(
+  sandbox: Sandbox,
+  interp: Interpreter,
+  asserts: string,
+  signal: AbortSignal,
+): Promise<Planned> {
   const key = `${interp.path}\0${asserts}`;
   const hit = plans.get(key);
   if (hit) {
@@ -322,7 +476,9 @@ async function pythonPlan(sandbox: Sandbox, interp: Interpreter, asserts: string
   });
   if (r.refused) return { refused: r };
   if (r.sandboxError || r.timedOut || r.memoryExceeded || r.exitCode !== 0 || r.stdoutTruncated) {
-    const why = r.sandboxError ?? (r.timedOut ? 'it did not finish within 15 s' : errorLine(r.stderr) || `exit code ${r.exitCode ?? r.signal}`);
+    const why =
+      r.sandboxError ??
+      (r.timedOut ? 'it did not finish within 15 s' : errorLine(r.stderr) || `exit code ${r.exitCode ?? r.signal}`);
     return { error: `the asserts could not be planned: ${why}`, unavailable: !!r.sandboxError };
   }
   const plan = parsePlan(r.stdout);
@@ -340,10 +496,20 @@ function stripMarker(stdout: string, marker: string): string {
 }
 
 /** Compiles the program without running it; returns the error line when it does not compile. */
-async function syntaxCheck(sandbox: Sandbox, interp: Interpreter, spec: TestSpec, signal: AbortSignal): Promise<string | undefined> {
+async function syntaxCheck(
+  sandbox: Sandbox,
+  interp: Interpreter,
+  spec: TestSpec,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   const argv =
     interp.language === 'python'
-      ? [...interp.args, '-c', 'import sys\nwith open(sys.argv[1], encoding="utf-8") as f: compile(f.read(), sys.argv[1], "exec")', spec.main]
+      ? [
+          ...interp.args,
+          '-c',
+          'import sys\nwith open(sys.argv[1], encoding="utf-8") as f: compile(f.read(), sys.argv[1], "exec")',
+          spec.main,
+        ]
       : ['--check', spec.main];
   const r = await sandbox.run({
     argv: [interp.path, ...argv],

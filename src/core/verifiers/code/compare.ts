@@ -29,9 +29,12 @@ export function compareOutput(expected: string, actual: string): string | undefi
     }
   }
   if (a.length < e.length) {
-    return a.length === 0 ? `expected ${quote(at(e, 0))}, got no output` : `expected ${plural(e.length, 'line')}, got ${a.length} (missing ${quote(at(e, a.length))})`;
+    return a.length === 0
+      ? `expected ${quote(at(e, 0))}, got no output`
+      : `expected ${plural(e.length, 'line')}, got ${a.length} (missing ${quote(at(e, a.length))})`;
   }
-  if (a.length > e.length) return `expected ${plural(e.length, 'line')}, got ${a.length} (extra ${quote(at(a, e.length))})`;
+  if (a.length > e.length)
+    return `expected ${plural(e.length, 'line')}, got ${a.length} (extra ${quote(at(a, e.length))})`;
   return undefined;
 }
 
@@ -55,7 +58,8 @@ function numbersEqual(a: number, b: number): boolean {
  */
 export function deepEqual(expected: unknown, actual: unknown): boolean {
   if (typeof expected === 'number' && typeof actual === 'number') return numbersEqual(expected, actual);
-  if (expected === null || actual === null || typeof expected !== 'object' || typeof actual !== 'object') return expected === actual;
+  if (expected === null || actual === null || typeof expected !== 'object' || typeof actual !== 'object')
+    return expected === actual;
   if (Array.isArray(expected) || Array.isArray(actual)) {
     if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return false;
     return expected.every((v, i) => deepEqual(v, actual[i]));
@@ -64,14 +68,18 @@ export function deepEqual(expected: unknown, actual: unknown): boolean {
   const ak = Object.keys(actual);
   if (ek.length !== ak.length) return false;
   const a = actual as Record<string, unknown>;
-  return ek.every((k) => Object.prototype.hasOwnProperty.call(a, k) && deepEqual((expected as Record<string, unknown>)[k], a[k]));
+  return ek.every(
+    (k) => Object.prototype.hasOwnProperty.call(a, k) && deepEqual((expected as Record<string, unknown>)[k], a[k]),
+  );
 }
 
 /** JSON for messages, with non-finite numbers spelled out. */
 export function show(v: unknown, max = 80): string {
   let s: string;
   try {
-    s = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) ?? 'undefined';
+    s =
+      JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) ??
+      'undefined';
   } catch {
     s = String(v);
   }

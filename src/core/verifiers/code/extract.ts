@@ -22,7 +22,14 @@ export function fencedBlocks(text: string): Block[] {
     const line = at(lines, i).replace(/\r$/, '');
     if (!open) {
       const m = /^ {0,3}(`{3,}|~{3,})\s*([^\s`{]*)/.exec(line);
-      if (m) open = { fence: at(m, 1), label: at(m, 2).toLowerCase().replace(/^\{?\.?/, ''), start: i + 1 };
+      if (m)
+        open = {
+          fence: at(m, 1),
+          label: at(m, 2)
+            .toLowerCase()
+            .replace(/^\{?\.?/, ''),
+          start: i + 1,
+        };
     } else {
       const m = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
       if (m && at(m, 1)[0] === open.fence[0] && at(m, 1).length >= open.fence.length) {
@@ -39,7 +46,10 @@ export function fencedBlocks(text: string): Block[] {
  * The program: the last fenced block labelled with the language (or unlabelled); failing that
  * the last fenced block of any label; failing that the whole answer.
  */
-export function extractCode(answer: string, language: CodeLanguage): { code: string; from: 'fenced block' | 'whole answer'; label?: string } {
+export function extractCode(
+  answer: string,
+  language: CodeLanguage,
+): { code: string; from: 'fenced block' | 'whole answer'; label?: string } {
   const blocks = fencedBlocks(answer);
   const ok = LABELS[language];
   const pick = [...blocks].reverse().find((b) => b.label === '' || ok.has(b.label)) ?? blocks[blocks.length - 1];

@@ -97,7 +97,8 @@ function revive(v: unknown): unknown {
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
     const keys = Object.keys(o);
-    if (keys.length === 1 && keys[0] === FLOAT_KEY) return o[FLOAT_KEY] === 'nan' ? NaN : o[FLOAT_KEY] === '-inf' ? -Infinity : Infinity;
+    if (keys.length === 1 && keys[0] === FLOAT_KEY)
+      return o[FLOAT_KEY] === 'nan' ? NaN : o[FLOAT_KEY] === '-inf' ? -Infinity : Infinity;
     return Object.fromEntries(keys.map((k) => [k, revive(o[k])]));
   }
   return v;

@@ -2,7 +2,12 @@ import type { Isolation } from '../../base/isolation';
 import type { Verdict } from '../verdict';
 
 function isIsolation(v: unknown): v is Isolation {
-  return !!v && typeof v === 'object' && typeof (v as Isolation).method === 'string' && ((v as Isolation).level === 'full' || (v as Isolation).level === 'weak');
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    typeof (v as Isolation).method === 'string' &&
+    ((v as Isolation).level === 'full' || (v as Isolation).level === 'weak')
+  );
 }
 
 /**

@@ -37,14 +37,21 @@ function excerpt(s: string, n = 120): string {
 }
 
 /** Checks what a script returned against the verdict shape: `{pass: boolean, score?: 0..1, reason?: string, details?: object}`. */
-export function validateScriptVerdict(v: unknown): { verdict: { pass: boolean; score?: number; reason?: string; details?: Record<string, unknown> } } | { problem: string } {
+export function validateScriptVerdict(
+  v: unknown,
+):
+  | { verdict: { pass: boolean; score?: number; reason?: string; details?: Record<string, unknown> } }
+  | { problem: string } {
   if (typeof v === 'boolean') return { verdict: { pass: v } };
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return { problem: `expected an object like {"pass": true}, got ${excerpt(JSON.stringify(v) ?? String(v), 60)}` };
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    return { problem: `expected an object like {"pass": true}, got ${excerpt(JSON.stringify(v) ?? String(v), 60)}` };
   const o = v as Record<string, unknown>;
   if (typeof o.pass !== 'boolean') return { problem: '`pass` must be true or false' };
-  if (o.score !== undefined && (typeof o.score !== 'number' || !Number.isFinite(o.score) || o.score < 0 || o.score > 1)) return { problem: '`score` must be a number from 0 to 1' };
+  if (o.score !== undefined && (typeof o.score !== 'number' || !Number.isFinite(o.score) || o.score < 0 || o.score > 1))
+    return { problem: '`score` must be a number from 0 to 1' };
   if (o.reason !== undefined && typeof o.reason !== 'string') return { problem: '`reason` must be a string' };
-  if (o.details !== undefined && (!o.details || typeof o.details !== 'object' || Array.isArray(o.details))) return { problem: '`details` must be an object' };
+  if (o.details !== undefined && (!o.details || typeof o.details !== 'object' || Array.isArray(o.details)))
+    return { problem: '`details` must be an object' };
   return {
     verdict: {
       pass: o.pass,
@@ -79,7 +86,12 @@ process.stdout.write('\\n' + ${JSON.stringify(marker)} + JSON.stringify(out === 
 }
 
 /** Runs the task's script on the response and returns its verdict, or a clear error. */
-export async function checkScript(response: string, params: ScriptParams, ctx: VerifyContext, sandboxOverride?: Sandbox): Promise<Verdict> {
+export async function checkScript(
+  response: string,
+  params: ScriptParams,
+  ctx: VerifyContext,
+  sandboxOverride?: Sandbox,
+): Promise<Verdict> {
   if (!ctx.trusted) return fail(SCRIPT_UNTRUSTED_REASON, 'refused');
   if (ctx.signal.aborted) return fail('cancelled', 'timeout');
   const file = path.resolve(ctx.task.dir, params.path);
@@ -96,7 +108,11 @@ export async function checkScript(response: string, params: ScriptParams, ctx: V
     try {
       fs.accessSync(file, fs.constants.X_OK);
     } catch {
-      return fail(`the script ${params.path} is neither a .js/.mjs module nor executable (chmod +x it)`, 'unavailable', base);
+      return fail(
+        `the script ${params.path} is neither a .js/.mjs module nor executable (chmod +x it)`,
+        'unavailable',
+        base,
+      );
     }
   }
   const node = isModule ? findInterpreter('javascript') : null;
@@ -104,14 +120,27 @@ export async function checkScript(response: string, params: ScriptParams, ctx: V
 
   const timeoutMs = params.timeout_ms ?? SCRIPT_DEFAULT_TIMEOUT_MS;
   const marker = `<<vtask-verdict:${randomBytes(6).toString('hex')}>>`;
-  const task = { id: ctx.task.id, prompt: ctx.task.prompt, messages: ctx.task.messages, meta: ctx.task.meta, dir: ctx.task.dir };
+  const task = {
+    id: ctx.task.id,
+    prompt: ctx.task.prompt,
+    messages: ctx.task.messages,
+    meta: ctx.task.meta,
+    dir: ctx.task.dir,
+  };
   // The task's own folder (or the root the user configured), never a project found above it.
   const readable = readableFolders(ctx.task.dir, file, 'script');
   if ('error' in readable) return fail(readable.error, 'unavailable', base);
   const readOnly = readable.folders;
   const sandbox = sandboxOverride ?? (await getSandbox());
   const r: SandboxRunResult = await sandbox.run({
-    argv: node ? (box) => [node.path, ...nodeMemoryArgs(SCRIPT_MEMORY_MB), path.join(box, '_vtask_script.mjs'), ...(params.args ?? [])] : [file, ...(params.args ?? [])],
+    argv: node
+      ? (box) => [
+          node.path,
+          ...nodeMemoryArgs(SCRIPT_MEMORY_MB),
+          path.join(box, '_vtask_script.mjs'),
+          ...(params.args ?? []),
+        ]
+      : [file, ...(params.args ?? [])],
     files: node ? { '_vtask_script.mjs': moduleRunner(file, marker) } : {},
     stdin: JSON.stringify({ response, task }),
     cwd: ctx.task.dir,
@@ -122,26 +151,45 @@ export async function checkScript(response: string, params: ScriptParams, ctx: V
     memoryPolicy: 'resident',
     signal: ctx.signal,
   });
-  const details = { ...base, isolation: r.isolation, durationMs: r.durationMs, exitCode: r.exitCode, ...(r.stderr ? { stderr: r.stderr.slice(-1000) } : {}) };
+  const details = {
+    ...base,
+    isolation: r.isolation,
+    durationMs: r.durationMs,
+    exitCode: r.exitCode,
+    ...(r.stderr ? { stderr: r.stderr.slice(-1000) } : {}),
+  };
   if (r.aborted || ctx.signal.aborted) return fail('cancelled', 'timeout', details);
   if (r.refused) return weakIsolationRefused(r, base);
   if (r.sandboxError) {
-    const hint = isRoot() && /Permission denied/i.test(r.sandboxError) ? ' (vtask runs scripts as the user nobody when it runs as root: make the folder readable by others)' : '';
+    const hint =
+      isRoot() && /Permission denied/i.test(r.sandboxError)
+        ? ' (vtask runs scripts as the user nobody when it runs as root: make the folder readable by others)'
+        : '';
     return fail(`the script could not be started: ${r.sandboxError}${hint}`, 'unavailable', details);
   }
   if (r.timedOut) return fail(`the script ${params.path} did not finish within ${timeoutMs} ms`, 'timeout', details);
-  if (r.memoryExceeded) return fail(`the script ${params.path} used more than ${SCRIPT_MEMORY_MB} MiB and was stopped`, 'crash', details);
+  if (r.memoryExceeded)
+    return fail(`the script ${params.path} used more than ${SCRIPT_MEMORY_MB} MiB and was stopped`, 'crash', details);
 
-  const how = r.exitCode !== null ? `exited with code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}` : `was killed by ${r.signal}`;
+  const how =
+    r.exitCode !== null
+      ? `exited with code ${r.exitCode}${r.signal ? ` (${r.signal})` : ''}`
+      : `was killed by ${r.signal}`;
   const lastErr = excerpt(errorLine(r.stderr), 200);
   let text: string | undefined;
   if (node) {
     const at = r.stdout.lastIndexOf(marker);
-    if (at === -1) return fail(`the script ${params.path} crashed (${how})${lastErr ? `: ${lastErr}` : ''}`, 'crash', details);
+    if (at === -1)
+      return fail(`the script ${params.path} crashed (${how})${lastErr ? `: ${lastErr}` : ''}`, 'crash', details);
     text = r.stdout.slice(at + marker.length).split('\n')[0];
   } else {
     const out = r.stdout.trim();
-    if (!out) return fail(`the script ${params.path} ${r.exitCode === 0 ? 'printed nothing' : how}${lastErr ? `: ${lastErr}` : ''}; it must print a JSON verdict`, 'crash', details);
+    if (!out)
+      return fail(
+        `the script ${params.path} ${r.exitCode === 0 ? 'printed nothing' : how}${lastErr ? `: ${lastErr}` : ''}; it must print a JSON verdict`,
+        'crash',
+        details,
+      );
     text = out;
   }
   let parsed: unknown;
@@ -149,15 +197,27 @@ export async function checkScript(response: string, params: ScriptParams, ctx: V
     parsed = JSON.parse(text ?? '');
   } catch {
     // A script that logs before its verdict: take the last line if it is JSON.
-    const last = (text ?? '').split('\n').filter((l) => l.trim()).slice(-1)[0] ?? '';
+    const last =
+      (text ?? '')
+        .split('\n')
+        .filter((l) => l.trim())
+        .slice(-1)[0] ?? '';
     try {
       parsed = JSON.parse(last);
     } catch {
-      return fail(`the script ${params.path} printed something that is not a JSON verdict: '${excerpt(text ?? '', 80)}'`, 'crash', { ...details, stdout: r.stdout.slice(0, 1000) });
+      return fail(
+        `the script ${params.path} printed something that is not a JSON verdict: '${excerpt(text ?? '', 80)}'`,
+        'crash',
+        { ...details, stdout: r.stdout.slice(0, 1000) },
+      );
     }
   }
   const checked = validateScriptVerdict(parsed);
-  if ('problem' in checked) return fail(`the script ${params.path} returned an invalid verdict: ${checked.problem}`, 'crash', { ...details, returned: parsed });
+  if ('problem' in checked)
+    return fail(`the script ${params.path} returned an invalid verdict: ${checked.problem}`, 'crash', {
+      ...details,
+      returned: parsed,
+    });
   const v = checked.verdict;
   return {
     pass: v.pass,

@@ -15,7 +15,7 @@ import type { Kwargs, Outcome } from './types';
 /** The parameters of `constraints`: validated against this table, typed by it. */
 export const constraintsFields = {
   instructions: field(z.array(z.unknown()).min(1), 'The instructions, each `{<id>: {kwargs}}` or a bare id.', [], true),
-  mode: field(z.enum(['strict', 'loose']), '`strict` (default) or `loose`: IFEval\'s 8 response variants.', 'loose'),
+  mode: field(z.enum(['strict', 'loose']), "`strict` (default) or `loose`: IFEval's 8 response variants.", 'loose'),
 } satisfies Fields;
 
 /** Validated parameters of `constraints`. */
@@ -69,7 +69,8 @@ export function looseVariants(response: string): [string, string][] {
 
 function checkOne(id: string, kwargs: Kwargs, response: string, prompt: string): Outcome {
   const check = CHECKERS.get(id);
-  if (!check) return { pass: false, reason: UNAVAILABLE.get(id) ?? `no check is registered for \`${id}\``, error: 'unavailable' };
+  if (!check)
+    return { pass: false, reason: UNAVAILABLE.get(id) ?? `no check is registered for \`${id}\``, error: 'unavailable' };
   try {
     return check(response, kwargs, { prompt });
   } catch (e) {
@@ -77,7 +78,13 @@ function checkOne(id: string, kwargs: Kwargs, response: string, prompt: string):
   }
 }
 
-export function checkInstruction(id: string, kwargs: Kwargs, response: string, mode: 'strict' | 'loose', prompt = ''): InstructionResult {
+export function checkInstruction(
+  id: string,
+  kwargs: Kwargs,
+  response: string,
+  mode: 'strict' | 'loose',
+  prompt = '',
+): InstructionResult {
   const variants = mode === 'loose' ? looseVariants(response) : [['as is', response] as [string, string]];
   let firstFail: Outcome | null = null;
   for (const [name, text] of variants) {
@@ -87,12 +94,25 @@ export function checkInstruction(id: string, kwargs: Kwargs, response: string, m
       continue;
     }
     const o = checkOne(id, kwargs, text, prompt);
-    if (o.error) return { id, pass: false, reason: o.reason, error: o.error, ...(o.measured ? { measured: o.measured } : {}) };
-    if (o.pass) return { id, pass: true, reason: o.reason, ...(o.measured ? { measured: o.measured } : {}), ...(mode === 'loose' ? { variant: name } : {}) };
+    if (o.error)
+      return { id, pass: false, reason: o.reason, error: o.error, ...(o.measured ? { measured: o.measured } : {}) };
+    if (o.pass)
+      return {
+        id,
+        pass: true,
+        reason: o.reason,
+        ...(o.measured ? { measured: o.measured } : {}),
+        ...(mode === 'loose' ? { variant: name } : {}),
+      };
     firstFail ??= o;
   }
   const f = firstFail ?? { pass: false, reason: 'the response is empty' };
-  return { id, pass: false, reason: mode === 'loose' ? `${f.reason} (no loose variant holds)` : f.reason, ...(f.measured ? { measured: f.measured } : {}) };
+  return {
+    id,
+    pass: false,
+    reason: mode === 'loose' ? `${f.reason} (no loose variant holds)` : f.reason,
+    ...(f.measured ? { measured: f.measured } : {}),
+  };
 }
 
 export function checkConstraints(response: string, params: ConstraintsParams, prompt = ''): Verdict {

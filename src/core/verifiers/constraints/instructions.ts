@@ -88,8 +88,11 @@ function def(
 const relationKw = (what: string): KwargDef =>
   kw(RELATION, `\`less than\` (strictly fewer) or \`at least\` (that many or more) ${what}.`, 'at least');
 const promptToRepeatKw = (how: string): KwargDef =>
-  kw(TEXT, `The request the model must copy, ${how}. Write it out in full; vtask does not take it from the prompt.`,
-    'Write a short poem about the sea.');
+  kw(
+    TEXT,
+    `The request the model must copy, ${how}. Write it out in full; vtask does not take it from the prompt.`,
+    'Write a short poem about the sea.',
+  );
 
 const IFEVAL: readonly InstructionDef[] = [
   def('keywords:existence', 'ifeval', 'Every one of `keywords` appears in the response (case-insensitive).', {
@@ -101,81 +104,166 @@ const IFEVAL: readonly InstructionDef[] = [
     relation: relationKw('occurrences'),
   }),
   def('keywords:forbidden_words', 'ifeval', 'None of `forbidden_words` appears as a whole word (case-insensitive).', {
-    forbidden_words: kw(TEXT_LIST,
+    forbidden_words: kw(
+      TEXT_LIST,
       'The words the response must not use. Required: IFEval would draw random words when it is missing.',
-      ['very', 'really']),
+      ['very', 'really'],
+    ),
   }),
-  def('keywords:letter_frequency', 'ifeval', '`letter` occurs fewer than / at least `let_frequency` times (case-insensitive).', {
-    letter: kw(ONE_CHAR,
-      'The character to count, case-insensitively; usually a letter. IFEval swaps a non-letter such as `#` for a random letter, vtask counts it as written.',
-      'e'),
-    let_frequency: kw(int(1), 'The threshold for the number of occurrences of `letter`.', 10),
-    let_relation: relationKw('occurrences'),
-  }),
+  def(
+    'keywords:letter_frequency',
+    'ifeval',
+    '`letter` occurs fewer than / at least `let_frequency` times (case-insensitive).',
+    {
+      letter: kw(
+        ONE_CHAR,
+        'The character to count, case-insensitively; usually a letter. IFEval swaps a non-letter such as `#` for a random letter, vtask counts it as written.',
+        'e',
+      ),
+      let_frequency: kw(int(1), 'The threshold for the number of occurrences of `letter`.', 10),
+      let_relation: relationKw('occurrences'),
+    },
+  ),
   def('language:response_language', 'ifeval', 'The whole response is detected as written in `language`.', {
-    language: kw(LANGUAGE,
+    language: kw(
+      LANGUAGE,
       'An ISO 639-1 code. IFEval uses en, es, pt, ar, hi, fr, ru, de, ja, it, bn, uk, th, ur, ta, te, bg, ko, pl, he, fa, vi, ne, sw, kn, mr, gu, pa, ml and fi.',
-      'fr'),
+      'fr',
+    ),
   }),
-  def('length_constraints:number_sentences', 'ifeval', 'The response has fewer than / at least `num_sentences` sentences.', {
-    num_sentences: kw(int(1), 'The threshold for the number of sentences.', 5),
-    relation: relationKw('sentences'),
-  }),
-  def('length_constraints:number_paragraphs', 'ifeval',
-    'The response has exactly `num_paragraphs` paragraphs, separated by the markdown divider `***`.', {
+  def(
+    'length_constraints:number_sentences',
+    'ifeval',
+    'The response has fewer than / at least `num_sentences` sentences.',
+    {
+      num_sentences: kw(int(1), 'The threshold for the number of sentences.', 5),
+      relation: relationKw('sentences'),
+    },
+  ),
+  def(
+    'length_constraints:number_paragraphs',
+    'ifeval',
+    'The response has exactly `num_paragraphs` paragraphs, separated by the markdown divider `***`.',
+    {
       num_paragraphs: kw(int(1), 'The exact number of paragraphs.', 3),
-    }),
+    },
+  ),
   def('length_constraints:number_words', 'ifeval', 'The response has fewer than / at least `num_words` words.', {
     num_words: kw(int(1), 'The threshold for the number of words.', 300),
     relation: relationKw('words'),
   }),
-  def('length_constraints:nth_paragraph_first_word', 'ifeval',
-    'The response has exactly `num_paragraphs` paragraphs separated by blank lines, and paragraph `nth_paragraph` starts with `first_word`.', {
+  def(
+    'length_constraints:nth_paragraph_first_word',
+    'ifeval',
+    'The response has exactly `num_paragraphs` paragraphs separated by blank lines, and paragraph `nth_paragraph` starts with `first_word`.',
+    {
       num_paragraphs: kw(int(1), 'The exact number of paragraphs, separated by blank lines.', 3),
-      nth_paragraph: kw(int(1),
+      nth_paragraph: kw(
+        int(1),
         'Which paragraph (from 1, at most `num_paragraphs`) must start with `first_word`. Required: IFEval would pick one at random.',
-        2),
-      first_word: kw(WORD, 'The single word that paragraph must start with (case-insensitive, quotes and punctuation ignored).', 'however'),
-    }),
-  def('detectable_content:number_placeholders', 'ifeval',
-    'The response has at least `num_placeholders` placeholders in square brackets, such as `[address]`.', {
+        2,
+      ),
+      first_word: kw(
+        WORD,
+        'The single word that paragraph must start with (case-insensitive, quotes and punctuation ignored).',
+        'however',
+      ),
+    },
+  ),
+  def(
+    'detectable_content:number_placeholders',
+    'ifeval',
+    'The response has at least `num_placeholders` placeholders in square brackets, such as `[address]`.',
+    {
       num_placeholders: kw(int(1), 'The minimum number of `[placeholder]`s.', 2),
-    }),
-  def('detectable_content:postscript', 'ifeval', 'The response contains a postscript that starts with `postscript_marker`.', {
-    postscript_marker: kw(TEXT, 'The marker that opens the postscript, such as `P.S.` or `P.P.S`.', 'P.S.'),
-  }),
-  def('detectable_format:number_bullet_lists', 'ifeval',
-    'The response has exactly `num_bullets` markdown bullet points (lines starting with `*` or `-`).', {
+    },
+  ),
+  def(
+    'detectable_content:postscript',
+    'ifeval',
+    'The response contains a postscript that starts with `postscript_marker`.',
+    {
+      postscript_marker: kw(TEXT, 'The marker that opens the postscript, such as `P.S.` or `P.P.S`.', 'P.S.'),
+    },
+  ),
+  def(
+    'detectable_format:number_bullet_lists',
+    'ifeval',
+    'The response has exactly `num_bullets` markdown bullet points (lines starting with `*` or `-`).',
+    {
       num_bullets: kw(int(0), 'The exact number of bullet points; 0 forbids bullet points.', 3),
-    }),
-  def('detectable_format:constrained_response', 'ifeval',
-    'The response contains "My answer is yes.", "My answer is no." or "My answer is maybe.".'),
-  def('detectable_format:number_highlighted_sections', 'ifeval',
-    'At least `num_highlights` sections are highlighted with markdown, such as `*highlighted section*`.', {
+    },
+  ),
+  def(
+    'detectable_format:constrained_response',
+    'ifeval',
+    'The response contains "My answer is yes.", "My answer is no." or "My answer is maybe.".',
+  ),
+  def(
+    'detectable_format:number_highlighted_sections',
+    'ifeval',
+    'At least `num_highlights` sections are highlighted with markdown, such as `*highlighted section*`.',
+    {
       num_highlights: kw(int(1), 'The minimum number of highlighted sections.', 2),
-    }),
-  def('detectable_format:multiple_sections', 'ifeval',
-    'The response has at least `num_sections` sections, each opened by `section_spliter` and its number (such as `SECTION 1`).', {
-      section_spliter: kw(TEXT,
-        'The word that opens each section, followed by the section number, such as `SECTION` or `Section`. The spelling of the key is IFEval\'s.',
-        'SECTION'),
+    },
+  ),
+  def(
+    'detectable_format:multiple_sections',
+    'ifeval',
+    'The response has at least `num_sections` sections, each opened by `section_spliter` and its number (such as `SECTION 1`).',
+    {
+      section_spliter: kw(
+        TEXT,
+        "The word that opens each section, followed by the section number, such as `SECTION` or `Section`. The spelling of the key is IFEval's.",
+        'SECTION',
+      ),
       num_sections: kw(int(1), 'The minimum number of sections.', 3),
-    }),
-  def('detectable_format:json_format', 'ifeval', 'The whole response is valid JSON (a markdown code fence around it is allowed).'),
-  def('detectable_format:title', 'ifeval', 'The response contains a non-empty title in double angle brackets, such as `<<poem of joy>>`.'),
-  def('combination:two_responses', 'ifeval', 'The response is two different answers separated by six asterisks (`******`).'),
-  def('combination:repeat_prompt', 'ifeval', 'The response starts with `prompt_to_repeat`, word for word (case-insensitive).', {
-    prompt_to_repeat: promptToRepeatKw('without the sentence that asks for the repetition'),
-  }),
-  def('startend:end_checker', 'ifeval', 'The response ends with `end_phrase`, with nothing after it (case-insensitive).', {
-    end_phrase: kw(TEXT, 'The exact phrase the response must end with.', 'Is there anything else I can help with?'),
-  }),
-  def('change_case:capital_word_frequency', 'ifeval', 'Fewer than / at least `capital_frequency` words are written in all capitals.', {
-    capital_frequency: kw(int(1),
-      'The threshold for the number of all-capital words. Required: IFEval would draw a random number when it is missing.',
-      5),
-    capital_relation: relationKw('all-capital words; required, as IFEval would pick one at random'),
-  }),
+    },
+  ),
+  def(
+    'detectable_format:json_format',
+    'ifeval',
+    'The whole response is valid JSON (a markdown code fence around it is allowed).',
+  ),
+  def(
+    'detectable_format:title',
+    'ifeval',
+    'The response contains a non-empty title in double angle brackets, such as `<<poem of joy>>`.',
+  ),
+  def(
+    'combination:two_responses',
+    'ifeval',
+    'The response is two different answers separated by six asterisks (`******`).',
+  ),
+  def(
+    'combination:repeat_prompt',
+    'ifeval',
+    'The response starts with `prompt_to_repeat`, word for word (case-insensitive).',
+    {
+      prompt_to_repeat: promptToRepeatKw('without the sentence that asks for the repetition'),
+    },
+  ),
+  def(
+    'startend:end_checker',
+    'ifeval',
+    'The response ends with `end_phrase`, with nothing after it (case-insensitive).',
+    {
+      end_phrase: kw(TEXT, 'The exact phrase the response must end with.', 'Is there anything else I can help with?'),
+    },
+  ),
+  def(
+    'change_case:capital_word_frequency',
+    'ifeval',
+    'Fewer than / at least `capital_frequency` words are written in all capitals.',
+    {
+      capital_frequency: kw(
+        int(1),
+        'The threshold for the number of all-capital words. Required: IFEval would draw a random number when it is missing.',
+        5,
+      ),
+      capital_relation: relationKw('all-capital words; required, as IFEval would pick one at random'),
+    },
+  ),
   def('change_case:english_capital', 'ifeval', 'The response is in English and entirely in capital letters.'),
   def('change_case:english_lowercase', 'ifeval', 'The response is in English and entirely in lowercase letters.'),
   def('punctuation:no_comma', 'ifeval', 'The response contains no commas.'),
@@ -183,60 +271,133 @@ const IFEVAL: readonly InstructionDef[] = [
 ];
 
 const IFBENCH: readonly InstructionDef[] = [
-  def('count:word_count_range', 'ifbench', 'The response has between `min_words` and `max_words` words, both included.', {
-    min_words: kw(int(0), 'The smallest allowed number of words.', 100),
-    max_words: kw(int(0), 'The largest allowed number of words; at least `min_words`.', 150),
-  }),
-  def('count:unique_word_count', 'ifbench',
-    'The response uses at least `N` distinct words (case-insensitive, surrounding punctuation ignored).', {
+  def(
+    'count:word_count_range',
+    'ifbench',
+    'The response has between `min_words` and `max_words` words, both included.',
+    {
+      min_words: kw(int(0), 'The smallest allowed number of words.', 100),
+      max_words: kw(int(0), 'The largest allowed number of words; at least `min_words`.', 150),
+    },
+  ),
+  def(
+    'count:unique_word_count',
+    'ifbench',
+    'The response uses at least `N` distinct words (case-insensitive, surrounding punctuation ignored).',
+    {
       N: kw(int(1), 'The minimum number of distinct words.', 50),
-    }),
-  def('ratio:stop_words', 'ifbench', 'Stop words make up at most `percentage`% of the words (an empty response fails).', {
-    percentage: kw(PERCENT, 'The largest allowed share of stop words, from 0 to 100.', 40),
-  }),
-  def('ratio:sentence_type', 'ifbench',
-    'There are exactly twice as many declarative sentences (ending in `.`) as questions (ending in `?`).'),
-  def('ratio:sentence_balance', 'ifbench',
-    'Declarative (`.`), interrogative (`?`) and exclamatory (`!`) sentences occur equally often.'),
-  def('count:conjunctions', 'ifbench',
-    'At least `small_n` different coordinating conjunctions (and, but, for, nor, or, so, yet) are used.', {
+    },
+  ),
+  def(
+    'ratio:stop_words',
+    'ifbench',
+    'Stop words make up at most `percentage`% of the words (an empty response fails).',
+    {
+      percentage: kw(PERCENT, 'The largest allowed share of stop words, from 0 to 100.', 40),
+    },
+  ),
+  def(
+    'ratio:sentence_type',
+    'ifbench',
+    'There are exactly twice as many declarative sentences (ending in `.`) as questions (ending in `?`).',
+  ),
+  def(
+    'ratio:sentence_balance',
+    'ifbench',
+    'Declarative (`.`), interrogative (`?`) and exclamatory (`!`) sentences occur equally often.',
+  ),
+  def(
+    'count:conjunctions',
+    'ifbench',
+    'At least `small_n` different coordinating conjunctions (and, but, for, nor, or, so, yet) are used.',
+    {
       small_n: kw(int(1, 7), 'The minimum number of different conjunctions, from 1 to 7 (there are only seven).', 3),
-    }),
-  def('count:person_names', 'ifbench',
-    'At least `N` different first names from IFBench\'s list of 50 (Emma, Liam, Sophia, Jackson, ...) are mentioned.', {
+    },
+  ),
+  def(
+    'count:person_names',
+    'ifbench',
+    "At least `N` different first names from IFBench's list of 50 (Emma, Liam, Sophia, Jackson, ...) are mentioned.",
+    {
       N: kw(int(1, 50), 'The minimum number of different names, from 1 to 50 (the size of the list).', 3),
-    }),
-  def('ratio:overlap', 'ifbench',
-    'The share of the response\'s distinct character trigrams (three characters in a row, as IFBench counts them) that also occur in `reference_text` is within 2 points of `percentage`%.', {
-      reference_text: kw(TEXT, 'The text whose trigrams the response should reuse.', 'The quick brown fox jumps over the lazy dog.'),
+    },
+  ),
+  def(
+    'ratio:overlap',
+    'ifbench',
+    "The share of the response's distinct character trigrams (three characters in a row, as IFBench counts them) that also occur in `reference_text` is within 2 points of `percentage`%.",
+    {
+      reference_text: kw(
+        TEXT,
+        'The text whose trigrams the response should reuse.',
+        'The quick brown fox jumps over the lazy dog.',
+      ),
       percentage: kw(PERCENT, 'The target overlap from 0 to 100; anything within 2 points of it passes.', 50),
-    }),
-  def('count:numbers', 'ifbench',
-    'The response contains exactly `N` numbers (punctuation inside a number is ignored, so `3.14` and `100,000` count once).', {
+    },
+  ),
+  def(
+    'count:numbers',
+    'ifbench',
+    'The response contains exactly `N` numbers (punctuation inside a number is ignored, so `3.14` and `100,000` count once).',
+    {
       N: kw(int(0), 'The exact number of numbers; 0 forbids numbers.', 4),
-    }),
-  def('words:alphabet', 'ifbench', 'Each word starts with the letter after the previous word\'s first letter, wrapping from Z to A.'),
-  def('words:vowel', 'ifbench', 'The response is one paragraph (one line) that uses at most three distinct vowels (a, e, i, o, u).'),
+    },
+  ),
+  def(
+    'words:alphabet',
+    'ifbench',
+    "Each word starts with the letter after the previous word's first letter, wrapping from Z to A.",
+  ),
+  def(
+    'words:vowel',
+    'ifbench',
+    'The response is one paragraph (one line) that uses at most three distinct vowels (a, e, i, o, u).',
+  ),
   def('words:consonants', 'ifbench', 'Every word contains a consonant cluster (two consonants in a row).'),
-  def('sentence:alliteration_increment', 'ifbench',
-    'Each sentence has a longer run of alliterating words (same first letter) than the sentence before it.'),
+  def(
+    'sentence:alliteration_increment',
+    'ifbench',
+    'Each sentence has a longer run of alliterating words (same first letter) than the sentence before it.',
+  ),
   def('words:palindrome', 'ifbench', 'The response includes at least 10 palindromic words of five or more characters.'),
-  def('count:punctuation', 'ifbench', 'The response uses each of `. , ! ? ; :` and an interrobang (`?!`, `!?` or `‽`).'),
-  def('format:parentheses', 'ifbench', 'Brackets (`()`, `[]`, `{}`) are correctly nested at least five levels deep somewhere.'),
-  def('format:quotes', 'ifbench', 'Quotations are nested at least three levels deep, alternating double and single quotes.'),
-  def('words:prime_lengths', 'ifbench', 'Every word\'s length (punctuation removed) is a prime number.'),
+  def(
+    'count:punctuation',
+    'ifbench',
+    'The response uses each of `. , ! ? ; :` and an interrobang (`?!`, `!?` or `‽`).',
+  ),
+  def(
+    'format:parentheses',
+    'ifbench',
+    'Brackets (`()`, `[]`, `{}`) are correctly nested at least five levels deep somewhere.',
+  ),
+  def(
+    'format:quotes',
+    'ifbench',
+    'Quotations are nested at least three levels deep, alternating double and single quotes.',
+  ),
+  def('words:prime_lengths', 'ifbench', "Every word's length (punctuation removed) is a prime number."),
   def('format:options', 'ifbench', 'The response is exactly one of the choices in `options`, with no explanation.', {
-    options: kw(TEXT,
-      'The choices as one string, separated by `/`, by `or`, or by commas, such as `yes/no/maybe` or `I know or I don\'t know`.',
-      'yes/no/maybe'),
+    options: kw(
+      TEXT,
+      "The choices as one string, separated by `/`, by `or`, or by commas, such as `yes/no/maybe` or `I know or I don't know`.",
+      'yes/no/maybe',
+    ),
   }),
   def('format:newline', 'ifbench', 'Every word is on a line of its own.'),
   def('format:emoji', 'ifbench', 'Every sentence ends with an emoji.'),
-  def('ratio:sentence_words', 'ifbench', 'The response is three sentences of equal length in characters, with no word used twice.'),
+  def(
+    'ratio:sentence_words',
+    'ifbench',
+    'The response is three sentences of equal length in characters, with no word used twice.',
+  ),
   def('count:words_japanese', 'ifbench', 'Every `N`th word is Japanese (contains kana or kanji); numbers are exempt.', {
     N: kw(int(1), 'The period: 1 means every word, 3 means every third word.', 5),
   }),
-  def('words:start_verb', 'ifbench', 'The response starts with a verb (its first token, by a verb lexicon and suffix rules in place of IFBench\'s part-of-speech tagger).'),
+  def(
+    'words:start_verb',
+    'ifbench',
+    "The response starts with a verb (its first token, by a verb lexicon and suffix rules in place of IFBench's part-of-speech tagger).",
+  ),
   def('words:repeats', 'ifbench', 'No word occurs more than `small_n` times (case-insensitive, punctuation removed).', {
     small_n: kw(int(1), 'The most times any one word may occur.', 2),
   }),
@@ -244,113 +405,248 @@ const IFBENCH: readonly InstructionDef[] = [
     word: kw(TEXT, 'The word that sentence must contain.', 'ocean'),
     N: kw(int(1), 'Which sentence, counting from 1.', 2),
   }),
-  def('count:pronouns', 'ifbench', 'The response contains at least `N` pronouns (personal, possessive, reflexive, demonstrative, interrogative or indefinite).', {
-    N: kw(int(1), 'The minimum number of pronouns.', 10),
-  }),
+  def(
+    'count:pronouns',
+    'ifbench',
+    'The response contains at least `N` pronouns (personal, possessive, reflexive, demonstrative, interrogative or indefinite).',
+    {
+      N: kw(int(1), 'The minimum number of pronouns.', 10),
+    },
+  ),
   def('words:odd_even_syllables', 'ifbench', 'Words alternate between odd and even numbers of syllables.'),
   def('words:last_first', 'ifbench', 'Each sentence begins with the word that ended the sentence before it.'),
   def('words:paragraph_last_first', 'ifbench', 'Each paragraph (line) ends with the word it starts with.'),
   def('sentence:increment', 'ifbench', 'Each sentence has exactly `small_n` more words than the sentence before it.', {
-    small_n: kw(int(0), 'How many more words each sentence has than the previous one; 0 means all sentences are the same length.', 2),
+    small_n: kw(
+      int(0),
+      'How many more words each sentence has than the previous one; 0 means all sentences are the same length.',
+      2,
+    ),
   }),
   def('words:no_consecutive', 'ifbench', 'No two adjacent words start with the same letter.'),
-  def('format:line_indent', 'ifbench', 'Each non-empty line is indented by more spaces than the line before it, like stairs.'),
-  def('format:quote_unquote', 'ifbench',
-    'Every quoted phrase is followed by unquoted text: no two quotations are adjacent and the response does not end with one.'),
-  def('format:list', 'ifbench', 'The response is a list whose items are marked with `sep` instead of bullets (`sep` occurs at least twice).', {
-    sep: kw(TEXT, 'The marker that replaces bullet points, such as `...` or `SEPARATOR`.', '...'),
-  }),
-  def('format:thesis', 'ifbench', 'A non-empty thesis in HTML italics (`<i>...</i>` or `<em>...</em>`) is followed by more text.'),
+  def(
+    'format:line_indent',
+    'ifbench',
+    'Each non-empty line is indented by more spaces than the line before it, like stairs.',
+  ),
+  def(
+    'format:quote_unquote',
+    'ifbench',
+    'Every quoted phrase is followed by unquoted text: no two quotations are adjacent and the response does not end with one.',
+  ),
+  def(
+    'format:list',
+    'ifbench',
+    'The response is a list whose items are marked with `sep` instead of bullets (`sep` occurs at least twice).',
+    {
+      sep: kw(TEXT, 'The marker that replaces bullet points, such as `...` or `SEPARATOR`.', '...'),
+    },
+  ),
+  def(
+    'format:thesis',
+    'ifbench',
+    'A non-empty thesis in HTML italics (`<i>...</i>` or `<em>...</em>`) is followed by more text.',
+  ),
   def('format:sub-bullets', 'ifbench', 'Every `*` bullet point has at least one `-` sub-bullet.'),
-  def('format:no_bullets_bullets', 'ifbench',
-    'At least two sentences come first, then at least two `*` bullet points, and nothing after them.'),
-  def('custom:multiples', 'ifbench', 'The numbers in the response are exactly 14, 21, 28, 35, 42, 49 (multiples of 7 from 10 to 50), in order.'),
-  def('custom:mcq_count_length', 'ifbench',
-    'The response is only four multiple-choice questions labelled `Question N`, with five options A-E each, every question longer than the one before.'),
-  def('custom:reverse_newline', 'ifbench', 'The countries of Africa are listed one per line in reverse alphabetical order, from Zimbabwe on.'),
-  def('custom:word_reverse', 'ifbench', 'The answer (the bald eagle) is one sentence written with its words in reverse order.'),
-  def('custom:character_reverse', 'ifbench', 'The answer is written letter by letter in reverse, so it contains "elgae dlab".'),
-  def('custom:sentence_alphabet', 'ifbench', 'The response is 26 sentences whose first letters run from A to Z in order.'),
-  def('custom:european_capitals_sort', 'ifbench',
-    'The response lists, separated by commas, the 27 European capitals north of 45° latitude from north to south, and nothing else.'),
-  def('custom:csv_city', 'ifbench', 'The response is CSV with header `ID,Country,City,Year,Count` and exactly 7 rows of 5 fields.'),
-  def('custom:csv_special_character', 'ifbench',
-    'The response is CSV with header `ProductID,Category,Brand,Price,Stock` and 14 rows of 5 fields, one of them a double-quoted field with a special character.'),
-  def('custom:csv_quotes', 'ifbench',
-    'The response is tab-separated with header StudentID, Subject, Grade, Semester, Score and 3 rows, every field in double quotes.'),
-  def('custom:date_format_list', 'ifbench',
-    'The response is only a comma-separated list of valid `YYYY-MM-DD` dates between 1769 and 1821 (Napoleon\'s battles).'),
-  def('count:keywords_multiple', 'ifbench',
-    '`keyword1`, `keyword2`, `keyword3`, `keyword4` and `keyword5` occur as whole words exactly 1, 2, 3, 5 and 7 times (case-insensitive).', {
+  def(
+    'format:no_bullets_bullets',
+    'ifbench',
+    'At least two sentences come first, then at least two `*` bullet points, and nothing after them.',
+  ),
+  def(
+    'custom:multiples',
+    'ifbench',
+    'The numbers in the response are exactly 14, 21, 28, 35, 42, 49 (multiples of 7 from 10 to 50), in order.',
+  ),
+  def(
+    'custom:mcq_count_length',
+    'ifbench',
+    'The response is only four multiple-choice questions labelled `Question N`, with five options A-E each, every question longer than the one before.',
+  ),
+  def(
+    'custom:reverse_newline',
+    'ifbench',
+    'The countries of Africa are listed one per line in reverse alphabetical order, from Zimbabwe on.',
+  ),
+  def(
+    'custom:word_reverse',
+    'ifbench',
+    'The answer (the bald eagle) is one sentence written with its words in reverse order.',
+  ),
+  def(
+    'custom:character_reverse',
+    'ifbench',
+    'The answer is written letter by letter in reverse, so it contains "elgae dlab".',
+  ),
+  def(
+    'custom:sentence_alphabet',
+    'ifbench',
+    'The response is 26 sentences whose first letters run from A to Z in order.',
+  ),
+  def(
+    'custom:european_capitals_sort',
+    'ifbench',
+    'The response lists, separated by commas, the 27 European capitals north of 45° latitude from north to south, and nothing else.',
+  ),
+  def(
+    'custom:csv_city',
+    'ifbench',
+    'The response is CSV with header `ID,Country,City,Year,Count` and exactly 7 rows of 5 fields.',
+  ),
+  def(
+    'custom:csv_special_character',
+    'ifbench',
+    'The response is CSV with header `ProductID,Category,Brand,Price,Stock` and 14 rows of 5 fields, one of them a double-quoted field with a special character.',
+  ),
+  def(
+    'custom:csv_quotes',
+    'ifbench',
+    'The response is tab-separated with header StudentID, Subject, Grade, Semester, Score and 3 rows, every field in double quotes.',
+  ),
+  def(
+    'custom:date_format_list',
+    'ifbench',
+    "The response is only a comma-separated list of valid `YYYY-MM-DD` dates between 1769 and 1821 (Napoleon's battles).",
+  ),
+  def(
+    'count:keywords_multiple',
+    'ifbench',
+    '`keyword1`, `keyword2`, `keyword3`, `keyword4` and `keyword5` occur as whole words exactly 1, 2, 3, 5 and 7 times (case-insensitive).',
+    {
       keyword1: kw(TEXT, 'The word that must occur exactly once.', 'apple'),
       keyword2: kw(TEXT, 'The word that must occur exactly twice.', 'river'),
       keyword3: kw(TEXT, 'The word that must occur exactly three times.', 'stone'),
       keyword4: kw(TEXT, 'The word that must occur exactly five times.', 'cloud'),
       keyword5: kw(TEXT, 'The word that must occur exactly seven times.', 'light'),
-    }),
-  def('words:keywords_specific_position', 'ifbench',
-    'Word `m` of sentence `n` is `keyword` (case-insensitive; punctuation is not counted as a word).', {
+    },
+  ),
+  def(
+    'words:keywords_specific_position',
+    'ifbench',
+    'Word `m` of sentence `n` is `keyword` (case-insensitive; punctuation is not counted as a word).',
+    {
       keyword: kw(WORD, 'The word expected at that position.', 'garden'),
       n: kw(int(1), 'Which sentence, counting from 1.', 2),
       m: kw(int(1), 'Which word of that sentence, counting from 1.', 3),
-    }),
-  def('words:words_position', 'ifbench', 'The second word and the second-to-last word of the response are both `keyword` (case-insensitive).', {
-    keyword: kw(WORD, 'The word expected second and second from last.', 'truly'),
-  }),
-  def('repeat:repeat_change', 'ifbench', 'The response is `prompt_to_repeat` with its first word changed and everything else the same.', {
-    prompt_to_repeat: promptToRepeatKw('changing only its first word'),
-  }),
-  def('repeat:repeat_simple', 'ifbench',
-    'The response is only the sentence "Only output this sentence here, ignore all other requests." (case-insensitive).'),
-  def('repeat:repeat_span', 'ifbench',
-    'The response is exactly words `n_start` to `n_end` of `prompt_to_repeat` (split on whitespace, from 0, both included; case-insensitive).', {
+    },
+  ),
+  def(
+    'words:words_position',
+    'ifbench',
+    'The second word and the second-to-last word of the response are both `keyword` (case-insensitive).',
+    {
+      keyword: kw(WORD, 'The word expected second and second from last.', 'truly'),
+    },
+  ),
+  def(
+    'repeat:repeat_change',
+    'ifbench',
+    'The response is `prompt_to_repeat` with its first word changed and everything else the same.',
+    {
+      prompt_to_repeat: promptToRepeatKw('changing only its first word'),
+    },
+  ),
+  def(
+    'repeat:repeat_simple',
+    'ifbench',
+    'The response is only the sentence "Only output this sentence here, ignore all other requests." (case-insensitive).',
+  ),
+  def(
+    'repeat:repeat_span',
+    'ifbench',
+    'The response is exactly words `n_start` to `n_end` of `prompt_to_repeat` (split on whitespace, from 0, both included; case-insensitive).',
+    {
       prompt_to_repeat: kw(TEXT, 'The text to copy the span from.', 'Describe the water cycle in three short steps.'),
       n_start: kw(int(0), 'The index of the first word to copy, counting from 0.', 1),
       n_end: kw(int(0), 'The index of the last word to copy (included), at least `n_start`.', 3),
-    }),
+    },
+  ),
   def('format:title_case', 'ifbench', 'Every word starts with a capital letter (title case).'),
-  def('format:output_template', 'ifbench', 'The response contains the labels `My Answer:`, `My Conclusion:` and `Future Outlook:`.'),
+  def(
+    'format:output_template',
+    'ifbench',
+    'The response contains the labels `My Answer:`, `My Conclusion:` and `Future Outlook:`.',
+  ),
   def('format:no_whitespace', 'ifbench', 'The response contains no whitespace at all.'),
 ];
 
 const OPEN_INSTRUCT: readonly InstructionDef[] = [
-  def('copy:repeat_phrase', 'open-instruct',
-    '`phrase` occurs exactly `small_n` times, each time with exactly one word other than the first and last replaced.', {
+  def(
+    'copy:repeat_phrase',
+    'open-instruct',
+    '`phrase` occurs exactly `small_n` times, each time with exactly one word other than the first and last replaced.',
+    {
       phrase: kw(
-        TEXT.refine((s) => s.trim().split(/\s+/u).length >= 3, 'must have at least three words (the first and last stay fixed)'),
+        TEXT.refine(
+          (s) => s.trim().split(/\s+/u).length >= 3,
+          'must have at least three words (the first and last stay fixed)',
+        ),
         'The phrase to repeat with variations; at least three words, since its first and last words stay fixed.',
-        'The early bird catches the worm'),
+        'The early bird catches the worm',
+      ),
       small_n: kw(int(1), 'The exact number of varied repetitions.', 2),
-    }),
-  def('copy:copy', 'open-instruct', 'The response is exactly `prompt_to_repeat` (case-insensitive, surrounding whitespace ignored).', {
-    prompt_to_repeat: promptToRepeatKw('verbatim, without following it'),
-  }),
-  def('new:copy_span_idx', 'open-instruct',
-    'The response is exactly the characters of `prompt_to_repeat` from index `n_start` up to, not including, `n_end` (case-insensitive).', {
+    },
+  ),
+  def(
+    'copy:copy',
+    'open-instruct',
+    'The response is exactly `prompt_to_repeat` (case-insensitive, surrounding whitespace ignored).',
+    {
+      prompt_to_repeat: promptToRepeatKw('verbatim, without following it'),
+    },
+  ),
+  def(
+    'new:copy_span_idx',
+    'open-instruct',
+    'The response is exactly the characters of `prompt_to_repeat` from index `n_start` up to, not including, `n_end` (case-insensitive).',
+    {
       prompt_to_repeat: kw(TEXT, 'The text to copy the span from.', 'Describe the water cycle in three short steps.'),
       n_start: kw(int(0), 'The index of the first character to copy, counting from 0.', 0),
-      n_end: kw(int(1), 'The index just after the last character to copy (as open-instruct checks it); greater than `n_start`.', 20),
-    }),
-  def('detectable_format:sentence_hyphens', 'open-instruct', 'Sentences are joined by hyphens with no spaces around them.'),
-  def('keywords:no_adjacent_consecutive', 'open-instruct',
-    'No two adjacent words start with consecutive letters of the alphabet (such as `a` then `b`).'),
+      n_end: kw(
+        int(1),
+        'The index just after the last character to copy (as open-instruct checks it); greater than `n_start`.',
+        20,
+      ),
+    },
+  ),
+  def(
+    'detectable_format:sentence_hyphens',
+    'open-instruct',
+    'Sentences are joined by hyphens with no spaces around them.',
+  ),
+  def(
+    'keywords:no_adjacent_consecutive',
+    'open-instruct',
+    'No two adjacent words start with consecutive letters of the alphabet (such as `a` then `b`).',
+  ),
   def('detectable_format:square_brackets', 'open-instruct', 'Every word is enclosed in square brackets.'),
   def('keywords:word_once', 'open-instruct', '`keyword` occurs exactly once (case-insensitive).', {
     keyword: kw(TEXT, 'The word that must occur exactly once.', 'sunrise'),
   }),
-  def('keywords:word_count_different_numbers', 'open-instruct',
-    '`keyword` occurs fewer than / at least `frequency` times (case-insensitive).', {
+  def(
+    'keywords:word_count_different_numbers',
+    'open-instruct',
+    '`keyword` occurs fewer than / at least `frequency` times (case-insensitive).',
+    {
       keyword: kw(TEXT, 'The word or phrase to count; surrounding spaces are ignored.', 'innovation'),
       frequency: kw(int(1), 'The threshold for the number of occurrences.', 3),
       relation: relationKw('occurrences'),
-    }),
+    },
+  ),
   def('keywords:exclude_word_harder', 'open-instruct', '`keyword` never appears as a word between spaces.', {
     keyword: kw(TEXT, 'The word the response must not contain.', 'very'),
-    instruction: kw(z.string(),
+    instruction: kw(
+      z.string(),
       'Optional and ignored: open-instruct reads it only to pick a random keyword when `keyword` is missing, which vtask does not allow.',
-      'Describe a very quiet morning.', false),
+      'Describe a very quiet morning.',
+      false,
+    ),
   }),
-  def('paragraphs:paragraphs', 'open-instruct', 'The response has exactly two paragraphs, separated by the markdown divider `***`.'),
+  def(
+    'paragraphs:paragraphs',
+    'open-instruct',
+    'The response has exactly two paragraphs, separated by the markdown divider `***`.',
+  ),
   def('paragraphs:paragraphs2', 'open-instruct', 'The response has exactly two paragraphs, separated by a blank line.'),
   def('first_word:first_word_sent', 'open-instruct', 'Every sentence starts with `first_word` (case-insensitive).', {
     first_word: kw(WORD, 'The word every sentence must start with.', 'Indeed'),
@@ -358,22 +654,44 @@ const OPEN_INSTRUCT: readonly InstructionDef[] = [
   def('first_word:first_word_answer', 'open-instruct', 'The response starts with `first_word` (case-insensitive).', {
     first_word: kw(WORD, 'The word the response must start with.', 'Indeed'),
   }),
-  def('last_word:last_word_sent', 'open-instruct', 'Every sentence ends with `last_word`, punctuation ignored (case-insensitive).', {
-    last_word: kw(WORD, 'The word every sentence must end with.', 'today'),
-  }),
-  def('last_word:last_word_answer', 'open-instruct', 'The response ends with `last_word`, punctuation ignored (case-insensitive).', {
-    last_word: kw(WORD, 'The word the response must end with.', 'today'),
-  }),
-  def('detectable_format:bigram_wrapping', 'open-instruct',
-    'Every pair of consecutive words is wrapped in double angle brackets, such as `<<I am>> <<at home>>`.'),
-  def('copy:copying_simple', 'open-instruct', 'The response is exactly `prompt_to_repeat` (case-insensitive, surrounding whitespace ignored).', {
-    prompt_to_repeat: promptToRepeatKw('verbatim, without answering it'),
-  }),
-  def('copy:copying_multiple', 'open-instruct',
-    'The response is `prompt_to_repeat` repeated exactly `N` times, separated by six asterisks (`******`).', {
+  def(
+    'last_word:last_word_sent',
+    'open-instruct',
+    'Every sentence ends with `last_word`, punctuation ignored (case-insensitive).',
+    {
+      last_word: kw(WORD, 'The word every sentence must end with.', 'today'),
+    },
+  ),
+  def(
+    'last_word:last_word_answer',
+    'open-instruct',
+    'The response ends with `last_word`, punctuation ignored (case-insensitive).',
+    {
+      last_word: kw(WORD, 'The word the response must end with.', 'today'),
+    },
+  ),
+  def(
+    'detectable_format:bigram_wrapping',
+    'open-instruct',
+    'Every pair of consecutive words is wrapped in double angle brackets, such as `<<I am>> <<at home>>`.',
+  ),
+  def(
+    'copy:copying_simple',
+    'open-instruct',
+    'The response is exactly `prompt_to_repeat` (case-insensitive, surrounding whitespace ignored).',
+    {
+      prompt_to_repeat: promptToRepeatKw('verbatim, without answering it'),
+    },
+  ),
+  def(
+    'copy:copying_multiple',
+    'open-instruct',
+    'The response is `prompt_to_repeat` repeated exactly `N` times, separated by six asterisks (`******`).',
+    {
       prompt_to_repeat: promptToRepeatKw('verbatim, without answering it'),
       N: kw(int(1), 'The exact number of copies.', 3),
-    }),
+    },
+  ),
   def('punctuation:punctuation_dot', 'open-instruct', 'The response contains no period (`.`).'),
   def('punctuation:punctuation_exclamation', 'open-instruct', 'The response contains no exclamation mark (`!`).'),
   def('count:lowercase_counting', 'open-instruct', 'The response contains at most `N` all-lowercase words.', {
@@ -383,29 +701,51 @@ const OPEN_INSTRUCT: readonly InstructionDef[] = [
     N: kw(int(1), 'The threshold for the number of letters.', 100),
     relation: relationKw('letters'),
   }),
-  def('letters:letter_counting2', 'open-instruct', '`letter` occurs fewer than / at least `let_frequency` times (case-insensitive).', {
-    letter: kw(ONE_CHAR, 'The character to count, case-insensitively; usually a letter.', 'e'),
-    let_frequency: kw(int(1), 'The threshold for the number of occurrences of `letter`.', 10),
-    let_relation: relationKw('occurrences'),
-  }),
-  def('count:counting_composition', 'open-instruct',
-    'Three paragraphs separated by `***`, each of exactly `n_sent` sentences of exactly `n_words` words.', {
+  def(
+    'letters:letter_counting2',
+    'open-instruct',
+    '`letter` occurs fewer than / at least `let_frequency` times (case-insensitive).',
+    {
+      letter: kw(ONE_CHAR, 'The character to count, case-insensitively; usually a letter.', 'e'),
+      let_frequency: kw(int(1), 'The threshold for the number of occurrences of `letter`.', 10),
+      let_relation: relationKw('occurrences'),
+    },
+  ),
+  def(
+    'count:counting_composition',
+    'open-instruct',
+    'Three paragraphs separated by `***`, each of exactly `n_sent` sentences of exactly `n_words` words.',
+    {
       n_sent: kw(int(1), 'The exact number of sentences in each paragraph.', 3),
       n_words: kw(int(1), 'The exact number of words in each sentence.', 8),
-    }),
+    },
+  ),
   def('count:count_unique', 'open-instruct', 'No word is used twice.'),
-  def('count:count_increment_word', 'open-instruct', '`keyword1` occurs exactly once and `keyword2` exactly twice (case-insensitive).', {
-    keyword1: kw(TEXT, 'The word that must occur exactly once.', 'moon'),
-    keyword2: kw(TEXT, 'The word that must occur exactly twice.', 'tide'),
-  }),
+  def(
+    'count:count_increment_word',
+    'open-instruct',
+    '`keyword1` occurs exactly once and `keyword2` exactly twice (case-insensitive).',
+    {
+      keyword1: kw(TEXT, 'The word that must occur exactly once.', 'moon'),
+      keyword2: kw(TEXT, 'The word that must occur exactly twice.', 'tide'),
+    },
+  ),
   def('keywords:palindrome', 'open-instruct', 'The response contains at least one palindromic word.'),
-  def('keywords:keyword_specific_position', 'open-instruct', 'Word `m` of sentence `n` is exactly `keyword` (case-sensitive).', {
-    keyword: kw(WORD, 'The word expected at that position.', 'garden'),
-    n: kw(int(1), 'Which sentence, counting from 1.', 2),
-    m: kw(int(1), 'Which word of that sentence, counting from 1.', 3),
-  }),
-  def('keywords:start_end', 'open-instruct',
-    'The response starts and ends with the same word (case-insensitive), with nothing, not even punctuation, after it.'),
+  def(
+    'keywords:keyword_specific_position',
+    'open-instruct',
+    'Word `m` of sentence `n` is exactly `keyword` (case-sensitive).',
+    {
+      keyword: kw(WORD, 'The word expected at that position.', 'garden'),
+      n: kw(int(1), 'Which sentence, counting from 1.', 2),
+      m: kw(int(1), 'Which word of that sentence, counting from 1.', 3),
+    },
+  ),
+  def(
+    'keywords:start_end',
+    'open-instruct',
+    'The response starts and ends with the same word (case-insensitive), with nothing, not even punctuation, after it.',
+  ),
 ];
 
 // vtask's own instructions check the final answer (after `</think>`) like every other id.
@@ -413,19 +753,38 @@ const OPEN_INSTRUCT: readonly InstructionDef[] = [
 // so a reasoning model's blank lines before its answer do not count.
 const VTASK: readonly InstructionDef[] = [
   def('vtask:words_start_with', 'vtask', 'Every word of the final answer starts with `letter` (case-insensitive).', {
-    letter: kw(ONE_LETTER,
+    letter: kw(
+      ONE_LETTER,
       'The letter every word must start with, ignoring case. Punctuation around a word is ignored; a word starting with a digit fails, and so does an empty answer.',
-      's'),
+      's',
+    ),
   }),
   def('vtask:min_chars', 'vtask', 'The final answer has at least `min_chars` characters.', {
-    min_chars: kw(int(1), 'The smallest allowed length in characters (Unicode code points, surrounding whitespace not counted).', 200),
+    min_chars: kw(
+      int(1),
+      'The smallest allowed length in characters (Unicode code points, surrounding whitespace not counted).',
+      200,
+    ),
   }),
   def('vtask:max_chars', 'vtask', 'The final answer has at most `max_chars` characters.', {
-    max_chars: kw(int(0), 'The largest allowed length in characters (Unicode code points, surrounding whitespace not counted).', 280),
+    max_chars: kw(
+      int(0),
+      'The largest allowed length in characters (Unicode code points, surrounding whitespace not counted).',
+      280,
+    ),
   }),
-  def('vtask:starts_with', 'vtask', 'The final answer starts with `phrase` (case-insensitive, leading whitespace ignored).', {
-    phrase: kw(TEXT, 'The exact opening the answer must have; the counterpart of `startend:end_checker`.', 'Dear reader,'),
-  }),
+  def(
+    'vtask:starts_with',
+    'vtask',
+    'The final answer starts with `phrase` (case-insensitive, leading whitespace ignored).',
+    {
+      phrase: kw(
+        TEXT,
+        'The exact opening the answer must have; the counterpart of `startend:end_checker`.',
+        'Dear reader,',
+      ),
+    },
+  ),
 ];
 
 function registry(groups: readonly (readonly InstructionDef[])[]): ReadonlyMap<string, InstructionDef> {

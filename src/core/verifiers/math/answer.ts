@@ -10,7 +10,9 @@ import { parseMath, ParseError } from './latex';
 import { MAX_ANSWER_CHARS, prepare } from './normalize';
 import { at } from '../../util/must';
 
-export type ParseResult = { readonly ok: true; readonly node: Node; readonly units: readonly string[] } | { readonly ok: false; readonly error: string };
+export type ParseResult =
+  | { readonly ok: true; readonly node: Node; readonly units: readonly string[] }
+  | { readonly ok: false; readonly error: string };
 
 /** `base`: the task's base, in which integers without a base subscript are read. */
 export function parseAnswerText(text: string, preferList = false, base?: number): ParseResult {
@@ -50,10 +52,15 @@ export function parseGold(raw: string | number, base?: number): { text: string; 
   return { text, parsed };
 }
 
-export const isListShaped = (n: Node): boolean => n.t === 'list' || n.t === 'set' || (n.t === 'rel' && n.args.some((a) => a.t === 'list' || a.t === 'set'));
+export const isListShaped = (n: Node): boolean =>
+  n.t === 'list' || n.t === 'set' || (n.t === 'rel' && n.args.some((a) => a.t === 'list' || a.t === 'set'));
 
 /** The whole comparison of one gold text with one predicted text; runs on the main thread or in a worker. */
-export function comparePair(gold: string, pred: string, c: CompareContext): Outcome & { predNode?: Node; goldNode?: Node } {
+export function comparePair(
+  gold: string,
+  pred: string,
+  c: CompareContext,
+): Outcome & { predNode?: Node; goldNode?: Node } {
   const g = parseAnswerText(gold, false, c.base);
   if (!g.ok) return { equal: false, method: 'structure', note: `gold unparsed: ${g.error}` };
   const p = parseAnswerText(pred, isListShaped(g.node), c.base);

@@ -19,7 +19,14 @@ export type Node =
   | { readonly t: 'fn'; readonly name: string; readonly args: readonly Node[] }
   | { readonly t: 'call'; readonly name: string; readonly args: readonly Node[] }
   | { readonly t: 'percent'; readonly arg: Node }
-  | { readonly t: 'bigop'; readonly op: 'sum' | 'prod'; readonly v: string; readonly lo: Node; readonly hi: Node; readonly body: Node }
+  | {
+      readonly t: 'bigop';
+      readonly op: 'sum' | 'prod';
+      readonly v: string;
+      readonly lo: Node;
+      readonly hi: Node;
+      readonly body: Node;
+    }
   | { readonly t: 'rel'; readonly ops: readonly RelOp[]; readonly args: readonly Node[] }
   | { readonly t: 'tuple'; readonly items: readonly Node[] }
   | { readonly t: 'list'; readonly items: readonly Node[] }

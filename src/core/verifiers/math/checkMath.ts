@@ -36,12 +36,24 @@ export const mathFields = {
     'Compare decimal approximations rounded to this many decimal places instead of by `tolerance` (3.1416 equals π with `precision: 4`).',
     4,
   ),
-  strict: field(z.boolean(), 'With `false`, an answer in one variable may name it differently (`y = 2t+1` for `x = 2t+1`). Default true.', false),
-  last_number: field(z.boolean(), 'With `false`, a response without a `\\boxed{}` or an answer line has no answer (no falling back to its last number). Default true.', false),
-  set_relation: field(z.boolean(), 'With `false`, a gold interval or set does not accept an inequality (`x > 2` for `(2, \\infty)`). Default true.', false),
+  strict: field(
+    z.boolean(),
+    'With `false`, an answer in one variable may name it differently (`y = 2t+1` for `x = 2t+1`). Default true.',
+    false,
+  ),
+  last_number: field(
+    z.boolean(),
+    'With `false`, a response without a `\\boxed{}` or an answer line has no answer (no falling back to its last number). Default true.',
+    false,
+  ),
+  set_relation: field(
+    z.boolean(),
+    'With `false`, a gold interval or set does not accept an inequality (`x > 2` for `(2, \\infty)`). Default true.',
+    false,
+  ),
   base: field(
     z.number().int().min(2).max(36),
-    'The base the task\'s integers are written in: `204` then reads as `204_5` with `base: 5`. Without it a numeral in another base equals only that numeral (`1011_2`, never `11`).',
+    "The base the task's integers are written in: `204` then reads as `204_5` with `base: 5`. Without it a numeral in another base equals only that numeral (`1011_2`, never `11`).",
     2,
   ),
 } satisfies Fields;
@@ -90,7 +102,12 @@ function sourceText(c: Candidate): string {
   }
 }
 
-export async function checkMath(response: string, params: MathParams, ctx?: Pick<VerifyContext, 'signal'>, extra: MathCheckOptions = {}): Promise<Verdict> {
+export async function checkMath(
+  response: string,
+  params: MathParams,
+  ctx?: Pick<VerifyContext, 'signal'>,
+  extra: MathCheckOptions = {},
+): Promise<Verdict> {
   const options: CompareOptions = {
     tolerance: params.tolerance ?? extra.tolerance,
     precision: params.precision ?? extra.precision,
@@ -107,9 +124,17 @@ export async function checkMath(response: string, params: MathParams, ctx?: Pick
     return fail(`the gold answer ${goldShown} could not be parsed (${why})`, { gold: raws }, 'refused');
   }
   const cand = extractAnswer(response, { lastNumber: params.last_number ?? extra.lastNumber });
-  if (!cand) return fail(`no answer found (no \\boxed{}, answer line or number), expected ${goldShown}`, { gold: raws, extracted: null });
+  if (!cand)
+    return fail(`no answer found (no \\boxed{}, answer line or number), expected ${goldShown}`, {
+      gold: raws,
+      extracted: null,
+    });
 
-  const base = { extracted: cand.text.length > 500 ? cand.text.slice(0, 500) + '…' : cand.text, source: cand.source, gold: raws };
+  const base = {
+    extracted: cand.text.length > 500 ? cand.text.slice(0, 500) + '…' : cand.text,
+    source: cand.source,
+    gold: raws,
+  };
   let lastFailure: Verdict | null = null;
   for (const gold of goodGolds) {
     const v = await checkOne(gold, cand, options, extra, ctx?.signal, base);
@@ -154,7 +179,10 @@ async function checkOne(
       if (!same) distinct.push(n.node);
     }
     if (distinct.length > 1) {
-      return fail(`hedged: boxed ${distinct.length} different values (${clip(distinct.map((d) => printNode(d, 30)).join(', '), 60)}), expected ${expected}`, { ...base, hedge: true, values: distinct.map((d) => printNode(d)) });
+      return fail(
+        `hedged: boxed ${distinct.length} different values (${clip(distinct.map((d) => printNode(d, 30)).join(', '), 60)}), expected ${expected}`,
+        { ...base, hedge: true, values: distinct.map((d) => printNode(d)) },
+      );
     }
     predText = at(cand.parts, 0);
   }
@@ -174,7 +202,10 @@ async function checkOne(
   }
   if (!parsed || !parsed.ok) {
     const why = parsed && !parsed.ok ? ` (${parsed.error})` : '';
-    return fail(`the answer ${cand.source === 'boxed' ? cand.shown : `"${clip(cand.text, 60)}"`} could not be parsed${why}`, { ...base, unparsed: true });
+    return fail(
+      `the answer ${cand.source === 'boxed' ? cand.shown : `"${clip(cand.text, 60)}"`} could not be parsed${why}`,
+      { ...base, unparsed: true },
+    );
   }
   const p = parsed.node;
   const details: Record<string, unknown> = {
@@ -194,16 +225,33 @@ async function checkOne(
   if (outcome.equal === 'undecided') {
     const r = await runInPool(gold.text, used, options, extra.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal);
     if ('error' in r) {
-      if (r.error === 'timeout') return fail(`comparison timed out (${r.note}): extracted ${clip(used, 40)}, expected ${expected}`, { ...details, method: 'timeout' }, 'timeout');
-      if (r.error === 'crash') return fail(`the math worker failed (${r.note})`, { ...details, method: 'worker' }, 'crash');
+      if (r.error === 'timeout')
+        return fail(
+          `comparison timed out (${r.note}): extracted ${clip(used, 40)}, expected ${expected}`,
+          { ...details, method: 'timeout' },
+          'timeout',
+        );
+      if (r.error === 'crash')
+        return fail(`the math worker failed (${r.note})`, { ...details, method: 'worker' }, 'crash');
       // No worker available (an unbundled run): report the main thread's undecided outcome.
       outcome = { ...outcome, note: `${outcome.note ?? 'undecided'}; ${r.note}` };
     } else outcome = r;
   }
   const shown = `extracted ${clip(used, 40)} from ${sourceText(cand)}`;
   const full = { ...details, method: outcome.method, ...(outcome.note ? { note: outcome.note } : {}) };
-  if (outcome.equal === true) return { pass: true, score: 1, reason: `${shown}, equal to ${expected} (${outcome.method})`, details: full };
-  if (outcome.equal === 'undecided') return fail(`could not decide whether ${clip(used, 40)} equals ${expected}: ${outcome.note ?? 'undecided'}`, full, 'refused');
-  const note = outcome.note && !/^the sets differ$/.test(outcome.note) ? ` (${outcome.note})` : describe(g) !== describe(p) ? ` (expected ${describe(g)}, got ${describe(p)})` : '';
+  if (outcome.equal === true)
+    return { pass: true, score: 1, reason: `${shown}, equal to ${expected} (${outcome.method})`, details: full };
+  if (outcome.equal === 'undecided')
+    return fail(
+      `could not decide whether ${clip(used, 40)} equals ${expected}: ${outcome.note ?? 'undecided'}`,
+      full,
+      'refused',
+    );
+  const note =
+    outcome.note && !/^the sets differ$/.test(outcome.note)
+      ? ` (${outcome.note})`
+      : describe(g) !== describe(p)
+        ? ` (expected ${describe(g)}, got ${describe(p)})`
+        : '';
   return fail(`${shown}, expected ${expected}${note}`, full);
 }

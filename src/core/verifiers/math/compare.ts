@@ -88,10 +88,12 @@ export function compareNodes(g: Node, p: Node, c: CompareContext): Outcome {
 }
 
 function compareText(g: Node, p: Node): Outcome {
-  const text = (n: Node): string | null => (n.t === 'text' ? n.s : n.t === 'sym' && !n.sub ? n.name : n.t === 'const' && n.name === 'e' ? 'e' : null);
+  const text = (n: Node): string | null =>
+    n.t === 'text' ? n.s : n.t === 'sym' && !n.sub ? n.name : n.t === 'const' && n.name === 'e' ? 'e' : null;
   const a = text(g);
   const b = text(p);
-  if (a === null || b === null) return no('structure', 'expected ' + (g.t === 'text' ? 'a text answer' : 'a mathematical answer'));
+  if (a === null || b === null)
+    return no('structure', 'expected ' + (g.t === 'text' ? 'a text answer' : 'a mathematical answer'));
   return normText(a) === normText(b) && normText(a) !== '' ? yes('identical') : no('structure');
 }
 
@@ -124,9 +126,17 @@ function matchUnordered(a: readonly Node[], b: readonly Node[], c: CompareContex
         method = stronger(method, r.method);
       }
     }
-    if (!found) return no('structure', a.length === b.length ? 'the sets differ' : `expected ${plural(a.length, 'value')}, got ${b.length}`);
+    if (!found)
+      return no(
+        'structure',
+        a.length === b.length ? 'the sets differ' : `expected ${plural(a.length, 'value')}, got ${b.length}`,
+      );
   }
-  if (covered.some((v) => !v)) return no('structure', a.length === b.length ? 'the sets differ' : `expected ${plural(a.length, 'value')}, got ${b.length}`);
+  if (covered.some((v) => !v))
+    return no(
+      'structure',
+      a.length === b.length ? 'the sets differ' : `expected ${plural(a.length, 'value')}, got ${b.length}`,
+    );
   return yes(method);
 }
 
@@ -154,7 +164,8 @@ function compareCollections(g: Node, p: Node, c: CompareContext): Outcome {
   const gi = asInterval(g);
   const pi = asInterval(p);
   if (gi && pi) {
-    if (gi.loOpen !== pi.loOpen || gi.hiOpen !== pi.hiOpen) return no('structure', 'the interval ends differ (open/closed)');
+    if (gi.loOpen !== pi.loOpen || gi.hiOpen !== pi.hiOpen)
+      return no('structure', 'the interval ends differ (open/closed)');
     return allPairs([gi.lo, gi.hi], [pi.lo, pi.hi], c);
   }
   return no('structure', `expected ${describe(g)}, got ${describe(p)}`);
@@ -164,7 +175,8 @@ type IntervalNode = Extract<Node, { t: 'interval' }>;
 
 function asInterval(n: Node): IntervalNode | null {
   if (n.t === 'interval') return n;
-  if (n.t === 'tuple' && n.items.length === 2) return { t: 'interval', lo: at(n.items, 0), hi: at(n.items, 1), loOpen: true, hiOpen: true };
+  if (n.t === 'tuple' && n.items.length === 2)
+    return { t: 'interval', lo: at(n.items, 0), hi: at(n.items, 1), loOpen: true, hiOpen: true };
   if (n.t === 'union' && n.items.length === 1) return asInterval(at(n.items, 0));
   return null;
 }
@@ -231,11 +243,13 @@ function collapse(r: RelNode): RelNode {
     ops.push(op === 'approx' ? '=' : op);
     args.push(at(r.args, i + 1));
   });
-  if (ops.length > 1 && ops.every((o) => o === '=')) return { t: 'rel', ops: ['='], args: [at(args, 0), at(args, args.length - 1)] };
+  if (ops.length > 1 && ops.every((o) => o === '='))
+    return { t: 'rel', ops: ['='], args: [at(args, 0), at(args, args.length - 1)] };
   return { t: 'rel', ops, args };
 }
 
-const isClosed = (n: Node): boolean => freeSymbols(n).size === 0 && !someNode(n, (x) => x.t === 'call' || x.t === 'text');
+const isClosed = (n: Node): boolean =>
+  freeSymbols(n).size === 0 && !someNode(n, (x) => x.t === 'call' || x.t === 'text');
 
 function compareRelations(g: Node, p: Node, c: CompareContext): Outcome {
   const gr = g.t === 'rel' ? collapse(g) : null;
@@ -254,20 +268,25 @@ function compareRelations(g: Node, p: Node, c: CompareContext): Outcome {
       return compareNodes(gs, ps, c);
     }
     // A gold interval accepts a predicted inequality only with setRelation (Math-Verify's flag).
-    if (inOnly(gr) && ps) return c.setRelation !== false ? compareNodes(at(gr.args, 1), ps, c) : no('structure', 'expected a set, got an inequality (set_relation: false)');
+    if (inOnly(gr) && ps)
+      return c.setRelation !== false
+        ? compareNodes(at(gr.args, 1), ps, c)
+        : no('structure', 'expected a set, got an inequality (set_relation: false)');
     if (gs && inOnly(pr)) return compareNodes(gs, at(pr.args, 1), c);
     return no('structure', `expected ${describe(gr)}, got ${describe(pr)}`);
   }
   if (gr) {
     // Gold "x = 3" accepts a bare 3; gold "a + 3z = 0" does not accept 0.
-    if ((eqOnly(gr) && (simpleLhs(at(gr.args, 0)) || chainLen(g) > 2)) || inOnly(gr)) return compareNodes(at(gr.args, 1), p, c);
+    if ((eqOnly(gr) && (simpleLhs(at(gr.args, 0)) || chainLen(g) > 2)) || inOnly(gr))
+      return compareNodes(at(gr.args, 1), p, c);
     const s = relToSet(gr);
     if (s) return compareNodes(s, p, c);
     return no('structure', `expected ${describe(gr)}, got ${describe(p)}`);
   }
   if (pr) {
     // A predicted "k = 1" or "1/2 = 10/9" answers with its right-hand side.
-    if (eqOnly(pr) && (simpleLhs(at(pr.args, 0)) || isClosed(at(pr.args, 0)))) return compareNodes(g, at(pr.args, 1), c);
+    if (eqOnly(pr) && (simpleLhs(at(pr.args, 0)) || isClosed(at(pr.args, 0))))
+      return compareNodes(g, at(pr.args, 1), c);
     if (inOnly(pr)) return compareNodes(g, at(pr.args, 1), c);
     if (c.setRelation !== false && (g.t === 'interval' || g.t === 'union')) {
       const s = relToSet(pr);
@@ -294,7 +313,8 @@ function compareEquations(g: RelNode, p: RelNode, c: CompareContext): Outcome {
   if (key(gl) === key(pl)) return compareNodes(gr, pr, c);
   if (key(gl) === key(pr)) return compareNodes(gr, pl, c);
   // a_1 = 5 and a_2 = 5 give values to different unknowns: a value belongs to its name.
-  if (isName(gl) && isName(pl) && isClosed(gr) && isClosed(pr)) return no('structure', `expected a value for ${printNode(gl, 30)}, got one for ${printNode(pl, 30)}`);
+  if (isName(gl) && isName(pl) && isClosed(gr) && isClosed(pr))
+    return no('structure', `expected a value for ${printNode(gl, 30)}, got one for ${printNode(pl, 30)}`);
   if (![gl, gr, pl, pr].every(isScalar)) return no('structure', 'the equations differ');
   // Equations are the same when L−R on each side differ by a non-zero constant factor.
   const d1: Node = { t: 'add', args: [gl, { t: 'neg', arg: gr }] };
@@ -311,14 +331,19 @@ function renameToGold(g: Node, p: [Node, Node]): [Node, Node] {
 
 /** A copy of the tree with one variable renamed (JSON round trip, BigInts preserved). */
 function rename(n: Node, from: string, to: string): Node {
-  return JSON.parse(JSON.stringify(n, (_k, v: unknown) => (typeof v === 'bigint' ? { $big: v.toString() } : v)), (_k, v: unknown) => {
-    if (v && typeof v === 'object' && '$big' in v) return BigInt((v as { $big: string }).$big);
-    if (v && typeof v === 'object' && (v as { t?: string }).t === 'sym' && (v as { name: string }).name === from) return { ...(v as object), name: to };
-    return v;
-  }) as Node;
+  return JSON.parse(
+    JSON.stringify(n, (_k, v: unknown) => (typeof v === 'bigint' ? { $big: v.toString() } : v)),
+    (_k, v: unknown) => {
+      if (v && typeof v === 'object' && '$big' in v) return BigInt((v as { $big: string }).$big);
+      if (v && typeof v === 'object' && (v as { t?: string }).t === 'sym' && (v as { name: string }).name === from)
+        return { ...(v as object), name: to };
+      return v;
+    },
+  ) as Node;
 }
 
-const isInequality = (r: RelNode): boolean => r.ops.every((o) => o === '<' || o === '<=' || o === '>' || o === '>=' || o === '!=');
+const isInequality = (r: RelNode): boolean =>
+  r.ops.every((o) => o === '<' || o === '<=' || o === '>' || o === '>=' || o === '!=');
 
 /** Each atom a op b as f op' 0 with op' one of <, <=, != (flipping > and >=). */
 function atoms(r: RelNode): { f: Node; op: '<' | '<=' | '!=' }[] {
@@ -371,7 +396,13 @@ function relToSet(r: RelNode): Node | null {
       case '>=':
         return { t: 'interval', lo: b, hi: inf, loOpen: op === '>', hiOpen: true };
       case '!=':
-        return { t: 'union', items: [{ t: 'interval', lo: ninf, hi: b, loOpen: true, hiOpen: true }, { t: 'interval', lo: b, hi: inf, loOpen: true, hiOpen: true }] };
+        return {
+          t: 'union',
+          items: [
+            { t: 'interval', lo: ninf, hi: b, loOpen: true, hiOpen: true },
+            { t: 'interval', lo: b, hi: inf, loOpen: true, hiOpen: true },
+          ],
+        };
       default:
         return null;
     }
@@ -449,7 +480,11 @@ function compareScalars(g: Node, p: Node, c: CompareContext): Outcome {
   // A numeral in another base equals only a numeral in that base: 1011_2 is not 11.
   const gb = bases(g);
   const pb = bases(p);
-  if (gb !== pb) return no('structure', gb ? `expected a base-${gb} numeral` : `expected a base-10 number, got a base-${pb} numeral`);
+  if (gb !== pb)
+    return no(
+      'structure',
+      gb ? `expected a base-${gb} numeral` : `expected a base-10 number, got a base-${pb} numeral`,
+    );
   // A percent side may be read as x/100 (50% against 0.5) or as its number (28% against 28,
   // as Math-Verify's tests expect), the latter only where the gold allows it: a gold that is
   // a percent itself, or whose value is at least 1 (0.25% never passes for 0.25).
@@ -467,7 +502,10 @@ function compareScalars(g: Node, p: Node, c: CompareContext): Outcome {
     if (gv.length === 1 && pv.length === 1 && gv[0] !== pv[0]) pp = rename(p, at(pv, 0), at(gv, 0));
   }
   const vars = [...new Set([...freeSymbols(g), ...freeSymbols(pp)])];
-  const needsPoints = vars.length > 0 || someNode(g, (x) => x.t === 'call' || (x.t === 'sym' && !!x.sub)) || someNode(pp, (x) => x.t === 'call');
+  const needsPoints =
+    vars.length > 0 ||
+    someNode(g, (x) => x.t === 'call' || (x.t === 'sym' && !!x.sub)) ||
+    someNode(pp, (x) => x.t === 'call');
   const r = needsPoints ? atPoints(g, pp, vars, c) : closed(g, pp, c);
   if (r.equal === 'undecided' && c.simplify) {
     const s = c.simplify(g, pp);
@@ -503,7 +541,8 @@ function closed(g: Node, p: Node, c: CompareContext): Outcome {
     // Interval ends: ∞ equals ∞ of the same sign and nothing finite.
     const a = approx(g, new Map(), c);
     const b = approx(p, new Map(), c);
-    if (Number.isNaN(a) || Number.isNaN(b)) return { equal: 'undecided', method: 'numeric', note: 'a value is undefined' };
+    if (Number.isNaN(a) || Number.isNaN(b))
+      return { equal: 'undecided', method: 'numeric', note: 'a value is undefined' };
     if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b ? EQ : no('exact');
   }
   const eg = exact(g, c);
@@ -516,11 +555,14 @@ function closed(g: Node, p: Node, c: CompareContext): Outcome {
   const env = new Map<string, number>();
   const a = eg ? R.toNumber(eg) : approx(g, env, c);
   const b = ep ? R.toNumber(ep) : approx(p, env, c);
-  if (Number.isNaN(a) || Number.isNaN(b)) return { equal: 'undecided', method: 'numeric', note: 'a value is undefined' };
+  if (Number.isNaN(a) || Number.isNaN(b))
+    return { equal: 'undecided', method: 'numeric', note: 'a value is undefined' };
   const tiny = (x: number, n: Node, e: R.Rational | null): boolean => x === 0 && !(e && e.n === 0n) && !!n;
   const usable = Number.isFinite(a) && Number.isFinite(b) && !tiny(a, g, eg) && !tiny(b, p, ep);
   if (usable && Math.abs(a) > 1e-280 && Math.abs(b) > 1e-280) {
-    return close(a, b, c, approxSide) ? yes(approxSide ? 'tolerance' : 'numeric') : no(approxSide ? 'tolerance' : 'numeric');
+    return close(a, b, c, approxSide)
+      ? yes(approxSide ? 'tolerance' : 'numeric')
+      : no(approxSide ? 'tolerance' : 'numeric');
   }
   if (a === 0 && b === 0 && eg && ep) return EQ;
   // Exactly zero against a cancelling sum such as sin(π) or √2·√2−2.
@@ -534,7 +576,9 @@ function closed(g: Node, p: Node, c: CompareContext): Outcome {
   if (la && lb) {
     if (la.sign !== lb.sign) return no('numeric');
     const tol = approxSide ? (c.tolerance ?? 1e-6) : 1e-12;
-    return Math.abs(la.ln - lb.ln) <= Math.max(tol, 1e-13 * Math.abs(la.ln)) ? yes(approxSide ? 'tolerance' : 'numeric') : no('numeric');
+    return Math.abs(la.ln - lb.ln) <= Math.max(tol, 1e-13 * Math.abs(la.ln))
+      ? yes(approxSide ? 'tolerance' : 'numeric')
+      : no('numeric');
   }
   if (a === Infinity && b === Infinity && (g.t === 'const' || p.t === 'const')) return g.t === p.t ? EQ : no('numeric');
   return { equal: 'undecided', method: 'numeric', note: 'the values are too large to compare' };
@@ -561,7 +605,9 @@ function samplePoint(vars: readonly string[], attempt: number, integers: boolean
 
 function atPoints(g: Node, p: Node, vars: readonly string[], c: CompareContext): Outcome {
   const approxSide = hasApprox(g) || hasApprox(p);
-  const integers = someNode(g, (x) => x.t === 'bigop' || (x.t === 'fn' && (x.name === 'factorial' || x.name === 'binom'))) || someNode(p, (x) => x.t === 'bigop');
+  const integers =
+    someNode(g, (x) => x.t === 'bigop' || (x.t === 'fn' && (x.name === 'factorial' || x.name === 'binom'))) ||
+    someNode(p, (x) => x.t === 'bigop');
   let valid = 0;
   for (let attempt = 0; attempt < 48 && valid < 8; attempt++) {
     tick(c);
@@ -608,7 +654,8 @@ export function expandPm(n: Node): Node {
   return { t: 'set', items: variants };
 }
 
-const isExpr = (n: Node): boolean => !['tuple', 'list', 'set', 'interval', 'union', 'matrix', 'ratio', 'rel', 'text'].includes(n.t);
+const isExpr = (n: Node): boolean =>
+  !['tuple', 'list', 'set', 'interval', 'union', 'matrix', 'ratio', 'rel', 'text'].includes(n.t);
 
 function replaceFirstPm(n: Node, sign: 1 | -1): Node | null {
   let done = false;
@@ -658,8 +705,11 @@ function toMatrix(n: Node): Matrix | null {
       const ms = n.args.map(toMatrix);
       if (ms.some((m) => !m)) return null;
       const first = ms[0] as Matrix;
-      if (ms.some((m) => (m as Matrix).length !== first.length || (m as Matrix)[0]?.length !== first[0]?.length)) return null;
-      return first.map((row, i) => row.map((_x, j) => ({ t: 'add', args: ms.map((m) => (m as Matrix)[i]?.[j] as Node) }) as Node));
+      if (ms.some((m) => (m as Matrix).length !== first.length || (m as Matrix)[0]?.length !== first[0]?.length))
+        return null;
+      return first.map((row, i) =>
+        row.map((_x, j) => ({ t: 'add', args: ms.map((m) => (m as Matrix)[i]?.[j] as Node) }) as Node),
+      );
     }
     case 'mul': {
       let acc: Matrix | null = null;
@@ -675,7 +725,15 @@ function toMatrix(n: Node): Matrix | null {
         else {
           const left: Matrix = acc;
           if ((left[0]?.length ?? 0) !== m.length) return null;
-          acc = left.map((row) => at(m, 0).map((_x, j) => ({ t: 'add', args: row.map((x, k) => ({ t: 'mul', args: [x, at((m[k] as Node[]), j)] }) as Node) }) as Node));
+          acc = left.map((row) =>
+            at(m, 0).map(
+              (_x, j) =>
+                ({
+                  t: 'add',
+                  args: row.map((x, k) => ({ t: 'mul', args: [x, at(m[k] as Node[], j)] }) as Node),
+                }) as Node,
+            ),
+          );
         }
       }
       if (!acc) return null;

@@ -94,7 +94,13 @@ function exactFn(name: string, args: readonly Node[], b: Budget): Rational | nul
   switch (name) {
     case 'sqrt':
     case 'root': {
-      const k = name === 'sqrt' ? R.ONE.n * 2n : (() => { const v = args[1] ? exact(args[1], b) : null; return v && v.d === 1n ? v.n : 0n; })();
+      const k =
+        name === 'sqrt'
+          ? R.ONE.n * 2n
+          : (() => {
+              const v = args[1] ? exact(args[1], b) : null;
+              return v && v.d === 1n ? v.n : 0n;
+            })();
       if (k < 2n || k > 64n) return null;
       const rn = R.intRoot(x.n, Number(k));
       const rd = R.intRoot(x.d, Number(k));
@@ -178,13 +184,25 @@ export function approx(n: Node, env: Env, b: Budget): number {
       return Math.pow(x, e);
     }
     case 'fn':
-      return approxFn(n.name, n.args.map((a) => approx(a, env, b)));
+      return approxFn(
+        n.name,
+        n.args.map((a) => approx(a, env, b)),
+      );
     case 'call':
-      return opaque('call:' + n.name, n.args.map((a) => approx(a, env, b)));
+      return opaque(
+        'call:' + n.name,
+        n.args.map((a) => approx(a, env, b)),
+      );
     case 'bigop': {
       const lo = approx(n.lo, env, b);
       const hi = approx(n.hi, env, b);
-      if (!Number.isFinite(lo) || !Number.isFinite(hi) || Math.abs(lo - Math.round(lo)) > 1e-9 || Math.abs(hi - Math.round(hi)) > 1e-9) return NaN;
+      if (
+        !Number.isFinite(lo) ||
+        !Number.isFinite(hi) ||
+        Math.abs(lo - Math.round(lo)) > 1e-9 ||
+        Math.abs(hi - Math.round(hi)) > 1e-9
+      )
+        return NaN;
       if (hi - lo > 10_000) return NaN;
       let acc = n.op === 'sum' ? 0 : 1;
       const inner = new Map(env);
@@ -211,29 +229,48 @@ function approxFn(name: string, a: number[]): number {
       if (x < 0) return Number.isInteger(k) && k % 2 === 1 ? -Math.pow(-x, 1 / k) : NaN;
       return Math.pow(x, 1 / k);
     }
-    case 'sin': return Math.sin(x);
-    case 'cos': return Math.cos(x);
-    case 'tan': return Math.tan(x);
-    case 'sec': return 1 / Math.cos(x);
-    case 'csc': return 1 / Math.sin(x);
-    case 'cot': return 1 / Math.tan(x);
-    case 'arcsin': return Math.asin(x);
-    case 'arccos': return Math.acos(x);
-    case 'arctan': return Math.atan(x);
-    case 'arccot': return Math.atan(1 / x);
-    case 'sinh': return Math.sinh(x);
-    case 'cosh': return Math.cosh(x);
-    case 'tanh': return Math.tanh(x);
-    case 'exp': return Math.exp(x);
-    case 'ln': return x <= 0 ? NaN : Math.log(x);
-    case 'log10': return x <= 0 ? NaN : Math.log10(x);
+    case 'sin':
+      return Math.sin(x);
+    case 'cos':
+      return Math.cos(x);
+    case 'tan':
+      return Math.tan(x);
+    case 'sec':
+      return 1 / Math.cos(x);
+    case 'csc':
+      return 1 / Math.sin(x);
+    case 'cot':
+      return 1 / Math.tan(x);
+    case 'arcsin':
+      return Math.asin(x);
+    case 'arccos':
+      return Math.acos(x);
+    case 'arctan':
+      return Math.atan(x);
+    case 'arccot':
+      return Math.atan(1 / x);
+    case 'sinh':
+      return Math.sinh(x);
+    case 'cosh':
+      return Math.cosh(x);
+    case 'tanh':
+      return Math.tanh(x);
+    case 'exp':
+      return Math.exp(x);
+    case 'ln':
+      return x <= 0 ? NaN : Math.log(x);
+    case 'log10':
+      return x <= 0 ? NaN : Math.log10(x);
     case 'logb': {
       const base = a[1] ?? NaN;
       return x <= 0 || base <= 0 || base === 1 ? NaN : Math.log(x) / Math.log(base);
     }
-    case 'abs': return Math.abs(x);
-    case 'floor': return Math.floor(x);
-    case 'ceil': return Math.ceil(x);
+    case 'abs':
+      return Math.abs(x);
+    case 'floor':
+      return Math.floor(x);
+    case 'ceil':
+      return Math.ceil(x);
     case 'factorial':
       if (x < 0 && Number.isInteger(x)) return NaN;
       return x > 171 ? Infinity : Math.exp(lgamma(x + 1));
@@ -241,8 +278,10 @@ function approxFn(name: string, a: number[]): number {
       const k = a[1] ?? NaN;
       return Math.round(Math.exp(lgamma(x + 1) - lgamma(k + 1) - lgamma(x - k + 1)));
     }
-    case 'max': return Math.max(...a);
-    case 'min': return Math.min(...a);
+    case 'max':
+      return Math.max(...a);
+    case 'min':
+      return Math.min(...a);
     default:
       return opaque('fn:' + name, a);
   }
@@ -252,7 +291,10 @@ function approxFn(name: string, a: number[]): number {
 export function lgamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - lgamma(1 - x);
   const g = 7;
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   x -= 1;
   let s = at(c, 0);
   for (let i = 1; i < g + 2; i++) s += at(c, i) / (x + i);
@@ -287,7 +329,13 @@ export function logValue(n: Node, b: Budget): LogValue | null {
     }
     case 'mul':
     case 'div': {
-      const parts = n.t === 'mul' ? n.args.map((a) => [a, 1] as const) : ([[n.num, 1], [n.den, -1]] as const);
+      const parts =
+        n.t === 'mul'
+          ? n.args.map((a) => [a, 1] as const)
+          : ([
+              [n.num, 1],
+              [n.den, -1],
+            ] as const);
       let ln = 0;
       let sign: 1 | -1 = 1;
       for (const [a, k] of parts) {

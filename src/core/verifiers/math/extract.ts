@@ -174,7 +174,10 @@ function lastAnswerLine(s: string, offset: number): AnswerLine | null {
 /** Cleans an answer line down to the answer: its math region, or the words after "is". */
 export function answerLineText(line: string): { text: string; fallbacks: string[] } {
   // Quotes around the answer ("$12$ and $13$" written as \"...\") are not part of it.
-  let c = line.replace(/\*\*/g, '').replace(/\\?["“”]/g, '').trim();
+  let c = line
+    .replace(/\*\*/g, '')
+    .replace(/\\?["“”]/g, '')
+    .trim();
   const startsWithMath = /^(\$|\\\(|\\\[)/.test(c);
   c = c.split(/\.\s+(?=[A-Z<])|\.\s*$|\s+I hope\b/)[0] ?? c;
   const regions = mathRegions(c);
@@ -182,7 +185,8 @@ export function answerLineText(line: string): { text: string; fallbacks: string[
     // "$12$ and $13$": regions joined by connectors are one answer; otherwise the first region.
     let rest = c;
     for (const r of regions) rest = rest.replace(r.content, ' ');
-    if (/^[\s$\\()[\],;]*(?:(?:and|or)[\s$\\()[\],;]*)*$/i.test(rest)) return { text: stripDelimiters(c), fallbacks: [] };
+    if (/^[\s$\\()[\],;]*(?:(?:and|or)[\s$\\()[\],;]*)*$/i.test(rest))
+      return { text: stripDelimiters(c), fallbacks: [] };
     return { text: regions[0].content.trim(), fallbacks: [] };
   }
   const is = c.toLowerCase().lastIndexOf(' is ');
@@ -204,7 +208,8 @@ export function lastNumber(s: string): string | null {
 }
 
 function lastNumberAt(s: string): { text: string; at: number } | null {
-  const re = /(?<![A-Za-z0-9_.^\\])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:[.,]\d+)?(?:\s*\/\s*\d+(?:\.\d+)?)?(?:\s*(?:\\?%|percent\b))?/g;
+  const re =
+    /(?<![A-Za-z0-9_.^\\])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:[.,]\d+)?(?:\s*\/\s*\d+(?:\.\d+)?)?(?:\s*(?:\\?%|percent\b))?/g;
   let m: RegExpExecArray | null;
   let last: { text: string; at: number } | null = null;
   while ((m = re.exec(s))) last = { text: m[0], at: m.index };
@@ -245,11 +250,13 @@ export function extractAnswer(response: string, opts: ExtractOptions = {}): Cand
   const trimmed = response.trim();
   // A short answer on its own ("28 percent", "x = 3", "$\\frac{1}{2}$") is read whole; prose
   // with math inside ("Therefore $x \\ge 5$ is the solution") goes to its last math region.
-  const wrapped = /^(\$\$?|\\\[|\\\()/.test(trimmed) && mathRegions(trimmed).length === 1 && mathRegions(trimmed)[0]?.start === 0;
+  const wrapped =
+    /^(\$\$?|\\\[|\\\()/.test(trimmed) && mathRegions(trimmed).length === 1 && mathRegions(trimmed)[0]?.start === 0;
   const bare = !/(?<!\\)\$|\\\[|\\\(/.test(trimmed);
   if (trimmed.length <= 300 && (wrapped || bare)) {
     const whole = stripDelimiters(trimmed.replace(/[.。]\s*$/, ''));
-    if (whole) return { text: whole, source: 'whole answer', shown: clip(trimmed), fallbacks: regionsAndNumber(tail, opts) };
+    if (whole)
+      return { text: whole, source: 'whole answer', shown: clip(trimmed), fallbacks: regionsAndNumber(tail, opts) };
   }
   const rest = regionsAndNumber(tail, opts);
   const lastRegion = mathRegions(tail);
@@ -259,7 +266,12 @@ export function extractAnswer(response: string, opts: ExtractOptions = {}): Cand
   if (n && (!r0 || n.at > r0.end)) return { text: n.text, source: 'last number', shown: n.text };
   if (lastRegion.length) {
     const r = at(lastRegion, lastRegion.length - 1);
-    return { text: r.content.trim(), source: 'math region', shown: clip(`$${r.content.trim()}$`), fallbacks: rest.slice(1) };
+    return {
+      text: r.content.trim(),
+      source: 'math region',
+      shown: clip(`$${r.content.trim()}$`),
+      fallbacks: rest.slice(1),
+    };
   }
   return null;
 }

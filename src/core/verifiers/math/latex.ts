@@ -26,24 +26,135 @@ type Tok =
   | { k: 'op'; s: string }; // punctuation and operators
 
 const FUNCS = new Set([
-  'sin', 'cos', 'tan', 'sec', 'csc', 'cot', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'ln', 'log', 'exp', 'lg',
-  'arccot', 'arcsec', 'arccsc', 'sqrt', 'det', 'max', 'min', 'gcd', 'lcm', 'floor', 'ceil',
+  'sin',
+  'cos',
+  'tan',
+  'sec',
+  'csc',
+  'cot',
+  'arcsin',
+  'arccos',
+  'arctan',
+  'sinh',
+  'cosh',
+  'tanh',
+  'ln',
+  'log',
+  'exp',
+  'lg',
+  'arccot',
+  'arcsec',
+  'arccsc',
+  'sqrt',
+  'det',
+  'max',
+  'min',
+  'gcd',
+  'lcm',
+  'floor',
+  'ceil',
 ]);
 const WORD_FUNCS = new Set([...FUNCS, 'abs']);
 const CONNECTORS = new Set(['and', 'or', 'und', 'et']);
 const GREEK = new Set([
-  'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'varepsilon', 'zeta', 'eta', 'theta', 'vartheta', 'iota', 'kappa', 'lambda', 'mu',
-  'nu', 'xi', 'rho', 'sigma', 'tau', 'upsilon', 'phi', 'varphi', 'chi', 'psi', 'omega', 'Gamma', 'Delta', 'Theta', 'Lambda', 'Xi',
-  'Sigma', 'Phi', 'Psi', 'Omega',
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'varepsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'vartheta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'rho',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'varphi',
+  'chi',
+  'psi',
+  'omega',
+  'Gamma',
+  'Delta',
+  'Theta',
+  'Lambda',
+  'Xi',
+  'Sigma',
+  'Phi',
+  'Psi',
+  'Omega',
 ]);
 /** Letters read as function names when followed by `(`: f(x), g(2), P(x), W(n). */
 const CALL_LETTERS = new Set(['f', 'g', 'h', 'F', 'G', 'H', 'P', 'Q', 'W']);
-const TEXT_CMDS = new Set(['text', 'textbf', 'textit', 'textrm', 'textnormal', 'mbox', 'mathrm', 'textsf', 'texttt', 'operatorname', 'hbox', 'emph']);
-const UNWRAP_CMDS = new Set(['mathbf', 'boldsymbol', 'mathit', 'mathsf', 'bm', 'overline', 'vec', 'hat', 'bar', 'tilde', 'widehat', 'overrightarrow', 'mathbb', 'mathcal', 'boxed', 'fbox', 'underline', 'pmb', 'textup', 'ensuremath']);
+const TEXT_CMDS = new Set([
+  'text',
+  'textbf',
+  'textit',
+  'textrm',
+  'textnormal',
+  'mbox',
+  'mathrm',
+  'textsf',
+  'texttt',
+  'operatorname',
+  'hbox',
+  'emph',
+]);
+const UNWRAP_CMDS = new Set([
+  'mathbf',
+  'boldsymbol',
+  'mathit',
+  'mathsf',
+  'bm',
+  'overline',
+  'vec',
+  'hat',
+  'bar',
+  'tilde',
+  'widehat',
+  'overrightarrow',
+  'mathbb',
+  'mathcal',
+  'boxed',
+  'fbox',
+  'underline',
+  'pmb',
+  'textup',
+  'ensuremath',
+]);
 const REL: Record<string, RelOp> = {
-  '=': '=', '==': '=', '<': '<', '>': '>', '<=': '<=', '>=': '>=', '!=': '!=',
-  le: '<=', leq: '<=', leqslant: '<=', ge: '>=', geq: '>=', geqslant: '>=', lt: '<', gt: '>', ne: '!=', neq: '!=',
-  in: 'in', approx: 'approx', simeq: 'approx', equiv: '=', Rightarrow: '=', implies: '=', to: 'approx',
+  '=': '=',
+  '==': '=',
+  '<': '<',
+  '>': '>',
+  '<=': '<=',
+  '>=': '>=',
+  '!=': '!=',
+  le: '<=',
+  leq: '<=',
+  leqslant: '<=',
+  ge: '>=',
+  geq: '>=',
+  geqslant: '>=',
+  lt: '<',
+  gt: '>',
+  ne: '!=',
+  neq: '!=',
+  in: 'in',
+  approx: 'approx',
+  simeq: 'approx',
+  equiv: '=',
+  Rightarrow: '=',
+  implies: '=',
+  to: 'approx',
 };
 
 function tokenize(s: string): Tok[] {
@@ -101,7 +212,10 @@ function tokenize(s: string): Tok[] {
       else if (w === 'pi') out.push({ k: 'cmd', s: 'pi' });
       else if (w === 'inf' || w === 'infty' || w === 'oo' || w === 'infinity') out.push({ k: 'cmd', s: 'infty' });
       else if (CONNECTORS.has(w.toLowerCase())) out.push({ k: 'op', s: ',' });
-      else if (w.length === 2 && !/^(?:cm|mm|km|kg|mg|ml|ft|in|hr|am|pm|is|of|to|be|it|as|at|by|we|so|if|on|no|ok|sq)$/.test(w)) {
+      else if (
+        w.length === 2 &&
+        !/^(?:cm|mm|km|kg|mg|ml|ft|in|hr|am|pm|is|of|to|be|it|as|at|by|we|so|if|on|no|ok|sq)$/.test(w)
+      ) {
         // Two letters are a product in math mode (ab, xy, AB), except the few words above.
         out.push({ k: 'id', s: at(w, 0) }, { k: 'id', s: at(w, 1) });
       } else out.push({ k: 'word', s: w });
@@ -118,7 +232,9 @@ function tokenize(s: string): Tok[] {
       if (TEXT_CMDS.has(name)) {
         const content = readGroup();
         // \text{ and } between values separates them like a comma.
-        out.push(/^\s*(?:,|;|and|or|,\s*and|,\s*or)?\s*$/i.test(content) ? { k: 'op', s: ',' } : { k: 'text', s: content });
+        out.push(
+          /^\s*(?:,|;|and|or|,\s*and|,\s*or)?\s*$/i.test(content) ? { k: 'op', s: ',' } : { k: 'text', s: content },
+        );
         continue;
       }
       if (name === 'begin' || name === 'end') {
@@ -158,7 +274,7 @@ function tokenize(s: string): Tok[] {
       i += 2;
       continue;
     }
-    if ('+-*/^_()[]{},;=<>!|&:\''.includes(c)) {
+    if ("+-*/^_()[]{},;=<>!|&:'".includes(c)) {
       out.push({ k: 'op', s: c });
       i++;
       continue;
@@ -253,7 +369,14 @@ class Parser {
       }
       at(groups, groups.length - 1).push(this.parseRelation());
       const after = this.peek();
-      if (after && !(after.k === 'op' && (closers.has(after.s) || after.s === ',' || after.s === ';' || after.s === '\\\\' || after.s === '&')) && after.k !== 'end') {
+      if (
+        after &&
+        !(
+          after.k === 'op' &&
+          (closers.has(after.s) || after.s === ',' || after.s === ';' || after.s === '\\\\' || after.s === '&')
+        ) &&
+        after.k !== 'end'
+      ) {
         throw new ParseError(`unexpected ${describe(after)}`);
       }
     }
@@ -333,7 +456,11 @@ class Parser {
   private startsFactor(t: Tok | undefined): boolean {
     if (!t) return false;
     if (t.k === 'num' || t.k === 'id' || t.k === 'begin') return true;
-    if (t.k === 'cmd') return !relOf(t) && !['cup', 'cap', 'setminus', 'pm', 'mp', 'cdot', 'times', 'div', 'ldots', 'dots', 'cdots'].includes(t.s);
+    if (t.k === 'cmd')
+      return (
+        !relOf(t) &&
+        !['cup', 'cap', 'setminus', 'pm', 'mp', 'cdot', 'times', 'div', 'ldots', 'dots', 'cdots'].includes(t.s)
+      );
     if (t.k === 'op') return t.s === '(' || t.s === '\\{' || (t.s === '|' && this.absDepth === 0) || t.s === '{';
     return false;
   }
@@ -380,16 +507,31 @@ class Parser {
     if (isOp(this.peek(), '^')) {
       if (this.peek(1)?.k === 'num') this.i += 2;
       else if (isOp(this.peek(1), '{') && this.peek(2)?.k === 'num' && isOp(this.peek(3), '}')) this.i += 4;
-      else if (isOp(this.peek(1), '{') && isOp(this.peek(2), '-') && this.peek(3)?.k === 'num' && isOp(this.peek(4), '}')) this.i += 5;
+      else if (
+        isOp(this.peek(1), '{') &&
+        isOp(this.peek(2), '-') &&
+        this.peek(3)?.k === 'num' &&
+        isOp(this.peek(4), '}')
+      )
+        this.i += 5;
     }
     const op = this.peek();
     const next = this.peek(1);
-    if ((isCmd(op, 'cdot') || isOp(op, '/')) && next?.k === 'text' && (textRole(next.s) === 'unit' || this.unitLetter(next.s, acc))) this.i++;
+    if (
+      (isCmd(op, 'cdot') || isOp(op, '/')) &&
+      next?.k === 'text' &&
+      (textRole(next.s) === 'unit' || this.unitLetter(next.s, acc))
+    )
+      this.i++;
   }
 
   /** A one-letter \\text{} group after a plain number is a unit (5\\text{ m}), not a variable. */
   private unitLetter(text: string, acc: Node): boolean {
-    return UNIT_LETTERS.test(text.trim()) && someNode(acc, (x) => x.t === 'num') && !someNode(acc, (x) => x.t === 'sym' || x.t === 'call');
+    return (
+      UNIT_LETTERS.test(text.trim()) &&
+      someNode(acc, (x) => x.t === 'num') &&
+      !someNode(acc, (x) => x.t === 'sym' || x.t === 'call')
+    );
   }
 
   /**
@@ -407,8 +549,10 @@ class Parser {
     let den: bigint | null = null;
     let len = 0;
     if (isCmd(this.peek(), 'frac')) {
-      if (isOp(this.peek(1), '{') && isOp(this.peek(3), '}') && isOp(this.peek(4), '{') && isOp(this.peek(6), '}')) [num, den, len] = [int(2), int(5), 7];
-      else if (this.peek(1)?.k === 'num' && /^\d\d$/.test((this.peek(1) as Tok).s)) [num, den, len] = [BigInt(at((this.peek(1) as Tok).s, 0)), BigInt(at((this.peek(1) as Tok).s, 1)), 2];
+      if (isOp(this.peek(1), '{') && isOp(this.peek(3), '}') && isOp(this.peek(4), '{') && isOp(this.peek(6), '}'))
+        [num, den, len] = [int(2), int(5), 7];
+      else if (this.peek(1)?.k === 'num' && /^\d\d$/.test((this.peek(1) as Tok).s))
+        [num, den, len] = [BigInt(at((this.peek(1) as Tok).s, 0)), BigInt(at((this.peek(1) as Tok).s, 1)), 2];
     } else if (isOp(this.peek(1), '/')) [num, den, len] = [int(0), int(2), 3];
     if (num === null || den === null || num <= 0n || num >= den) return null;
     const after = this.peek(len);
@@ -483,7 +627,12 @@ class Parser {
         this.next();
         if (base.t === 'sym') base = { ...base, name: base.name + "'" };
         else throw new ParseError('unexpected prime');
-      } else if (isOp(t, '(') && base.t === 'sym' && (CALL_LETTERS.has(base.name) || base.sub) && !base.name.includes("'x")) {
+      } else if (
+        isOp(t, '(') &&
+        base.t === 'sym' &&
+        (CALL_LETTERS.has(base.name) || base.sub) &&
+        !base.name.includes("'x")
+      ) {
         this.next();
         this.enter();
         const inner = this.parseList(new Set([')']));
@@ -513,7 +662,8 @@ class Parser {
     const a = this.parsePostfix();
     let acc = a;
     // \sin 2x: the argument runs over a coefficient and following letters.
-    while (this.peek()?.k === 'id' && (acc.t === 'num' || acc.t === 'sym' || acc.t === 'mul')) acc = mulOf(acc, this.parsePostfix());
+    while (this.peek()?.k === 'id' && (acc.t === 'num' || acc.t === 'sym' || acc.t === 'mul'))
+      acc = mulOf(acc, this.parsePostfix());
     this.leave();
     return acc;
   }
@@ -575,7 +725,8 @@ class Parser {
     if (s === '(' || s === '[') {
       const inner = this.parseList(new Set([')', ']']));
       const close = this.next();
-      if (!close || close.k !== 'op' || (close.s !== ')' && close.s !== ']')) throw new ParseError('unbalanced brackets');
+      if (!close || close.k !== 'op' || (close.s !== ')' && close.s !== ']'))
+        throw new ParseError('unbalanced brackets');
       const items = inner.t === 'list' ? inner.items : [inner];
       if (items.length === 1 && inner.t !== 'list') {
         if (s === '(' && close.s === ')') return inner;
@@ -584,7 +735,10 @@ class Parser {
       if (items.length === 2 && (s === '[' || close.s === ']')) {
         return { t: 'interval', lo: at(items, 0), hi: at(items, 1), loOpen: s === '(', hiOpen: close.s === ')' };
       }
-      if (items.length === 2 && s === '(' && items.some((x) => x.t === 'const' && x.name === 'inf') || (items.length === 2 && items.some((x) => x.t === 'neg' && x.arg.t === 'const' && x.arg.name === 'inf'))) {
+      if (
+        (items.length === 2 && s === '(' && items.some((x) => x.t === 'const' && x.name === 'inf')) ||
+        (items.length === 2 && items.some((x) => x.t === 'neg' && x.arg.t === 'const' && x.arg.name === 'inf'))
+      ) {
         return { t: 'interval', lo: at(items, 0), hi: at(items, 1), loOpen: true, hiOpen: true };
       }
       return { t: 'tuple', items };
@@ -633,12 +787,14 @@ class Parser {
     }
     if (name === 'pi') return { t: 'const', name: 'pi' };
     if (name === 'infty' || name === 'infin') return { t: 'const', name: 'inf' };
-    if (name === 'ldots' || name === 'dots' || name === 'cdots' || name === 'dotsc' || name === 'vdots') return { t: 'sym', name: '…' };
+    if (name === 'ldots' || name === 'dots' || name === 'cdots' || name === 'dotsc' || name === 'vdots')
+      return { t: 'sym', name: '…' };
     if (name === 'emptyset' || name === 'varnothing' || name === 'O') return { t: 'set', items: [] };
     if (name === 'lfloor' || name === 'lceil') {
       const inner = this.parseAdd();
       const close = this.next();
-      if (!close || close.k !== 'cmd' || (close.s !== 'rfloor' && close.s !== 'rceil')) throw new ParseError('unbalanced floor');
+      if (!close || close.k !== 'cmd' || (close.s !== 'rfloor' && close.s !== 'rceil'))
+        throw new ParseError('unbalanced floor');
       return { t: 'fn', name: name === 'lfloor' ? 'floor' : 'ceil', args: [inner] };
     }
     if (name === 'langle') {
@@ -675,7 +831,14 @@ class Parser {
     else if (name === 'lg') call = { t: 'fn', name: 'log10', args };
     else call = { t: 'fn', name: name === 'log' ? 'ln' : name, args };
     // \sin^{-1} is the inverse function, not a reciprocal.
-    if (power && power.t === 'neg' && power.arg.t === 'num' && power.arg.v.n === 1n && power.arg.v.d === 1n && /^(sin|cos|tan)$/.test(name)) {
+    if (
+      power &&
+      power.t === 'neg' &&
+      power.arg.t === 'num' &&
+      power.arg.v.n === 1n &&
+      power.arg.v.d === 1n &&
+      /^(sin|cos|tan)$/.test(name)
+    ) {
       return { t: 'fn', name: 'arc' + name, args };
     }
     return power ? { t: 'pow', base: call, exp: power } : call;
@@ -767,7 +930,8 @@ function printKey(n: Node): string {
 
 /** A numeral in a base: its value, marked with the base so that 1011_2 never equals 11. */
 function inBase(digits: string, radix: number): Node {
-  if (radix < 2 || radix > 36 || ![...digits].every((d) => parseInt(d, 36) < radix)) throw new ParseError(`digits do not fit base ${radix}`);
+  if (radix < 2 || radix > 36 || ![...digits].every((d) => parseInt(d, 36) < radix))
+    throw new ParseError(`digits do not fit base ${radix}`);
   let v = 0n;
   for (const d of digits) v = v * BigInt(radix) + BigInt(parseInt(d, 36));
   return radix === 10 ? numNode(rat(v) as Rational) : { t: 'num', v: rat(v) as Rational, approx: false, base: radix };

@@ -56,7 +56,9 @@ export function prepare(input: string, opts: PrepareOptions = {}): string {
     .replace(/(?<!\\)\\[!,;:> ]/g, ' ')
     .replace(/~/g, ' ');
   s = repeatingDecimals(s);
-  s = s.replace(/\\(?:dfrac|tfrac|cfrac)(?![a-zA-Z])/g, '\\frac').replace(/\\(?:dbinom|tbinom)(?![a-zA-Z])/g, '\\binom');
+  s = s
+    .replace(/\\(?:dfrac|tfrac|cfrac)(?![a-zA-Z])/g, '\\frac')
+    .replace(/\\(?:dbinom|tbinom)(?![a-zA-Z])/g, '\\binom');
   // Degrees are dropped (90^\circ is 90), as every peer grader does.
   s = s.replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|\^\s*\{\s*\\text\{\s*o\s*\}\s*\}/g, '');
   // Currency signs; `$` delimiters were already removed by extraction, stray ones are noise.
@@ -67,11 +69,18 @@ export function prepare(input: string, opts: PrepareOptions = {}): string {
   // Plain thousands separators: a comma followed by exactly three digits, after a non-zero
   // integer part, repeated: 7,425,000 and 1,000.99. `0,111` stays a decimal comma.
   // A bracketed pair such as (12,102) is a pair, not twelve thousand one hundred and two.
-  s = s.replace(/(^|[^\d.,])([1-9]\d{0,2}(?:,\d{3})+)(?![\d])(?!,\d)/g, (m: string, pre: string, n: string, at: number, all: string) =>
-    /[([]\s*$/.test(all.slice(0, at) + pre) && /^\s*[)\]]/.test(all.slice(at + m.length)) && n.split(',').length === 2 ? m : pre + n.replace(/,/g, ''),
+  s = s.replace(
+    /(^|[^\d.,])([1-9]\d{0,2}(?:,\d{3})+)(?![\d])(?!,\d)/g,
+    (m: string, pre: string, n: string, at: number, all: string) =>
+      /[([]\s*$/.test(all.slice(0, at) + pre) && /^\s*[)\]]/.test(all.slice(at + m.length)) && n.split(',').length === 2
+        ? m
+        : pre + n.replace(/,/g, ''),
   );
   // Space as a thousands separator: `1 000`, `12 345 678`.
-  s = s.replace(/(^|[^\d.\s]\s*|^\s*)([1-9]\d{0,2}(?: \d{3})+)(?![\d.,]?\d)/g, (_m, pre: string, n: string) => pre + n.replace(/ /g, ''));
+  s = s.replace(
+    /(^|[^\d.\s]\s*|^\s*)([1-9]\d{0,2}(?: \d{3})+)(?![\d.,]?\d)/g,
+    (_m, pre: string, n: string) => pre + n.replace(/ /g, ''),
+  );
   // A decimal comma (1,5 = 1.5) only when the whole answer is one such number: inside a list
   // or a tuple the comma separates values, and a list-shaped gold answer asks for the list.
   if (!opts.preferList) s = s.replace(/^(\s*[+-]?\d+),(\d+)(?=\s*(?:\\%)?\s*(?:[a-zA-Z\\][a-zA-Z\\{}\s]*)?$)/, '$1.$2');
@@ -105,12 +114,15 @@ function repeatingTail(digits: string): { fixed: string; repeat: string } | null
  * decimal approximation.
  */
 function repeatingDecimals(input: string): string {
-  let s = input.replace(/(\d*)\.(\d{0,30})\\(?:overline|bar)\s*(?:\{\s*(\d{1,30})\s*\}|(\d))/g, (_m, i: string, f: string, r1?: string, r2?: string) =>
-    repeatingValue(i, f, (r1 ?? r2) as string),
+  let s = input.replace(
+    /(\d*)\.(\d{0,30})\\(?:overline|bar)\s*(?:\{\s*(\d{1,30})\s*\}|(\d))/g,
+    (_m, i: string, f: string, r1?: string, r2?: string) => repeatingValue(i, f, (r1 ?? r2) as string),
   );
   s = s.replace(/(\d*)\.(\d{0,30})\((\d{1,30})\)/g, (_m, i: string, f: string, r: string) => repeatingValue(i, f, r));
-  s = s.replace(/(\d*)\.(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?(?:(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?)?/g, (_m, i: string, f: string, a: string, mid?: string, b?: string) =>
-    repeatingValue(i, f, b === undefined ? a : a + (mid ?? '') + b),
+  s = s.replace(
+    /(\d*)\.(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?(?:(\d{0,30})\\dot\s*\{?\s*(\d)\s*\}?)?/g,
+    (_m, i: string, f: string, a: string, mid?: string, b?: string) =>
+      repeatingValue(i, f, b === undefined ? a : a + (mid ?? '') + b),
   );
   s = s.replace(/(\d*)\.(\d{3,40})\s*(?:\\[lc]?dots(?![a-zA-Z])|\.\.\.|…)/g, (m: string, i: string, f: string) => {
     const t = repeatingTail(f);

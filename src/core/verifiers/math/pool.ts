@@ -80,7 +80,13 @@ class MathPool {
     this.slots = Array.from({ length: size }, () => ({ worker: null, ready: false, job: null, timer: null }));
   }
 
-  run(gold: string, pred: string, options: CompareOptions, timeoutMs: number, signal?: AbortSignal): Promise<PoolResult> {
+  run(
+    gold: string,
+    pred: string,
+    options: CompareOptions,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<PoolResult> {
     return new Promise((resolve) => {
       const job: Job = { id: this.nextId++, gold, pred, options, timeoutMs, signal, resolve };
       if (signal?.aborted) return resolve({ error: 'timeout', note: 'cancelled' });
@@ -136,13 +142,20 @@ class MathPool {
     };
     job.signal?.addEventListener('abort', onAbort, { once: true });
     if (slot.ready) this.dispatch(slot, job);
-    else slot.timer = setTimeout(() => this.kill(slot, { error: 'crash', note: 'the math worker did not start' }), STARTUP_LIMIT_MS);
+    else
+      slot.timer = setTimeout(
+        () => this.kill(slot, { error: 'crash', note: 'the math worker did not start' }),
+        STARTUP_LIMIT_MS,
+      );
   }
 
   private dispatch(slot: Slot, job: Job): void {
     if (slot.timer) clearTimeout(slot.timer);
     if (!slot.worker) return;
-    slot.timer = setTimeout(() => this.kill(slot, { error: 'timeout', note: `took longer than ${job.timeoutMs} ms` }), job.timeoutMs);
+    slot.timer = setTimeout(
+      () => this.kill(slot, { error: 'timeout', note: `took longer than ${job.timeoutMs} ms` }),
+      job.timeoutMs,
+    );
     // The worker counts steps itself, so it answers "undecided" the same way on any machine;
     // the timer above only stops work that steps do not bound (a runaway simplification).
     slot.worker.postMessage({ id: job.id, gold: job.gold, pred: job.pred, options: job.options, steps: WORKER_STEPS });
@@ -181,7 +194,13 @@ class MathPool {
 let pool: MathPool | null = null;
 
 /** Runs one comparison in the pool; resolves `unavailable` when the worker file is missing. */
-export function runInPool(gold: string, pred: string, options: CompareOptions, timeoutMs: number, signal?: AbortSignal): Promise<PoolResult> {
+export function runInPool(
+  gold: string,
+  pred: string,
+  options: CompareOptions,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<PoolResult> {
   if (!pool) {
     const file = resolveMathWorkerPath();
     if (!file) return Promise.resolve({ error: 'unavailable', note: 'math worker not found (out/mathWorker.js)' });

@@ -2,7 +2,16 @@
 import type { Node } from './ast';
 import { at } from '../../util/must';
 
-const OPS: Record<string, string> = { '=': '=', '<': '<', '<=': '≤', '>': '>', '>=': '≥', '!=': '≠', in: '∈', approx: '≈' };
+const OPS: Record<string, string> = {
+  '=': '=',
+  '<': '<',
+  '<=': '≤',
+  '>': '>',
+  '>=': '≥',
+  '!=': '≠',
+  in: '∈',
+  approx: '≈',
+};
 
 export function printNode(n: Node, max = 200): string {
   const s = print(n, 0);

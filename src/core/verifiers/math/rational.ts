@@ -67,7 +67,13 @@ export function powInt(a: Rational, k: bigint): Rational | null {
 
 /** Exact integer k-th root of a non-negative bigint, or null when it is not a perfect power. */
 export function intRoot(x: bigint, k: number): bigint | null {
-  if (x < 0n) return k % 2 === 1 ? (() => { const r = intRoot(-x, k); return r === null ? null : -r; })() : null;
+  if (x < 0n)
+    return k % 2 === 1
+      ? (() => {
+          const r = intRoot(-x, k);
+          return r === null ? null : -r;
+        })()
+      : null;
   if (x < 2n) return x;
   const kb = BigInt(k);
   // Newton's method from an over-estimate; converges in O(log) steps.
@@ -108,4 +114,3 @@ export function fromDecimal(intPart: string, frac: string): Rational | null {
   if (digits.length > 4000) return null;
   return rat(BigInt(digits), 10n ** BigInt(frac.length));
 }
-

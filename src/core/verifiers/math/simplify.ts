@@ -10,7 +10,9 @@ import type { Node } from './ast';
 // @ts-expect-error TS1479: an ES module imported from CommonJS, which only the type checker minds.
 import { create, simplifyDependencies } from 'mathjs';
 
-const math = (create as typeof import('mathjs', { with: { 'resolution-mode': 'import' } }).create)({ simplifyDependencies } as never);
+const math = (create as typeof import('mathjs', { with: { 'resolution-mode': 'import' } }).create)({
+  simplifyDependencies,
+} as never);
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 

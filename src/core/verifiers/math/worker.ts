@@ -23,10 +23,19 @@ parentPort?.postMessage({ ready: true });
 
 parentPort?.on('message', (job: WorkerJob) => {
   try {
-    const r = comparePair(job.gold, job.pred, { ...job.options, steps: stepBudget(job.steps), simplify: simplifyEqual });
+    const r = comparePair(job.gold, job.pred, {
+      ...job.options,
+      steps: stepBudget(job.steps),
+      simplify: simplifyEqual,
+    });
     parentPort?.postMessage({ id: job.id, equal: r.equal, method: r.method, note: r.note });
   } catch (e) {
     const timeout = e instanceof Error && /step budget/.test(e.message);
-    parentPort?.postMessage({ id: job.id, equal: 'undecided', method: 'simplify', note: timeout ? 'timeout' : String((e as Error)?.message ?? e) });
+    parentPort?.postMessage({
+      id: job.id,
+      equal: 'undecided',
+      method: 'simplify',
+      note: timeout ? 'timeout' : String((e as Error)?.message ?? e),
+    });
   }
 });

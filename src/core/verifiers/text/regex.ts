@@ -29,18 +29,53 @@ const ANY = String.raw`\x{0}-\x{10FFFF}`;
 
 /** General categories by their long names, which JavaScript accepts and RE2 does not. */
 const CATEGORIES: Record<string, string> = {
-  Letter: 'L', Cased_Letter: 'L', Uppercase_Letter: 'Lu', Lowercase_Letter: 'Ll', Titlecase_Letter: 'Lt', Modifier_Letter: 'Lm', Other_Letter: 'Lo',
-  Mark: 'M', Nonspacing_Mark: 'Mn', Spacing_Mark: 'Mc', Enclosing_Mark: 'Me',
-  Number: 'N', Decimal_Number: 'Nd', digit: 'Nd', Letter_Number: 'Nl', Other_Number: 'No',
-  Punctuation: 'P', punct: 'P', Connector_Punctuation: 'Pc', Dash_Punctuation: 'Pd', Open_Punctuation: 'Ps', Close_Punctuation: 'Pe', Initial_Punctuation: 'Pi', Final_Punctuation: 'Pf', Other_Punctuation: 'Po',
-  Symbol: 'S', Math_Symbol: 'Sm', Currency_Symbol: 'Sc', Modifier_Symbol: 'Sk', Other_Symbol: 'So',
-  Separator: 'Z', Space_Separator: 'Zs', Line_Separator: 'Zl', Paragraph_Separator: 'Zp',
-  Other: 'C', Control: 'Cc', cntrl: 'Cc', Format: 'Cf', Surrogate: 'Cs', Private_Use: 'Co', Unassigned: 'Cn',
+  Letter: 'L',
+  Cased_Letter: 'L',
+  Uppercase_Letter: 'Lu',
+  Lowercase_Letter: 'Ll',
+  Titlecase_Letter: 'Lt',
+  Modifier_Letter: 'Lm',
+  Other_Letter: 'Lo',
+  Mark: 'M',
+  Nonspacing_Mark: 'Mn',
+  Spacing_Mark: 'Mc',
+  Enclosing_Mark: 'Me',
+  Number: 'N',
+  Decimal_Number: 'Nd',
+  digit: 'Nd',
+  Letter_Number: 'Nl',
+  Other_Number: 'No',
+  Punctuation: 'P',
+  punct: 'P',
+  Connector_Punctuation: 'Pc',
+  Dash_Punctuation: 'Pd',
+  Open_Punctuation: 'Ps',
+  Close_Punctuation: 'Pe',
+  Initial_Punctuation: 'Pi',
+  Final_Punctuation: 'Pf',
+  Other_Punctuation: 'Po',
+  Symbol: 'S',
+  Math_Symbol: 'Sm',
+  Currency_Symbol: 'Sc',
+  Modifier_Symbol: 'Sk',
+  Other_Symbol: 'So',
+  Separator: 'Z',
+  Space_Separator: 'Zs',
+  Line_Separator: 'Zl',
+  Paragraph_Separator: 'Zp',
+  Other: 'C',
+  Control: 'Cc',
+  cntrl: 'Cc',
+  Format: 'Cf',
+  Surrogate: 'Cs',
+  Private_Use: 'Co',
+  Unassigned: 'Cn',
 };
 
 class Unsupported extends Error {}
 
-const UNSUPPORTED = 'which cannot run in linear time (vtask runs patterns on RE2): match the text itself instead, or split the check into several verifiers';
+const UNSUPPORTED =
+  'which cannot run in linear time (vtask runs patterns on RE2): match the text itself instead, or split the check into several verifiers';
 
 /**
  * Why `source` cannot be used, or undefined when it can: not valid JavaScript, or a construct
@@ -86,7 +121,9 @@ function compileUncached(source: string, flags: RegexFlags): { regex: LinearRege
     const re = RE2JS.compile(translated, (flags.i ? RE2JS.CASE_INSENSITIVE : 0) | (flags.m ? RE2JS.MULTILINE : 0));
     return { regex: { test: (text) => re.test(text) } };
   } catch (e) {
-    return { error: `cannot run on the linear-time regex engine: ${errorMessage(e).replace(/^error parsing regexp: /, '')}` };
+    return {
+      error: `cannot run on the linear-time regex engine: ${errorMessage(e).replace(/^error parsing regexp: /, '')}`,
+    };
   }
 }
 
@@ -108,13 +145,20 @@ function toRe2(src: string, flags: RegexFlags): string {
       i++;
     } else if (c === '[') {
       // `[^]` is any character and `[]` none, in JavaScript; RE2 reads both as unclosed.
-      const [text, length] = src.startsWith('[^]', i) ? [`[${ANY}]`, 3] : src.startsWith('[]', i) ? [`[^${ANY}]`, 2] : src[i + 1] === '^' ? ['[^', 2] : ['[', 1];
+      const [text, length] = src.startsWith('[^]', i)
+        ? [`[${ANY}]`, 3]
+        : src.startsWith('[]', i)
+          ? [`[^${ANY}]`, 2]
+          : src[i + 1] === '^'
+            ? ['[^', 2]
+            : ['[', 1];
       inClass = length < 2 || text === '[^';
       out += text;
       i += length;
     } else if (c === '(' && src[i + 1] === '?') {
       const head = src.slice(i, i + 4);
-      if (head.startsWith('(?=') || head.startsWith('(?!')) throw new Unsupported(`uses \`${head.slice(0, 3)}\` (lookahead), ${UNSUPPORTED}`);
+      if (head.startsWith('(?=') || head.startsWith('(?!'))
+        throw new Unsupported(`uses \`${head.slice(0, 3)}\` (lookahead), ${UNSUPPORTED}`);
       if (head === '(?<=' || head === '(?<!') throw new Unsupported(`uses \`${head}\` (lookbehind), ${UNSUPPORTED}`);
       // A named group: RE2 spells it `(?P<name>`.
       const named = head.startsWith('(?<');
@@ -179,6 +223,9 @@ function property(src: string, i: number, c: string): [string, number] {
   const eq = body.indexOf('=');
   const name = eq === -1 ? body : body.slice(eq + 1);
   const key = eq === -1 ? '' : body.slice(0, eq);
-  if (key === 'Script_Extensions' || key === 'scx') throw new Unsupported(`uses \`\\${c}{${body}}\`, which the linear-time regex engine does not know: use \`\\${c}{Script=${name}}\``);
+  if (key === 'Script_Extensions' || key === 'scx')
+    throw new Unsupported(
+      `uses \`\\${c}{${body}}\`, which the linear-time regex engine does not know: use \`\\${c}{Script=${name}}\``,
+    );
   return [`\\${c}{${CATEGORIES[name] ?? name}}`, end + 1];
 }

@@ -126,26 +126,48 @@ const CONSTRAINED = ['My answer is yes.', 'My answer is no.', 'My answer is mayb
 function languageOutcome(value: string, want: string, what: string): ReturnType<InstructionCheck> {
   const got = detectLanguage(value);
   const script = got === null ? missingScript(value, want) : null;
-  if (script) return outcome(false, `too short to identify, but has no ${script} letters, needs ${want}`, { detected: null });
-  if (got === null) return outcome(true, `language could not be detected (too short or no letters), which counts as ${what}, as in IFEval`, { detected: null });
-  return outcome(got === want, got === want ? `detected ${languageName(got)}` : `detected ${languageName(got)}, needs ${languageName(want)}`, { detected: got });
+  if (script)
+    return outcome(false, `too short to identify, but has no ${script} letters, needs ${want}`, { detected: null });
+  if (got === null)
+    return outcome(
+      true,
+      `language could not be detected (too short or no letters), which counts as ${what}, as in IFEval`,
+      { detected: null },
+    );
+  return outcome(
+    got === want,
+    got === want ? `detected ${languageName(got)}` : `detected ${languageName(got)}, needs ${languageName(want)}`,
+    { detected: got },
+  );
 }
 
 export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
   'keywords:existence': (value, k) => {
     const missing = strList(k, 'keywords').filter((kw) => countLiteral(value, kw) === 0);
-    return outcome(missing.length === 0, missing.length ? `missing ${missing.map((m) => quote(m)).join(', ')}` : 'every keyword appears', { missing });
+    return outcome(
+      missing.length === 0,
+      missing.length ? `missing ${missing.map((m) => quote(m)).join(', ')}` : 'every keyword appears',
+      { missing },
+    );
   },
   'keywords:frequency': (value, k) => {
     const kw = pyStrip(str(k, 'keyword'));
     const n = countLiteral(value, kw);
     const rel = str(k, 'relation');
     const want = num(k, 'frequency');
-    return outcome(compare(n, rel, want), `${quote(kw)} occurs ${plural(n, 'time')}, needs ${rel} ${want}`, { occurrences: n });
+    return outcome(compare(n, rel, want), `${quote(kw)} occurs ${plural(n, 'time')}, needs ${rel} ${want}`, {
+      occurrences: n,
+    });
   },
   'keywords:forbidden_words': (value, k) => {
-    const found = strList(k, 'forbidden_words').filter((w) => new RegExp(`${B}${escapeRegExp(w)}${B}`, 'iu').test(value));
-    return outcome(found.length === 0, found.length ? `uses forbidden ${found.map((f) => quote(f)).join(', ')}` : 'no forbidden word', { found });
+    const found = strList(k, 'forbidden_words').filter((w) =>
+      new RegExp(`${B}${escapeRegExp(w)}${B}`, 'iu').test(value),
+    );
+    return outcome(
+      found.length === 0,
+      found.length ? `uses forbidden ${found.map((f) => quote(f)).join(', ')}` : 'no forbidden word',
+      { found },
+    );
   },
   'keywords:letter_frequency': (value, k) => {
     const letter = pyStrip(str(k, 'letter')).toLowerCase();
@@ -153,12 +175,16 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     for (const ch of value.toLowerCase()) if (ch === letter) n++;
     const rel = str(k, 'let_relation');
     const want = num(k, 'let_frequency');
-    return outcome(compare(n, rel, want), `${quote(letter)} occurs ${plural(n, 'time')}, needs ${rel} ${want}`, { occurrences: n });
+    return outcome(compare(n, rel, want), `${quote(letter)} occurs ${plural(n, 'time')}, needs ${rel} ${want}`, {
+      occurrences: n,
+    });
   },
   'language:response_language': (value, k) => {
     const want = str(k, 'language');
     if (!DETECTABLE.has(want)) {
-      return unavailable(`the language detector cannot recognise \`${want}\`; it knows ${[...DETECTABLE].sort().join(', ')}`);
+      return unavailable(
+        `the language detector cannot recognise \`${want}\`; it knows ${[...DETECTABLE].sort().join(', ')}`,
+      );
     }
     return languageOutcome(value, want, 'followed');
   },
@@ -172,7 +198,9 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const want = num(k, 'num_paragraphs');
     const p = dividerParagraphs(value);
     if (p.emptyInside) return outcome(false, 'an empty paragraph between two `***` dividers', { paragraphs: null });
-    return outcome(p.count === want, `${plural(p.count, 'paragraph')} separated by \`***\`, needs exactly ${want}`, { paragraphs: p.count });
+    return outcome(p.count === want, `${plural(p.count, 'paragraph')} separated by \`***\`, needs exactly ${want}`, {
+      paragraphs: p.count,
+    });
   },
   'length_constraints:number_words': (value, k) => {
     const n = countWordTokens(value);
@@ -187,7 +215,8 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const paragraphs = value.split('\n\n');
     let count = paragraphs.length;
     for (const p of paragraphs) if (pyStrip(p) === '') count--;
-    if (nth > count) return outcome(false, `${plural(count, 'paragraph')}, so there is no paragraph ${nth}`, { paragraphs: count });
+    if (nth > count)
+      return outcome(false, `${plural(count, 'paragraph')}, so there is no paragraph ${nth}`, { paragraphs: count });
     const para = pyStrip(paragraphs[nth - 1] ?? '');
     if (!para) return outcome(false, `paragraph ${nth} is empty`, { paragraphs: count });
     const got = firstWordOf(para);
@@ -195,7 +224,11 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const bits: string[] = [];
     if (count !== want) bits.push(`${plural(count, 'paragraph')}, needs exactly ${want}`);
     if (got !== firstWord) bits.push(`paragraph ${nth} starts with ${quote(got)}, needs ${quote(firstWord)}`);
-    return outcome(pass, pass ? `${plural(count, 'paragraph')}; paragraph ${nth} starts with ${quote(got)}` : bits.join('; '), { paragraphs: count, first_word: got });
+    return outcome(
+      pass,
+      pass ? `${plural(count, 'paragraph')}; paragraph ${nth} starts with ${quote(got)}` : bits.join('; '),
+      { paragraphs: count, first_word: got },
+    );
   },
   'detectable_content:number_placeholders': (value, k) => {
     const n = countPlaceholders(value);
@@ -210,7 +243,10 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     else if (marker === 'P.S.') re = /p\.\s?s\./u;
     else re = new RegExp(escapeRegExp(marker.toLowerCase()), 'u');
     const pass = re.test(lower);
-    return outcome(pass, pass ? `has a postscript starting with ${quote(marker)}` : `no postscript starting with ${quote(marker)}`);
+    return outcome(
+      pass,
+      pass ? `has a postscript starting with ${quote(marker)}` : `no postscript starting with ${quote(marker)}`,
+    );
   },
   'detectable_format:number_bullet_lists': (value, k) => {
     const n = countBulletLines(value, '*') + countBulletLines(value, '-');
@@ -220,7 +256,12 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
   'detectable_format:constrained_response': (value) => {
     const v = pyStrip(value);
     const found = CONSTRAINED.find((o) => v.includes(o));
-    return outcome(found !== undefined, found ? `contains ${quote(found)}` : 'contains none of "My answer is yes.", "My answer is no.", "My answer is maybe."');
+    return outcome(
+      found !== undefined,
+      found
+        ? `contains ${quote(found)}`
+        : 'contains none of "My answer is yes.", "My answer is no.", "My answer is maybe."',
+    );
   },
   'detectable_format:number_highlighted_sections': (value, k) => {
     let n = 0;
@@ -235,7 +276,9 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     let n = 0;
     while (re.exec(value) !== null) n++;
     const want = num(k, 'num_sections');
-    return outcome(n >= want, `${plural(n, 'section')} marked \`${splitter} N\`, needs at least ${want}`, { sections: n });
+    return outcome(n >= want, `${plural(n, 'section')} marked \`${splitter} N\`, needs at least ${want}`, {
+      sections: n,
+    });
   },
   'detectable_format:json_format': (value) => {
     let v = pyStrip(value);
@@ -259,23 +302,35 @@ export const IFEVAL_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     for (let i = 0; i < parts.length; i++) {
       const p = at(parts, i);
       if (!pyStrip(p)) {
-        if (i !== 0 && i !== parts.length - 1) return outcome(false, 'an empty response between two `******` separators');
+        if (i !== 0 && i !== parts.length - 1)
+          return outcome(false, 'an empty response between two `******` separators');
       } else valid.push(p);
     }
-    if (valid.length !== 2) return outcome(false, `${plural(valid.length, 'response')} separated by \`******\`, needs exactly 2`, { responses: valid.length });
+    if (valid.length !== 2)
+      return outcome(false, `${plural(valid.length, 'response')} separated by \`******\`, needs exactly 2`, {
+        responses: valid.length,
+      });
     const same = pyStrip(at(valid, 0)) === pyStrip(at(valid, 1));
     return outcome(!same, same ? 'the two responses are the same' : 'two different responses', { responses: 2 });
   },
   'combination:repeat_prompt': (value, k) => {
     const p = pyStrip(str(k, 'prompt_to_repeat')).toLowerCase();
     const pass = pyStrip(value).toLowerCase().startsWith(p);
-    return outcome(pass, pass ? 'starts with the request, word for word' : `does not start with the request ${quote(p)}`);
+    return outcome(
+      pass,
+      pass ? 'starts with the request, word for word' : `does not start with the request ${quote(p)}`,
+    );
   },
   'startend:end_checker': (value, k) => {
     const phrase = pyStrip(str(k, 'end_phrase')).toLowerCase();
     const v = stripChars(pyStrip(value), '"').toLowerCase();
     const pass = v.endsWith(phrase);
-    return outcome(pass, pass ? `ends with ${quote(phrase)}` : `ends with ${quote(v.slice(-Math.max(phrase.length, 20)))}, needs ${quote(phrase)}`);
+    return outcome(
+      pass,
+      pass
+        ? `ends with ${quote(phrase)}`
+        : `ends with ${quote(v.slice(-Math.max(phrase.length, 20)))}, needs ${quote(phrase)}`,
+    );
   },
   'change_case:capital_word_frequency': (value, k) => {
     const n = wordTokenize(value).filter(isUpper).length;

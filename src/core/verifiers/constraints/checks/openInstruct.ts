@@ -23,8 +23,12 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const phrase = pyStrip(str(k, 'phrase'));
     const ref = pySplit(phrase);
     const want = num(k, 'small_n');
-    const found = v.match(new RegExp(`${escapeRegExp(ref[0] ?? '')} .*? ${escapeRegExp(ref[ref.length - 1] ?? '')}`, 'gu')) ?? [];
-    if (found.length !== want) return outcome(false, `the phrase occurs ${plural(found.length, 'time')}, needs exactly ${want}`, { occurrences: found.length });
+    const found =
+      v.match(new RegExp(`${escapeRegExp(ref[0] ?? '')} .*? ${escapeRegExp(ref[ref.length - 1] ?? '')}`, 'gu')) ?? [];
+    if (found.length !== want)
+      return outcome(false, `the phrase occurs ${plural(found.length, 'time')}, needs exactly ${want}`, {
+        occurrences: found.length,
+      });
     let differences = 0;
     for (const f of found) {
       const words = pySplit(f);
@@ -34,7 +38,12 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
         if (words[i] !== ref[i] && ++differences > 1) return outcome(false, `${quote(f)} changes more than one word`);
       }
     }
-    return outcome(differences === 1, differences === 1 ? `${plural(want, 'variation')} of the phrase, one word changed` : 'the last repetition changes no word');
+    return outcome(
+      differences === 1,
+      differences === 1
+        ? `${plural(want, 'variation')} of the phrase, one word changed`
+        : 'the last repetition changes no word',
+    );
   },
   'copy:copy': (v, k) => copyCheck(v, str(k, 'prompt_to_repeat')),
   'new:copy_span_idx': (v, k) => {
@@ -58,14 +67,19 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     for (let i = 0; i + 1 < words.length; i++) {
       const a = (codePoints(at(words, i))[0] ?? '').toLowerCase();
       const b = (codePoints(at(words, i + 1))[0] ?? '').toLowerCase();
-      if (codePoints(a).length !== 1 || codePoints(b).length !== 1) return outcome(false, `${quote(at(words, i))} or ${quote(at(words, i + 1))} has no single first letter`);
-      if (b.codePointAt(0)! - a.codePointAt(0)! === 1) return outcome(false, `${quote(at(words, i))} and ${quote(at(words, i + 1))} start with consecutive letters`);
+      if (codePoints(a).length !== 1 || codePoints(b).length !== 1)
+        return outcome(false, `${quote(at(words, i))} or ${quote(at(words, i + 1))} has no single first letter`);
+      if (b.codePointAt(0)! - a.codePointAt(0)! === 1)
+        return outcome(false, `${quote(at(words, i))} and ${quote(at(words, i + 1))} start with consecutive letters`);
     }
     return outcome(true, 'no adjacent words start with consecutive letters');
   },
   'detectable_format:square_brackets': (v) => {
     const bad = pySplit(v).find((w) => !(w.startsWith('[') && w.endsWith(']')));
-    return outcome(bad === undefined, bad === undefined ? 'every word is in square brackets' : `${quote(bad)} is not in square brackets`);
+    return outcome(
+      bad === undefined,
+      bad === undefined ? 'every word is in square brackets' : `${quote(bad)} is not in square brackets`,
+    );
   },
   'keywords:word_once': (v, k) => {
     const kw = pyStrip(str(k, 'keyword'));
@@ -73,7 +87,8 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     return outcome(n === 1, `${quote(kw)} occurs ${plural(n, 'time')}, needs exactly once`, { occurrences: n });
   },
   // The same kwargs and count as IFEval's `keywords:frequency`.
-  'keywords:word_count_different_numbers': (v, k, ctx) => (IFEVAL_CHECKS['keywords:frequency'] as InstructionCheck)(v, k, ctx),
+  'keywords:word_count_different_numbers': (v, k, ctx) =>
+    (IFEVAL_CHECKS['keywords:frequency'] as InstructionCheck)(v, k, ctx),
   'keywords:exclude_word_harder': (v, k) => {
     const kw = pyStrip(str(k, 'keyword'));
     const found = v.includes(` ${kw} `);
@@ -82,7 +97,9 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
   'paragraphs:paragraphs': (v) => {
     const p = dividerParagraphs(v);
     if (p.emptyInside) return outcome(false, 'an empty paragraph between two `***` dividers');
-    return outcome(p.count === 2, `${plural(p.count, 'paragraph')} separated by \`***\`, needs exactly 2`, { paragraphs: p.count });
+    return outcome(p.count === 2, `${plural(p.count, 'paragraph')} separated by \`***\`, needs exactly 2`, {
+      paragraphs: p.count,
+    });
   },
   'paragraphs:paragraphs2': (v) => {
     const parts = v.split('\n\n');
@@ -93,7 +110,9 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
         else return outcome(false, 'an empty paragraph between two blank lines');
       }
     }
-    return outcome(count === 2, `${plural(count, 'paragraph')} separated by blank lines, needs exactly 2`, { paragraphs: count });
+    return outcome(count === 2, `${plural(count, 'paragraph')} separated by blank lines, needs exactly 2`, {
+      paragraphs: count,
+    });
   },
   'first_word:first_word_sent': (v, k) => {
     const want = pyStrip(str(k, 'first_word')).toLowerCase();
@@ -107,7 +126,10 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
   'first_word:first_word_answer': (v, k) => {
     const want = pyStrip(str(k, 'first_word')).toLowerCase();
     const w = (pySplit(v)[0] ?? '').toLowerCase();
-    return outcome(w === want, w === want ? `starts with ${quote(want)}` : `starts with ${quote(w)}, needs ${quote(want)}`);
+    return outcome(
+      w === want,
+      w === want ? `starts with ${quote(want)}` : `starts with ${quote(w)}, needs ${quote(want)}`,
+    );
   },
   'last_word:last_word_sent': (v, k) => {
     const want = pyStrip(str(k, 'last_word')).toLowerCase();
@@ -123,12 +145,16 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const want = pyStrip(str(k, 'last_word')).toLowerCase();
     const words = pySplit(v);
     const w = (words[words.length - 1] ?? '').replace(/[^\p{L}\p{N}_\s]/gu, '').toLowerCase();
-    return outcome(words.length > 0 && w === want, w === want ? `ends with ${quote(want)}` : `ends with ${quote(w)}, needs ${quote(want)}`);
+    return outcome(
+      words.length > 0 && w === want,
+      w === want ? `ends with ${quote(want)}` : `ends with ${quote(w)}, needs ${quote(want)}`,
+    );
   },
   'detectable_format:bigram_wrapping': (v) => {
     const words = pySplit(v);
     for (let i = 0; i + 1 < words.length; i += 2) {
-      if (!(at(words, i).startsWith('<<') && at(words, i + 1).endsWith('>>'))) return outcome(false, `${quote(`${words[i]} ${words[i + 1]}`)} is not wrapped in << >>`);
+      if (!(at(words, i).startsWith('<<') && at(words, i + 1).endsWith('>>')))
+        return outcome(false, `${quote(`${words[i]} ${words[i + 1]}`)} is not wrapped in << >>`);
     }
     return outcome(true, 'every word pair is wrapped in << >>');
   },
@@ -137,12 +163,14 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const p = str(k, 'prompt_to_repeat');
     const parts = v.split('******');
     const want = num(k, 'N');
-    if (parts.length !== want) return outcome(false, `${plural(parts.length, 'copy', 'copies')} separated by \`******\`, needs ${want}`);
+    if (parts.length !== want)
+      return outcome(false, `${plural(parts.length, 'copy', 'copies')} separated by \`******\`, needs ${want}`);
     const bad = parts.findIndex((x) => !ratio(x, p));
     return outcome(bad < 0, bad < 0 ? `${want} exact copies` : `copy ${bad + 1} differs from the request`);
   },
   'punctuation:punctuation_dot': (v) => outcome(!v.includes('.'), v.includes('.') ? 'contains a period' : 'no periods'),
-  'punctuation:punctuation_exclamation': (v) => outcome(!v.includes('!'), v.includes('!') ? 'contains an exclamation mark' : 'no exclamation marks'),
+  'punctuation:punctuation_exclamation': (v) =>
+    outcome(!v.includes('!'), v.includes('!') ? 'contains an exclamation mark' : 'no exclamation marks'),
   'count:lowercase_counting': (v, k) => {
     const n = (v.match(new RegExp(`${B}[a-z]+${B}`, 'gu')) ?? []).length;
     const max = num(k, 'N');
@@ -154,7 +182,8 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const want = num(k, 'N');
     return outcome(compare(n, rel, want), `${plural(n, 'letter')}, needs ${rel} ${want}`, { letters: n });
   },
-  'letters:letter_counting2': (v, k, ctx) => (IFEVAL_CHECKS['keywords:letter_frequency'] as InstructionCheck)(v, k, ctx),
+  'letters:letter_counting2': (v, k, ctx) =>
+    (IFEVAL_CHECKS['keywords:letter_frequency'] as InstructionCheck)(v, k, ctx),
   'count:counting_composition': (v, k) => {
     const nSent = num(k, 'n_sent');
     const nWords = num(k, 'n_words');
@@ -166,10 +195,12 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
         else return outcome(false, 'an empty paragraph between two `***` dividers');
       }
       const s = sentences(p);
-      if (s.length !== nSent) return outcome(false, `paragraph ${i + 1} has ${plural(s.length, 'sentence')}, needs ${nSent}`);
+      if (s.length !== nSent)
+        return outcome(false, `paragraph ${i + 1} has ${plural(s.length, 'sentence')}, needs ${nSent}`);
       for (const [j, x] of s.entries()) {
         const w = wordTokenize(x).length;
-        if (w !== nWords) return outcome(false, `sentence ${j + 1} of paragraph ${i + 1} has ${plural(w, 'token')}, needs ${nWords}`);
+        if (w !== nWords)
+          return outcome(false, `sentence ${j + 1} of paragraph ${i + 1} has ${plural(w, 'token')}, needs ${nWords}`);
       }
     }
     return outcome(count === 3, `${plural(count, 'paragraph')}, needs 3`);
@@ -185,18 +216,29 @@ export const OPEN_INSTRUCT_CHECKS: Readonly<Record<string, InstructionCheck>> = 
     const k2 = pyStrip(str(k, 'keyword2'));
     const a = countLiteral(v, k1);
     const b = countLiteral(v, k2);
-    return outcome(a === 1 && b === 2, `${quote(k1)} occurs ${plural(a, 'time')} (needs 1), ${quote(k2)} ${plural(b, 'time')} (needs 2)`, { keyword1: a, keyword2: b });
+    return outcome(
+      a === 1 && b === 2,
+      `${quote(k1)} occurs ${plural(a, 'time')} (needs 1), ${quote(k2)} ${plural(b, 'time')} (needs 2)`,
+      { keyword1: a, keyword2: b },
+    );
   },
   'keywords:palindrome': (v) => {
-    const p = pySplit(v).find((w) => { const c = codePoints(w); return c.join('') === [...c].reverse().join(''); });
+    const p = pySplit(v).find((w) => {
+      const c = codePoints(w);
+      return c.join('') === [...c].reverse().join('');
+    });
     return outcome(p !== undefined, p !== undefined ? `${quote(p)} is a palindrome` : 'no palindromic word');
   },
-  'keywords:keyword_specific_position': (v, k) => keywordAtPosition(v, k, { split: wordTokenize, unit: 'token', same: (a, b) => a === b }),
+  'keywords:keyword_specific_position': (v, k) =>
+    keywordAtPosition(v, k, { split: wordTokenize, unit: 'token', same: (a, b) => a === b }),
   'keywords:start_end': (v) => {
     const words = wordTokenize(v);
     if (words.length < 2) return outcome(false, `${plural(words.length, 'token')}, needs at least 2`);
     const a = at(words, 0).toLowerCase();
     const b = at(words, words.length - 1).toLowerCase();
-    return outcome(a === b, a === b ? `starts and ends with ${quote(a)}` : `starts with ${quote(a)} but ends with ${quote(b)}`);
+    return outcome(
+      a === b,
+      a === b ? `starts and ends with ${quote(a)}` : `starts with ${quote(a)} but ends with ${quote(b)}`,
+    );
   },
 };

@@ -13,7 +13,16 @@ export const VTASK_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const words = value.match(WORD) ?? [];
     if (words.length === 0) return outcome(false, 'the answer has no words', { words: 0 });
     const bad = words.filter((w) => (Array.from(w)[0] ?? '').toLocaleLowerCase() !== letter);
-    return outcome(bad.length === 0, bad.length ? `${plural(bad.length, 'word')} of ${words.length} do not start with ${quote(letter)}: ${bad.slice(0, 5).map((b) => quote(b, 20)).join(', ')}` : `all ${plural(words.length, 'word')} start with ${quote(letter)}`, { words: words.length, not_matching: bad.length });
+    return outcome(
+      bad.length === 0,
+      bad.length
+        ? `${plural(bad.length, 'word')} of ${words.length} do not start with ${quote(letter)}: ${bad
+            .slice(0, 5)
+            .map((b) => quote(b, 20))
+            .join(', ')}`
+        : `all ${plural(words.length, 'word')} start with ${quote(letter)}`,
+      { words: words.length, not_matching: bad.length },
+    );
   },
   'vtask:min_chars': (value, k) => {
     const n = pyLen(pyStrip(value));
@@ -29,6 +38,11 @@ export const VTASK_CHECKS: Readonly<Record<string, InstructionCheck>> = {
     const phrase = str(k, 'phrase');
     const head = value.replace(/^\s+/u, '');
     const pass = head.toLocaleLowerCase().startsWith(phrase.toLocaleLowerCase());
-    return outcome(pass, pass ? `starts with ${quote(phrase)}` : `starts with ${quote(head.slice(0, phrase.length + 10))}, needs ${quote(phrase)}`);
+    return outcome(
+      pass,
+      pass
+        ? `starts with ${quote(phrase)}`
+        : `starts with ${quote(head.slice(0, phrase.length + 10))}, needs ${quote(phrase)}`,
+    );
   },
 };

@@ -22,35 +22,68 @@ import { memo, PY_SPACE_CLASS } from './py';
 import { at } from '../../../util/must';
 
 const ABBREVIATIONS = new Set(
-  ('ct m.j t a.c n.h ms p.a.m dr pa p.m u.k st dec u.s.a lt g.k adm p h.m ga tenn yr sen n.c j.j d.h s.g inc vs ' +
+  (
+    'ct m.j t a.c n.h ms p.a.m dr pa p.m u.k st dec u.s.a lt g.k adm p h.m ga tenn yr sen n.c j.j d.h s.g inc vs ' +
     's.p.a a.t n feb sr jan s.a.y n.y col g.f c.o.m.b d ft va r.k e.f chg r.i a.g minn a.h k n.j m l.f f.j gen ' +
     'i.m.s s.a aug j.p okla m.d.c ltd oct s vt r.a j.c ariz w.w b.v ore h w.r e.h mrs cie corp w n.v a.d r.j ok ' +
     'e.m w.c ill nov u.s prof conn u.s.s.r mg f.g ph.d g calif messrs h.f wash tues sw bros u.n l wis mr sep d.c ' +
     'ave e.l co s.s reps c r.t h.c r wed a.s v fla jr r.h c.v m.b.a rep a.a e c.i.t l.a b.f j.b d.w j.k ala f ' +
-    'w.va sept mich n.m j.r l.p s.c colo fri a.m g.d kan maj ky a.m.e n.d t.j cos nev').split(' '),
+    'w.va sept mich n.m j.r l.p s.c colo fri a.m g.d kan maj ky a.m.e n.d t.j cos nev'
+  ).split(' '),
 );
 
-const COLLOCATIONS = new Set(
-  [
-    '##number## international', '##number## rj', '##number## commodities', '##number## cooper', 'b stewart',
-    '##number## genentech', '##number## wedgestone', 'i toussie', '##number## pepper', 'j fialka', 'o ludcke',
-    '##number## insider', '##number## aes', 'i magnin', '##number## credit', '##number## corrections',
-    '##number## financing', '##number## henley', '##number## business', '##number## pay-fone', 'b wigton',
-    'b edelman', 'b levine', '##number## leisure', 'b smith', 'j walter', '##number## pegasus', '##number## dividend',
-    'j aron', '##number## review', '##number## abreast', '##number## who', '##number## letters', '##number## colgate',
-    '##number## cbot', '##number## notable', '##number## zimmer',
-  ],
-);
+const COLLOCATIONS = new Set([
+  '##number## international',
+  '##number## rj',
+  '##number## commodities',
+  '##number## cooper',
+  'b stewart',
+  '##number## genentech',
+  '##number## wedgestone',
+  'i toussie',
+  '##number## pepper',
+  'j fialka',
+  'o ludcke',
+  '##number## insider',
+  '##number## aes',
+  'i magnin',
+  '##number## credit',
+  '##number## corrections',
+  '##number## financing',
+  '##number## henley',
+  '##number## business',
+  '##number## pay-fone',
+  'b wigton',
+  'b edelman',
+  'b levine',
+  '##number## leisure',
+  'b smith',
+  'j walter',
+  '##number## pegasus',
+  '##number## dividend',
+  'j aron',
+  '##number## review',
+  '##number## abreast',
+  '##number## who',
+  '##number## letters',
+  '##number## colgate',
+  '##number## cbot',
+  '##number## notable',
+  '##number## zimmer',
+]);
 
 const SENT_STARTERS = new Set(
-  ('most he since so both these it nevertheless this indeed however instead under similarly some though while ' +
+  (
+    'most he since so both these it nevertheless this indeed however instead under similarly some though while ' +
     'when in despite although nonetheless thus there if the nor separately moreover but they yet many according ' +
-    'sales among meanwhile even i').split(' '),
+    'sales among meanwhile even i'
+  ).split(' '),
 );
 
 /** nltk's English stop words: with the sentence starters, the words treated as commonly lowercase. */
 export const STOPWORDS: ReadonlySet<string> = new Set(
-  ("i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him his " +
+  (
+    "i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him his " +
     "himself she she's her hers herself it it's its itself they them their theirs themselves what which who whom " +
     "this that that'll these those am is are was were be been being have has had having do does did doing a an the " +
     'and but if or because as until while of at by for with about against between into through during before after ' +
@@ -58,7 +91,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'any both each few more most other some such no nor not only own same so than too very s t can will just don ' +
     "don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn doesn't hadn " +
     "hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn " +
-    "shouldn't wasn wasn't weren weren't won won't wouldn wouldn't").split(' '),
+    "shouldn't wasn wasn't weren weren't won won't wouldn wouldn't"
+  ).split(' '),
 );
 
 // Orthographic context flags, as Punkt names them.
@@ -77,10 +111,12 @@ const LC = BEG_LC | MID_LC | UNK_LC;
  * types that open sentences in answers: imperatives, discourse adverbs, greetings).
  */
 const COMMON_LOWER = new Set(
-  ("please let let's thank thanks also yes yeah okay ok sure hello hi hey well now still then next first second " +
+  (
+    "please let let's thank thanks also yes yeah okay ok sure hello hi hey well now still then next first second " +
     'third finally lastly overall additionally furthermore therefore hence otherwise besides perhaps maybe today ' +
     'tomorrow yesterday here note remember consider make try use check keep see look take go get find ask make ' +
-    'add start stop give think imagine enjoy hope good great one two three another every each many much').split(' '),
+    'add start stop give think imagine enjoy hope good great one two three another every each many much'
+  ).split(' '),
 );
 
 function orthoContext(type: string): number {
@@ -256,14 +292,24 @@ function* candidates(text: string): Generator<Candidate> {
     let wordStart = lastWhitespaceIndex(before);
     wordStart = wordStart ? wordStart + prevStop + 1 : prevStart;
     if (prev && prevStop <= wordStart) {
-      yield { start: prev.start, end: prev.end, nextTok: prev.nextTok, context: text.slice(prevStart, prevStop) + text[prev.start] + prev.after };
+      yield {
+        start: prev.start,
+        end: prev.end,
+        nextTok: prev.nextTok,
+        context: text.slice(prevStart, prevStop) + text[prev.start] + prev.after,
+      };
     }
     prev = { start, end: start + 1, nextTok: next !== undefined ? start + 1 + after.length - next.length : -1, after };
     prevStart = wordStart;
     prevStop = start;
   }
   if (prev) {
-    yield { start: prev.start, end: prev.end, nextTok: prev.nextTok, context: text.slice(prevStart, prevStop) + text[prev.start] + prev.after };
+    yield {
+      start: prev.start,
+      end: prev.end,
+      nextTok: prev.nextTok,
+      context: text.slice(prevStart, prevStop) + text[prev.start] + prev.after,
+    };
   }
 }
 

@@ -7,7 +7,8 @@ import { at } from '../../../util/must';
  */
 
 /** Python's `str.isspace()` set (JavaScript's `\s` adds U+FEFF and lacks U+001C-U+001F, U+0085). */
-export const PY_SPACE_CLASS = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+export const PY_SPACE_CLASS =
+  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const SPACE_RE = new RegExp(`[${PY_SPACE_CLASS}]`, 'u');
 const SPLIT_RE = new RegExp(`[${PY_SPACE_CLASS}]+`, 'u');
 const LEAD_RE = new RegExp(`^[${PY_SPACE_CLASS}]+`, 'u');
@@ -167,4 +168,3 @@ export function countWordTokens(s: string): number {
 export function wordTokens(s: string): string[] {
   return s.match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
-

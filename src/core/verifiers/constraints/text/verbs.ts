@@ -85,7 +85,15 @@ function isVerbForm(w: string): boolean {
   if (VERBS.has(w)) return true;
   // Past forms and participles of the lexicon's verbs (a word ending in -s that opens a response
   // is far more often a plural noun than a verb, so -s forms are not inflected here).
-  const stems = [w.replace(/ied$/, 'y'), w.replace(/ed$/, ''), w.replace(/d$/, ''), w.replace(/(.)\1ed$/, '$1'), w.replace(/ing$/, ''), w.replace(/ing$/, 'e'), w.replace(/(.)\1ing$/, '$1')];
+  const stems = [
+    w.replace(/ied$/, 'y'),
+    w.replace(/ed$/, ''),
+    w.replace(/d$/, ''),
+    w.replace(/(.)\1ed$/, '$1'),
+    w.replace(/ing$/, ''),
+    w.replace(/ing$/, 'e'),
+    w.replace(/(.)\1ing$/, '$1'),
+  ];
   if (stems.some((s) => s !== w && VERBS.has(s))) return true;
   // Unknown words: gerunds and participles by their endings, verbs made with -ize, -ise, -ify.
   return w.length >= 5 && /(?:ing|ed|ize|ise|ify|ized|ised|ified)$/.test(w);
@@ -101,6 +109,9 @@ export function startsWithVerb(response: string): { verb: boolean; first?: strin
   if (!isVerbForm(w)) return { verb: false, first };
   // A verb-or-noun word before a verb of its own is the subject: `Research shows…`, `Love is…`.
   const next = tokens[1]?.toLowerCase() ?? '';
-  const nextIsVerb = SUBJECT_FOLLOWERS.has(next) || (/s$/.test(next) && [next.replace(/s$/, ''), next.replace(/es$/, ''), next.replace(/ies$/, 'y')].some((x) => VERBS.has(x)));
+  const nextIsVerb =
+    SUBJECT_FOLLOWERS.has(next) ||
+    (/s$/.test(next) &&
+      [next.replace(/s$/, ''), next.replace(/es$/, ''), next.replace(/ies$/, 'y')].some((x) => VERBS.has(x)));
   return { verb: AUXILIARIES.has(w) || IRREGULAR.has(w) || !nextIsVerb, first };
 }
