@@ -108,6 +108,11 @@ async function stderrWith(stderr: () => string, line: RegExp): Promise<string> {
   return stderr();
 }
 
+/** `token` with its last character changed to another one: a wrong token, surely. */
+function wrongBy(token: string): string {
+  return token.slice(0, -1) + (token.endsWith('x') ? 'y' : 'x');
+}
+
 /**
  * The URL of a server on 0.0.0.0 by an address of this machine beyond loopback (a server of some
  * other test on 127.0.0.1 and the same port would take a loopback connection), else loopback.
@@ -293,7 +298,8 @@ test('beyond loopback a token is required: generated and printed once when none 
   assert.equal(without.status, 401);
   assert.match(without.json.error ?? '', /missing or wrong bearer token/);
   assert.equal(
-    (await request(`${reach}/verify`, { body, headers: { authorization: `Bearer ${token.slice(0, -1)}x` } })).status,
+    // One character changed (the last, to another: a token may end in `x` itself).
+    (await request(`${reach}/verify`, { body, headers: { authorization: `Bearer ${wrongBy(token)}` } })).status,
     401,
   );
   // Each worker answers with the same token (several requests reach both).
