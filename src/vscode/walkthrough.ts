@@ -6,10 +6,8 @@ const CUSTOM_EDITOR_WAIT_MS = 1000;
 
 /**
  * Opens the getting-started walkthrough on the first activation after install, once: a new user
- * sees what to try before anything else. When the user already has a file open (the README says
- * to open one, which is what activates the extension), the walkthrough opens beside it and the
- * file keeps the focus, so neither replaces the other. Not in extension tests, whose editors it
- * would cover.
+ * sees what to try before anything else. Never over a file the user already has open (it would
+ * take the focus from it), and not in extension tests, whose editors it would cover.
  */
 export function showWalkthroughOnce(context: vscode.ExtensionContext): void {
   if (context.extensionMode === vscode.ExtensionMode.Test || context.globalState.get<boolean>(SHOWN)) return;
@@ -23,9 +21,13 @@ export function showWalkthroughOnce(context: vscode.ExtensionContext): void {
     decided = true;
     clearTimeout(timer);
     sub.dispose();
-    const beside = vscode.window.visibleTextEditors.length > 0 || customTab();
+    if (vscode.window.visibleTextEditors.length > 0 || customTab()) return;
     void context.globalState.update(SHOWN, true);
-    void openWalkthrough(context, beside);
+    void vscode.commands.executeCommand(
+      'workbench.action.openWalkthrough',
+      `${context.extension.id}#vtask.start`,
+      false,
+    );
   };
   const sub = vscode.window.tabGroups.onDidChangeTabs(() => {
     if (customTab()) decide();
@@ -38,16 +40,4 @@ export function showWalkthroughOnce(context: vscode.ExtensionContext): void {
       sub.dispose();
     },
   });
-}
-
-/** The walkthrough in the editor area, or beside what is open; then the user's file in front again. */
-async function openWalkthrough(context: vscode.ExtensionContext, beside: boolean): Promise<void> {
-  const active = vscode.window.activeTextEditor;
-  await vscode.commands.executeCommand(
-    'workbench.action.openWalkthrough',
-    `${context.extension.id}#vtask.start`,
-    beside,
-  );
-  if (beside && active)
-    await vscode.window.showTextDocument(active.document, { viewColumn: active.viewColumn, preserveFocus: false });
 }
