@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -15,6 +14,7 @@ import { revealLine } from './datasetTree';
 import { overviewSettings } from './duplicateDiagnostics';
 import type { RunLogs } from './runLogs';
 import type { TaskIndex } from './taskIndex';
+import { showPage } from './webviewPage';
 
 export interface DashboardServices {
   readonly extensionUri: vscode.Uri;
@@ -85,15 +85,7 @@ export class Dashboard implements vscode.Disposable {
     private readonly s: DashboardServices,
   ) {
     panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'view.svg');
-    panel.webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')],
-    };
-    panel.webview.html = dashboardHtml({
-      cspSource: panel.webview.cspSource,
-      nonce: randomBytes(18).toString('base64'),
-      asset: (p) => panel.webview.asWebviewUri(vscode.Uri.joinPath(s.extensionUri, ...p.split('/'))).toString(),
-    });
+    showPage(panel, s.extensionUri, dashboardHtml);
     const changed = (): void => this.schedule();
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { fromDataset, type FromDataset, type RowResultView, type ToDataset } from '../core/base/datasetProtocol';
@@ -11,6 +10,7 @@ import type { TaskDocuments } from './taskDocuments';
 import { TaskPanel } from './taskPanel';
 import type { TaskRunner } from './taskRunner';
 import { plural } from '../core/util/plural';
+import { showPage } from './webviewPage';
 
 export interface DatasetServices {
   readonly extensionUri: vscode.Uri;
@@ -47,15 +47,7 @@ export class DatasetView implements vscode.Disposable {
       runs: Map<string, RowResultView>;
     },
   ) {
-    panel.webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')],
-    };
-    panel.webview.html = datasetHtml({
-      cspSource: panel.webview.cspSource,
-      nonce: randomBytes(18).toString('base64'),
-      asset: (p) => panel.webview.asWebviewUri(vscode.Uri.joinPath(s.extensionUri, ...p.split('/'))).toString(),
-    });
+    showPage(panel, s.extensionUri, datasetHtml);
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
       panel.onDidDispose(() => this.dispose()),

@@ -1,5 +1,4 @@
 import { errorMessage } from '../core/base/errorMessage';
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { locate } from '../core/edit/locate';
 import { addCase, addKey, appendItem, removeItem, removeKey, setScalar, type EditResult } from '../core/edit/taskEdits';
@@ -35,6 +34,7 @@ import { settingsFor } from './settings';
 import { isRowDocument, isTaskDocument, type TaskDocuments } from './taskDocuments';
 import { withEditorSettings, type TaskRunner } from './taskRunner';
 import { plural } from '../core/util/plural';
+import { pageOptions, pageWebviewOptions } from './webviewPage';
 
 const SUPERSEDED = Symbol('superseded');
 
@@ -125,12 +125,8 @@ export class TaskPanel implements vscode.Disposable {
   static readonly viewType = 'vtask.task';
 
   private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return {
-      enableScripts: true,
-      // The page keeps its own state (setState) and is rebuilt when shown again.
-      retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'out'), vscode.Uri.joinPath(extensionUri, 'media')],
-    };
+    // The page keeps its own state (setState) and is rebuilt when shown again.
+    return { ...pageWebviewOptions(extensionUri), retainContextWhenHidden: false };
   }
 
   /** Brings back a panel that was open when VS Code closed, on the task it showed. */
@@ -716,9 +712,5 @@ function shownFile(uri: vscode.Uri): string {
 
 /** The panel's page, with a fresh nonce each time it is built. */
 function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  return panelHtml({
-    cspSource: webview.cspSource,
-    nonce: randomBytes(18).toString('base64'),
-    asset: (p) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p.split('/'))).toString(),
-  });
+  return panelHtml(pageOptions(webview, extensionUri));
 }

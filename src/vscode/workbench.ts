@@ -2,7 +2,6 @@
 // Parquet), opened by `vtask.openWorkbench` from the explorer, the vtask view, the dashboard or
 // a Parquet table. The index lives in a worker thread (src/core/workbench); this panel passes the
 // page's requests to it and its answers back, so the extension host never filters or sorts.
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
@@ -23,6 +22,7 @@ import { cacheDirFor, settingsFor } from './settings';
 import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
 import { runnableTasks } from '../core/taskfile/resolve';
+import { showPage } from './webviewPage';
 
 export interface WorkbenchServices {
   readonly extensionUri: vscode.Uri;
@@ -55,15 +55,7 @@ export class Workbench implements vscode.Disposable {
     private readonly s: WorkbenchServices,
   ) {
     this.root = vscode.workspace.getWorkspaceFolder(target)?.uri.fsPath ?? path.dirname(target.fsPath);
-    panel.webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(s.extensionUri, 'out'), vscode.Uri.joinPath(s.extensionUri, 'media')],
-    };
-    panel.webview.html = workbenchHtml({
-      cspSource: panel.webview.cspSource,
-      nonce: randomBytes(18).toString('base64'),
-      asset: (p) => panel.webview.asWebviewUri(vscode.Uri.joinPath(s.extensionUri, ...p.split('/'))).toString(),
-    });
+    showPage(panel, s.extensionUri, workbenchHtml);
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
       panel.onDidDispose(() => this.dispose()),
