@@ -4,6 +4,7 @@
 import { parseGold } from '../verifiers/math/answer';
 import { verifierLeaves } from './verifierParts';
 import { verifierKind } from '../util/verifierKind';
+import { NUMBER_WORDS_TO_19, TENS_WORDS } from '../util/numberWords';
 
 export interface Gold {
   readonly kind: 'math' | 'match';
@@ -89,35 +90,11 @@ export function wrongLike(g: string): string {
   return [...words.slice(0, -1), other].join(' ');
 }
 
-const ONES = [
-  'zero',
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-];
-const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-
 /** English words for 0..999 (`72` → `seventy-two`); undefined outside that range. */
 export function numberWords(n: number): string | undefined {
   if (!Number.isInteger(n) || n < 0 || n > 999) return undefined;
-  if (n < 20) return ONES[n];
-  if (n < 100) return TENS[Math.floor(n / 10)] + (n % 10 ? `-${ONES[n % 10]}` : '');
+  if (n < 20) return NUMBER_WORDS_TO_19[n];
+  if (n < 100) return TENS_WORDS[Math.floor(n / 10)] + (n % 10 ? `-${NUMBER_WORDS_TO_19[n % 10]}` : '');
   const rest = n % 100;
-  return `${ONES[Math.floor(n / 100)]} hundred${rest ? ` and ${numberWords(rest)}` : ''}`;
+  return `${NUMBER_WORDS_TO_19[Math.floor(n / 100)]} hundred${rest ? ` and ${numberWords(rest)}` : ''}`;
 }

@@ -32,35 +32,12 @@
 //   in one word and share their numbers) compares each prompt with the BUCKET_WINDOW before it.
 import { hashString, isNumberWord, mix32, promptWords } from './normalise';
 import type { DuplicatePair, TaskRef } from './types';
+import { NUMBER_WORDS_TO_19 } from '../util/numberWords';
 
 export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;
 const H = 64;
 /** Number words read as their digits (features and numbers alike). */
-const NUMBER_WORDS = new Map(
-  [
-    'zero',
-    'one',
-    'two',
-    'three',
-    'four',
-    'five',
-    'six',
-    'seven',
-    'eight',
-    'nine',
-    'ten',
-    'eleven',
-    'twelve',
-    'thirteen',
-    'fourteen',
-    'fifteen',
-    'sixteen',
-    'seventeen',
-    'eighteen',
-    'nineteen',
-    'twenty',
-  ].map((w, i) => [w, String(i)]),
-);
+const NUMBER_WORDS = new Map([...NUMBER_WORDS_TO_19, 'twenty'].map((w, i) => [w, String(i)]));
 /** The letters a number word starts with (most words are not looked up). */
 const NUMBER_WORD_START = 'zotfsen';
 /** A number written with thousands separators. */
