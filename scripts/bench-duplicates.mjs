@@ -14,8 +14,8 @@ const arg = (name, def) => {
 };
 const PROMPTS = arg('--prompts', 100_000);
 const ROWS = arg('--rows', 10_000);
-const { findDuplicates, shingleJaccard } = await loadBundled('src/core/overview/duplicates.ts');
-const { findContamination } = await loadBundled('src/core/overview/contamination.ts');
+const { findDuplicates, shingleJaccard } = await loadBundled('src/core/overview/prompts/duplicates.ts');
+const { findContamination } = await loadBundled('src/core/overview/prompts/contamination.ts');
 const figures = {};
 
 // A seeded generator (mulberry32), so every run measures the same data.

@@ -22,11 +22,13 @@ const dir = path.join(work, '.vtask-cache');
 const oldRoot = path.join(work, 'old');
 fs.mkdirSync(oldRoot);
 execFileSync('sh', ['-c', `git -C "${ROOT}" archive ${OLD} src | tar -x -C "${oldRoot}"`]);
-const { appendRunRecords, readRunLog, compactRunLog, runLogFile } = await loadBundled('src/core/overview/runLog.ts');
-const now = { readRunLog, ...(await loadBundled('src/core/overview/latestRuns.ts')) };
+const { appendRunRecords, readRunLog, compactRunLog, runLogFile } = await loadBundled(
+  'src/core/overview/runlog/runLog.ts',
+);
+const now = { readRunLog, ...(await loadBundled('src/core/overview/runlog/latestRuns.ts')) };
 const old = {
-  ...(await loadBundled('src/core/overview/runLog.ts', oldRoot)),
-  ...(await loadBundled('src/core/overview/latestRuns.ts', oldRoot)),
+  ...(await loadBundled('src/core/overview/runlog/runLog.ts', oldRoot)),
+  ...(await loadBundled('src/core/overview/runlog/latestRuns.ts', oldRoot)),
 };
 
 const tasks = Math.ceil(N / 4);

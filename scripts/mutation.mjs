@@ -63,7 +63,7 @@ const SCOPE = [
     ],
   },
   {
-    file: 'src/core/overview/modelCounts.ts',
+    file: 'src/core/overview/dataset/modelCounts.ts',
     tests: ['test/core/datasetStats.test.ts', 'test/core/liveStats.test.ts'],
     mutations: [
       ['histogram bins by rounding', 'Math.floor(rate * HISTOGRAM_BINS + 1e-9)', 'Math.round(rate * HISTOGRAM_BINS)'],
@@ -77,7 +77,7 @@ const SCOPE = [
     ],
   },
   {
-    file: 'src/core/overview/summary.ts',
+    file: 'src/core/overview/dataset/summary.ts',
     tests: ['test/core/datasetStats.test.ts'],
     mutations: [
       [

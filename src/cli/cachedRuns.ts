@@ -7,7 +7,7 @@ import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { resolveProfile } from '../core/sampling/profiles';
 import type { ModelProfile, Provider } from '../core/sampling/types';
 import { parseTaskFile } from '../core/taskfile/parse';
-import { modelLabel } from '../core/overview/runLog';
+import { modelLabel } from '../core/overview/runlog/runLog';
 import { runnableTasks } from '../core/taskfile/resolve';
 
 export interface CachedRunOptions {

@@ -14,9 +14,9 @@ import {
   type DiffTask,
   type Outcome,
   type RunSelection,
-} from '../core/overview/diff';
-import { readRunRecords, runLogPath } from '../core/overview/runLog';
-import { summariseTaskFile } from '../core/overview/summary';
+} from '../core/overview/runlog/diff';
+import { readRunRecords, runLogPath } from '../core/overview/runlog/runLog';
+import { summariseTaskFile } from '../core/overview/dataset/summary';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import { cut } from '../core/util/cut';

@@ -6,7 +6,7 @@ import { exportDataset, type ExportReport, type ShardBound, type TaskRef } from 
 import type { DatasetFormat, ParquetColumn, RunSummary } from '../core/datasets/format';
 import { HF_FORMAT, verifierKind } from '../core/datasets/hf';
 import { datasetCard } from '../core/datasets/hfCard';
-import { findDuplicates } from '../core/overview/duplicates';
+import { findDuplicates } from '../core/overview/prompts/duplicates';
 import type { TaskSpec } from '../core/taskfile/resolve';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
 import { rowFileType, type RowFileType } from '../core/datasets/rowFiles';

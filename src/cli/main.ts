@@ -1,5 +1,5 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { runSummaryWorker, SUMMARY_WORKER } from '../core/overview/summaryWorkers';
+import { runSummaryWorker, SUMMARY_WORKER } from '../core/overview/dataset/summaryWorkers';
 import { PARSE_WORKER, RESOLVE_WORKER, runParseWorker, runResolveWorker } from '../core/taskfile/parallel';
 import { runCli, stopsGracefully } from './dispatch';
 

@@ -1,5 +1,5 @@
-import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runLog';
-import { costOf, tokensOf, usageText } from '../core/overview/usage';
+import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runlog/runLog';
+import { costOf, tokensOf, usageText } from '../core/overview/runlog/usage';
 import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
 import { passCount } from '../core/stats';
 import { createProvider } from '../core/sampling';

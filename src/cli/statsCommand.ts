@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { collectDatasetStats, type FileText } from '../core/overview/collect';
-import { DEFAULT_NGRAM } from '../core/overview/contamination';
-import { renderStatsHtml } from '../core/overview/report';
-import { usageText } from '../core/overview/usage';
-import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/types';
+import { collectDatasetStats, type FileText } from '../core/overview/dataset/collect';
+import { DEFAULT_NGRAM } from '../core/overview/prompts/contamination';
+import { renderStatsHtml } from '../core/overview/dataset/report';
+import { usageText } from '../core/overview/runlog/usage';
+import type { DatasetStats, ModelStats, TaskRef } from '../core/overview/dataset/types';
 import { cut } from '../core/util/cut';
 import { BANDS } from '../core/stats';
 import { noun } from '../core/util/plural';

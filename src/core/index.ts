@@ -39,7 +39,7 @@ export {
   compactRunLog,
   type RunRecord,
   type RunLogEntry,
-} from './overview/runLog';
-export { tokensOf, costOf, type Tokens } from './overview/usage';
-export { diffRuns, parseSelection, selectRuns, type DatasetDiff } from './overview/diff';
+} from './overview/runlog/runLog';
+export { tokensOf, costOf, type Tokens } from './overview/runlog/usage';
+export { diffRuns, parseSelection, selectRuns, type DatasetDiff } from './overview/runlog/diff';
 export { taskRunKey, taskCasesKey } from './run/resultKeys';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import { passCount } from '../core/stats';
-import type { RunRecord } from '../core/overview/runLog';
+import type { RunRecord } from '../core/overview/runlog/runLog';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { getPair } from '../core/base/ynode';
 import { resultKeysOf, type ModelRun, type ResultStore } from './results';
@@ -9,7 +9,7 @@ import type { RunLogSource } from './taskFacts';
 import { toRange } from './convert';
 import { onDidChangeSettings, settingsFor } from './settings';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
-import { modelLabel } from '../core/overview/runLog';
+import { modelLabel } from '../core/overview/runlog/runLog';
 import { profileForTask } from './models';
 import { isTaskDocument, type TaskDocuments } from './taskDocuments';
 import { isRowTaskFile } from '../core/datasets/rowTasks';

@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import type { Band } from '../core/stats';
-import { emptyBands } from '../core/overview/modelCounts';
+import { emptyBands } from '../core/overview/dataset/modelCounts';
 import type { TaskFacts } from './taskFacts';
 import type { IndexedFile, IndexedTask } from './taskIndex';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { RunsByModel } from '../core/overview/runLogIndex';
+import type { RunsByModel } from '../core/overview/runlog/runLogIndex';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import type { Band } from '../core/stats';
 import type { ResultStore } from './results';

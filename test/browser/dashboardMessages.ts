@@ -3,4 +3,4 @@
 // of any size.
 export { fromDashboard, toDashboard } from '../../src/core/base/dashboardProtocol';
 export { fileName, HOSTILE_ID, HOSTILE_OVERLAP, makeStats, taskId } from '../support/statsFixture';
-export { ComparisonPages } from '../../src/core/overview/dashboardCompare';
+export { ComparisonPages } from '../../src/core/overview/dataset/dashboardCompare';

@@ -34,7 +34,7 @@ describe(
       fs.writeFileSync(path.join(dir, 'a.vtask'), `vtask: 1\ntasks:\n${task('<b>one</b>')}${task('two')}`);
       fs.writeFileSync(path.join(dir, 'bench.jsonl'), JSON.stringify({ prompt: HOSTILE }) + '\n');
       // Two models' runs of both tasks, recorded as `vtask run` records them: charts to draw.
-      const { appendRunRecords } = await loadBundled('src/core/overview/runLog.ts');
+      const { appendRunRecords } = await loadBundled('src/core/overview/runlog/runLog.ts');
       const { taskRunKey } = await loadBundled('src/core/run/resultKeys.ts');
       const { parseTaskFile } = await loadBundled('src/core/taskfile/parse.ts');
       const parsed = parseTaskFile(fs.readFileSync(path.join(dir, 'a.vtask'), 'utf8'));

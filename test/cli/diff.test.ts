@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { appendRunRecords, readRunLog } from '../../src/core/overview/runLog';
-import type { DatasetDiff } from '../../src/core/overview/diff';
+import { appendRunRecords, readRunLog } from '../../src/core/overview/runlog/runLog';
+import type { DatasetDiff } from '../../src/core/overview/runlog/diff';
 import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
 

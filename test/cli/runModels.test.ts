@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
-import type { RunRecord } from '../../src/core/overview/runLog';
+import type { RunRecord } from '../../src/core/overview/runlog/runLog';
 
 // `model-a` always answers 72 (right), `model-b` always 71 (wrong).
 const server = new OpenAIServer({

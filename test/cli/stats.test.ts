@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { RACY_MS } from '../../src/core/overview/statIndex';
+import { RACY_MS } from '../../src/core/overview/dataset/statIndex';
 import { CLI, runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
 

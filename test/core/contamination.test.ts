@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readBenchmark, MAX_ROW_CHARS } from '../../src/core/overview/benchmark';
-import { findContamination } from '../../src/core/overview/contamination';
-import type { TaskRef } from '../../src/core/overview/types';
+import { readBenchmark, MAX_ROW_CHARS } from '../../src/core/overview/prompts/benchmark';
+import { findContamination } from '../../src/core/overview/prompts/contamination';
+import type { TaskRef } from '../../src/core/overview/dataset/types';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-contamination-'));
 const write = (name: string, text: string): string => {

@@ -1,11 +1,11 @@
-// The dashboard's comparison of two models (src/core/overview/dashboardCompare.ts), put together
+// The dashboard's comparison of two models (src/core/overview/dataset/dashboardCompare.ts), put together
 // file by file, must say what `vtask stats`'s comparison says over all results at once: the
 // counts, the tasks separating the models most, those both always solve and both never solve.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareModels } from '../../src/core/overview/compare';
-import { ComparisonPages } from '../../src/core/overview/dashboardCompare';
-import type { TaskModelResult } from '../../src/core/overview/types';
+import { compareModels } from '../../src/core/overview/dataset/compare';
+import { ComparisonPages } from '../../src/core/overview/dataset/dashboardCompare';
+import type { TaskModelResult } from '../../src/core/overview/dataset/types';
 
 /** Three files of 60 tasks: A's pass rate (i % 6) / 5, B's (i % 4) / 3 (B has no run of the last task of each file). */
 function results(): TaskModelResult[][] {

@@ -9,8 +9,8 @@ import {
   selectRuns,
   type DiffRun,
   type DiffTask,
-} from '../../src/core/overview/diff';
-import type { RunRecord } from '../../src/core/overview/runLog';
+} from '../../src/core/overview/runlog/diff';
+import type { RunRecord } from '../../src/core/overview/runlog/runLog';
 
 const tasks: DiffTask[] = [
   { file: 'a.vtask', task: 't1', kind: 'math' },

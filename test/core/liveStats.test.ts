@@ -1,4 +1,4 @@
-// The dashboard's statistics kept up to date (src/core/overview/liveStats.ts) must say what
+// The dashboard's statistics kept up to date (src/core/overview/dataset/liveStats.ts) must say what
 // `vtask stats` says (collectDatasetStats) over the same files and run log, after each change:
 // a file edited (its runs become stale), a run appended, a file added. Only what changed is read.
 import assert from 'node:assert/strict';
@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { collectDatasetStats } from '../../src/core/overview/collect';
-import { LiveDatasetStats, type LiveSources } from '../../src/core/overview/liveStats';
-import { appendRunRecords, readRunLog, runLogPath, type RunRecord } from '../../src/core/overview/runLog';
-import { indexRunLog } from '../../src/core/overview/runLogIndex';
-import type { DatasetStats } from '../../src/core/overview/types';
+import { collectDatasetStats } from '../../src/core/overview/dataset/collect';
+import { LiveDatasetStats, type LiveSources } from '../../src/core/overview/dataset/liveStats';
+import { appendRunRecords, readRunLog, runLogPath, type RunRecord } from '../../src/core/overview/runlog/runLog';
+import { indexRunLog } from '../../src/core/overview/runlog/runLogIndex';
+import type { DatasetStats } from '../../src/core/overview/dataset/types';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { TimeSlices } from '../../src/core/util/slices';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { findFindings, findFindingsInThread } from '../../src/core/overview/findings';
+import { findFindings, findFindingsInThread } from '../../src/core/overview/prompts/findings';
 import {
   appendRunRecords,
   appendRunRecordsAsync,
@@ -14,8 +14,8 @@ import {
   runLogFile,
   runLogKey,
   type RunRecord,
-} from '../../src/core/overview/runLog';
-import { compactRunLogInWorker, readRunLogIndex } from '../../src/core/overview/runLogIndex';
+} from '../../src/core/overview/runlog/runLog';
+import { compactRunLogInWorker, readRunLogIndex } from '../../src/core/overview/runlog/runLogIndex';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-overview-worker-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -19,7 +19,7 @@ import {
   runLogPath,
   runRecordOf,
   type RunRecord,
-} from '../../src/core/overview/runLog';
+} from '../../src/core/overview/runlog/runLog';
 import { taskStats } from '../../src/core/stats';
 import type { TaskRunResult } from '../../src/core/run/sampleTasks';
 import type { ModelProfile } from '../../src/core/sampling/types';

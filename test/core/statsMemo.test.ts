@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { collectDatasetStats } from '../../src/core/overview/collect';
-import { appendRunRecords, compactRunLog, type RunRecord } from '../../src/core/overview/runLog';
-import { RACY_MS, StatIndex } from '../../src/core/overview/statIndex';
+import { collectDatasetStats } from '../../src/core/overview/dataset/collect';
+import { appendRunRecords, compactRunLog, type RunRecord } from '../../src/core/overview/runlog/runLog';
+import { RACY_MS, StatIndex } from '../../src/core/overview/dataset/statIndex';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 

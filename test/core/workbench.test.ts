@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { appendRunRecords, type RunRecord } from '../../src/core/overview/runLog';
+import { appendRunRecords, type RunRecord } from '../../src/core/overview/runlog/runLog';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { WorkbenchClient } from '../../src/core/workbench/client';

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { ToDashboard } from '../../src/core/base/dashboardProtocol';
-import { appendRunRecords, runLogPath, type RunRecord } from '../../src/core/overview/runLog';
+import { appendRunRecords, runLogPath, type RunRecord } from '../../src/core/overview/runlog/runLog';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import type { Band } from '../../src/core/stats';
 import { parseTaskFile } from '../../src/core/taskfile/parse';

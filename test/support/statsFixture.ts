@@ -10,7 +10,7 @@ import type {
   HistogramBin,
   ModelStats,
   TaskModelResult,
-} from '../../src/core/overview/types';
+} from '../../src/core/overview/dataset/types';
 
 export const HOSTILE_ID = '<img src=x onerror="window.__xss=1">';
 export const HOSTILE_OVERLAP = '<script>window.__xss=2</script> what is the capital of france';

@@ -4,7 +4,7 @@
 // verifier kinds, the cached runs' pass rates and bands per model, the duplicates found, and how
 // to score a row with vtask.
 import YAML from 'yaml';
-import type { DuplicatePair } from '../overview/types';
+import type { DuplicatePair } from '../overview/dataset/types';
 import type { ParquetColumn } from './format';
 
 /** What the card says, gathered while the rows were written. */

@@ -2,9 +2,9 @@
 // started by the extension host): a run log read and sent back in batches (runLogIndex.ts), a
 // run log compacted, or the duplicate and contamination search of a dataset (findings.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { findFindings, FINDINGS_JOB, type FindingsJob } from './findings';
-import { COMPACT_JOB, postRunLog, RUN_LOG_JOB } from './runLogIndex';
-import { compactRunLog } from './runLog';
+import { findFindings, FINDINGS_JOB, type FindingsJob } from './prompts/findings';
+import { COMPACT_JOB, postRunLog, RUN_LOG_JOB } from './runlog/runLogIndex';
+import { compactRunLog } from './runlog/runLog';
 
 const data = workerData as
   | { kind: typeof RUN_LOG_JOB; cacheDir: string }

@@ -4,11 +4,11 @@
 // summaryWorkers.ts), and only their changed cases run.
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveCacheDir } from '../sampling/cacheDir';
+import { resolveCacheDir } from '../../sampling/cacheDir';
 import { StatsMemo, type RememberedFile } from './statsMemo';
 import { summariseTaskFile, textHash, type FileSummary, type SummarisedFile } from './summary';
 import { summariseInWorkers, workersFor, type SummaryJob } from './summaryWorkers';
-import { at } from '../util/must';
+import { at } from '../../util/must';
 
 /** A file's text, and whether it is the file's content on disk as it is (read without a problem). */
 export interface FileText {

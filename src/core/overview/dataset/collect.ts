@@ -3,14 +3,14 @@
 // sample re-verified (modelResults.ts). What is costly and can be told unchanged is remembered
 // in the cache folder (statsMemo.ts): file summaries, case outcomes, duplicates and overlaps.
 import path from 'node:path';
-import { DEFAULT_DUPLICATE_THRESHOLD } from './duplicates';
+import { DEFAULT_DUPLICATE_THRESHOLD } from '../prompts/duplicates';
 import { summariseFiles, type FileText } from './fileSummaries';
-import { latestRunName, readLatestRuns } from './latestRuns';
+import { latestRunName, readLatestRuns } from '../runlog/latestRuns';
 import { modelResults, type DatasetTask } from './modelResults';
-import { PromptChecks } from './promptChecks';
+import { PromptChecks } from '../prompts/promptChecks';
 import { addFileStats, fileStatsOf } from './summary';
 import type { ContaminationHit, DatasetStats, FileStats } from './types';
-import { at } from '../util/must';
+import { at } from '../../util/must';
 
 export type { FileText } from './fileSummaries';
 

@@ -1,6 +1,6 @@
 // The shapes `vtask stats --json`, the HTML report, the tree view and the dashboard share.
 // Spec §5 fixes `files`, `tasks`, `per_file`, `models`, `duplicates` and `contamination`.
-import type { Band } from '../stats';
+import type { Band } from '../../stats';
 
 /** Where a task is: its file (as given or relative to the workspace), its id, its 0-based line. */
 export interface TaskRef {

@@ -1,7 +1,7 @@
 // Two models over one dataset: where they agree, and which tasks tell them apart. Tasks that one
 // model solves and the other does not are the ones worth reading first.
 import type { ModelComparison, TaskModelResult, TaskRef } from './types';
-import { at } from '../util/must';
+import { at } from '../../util/must';
 
 /** How many separating tasks are kept. */
 export const SEPARATING = 20;

@@ -3,11 +3,11 @@
 // others (the extension host) runs it in a worker thread (out/overviewWorker.js) and only hands
 // over the prompts and takes back what was found.
 import { Worker } from 'node:worker_threads';
-import { errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../../base/errorMessage';
 import { readBenchmark } from './benchmark';
 import { findContamination } from './contamination';
 import { findDuplicates } from './duplicates';
-import type { ContaminationHit, DuplicatePair, TaskRef } from './types';
+import type { ContaminationHit, DuplicatePair, TaskRef } from '../dataset/types';
 
 export interface FindingsJob {
   readonly prompts: readonly { readonly ref: TaskRef; readonly text: string }[];

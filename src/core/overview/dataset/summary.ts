@@ -4,16 +4,16 @@
 // folder keyed by a hash of its text and the vtask version: an unchanged file is read back, not
 // parsed.
 import { createHash } from 'node:crypto';
-import { runCases } from '../run/cases';
-import { taskCasesKey, taskRunKey } from '../run/resultKeys';
-import { parseRowTasks } from '../datasets/rowTasks';
-import { rowFileType } from '../datasets/rowFiles';
-import { parseTaskFile } from '../taskfile/parse';
-import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
+import { runCases } from '../../run/cases';
+import { taskCasesKey, taskRunKey } from '../../run/resultKeys';
+import { parseRowTasks } from '../../datasets/rowTasks';
+import { rowFileType } from '../../datasets/rowFiles';
+import { parseTaskFile } from '../../taskfile/parse';
+import { runnableTasks, type TaskSpec } from '../../taskfile/resolve';
 import type { FileStats } from './types';
 import { emptyBands } from './modelCounts';
-import { verifierKind } from '../util/verifierKind';
-import { at } from '../util/must';
+import { verifierKind } from '../../util/verifierKind';
+import { at } from '../../util/must';
 
 /** How a task's cases came out: `skipped` counts the cases not run here. */
 export interface CaseCounts {

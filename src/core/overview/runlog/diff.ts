@@ -3,7 +3,7 @@
 // cached samples verified by one version of the task files; what differs is counted per
 // verifier kind: tasks whose band flipped and, when both sides verified the same samples,
 // samples whose verdict flipped. Pure: the CLI reads the runs (diffCommand.ts).
-import type { Band } from '../stats';
+import type { Band } from '../../stats';
 import type { RunRecord } from './runLog';
 
 /** A task of the dataset, as both sides name it. */

@@ -10,7 +10,7 @@
 // extended both ways to the longest common run. One hit is reported per task: its longest
 // overlap (ties: the earliest row), quoted as the task's prompt writes it.
 import { mix32, promptWords } from './normalise';
-import type { ContaminationHit, TaskRef } from './types';
+import type { ContaminationHit, TaskRef } from '../dataset/types';
 
 export const DEFAULT_NGRAM = 13;
 const MIN_WORDS = 8;

@@ -20,15 +20,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { BANDS, type Band } from '../stats';
-import type { ModelProfile, Price } from '../sampling/types';
+import { BANDS, type Band } from '../../stats';
+import type { ModelProfile, Price } from '../../sampling/types';
 import { costOf, tokensOf, type Tokens } from './usage';
-import type { TaskRunResult } from '../run/sampleTasks';
-import { taskRunKey } from '../run/resultKeys';
-import type { TaskFile } from '../taskfile/parse';
-import { fsyncDir, writeAll } from '../util/durable';
-import { HOST_ID, pidAlive, tryLock } from '../util/lock';
-import { markCacheDir } from '../sampling/cache';
+import type { TaskRunResult } from '../../run/sampleTasks';
+import { taskRunKey } from '../../run/resultKeys';
+import type { TaskFile } from '../../taskfile/parse';
+import { fsyncDir, writeAll } from '../../util/durable';
+import { HOST_ID, pidAlive, tryLock } from '../../util/lock';
+import { markCacheDir } from '../../sampling/cache';
 
 /** A field's reader: the value as the record holds it, or undefined when it is not one. */
 type Reader<T> = (v: unknown) => T | undefined;

@@ -1,6 +1,6 @@
 // What the dashboard's page gets of the statistics: files named as the workspace names them,
 // without the per-task results (they stay with the extension, which pages them).
-import type { DatasetStatsView } from '../base/dashboardProtocol';
+import type { DatasetStatsView } from '../../base/dashboardProtocol';
 import type { DatasetStats, TaskRef } from './types';
 
 /**

@@ -5,9 +5,9 @@
 // histogram and no signal to average (a 0 there would read as a task nobody solves).
 // The CLI adds the whole dataset at once (modelResults.ts); the dashboard adds each file's runs
 // and then the files (liveStats.ts): both through these, so they cannot come to disagree.
-import { BANDS, type Band } from '../stats';
+import { BANDS, type Band } from '../../stats';
 import type { BandCounts, HistogramBin, ModelStats } from './types';
-import type { Tokens } from './usage';
+import type { Tokens } from '../runlog/usage';
 
 export { BANDS };
 export const HISTOGRAM_BINS = 10;

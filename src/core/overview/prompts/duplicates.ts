@@ -31,8 +31,8 @@
 //   pair per task. A bucket of more than BUCKET_WINDOW prompts (thousands of tasks that differ
 //   in one word and share their numbers) compares each prompt with the BUCKET_WINDOW before it.
 import { hashString, isNumberWord, mix32, promptWords } from './normalise';
-import type { DuplicatePair, TaskRef } from './types';
-import { NUMBER_WORDS_TO_19 } from '../util/numberWords';
+import type { DuplicatePair, TaskRef } from '../dataset/types';
+import { NUMBER_WORDS_TO_19 } from '../../util/numberWords';
 
 export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;
 const H = 64;

@@ -3,11 +3,11 @@
 // shows (those separating the models, those both always solve, those both never solve). Results
 // come file by file: each file is compared once per pair and kept while its results are the same
 // array (an unchanged file), so new statistics after a run compare again only the file run.
-import { COMPARE_GRID, COMPARE_PAGE, gridCell, type ComparisonView } from '../base/dashboardProtocol';
-import type { TimeSlices } from '../util/slices';
+import { COMPARE_GRID, COMPARE_PAGE, gridCell, type ComparisonView } from '../../base/dashboardProtocol';
+import type { TimeSlices } from '../../util/slices';
 import { compareModels } from './compare';
 import type { ModelComparison, TaskModelResult, TaskRef } from './types';
-import { at } from '../util/must';
+import { at } from '../../util/must';
 
 interface Compared {
   readonly points: readonly (TaskRef & { readonly a: number; readonly b: number })[];

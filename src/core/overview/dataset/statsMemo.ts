@@ -11,8 +11,8 @@
 // overlap search has to run again.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SampleCache } from '../sampling/cache';
-import { version } from '../version';
+import { SampleCache } from '../../sampling/cache';
+import { version } from '../../version';
 import { StatIndex } from './statIndex';
 import type { CaseCounts, CaseMemo, FileSummary } from './summary';
 

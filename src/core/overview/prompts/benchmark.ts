@@ -3,8 +3,8 @@
 // one prompt per non-empty line. Memory stays bounded whatever the file: lines are read in
 // chunks, and a row over MAX_ROW_CHARS is cut (text) or skipped (JSONL) with a note.
 import fs from 'node:fs';
-import { errorMessage } from '../base/errorMessage';
-import { readRows, rowFileType } from '../datasets/rowFiles';
+import { errorMessage } from '../../base/errorMessage';
+import { readRows, rowFileType } from '../../datasets/rowFiles';
 
 /** One benchmark prompt: its 0-based line (JSONL, text) or row index (Parquet) and its text. */
 export interface BenchmarkRow {

@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import { readBenchmark } from './benchmark';
 import { DEFAULT_NGRAM, findContamination } from './contamination';
 import { findDuplicates } from './duplicates';
-import type { StatsMemo } from './statsMemo';
-import type { ContaminationHit, DuplicatePair, TaskRef } from './types';
-import { at } from '../util/must';
+import type { StatsMemo } from '../dataset/statsMemo';
+import type { ContaminationHit, DuplicatePair, TaskRef } from '../dataset/types';
+import { at } from '../../util/must';
 
 /** The dataset as the checks see it. */
 export interface PromptDataset {

@@ -2,7 +2,7 @@
 // record in the run log and the band of the one before. The log is read once (`readRunLogEntries`:
 // the latest two records of each file, task and model) and only the tasks of the dataset, by
 // the models asked for, are kept.
-import type { Band } from '../stats';
+import type { Band } from '../../stats';
 import { readRunLogEntries, type RunRecord } from './runLog';
 
 /** A task's key in the map `readLatestRuns` takes: its file (as the log names it) and id. */

@@ -1,8 +1,8 @@
 // Tokens and their cost: what the endpoint reported (`usage`) for samples, summed over runs, and
 // priced by a profile's `price`. The run log records them; the run summary, `vtask stats` and the
 // dashboard say them with `usageText`.
-import { count, dollars } from '../base/usageFormat';
-import type { Price } from '../sampling/types';
+import { count, dollars } from '../../base/usageFormat';
+import type { Price } from '../../sampling/types';
 
 /** Tokens the endpoint reported (`usage`), summed over a run's samples. */
 export interface Tokens {

@@ -3,10 +3,10 @@
 // result; per file the bands; and each pair of models compared. A run recorded under another
 // run key than the task's current one (its prompt or verifier changed since) is stale: counted
 // per model and left out, since `vtask run` re-verifies its cached samples for free.
-import type { Band } from '../stats';
+import type { Band } from '../../stats';
 import { compareRates } from './compare';
-import type { LatestRun } from './latestRuns';
-import type { RunRecord } from './runLog';
+import type { LatestRun } from '../runlog/latestRuns';
+import type { RunRecord } from '../runlog/runLog';
 import { countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
 import type { ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
 

@@ -5,7 +5,7 @@
 // host asks for it: messages waiting together are all handled in one turn, so the host takes one
 // batch per turn of its event loop.
 import { Worker } from 'node:worker_threads';
-import type { TimeSlices } from '../util/slices';
+import type { TimeSlices } from '../../util/slices';
 import { readRunLogEntries, type RunLogEntry, type RunRecord } from './runLog';
 
 /** A task's latest runs, by model label. */

@@ -5,10 +5,10 @@
 // extension host handles its events while a large dataset is read.
 // Duplicates and contamination are given (the duplicate diagnostics find them), and model pairs
 // are compared on demand (dashboardCompare.ts), not here.
-import type { Band } from '../stats';
-import type { TimeSlices } from '../util/slices';
-import { runLogPath, type RunRecord } from './runLog';
-import type { RunLogIndex, RunsByModel } from './runLogIndex';
+import type { Band } from '../../stats';
+import type { TimeSlices } from '../../util/slices';
+import { runLogPath, type RunRecord } from '../runlog/runLog';
+import type { RunLogIndex, RunsByModel } from '../runlog/runLogIndex';
 import { StatsMemo } from './statsMemo';
 import { addFileStats, fileStatsOf, summariseTaskFile, textHash, type FileSummary } from './summary';
 import { addCounts, countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';

@@ -1,10 +1,10 @@
 // `vtask stats --html`: the statistics as one self-contained page. Styles and SVG charts are
 // inline; the page loads nothing and runs nothing (its Content-Security-Policy allows inline
 // styles only), and every text from the dataset is escaped, since prompts and ids are data.
-import { BANDS, type Band } from '../stats';
+import { BANDS, type Band } from '../../stats';
 import type { BandCounts, DatasetStats, HistogramBin, ModelComparison, ModelStats, TaskRef } from './types';
-import { noun, plural } from '../util/plural';
-import { usageText } from './usage';
+import { noun, plural } from '../../util/plural';
+import { usageText } from '../runlog/usage';
 
 /** Rows shown per table before "N more" (a page of 100,000 rows helps no one). */
 const TABLE_ROWS = 200;
