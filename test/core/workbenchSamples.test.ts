@@ -7,7 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { parseRowTasks } from '../../src/core/datasets/rowTasks';
+import { editorProfile, type EditorModels } from '../../src/core/run/editorProfile';
+import { sampleTasks } from '../../src/core/run/sampleTasks';
+import { SampleCache } from '../../src/core/sampling/cache';
+import { OpenAIProvider } from '../../src/core/sampling/openai';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { must } from '../../src/core/util/must';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { verify } from '../../src/core/verifiers/verify';
 import { WorkbenchClient } from '../../src/core/workbench/client';
@@ -17,6 +23,7 @@ import {
   reasonKey,
   SampleSet,
   VERDICTS_FILE,
+  type SampleSources,
   type SampleTaskRef,
 } from '../../src/core/workbench/samples';
 import { runCliProcess } from '../support/cliProcess';
@@ -57,8 +64,15 @@ tasks:
     samples: 1
     verify: { judge: { rubric: [mentions the sea] } }
 `;
-const MODELS = { userModels: {}, workspaceModels: {}, model: 'local' };
-const sources = { root: dir, cacheDir, models: MODELS, trusted: true };
+const rows = path.join(dir, 'data', 'qa.jsonl');
+// The user's profile `local`: what the rows of a JSONL file (which have no `models:`) sample with.
+// (The server's address is known once it listens.)
+const models = (): EditorModels => ({
+  userModels: { local: { base_url: server.url, model: 'test-model' } },
+  workspaceModels: {},
+  model: 'local',
+});
+const sources = (): SampleSources => ({ root: dir, cacheDir, models: models(), trusted: true });
 
 /** The index's rows of the file's tasks, as the workbench's worker hands them to the view. */
 function refs(): SampleTaskRef[] {
@@ -76,6 +90,21 @@ before(async () => {
   fs.writeFileSync(file, TASKS('72'));
   const r = await runCliProcess(['run', file, '--model', 'local', '--cache-dir', cacheDir], {}, 60_000);
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  // A JSONL row, sampled as the editor samples a row: its line read as a task, the same runner and cache.
+  fs.writeFileSync(rows, `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`);
+  const parsed = parseRowTasks(fs.readFileSync(rows, 'utf8'));
+  const cache = SampleCache.open(cacheDir);
+  const profile = editorProfile(parsed, must(runnableTasks(parsed).tasks[0], 'the row is a task'), models());
+  const [run] = await sampleTasks(runnableTasks(parsed).tasks, {
+    file: rows,
+    cache,
+    samples: 1,
+    signal: new AbortController().signal,
+    profileFor: () => profile,
+    providerFor: (p) => new OpenAIProvider(p),
+  });
+  cache.close();
+  assert.equal(run?.samples.length, 1, run?.error);
 });
 after(async () => {
   await server.close();
@@ -105,7 +134,7 @@ test('reason keys of real verdicts: wrong answer, no answer, no answer tag, coul
 
 test('the cached samples, verified now, grouped by reason with counts; states count them', async () => {
   fs.writeFileSync(file, TASKS('72'));
-  const got = await collectSamples(refs(), sources);
+  const got = await collectSamples(refs(), sources());
   assert.deepEqual(got.notes, []);
   assert.equal(got.samples.length, 9);
   const set = new SampleSet(got.samples);
@@ -139,10 +168,10 @@ test('the cached samples, verified now, grouped by reason with counts; states co
 
 test('a changed verifier: the samples whose verdict changed are flipped, until the verifier changes again', async () => {
   fs.writeFileSync(file, TASKS('72'));
-  await collectSamples(refs(), sources);
+  await collectSamples(refs(), sources());
   // The gold answer of `clips` is now 71: its four samples (72) fail, and flipped.
   fs.writeFileSync(file, TASKS('71'));
-  const changed = new SampleSet((await collectSamples(refs(), sources)).samples);
+  const changed = new SampleSet((await collectSamples(refs(), sources())).samples);
   const flipped = changed.view('flipped');
   assert.deepEqual(flipped.groups, [{ key: 'wrong answer', count: 4 }]);
   assert.deepEqual(
@@ -150,11 +179,11 @@ test('a changed verifier: the samples whose verdict changed are flipped, until t
     [0, 1, 2, 3].map((i) => ['clips', i, 'lost']),
   );
   // Read again with the same verifier: still flipped since the verifier before it.
-  const again = new SampleSet((await collectSamples(refs(), sources)).samples);
+  const again = new SampleSet((await collectSamples(refs(), sources())).samples);
   assert.equal(again.view('flipped').counts.flipped, 4);
   // Back to 72: they pass again, gained against 71's verdicts.
   fs.writeFileSync(file, TASKS('72'));
-  const back = new SampleSet((await collectSamples(refs(), sources)).samples);
+  const back = new SampleSet((await collectSamples(refs(), sources())).samples);
   assert.deepEqual(back.view('flipped').groups, [{ key: 'passed', count: 4 }]);
   assert.deepEqual(
     back.window('passed', 0, 1).map((s) => s.flip),
@@ -164,7 +193,7 @@ test('a changed verifier: the samples whose verdict changed are flipped, until t
 
 test("a group's samples become cases of their tasks: the panel's edit, read back from the text", async () => {
   fs.writeFileSync(file, TASKS('72'));
-  const set = new SampleSet((await collectSamples(refs(), sources)).samples);
+  const set = new SampleSet((await collectSamples(refs(), sources())).samples);
   set.view('failed');
   const picked = set.pick({ group: 'no answer tag' });
   assert.equal(picked.length, 2);
@@ -204,12 +233,13 @@ test("through the workbench's worker: the view's tasks, a group's window and the
   try {
     await client.opened;
     await client.request({ op: 'view', query: 'kind:math' });
-    const r = await client.request({ op: 'samples', state: 'all', models: MODELS, trusted: true });
+    const r = await client.request({ op: 'samples', state: 'all', models: models(), trusted: true });
+    // The JSONL row is a math task too: its answer (a poem) cannot be parsed as a number.
     assert.deepEqual(r.groups, [
       { key: 'passed', count: 4 },
-      { key: 'could not parse', count: 2 },
+      { key: 'could not parse', count: 3 },
     ]);
-    assert.equal(r.total, 6);
+    assert.equal(r.total, 7);
     const window = await client.request({
       op: 'sampleWindow',
       collection: r.collection,
@@ -224,6 +254,22 @@ test("through the workbench's worker: the view's tasks, a group's window and the
         ['clips', 3],
       ],
     );
+    const unparsed = await client.request({
+      op: 'sampleWindow',
+      collection: r.collection,
+      group: 'could not parse',
+      start: 0,
+      end: 10,
+    });
+    assert.deepEqual(
+      unparsed.map((s) => [s.file, s.task, s.line, s.preview]),
+      [
+        ['data/a.vtask', 'pens', 8, 'I would rather not say.'],
+        ['data/a.vtask', 'pens', 8, 'I would rather not say.'],
+        ['data/qa.jsonl', 'spider', 0, 'A fine poem about the sea.'],
+      ],
+    );
+    // The row's sample cannot become a case (the file is read-only): counted apart, never dropped silently.
     const cases = await client.request({ op: 'sampleCases', collection: r.collection, group: 'could not parse' });
     assert.deepEqual(
       cases.cases.map((c) => [c.file, c.task, c.response]),
@@ -232,8 +278,9 @@ test("through the workbench's worker: the view's tasks, a group's window and the
         ['data/a.vtask', 'pens', 'I would rather not say.'],
       ],
     );
+    assert.equal(cases.readOnly, 1);
     // A collection read again invalidates what was picked from the one before.
-    await client.request({ op: 'samples', state: 'failed', models: MODELS, trusted: true, fresh: true });
+    await client.request({ op: 'samples', state: 'failed', models: models(), trusted: true, fresh: true });
     await assert.rejects(
       client.request({ op: 'sampleCases', collection: r.collection, group: 'could not parse' }),
       /read again/,

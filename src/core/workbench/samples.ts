@@ -18,10 +18,12 @@ import { SampleCache, sampleKey } from '../sampling/cache';
 import { resolveCacheDir } from '../sampling/cacheDir';
 import type { ModelProfile, Provider } from '../sampling/types';
 import { modelLabel } from '../overview/runlog/runLog';
-import { parseTaskFile } from '../taskfile/parse';
+import { parseTaskFile, type TaskFile } from '../taskfile/parse';
+import { DatasetTable } from '../datasets/datasetView';
+import { parseRowTasks } from '../datasets/rowTasks';
+import { rowFileType } from '../datasets/rowFiles';
 import { runnableTasks, type TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
-import { plural } from '../util/plural';
 import type { Verdict } from '../verifiers/verdict';
 
 /** The states the view filters by; `all` keeps every sample. */
@@ -178,8 +180,8 @@ interface CacheFolder {
 }
 
 /**
- * Reads the cached samples of `tasks` (task files; rows of JSONL and Parquet files are counted
- * in `notes`), verifies each with its task's current verifier and marks what flipped since the
+ * Reads the cached samples of `tasks` (of task files, and rows of JSONL and Parquet files read
+ * as the editor reads them), verifies each with its task's current verifier and marks what flipped since the
  * verifier before it. The verdicts given are recorded for the next change.
  */
 export async function collectSamples(
@@ -195,17 +197,26 @@ export async function collectSamples(
   const samples: HeldSample[] = [];
   const notes: string[] = [];
   const folders = new Map<string, CacheFolder>();
-  let rows = 0;
   try {
     for (const [shown, refs] of byFile) {
       o.signal?.throwIfAborted();
-      if (!/\.vtask$|\.ya?ml$/i.test(shown)) {
-        rows += refs.length;
-        continue;
-      }
       const file = path.resolve(o.root, shown);
+      const read = (parsed: TaskFile, wanted: readonly SampleTaskRef[]): Promise<void> =>
+        fileSamples(file, shown, parsed, wanted, o, folders, samples);
       try {
-        await fileSamples(file, shown, refs, o, folders, samples);
+        const type = rowFileType(shown);
+        if (type === 'parquet') {
+          // Each row as the task file of one task the editor runs it as (its row document).
+          const table = await DatasetTable.open(file);
+          for (const ref of refs) {
+            const r = await table.taskFile(ref.line);
+            if (!('error' in r)) await read(parseTaskFile(r.text), [{ ...ref, id: r.id }]);
+          }
+        } else if (type === 'jsonl') {
+          const text = fs.readFileSync(file, 'utf8');
+          const ranges = refs.map((r): [number, number] => [r.line, r.line + 1]);
+          await read(parseRowTasks(text, { ranges, maxRows: refs.length }), refs);
+        } else await read(parseTaskFile(fs.readFileSync(file, 'utf8')), refs);
       } catch (e) {
         notes.push(`${shown}: ${errorMessage(e)}`);
       }
@@ -222,23 +233,19 @@ export async function collectSamples(
       }
     }
   }
-  if (rows)
-    notes.push(
-      `${plural(rows, 'row')} of JSONL and Parquet files ${rows === 1 ? 'is' : 'are'} not listed: open a row to see its samples in the task panel.`,
-    );
   return { samples, notes };
 }
 
-/** The samples of the tasks `refs` of one task file. */
+/** The samples of the tasks `refs` of one task file (or dataset file, `parsed` as the editor reads it). */
 async function fileSamples(
   file: string,
   shown: string,
+  parsed: TaskFile,
   refs: readonly SampleTaskRef[],
   o: SampleSources,
   folders: Map<string, CacheFolder>,
   out: HeldSample[],
 ): Promise<void> {
-  const parsed = parseTaskFile(fs.readFileSync(file, 'utf8'));
   const wanted = new Map(refs.map((r) => [r.id, r]));
   const dir = resolveCacheDir(file, { cacheDir: o.cacheDir });
   if (!fs.existsSync(dir)) return;
