@@ -63,7 +63,7 @@ export class WorkbenchSamples {
       b.title = s.title;
       b.dataset.state = s.id;
       b.setAttribute('role', 'radio');
-      const count = el('span', 'count');
+      const count = el('span', 'state-count');
       b.append(count);
       this.counts.set(s.id, count);
       states.append(b);
