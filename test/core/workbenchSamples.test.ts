@@ -20,6 +20,7 @@ import { WorkbenchClient } from '../../src/core/workbench/client';
 import {
   addCasesToText,
   collectSamples,
+  MAX_DATASET_ROWS,
   reasonKey,
   SampleSet,
   VERDICTS_FILE,
@@ -288,4 +289,24 @@ test("through the workbench's worker: the view's tasks, a group's window and the
   } finally {
     await client.close();
   }
+});
+
+test('past 10,000 dataset rows at once, the rows of a file are not read, and the view says so', async () => {
+  const big = path.join(dir, 'big', 'many.jsonl');
+  fs.mkdirSync(path.dirname(big), { recursive: true });
+  const n = MAX_DATASET_ROWS + 1;
+  fs.writeFileSync(
+    big,
+    Array.from(
+      { length: n },
+      (_, i) => `${JSON.stringify({ question: `What is ${i} + 1?`, answer: String(i + 1) })}\n`,
+    ).join(''),
+  );
+  const rowRefs = Array.from({ length: n }, (_, i) => ({ row: i, file: 'big/many.jsonl', id: `row-${i}`, line: i }));
+  const got = await collectSamples([...refs(), ...rowRefs], sources());
+  // The task file's samples are read all the same.
+  assert.equal(got.samples.length, 9);
+  assert.deepEqual(got.notes, [
+    '10,001 rows of JSONL and Parquet files were not read: the samples view reads at most 10,000 dataset rows at once; narrow the query or select fewer rows.',
+  ]);
 });

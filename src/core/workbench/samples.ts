@@ -34,6 +34,11 @@ export type SampleState = (typeof SAMPLE_STATES)[number];
 export const MAX_TASK_SAMPLES = 10_000;
 /** Characters of an answer a listed sample carries: the list shows one line of it. */
 export const PREVIEW_CHARS = 300;
+/**
+ * Rows of JSONL and Parquet files one collection reads at most: each is decoded and mapped to a
+ * task (as opening the workbench did), so a million would hold the worker for minutes.
+ */
+export const MAX_DATASET_ROWS = 10_000;
 /** The record of verdicts, in the cache folder. */
 export const VERDICTS_FILE = 'workbench-verdicts.jsonl';
 
@@ -197,14 +202,21 @@ export async function collectSamples(
   const samples: HeldSample[] = [];
   const notes: string[] = [];
   const folders = new Map<string, CacheFolder>();
+  let rowsLeft = MAX_DATASET_ROWS;
+  let rowsSkipped = 0;
   try {
     for (const [shown, refs] of byFile) {
       o.signal?.throwIfAborted();
       const file = path.resolve(o.root, shown);
       const read = (parsed: TaskFile, wanted: readonly SampleTaskRef[]): Promise<void> =>
         fileSamples(file, shown, parsed, wanted, o, folders, samples);
+      const type = rowFileType(shown);
+      if (type && refs.length > rowsLeft) {
+        rowsSkipped += refs.length;
+        continue;
+      }
+      if (type) rowsLeft -= refs.length;
       try {
-        const type = rowFileType(shown);
         if (type === 'parquet') {
           // Each row as the task file of one task the editor runs it as (its row document).
           const table = await DatasetTable.open(file);
@@ -233,6 +245,10 @@ export async function collectSamples(
       }
     }
   }
+  if (rowsSkipped)
+    notes.push(
+      `${rowsSkipped.toLocaleString('en-US')} ${rowsSkipped === 1 ? 'row' : 'rows'} of JSONL and Parquet files ${rowsSkipped === 1 ? 'was' : 'were'} not read: the samples view reads at most ${MAX_DATASET_ROWS.toLocaleString('en-US')} dataset rows at once; narrow the query or select fewer rows.`,
+    );
   return { samples, notes };
 }
 
