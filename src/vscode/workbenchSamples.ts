@@ -77,7 +77,7 @@ export async function actOnSamples(h: SamplesHost, msg: SamplesMessage): Promise
       const uri = vscode.Uri.file(path.resolve(h.root, row.file));
       // The panel shows the samples of the task's open document (restored from the cache).
       await vscode.workspace.openTextDocument(uri);
-      await vscode.commands.executeCommand('vtask.openPanel', uri, row.id);
+      await vscode.commands.executeCommand('vtask.openPanel', uri, row.id, msg.index);
       return;
     }
     case 'addCases':

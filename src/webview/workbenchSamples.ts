@@ -233,14 +233,19 @@ export class WorkbenchSamples {
       this.tickedCount.textContent = this.ticked.size ? `${num(this.ticked.size)} ticked` : '';
       this.addTicked.disabled = this.ticked.size === 0;
     });
-    const task = button(s.task, undefined, () => this.post({ type: 'openSample', row: s.row, where: 'task' }), {
-      className: 'link open-task',
-    });
+    const task = button(
+      s.task,
+      undefined,
+      () => this.post({ type: 'openSample', row: s.row, index: s.index, where: 'task' }),
+      {
+        className: 'link open-task',
+      },
+    );
     task.title = `Open ${s.file} at the task`;
     const inPanel = button(
       `#${s.index + 1}`,
       undefined,
-      () => this.post({ type: 'openSample', row: s.row, where: 'panel' }),
+      () => this.post({ type: 'openSample', row: s.row, index: s.index, where: 'panel' }),
       {
         className: 'link open-panel',
       },

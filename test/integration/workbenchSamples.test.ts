@@ -11,7 +11,7 @@ import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { OpenAIServer } from '../support/openaiServer';
-import { useModelServer } from './helpers';
+import { until, useModelServer } from './helpers';
 
 interface WorkbenchForTests {
   readonly posted: readonly ToWorkbench[];
@@ -23,6 +23,7 @@ interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
   refresh(): Promise<unknown>;
   readonly lastView: { samples: { index: number; pass: boolean }[] } | undefined;
+  readonly lastSelected: { id: string; index: number } | undefined;
 }
 
 interface Api {
@@ -125,14 +126,17 @@ suite('dataset workbench: samples view', () => {
     );
 
     // A sample links to its task where it is written, and to the task in the task panel.
-    await w.handle({ type: 'openSample', row: 1, where: 'task' });
+    await w.handle({ type: 'openSample', row: 1, index: 0, where: 'task' });
     assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, file);
     assert.equal(vscode.window.activeTextEditor?.selection.active.line, 6);
     // (With no editor left, the panel shows what the link asked for, not the task under a cursor.)
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-    await w.handle({ type: 'openSample', row: 0, where: 'panel' });
+    await w.handle({ type: 'openSample', row: 0, index: 1, where: 'panel' });
     const panel = await vscode.commands.executeCommand<PanelForTests>('vtask.openPanel');
     assert.deepEqual([panel.task?.uri.fsPath, panel.task?.id], [file, 'add']);
+    // Its sample #2 selected in the panel's list, once the panel's page is there.
+    await until(() => panel.lastSelected, 'the sample selected in the panel');
+    assert.deepEqual(panel.lastSelected, { id: 'add', index: 1 });
     await panel.refresh();
     assert.deepEqual(
       panel.lastView?.samples.map((x) => [x.index, x.pass]),

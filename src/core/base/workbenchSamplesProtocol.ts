@@ -96,8 +96,8 @@ export const samplesFromWorkbench = [
     expect: z.optional(z.enum(['pass', 'fail'])),
     confirmed: z.optional(z.boolean()),
   }),
-  /** Open the task of a sample (of row `row`): where it is written, or in the task panel. */
-  z.object({ type: z.literal('openSample'), row: count, where: z.enum(['task', 'panel']) }),
+  /** Open the task of a sample (of row `row`): where it is written, or in the task panel with sample `index` selected. */
+  z.object({ type: z.literal('openSample'), row: count, index: count, where: z.enum(['task', 'panel']) }),
 ] as const;
 
 export type ListedSampleMessage = z.infer<typeof listedSample>;
