@@ -286,6 +286,14 @@ test("through the workbench's worker: the view's tasks, a group's window and the
       client.request({ op: 'sampleCases', collection: r.collection, group: 'could not parse' }),
       /read again/,
     );
+    // Another state filters the collection held; a task file edited since is read again (no `fresh`).
+    const held = await client.request({ op: 'samples', state: 'all', models: models(), trusted: true });
+    const same = await client.request({ op: 'samples', state: 'failed', models: models(), trusted: true });
+    assert.equal(same.collection, held.collection);
+    fs.writeFileSync(file, TASKS('71'));
+    const edited = await client.request({ op: 'samples', state: 'flipped', models: models(), trusted: true });
+    assert.equal(edited.collection, held.collection + 1);
+    assert.deepEqual(edited.groups, [{ key: 'wrong answer', count: 4 }]);
   } finally {
     await client.close();
   }

@@ -3,6 +3,8 @@
 // samples to add as cases. The worker holds one collection at a time; the page names samples
 // by their place in it, with the collection's number, so a sample of an older one is never
 // mistaken for another.
+import fs from 'node:fs';
+import path from 'node:path';
 import { rowFileType } from '../datasets/rowFiles';
 import type { EditorModels } from '../run/editorProfile';
 import type { WorkbenchIndex } from './index';
@@ -76,6 +78,8 @@ export class SamplesWorker {
   private set: SampleSet | undefined;
   private notes: readonly string[] = [];
   private rowsKey = '';
+  /** The files the collection read, with their modification times then. */
+  private stamps = '';
   private collection = 0;
 
   constructor(private readonly o: { readonly root: string; readonly cacheDir?: string }) {}
@@ -89,17 +93,20 @@ export class SamplesWorker {
       case 'samples': {
         const rows = r.rows ?? index.viewRows();
         const key = rows.join(',');
-        if (!this.set || r.fresh || key !== this.rowsKey) {
-          const refs: SampleTaskRef[] = [];
-          for (const n of rows) {
-            if (n < 0 || n >= index.size) continue;
-            const t = index.row(n);
-            if (!t.error && t.kind !== null) refs.push({ row: n, file: t.file, id: t.id, line: t.line });
-          }
+        const refs: SampleTaskRef[] = [];
+        for (const n of rows) {
+          if (n < 0 || n >= index.size) continue;
+          const t = index.row(n);
+          if (!t.error && t.kind !== null) refs.push({ row: n, file: t.file, id: t.id, line: t.line });
+        }
+        // A task file edited since (its verifier changed, say) is read again.
+        const stamps = this.stampsOf(refs);
+        if (!this.set || r.fresh || key !== this.rowsKey || stamps !== this.stamps) {
           const got = await collectSamples(refs, { ...this.o, models: r.models, trusted: r.trusted });
           this.set = new SampleSet(got.samples);
           this.notes = got.notes;
           this.rowsKey = key;
+          this.stamps = stamps;
           this.collection++;
         }
         return { ...this.set.view(r.state), collection: this.collection, notes: this.notes };
@@ -120,6 +127,24 @@ export class SamplesWorker {
         };
       }
     }
+  }
+
+  /** Forgets the collection: the dataset was read again (after a run, say). */
+  forget(): void {
+    this.set = undefined;
+  }
+
+  private stampsOf(refs: readonly SampleTaskRef[]): string {
+    const files = [...new Set(refs.map((r) => r.file))];
+    return files
+      .map((f) => {
+        try {
+          return `${f}:${fs.statSync(path.resolve(this.o.root, f)).mtimeMs}`;
+        } catch {
+          return `${f}:gone`;
+        }
+      })
+      .join('\n');
   }
 
   private current(collection: number): SampleSet {

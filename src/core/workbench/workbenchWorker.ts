@@ -87,6 +87,7 @@ if (port) {
             if (request.op === 'reload') {
               const again = await read();
               index = again.index;
+              samples.forget();
               port.postMessage({
                 id,
                 answer: { rows: index.size, models: index.models, files: again.files, notes: again.notes },
