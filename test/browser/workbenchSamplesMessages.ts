@@ -6,3 +6,10 @@ export { addCasesToText } from '../../src/core/workbench/samples';
 export { fromWorkbench, toWorkbench } from '../../src/core/base/workbenchProtocol';
 export { OpenAIServer } from '../support/openaiServer';
 export { runCliProcess } from '../support/cliProcess';
+// And for scripts/bench-workbench-samples.mjs: samples written to a cache as a run writes them,
+// and the editor's in-thread way of verifying cached samples (its restore on opening a file).
+export { SampleCache, sampleKey } from '../../src/core/sampling/cache';
+export { requestOf, sampleTasks } from '../../src/core/run/sampleTasks';
+export { editorProfile } from '../../src/core/run/editorProfile';
+export { parseTaskFile } from '../../src/core/taskfile/parse';
+export { runnableTasks } from '../../src/core/taskfile/resolve';
