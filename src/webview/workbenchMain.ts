@@ -3,7 +3,7 @@
 // resizable columns and a selection. The host holds the index; this page holds the rows in view.
 import { button, el, icon } from './dom';
 import { WorkbenchTable, type WorkbenchState } from './workbenchTable';
-import { initialSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
+import { initialSamplesState, restoreSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
 import { toWorkbench, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
 
 interface VsCodeApi {
@@ -29,7 +29,7 @@ const state: PageState = {
   ...(saved.sort && typeof saved.sort.column === 'string' ? { sort: saved.sort } : {}),
   ...(typeof saved.model === 'string' ? { model: saved.model } : {}),
   ...(saved.tab === 'samples' ? { tab: saved.tab } : {}),
-  samples: { ...initialSamplesState(), ...saved.samples },
+  samples: restoreSamplesState(saved.samples),
 };
 const post = (m: FromWorkbench): void => vscode.postMessage(m);
 let table: WorkbenchTable | undefined;

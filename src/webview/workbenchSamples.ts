@@ -17,6 +17,19 @@ export interface SamplesViewState {
 
 export const initialSamplesState = (): SamplesViewState => ({ state: 'all', open: {} });
 
+/** A saved state, each part checked: a state from an older page must not break this one. */
+export function restoreSamplesState(raw: unknown): SamplesViewState {
+  const s = initialSamplesState();
+  if (typeof raw !== 'object' || raw === null) return s;
+  const state: unknown = Reflect.get(raw, 'state');
+  const known = STATES.find((x) => x.id === state);
+  if (known) s.state = known.id;
+  const open: unknown = Reflect.get(raw, 'open');
+  if (typeof open === 'object' && open !== null)
+    for (const [k, v] of Object.entries(open)) if (Number.isInteger(v) && v >= 0) s.open[k] = v;
+  return s;
+}
+
 const STATES: readonly { readonly id: SampleStateMessage; readonly label: string; readonly title: string }[] = [
   { id: 'all', label: 'All', title: 'Every cached sample' },
   { id: 'failed', label: 'Failed', title: 'The verifier decided: fail' },
