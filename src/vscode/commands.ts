@@ -119,13 +119,16 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
       return id === undefined ? undefined : draftRubric(doc, id, ctx.documents, ctx.runner);
     }),
   // From a lens: that task; from the palette or the editor title: the task under the cursor.
-  'vtask.openPanel': (ctx) => (uri, taskId) => {
+  'vtask.openPanel': (ctx) => (uri, taskId, sample) => {
     const panel = TaskPanel.createOrShow(ctx.extensionUri, {
       documents: ctx.documents,
       results: ctx.results,
       runner: ctx.runner,
       log: ctx.log,
     });
+    // From the workbench's samples view: that sample selected.
+    if (uri instanceof vscode.Uri && typeof taskId === 'string' && typeof sample === 'number')
+      return panel.showSample(uri, taskId, sample).then(() => panel);
     if (uri instanceof vscode.Uri && typeof taskId === 'string') panel.show(uri, taskId);
     else panel.follow(vscode.window.activeTextEditor);
     return panel;

@@ -1,11 +1,9 @@
 import { errorMessage } from '../core/base/errorMessage';
 import * as vscode from 'vscode';
-import { BUILTIN_PROFILE } from '../core/sampling/localModels';
-import { resolveProfile } from '../core/sampling/profiles';
+import { editorProfile, type EditorModels } from '../core/run/editorProfile';
 import type { ModelProfile } from '../core/sampling/types';
 import type { TaskFile } from '../core/taskfile/parse';
 import type { TaskSpec } from '../core/taskfile/resolve';
-import { getPair, toJS } from '../core/base/ynode';
 import { LM_PREFIX } from './lmProvider';
 import { settingsFor } from './settings';
 
@@ -19,21 +17,8 @@ const plainObject = (v: unknown): Record<string, unknown> =>
  * message a person can act on when nothing is configured.
  */
 export function profileForTask(file: TaskFile, task: TaskSpec, uri?: vscode.Uri): ModelProfile {
-  const settings = settingsFor(uri);
-  // Only the user's own settings define the user's profiles: a workspace's settings.json comes
-  // with the repository, so its profiles get secrets as a task file's do (see trust.ts).
-  const inspected = vscode.workspace.getConfiguration('vtask', uri ?? null).inspect<unknown>('models');
-  const userModels = plainObject(inspected?.globalValue);
-  const workspaceModels = {
-    ...plainObject(inspected?.workspaceValue),
-    ...plainObject(inspected?.workspaceFolderValue),
-  };
-  const models = file.parts
-    .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
-    .find((m) => m?.type === 'map');
-  const fileModels = { ...workspaceModels, ...((toJS(models) as Record<string, unknown>) ?? {}) };
-  const table = { ...userModels, ...fileModels };
-  const name = task.sampling.model ?? settings.model;
+  const models = editorModels(uri);
+  const name = task.sampling.model ?? models.model;
   // A model of VS Code's Language Model API: sampled one request at a time.
   if (name?.startsWith(LM_PREFIX))
     return {
@@ -44,12 +29,24 @@ export function profileForTask(file: TaskFile, task: TaskSpec, uri?: vscode.Uri)
       concurrency: 1,
       timeoutMs: 300_000,
     };
-  if (name === BUILTIN_PROFILE.name && !Object.prototype.hasOwnProperty.call(table, name)) return BUILTIN_PROFILE;
   try {
-    return resolveProfile({ name: name || undefined, models: fileModels, userModels });
+    return editorProfile(file, task, models);
   } catch (e) {
     throw new Error(
       `no model to sample: ${errorMessage(e)}. Set \`model:\` in the task file, or the vtask.model and vtask.models settings.`,
     );
   }
+}
+
+/** The model settings of a file's folder, as plain tables (the workbench's worker gets them too). */
+export function editorModels(uri?: vscode.Uri): EditorModels {
+  const settings = settingsFor(uri);
+  // Only the user's own settings define the user's profiles: a workspace's settings.json comes
+  // with the repository, so its profiles get secrets as a task file's do (see trust.ts).
+  const inspected = vscode.workspace.getConfiguration('vtask', uri ?? null).inspect<unknown>('models');
+  return {
+    userModels: plainObject(inspected?.globalValue),
+    workspaceModels: { ...plainObject(inspected?.workspaceValue), ...plainObject(inspected?.workspaceFolderValue) },
+    ...(settings.model ? { model: settings.model } : {}),
+  };
 }

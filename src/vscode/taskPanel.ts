@@ -101,6 +101,12 @@ export class TaskPanel implements vscode.Disposable {
   lastView: TaskView | undefined;
   /** The last notice shown, for tests. */
   lastNotice: string | undefined;
+  /** A sample to select once the page shows its task (a link from the workbench). */
+  private pendingSample: { uri: string; id: string; index: number } | undefined;
+  /** Whether the page said it is ready: before, what is posted is lost (it is sent again on ready). */
+  private pageReady = false;
+  /** The last sample selected from elsewhere, for tests. */
+  lastSelected: { id: string; index: number } | undefined;
 
   /** The panel's tab title (for tests). */
   get title(): string {
@@ -189,6 +195,24 @@ export class TaskPanel implements vscode.Disposable {
   show(uri: vscode.Uri, taskId: string): void {
     this.target = { uri, id: taskId, index: -1 };
     void this.refresh();
+  }
+
+  /** Shows a task by id with sample `index` selected (from the workbench's samples view). */
+  async showSample(uri: vscode.Uri, taskId: string, index: number): Promise<void> {
+    this.pendingSample = { uri: uri.toString(), id: taskId, index };
+    this.show(uri, taskId);
+    await this.refresh();
+    await this.selectPending();
+  }
+
+  /** Selects the pending sample once the page is there and shows its task. */
+  private async selectPending(): Promise<void> {
+    const p = this.pendingSample;
+    if (!p || !this.pageReady) return;
+    this.pendingSample = undefined;
+    if (this.target?.uri.toString() !== p.uri || this.target.id !== p.id) return;
+    this.lastSelected = { id: p.id, index: p.index };
+    await this.post({ type: 'selectSample', task: p.id, index: p.index });
   }
 
   /** What the panel shows now, for tests. */
@@ -391,9 +415,12 @@ export class TaskPanel implements vscode.Disposable {
       case 'ready':
         // A new page (shown again, or reloaded): it needs the view and the status again.
         this.posted = undefined;
+        this.pageReady = true;
         if (this.sampling) void this.post({ type: 'busy', what: `Sampling ${this.sampling.id}…`, cancellable: true });
-        if (this.target) await this.refresh();
-        else
+        if (this.target) {
+          await this.refresh();
+          await this.selectPending();
+        } else
           this.follow(
             vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => isTaskDocument(e.document)),
           );

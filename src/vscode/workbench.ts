@@ -23,6 +23,7 @@ import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { showPage } from './webviewPage';
+import { actOnSamples, isSamplesMessage } from './workbenchSamples';
 
 export interface WorkbenchServices {
   readonly extensionUri: vscode.Uri;
@@ -98,6 +99,18 @@ export class Workbench implements vscode.Disposable {
   }
 
   private async act(msg: FromWorkbench): Promise<void> {
+    if (isSamplesMessage(msg))
+      return actOnSamples(
+        {
+          target: this.target,
+          root: this.root,
+          log: this.s.log,
+          client: () => this.clientReady(),
+          post: (m) => this.post(m),
+          open: (n) => this.act({ type: 'open', n }),
+        },
+        msg,
+      );
     switch (msg.type) {
       case 'ready': {
         let opened: WorkbenchOpened;

@@ -392,6 +392,9 @@ function receive(msg: ToPanel): void {
     case 'notice':
       showNotice(msg.level, msg.text);
       break;
+    case 'selectSample':
+      if (state.task?.id === msg.task) list?.reveal(msg.index);
+      break;
   }
 }
 

@@ -202,6 +202,16 @@ export class SampleList {
     return r;
   }
 
+  /** Selects a sample and scrolls to it (a link from elsewhere); a filter that hides it is set to all. */
+  reveal(index: number): void {
+    if (!this.shown.some((s) => s.index === index)) this.setFilter('all');
+    const at = this.shown.findIndex((s) => s.index === index);
+    if (at === -1) return;
+    this.viewport.scrollTop = Math.max(0, (at - 1) * ROW_HEIGHT);
+    this.state.scrollTop = this.viewport.scrollTop;
+    this.select(index);
+  }
+
   private select(index: number | undefined): void {
     this.state.selected = index;
     this.drawn = '';

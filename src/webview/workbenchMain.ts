@@ -3,6 +3,7 @@
 // resizable columns and a selection. The host holds the index; this page holds the rows in view.
 import { button, el, icon } from './dom';
 import { WorkbenchTable, type WorkbenchState } from './workbenchTable';
+import { initialSamplesState, restoreSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
 import { toWorkbench, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
 
 interface VsCodeApi {
@@ -19,15 +20,20 @@ const notice = el('div', 'notice');
 notice.setAttribute('role', 'alert');
 root.before(notice);
 
-const saved = (vscode.getState() ?? {}) as Partial<WorkbenchState>;
-const state: WorkbenchState = {
+/** The page's state: the table's, and which view shows (the table or the samples view). */
+type PageState = WorkbenchState & { tab?: 'samples'; samples?: SamplesViewState };
+const saved = (vscode.getState() ?? {}) as Partial<PageState>;
+const state: PageState = {
   query: typeof saved.query === 'string' ? saved.query : '',
   widths: saved.widths && typeof saved.widths === 'object' ? { ...saved.widths } : {},
   ...(saved.sort && typeof saved.sort.column === 'string' ? { sort: saved.sort } : {}),
   ...(typeof saved.model === 'string' ? { model: saved.model } : {}),
+  ...(saved.tab === 'samples' ? { tab: saved.tab } : {}),
+  samples: restoreSamplesState(saved.samples),
 };
 const post = (m: FromWorkbench): void => vscode.postMessage(m);
 let table: WorkbenchTable | undefined;
+let samplesView: WorkbenchSamples | undefined;
 let seq = 0;
 const input = el('input', 'query');
 const queryError = el('div', 'query-error');
@@ -137,10 +143,43 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
   bar.append(input, models, selectAll, clear, run, label, unlabel, count, selection);
   root.replaceChildren(head, bar, queryError);
   for (const note of msg.notes) root.append(el('div', 'notice warning', note));
-  root.append(t.element);
+  const sv = new WorkbenchSamples(
+    post,
+    state.samples ?? initialSamplesState(),
+    () => vscode.setState(state),
+    () => [...t.selected],
+  );
+  head.append(tabs(t, sv));
+  root.append(t.element, sv.element);
   table = t;
+  samplesView = sv;
   window.addEventListener('resize', () => t.fit());
   requestView();
+}
+
+/** Tasks | Samples: which view shows under the query. */
+function tabs(t: WorkbenchTable, sv: WorkbenchSamples): HTMLElement {
+  const bar = el('div', 'tabs');
+  bar.setAttribute('role', 'tablist');
+  const show = (tab: 'tasks' | 'samples'): void => {
+    if (tab === 'samples') state.tab = tab;
+    else delete state.tab;
+    vscode.setState(state);
+    t.element.hidden = tab === 'samples';
+    sv.element.hidden = tab !== 'samples';
+    for (const b of [tasks, samples]) b.setAttribute('aria-selected', String(b.dataset.tab === tab));
+    if (tab === 'samples') sv.request();
+    else t.fit();
+  };
+  const tasks = button('Tasks', 'table', () => show('tasks'), { className: 'tab' });
+  const samples = button('Samples', 'output', () => show('samples'), { className: 'tab' });
+  tasks.dataset.tab = 'tasks';
+  samples.dataset.tab = 'samples';
+  for (const b of [tasks, samples]) b.setAttribute('role', 'tab');
+  bar.append(tasks, samples);
+  // Once the page is laid out, the view saved shows.
+  setTimeout(() => show(state.tab ?? 'tasks'));
+  return bar;
 }
 
 function receive(msg: ToWorkbench): void {
@@ -163,6 +202,8 @@ function receive(msg: ToWorkbench): void {
       input.removeAttribute('aria-invalid');
       count.textContent = `${msg.size.toLocaleString('en-US')} matching`;
       table.setView(msg.seq, msg.size);
+      // The samples view follows the query.
+      if (state.tab === 'samples') samplesView?.request();
       break;
     case 'queryError':
       if (msg.seq !== seq) return;
@@ -177,6 +218,11 @@ function receive(msg: ToWorkbench): void {
       break;
     case 'notice':
       showNotice(msg.level, msg.text);
+      break;
+    case 'samples':
+    case 'sampleItems':
+    case 'casesAdded':
+      samplesView?.receive(msg);
       break;
     case 'labelled':
       // The labels shown, and the rows a `label:` query keeps, changed.

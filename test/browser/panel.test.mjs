@@ -409,6 +409,27 @@ describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium no
     });
   });
 
+  test("a link from the workbench's samples view selects its sample and scrolls to it, whatever the filter", async () => {
+    await withPanel({}, async (page) => {
+      await deliver(page, fx.large);
+      const failing = fx.large.task.samples.filter((x) => !x.pass && !x.error)[0].index;
+      const passing = fx.large.task.samples.filter((x) => x.pass).at(-1).index;
+      await page.click('.filter[data-filter="fail"]');
+      await deliver(page, { type: 'selectSample', task: fx.large.task.id, index: passing });
+      // The passing sample is not among the failures: the list shows all again, that sample selected.
+      assert.equal(await page.getAttribute('.filter[data-filter="all"]', 'aria-checked'), 'true');
+      assert.deepEqual(
+        await page.$$eval('.sample[aria-selected="true"]', (els) => els.map((e) => Number(e.dataset.index))),
+        [passing],
+      );
+      assert.ok(await inView(page, passing), 'the sample is scrolled into view');
+      assert.match(await page.textContent('.detail strong'), new RegExp(`^Sample #${passing + 1}: pass`));
+      // Another task's link changes nothing here.
+      await deliver(page, { type: 'selectSample', task: 'another', index: failing });
+      assert.match(await page.textContent('.detail strong'), new RegExp(`^Sample #${passing + 1}: pass`));
+    });
+  });
+
   test('keyboard: the list takes focus, arrows select and the detail follows', async () => {
     const samples = fx.large.task.samples;
     await withPanel({}, async (page) => {

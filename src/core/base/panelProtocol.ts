@@ -183,6 +183,8 @@ export const toPanel = z.discriminatedUnion('type', [
   /** What the host is doing (sampling, re-verifying), or null when idle. */
   z.object({ type: z.literal('busy'), what: z.nullable(z.string()), cancellable: z.boolean() }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: z.string() }),
+  /** Select sample `index` of the task shown and scroll to it (a link from the workbench). */
+  z.object({ type: z.literal('selectSample'), task: z.string(), index: z.int().check(z.minimum(0)) }),
 ]);
 
 export const fromPanel = z.discriminatedUnion('type', [

@@ -1,5 +1,6 @@
 // zod/mini, as the other pages' protocols: the page's bundle keeps only what it uses.
 import * as z from 'zod/mini';
+import { samplesFromWorkbench, samplesToWorkbench } from './workbenchSamplesProtocol';
 
 /**
  * The messages between the extension and the workbench page (one table of every task of a
@@ -74,6 +75,7 @@ export const toWorkbench = z.discriminatedUnion('type', [
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text }),
   /** Labels were written: the page asks for its view again. */
   z.object({ type: z.literal('labelled'), changed: rowNumber }),
+  ...samplesToWorkbench,
 ]);
 
 export const fromWorkbench = z.discriminatedUnion('type', [
@@ -112,6 +114,7 @@ export const fromWorkbench = z.discriminatedUnion('type', [
   }),
   /** Open row `n`'s task where it is written. */
   z.object({ type: z.literal('open'), n: rowNumber }),
+  ...samplesFromWorkbench,
 ]);
 
 export type WorkbenchRowMessage = z.infer<typeof workbenchRow>;

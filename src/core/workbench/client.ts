@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { CollectWorkbenchOptions } from './collect';
 import type { WorkbenchRowMessage } from '../base/workbenchProtocol';
 import type { SortSpec, WorkbenchRowView } from './index';
+import type { SamplesAnswers, SamplesRequest } from './samplesOps';
 
 /** What the worker is started with. */
 export interface WorkbenchJob {
@@ -38,10 +39,11 @@ export type WorkbenchRequest =
   | { readonly op: 'rows'; readonly start: number; readonly end: number }
   | { readonly op: 'rowsByNumber'; readonly rows: readonly number[] }
   | { readonly op: 'reload' }
-  | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string };
+  | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string }
+  | SamplesRequest;
 
 /** What each request answers. */
-export interface WorkbenchAnswers {
+export interface WorkbenchAnswers extends SamplesAnswers {
   view: ViewResult;
   window: WorkbenchRowView[];
   rows: number[];

@@ -7,15 +7,18 @@ import { errorMessage } from '../base/errorMessage';
 import { collectWorkbench } from './collect';
 import type { WorkbenchIndex } from './index';
 import type { LabelResult, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import type { SamplesRequest } from './samplesOps';
 import { labelTasks } from './labels';
 import { parseQuery } from './query';
+import { isSamplesRequest, SamplesWorker } from './samplesOps';
 
 const port = parentPort;
 const job = workerData as WorkbenchJob;
+const samples = new SamplesWorker(job.options);
 
 function answer(
   index: WorkbenchIndex,
-  r: Exclude<WorkbenchRequest, { op: 'reload' }>,
+  r: Exclude<WorkbenchRequest, { op: 'reload' | SamplesRequest['op'] }>,
 ): WorkbenchAnswers[WorkbenchRequest['op']] {
   switch (r.op) {
     case 'view': {
@@ -84,11 +87,14 @@ if (port) {
             if (request.op === 'reload') {
               const again = await read();
               index = again.index;
+              samples.forget();
               port.postMessage({
                 id,
                 answer: { rows: index.size, models: index.models, files: again.files, notes: again.notes },
               });
-            } else port.postMessage({ id, answer: answer(index, request) });
+            } else if (isSamplesRequest(request))
+              port.postMessage({ id, answer: await samples.answer(index, request) });
+            else port.postMessage({ id, answer: answer(index, request) });
           } catch (e) {
             port.postMessage({ id, error: errorMessage(e) });
           }
