@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
 import type { ShardBound } from '../core/datasets/exportDataset';
-import { exportFiles } from '../core/datasets/exportFiles';
-import type { DatasetFormat, RunSummary } from '../core/datasets/format';
+import { exportFiles, outputType } from '../core/datasets/exportFiles';
+import type { RunSummary } from '../core/datasets/format';
 import { HF_FORMAT } from '../core/datasets/hf';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
-import { rowFileType, type RowFileType } from '../core/datasets/rowFiles';
+import type { RowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { openResolvePool } from '../core/taskfile/parallel';
 import { plural } from '../core/util/plural';
@@ -219,29 +219,6 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   return a as ExportArgs;
 }
 
-/**
- * The row file type OUT is written as, by its extension: one the format's trainer reads, under
- * an extension its loader takes (verl's JSON lines only as `.json`).
- */
-function outputType(format: DatasetFormat, out: string, shown: string): RowFileType {
-  const jsonLines = format.jsonLinesExtension;
-  if (jsonLines && out.toLowerCase().endsWith(jsonLines)) return 'jsonl';
-  const type = rowFileType(out);
-  if (!type)
-    throw new UsageError(
-      `cannot tell the file type of '${shown}': end it in ${jsonLines ? `.parquet or ${jsonLines}` : '.jsonl or .parquet'}`,
-    );
-  if (!format.outputs.includes(type))
-    throw new UsageError(`${format.name} datasets are ${format.outputs.join(' or ')}, not ${type}`);
-  if (type === 'jsonl' && jsonLines) {
-    const stem = shown.slice(0, shown.length - path.extname(shown).length);
-    throw new UsageError(
-      `${format.name} cannot load '${shown}': it picks its reader by the extension and reads JSON lines only from ${jsonLines} files; write ${stem}.parquet, or ${stem}${jsonLines} for JSON lines`,
-    );
-  }
-  return type;
-}
-
 /** Warnings printed one per line; the rest are counted. */
 const WARNINGS_SHOWN = 20;
 
@@ -255,7 +232,12 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
       throw new UsageError(`'${args.out}' is a file: --format ${base.name} writes a folder`);
   const out = path.resolve(io.cwd, args.out);
   if (!fs.existsSync(path.dirname(out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
-  const type = (hfDir ?? pkgDir) ? undefined : outputType(base, out, args.out);
+  let type: RowFileType | undefined;
+  try {
+    if (!hfDir && !pkgDir) type = outputType(base, out, args.out);
+  } catch (e) {
+    throw new UsageError(errorMessage(e));
+  }
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
   const mix = new Map<string, number>();
   for (const [f, w] of args.mix) {

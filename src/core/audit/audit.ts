@@ -61,6 +61,11 @@ export function findingCount(findings: readonly { severity: Severity }[]): strin
   return `${plural(findings.length, 'finding')}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
 }
 
+/** A finding as `vtask audit --json` writes it (and the workbench's audit report). */
+export function findingRecord({ probe, family, severity, response, calls, verdict, expected, reason }: Finding) {
+  return { probe, family, severity, response, ...(calls ? { calls } : {}), verdict, expected, reason };
+}
+
 export function atLeast(s: Severity, floor: Severity): boolean {
   return SEVERITIES.indexOf(s) >= SEVERITIES.indexOf(floor);
 }

@@ -13,11 +13,12 @@ import { EXPORT_FORMATS } from './formats';
 import { HF_FORMAT, verifierKind } from './hf';
 import { datasetCard } from './hfCard';
 import { PACKAGE_FORMATS, packageExport } from './exportPackage';
-import type { RowFileType } from './rowFiles';
+import { rowFileType, type RowFileType } from './rowFiles';
 import { findDuplicates } from '../overview/prompts/duplicates';
 import { cachedRuns } from '../run/cachedRuns';
 import type { ChunkBatchParser } from '../taskfile/stream';
 import type { TaskSpec } from '../taskfile/resolve';
+import { at } from '../util/must';
 import { version } from '../version';
 
 export interface ExportFilesOptions {
@@ -29,7 +30,7 @@ export interface ExportFilesOptions {
   readonly format: string;
   /** Absolute: the rows' file, or the folder of `hf`, `verifiers` and `inspect`. */
   readonly out: string;
-  /** The file type of `out` (a file format's; the folder formats know their own). */
+  /** The file type of `out` (a file format's; by its extension when absent; the folder formats know their own). */
   readonly type?: RowFileType;
   readonly split?: readonly SplitShare[];
   readonly seed?: number;
@@ -69,6 +70,29 @@ export interface ExportFilesResult {
 /** A shard's bound when none is given: the size the Hub suggests for Parquet files. */
 const DEFAULT_SHARD: ShardBound = { bytes: 500 * 1024 ** 2 };
 
+/**
+ * The row file type OUT is written as, by its extension: one the format's trainer reads, under
+ * an extension its loader takes (verl's JSON lines only as `.json`).
+ */
+export function outputType(format: DatasetFormat, out: string, shown: string): RowFileType {
+  const jsonLines = format.jsonLinesExtension;
+  if (jsonLines && out.toLowerCase().endsWith(jsonLines)) return 'jsonl';
+  const type = rowFileType(out);
+  if (!type)
+    throw new Error(
+      `cannot tell the file type of '${shown}': end it in ${jsonLines ? `.parquet or ${jsonLines}` : '.jsonl or .parquet'}`,
+    );
+  if (!format.outputs.includes(type))
+    throw new Error(`${format.name} datasets are ${format.outputs.join(' or ')}, not ${type}`);
+  if (type === 'jsonl' && jsonLines) {
+    const stem = shown.slice(0, shown.length - path.extname(shown).length);
+    throw new Error(
+      `${format.name} cannot load '${shown}': it picks its reader by the extension and reads JSON lines only from ${jsonLines} files; write ${stem}.parquet, or ${stem}${jsonLines} for JSON lines`,
+    );
+  }
+  return type;
+}
+
 /** Writes the export; nothing is left behind when it fails or is aborted. */
 export async function exportFiles(o: ExportFilesOptions): Promise<ExportFilesResult> {
   const base = EXPORT_FORMATS.get(o.format);
@@ -80,8 +104,7 @@ export async function exportFiles(o: ExportFilesOptions): Promise<ExportFilesRes
   const format = pkg?.format ?? base;
   // An hf dataset is a folder: its shards go in DIR/data, which environments are relative to.
   const out = pkg?.out ?? (hfDir ? path.join(hfDir, 'data', 'rows.parquet') : o.out);
-  const type = hfDir ? 'parquet' : pkg ? format.outputs[0] : o.type;
-  if (!type) throw new Error(`the file type of ${o.out} is not given`);
+  const type = hfDir ? 'parquet' : pkg ? at(format.outputs, 0) : (o.type ?? outputType(format, out, o.out));
   const read = (f: string): string => {
     o.signal?.throwIfAborted();
     return fs.readFileSync(path.resolve(o.cwd, f), 'utf8');

@@ -38,7 +38,8 @@ export type WorkbenchRequest =
   | { readonly op: 'rows'; readonly start: number; readonly end: number }
   | { readonly op: 'rowsByNumber'; readonly rows: readonly number[] }
   | { readonly op: 'reload' }
-  | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string };
+  | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string }
+  | { readonly op: 'findings'; readonly counts: readonly (readonly [row: number, findings: number])[] };
 
 /** What each request answers. */
 export interface WorkbenchAnswers {
@@ -48,6 +49,8 @@ export interface WorkbenchAnswers {
   rowsByNumber: WorkbenchRowView[];
   reload: WorkbenchOpened;
   label: LabelResult;
+  /** Rows whose findings were set. */
+  findings: number;
 }
 
 type Message =
