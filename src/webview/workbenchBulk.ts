@@ -75,8 +75,10 @@ export class BulkBar {
     const bar = el('progress');
     bar.max = Math.max(1, msg.total);
     bar.value = msg.done;
+    const spinner = icon('loading');
+    spinner.classList.add('codicon-modifier-spin');
     this.progress.replaceChildren(
-      icon('loading'),
+      spinner,
       ` ${msg.action === 'audit' ? 'Auditing' : 'Exporting'}: ${msg.done.toLocaleString('en-US')} of ${msg.total.toLocaleString('en-US')} tasks `,
       bar,
       button('Cancel', 'debug-stop', () => this.post({ type: 'cancel' }), { className: 'bulk-cancel' }),

@@ -7,3 +7,5 @@ export { parseQuery } from '../../src/core/workbench/query';
 export { DatasetTable } from '../../src/core/datasets/datasetView';
 export { HOSTILE_PROMPT, rowTaskId, writeDataset } from '../support/datasetFixture';
 export { fromWorkbench, toWorkbench } from '../../src/core/base/workbenchProtocol';
+export { auditSelection, selectionFiles } from '../../src/core/workbench/bulk';
+export { estimateRun, estimateText } from '../../src/core/workbench/estimate';
