@@ -108,6 +108,11 @@ suite('dataset workbench: actions on the selection', () => {
   });
 
   suiteTeardown(async () => {
+    // The reports are untitled documents: closed unsaved, without the dialog that asks.
+    for (const d of vscode.workspace.textDocuments.filter((x) => x.isUntitled)) {
+      await vscode.window.showTextDocument(d);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
