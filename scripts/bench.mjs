@@ -96,6 +96,7 @@ for (const name of [
   'bench-check.mjs',
   'bench-zygote.mjs',
   'bench-workbench.mjs',
+  'bench-bulk.mjs',
   'bench-run-loop.mjs',
   'bench-memory.mjs',
 ]) {

@@ -18,6 +18,7 @@ import type { TaskSpec } from '../core/taskfile/resolve';
 import type { TaskFile } from '../core/taskfile/parse';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
+import { SLICE_MS, TimeSlices } from '../core/util/slices';
 import {
   auditJson,
   auditMarkdown,
@@ -143,7 +144,13 @@ export class WorkbenchBulk implements vscode.Disposable {
     await this.withProgress('audit', title, s.tasks, async (signal, step) => {
       const audits = await auditSelection(
         s,
-        { root: this.host.root, trusted: vscode.workspace.isTrusted, signal, onProgress: (d) => d && step() },
+        {
+          root: this.host.root,
+          trusted: vscode.workspace.isTrusted,
+          signal,
+          slices: new TimeSlices(SLICE_MS, signal),
+          onProgress: (d) => d && step(),
+        },
         (found) =>
           void client.request({ op: 'findings', counts: found.map((a) => [a.n, a.audit.findings.length] as const) }),
       );
@@ -181,6 +188,7 @@ export class WorkbenchBulk implements vscode.Disposable {
         out: choice.out,
         select: (file, id) => id !== undefined && s.files.get(file)?.has(id) === true,
         signal,
+        slices: new TimeSlices(SLICE_MS, signal),
         onTask: step,
       });
       return exportOutcome(done, shown, leftOutText(s));

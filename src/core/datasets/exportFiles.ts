@@ -18,6 +18,7 @@ import { findDuplicates } from '../overview/prompts/duplicates';
 import { cachedRuns } from '../run/cachedRuns';
 import type { ChunkBatchParser } from '../taskfile/stream';
 import type { TaskSpec } from '../taskfile/resolve';
+import type { TimeSlices } from '../util/slices';
 import { at } from '../util/must';
 import { version } from '../version';
 
@@ -52,6 +53,8 @@ export interface ExportFilesOptions {
   /** Only these tasks (by file as given and id); all when absent. */
   readonly select?: (file: string, id: string | undefined) => boolean;
   readonly signal?: AbortSignal;
+  /** Cuts the export into slices of the thread's time (the editor's host thread must not be held). */
+  readonly slices?: TimeSlices;
   /** Told of each task the export got to (selected ones only, with `select`). */
   readonly onTask?: () => void;
   readonly parseBatch?: ChunkBatchParser;
@@ -135,6 +138,7 @@ export async function exportFiles(o: ExportFilesOptions): Promise<ExportFilesRes
     read,
     parseBatch: o.parseBatch,
     signal: o.signal,
+    ...(o.slices ? { slices: o.slices } : {}),
     runOf: (file, task) => runs.get(`${file}\0${task.id}`),
     ...(o.keep ? { keep: o.keep } : {}),
     ...(select || o.onTask

@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { auditTasks, findingCount, findingRecord, type TaskAudit } from '../audit/audit';
 import { rowFileType } from '../datasets/rowFiles';
-import { parseTaskFile } from '../taskfile/parse';
-import { runnableTasks } from '../taskfile/resolve';
+import type { TaskSpec } from '../taskfile/resolve';
+import { streamTaskFile } from '../taskfile/stream';
 import { cut } from '../util/cut';
 import { plural } from '../util/plural';
+import type { TimeSlices } from '../util/slices';
 import type { WorkbenchRowView } from './index';
 
 /** The selection's tasks by task file (as shown), each task's row number by id; and what is left out. */
@@ -67,6 +68,8 @@ export interface AuditSelectionOptions {
   /** Whether code may run (a workspace's trust); code probes are skipped otherwise. */
   readonly trusted: boolean;
   readonly signal?: AbortSignal;
+  /** Gives the thread back between probes once a slice of its time is used up. */
+  readonly slices?: TimeSlices;
   /** Tasks audited so far, of all. */
   readonly onProgress?: (done: number, total: number) => void;
 }
@@ -90,24 +93,38 @@ export async function auditSelection(
   for (const [file, ids] of s.files) {
     o.signal?.throwIfAborted();
     const full = path.resolve(o.root, file);
-    const parsed = parseTaskFile(fs.readFileSync(full, 'utf8'));
-    const tasks = runnableTasks(parsed).tasks.filter((t) => ids.has(t.id));
-    for (let i = 0; i < tasks.length; i += AUDIT_BATCH) {
-      o.signal?.throwIfAborted();
-      const batch = tasks.slice(i, i + AUDIT_BATCH);
-      const audits = await auditTasks(batch, { file: full, trusted: o.trusted, signal: o.signal });
+    // Streamed, a task at a time: parsing a large file at once would hold the thread for seconds.
+    const stream = streamTaskFile(fs.readFileSync(full, 'utf8'));
+    let batch: TaskSpec[] = [];
+    const flush = async (): Promise<void> => {
+      if (!batch.length) return;
+      const audits = await auditTasks(batch, {
+        file: full,
+        trusted: o.trusted,
+        signal: o.signal,
+        ...(o.slices ? { slices: o.slices } : {}),
+      });
       o.signal?.throwIfAborted();
       const found = audits.map((audit) => ({
         file,
-        line: parsed.lines.position(audit.offset).line + 1,
+        line: stream.lines.position(audit.offset).line + 1,
         n: ids.get(audit.task) as number,
         audit,
       }));
       out.push(...found);
       onAudited(found);
       done += batch.length;
+      batch = [];
       o.onProgress?.(done, s.tasks);
+    };
+    for await (const { spec } of stream.tasks) {
+      o.signal?.throwIfAborted();
+      if (o.slices?.due) await o.slices.next();
+      if (!spec || !ids.has(spec.id)) continue;
+      batch.push(spec);
+      if (batch.length === AUDIT_BATCH) await flush();
     }
+    await flush();
   }
   return out;
 }
