@@ -44,6 +44,8 @@ export interface BulkHost {
 
 /** Characters of a message the page is sent. */
 const MESSAGE_CHARS = 2000;
+/** The least time between two progress updates. */
+const PROGRESS_MS = 100;
 
 /** The export asked for without the pickers (tests, commands). */
 export interface ExportChoice {
@@ -100,10 +102,15 @@ export class WorkbenchBulk implements vscode.Disposable {
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
           let shown = 0;
+          let shownAt = 0;
           return work(abort.signal, () => {
             done++;
+            // A few updates a second: a message per task of a large selection would flood the page.
+            const now = Date.now();
+            if (now - shownAt < PROGRESS_MS && done < total) return;
             progress.report({ increment: (100 * (done - shown)) / Math.max(1, total), message: `${done} of ${total}` });
             shown = done;
+            shownAt = now;
             void this.host.post({ type: 'bulk', action, done, total });
           });
         },
