@@ -97,6 +97,7 @@ for (const name of [
   'bench-zygote.mjs',
   'bench-workbench.mjs',
   'bench-workbench-samples.mjs',
+  'bench-bulk.mjs',
   'bench-run-loop.mjs',
   'bench-memory.mjs',
 ]) {

@@ -1,5 +1,5 @@
 import { getPair, toJS } from '../core/base/ynode';
-import { atLeast, auditTasks, findingCount, type TaskAudit } from '../core/audit/audit';
+import { atLeast, auditTasks, findingCount, findingRecord, type TaskAudit } from '../core/audit/audit';
 import { PROBE_FAMILIES, PROBE_NAMES, SEVERITIES, unknownProbeNames, type Severity } from '../core/audit/probes';
 import { findSuspects, type Suspect } from '../core/audit/readings';
 import { calibrateJudge, type Calibration } from '../core/audit/calibrate';
@@ -9,7 +9,7 @@ import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
-import { cachedTaskRuns } from './cachedRuns';
+import { cachedTaskRuns } from '../core/run/cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
@@ -209,16 +209,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       file,
       task: audit.task,
       probes: audit.probes,
-      findings: audit.findings.map(({ probe, family, severity, response, calls, verdict, expected, reason }) => ({
-        probe,
-        family,
-        severity,
-        response,
-        ...(calls ? { calls } : {}),
-        verdict,
-        expected,
-        reason,
-      })),
+      findings: audit.findings.map(findingRecord),
       ...(audit.skipped.length ? { skipped: audit.skipped } : {}),
       ...(calibration
         ? {

@@ -21,7 +21,7 @@ import { resolveCacheDir } from '../core/sampling/cacheDir';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import { cut } from '../core/util/cut';
 import { noun } from '../core/util/plural';
-import { cachedTaskRuns } from './cachedRuns';
+import { cachedTaskRuns } from '../core/run/cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { boundedInt, eachArg, unknownOption } from './options';

@@ -2,22 +2,18 @@ import { errorMessage } from '../core/base/errorMessage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
-import { exportDataset, type ExportReport, type ShardBound, type TaskRef } from '../core/datasets/exportDataset';
-import type { DatasetFormat, ParquetColumn, RunSummary } from '../core/datasets/format';
-import { HF_FORMAT, verifierKind } from '../core/datasets/hf';
-import { datasetCard } from '../core/datasets/hfCard';
-import { findDuplicates } from '../core/overview/prompts/duplicates';
-import type { TaskSpec } from '../core/taskfile/resolve';
+import type { ShardBound } from '../core/datasets/exportDataset';
+import { exportFiles, outputType } from '../core/datasets/exportFiles';
+import type { RunSummary } from '../core/datasets/format';
+import { HF_FORMAT } from '../core/datasets/hf';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
-import { rowFileType, type RowFileType } from '../core/datasets/rowFiles';
+import type { RowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { openResolvePool } from '../core/taskfile/parallel';
-import { version } from '../core/version';
 import { plural } from '../core/util/plural';
-import { cachedRuns } from './cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
-import { PACKAGE_FORMATS, packageExport } from './exportPackage';
+import { PACKAGE_FORMATS } from '../core/datasets/exportPackage';
 
 export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet|DIR [options]
 
@@ -223,29 +219,6 @@ function parseArgs(argv: readonly string[]): ExportArgs {
   return a as ExportArgs;
 }
 
-/**
- * The row file type OUT is written as, by its extension: one the format's trainer reads, under
- * an extension its loader takes (verl's JSON lines only as `.json`).
- */
-function outputType(format: DatasetFormat, out: string, shown: string): RowFileType {
-  const jsonLines = format.jsonLinesExtension;
-  if (jsonLines && out.toLowerCase().endsWith(jsonLines)) return 'jsonl';
-  const type = rowFileType(out);
-  if (!type)
-    throw new UsageError(
-      `cannot tell the file type of '${shown}': end it in ${jsonLines ? `.parquet or ${jsonLines}` : '.jsonl or .parquet'}`,
-    );
-  if (!format.outputs.includes(type))
-    throw new UsageError(`${format.name} datasets are ${format.outputs.join(' or ')}, not ${type}`);
-  if (type === 'jsonl' && jsonLines) {
-    const stem = shown.slice(0, shown.length - path.extname(shown).length);
-    throw new UsageError(
-      `${format.name} cannot load '${shown}': it picks its reader by the extension and reads JSON lines only from ${jsonLines} files; write ${stem}.parquet, or ${stem}${jsonLines} for JSON lines`,
-    );
-  }
-  return type;
-}
-
 /** Warnings printed one per line; the rest are counted. */
 const WARNINGS_SHOWN = 20;
 
@@ -257,14 +230,14 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
   for (const dir of [hfDir, pkgDir])
     if (dir && fs.existsSync(dir) && !fs.statSync(dir).isDirectory())
       throw new UsageError(`'${args.out}' is a file: --format ${base.name} writes a folder`);
-  if (!fs.existsSync(path.dirname(hfDir ?? pkgDir ?? path.resolve(io.cwd, args.out))))
-    throw new UsageError(`the folder of '${args.out}' does not exist`);
-  // A verifiers package or an Inspect task folder: its rows, environments and code in DIR.
-  const pkg = pkgDir ? packageExport(base, pkgDir) : undefined;
-  const format = pkg?.format ?? base;
-  // An hf dataset is a folder: its shards go in DIR/data, which environments are relative to.
-  const out = pkg?.out ?? (hfDir ? path.join(hfDir, 'data', 'rows.parquet') : path.resolve(io.cwd, args.out));
-  const type = hfDir ? 'parquet' : pkg ? format.outputs[0]! : outputType(format, out, args.out);
+  const out = path.resolve(io.cwd, args.out);
+  if (!fs.existsSync(path.dirname(out))) throw new UsageError(`the folder of '${args.out}' does not exist`);
+  let type: RowFileType | undefined;
+  try {
+    if (!hfDir && !pkgDir) type = outputType(base, out, args.out);
+  } catch (e) {
+    throw new UsageError(errorMessage(e));
+  }
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
   const mix = new Map<string, number>();
   for (const [f, w] of args.mix) {
@@ -272,11 +245,6 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     if (!files.includes(rel)) throw new UsageError(`--mix names '${f}', which is not among the task files exported`);
     mix.set(rel, w);
   }
-  const read = (f: string): string => fs.readFileSync(path.resolve(io.cwd, f), 'utf8');
-  // Cached runs (no request) give each row its pass rate, band and model, and feed the filters.
-  const runs = args.runs
-    ? await cachedRuns(files, { baseUrl: args.baseUrl, model: args.model, cacheDir: args.cacheDir, read })
-    : new Map<string, RunSummary>();
   const filtering = args.bands !== undefined || args.minPassRate !== undefined || args.maxPassRate !== undefined;
   // A run of band `error` measured nothing: its pass rate of 0 must not pass a pass-rate filter.
   const keep = (run: RunSummary | undefined): boolean =>
@@ -287,33 +255,34 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     (args.maxPassRate === undefined || run.pass_rate <= args.maxPassRate);
   // Large files have their tasks parsed on the machine's other cores, a few batches ahead.
   const pool = openResolvePool(__filename);
-  const card = hfDir ? cardCollector() : undefined;
-  const settings = { version, promptStyle: args.promptStyle, viaVtask: args.viaVtask };
-  if (hfDir) fs.mkdirSync(path.dirname(out), { recursive: true });
-  const report = await exportDataset({
-    files,
+  const {
+    report,
     format,
+    packageFiles: pkgFiles,
+    card: cardFile,
+  } = await exportFiles({
+    cwd: io.cwd,
+    files,
+    format: base.name,
     out,
-    type,
-    settings,
+    ...(type ? { type } : {}),
     split: args.split,
     seed: args.seed,
+    mix,
     dedupe: args.dedupe,
     lossy: args.lossy,
-    mix,
-    judgeModel: args.graderModel,
-    read,
-    parseBatch: pool.parseBatch,
-    runOf: (file, task) => runs.get(`${file}\0${task.id}`),
+    viaVtask: args.viaVtask,
+    promptStyle: args.promptStyle,
+    graderModel: args.graderModel,
+    runs: args.runs,
+    baseUrl: args.baseUrl,
+    model: args.model,
+    cacheDir: args.cacheDir,
     ...(filtering ? { keep } : {}),
-    ...(hfDir && card
-      ? { shards: { dir: path.dirname(out), ...(args.shardSize ?? DEFAULT_SHARD) }, observe: card.observe }
-      : {}),
-    ...(pkg ? { observe: pkg.observe } : {}),
+    shardSize: args.shardSize,
+    parseBatch: pool.parseBatch,
   }).finally(() => pool.close());
-  const pkgFiles = pkg && !report.failed ? pkg.finish(report).map((f) => path.join(pkgDir!, f)) : [];
-  const cardFile =
-    hfDir && card && !report.failed ? writeHfFolder(hfDir, report, card, format.columns(settings)) : undefined;
+  const pkg = pkgDir !== undefined;
   const where = (r: { file: string; line: number }): string => `${r.file}:${r.line}`;
   // Paths as the user would type them: relative below the working folder, absolute elsewhere.
   const shown = (p: string): string => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p));
@@ -371,61 +340,4 @@ export async function exportCommand(argv: readonly string[], io: CliIO): Promise
     if (notes.length && !report.failed) io.stdout.write(notes.join('; ') + '\n');
   }
   return report.failed ? EXIT.failed : EXIT.ok;
-}
-
-/** A shard's bound when `--shard-size` is not given: the size the Hub suggests for Parquet files. */
-const DEFAULT_SHARD: ShardBound = { bytes: 500 * 1024 ** 2 };
-
-type CardCollector = ReturnType<typeof cardCollector>;
-
-/** What the dataset card sums up, gathered from each row as it is written. */
-function cardCollector() {
-  const kinds = new Map<string, number>();
-  const licenses = new Set<string>();
-  const models = new Map<string, { tasks: number; passRates: number; bands: Map<string, number> }>();
-  const prompts: { ref: TaskRef; text: string }[] = [];
-  const observe = (task: TaskSpec, run: RunSummary | undefined, ref: TaskRef): void => {
-    const kind = verifierKind(task.verify);
-    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-    if (typeof task.meta.license === 'string' && task.meta.license) licenses.add(task.meta.license);
-    prompts.push({ ref, text: task.prompt });
-    if (!run) return;
-    const m = models.get(run.model) ?? { tasks: 0, passRates: 0, bands: new Map<string, number>() };
-    models.set(run.model, m);
-    m.tasks++;
-    // A run of band `error` measured nothing: its pass rate of 0 stays out of the mean.
-    if (run.band !== 'error') m.passRates += run.pass_rate;
-    if (run.band !== null) m.bands.set(run.band, (m.bands.get(run.band) ?? 0) + 1);
-  };
-  return { kinds, licenses, models, prompts, observe };
-}
-
-/** Shard names of an earlier export, which this one's would not all replace. */
-const SHARD = /^[\w.-]+-\d{5}-of-\d{5}\.parquet$/;
-
-/** Removes the shards an earlier export left and writes the card; returns the card's path. */
-function writeHfFolder(dir: string, report: ExportReport, c: CardCollector, columns: readonly ParquetColumn[]): string {
-  const data = path.join(dir, 'data');
-  const written = new Set(report.outputs.map((o) => path.basename(o.file)));
-  for (const f of fs.readdirSync(data)) if (SHARD.test(f) && !written.has(f)) fs.rmSync(path.join(data, f));
-  const splits: { name: string; rows: number }[] = [];
-  for (const o of report.outputs) {
-    const name = o.split || 'train';
-    const s = splits.find((x) => x.name === name) ?? splits[splits.push({ name, rows: 0 }) - 1]!;
-    s.rows += o.rows;
-  }
-  const file = path.join(dir, 'README.md');
-  const facts = {
-    name: path.basename(dir),
-    columns,
-    splits,
-    kinds: c.kinds,
-    licenses: c.licenses,
-    models: c.models,
-    exactDropped: report.duplicates.length,
-    nearPairs: findDuplicates(c.prompts),
-    version,
-  };
-  fs.writeFileSync(file, datasetCard(facts));
-  return file;
 }

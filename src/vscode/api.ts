@@ -31,8 +31,8 @@ export interface VtaskApi {
   failureStatus(): string | undefined;
   /** The table view of an open `.parquet` file: its message handler and what it posted. */
   datasetView(uri: vscode.Uri): Pick<DatasetView, 'handle' | 'posted' | 'onDidPost'> | undefined;
-  /** The open workbench of a folder or file: its message handler, its index and what it posted. */
-  workbench(uri: vscode.Uri): Pick<Workbench, 'handle' | 'posted' | 'onDidPost' | 'request'> | undefined;
+  /** The open workbench of a folder or file: its message handler, its index, what it posted, its bulk actions. */
+  workbench(uri: vscode.Uri): Pick<Workbench, 'handle' | 'posted' | 'onDidPost' | 'request' | 'bulk'> | undefined;
   /** The vtask view's tree, the duplicate diagnostics and the dashboard (for tests). */
   readonly overview: Overview;
   /** The extension's log folder (the extension host's own log is two levels up). */

@@ -13,7 +13,8 @@ import {
   type ToWorkbench,
 } from '../core/base/workbenchProtocol';
 import { rowMessage, WorkbenchClient, type WorkbenchOpened } from '../core/workbench/client';
-import { costEstimate } from '../core/workbench/estimate';
+import { actualText, type PlannedTask, type TaskUsage } from '../core/workbench/estimate';
+import type { WorkbenchRowView } from '../core/workbench/index';
 import { labelProblem } from '../core/workbench/labels';
 import { cut } from '../core/util/cut';
 import { workbenchHtml } from '../webview/page';
@@ -24,6 +25,7 @@ import type { TaskRunner } from './taskRunner';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { showPage } from './webviewPage';
 import { actOnSamples, isSamplesMessage } from './workbenchSamples';
+import { plannedTasks, runEstimateText, runUsage, WorkbenchBulk } from './workbenchBulk';
 
 export interface WorkbenchServices {
   readonly extensionUri: vscode.Uri;
@@ -49,6 +51,8 @@ export class Workbench implements vscode.Disposable {
   private opened: Promise<WorkbenchOpened> | undefined;
   private disposed = false;
   private readonly root: string;
+  /** Audit, export and the task panel over the selection. */
+  readonly bulk: WorkbenchBulk;
 
   constructor(
     readonly target: vscode.Uri,
@@ -57,7 +61,14 @@ export class Workbench implements vscode.Disposable {
   ) {
     this.root = vscode.workspace.getWorkspaceFolder(target)?.uri.fsPath ?? path.dirname(target.fsPath);
     showPage(panel, s.extensionUri, workbenchHtml);
+    this.bulk = new WorkbenchBulk({
+      root: this.root,
+      log: s.log,
+      client: () => this.clientReady(),
+      post: (m) => this.post(m),
+    });
     this.disposables.push(
+      this.bulk,
       panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
       panel.onDidDispose(() => this.dispose()),
     );
@@ -180,6 +191,21 @@ export class Workbench implements vscode.Disposable {
       case 'run':
         await this.run(msg.rows, msg.samples, msg.confirmed === true);
         return;
+      case 'audit':
+        await this.bulk.audit(msg.rows);
+        return;
+      case 'export':
+        await this.bulk.export(msg.rows);
+        return;
+      case 'cancel':
+        this.bulk.cancel();
+        return;
+      case 'openPanel':
+        await this.bulk.openPanel(msg.rows);
+        return;
+      case 'step':
+        await this.bulk.step(msg.by);
+        return;
       case 'open': {
         const client = await this.clientReady();
         const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.n] });
@@ -196,32 +222,34 @@ export class Workbench implements vscode.Disposable {
   /**
    * Runs the tasks of `rows` (task files and JSONL rows; Parquet rows run from their table)
    * file by file through the editor's runner, after the user agreed to the sample budget and
-   * cost; cancelling keeps the runs that finished (they are in the run log). Then the dataset
-   * is read again, so the table shows the new runs.
+   * the estimate of tokens and cost (the page shows it); cancelling keeps the runs that
+   * finished (they are in the run log). Then the dataset is read again, so the table shows the
+   * new runs, and the tokens and cost the run used are said.
    */
   private async run(rows: readonly number[], samples: number | undefined, confirmed: boolean): Promise<void> {
     const client = await this.clientReady();
     const picked = await client.request({ op: 'rowsByNumber', rows });
-    const byFile = new Map<string, string[]>();
+    const byFile = new Map<string, Map<string, WorkbenchRowView>>();
     let skipped = 0;
     for (const r of picked) {
       if (r.error || r.kind === null || rowFileType(r.file) === 'parquet') {
         skipped++;
         continue;
       }
-      const ids = byFile.get(r.file) ?? [];
-      ids.push(r.id);
+      const ids = byFile.get(r.file) ?? new Map<string, WorkbenchRowView>();
+      ids.set(r.id, r);
       byFile.set(r.file, ids);
     }
-    const docs: { doc: vscode.TextDocument; ids: string[] }[] = [];
-    let budget = 0;
+    const docs: { doc: vscode.TextDocument; ids: string[]; planned: PlannedTask[] }[] = [];
     for (const [file, ids] of byFile) {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.resolve(this.root, file)));
-      const want = new Set(ids);
       const n = settingsFor(doc.uri).samples;
-      for (const t of runnableTasks(this.s.documents.get(doc)).tasks)
-        if (want.has(t.id)) budget += samples ?? n ?? t.sampling.samples;
-      docs.push({ doc, ids });
+      const parsed = this.s.documents.get(doc);
+      const tasks = runnableTasks(parsed).tasks.flatMap((task) => {
+        const row = ids.get(task.id);
+        return row ? [{ task, row, samples: samples ?? n ?? task.sampling.samples }] : [];
+      });
+      docs.push({ doc, ids: [...ids.keys()], planned: plannedTasks(parsed, doc.uri, tasks) });
     }
     if (!docs.length) {
       await this.post({
@@ -231,18 +259,37 @@ export class Workbench implements vscode.Disposable {
       });
       return;
     }
-    const tasks = docs.reduce((a, d) => a + d.ids.length, 0);
-    const cost = costEstimate(picked, budget);
-    const what = `Run ${tasks.toLocaleString('en-US')} ${tasks === 1 ? 'task' : 'tasks'}: ${budget.toLocaleString('en-US')} samples. ${cost}${skipped ? ` ${skipped} selected ${skipped === 1 ? 'row is' : 'rows are'} left out (Parquet rows, tasks with errors).` : ''}`;
-    if (!confirmed && (await vscode.window.showWarningMessage(what, { modal: true }, 'Run')) !== 'Run') return;
+    const leftOut = skipped
+      ? ` ${skipped} selected ${skipped === 1 ? 'row is' : 'rows are'} left out (Parquet rows, tasks with errors).`
+      : '';
+    const what = runEstimateText(
+      (await this.start()).models,
+      docs.flatMap((d) => d.planned),
+      leftOut,
+    );
+    // The page shows the estimate and asks; it posts the run again, confirmed, when the user agrees.
+    if (!confirmed) {
+      await this.post({
+        type: 'confirmRun',
+        rows: [...rows],
+        ...(samples ? { samples } : {}),
+        text: cut(what, MESSAGE_CHARS),
+      });
+      return;
+    }
     this.s.log.info(`workbench: ${what}`);
-    for (const { doc, ids } of docs) {
+    const used: TaskUsage[] = [];
+    for (const { doc, ids, planned } of docs) {
       const done = await this.s.runner.run(doc, ids, samples ? { samples } : {});
+      used.push(...runUsage(done, planned));
       // Cancelled: the runner's progress was cancelled; what finished is logged, the rest is not started.
       if (done.some((r) => r.error && /cancel/i.test(r.error))) break;
     }
     this.opened = client.request({ op: 'reload' });
     await this.postOpened(await this.opened);
+    const actual = actualText(used);
+    this.s.log.info(`workbench: ${actual}`);
+    await this.post({ type: 'notice', level: 'info', text: cut(actual, MESSAGE_CHARS) });
   }
 
   private async postOpened(opened: WorkbenchOpened): Promise<void> {

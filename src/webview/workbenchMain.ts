@@ -4,6 +4,7 @@
 import { button, el, icon } from './dom';
 import { WorkbenchTable, type WorkbenchState } from './workbenchTable';
 import { initialSamplesState, restoreSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
+import { BulkBar } from './workbenchBulk';
 import { toWorkbench, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
 
 interface VsCodeApi {
@@ -40,6 +41,7 @@ const queryError = el('div', 'query-error');
 queryError.setAttribute('role', 'status');
 const count = el('span', 'count');
 const selection = el('span', 'selection');
+const bulk = new BulkBar((m) => post(m));
 
 function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
   notice.className = `notice ${level}`;
@@ -139,9 +141,18 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
     className: 'label-clear',
   });
   const run = button('Run…', 'play', () => post({ type: 'run', rows: [...t.selected] }), { className: 'run-selected' });
-  labelButtons = [label, unlabel, run];
-  bar.append(input, models, selectAll, clear, run, label, unlabel, count, selection);
-  root.replaceChildren(head, bar, queryError);
+  const audit = button('Audit', 'shield', () => post({ type: 'audit', rows: [...t.selected] }), {
+    className: 'audit-selected',
+  });
+  const exportRows = button('Export…', 'export', () => post({ type: 'export', rows: [...t.selected] }), {
+    className: 'export-selected',
+  });
+  const panel = button('Open in panel', 'open-preview', () => post({ type: 'openPanel', rows: [...t.selected] }), {
+    className: 'panel-selected',
+  });
+  labelButtons = [label, unlabel, run, audit, exportRows, panel];
+  bar.append(input, models, selectAll, clear, run, audit, exportRows, panel, label, unlabel, count, selection);
+  root.replaceChildren(head, bar, queryError, bulk.element);
   for (const note of msg.notes) root.append(el('div', 'notice warning', note));
   const sv = new WorkbenchSamples(
     post,
@@ -227,6 +238,21 @@ function receive(msg: ToWorkbench): void {
     case 'labelled':
       // The labels shown, and the rows a `label:` query keeps, changed.
       requestView();
+      break;
+    case 'confirmRun':
+      bulk.confirmRun(msg);
+      break;
+    case 'bulk':
+      bulk.showProgress(msg);
+      break;
+    case 'bulkDone':
+      // Findings were set: the rows shown, and those a `findings>0` query keeps, changed.
+      bulk.done();
+      showNotice(msg.level, msg.text);
+      requestView();
+      break;
+    case 'stepping':
+      bulk.stepping(msg);
       break;
   }
 }

@@ -84,6 +84,7 @@ describe(
     async function withPage(body) {
       const page = await openPanel(browser, server, { pageName: 'workbench', viewport: { width: 1400, height: 800 } });
       page.answered = 0;
+      page.progressSeen = [];
       try {
         await deliver(page, {
           type: 'opened',
@@ -146,6 +147,39 @@ describe(
               label: m.clear ? undefined : (m.label ?? 'checked'),
             });
             answer = { type: 'labelled', changed: done.changed };
+          } else if (m.type === 'run' && !m.confirmed) {
+            // The estimate as the host makes it: the rows' earlier runs, each task's samples, a price.
+            const rows = await client.request({ op: 'rowsByNumber', rows: m.rows });
+            const planned = rows.map((row) => ({
+              row,
+              samples: m.samples ?? 4,
+              model: 'recorded',
+              price: { prompt: 1, completion: 2 },
+            }));
+            answer = {
+              type: 'confirmRun',
+              rows: m.rows,
+              ...(m.samples ? { samples: m.samples } : {}),
+              text: core.estimateText(core.estimateRun(opened.models, planned)),
+            };
+          } else if (m.type === 'audit') {
+            // The audit as the host runs it: progress, each row's findings into the index, then the outcome.
+            const s = core.selectionFiles(await client.request({ op: 'rowsByNumber', rows: m.rows }));
+            const audits = await core.auditSelection(
+              s,
+              { root: dir, trusted: false, onProgress: (done, total) => page.progressSeen.push([done, total]) },
+              (found) =>
+                void client.request({ op: 'findings', counts: found.map((a) => [a.n, a.audit.findings.length]) }),
+            );
+            for (const [done, total] of page.progressSeen)
+              await deliver(page, { type: 'bulk', action: 'audit', done, total });
+            page.audits = audits;
+            answer = {
+              type: 'bulkDone',
+              action: 'audit',
+              level: 'info',
+              text: `audit of ${audits.length} tasks: done`,
+            };
           }
           if (!answer) continue;
           assert.ok(
@@ -333,6 +367,67 @@ describe(
         await pump(page);
         assert.deepEqual((await inOrder(page, 'label')).slice(0, 2), ['', '']);
         assert.equal(fs.readFileSync(path.join(dir, 'data/a.vtask'), 'utf8'), TASKS);
+      });
+    });
+
+    test('the toolbar acts on the selection: a run is confirmed with its estimate, an audit shows findings and progress, the panel steps', async () => {
+      await withPage(async (page) => {
+        const actions = ['.run-selected', '.audit-selected', '.export-selected', '.panel-selected'];
+        for (const a of actions) assert.ok(await page.$eval(a, (b) => b.disabled), `${a}: nothing selected, disabled`);
+        await page.click('.wb-rows .wb-row[data-at="0"] .cell[data-key="id"]');
+        await page.click('.wb-rows .wb-row[data-at="1"] .cell[data-key="id"]', { modifiers: ['Control'] });
+        for (const a of actions) assert.equal(await page.$eval(a, (b) => b.disabled), false, `${a}: enabled`);
+        const posted = async () => (await page.evaluate(() => window.__posted)).at(-1);
+
+        // Run…: the host's estimate in a dialog; another sample count asks for it again; Run confirms.
+        await page.click('.run-selected');
+        await pump(page);
+        assert.equal(
+          await page.textContent('.run-confirm .estimate'),
+          'Run 2 tasks: 8 samples. Tokens and cost: no earlier run of these tasks reported tokens to estimate them from.',
+        );
+        await page.fill('.run-confirm .samples', '10');
+        await page.waitForFunction(() => window.__posted.at(-1)?.samples === 10);
+        await pump(page);
+        assert.match(await page.textContent('.run-confirm .estimate'), /^Run 2 tasks: 20 samples\./);
+        assert.equal(await page.inputValue('.run-confirm .samples'), '10');
+        await page.screenshot({ path: path.join(RESULTS, 'workbench-estimate.png') });
+        await page.click('.run-confirmed');
+        const rows = (await posted()).rows;
+        assert.deepEqual(await posted(), { type: 'run', rows, samples: 10, confirmed: true });
+        assert.equal(await page.textContent('.run-confirm'), '', 'the dialog closed');
+        page.answered++;
+
+        // Audit: progress, then each row's findings in the table and the outcome as a notice.
+        await page.click('.audit-selected');
+        await pump(page);
+        assert.deepEqual(page.progressSeen, [
+          [0, 2],
+          [2, 2],
+        ]);
+        const counts = page.audits.map((a) => String(a.audit.findings.length));
+        assert.deepEqual((await inOrder(page, 'findings')).slice(0, 3), [...counts, '']);
+        assert.match(await page.textContent('.notice'), /audit of 2 tasks: done/);
+        assert.equal(await page.textContent('.bulk-progress'), '', 'the progress is gone');
+
+        // A bulk action under way: its progress, and Cancel asks the host to stop it.
+        await deliver(page, { type: 'bulk', action: 'export', done: 1, total: 2 });
+        assert.match(await page.textContent('.bulk-progress'), /Exporting: 1 of 2 tasks/);
+        await page.screenshot({ path: path.join(RESULTS, 'workbench-bulk.png') });
+        await page.click('.bulk-cancel');
+        assert.deepEqual(await posted(), { type: 'cancel' });
+        await page.click('.export-selected');
+        assert.deepEqual(await posted(), { type: 'export', rows });
+
+        // Open in panel: the first task; next and previous through the others.
+        await page.click('.panel-selected');
+        assert.deepEqual(await posted(), { type: 'openPanel', rows });
+        await deliver(page, { type: 'stepping', at: 0, count: 2, id: 'add' });
+        assert.match(await page.textContent('.stepping'), /In the task panel: add \(1 of 2\)/);
+        assert.ok(await page.$eval('.step-previous', (b) => b.disabled), 'no task before the first');
+        await page.click('.step-next');
+        assert.deepEqual(await posted(), { type: 'step', by: 1 });
+        page.answered = (await page.evaluate(() => window.__posted)).length;
       });
     });
   },

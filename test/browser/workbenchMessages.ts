@@ -1,4 +1,4 @@
-// What the workbench's browser test and benchmark need from the core, bundled at test time: the
+// What the workbench's browser test and benchmarks need from the core, bundled at test time: the
 // worker client and index over real files written by the exporter, and the old table for a baseline.
 export { rowMessage, WorkbenchClient } from '../../src/core/workbench/client';
 export { WorkbenchIndex } from '../../src/core/workbench/index';
@@ -7,3 +7,7 @@ export { parseQuery } from '../../src/core/workbench/query';
 export { DatasetTable } from '../../src/core/datasets/datasetView';
 export { HOSTILE_PROMPT, rowTaskId, writeDataset } from '../support/datasetFixture';
 export { fromWorkbench, toWorkbench } from '../../src/core/base/workbenchProtocol';
+export { auditSelection, selectionFiles } from '../../src/core/workbench/bulk';
+export { estimateRun, estimateText } from '../../src/core/workbench/estimate';
+export { exportFiles } from '../../src/core/datasets/exportFiles';
+export { TimeSlices } from '../../src/core/util/slices';

@@ -12,7 +12,6 @@ import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { WorkbenchClient } from '../../src/core/workbench/client';
 import { collectWorkbench, RECORDED_MODEL } from '../../src/core/workbench/collect';
-import { costEstimate } from '../../src/core/workbench/estimate';
 import { parseQuery } from '../../src/core/workbench/query';
 import { writeDataset } from '../support/datasetFixture';
 
@@ -178,25 +177,4 @@ test('the worker thread answers what the index answers, and says why a query can
   const missing = new WorkbenchClient(worker, { paths: [path.join(root, 'nowhere')], options: { root } });
   await assert.rejects(missing.opened, /no such file or folder/);
   await missing.close();
-});
-
-test('a run says what it may cost from the tokens of earlier runs, or that there are none', () => {
-  const row = (runs: { tokens?: number; samples: number }[]) => ({
-    n: 0,
-    id: 'a',
-    file: 'a.vtask',
-    line: 0,
-    kind: 'math',
-    prompt: '',
-    cases: 0,
-    casesPassed: -1,
-    casesFailed: -1,
-    findings: -1,
-    runs: runs.map((r) => ({ rate: 1, band: 'too_easy' as const, signal: 0, ...r })),
-  });
-  assert.equal(costEstimate([row([{ samples: 8 }])], 16), 'Cost: no earlier token counts to estimate it from.');
-  assert.equal(
-    costEstimate([row([{ samples: 8, tokens: 4000 }]), row([{ samples: 2, tokens: 1000 }, { samples: 4 }])], 16),
-    "About 8,000 tokens, from earlier runs' 500 a sample.",
-  );
 });

@@ -16,6 +16,7 @@ import { verifierLeaves } from './verifierParts';
 import { isSelected, probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
 import { plural } from '../util/plural';
 import { at } from '../util/must';
+import type { TimeSlices } from '../util/slices';
 
 export interface Finding {
   readonly probe: string;
@@ -50,6 +51,8 @@ export interface AuditOptions {
   readonly trusted?: boolean;
   readonly signal?: AbortSignal;
   readonly concurrency?: number;
+  /** Gives the thread back between probes once a slice of its time is used up (the editor's host). */
+  readonly slices?: TimeSlices;
 }
 
 /** `3 findings (1 critical, 2 high)`, `1 finding (1 low)`, `0 findings`: the count said the same everywhere. */
@@ -59,6 +62,11 @@ export function findingCount(findings: readonly { severity: Severity }[]): strin
     .map((s) => [s, findings.filter((f) => f.severity === s).length] as const)
     .filter(([, n]) => n);
   return `${plural(findings.length, 'finding')}${counts.length ? ` (${counts.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`;
+}
+
+/** A finding as `vtask audit --json` writes it (and the workbench's audit report). */
+export function findingRecord({ probe, family, severity, response, calls, verdict, expected, reason }: Finding) {
+  return { probe, family, severity, response, ...(calls ? { calls } : {}), verdict, expected, reason };
 }
 
 export function atLeast(s: Severity, floor: Severity): boolean {
@@ -113,6 +121,7 @@ export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): P
   });
   const jobs = plans.flat();
   const outcomes = await mapLimit(jobs, limit, async ({ t, p, notRun }): Promise<Outcome> => {
+    if (o.slices?.due) await o.slices.next();
     if (notRun !== undefined) return { notRun };
     if (t.environment) return runAgentProbe(t, p, run);
     return {

@@ -25,6 +25,7 @@ const run = z.object({
   samples: z.int(),
   signal: z.nullable(num),
   tokens: z.optional(num),
+  promptTokens: z.optional(num),
   cost: z.optional(num),
 });
 
@@ -43,6 +44,9 @@ export const workbenchRow = z.object({
   error: z.optional(text),
   runs: z.array(z.nullable(run)).check(z.maxLength(64)),
 });
+
+/** What the workbench does to a whole selection, with progress and Cancel. */
+const bulkAction = z.enum(['audit', 'export']);
 
 const sort = z.object({ column: z.string().check(z.maxLength(300)), descending: z.optional(z.boolean()) });
 
@@ -76,6 +80,22 @@ export const toWorkbench = z.discriminatedUnion('type', [
   /** Labels were written: the page asks for its view again. */
   z.object({ type: z.literal('labelled'), changed: rowNumber }),
   ...samplesToWorkbench,
+  /**
+   * What a run of `rows` may cost (the sample budget, tokens and cost): the page asks the user,
+   * and posts `run` again, `confirmed`, when they agree.
+   */
+  z.object({
+    type: z.literal('confirmRun'),
+    rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)),
+    samples: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+    text,
+  }),
+  /** A bulk action on the selection is under way: tasks done of all (the page offers Cancel). */
+  z.object({ type: z.literal('bulk'), action: bulkAction, done: rowNumber, total: rowNumber }),
+  /** A bulk action ended (done, cancelled or failed): what it did. The page asks for its view again. */
+  z.object({ type: z.literal('bulkDone'), action: bulkAction, level: z.enum(['info', 'warning', 'error']), text }),
+  /** The task panel shows task `at` of the `count` selected tasks being stepped through. */
+  z.object({ type: z.literal('stepping'), at: rowNumber, count: rowNumber, id: text }),
 ]);
 
 export const fromWorkbench = z.discriminatedUnion('type', [
@@ -115,6 +135,16 @@ export const fromWorkbench = z.discriminatedUnion('type', [
   /** Open row `n`'s task where it is written. */
   z.object({ type: z.literal('open'), n: rowNumber }),
   ...samplesFromWorkbench,
+  /** Audit the rows' tasks (`vtask audit`'s probes): findings in the table and a report. */
+  z.object({ type: z.literal('audit'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  /** Export the rows' tasks: the host asks for the format and the file. */
+  z.object({ type: z.literal('export'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  /** Stop the bulk action under way. */
+  z.object({ type: z.literal('cancel') }),
+  /** Open the rows' tasks in the task panel, the first one first. */
+  z.object({ type: z.literal('openPanel'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  /** Show the next (1) or previous (-1) of the tasks being stepped through in the panel. */
+  z.object({ type: z.literal('step'), by: z.union([z.literal(1), z.literal(-1)]) }),
 ]);
 
 export type WorkbenchRowMessage = z.infer<typeof workbenchRow>;

@@ -11,6 +11,7 @@ import { mixKeeps, promptKey, splitOf, type SplitShare } from './curate';
 import type { DatasetFormat, ExportSettings, RunSummary } from './format';
 import { graderClass, rftGrader, type GraderClass } from './openaiRft';
 import { openRowSink, type RowFileType, type RowSink } from './rowFiles';
+import type { TimeSlices } from '../util/slices';
 
 export interface ExportRequest {
   readonly files: readonly string[];
@@ -28,6 +29,12 @@ export interface ExportRequest {
   readonly mix?: ReadonlyMap<string, number>;
   /** What a cached run says about a task, when one exists. */
   readonly runOf?: (file: string, task: TaskSpec) => RunSummary | undefined;
+  /** Only the tasks it picks (by file and id; an invalid task may have none), as if the rest were not there. */
+  readonly select?: (file: string, id: string | undefined) => boolean;
+  /** Stops the export (nothing is written) between two tasks. */
+  readonly signal?: AbortSignal;
+  /** Cuts the loop into slices, so that a thread serving others (the extension host) is never held long. */
+  readonly slices?: TimeSlices;
   /** Keeps a task given its run (band and pass-rate filters); undefined keeps all. */
   readonly keep?: (run: RunSummary | undefined) => boolean;
   /** The model of an `openai-rft` judge grader. */
@@ -205,6 +212,9 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
           ? undefined
           : mixKeeps(await idsOf(streamTaskFile(req.read(file), req.parseBatch).tasks), weight, req.seed, file);
       for await (const { entry, spec: task } of stream.tasks) {
+        req.signal?.throwIfAborted();
+        if (req.slices?.due) await req.slices.next();
+        if (req.select && !req.select(file, task?.id ?? entry.id)) continue;
         if (!task) {
           report.invalid.push({ file, task: entry.id ?? `#${entry.index + 1}`, line: line(entry.offset) });
           continue;

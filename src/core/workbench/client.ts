@@ -40,7 +40,8 @@ export type WorkbenchRequest =
   | { readonly op: 'rowsByNumber'; readonly rows: readonly number[] }
   | { readonly op: 'reload' }
   | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string }
-  | SamplesRequest;
+  | SamplesRequest
+  | { readonly op: 'findings'; readonly counts: readonly (readonly [row: number, findings: number])[] };
 
 /** What each request answers. */
 export interface WorkbenchAnswers extends SamplesAnswers {
@@ -50,6 +51,8 @@ export interface WorkbenchAnswers extends SamplesAnswers {
   rowsByNumber: WorkbenchRowView[];
   reload: WorkbenchOpened;
   label: LabelResult;
+  /** Rows whose findings were set. */
+  findings: number;
 }
 
 type Message =

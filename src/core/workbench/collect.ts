@@ -84,7 +84,7 @@ function runOf(f: RunRecord): WorkbenchRun {
     band: f.band,
     samples: f.samples,
     signal: f.signal_share,
-    ...(tokens !== undefined ? { tokens } : {}),
+    ...(tokens !== undefined && f.tokens ? { tokens, promptTokens: f.tokens.prompt } : {}),
     ...(typeof f.cost === 'number' ? { cost: f.cost } : {}),
   };
 }

@@ -35,6 +35,8 @@ export interface WorkbenchRun {
   readonly signal: number;
   /** Tokens of the run (prompt + completion), when the log records them. */
   readonly tokens?: number;
+  /** Of those, the prompt's (the rest are the completions'): what a price per kind of token needs. */
+  readonly promptTokens?: number;
   /** Cost of the run, when the log records it. */
   readonly cost?: number;
 }
@@ -112,6 +114,7 @@ class ModelColumns {
   readonly samples: Column<Int32Array>;
   readonly signal: Column<Float64Array>;
   readonly tokens: Column<Float64Array>;
+  readonly promptTokens: Column<Float64Array>;
   readonly cost: Column<Float64Array>;
   constructor(n: number) {
     this.rate = floats(n);
@@ -119,6 +122,7 @@ class ModelColumns {
     this.samples = ints(n, -1);
     this.signal = floats(n);
     this.tokens = floats(n);
+    this.promptTokens = floats(n);
     this.cost = floats(n);
   }
   /** The value of a column as a number (a band as its code); NaN when there is no run. */
@@ -218,6 +222,7 @@ export class WorkbenchIndex {
     c.samples.set(n, run.samples);
     c.signal.set(n, run.signal);
     c.tokens.set(n, run.tokens ?? NaN);
+    c.promptTokens.set(n, run.promptTokens ?? NaN);
     c.cost.set(n, run.cost ?? NaN);
   }
 
@@ -264,6 +269,7 @@ export class WorkbenchIndex {
         const band = c.band.get(n);
         if (band === NONE) return null;
         const tokens = c.tokens.get(n);
+        const promptTokens = c.promptTokens.get(n);
         const cost = c.cost.get(n);
         return {
           rate: c.rate.get(n),
@@ -271,6 +277,7 @@ export class WorkbenchIndex {
           samples: c.samples.get(n),
           signal: c.signal.get(n),
           ...(Number.isNaN(tokens) ? {} : { tokens }),
+          ...(Number.isNaN(promptTokens) ? {} : { promptTokens }),
           ...(Number.isNaN(cost) ? {} : { cost }),
         };
       }),

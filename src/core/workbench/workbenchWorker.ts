@@ -33,6 +33,12 @@ function answer(
       return r.rows.filter((n) => n >= 0 && n < index.size).map((n) => index.row(n));
     case 'label':
       return label(index, r.rows, r.label);
+    case 'findings': {
+      // Read at once by the rows shown; a filter or sort by findings sees them at the next view.
+      const known = r.counts.filter(([n]) => n >= 0 && n < index.size);
+      for (const [n, count] of known) index.setFindings(n, count);
+      return known.length;
+    }
   }
 }
 

@@ -3,14 +3,14 @@
 // the rows are (the verifiers package's pyproject, README and module; Inspect's tasks.py).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ExportReport } from '../core/datasets/exportDataset';
-import type { DatasetFormat } from '../core/datasets/format';
-import { verifierKind } from '../core/datasets/hf';
-import { INSPECT_FORMAT, inspectTaskFile } from '../core/datasets/inspectTask';
-import { EnvironmentBundle, SamplingTally } from '../core/datasets/packageRows';
-import { packageNames, VERIFIERS_FORMAT, verifiersPackage } from '../core/datasets/verifiersEnv';
-import type { TaskSpec } from '../core/taskfile/resolve';
-import { version } from '../core/version';
+import type { ExportReport } from './exportDataset';
+import type { DatasetFormat } from './format';
+import { verifierKind } from './hf';
+import { INSPECT_FORMAT, inspectTaskFile } from './inspectTask';
+import { EnvironmentBundle, SamplingTally } from './packageRows';
+import { packageNames, VERIFIERS_FORMAT, verifiersPackage } from './verifiersEnv';
+import type { TaskSpec } from '../taskfile/resolve';
+import { version } from '../version';
 
 export const PACKAGE_FORMATS: ReadonlySet<string> = new Set([VERIFIERS_FORMAT, INSPECT_FORMAT]);
 

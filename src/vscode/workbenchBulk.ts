@@ -1,0 +1,348 @@
+// The workbench's actions on a whole selection (or everything a query matches): the audit of its
+// tasks, their export to a dataset format, the task panel stepping through them, and the
+// estimate a run of them is confirmed with. The work is the core's (src/core/workbench/bulk.ts,
+// src/core/datasets/exportFiles.ts); this asks the user what it needs, shows progress with
+// Cancel (in a notification and in the page) and says what was done.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { errorMessage } from '../core/base/errorMessage';
+import type { ToWorkbench } from '../core/base/workbenchProtocol';
+import { exportFiles, type ExportFilesResult } from '../core/datasets/exportFiles';
+import { EXPORT_FORMATS } from '../core/datasets/formats';
+import { HF_FORMAT } from '../core/datasets/hf';
+import { PACKAGE_FORMATS } from '../core/datasets/exportPackage';
+import { modelLabel } from '../core/overview/runlog/runLog';
+import type { TaskRunResult } from '../core/run/sampleTasks';
+import { tokensOf } from '../core/overview/runlog/usage';
+import type { TaskSpec } from '../core/taskfile/resolve';
+import type { TaskFile } from '../core/taskfile/parse';
+import { cut } from '../core/util/cut';
+import { plural } from '../core/util/plural';
+import { SLICE_MS, TimeSlices } from '../core/util/slices';
+import {
+  auditJson,
+  auditMarkdown,
+  auditSelection,
+  leftOutText,
+  selectionFiles,
+  type SelectionFiles,
+} from '../core/workbench/bulk';
+import type { WorkbenchClient } from '../core/workbench/client';
+import { estimateRun, estimateText, type PlannedTask, type TaskUsage } from '../core/workbench/estimate';
+import type { WorkbenchRowView } from '../core/workbench/index';
+import { profileForTask } from './models';
+import { withEditorSettings } from './taskRunner';
+
+/** What the bulk actions need of their workbench. */
+export interface BulkHost {
+  /** The folder the index names files relative to. */
+  readonly root: string;
+  readonly log: vscode.LogOutputChannel;
+  client(): Promise<WorkbenchClient>;
+  post(message: ToWorkbench): Thenable<boolean>;
+}
+
+/** Characters of a message the page is sent. */
+const MESSAGE_CHARS = 2000;
+/** The least time between two progress updates. */
+const PROGRESS_MS = 100;
+
+/** The export asked for without the pickers (tests, commands). */
+export interface ExportChoice {
+  readonly format: string;
+  /** Absolute: a file, or the folder of hf, verifiers and inspect. */
+  readonly out: string;
+}
+
+export class WorkbenchBulk implements vscode.Disposable {
+  /** The action under way: one at a time. */
+  private running: { action: 'audit' | 'export'; abort: AbortController } | undefined;
+  /** The tasks the panel steps through (next/previous), and where it is. */
+  private stepping: { rows: WorkbenchRowView[]; at: number } | undefined;
+  /** The last report of an audit (for tests): Markdown and JSON. */
+  lastReport: { markdown: string; json: string } | undefined;
+
+  constructor(private readonly host: BulkHost) {}
+
+  /** Stops the action under way, if any. */
+  cancel(): void {
+    this.running?.abort.abort(new Error('cancelled'));
+  }
+
+  private async rows(rows: readonly number[]): Promise<WorkbenchRowView[]> {
+    return (await this.host.client()).request({ op: 'rowsByNumber', rows });
+  }
+
+  /**
+   * Runs `work` as the one bulk action, with progress and Cancel in a notification and the
+   * page; says its outcome in the page (the page asks for its view again).
+   */
+  private async withProgress(
+    action: 'audit' | 'export',
+    title: string,
+    total: number,
+    work: (signal: AbortSignal, step: () => void) => Promise<{ level: 'info' | 'warning' | 'error'; text: string }>,
+  ): Promise<void> {
+    if (this.running) {
+      await this.host.post({
+        type: 'notice',
+        level: 'warning',
+        text: `The ${this.running.action} of the selection is still under way: cancel it first, or wait for it.`,
+      });
+      return;
+    }
+    const abort = new AbortController();
+    this.running = { action, abort };
+    let done = 0;
+    let outcome: { level: 'info' | 'warning' | 'error'; text: string };
+    try {
+      await this.host.post({ type: 'bulk', action, done, total });
+      outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `vtask: ${title}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
+          let shown = 0;
+          let shownAt = 0;
+          return work(abort.signal, () => {
+            done++;
+            // A few updates a second: a message per task of a large selection would flood the page.
+            const now = Date.now();
+            if (now - shownAt < PROGRESS_MS && done < total) return;
+            progress.report({ increment: (100 * (done - shown)) / Math.max(1, total), message: `${done} of ${total}` });
+            shown = done;
+            shownAt = now;
+            void this.host.post({ type: 'bulk', action, done, total });
+          });
+        },
+      );
+    } catch (e) {
+      outcome = abort.signal.aborted
+        ? { level: 'warning', text: `${title}: cancelled after ${done} of ${plural(total, 'task')}.` }
+        : { level: 'error', text: `${title} failed: ${errorMessage(e)}` };
+      if (!abort.signal.aborted) this.host.log.error(e instanceof Error ? e : String(e));
+    } finally {
+      this.running = undefined;
+    }
+    this.host.log.info(`workbench: ${outcome.text}`);
+    await this.host.post({ type: 'bulkDone', action, level: outcome.level, text: cut(outcome.text, MESSAGE_CHARS) });
+  }
+
+  /** A notice that the selection holds nothing the action takes; true when it holds something. */
+  private async some(s: SelectionFiles, what: string): Promise<boolean> {
+    if (s.tasks) return true;
+    await this.host.post({
+      type: 'notice',
+      level: 'warning',
+      text: `Nothing to ${what}: pick tasks of task files.${leftOutText(s)}`,
+    });
+    return false;
+  }
+
+  /**
+   * Audits the tasks of `rows` as `vtask audit` does: each row's findings are in the table as
+   * soon as its batch is audited (and stay when the audit is cancelled); then the report opens
+   * as a Markdown document (JSON on request).
+   */
+  async audit(rows: readonly number[]): Promise<void> {
+    const s = selectionFiles(await this.rows(rows));
+    if (!(await this.some(s, 'audit'))) return;
+    const client = await this.host.client();
+    const title = `audit of ${plural(s.tasks, 'task')}`;
+    await this.withProgress('audit', title, s.tasks, async (signal, step) => {
+      const audits = await auditSelection(
+        s,
+        {
+          root: this.host.root,
+          trusted: vscode.workspace.isTrusted,
+          signal,
+          slices: new TimeSlices(SLICE_MS, signal),
+          onProgress: (d) => d && step(),
+        },
+        (found) =>
+          void client.request({ op: 'findings', counts: found.map((a) => [a.n, a.audit.findings.length] as const) }),
+      );
+      const markdown = auditMarkdown(audits, leftOutText(s));
+      const json = auditJson(audits);
+      this.lastReport = { markdown, json };
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+      void vscode.window.showInformationMessage(`vtask: ${firstLine(markdown)}`, 'Open as JSON').then(async (pick) => {
+        if (pick !== 'Open as JSON') return;
+        const j = await vscode.workspace.openTextDocument({ language: 'json', content: json });
+        await vscode.window.showTextDocument(j, { preview: false });
+      });
+      return { level: 'info', text: `${title}: ${firstLine(markdown)}` };
+    });
+  }
+
+  /**
+   * Exports the tasks of `rows` (their task files' tasks; rows of JSONL and Parquet files are
+   * left out) as `vtask export --format FORMAT` writes them; the format and file are asked for
+   * unless given.
+   */
+  async export(rows: readonly number[], given?: ExportChoice): Promise<void> {
+    const s = selectionFiles(await this.rows(rows));
+    if (!(await this.some(s, 'export'))) return;
+    const choice = given ?? (await askExport(this.host.root));
+    if (!choice) return;
+    const shown = vscode.workspace.asRelativePath(choice.out);
+    const title = `export of ${plural(s.tasks, 'task')} as ${choice.format}`;
+    await this.withProgress('export', title, s.tasks, async (signal, step) => {
+      const done = await exportFiles({
+        cwd: this.host.root,
+        files: [...s.files.keys()],
+        format: choice.format,
+        out: choice.out,
+        select: (file, id) => id !== undefined && s.files.get(file)?.has(id) === true,
+        signal,
+        slices: new TimeSlices(SLICE_MS, signal),
+        onTask: step,
+      });
+      return exportOutcome(done, shown, leftOutText(s));
+    });
+  }
+
+  /**
+   * Opens the task panel on the first of the rows' tasks; with several, the page offers
+   * next/previous through them. The panel is one (it follows the task in view), so one task
+   * at a time, in the selection's order, is what it can show; a panel each would be many tabs
+   * of the same view.
+   */
+  async openPanel(rows: readonly number[]): Promise<void> {
+    const picked = (await this.rows(rows)).filter(
+      (r) => !r.error && r.kind !== null && !/\.(jsonl|parquet)$/i.test(r.file),
+    );
+    if (!picked.length) {
+      await this.host.post({
+        type: 'notice',
+        level: 'warning',
+        text: 'Nothing to open in the task panel: pick tasks of task files (a JSONL or Parquet row opens in its file).',
+      });
+      return;
+    }
+    this.stepping = { rows: picked, at: 0 };
+    await this.showStep();
+  }
+
+  /** The next (1) or previous (-1) task of those opened in the panel. */
+  async step(by: 1 | -1): Promise<void> {
+    const s = this.stepping;
+    if (!s) return;
+    s.at = Math.min(s.rows.length - 1, Math.max(0, s.at + by));
+    await this.showStep();
+  }
+
+  private async showStep(): Promise<void> {
+    const s = this.stepping;
+    const row = s?.rows[s.at];
+    if (!s || !row) return;
+    const uri = vscode.Uri.file(path.resolve(this.host.root, row.file));
+    await vscode.workspace.openTextDocument(uri);
+    await vscode.commands.executeCommand('vtask.openPanel', uri, row.id);
+    await this.host.post({ type: 'stepping', at: s.at, count: s.rows.length, id: row.id });
+  }
+
+  dispose(): void {
+    this.cancel();
+  }
+}
+
+/** The first line of a report after its heading. */
+function firstLine(markdown: string): string {
+  return markdown.split('\n')[2] ?? '';
+}
+
+/** What an export did, as the page says it. */
+function exportOutcome(
+  done: ExportFilesResult,
+  shown: string,
+  leftOut: string,
+): { level: 'info' | 'warning' | 'error'; text: string } {
+  const r = done.report;
+  if (r.failed) {
+    const first = r.unexpressible[0];
+    return {
+      level: 'error',
+      text: `Nothing written: ${plural(r.unexpressible.length, 'task')} cannot be expressed in ${done.format.name}${first ? ` (${first.task}: ${first.reason})` : ''}.`,
+    };
+  }
+  const rows = r.outputs.reduce((k, o) => k + o.rows, 0);
+  const notes = [
+    r.duplicates.length && `${plural(r.duplicates.length, 'duplicate prompt')} dropped`,
+    r.invalid.length && `${plural(r.invalid.length, 'invalid task')} skipped`,
+    r.warnings.length && `${plural(r.warnings.length, 'warning')}: ${r.warnings[0]?.reason ?? ''}`,
+  ].filter(Boolean);
+  return {
+    level: notes.length ? 'warning' : 'info',
+    text: `Exported ${plural(rows, 'row')} as ${done.format.name} to ${shown}.${notes.length ? ` ${notes.join('; ')}.` : ''}${leftOut}`,
+  };
+}
+
+/** The format and the file (or folder) of an export, asked of the user; undefined when they cancel. */
+async function askExport(root: string): Promise<ExportChoice | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    [...EXPORT_FORMATS.values()].map((f) => ({
+      label: f.name,
+      description:
+        f.name === HF_FORMAT || PACKAGE_FORMATS.has(f.name)
+          ? 'a folder'
+          : f.jsonLinesExtension
+            ? `.parquet or ${f.jsonLinesExtension}`
+            : f.outputs.map((o) => `.${o}`).join(' or '),
+    })),
+    { title: 'vtask: export the selection as', placeHolder: 'The format `vtask export --format` writes' },
+  );
+  if (!picked) return undefined;
+  const format = EXPORT_FORMATS.get(picked.label);
+  if (!format) return undefined;
+  const folder = picked.label === HF_FORMAT || PACKAGE_FORMATS.has(picked.label);
+  const ext = format.jsonLinesExtension?.slice(1) ?? format.outputs[0] ?? 'jsonl';
+  const uri = await vscode.window.showSaveDialog({
+    title: folder ? `vtask: the folder to write the ${picked.label} export in` : `vtask: the ${picked.label} file`,
+    defaultUri: vscode.Uri.file(path.join(root, folder ? `${picked.label}-export` : `export.${ext}`)),
+    ...(folder
+      ? {}
+      : {
+          filters: Object.fromEntries(
+            [...format.outputs, ...(format.jsonLinesExtension ? [format.jsonLinesExtension.slice(1)] : [])]
+              .filter((o) => !(o === 'jsonl' && format.jsonLinesExtension))
+              .map((o) => [o === 'parquet' ? 'Parquet' : 'JSON lines', [o]]),
+          ),
+        }),
+  });
+  return uri ? { format: picked.label, out: uri.fsPath } : undefined;
+}
+
+/**
+ * The tasks of a run with their samples, model and price (the profile each runs with, as the
+ * runner resolves it), for the estimate; a task whose model does not resolve has none.
+ */
+export function plannedTasks(
+  file: TaskFile,
+  uri: vscode.Uri,
+  tasks: readonly { task: TaskSpec; row: WorkbenchRowView; samples: number }[],
+): PlannedTask[] {
+  return tasks.map(({ task, row, samples }) => {
+    try {
+      const profile = profileForTask(file, withEditorSettings(task, uri), uri);
+      return { row, samples, model: modelLabel(profile), ...(profile.price ? { price: profile.price } : {}) };
+    } catch {
+      return { row, samples };
+    }
+  });
+}
+
+/** The estimate of a run, as the page's confirmation shows it. */
+export function runEstimateText(models: readonly string[], planned: readonly PlannedTask[], leftOut: string): string {
+  return `${estimateText(estimateRun(models, planned))}${leftOut}`;
+}
+
+/** What the tasks of a file's run used: their tokens, priced by the price of each task's model. */
+export function runUsage(done: readonly TaskRunResult[], planned: readonly PlannedTask[]): TaskUsage[] {
+  const price = new Map(planned.map((p) => [p.row.id, p.price]));
+  return done.map((r) => {
+    const tokens = tokensOf(r.samples);
+    const p = price.get(r.task.id);
+    return { samples: r.samples.length, ...(tokens ? { tokens } : {}), ...(p ? { price: p } : {}) };
+  });
+}

@@ -1,0 +1,244 @@
+// The workbench's actions on a selection, without the editor: a run's estimate of tokens and
+// cost (from the run log's token counts, through the index, priced per profile), the export of
+// a selection (the file `vtask export` writes for those tasks, row for row), and the audit of a
+// selection (the probes of `vtask audit`, its findings per row, its report), both stoppable.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { exportFiles } from '../../src/core/datasets/exportFiles';
+import { readRows } from '../../src/core/datasets/rowFiles';
+import { appendRunRecords } from '../../src/core/overview/runlog/runLog';
+import { taskRunKey } from '../../src/core/run/resultKeys';
+import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { auditJson, auditMarkdown, auditSelection, leftOutText, selectionFiles } from '../../src/core/workbench/bulk';
+import { collectWorkbench } from '../../src/core/workbench/collect';
+import { actualText, estimateRun, estimateText } from '../../src/core/workbench/estimate';
+import type { WorkbenchIndex, WorkbenchRowView } from '../../src/core/workbench/index';
+
+const CLI = path.resolve('out/cli.js');
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-workbench-bulk-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const TASKS = `vtask: 1
+tasks:
+  - id: add
+    prompt: What is 17 + 25?
+    verify:
+      math: { answer: "42" }
+  - id: capital
+    prompt: Name the capital of France.
+    verify:
+      match: { answer: Paris }
+  - id: prime
+    prompt: Name a prime number.
+    verify: { match: { answer: ".*", mode: regex } }
+  - id: double
+    prompt: What is 2 * 21?
+    verify:
+      math: { answer: "42" }
+`;
+
+let index: WorkbenchIndex;
+const rowsOf = (ids: readonly string[]) =>
+  ids.map((id) =>
+    index.row(index.rowOf(id.includes('.jsonl') ? 'data/qa.jsonl' : 'data/a.vtask', id.replace(/^.*:/, '')) as number),
+  );
+
+before(async () => {
+  fs.mkdirSync(path.join(root, '.git'));
+  fs.mkdirSync(path.join(root, 'data'));
+  fs.writeFileSync(path.join(root, 'data/a.vtask'), TASKS);
+  fs.writeFileSync(
+    path.join(root, 'data/qa.jsonl'),
+    `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`,
+  );
+  const parsed = parseTaskFile(TASKS);
+  const key = (id: string): string =>
+    taskRunKey(parsed, parsed.tasks.find((t) => t.id === id) as (typeof parsed.tasks)[number]);
+  const run = (task: string, model: string, samples: number, prompt: number, completion: number) => ({
+    file: 'data/a.vtask',
+    task,
+    model,
+    key: key(task),
+    at: '2026-01-01T00:00:00.000Z',
+    samples,
+    passed: samples,
+    pass_rate: 1,
+    band: 'too_easy' as const,
+    signal_share: 0,
+    tokens: { prompt, completion },
+  });
+  // `add` ran with `strong`: 100 prompt + 300 completion tokens a sample; `capital` with `weak`.
+  appendRunRecords(path.join(root, '.vtask-cache'), [
+    run('add', 'strong', 4, 400, 1200),
+    run('capital', 'weak', 2, 60, 40),
+  ]);
+  index = (await collectWorkbench([path.join(root, 'data')], { root })).index;
+});
+
+test("a run's estimate: tokens from earlier runs per task and model, priced by each task's profile", () => {
+  assert.deepEqual(index.models, ['strong', 'weak']);
+  const [add, capital, double] = rowsOf(['add', 'capital', 'double']) as [
+    WorkbenchRowView,
+    WorkbenchRowView,
+    WorkbenchRowView,
+  ];
+  const price = { prompt: 2, completion: 10 };
+  const priced = estimateRun(index.models, [
+    { row: add, samples: 8, model: 'strong', price },
+    // Never ran with `strong`: its tokens are the mean of the selection's `strong` runs.
+    { row: double, samples: 2, model: 'strong', price },
+  ]);
+  assert.deepEqual(priced, {
+    tasks: 2,
+    samples: 10,
+    tokens: { prompt: 1000, completion: 3000 },
+    borrowed: 1,
+    cost: (1000 * 2 + 3000 * 10) / 1e6,
+    unpriced: [],
+  });
+  assert.equal(
+    estimateText(priced),
+    'Run 2 tasks: 10 samples. About 4,000 tokens (1,000 prompt + 3,000 completion), about $0.03. 1 task never ran with its model with token counts: estimated from the other runs.',
+  );
+  const unpriced = estimateRun(index.models, [{ row: capital, samples: 4, model: 'weak' }]);
+  assert.equal(
+    estimateText(unpriced),
+    "Run 1 task: 4 samples. About 200 tokens (120 prompt + 80 completion), cost: no price configured. No price configured for weak: a profile's price is { prompt, completion } in dollars per million tokens.",
+  );
+  const none = estimateRun(['other'], [{ row: { ...double, runs: [] }, samples: 3, model: 'other', price }]);
+  assert.equal(
+    estimateText(none),
+    'Run 1 task: 3 samples. Tokens and cost: no earlier run of these tasks reported tokens to estimate them from.',
+  );
+  assert.equal(
+    actualText([
+      { samples: 8, tokens: { prompt: 800, completion: 2000 }, price },
+      { samples: 2, tokens: { prompt: 200, completion: 500 }, price },
+    ]),
+    'Ran 2 tasks: 10 samples, 1,000 prompt + 2,500 completion tokens, $0.03.',
+  );
+  assert.equal(actualText([{ samples: 4 }]), 'Ran 1 task: 4 samples; the endpoint reported no tokens.');
+});
+
+/** The rows of a JSONL file. */
+async function rowsIn(file: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const r of readRows(file, 'jsonl')) out.push(r.row);
+  return out;
+}
+
+test('the export of a selection is the file `vtask export` writes for those tasks', async () => {
+  const cli = spawnSync(process.execPath, [CLI, 'export', 'data/a.vtask', '--format', 'trl', '-o', 'cli.jsonl'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  assert.equal(cli.status, 0, cli.stderr);
+  const all = selectionFiles(rowsOf(['add', 'capital', 'prime', 'double', 'qa.jsonl:spider']));
+  assert.deepEqual([all.tasks, all.rowFileRows, all.invalidRows], [4, 1, 0]);
+  assert.equal(leftOutText(all), ' Left out: 1 JSONL or Parquet row (`vtask import` turns them into task files).');
+  const select = (s: typeof all) => (file: string, id: string | undefined) =>
+    id !== undefined && s.files.get(file)?.has(id) === true;
+  let seen = 0;
+  const whole = await exportFiles({
+    cwd: root,
+    files: [...all.files.keys()],
+    format: 'trl',
+    out: path.join(root, 'whole.jsonl'),
+    type: 'jsonl',
+    select: select(all),
+    onTask: () => seen++,
+  });
+  assert.equal(seen, 4);
+  assert.deepEqual(whole.report.outputs, [{ split: '', file: path.join(root, 'whole.jsonl'), rows: 4 }]);
+  const cliRows = await rowsIn(path.join(root, 'cli.jsonl'));
+  assert.deepEqual(await rowsIn(path.join(root, 'whole.jsonl')), cliRows);
+  assert.equal(
+    fs.readFileSync(path.join(root, 'whole.jsonl'), 'utf8'),
+    fs.readFileSync(path.join(root, 'cli.jsonl'), 'utf8'),
+  );
+
+  // Two of the four: the CLI's rows of those tasks, in the file's order.
+  const some = selectionFiles(rowsOf(['double', 'add']));
+  await exportFiles({
+    cwd: root,
+    files: [...some.files.keys()],
+    format: 'trl',
+    out: path.join(root, 'some.jsonl'),
+    type: 'jsonl',
+    select: select(some),
+  });
+  const ids = (rows: unknown[]) => rows.map((r) => (r as { task_id: string }).task_id);
+  const picked = await rowsIn(path.join(root, 'some.jsonl'));
+  assert.deepEqual(ids(picked), ['add', 'double']);
+  assert.deepEqual(
+    picked,
+    cliRows.filter((r) => ['add', 'double'].includes((r as { task_id: string }).task_id)),
+  );
+
+  // Stopped: nothing is written, not even part of the file.
+  const stop = new AbortController();
+  await assert.rejects(
+    exportFiles({
+      cwd: root,
+      files: [...all.files.keys()],
+      format: 'trl',
+      out: path.join(root, 'stopped.jsonl'),
+      type: 'jsonl',
+      select: select(all),
+      signal: stop.signal,
+      onTask: () => stop.abort(new Error('cancelled')),
+    }),
+    /cancelled/,
+  );
+  assert.deepEqual(
+    fs.readdirSync(root).filter((f) => f.startsWith('stopped')),
+    [],
+  );
+});
+
+test("the audit of a selection: each task's findings by row, a report, and a stop between batches", async () => {
+  const s = selectionFiles(rowsOf(['add', 'prime', 'qa.jsonl:spider']));
+  const progress: [number, number][] = [];
+  const audits = await auditSelection(s, { root, trusted: false, onProgress: (d, t) => progress.push([d, t]) });
+  assert.deepEqual(progress, [
+    [0, 2],
+    [2, 2],
+  ]);
+  const prime = audits.find((a) => a.audit.task === 'prime');
+  assert.equal(prime?.n, index.rowOf('data/a.vtask', 'prime'));
+  assert.equal(prime?.line, 11);
+  assert.ok(
+    prime && prime.audit.findings.some((f) => f.probe === 'empty'),
+    'a regex accepting anything passes an empty answer',
+  );
+  // The same findings as `vtask audit` of the file gives for that task.
+  const cli = spawnSync(process.execPath, [CLI, 'audit', 'data/a.vtask', '--json'], { cwd: root, encoding: 'utf8' });
+  const byCli = (JSON.parse(cli.stdout) as { tasks: { task: string; findings: { probe: string }[] }[] }).tasks;
+  for (const a of audits)
+    assert.deepEqual(
+      a.audit.findings.map((f) => f.probe),
+      byCli.find((t) => t.task === a.audit.task)?.findings.map((f) => f.probe),
+    );
+  const md = auditMarkdown(audits, leftOutText(s));
+  assert.match(
+    md,
+    /^# vtask audit of 2 tasks\n\n\d+ findings? \(.*\) in 2 of 2 tasks\. Left out: 1 JSONL or Parquet row/,
+  );
+  assert.match(md, /## prime — data\/a\.vtask:11\n\n- \*\*\w+\*\* probe `empty` \(expected fail, got pass\)/);
+  const json = JSON.parse(auditJson(audits)) as {
+    tasks: { task: string; findings: { probe: string }[] }[];
+    findings: number;
+  };
+  assert.deepEqual(
+    json.tasks.map((t) => t.task),
+    ['add', 'prime'],
+  );
+  assert.equal(json.findings, audits[0]!.audit.findings.length + prime.audit.findings.length);
+  const stop = new AbortController();
+  stop.abort(new Error('cancelled'));
+  await assert.rejects(auditSelection(s, { root, trusted: false, signal: stop.signal }), /cancelled/);
+});
