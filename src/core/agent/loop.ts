@@ -90,8 +90,8 @@ export async function runAgentSample(o: AgentSampleOptions): Promise<AgentSample
   allowManyListeners(o.signal);
   const key = trajectoryKey(o.profile, o.request, o.index, o.environmentKey, o.maxTurns);
   if (!o.fresh && o.cache) {
-    const hit = o.cache.get(key) as TrajectorySample | undefined;
-    if (hit && isTrajectory(hit.trajectory)) return { sample: hit, cached: true, cachedSteps: 0 };
+    const hit = o.cache.get(key);
+    if (hit && isTrajectorySample(hit)) return { sample: hit, cached: true, cachedSteps: 0 };
   }
   const run = await runEpisode(o);
   if (o.signal.aborted) throw new CancelledError();
@@ -101,14 +101,21 @@ export async function runAgentSample(o: AgentSampleOptions): Promise<AgentSample
   return { sample: run.sample, cached: false, cachedSteps: run.cachedSteps };
 }
 
-function isTrajectory(t: unknown): t is Trajectory {
-  const x = t as Partial<Trajectory> | undefined;
+/** A cached sample that holds a whole trajectory (a plain model answer under the same key does not). */
+function isTrajectorySample(s: Sample): s is TrajectorySample {
+  if (!('trajectory' in s)) return false;
+  const t = s.trajectory;
   return (
-    !!x &&
-    Array.isArray(x.messages) &&
-    Array.isArray(x.steps) &&
-    typeof x.final === 'string' &&
-    typeof x.turns === 'number'
+    typeof t === 'object' &&
+    t !== null &&
+    'messages' in t &&
+    Array.isArray(t.messages) &&
+    'steps' in t &&
+    Array.isArray(t.steps) &&
+    'final' in t &&
+    typeof t.final === 'string' &&
+    'turns' in t &&
+    typeof t.turns === 'number'
   );
 }
 
