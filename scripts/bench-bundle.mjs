@@ -1,7 +1,9 @@
 // What the extension costs before it does anything: the .vsix as `npm run package` makes it, each
-// bundle in it, and the CPU time and heap of loading out/extension.js from it. Loading is
-// `require()` of the bundle in a fresh Node process with a stand-in `vscode` module (every name a
-// no-op class): module evaluation, what each activation pays first, not VS Code's activation.
+// bundle in it, and the CPU time and heap of loading out/extension.js from it (what any activation
+// pays, a JSONL file of another project included) and of loading it with its second stage,
+// out/extension.js then out/extensionMain.js (what a task file pays; a checkout without the second
+// stage pays the first alone). Loading is `require()` of the bundles in a fresh Node process with
+// a stand-in `vscode` module (every name a no-op class): module evaluation, not VS Code's activation.
 // `--base COMMIT` measures that commit the same way (in a temporary git worktree) for comparison.
 // Prints human lines, then one JSON line.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -31,9 +33,9 @@ function unzip(file, dir) {
   return JSON.parse(execFileSync('python3', ['-c', py, file, dir], { encoding: 'utf8' }));
 }
 
-/** Median CPU ms and heap MB of requiring bundle, each in a fresh process. */
-function loadCost(bundle, stubDir) {
-  const code = `const c0 = process.cpuUsage(); require(${JSON.stringify(bundle)}); const c = process.cpuUsage(c0);
+/** Median CPU ms and heap MB of requiring the bundles in order, each time in a fresh process. */
+function loadCost(bundles, stubDir) {
+  const code = `const c0 = process.cpuUsage(); for (const b of ${JSON.stringify(bundles)}) require(b); const c = process.cpuUsage(c0);
 global.gc(); console.log(JSON.stringify({ cpu: (c.user + c.system) / 1000, heap: process.memoryUsage().heapUsed / 1048576 }));`;
   const runs = [];
   for (let i = 0; i < RUNS; i++) {
@@ -41,7 +43,7 @@ global.gc(); console.log(JSON.stringify({ cpu: (c.user + c.system) / 1000, heap:
       encoding: 'utf8',
       env: { ...process.env, NODE_PATH: stubDir },
     });
-    if (r.status !== 0) throw new Error(`loading ${bundle}: ${r.stderr}`);
+    if (r.status !== 0) throw new Error(`loading ${bundles.join(', ')}: ${r.stderr}`);
     runs.push(JSON.parse(r.stdout));
   }
   const median = (k) => runs.map((x) => x[k]).sort((a, b) => a - b)[Math.floor(RUNS / 2)];
@@ -59,15 +61,20 @@ function measure(root, name, stubDir) {
       .map(([f, size]) => [f.slice('extension/out/'.length), size]),
   );
   const unpacked = Object.values(files).reduce((a, b) => a + b, 0);
-  const load = loadCost(path.join(dir, 'extension/out/extension.js'), stubDir);
+  const first = path.join(dir, 'extension/out/extension.js');
+  const second = path.join(dir, 'extension/out/extensionMain.js');
+  const load = loadCost([first], stubDir);
+  const full = fs.existsSync(second) ? loadCost([first, second], stubDir) : load;
   // Node itself, requiring an empty file: subtracted so the figure is the bundle's.
-  const empty = loadCost(path.join(stubDir, 'empty.js'), stubDir);
+  const empty = loadCost([path.join(stubDir, 'empty.js')], stubDir);
   return {
     vsix_bytes: fs.statSync(vsix).size,
     unpacked_bytes: unpacked,
     bundles,
     load_cpu_ms: +(load.cpu - empty.cpu).toFixed(1),
     load_heap_mb: +(load.heap - empty.heap).toFixed(1),
+    full_load_cpu_ms: +(full.cpu - empty.cpu).toFixed(1),
+    full_load_heap_mb: +(full.heap - empty.heap).toFixed(1),
   };
 }
 
@@ -87,7 +94,7 @@ fs.writeFileSync(path.join(stubDir, 'empty.js'), '');
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 const print = (label, m) => {
   console.log(
-    `${label}: .vsix ${mb(m.vsix_bytes)} (${mb(m.unpacked_bytes)} unpacked); loading out/extension.js ${m.load_cpu_ms} ms CPU, ${m.load_heap_mb} MB heap`,
+    `${label}: .vsix ${mb(m.vsix_bytes)} (${mb(m.unpacked_bytes)} unpacked); loading out/extension.js ${m.load_cpu_ms} ms CPU, ${m.load_heap_mb} MB heap; with the second stage ${m.full_load_cpu_ms} ms CPU, ${m.full_load_heap_mb} MB heap`,
   );
   console.log(
     `  bundles: ${Object.entries(m.bundles)

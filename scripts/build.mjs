@@ -53,6 +53,16 @@ const all = [
     target: 'node20',
     external: ['vscode'],
   },
+  // The extension's second stage: the first (out/extension.js) loads it once a vtask file, view or command needs it.
+  {
+    ...common,
+    entryPoints: ['src/vscode/extensionMain.ts'],
+    outfile: 'out/extensionMain.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
   {
     ...common,
     entryPoints: ['src/cli/main.ts'],
@@ -159,6 +169,7 @@ const all = [
 const SHIPPED = {
   vsix: [
     'out/extension.js',
+    'out/extensionMain.js',
     'out/webview.js',
     'out/datasetView.js',
     'out/dashboard.js',

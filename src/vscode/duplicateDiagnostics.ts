@@ -6,6 +6,7 @@ import { DEFAULT_NGRAM } from '../core/overview/prompts/contamination';
 import { findFindingsInThread } from '../core/overview/prompts/findings';
 import type { ContaminationHit, DuplicatePair, TaskRef } from '../core/overview/dataset/types';
 import { cut } from '../core/util/cut';
+import { sleep } from '../core/util/wait';
 import type { DuplicateSource } from './taskFacts';
 import type { IndexedFile, TaskIndex } from './taskIndex';
 
@@ -99,7 +100,7 @@ export class DuplicateDiagnostics implements vscode.Disposable, DuplicateSource 
 
   /** Resolves when the pass under way (or the one scheduled) is over (for tests). */
   async settled(): Promise<void> {
-    while (this.timer !== undefined) await new Promise((r) => setTimeout(r, 50));
+    while (this.timer !== undefined) await sleep(50);
     await this.done;
   }
 

@@ -1,136 +1,195 @@
-// First: it configures zod before other modules build their schemas.
-import './zodSetup';
-import { errorMessage } from '../core/base/errorMessage';
+// The extension's first stage (out/extension.js): small, so that the JSONL files of other projects,
+// which activate it too, cost little. It loads the second stage (extensionMain.ts: every feature)
+// as soon as something needs it: a task file, JSONL rows in a dataset format, a vtask table or
+// panel, the vtask view, a vtask command or the API. Until then it only watches for those.
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import * as vscode from 'vscode';
+import { DETECT_ROWS, detectFormat } from '../core/datasets/detectFormat';
+import { rowFileType } from '../core/datasets/rowFiles';
 import { version } from '../core/version';
 import type { VtaskApi } from './api';
-import { AuditFindings } from './audit';
-import { CodeActionProvider } from './codeActions';
-import { registerCommands } from './commands';
-import { CompletionProvider } from './completion';
-import { Diagnostics } from './diagnostics';
-import { HoverProvider, RowHoverProvider } from './hover';
-import { SymbolProvider } from './symbols';
-import { TaskPanel } from './taskPanel';
-import { ResultStore } from './results';
-import { TaskRunner } from './taskRunner';
-import { ModelPicker } from './modelPicker';
-import { backgroundFailure, backgroundFailureStatus, disposeBackgroundFailures } from './backgroundFailure';
-import { CaseTests } from './testing';
-import { CodeLensProvider } from './codeLens';
-import { Decorations } from './decorations';
-import { ROWS_SELECTOR, TaskDocuments, VTASK_SELECTOR } from './taskDocuments';
-import { isolationWiring } from './isolation';
-import { trustWiring } from './trust';
+import type { activateFull } from './extensionMain';
 import { showWalkthroughOnce } from './walkthrough';
-import { DatasetEditorProvider } from './datasetEditor';
-import { Workbenches } from './workbench';
-import { overviewWorkerScript, registerOverview } from './overview';
 
-/** Wires the services and features together; every disposable goes to the context. */
-export function activate(context: vscode.ExtensionContext): VtaskApi {
-  const log = vscode.window.createOutputChannel('vtask', { log: true });
-  try {
-    // First: diagnostics and runs read what the user allows from the start.
-    context.subscriptions.push(...trustWiring(log));
-    const documents = new TaskDocuments();
-    const diagnostics = new Diagnostics(documents, log);
-    const results = new ResultStore();
-    const models = new ModelPicker(context);
-    const runner = new TaskRunner(documents, results, log, models, overviewWorkerScript(context.extensionUri));
-    const tests = new CaseTests(documents, results);
-    const lenses = new CodeLensProvider(documents, results, runner);
-    const decorations = new Decorations(context.extensionUri, documents, results);
-    const audit = new AuditFindings(documents);
-    const restore = (d: vscode.TextDocument): void =>
-      void runner
-        .restore(d)
-        .catch((e: unknown) =>
-          backgroundFailure(log, `restoring the results of ${vscode.workspace.asRelativePath(d.uri)}`, e),
-        );
-    const datasets = new DatasetEditorProvider({ extensionUri: context.extensionUri, documents, results, runner, log });
-    context.subscriptions.push(
-      log,
-      documents,
-      diagnostics,
-      results,
-      models,
-      runner,
-      tests,
-      lenses,
-      decorations,
-      audit,
-      { dispose: disposeBackgroundFailures },
-      vscode.languages.registerCodeLensProvider(VTASK_SELECTOR, lenses),
-      // Dataset rows (JSONL) get the lenses, decorations and panel of tasks.
-      vscode.languages.registerCodeLensProvider(ROWS_SELECTOR, lenses),
-      vscode.languages.registerHoverProvider(ROWS_SELECTOR, new RowHoverProvider(documents, decorations)),
-      // Results survive reopening a file: restored from the sample cache, in the background;
-      // the rows of a large dataset as they come into view.
-      vscode.workspace.onDidOpenTextDocument(restore),
-      documents.onDidChangeWindow(restore),
-      vscode.languages.registerCompletionItemProvider(VTASK_SELECTOR, new CompletionProvider(documents), ':', ' ', '-'),
-      vscode.languages.registerHoverProvider(VTASK_SELECTOR, new HoverProvider(documents)),
-      vscode.languages.registerDocumentSymbolProvider(VTASK_SELECTOR, new SymbolProvider(documents), {
-        label: 'vtask',
+/** The vtask view (datasetTree.ts names it too; importing it would load the second stage). */
+const VIEW_ID = 'vtask.tasks';
+/** The webview types of the vtask table (a custom editor) and of the task panel. */
+const VTASK_VIEW_TYPES = ['vtask.dataset', 'vtask.task'];
+
+interface SecondStage {
+  activateFull: typeof activateFull;
+}
+
+function isSecondStage(m: unknown): m is SecondStage {
+  return typeof m === 'object' && m !== null && 'activateFull' in m && typeof m.activateFull === 'function';
+}
+
+/** A JSONL document whose first rows are in a dataset format: the second stage shows them as tasks. */
+function isDatasetRows(doc: vscode.TextDocument): boolean {
+  if (rowFileType(doc.uri.path) !== 'jsonl') return false;
+  for (let l = 0, seen = 0; l < doc.lineCount && seen < DETECT_ROWS; l++) {
+    const text = doc.lineAt(l).text;
+    if (!text.trim()) continue;
+    seen++;
+    let row: unknown;
+    try {
+      row = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (typeof row === 'object' && row !== null && !Array.isArray(row) && detectFormat({ ...row }) !== undefined)
+      return true;
+  }
+  return false;
+}
+
+function needsSecondStage(doc: vscode.TextDocument): boolean {
+  return doc.languageId === 'vtask' || isDatasetRows(doc);
+}
+
+/** A tab of the vtask table or task panel (restored, or opening) waits for the second stage. */
+function vtaskTab(): boolean {
+  return vscode.window.tabGroups.all.some((g) =>
+    g.tabs.some((t) => {
+      const type =
+        t.input instanceof vscode.TabInputCustom || t.input instanceof vscode.TabInputWebview
+          ? t.input.viewType
+          : undefined;
+      // A webview tab's type carries a prefix of VS Code's own (`mainThreadWebview-vtask.task`).
+      return type !== undefined && VTASK_VIEW_TYPES.some((v) => type === v || type.endsWith(`-${v}`));
+    }),
+  );
+}
+
+/** The commands the manifest contributes: each must answer even before the second stage loads. */
+function contributedCommands(context: vscode.ExtensionContext): string[] {
+  const pkg: unknown = context.extension.packageJSON;
+  const list =
+    typeof pkg === 'object' && pkg !== null && 'contributes' in pkg && typeof pkg.contributes === 'object'
+      ? pkg.contributes !== null && 'commands' in pkg.contributes
+        ? pkg.contributes.commands
+        : undefined
+      : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((c: unknown) =>
+    typeof c === 'object' && c !== null && 'command' in c && typeof c.command === 'string' ? [c.command] : [],
+  );
+}
+
+/** What the first stage holds until it hands over: the watchers, then the second stage's API. */
+class Stages implements vscode.Disposable {
+  private full: VtaskApi | undefined;
+  private failure: unknown;
+  private watchers: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** The second stage's API, loading it first if need be. */
+  load(why: string): VtaskApi {
+    if (this.full) return this.full;
+    if (this.failure !== undefined) throw this.failure;
+    // Its own registrations take the place of the stand-ins: those go first.
+    this.dispose();
+    this.log.info(`loading the rest of vtask: ${why}`);
+    try {
+      const file = path.join(__dirname, 'extensionMain.js');
+      const stage: unknown = createRequire(__filename)(file);
+      if (!isSecondStage(stage)) throw new Error(`${file} is not the second stage of vtask`);
+      this.full = stage.activateFull(this.context, this.log);
+      return this.full;
+    } catch (e) {
+      this.failure = e;
+      throw e;
+    }
+  }
+
+  /** Loads the second stage now if an open document or tab needs it; else waits for one that does. */
+  start(): void {
+    const doc = vscode.workspace.textDocuments.find(needsSecondStage);
+    if (doc) return void this.load(`${vscode.workspace.asRelativePath(doc.uri)} is open`);
+    if (vtaskTab()) return void this.load('a vtask table or panel is open');
+    // Loaded from a stand-in's own callback or an event, it runs a moment later: a failure is
+    // shown by the second stage itself, and the log says it.
+    const soon = (why: string): void =>
+      void setImmediate(() => {
+        try {
+          this.load(why);
+        } catch (e) {
+          this.log.error('the rest of vtask did not load', e);
+        }
+      });
+    this.watchers.push(
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        if (needsSecondStage(d)) soon(`${vscode.workspace.asRelativePath(d.uri)} was opened`);
       }),
-      vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, new CodeActionProvider(documents), {
-        providedCodeActionKinds: CodeActionProvider.kinds,
+      // Rows typed or pasted into an empty JSONL file.
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.some((c) => c.range.start.line < DETECT_ROWS) && isDatasetRows(e.document))
+          soon(`${vscode.workspace.asRelativePath(e.document.uri)} has dataset rows`);
       }),
-      vscode.languages.registerCodeActionsProvider(VTASK_SELECTOR, audit, {
-        providedCodeActionKinds: AuditFindings.kinds,
+      vscode.window.tabGroups.onDidChangeTabs(() => {
+        if (vtaskTab()) soon('a vtask table or panel is opening');
       }),
-      ...registerCommands({
-        extensionUri: context.extensionUri,
-        documents,
-        diagnostics,
-        audit,
-        log,
-        runner,
-        tests,
-        results,
-        models,
-      }),
-      { dispose: () => TaskPanel.current?.dispose() },
-      vscode.window.registerWebviewPanelSerializer(TaskPanel.viewType, {
-        deserializeWebviewPanel: async (panel, state) => {
-          TaskPanel.revive(panel, context.extensionUri, { documents, results, runner, log }, state);
+      // The view asks for its items once it shows: the second stage's tree takes its place.
+      vscode.window.registerTreeDataProvider<never>(VIEW_ID, {
+        getTreeItem: (item) => item,
+        getChildren: () => {
+          soon('the vtask view is showing');
+          return [];
         },
       }),
+      ...contributedCommands(this.context).map((id) =>
+        vscode.commands.registerCommand(id, (...args: unknown[]) => {
+          this.load(`the command ${id}`);
+          return vscode.commands.executeCommand(id, ...args);
+        }),
+      ),
     );
-    const workbenches = new Workbenches({ extensionUri: context.extensionUri, log, documents, runner });
-    context.subscriptions.push(...isolationWiring(log), ...datasets.register(), ...workbenches.register());
-    const overview = registerOverview({ extensionUri: context.extensionUri, documents, results, log });
-    context.subscriptions.push(...overview.disposables);
-    // Runs recorded by `vtask run` (any model) show on their tasks beside this window's.
-    context.subscriptions.push(decorations.useRunLog(overview.runLogs));
-    // Opening a JSONL file activates the extension after it opened: its results are restored here.
-    for (const d of vscode.workspace.textDocuments) restore(d);
-    showWalkthroughOnce(context);
-    log.info(`vtask ${version} activated`);
+  }
+
+  /** The API, every member of which loads the second stage. */
+  api(): VtaskApi {
+    const full = (): VtaskApi => this.load('the API was used');
     return {
       version,
-      parse: (doc) => documents.get(doc),
-      lastParseMs: (doc) => documents.lastParseMs(doc),
-      results: (uri, taskId) => results.get(uri, taskId),
-      restore: (doc) => runner.restore(doc),
-      decorations: (doc) => decorations.compute(doc.uri, documents.get(doc)),
-      caseStates: (uri, taskId) => tests.statesOf(uri, taskId),
-      caseMessages: (uri, taskId) => tests.messagesOf(uri, taskId),
-      testFiles: () => tests.files(),
-      isRunning: (uri, taskId) => runner.isRunning(uri, taskId),
-      failureStatus: () => backgroundFailureStatus(),
-      logUri: context.logUri,
-      datasetView: (uri) => datasets.viewOf(uri),
-      workbench: (uri) => workbenches.of(uri),
-      overview: overview.overview,
+      logUri: this.context.logUri,
+      get overview() {
+        return full().overview;
+      },
+      parse: (doc) => full().parse(doc),
+      lastParseMs: (doc) => full().lastParseMs(doc),
+      results: (uri, taskId) => full().results(uri, taskId),
+      restore: (doc) => full().restore(doc),
+      decorations: (doc) => full().decorations(doc),
+      caseStates: (uri, taskId) => full().caseStates(uri, taskId),
+      caseMessages: (uri, taskId) => full().caseMessages(uri, taskId),
+      testFiles: () => full().testFiles(),
+      isRunning: (uri, taskId) => full().isRunning(uri, taskId),
+      failureStatus: () => full().failureStatus(),
+      datasetView: (uri) => full().datasetView(uri),
+      workbench: (uri) => full().workbench(uri),
     };
-  } catch (e) {
-    // Activation failures are shown, then rethrown so VS Code marks the extension as failed.
-    log.error('activation failed', e);
-    void vscode.window.showErrorMessage(`vtask failed to start: ${errorMessage(e)}`);
-    throw e;
   }
+
+  dispose(): void {
+    for (const w of this.watchers.splice(0)) w.dispose();
+  }
+}
+
+export function activate(context: vscode.ExtensionContext): VtaskApi {
+  const log = vscode.window.createOutputChannel('vtask', { log: true });
+  const stages = new Stages(context, log);
+  context.subscriptions.push(log, stages);
+  log.info(`vtask ${version}: first stage active`);
+  showWalkthroughOnce(context);
+  // Extension tests drive every feature, some through commands no menu lists: all of it at once.
+  if (context.extensionMode === vscode.ExtensionMode.Test) stages.load('extension tests');
+  else stages.start();
+  return stages.api();
 }
 
 export function deactivate(): void {

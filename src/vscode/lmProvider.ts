@@ -50,7 +50,7 @@ export class LanguageModelProvider implements Provider {
     );
     const out: Sample[] = [];
     for (let k = 0; k < n; k++) {
-      if (signal.aborted) throw new SamplingError('cancelled', 'cancelled');
+      if (signal.aborted) throw SamplingError.cancelled();
       const cts = new vscode.CancellationTokenSource();
       const onAbort = (): void => cts.cancel();
       signal.addEventListener('abort', onAbort, { once: true });

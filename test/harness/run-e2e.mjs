@@ -56,6 +56,7 @@ tasks:
 const PACKAGE_MUST_HOLD = [
   'package.json',
   'out/extension.js',
+  'out/extensionMain.js',
   'LICENSE',
   'marketplace/README.md',
   'CHANGELOG.md',
@@ -75,6 +76,10 @@ const PACKAGE_MUST_NOT_MATCH = [
 
 // Dataset rows in GSM8K's layout (question, worked answer, `#### gold`), short enough that a
 // row and its decoration fit the editor's width; the last row has no answer.
+// JSONL of another kind (no dataset format): it activates the extension's first stage alone.
+const OTHER_ROWS = 'events.jsonl';
+const OTHER_ROWS_TEXT = '{"event":"start","at":1}\n{"event":"stop","at":2}\n';
+const WALKTHROUGH_PROMPT = 'Get started with vtask';
 const ROWS = 'gsm8k.jsonl';
 const ROWS_TEXT =
   [
@@ -85,7 +90,24 @@ const ROWS_TEXT =
     .map((r) => JSON.stringify(r))
     .join('\n') + '\n';
 
-/** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number }} Ctx */
+/** @typedef {{ page: import('playwright-core').Page, workspace: string, packaged: string[], timeout: number, dataDir: string }} Ctx */
+
+/** The text of the extension's log (its `vtask` output channel) as written to the profile's logs. */
+function extensionLog(dataDir) {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === 'vtask.log' && dir.endsWith('vtask.vtask')) found.push(p);
+    }
+  };
+  if (fs.existsSync(dataDir)) walk(dataDir);
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/** The notification that offers the walkthrough. */
+const walkthroughPrompt = (page) => page.locator('.notification-toast', { hasText: WALKTHROUGH_PROMPT });
 
 // The agent example as it ships, with its environment: it names the built-in calculator model.
 const AGENT = 'agent-calculator.vtask';
@@ -143,6 +165,29 @@ const STEPS = [
     },
   },
   {
+    name: `${OTHER_ROWS} (JSONL in no dataset format) starts only the first stage, which offers the walkthrough once`,
+    async run(ctx) {
+      await openFromExplorer(ctx, OTHER_ROWS);
+      // The file was opened first: the walkthrough is offered beside it, not opened over it.
+      await walkthroughPrompt(ctx.page).waitFor({ timeout: ctx.timeout });
+      const log = await until(
+        ctx.page,
+        'the first stage in the extension log',
+        () => /first stage active/.test(extensionLog(ctx.dataDir)) && extensionLog(ctx.dataDir),
+        ctx.timeout,
+      );
+      if (/loading the rest of vtask|vtask \S+ activated/.test(log))
+        throw new Error(`the second stage loaded for ${OTHER_ROWS}:\n${log}`);
+      await walkthroughPrompt(ctx.page)
+        .getByRole('button', { name: 'Open Walkthrough' })
+        .click({ timeout: ctx.timeout });
+      await ctx.page
+        .getByText('Run the verifier on a model')
+        .first()
+        .waitFor({ state: 'visible', timeout: ctx.timeout });
+    },
+  },
+  {
     name: `${SAMPLE} opens from the Explorer in the vtask language mode`,
     async run(ctx) {
       await openFromExplorer(ctx, SAMPLE);
@@ -152,6 +197,16 @@ const STEPS = [
         ctx.page,
         'the status bar to show the language mode "vtask"',
         async () => (await mode.innerText()).trim() === 'vtask',
+        ctx.timeout,
+      );
+      // A task file is what loads every feature (the second stage).
+      await until(
+        ctx.page,
+        'the second stage in the extension log',
+        () =>
+          /loading the rest of vtask: \S*sample\.vtask was opened[\s\S]*vtask \S+ activated/.test(
+            extensionLog(ctx.dataDir),
+          ),
         ctx.timeout,
       );
     },
@@ -498,6 +553,21 @@ const STEPS = [
       await page.waitForTimeout(200);
     },
   },
+  {
+    name: 'after a reload the walkthrough is not offered again',
+    async run(ctx) {
+      await ctx.page.reload({ timeout: 180_000 });
+      await ctx.page.locator('.monaco-workbench').waitFor({ timeout: ctx.timeout });
+      await openFromExplorer(ctx, SAMPLE);
+      // The lens says the extension is active again; its first stage decides within a second.
+      await editor(ctx.page)
+        .locator('.codelens-decoration a', { hasText: '▶ Run verifier' })
+        .first()
+        .waitFor({ timeout: ctx.timeout });
+      await ctx.page.waitForTimeout(3000);
+      if (await walkthroughPrompt(ctx.page).count()) throw new Error('the walkthrough was offered a second time');
+    },
+  },
 ];
 
 await runMain(async () => {
@@ -548,6 +618,7 @@ await runMain(async () => {
   fs.chmodSync(tmp, 0o755);
   fs.writeFileSync(path.join(workspace, BROKEN), BROKEN_TEXT);
   fs.writeFileSync(path.join(workspace, ROWS), ROWS_TEXT);
+  fs.writeFileSync(path.join(workspace, OTHER_ROWS), OTHER_ROWS_TEXT);
   const { writeDataset } = await loadBundled('test/support/datasetFixture.ts');
   await writeDataset(path.join(workspace, DATASET), DATASET_ROWS);
   // A model for Run verifier: the project's OpenAI-compatible test server, right half the time.
@@ -579,7 +650,7 @@ await runMain(async () => {
   await page.goto(workbenchUrl(server, workspace), { timeout: 180_000 });
 
   /** @type {Ctx} */
-  const ctx = { page, workspace, packaged, timeout };
+  const ctx = { page, workspace, packaged, timeout, dataDir };
   let passed = 0;
   let failed = 0;
   const failedSteps = new Set();

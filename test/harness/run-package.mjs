@@ -31,6 +31,7 @@ const VSIX_MUST_HOLD = [
   'changelog.md',
   'LICENSE.txt',
   'out/extension.js',
+  'out/extensionMain.js',
   'out/mathWorker.js',
   'out/overviewWorker.js',
   'out/workbenchWorker.js',

@@ -8,6 +8,7 @@ import { readableFolders } from '../sandbox/projectRoot';
 import { moduleAdapter } from './moduleAdapter';
 import { checkCallReply, checkTools, cut, encodeRequest, LineSplitter, parseReply, type Request } from './protocol';
 import type { EnvironmentSession, EnvironmentSpec, ToolOutcome } from './types';
+import { CancelledError, DeadlineError, withDeadline } from '../util/wait';
 
 /** How long one request may wait for its reply unless `timeout_ms` says otherwise. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -220,7 +221,7 @@ class Session implements StartedEnvironment {
   async close(): Promise<void> {
     this.closing = true;
     this.kill(new EnvironmentError('the environment was closed', 'cancelled'));
-    if (this.exit) await Promise.race([this.exit, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
+    if (this.exit) await withDeadline(this.exit, CLOSE_WAIT_MS, undefined, 'closing').catch(() => undefined);
   }
 
   /** Sends one request and resolves with its reply as JSON; rejects with the session's failure. */
@@ -230,41 +231,32 @@ class Session implements StartedEnvironment {
     return run;
   }
 
-  private exchange(req: Request, signal: AbortSignal): Promise<unknown> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (signal.aborted) return Promise.reject(this.kill(new EnvironmentError('cancelled', 'cancelled')));
+  private async exchange(req: Request, signal: AbortSignal): Promise<unknown> {
+    if (this.failure) throw this.failure;
+    if (signal.aborted) throw this.kill(new EnvironmentError('cancelled', 'cancelled'));
     const what = req.op === 'call' ? `the call of ${req.tool}` : `\`${req.op}\``;
-    return new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.kill(
-          new EnvironmentError(
-            `the environment ${this.name} did not answer ${what} within ${this.timeoutMs} ms`,
-            'timeout',
-          ),
-        );
-      }, this.timeoutMs);
-      const onAbort = (): void => void this.kill(new EnvironmentError('cancelled', 'cancelled'));
-      signal.addEventListener('abort', onAbort, { once: true });
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        this.waiter = undefined;
-      };
-      this.waiter = {
-        resolve: (line) => {
-          done();
-          const parsed = parseReply(line);
-          if ('error' in parsed)
-            reject(this.kill(new EnvironmentError(`the environment ${this.name} ${parsed.error}`, 'crash')));
-          else resolve(parsed.value);
-        },
-        reject: (e) => {
-          done();
-          reject(e);
-        },
-      };
-      this.stdin.write(encodeRequest(req));
+    const reply = new Promise<string>((resolve, reject) => {
+      this.waiter = { resolve, reject };
     });
+    this.stdin.write(encodeRequest(req));
+    let line: string;
+    try {
+      line = await withDeadline(reply, this.timeoutMs, signal, what);
+    } catch (e) {
+      // Either way the process is out of step with its requests: it is stopped, not reused.
+      if (e instanceof DeadlineError)
+        throw this.kill(
+          new EnvironmentError(`the environment ${this.name} did not answer ${what} within ${e.ms} ms`, 'timeout'),
+        );
+      if (e instanceof CancelledError) throw this.kill(new EnvironmentError('cancelled', 'cancelled'));
+      throw e;
+    } finally {
+      this.waiter = undefined;
+    }
+    const parsed = parseReply(line);
+    if ('error' in parsed)
+      throw this.kill(new EnvironmentError(`the environment ${this.name} ${parsed.error}`, 'crash'));
+    return parsed.value;
   }
 
   private onStdout(chunk: Buffer): void {
@@ -286,7 +278,10 @@ class Session implements StartedEnvironment {
         );
         return;
       }
-      this.waiter.resolve(line);
+      // Taken at once, so that a second line in the same chunk is seen to be one too many.
+      const w = this.waiter;
+      this.waiter = undefined;
+      w.resolve(line);
     }
   }
 

@@ -19,7 +19,7 @@ import { errorMessage } from '../base/errorMessage';
 import type { SampleCache } from '../sampling/cache';
 import { canonicalJson, sampleKey, sampleKeyInput, sampleParams } from '../sampling/cacheKey';
 import { allowManyListeners } from '../util/listeners';
-import { cancelled } from '../sampling/retry';
+import { CancelledError, withDeadline } from '../util/wait';
 import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
 import type { EnvironmentSession, Trajectory, TrajectoryStep } from './types';
 import { toolMessage, toolOutcomeFor } from './toolCall';
@@ -85,30 +85,37 @@ export function trajectoryKey(
 
 /** Runs one agent sample: from the cache when its trajectory is there, else in a fresh environment. */
 export async function runAgentSample(o: AgentSampleOptions): Promise<AgentSampleResult> {
-  if (o.signal.aborted) throw cancelled();
+  if (o.signal.aborted) throw new CancelledError();
   // A run's trajectories share its signal, each listening to it while it waits.
   allowManyListeners(o.signal);
   const key = trajectoryKey(o.profile, o.request, o.index, o.environmentKey, o.maxTurns);
   if (!o.fresh && o.cache) {
-    const hit = o.cache.get(key) as TrajectorySample | undefined;
-    if (hit && isTrajectory(hit.trajectory)) return { sample: hit, cached: true, cachedSteps: 0 };
+    const hit = o.cache.get(key);
+    if (hit && isTrajectorySample(hit)) return { sample: hit, cached: true, cachedSteps: 0 };
   }
   const run = await runEpisode(o);
-  if (o.signal.aborted) throw cancelled();
+  if (o.signal.aborted) throw new CancelledError();
   // An environment error may be passing (a crash, a slow machine): its model steps are cached, the trajectory not.
   if (o.cache && run.sample.trajectory.stop !== 'error')
     o.cache.put(key, run.sample, sampleParams(o.profile, o.request, o.index));
   return { sample: run.sample, cached: false, cachedSteps: run.cachedSteps };
 }
 
-function isTrajectory(t: unknown): t is Trajectory {
-  const x = t as Partial<Trajectory> | undefined;
+/** A cached sample that holds a whole trajectory (a plain model answer under the same key does not). */
+function isTrajectorySample(s: Sample): s is TrajectorySample {
+  if (!('trajectory' in s)) return false;
+  const t = s.trajectory;
   return (
-    !!x &&
-    Array.isArray(x.messages) &&
-    Array.isArray(x.steps) &&
-    typeof x.final === 'string' &&
-    typeof x.turns === 'number'
+    typeof t === 'object' &&
+    t !== null &&
+    'messages' in t &&
+    Array.isArray(t.messages) &&
+    'steps' in t &&
+    Array.isArray(t.steps) &&
+    'final' in t &&
+    typeof t.final === 'string' &&
+    'turns' in t &&
+    typeof t.turns === 'number'
   );
 }
 
@@ -146,7 +153,7 @@ async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySa
   try {
     session = await o.start(o.signal);
   } catch (e) {
-    if (o.signal.aborted) throw cancelled();
+    if (o.signal.aborted) throw new CancelledError();
     return end('error', undefined, `the environment did not start: ${errorMessage(e)}`);
   }
   try {
@@ -179,14 +186,14 @@ async function runEpisode(o: AgentSampleOptions): Promise<{ sample: TrajectorySa
     }
     let state: unknown;
     try {
-      state = await bounded(
+      state = await withDeadline(
         (s) => session.state(s),
-        o.signal,
         o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+        o.signal,
         'reading the final state',
       );
     } catch (e) {
-      if (o.signal.aborted) throw cancelled();
+      if (o.signal.aborted) throw new CancelledError();
       if (stop !== 'error') {
         stop = 'error';
         error = `the environment's final state could not be read: ${errorMessage(e)}`;
@@ -230,53 +237,15 @@ async function runCall(
   turn: number,
 ): Promise<TrajectoryStep | { failed: string }> {
   try {
-    const done = await bounded(
+    const done = await withDeadline(
       (s) => toolOutcomeFor(session, call, s),
-      o.signal,
       o.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      o.signal,
       `tool call ${call.name}`,
     );
     return { turn, call, ...done };
   } catch (e) {
-    if (o.signal.aborted) throw cancelled();
+    if (o.signal.aborted) throw new CancelledError();
     return { failed: `the environment failed on turn ${turn}, calling ${call.name}: ${errorMessage(e)}` };
-  }
-}
-
-/**
- * Runs `fn` with a signal that aborts on the caller's or after `ms`, and gives up waiting then
- * even if `fn` ignores its signal: an environment that hangs must not hang the run.
- */
-async function bounded<T>(
-  fn: (s: AbortSignal) => Promise<T>,
-  signal: AbortSignal,
-  ms: number,
-  what: string,
-): Promise<T> {
-  if (signal.aborted) throw cancelled();
-  const ctl = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const onAbort = (): void => ctl.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const stopped = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      ctl.abort();
-      reject(new Error(`${what} took longer than ${ms} ms`));
-    }, ms);
-    ctl.signal.addEventListener(
-      'abort',
-      () => reject(signal.aborted ? cancelled() : new Error(`${what} took longer than ${ms} ms`)),
-      { once: true },
-    );
-  });
-  stopped.catch(() => undefined);
-  const running = fn(ctl.signal);
-  // Once the bound has passed, a late failure of `fn` has nobody to hear it.
-  running.catch(() => undefined);
-  try {
-    return await Promise.race([running, stopped]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
   }
 }

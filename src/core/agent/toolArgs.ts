@@ -34,7 +34,7 @@ export function validateToolArgs(
       error: `the tool ${tool.name} cannot be called: its parameters are not a valid JSON Schema (${errorMessage(e)})`,
     };
   }
-  if (validate(value)) return { args: value as Record<string, unknown> };
+  if (validate(value)) return { args: { ...value } };
   const problems = (validate.errors ?? []).map(describe);
   return bad(problems.length ? [...new Set(problems)].join('; ') : 'they do not match the schema');
 }
@@ -42,7 +42,7 @@ export function validateToolArgs(
 /** One schema error in words: `key is required`, `count must be integer`, `unexpected argument x`. */
 function describe(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  const p = e.params as Record<string, unknown>;
+  const p: Record<string, unknown> = e.params;
   if (e.keyword === 'required') return `${at ? `${at}.` : ''}${String(p.missingProperty)} is required`;
   if (e.keyword === 'additionalProperties')
     return `unexpected argument ${at ? `${at}.` : ''}${String(p.additionalProperty)}`;

@@ -14,6 +14,7 @@ import { deepEqual } from '../verifiers/code/compare';
 import type { Probe } from './probe';
 import { checksWork, requiredTools } from './verifierParts';
 import { wrongArgs } from './wrongArgs';
+import { isRecord } from '../util/isRecord';
 
 /** At most this many calls of the passing case get wrong arguments, each in a probe of its own. */
 const MUTATED_CALLS = 4;
@@ -46,7 +47,7 @@ export interface StateWriter {
 const nameOf = (call: ScriptedCall): string => Object.keys(call)[0] ?? '';
 const argsOf = (call: ScriptedCall): Record<string, unknown> => {
   const a = call[nameOf(call)];
-  return a && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : {};
+  return isRecord(a) ? a : {};
 };
 
 /** True when some case expects pass with no call: then no call at all is the work, not a shortcut. */
@@ -167,11 +168,11 @@ export function writerCandidates(ref: AgentReference, value: unknown): WriterCan
   const tools = [...ref.tools].sort((a, b) => Number(calledTools.has(a.name)) - Number(calledTools.has(b.name)));
   const out: WriterCandidate[] = [];
   for (const tool of tools) {
-    const schema = tool.parameters as { properties?: Record<string, unknown>; required?: unknown };
+    const schema = tool.parameters;
     const required = Array.isArray(schema.required)
       ? schema.required.filter((r): r is string => typeof r === 'string')
       : [];
-    for (const param of Object.keys(schema.properties ?? {})) {
+    for (const param of Object.keys(isRecord(schema.properties) ? schema.properties : {})) {
       const others = required.filter((r) => r !== param);
       if (others.some((r) => !used.has(r))) continue;
       const args = { ...Object.fromEntries(others.map((r) => [r, used.get(r)])), [param]: value };

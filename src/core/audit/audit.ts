@@ -15,7 +15,7 @@ import { unparseableGolds } from './gold';
 import { verifierLeaves } from './verifierParts';
 import { isSelected, probesFor, SEVERITIES, type Probe, type ProbeFamily, type Severity } from './probes';
 import { plural } from '../util/plural';
-import { at } from '../util/must';
+import { at, must } from '../util/must';
 import type { TimeSlices } from '../util/slices';
 
 export interface Finding {
@@ -139,11 +139,7 @@ export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): P
   >();
   for (const t of tasks) byTask.set(t, { findings: [], probes: 0, skipped: [] });
   jobs.forEach(({ t, p }, i) => {
-    const entry = byTask.get(t) as {
-      findings: Finding[];
-      probes: number;
-      skipped: { probe: string; reason: string }[];
-    };
+    const entry = must(byTask.get(t), 'every task has its entry');
     const outcome = at(outcomes, i);
     entry.probes++;
     const skip = (reason: string): void => {
@@ -168,9 +164,9 @@ export async function auditTasks(tasks: readonly TaskSpec[], o: AuditOptions): P
       details: v.details,
     });
   });
-  for (const t of tasks) addGoldFindings(t, byTask.get(t) as { findings: Finding[]; probes: number }, o.only);
+  for (const t of tasks) addGoldFindings(t, must(byTask.get(t), 'every task has its entry'), o.only);
   return tasks.map((t) => {
-    const e = byTask.get(t) as { findings: Finding[]; probes: number; skipped: { probe: string; reason: string }[] };
+    const e = must(byTask.get(t), 'every task has its entry');
     const findings = [...e.findings].sort((a, b) => SEVERITIES.indexOf(b.severity) - SEVERITIES.indexOf(a.severity));
     return { task: t.id, offset: t.offset, findings, probes: e.probes, skipped: e.skipped };
   });

@@ -9,6 +9,7 @@ import { verify } from '../verifiers/verify';
 import type { Finding } from './audit';
 import { CALIBRATION } from './probe';
 import { plural } from '../util/plural';
+import { isRecord } from '../util/isRecord';
 
 export interface CalibrationOptions {
   readonly judge: VerifyContext['judge'];
@@ -45,13 +46,14 @@ export async function calibrateJudge(
   file: string,
   o: CalibrationOptions,
 ): Promise<Calibration | undefined> {
-  const params = (task.verify as { judge?: { rubric?: string | string[] } }).judge;
+  const params = isRecord(task.verify) && isRecord(task.verify.judge) ? task.verify.judge : undefined;
   if (!params) return undefined;
   const repeats = o.repeats ?? 3;
   const view = taskView(task, file);
   const judge = (v: unknown, response: string): Promise<Verdict> =>
     verify(v, response, { task: view, judge: o.judge, signal: o.signal });
-  const rubric = Array.isArray(params.rubric) ? params.rubric : [params.rubric ?? ''];
+  const given = params.rubric;
+  const rubric: string[] = Array.isArray(given) ? given.map(String) : [typeof given === 'string' ? given : ''];
   const reversed = { judge: { ...params, rubric: [...rubric].reverse() } };
   let agree = 0;
   let decided = 0;
@@ -90,7 +92,7 @@ export async function calibrateJudge(
       details: {},
     });
   // A task may set its own thresholds under `meta.calibration` (free-form data the format keeps).
-  const own = (task.meta.calibration ?? {}) as { min_agreement?: unknown; max_spread?: unknown };
+  const own = isRecord(task.meta.calibration) ? task.meta.calibration : {};
   const share = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 && v <= 1 ? v : undefined);
   const minAgreement = share(own.min_agreement) ?? o.minAgreement ?? 0.8;
   const maxSpread = share(own.max_spread) ?? o.maxSpread ?? 0.34;

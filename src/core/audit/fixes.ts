@@ -2,6 +2,7 @@
 // compares a number as text, and a regex that accepts anything. Each is a new verifier for the
 // task; the author sees it as a quick fix and the file keeps one undoable edit.
 import type { Finding } from './audit';
+import { isRecord } from '../util/isRecord';
 
 export interface VerifierFix {
   readonly title: string;
@@ -9,8 +10,8 @@ export interface VerifierFix {
 }
 
 export function verifierFixes(verify: unknown, findings: readonly Finding[]): VerifierFix[] {
-  const match = (verify as { match?: Record<string, unknown> } | undefined)?.match;
-  if (!match || typeof match !== 'object') return [];
+  const match = isRecord(verify) ? verify.match : undefined;
+  if (!isRecord(match)) return [];
   const families = new Set(findings.map((f) => f.family));
   const mode = typeof match.mode === 'string' ? match.mode : 'normalized';
   const answer =

@@ -4,6 +4,7 @@
 import { parseGold } from '../verifiers/math/answer';
 import { verifierLeaves } from './verifierParts';
 import { verifierKind } from '../util/verifierKind';
+import { isRecord } from '../util/isRecord';
 import { NUMBER_WORDS_TO_19, TENS_WORDS } from '../util/numberWords';
 
 export interface Gold {
@@ -21,26 +22,26 @@ export interface Gold {
  * other parts may pass a response on their own).
  */
 export function goldOf(verify: unknown): Gold | undefined {
-  if (!verify || typeof verify !== 'object' || Array.isArray(verify)) return undefined;
+  if (!isRecord(verify)) return undefined;
   const kind = verifierKind(verify);
-  const p = (verify as Record<string, unknown>)[kind ?? ''];
+  const p = verify[kind ?? ''];
   if (kind === 'all') {
     // `all: [...]` or `all: { of: [...] }`: a gold answer any part holds is the task's.
-    const parts = Array.isArray(p) ? p : p && typeof p === 'object' ? (p as { of?: unknown }).of : undefined;
+    const parts = Array.isArray(p) ? p : isRecord(p) ? p.of : undefined;
     for (const child of Array.isArray(parts) ? parts : []) {
       const g = goldOf(child);
       if (g) return g;
     }
     return undefined;
   }
-  if (kind === 'math' && p && typeof p === 'object') {
-    const a = first(p as Record<string, unknown>);
+  if (kind === 'math' && isRecord(p)) {
+    const a = first(p);
     return a === undefined
       ? undefined
       : { kind: 'math', text: a, mode: 'math', wrap: (x) => `\\boxed{${x}}`, boxed: true };
   }
-  if (kind === 'match' && p && typeof p === 'object') {
-    const m = p as Record<string, unknown>;
+  if (kind === 'match' && isRecord(p)) {
+    const m = p;
     const mode = typeof m.mode === 'string' ? m.mode : 'normalized';
     const a = first(m);
     if (a === undefined || mode === 'regex') return undefined;

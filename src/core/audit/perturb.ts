@@ -79,7 +79,8 @@ export function perturbedCaseProbes(task: TaskSpec): Probe[] {
   if (task.environment || !leaves.some((l) => ANSWER_KINDS.has(l.kind)) || leaves.some((l) => OTHER_KINDS.has(l.kind)))
     return [];
   const choice = leaves.find((l) => l.kind === 'choice');
-  const options = Array.isArray(choice?.params.options) ? (choice.params.options as string[]) : LETTERS;
+  const given = choice?.params.options;
+  const options = Array.isArray(given) && given.every((o): o is string => typeof o === 'string') ? given : LETTERS;
   const tags = requiredTags(leaves);
   const out: Probe[] = [];
   for (const c of task.cases.filter((x) => x.expect === 'pass').slice(0, CASES_PERTURBED)) {

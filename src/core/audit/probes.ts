@@ -10,6 +10,7 @@ import { goldOf, numberWords, wrongLike, type Gold } from './gold';
 import { arbitraryAnswerProbes, formattedDegenerateProbes, perturbedCaseProbes } from './perturb';
 import type { Probe, Severity } from './probe';
 import { verifierKind } from '../util/verifierKind';
+import { isRecord } from '../util/isRecord';
 
 import { CALIBRATION, PROBE_FAMILIES, PROBE_NAMES } from './probe';
 
@@ -212,9 +213,11 @@ function mathVariants(g: string): Probe[] {
 }
 
 function choiceProbes(verify: unknown): Probe[] {
-  const p = (verify as { choice: { answer?: string; options?: string[] } }).choice;
-  const options = p.options ?? ['A', 'B', 'C', 'D', 'E'];
-  const right = p.answer ?? '';
+  const p = isRecord(verify) && isRecord(verify.choice) ? verify.choice : {};
+  const given = p.options;
+  const options =
+    Array.isArray(given) && given.every((o): o is string => typeof o === 'string') ? given : ['A', 'B', 'C', 'D', 'E'];
+  const right = p.answer === undefined ? '' : String(p.answer);
   const out: Probe[] = [];
   for (const o of options) {
     out.push(
@@ -249,7 +252,7 @@ function choiceProbes(verify: unknown): Probe[] {
 }
 
 function jsonProbes(verify: unknown): Probe[] {
-  const schema = (verify as { json?: { schema?: unknown } }).json?.schema;
+  const schema = isRecord(verify) && isRecord(verify.json) ? verify.json.schema : undefined;
   if (!schema) return [];
   return [
     {

@@ -34,8 +34,8 @@ export function parseRubric(reply: string): string[] | { error: string } {
   let items: string[] | undefined;
   if (start !== -1 && end > start) {
     try {
-      const parsed = JSON.parse(body.slice(start, end + 1)) as unknown;
-      if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) items = parsed as string[];
+      const parsed: unknown = JSON.parse(body.slice(start, end + 1));
+      if (Array.isArray(parsed) && parsed.every((x) => typeof x === 'string')) items = parsed;
     } catch {
       // Not JSON: read it as a list below.
     }

@@ -2,6 +2,7 @@
 // them: does it check the work (`trajectory`, `state`), does it check the final answer, which
 // state values does it expect, and which tools must be called.
 import { kindOf } from '../verifiers/verify';
+import { isRecord } from '../util/isRecord';
 
 /** The kinds that read the trajectory rather than the final answer. */
 const AGENT_KINDS: ReadonlySet<string> = new Set(['trajectory', 'state']);
@@ -18,9 +19,9 @@ export function verifierLeaves(verify: unknown): VerifierLeaf[] {
   if ('error' in found) return [];
   const { kind, params } = found;
   if (!COMPOSITES.has(kind.kind)) return [{ kind: kind.kind, params }];
-  const of = Array.isArray(params.of) ? (params.of as unknown[]) : [];
+  const of: unknown[] = Array.isArray(params.of) ? params.of : [];
   return of.flatMap((item) =>
-    verifierLeaves(kind.kind === 'weighted' ? (item as { verify?: unknown } | undefined)?.verify : item),
+    verifierLeaves(kind.kind === 'weighted' ? (isRecord(item) ? item.verify : undefined) : item),
   );
 }
 

@@ -2,11 +2,11 @@
 // made for show. A verifier that still passes the trajectory (with the case's right answer)
 // cannot tell the work done from a model that answers from memory and calls the tools anyway.
 import { wrongLike } from './gold';
+import { isRecord } from '../util/isRecord';
 
 type Schema = Readonly<Record<string, unknown>> | undefined;
 
-const asSchema = (s: unknown): Schema =>
-  s && typeof s === 'object' && !Array.isArray(s) ? (s as Record<string, unknown>) : undefined;
+const asSchema = (s: unknown): Schema => (isRecord(s) ? s : undefined);
 
 /**
  * Every value of `args` changed, keeping its type: another member of an `enum`, a number made
@@ -20,11 +20,12 @@ export function wrongArgs(
   // The n-th number grows by n: the same step for all would keep a difference (909 - 78 is 831 too).
   let n = 0;
   const changed = wrongValue(args, asSchema(schema), () => ++n);
-  return changed.changed ? (changed.value as Record<string, unknown>) : undefined;
+  return changed.changed && isRecord(changed.value) ? changed.value : undefined;
 }
 
 function wrongValue(v: unknown, schema: Schema, step: () => number): { value: unknown; changed: boolean } {
-  const options = Array.isArray(schema?.enum) ? (schema.enum as unknown[]) : undefined;
+  const choices = schema?.enum;
+  const options: unknown[] | undefined = Array.isArray(choices) ? choices : undefined;
   if (options) {
     const other = options.find((o) => JSON.stringify(o) !== JSON.stringify(v));
     return other === undefined ? { value: v, changed: false } : { value: other, changed: true };

@@ -11,15 +11,13 @@ import { LineIndex } from '../taskfile/text';
 import { ChunkValidator, type TaskSummary } from '../taskfile/validate';
 import { cut } from '../util/cut';
 import type { ImportResult } from './format';
+import { DETECT_ROWS } from './detectFormat';
 import { detectFormat, IMPORT_FORMATS } from './formats';
 import { taskObject } from './importDataset';
 import { at } from '../util/must';
 
 /** Rows mapped to tasks at a time: bounds the work of one parse (an editor re-parses per edit). */
 export const MAX_ROW_TASKS = 1000;
-
-/** Rows read from the top to tell the format; a file none of them fits is no dataset. */
-const DETECT_ROWS = 100;
 
 /** A JSONL file read as tasks: a TaskFile (one task per mapped row) plus what was read. */
 export interface RowTaskFile extends TaskFile {

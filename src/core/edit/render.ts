@@ -1,4 +1,5 @@
 import { isScalar, parseDocument } from 'yaml';
+import { isRecord } from '../util/isRecord';
 
 /**
  * How values are written as YAML text for the task editor's edits. Every rendering here is a
@@ -190,10 +191,6 @@ export function blockItem(v: unknown, dashCol: number, gap: number, eol: string,
       .join(eol);
   }
   return lead + blockValue(v, dashCol, eol, style.quoteAll);
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function hasMultiline(v: unknown): boolean {

@@ -33,7 +33,7 @@ import {
   type Scalar,
 } from './render';
 import { plural } from '../util/plural';
-import { at } from '../util/must';
+import { at, must } from '../util/must';
 
 /**
  * Edits a task file for the task panel's form: each change becomes one text edit on just the
@@ -66,7 +66,7 @@ export function setScalar(file: TaskFile, taskIndex: number, path: NodePath, old
   if (path.length === 0) return { error: 'the path is empty: name the value to set' };
   const at = locate(file, taskIndex, path);
   if ('error' in at) return at;
-  const step = at.steps[at.steps.length - 1] as Step;
+  const step = lastStep(at);
   const node = step.node;
   const name = `\`${formatPath(path)}\``;
   if (node.type !== 'scalar') return { error: `${name} is ${describe(node)}, not a single value` };
@@ -84,7 +84,7 @@ export function setScalar(file: TaskFile, taskIndex: number, path: NodePath, old
 export function appendItem(file: TaskFile, taskIndex: number, path: NodePath, item: unknown): EditResult {
   const at = locate(file, taskIndex, path);
   if ('error' in at) return at;
-  const seq = at.steps[at.steps.length - 1]?.node as YNode;
+  const seq = lastStep(at).node;
   if (seq.type !== 'seq') return { error: `\`${formatPath(path)}\` is ${describe(seq)}, not a list` };
   const snapItem = toSnap(item);
   if (snapItem === undefined) return { error: ONLY_PLAIN };
@@ -108,7 +108,7 @@ export function removeItem(file: TaskFile, taskIndex: number, path: NodePath): E
   const listPath = path.slice(0, -1);
   const at = locate(file, taskIndex, listPath);
   if ('error' in at) return at;
-  const step = at.steps[at.steps.length - 1] as Step;
+  const step = lastStep(at);
   const seq = step.node;
   const where = `\`${formatPath(listPath)}\``;
   if (seq.type !== 'seq') return { error: `${where} is ${describe(seq)}, not a list` };
@@ -173,7 +173,7 @@ export function addCase(
 export function addKey(file: TaskFile, taskIndex: number, path: NodePath, key: string, value: unknown): EditResult {
   const at = locate(file, taskIndex, path);
   if ('error' in at) return at;
-  const map = at.steps[at.steps.length - 1]?.node as YNode;
+  const map = lastStep(at).node;
   const where = named(path);
   if (map.type !== 'map') return { error: `${where} is ${describe(map)}, not a mapping` };
   if (getPair(map, key)) return { error: `${where} already has the key \`${key}\`` };
@@ -206,7 +206,7 @@ export function addKey(file: TaskFile, taskIndex: number, path: NodePath, key: s
 export function removeKey(file: TaskFile, taskIndex: number, path: NodePath, key: string, old: unknown): EditResult {
   const at = locate(file, taskIndex, path);
   if ('error' in at) return at;
-  const step = at.steps[at.steps.length - 1] as Step;
+  const step = lastStep(at);
   const map = step.node;
   const where = named(path);
   if (map.type !== 'map') return { error: `${where} is ${describe(map)}, not a mapping` };
@@ -240,7 +240,7 @@ export function replaceValue(
 ): EditResult {
   const at = locate(file, taskIndex, path);
   if ('error' in at) return at;
-  const map = at.steps[at.steps.length - 1]?.node as YNode;
+  const map = lastStep(at).node;
   const where = named(path);
   if (map.type !== 'map') return { error: `${where} is ${describe(map)}, not a mapping` };
   const index = map.items.findIndex((p) => keyName(p) === key);
@@ -375,6 +375,11 @@ function syntaxErrors(file: TaskFile): TaskFile['issues'] {
 
 function scalar(value: Scalar): YScalar {
   return { type: 'scalar', value, span: [0, 0], style: 'plain' };
+}
+
+/** The step a located path ends at: `locate` starts every path at the task's own node. */
+function lastStep(located: Located): Step {
+  return must(located.steps.at(-1), 'a located path has a step');
 }
 
 function inFlow(steps: readonly Step[]): boolean {

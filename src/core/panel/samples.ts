@@ -83,7 +83,7 @@ export function statsView(s: TaskStats): StatsView {
     undecided: s.undecided,
     passRate: s.passRate,
     meanScore: s.meanScore,
-    passAtK: Object.entries(s.passAtK).map(([k, v]) => [Number(k), v] as [number, number]),
+    passAtK: Object.entries(s.passAtK).map(([k, v]): [number, number] => [Number(k), v]),
     interval: [s.interval[0], s.interval[1]],
     band: s.band,
     signalShare: s.signalShare,

@@ -4,6 +4,7 @@
 import type { Trajectory } from '../agent/types';
 import type { TrajectoryView } from '../base/panelProtocol';
 import { at } from '../util/must';
+import { isRecord } from '../util/isRecord';
 
 /** Per text the panel shows this much: a 200-turn trajectory must stay light to send and draw. */
 const PART_CHARS = 4000;
@@ -26,12 +27,13 @@ function json(v: unknown, indent?: number): string {
  * composed ones included (a `trajectory` check inside `all` names its turn in its child's details).
  */
 export function failedTurn(details: unknown): number | undefined {
-  if (!details || typeof details !== 'object') return undefined;
-  const d = details as { turn?: unknown; children?: unknown };
-  let best = typeof d.turn === 'number' && Number.isInteger(d.turn) ? d.turn : undefined;
-  if (Array.isArray(d.children)) {
-    for (const c of d.children as { pass?: unknown; details?: unknown }[]) {
-      if (c?.pass !== false) continue;
+  if (!isRecord(details)) return undefined;
+  const turn = details.turn;
+  let best = typeof turn === 'number' && Number.isInteger(turn) ? turn : undefined;
+  const children: unknown = details.children;
+  if (Array.isArray(children)) {
+    for (const c of children) {
+      if (!isRecord(c) || c.pass !== false) continue;
       const t = failedTurn(c.details);
       if (t !== undefined && (best === undefined || t < best)) best = t;
     }

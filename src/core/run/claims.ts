@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SampleCache } from '../sampling/cache';
 import { tryLock } from '../util/lock';
-import { sleep } from '../sampling/retry';
+import { sleep } from '../util/wait';
 
 export interface Claim {
   release(): void;

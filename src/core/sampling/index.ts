@@ -2,15 +2,7 @@
 export * from './types';
 export { OpenAIProvider, splitThinking, type OpenAIProviderOptions } from './openai';
 export { Limiter, limiterFor } from './limiter';
-export {
-  DEFAULT_RETRY,
-  backoffDelay,
-  parseRetryAfter,
-  sleep,
-  withRetry,
-  type RetryOptions,
-  type RetryPolicy,
-} from './retry';
+export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, withRetry, type RetryOptions, type RetryPolicy } from './retry';
 export {
   DEFAULT_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,

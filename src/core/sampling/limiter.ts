@@ -1,7 +1,7 @@
 // A counting semaphore per model profile: at most `concurrency` requests in flight to one
 // endpoint, whoever sends them. Waiters are served first come, first served, and a waiter whose
 // signal aborts leaves the queue at once without taking a slot.
-import { cancelled } from './retry';
+import { SamplingError } from './types';
 
 interface Waiter {
   resolve: (release: () => void) => void;
@@ -36,7 +36,7 @@ export class Limiter {
 
   /** Waits for a slot; the returned function gives it back (calling it twice is harmless). */
   acquire(signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) return Promise.reject(cancelled());
+    if (signal.aborted) return Promise.reject(SamplingError.cancelled());
     if (this.active < this.concurrency) {
       this.active++;
       return Promise.resolve(this.releaser());
@@ -50,7 +50,7 @@ export class Limiter {
         onAbort: () => {
           if (w.done) return;
           w.done = true;
-          reject(cancelled());
+          reject(SamplingError.cancelled());
         },
       };
       signal.addEventListener('abort', w.onAbort, { once: true });

@@ -7,7 +7,7 @@
 //
 // The wire is a Transport (transport.ts): node:http with keep-alive by default.
 import { errorMessage } from '../base/errorMessage';
-import { cancelled, formatSeconds, parseRetryAfter, withRetry, type RetryOptions } from './retry';
+import { formatSeconds, parseRetryAfter, withRetry, type RetryOptions } from './retry';
 import { limiterFor, type Limiter } from './limiter';
 import { networkError, serverMessage, withServerMessage } from './errors';
 import {
@@ -36,6 +36,7 @@ import {
   type SampleRequest,
 } from './types';
 import { plural } from '../util/plural';
+import { DeadlineError, withDeadline } from '../util/wait';
 import { allowManyListeners } from '../util/listeners';
 
 export interface OpenAIProviderOptions {
@@ -142,7 +143,7 @@ export class OpenAIProvider implements Provider {
     signal: AbortSignal,
     hooks: SampleHooks,
   ): Promise<Sample[]> {
-    if (signal.aborted) throw cancelled();
+    if (signal.aborted) throw SamplingError.cancelled();
     if (!Number.isInteger(n) || n < 0) throw new SamplingError(`n must be a whole number ≥ 0, not ${n}`, 'bad-request');
     if (n === 0) return [];
     // Fail before queueing when the prompt cannot be built, rather than once per retry.
@@ -218,7 +219,7 @@ export class OpenAIProvider implements Provider {
       );
       return results.flat();
     } catch {
-      if (signal.aborted) throw cancelled();
+      if (signal.aborted) throw SamplingError.cancelled();
       throw firstError;
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -339,39 +340,24 @@ export class OpenAIProvider implements Provider {
 
   /**
    * Runs `fn` with a signal that aborts on the caller's signal or after the profile's timeout,
-   * telling the two apart afterwards. Hand-linked rather than AbortSignal.any, which on Node 20
-   * keeps every combined signal alive as long as the caller's.
+   * telling the two apart afterwards.
    */
   private async withTimeout<T>(signal: AbortSignal, fn: (s: AbortSignal) => Promise<T>, deadline?: number): Promise<T> {
-    if (signal.aborted) throw cancelled();
-    const ctl = new AbortController();
-    let timedOut = false;
     const timeoutMs = this.limits.timeoutMs;
     // The retry budget cuts an attempt short too, so that a task's time is bounded as a whole.
     const budgetMs = deadline === undefined ? Infinity : Math.max(1, deadline - Date.now());
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        ctl.abort();
-      },
-      Math.min(timeoutMs, budgetMs),
-    );
-    const onAbort = (): void => ctl.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    const ms = Math.min(timeoutMs, budgetMs);
     try {
-      return await fn(ctl.signal);
+      return await withDeadline(fn, ms, signal, 'the request');
     } catch (e) {
-      if (signal.aborted) throw cancelled();
+      if (signal.aborted) throw SamplingError.cancelled();
       // Cut by the retry budget, the retry loop adds why it stops there.
-      if (timedOut)
+      if (e instanceof DeadlineError)
         throw new SamplingError(
-          `no complete answer from ${safeUrl(this.profile.baseUrl)} within ${formatSeconds(Math.min(timeoutMs, budgetMs))}${budgetMs < timeoutMs ? '' : ` (timeout_ms: ${timeoutMs})`}`,
+          `no complete answer from ${safeUrl(this.profile.baseUrl)} within ${formatSeconds(ms)}${budgetMs < timeoutMs ? '' : ` (timeout_ms: ${timeoutMs})`}`,
           'timeout',
         );
       throw e;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -659,9 +645,7 @@ export class OpenAIProvider implements Provider {
    * is made so that the stack, which repeats the message, is clean too.
    */
   private scrub(e: unknown): SamplingError {
-    if (!(e instanceof SamplingError))
-      e = new SamplingError(e instanceof Error ? e.message : String(e), 'bad-response');
-    const err = e as SamplingError;
+    const err = SamplingError.from(e);
     let secrets: string[];
     try {
       secrets = secretValues(this.profile, this.secrets);

@@ -1,6 +1,7 @@
 // Retrying failed requests: exponential backoff with full jitter, `Retry-After` honoured, and
 // every wait abortable. Only errors a retry can fix are retried (SamplingError.retryable): a
 // rejected key, an unknown model or a bad request fail at once, however many attempts remain.
+import { sleep } from '../util/wait';
 import { SamplingError } from './types';
 
 export interface RetryPolicy {
@@ -63,35 +64,6 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   return Math.max(0, at - now);
 }
 
-export function cancelled(): SamplingError {
-  return new SamplingError('cancelled', 'cancelled');
-}
-
-/** Resolves after `ms`, or rejects with a `cancelled` SamplingError as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(cancelled());
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(cancelled());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Converts whatever `fn` threw into a SamplingError so callers only ever see that type. */
-function asSamplingError(e: unknown): SamplingError {
-  if (e instanceof SamplingError) return e;
-  return new SamplingError(e instanceof Error ? e.message : String(e), 'bad-response');
-}
-
 /**
  * Runs `fn` until it succeeds, it throws an error that is not retryable, the attempts run out
  * or `signal` aborts. `fn` receives the attempt number (1-based).
@@ -105,13 +77,13 @@ export async function withRetry<T>(
   const wait = options.sleep ?? sleep;
   let previous: SamplingError | undefined;
   for (let attempt = 1; ; attempt++) {
-    if (signal.aborted) throw cancelled();
+    if (signal.aborted) throw SamplingError.cancelled();
     try {
       return await fn(attempt);
     } catch (e) {
       // An abort surfaces as whatever the interrupted operation threw; report it as what it is.
-      if (signal.aborted) throw cancelled();
-      let error = asSamplingError(e);
+      if (signal.aborted) throw SamplingError.cancelled();
+      let error = SamplingError.from(e);
       // An attempt the deadline cut short says only that time ran out; the error that made the
       // earlier attempts fail (a 429, a 500) is the one worth reporting.
       const pastDeadline = options.deadline !== undefined && Date.now() >= options.deadline();
@@ -144,7 +116,9 @@ export async function withRetry<T>(
         );
       }
       options.onRetry?.({ attempt, delayMs, error });
-      await wait(delayMs, signal);
+      await wait(delayMs, signal).catch((e: unknown) => {
+        throw SamplingError.from(e);
+      });
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall, ToolSpec } from '../base/chat';
+import { CancelledError, DeadlineError } from '../util/wait';
 
 /** A model endpoint as a task file or the settings describe it (spec §4), with names resolved. */
 export interface ModelProfile {
@@ -120,6 +121,22 @@ export class SamplingError extends Error {
   ) {
     super(message);
     this.name = 'SamplingError';
+  }
+
+  /** What a sampling call ends with when its caller aborts it. */
+  static cancelled(): SamplingError {
+    return new SamplingError('cancelled', 'cancelled');
+  }
+
+  /**
+   * Whatever a step of sampling threw, as a SamplingError, so callers only ever see that type: a
+   * cancelled wait is `cancelled`, a passed deadline `timeout`, anything else a bad response.
+   */
+  static from(e: unknown): SamplingError {
+    if (e instanceof SamplingError) return e;
+    if (e instanceof CancelledError) return SamplingError.cancelled();
+    if (e instanceof DeadlineError) return new SamplingError(e.message, 'timeout');
+    return new SamplingError(e instanceof Error ? e.message : String(e), 'bad-response');
   }
 
   get retryable(): boolean {

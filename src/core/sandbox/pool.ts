@@ -8,6 +8,7 @@ import { PYTHON_BOOT } from './pythonBoot';
 import { notRun, spawnLaunch, supervise } from './run';
 import { defaultConcurrency } from './slots';
 import type { SandboxRunOptions, SandboxRunResult } from './types';
+import { CancelledError, DeadlineError, withDeadline } from '../util/wait';
 
 /**
  * Pre-started sandboxes for Python programs. Starting bubblewrap and then the interpreter is
@@ -300,24 +301,18 @@ function startFailure(
   return { ...base, isolation, exitCode: box.child.exitCode, signal: box.child.signalCode, stderr, sandboxError: why };
 }
 
-/** Waits for `p`, at most `ms`, or until `signal` aborts. */
-export function waitFor(
+/** Waits for `p`, at most `ms`, or until `signal` aborts; a failure of `p` counts as done. */
+export async function waitFor(
   p: Promise<unknown>,
   ms: number,
   signal: AbortSignal | undefined,
 ): Promise<'done' | 'timeout' | 'aborted'> {
-  if (signal?.aborted) return Promise.resolve('aborted');
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => finish('timeout'), ms);
-    const onAbort = (): void => finish('aborted');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function finish(r: 'done' | 'timeout' | 'aborted'): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(r);
-    }
-    void p.then(() => finish('done'));
-  });
+  try {
+    await withDeadline(p, ms, signal, 'the wait');
+    return 'done';
+  } catch (e) {
+    return e instanceof DeadlineError ? 'timeout' : e instanceof CancelledError ? 'aborted' : 'done';
+  }
 }
 
 /** Largest number of pool shapes kept at once; the least recently used beyond it is disposed. */

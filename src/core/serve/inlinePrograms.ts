@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { kindOf } from '../verifiers/verify';
+import { isRecord } from '../util/isRecord';
 
 /** Kinds whose parameters name a program for vtask to run. */
 const PROGRAM_KINDS: ReadonlySet<string> = new Set(['script']);
@@ -32,8 +33,7 @@ export function inlinePrograms(verifier: unknown, at = 'verifier'): InlineProgra
   return items.flatMap((item: unknown, i) => {
     if (kind.listItems === 'verifiers') return inlinePrograms(item, `${here}[${i}]`);
     // `weighted` items: `{weight, verify}`.
-    const child =
-      item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>).verify : undefined;
+    const child = isRecord(item) ? item.verify : undefined;
     return child === undefined ? [] : inlinePrograms(child, `${here}[${i}].verify`);
   });
 }

@@ -16,6 +16,7 @@ import { admit, corsHeaders, GateRefusal, requireJson, type GateOptions } from '
 import { inlinePrograms, insideRoots } from './inlinePrograms';
 import { at } from '../util/must';
 import { mapLimit } from '../util/limit';
+import { isRecord } from '../util/isRecord';
 
 export interface LoadedTask {
   readonly file: string;
@@ -132,16 +133,15 @@ interface Job {
 /** The responses of a body or batch item, checked: a list of strings. */
 function responsesOf(b: Record<string, unknown>): string[] {
   const responses = b.responses;
-  if (!Array.isArray(responses) || responses.some((r) => typeof r !== 'string'))
+  if (!Array.isArray(responses) || !responses.every((r): r is string => typeof r === 'string'))
     throw new HttpError(400, '"responses" must be a list of strings');
-  return responses as string[];
+  return responses;
 }
 
 /** Checks one request (or batch item) as spec section 5.1 says; throws the refusal. */
 function prepare(opts: ServeOptions, body: unknown): Job {
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new HttpError(400, 'the body is not a JSON object');
-  const b = body as Record<string, unknown>;
+  if (!isRecord(body)) throw new HttpError(400, 'the body is not a JSON object');
+  const b = body;
   const responses = responsesOf(b);
   let spec: TaskSpec;
   let file: string;
@@ -150,8 +150,9 @@ function prepare(opts: ServeOptions, body: unknown): Job {
     spec = t.spec;
     file = t.file;
   } else if (b.verifier !== undefined) {
-    if (b.prompt !== undefined && typeof b.prompt !== 'string') throw new HttpError(400, '"prompt" must be a string');
-    spec = inlineTask(b.verifier, (b.prompt as string | undefined) ?? '');
+    const prompt = b.prompt === undefined ? '' : b.prompt;
+    if (typeof prompt !== 'string') throw new HttpError(400, '"prompt" must be a string');
+    spec = inlineTask(b.verifier, prompt);
     checkInlinePrograms(opts, spec.verify);
     file = path.join(opts.cwd, 'inline.vtask');
   } else throw new HttpError(400, 'name a "task" of the loaded files, or give a "verifier"');
@@ -167,9 +168,9 @@ function prepare(opts: ServeOptions, body: unknown): Job {
 
 /** How many responses a body asks to verify: a batch's items together (malformed items count 0). */
 function responseCount(body: unknown): number {
-  const b = (body ?? {}) as Record<string, unknown>;
+  const b = isRecord(body) ? body : {};
   if (Array.isArray(b.items))
-    return b.items.reduce((n: number, it: unknown) => n + countOf((it ?? {}) as Record<string, unknown>), 0);
+    return b.items.reduce((n: number, it: unknown) => n + (isRecord(it) ? countOf(it) : 0), 0);
   return countOf(b);
 }
 
@@ -222,10 +223,9 @@ async function handleBatch(opts: ServeOptions, items: unknown, signal: AbortSign
 async function handleVerify(opts: ServeOptions, body: unknown, signal: AbortSignal): Promise<unknown> {
   const n = responseCount(body);
   if (n > opts.maxBatch) throw new HttpError(413, `${n} responses in one request; the limit is ${opts.maxBatch}`);
-  if (body && typeof body === 'object' && !Array.isArray(body) && 'items' in body)
-    return handleBatch(opts, (body as { items: unknown }).items, signal);
-  const [results] = await runJobs(opts, [prepare(opts, body)], signal);
-  return { results: (results as Verdict[]).map(wire) };
+  if (isRecord(body) && 'items' in body) return handleBatch(opts, body.items, signal);
+  const results = at(await runJobs(opts, [prepare(opts, body)], signal), 0);
+  return { results: results.map(wire) };
 }
 
 /** The `trajectories` sent beside `responses` (one each, or null for a response without one). */

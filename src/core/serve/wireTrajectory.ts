@@ -14,23 +14,21 @@
 import type { Trajectory, TrajectoryStep } from '../agent/types';
 import { toolMessage } from '../agent/toolCall';
 import type { ChatMessage, ToolCall } from '../base/chat';
+import { isRecord } from '../util/isRecord';
 
 /** What is wrong with a sent trajectory, with its place (`trajectories[2].calls[0]`). */
 export class WireTrajectoryError extends Error {}
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function argsText(args: unknown): string {
   return typeof args === 'string' ? args : (JSON.stringify(args ?? {}) ?? '{}');
 }
 
 function argsObject(args: unknown): Record<string, unknown> | undefined {
-  if (isObj(args)) return args;
+  if (isRecord(args)) return args;
   if (typeof args !== 'string') return undefined;
   try {
     const v: unknown = JSON.parse(args);
-    return isObj(v) ? v : undefined;
+    return isRecord(v) ? v : undefined;
   } catch {
     return undefined;
   }
@@ -44,7 +42,7 @@ function fromCalls(
   let lastTurn = 0;
   calls.forEach((c, i) => {
     const where = `${at}.calls[${i}]`;
-    if (!isObj(c)) throw new WireTrajectoryError(`${where}: a call is {"tool", "args", "result" or "error"}`);
+    if (!isRecord(c)) throw new WireTrajectoryError(`${where}: a call is {"tool", "args", "result" or "error"}`);
     if (typeof c.tool !== 'string' || !c.tool)
       throw new WireTrajectoryError(`${where}: "tool" must be the tool's name`);
     if ('error' in c && typeof c.error !== 'string')
@@ -54,19 +52,21 @@ function fromCalls(
       throw new WireTrajectoryError(`${where}: "turn" must be an integer from ${Math.max(1, lastTurn)}, in order`);
     lastTurn = turn;
     const call: ToolCall = { id: `call_${i + 1}`, name: c.tool, arguments: argsText(c.args) };
-    const failed = typeof c.error === 'string';
+    const error = typeof c.error === 'string' ? c.error : undefined;
     const args = argsObject(c.args);
     steps.push({
       turn,
       call,
-      ...(!failed && args ? { args } : {}),
-      outcome: failed ? { error: c.error as string } : { result: c.result },
+      ...(error === undefined && args ? { args } : {}),
+      outcome: error !== undefined ? { error } : { result: c.result },
     });
   });
   // The messages a run would have: one assistant turn per turn, its calls, their results.
   const messages: ChatMessage[] = [];
   for (let k = 0; k < steps.length;) {
-    const turn = steps.filter((x) => x.turn === (steps[k] as TrajectoryStep).turn);
+    const first = steps[k];
+    if (!first) break;
+    const turn = steps.filter((x) => x.turn === first.turn);
     messages.push(
       { role: 'assistant', content: '', tool_calls: turn.map((x) => x.call) },
       ...turn.map((x) => toolMessage(x.call, x.outcome)),
@@ -81,7 +81,7 @@ function outcomeOf(content: unknown): TrajectoryStep['outcome'] {
   if (typeof content !== 'string') return { result: content };
   try {
     const v: unknown = JSON.parse(content);
-    if (isObj(v) && typeof v.error === 'string' && Object.keys(v).length === 1) return { error: v.error };
+    if (isRecord(v) && typeof v.error === 'string' && Object.keys(v).length === 1) return { error: v.error };
     return { result: v };
   } catch {
     return { result: content };
@@ -96,24 +96,23 @@ function fromMessages(
   const messages: ChatMessage[] = [];
   const answers = new Map<string, unknown>();
   list.forEach((m, i) => {
-    if (!isObj(m)) throw new WireTrajectoryError(`${at}.messages[${i}]: a message is {"role", "content", ...}`);
+    if (!isRecord(m)) throw new WireTrajectoryError(`${at}.messages[${i}]: a message is {"role", "content", ...}`);
     if (m.role === 'tool' && typeof m.tool_call_id === 'string') answers.set(m.tool_call_id, m.content);
   });
   let turn = 0;
-  list.forEach((raw, i) => {
-    const m = raw as Obj;
-    if (m.role !== 'assistant') return;
+  list.forEach((m, i) => {
+    if (!isRecord(m) || m.role !== 'assistant') return;
     turn++;
     const calls: ToolCall[] = [];
     const tcs = m.tool_calls === undefined || m.tool_calls === null ? [] : m.tool_calls;
     if (!Array.isArray(tcs)) throw new WireTrajectoryError(`${at}.messages[${i}].tool_calls must be a list`);
     tcs.forEach((tc, k) => {
-      const fn = isObj(tc) && isObj(tc.function) ? tc.function : undefined;
+      const fn = isRecord(tc) && isRecord(tc.function) ? tc.function : undefined;
       if (!fn || typeof fn.name !== 'string')
         throw new WireTrajectoryError(
           `${at}.messages[${i}].tool_calls[${k}]: {"id", "function": {"name", "arguments"}}`,
         );
-      const id = isObj(tc) && typeof tc.id === 'string' ? tc.id : `call_${i}_${k}`;
+      const id = isRecord(tc) && typeof tc.id === 'string' ? tc.id : `call_${i}_${k}`;
       const call: ToolCall = { id, name: fn.name, arguments: argsText(fn.arguments) };
       calls.push(call);
       const outcome = answers.has(id) ? outcomeOf(answers.get(id)) : { error: 'no tool message answers this call' };
@@ -135,16 +134,17 @@ function fromMessages(
 
 /** The trajectory of one response from what a trainer sent; `at` names it in errors. */
 export function wireTrajectory(value: unknown, response: string, at: string): Trajectory {
-  if (!isObj(value))
+  if (!isRecord(value))
     throw new WireTrajectoryError(
       `${at}: a trajectory is {"calls": [...]} or {"messages": [...]}, with an optional "state"`,
     );
   const { calls, messages } = value;
   if ((calls === undefined) === (messages === undefined))
     throw new WireTrajectoryError(`${at}: give "calls" or "messages", one of them`);
-  if (!Array.isArray(calls ?? messages))
+  const list: unknown = calls ?? messages;
+  if (!Array.isArray(list))
     throw new WireTrajectoryError(`${at}: "${calls !== undefined ? 'calls' : 'messages'}" must be a list`);
-  const built = calls !== undefined ? fromCalls(calls as unknown[], at) : fromMessages(messages as unknown[], at);
+  const built = calls !== undefined ? fromCalls(list, at) : fromMessages(list, at);
   const stop = value.stop === undefined ? 'final' : value.stop;
   if (stop !== 'final' && stop !== 'max_turns')
     throw new WireTrajectoryError(`${at}: "stop" is "final" or "max_turns"`);
@@ -154,7 +154,7 @@ export function wireTrajectory(value: unknown, response: string, at: string): Tr
     (typeof turnsGiven !== 'number' || !Number.isInteger(turnsGiven) || turnsGiven < built.lastTurn)
   )
     throw new WireTrajectoryError(`${at}: "turns" must be an integer of at least ${built.lastTurn}`);
-  const turns = (turnsGiven as number | undefined) ?? built.lastTurn + (stop === 'final' ? 1 : 0);
+  const turns = typeof turnsGiven === 'number' ? turnsGiven : built.lastTurn + (stop === 'final' ? 1 : 0);
   const tail: ChatMessage[] =
     stop === 'final' && !(built.messages.at(-1)?.role === 'assistant' && !built.messages.at(-1)?.tool_calls?.length)
       ? [{ role: 'assistant', content: response }]

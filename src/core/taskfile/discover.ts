@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { errnoCode, errorMessage } from '../base/errorMessage';
 
 const TASK_FILE = /\.vtask(\.ya?ml)?$/;
 const SKIP_DIRS = new Set(['node_modules']);
@@ -20,8 +21,8 @@ export interface SkippedPath {
 
 /** What went wrong with a file-system call, in words, and what to do about it. */
 export function fsReason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  switch (err.code) {
+  const code = errnoCode(e);
+  switch (code) {
     case 'EACCES':
     case 'EPERM':
       return 'permission denied: check its permissions';
@@ -41,7 +42,7 @@ export function fsReason(e: unknown): string {
     case 'ENFILE':
       return 'too many open files';
     default:
-      return err.code ? `${err.code}: ${err.message.replace(/^\w+: /, '')}` : String(err.message ?? e);
+      return code ? `${code}: ${errorMessage(e).replace(/^\w+: /, '')}` : errorMessage(e);
   }
 }
 
@@ -105,8 +106,7 @@ export function findTaskFiles(
     try {
       st = fs.statSync(p);
     } catch (e) {
-      if (named && (e as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new MissingPathError(`no such file or folder: ${p}`);
+      if (named && errnoCode(e) === 'ENOENT') throw new MissingPathError(`no such file or folder: ${p}`);
       onSkip({ path: p, severity: 'error', message: `cannot read it: ${fsReason(e)}` });
       return;
     }

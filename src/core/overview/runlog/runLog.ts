@@ -28,6 +28,7 @@ import { taskRunKey } from '../../run/resultKeys';
 import type { TaskFile } from '../../taskfile/parse';
 import { fsyncDir, writeAll } from '../../util/durable';
 import { HOST_ID, pidAlive, tryLock } from '../../util/lock';
+import { sleep } from '../../util/wait';
 import { markCacheDir } from '../../sampling/cache';
 
 /** A field's reader: the value as the record holds it, or undefined when it is not one. */
@@ -360,7 +361,7 @@ async function lockWithinAsync(file: string, ms: number): Promise<(() => void) |
   for (;;) {
     const release = tryLock(file);
     if (release || Date.now() >= deadline) return release;
-    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    await sleep(LOCK_RETRY_MS);
   }
 }
 

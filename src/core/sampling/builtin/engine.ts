@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { parseGguf } from './gguf';
 import { LlamaModel, type KvCache } from './model';
 import { Rng, pickToken } from './sample';
+import { CancelledError } from '../../util/wait';
 
 const loaded = new Map<string, LlamaModel>();
 
@@ -62,13 +63,6 @@ export function prefill(model: LlamaModel, prompt: string, reserve: number): Pre
   return { cache, logits, promptTokens: ids.length + 1 };
 }
 
-export class AbortedError extends Error {
-  constructor() {
-    super('cancelled');
-    this.name = 'AbortError';
-  }
-}
-
 /** One answer continuing a prefilled prompt (the prefill itself is left untouched). */
 export function generate(model: LlamaModel, start: Prefill, options: GenerateOptions): Generation {
   const tok = model.tokenizer;
@@ -79,7 +73,7 @@ export function generate(model: LlamaModel, start: Prefill, options: GenerateOpt
   const stops = options.stop.filter((s) => s.length > 0);
   const limit = Math.min(options.maxTokens, model.config.contextLength - cache.length);
   while (ids.length < limit) {
-    if (options.signal?.aborted) throw new AbortedError();
+    if (options.signal?.aborted) throw new CancelledError();
     const next = pickToken(logits, options.temperature, options.topP, rng);
     if (next === tok.eos) return { text: tok.decode(ids), finishReason: 'stop', completionTokens: ids.length + 1 };
     ids.push(next);

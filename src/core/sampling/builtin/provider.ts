@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ToolCall } from '../../base/chat';
 import { SamplingError, type Provider, type Sample, type SampleRequest } from '../types';
-import { AbortedError, generate, loadModel, prefill } from './engine';
+import { generate, loadModel, prefill } from './engine';
+import { CancelledError } from '../../util/wait';
 import type { LlamaModel } from './model';
 import { promptFor } from './prompt';
 import { CALL_CLOSE, callId, callsSoFar, parseCall, toolPromptFor } from './toolPrompt';
@@ -113,7 +114,7 @@ export class BuiltinProvider implements Provider {
   }
 
   async sample(request: SampleRequest, n: number, signal: AbortSignal): Promise<Sample[]> {
-    if (signal.aborted) throw new SamplingError('cancelled', 'cancelled');
+    if (signal.aborted) throw SamplingError.cancelled();
     const tools = request.tools ?? [];
     // Tool requests to an arithmetic model go to the calculator model (a given file stays as it is).
     const name =
@@ -144,14 +145,14 @@ export class BuiltinProvider implements Provider {
     for (let k = 0; k < n; k++) {
       // Long runs must not freeze the extension host: let other work in between samples.
       if (k > 0) await yieldToLoop();
-      if (signal.aborted) throw new SamplingError('cancelled', 'cancelled');
+      if (signal.aborted) throw SamplingError.cancelled();
       const t0 = Date.now();
       const sampleSeed = seed !== undefined ? seed + first + k : crypto.randomInt(0, 2 ** 48 - 1);
       let g;
       try {
         g = generate(model, start, { maxTokens, temperature, topP, seed: sampleSeed, stop, signal });
       } catch (e) {
-        if (e instanceof AbortedError) throw new SamplingError('cancelled', 'cancelled');
+        if (e instanceof CancelledError) throw SamplingError.cancelled();
         throw e;
       }
       // A call is only a call when the request offered tools; else it is text like any other.
