@@ -212,7 +212,7 @@ const JS_BYPASSES: Record<string, Bypass> = {
   },
 };
 
-/** The isolation levels; `zygote` is bubblewrap's zygote path (Python only), `bwrap` its sandbox per run. */
+/** The isolation levels; `zygote` is bubblewrap's zygote path (Python forked, Node exec'd), `bwrap` its sandbox per run. */
 type Level = Method | 'zygote';
 const LEVELS: readonly Level[] =
   process.platform === 'linux'
@@ -235,7 +235,6 @@ function bypassesAtEveryLevel(
     process.env[ALLOW_WEAK_ENV] = '1';
     t.after(() => delete process.env[ALLOW_WEAK_ENV]);
     for (const level of LEVELS) {
-      if (level === 'zygote' && language !== 'python') continue;
       const method: Method = level === 'zygote' ? 'bwrap' : level;
       const sb = sandboxes.find((s) => s.method === method);
       if (!sb) {
@@ -248,7 +247,7 @@ function bypassesAtEveryLevel(
         );
         continue;
       }
-      // Python answers under bubblewrap run in zygotes unless VTASK_ZYGOTE=0: both paths are probed.
+      // Answers under bubblewrap run in zygotes unless VTASK_ZYGOTE=0: both paths are probed.
       if (level === 'bwrap') process.env.VTASK_ZYGOTE = '0';
       await t.test(level, async (lt) => {
         const ok = await checkCode(right, { language, asserts: defaultAsserts }, ctx(), sb);
@@ -543,22 +542,26 @@ void test(
     }
     process.env[ALLOW_WEAK_ENV] = '1';
     t.after(() => delete process.env[ALLOW_WEAK_ENV]);
-    // bubblewrap's zygote path too: the same promises, every probe run in a zygote.
+    // bubblewrap's zygote paths too: the same promises, every probe run in a zygote, forked (as
+    // Python answers run) and exec'd with memory bounded by what is resident (as Node answers run).
     const bwrap = sandboxes.find((s) => s.method === 'bwrap');
-    const zygote: DetectedSandbox[] = bwrap
-      ? [
-          {
-            ...bwrap,
-            run: async (o) => {
-              const r = await bwrap.run({ ...o, prestarted: true });
-              assert.ok(r.isolation.limits.includes(ZYGOTE_FACT), `ran in a zygote: ${r.sandboxError ?? ''}`);
-              return r;
-            },
-          },
-        ]
-      : [];
+    const inZygote =
+      (how: Partial<SandboxRunOptions>): DetectedSandbox['run'] =>
+      async (o) => {
+        const r = await (bwrap as DetectedSandbox).run({ ...o, ...how });
+        assert.ok(r.isolation.limits.includes(ZYGOTE_FACT), `ran in a zygote: ${r.sandboxError ?? ''}`);
+        return r;
+      };
+    const zygotes = new Map<DetectedSandbox, string>(
+      bwrap
+        ? [
+            [{ ...bwrap, run: inZygote({ prestarted: true }) }, 'bwrap zygote'],
+            [{ ...bwrap, run: inZygote({ zygoteExec: true, memoryPolicy: 'resident' }) }, 'bwrap zygote (exec)'],
+          ]
+        : [],
+    );
     await withHost(async (host) => {
-      for (const sb of [...sandboxes, ...zygote]) {
+      for (const sb of [...sandboxes, ...zygotes.keys()]) {
         const promised = PROMISES[sb.method as Method];
         const outcome: string[] = [];
         for (const [name, probe] of Object.entries(PROBES) as [Probe, (typeof PROBES)[Probe]][]) {
@@ -573,9 +576,9 @@ void test(
           const escaped = await probe(sb, host);
           outcome.push(`${name}: ${escaped ? 'GOT THROUGH' : 'denied'}`);
           if (promised.includes(name))
-            assert.equal(escaped, false, `${zygote.includes(sb) ? 'the zygote' : sb.method} promises to deny: ${name}`);
+            assert.equal(escaped, false, `${zygotes.get(sb) ?? sb.method} promises to deny: ${name}`);
         }
-        t.diagnostic(`${zygote.includes(sb) ? 'bwrap zygote' : sb.method} (${sb.level}): ${outcome.join('; ')}`);
+        t.diagnostic(`${zygotes.get(sb) ?? sb.method} (${sb.level}): ${outcome.join('; ')}`);
       }
     });
   },
