@@ -21,16 +21,18 @@ import type { SandboxRunOptions, SandboxRunResult } from './types';
 import { ZYGOTE_BOOT } from './zygoteBoot';
 
 /**
- * Zygotes: Python answers checked without starting a sandbox or an interpreter per run. A zygote
- * is one long-lived bubblewrap sandbox (the same flags as a run's) whose interpreter forks, ahead
- * of any job, a keeper per slot; each keeper unshares fresh user, mount, pid, network, ipc and
- * uts namespaces for one answer and waits (see zygoteBoot.ts). An answer takes a ready slot, and
- * its tests run one after the other in that slot's namespaces, each in a fresh process on a
- * fresh tmpfs with its rlimits (CPU time, address space, file size, open files, processes) and
- * no capabilities. Only the program's files and stdin enter the sandbox; expected outputs stay
- * here. A zygote that dies is replaced; one that cannot make the namespaces (nested user
- * namespaces refused) makes this shape fall back, once and for good, to a bubblewrap sandbox per
- * run: the same isolation, never a weaker one.
+ * Zygotes: answers checked without starting a sandbox per run (nor, for Python, an interpreter;
+ * a JavaScript test execs `node` inside, see `ZygoteJob`). A zygote is one long-lived bubblewrap
+ * sandbox (the same flags as a run's) whose interpreter forks, ahead of any job, a keeper per
+ * slot; each keeper unshares fresh user, mount, pid, network, ipc and uts namespaces for one
+ * answer and waits (see zygoteBoot.ts). An answer takes a ready slot, and its tests run one after
+ * the other in that slot's namespaces, each in a fresh process on a fresh tmpfs with its rlimits
+ * (CPU time, address space, file size, open files, processes) and no capabilities; the time
+ * budget is the CPU time of its process tree (a wall-clock backstop stops a program that sleeps).
+ * Only the program's files and stdin enter the sandbox; expected outputs stay here. A zygote that
+ * dies is replaced; one that cannot make the namespaces (nested user namespaces refused) makes
+ * this shape fall back, once and for good, to a bubblewrap sandbox per run: the same isolation,
+ * never a weaker one.
  */
 
 /** The isolation fact every run in a zygote adds to its verdict. */
