@@ -263,7 +263,9 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
                 reaped += ru.ru_utime + ru.ru_stime
             except ChildProcessError:
                 break
-        kib = max(usage.ru_maxrss, peak // 1024)
+        # The tree's sum (what the resident bound watches) only where that bound applies: under
+        # RLIMIT_AS the peak is the largest process's, as in a sandbox of its own.
+        kib = max(usage.ru_maxrss, peak // 1024 if resident else 0)
         put(fd, b"X", b"%d %d %d %d" % (status, round(reaped * 1000), kib, over))
         return None
 
