@@ -12,7 +12,6 @@ import {
   toBuffer,
   waitFor,
   DISPOSE_WAIT_MS,
-  type PythonCommand,
 } from './pool';
 import { Reaper } from './procfs';
 import { Capture, CLOSE_GRACE_MS, KILL_GRACE_MS, notRun, signalName, spawnLaunch } from './run';
@@ -60,6 +59,16 @@ interface ZygoteJob {
   readonly mode: 'py' | 'exec';
   /** `py`: `FILE args` or `-c CODE args`; `exec`: the whole command, an absolute path first. */
   readonly argv: readonly string[];
+  /** `py`: the interpreter and its flags, which the zygote itself must run. */
+  readonly interpreter?: readonly string[];
+}
+
+/** The zygote a run needs: its interpreter and flags, the folders it shows, its environment. */
+interface ZygoteShape {
+  readonly mode: ZygoteJob['mode'];
+  readonly argv: readonly string[];
+  readonly readOnly: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
 }
 
 /** What stopped a test inside the zygote (the last word of its `X` frame). */
@@ -516,7 +525,7 @@ const pools = new Map<string, ZygotePool>();
 /** How a zygote would run `o`, or undefined when it cannot. */
 function zygoteJob(backend: Backend, o: SandboxRunOptions): ZygoteJob | undefined {
   const py = o.prestarted && typeof o.argv !== 'function' ? pythonCommand(o.argv) : undefined;
-  if (py) return { mode: 'py', argv: py.rest };
+  if (py) return { mode: 'py', argv: py.rest, interpreter: [py.exe, ...py.flags] };
   if (!o.zygoteExec) return undefined;
   const argv = typeof o.argv === 'function' ? o.argv(backend.boxPath('')) : o.argv;
   return argv[0] && path.posix.isAbsolute(argv[0]) ? { mode: 'exec', argv } : undefined;
@@ -527,16 +536,10 @@ function zygoteJob(backend: Backend, o: SandboxRunOptions): ZygoteJob | undefine
  * the run's Python for `py` runs; for `exec` runs, the Python found here beside the program's
  * folders. Undefined when the run cannot use a zygote.
  */
-function zygoteShape(
-  backend: Backend,
-  o: SandboxRunOptions,
-): { mode: ZygoteJob['mode']; argv: string[]; readOnly: string[]; env: Readonly<Record<string, string>> } | undefined {
+function zygoteShape(backend: Backend, o: SandboxRunOptions): ZygoteShape | undefined {
   const job = zygoteJob(backend, o);
   if (!job) return undefined;
-  if (job.mode === 'py') {
-    const cmd = pythonCommand(o.argv as readonly string[]) as PythonCommand;
-    return { mode: 'py', argv: [cmd.exe, ...cmd.flags], readOnly: [...(o.readOnly ?? [])], env: o.env ?? {} };
-  }
+  if (job.interpreter) return { mode: 'py', argv: job.interpreter, readOnly: o.readOnly ?? [], env: o.env ?? {} };
   const python = findInterpreter('python');
   if (!python) return undefined;
   const readOnly = [...new Set([...python.readOnly, ...(o.readOnly ?? [])])];

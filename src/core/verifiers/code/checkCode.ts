@@ -389,7 +389,9 @@ function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: n
     return {
       ...withExpected,
       status: 'timeout',
-      message: `(wall backstop) still running after ${r.wallBackstopMs} ms of wall time within its ${timeoutMs} ms of CPU time: it slept or blocked`,
+      message:
+        `(wall backstop) still running after ${r.wallBackstopMs} ms of wall time ` +
+        `within its ${timeoutMs} ms of CPU time: it slept or blocked`,
     };
   if (r.timedOut || r.signal === 'SIGXCPU')
     return { ...withExpected, status: 'timeout', message: `did not finish within ${timeoutMs} ms` };
