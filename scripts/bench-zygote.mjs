@@ -4,7 +4,8 @@
 // per run, in pre-started sandboxes (the pool) and a bare `python3 -c pass` spawn, all in the
 // same run; and the same for JavaScript: Node exec'd in zygotes, beside a bubblewrap sandbox per
 // run (the path before zygotes served Node) and a bare `node -e 0`, with start-up flags that might
-// make it cheaper (`--jitless`, a 1 MiB semi-space, a start-up snapshot of a harness). `--base COMMIT` also measures the pool of that commit's sources (`git archive`, no
+// make it cheaper (`--jitless`, a 1 MiB semi-space, a start-up snapshot of a harness, no
+// ExperimentalWarning under the permission model). `--base COMMIT` also measures the pool of that commit's sources (`git archive`, no
 // worktree), for the pool's boot script before and after. Prints human lines, then one JSON line.
 //
 //   node scripts/bench-zygote.mjs [--answers N] [--tests-per-answer N] [--base COMMIT]
@@ -171,6 +172,25 @@ const kinds = [
   ['bare_node_jitless', ANSWERS, bare(node.path, ['--jitless', '-e', '0']), 1],
   ['bare_node_semi_space_1', ANSWERS, bare(node.path, ['--max-semi-space-size=1', '-e', '0']), 1],
   ['bare_node_snapshot', ANSWERS, bare(node.path, ['--snapshot-blob', SNAPSHOT]), 1],
+  // The permission model of JavaScript asserts runs, with its warning and without.
+  [
+    'bare_node_permission',
+    ANSWERS,
+    bare(node.path, ['--experimental-permission', '--allow-fs-read=/tmp/', '-e', '0']),
+    1,
+  ],
+  [
+    'bare_node_permission_no_warning',
+    ANSWERS,
+    bare(node.path, [
+      '--experimental-permission',
+      '--allow-fs-read=/tmp/',
+      '--disable-warning=ExperimentalWarning',
+      '-e',
+      '0',
+    ]),
+    1,
+  ],
 ];
 // Two rounds, the kinds alternated, so that a change of load hits each alike; the figures add both.
 const sums = Object.fromEntries(kinds.map(([k]) => [k, { tests: 0, wallMs: 0, cpuMs: 0, ownMs: 0 }]));
