@@ -75,10 +75,10 @@ execFileSync(node.path, ['--snapshot-blob', SNAPSHOT, '--build-snapshot', path.j
 });
 
 /** A JavaScript test as checkCode makes it. */
-function jsRunOf(i) {
+function jsRunOf(i, program = JS_PROGRAM) {
   return {
     argv: [node.path, ...node.args, ...current.nodeMemoryArgs(512), 'main.js'],
-    files: { 'main.js': JS_PROGRAM },
+    files: { 'main.js': program },
     stdin: `${i}\n`,
     timeoutMs: 10_000,
     memoryMb: 512,
@@ -117,15 +117,24 @@ const answerWith =
       throw new Error('the zygote did not run the answer');
   };
 
-/** A JavaScript answer of 3 tests: Node exec'd in a zygote when `zygote`, else a bubblewrap sandbox per test. */
-const jsAnswer = (zygote) => async (a) => {
-  const runs = Array.from({ length: TESTS_PER_ANSWER }, (_, k) => jsRunOf(a * TESTS_PER_ANSWER + k));
-  process.env.VTASK_ZYGOTE = zygote ? '1' : '0';
-  const results = await sandbox.runAll(runs);
-  results.forEach((r, k) => expect(r, a * TESTS_PER_ANSWER + k));
-  if (results[0].isolation.limits.some((l) => l.startsWith('zygote')) !== zygote)
-    throw new Error(`the answer ran ${zygote ? 'without' : 'in'} a zygote`);
-};
+/**
+ * A JavaScript answer of 3 tests: Node exec'd in a zygote when `zygote`, else a bubblewrap sandbox
+ * per test; `empty`: an empty program (what the zygote adds to Node's start).
+ */
+const jsAnswer =
+  (zygote, empty = false) =>
+  async (a) => {
+    const runs = Array.from({ length: TESTS_PER_ANSWER }, (_, k) =>
+      jsRunOf(a * TESTS_PER_ANSWER + k, empty ? '' : JS_PROGRAM),
+    );
+    process.env.VTASK_ZYGOTE = zygote ? '1' : '0';
+    const results = await sandbox.runAll(runs);
+    if (empty && results.some((r) => r.exitCode !== 0))
+      throw new Error(`an empty program failed: ${results[0].stderr}`);
+    if (!empty) results.forEach((r, k) => expect(r, a * TESTS_PER_ANSWER + k));
+    if (results[0].isolation.limits.some((l) => l.startsWith('zygote')) !== zygote)
+      throw new Error(`the answer ran ${zygote ? 'without' : 'in'} a zygote`);
+  };
 
 /** `python3 -c pass` (or `node -e 0`), spawned bare: the floor of any run that starts an interpreter. */
 const bare = (exe, args) => () =>
@@ -168,6 +177,7 @@ const kinds = [
   ['bare_python_c_pass', ANSWERS, bare(py.path, ['-c', 'pass']), 1],
   ['js_zygote', ANSWERS, jsAnswer(true), TESTS_PER_ANSWER],
   ['js_per_run', ANSWERS, jsAnswer(false), TESTS_PER_ANSWER],
+  ['js_zygote_empty_program', ANSWERS, jsAnswer(true, true), TESTS_PER_ANSWER],
   ['bare_node_e_0', ANSWERS, bare(node.path, ['-e', '0']), 1],
   ['bare_node_jitless', ANSWERS, bare(node.path, ['--jitless', '-e', '0']), 1],
   ['bare_node_semi_space_1', ANSWERS, bare(node.path, ['--max-semi-space-size=1', '-e', '0']), 1],
