@@ -2,7 +2,10 @@
 // CPU per test (from a cgroup of its own, see cpu-meter.mjs: sandboxed processes included), for
 // answers of 3 stdin/stdout tests run in zygotes, beside the same tests in a bubblewrap sandbox
 // per run, in pre-started sandboxes (the pool) and a bare `python3 -c pass` spawn, all in the
-// same run. `--base COMMIT` also measures the pool of that commit's sources (`git archive`, no
+// same run; and the same for JavaScript: Node exec'd in zygotes, beside a bubblewrap sandbox per
+// run (the path before zygotes served Node) and a bare `node -e 0`, with start-up flags that might
+// make it cheaper (`--jitless`, a 1 MiB semi-space, a start-up snapshot of a harness, no
+// ExperimentalWarning under the permission model). `--base COMMIT` also measures the pool of that commit's sources (`git archive`, no
 // worktree), for the pool's boot script before and after. Prints human lines, then one JSON line.
 //
 //   node scripts/bench-zygote.mjs [--answers N] [--tests-per-answer N] [--base COMMIT]
@@ -57,6 +60,34 @@ if (!py) throw new Error('python3 is not installed');
 const sandbox = await current.detectSandbox();
 const baseSandbox = base ? await base.detectSandbox(sandbox.method) : undefined;
 const PROGRAM = 'print(int(input()) + 1)\n';
+const node = current.findInterpreter('javascript');
+if (!node) throw new Error('node is not found');
+const JS_PROGRAM = "console.log(Number(require('fs').readFileSync(0, 'utf8')) + 1);\n";
+// A start-up snapshot of a harness that has loaded what a test needs (fs, the stdin reader).
+const SNAPSHOT = path.join(tmp, 'harness.blob');
+fs.writeFileSync(
+  path.join(tmp, 'harness.js'),
+  "const fs = require('fs');\nrequire('v8').startupSnapshot.setDeserializeMainFunction(() => fs.readFileSync(0));\n",
+);
+execFileSync(node.path, ['--snapshot-blob', SNAPSHOT, '--build-snapshot', path.join(tmp, 'harness.js')], {
+  cwd: tmp,
+  env: {},
+});
+
+/** A JavaScript test as checkCode makes it. */
+function jsRunOf(i, program = JS_PROGRAM) {
+  return {
+    argv: [node.path, ...node.args, ...current.nodeMemoryArgs(512), 'main.js'],
+    files: { 'main.js': program },
+    stdin: `${i}\n`,
+    timeoutMs: 10_000,
+    memoryMb: 512,
+    memoryPolicy: node.memoryPolicy,
+    readOnly: node.readOnly,
+    env: node.env,
+    zygoteExec: true,
+  };
+}
 
 function runOf(i, prestarted) {
   return {
@@ -86,14 +117,32 @@ const answerWith =
       throw new Error('the zygote did not run the answer');
   };
 
-/** `python3 -c pass`, spawned bare: the floor of any run that starts an interpreter. */
-function bare() {
-  return new Promise((resolve, reject) => {
-    const c = spawn(py.path, ['-c', 'pass'], { stdio: 'ignore' });
+/**
+ * A JavaScript answer of 3 tests: Node exec'd in a zygote when `zygote`, else a bubblewrap sandbox
+ * per test; `empty`: an empty program (what the zygote adds to Node's start).
+ */
+const jsAnswer =
+  (zygote, empty = false) =>
+  async (a) => {
+    const runs = Array.from({ length: TESTS_PER_ANSWER }, (_, k) =>
+      jsRunOf(a * TESTS_PER_ANSWER + k, empty ? '' : JS_PROGRAM),
+    );
+    process.env.VTASK_ZYGOTE = zygote ? '1' : '0';
+    const results = await sandbox.runAll(runs);
+    if (empty && results.some((r) => r.exitCode !== 0))
+      throw new Error(`an empty program failed: ${results[0].stderr}`);
+    if (!empty) results.forEach((r, k) => expect(r, a * TESTS_PER_ANSWER + k));
+    if (results[0].isolation.limits.some((l) => l.startsWith('zygote')) !== zygote)
+      throw new Error(`the answer ran ${zygote ? 'without' : 'in'} a zygote`);
+  };
+
+/** `python3 -c pass` (or `node -e 0`), spawned bare: the floor of any run that starts an interpreter. */
+const bare = (exe, args) => () =>
+  new Promise((resolve, reject) => {
+    const c = spawn(exe, args, { stdio: 'ignore', env: {} });
     c.on('error', reject);
-    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`python3 -c pass exited ${code}`))));
+    c.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
   });
-}
 
 /** Runs `n` jobs with `CONCURRENCY` in flight; wall ms, CPU ms of everything (from the meter) and of vtask itself. */
 async function measure(meter, n, job) {
@@ -125,7 +174,33 @@ const kinds = [
         ],
       ]
     : []),
-  ['bare_python_c_pass', ANSWERS, bare, 1],
+  ['bare_python_c_pass', ANSWERS, bare(py.path, ['-c', 'pass']), 1],
+  ['js_zygote', ANSWERS, jsAnswer(true), TESTS_PER_ANSWER],
+  ['js_per_run', ANSWERS, jsAnswer(false), TESTS_PER_ANSWER],
+  ['js_zygote_empty_program', ANSWERS, jsAnswer(true, true), TESTS_PER_ANSWER],
+  ['bare_node_e_0', ANSWERS, bare(node.path, ['-e', '0']), 1],
+  ['bare_node_jitless', ANSWERS, bare(node.path, ['--jitless', '-e', '0']), 1],
+  ['bare_node_semi_space_1', ANSWERS, bare(node.path, ['--max-semi-space-size=1', '-e', '0']), 1],
+  ['bare_node_snapshot', ANSWERS, bare(node.path, ['--snapshot-blob', SNAPSHOT]), 1],
+  // The permission model of JavaScript asserts runs, with its warning and without.
+  [
+    'bare_node_permission',
+    ANSWERS,
+    bare(node.path, ['--experimental-permission', '--allow-fs-read=/tmp/', '-e', '0']),
+    1,
+  ],
+  [
+    'bare_node_permission_no_warning',
+    ANSWERS,
+    bare(node.path, [
+      '--experimental-permission',
+      '--allow-fs-read=/tmp/',
+      '--disable-warning=ExperimentalWarning',
+      '-e',
+      '0',
+    ]),
+    1,
+  ],
 ];
 // Two rounds, the kinds alternated, so that a change of load hits each alike; the figures add both.
 const sums = Object.fromEntries(kinds.map(([k]) => [k, { tests: 0, wallMs: 0, cpuMs: 0, ownMs: 0 }]));

@@ -12,7 +12,9 @@ import path from 'node:path';
 import {
   ALLOW_WEAK_ENV,
   detectSandbox,
+  disposeSandboxPools,
   findInterpreter,
+  nodeMemoryArgs,
   type DetectedSandbox,
   type Method,
   type SandboxRunOptions,
@@ -212,7 +214,7 @@ const JS_BYPASSES: Record<string, Bypass> = {
   },
 };
 
-/** The isolation levels; `zygote` is bubblewrap's zygote path (Python only), `bwrap` its sandbox per run. */
+/** The isolation levels; `zygote` is bubblewrap's zygote path (Python forked, Node exec'd), `bwrap` its sandbox per run. */
 type Level = Method | 'zygote';
 const LEVELS: readonly Level[] =
   process.platform === 'linux'
@@ -235,7 +237,6 @@ function bypassesAtEveryLevel(
     process.env[ALLOW_WEAK_ENV] = '1';
     t.after(() => delete process.env[ALLOW_WEAK_ENV]);
     for (const level of LEVELS) {
-      if (level === 'zygote' && language !== 'python') continue;
       const method: Method = level === 'zygote' ? 'bwrap' : level;
       const sb = sandboxes.find((s) => s.method === method);
       if (!sb) {
@@ -248,7 +249,7 @@ function bypassesAtEveryLevel(
         );
         continue;
       }
-      // Python answers under bubblewrap run in zygotes unless VTASK_ZYGOTE=0: both paths are probed.
+      // Answers under bubblewrap run in zygotes unless VTASK_ZYGOTE=0: both paths are probed.
       if (level === 'bwrap') process.env.VTASK_ZYGOTE = '0';
       await t.test(level, async (lt) => {
         const ok = await checkCode(right, { language, asserts: defaultAsserts }, ctx(), sb);
@@ -543,22 +544,26 @@ void test(
     }
     process.env[ALLOW_WEAK_ENV] = '1';
     t.after(() => delete process.env[ALLOW_WEAK_ENV]);
-    // bubblewrap's zygote path too: the same promises, every probe run in a zygote.
+    // bubblewrap's zygote paths too: the same promises, every probe run in a zygote, forked (as
+    // Python answers run) and exec'd with memory bounded by what is resident (as Node answers run).
     const bwrap = sandboxes.find((s) => s.method === 'bwrap');
-    const zygote: DetectedSandbox[] = bwrap
-      ? [
-          {
-            ...bwrap,
-            run: async (o) => {
-              const r = await bwrap.run({ ...o, prestarted: true });
-              assert.ok(r.isolation.limits.includes(ZYGOTE_FACT), `ran in a zygote: ${r.sandboxError ?? ''}`);
-              return r;
-            },
-          },
-        ]
-      : [];
+    const inZygote =
+      (how: Partial<SandboxRunOptions>): DetectedSandbox['run'] =>
+      async (o) => {
+        const r = await (bwrap as DetectedSandbox).run({ ...o, ...how });
+        assert.ok(r.isolation.limits.includes(ZYGOTE_FACT), `ran in a zygote: ${r.sandboxError ?? ''}`);
+        return r;
+      };
+    const zygotes = new Map<DetectedSandbox, string>(
+      bwrap
+        ? [
+            [{ ...bwrap, run: inZygote({ prestarted: true }) }, 'bwrap zygote'],
+            [{ ...bwrap, run: inZygote({ zygoteExec: true, memoryPolicy: 'resident' }) }, 'bwrap zygote (exec)'],
+          ]
+        : [],
+    );
     await withHost(async (host) => {
-      for (const sb of [...sandboxes, ...zygote]) {
+      for (const sb of [...sandboxes, ...zygotes.keys()]) {
         const promised = PROMISES[sb.method as Method];
         const outcome: string[] = [];
         for (const [name, probe] of Object.entries(PROBES) as [Probe, (typeof PROBES)[Probe]][]) {
@@ -573,9 +578,156 @@ void test(
           const escaped = await probe(sb, host);
           outcome.push(`${name}: ${escaped ? 'GOT THROUGH' : 'denied'}`);
           if (promised.includes(name))
-            assert.equal(escaped, false, `${zygote.includes(sb) ? 'the zygote' : sb.method} promises to deny: ${name}`);
+            assert.equal(escaped, false, `${zygotes.get(sb) ?? sb.method} promises to deny: ${name}`);
         }
-        t.diagnostic(`${zygote.includes(sb) ? 'bwrap zygote' : sb.method} (${sb.level}): ${outcome.join('; ')}`);
+        t.diagnostic(`${zygotes.get(sb) ?? sb.method} (${sb.level}): ${outcome.join('; ')}`);
+      }
+    });
+  },
+);
+
+const NODE = findInterpreter('javascript');
+
+/** A JavaScript run as checkCode makes it (Node, its memory bounded by what is resident). */
+function jsRun(code: string, args: readonly string[] = [], extra: Partial<SandboxRunOptions> = {}): SandboxRunOptions {
+  assert.ok(NODE, 'node is found');
+  const memoryMb = extra.memoryMb ?? 256;
+  return {
+    argv: [NODE.path, ...NODE.args, ...nodeMemoryArgs(memoryMb), 'main.js', ...args],
+    files: { 'main.js': code },
+    timeoutMs: 8000,
+    memoryMb,
+    memoryPolicy: NODE.memoryPolicy,
+    readOnly: NODE.readOnly,
+    env: NODE.env,
+    ...extra,
+  };
+}
+
+/** The escape probes written in JavaScript: each true when the program got through. */
+const JS_PROBES: Record<Probe, (run: DetectedSandbox['run'], h: Host) => Promise<boolean>> = {
+  async environment(run) {
+    const r = await run(jsRun("console.log(process.env.VTASK_FAKE_SECRET ?? 'none');"));
+    return r.stdout.includes('sk-fake');
+  },
+  async 'read outside'(run, h) {
+    const r = await run(
+      jsRun(
+        "try { console.log(require('fs').readFileSync(process.argv[2], 'utf8')); } catch { console.log('denied'); }",
+        [h.secretFile],
+      ),
+    );
+    return r.stdout.includes('PRIVATE KEY');
+  },
+  async 'write outside'(run, h) {
+    const target = path.join(h.writable, `escape-${randomBytes(3).toString('hex')}`);
+    await run(
+      jsRun("try { require('fs').writeFileSync(process.argv[2], 'x'); } catch { console.log('denied'); }", [target]),
+    );
+    return fs.existsSync(target);
+  },
+  async network(run, h) {
+    const before = h.connections;
+    const r = await run(
+      jsRun(
+        "const s = require('net').connect(Number(process.argv[2]), '127.0.0.1');\ns.on('connect', () => { console.log('connected'); s.destroy(); });\ns.on('error', () => console.log('denied'));",
+        [String(h.port)],
+      ),
+    );
+    return r.stdout.includes('connected') || h.connections > before;
+  },
+  async 'kill a host process'(run, h) {
+    await run(
+      jsRun("try { process.kill(Number(process.argv[2]), 'SIGKILL'); } catch { console.log('denied'); }", [
+        String(h.victim.pid),
+      ]),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    return h.victim.exitCode !== null || h.victim.signalCode !== null;
+  },
+  async 'background process'(run) {
+    const tok = `vtask-jsbg-${randomBytes(4).toString('hex')}`;
+    // A detached child in a new session, a grandchild left by a double fork; the program exits at once.
+    const code = [
+      "const { spawn, spawnSync } = require('child_process');",
+      'const tok = process.argv[2];',
+      "spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', tok], { detached: true, stdio: 'ignore' }).unref();",
+      "spawnSync('/bin/sh', ['-c', '(sleep 60 &) ; exit 0', tok], { stdio: 'ignore' });",
+      "console.log('started');",
+    ].join('\n');
+    const r = await run(jsRun(code, [tok]));
+    assert.equal(r.stdout.trim(), 'started', `the probe ran: ${r.stderr.slice(-300)}`);
+    return !(await gone(tok));
+  },
+  async 'fork bomb'(run) {
+    const tok = `vtask-jsfb-${randomBytes(4).toString('hex')}`;
+    const code =
+      "const { spawn } = require('child_process');\nconst go = () => { try { spawn('/bin/sh', ['-c', 'sleep 30', process.argv[2]], { stdio: 'ignore' }).on('error', () => undefined); } catch {} setImmediate(go); };\ngo();";
+    const r = await run(jsRun(code, [tok], { timeoutMs: 2000, maxProcesses: 32 }));
+    return !(r.timedOut || r.exitCode !== 0) || !(await gone(tok));
+  },
+  async 'memory bomb'(run) {
+    const r = await run(
+      jsRun('const keep = [];\nfor (;;) keep.push(Buffer.alloc(16 << 20, 1));', [], { memoryMb: 128 }),
+    );
+    return !(r.memoryExceeded || /out of memory|Allocation failed/i.test(r.stderr));
+  },
+  async 'endless output'(run) {
+    // Blocking writes: process.stdout.write would queue in memory, and the heap limit end it first.
+    const r = await run(
+      jsRun(
+        "const fs = require('fs');\nconst y = Buffer.alloc(65536, 121);\nfor (;;) { try { fs.writeSync(1, y); } catch {} }",
+        [],
+        {
+          outputLimitBytes: 64 * 1024,
+        },
+      ),
+    );
+    return !r.outputExceeded || r.stdout.length > 64 * 1024;
+  },
+};
+
+void test(
+  "escape probes in JavaScript: Node exec'd in a zygote and in a bubblewrap sandbox per run deny all the full sandbox promises",
+  { skip: (!LINUX || !NODE) && 'needs: Linux with bubblewrap, and node' },
+  async (t) => {
+    const bwrap = await detectSandbox('bwrap');
+    const works = await bwrap.run(jsRun("console.log('ok')"));
+    if (works.stdout.trim() !== 'ok') {
+      const why = works.sandboxError ?? works.stderr.trim().split('\n')[0];
+      if (process.env.CI) assert.fail(`the full sandbox does not work in CI: ${why}`);
+      return t.skip(`needs: a working bubblewrap (${why})`);
+    }
+    t.after(disposeSandboxPools);
+    const ways: [string, DetectedSandbox['run']][] = [
+      [
+        "bwrap zygote (node exec'd)",
+        async (o) => {
+          const r = await bwrap.run({ ...o, zygoteExec: true });
+          assert.ok(r.isolation.limits.includes(ZYGOTE_FACT), `ran in a zygote: ${r.sandboxError ?? ''}`);
+          return r;
+        },
+      ],
+      [
+        'bwrap per run',
+        async (o) => {
+          const r = await bwrap.run(o);
+          assert.ok(!r.isolation.limits.includes(ZYGOTE_FACT));
+          return r;
+        },
+      ],
+    ];
+    await withHost(async (host) => {
+      // Zygotes started from here on: after the host's secret entered vtask's environment.
+      await disposeSandboxPools();
+      for (const [name, run] of ways) {
+        const outcome: string[] = [];
+        for (const [probe, go] of Object.entries(JS_PROBES) as [Probe, (typeof JS_PROBES)[Probe]][]) {
+          const escaped = await go(run, host);
+          outcome.push(`${probe}: ${escaped ? 'GOT THROUGH' : 'denied'}`);
+          assert.equal(escaped, false, `${name} promises to deny: ${probe}`);
+        }
+        t.diagnostic(`${name}: ${outcome.join('; ')}`);
       }
     });
   },

@@ -6,8 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import {
   detectSandbox,
   disposeSandboxPools,
@@ -132,6 +134,94 @@ void test('a code answer runs in a zygote, says so, and gets the verdict of a sa
   assert.match(syntax.reason, /compile_error: SyntaxError/);
 });
 
+void test("a JavaScript answer runs in a zygote (Node exec'd), says so, and gets the verdict of a sandbox per run", async (t) => {
+  const sb = await fullSandbox();
+  if (typeof sb === 'string') return t.skip(sb);
+  if (!findInterpreter('javascript')) return t.skip('needs: node');
+  t.after(disposeSandboxPools);
+  const cases: [string, CodeParams][] = [
+    [
+      "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(' ').map(Number);\nconsole.log(a + b);",
+      {
+        language: 'javascript',
+        tests: [
+          { stdin: '1 2\n', stdout: '3' },
+          { stdin: '5 5\n', stdout: '10' },
+          { stdin: '2 2\n', stdout: '5' },
+        ],
+      },
+    ],
+    [
+      'function add(a, b) { return a - b; }',
+      {
+        language: 'javascript',
+        call: {
+          function: 'add',
+          cases: [
+            { args: [3, 0], returns: 3 },
+            { args: [1, 2], returns: 3 },
+          ],
+        },
+      },
+    ],
+    [
+      'export function add(a, b) { return a + b; }',
+      { language: 'javascript', asserts: 'assert.strictEqual(add(1, 2), 3);\nassert.strictEqual(add(2, 2), 5);' },
+    ],
+    [
+      "console.log('partial');\nthrow new TypeError('boom');",
+      { language: 'javascript', tests: [{ stdin: '', stdout: 'x' }] },
+    ],
+    ['function (', { language: 'javascript', tests: [{ stdin: '', stdout: 'x' }] }],
+  ];
+  const zygote: Verdict[] = [];
+  for (const [answer, params] of cases) {
+    const v = await check(sb, answer, params);
+    assert.ok(isolationOf(v)?.limits.includes(ZYGOTE_FACT), `the verdict says the zygote ran it: ${v.reason}`);
+    zygote.push(v);
+  }
+  assert.match(zygote[0]?.reason ?? '', /^2\/3 tests passed; test 3: wrong_answer/);
+  assert.match(zygote[1]?.reason ?? '', /^1\/2 cases passed; case 2: wrong_answer: expected 3, got -1/);
+  assert.match(
+    zygote[2]?.reason ?? '',
+    /^0\/1 asserts passed: wrong_answer: assert call 2 \(assert.strictEqual\) failed/,
+  );
+  assert.match(zygote[3]?.reason ?? '', /runtime_error: exit code 1: .*TypeError: boom/);
+  assert.match(zygote[4]?.reason ?? '', /compile_error: SyntaxError/);
+  process.env.VTASK_ZYGOTE = '0';
+  try {
+    for (const [i, [answer, params]] of cases.entries()) {
+      const alone = await check(sb, answer, params);
+      assert.ok(!isolationOf(alone)?.limits.includes(ZYGOTE_FACT), 'VTASK_ZYGOTE=0: a sandbox per run');
+      assert.equal(alone.reason, zygote[i]?.reason);
+    }
+  } finally {
+    delete process.env.VTASK_ZYGOTE;
+  }
+});
+
+void test('a JavaScript answer in a zygote: its resident memory is bounded, and a sleep meets the wall backstop', async (t) => {
+  const sb = await fullSandbox();
+  if (typeof sb === 'string') return t.skip(sb);
+  if (!findInterpreter('javascript')) return t.skip('needs: node');
+  t.after(disposeSandboxPools);
+  // Buffers live outside V8's heap: only the resident bound stops them.
+  const bomb = await check(sb, 'const keep = [];\nfor (;;) keep.push(Buffer.alloc(16 << 20, 1));', {
+    language: 'javascript',
+    tests: [{ stdin: '', stdout: 'x' }],
+    memory_mb: 128,
+  });
+  assert.ok(isolationOf(bomb)?.limits.includes(ZYGOTE_FACT), bomb.reason);
+  assert.match(bomb.reason, /memory: exceeded the memory limit of 128 MiB/);
+  const sleep = await check(sb, "setTimeout(() => console.log('woke'), 30000);", {
+    language: 'javascript',
+    tests: [{ stdin: '', stdout: 'woke' }],
+    timeout_ms: 300,
+  });
+  assert.ok(isolationOf(sleep)?.limits.includes(ZYGOTE_FACT), sleep.reason);
+  assert.match(sleep.reason, /timeout: \(wall backstop\) still running after 3500 ms of wall time/);
+});
+
 void test('a program ends in a zygote as it ends in an interpreter of its own', async (t) => {
   const sb = await fullSandbox();
   if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');
@@ -240,7 +330,7 @@ void test('a fork bomb is bounded by the process limit of its own answer, not of
   );
 });
 
-void test('budgets leave out the load: a runaway loop and a long sleep are timeouts, killed by the budget', async (t) => {
+void test('the budget is CPU time: a runaway loop times out at its budget, a long sleep at the wall backstop, which the verdict names', async (t) => {
   const sb = await fullSandbox();
   if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');
   t.after(disposeSandboxPools);
@@ -250,19 +340,82 @@ void test('budgets leave out the load: a runaway loop and a long sleep are timeo
     timeout_ms: 1000,
   });
   assert.match(loop.reason, /^0\/1 tests passed: timeout: did not finish within 1000 ms/);
+  const sleep = await check(sb, 'import time\ntime.sleep(30)', {
+    language: 'python',
+    tests: [{ stdin: '', stdout: 'x' }],
+    timeout_ms: 500,
+  });
+  assert.match(
+    sleep.reason,
+    /^0\/1 tests passed: timeout: \(wall backstop\) still running after 4500 ms of wall time within its 500 ms of CPU time/,
+  );
   const [slept, quick] = await sb.runAll([
-    pyRun('import time\ntime.sleep(10)\nprint("woke")', { timeoutMs: 1000 }),
-    pyRun('import time\ntime.sleep(0.2)\nprint("woke")', { timeoutMs: 1000 }),
+    pyRun('import time\ntime.sleep(30)\nprint("woke")', { timeoutMs: 500 }),
+    pyRun('import time\ntime.sleep(0.8)\nprint("woke")', { timeoutMs: 500 }),
   ]);
   assert.equal(inZygote(slept as SandboxRunResult).timedOut, true);
+  assert.equal(slept?.wallBackstopMs, 4500);
   assert.equal(slept?.stdout, '');
-  assert.ok(
-    (slept?.durationMs ?? Infinity) < 5000,
-    `stopped by the budget, not by the wall-clock backstop: ${slept?.durationMs} ms`,
-  );
-  assert.ok((slept?.cpuMs ?? Infinity) < 1000, `its CPU time is measured: ${slept?.cpuMs}`);
+  assert.ok((slept?.durationMs ?? 0) >= 4500, `stopped by the wall-clock backstop: ${slept?.durationMs} ms`);
+  assert.ok((slept?.cpuMs ?? Infinity) < 500, `its CPU time is measured: ${slept?.cpuMs}`);
+  // A sleep longer than the budget but within the backstop is no timeout: it used no CPU.
   assert.equal(quick?.timedOut, false);
   assert.equal(quick?.stdout.trim(), 'woke');
+});
+
+/** Starts `n` busy loops (real processes); returns their stop. */
+function busyLoops(n: number): () => void {
+  const loops = Array.from({ length: n }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  return () => {
+    for (const l of loops) l.kill('SIGKILL');
+  };
+}
+
+void test('the same CPU-bound answer near its limit gets the same verdict on an idle machine and beside 2 busy loops per core', async (t) => {
+  const sb = await fullSandbox();
+  if (typeof sb === 'string') return t.skip(sb);
+  t.after(disposeSandboxPools);
+  // Each burns a share of the 1000 ms budget in CPU time, then prints.
+  const answers = [
+    {
+      language: 'python' as const,
+      code: (s: number) =>
+        `import time\nt = time.process_time()\nwhile time.process_time() - t < ${s}:\n    pass\nprint("done")`,
+    },
+    {
+      language: 'javascript' as const,
+      code: (s: number) =>
+        `const t = process.cpuUsage();\nwhile ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1e6 < ${s}) {}\nconsole.log('done');`,
+    },
+  ];
+  const verdicts = async (): Promise<string[]> => {
+    const out: string[] = [];
+    for (const a of answers)
+      for (const share of [0.6, 1.4]) {
+        const v = await check(sb, a.code(share), {
+          language: a.language,
+          tests: [{ stdin: '', stdout: 'done' }],
+          timeout_ms: 1000,
+        });
+        assert.ok(isolationOf(v)?.limits.includes(ZYGOTE_FACT), `${a.language} ran in a zygote: ${v.reason}`);
+        out.push(`${a.language} ${share}: ${v.reason}`);
+      }
+    return out;
+  };
+  const idle = await verdicts();
+  assert.deepEqual(idle, [
+    'python 0.6: 1/1 tests passed',
+    'python 1.4: 0/1 tests passed: timeout: did not finish within 1000 ms',
+    'javascript 0.6: 1/1 tests passed',
+    'javascript 1.4: 0/1 tests passed: timeout: did not finish within 1000 ms',
+  ]);
+  const stop = busyLoops(2 * os.availableParallelism());
+  t.after(stop);
+  const t0 = performance.now();
+  const loaded = await verdicts();
+  stop();
+  assert.deepEqual(loaded, idle);
+  t.diagnostic(`loaded: ${Math.round(performance.now() - t0)} ms of wall time for the four answers`);
 });
 
 void test('the memory limit holds, and the network is not there', async (t) => {

@@ -44,6 +44,12 @@ export interface SandboxRunOptions {
    */
   readonly prestarted?: boolean;
   /**
+   * May run in a zygote (bubblewrap only; see `zygote.ts`) as a fresh process of the answer's
+   * namespaces that execs `argv` (an absolute path): for interpreters that cannot be forked warm
+   * (Node). A function `argv` gets the folder as the sandbox shows it (`/box`).
+   */
+  readonly zygoteExec?: boolean;
+  /**
    * For a long-lived program that talks over its pipes (an agent task's environment) instead of
    * running to completion on a fixed input: `stdin` is then ignored and `timeoutMs` bounds the
    * program's whole life.
@@ -78,6 +84,11 @@ export interface SandboxRunResult {
   readonly stdoutTruncated: boolean;
   readonly stderrTruncated: boolean;
   readonly timedOut: boolean;
+  /**
+   * Set (to that bound, in ms) when the time limit ran out on the wall-clock backstop rather than
+   * on the CPU-time budget: the program slept or blocked (a zygote's runs, whose budget is CPU time).
+   */
+  readonly wallBackstopMs?: number;
   /** The resident-memory watchdog killed the program. */
   readonly memoryExceeded: boolean;
   /** The program printed more than 16x the output cap and was killed. */

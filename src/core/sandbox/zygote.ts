@@ -1,7 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { BOX_TMPFS_MB, rlimitValues, runUid, type Backend } from './backends';
 import { encodeFields, frame, FrameReader, programFields } from './frames';
+import { findInterpreter } from './interpreters';
 import {
   IDLE_MS,
   onDisposeSandboxPools,
@@ -10,7 +12,6 @@ import {
   toBuffer,
   waitFor,
   DISPOSE_WAIT_MS,
-  type PythonCommand,
 } from './pool';
 import { Reaper } from './procfs';
 import { Capture, CLOSE_GRACE_MS, KILL_GRACE_MS, notRun, signalName, spawnLaunch } from './run';
@@ -19,16 +20,18 @@ import type { SandboxRunOptions, SandboxRunResult } from './types';
 import { ZYGOTE_BOOT } from './zygoteBoot';
 
 /**
- * Zygotes: Python answers checked without starting a sandbox or an interpreter per run. A zygote
- * is one long-lived bubblewrap sandbox (the same flags as a run's) whose interpreter forks, ahead
- * of any job, a keeper per slot; each keeper unshares fresh user, mount, pid, network, ipc and
- * uts namespaces for one answer and waits (see zygoteBoot.ts). An answer takes a ready slot, and
- * its tests run one after the other in that slot's namespaces, each in a fresh process on a
- * fresh tmpfs with its rlimits (CPU time, address space, file size, open files, processes) and
- * no capabilities. Only the program's files and stdin enter the sandbox; expected outputs stay
- * here. A zygote that dies is replaced; one that cannot make the namespaces (nested user
- * namespaces refused) makes this shape fall back, once and for good, to a bubblewrap sandbox per
- * run: the same isolation, never a weaker one.
+ * Zygotes: answers checked without starting a sandbox per run (nor, for Python, an interpreter;
+ * a JavaScript test execs `node` inside, see `ZygoteJob`). A zygote is one long-lived bubblewrap
+ * sandbox (the same flags as a run's) whose interpreter forks, ahead of any job, a keeper per
+ * slot; each keeper unshares fresh user, mount, pid, network, ipc and uts namespaces for one
+ * answer and waits (see zygoteBoot.ts). An answer takes a ready slot, and its tests run one after
+ * the other in that slot's namespaces, each in a fresh process on a fresh tmpfs with its rlimits
+ * (CPU time, address space, file size, open files, processes) and no capabilities; the time
+ * budget is the CPU time of its process tree (a wall-clock backstop stops a program that sleeps).
+ * Only the program's files and stdin enter the sandbox; expected outputs stay here. A zygote that
+ * dies is replaced; one that cannot make the namespaces (nested user namespaces refused) makes
+ * this shape fall back, once and for good, to a bubblewrap sandbox per run: the same isolation,
+ * never a weaker one.
  */
 
 /** The isolation fact every run in a zygote adds to its verdict. */
@@ -42,14 +45,36 @@ const EARLY_CAP = 64 * 1024;
 const OFF_ENV = 'VTASK_ZYGOTE';
 
 /**
- * The wall-clock bound of one test, a backstop only. The budget is kept inside the zygote: CPU
- * time (RLIMIT_CPU, and the CPU time it measures), and elapsed time less the time the program
- * waited for a CPU (a sleep counts, the machine's load does not); this bound is generous enough
- * that a loaded machine does not change a verdict.
+ * The wall-clock bound of one test, a backstop only. The budget is kept inside the zygote: the
+ * CPU time of the test's whole process tree (RLIMIT_CPU per process, and the tree's CPU time it
+ * measures), so the machine's load does not count. This bound stops a program that sleeps or
+ * blocks; it is generous enough that a loaded machine does not change a verdict.
  */
 export function wallBoundMs(timeoutMs: number): number {
   return 5 * timeoutMs + 2000;
 }
+
+/** How the zygote runs a test's program: `py` in its own forked interpreter, `exec` by exec. */
+interface ZygoteJob {
+  readonly mode: 'py' | 'exec';
+  /** `py`: `FILE args` or `-c CODE args`; `exec`: the whole command, an absolute path first. */
+  readonly argv: readonly string[];
+  /** `py`: the interpreter and its flags, which the zygote itself must run. */
+  readonly interpreter?: readonly string[];
+}
+
+/** The zygote a run needs: its interpreter and flags, the folders it shows, its environment. */
+interface ZygoteShape {
+  readonly mode: ZygoteJob['mode'];
+  readonly argv: readonly string[];
+  readonly readOnly: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** What stopped a test inside the zygote (the last word of its `X` frame). */
+const STOPPED_BY_CPU = 1;
+const STOPPED_BY_WALL = 2;
+const STOPPED_BY_MEMORY = 3;
 
 const taps = new Set<(sent: Buffer) => void>();
 
@@ -222,7 +247,7 @@ class Zygote {
   async runAll(
     slot: Slot,
     runs: readonly SandboxRunOptions[],
-    cmds: readonly PythonCommand[],
+    jobs: readonly ZygoteJob[],
   ): Promise<SandboxRunResult[]> {
     const results: SandboxRunResult[] = [];
     let broken: string | undefined;
@@ -233,7 +258,7 @@ class Zygote {
         if (o.signal?.aborted) results.push({ ...base, aborted: true });
         else if (broken) results.push({ ...base, sandboxError: broken });
         else {
-          const r = await this.runOne(slot, i, o, cmds[i] as PythonCommand);
+          const r = await this.runOne(slot, i, o, jobs[i] as ZygoteJob);
           if (r.broken) broken = r.broken;
           results.push(r.result);
         }
@@ -246,13 +271,14 @@ class Zygote {
 
   /**
    * One test: sends its files and stdin, gathers its output up to the cap, kills it past 16x the
-   * cap, on cancel, or past the wall-clock bound. `broken` when the slot cannot serve further tests.
+   * cap or on cancel. The zygote stops it at its budget, bound or backstop; vtask's own timer, a
+   * moment past the backstop, is the last resort. `broken` when the slot cannot serve further tests.
    */
   private runOne(
     slot: Slot,
     index: number,
     o: SandboxRunOptions,
-    cmd: PythonCommand,
+    job: ZygoteJob,
   ): Promise<{ result: SandboxRunResult; broken?: string }> {
     const base = zygoteResult(this.backend, o);
     let payload: Buffer;
@@ -260,10 +286,15 @@ class Zygote {
       const limits = rlimitValues(o, true);
       // The answer's keeper and init count against its process limit too.
       const withKeepers = limits?.nproc !== undefined ? { ...limits, nproc: limits.nproc + 2 } : limits;
+      // Node reserves address space it never uses: its memory is bounded by what is resident.
+      const resident = (o.memoryPolicy ?? 'address-space') === 'resident' ? o.memoryMb * MIB : 0;
       payload = encodeFields([
         String(index),
         String(o.timeoutMs),
-        ...programFields(cmd.rest, o.files ?? {}, withKeepers),
+        String(wallBoundMs(o.timeoutMs)),
+        String(resident),
+        job.mode,
+        ...programFields(job.argv, o.files ?? {}, withKeepers),
         toBuffer(o.stdin),
       ]);
     } catch (e) {
@@ -277,7 +308,7 @@ class Zygote {
     const cap = o.outputLimitBytes ?? MIB;
     const out = new Capture(cap);
     const err = new Capture(cap);
-    let timedOut = false;
+    let wallStop = false;
     let outputExceeded = false;
     let aborted = false;
     let setupError: string | undefined;
@@ -308,7 +339,8 @@ class Zygote {
         const signaled = status !== undefined && end !== undefined && (status & 0x7f) !== 0 && (status & 0x7f) !== 0x7f;
         const exitCode = end === undefined ? null : signaled ? 128 + (status & 0x7f) : ((status ?? 0) >> 8) & 0xff;
         const signal = signaled ? signalName(status & 0x7f) : null;
-        const overCpu = cpuMs !== undefined && cpuMs > o.timeoutMs;
+        const overCpu = (cpuMs !== undefined && cpuMs > o.timeoutMs) || over === STOPPED_BY_CPU;
+        const overWall = !overCpu && (wallStop || over === STOPPED_BY_WALL);
         const sandboxError = error ?? setupError;
         resolve({
           result: {
@@ -319,8 +351,9 @@ class Zygote {
             stderr: err.text(),
             stdoutTruncated: out.truncated,
             stderrTruncated: err.truncated,
-            timedOut: timedOut || overCpu || over === 1,
-            memoryExceeded: (rssKib ?? 0) > o.memoryMb * 1024,
+            timedOut: overCpu || overWall,
+            ...(overWall ? { wallBackstopMs: wallBoundMs(o.timeoutMs) } : {}),
+            memoryExceeded: over === STOPPED_BY_MEMORY || (rssKib ?? 0) > o.memoryMb * 1024,
             outputExceeded,
             aborted,
             ...(sandboxError ? { sandboxError } : {}),
@@ -351,11 +384,14 @@ class Zygote {
           ),
         );
       timers.push(
-        setTimeout(() => {
-          timedOut = true;
-          kill();
-          armHardStop();
-        }, wallBoundMs(o.timeoutMs)),
+        setTimeout(
+          () => {
+            wallStop = true;
+            kill();
+            armHardStop();
+          },
+          wallBoundMs(o.timeoutMs) + CLOSE_GRACE_MS,
+        ),
       );
       o.signal?.addEventListener('abort', onAbort, { once: true });
       slot.send(frame('T', payload));
@@ -400,8 +436,8 @@ export class ZygotePool {
    * (the caller then runs each test in a sandbox of its own).
    */
   async run(runs: readonly SandboxRunOptions[]): Promise<SandboxRunResult[] | undefined> {
-    const cmds = runs.map((o) => (typeof o.argv === 'function' ? undefined : pythonCommand(o.argv)));
-    if (this.failure || this.closed || cmds.some((c) => !c)) return undefined;
+    const jobs = runs.map((o) => zygoteJob(this.backend, o));
+    if (this.failure || this.closed || jobs.some((j) => !j)) return undefined;
     this.armIdleTimer();
     const signal = runs[0]?.signal;
     const end = Date.now() + START_TIMEOUT_MS;
@@ -415,7 +451,7 @@ export class ZygotePool {
       for (const z of this.zygotes) {
         const slot = z.take();
         if (!slot) continue;
-        const results = await z.runAll(slot, runs, cmds as PythonCommand[]);
+        const results = await z.runAll(slot, runs, jobs as ZygoteJob[]);
         // A zygote that died as the answer reached it: the answer goes to another, once.
         if (!z.alive && !retried && results.every((r) => r.sandboxError && !r.stdout && !r.stderr)) {
           retried = true;
@@ -486,34 +522,63 @@ function warnOnce(why: string): void {
 const MAX_POOLS = 4;
 const pools = new Map<string, ZygotePool>();
 
+/** How a zygote would run `o`, or undefined when it cannot. */
+function zygoteJob(backend: Backend, o: SandboxRunOptions): ZygoteJob | undefined {
+  const py = o.prestarted && typeof o.argv !== 'function' ? pythonCommand(o.argv) : undefined;
+  if (py) return { mode: 'py', argv: py.rest, interpreter: [py.exe, ...py.flags] };
+  if (!o.zygoteExec) return undefined;
+  const argv = typeof o.argv === 'function' ? o.argv(backend.boxPath('')) : o.argv;
+  return argv[0] && path.posix.isAbsolute(argv[0]) ? { mode: 'exec', argv } : undefined;
+}
+
+/**
+ * The zygote's own interpreter and flags, the folders it shows and its environment for a run:
+ * the run's Python for `py` runs; for `exec` runs, the Python found here beside the program's
+ * folders. Undefined when the run cannot use a zygote.
+ */
+function zygoteShape(backend: Backend, o: SandboxRunOptions): ZygoteShape | undefined {
+  const job = zygoteJob(backend, o);
+  if (!job) return undefined;
+  if (job.interpreter) return { mode: 'py', argv: job.interpreter, readOnly: o.readOnly ?? [], env: o.env ?? {} };
+  const python = findInterpreter('python');
+  if (!python) return undefined;
+  const readOnly = [...new Set([...python.readOnly, ...(o.readOnly ?? [])])];
+  return { mode: 'exec', argv: [python.path, ...python.args], readOnly, env: o.env ?? {} };
+}
+
 /**
  * The process-wide zygotes for these runs (the tests of one answer), or undefined when they
- * cannot use one: zygotes serve only pre-started Python runs under bubblewrap (the full
- * sandbox), with the address-space memory limit, of one interpreter shape.
+ * cannot use one: zygotes serve only runs under bubblewrap (the full sandbox) of one shape, either
+ * pre-started Python runs with the address-space memory limit, or runs that may be exec'd
+ * (`zygoteExec`: Node answers).
  */
 export function zygoteFor(backend: Backend, runs: readonly SandboxRunOptions[]): ZygotePool | undefined {
   if (process.platform !== 'linux' || backend.method !== 'bwrap' || !backend.prestart || process.env[OFF_ENV] === '0')
     return undefined;
   const first = runs[0];
-  if (!first || typeof first.argv === 'function') return undefined;
-  const cmd = pythonCommand(first.argv);
-  if (!cmd) return undefined;
-  const key = JSON.stringify([backend.facts, cmd.exe, cmd.flags, first.readOnly ?? [], first.env ?? {}]);
+  const shape = first && zygoteShape(backend, first);
+  if (!first || !shape) return undefined;
+  const key = JSON.stringify([backend.facts, shape]);
   for (const o of runs) {
     if (
-      !o.prestarted ||
       o.cwd !== undefined ||
       o.streams ||
-      typeof o.argv === 'function' ||
-      (o.memoryPolicy ?? 'address-space') !== 'address-space'
+      (shape.mode === 'py' && (o.memoryPolicy ?? 'address-space') !== 'address-space')
     )
       return undefined;
-    const c = pythonCommand(o.argv);
-    if (!c || JSON.stringify([backend.facts, c.exe, c.flags, o.readOnly ?? [], o.env ?? {}]) !== key) return undefined;
+    if (JSON.stringify([backend.facts, zygoteShape(backend, o)]) !== key) return undefined;
   }
   let pool = pools.get(key);
   if (pool) pools.delete(key);
-  else pool = new ZygotePool(backend, { ...first, argv: [cmd.exe, ...cmd.flags], files: {}, stdin: '' });
+  else
+    pool = new ZygotePool(backend, {
+      ...first,
+      argv: shape.argv,
+      readOnly: shape.readOnly,
+      env: shape.env,
+      files: {},
+      stdin: '',
+    });
   pools.set(key, pool);
   for (const [k, p] of pools) {
     if (pools.size <= MAX_POOLS) break;

@@ -5,15 +5,18 @@
  * each slot it forks a keeper ahead of any job, which unshares fresh user, mount, pid, network,
  * ipc and uts namespaces and forks the answer's init (pid 1 of the new pid namespace). The init
  * mounts its own /proc and /dev/shm, says `R` on the slot, and only then reads the slot: one test
- * frame at a time (`T`: index, time budget in ms, the program's fields, stdin), answered with the
- * program's output (`O`, `E`) and its end (`X`: wait status, CPU ms, peak resident KiB, 1 when
- * the budget ran out). The budget counts elapsed time less the time the program was ready but
- * kept waiting for a CPU (/proc/PID/schedstat): a sleep counts, the machine's load does not. Each test
- * runs in a fresh grandchild on a fresh tmpfs at /box, with its rlimits and no capabilities;
- * whatever it leaves behind is killed before the next test. `K INDEX` kills the running test,
- * `Q` (or the slot closing) ends the answer: its namespaces go with its init. The zygote then
- * forks a new keeper for that slot. A grandchild returns from `_vtask_zygote` with its program's
- * arguments and runs it from the top level, as `python FILE` would.
+ * frame at a time (`T`: index, CPU budget and wall-clock backstop in ms, resident-memory bound in
+ * bytes or 0, `py` or `exec`, the program's fields, stdin), answered with the program's output
+ * (`O`, `E`) and its end (`X`: wait status, CPU ms of the test's whole tree, peak resident KiB,
+ * and what stopped it: 0 nothing, 1 the CPU budget, 2 the wall-clock backstop, 3 the resident
+ * bound). The budget is CPU time (the live processes' from this namespace's /proc, the reaped
+ * ones' from wait4), so the machine's load does not count; a program that sleeps or blocks meets
+ * the backstop. Each test runs in a fresh grandchild on a fresh tmpfs at /box, with its rlimits
+ * and no capabilities; whatever it leaves behind is killed before the next test. `K INDEX` kills
+ * the running test, `Q` (or the slot closing) ends the answer: its namespaces go with its init.
+ * The zygote then forks a new keeper for that slot. An `exec` grandchild becomes its program
+ * (`execv`, for Node, which cannot be forked warm); a `py` one returns from `_vtask_zygote` with
+ * its program's arguments and runs it from the top level, as `python FILE` would.
  */
 import { PY_JOB_HELPERS } from './pythonBoot';
 
@@ -132,16 +135,29 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
             if argv is not None:
                 return argv
 
-    def starved(pid):
-        # Seconds the process was ready to run but kept waiting for a CPU (the machine's load).
-        try:
-            with open("/proc/%d/schedstat" % pid) as f:
-                return int(f.read().split()[1]) / 1e9
-        except (OSError, ValueError, IndexError):
-            return 0.0
+    tick, page = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+
+    def tree():
+        # CPU seconds and resident bytes of the answer's live processes: all of this pid
+        # namespace but init (its own /proc). CPU of the ones reaped is counted from wait4.
+        cpu, rss = 0, 0
+        for p in os.listdir("/proc"):
+            if not p.isdigit() or p == "1":
+                continue
+            try:
+                with open("/proc/%s/stat" % p, "rb") as f:
+                    s = f.read()
+                f = s[s.rindex(b")") + 2:].split()
+                cpu += int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
+                rss += int(f[21])
+            except (OSError, ValueError, IndexError):
+                continue
+        return cpu / tick, rss * page
 
     def run_test(fd, wake, f):
-        index, budget, stdin = f[0], int(f[1]) / 1000, f[-1]
+        # The index, the CPU budget and the wall-clock backstop in ms, the resident-memory bound
+        # in bytes (0: none), how to run the program, its fields, its stdin.
+        index, budget, wall, resident, mode, stdin = f[0], int(f[1]) / 1000, int(f[2]) / 1000, int(f[3]), f[4], f[-1]
         pipes = [os.pipe() for _ in range(3)]
         pid = os.fork()
         if pid == 0:
@@ -149,8 +165,10 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
                 forget(*wake)
                 for std, p in enumerate(pipes):
                     os.dup2(p[0] if std == 0 else p[1], std)
-                # Files and rlimits, then no capability in the answer's namespaces, ever.
-                argv = _vtask_job(f[2:-1], 0)
+                # Files and rlimits, then no capability in the answer's namespaces, ever: not
+                # even from an exec as the namespace's root (securebits NOROOT, locked).
+                argv = _vtask_job(f[5:-1], 0)
+                check(libc.prctl(28, 3, 0, 0, 0), "prctl")
                 check(libc.prctl(47, 4, 0, 0, 0), "prctl")
                 head = (ctypes.c_uint32 * 2)(0x20080522, 0)
                 caps = (ctypes.c_uint32 * 6)()
@@ -160,6 +178,13 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
                 put(fd, b"F", ("%s: %s" % (type(e).__name__, e)).encode())
                 os._exit(SETUP_FAILED)
             os.closerange(3, 1 << 20)
+            if mode == b"exec":
+                # A program that cannot be forked warm (Node): this fresh process becomes it.
+                try:
+                    os.execv(argv[0], argv)
+                except OSError as e:
+                    os.write(2, ("could not start %s: %s\n" % (argv[0], e.strerror)).encode())
+                    os._exit(127)
             return argv
         (in_r, in_w), (out_r, out_w), (err_r, err_w) = pipes
         for x in (in_r, out_w, err_w):
@@ -170,14 +195,27 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
             in_w = -1
         streams = {out_r: b"O", err_r: b"E"}
         status = usage = None
-        started, over = time.monotonic(), 0
+        # over: 1 the CPU budget ran out, 2 the wall-clock backstop did, 3 the resident memory bound.
+        started, over, reaped, peak = time.monotonic(), 0, 0.0, 0
+        look = started + 0.05
         while streams or status is None:
             wanted = [fd, wake[0], *streams]
             ready, writable, _ = select.select(wanted, [in_w] if in_w >= 0 else [], [], 0.05 if status is None else None)
-            # The time budget: elapsed time less the time the machine kept the program waiting.
-            if status is None and not over and time.monotonic() - started - starved(pid) > budget:
-                over = 1
-                killall()
+            now = time.monotonic()
+            # The budget is the CPU time of the test's whole tree: the machine's load does not
+            # count, and only a program that sleeps or blocks meets the wall-clock backstop.
+            if status is None and not over and now >= look:
+                look = now + 0.05
+                cpu, rss = tree()
+                peak = max(peak, rss)
+                if reaped + cpu > budget:
+                    over = 1
+                elif resident and rss > resident:
+                    over = 3
+                elif now - started > wall:
+                    over = 2
+                if over:
+                    killall()
             if writable:
                 try:
                     stdin = stdin[os.write(in_w, stdin[:65536]):]
@@ -213,6 +251,7 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
                     if status is not None:
                         killall()
                     break
+                reaped += ru.ru_utime + ru.ru_stime
                 if p == pid:
                     status, usage = st, ru
                     killall()
@@ -220,11 +259,14 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
             os.close(in_w)
         while True:
             try:
-                os.waitpid(-1, 0)
+                _, _, ru = os.wait4(-1, 0)
+                reaped += ru.ru_utime + ru.ru_stime
             except ChildProcessError:
                 break
-        cpu = round((usage.ru_utime + usage.ru_stime) * 1000)
-        put(fd, b"X", b"%d %d %d %d" % (status, cpu, usage.ru_maxrss, over))
+        # The tree's sum (what the resident bound watches) only where that bound applies: under
+        # RLIMIT_AS the peak is the largest process's, as in a sandbox of its own.
+        kib = max(usage.ru_maxrss, peak // 1024 if resident else 0)
+        put(fd, b"X", b"%d %d %d %d" % (status, round(reaped * 1000), kib, over))
         return None
 
     wake = wakeup()

@@ -206,6 +206,7 @@ export async function checkCode(
     env: interp.env,
     signal: local.signal,
     prestarted: interp.language === 'python',
+    zygoteExec: interp.language === 'javascript',
     ...(s.outputLimitBytes ? { outputLimitBytes: s.outputLimitBytes } : {}),
   });
 
@@ -384,6 +385,14 @@ function judge(r: SandboxRunResult, spec: TestSpec, marker: string, timeoutMs: n
         ? judgeJsAsserts(r.stdout, marker)
         : judgePythonAsserts(r.stdout, marker, asserts);
   if (records?.failure) return { ...withExpected, ...records.failure };
+  if (r.wallBackstopMs !== undefined)
+    return {
+      ...withExpected,
+      status: 'timeout',
+      message:
+        `(wall backstop) still running after ${r.wallBackstopMs} ms of wall time ` +
+        `within its ${timeoutMs} ms of CPU time: it slept or blocked`,
+    };
   if (r.timedOut || r.signal === 'SIGXCPU')
     return { ...withExpected, status: 'timeout', message: `did not finish within ${timeoutMs} ms` };
   const failed = r.exitCode !== 0;
