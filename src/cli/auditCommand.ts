@@ -9,7 +9,7 @@ import { parseTaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
-import { cachedTaskRuns } from './cachedRuns';
+import { cachedTaskRuns } from '../core/run/cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';

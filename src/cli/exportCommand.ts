@@ -14,7 +14,7 @@ import { findTaskFiles } from '../core/taskfile/discover';
 import { openResolvePool } from '../core/taskfile/parallel';
 import { version } from '../core/version';
 import { plural } from '../core/util/plural';
-import { cachedRuns } from './cachedRuns';
+import { cachedRuns } from '../core/run/cachedRuns';
 import { EXIT, UsageError, type CliIO } from './io';
 import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
 import { PACKAGE_FORMATS, packageExport } from './exportPackage';

@@ -1,14 +1,16 @@
+// The runs the sample cache holds, without a request: each task's cached samples verified again by
+// the task file as given (so they follow its current verifier, or the one at a git revision).
 import fs from 'node:fs';
-import { getPair, toJS } from '../core/base/ynode';
-import type { RunSummary } from '../core/datasets/format';
-import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
-import { SampleCache } from '../core/sampling/cache';
-import { resolveCacheDir } from '../core/sampling/cacheDir';
-import { resolveProfile } from '../core/sampling/profiles';
-import type { ModelProfile, Provider } from '../core/sampling/types';
-import { parseTaskFile } from '../core/taskfile/parse';
-import { modelLabel } from '../core/overview/runlog/runLog';
-import { runnableTasks } from '../core/taskfile/resolve';
+import { getPair, toJS } from '../base/ynode';
+import type { RunSummary } from '../datasets/format';
+import { sampleTasks, type TaskRunResult } from './sampleTasks';
+import { SampleCache } from '../sampling/cache';
+import { resolveCacheDir } from '../sampling/cacheDir';
+import { resolveProfile } from '../sampling/profiles';
+import type { ModelProfile, Provider } from '../sampling/types';
+import { parseTaskFile } from '../taskfile/parse';
+import { modelLabel } from '../overview/runlog/runLog';
+import { runnableTasks } from '../taskfile/resolve';
 
 export interface CachedRunOptions {
   readonly baseUrl?: string;
