@@ -147,6 +147,9 @@ export class Dashboard implements vscode.Disposable {
             ),
           });
         return;
+      case 'compareRuns':
+        await vscode.commands.executeCommand('vtask.diffRuns');
+        return;
       case 'open': {
         const uri = this.byName.get(msg.file);
         if (!uri) {

@@ -130,6 +130,7 @@ function headerSection(s: DatasetStatsView): HTMLElement {
   head.append(
     el('span', 'file summary-line', parts.join(' · ')),
     button('Refresh', 'refresh', () => post({ type: 'refresh' }), { className: 'refresh' }),
+    button('Compare…', 'git-compare', () => post({ type: 'compareRuns' }), { className: 'compare-runs' }),
   );
   return head;
 }

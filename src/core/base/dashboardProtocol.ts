@@ -125,6 +125,8 @@ export const fromDashboard = z.discriminatedUnion('type', [
     solvePage: z.optional(count),
     failPage: z.optional(count),
   }),
+  /** Compare two runs (the Compare Runs view's quick picks). */
+  z.object({ type: z.literal('compareRuns') }),
   /** Open a task (or, without `task`, a file) as the stats name it. */
   z.object({ type: z.literal('open'), file: text, task: z.optional(text) }),
 ]);

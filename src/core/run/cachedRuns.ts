@@ -16,6 +16,8 @@ export interface CachedRunOptions {
   readonly baseUrl?: string;
   readonly model?: string;
   readonly cacheDir?: string;
+  /** Each file's cache folder, where its caller places it (the editor's settings); wins over `cacheDir`. */
+  readonly cacheDirOf?: (file: string) => string;
   readonly read: (file: string) => string;
 }
 
@@ -54,7 +56,7 @@ export async function cachedTaskRuns(
   const out = new Map<string, TaskRunResult>();
   const signal = new AbortController().signal;
   for (const file of files) {
-    const dir = resolveCacheDir(file, { cacheDir: o.cacheDir });
+    const dir = o.cacheDirOf?.(file) ?? resolveCacheDir(file, { cacheDir: o.cacheDir });
     if (!fs.existsSync(dir)) continue;
     const parsed = parseTaskFile(o.read(file));
     const models = parsed.parts

@@ -61,6 +61,8 @@ export interface CompareOptions {
   /** How a file is named in the result (relative to the working folder, say). */
   readonly name: (file: string) => string;
   readonly cacheDir?: string;
+  /** Each file's cache folder, where the caller places it (the editor's settings); wins over `cacheDir`. */
+  readonly cacheDirOf?: (file: string) => string;
   /** Sides that verify samples: the samples of this profile (by default each task's own model). */
   readonly model?: string;
   /** The run log of a cache folder (the editor keeps them read); `readRunRecords` by default. */
@@ -98,7 +100,7 @@ function logRuns(
   // Files by cache folder: each folder's log names its files relative to the folder's parent.
   const byCache = new Map<string, Map<string, string>>();
   for (const file of files) {
-    const dir = resolveCacheDir(file, { cacheDir: o.cacheDir });
+    const dir = o.cacheDirOf?.(file) ?? resolveCacheDir(file, { cacheDir: o.cacheDir });
     let names = byCache.get(dir);
     if (!names) byCache.set(dir, (names = new Map()));
     names.set(runLogPath(dir, file), o.name(file));
@@ -124,6 +126,7 @@ async function verifiedRuns(
   for (const [key, r] of await cachedTaskRuns(files, {
     read: readFile,
     ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+    ...(o.cacheDirOf ? { cacheDirOf: o.cacheDirOf } : {}),
     ...(o.model ? { model: o.model } : {}),
   })) {
     const sep = key.indexOf('\0');
