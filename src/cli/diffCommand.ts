@@ -143,6 +143,17 @@ function diffText(d: DatasetDiff, sides: readonly DiffSide[]): string {
     if (d.sample_flips.length > LISTED)
       lines.push(`  ... and ${d.sample_flips.length - LISTED} more (--json lists them all)`);
   }
+  for (const side of ['a', 'b'] as const) {
+    const unread = d.unread?.filter((u) => u.side === side) ?? [];
+    if (!unread.length) continue;
+    lines.push(
+      terminalSafe(
+        `${side.toUpperCase()} (${d[side]}) has no version of ${unread.length} ${noun(unread.length, 'file')}:`,
+      ),
+    );
+    for (const u of unread.slice(0, LISTED)) lines.push(terminalSafe(`  ${u.file}: ${u.reason}`));
+    if (unread.length > LISTED) lines.push(`  ... and ${unread.length - LISTED} more (--json lists them all)`);
+  }
   const kinds = Object.entries(d.kinds).sort(([x], [y]) => x.localeCompare(y));
   if (kinds.length)
     lines.push(

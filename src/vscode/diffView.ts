@@ -112,10 +112,15 @@ export class DiffView implements vscode.Disposable {
       await this.computing;
       await this.post({ type: 'busy', text: `Comparing ${a.label} with ${b.label}…` });
       try {
-        const d = await this.diff(a, b);
+        const { unread, ...d } = await this.diff(a, b);
         const shown: ToDiff = {
           type: 'diff',
-          diff: { ...d, band_flips: [...d.band_flips], sample_flips: [...d.sample_flips] },
+          diff: {
+            ...d,
+            band_flips: [...d.band_flips],
+            sample_flips: [...d.sample_flips],
+            ...(unread ? { unread: [...unread] } : {}),
+          },
           samples: verifiesSamples(a) && verifiesSamples(b),
         };
         this.shown = shown;

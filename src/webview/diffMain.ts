@@ -167,6 +167,15 @@ function redraw(): void {
     kindsSection(d, samples),
     listSection('band-flips', 'Tasks whose band flipped', d.band_flips, 'No task changed band.', bandFlip),
   ];
+  for (const side of ['a', 'b'] as const) {
+    const unread = d.unread?.filter((u) => u.side === side) ?? [];
+    if (unread.length)
+      parts.push(
+        listSection(`unread-${side}`, `Files ${side.toUpperCase()} (${d[side]}) has no version of`, unread, '', (u) =>
+          el('li', 'unread', `${u.file}: ${u.reason}`),
+        ),
+      );
+  }
   if (samples)
     parts.push(
       listSection('sample-flips', 'Samples whose verdict flipped', d.sample_flips, 'No verdict flipped.', sampleFlip),

@@ -153,6 +153,14 @@ describe(
         await page.click('.band-flips .pager .prev');
         assert.equal(await page.textContent('.band-flips-list li:nth-child(2) .task-link'), core.HOSTILE_ID);
         assert.equal(await page.evaluate(() => window.__xss), undefined, 'no task id ran as script');
+        // Files a side has no version of are listed under that side, with why.
+        await deliver(page, {
+          type: 'diff',
+          diff: { ...diff, unread: [{ side: 'a', file: 'new.vtask', reason: 'not at HEAD~1' }] },
+          samples: false,
+        });
+        assert.equal(await page.textContent('.unread-a summary h2'), 'Files A (model:a) has no version of (1)');
+        assert.deepEqual(await texts(page, '.unread-a-list li'), ['new.vtask: not at HEAD~1']);
         // A comparison that cannot be read is said, not drawn.
         await deliver(page, { type: 'diff', diff: { ...diff, flips: -1 }, samples: false });
         assert.match(await page.textContent('.notice'), /could not read/);

@@ -90,6 +90,7 @@ test('git:REV against the working tree: the samples whose verdict the edited ver
     [['pens', 'too_easy', 'too_hard', 1, 0]],
   );
   assert.deepEqual(d.kinds, { math: { tasks: 2, band_flips: 1, sample_flips: 2 } });
+  assert.equal(d.unread, undefined, 'every file was read at HEAD');
 });
 
 test('two revisions: git:HEAD~1 against git:HEAD flips clips, and a revision against itself flips nothing', async () => {
@@ -105,9 +106,31 @@ test('two revisions: git:HEAD~1 against git:HEAD flips clips, and a revision aga
 test('a revision the repository does not have is an error naming it, not an empty comparison', async () => {
   await assert.rejects(compare('git:no-such-rev', 'worktree'), (e: unknown) => {
     assert.ok(e instanceof DiffSideError);
-    assert.match(e.message, /git revision no-such-rev: .*sums\.vtask cannot be read there/);
+    assert.match(e.message, /^git revision no-such-rev: not a revision of the repository at /);
     return true;
   });
+});
+
+test('a file the revision lacks, or outside any repository, is listed with why; the others are still compared', async () => {
+  const added = path.join(dir, 'data', 'added.vtask');
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-no-repo-'));
+  const loose = path.join(outside, 'loose.vtask');
+  try {
+    fs.writeFileSync(added, tasks('72', '72').replace(/id: (clips|pens)/g, 'id: added-$1'));
+    fs.writeFileSync(loose, tasks('72', '72'));
+    const d = await compareSides([file, added, loose], side('git:HEAD'), side('worktree'), {
+      read: (f) => fs.readFileSync(f, 'utf8'),
+      name: (f) => path.relative(dir, f),
+    });
+    assert.deepEqual(d.unread, [
+      { side: 'a', file: path.join('data', 'added.vtask'), reason: 'not at HEAD' },
+      { side: 'a', file: path.relative(dir, loose), reason: 'not in a git repository' },
+    ]);
+    assert.deepEqual([d.tasks, d.flips], [2, 1], "sums.vtask's tasks are compared as before");
+  } finally {
+    fs.rmSync(added, { force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  }
 });
 
 test('sides are named model:NAME[@DATE], git:REV or worktree', () => {

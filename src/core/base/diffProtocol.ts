@@ -30,6 +30,7 @@ export const datasetDiff = z.object({
     z.object({ tasks: count, band_flips: count, sample_flips: count }),
   ),
   flips: count,
+  unread: z.optional(list(z.object({ side: z.enum(['a', 'b']), file: text, reason: text }))),
 });
 
 export const toDiff = z.discriminatedUnion('type', [

@@ -19,6 +19,7 @@ import {
   type DiffTask,
   type Outcome,
   type RunSelection,
+  type UnreadFile,
 } from './diff';
 import { readRunRecords, runLogPath, type RunRecord } from './runLog';
 
@@ -69,7 +70,11 @@ export interface CompareOptions {
   readonly runLog?: (cacheDir: string) => Iterable<RunRecord>;
 }
 
-/** The tasks of `files` (as they are now), side A against side B. */
+/**
+ * The tasks of `files` (as they are now), side A against side B. A file a side has no version
+ * of (not in a git repository, not at the revision) is listed in `unread` and its tasks have no
+ * run on that side; a revision its repository does not know is a `DiffSideError`.
+ */
 export async function compareSides(
   files: readonly string[],
   a: DiffSide,
@@ -81,11 +86,21 @@ export async function compareSides(
     const { summary } = await summariseTaskFile(o.read(file), file, { cases: false });
     for (const row of summary.tasks) tasks.push({ file: o.name(file), task: row.id, kind: row.kind ?? 'invalid' });
   }
-  const runsOf = (side: DiffSide): Promise<Map<string, DiffRun>> =>
-    side.kind === 'log'
-      ? Promise.resolve(logRuns(side, files, tasks, o))
-      : verifiedRuns(files, side.kind === 'git' ? (f) => gitShow(side.rev, f) : o.read, o);
-  return diffRuns(tasks, await runsOf(a), await runsOf(b), { a: a.label, b: b.label });
+  const unread: UnreadFile[] = [];
+  const runsOf = async (side: DiffSide, which: 'a' | 'b'): Promise<Map<string, DiffRun>> => {
+    if (side.kind === 'log') return logRuns(side, files, tasks, o);
+    if (side.kind === 'worktree') return verifiedRuns(files, o.read, o);
+    const texts = new Map<string, string>();
+    const revs = new Map<string, true>();
+    for (const file of files) {
+      const r = gitShow(side.rev, file, revs);
+      if ('text' in r) texts.set(file, r.text);
+      else unread.push({ side: which, file: o.name(file), reason: r.unread });
+    }
+    return verifiedRuns([...texts.keys()], (f) => texts.get(f) ?? '', o);
+  };
+  const diff = diffRuns(tasks, await runsOf(a, 'a'), await runsOf(b, 'b'), { a: a.label, b: b.label });
+  return unread.length ? { ...diff, unread } : diff;
 }
 
 /** A selection of the run log of each file's cache folder. */
@@ -143,26 +158,41 @@ function runOf(r: TaskRunResult): DiffRun {
   };
 }
 
-/** A file's text at a git revision (`git show REV:path`, from the file's repository). */
-export function gitShow(rev: string, file: string): string {
-  const dir = path.dirname(path.resolve(file));
+/**
+ * A file's text at a git revision (`git show REV:path`, in the file's repository), or why it has
+ * none there. A revision the repository does not know throws: every file would lack it. `known`
+ * remembers the repositories whose revision was checked.
+ */
+export function gitShow(
+  rev: string,
+  file: string,
+  known = new Map<string, true>(),
+): { text: string } | { unread: string } {
+  const abs = path.resolve(file);
+  const git = (args: string[], cwd: string): string =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  let top: string;
   try {
-    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], {
-      cwd: dir,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }).trim();
-    const rel = path.relative(top, path.resolve(file)).split(path.sep).join('/');
-    return execFileSync('git', ['show', `${rev}:${rel}`], {
-      cwd: dir,
-      encoding: 'utf8',
-      maxBuffer: 1 << 30,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    top = git(['rev-parse', '--show-toplevel'], path.dirname(abs)).trim();
+  } catch {
+    return { unread: 'not in a git repository' };
+  }
+  if (!known.has(top)) {
+    try {
+      git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], top);
+    } catch {
+      throw new DiffSideError(`git revision ${cut(rev)}: not a revision of the repository at ${top}`);
+    }
+    known.set(top, true);
+  }
+  const rel = path.relative(top, abs).split(path.sep).join('/');
+  try {
+    return { text: git(['show', `${rev}:${rel}`], top) };
   } catch (e) {
-    const stderr = (e as { stderr?: Buffer | string }).stderr;
-    throw new DiffSideError(
-      `git revision ${cut(rev)}: ${file} cannot be read there (${cut(String(stderr ?? (e as Error).message).trim())})`,
-    );
+    const said = String((e as { stderr?: Buffer | string }).stderr ?? (e as Error).message).trim();
+    // git's words for a path the revision lacks; anything else is said as git said it.
+    return /exists on disk, but not in|does not exist in/.test(said)
+      ? { unread: `not at ${cut(rev)}` }
+      : { unread: `not readable at ${cut(rev)}: ${cut(said)}` };
   }
 }
