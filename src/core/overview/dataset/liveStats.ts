@@ -29,8 +29,8 @@ export interface LiveFile {
 }
 
 export interface LiveSources {
-  /** A file's text now (an editor's, unsaved, or the disk's). */
-  read(file: string): string;
+  /** A file's text now (an editor's, unsaved, or the disk's; a Parquet file's rows as JSON lines, read in turns). */
+  read(file: string): string | Promise<string>;
   /** A cache folder's run log as it is now, by file and task (`indexRunLog`). */
   runLog(cacheDir: string): Promise<RunLogIndex>;
   readonly duplicates: readonly DuplicatePair[];
@@ -101,7 +101,7 @@ export class LiveDatasetStats {
       for (const [i, { file, cacheDir }] of files.entries()) {
         let state = this.states.get(file);
         if (!state || everything || reread.has(file) || state.cacheDir !== cacheDir) {
-          state = await this.summarise(file, cacheDir, sources.read(file), state);
+          state = await this.summarise(file, cacheDir, await sources.read(file), state);
           summarised++;
           o.onFile?.(i + 1, files.length);
         }
