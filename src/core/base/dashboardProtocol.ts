@@ -36,6 +36,8 @@ export const modelStats = z.object({
   tokens: z.optional(z.object({ prompt: count, completion: count })),
   /** Dollars, when its profile has a price. */
   cost: z.optional(z.number().check(z.minimum(0))),
+  /** Runs of the built-in demo model on tasks it cannot do (in no band). */
+  builtin_cannot: z.optional(count),
 });
 
 const fileCounts = {

@@ -216,7 +216,8 @@ function filePart(file: string, s: FileSummary, runs: ReadonlyMap<string, RunsBy
       }
       const ref: TaskRef = { file, task: row.id, line: row.line };
       countRun(m.counts, latest);
-      if (latest.band !== null) {
+      // The built-in model's runs of tasks it cannot do are in no band (modelCounts.ts).
+      if (latest.band !== null && latest.note === undefined) {
         let b = bands.get(model);
         if (!b) bands.set(model, (b = emptyBands()));
         b[latest.band]++;
