@@ -4,7 +4,7 @@ import type { Issue } from '../core/base/issues';
 import { streamedRunKey, taskRunKey } from '../core/run/resultKeys';
 import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
 import { rowFileFormat } from '../core/datasets/rowFormat';
-import { parseRowTasks } from '../core/datasets/rowTasks';
+import { RowTaskParser } from '../core/datasets/rowTasks';
 import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { streamTaskFile } from '../core/taskfile/stream';
@@ -54,6 +54,8 @@ export interface IndexedFile {
 const FILES_PER_TURN = 1;
 /** Tasks read from a stream between two yields (about 15 ms of parsing), so the host stays responsive. */
 const TASKS_PER_TURN = 25;
+/** Lines of a dataset read as tasks between two yields: a 100,000-row file never holds the host long. */
+const ROW_LINES_PER_TURN = 500;
 /** Editing an open file re-reads it after this pause in typing. */
 const EDIT_DEBOUNCE_MS = 300;
 
@@ -244,15 +246,24 @@ export class TaskIndex implements vscode.Disposable {
         const st = await vscode.workspace.fs.stat(uri);
         stamp = `m${st.mtime}:${st.size}`;
       }
-      const parsed = parseRowTasks(doc?.getText() ?? (await rowFileText(uri.fsPath)), { maxRows: Infinity });
-      await yieldTurn();
-      return {
-        uri,
-        stamp,
-        tasks: await summariseAll(parsed),
-        errors: parsed.issues.filter((i) => i.severity === 'error').length,
-        ...(parsed.format ? { format: parsed.format } : {}),
-      };
+      const text = doc?.getText() ?? (await rowFileText(uri.fsPath));
+      // Read a window of lines at a time (as an editor reads what it shows), yielding between them.
+      const parser = new RowTaskParser();
+      const tasks: IndexedTask[] = [];
+      let errors = 0;
+      let format: string | undefined;
+      for (let from = 0, lineCount = 1; from < lineCount; from += ROW_LINES_PER_TURN) {
+        const part = parser.parse(text, { ranges: [[from, from + ROW_LINES_PER_TURN]], maxRows: ROW_LINES_PER_TURN });
+        lineCount = part.lines.lineCount;
+        format ??= part.format;
+        if (!part.format) break;
+        tasks.push(...(await summariseAll(part)));
+        errors += part.issues.filter((i) => i.severity === 'error').length;
+        // A file of no more rows than a window is read whole by the first.
+        if (part.rows <= ROW_LINES_PER_TURN) break;
+        await yieldTurn();
+      }
+      return { uri, stamp, tasks, errors, ...(format ? { format } : {}) };
     } catch (e) {
       return { uri, stamp, tasks: [], errors: 1, unreadable: errorMessage(e) };
     }

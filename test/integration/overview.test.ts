@@ -492,10 +492,10 @@ suite('dataset overview', () => {
     );
     assert.equal(editor.selection.start.line, 2);
 
-    // A Parquet dataset of 12 rows and a benchmark's JSON lines, written through the editor's file service.
+    // A Parquet dataset of 1,200 rows (read 500 lines a turn) and a benchmark's JSON lines, written through the editor's file service.
     const dir = vscode.Uri.joinPath(folderUri(), 'tables');
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-parquet-'));
-    await writeDataset(path.join(tmp, 'train.parquet'), 12);
+    await writeDataset(path.join(tmp, 'train.parquet'), 1200);
     await vscode.workspace.fs.writeFile(
       vscode.Uri.joinPath(dir, 'train.parquet'),
       fs.readFileSync(path.join(tmp, 'train.parquet')),
@@ -513,7 +513,12 @@ suite('dataset overview', () => {
       const files = await tree().getChildren(tables);
       assert.deepEqual(files.map(label), ['train.parquet'], 'the benchmark is no dataset');
       const parquet = files[0] as TreeNode;
-      await until(() => described(parquet) === '12 tasks', `"12 tasks" on train.parquet (is "${described(parquet)}")`);
+      await until(
+        () => described(parquet) === '1,200 tasks',
+        `"1,200 tasks" on train.parquet (is "${described(parquet)}")`,
+      );
+      const rowTasks = await tree().getChildren(parquet);
+      assert.equal(new Set(rowTasks.map(label)).size, 1200, 'every row once');
       assert.match(tipText(tree().getTreeItem(parquet)), /A dataset in the verl format: each row is a task/);
 
       await vscode.commands.executeCommand('vtask.openDashboard');
@@ -530,7 +535,7 @@ suite('dataset overview', () => {
         'statistics with the Parquet dataset',
       );
       const perFile = new Map(stats.stats.per_file.map((f) => [f.file, f.tasks]));
-      assert.equal(perFile.get('tables/train.parquet'), 12);
+      assert.equal(perFile.get('tables/train.parquet'), 1200);
       assert.equal(perFile.get('rows.jsonl'), 2);
       assert.equal(perFile.has('tables/bench.jsonl'), false);
       // The totals ("N files · M tasks" on the page) count them.
