@@ -119,5 +119,9 @@ tasks:
       'the notice',
     );
     assert.match(notice.text, /git revision no-such-rev: not a revision of the repository at .*compare/);
+    // The edit is dropped: the folder is removed after the suite, and nothing is to be saved there.
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    assert.ok(!doc.isDirty);
   });
 });
