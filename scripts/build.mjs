@@ -103,6 +103,15 @@ const all = [
   {
     ...common,
     minify: true,
+    entryPoints: ['src/webview/diffMain.ts'],
+    outfile: 'out/diffView.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+  {
+    ...common,
+    minify: true,
     entryPoints: ['src/webview/workbenchMain.ts'],
     outfile: 'out/workbench.js',
     platform: 'browser',
@@ -173,6 +182,7 @@ const SHIPPED = {
     'out/webview.js',
     'out/datasetView.js',
     'out/dashboard.js',
+    'out/diffView.js',
     'out/workbench.js',
     'out/mathWorker.js',
     'out/overviewWorker.js',

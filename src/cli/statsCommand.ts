@@ -311,6 +311,11 @@ function modelText(name: string, m: ModelStats): string[] {
   ];
   const most = Math.max(...BANDS.map((b) => m.bands[b]));
   for (const b of BANDS) lines.push(`  ${b.padEnd(10)} ${num(m.bands[b]).padStart(8)} ${bar(m.bands[b], most)}`);
+  // Apart from the bands: the built-in demo model's failures there say nothing of the tasks.
+  if (m.builtin_cannot)
+    lines.push(
+      `  built-in cannot ${num(m.builtin_cannot).padStart(3)} (tasks the built-in demo model cannot do: in no band)`,
+    );
   const top = Math.max(0, ...m.histogram.map((h) => h.tasks));
   lines.push('  pass rate');
   for (const h of m.histogram)

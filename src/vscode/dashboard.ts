@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { fromDashboard, type FromDashboard, type ToDashboard } from '../core/base/dashboardProtocol';
 import { errorMessage } from '../core/base/errorMessage';
+import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
 import { ComparisonPages } from '../core/overview/dataset/dashboardCompare';
 import { LiveDatasetStats } from '../core/overview/dataset/liveStats';
 import { relativise } from '../core/overview/dataset/dashboardView';
@@ -147,6 +148,9 @@ export class Dashboard implements vscode.Disposable {
             ),
           });
         return;
+      case 'compareRuns':
+        await vscode.commands.executeCommand('vtask.diffRuns');
+        return;
       case 'open': {
         const uri = this.byName.get(msg.file);
         if (!uri) {
@@ -157,7 +161,10 @@ export class Dashboard implements vscode.Disposable {
           msg.task === undefined ? undefined : (await this.s.index.get(uri)).tasks.find((t) => t.id === msg.task);
         if (msg.task !== undefined && !task)
           await this.post({ type: 'notice', level: 'warning', text: `${msg.task} is no longer in ${msg.file}.` });
-        await revealLine(uri, task?.line ?? 0);
+        // A Parquet row has no text to go to: its dataset opens in the table view.
+        if (rowFileType(uri.path) === 'parquet')
+          await vscode.commands.executeCommand('vscode.openWith', uri, 'vtask.dataset');
+        else await revealLine(uri, task?.line ?? 0);
         return;
       }
     }
@@ -193,7 +200,9 @@ export class Dashboard implements vscode.Disposable {
         uris.map((u) => ({ file: u.fsPath, cacheDir: this.s.runLogs.placeOf(u).cacheDir })),
         {
           // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
-          read: (f) => open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
+          // A Parquet dataset is read as its rows (JSON lines), as `vtask stats` reads it.
+          read: (f) =>
+            rowFileType(f) === 'parquet' ? rowFileText(f) : (open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8')),
           runLog: (cacheDir) => this.s.runLogs.read(cacheDir),
           duplicates: found.duplicates.map((d) => ({ ...d, a: fsRef(d.a), b: fsRef(d.b) })),
           contamination: found.contamination.map(fsRef),

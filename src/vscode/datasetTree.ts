@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { rowFileType } from '../core/datasets/rowFiles';
 import { BANDS, type Band } from '../core/stats';
 import { VERIFIERS } from '../core/verifiers/registry';
 import { addTotals, fileTotals, type FileTotals, type Totals } from './fileTotals';
@@ -305,6 +306,7 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     tip.appendText(
       `${vscode.workspace.asRelativePath(node.uri)}\n\n${plural(f.tasks.length, 'task')}, ${plural(s.cases, 'case')}, ${s.failing} failing\n`,
     );
+    if (f.format) tip.appendText(`\nA dataset in the ${f.format} format: each row is a task\n`);
     if (f.unreadable) tip.appendText(`\nCannot be read: ${f.unreadable}\n`);
     for (const m of s.models) {
       tip.appendMarkdown(`\n**`);
@@ -344,7 +346,7 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     item.description = parts.filter(Boolean).join(' · ');
     const tip = new vscode.MarkdownString();
     tip.appendText(
-      `${task.id} (line ${task.line + 1})${task.kind ? `, ${task.kind}` : ''}, ${plural(task.cases, 'case')}\n`,
+      `${task.id} (${rowFileType(uri.path) === 'parquet' ? `row ${task.line + 1}` : `line ${task.line + 1}`})${task.kind ? `, ${task.kind}` : ''}, ${plural(task.cases, 'case')}\n`,
     );
     for (const [model, band] of bands) tip.appendText(`\n${model}: ${band ? BAND_WORDS[band] : 'no samples'}`);
     for (const model of this.facts.staleModels(uri, task))
@@ -352,7 +354,11 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     if (task.prompt) tip.appendText(`\n\n${task.prompt.length > 300 ? `${task.prompt.slice(0, 300)}…` : task.prompt}`);
     item.tooltip = tip;
     item.contextValue = 'vtaskTask';
-    item.command = { command: 'vtask.revealTask', title: 'Go to Task', arguments: [uri, task.line] };
+    // A Parquet row has no text to go to: its dataset opens in the table view.
+    item.command =
+      rowFileType(uri.path) === 'parquet'
+        ? { command: 'vscode.openWith', title: 'Open Dataset', arguments: [uri, 'vtask.dataset'] }
+        : { command: 'vtask.revealTask', title: 'Go to Task', arguments: [uri, task.line] };
     return item;
   }
 

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Dashboard } from './dashboard';
 import { DatasetTree } from './datasetTree';
+import { registerDiffView } from './diffView';
 import { DuplicateDiagnostics } from './duplicateDiagnostics';
 import type { ResultStore } from './results';
 import { RunLogs } from './runLogs';
@@ -60,6 +61,7 @@ export function registerOverview(s: OverviewServices): {
       Dashboard.createOrShow({ extensionUri: s.extensionUri, index, runLogs, duplicates, log: s.log }),
     ),
     { dispose: () => Dashboard.current?.dispose() },
+    ...registerDiffView({ extensionUri: s.extensionUri, index, runLogs, log: s.log }),
   ];
   return { overview: { tree, duplicates, index, dashboard: () => Dashboard.current }, runLogs, disposables };
 }

@@ -2,7 +2,10 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import type { Issue } from '../core/base/issues';
 import { streamedRunKey, taskRunKey } from '../core/run/resultKeys';
-import type { TaskEntry } from '../core/taskfile/parse';
+import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
+import { rowFileFormat } from '../core/datasets/rowFormat';
+import { RowTaskParser } from '../core/datasets/rowTasks';
+import type { TaskEntry, TaskFile } from '../core/taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../core/taskfile/resolve';
 import { streamTaskFile } from '../core/taskfile/stream';
 import type { LineIndex } from '../core/taskfile/text';
@@ -12,6 +15,8 @@ import { verifierKind } from '../core/util/verifierKind';
 
 /** Task files of the workspace, as `vtask check` finds them in a folder. */
 export const TASK_FILE_GLOB = '**/*.{vtask,vtask.yaml,vtask.yml}';
+/** What the index lists: task files, and the dataset files `vtask stats` reads as rows (kept when their rows are in a known format). */
+const INDEX_GLOB = '**/*.{vtask,vtask.yaml,vtask.yml,jsonl,ndjson,parquet}';
 const EXCLUDE_GLOB = '{**/node_modules/**,**/.*/**}';
 
 /** What the overview needs of one task: where its id is, its verifier kind, its prompt. */
@@ -41,12 +46,16 @@ export interface IndexedFile {
   readonly errors: number;
   /** Why the file could not be read, when it could not. */
   readonly unreadable?: string;
+  /** A dataset file (JSONL, Parquet): the import format its rows are in. */
+  readonly format?: string;
 }
 
 /** Files parsed between two yields to the extension host's event loop. */
 const FILES_PER_TURN = 1;
 /** Tasks read from a stream between two yields (about 15 ms of parsing), so the host stays responsive. */
 const TASKS_PER_TURN = 25;
+/** Lines of a dataset read as tasks between two yields: a 100,000-row file never holds the host long. */
+const ROW_LINES_PER_TURN = 500;
 /** Editing an open file re-reads it after this pause in typing. */
 const EDIT_DEBOUNCE_MS = 300;
 
@@ -71,16 +80,20 @@ export class TaskIndex implements vscode.Disposable {
   private changed = new Map<string, vscode.Uri>();
   private changeTimer: ReturnType<typeof setTimeout> | undefined;
   private listChanged = false;
+  /** Row files by URI: the stamp they were looked at with and whether they are datasets. */
+  private readonly datasets = new Map<string, { stamp: string; format: string | undefined }>();
 
   constructor(private readonly documents: TaskDocuments) {
-    const watcher = vscode.workspace.createFileSystemWatcher(TASK_FILE_GLOB);
+    const watcher = vscode.workspace.createFileSystemWatcher(INDEX_GLOB);
     this.disposables.push(
       watcher,
-      watcher.onDidCreate((u) => this.added(u)),
+      watcher.onDidCreate((u) => void this.added(u)),
       watcher.onDidDelete((u) => this.removed(u)),
       watcher.onDidChange((u) => {
+        // A row file may have become a dataset, or stopped being one.
+        if (rowFileType(u.path)) void this.rowFileChanged(u);
         // An open document is read from its editor: the watcher only sees saves.
-        if (!this.openDocument(u)) this.invalidate(u);
+        else if (!this.openDocument(u)) this.invalidate(u);
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (!e.contentChanges.length || !this.isIndexed(e.document.uri)) return;
@@ -110,9 +123,11 @@ export class TaskIndex implements vscode.Disposable {
   /** Every task file of the workspace, sorted by path (listed once, then kept by the watcher). */
   async files(): Promise<vscode.Uri[]> {
     if (!this.uris) {
-      this.listing ??= Promise.resolve(vscode.workspace.findFiles(TASK_FILE_GLOB, EXCLUDE_GLOB)).then(
-        (found) => (this.uris = byPath(found)),
-      );
+      this.listing ??= Promise.resolve(vscode.workspace.findFiles(INDEX_GLOB, EXCLUDE_GLOB)).then(async (found) => {
+        const kept: vscode.Uri[] = [];
+        for (const u of found) if (!rowFileType(u.path) || (await this.isDataset(u))) kept.push(u);
+        return (this.uris = byPath(kept));
+      });
       await this.listing;
     }
     return [...(this.uris as Map<string, vscode.Uri>).values()];
@@ -172,6 +187,7 @@ export class TaskIndex implements vscode.Disposable {
 
   /** Summarises one file: an open document from its parsed text, a closed one streamed from disk. */
   private async read(uri: vscode.Uri): Promise<IndexedFile> {
+    if (rowFileType(uri.path)) return this.readRows(uri);
     const doc = this.openDocument(uri);
     if (doc) {
       const file = this.documents.get(doc);
@@ -217,6 +233,66 @@ export class TaskIndex implements vscode.Disposable {
     }
   }
 
+  /**
+   * A dataset file, every row a task as `vtask stats` reads it: a JSONL file as its editor has
+   * it (or from disk), a Parquet file's rows as JSON lines. Its rows' lines are its tasks' lines.
+   */
+  private async readRows(uri: vscode.Uri): Promise<IndexedFile> {
+    const key = uri.toString();
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    let stamp = doc ? `v${doc.version}` : '';
+    try {
+      if (!doc) {
+        const st = await vscode.workspace.fs.stat(uri);
+        stamp = `m${st.mtime}:${st.size}`;
+      }
+      const text = doc?.getText() ?? (await rowFileText(uri.fsPath));
+      // Read a window of lines at a time (as an editor reads what it shows), yielding between them.
+      const parser = new RowTaskParser();
+      const tasks: IndexedTask[] = [];
+      let errors = 0;
+      let format: string | undefined;
+      for (let from = 0, lineCount = 1; from < lineCount; from += ROW_LINES_PER_TURN) {
+        const part = parser.parse(text, { ranges: [[from, from + ROW_LINES_PER_TURN]], maxRows: ROW_LINES_PER_TURN });
+        lineCount = part.lines.lineCount;
+        format ??= part.format;
+        if (!part.format) break;
+        tasks.push(...(await summariseAll(part)));
+        errors += part.issues.filter((i) => i.severity === 'error').length;
+        // A file of no more rows than a window is read whole by the first.
+        if (part.rows <= ROW_LINES_PER_TURN) break;
+        await yieldTurn();
+      }
+      return { uri, stamp, tasks, errors, ...(format ? { format } : {}) };
+    } catch (e) {
+      return { uri, stamp, tasks: [], errors: 1, unreadable: errorMessage(e) };
+    }
+  }
+
+  /** Whether a row file's first rows are in a known format (remembered until it changes on disk). */
+  private async isDataset(uri: vscode.Uri): Promise<boolean> {
+    let stamp: string;
+    try {
+      const st = await vscode.workspace.fs.stat(uri);
+      stamp = `m${st.mtime}:${st.size}`;
+    } catch {
+      return false;
+    }
+    const known = this.datasets.get(uri.toString());
+    if (known?.stamp === stamp) return known.format !== undefined;
+    const format = await rowFileFormat(uri.fsPath).catch(() => undefined);
+    this.datasets.set(uri.toString(), { stamp, format });
+    return format !== undefined;
+  }
+
+  private async rowFileChanged(uri: vscode.Uri): Promise<void> {
+    const dataset = await this.isDataset(uri);
+    if (dataset !== this.isIndexed(uri)) {
+      if (dataset) await this.added(uri);
+      else this.removed(uri);
+    } else if (dataset) this.invalidate(uri);
+  }
+
   private openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
     const key = uri.toString();
     return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key && d.languageId === 'vtask');
@@ -226,19 +302,22 @@ export class TaskIndex implements vscode.Disposable {
     return this.uris?.has(uri.toString()) ?? false;
   }
 
-  private added(uri: vscode.Uri): void {
+  private async added(uri: vscode.Uri): Promise<void> {
     if (
       !this.uris ||
       this.uris.has(uri.toString()) ||
       /(^|\/)(node_modules|\.[^/]*)\//.test(vscode.workspace.asRelativePath(uri, false))
     )
       return;
+    if (rowFileType(uri.path) && !(await this.isDataset(uri))) return;
+    if (!this.uris || this.uris.has(uri.toString())) return;
     this.uris = byPath([...this.uris.values(), uri]);
     this.fire(undefined);
   }
 
   private removed(uri: vscode.Uri): void {
     this.cache.delete(uri.toString());
+    this.datasets.delete(uri.toString());
     if (this.uris?.delete(uri.toString())) this.fire(undefined);
   }
 
@@ -265,6 +344,19 @@ export class TaskIndex implements vscode.Disposable {
     for (const t of this.editTimers.values()) clearTimeout(t);
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** A parsed dataset's tasks as the index keeps them, yielding to the host's event loop now and then. */
+async function summariseAll(file: TaskFile): Promise<IndexedTask[]> {
+  const specs = new Map(runnableTasks(file).tasks.map((t) => [t.index, t]));
+  const out: IndexedTask[] = [];
+  let n = 0;
+  for (const e of file.tasks) {
+    const t = summarise(e, specs.get(e.index), file.lines, file.issues, taskRunKey(file, e));
+    if (t) out.push(t);
+    if (++n % TASKS_PER_TURN === 0) await yieldTurn();
+  }
+  return out;
 }
 
 /** Files keyed by URI, in path order (the tree lists them so). */

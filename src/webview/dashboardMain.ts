@@ -130,8 +130,16 @@ function headerSection(s: DatasetStatsView): HTMLElement {
   head.append(
     el('span', 'file summary-line', parts.join(' · ')),
     button('Refresh', 'refresh', () => post({ type: 'refresh' }), { className: 'refresh' }),
+    button('Compare…', 'git-compare', () => post({ type: 'compareRuns' }), { className: 'compare-runs' }),
   );
   return head;
+}
+
+function cannotCell(count: number): HTMLElement {
+  const td = el('td', 'num builtin-cannot', n(count));
+  td.title =
+    'Tasks the built-in demo model cannot do (it only does small arithmetic): its failures say nothing of them, so they are in no band';
+  return td;
 }
 
 function modelsSection(s: DatasetStatsView): HTMLElement {
@@ -146,11 +154,14 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
     ]);
   const table = el('table', 'models-table');
   const head = el('tr');
+  // The built-in demo model's runs of tasks it cannot do: a column of their own, in no band.
+  const cannot = models.some(([, m]) => m.builtin_cannot);
   for (const h of [
     'Model',
     'Tasks run',
     'Samples',
     ...BANDS.map((b) => BAND_WORDS[b]),
+    ...(cannot ? ['built-in cannot'] : []),
     'Signal',
     'Stale',
     'Tokens',
@@ -176,6 +187,7 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
       el('td', 'num', n(m.tasks)),
       el('td', 'num', n(m.samples)),
       ...BANDS.map((b) => el('td', `num band-count ${b}`, n(m.bands[b]))),
+      ...(cannot ? [cannotCell(m.builtin_cannot ?? 0)] : []),
       el('td', 'num', pct(m.signal_share)),
       stale,
       tokens,

@@ -75,6 +75,16 @@ export function dashboardHtml(o: PageOptions): string {
   });
 }
 
+/** The Compare Runs page (two runs of the dataset compared, as `vtask diff`). */
+export function diffHtml(o: PageOptions): string {
+  return pageHtml(o, {
+    script: 'out/diffView.js',
+    title: 'vtask compare runs',
+    placeholder: 'Comparing…',
+    style: 'media/dashboard.css',
+  });
+}
+
 /** The dataset workbench's page (one table of every task of a folder or dataset file). */
 export function workbenchHtml(o: PageOptions): string {
   return pageHtml(o, {

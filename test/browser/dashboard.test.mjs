@@ -197,6 +197,24 @@ describe(
       });
     });
 
+    test("the built-in model's tasks it cannot do are a column of their own, in no band; Compare… asks for Compare Runs", async () => {
+      const stats = core.makeStats({ files: 1, tasksPerFile: 5 });
+      await withDashboard({}, async (page) => {
+        await send(page, stats);
+        assert.equal(
+          await page.$$eval('.models-table th', (h) => h.some((e) => e.textContent === 'built-in cannot')),
+          false,
+          'no column when no run is one',
+        );
+        stats.models['model-b'] = { ...stats.models['model-b'], builtin_cannot: 3 };
+        await send(page, stats);
+        assert.ok(await page.$$eval('.models-table th', (h) => h.some((e) => e.textContent === 'built-in cannot')));
+        assert.deepEqual(await texts(page, '.model-row td.builtin-cannot'), ['0', '3']);
+        await page.click('button.compare-runs');
+        assert.deepEqual(await lastPosted(page), { type: 'compareRuns' });
+      });
+    });
+
     test('the tasks both models always solve and never solve are listed a page at a time, each opening its task', async () => {
       // 110 tasks a file: A's rate (i % 11) / 10 and B's (i % 5) / 4 are both 1 for i = 54 and 109,
       // both 0 for i = 0 and 55.

@@ -26,6 +26,7 @@ const ASSETS = {
   '/out/datasetView.js': ['out/datasetView.js', 'text/javascript'],
   '/out/dashboard.js': ['out/dashboard.js', 'text/javascript'],
   '/media/dashboard.css': ['media/dashboard.css', 'text/css'],
+  '/out/diffView.js': ['out/diffView.js', 'text/javascript'],
   '/out/workbench.js': ['out/workbench.js', 'text/javascript'],
   '/media/workbench.css': ['media/workbench.css', 'text/css'],
   '/out/codicons/codicon.css': ['out/codicons/codicon.css', 'text/css'],
@@ -246,7 +247,7 @@ function page(html, theme) {
 
 /** Starts the page's server on a free port of 127.0.0.1. */
 export async function startPanelServer() {
-  const { panelHtml, datasetHtml, dashboardHtml, workbenchHtml } = await loadBundled('src/webview/page.ts');
+  const { panelHtml, datasetHtml, dashboardHtml, workbenchHtml, diffHtml } = await loadBundled('src/webview/page.ts');
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const send = (status, type, body) => {
@@ -260,6 +261,8 @@ export async function startPanelServer() {
       return send(200, 'text/html; charset=utf-8', page(datasetHtml, url.searchParams.get('theme') ?? 'light'));
     if (url.pathname === '/workbench.html')
       return send(200, 'text/html; charset=utf-8', page(workbenchHtml, url.searchParams.get('theme') ?? 'light'));
+    if (url.pathname === '/diff.html')
+      return send(200, 'text/html; charset=utf-8', page(diffHtml, url.searchParams.get('theme') ?? 'light'));
     if (url.pathname === '/dashboard.html')
       return send(200, 'text/html; charset=utf-8', page(dashboardHtml, url.searchParams.get('theme') ?? 'light'));
     const theme = /^\/theme\/([\w-]+)\.css$/.exec(url.pathname);

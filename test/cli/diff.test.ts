@@ -131,7 +131,13 @@ test('--rev: the cached samples verified by the task file at a revision and as i
   );
   assert.equal(d.kinds.match?.sample_flips, 0);
   assert.equal((await diff('--rev', 'HEAD', file, '--model', 'good', '--max-flips', '0')).code, 1, 'a flip fails CI');
+  const sides = await diff('git:HEAD', 'worktree', file, '--model', 'good', '--json');
+  assert.equal(sides.code, 0, sides.stderr);
+  assert.deepEqual(JSON.parse(sides.stdout), d, 'git:HEAD worktree is --rev HEAD');
+  const text = await diff('git:HEAD', 'worktree', file, '--model', 'good');
+  assert.match(text.stdout, /^A: HEAD · B: working tree$/m);
+  assert.match(text.stdout, /^ {2}.*clips\.vtask: 'clips' sample 0: pass → fail$/m);
   const missing = await diff('--rev', 'no-such-rev', file, '--model', 'good');
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /--rev no-such-rev/);
+  assert.match(missing.stderr, /git revision no-such-rev/);
 });

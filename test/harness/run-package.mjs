@@ -38,6 +38,7 @@ const VSIX_MUST_HOLD = [
   'out/webview.js',
   'out/datasetView.js',
   'out/dashboard.js',
+  'out/diffView.js',
   'out/workbench.js',
   'media/icon.png',
 ];

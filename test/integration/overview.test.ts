@@ -8,6 +8,8 @@
 // the statistics, follows a run appended to the log, and opens a task from its page's message.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToDashboard } from '../../src/core/base/dashboardProtocol';
 import { appendRunRecords, runLogPath, type RunRecord } from '../../src/core/overview/runlog/runLog';
@@ -17,6 +19,7 @@ import { parseTaskFile } from '../../src/core/taskfile/parse';
 import type { VtaskApi } from '../../src/vscode/api';
 import { filterChoices, type TreeNode } from '../../src/vscode/datasetTree';
 import { cacheDirFor } from '../../src/vscode/settings';
+import { writeDataset } from '../support/datasetFixture';
 import { until } from './helpers';
 
 const DUPLICATE_SOURCE = 'vtask duplicates';
@@ -121,7 +124,10 @@ suite('dataset overview', () => {
         root.some((n) => label(n) === name),
         `${name} is listed`,
       );
-    assert.ok(!root.some((n) => label(n) === 'rows.jsonl'), 'only task files');
+    assert.ok(
+      root.some((n) => label(n) === 'rows.jsonl'),
+      'a JSONL dataset is listed with the task files',
+    );
     const files = await tree().getChildren(await overviewFolder());
     assert.deepEqual(files.map(label), ['algebra.vtask', 'copies.vtask']);
     // The folder adds up its files: 3 + 2 tasks, no failing case, no error.
@@ -463,5 +469,83 @@ suite('dataset overview', () => {
       'copies.vtask opened',
     );
     assert.equal(editor.selection.start.line, 8);
+  });
+  test('a JSONL or Parquet dataset is listed with its rows as tasks and counted by the dashboard; other JSON lines are not', async () => {
+    const rows = await until(
+      async () => (await tree().getChildren()).find((n) => n.kind === 'file' && label(n) === 'rows.jsonl'),
+      'rows.jsonl in the view',
+    );
+    // Its second row names a data source no verifier knows: an error, as `vtask stats` counts it.
+    await until(
+      () => described(rows) === '2 tasks · 1 error',
+      `"2 tasks · 1 error" on rows.jsonl (is "${described(rows)}")`,
+    );
+    const tasks = await tree().getChildren(rows);
+    assert.deepEqual(tasks.map(label), ['rows/six-sevens', 'rows/sea']);
+    // A row opens on its line.
+    const item = tree().getTreeItem(tasks[1] as TreeNode);
+    assert.ok(item.command);
+    await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
+    const editor = await until(
+      () => vscode.window.activeTextEditor?.document.uri.path.endsWith('/rows.jsonl') && vscode.window.activeTextEditor,
+      'rows.jsonl in the editor',
+    );
+    assert.equal(editor.selection.start.line, 2);
+
+    // A Parquet dataset of 1,200 rows (read 500 lines a turn) and a benchmark's JSON lines, written through the editor's file service.
+    const dir = vscode.Uri.joinPath(folderUri(), 'tables');
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-parquet-'));
+    await writeDataset(path.join(tmp, 'train.parquet'), 1200);
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(dir, 'train.parquet'),
+      fs.readFileSync(path.join(tmp, 'train.parquet')),
+    );
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(dir, 'bench.jsonl'),
+      new TextEncoder().encode('{"prompt": "What is the capital of France?"}\n'),
+    );
+    fs.rmSync(tmp, { recursive: true, force: true });
+    try {
+      const tables = await until(
+        async () => (await tree().getChildren()).find((n) => n.kind === 'folder' && label(n) === 'tables'),
+        'the tables folder in the view',
+      );
+      const files = await tree().getChildren(tables);
+      assert.deepEqual(files.map(label), ['train.parquet'], 'the benchmark is no dataset');
+      const parquet = files[0] as TreeNode;
+      await until(
+        () => described(parquet) === '1,200 tasks',
+        `"1,200 tasks" on train.parquet (is "${described(parquet)}")`,
+      );
+      const rowTasks = await tree().getChildren(parquet);
+      assert.equal(new Set(rowTasks.map(label)).size, 1200, 'every row once');
+      assert.match(tipText(tree().getTreeItem(parquet)), /A dataset in the verl format: each row is a task/);
+
+      await vscode.commands.executeCommand('vtask.openDashboard');
+      const dashboard = await until(() => api.overview.dashboard(), 'the dashboard');
+      await dashboard.handle({ type: 'refresh' });
+      const stats = await until(
+        () =>
+          [...dashboard.posted]
+            .reverse()
+            .find(
+              (m): m is Extract<ToDashboard, { type: 'stats' }> =>
+                m.type === 'stats' && m.stats.per_file.some((f) => f.file === 'tables/train.parquet'),
+            ),
+        'statistics with the Parquet dataset',
+      );
+      const perFile = new Map(stats.stats.per_file.map((f) => [f.file, f.tasks]));
+      assert.equal(perFile.get('tables/train.parquet'), 1200);
+      assert.equal(perFile.get('rows.jsonl'), 2);
+      assert.equal(perFile.has('tables/bench.jsonl'), false);
+      // The totals ("N files · M tasks" on the page) count them.
+      assert.equal(stats.stats.files, stats.stats.per_file.length);
+      assert.equal(
+        stats.stats.tasks,
+        stats.stats.per_file.reduce((n, f) => n + f.tasks, 0),
+      );
+    } finally {
+      await vscode.workspace.fs.delete(dir, { recursive: true });
+    }
   });
 });

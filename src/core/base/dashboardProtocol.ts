@@ -36,6 +36,8 @@ export const modelStats = z.object({
   tokens: z.optional(z.object({ prompt: count, completion: count })),
   /** Dollars, when its profile has a price. */
   cost: z.optional(z.number().check(z.minimum(0))),
+  /** Runs of the built-in demo model on tasks it cannot do (in no band). */
+  builtin_cannot: z.optional(count),
 });
 
 const fileCounts = {
@@ -125,6 +127,8 @@ export const fromDashboard = z.discriminatedUnion('type', [
     solvePage: z.optional(count),
     failPage: z.optional(count),
   }),
+  /** Compare two runs (the Compare Runs view's quick picks). */
+  z.object({ type: z.literal('compareRuns') }),
   /** Open a task (or, without `task`, a file) as the stats name it. */
   z.object({ type: z.literal('open'), file: text, task: z.optional(text) }),
 ]);

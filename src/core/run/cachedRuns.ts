@@ -1,6 +1,6 @@
-// What `vtask run` left in the sample cache, read without a request: each task's pass rate and
-// band from its cached samples, verified again now. `vtask export`, `vtask audit --samples`,
-// `vtask diff` and the workbench's export read runs through it.
+// The runs the sample cache holds, without a request: each task's cached samples verified again by
+// the task file as given (so they follow its current verifier, or the one at a git revision).
+// `vtask export`, `vtask audit --samples`, `vtask diff` and the workbench's export read runs through it.
 import fs from 'node:fs';
 import { getPair, toJS } from '../base/ynode';
 import type { RunSummary } from '../datasets/format';
@@ -17,6 +17,8 @@ export interface CachedRunOptions {
   readonly baseUrl?: string;
   readonly model?: string;
   readonly cacheDir?: string;
+  /** Each file's cache folder, where its caller places it (the editor's settings); wins over `cacheDir`. */
+  readonly cacheDirOf?: (file: string) => string;
   readonly read: (file: string) => string;
 }
 
@@ -55,7 +57,7 @@ export async function cachedTaskRuns(
   const out = new Map<string, TaskRunResult>();
   const signal = new AbortController().signal;
   for (const file of files) {
-    const dir = resolveCacheDir(file, { cacheDir: o.cacheDir });
+    const dir = o.cacheDirOf?.(file) ?? resolveCacheDir(file, { cacheDir: o.cacheDir });
     if (!fs.existsSync(dir)) continue;
     const parsed = parseTaskFile(o.read(file));
     const models = parsed.parts

@@ -29,8 +29,8 @@ export interface LiveFile {
 }
 
 export interface LiveSources {
-  /** A file's text now (an editor's, unsaved, or the disk's). */
-  read(file: string): string;
+  /** A file's text now (an editor's, unsaved, or the disk's; a Parquet file's rows as JSON lines, read in turns). */
+  read(file: string): string | Promise<string>;
   /** A cache folder's run log as it is now, by file and task (`indexRunLog`). */
   runLog(cacheDir: string): Promise<RunLogIndex>;
   readonly duplicates: readonly DuplicatePair[];
@@ -101,7 +101,7 @@ export class LiveDatasetStats {
       for (const [i, { file, cacheDir }] of files.entries()) {
         let state = this.states.get(file);
         if (!state || everything || reread.has(file) || state.cacheDir !== cacheDir) {
-          state = await this.summarise(file, cacheDir, sources.read(file), state);
+          state = await this.summarise(file, cacheDir, await sources.read(file), state);
           summarised++;
           o.onFile?.(i + 1, files.length);
         }
@@ -216,7 +216,8 @@ function filePart(file: string, s: FileSummary, runs: ReadonlyMap<string, RunsBy
       }
       const ref: TaskRef = { file, task: row.id, line: row.line };
       countRun(m.counts, latest);
-      if (latest.band !== null) {
+      // The built-in model's runs of tasks it cannot do are in no band (modelCounts.ts).
+      if (latest.band !== null && latest.note === undefined) {
         let b = bands.get(model);
         if (!b) bands.set(model, (b = emptyBands()));
         b[latest.band]++;

@@ -2,7 +2,9 @@
 // run, samples, the pass-rate histogram, the bands, the mean GRPO signal share, the stale runs,
 // the tokens and the cost.
 // A run of band `error` is counted under that band only: it has no pass rate to put in the
-// histogram and no signal to average (a 0 there would read as a task nobody solves).
+// histogram and no signal to average (a 0 there would read as a task nobody solves). A run of
+// the built-in demo model on a task it cannot do (its record has a `note`) is counted apart, as
+// `builtin_cannot`: its failures say nothing of the task, so it is in no band.
 // The CLI adds the whole dataset at once (modelResults.ts); the dashboard adds each file's runs
 // and then the files (liveStats.ts): both through these, so they cannot come to disagree.
 import { BANDS, type Band } from '../../stats';
@@ -26,6 +28,8 @@ export interface ModelCounts {
   /** Dollars of the runs that recorded a `cost`, and how many did. */
   cost: number;
   withCost: number;
+  /** Runs of the built-in demo model on tasks it cannot do: in no band. */
+  cannot: number;
   readonly bins: number[];
   readonly bands: Record<Band, number>;
 }
@@ -41,6 +45,7 @@ export function emptyCounts(): ModelCounts {
     withTokens: 0,
     cost: 0,
     withCost: 0,
+    cannot: 0,
     bins: new Array<number>(HISTOGRAM_BINS).fill(0),
     bands: emptyBands(),
   };
@@ -61,10 +66,12 @@ export function countRun(
     readonly signal_share: number;
     readonly tokens?: Tokens;
     readonly cost?: number;
+    readonly note?: string;
   },
 ): void {
   c.tasks++;
-  if (run.band !== null) c.bands[run.band]++;
+  if (run.note !== undefined) c.cannot++;
+  else if (run.band !== null) c.bands[run.band]++;
   if (run.tokens) {
     c.withTokens++;
     c.promptTokens += run.tokens.prompt;
@@ -74,7 +81,7 @@ export function countRun(
     c.withCost++;
     c.cost += run.cost;
   }
-  if (run.band === 'error') return;
+  if (run.band === 'error' || run.note !== undefined) return;
   c.samples += run.samples;
   c.signal += run.signal_share;
   const bin = binOf(run.pass_rate);
@@ -92,6 +99,7 @@ export function addCounts(into: ModelCounts, part: ModelCounts): void {
   into.withTokens += part.withTokens;
   into.cost += part.cost;
   into.withCost += part.withCost;
+  into.cannot += part.cannot;
   part.bins.forEach((n, i) => (into.bins[i] = (into.bins[i] ?? 0) + n));
   for (const b of BANDS) into.bands[b] += part.bands[b];
 }
@@ -109,11 +117,12 @@ export function modelStatsOf(c: ModelCounts, changed: ModelStats['changed']): Mo
     samples: c.samples,
     histogram,
     bands,
-    signal_share: c.tasks > c.bands.error ? c.signal / (c.tasks - c.bands.error) : 0,
+    signal_share: c.tasks > c.bands.error + c.cannot ? c.signal / (c.tasks - c.bands.error - c.cannot) : 0,
     changed,
     stale: c.stale,
     ...(c.withTokens ? { tokens: { prompt: c.promptTokens, completion: c.completionTokens } } : {}),
     ...(c.withCost ? { cost: c.cost } : {}),
+    ...(c.cannot ? { builtin_cannot: c.cannot } : {}),
   };
 }
 

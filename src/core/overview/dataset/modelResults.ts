@@ -60,7 +60,8 @@ export function modelResults(
     const bands = fileBands[at.file] as Map<string, Record<Band, number>>;
     let b = bands.get(model);
     if (!b) bands.set(model, (b = emptyBands()));
-    b[latest.band]++;
+    // The built-in model's runs of tasks it cannot do are in no band (modelCounts.ts).
+    if (latest.note === undefined) b[latest.band]++;
   }
   const names = [...perModel.keys()].sort();
   const tallies = names.map((name) => perModel.get(name) as ModelTally);

@@ -53,6 +53,8 @@ export interface ModelStats {
   readonly tokens?: { readonly prompt: number; readonly completion: number };
   /** Dollars, summed over the runs whose profile has a `price`; absent when none did. */
   readonly cost?: number;
+  /** Runs of the built-in demo model on tasks it cannot do (in no band: they say nothing of the task); absent when none. */
+  readonly builtin_cannot?: number;
 }
 
 /** One task's result for one model, for the comparison and the tree. */

@@ -58,6 +58,14 @@ export interface DatasetDiff {
   readonly kinds: Readonly<Record<string, KindCounts>>;
   /** Tasks that flipped: their band, or the verdict of one of their samples. What `--max-flips` bounds. */
   readonly flips: number;
+  /** Files a side has no version of (not at its git revision, say), and why: their tasks have no run there. */
+  readonly unread?: readonly UnreadFile[];
+}
+
+export interface UnreadFile {
+  readonly side: 'a' | 'b';
+  readonly file: string;
+  readonly reason: string;
 }
 
 /** The key of a task in the maps `diffRuns` takes. */

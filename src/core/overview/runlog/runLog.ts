@@ -79,6 +79,8 @@ const RUN_FIELDS = {
   tokens: optional(tokens),
   /** What the tokens cost in dollars, when the profile has a `price`. */
   cost: optional(amount),
+  /** Why the run says nothing of the task: the built-in demo model was given a task it cannot do. */
+  note: optional(text),
 };
 
 type RunFieldTable = typeof RUN_FIELDS;
@@ -205,6 +207,7 @@ export function runRecordOf(
     signal_share: r.stats.signalShare,
     ...(used ? { tokens: used } : {}),
     ...(used && o.price ? { cost: costOf(used, o.price) } : {}),
+    ...(r.note ? { note: r.note } : {}),
   };
 }
 
