@@ -26,9 +26,13 @@ const { appendRunRecords, readRunLog, compactRunLog, runLogFile } = await loadBu
   'src/core/overview/runlog/runLog.ts',
 );
 const now = { readRunLog, ...(await loadBundled('src/core/overview/runlog/latestRuns.ts')) };
+// The run log moved into overview/runlog/; an older commit has it in overview/.
+const oldDir = fs.existsSync(path.join(oldRoot, 'src/core/overview/runlog'))
+  ? 'src/core/overview/runlog'
+  : 'src/core/overview';
 const old = {
-  ...(await loadBundled('src/core/overview/runlog/runLog.ts', oldRoot)),
-  ...(await loadBundled('src/core/overview/runlog/latestRuns.ts', oldRoot)),
+  ...(await loadBundled(`${oldDir}/runLog.ts`, oldRoot)),
+  ...(await loadBundled(`${oldDir}/latestRuns.ts`, oldRoot)),
 };
 
 const tasks = Math.ceil(N / 4);

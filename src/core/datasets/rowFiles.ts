@@ -3,6 +3,7 @@
 import { errorMessage } from '../base/errorMessage';
 import fs from 'node:fs';
 import type { ParquetColumn } from './format';
+import { parquetRowReader } from './parquetRows';
 
 export type RowFileType = 'jsonl' | 'parquet';
 
@@ -93,29 +94,46 @@ export interface ReadRow {
 
 /** Reads rows one at a time; a bad JSONL line is yielded as an error, never skipped silently. */
 export async function* readRows(file: string, type: RowFileType): AsyncGenerator<ReadRow> {
+  for await (const batch of readRowBatches(file, type)) yield* batch;
+}
+
+/** Lines of JSONL per batch of `readRowBatches`. */
+const JSONL_BATCH = 1000;
+
+/**
+ * `readRows` a batch at a time (a Parquet row group, or a thousand JSONL lines), for readers
+ * that go through millions of rows: one wait per batch rather than per row.
+ */
+export async function* readRowBatches(file: string, type: RowFileType): AsyncGenerator<ReadRow[]> {
   if (type === 'jsonl') {
-    let n = 0;
-    let line = 0;
-    for await (const text of lines(file)) {
-      line++;
-      if (!text.trim()) continue;
-      let row: unknown;
-      try {
-        row = JSON.parse(text);
-      } catch (e) {
-        yield { row: undefined, error: `not JSON: ${errorMessage(e)}`, where: `line ${line}`, n: n++ };
-        continue;
+    let batch: ReadRow[] = [];
+    for await (const r of jsonlRows(file)) {
+      batch.push(r);
+      if (batch.length >= JSONL_BATCH) {
+        yield batch;
+        batch = [];
       }
-      if (!row || typeof row !== 'object' || Array.isArray(row))
-        yield { row: undefined, error: 'not a JSON object', where: `line ${line}`, n: n++ };
-      else yield { row: row as Record<string, unknown>, where: `line ${line}`, n: n++ };
     }
+    if (batch.length) yield batch;
     return;
   }
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
   const buffer = await asyncBufferFromFile(file);
   const meta = await parquetMetadataAsync(buffer);
   const total = Number(meta.num_rows);
+  const batchOf = (rows: readonly Record<string, unknown>[], first: number): ReadRow[] =>
+    rows.map((row, k) => ({ row, where: `row ${first + k}`, n: first + k }));
+  // Rows built from their columns where the schema allows (parquetRows.ts), the reader's way else.
+  const byColumns = await parquetRowReader(buffer, meta, PARQUET_PARSERS);
+  if (byColumns) {
+    let first = 0;
+    for (let g = 0; g < meta.row_groups.length; g++) {
+      const rows = await byColumns(g);
+      yield batchOf(rows, first);
+      first += rows.length;
+    }
+    return;
+  }
   for (let start = 0; start < total; start += ROW_GROUP) {
     const rows = (await parquetReadObjects({
       file: buffer,
@@ -124,11 +142,27 @@ export async function* readRows(file: string, type: RowFileType): AsyncGenerator
       rowEnd: Math.min(total, start + ROW_GROUP),
       parsers: PARQUET_PARSERS,
     })) as Record<string, unknown>[];
-    let i = start;
-    for (const r of rows) {
-      yield { row: plain(r) as Record<string, unknown>, where: `row ${i}`, n: i };
-      i++;
+    yield batchOf(rows.map(plainRow), start);
+  }
+}
+
+/** The rows of a JSONL file, one a line (blank lines skipped). */
+async function* jsonlRows(file: string): AsyncGenerator<ReadRow> {
+  let n = 0;
+  let line = 0;
+  for await (const text of lines(file)) {
+    line++;
+    if (!text.trim()) continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(text);
+    } catch (e) {
+      yield { row: undefined, error: `not JSON: ${errorMessage(e)}`, where: `line ${line}`, n: n++ };
+      continue;
     }
+    if (!row || typeof row !== 'object' || Array.isArray(row))
+      yield { row: undefined, error: 'not a JSON object', where: `line ${line}`, n: n++ };
+    else yield { row: row as Record<string, unknown>, where: `line ${line}`, n: n++ };
   }
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { errorMessage } from '../base/errorMessage';
 import { promptOf, recordedResult } from '../datasets/datasetView';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from '../datasets/formats';
-import { readRows, rowFileType, type RowFileType } from '../datasets/rowFiles';
+import { readRowBatches, rowFileType, type RowFileType } from '../datasets/rowFiles';
 import { latestRunName, readLatestRuns } from '../overview/runlog/latestRuns';
 import { summariseFiles } from '../overview/dataset/fileSummaries';
 import type { RunRecord } from '../overview/runlog/runLog';
@@ -166,73 +166,74 @@ async function addRowFile(
   let importer: RowImporter | undefined;
   const labels = readSidecar(file);
   const seen = new Set<string>();
-  const named = new Map<string, number>();
+  // Runs in the editor's run log are of JSONL rows only (a Parquet row runs from its table).
+  const named = type === 'jsonl' ? new Map<string, number>() : undefined;
   const cacheDir = resolveCacheDir(file, { cacheDir: o.cacheDir });
   const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
-  let k = 0;
-  for await (const r of readRows(file, type)) {
-    if ((++k & 1023) === 0) o.signal?.throwIfAborted();
-    const line = type === 'jsonl' ? Number(r.where.slice('line '.length)) - 1 : r.n;
-    const bad = (id: string, error: string): number =>
-      index.add({
-        id,
-        file: shown,
-        line,
-        kind: null,
-        prompt: '',
-        cases: 0,
-        casesPassed: -1,
-        casesFailed: -1,
-        findings: -1,
-        error,
-      });
-    if (!r.row) {
-      bad(`row ${r.n}`, r.error ?? 'not a row');
-      continue;
-    }
-    if (!importer) {
-      const format = detectFormat(r.row);
-      importer = format ? IMPORT_FORMATS.get(format) : undefined;
-      if (!importer)
-        throw new Error(
-          'not a dataset vtask knows: its columns are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows',
-        );
-    }
-    const got = importer(r.row, r.n);
-    if ('error' in got) {
-      bad(String(r.row.task_id ?? r.row.id ?? `row ${r.n}`), got.error);
-      continue;
-    }
-    let id = got.task.id;
-    if (seen.has(id)) {
-      let s = 2;
-      while (seen.has(`${got.task.id}-${s}`)) s++;
-      id = `${got.task.id}-${s}`;
-    }
-    seen.add(id);
-    const label = labels.get(id);
-    const n = index.add({
+  const bad = (id: string, line: number, error: string): number =>
+    index.add({
       id,
       file: shown,
       line,
-      kind: kindOfVerifier(got.task.verify),
-      prompt: promptOf(got.task),
+      kind: null,
+      prompt: '',
       cases: 0,
       casesPassed: -1,
       casesFailed: -1,
       findings: -1,
-      ...(label ? { label } : {}),
+      error,
     });
-    named.set(latestRunName(rel, id), n);
-    const recorded = recordedResult(r.row);
-    if (recorded?.band && (BANDS as readonly string[]).includes(recorded.band))
-      index.setRun(n, RECORDED_MODEL, {
-        rate: recorded.passRate,
-        band: recorded.band as WorkbenchRun['band'],
-        samples: recorded.samples ?? -1,
-        signal: NaN,
+  for await (const batch of readRowBatches(file, type)) {
+    o.signal?.throwIfAborted();
+    for (const r of batch) {
+      const line = type === 'jsonl' ? Number(r.where.slice('line '.length)) - 1 : r.n;
+      if (!r.row) {
+        bad(`row ${r.n}`, line, r.error ?? 'not a row');
+        continue;
+      }
+      if (!importer) {
+        const format = detectFormat(r.row);
+        importer = format ? IMPORT_FORMATS.get(format) : undefined;
+        if (!importer)
+          throw new Error(
+            'not a dataset vtask knows: its columns are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows',
+          );
+      }
+      const got = importer(r.row, r.n);
+      if ('error' in got) {
+        bad(String(r.row.task_id ?? r.row.id ?? `row ${r.n}`), line, got.error);
+        continue;
+      }
+      let id = got.task.id;
+      if (seen.has(id)) {
+        let s = 2;
+        while (seen.has(`${got.task.id}-${s}`)) s++;
+        id = `${got.task.id}-${s}`;
+      }
+      seen.add(id);
+      const label = labels.get(id);
+      const n = index.add({
+        id,
+        file: shown,
+        line,
+        kind: kindOfVerifier(got.task.verify),
+        prompt: promptOf(got.task),
+        cases: 0,
+        casesPassed: -1,
+        casesFailed: -1,
+        findings: -1,
+        ...(label ? { label } : {}),
       });
+      named?.set(latestRunName(rel, id), n);
+      const recorded = recordedResult(r.row);
+      if (recorded?.band && (BANDS as readonly string[]).includes(recorded.band))
+        index.setRun(n, RECORDED_MODEL, {
+          rate: recorded.passRate,
+          band: recorded.band as WorkbenchRun['band'],
+          samples: recorded.samples ?? -1,
+          signal: NaN,
+        });
+    }
   }
-  if (type === 'jsonl')
-    for (const run of readLatestRuns(cacheDir, named)) index.setRun(run.task, run.model, runOf(run.latest));
+  if (named) for (const run of readLatestRuns(cacheDir, named)) index.setRun(run.task, run.model, runOf(run.latest));
 }

@@ -148,6 +148,7 @@ export class WorkbenchIndex {
   private readonly prompts: string[] = [];
   private readonly errors = new Map<number, string>();
   private lowered: string[] | undefined;
+  private loweredStrings: string[] | undefined;
   private readonly perModel: ModelColumns[] = [];
   readonly models: string[] = [];
   private rows = 0;
@@ -185,6 +186,7 @@ export class WorkbenchIndex {
     if (k === undefined) {
       k = this.strings.length;
       this.strings.push(s);
+      this.loweredStrings = undefined;
       this.stringIds.set(s, k);
     }
     return k;
@@ -342,18 +344,15 @@ export class WorkbenchIndex {
     }
     for (const t of query.numbers) tests.push(this.numberTest(t.field, t.op, t.value, models));
     if (query.words.length) {
+      // Lower-cased once and kept (until rows are added): a search is then one pass of `includes`.
       const lowered = (this.lowered ??= this.prompts.map((p) => p.toLowerCase()));
-      const names = new Map<number, string>();
-      const lowName = (k: number): string => {
-        let s = names.get(k);
-        if (s === undefined) names.set(k, (s = at(this.strings, k).toLowerCase()));
-        return s;
-      };
-      for (const w of query.words)
-        tests.push(
-          (n) =>
-            at(lowered, n).includes(w) || lowName(this.id.get(n)).includes(w) || lowName(this.file.get(n)).includes(w),
-        );
+      const names = (this.loweredStrings ??= this.strings.map((p) => p.toLowerCase()));
+      for (const w of query.words) {
+        // Which ids and files hold the word, by their string's number.
+        const hits = new Uint8Array(names.length);
+        for (let k = 0; k < names.length; k++) if (at(names, k).includes(w)) hits[k] = 1;
+        tests.push((n) => at(lowered, n).includes(w) || hits[this.id.get(n)] === 1 || hits[this.file.get(n)] === 1);
+      }
     }
     return tests;
   }

@@ -11,6 +11,7 @@ import type { SamplesRequest } from './samplesOps';
 import { labelTasks } from './labels';
 import { parseQuery } from './query';
 import { isSamplesRequest, SamplesWorker } from './samplesOps';
+import { MAX_WORKBENCH_WINDOW } from '../base/workbenchProtocol';
 
 const port = parentPort;
 const job = workerData as WorkbenchJob;
@@ -26,7 +27,8 @@ function answer(
       return 'error' in q ? q : { size: index.setView(q.query, r.sort) };
     }
     case 'window':
-      return index.window(r.start, r.end);
+      // A window is what a page shows: never more rows than one message to the host should hold.
+      return index.window(r.start, Math.min(r.end, r.start + MAX_WORKBENCH_WINDOW));
     case 'rows':
       return index.viewRows(r.start, r.end);
     case 'rowsByNumber':

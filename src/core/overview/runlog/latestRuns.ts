@@ -1,23 +1,16 @@
 // The runs dataset statistics report: for each task of the dataset and each model, its latest
-// record in the run log and the band of the one before. The log is read once (`readRunLogEntries`:
+// record in the run log and the band of the one before. The log is read once (`readTasksRuns`:
 // the latest two records of each file, task and model) and only the tasks of the dataset, by
 // the models asked for, are kept.
-import type { Band } from '../../stats';
-import { readRunLogEntries, type RunRecord } from './runLog';
+import { readTasksRuns, taskName, type TaskRun } from './runLog';
 
 /** A task's key in the map `readLatestRuns` takes: its file (as the log names it) and id. */
 export function latestRunName(file: string, task: string): string {
-  return JSON.stringify([file, task]);
+  return taskName(file, task);
 }
 
 /** One (task, model) of the log: its latest run, and the band of the one before if any. */
-export interface LatestRun {
-  /** The task's index in the caller's list. */
-  readonly task: number;
-  readonly model: string;
-  readonly latest: RunRecord;
-  readonly previousBand: Band | undefined;
-}
+export type LatestRun = TaskRun;
 
 /**
  * The latest run of each (task, model) in the log of `cacheDir`, for the tasks `tasks` names
@@ -29,11 +22,5 @@ export function readLatestRuns(
   tasks: ReadonlyMap<string, number>,
   wanted?: (model: string) => boolean,
 ): LatestRun[] {
-  const out: LatestRun[] = [];
-  for (const { latest, previous } of readRunLogEntries(cacheDir)) {
-    const task = tasks.get(latestRunName(latest.file, latest.task));
-    if (task === undefined || (wanted && !wanted(latest.model))) continue;
-    out.push({ task, model: latest.model, latest, previousBand: previous?.band });
-  }
-  return out;
+  return readTasksRuns(cacheDir, tasks, wanted);
 }

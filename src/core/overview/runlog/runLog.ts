@@ -19,6 +19,7 @@
 // its thread; the CLI appends synchronously.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isAscii } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { BANDS, type Band } from '../../stats';
 import type { ModelProfile, Price } from '../../sampling/types';
@@ -30,6 +31,7 @@ import { fsyncDir, writeAll } from '../../util/durable';
 import { HOST_ID, pidAlive, tryLock } from '../../util/lock';
 import { sleep } from '../../util/wait';
 import { markCacheDir } from '../../sampling/cache';
+import { must } from '../../util/must';
 
 /** A field's reader: the value as the record holds it, or undefined when it is not one. */
 type Reader<T> = (v: unknown) => T | undefined;
@@ -125,7 +127,9 @@ export function parseRunRecord(line: string): RunRecord | undefined {
     known++;
   }
   // The parsed object is the record unless it holds fields this version does not know.
-  if (Object.keys(raw).length === known) return raw as RunRecord;
+  let keys = 0;
+  for (const k in raw) if (Object.hasOwn(raw, k)) keys++;
+  if (keys === known) return raw as RunRecord;
   const out: Record<string, unknown> = {};
   for (const [name] of FIELD_LIST) if (raw[name] !== undefined) out[name] = raw[name];
   return out as RunRecord;
@@ -406,60 +410,187 @@ export function forEachRunRecord(text: string, fn: (record: RunRecord, line: str
   }
 }
 
+// A line as `formatRunRecord` writes it, whose every field its reader takes: names without
+// escapes, counts of at most 15 digits (safe integers), finite numbers, a known band. Such a
+// line is a record without being parsed (it is when it is read); any other line is parsed to
+// tell. The pattern only ever accepts what `parseRunRecord` accepts, never the reverse.
+const PLAIN_TEXT = '[^"\\\\\\u0000-\\u001f]*';
+const COUNT = '(?:0|[1-9]\\d{0,14})';
+const AMOUNT = '(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d{1,2})?';
+const CANONICAL = new RegExp(
+  `\\{"file":"${PLAIN_TEXT}","task":"${PLAIN_TEXT}","model":"${PLAIN_TEXT}","key":"${PLAIN_TEXT}","at":"${PLAIN_TEXT}",` +
+    `"samples":${COUNT},"passed":${COUNT},"pass_rate":-?${AMOUNT},"band":"(?:${BANDS.join('|')})","signal_share":-?${AMOUNT}` +
+    `(?:,"tokens":\\{"prompt":${COUNT},"completion":${COUNT}\\})?(?:,"cost":${AMOUNT})?\\}(?=\\n)`,
+  // Tried at a line's start (sticky), up to its newline.
+  'y',
+);
+
 /** The latest two distinct records of each key, in log order (later lines are later runs). */
 class Latest2 implements RunLogEntry {
-  previous?: RunRecord;
-  private previousLine?: string;
+  /** The entry of the task's next model (the index keeps a task's models in a chain). */
+  next: Latest2 | undefined;
+  // Lines as where they are in the log's text (no string per line); -1: no previous one.
+  private previousAt = -1;
+  private previousEnd = -1;
+  /** Records parsed; undefined while a `CANONICAL` line is not read yet. */
+  private latestRecord: RunRecord | undefined;
+  private previousRecord: RunRecord | undefined;
   constructor(
-    public latest: RunRecord,
-    private latestLine: string,
-  ) {}
-  add(r: RunRecord, line: string): void {
-    if (line === this.latestLine || line === this.previousLine) return;
-    this.previous = this.latest;
-    this.previousLine = this.latestLine;
-    this.latest = r;
-    this.latestLine = line;
+    private readonly text: string,
+    /** The record's file and task (`taskName`). */
+    readonly name: string,
+    readonly model: string,
+    /** The task's index in the caller's map (`readTasksRuns`); -1 when not asked for. */
+    readonly task: number,
+    private latestAt: number,
+    private latestEnd: number,
+    record: RunRecord | undefined,
+  ) {
+    this.latestRecord = record;
+  }
+  get latest(): RunRecord {
+    return (this.latestRecord ??= this.parse(this.latestAt, this.latestEnd));
+  }
+  get previous(): RunRecord | undefined {
+    if (this.previousAt < 0) return undefined;
+    return (this.previousRecord ??= this.parse(this.previousAt, this.previousEnd));
+  }
+  /** The previous record's band, read off its line when it is not parsed yet. */
+  get previousBand(): Band | undefined {
+    if (this.previousAt < 0 || this.previousRecord) return this.previousRecord?.band;
+    const at = this.text.indexOf(BAND_MARK, this.previousAt) + BAND_MARK.length;
+    return band(this.text.slice(at, this.text.indexOf('"', at)));
+  }
+  private parse(at: number, end: number): RunRecord {
+    return must(parseRunRecord(this.text.slice(at, end)), 'a canonical line is a record');
+  }
+  add(at: number, end: number, record: RunRecord | undefined): void {
+    if (sameText(this.text, at, end, this.latestAt, this.latestEnd)) return;
+    if (this.previousAt >= 0 && sameText(this.text, at, end, this.previousAt, this.previousEnd)) return;
+    this.previousAt = this.latestAt;
+    this.previousEnd = this.latestEnd;
+    this.previousRecord = this.latestRecord;
+    this.latestAt = at;
+    this.latestEnd = end;
+    this.latestRecord = record;
   }
   lines(): string[] {
-    return this.previousLine === undefined ? [this.latestLine] : [this.latestLine, this.previousLine];
+    const latest = this.text.slice(this.latestAt, this.latestEnd);
+    return this.previousAt < 0 ? [latest] : [latest, this.text.slice(this.previousAt, this.previousEnd)];
   }
 }
 
-/** The latest two records of each (file, task, model), by name without building a key per line. */
+/** Whether two ranges of `text` hold the same characters. */
+function sameText(text: string, a: number, aEnd: number, b: number, bEnd: number): boolean {
+  if (aEnd - a !== bEnd - b) return false;
+  for (let i = 0; i < aEnd - a; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
+}
+
+const BAND_MARK = '"band":"';
+
+/** The latest two records of each (file, task, model): by the task's name, then its models in turn (a few). */
 class LatestIndex {
-  private readonly byFile = new Map<string, Map<string, Map<string, Latest2>>>();
+  private readonly byName = new Map<string, Latest2>();
   /** In the order the log first names each. */
   readonly entries: Latest2[] = [];
 
-  add(r: RunRecord, line: string): void {
-    let tasks = this.byFile.get(r.file);
-    if (!tasks) this.byFile.set(r.file, (tasks = new Map()));
-    let models = tasks.get(r.task);
-    if (!models) tasks.set(r.task, (models = new Map()));
-    const e = models.get(r.model);
-    if (e) e.add(r, line);
-    else {
-      const made = new Latest2(r, line);
-      models.set(r.model, made);
-      this.entries.push(made);
+  constructor(private readonly text: string) {}
+
+  /**
+   * Adds the record of the line at `at`..`end` of the text (`record`, or the `CANONICAL` line's,
+   * read when asked for) of the task `name` (its index in the caller's map: `task`); its model is
+   * `model`, or the text from `modelAt` to `modelEnd` when the line is `CANONICAL`.
+   */
+  add(
+    name: string,
+    task: number,
+    at: number,
+    end: number,
+    record: RunRecord | undefined,
+    model: string | undefined,
+    modelAt: number,
+    modelEnd: number,
+  ): void {
+    const first = this.byName.get(name);
+    let last: Latest2 | undefined;
+    for (let e = first; e; e = e.next) {
+      const same =
+        model === undefined
+          ? e.model.length === modelEnd - modelAt && this.text.startsWith(e.model, modelAt)
+          : e.model === model;
+      if (same) {
+        e.add(at, end, record);
+        return;
+      }
+      last = e;
     }
+    const made = new Latest2(this.text, name, model ?? this.text.slice(modelAt, modelEnd), task, at, end, record);
+    if (last) last.next = made;
+    else this.byName.set(name, made);
+    this.entries.push(made);
   }
 }
 
-function latestRecords(text: string, each?: (line: string) => void): LatestIndex {
-  const out = new LatestIndex();
-  forEachRunRecord(text, (r, line) => {
-    each?.(line);
-    out.add(r, line);
-  });
+const TASK_MARK = '","task":"';
+const MODEL_MARK = '","model":"';
+
+/**
+ * A task's name in the log: its file and id as a `formatRunRecord` line writes them,
+ * `"file","task":"id"` (`latestRunName`). A `CANONICAL` line holds it as it is.
+ */
+export function taskName(file: string, task: string): string {
+  return `${JSON.stringify(file)},"task":${JSON.stringify(task)}`;
+}
+
+/**
+ * Every whole record of the log (as `forEachRunRecord` finds them), in log order, into an
+ * index. A `CANONICAL` line is parsed only when read; with `tasks`, a line whose task it does
+ * not hold (by `taskName`) is passed over, and each entry has its task's index in it.
+ */
+function latestRecords(text: string, each?: (line: string) => void, tasks?: ReadonlyMap<string, number>): LatestIndex {
+  const out = new LatestIndex(text);
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    if (nl < 0) break;
+    CANONICAL.lastIndex = start;
+    if (nl > start && CANONICAL.test(text)) {
+      // Its names hold no quote: each mark found is the one that ends the name before it.
+      const task = text.indexOf(TASK_MARK, start + LINE_START.length + 1);
+      const model = text.indexOf(MODEL_MARK, task + TASK_MARK.length);
+      const modelAt = model + MODEL_MARK.length;
+      const name = text.slice(start + LINE_START.length, model + 1);
+      const n = tasks ? tasks.get(name) : -1;
+      if (n !== undefined) {
+        each?.(text.slice(start, nl));
+        out.add(name, n, start, nl, undefined, undefined, modelAt, text.indexOf('"', modelAt));
+      }
+    } else if (nl > start) {
+      let at = start;
+      let r = parseRunRecord(text.slice(start, nl));
+      if (!r) {
+        const torn = text.lastIndexOf(LINE_START, nl);
+        if (torn > start) r = parseRunRecord(text.slice((at = torn), nl));
+      }
+      const name = r && taskName(r.file, r.task);
+      const n = name === undefined ? undefined : tasks ? tasks.get(name) : -1;
+      if (r && name !== undefined && n !== undefined) {
+        each?.(text.slice(at, nl));
+        out.add(name, n, at, nl, r, r.model, 0, 0);
+      }
+    }
+    start = nl + 1;
+  }
   return out;
 }
 
 /** The log's text; empty when there is no log yet. */
 function readRunLogText(cacheDir: string): string {
   try {
-    return fs.readFileSync(runLogFile(cacheDir), 'utf8');
+    const bytes = fs.readFileSync(runLogFile(cacheDir));
+    // Most logs are ASCII, which latin1 decodes as UTF-8 does, and faster.
+    return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw e;
@@ -471,12 +602,144 @@ function readRunLogText(cacheDir: string): string {
  * order the log first names each; empty when there is no log yet.
  */
 export function readRunLog(cacheDir: string): Map<string, RunLogEntry> {
-  return new Map(readRunLogEntries(cacheDir).map((e) => [runLogKey(e.latest.file, e.latest.task, e.latest.model), e]));
+  return new Map(latestRecords(readRunLogText(cacheDir)).entries.map((e) => [runLogKeyOf(e), e]));
+}
+
+/**
+ * `runLogKey` of an entry, from its names: `taskName` is the JSON of its file, `,"task":` and the
+ * JSON of its task (the first `,"task":` in it is that one: in a JSON string a quote follows a backslash).
+ */
+function runLogKeyOf(e: Latest2): string {
+  return `[${e.name.replace(',"task":', ',')},${JSON.stringify(e.model)}]`;
 }
 
 /** `readRunLog`'s entries without their keys (each record names its file, task and model): what readers that go through them all use. */
 export function readRunLogEntries(cacheDir: string): RunLogEntry[] {
   return latestRecords(readRunLogText(cacheDir)).entries;
+}
+
+/** One (task, model) of the log: its latest run, and the band of the one before if any. */
+export interface TaskRun {
+  /** The task's index in the caller's map. */
+  readonly task: number;
+  readonly model: string;
+  readonly latest: RunRecord;
+  readonly previousBand: Band | undefined;
+}
+
+/**
+ * The latest run of each (task, model) of the tasks `tasks` holds (keyed by `taskName` to an
+ * index) by the models `wanted` keeps, in the order the log first names each; lines of other
+ * tasks and models are passed over unparsed, and of the others only the latest is parsed (of
+ * the previous one, its band is read off it). Where each line is is kept per model in arrays
+ * indexed by task, so that a log of a million lines makes no object per line.
+ */
+export function readTasksRuns(
+  cacheDir: string,
+  tasks: ReadonlyMap<string, number>,
+  wanted?: (model: string) => boolean,
+): TaskRun[] {
+  const text = readRunLogText(cacheDir);
+  let n = 1;
+  for (const i of tasks.values()) n = Math.max(n, i + 1);
+  const models: string[] = [];
+  // A model's name to its index in `models`, or -1 when it is not wanted.
+  const modelIndex = new Map<string, number>();
+  // Per model, per task: where its latest and previous lines start and end (-1: none).
+  const at: Int32Array[][] = [];
+  const order: number[] = [];
+  const modelOf = (name: string): number => {
+    let m = modelIndex.get(name);
+    if (m === undefined) {
+      m = wanted && !wanted(name) ? -1 : models.push(name) - 1;
+      if (m >= 0) at.push([0, 1, 2, 3].map(() => new Int32Array(n).fill(-1)));
+      modelIndex.set(name, m);
+    }
+    return m;
+  };
+  const add = (task: number, m: number, start: number, end: number): void => {
+    const [latestAt, latestEnd, previousAt, previousEnd] = at[m] as Int32Array[] as [
+      Int32Array,
+      Int32Array,
+      Int32Array,
+      Int32Array,
+    ];
+    const was = latestAt[task] as number;
+    if (was < 0) order.push(m * n + task);
+    else {
+      if (sameText(text, start, end, was, latestEnd[task] as number)) return;
+      const before = previousAt[task] as number;
+      if (before >= 0 && sameText(text, start, end, before, previousEnd[task] as number)) return;
+      previousAt[task] = was;
+      previousEnd[task] = latestEnd[task] as number;
+    }
+    latestAt[task] = start;
+    latestEnd[task] = end;
+  };
+  forEachLine(text, (start, nl, canonical) => {
+    if (canonical) {
+      const model = text.indexOf(MODEL_MARK, text.indexOf(TASK_MARK, start + LINE_START.length + 1) + TASK_MARK.length);
+      const task = tasks.get(text.slice(start + LINE_START.length, model + 1));
+      if (task === undefined) return;
+      const m = modelOf(text.slice(model + MODEL_MARK.length, text.indexOf('"', model + MODEL_MARK.length)));
+      if (m >= 0) add(task, m, start, nl);
+      return;
+    }
+    const r = parseRunRecord(text.slice(start, nl));
+    const task = r && tasks.get(taskName(r.file, r.task));
+    if (r && task !== undefined) {
+      const m = modelOf(r.model);
+      if (m >= 0) add(task, m, start, nl);
+    }
+  });
+  return order.map((slot) => {
+    const m = Math.floor(slot / n);
+    const task = slot - m * n;
+    const [latestAt, latestEnd, previousAt, previousEnd] = at[m] as Int32Array[];
+    const latest = lineRecord(text, latestAt?.[task] as number, latestEnd?.[task] as number);
+    const before = previousAt?.[task] as number;
+    return {
+      task,
+      model: models[m] as string,
+      latest,
+      previousBand: before < 0 ? undefined : bandOfLine(text, before, previousEnd?.[task] as number),
+    };
+  });
+}
+
+/** The record of a line `forEachLine` found whole. */
+function lineRecord(text: string, start: number, end: number): RunRecord {
+  return must(parseRunRecord(text.slice(start, end)), 'a line read whole is a record');
+}
+
+/** A record's band, read off a `CANONICAL` line, else from the parsed line. */
+function bandOfLine(text: string, start: number, end: number): Band | undefined {
+  CANONICAL.lastIndex = start;
+  if (!CANONICAL.test(text)) return lineRecord(text, start, end).band;
+  const at = text.indexOf(BAND_MARK, start) + BAND_MARK.length;
+  return band(text.slice(at, text.indexOf('"', at)));
+}
+
+/**
+ * Where each line that may hold a record is in the text: a `CANONICAL` one (a record), or one
+ * whose record, if any, starts at its start or (a torn line) at its last `{"file":`.
+ */
+function forEachLine(text: string, fn: (start: number, end: number, canonical: boolean) => void): void {
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    if (nl < 0) break;
+    if (nl > start) {
+      CANONICAL.lastIndex = start;
+      if (CANONICAL.test(text)) fn(start, nl, true);
+      else if (parseRunRecord(text.slice(start, nl))) fn(start, nl, false);
+      else {
+        const torn = text.lastIndexOf(LINE_START, nl);
+        if (torn > start) fn(torn, nl, false);
+      }
+    }
+    start = nl + 1;
+  }
 }
 
 /** Every whole record of the log, in log order (a record a compaction copied twice appears twice). */
