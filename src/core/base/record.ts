@@ -27,3 +27,8 @@ export function errnoOf(e: unknown): { code?: string; syscall?: string; path?: s
   const text = (k: string): string | undefined => (typeof e[k] === 'string' ? e[k] : undefined);
   return { code: text('code'), syscall: text('syscall'), path: text('path') };
 }
+
+/** A list of values not yet known (Array.isArray says `any[]`, which would let them go unchecked). */
+export function isList(v: unknown): v is readonly unknown[] {
+  return Array.isArray(v);
+}
