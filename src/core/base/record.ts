@@ -32,3 +32,8 @@ export function errnoOf(e: unknown): { code?: string; syscall?: string; path?: s
 export function isList(v: unknown): v is readonly unknown[] {
   return Array.isArray(v);
 }
+
+/** The list, or an empty one for anything else: for optional lists read item by item. */
+export function listOr(v: unknown): readonly unknown[] {
+  return isList(v) ? v : [];
+}
