@@ -24,7 +24,8 @@ import { noun } from '../core/util/plural';
 import { cachedTaskRuns } from './cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
-import { boundedInt, eachArg, unknownOption } from './options';
+import * as z from 'zod';
+import { cacheDirOption, int, switchOption, text, valueOption, type Parsed } from './options';
 import { terminalSafe } from './terminal';
 
 export const diffHelp = `Usage: vtask diff A B [PATH...] [--json] [--max-flips N]
@@ -45,7 +46,6 @@ samples whose verdict flipped, and counts per verifier kind.
   --cache-dir DIR       the cache folder (default: .vtask-cache at the workspace root)
 Exits 0, 1 when the flips exceed --max-flips, 2 on usage errors.`;
 
-const FLAGS = ['--json', '--max-flips', '--rev', '--model', '--cache-dir'];
 /** Flips listed in the text output; the JSON has them all. */
 const LISTED = 20;
 
@@ -59,31 +59,17 @@ interface DiffArgs {
   cacheDir?: string;
 }
 
-function parseArgs(argv: readonly string[]): DiffArgs {
-  const a: DiffArgs = { paths: [], json: false };
-  const positional: string[] = [];
-  for (const { arg, flag, value } of eachArg(argv)) {
-    switch (flag) {
-      case '--json':
-        a.json = true;
-        break;
-      case '--max-flips':
-        a.maxFlips = boundedInt(value(), flag, 0, Number.MAX_SAFE_INTEGER);
-        break;
-      case '--rev':
-        a.rev = value();
-        break;
-      case '--model':
-        a.model = value();
-        break;
-      case '--cache-dir':
-        a.cacheDir = value();
-        break;
-      default:
-        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
-        positional.push(arg);
-    }
-  }
+/** The options of `vtask diff`. */
+export const diffOptions = z.object({
+  json: switchOption('--json', 'print the comparison as one JSON object'),
+  maxFlips: valueOption('--max-flips', 'exit 1 when more than N tasks flipped', int(0, Number.MAX_SAFE_INTEGER)),
+  rev: valueOption('--rev', 'compare the task files at REV (git) with the working tree', text),
+  model: valueOption('--model', '--rev: the samples of this profile', text),
+  cacheDir: cacheDirOption,
+});
+
+function argsOf({ options, positional }: Parsed<typeof diffOptions>): DiffArgs {
+  const a: DiffArgs = { ...options, paths: [] };
   if (a.rev !== undefined) {
     if (!positional.length) throw new UsageError('--rev REV compares task files: give them (files or folders)');
     a.paths = positional;
@@ -98,13 +84,15 @@ function parseArgs(argv: readonly string[]): DiffArgs {
     if (typeof sel === 'string') throw new UsageError(sel);
     return { ...sel, label: s };
   };
-  a.sides = [side(positional[0] as string), side(positional[1] as string)];
+  const [first, second] = positional;
+  if (first === undefined || second === undefined) throw new UsageError('give two runs to compare');
+  a.sides = [side(first), side(second)];
   a.paths = positional.length > 2 ? positional.slice(2) : ['.'];
   return a;
 }
 
-export async function diffCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv);
+export async function diffCommand(parsed: Parsed<typeof diffOptions>, io: CliIO): Promise<number> {
+  const args = argsOf(parsed);
   const listed = listTaskFiles(
     args.paths.map((p) => path.resolve(io.cwd, p)),
     io.stderr,
