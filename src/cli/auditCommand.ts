@@ -1,3 +1,4 @@
+import { recordOr } from '../core/base/record';
 import { getPair, toJS } from '../core/base/ynode';
 import { atLeast, auditTasks, findingCount, type TaskAudit } from '../core/audit/audit';
 import { PROBE_FAMILIES, PROBE_NAMES, SEVERITIES, unknownProbeNames, type Severity } from '../core/audit/probes';
@@ -145,7 +146,7 @@ export async function auditCommand(
       .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
       .find((m) => m?.type === 'map');
     const judge = judgeProviders(
-      (toJS(models) as Record<string, unknown>) ?? {},
+      recordOr(toJS(models)),
       args,
       () => tasks.find((t) => t.sampling.model)?.sampling.model,
     );

@@ -1,3 +1,4 @@
+import { recordOr } from '../core/base/record';
 import fs from 'node:fs';
 import { getPair, toJS } from '../core/base/ynode';
 import type { RunSummary } from '../core/datasets/format';
@@ -58,7 +59,7 @@ export async function cachedTaskRuns(
     const models = parsed.parts
       .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
       .find((m) => m?.type === 'map');
-    const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
+    const modelTable = recordOr(toJS(models));
     const profiles = new Map<string, ModelProfile | undefined>();
     const profileOf = (name: string | undefined): ModelProfile | undefined => {
       const key = name ?? '';

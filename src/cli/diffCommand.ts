@@ -2,6 +2,8 @@
 // selections of the run log (two models, or one model at two dates); `vtask diff --rev REV
 // PATH...` verifies the cached samples again with the task files as they are at git revision
 // REV and as they are now, and compares the verdicts sample by sample. No request either way.
+import { errorMessage } from '../core/base/errorMessage';
+import { recordOr } from '../core/base/record';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
@@ -124,7 +126,8 @@ function shown(cwd: string, p: string): string {
 
 /** Two selections of the run log of each file's cache folder. */
 function logDiff(args: DiffArgs, files: readonly string[], tasks: readonly DiffTask[], cwd: string): DatasetDiff {
-  const [a, b] = args.sides as NonNullable<DiffArgs['sides']>;
+  if (!args.sides) throw new Error('a diff of the run log compares two runs');
+  const [a, b] = args.sides;
   const known = new Set(tasks.map((t) => diffKey(t.file, t.task)));
   const runsA = new Map<string, DiffRun>();
   const runsB = new Map<string, DiffRun>();
@@ -166,7 +169,7 @@ async function revisionDiff(
       ...(args.cacheDir ? { cacheDir: args.cacheDir } : {}),
       ...(args.model ? { model: args.model } : {}),
     })) {
-      const [file, task] = key.split('\0') as [string, string];
+      const [file = '', task = ''] = key.split('\0');
       out.set(diffKey(shown(cwd, file), task), runOf(r));
     }
     return out;
@@ -195,9 +198,9 @@ function gitShow(rev: string, file: string): string {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (e) {
-    const stderr = (e as { stderr?: Buffer | string }).stderr;
+    const stderr = recordOr(e).stderr;
     throw new UsageError(
-      `--rev ${cut(rev)}: ${file} cannot be read there (${cut(String(stderr ?? (e as Error).message).trim())})`,
+      `--rev ${cut(rev)}: ${file} cannot be read there (${cut(String(stderr ?? errorMessage(e)).trim())})`,
     );
   }
 }

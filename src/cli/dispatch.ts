@@ -1,3 +1,4 @@
+import { errnoOf, parseJson, recordOr } from '../core/base/record';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,7 +50,7 @@ function configuredRules(io: CliIO): EndpointRule[] {
   }
   const rules: EndpointRule[] = [];
   try {
-    const entries = (JSON.parse(text) as { trustedEndpoints?: unknown }).trustedEndpoints ?? [];
+    const entries = recordOr(parseJson(text)).trustedEndpoints ?? [];
     if (!Array.isArray(entries)) throw new Error('`trustedEndpoints` is a list of strings');
     for (const e of entries) rules.push(parseEndpointRule(String(e)));
   } catch (e) {
@@ -65,7 +66,7 @@ function allowances(argv: readonly string[], cwd: string): Allowances {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const eq = arg.indexOf('=');
-    const flag = (TRUST_FLAGS as readonly string[]).find((f) => arg === f || (eq > 0 && arg.slice(0, eq) === f));
+    const flag = TRUST_FLAGS.find((f) => arg === f || (eq > 0 && arg.slice(0, eq) === f));
     if (!flag) {
       out.rest.push(arg);
       continue;
@@ -80,7 +81,7 @@ function allowances(argv: readonly string[], cwd: string): Allowances {
     try {
       rule = parseEndpointRule(value);
     } catch (e) {
-      throw new UsageError(`${flag}: ${(e as Error).message}`);
+      throw new UsageError(`${flag}: ${errorMessage(e)}`);
     }
     if (flag === '--allow-key-env' && !rule.variable)
       throw new UsageError(
@@ -215,7 +216,7 @@ export async function runCli(
   try {
     allowed = allowances(rest, io.cwd);
   } catch (e) {
-    return usageError(io, `vtask ${name}: ${(e as Error).message}`, name);
+    return usageError(io, `vtask ${name}: ${errorMessage(e)}`, name);
   }
   setSecretTrust({ rules: [...configuredRules(io), ...allowed.rules], workspaceTrusted: true });
   setProjectRoots(allowed.roots);
@@ -240,11 +241,10 @@ export async function runCli(
       return usageError(io, `vtask ${name}: ${e.message}`, name);
     }
     // Anything else still ends in one line, not a stack trace (VTASK_DEBUG=1 shows the stack).
-    const err = e as NodeJS.ErrnoException;
-    const what =
-      err.code && err.syscall ? `${err.path ? `${err.path}: ` : ''}${fsReason(err)}` : String(err?.message ?? e);
+    const err = errnoOf(e);
+    const what = err.code && err.syscall ? `${err.path ? `${err.path}: ` : ''}${fsReason(e)}` : errorMessage(e);
     io.stderr.write(`vtask ${name}: error: ${what}\n`);
-    if (process.env.VTASK_DEBUG) io.stderr.write(`${err?.stack ?? ''}\n`);
+    if (process.env.VTASK_DEBUG) io.stderr.write(`${e instanceof Error ? (e.stack ?? '') : ''}\n`);
     return EXIT.failed;
   } finally {
     stopTelling();

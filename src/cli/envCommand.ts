@@ -4,6 +4,7 @@
 // started in the sandbox: every `reset` starts a fresh one (as each sample gets), so a JS module
 // environment and an executable are started the same way, with the same isolation and limits
 // as in `vtask run`. Errors are protocol replies (`{"error": ...}`), never a crash of the relay.
+import { recordOr } from '../core/base/record';
 import path from 'node:path';
 import { EnvironmentError, startEnvironment, type StartedEnvironment } from '../core/agent/environment';
 import { LineSplitter } from '../core/agent/protocol';
@@ -64,9 +65,8 @@ export async function envCommand(
     } catch (e) {
       return { error: `a request must be one JSON object per line: ${errorMessage(e)}` };
     }
-    const req = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
-    const params =
-      req.args && typeof req.args === 'object' && !Array.isArray(req.args) ? (req.args as Record<string, unknown>) : {};
+    const req = recordOr(m);
+    const params = recordOr(req.args);
     if (req.op === 'reset') {
       await close();
       try {

@@ -1,3 +1,4 @@
+import { recordOr } from '../core/base/record';
 import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runlog/runLog';
 import { costOf, tokensOf, usageText } from '../core/overview/runlog/usage';
 import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
@@ -226,7 +227,7 @@ async function runFile(
   const models = parsed.parts
     .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
     .find((m) => m?.type === 'map');
-  const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
+  const modelTable = recordOr(toJS(models));
   // Nothing configured at all: a local server if one answers, else the built-in demo model.
   const unconfigured = !args.baseUrl && !model && !process.env.OPENAI_BASE_URL && tasks.some((t) => !t.sampling.model);
   if (unconfigured && !shared.fallback) {

@@ -1,4 +1,4 @@
-import type { Issue } from '../core/base/issues';
+import { recordOr } from '../core/base/record';
 import { caseOutcome, runCases, type CaseResult } from '../core/run/cases';
 import { JunitReport } from '../core/run/junit';
 import { fsReason } from '../core/taskfile/discover';
@@ -151,15 +151,15 @@ async function testFile(
   const fileErrors = stream.fileIssues.filter((i) => i.severity === 'error').sort((a, b) => a.start - b.start);
   let nextFileError = 0;
   const fileErrorsBefore = async (offset: number): Promise<void> => {
-    for (; nextFileError < fileErrors.length && (fileErrors[nextFileError] as Issue).start < offset; nextFileError++)
-      await error(formatIssue(file, stream.lines, fileErrors[nextFileError] as Issue));
+    for (let issue = fileErrors[nextFileError]; issue && issue.start < offset; issue = fileErrors[++nextFileError])
+      await error(formatIssue(file, stream.lines, issue));
   };
   const models = stream.parts
     .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
     .find((m) => m?.type === 'map');
   // A judge without a model of its own takes the first task's model met so far.
   let taskModel: string | undefined;
-  const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => taskModel);
+  const judge = judgeProviders(recordOr(toJS(models)), args, () => taskModel);
   // The cases that did not pass are listed after the file's errors.
   const notPassed = new Spool();
   try {
