@@ -1,3 +1,4 @@
+import { at, must } from '../core/util/must';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
@@ -201,7 +202,7 @@ const WARNINGS_SHOWN = 20;
 
 export async function exportCommand(parsed: Parsed<typeof exportOptions>, io: CliIO): Promise<number> {
   const args = argsOf(parsed);
-  const base = EXPORT_FORMATS.get(args.format)!;
+  const base = must(EXPORT_FORMATS.get(args.format), 'the format was checked with the options');
   const hfDir = base.name === HF_FORMAT ? path.resolve(io.cwd, args.out) : undefined;
   const pkgDir = PACKAGE_FORMATS.has(base.name) ? path.resolve(io.cwd, args.out) : undefined;
   for (const dir of [hfDir, pkgDir])
@@ -214,7 +215,7 @@ export async function exportCommand(parsed: Parsed<typeof exportOptions>, io: Cl
   const format = pkg?.format ?? base;
   // An hf dataset is a folder: its shards go in DIR/data, which environments are relative to.
   const out = pkg?.out ?? (hfDir ? path.join(hfDir, 'data', 'rows.parquet') : path.resolve(io.cwd, args.out));
-  const type = hfDir ? 'parquet' : pkg ? format.outputs[0]! : outputType(format, out, args.out);
+  const type = hfDir ? 'parquet' : pkg ? at(format.outputs, 0) : outputType(format, out, args.out);
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
   const mix = new Map<string, number>();
   for (const [f, w] of args.mix) {
