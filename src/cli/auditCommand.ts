@@ -1,3 +1,4 @@
+import { recordOr } from '../core/base/record';
 import { getPair, toJS } from '../core/base/ynode';
 import { atLeast, auditTasks, findingCount, findingRecord, type TaskAudit } from '../core/audit/audit';
 import { PROBE_FAMILIES, PROBE_NAMES, SEVERITIES, unknownProbeNames, type Severity } from '../core/audit/probes';
@@ -13,7 +14,19 @@ import { cachedTaskRuns } from '../core/run/cachedRuns';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
-import { boundedInt, eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
+import * as z from 'zod';
+import {
+  cacheDirOption,
+  choice,
+  defaultedOption,
+  int,
+  modelOptions,
+  share,
+  switchOption,
+  valueOption,
+  type ModelFlags,
+  type Parsed,
+} from './options';
 import { terminalSafe } from './terminal';
 
 export const auditHelp = `Usage: vtask audit PATH... [--json] [--probes LIST] [--fail-on SEVERITY] [--samples]
@@ -63,75 +76,54 @@ interface AuditArgs extends ModelFlags {
   maxSpread?: number;
 }
 
-const FLAGS = [
-  '--json',
-  '--probes',
-  '--fail-on',
-  '--base-url',
-  '--model',
-  '--samples',
-  '--cache-dir',
-  '--calibrate',
-  '--repeats',
-  '--min-agreement',
-  '--max-spread',
-];
+/** The options of `vtask audit`. */
+export const auditOptions = z.object({
+  json: switchOption('--json', 'print one JSON object'),
+  probes: valueOption('--probes', 'only these probe families or probe names (comma-separated)', (v) => {
+    const probes = new Set(
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+    if (!probes.size) throw new UsageError('--probes needs probe ids or families');
+    const unknown = unknownProbeNames(probes);
+    if (unknown.length)
+      throw new UsageError(
+        `--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probe names (${PROBE_NAMES.slice(0, 4).join(', ')}, ...: docs/cli.md lists them); got ${unknown.map((u) => `'${u}'`).join(', ')}`,
+      );
+    return probes;
+  }),
+  failOn: defaultedOption(
+    '--fail-on',
+    'the lowest severity that fails the audit',
+    choice(SEVERITIES, (v) => `--fail-on takes ${SEVERITIES.join(', ')}; got '${v}'`),
+    'high',
+  ),
+  ...modelOptions,
+  samples: switchOption('--samples', 'also read the cached samples of vtask run'),
+  cacheDir: cacheDirOption,
+  calibrate: switchOption('--calibrate', 'measure a judge against the cases'),
+  repeats: defaultedOption('--repeats', 'judge calls per case when calibrating', int(2, 20), 3),
+  minAgreement: valueOption('--min-agreement', 'the least agreement a calibration passes with', share('a share')),
+  maxSpread: valueOption(
+    '--max-spread',
+    'the most score spread a calibration passes with',
+    share('a score difference'),
+  ),
+});
 
-function parseArgs(argv: readonly string[]): AuditArgs {
-  const a: AuditArgs = { paths: [], json: false, failOn: 'high', samples: false, calibrate: false, repeats: 3 };
-  for (const { arg, flag, value } of eachArg(argv)) {
-    switch (flag) {
-      case '--json':
-        a.json = true;
-        break;
-      case '--probes':
-        a.probes = new Set(
-          value()
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
-        );
-        if (!a.probes.size) throw new UsageError('--probes needs probe ids or families');
-        const unknown = unknownProbeNames(a.probes);
-        if (unknown.length)
-          throw new UsageError(
-            `--probes takes probe families (${PROBE_FAMILIES.join(', ')}, calibration) or probe names (${PROBE_NAMES.slice(0, 4).join(', ')}, ...: docs/cli.md lists them); got ${unknown.map((u) => `'${u}'`).join(', ')}`,
-          );
-        break;
-      case '--fail-on': {
-        const v = value();
-        if (!SEVERITIES.includes(v as Severity))
-          throw new UsageError(`--fail-on takes ${SEVERITIES.join(', ')}; got '${v}'`);
-        a.failOn = v as Severity;
-        break;
-      }
-      case '--samples':
-        a.samples = true;
-        break;
-      case '--calibrate':
-        a.calibrate = true;
-        break;
-      case '--repeats':
-        a.repeats = boundedInt(value(), flag, 2, 20);
-        break;
-      case '--min-agreement':
-        a.minAgreement = shareFlag(value(), flag, 'a share');
-        break;
-      case '--max-spread':
-        a.maxSpread = shareFlag(value(), flag, 'a score difference');
-        break;
-      default:
-        if (modelFlag(flag, value, a)) break;
-        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
-        a.paths.push(arg);
-    }
-  }
-  if (!a.paths.length) throw new UsageError('give at least one file or folder');
-  return a;
+function argsOf({ options, positional }: Parsed<typeof auditOptions>): AuditArgs {
+  if (!positional.length) throw new UsageError('give at least one file or folder');
+  return { ...options, paths: positional };
 }
 
-export async function auditCommand(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
-  const args = parseArgs(argv);
+export async function auditCommand(
+  parsed: Parsed<typeof auditOptions>,
+  io: CliIO,
+  signal: AbortSignal,
+): Promise<number> {
+  const args = argsOf(parsed);
   const problemsTo = args.json ? io.stderr : io.stdout;
   const listed = listTaskFiles(args.paths, problemsTo);
   let invalid = listed.errors;
@@ -154,7 +146,7 @@ export async function auditCommand(argv: readonly string[], io: CliIO, signal: A
       .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
       .find((m) => m?.type === 'map');
     const judge = judgeProviders(
-      (toJS(models) as Record<string, unknown>) ?? {},
+      recordOr(toJS(models)),
       args,
       () => tasks.find((t) => t.sampling.model)?.sampling.model,
     );

@@ -5,7 +5,8 @@ import { missingFileIssues } from '../core/taskfile/referencedFiles';
 import { plural } from '../core/util/plural';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
-import { unknownOption } from './options';
+import * as z from 'zod';
+import type { Parsed } from './options';
 import { terminalSafe } from './terminal';
 
 export const checkHelp = `Usage: vtask check PATH...
@@ -18,9 +19,10 @@ endpoint not allowed with --trust-endpoint or --allow-key-env is a warning: vtas
 send its requests without them.
 Exits 0 when every file is valid, 1 when any has an error, 2 on usage errors.`;
 
-export async function check(paths: readonly string[], io: CliIO): Promise<number> {
-  const flag = paths.find((a) => a.startsWith('-'));
-  if (flag) throw unknownOption(flag, []);
+/** The options of `vtask check`: none of its own. */
+export const checkOptions = z.object({});
+
+export async function check({ positional: paths }: Parsed<typeof checkOptions>, io: CliIO): Promise<number> {
   if (paths.length === 0) throw new UsageError('give at least one file or folder');
   const listed = listTaskFiles(paths, io.stdout);
   const files = listed.files;

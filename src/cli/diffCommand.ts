@@ -15,7 +15,8 @@ import {
 import { noun } from '../core/util/plural';
 import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
-import { boundedInt, eachArg, unknownOption } from './options';
+import * as z from 'zod';
+import { cacheDirOption, int, switchOption, text, valueOption, type Parsed } from './options';
 import { terminalSafe } from './terminal';
 
 export const diffHelp = `Usage: vtask diff A B [PATH...] [--json] [--max-flips N]
@@ -37,7 +38,6 @@ samples whose verdict flipped, and counts per verifier kind.
   --cache-dir DIR       the cache folder (default: .vtask-cache at the workspace root)
 Exits 0, 1 when the flips exceed --max-flips, 2 on usage errors.`;
 
-const FLAGS = ['--json', '--max-flips', '--rev', '--model', '--cache-dir'];
 /** Flips listed in the text output; the JSON has them all. */
 const LISTED = 20;
 
@@ -50,31 +50,17 @@ interface DiffArgs {
   cacheDir?: string;
 }
 
-function parseArgs(argv: readonly string[]): DiffArgs {
-  const a: Omit<DiffArgs, 'sides'> & { rev?: string } = { paths: [], json: false };
-  const positional: string[] = [];
-  for (const { arg, flag, value } of eachArg(argv)) {
-    switch (flag) {
-      case '--json':
-        a.json = true;
-        break;
-      case '--max-flips':
-        a.maxFlips = boundedInt(value(), flag, 0, Number.MAX_SAFE_INTEGER);
-        break;
-      case '--rev':
-        a.rev = value();
-        break;
-      case '--model':
-        a.model = value();
-        break;
-      case '--cache-dir':
-        a.cacheDir = value();
-        break;
-      default:
-        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
-        positional.push(arg);
-    }
-  }
+/** The options of `vtask diff`. */
+export const diffOptions = z.object({
+  json: switchOption('--json', 'print the comparison as one JSON object'),
+  maxFlips: valueOption('--max-flips', 'exit 1 when more than N tasks flipped', int(0, Number.MAX_SAFE_INTEGER)),
+  rev: valueOption('--rev', 'compare the task files at REV (git) with the working tree', text),
+  model: valueOption('--model', 'git:REV or worktree: the samples of this profile', text),
+  cacheDir: cacheDirOption,
+});
+
+function argsOf({ options, positional }: Parsed<typeof diffOptions>): DiffArgs {
+  const a = { ...options, paths: [] as string[] };
   const side = (s: string): DiffSide => {
     const parsed = parseSide(s);
     if (typeof parsed === 'string') throw new UsageError(parsed);
@@ -88,14 +74,16 @@ function parseArgs(argv: readonly string[]): DiffArgs {
     throw new UsageError(
       'give two runs to compare (model:NAME, model:NAME@DATE, git:REV or worktree), or --rev REV and the task files',
     );
-  const sides: [DiffSide, DiffSide] = [side(positional[0] as string), side(positional[1] as string)];
+  const [first, second] = positional;
+  if (first === undefined || second === undefined) throw new UsageError('give two runs to compare');
+  const sides: [DiffSide, DiffSide] = [side(first), side(second)];
   if (a.model !== undefined && !sides.some(verifiesSamples))
     throw new UsageError('--model picks the samples of git:REV or worktree; a run of the log is named model:NAME');
   return { ...a, sides, paths: positional.length > 2 ? positional.slice(2) : ['.'] };
 }
 
-export async function diffCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv);
+export async function diffCommand(parsed: Parsed<typeof diffOptions>, io: CliIO): Promise<number> {
+  const args = argsOf(parsed);
   const listed = listTaskFiles(
     args.paths.map((p) => path.resolve(io.cwd, p)),
     io.stderr,

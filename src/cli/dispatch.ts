@@ -1,23 +1,25 @@
+import { errnoOf, parseJson, recordOr } from '../core/base/record';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type * as z from 'zod';
 import { errorMessage } from '../core/base/errorMessage';
 import { fsReason, MissingPathError } from '../core/taskfile/discover';
 import { closest } from '../core/base/suggest';
 import { cut } from '../core/util/cut';
 import { version } from '../core/version';
-import { check, checkHelp } from './checkCommand';
-import { test, testHelp } from './testCommand';
-import { exportCommand, exportHelp } from './exportCommand';
-import { importCommand, importHelp } from './importCommand';
-import { run, runHelp } from './runCommand';
-import { serveCommand, serveHelp } from './serveCommand';
-import { auditCommand, auditHelp } from './auditCommand';
-import { statsCommand, statsHelp } from './statsCommand';
-import { diffCommand, diffHelp } from './diffCommand';
-import { envCommand, envHelp } from './envCommand';
+import { check, checkHelp, checkOptions } from './checkCommand';
+import { test, testHelp, testOptions } from './testCommand';
+import { exportCommand, exportHelp, exportOptions } from './exportCommand';
+import { importCommand, importHelp, importOptions } from './importCommand';
+import { run, runHelp, runOptions } from './runCommand';
+import { serveCommand, serveHelp, serveOptions } from './serveCommand';
+import { auditCommand, auditHelp, auditOptions } from './auditCommand';
+import { statsCommand, statsHelp, statsOptions } from './statsCommand';
+import { diffCommand, diffHelp, diffOptions } from './diffCommand';
+import { envCommand, envHelp, envOptions } from './envCommand';
 import { EXIT, UsageError, type CliIO } from './io';
-import { refuseSpecialPaths } from './options';
+import { parseOptions, refuseSpecialPaths, type Parsed } from './options';
 import { terminalSafe } from './terminal';
 import { onSandboxUse, setAllowWeakIsolation, setProjectRoots } from '../core/sandbox';
 import { onSecretsWithheld, parseEndpointRule, setSecretTrust, type EndpointRule } from '../core/sampling/trust';
@@ -48,7 +50,7 @@ function configuredRules(io: CliIO): EndpointRule[] {
   }
   const rules: EndpointRule[] = [];
   try {
-    const entries = (JSON.parse(text) as { trustedEndpoints?: unknown }).trustedEndpoints ?? [];
+    const entries = recordOr(parseJson(text)).trustedEndpoints ?? [];
     if (!Array.isArray(entries)) throw new Error('`trustedEndpoints` is a list of strings');
     for (const e of entries) rules.push(parseEndpointRule(String(e)));
   } catch (e) {
@@ -64,7 +66,7 @@ function allowances(argv: readonly string[], cwd: string): Allowances {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const eq = arg.indexOf('=');
-    const flag = (TRUST_FLAGS as readonly string[]).find((f) => arg === f || (eq > 0 && arg.slice(0, eq) === f));
+    const flag = TRUST_FLAGS.find((f) => arg === f || (eq > 0 && arg.slice(0, eq) === f));
     if (!flag) {
       out.rest.push(arg);
       continue;
@@ -79,7 +81,7 @@ function allowances(argv: readonly string[], cwd: string): Allowances {
     try {
       rule = parseEndpointRule(value);
     } catch (e) {
-      throw new UsageError(`${flag}: ${(e as Error).message}`);
+      throw new UsageError(`${flag}: ${errorMessage(e)}`);
     }
     if (flag === '--allow-key-env' && !rule.variable)
       throw new UsageError(
@@ -126,22 +128,38 @@ Exit codes: 0 success, 1 a check failed, 2 usage error.`;
 
 interface Command {
   readonly help: string;
+  /** The command's options (options.ts): what `run` is given parsed. */
+  readonly options: z.ZodObject;
   run(args: readonly string[], io: CliIO, signal: AbortSignal): number | Promise<number>;
+}
+
+/** A command whose arguments are read against its option table before it runs. */
+function withOptions<T extends z.ZodObject>(
+  help: string,
+  options: T,
+  run: (args: Parsed<T>, io: CliIO, signal: AbortSignal) => number | Promise<number>,
+): Command {
+  return { help, options, run: (argv, io, signal) => run(parseOptions(options, argv), io, signal) };
 }
 
 /** The command table: name → what it does. */
 const COMMANDS: Readonly<Record<string, Command>> = {
-  check: { help: checkHelp, run: (args, io) => check(args, io) },
-  test: { help: testHelp, run: (args, io) => test(args, io) },
-  run: { help: runHelp, run: (args, io, signal) => run(args, io, signal) },
-  export: { help: exportHelp, run: (args, io) => exportCommand(args, io) },
-  import: { help: importHelp, run: (args, io) => importCommand(args, io) },
-  serve: { help: serveHelp, run: (args, io, signal) => serveCommand(args, io, signal) },
-  audit: { help: auditHelp, run: (args, io, signal) => auditCommand(args, io, signal) },
-  stats: { help: statsHelp, run: (args, io, signal) => statsCommand(args, io, signal) },
-  diff: { help: diffHelp, run: (args, io) => diffCommand(args, io) },
-  env: { help: envHelp, run: (args, io, signal) => envCommand(args, io, signal) },
+  check: withOptions(checkHelp, checkOptions, (args, io) => check(args, io)),
+  test: withOptions(testHelp, testOptions, (args, io) => test(args, io)),
+  run: withOptions(runHelp, runOptions, (args, io, signal) => run(args, io, signal)),
+  export: withOptions(exportHelp, exportOptions, (args, io) => exportCommand(args, io)),
+  import: withOptions(importHelp, importOptions, (args, io) => importCommand(args, io)),
+  serve: withOptions(serveHelp, serveOptions, (args, io, signal) => serveCommand(args, io, signal)),
+  audit: withOptions(auditHelp, auditOptions, (args, io, signal) => auditCommand(args, io, signal)),
+  stats: withOptions(statsHelp, statsOptions, (args, io, signal) => statsCommand(args, io, signal)),
+  diff: withOptions(diffHelp, diffOptions, (args, io) => diffCommand(args, io)),
+  env: withOptions(envHelp, envOptions, (args, io, signal) => envCommand(args, io, signal)),
 };
+
+/** Each command's name, help and option table, as the command line reads them. */
+export function commandTables(): { name: string; help: string; options: z.ZodObject }[] {
+  return Object.entries(COMMANDS).map(([name, c]) => ({ name, help: c.help, options: c.options }));
+}
 
 /**
  * Commands that have something to finish when stopped (samples to keep, a server or an
@@ -198,7 +216,7 @@ export async function runCli(
   try {
     allowed = allowances(rest, io.cwd);
   } catch (e) {
-    return usageError(io, `vtask ${name}: ${(e as Error).message}`, name);
+    return usageError(io, `vtask ${name}: ${errorMessage(e)}`, name);
   }
   setSecretTrust({ rules: [...configuredRules(io), ...allowed.rules], workspaceTrusted: true });
   setProjectRoots(allowed.roots);
@@ -223,11 +241,10 @@ export async function runCli(
       return usageError(io, `vtask ${name}: ${e.message}`, name);
     }
     // Anything else still ends in one line, not a stack trace (VTASK_DEBUG=1 shows the stack).
-    const err = e as NodeJS.ErrnoException;
-    const what =
-      err.code && err.syscall ? `${err.path ? `${err.path}: ` : ''}${fsReason(err)}` : String(err?.message ?? e);
+    const err = errnoOf(e);
+    const what = err.code && err.syscall ? `${err.path ? `${err.path}: ` : ''}${fsReason(e)}` : errorMessage(e);
     io.stderr.write(`vtask ${name}: error: ${what}\n`);
-    if (process.env.VTASK_DEBUG) io.stderr.write(`${err?.stack ?? ''}\n`);
+    if (process.env.VTASK_DEBUG) io.stderr.write(`${e instanceof Error ? (e.stack ?? '') : ''}\n`);
     return EXIT.failed;
   } finally {
     stopTelling();

@@ -4,13 +4,15 @@
 // started in the sandbox: every `reset` starts a fresh one (as each sample gets), so a JS module
 // environment and an executable are started the same way, with the same isolation and limits
 // as in `vtask run`. Errors are protocol replies (`{"error": ...}`), never a crash of the relay.
+import { recordOr } from '../core/base/record';
 import path from 'node:path';
 import { EnvironmentError, startEnvironment, type StartedEnvironment } from '../core/agent/environment';
 import { LineSplitter } from '../core/agent/protocol';
 import { toolOutcomeFor } from '../core/agent/toolCall';
 import { errorMessage } from '../core/base/errorMessage';
 import { EXIT, UsageError, type CliIO } from './io';
-import { boundedInt, eachArg, unknownOption } from './options';
+import * as z from 'zod';
+import { int, valueOption, type Parsed } from './options';
 
 export const envHelp = `Usage: vtask env RUN [--timeout-ms N] [--allow-weak-isolation]
 
@@ -27,33 +29,27 @@ interface EnvArgs {
   timeoutMs?: number;
 }
 
-function parseArgs(argv: readonly string[]): EnvArgs {
-  let run: string | undefined;
-  let timeoutMs: number | undefined;
-  for (const { arg, flag, value } of eachArg(argv)) {
-    switch (flag) {
-      case '--timeout-ms':
-        timeoutMs = boundedInt(value(), flag, 1, 3_600_000);
-        break;
-      default:
-        if (arg.startsWith('-')) throw unknownOption(flag, ['--timeout-ms']);
-        if (run !== undefined) throw new UsageError(`one environment at a time: got ${run} and ${arg}`);
-        run = arg;
-    }
-  }
+/** The options of `vtask env`. */
+export const envOptions = z.object({
+  timeoutMs: valueOption('--timeout-ms', 'how long one request may wait for its reply', int(1, 3_600_000)),
+});
+
+function argsOf({ options, positional }: Parsed<typeof envOptions>): EnvArgs {
+  const [run, other] = positional;
   if (run === undefined) throw new UsageError('name the environment to start: vtask env RUN');
-  return { run, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+  if (other !== undefined) throw new UsageError(`one environment at a time: got ${run} and ${other}`);
+  return { run, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
 }
 
 type Reply = Record<string, unknown>;
 
 export async function envCommand(
-  argv: readonly string[],
+  parsed: Parsed<typeof envOptions>,
   io: CliIO,
   signal: AbortSignal,
   stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<number> {
-  const args = parseArgs(argv);
+  const args = argsOf(parsed);
   const file = path.resolve(io.cwd, args.run);
   let env: StartedEnvironment | undefined;
   const close = async (): Promise<void> => {
@@ -69,9 +65,8 @@ export async function envCommand(
     } catch (e) {
       return { error: `a request must be one JSON object per line: ${errorMessage(e)}` };
     }
-    const req = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
-    const params =
-      req.args && typeof req.args === 'object' && !Array.isArray(req.args) ? (req.args as Record<string, unknown>) : {};
+    const req = recordOr(m);
+    const params = recordOr(req.args);
     if (req.op === 'reset') {
       await close();
       try {

@@ -1,4 +1,5 @@
 import { errorMessage } from '../core/base/errorMessage';
+import { must } from '../core/util/must';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseMix, parseSplit, type SplitShare } from '../core/datasets/curate';
@@ -12,7 +13,20 @@ import { findTaskFiles } from '../core/taskfile/discover';
 import { openResolvePool } from '../core/taskfile/parallel';
 import { plural } from '../core/util/plural';
 import { EXIT, UsageError, type CliIO } from './io';
-import { eachArg, modelFlag, shareFlag, unknownOption, type ModelFlags } from './options';
+import * as z from 'zod';
+import {
+  cacheDirOption,
+  choice,
+  defaultedOption,
+  modelOptions,
+  repeatedOption,
+  share,
+  switchOption,
+  text,
+  valueOption,
+  type ModelFlags,
+  type Parsed,
+} from './options';
 import { PACKAGE_FORMATS } from '../core/datasets/exportPackage';
 
 export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet|DIR [options]
@@ -34,6 +48,8 @@ extension of OUT (a folder DIR for hf, verifiers and inspect). FORMAT is one of:
   inspect         an Inspect AI evaluation DIR: tasks.py (one @task per split) beside the
                   json_dataset file dataset.jsonl; its scorer asks vtask serve
 Options:
+  -f, --format FORMAT          the dataset format (above); required
+  -o, --out OUT                the file or folder written; required
   --split train=0.9,test=0.1   one file per split (OUT.train.parquet, ...), stable by task id
   --seed N                     the seed of --split and --mix (default 0)
   --shard-size N|NMB|NGB       hf: rows per shard, or a bound on a shard's rows as JSON text
@@ -57,28 +73,6 @@ Options:
 Exits 0 when the dataset was written, 1 when a task cannot be expressed (nothing is written),
 2 on usage errors.`;
 
-const EXPORT_FLAGS = [
-  '--format',
-  '--out',
-  '-o',
-  '--split',
-  '--seed',
-  '--mix',
-  '--keep-duplicates',
-  '--lossy',
-  '--via-vtask',
-  '--prompt-style',
-  '--grader-model',
-  '--json',
-  '--band',
-  '--min-pass-rate',
-  '--max-pass-rate',
-  '--base-url',
-  '--model',
-  '--cache-dir',
-  '--no-runs',
-  '--shard-size',
-];
 const BANDS = ['too_easy', 'learnable', 'too_hard'];
 
 interface ExportArgs extends ModelFlags {
@@ -110,121 +104,79 @@ function parseShardSize(v: string): ShardBound {
   return { bytes: n * 1024 ** (['KB', 'MB', 'GB'].indexOf(m[2].toUpperCase()) + 1) };
 }
 
-function parseArgs(argv: readonly string[]): ExportArgs {
-  const a: Partial<ExportArgs> & { paths: string[]; mix: Map<string, number> } = {
-    paths: [],
-    mix: new Map(),
-    seed: 0,
-    dedupe: true,
-    lossy: false,
-    viaVtask: false,
-    promptStyle: 'conversational',
-    graderModel: 'gpt-4.1',
-    json: false,
-    runs: true,
-  };
-  for (const { arg, flag, value } of eachArg(argv)) {
-    try {
-      switch (flag) {
-        case '--format':
-        case '-f':
-          a.format = value();
-          break;
-        case '-o':
-        case '--out':
-          a.out = value();
-          break;
-        case '--split':
-          a.split = parseSplit(value());
-          break;
-        case '--seed': {
-          const v = value();
-          if (!/^\d{1,9}$/.test(v)) throw new UsageError(`--seed takes a whole number from 0 to 999999999; got '${v}'`);
-          a.seed = Number(v);
-          break;
-        }
-        case '--mix': {
-          const m = parseMix(value());
-          a.mix.set(m.file, m.weight);
-          break;
-        }
-        case '--keep-duplicates':
-          a.dedupe = false;
-          break;
-        case '--lossy':
-          a.lossy = true;
-          break;
-        case '--via-vtask':
-          a.viaVtask = true;
-          break;
-        case '--prompt-style': {
-          const v = value();
-          if (v !== 'conversational' && v !== 'plain')
-            throw new UsageError(`--prompt-style is conversational or plain; got '${v}'`);
-          a.promptStyle = v;
-          break;
-        }
-        case '--grader-model':
-          a.graderModel = value();
-          break;
-        case '--json':
-          a.json = true;
-          break;
-        case '--band': {
-          const bands = value()
-            .split(',')
-            .map((b) => b.trim());
-          const bad = bands.find((b) => !BANDS.includes(b));
-          if (bad !== undefined)
-            throw new UsageError(`--band takes ${BANDS.join(', ')} (comma-separated); got '${bad}'`);
-          a.bands = new Set(bands);
-          break;
-        }
-        case '--min-pass-rate':
-          a.minPassRate = shareFlag(value(), flag, 'a pass rate');
-          break;
-        case '--max-pass-rate':
-          a.maxPassRate = shareFlag(value(), flag, 'a pass rate');
-          break;
-        case '--no-runs':
-          a.runs = false;
-          break;
-        case '--shard-size':
-          a.shardSize = parseShardSize(value());
-          break;
-        default:
-          if (modelFlag(flag, value, a)) break;
-          if (arg.startsWith('-')) throw unknownOption(arg, EXPORT_FLAGS);
-          else a.paths.push(arg);
-      }
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      throw new UsageError(errorMessage(e));
-    }
-  }
-  if (!a.paths.length) throw new UsageError('name at least one task file or folder');
-  if (!a.format) throw new UsageError(`--format is required: one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
-  if (!EXPORT_FORMATS.has(a.format))
-    throw new UsageError(`unknown format '${a.format}': one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
-  if (!a.out)
+/** The options of `vtask export`. */
+export const exportOptions = z.object({
+  format: valueOption('--format', 'the dataset format', text, ['-f']),
+  out: valueOption('--out', 'the file (or folder) to write', text, ['-o']),
+  split: valueOption('--split', 'split the tasks by id hash: NAME=SHARE,...', parseSplit),
+  seed: defaultedOption(
+    '--seed',
+    'the seed of --split and --mix',
+    (v) => {
+      if (!/^\d{1,9}$/.test(v)) throw new UsageError(`--seed takes a whole number from 0 to 999999999; got '${v}'`);
+      return Number(v);
+    },
+    0,
+  ),
+  mix: repeatedOption('--mix', "FILE=WEIGHT: the share (or count) of a file's tasks", parseMix),
+  keepDuplicates: switchOption('--keep-duplicates', 'keep tasks whose prompt is already exported'),
+  lossy: switchOption('--lossy', 'export tasks the trainer will not score as vtask does'),
+  viaVtask: switchOption('--via-vtask', "rows scored by vtask's reward server"),
+  promptStyle: defaultedOption(
+    '--prompt-style',
+    'conversational or plain prompts',
+    choice(['conversational', 'plain'], (v) => `--prompt-style is conversational or plain; got '${v}'`),
+    'conversational',
+  ),
+  graderModel: defaultedOption('--grader-model', 'the model of OpenAI RFT score_model graders', text, 'gpt-4.1'),
+  json: switchOption('--json', 'print the report as JSON'),
+  bands: valueOption('--band', 'only tasks of these bands (comma-separated)', (v) => {
+    const bands = v.split(',').map((b) => b.trim());
+    const bad = bands.find((b) => !BANDS.includes(b));
+    if (bad !== undefined) throw new UsageError(`--band takes ${BANDS.join(', ')} (comma-separated); got '${bad}'`);
+    return new Set(bands);
+  }),
+  minPassRate: valueOption('--min-pass-rate', 'only tasks passing at least this often', share('a pass rate')),
+  maxPassRate: valueOption('--max-pass-rate', 'only tasks passing at most this often', share('a pass rate')),
+  noRuns: switchOption('--no-runs', 'leave the cached runs out'),
+  shardSize: valueOption('--shard-size', '--format hf: rows (or bytes, 500MB) per Parquet file', parseShardSize),
+  ...modelOptions,
+  cacheDir: cacheDirOption,
+});
+
+function argsOf({ options: o, positional }: Parsed<typeof exportOptions>): ExportArgs {
+  const { format, out } = o;
+  if (!positional.length) throw new UsageError('name at least one task file or folder');
+  if (!format) throw new UsageError(`--format is required: one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
+  if (!EXPORT_FORMATS.has(format))
+    throw new UsageError(`unknown format '${format}': one of ${[...EXPORT_FORMATS.keys()].join(', ')}`);
+  if (!out)
     throw new UsageError(
-      a.format === HF_FORMAT || PACKAGE_FORMATS.has(a.format)
-        ? `-o DIR is required (the ${a.format === HF_FORMAT ? 'dataset' : a.format} folder)`
+      format === HF_FORMAT || PACKAGE_FORMATS.has(format)
+        ? `-o DIR is required (the ${format === HF_FORMAT ? 'dataset' : format} folder)`
         : '-o OUT is required (OUT.jsonl or OUT.parquet)',
     );
-  if (a.shardSize && a.format !== HF_FORMAT) throw new UsageError('--shard-size is for --format hf');
-  const filtered = a.bands !== undefined || a.minPassRate !== undefined || a.maxPassRate !== undefined;
-  if (filtered && a.runs === false)
-    throw new UsageError('--band and the pass-rate filters read cached runs: drop --no-runs');
-  return a as ExportArgs;
+  if (o.shardSize && format !== HF_FORMAT) throw new UsageError('--shard-size is for --format hf');
+  const filtered = o.bands !== undefined || o.minPassRate !== undefined || o.maxPassRate !== undefined;
+  if (filtered && o.noRuns) throw new UsageError('--band and the pass-rate filters read cached runs: drop --no-runs');
+  return {
+    ...o,
+    paths: positional,
+    format,
+    out,
+    // The last weight given for a file counts.
+    mix: new Map(o.mix.map((m) => [m.file, m.weight])),
+    dedupe: !o.keepDuplicates,
+    runs: !o.noRuns,
+  };
 }
 
 /** Warnings printed one per line; the rest are counted. */
 const WARNINGS_SHOWN = 20;
 
-export async function exportCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv);
-  const base = EXPORT_FORMATS.get(args.format)!;
+export async function exportCommand(parsed: Parsed<typeof exportOptions>, io: CliIO): Promise<number> {
+  const args = argsOf(parsed);
+  const base = must(EXPORT_FORMATS.get(args.format), 'the format was checked with the options');
   const hfDir = base.name === HF_FORMAT ? path.resolve(io.cwd, args.out) : undefined;
   const pkgDir = PACKAGE_FORMATS.has(base.name) ? path.resolve(io.cwd, args.out) : undefined;
   for (const dir of [hfDir, pkgDir])

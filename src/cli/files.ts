@@ -1,3 +1,4 @@
+import { errnoOf } from '../core/base/record';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findTaskFiles, fsReason } from '../core/taskfile/discover';
@@ -116,7 +117,7 @@ export function checkWritable(file: string, flag: string): void {
     fs.accessSync(st ? file : dir, fs.constants.W_OK);
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
+    const { code } = errnoOf(e);
     throw new UsageError(
       `${flag} ${file}: ${code === 'ENOENT' ? `the folder ${dir} does not exist` : `cannot write there: ${fsReason(e)}`}`,
     );

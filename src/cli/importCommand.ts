@@ -9,7 +9,8 @@ import { openResolvePool } from '../core/taskfile/parallel';
 import { streamTaskFile } from '../core/taskfile/stream';
 import { plural } from '../core/util/plural';
 import { EXIT, UsageError, type CliIO } from './io';
-import { eachArg, unknownOption } from './options';
+import * as z from 'zod';
+import { switchOption, text, valueOption, type Parsed } from './options';
 
 export const importHelp = `Usage: vtask import IN.jsonl|IN.parquet|DIR [--format FORMAT] -o OUT.vtask
 
@@ -22,38 +23,47 @@ it), a verifiers package (DIR/MODULE/data/) or an Inspect task folder (DIR/*.jso
 Every row that cannot become a task is reported with its line or row number; the others are
 written. A row whose script verifier or environment path leaves the output's folder (such as
 ../../bin/sh) is not imported: --allow-outside-paths imports it with a warning. The new file is then checked like \`vtask check\` does.
+  -f, --format FORMAT     the dataset's format (default: told from the columns)
+  -o, --out OUT.vtask     the task file written; required
+  --force                 overwrite OUT.vtask when it exists
+  --allow-outside-paths   import rows whose program paths leave the output's folder (warned)
 Exits 0 when every row was imported into a valid task, 1 otherwise, 2 on usage errors.`;
 
-function parseArgs(argv: readonly string[]): {
+/** The options of `vtask import`. */
+export const importOptions = z.object({
+  format: valueOption(
+    '--format',
+    'the dataset format (default: told from the columns)',
+    (v) => {
+      if (!IMPORT_FORMATS.has(v))
+        throw new UsageError(`unknown format '${v}': one of ${[...IMPORT_FORMATS.keys()].join(', ')}`);
+      return v;
+    },
+    ['-f'],
+  ),
+  out: valueOption('--out', 'the task file to write', text, ['-o']),
+  force: switchOption('--force', 'overwrite OUT'),
+  allowOutsidePaths: switchOption('--allow-outside-paths', 'import rows whose program paths leave the folder'),
+});
+
+function argsOf({ options, positional }: Parsed<typeof importOptions>): {
   input: string;
   format?: string;
   out: string;
   force: boolean;
   allowOutsidePaths: boolean;
 } {
-  let input: string | undefined;
-  let format: string | undefined;
-  let out: string | undefined;
-  let force = false;
-  let allowOutsidePaths = false;
-  for (const { arg: a, flag, value } of eachArg(argv)) {
-    if (flag === '--format' || flag === '-f') format = value();
-    else if (flag === '-o' || flag === '--out') out = value();
-    else if (flag === '--force') force = true;
-    else if (flag === '--allow-outside-paths') allowOutsidePaths = true;
-    else if (a.startsWith('-')) throw unknownOption(a, ['--format', '--out', '-o', '--force', '--allow-outside-paths']);
-    else if (input === undefined) input = a;
-    else throw new UsageError(`one input file at a time; got '${input}' and '${a}'`);
-  }
+  const [input, other] = positional;
+  if (input !== undefined && other !== undefined)
+    throw new UsageError(`one input file at a time; got '${input}' and '${other}'`);
   if (!input) throw new UsageError('name the dataset file to import');
+  const { out } = options;
   if (!out) throw new UsageError('-o OUT.vtask is required');
-  if (format !== undefined && !IMPORT_FORMATS.has(format))
-    throw new UsageError(`unknown format '${format}': one of ${[...IMPORT_FORMATS.keys()].join(', ')}`);
-  return { input, format, out, force, allowOutsidePaths };
+  return { ...options, input, out };
 }
 
-export async function importCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv);
+export async function importCommand(parsed: Parsed<typeof importOptions>, io: CliIO): Promise<number> {
+  const args = argsOf(parsed);
   const input = path.resolve(io.cwd, args.input);
   const out = path.resolve(io.cwd, args.out);
   if (!fs.existsSync(input)) throw new UsageError(`'${args.input}' does not exist`);

@@ -1,3 +1,4 @@
+import { errnoOf } from '../core/base/record';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +27,7 @@ export function openRunCache(dir: string): RunCache {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cache-'));
     const throwaway = SampleCache.open(tmp);
     // The file inside the cache that failed, when the error names one: the folder alone sends people to the wrong place.
-    const failed = (e as NodeJS.ErrnoException).path;
+    const failed = errnoOf(e).path;
     const inside = failed ? path.relative(dir, failed) : '';
     const why = `cannot read the sample cache ${dir}: ${inside && !inside.startsWith('..') ? `${inside}: ` : ''}${fsReason(e)}`;
     return {

@@ -1,3 +1,4 @@
+import { recordOr } from '../core/base/record';
 import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runlog/runLog';
 import { costOf, tokensOf, usageText } from '../core/overview/runlog/usage';
 import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
@@ -20,7 +21,18 @@ import { listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { isolationField } from './isolation';
-import { boundedInt, unknownOption } from './options';
+import * as z from 'zod';
+import {
+  cacheDirOption,
+  defaultedOption,
+  int,
+  modelOptions,
+  repeatedOption,
+  switchOption,
+  text,
+  valueOption,
+  type Parsed,
+} from './options';
 import { ProgressReporter } from './progress';
 import { openRunCache } from './runCache';
 import { terminalSafe } from './terminal';
@@ -53,72 +65,26 @@ interface RunArgs {
   cacheDir?: string;
 }
 
-const FLAGS = [
-  '--task',
-  '--samples',
-  '--base-url',
-  '--model',
-  '--concurrency',
-  '--group-size',
-  '--cache-dir',
-  '--fresh',
-  '--json',
-];
-
 /** Flag bounds: those of the same fields in a task file (`samples:`, a profile's `concurrency:`). */
 const BOUNDS = { samples: 10_000, concurrency: 1024, groupSize: 10_000 } as const;
 
-function parseArgs(argv: readonly string[]): RunArgs {
-  const a: RunArgs = { paths: [], models: [], fresh: false, json: false, groupSize: 8 };
-  const value = (i: number, flag: string): string => {
-    const v = argv[i];
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-    return v;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] =
-      arg.startsWith('--') && arg.includes('=')
-        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-        : [arg, undefined];
-    const next = (): string => inline ?? value(++i, flag);
-    switch (flag) {
-      case '--task':
-        a.task = next();
-        break;
-      case '--samples':
-        a.samples = boundedInt(next(), flag, 1, BOUNDS.samples);
-        break;
-      case '--base-url':
-        a.baseUrl = next();
-        break;
-      case '--model': {
-        const m = next();
-        if (!a.models.includes(m)) a.models.push(m);
-        break;
-      }
-      case '--concurrency':
-        a.concurrency = boundedInt(next(), flag, 1, BOUNDS.concurrency);
-        break;
-      case '--group-size':
-        a.groupSize = boundedInt(next(), flag, 2, BOUNDS.groupSize);
-        break;
-      case '--cache-dir':
-        a.cacheDir = next();
-        break;
-      case '--fresh':
-        a.fresh = true;
-        break;
-      case '--json':
-        a.json = true;
-        break;
-      default:
-        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
-        a.paths.push(arg);
-    }
-  }
-  if (a.paths.length === 0) throw new UsageError('give at least one file or folder');
-  return a;
+/** The options of `vtask run`. */
+export const runOptions = z.object({
+  task: valueOption('--task', 'run only the task with this id', text),
+  samples: valueOption('--samples', "samples per task (default: the task's samples:)", int(1, BOUNDS.samples)),
+  baseUrl: modelOptions.baseUrl,
+  models: repeatedOption('--model', 'the model, or a profile under models:; again for another model', text),
+  concurrency: valueOption('--concurrency', 'requests in flight at once', int(1, BOUNDS.concurrency)),
+  groupSize: defaultedOption('--group-size', 'the group size of the GRPO figures', int(2, BOUNDS.groupSize), 8),
+  cacheDir: cacheDirOption,
+  fresh: switchOption('--fresh', 'sample again instead of reading the cache'),
+  json: switchOption('--json', 'print one JSON object per task'),
+});
+
+function argsOf({ options, positional }: Parsed<typeof runOptions>): RunArgs {
+  if (positional.length === 0) throw new UsageError('give at least one file or folder');
+  // Every `--model` once, in the order first given.
+  return { ...options, paths: positional, models: [...new Set(options.models)] };
 }
 
 const pct = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '-');
@@ -169,8 +135,8 @@ function jsonOf({ file, model, r, price }: ModelRun): Record<string, unknown> {
   };
 }
 
-export async function run(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
-  const args = parseArgs(argv);
+export async function run(parsed: Parsed<typeof runOptions>, io: CliIO, signal: AbortSignal): Promise<number> {
+  const args = argsOf(parsed);
   const listed = listTaskFiles(args.paths, io.stderr);
   let invalid = listed.errors;
   // Every file is read and checked before any sampling, so an unknown --task is a usage error.
@@ -261,7 +227,7 @@ async function runFile(
   const models = parsed.parts
     .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
     .find((m) => m?.type === 'map');
-  const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
+  const modelTable = recordOr(toJS(models));
   // Nothing configured at all: a local server if one answers, else the built-in demo model.
   const unconfigured = !args.baseUrl && !model && !process.env.OPENAI_BASE_URL && tasks.some((t) => !t.sampling.model);
   if (unconfigured && !shared.fallback) {

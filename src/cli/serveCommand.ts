@@ -12,7 +12,18 @@ import { findTaskFiles } from '../core/taskfile/discover';
 import { plural } from '../core/util/plural';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
-import { boundedInt, eachArg, modelFlag, unknownOption } from './options';
+import * as z from 'zod';
+import {
+  boundedInt,
+  defaultedOption,
+  int,
+  modelOptions,
+  repeatedOption,
+  switchOption,
+  text,
+  valueOption,
+  type Parsed,
+} from './options';
 
 export const serveHelp = `Usage: vtask serve PATH... [--host 127.0.0.1] [--port N] [options]
 
@@ -59,90 +70,46 @@ interface ServeArgs {
   allowInlinePrograms: boolean;
 }
 
-function parseArgs(argv: readonly string[]): ServeArgs {
-  const a: ServeArgs = {
-    paths: [],
-    host: '127.0.0.1',
-    port: 8765,
-    workers: 1,
-    maxBodyMb: 32,
-    maxBatch: 4096,
-    concurrency: 64,
-    maxQueue: 16384,
-    allowHosts: [],
-    allowOrigins: [],
-    allowInlinePrograms: false,
-  };
-  for (const { arg, flag, value } of eachArg(argv)) {
-    switch (flag) {
-      case '--host':
-        a.host = value();
-        break;
-      case '--port':
-        a.port = boundedInt(value(), flag, 0, 65535);
-        break;
-      case '--workers': {
-        const v = value();
-        a.workers = v === 'auto' ? Math.max(1, os.availableParallelism()) : boundedInt(v, flag, 1, 256);
-        break;
-      }
-      case '--max-body-mb':
-        a.maxBodyMb = boundedInt(value(), flag, 1, 1024);
-        break;
-      case '--max-batch':
-        a.maxBatch = boundedInt(value(), flag, 1, 1_000_000);
-        break;
-      case '--concurrency':
-        a.concurrency = boundedInt(value(), flag, 1, 4096);
-        break;
-      case '--max-queue':
-        a.maxQueue = boundedInt(value(), flag, 1, 100_000_000);
-        break;
-      case '--token':
-        a.token = value();
-        if (!a.token.trim() || /\s/.test(a.token)) throw new UsageError('--token takes a token without spaces');
-        break;
-      case '--allow-host':
-        a.allowHosts.push(normaliseHostName(value()));
-        break;
-      case '--allow-origin': {
-        const v = value();
-        const origin = normaliseOrigin(v);
-        if (!origin) throw new UsageError(`--allow-origin takes an origin such as http://localhost:3000, not '${v}'`);
-        a.allowOrigins.push(origin);
-        break;
-      }
-      case '--allow-inline-programs':
-        a.allowInlinePrograms = true;
-        break;
-      default:
-        if (modelFlag(flag, value, a, false)) break;
-        if (arg.startsWith('-'))
-          throw unknownOption(arg, [
-            '--host',
-            '--port',
-            '--token',
-            '--allow-host',
-            '--allow-origin',
-            '--allow-inline-programs',
-            '--workers',
-            '--max-body-mb',
-            '--max-batch',
-            '--concurrency',
-            '--max-queue',
-            '--base-url',
-            '--model',
-          ]);
-        a.paths.push(arg);
-    }
-  }
-  if (!a.paths.length) throw new UsageError('name the task files or folders to serve');
-  return a;
+/** The options of `vtask serve`. */
+export const serveOptions = z.object({
+  host: defaultedOption('--host', 'the address to listen on', text, '127.0.0.1'),
+  port: defaultedOption('--port', 'the port (0: any free one)', int(0, 65535), 8765),
+  token: valueOption('--token', 'requests must send Authorization: Bearer TOKEN', (v) => {
+    if (!v.trim() || /\s/.test(v)) throw new UsageError('--token takes a token without spaces');
+    return v;
+  }),
+  allowHosts: repeatedOption('--allow-host', 'another Host header to accept', (v) => normaliseHostName(v)),
+  allowOrigins: repeatedOption('--allow-origin', 'a browser origin allowed to call', (v) => {
+    const origin = normaliseOrigin(v);
+    if (!origin) throw new UsageError(`--allow-origin takes an origin such as http://localhost:3000, not '${v}'`);
+    return origin;
+  }),
+  allowInlinePrograms: switchOption('--allow-inline-programs', 'accept code and scripts sent in a request'),
+  workers: defaultedOption(
+    '--workers',
+    'processes verifying (auto: one per core)',
+    (v, flag) => (v === 'auto' ? Math.max(1, os.availableParallelism()) : boundedInt(v, flag, 1, 256)),
+    1,
+  ),
+  maxBodyMb: defaultedOption('--max-body-mb', 'the largest request body', int(1, 1024), 32),
+  maxBatch: defaultedOption('--max-batch', 'the most responses in one request', int(1, 1_000_000), 4096),
+  concurrency: defaultedOption('--concurrency', 'responses verified at once per request', int(1, 4096), 64),
+  maxQueue: defaultedOption('--max-queue', 'most responses queued per worker', int(1, 100_000_000), 16384),
+  ...modelOptions,
+});
+
+function argsOf({ options, positional }: Parsed<typeof serveOptions>): ServeArgs {
+  if (!positional.length) throw new UsageError('name the task files or folders to serve');
+  return { ...options, paths: positional };
 }
 
 /** Runs until the process is stopped (SIGINT/SIGTERM) or `signal` aborts. */
-export async function serveCommand(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
-  const args = parseArgs(argv);
+export async function serveCommand(
+  parsed: Parsed<typeof serveOptions>,
+  io: CliIO,
+  signal: AbortSignal,
+): Promise<number> {
+  const args = argsOf(parsed);
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
   const { tasks, errors } = loadTasks(files, (f) => fs.readFileSync(path.resolve(io.cwd, f), 'utf8'));
   const primary = cluster.isPrimary;

@@ -14,7 +14,18 @@ import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
 import { parseRowTasks } from '../core/datasets/rowTasks';
 import { errorMessage } from '../core/base/errorMessage';
 import { EXIT, UsageError, type CliIO } from './io';
-import { boundedInt, eachArg, shareFlag, unknownOption } from './options';
+import * as z from 'zod';
+import {
+  cacheDirOption,
+  defaultedOption,
+  int,
+  repeatedOption,
+  share,
+  switchOption,
+  text,
+  valueOption,
+  type Parsed,
+} from './options';
 import { terminalSafe } from './terminal';
 
 export const statsHelp = `Usage: vtask stats PATH... [--json] [--html REPORT.html] [--model M]... [--contamination BENCH]...
@@ -41,19 +52,6 @@ near-duplicate prompts and prompts that overlap a benchmark.
   --fail-on LIST              exit 1 when any of these is found: duplicates, contamination
 Exits 0, 1 with --fail-on when something it names was found, 2 on usage errors.`;
 
-const FLAGS = [
-  '--json',
-  '--html',
-  '--model',
-  '--contamination',
-  '--ngram',
-  '--duplicate-threshold',
-  '--no-duplicates',
-  '--no-cases',
-  '--no-tasks',
-  '--cache-dir',
-  '--fail-on',
-];
 const FAIL_ON = ['duplicates', 'contamination'] as const;
 
 /** Files shown in the text summary; the rest are counted (the JSON and HTML have them all). */
@@ -76,65 +74,44 @@ interface StatsArgs {
   failOn: Set<(typeof FAIL_ON)[number]>;
 }
 
-function parseArgs(argv: readonly string[]): StatsArgs {
+/** The options of `vtask stats`. */
+export const statsOptions = z.object({
+  json: switchOption('--json', 'print one JSON object'),
+  html: valueOption('--html', 'also write the report as one HTML file', text),
+  models: repeatedOption('--model', 'only the runs of this model (again for more)', text),
+  benchmarks: repeatedOption('--contamination', 'a benchmark to look for in the prompts (again for more)', text),
+  ngram: defaultedOption('--ngram', 'the words a shared run needs', int(4, 100), DEFAULT_NGRAM),
+  threshold: defaultedOption('--duplicate-threshold', 'the similarity of near duplicates', share('a similarity'), 0.8),
+  noDuplicates: switchOption('--no-duplicates', 'skip the duplicate search'),
+  noCases: switchOption('--no-cases', 'skip running the cases'),
+  noTasks: switchOption('--no-tasks', 'leave out the per-task table'),
+  cacheDir: cacheDirOption,
+  failOn: repeatedOption('--fail-on', 'exit 1 when duplicates or contamination are found', (v) =>
+    v.split(',').map((w) => {
+      const s = w.trim();
+      const found = FAIL_ON.find((f) => f === s);
+      if (found === undefined)
+        throw new UsageError(`--fail-on takes ${FAIL_ON.join(', ')} (comma-separated); got '${cut(s)}'`);
+      return found;
+    }),
+  ),
+});
+
+function argsOf({ options: o, positional }: Parsed<typeof statsOptions>): StatsArgs {
   const a: StatsArgs = {
-    paths: [],
-    json: false,
-    models: [],
-    benchmarks: [],
-    ngram: DEFAULT_NGRAM,
-    threshold: 0.8,
-    duplicates: true,
-    cases: true,
-    tasks: true,
-    failOn: new Set(),
+    paths: positional,
+    json: o.json,
+    ...(o.html !== undefined ? { html: o.html } : {}),
+    models: o.models,
+    benchmarks: o.benchmarks,
+    ngram: o.ngram,
+    threshold: o.threshold,
+    duplicates: !o.noDuplicates,
+    cases: !o.noCases,
+    tasks: !o.noTasks,
+    ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}),
+    failOn: new Set(o.failOn.flat()),
   };
-  for (const { arg, flag, value } of eachArg(argv)) {
-    switch (flag) {
-      case '--json':
-        a.json = true;
-        break;
-      case '--html':
-        a.html = value();
-        break;
-      case '--model':
-        a.models.push(value());
-        break;
-      case '--contamination':
-        a.benchmarks.push(value());
-        break;
-      case '--ngram':
-        a.ngram = boundedInt(value(), flag, 4, 100);
-        break;
-      case '--duplicate-threshold':
-        a.threshold = shareFlag(value(), flag, 'a similarity');
-        break;
-      case '--no-duplicates':
-        a.duplicates = false;
-        break;
-      case '--no-cases':
-        a.cases = false;
-        break;
-      case '--no-tasks':
-        a.tasks = false;
-        break;
-      case '--cache-dir':
-        a.cacheDir = value();
-        break;
-      case '--fail-on':
-        for (const w of value()
-          .split(',')
-          .map((s) => s.trim())) {
-          if (!(FAIL_ON as readonly string[]).includes(w))
-            throw new UsageError(`--fail-on takes ${FAIL_ON.join(', ')} (comma-separated); got '${cut(w)}'`);
-          a.failOn.add(w as (typeof FAIL_ON)[number]);
-        }
-        break;
-      default:
-        if (arg.startsWith('-')) throw unknownOption(arg, FLAGS);
-        a.paths.push(arg);
-    }
-  }
   if (!a.paths.length) throw new UsageError('give at least one file or folder');
   if (a.failOn.has('duplicates') && !a.duplicates)
     throw new UsageError('--fail-on duplicates needs the duplicate search: drop --no-duplicates');
@@ -143,8 +120,12 @@ function parseArgs(argv: readonly string[]): StatsArgs {
   return a;
 }
 
-export async function statsCommand(argv: readonly string[], io: CliIO, signal: AbortSignal): Promise<number> {
-  const args = parseArgs(argv);
+export async function statsCommand(
+  parsed: Parsed<typeof statsOptions>,
+  io: CliIO,
+  signal: AbortSignal,
+): Promise<number> {
+  const args = argsOf(parsed);
   const html = args.html === undefined ? undefined : path.resolve(io.cwd, args.html);
   if (html) checkWritable(html, '--html');
   for (const b of args.benchmarks) {

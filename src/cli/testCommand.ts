@@ -1,4 +1,4 @@
-import type { Issue } from '../core/base/issues';
+import { recordOr } from '../core/base/record';
 import { caseOutcome, runCases, type CaseResult } from '../core/run/cases';
 import { JunitReport } from '../core/run/junit';
 import { fsReason } from '../core/taskfile/discover';
@@ -12,7 +12,8 @@ import { checkWritable, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { isolationField } from './isolation';
-import { unknownOption } from './options';
+import * as z from 'zod';
+import { modelOptions, switchOption, text, valueOption, type Parsed } from './options';
 import { terminalSafe } from './terminal';
 
 export const testHelp = `Usage: vtask test PATH... [--json] [--junit FILE] [--base-url URL --model NAME]
@@ -37,27 +38,17 @@ interface TestArgs {
   model?: string;
 }
 
-function parseArgs(args: readonly string[]): TestArgs {
-  const out: TestArgs = { paths: [], json: false };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
-    if (a === '--json') out.json = true;
-    else if (a === '--junit') {
-      const f = args[++i];
-      if (!f) throw new UsageError('--junit needs a file name');
-      out.junit = f;
-    } else if (a.startsWith('--junit=')) out.junit = a.slice('--junit='.length);
-    else if (a === '--base-url' || a === '--model') {
-      const v = args[++i];
-      if (!v) throw new UsageError(`${a} needs a value`);
-      if (a === '--base-url') out.baseUrl = v;
-      else out.model = v;
-    } else if (a.startsWith('-')) throw unknownOption(a, ['--json', '--junit', '--base-url', '--model']);
-    else out.paths.push(a);
-  }
-  if (out.paths.length === 0) throw new UsageError('give at least one file or folder');
-  if (out.junit !== undefined) checkWritable(out.junit, '--junit');
-  return out;
+/** The options of `vtask test`. */
+export const testOptions = z.object({
+  json: switchOption('--json', 'print one JSON object instead'),
+  junit: valueOption('--junit', 'also write a JUnit XML report to FILE', text),
+  ...modelOptions,
+});
+
+function argsOf({ options, positional }: Parsed<typeof testOptions>): TestArgs {
+  if (positional.length === 0) throw new UsageError('give at least one file or folder');
+  if (options.junit !== undefined) checkWritable(options.junit, '--junit');
+  return { paths: positional, ...options };
 }
 
 const label = (e: CaseResult['expected']): string => (typeof e === 'string' ? e : `score ${e.score}`);
@@ -84,8 +75,8 @@ interface Tally {
  * parse threads would run beside the verifiers, which keep this one busy, and cost more CPU and
  * memory in all (100,000 tasks: 13.2 s and 369 MB with them, 10.8 s and 244 MB without).
  */
-export async function test(argv: readonly string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv);
+export async function test(parsed: Parsed<typeof testOptions>, io: CliIO): Promise<number> {
+  const args = argsOf(parsed);
   // Problems go to stderr with --json, so stdout stays one JSON object.
   const problemsTo = args.json ? io.stderr : io.stdout;
   const listed = listTaskFiles(args.paths, problemsTo);
@@ -160,15 +151,15 @@ async function testFile(
   const fileErrors = stream.fileIssues.filter((i) => i.severity === 'error').sort((a, b) => a.start - b.start);
   let nextFileError = 0;
   const fileErrorsBefore = async (offset: number): Promise<void> => {
-    for (; nextFileError < fileErrors.length && (fileErrors[nextFileError] as Issue).start < offset; nextFileError++)
-      await error(formatIssue(file, stream.lines, fileErrors[nextFileError] as Issue));
+    for (let issue = fileErrors[nextFileError]; issue && issue.start < offset; issue = fileErrors[++nextFileError])
+      await error(formatIssue(file, stream.lines, issue));
   };
   const models = stream.parts
     .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
     .find((m) => m?.type === 'map');
   // A judge without a model of its own takes the first task's model met so far.
   let taskModel: string | undefined;
-  const judge = judgeProviders((toJS(models) as Record<string, unknown>) ?? {}, args, () => taskModel);
+  const judge = judgeProviders(recordOr(toJS(models)), args, () => taskModel);
   // The cases that did not pass are listed after the file's errors.
   const notPassed = new Spool();
   try {

@@ -14,7 +14,7 @@ import { deepEqual } from '../verifiers/code/compare';
 import type { Probe } from './probe';
 import { checksWork, requiredTools } from './verifierParts';
 import { wrongArgs } from './wrongArgs';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 /** At most this many calls of the passing case get wrong arguments, each in a probe of its own. */
 const MUTATED_CALLS = 4;

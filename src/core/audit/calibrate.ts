@@ -9,7 +9,7 @@ import { verify } from '../verifiers/verify';
 import type { Finding } from './audit';
 import { CALIBRATION } from './probe';
 import { plural } from '../util/plural';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 export interface CalibrationOptions {
   readonly judge: VerifyContext['judge'];

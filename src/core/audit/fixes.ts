@@ -2,7 +2,7 @@
 // compares a number as text, and a regex that accepts anything. Each is a new verifier for the
 // task; the author sees it as a quick fix and the file keeps one undoable edit.
 import type { Finding } from './audit';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 export interface VerifierFix {
   readonly title: string;

@@ -4,7 +4,7 @@
 import { parseGold } from '../verifiers/math/answer';
 import { verifierLeaves } from './verifierParts';
 import { verifierKind } from '../util/verifierKind';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 import { NUMBER_WORDS_TO_19, TENS_WORDS } from '../util/numberWords';
 
 export interface Gold {

@@ -10,7 +10,7 @@ import { goldOf, numberWords, wrongLike, type Gold } from './gold';
 import { arbitraryAnswerProbes, formattedDegenerateProbes, perturbedCaseProbes } from './perturb';
 import type { Probe, Severity } from './probe';
 import { verifierKind } from '../util/verifierKind';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 import { CALIBRATION, PROBE_FAMILIES, PROBE_NAMES } from './probe';
 

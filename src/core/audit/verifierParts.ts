@@ -2,7 +2,7 @@
 // them: does it check the work (`trajectory`, `state`), does it check the final answer, which
 // state values does it expect, and which tools must be called.
 import { kindOf } from '../verifiers/verify';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 /** The kinds that read the trajectory rather than the final answer. */
 const AGENT_KINDS: ReadonlySet<string> = new Set(['trajectory', 'state']);

@@ -2,7 +2,7 @@
 // made for show. A verifier that still passes the trajectory (with the case's right answer)
 // cannot tell the work done from a model that answers from memory and calls the tools anyway.
 import { wrongLike } from './gold';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 type Schema = Readonly<Record<string, unknown>> | undefined;
 

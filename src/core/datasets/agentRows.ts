@@ -4,6 +4,7 @@
 // finds them), its reset arguments and the turn limit. The trainer side starts the
 // environment from that reference through the Python package (`vtask_reward.environment`),
 // which speaks the environment protocol of the task format.
+import { isRecord, listOr, recordOr } from '../base/record';
 import path from 'node:path';
 import { DEFAULT_MAX_TURNS } from '../agent/loop';
 import type { TaskSpec } from '../taskfile/resolve';
@@ -16,7 +17,7 @@ import type { EnvironmentRef, ImportedTask } from './format';
  */
 /** The environment a row references, as an imported task's `environment` and `max_turns`. */
 export function readEnvironmentRef(v: unknown): Pick<ImportedTask, 'environment' | 'max_turns'> {
-  const ref = v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  const ref = recordOr(v);
   if (typeof ref.environment !== 'string' || !ref.environment) return {};
   let args: unknown;
   try {
@@ -24,10 +25,10 @@ export function readEnvironmentRef(v: unknown): Pick<ImportedTask, 'environment'
   } catch {
     args = undefined;
   }
-  const hasArgs = args !== null && typeof args === 'object' && !Array.isArray(args) && Object.keys(args).length > 0;
   const turns = ref.max_turns ?? ref.max_steps;
   return {
-    environment: hasArgs ? { run: ref.environment, args: args as Record<string, unknown> } : { run: ref.environment },
+    environment:
+      isRecord(args) && Object.keys(args).length > 0 ? { run: ref.environment, args } : { run: ref.environment },
     ...(typeof turns === 'number' ? { max_turns: turns } : {}),
   };
 }
@@ -68,10 +69,12 @@ export function trajectoryCheckIn(verify: unknown): 'trajectory' | 'state' | und
   if (!kp) return undefined;
   if (kp.kind === 'trajectory' || kp.kind === 'state') return kp.kind;
   if (kp.kind === 'all' || kp.kind === 'any')
-    return ((kp.params.of as unknown[] | undefined) ?? []).map(trajectoryCheckIn).find((k) => k !== undefined);
+    return listOr(kp.params.of)
+      .map(trajectoryCheckIn)
+      .find((k) => k !== undefined);
   if (kp.kind === 'weighted')
-    return ((kp.params.of as { verify?: unknown }[] | undefined) ?? [])
-      .map((c) => trajectoryCheckIn(c?.verify))
+    return listOr(kp.params.of)
+      .map((c) => trajectoryCheckIn(recordOr(c).verify))
       .find((k) => k !== undefined);
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../base/chat';
+import { isRecord, recordOr } from '../base/record';
 import type { ExportSettings, ExportTask } from './format';
 import { double, int32, str, type SchemaElement } from './parquetSchema';
 import { verifierKind } from '../util/verifierKind';
@@ -12,12 +13,12 @@ export interface KindParams {
 
 export function kindParams(verify: unknown): KindParams | undefined {
   const kind = verifierKind(verify);
-  if (kind === undefined || Object.keys(verify as object).length > 1) return undefined;
-  const raw = (verify as Record<string, unknown>)[kind];
+  if (kind === undefined || !isRecord(verify) || Object.keys(verify).length > 1) return undefined;
+  const raw = verify[kind];
   // The list shorthand (`all: [...]`) of the kinds that have one, as the registry defines them.
   const list = VERIFIERS.get(kind)?.listField;
   if (Array.isArray(raw) && list) return { kind, params: { [list]: raw } };
-  return { kind, params: raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {} };
+  return { kind, params: recordOr(raw) };
 }
 
 /** The one gold answer of a `math` or `match` verifier, when it has exactly one. */
@@ -35,9 +36,10 @@ export function instructionPairs(params: Record<string, unknown>): [string, Reco
   const list = Array.isArray(params.instructions) ? params.instructions : [];
   return list.map((item): [string, Record<string, unknown>] => {
     if (typeof item === 'string') return [item, {}];
-    const [id] = Object.keys(item as object);
-    const kwargs = (item as Record<string, unknown>)[id as string];
-    return [id as string, kwargs && typeof kwargs === 'object' ? (kwargs as Record<string, unknown>) : {}];
+    const entry = Object.entries(recordOr(item))[0];
+    if (!entry) return ['', {}];
+    const [id, kwargs] = entry;
+    return [id, recordOr(kwargs)];
   });
 }
 
@@ -84,8 +86,8 @@ export function readMessages(v: unknown): ChatMessage[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const out: ChatMessage[] = [];
   for (const m of v) {
-    if (!m || typeof m !== 'object') return undefined;
-    const { role, content } = m as Record<string, unknown>;
+    if (!isRecord(m)) return undefined;
+    const { role, content } = m;
     if (typeof role !== 'string' || typeof content !== 'string') return undefined;
     out.push({ role, content });
   }

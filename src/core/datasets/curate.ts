@@ -44,7 +44,7 @@ export function splitOf(splits: readonly SplitShare[], seed: number, id: string)
     acc += s.share;
     if (u < acc) return s.name;
   }
-  return (splits.at(-1) as SplitShare).name;
+  return at(splits, splits.length - 1).name;
 }
 
 /** `FILE=WEIGHT`: a weight up to 1 takes that share of the file's tasks, above 1 that many. */

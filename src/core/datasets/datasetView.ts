@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import { MAX_WINDOW_ROWS } from '../base/datasetProtocol';
 import { errorMessage } from '../base/errorMessage';
+import { recordOr } from '../base/record';
+import { at } from '../util/must';
 import { kindOf } from '../verifiers/verify';
 import type { ImportedTask } from './format';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from './formats';
@@ -99,7 +101,7 @@ export function promptOf(task: ImportedTask): string {
 
 /** The pass rate an export wrote into the row (top level, or verl's `extra_info`). */
 export function recordedResult(row: Record<string, unknown>): RowResult | undefined {
-  const info = row.extra_info && typeof row.extra_info === 'object' ? (row.extra_info as Record<string, unknown>) : {};
+  const info = recordOr(row.extra_info);
   const rate = row.pass_rate ?? info.pass_rate;
   if (typeof rate !== 'number' || !Number.isFinite(rate)) return undefined;
   const band = row.band ?? info.band;
@@ -235,10 +237,10 @@ export class DatasetTable {
   /** Rows from..to, read through the block cache. */
   private async read(from: number, to: number): Promise<Record<string, unknown>[]> {
     const out: Record<string, unknown>[] = [];
-    for (let b = this.blockOf(from); b < this.bounds.length - 1 && (this.bounds[b] as number) < to; b++) {
-      const start = this.bounds[b] as number;
+    for (let b = this.blockOf(from); b < this.bounds.length - 1 && at(this.bounds, b) < to; b++) {
+      const start = at(this.bounds, b);
       const rows = await this.block(b);
-      out.push(...rows.slice(Math.max(from, start) - start, Math.min(to, this.bounds[b + 1] as number) - start));
+      out.push(...rows.slice(Math.max(from, start) - start, Math.min(to, at(this.bounds, b + 1)) - start));
     }
     return out;
   }
@@ -251,18 +253,18 @@ export class DatasetTable {
       this.blocks.set(b, kept);
       return kept;
     }
-    const start = this.bounds[b] as number;
-    const end = this.bounds[b + 1] as number;
+    const start = at(this.bounds, b);
+    const end = at(this.bounds, b + 1);
     this.checkChunkBytes(start, end);
     const p = import('hyparquet').then(async ({ parquetReadObjects }) => {
       try {
-        const rows = (await parquetReadObjects({
+        const rows = await parquetReadObjects({
           file: this.buffer,
           metadata: this.meta,
           rowStart: start,
           rowEnd: end,
           parsers: PARQUET_PARSERS,
-        })) as Record<string, unknown>[];
+        });
         return rows.map(plainRow);
       } catch (e) {
         throw new Error(`corrupt Parquet file: rows ${start}–${end - 1} cannot be read: ${errorMessage(e)}`);
@@ -271,7 +273,10 @@ export class DatasetTable {
     // A failed read is not kept: the next scroll tries again.
     p.catch(() => this.blocks.delete(b));
     this.blocks.set(b, p);
-    while (this.blocks.size > BLOCKS_KEPT) this.blocks.delete(this.blocks.keys().next().value as number);
+    for (const oldest of this.blocks.keys()) {
+      if (this.blocks.size <= BLOCKS_KEPT) break;
+      this.blocks.delete(oldest);
+    }
     return p;
   }
 
@@ -281,7 +286,7 @@ export class DatasetTable {
     let hi = this.bounds.length - 2;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if ((this.bounds[mid] as number) <= n) lo = mid;
+      if (at(this.bounds, mid) <= n) lo = mid;
       else hi = mid - 1;
     }
     return lo;

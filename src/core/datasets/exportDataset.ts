@@ -2,6 +2,7 @@
 // streamed into their files as each task file is read; the output appears only when the whole
 // export succeeded (written to a temporary name, then renamed), so a failed export never leaves
 // a partial dataset behind.
+import { at, must } from '../util/must';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../taskfile/resolve';
@@ -134,8 +135,13 @@ class SplitOutput {
     this.parts.push({ temp: t, rows: 0, bytes: 0, sink: await this.open(t) });
   }
 
+  /** The file being written: there is one from the start. */
+  private last(): (typeof this.parts)[number] {
+    return at(this.parts, this.parts.length - 1);
+  }
+
   async write(row: Record<string, unknown>): Promise<void> {
-    let part = this.parts[this.parts.length - 1] as (typeof this.parts)[number];
+    let part = this.last();
     const bytes = this.shards?.bytes === undefined ? 0 : Buffer.byteLength(JSON.stringify(row));
     const full =
       this.shards &&
@@ -145,7 +151,7 @@ class SplitOutput {
     if (full) {
       await part.sink.close();
       await this.next();
-      part = this.parts[this.parts.length - 1] as (typeof this.parts)[number];
+      part = this.last();
     }
     part.rows++;
     part.bytes += bytes;
@@ -154,7 +160,7 @@ class SplitOutput {
 
   /** Closes the files; keeps them under their names, or removes them when `keep` is false. */
   async finish(keep: boolean): Promise<{ file: string; rows: number }[]> {
-    await (this.parts[this.parts.length - 1] as (typeof this.parts)[number]).sink.close();
+    await this.last().sink.close();
     if (!keep) {
       this.abort();
       return [];
@@ -239,7 +245,7 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
           seen.set(key, ref);
         }
         const split = req.split ? splitOf(req.split, req.seed, task.id) : '';
-        const out = sinks.get(split) as SplitOutput;
+        const out = must(sinks.get(split), 'every split has its output, opened before the tasks are read');
         const agent = environmentRef(task, file, out.file);
         const result = req.format.toRow(
           { file, task, index: out.index, split: split || undefined, run, agent },

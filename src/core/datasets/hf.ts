@@ -3,6 +3,7 @@
 // and what vtask needs to score a row again (`vtask_verifier`, the verifier as JSON text, which
 // `vtask serve` takes as it is). `meta` is the task's free-form metadata as JSON text: one column
 // type for every task, whatever its fields. The folder's layout and card are in hfCard.ts.
+import { parseJson, recordOr } from '../base/record';
 import { kindParams, readMessages, readTrace, readVerifier, rowId, singleAnswer, traceFields } from './common';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import { double, messagesColumn, str, strList, type SchemaElement } from './parquetSchema';
@@ -54,7 +55,7 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   let meta: Record<string, unknown> = {};
   if (typeof row.meta === 'string') {
     try {
-      meta = JSON.parse(row.meta) as Record<string, unknown>;
+      meta = recordOr(parseJson(row.meta));
     } catch {
       return { error: '`meta` is not valid JSON' };
     }

@@ -3,6 +3,7 @@
 // categories, tags) and a body saying what a user needs to know before training on it: the
 // verifier kinds, the cached runs' pass rates and bands per model, the duplicates found, and how
 // to score a row with vtask.
+import { must } from '../util/must';
 import YAML from 'yaml';
 import type { DuplicatePair } from '../overview/dataset/types';
 import type { ParquetColumn } from './format';
@@ -35,7 +36,7 @@ interface SchemaNode {
 
 /** The flat Parquet schema elements of a column as a tree (`num_children` says where). */
 function tree(elements: readonly Record<string, unknown>[], at = { i: 0 }): SchemaNode {
-  const el = elements[at.i++] as Record<string, unknown>;
+  const el = must(elements[at.i++], 'a parent counts its children among the elements');
   const n = Number(el.num_children ?? 0);
   const children: SchemaNode[] = [];
   for (let k = 0; k < n; k++) children.push(tree(elements, at));
@@ -54,8 +55,7 @@ const DTYPES: Readonly<Record<string, string>> = {
 /** A column's type as `datasets` writes it in a card (`Features._to_yaml_list`), without the name. */
 function featureType(node: SchemaNode): Feature {
   if (node.el.converted_type === 'LIST') {
-    const element = node.children[0]?.children[0] as SchemaNode;
-    const inner = featureType(element);
+    const inner = featureType(must(node.children[0]?.children[0], 'a LIST holds its element in a repeated group'));
     return { list: 'dtype' in inner ? inner.dtype : inner.struct };
   }
   if (node.children.length) return { struct: node.children.map(feature) };

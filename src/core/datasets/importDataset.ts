@@ -1,6 +1,8 @@
 // `vtask import`: rows → a task file. The file is written task by task as rows are read, and
 // every row that cannot become a task is reported with its line (JSONL) or row number
 // (Parquet): nothing is dropped silently.
+import { at, must } from '../util/must';
+import { isRecord, recordOr } from '../base/record';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -46,10 +48,10 @@ export function pathsLeaving(t: ImportedTask, dir: string): string[] {
   const found: string[] = [];
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        if (k === 'script' && x && typeof x === 'object' && typeof (x as { path?: unknown }).path === 'string')
-          found.push((x as { path: string }).path);
+    else if (isRecord(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        const p = k === 'script' ? recordOr(x).path : undefined;
+        if (typeof p === 'string') found.push(p);
         walk(x);
       }
     }
@@ -77,7 +79,7 @@ export function taskObject(t: ImportedTask): Record<string, unknown> {
   const user = m.at(-1);
   const simple = user?.role === 'user' && m.slice(0, -1).every((x, i) => i === 0 && x.role === 'system');
   if (simple && user) {
-    if (m.length === 2) obj.system = (m[0] as { content: string }).content;
+    if (m.length === 2) obj.system = at(m, 0).content;
     obj.prompt = user.content;
   } else obj.messages = m.map((x) => ({ role: x.role, content: x.content }));
   if (t.environment) obj.environment = t.environment;
@@ -91,7 +93,13 @@ export function taskObject(t: ImportedTask): Record<string, unknown> {
 export async function importDataset(req: ImportRequest): Promise<ImportReport> {
   let format = req.format;
   let importer: RowImporter | undefined = format ? IMPORT_FORMATS.get(format) : undefined;
-  const report: ImportReport = { format: format ?? '', tasks: 0, bad: [], renamed: 0, warnings: [] };
+  const report: { -readonly [K in keyof ImportReport]: ImportReport[K] } = {
+    format: format ?? '',
+    tasks: 0,
+    bad: [],
+    renamed: 0,
+    warnings: [],
+  };
   const outDir = path.dirname(path.resolve(req.out));
   const temp = `${req.out}.${process.pid}.tmp`;
   const fd = fs.openSync(temp, 'w');
@@ -99,7 +107,7 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
   let buf = `# Imported by vtask from ${(req.source ?? req.input).split('\\').join('/')}\nvtask: 1\ntasks:\n`;
   try {
     for (const file of req.files ?? [req.input]) {
-      const type = req.files ? (rowFileType(file) as RowFileType) : req.type;
+      const type = req.files ? must(rowFileType(file), 'the folder lists only row files') : req.type;
       const label = req.files ? `${path.relative(req.input, file).split(path.sep).join('/')}:` : '';
       for await (const raw of readRows(file, type)) {
         const r = { ...raw, where: label + raw.where };
@@ -113,8 +121,8 @@ export async function importDataset(req: ImportRequest): Promise<ImportReport> {
             throw new Error(
               `${r.where}: cannot tell the format from the columns (${Object.keys(r.row).slice(0, 8).join(', ')}): name it with --format`,
             );
-          importer = IMPORT_FORMATS.get(format) as RowImporter;
-          (report as { format: string }).format = format;
+          importer = must(IMPORT_FORMATS.get(format), 'the format detected is one vtask imports');
+          report.format = format;
         }
         const result = importer(r.row, r.n);
         if ('error' in result) {

@@ -3,6 +3,7 @@
 // `input` as chat messages, `target`, `metadata`) and `tasks.py`, with one `@task` per split whose
 // solver replays the task's messages with its sampling settings and whose scorer asks `vtask
 // serve` (integrations/python: vtask_reward.inspect_task). Agent tasks get the environment's tools.
+import { recordOr } from '../base/record';
 import { readEnvironmentRef } from './agentRows';
 import { readMessages, readVerifier, rowId } from './common';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportedTask, ImportResult, RowResult } from './format';
@@ -56,10 +57,7 @@ export function infoTask(
 function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   const messages = readMessages(row.input);
   if (!messages) return { error: '`input` is neither text nor a list of {role, content} with text content' };
-  const metadata =
-    row.metadata && typeof row.metadata === 'object' && !Array.isArray(row.metadata)
-      ? (row.metadata as Record<string, unknown>)
-      : {};
+  const metadata = recordOr(row.metadata);
   const task = infoTask(metadata, { id: row.id, messages, answer: row.target, n });
   if ('error' in task) return task;
   return { task: { ...task.task, ...readEnvironmentRef(metadata) } };

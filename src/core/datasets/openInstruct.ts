@@ -5,6 +5,7 @@
 // An agent task's row adds open-instruct's `env_config`: one environment named `vtask`, whose
 // kwargs reference the task's environment, and `max_steps` from `max_turns`; the Python
 // package's `VtaskEnv` is that environment (it starts the referenced one and relays calls).
+import { isRecord, listOr, parseJson, recordOr } from '../base/record';
 import { errorMessage } from '../base/errorMessage';
 import { INSTRUCTIONS } from '../verifiers/constraints/instructions';
 import {
@@ -164,16 +165,16 @@ function verifierOf(dataset: string, ground: unknown): { verify: unknown } | { e
           return { error: '`ground_truth` of an ifeval row is not a list of constraints' };
         }
       }
-      const c = first as { instruction_id?: unknown; kwargs?: unknown };
-      if (!c || !Array.isArray(c.instruction_id))
+      const c = recordOr(first);
+      if (!Array.isArray(c.instruction_id))
         return { error: '`ground_truth` of an ifeval row has no `instruction_id` list' };
       const kwargs = Array.isArray(c.kwargs) ? c.kwargs : [];
       return { verify: { constraints: c.instruction_id.map((id, i) => instruction(String(id), kwargs[i])) } };
     }
     case VTASK_VERIFIER: {
       try {
-        const v = JSON.parse(gt) as { verifier?: unknown };
-        if (v && typeof v === 'object' && v.verifier) return { verify: v.verifier };
+        const v = parseJson(gt);
+        if (isRecord(v) && v.verifier) return { verify: v.verifier };
       } catch {
         // reported below
       }
@@ -196,9 +197,9 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   if ('error' in v) return v;
   // The last assistant message of an SFT-style row is an answer, not part of the prompt.
   const prompt = messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
-  const env = row.env_config as { env_configs?: Record<string, unknown>[]; max_steps?: unknown } | null | undefined;
-  const vtaskEnv = env?.env_configs?.find((e) => e?.env_name === OPEN_INSTRUCT_ENV);
-  const agent = vtaskEnv ? readEnvironmentRef({ ...vtaskEnv, max_steps: env?.max_steps }) : {};
+  const env = recordOr(row.env_config);
+  const vtaskEnv = listOr(env.env_configs).find((e) => isRecord(e) && e.env_name === OPEN_INSTRUCT_ENV);
+  const agent = vtaskEnv ? readEnvironmentRef({ ...recordOr(vtaskEnv), max_steps: env.max_steps }) : {};
   return { task: { id: rowId(row, n), messages: prompt, verify: v.verify, meta: readTrace(row), ...agent } };
 }
 

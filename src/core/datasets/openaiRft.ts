@@ -5,6 +5,7 @@
 // `score_model` grader over the row's rubric. One job has one grader, so a dataset mixing the
 // two is an error: export them separately. A job's rows carry no tools, so agent tasks are
 // refused (or left out with --lossy), never exported as plain prompts.
+import { isList, listOr, recordOr } from '../base/record';
 import { kindParams, readMessages, readTrace, readVerifier, rowId, traceFields } from './common';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
 import graderSource from './rftGrader.py';
@@ -23,7 +24,7 @@ function pythonGap(verify: unknown): string | undefined {
   switch (kind) {
     case 'match': {
       if (params.mode === 'regex') {
-        const bad = ((params.answers as unknown[] | undefined) ?? [params.answer])
+        const bad = (isList(params.answers) ? params.answers : [params.answer])
           .map(String)
           .find((r) => JS_ONLY_REGEX.test(r));
         if (bad !== undefined) return `the regex \`${bad}\` uses syntax Python reads differently`;
@@ -37,7 +38,7 @@ function pythonGap(verify: unknown): string | undefined {
         (params.last_number === false ? 'last_number' : undefined);
       if (unread)
         return `the grader compares numbers by tolerance, in base 10, falling back to the last number; \`${unread}\` changes that`;
-      const golds = ((params.answers as unknown[] | undefined) ?? [params.answer]).map(String);
+      const golds = (isList(params.answers) ? params.answers : [params.answer]).map(String);
       const symbolic = golds.find(
         (g) =>
           !/^\s*[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(\/\d+)?\s*$/.test(g) &&
@@ -55,9 +56,13 @@ function pythonGap(verify: unknown): string | undefined {
       return params.schema === undefined ? undefined : 'the grader has no JSON Schema validator';
     case 'all':
     case 'any':
-      return (params.of as unknown[]).map(pythonGap).find((g) => g !== undefined);
+      return listOr(params.of)
+        .map(pythonGap)
+        .find((g) => g !== undefined);
     case 'weighted':
-      return (params.of as { verify: unknown }[]).map((c) => pythonGap(c.verify)).find((g) => g !== undefined);
+      return listOr(params.of)
+        .map((c) => pythonGap(recordOr(c).verify))
+        .find((g) => g !== undefined);
     default:
       return `no OpenAI grader checks \`${kind}\` as vtask does`;
   }

@@ -2,6 +2,7 @@
 // carries so the package's reward asks `vtask serve` about it (`vtaskInfo`), the environments
 // copied into the folder so the package runs where it is installed (`EnvironmentBundle`), and the
 // sampling settings the package defaults to (`SamplingTally`).
+import { listOr, parseJson, recordOr } from '../base/record';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../taskfile/resolve';
@@ -16,9 +17,9 @@ export function programVerifier(verify: unknown): string | undefined {
     return "its `script` verifier runs a program of the task file's folder, which the exported package does not carry";
   const nested =
     kp.kind === 'weighted'
-      ? ((kp.params.of as { verify?: unknown }[] | undefined) ?? []).map((c) => c?.verify)
+      ? listOr(kp.params.of).map((c) => recordOr(c).verify)
       : kp.kind === 'all' || kp.kind === 'any'
-        ? ((kp.params.of as unknown[] | undefined) ?? [])
+        ? listOr(kp.params.of)
         : [];
   return nested.map(programVerifier).find((r) => r !== undefined);
 }
@@ -145,6 +146,6 @@ export class SamplingTally {
       total += c;
       if (c > n) [best, n] = [k, c];
     }
-    return { args: JSON.parse(best) as Record<string, unknown>, others: total - Math.max(0, n) };
+    return { args: recordOr(parseJson(best)), others: total - Math.max(0, n) };
   }
 }

@@ -14,8 +14,8 @@ export function toPyLiteral(v: unknown): string {
   }
   if (typeof v === 'string') return pyString(v);
   if (Array.isArray(v)) return `[${v.map(toPyLiteral).join(', ')}]`;
-  if (typeof v === 'object') {
-    return `{${Object.entries(v as Record<string, unknown>)
+  if (typeof v === 'object' && v !== null) {
+    return `{${Object.entries(v)
       .map(([k, x]) => `${pyString(k)}: ${toPyLiteral(x)}`)
       .join(', ')}}`;
   }

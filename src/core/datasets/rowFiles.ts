@@ -1,5 +1,6 @@
 // Rows to and from files, streamed: a 100,000-task export never holds more than one Parquet
 // row group (or one JSONL line) beyond what its caller keeps, and a read yields rows as it goes.
+import { isRecord } from '../base/record';
 import { errorMessage } from '../base/errorMessage';
 import fs from 'node:fs';
 import type { ParquetColumn } from './format';
@@ -135,13 +136,13 @@ export async function* readRowBatches(file: string, type: RowFileType): AsyncGen
     return;
   }
   for (let start = 0; start < total; start += ROW_GROUP) {
-    const rows = (await parquetReadObjects({
+    const rows = await parquetReadObjects({
       file: buffer,
       metadata: meta,
       rowStart: start,
       rowEnd: Math.min(total, start + ROW_GROUP),
       parsers: PARQUET_PARSERS,
-    })) as Record<string, unknown>[];
+    });
     yield batchOf(rows.map(plainRow), start);
   }
 }
@@ -160,9 +161,8 @@ async function* jsonlRows(file: string): AsyncGenerator<ReadRow> {
       yield { row: undefined, error: `not JSON: ${errorMessage(e)}`, where: `line ${line}`, n: n++ };
       continue;
     }
-    if (!row || typeof row !== 'object' || Array.isArray(row))
-      yield { row: undefined, error: 'not a JSON object', where: `line ${line}`, n: n++ };
-    else yield { row: row as Record<string, unknown>, where: `line ${line}`, n: n++ };
+    if (!isRecord(row)) yield { row: undefined, error: 'not a JSON object', where: `line ${line}`, n: n++ };
+    else yield { row, where: `line ${line}`, n: n++ };
   }
 }
 
@@ -188,7 +188,8 @@ export const PARQUET_PARSERS = {
 };
 
 /** A row as JSON: 64-bit integers (BigInt in Parquet readers) become numbers. */
-export const plainRow = (r: Record<string, unknown>): Record<string, unknown> => plain(r) as Record<string, unknown>;
+export const plainRow = (r: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(r).map(([k, x]) => [k, plain(x)]));
 
 /** Parquet readers give BigInt for 64-bit integers; rows are JSON, so they become numbers. */
 function plain(v: unknown): unknown {
@@ -203,8 +204,8 @@ function plain(v: unknown): unknown {
 async function* lines(file: string): AsyncGenerator<string> {
   const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
   let rest = '';
-  for await (const chunk of stream as AsyncIterable<string>) {
-    rest += chunk;
+  for await (const chunk of stream) {
+    rest += String(chunk);
     let from = 0;
     let nl = rest.indexOf('\n');
     while (nl !== -1) {

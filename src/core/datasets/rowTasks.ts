@@ -3,6 +3,7 @@
 // its first rows (as `vtask import` tells it); each row is mapped by that format's importer and
 // the task it gives is validated as a task of a task file would be. A row that cannot become a
 // task gets an issue on its line saying why; a JSONL file that is no dataset gets nothing.
+import { isRecord } from '../base/record';
 import { errorMessage } from '../base/errorMessage';
 import type { Issue } from '../base/issues';
 import type { Span, YNode, YPair } from '../base/ynode';
@@ -180,9 +181,7 @@ function parseRow(s: string): Parsed {
   } catch (e) {
     return { error: `not JSON: ${errorMessage(e)}` };
   }
-  return v && typeof v === 'object' && !Array.isArray(v)
-    ? { value: v as Record<string, unknown> }
-    : { error: 'not a JSON object: a dataset row is an object of columns' };
+  return isRecord(v) ? { value: v } : { error: 'not a JSON object: a dataset row is an object of columns' };
 }
 
 function rowIssue(offset: number, length: number, message: string): Issue {
@@ -261,7 +260,8 @@ function isBlank(text: string, from: number, to: number): boolean {
 function windowOf(lineCount: number, rows: number, rowBefore: Uint32Array, window: RowWindow): Span[] {
   const max = window.maxRows ?? MAX_ROW_TASKS;
   if (rows <= max) return [[0, lineCount]];
-  const asked = (window.ranges?.length ? window.ranges : [[0, lineCount] as Span])
+  const whole: Span = [0, lineCount];
+  const asked = (window.ranges?.length ? window.ranges : [whole])
     .map(([a, b]): Span => [Math.max(0, Math.min(a, lineCount)), Math.max(0, Math.min(b, lineCount))])
     .filter(([a, b]) => b > a)
     .sort((x, y) => x[0] - y[0]);

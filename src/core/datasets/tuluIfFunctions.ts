@@ -4,6 +4,7 @@
 // Each function checks what one IFEval instruction checks, so a row becomes that constraint;
 // a function whose check IFEval's instructions cannot say (an exact count, "around") is refused
 // with the reason, never imported as a different check.
+import { isRecord, parseJson } from '../base/record';
 import { instruction } from './common';
 
 type Args = Record<string, unknown>;
@@ -85,10 +86,8 @@ function counted(a: Args, func: string, id: string, count: string, rel: string):
 export function funcNameArgs(groundTruth: string): Args | undefined {
   if (!groundTruth.trimStart().startsWith('{')) return undefined;
   try {
-    const v = JSON.parse(groundTruth) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Args).func_name === 'string'
-      ? (v as Args)
-      : undefined;
+    const v = parseJson(groundTruth);
+    return isRecord(v) && typeof v.func_name === 'string' ? v : undefined;
   } catch {
     return undefined;
   }

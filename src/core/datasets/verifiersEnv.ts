@@ -6,6 +6,7 @@
 // columns verifiers reads (`prompt` as chat messages, `answer`, `info` as JSON text, which
 // verifiers parses), plus `task_id`, `tags`, `band` and `pass_rate` for `load_environment`'s
 // filters. The rubric's reward asks `vtask serve` (integrations/python: vtask_reward.verifiers_env).
+import { parseJson, recordOr } from '../base/record';
 import { readMessages } from './common';
 import { readEnvironmentRef } from './agentRows';
 import type { DatasetFormat, ExportSettings, ExportTask, ImportResult, RowResult } from './format';
@@ -41,11 +42,11 @@ function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   let info: Record<string, unknown> = {};
   if (typeof row.info === 'string' && row.info) {
     try {
-      info = JSON.parse(row.info) as Record<string, unknown>;
+      info = recordOr(parseJson(row.info));
     } catch {
       return { error: '`info` is not valid JSON' };
     }
-  } else if (row.info && typeof row.info === 'object') info = row.info as Record<string, unknown>;
+  } else info = recordOr(row.info);
   const task = infoTask(info, { id: row.task_id ?? info.task_id, messages, answer: row.answer, n });
   if ('error' in task) return task;
   return { task: { ...task.task, ...readEnvironmentRef(info) } };

@@ -14,6 +14,7 @@
 // offers a row the tools its `tools_kwargs` keys name: the package's `--rows-out` rewrites the
 // rows keyed by their tools' names (it starts each environment to learn them, which an export
 // does not), and import reads either.
+import { isRecord, recordOr } from '../base/record';
 import {
   kindParams,
   readMessages,
@@ -89,12 +90,9 @@ function toRow(t: ExportTask, settings: ExportSettings): RowResult {
  * of the row's tool names (as `python -m vtask_reward.verl_tools --rows-out` rewrites rows).
  */
 function toolsRef(tools: unknown): unknown {
-  if (!tools || typeof tools !== 'object') return undefined;
-  const entries = tools as Record<string, { create_kwargs?: unknown } | null | undefined>;
-  const keys = [VERL_TOOLS_KEY, ...Object.keys(entries).filter((k) => k !== VERL_TOOLS_KEY)];
-  return keys
-    .map((k) => entries[k]?.create_kwargs)
-    .find((c) => typeof (c as { environment?: unknown } | null | undefined)?.environment === 'string');
+  if (!isRecord(tools)) return undefined;
+  const keys = [VERL_TOOLS_KEY, ...Object.keys(tools).filter((k) => k !== VERL_TOOLS_KEY)];
+  return keys.map((k) => recordOr(tools[k]).create_kwargs).find((c) => typeof recordOr(c).environment === 'string');
 }
 
 /** verl's example data sources whose ground truth is a math answer. */
@@ -103,14 +101,13 @@ const MATH_SOURCES = /gsm8k|math|aime|amc|numina|deepscaler|dapo/i;
 function fromRow(row: Record<string, unknown>, n: number): ImportResult {
   const messages = readMessages(row.prompt);
   if (!messages) return { error: '`prompt` is not a list of {role, content}' };
-  const extra = (row.extra_info && typeof row.extra_info === 'object' ? row.extra_info : {}) as Record<string, unknown>;
+  const extra = recordOr(row.extra_info);
   const own = readVerifier(extra.vtask_verifier);
   if (own && 'error' in own) return own;
   let verify = own?.verify;
   if (verify === undefined) {
-    const rm = row.reward_model as { ground_truth?: unknown } | undefined;
     const source = String(row.data_source ?? '');
-    const gt = rm?.ground_truth;
+    const gt = recordOr(row.reward_model).ground_truth;
     if (!MATH_SOURCES.test(source) || (typeof gt !== 'string' && typeof gt !== 'number')) {
       return {
         error: `no vtask verifier in extra_info, and data_source \`${source}\` is not one whose ground truth is a math answer`,

@@ -1,5 +1,5 @@
 import { isScalar, parseDocument } from 'yaml';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 /**
  * How values are written as YAML text for the task editor's edits. Every rendering here is a

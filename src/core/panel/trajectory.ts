@@ -4,7 +4,7 @@
 import type { Trajectory } from '../agent/types';
 import type { TrajectoryView } from '../base/panelProtocol';
 import { at } from '../util/must';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 /** Per text the panel shows this much: a 200-turn trajectory must stay light to send and draw. */
 const PART_CHARS = 4000;

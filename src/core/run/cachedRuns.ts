@@ -1,6 +1,7 @@
 // The runs the sample cache holds, without a request: each task's cached samples verified again by
 // the task file as given (so they follow its current verifier, or the one at a git revision).
 // `vtask export`, `vtask audit --samples`, `vtask diff` and the workbench's export read runs through it.
+import { recordOr } from '../base/record';
 import fs from 'node:fs';
 import { getPair, toJS } from '../base/ynode';
 import type { RunSummary } from '../datasets/format';
@@ -63,7 +64,7 @@ export async function cachedTaskRuns(
     const models = parsed.parts
       .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
       .find((m) => m?.type === 'map');
-    const modelTable = (toJS(models) as Record<string, unknown>) ?? {};
+    const modelTable = recordOr(toJS(models));
     const profiles = new Map<string, ModelProfile | undefined>();
     const profileOf = (name: string | undefined): ModelProfile | undefined => {
       const key = name ?? '';

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { kindOf } from '../verifiers/verify';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 /** Kinds whose parameters name a program for vtask to run. */
 const PROGRAM_KINDS: ReadonlySet<string> = new Set(['script']);

@@ -16,7 +16,7 @@ import { admit, corsHeaders, GateRefusal, requireJson, type GateOptions } from '
 import { inlinePrograms, insideRoots } from './inlinePrograms';
 import { at } from '../util/must';
 import { mapLimit } from '../util/limit';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 export interface LoadedTask {
   readonly file: string;

@@ -14,7 +14,7 @@
 import type { Trajectory, TrajectoryStep } from '../agent/types';
 import { toolMessage } from '../agent/toolCall';
 import type { ChatMessage, ToolCall } from '../base/chat';
-import { isRecord } from '../util/isRecord';
+import { isRecord } from '../base/record';
 
 /** What is wrong with a sent trajectory, with its place (`trajectories[2].calls[0]`). */
 export class WireTrajectoryError extends Error {}

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { errnoCode, errorMessage } from '../base/errorMessage';
+import { errorMessage } from '../base/errorMessage';
+import { errnoOf } from '../base/record';
 
 const TASK_FILE = /\.vtask(\.ya?ml)?$/;
 const SKIP_DIRS = new Set(['node_modules']);
@@ -21,7 +22,7 @@ export interface SkippedPath {
 
 /** What went wrong with a file-system call, in words, and what to do about it. */
 export function fsReason(e: unknown): string {
-  const code = errnoCode(e);
+  const code = errnoOf(e).code;
   switch (code) {
     case 'EACCES':
     case 'EPERM':
@@ -106,7 +107,7 @@ export function findTaskFiles(
     try {
       st = fs.statSync(p);
     } catch (e) {
-      if (named && errnoCode(e) === 'ENOENT') throw new MissingPathError(`no such file or folder: ${p}`);
+      if (named && errnoOf(e).code === 'ENOENT') throw new MissingPathError(`no such file or folder: ${p}`);
       onSkip({ path: p, severity: 'error', message: `cannot read it: ${fsReason(e)}` });
       return;
     }

@@ -4,7 +4,7 @@
 // editor's problems both report what this finds.
 import fs from 'node:fs';
 import path from 'node:path';
-import { errnoCode } from '../base/errorMessage';
+import { errnoOf } from '../base/record';
 import type { Issue } from '../base/issues';
 import { fsReason } from './discover';
 import type { TaskFile } from './parse';
@@ -43,7 +43,7 @@ function problemOf(file: string): string | undefined {
   try {
     return fs.statSync(file).isFile() ? undefined : 'is not a file';
   } catch (e) {
-    const code = errnoCode(e);
+    const code = errnoOf(e).code;
     return code === 'ENOENT' || code === 'ENOTDIR'
       ? `was not found (looked for ${file})`
       : `cannot be read: ${fsReason(e)}`;

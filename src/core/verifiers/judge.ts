@@ -1,3 +1,4 @@
+import { isList, isRecord } from '../base/record';
 import { errorMessage } from '../base/errorMessage';
 import * as z from 'zod';
 import { field, type Fields } from '../schema/fields';
@@ -73,14 +74,14 @@ export function parseJudgement(reply: string, count: number): { met: boolean[]; 
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const items = (value as { criteria?: unknown }).criteria;
-  if (!Array.isArray(items) || items.length !== count) return undefined;
+  if (!isRecord(value)) return undefined;
+  const items = value.criteria;
+  if (!isList(items) || items.length !== count) return undefined;
   const met: boolean[] = [];
   const why: string[] = [];
-  for (const [i, it] of (items as unknown[]).entries()) {
-    if (typeof it !== 'object' || it === null) return undefined;
-    const { id, met: m, why: w } = it as { id?: unknown; met?: unknown; why?: unknown };
+  for (const [i, it] of items.entries()) {
+    if (!isRecord(it)) return undefined;
+    const { id, met: m, why: w } = it;
     if (typeof m !== 'boolean' || (id !== undefined && id !== i + 1) || (w !== undefined && typeof w !== 'string'))
       return undefined;
     met.push(m);

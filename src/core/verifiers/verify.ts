@@ -1,3 +1,4 @@
+import { isRecord, recordOr } from '../base/record';
 import { errorMessage } from '../base/errorMessage';
 import type { VerifierKind } from './kind';
 import { VERIFIERS } from './registry';
@@ -17,19 +18,13 @@ export interface VerifyOptions {
 
 /** Splits `{kind: params}` into the registered kind and its parameters in mapping form. */
 export function kindOf(verifier: unknown): { kind: VerifierKind; params: Record<string, unknown> } | { error: string } {
-  if (!verifier || typeof verifier !== 'object' || Array.isArray(verifier))
-    return { error: 'the verifier is not a mapping' };
+  if (!isRecord(verifier)) return { error: 'the verifier is not a mapping' };
   const name = verifierKind(verifier);
   if (name === undefined || Object.keys(verifier).length > 1) return { error: 'a verifier has exactly one kind' };
   const kind = VERIFIERS.get(name);
   if (!kind) return { error: `unknown verifier kind \`${name}\`` };
-  const raw = (verifier as Record<string, unknown>)[name];
-  const params =
-    Array.isArray(raw) && kind.listField
-      ? { [kind.listField]: raw }
-      : raw && typeof raw === 'object'
-        ? (raw as Record<string, unknown>)
-        : {};
+  const raw = verifier[name];
+  const params = Array.isArray(raw) && kind.listField ? { [kind.listField]: raw } : recordOr(raw);
   return { kind, params };
 }
 
@@ -83,7 +78,7 @@ export async function verify(verifier: unknown, response: string, options: Verif
       pass: false,
       score: 0,
       reason: `the \`${kind.kind}\` verifier failed: ${errorMessage(e)}`,
-      details: { stack: (e as Error).stack },
+      details: { stack: e instanceof Error ? e.stack : undefined },
       error: 'crash',
     };
   }

@@ -4,6 +4,7 @@
 // chunks, and a row over MAX_ROW_CHARS is cut (text) or skipped (JSONL) with a note.
 import fs from 'node:fs';
 import { errorMessage } from '../../base/errorMessage';
+import { isRecord } from '../../base/record';
 import { readRows, rowFileType } from '../../datasets/rowFiles';
 
 /** One benchmark prompt: its 0-based line (JSONL, text) or row index (Parquet) and its text. */
@@ -41,14 +42,12 @@ export function rowPrompt(row: Record<string, unknown>): { text: string } | { er
 function userText(messages: unknown[], field: string): { text: string } | { error: string } {
   const parts: string[] = [];
   for (const m of messages) {
-    if (!m || typeof m !== 'object') return { error: `\`${field}\` holds something that is not a message` };
-    const { role, content } = m as { role?: unknown; content?: unknown };
+    if (!isRecord(m)) return { error: `\`${field}\` holds something that is not a message` };
+    const { role, content } = m;
     if (role !== 'user') continue;
     if (typeof content === 'string') parts.push(content);
     else if (Array.isArray(content))
-      for (const p of content)
-        if (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')
-          parts.push((p as { text: string }).text);
+      for (const p of content) if (isRecord(p) && typeof p.text === 'string') parts.push(p.text);
   }
   if (!parts.length) return { error: `\`${field}\` has no user message with text` };
   return { text: parts.join('\n\n') };
@@ -92,8 +91,8 @@ export async function readBenchmark(file: string): Promise<Benchmark> {
     } catch (e) {
       throw new Error(`${file}: ${where}: not JSON: ${errorMessage(e)}`);
     }
-    if (!row || typeof row !== 'object' || Array.isArray(row)) throw new Error(`${file}: ${where}: not a JSON object`);
-    const p = rowPrompt(row as Record<string, unknown>);
+    if (!isRecord(row)) throw new Error(`${file}: ${where}: not a JSON object`);
+    const p = rowPrompt(row);
     if ('error' in p) throw new Error(`${file}: ${where}: ${p.error}`);
     rows.push({ row: line, text: cut(p.text, file, where, notes) });
   }

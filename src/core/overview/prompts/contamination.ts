@@ -11,6 +11,7 @@
 // overlap (ties: the earliest row), quoted as the task's prompt writes it.
 import { mix32, promptWords } from './normalise';
 import type { ContaminationHit, TaskRef } from '../dataset/types';
+import { i32, num, u32, word } from './packed';
 
 export const DEFAULT_NGRAM = 13;
 const MIN_WORDS = 8;
@@ -81,14 +82,14 @@ class GramIndex {
   find(key: number, q: number, len: number, words: Int32Array = this.words.data): number {
     const mask = this.keys.length - 1;
     for (let s = key & mask; this.keys[s] !== 0; s = (s + 1) & mask) {
-      if (this.keys[s] === key && this.len[s] === len && this.same(this.at[s] as number, q, len, words)) return s;
+      if (this.keys[s] === key && this.len[s] === len && this.same(i32(this.at, s), q, len, words)) return s;
     }
     return -1;
   }
   add(key: number, at: number, len: number, row: number): void {
     let s = this.find(key, at, len);
     if (s >= 0) {
-      if (this.occRow.data[this.tail[s] as number] === row) return;
+      if (this.occRow.data[i32(this.tail, s)] === row) return;
     } else {
       if ((this.size + 1) * 2 > this.keys.length) this.grow();
       const mask = this.keys.length - 1;
@@ -104,7 +105,7 @@ class GramIndex {
     this.occPos.push(at);
     this.occNext.push(-1);
     if (this.head[s] === -1) this.head[s] = o;
-    else this.occNext.data[this.tail[s] as number] = o;
+    else this.occNext.data[i32(this.tail, s)] = o;
     this.tail[s] = o;
   }
   private grow(): void {
@@ -117,15 +118,15 @@ class GramIndex {
     this.tail = new Int32Array(cap);
     const mask = cap - 1;
     for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as number;
+      const k = u32(keys, i);
       if (!k) continue;
       let s = k & mask;
       while (this.keys[s]) s = (s + 1) & mask;
       this.keys[s] = k;
-      this.at[s] = at[i] as number;
-      this.len[s] = len[i] as number;
-      this.head[s] = head[i] as number;
-      this.tail[s] = tail[i] as number;
+      this.at[s] = i32(at, i);
+      this.len[s] = i32(len, i);
+      this.head[s] = i32(head, i);
+      this.tail[s] = i32(tail, i);
     }
   }
 }
@@ -168,15 +169,15 @@ export function findContamination(
   const index = new GramIndex(words, words.length);
   const lengths = new Set<number>();
   for (let r = 0; r + 1 < rowStart.length; r++) {
-    const from = rowStart[r] as number;
-    const to = rowStart[r + 1] as number;
+    const from = num(rowStart, r);
+    const to = num(rowStart, r + 1);
     const len = Math.min(n, to - from);
     lengths.add(len);
     const pow = power(len);
     let h = 0;
     for (let i = from; i < to; i++) {
-      const v = idHash[words.data[i] as number] as number;
-      if (i - from >= len) h = (h - Math.imul(idHash[words.data[i - len] as number] as number, pow)) | 0;
+      const v = u32(idHash, i32(words.data, i));
+      if (i - from >= len) h = (h - Math.imul(u32(idHash, i32(words.data, i - len)), pow)) | 0;
       h = (Math.imul(h, B) + v) | 0;
       if (i - from + 1 >= len) index.add(keyOf(h, len), i - len + 1, len, r);
     }
@@ -192,9 +193,9 @@ export function findContamination(
     const ids = new Int32Array(m);
     const hs = new Uint32Array(m);
     for (let i = 0; i < m; i++) {
-      const id = vocab.get(pw.words[i] as string);
+      const id = vocab.get(word(pw.words, i));
       ids[i] = id ?? -1;
-      hs[i] = id === undefined ? 0 : (idHash[id] as number);
+      hs[i] = id === undefined ? 0 : u32(idHash, id);
     }
     let best = { span: 0, row: -1, from: 0, to: 0 };
     for (const { len, pow } of byLength) {
@@ -202,8 +203,8 @@ export function findContamination(
       let h = 0;
       let skipTo = 0;
       for (let i = 0; i < m; i++) {
-        if (i >= len) h = (h - Math.imul(hs[i - len] as number, pow)) | 0;
-        h = (Math.imul(h, B) + (hs[i] as number)) | 0;
+        if (i >= len) h = (h - Math.imul(u32(hs, i - len), pow)) | 0;
+        h = (Math.imul(h, B) + u32(hs, i)) | 0;
         const p = i - len + 1;
         if (p < skipTo || p < 0) continue;
         const slot = index.find(keyOf(h, len), p, len, ids);
@@ -212,14 +213,14 @@ export function findContamination(
         // rows is boilerplate, and the row's other runs identify it), each extended both ways.
         let seen = 0;
         for (
-          let o = index.head[slot] as number;
+          let o = i32(index.head, slot);
           o !== -1 && seen < MAX_ROWS_PER_GRAM;
-          o = index.occNext.data[o] as number, seen++
+          o = i32(index.occNext.data, o), seen++
         ) {
-          const r = index.occRow.data[o] as number;
-          const q0 = index.occPos.data[o] as number;
-          const lo = rowStart[r] as number;
-          const hi = rowStart[r + 1] as number;
+          const r = i32(index.occRow.data, o);
+          const q0 = i32(index.occPos.data, o);
+          const lo = num(rowStart, r);
+          const hi = num(rowStart, r + 1);
           let a = p;
           let q = q0;
           while (a > 0 && q > lo && ids[a - 1] === w[q - 1]) {
@@ -233,7 +234,7 @@ export function findContamination(
             qe++;
           }
           const span = e - a;
-          const row = rowOf[r] as number;
+          const row = num(rowOf, r);
           if (span > best.span || (span === best.span && row < best.row)) best = { span, row, from: a, to: e };
           // The windows inside this run would find the same run again.
           skipTo = Math.max(skipTo, e - len + 1);

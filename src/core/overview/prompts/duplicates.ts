@@ -33,6 +33,8 @@
 import { hashString, isNumberWord, mix32, promptWords } from './normalise';
 import type { DuplicatePair, TaskRef } from '../dataset/types';
 import { NUMBER_WORDS_TO_19 } from '../../util/numberWords';
+import { at } from '../../util/must';
+import { f64, i32, num, u32, word } from './packed';
 
 export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;
 const H = 64;
@@ -65,11 +67,11 @@ export function bandsFor(threshold: number): { bands: number; rows: number } {
 /** Reads number words as their digits and drops thousands separators (`1,000` is `1000`), in place. */
 function asFeatureWords(words: string[]): string[] {
   for (let i = 0; i < words.length; i++) {
-    const w = words[i] as string;
+    const w = word(words, i);
     const c = w.charCodeAt(0);
     if (c >= 48 && c <= 57) {
       if (w.includes(',') && THOUSANDS.test(w)) words[i] = w.replace(/,/g, '');
-    } else if (w.length >= 3 && w.length <= 9 && NUMBER_WORD_START.includes(w[0] as string)) {
+    } else if (w.length >= 3 && w.length <= 9 && NUMBER_WORD_START.includes(w.charAt(0))) {
       words[i] = NUMBER_WORDS.get(w) ?? w;
     }
   }
@@ -82,15 +84,15 @@ function featureHashes(words: readonly string[], out: Uint32Array): number {
   const n = words.length;
   if (wordHashes.length < n) wordHashes = new Uint32Array(n * 2);
   const wh = wordHashes;
-  for (let i = 0; i < n; i++) wh[i] = hashString(words[i] as string);
+  for (let i = 0; i < n; i++) wh[i] = hashString(word(words, i));
   let count = 0;
-  for (let i = 0; i < n; i++) out[count++] = mix32(WORD_SEED ^ (wh[i] as number));
+  for (let i = 0; i < n; i++) out[count++] = mix32(WORD_SEED ^ u32(wh, i));
   for (let i = 0; i + 1 < n; i++)
-    out[count++] = mix32(Math.imul(mix32(Math.imul(SHINGLE_SEED, 31) ^ (wh[i] as number)), 31) ^ (wh[i + 1] as number));
+    out[count++] = mix32(Math.imul(mix32(Math.imul(SHINGLE_SEED, 31) ^ u32(wh, i)), 31) ^ u32(wh, i + 1));
   const view = out.subarray(0, count);
   view.sort();
   let u = 0;
-  for (let i = 0; i < count; i++) if (i === 0 || view[i] !== view[i - 1]) out[u++] = view[i] as number;
+  for (let i = 0; i < count; i++) if (i === 0 || view[i] !== view[i - 1]) out[u++] = u32(view, i);
   return u;
 }
 
@@ -114,7 +116,7 @@ export function shingleJaccard(a: string, b: string): number {
 function featureSet(words: readonly string[]): Set<string> {
   // Words never hold a space, so a shingle's key never equals a word's.
   const set = new Set<string>(words);
-  for (let i = 0; i + 1 < words.length; i++) set.add(`${words[i] as string} ${words[i + 1] as string}`);
+  for (let i = 0; i + 1 < words.length; i++) set.add(`${word(words, i)} ${word(words, i + 1)}`);
   return set;
 }
 
@@ -164,7 +166,7 @@ export function findDuplicates(
     const norm = words.join(' ');
     const first = firstOf.get(norm);
     if (first !== undefined) {
-      pairs.push({ a: refs[first] as TaskRef, b: ref, similarity: 1, exact: true });
+      pairs.push({ a: at(refs, first), b: ref, similarity: 1, exact: true });
       continue;
     }
     const d = refs.length;
@@ -199,10 +201,10 @@ export function findDuplicates(
  */
 function minhash(features: Uint32Array, count: number, out: Uint32Array, at: number): void {
   for (let h = 0; h < H; h++) {
-    const seed = SEEDS[h] as number;
+    const seed = u32(SEEDS, h);
     let min = 0xffffffff;
     for (let i = 0; i < count; i++) {
-      const x = Math.imul((features[i] as number) ^ seed, 0x846ca68b) >>> 0;
+      const x = Math.imul(u32(features, i) ^ seed, 0x846ca68b) >>> 0;
       if (x < min) min = x;
     }
     out[at + h] = min;
@@ -223,21 +225,21 @@ function nearPairs(
   const { bands, rows } = bandsFor(threshold);
   const bestSim = new Float64Array(n);
   const bestOf = new Int32Array(n).fill(-1);
-  const size = (i: number): number => (offsets[i + 1] as number) - (offsets[i] as number);
+  const size = (i: number): number => num(offsets, i + 1) - num(offsets, i);
   const consider = (a: number, b: number): void => {
     if (numbers[a] !== numbers[b]) return;
     const na = size(a);
     const nb = size(b);
     // Jaccard is at most the smaller set over the larger one.
     if (Math.min(na, nb) < threshold * Math.max(na, nb)) return;
-    let i = offsets[a] as number;
-    let j = offsets[b] as number;
+    let i = num(offsets, a);
+    let j = num(offsets, b);
     const ei = i + na;
     const ej = j + nb;
     let inter = 0;
     while (i < ei && j < ej) {
-      const x = shingles[i] as number;
-      const y = shingles[j] as number;
+      const x = u32(shingles, i);
+      const y = u32(shingles, j);
       if (x === y) {
         inter++;
         i++;
@@ -246,7 +248,7 @@ function nearPairs(
       else j++;
     }
     const sim = inter / (na + nb - inter);
-    if (sim >= threshold && (sim > (bestSim[b] as number) || (sim === bestSim[b] && a < (bestOf[b] as number)))) {
+    if (sim >= threshold && (sim > f64(bestSim, b) || (sim === bestSim[b] && a < i32(bestOf, b)))) {
       bestSim[b] = sim;
       bestOf[b] = a;
     }
@@ -258,38 +260,38 @@ function nearPairs(
   const bandKey = new Uint32Array(n);
   for (let band = 0; band < bands; band++) {
     for (let d = 0; d < n; d++) {
-      let h = mix32(Math.imul(band + 1, 0x27d4eb2f) ^ (numbers[d] as number));
+      let h = mix32(Math.imul(band + 1, 0x27d4eb2f) ^ num(numbers, d));
       const at = d * H + band * rows;
-      for (let r = 0; r < rows; r++) h = mix32(Math.imul(h, 31) ^ (signatures[at + r] as number));
+      for (let r = 0; r < rows; r++) h = mix32(Math.imul(h, 31) ^ u32(signatures, at + r));
       bandKey[d] = h;
       if (packed) keys[d] = h * (1 << 21) + d;
     }
     if (packed) {
       keys.sort();
-      for (let i = 0; i < n; i++) order[i] = (keys[i] as number) % (1 << 21);
+      for (let i = 0; i < n; i++) order[i] = f64(keys, i) % (1 << 21);
     } else {
       for (let i = 0; i < n; i++) order[i] = i;
-      order.sort((x, y) => (bandKey[x] as number) - (bandKey[y] as number) || x - y);
+      order.sort((x, y) => u32(bandKey, x) - u32(bandKey, y) || x - y);
     }
     for (let lo = 0; lo < n;) {
-      const key = bandKey[order[lo] as number];
+      const key = u32(bandKey, u32(order, lo));
       let hi = lo + 1;
-      while (hi < n && bandKey[order[hi] as number] === key) hi++;
+      while (hi < n && u32(bandKey, u32(order, hi)) === key) hi++;
       for (let p = lo + 1; p < hi; p++) {
-        const b = order[p] as number;
-        for (let q = p - 1; q >= lo && q >= p - BUCKET_WINDOW; q--) consider(order[q] as number, b);
+        const b = u32(order, p);
+        for (let q = p - 1; q >= lo && q >= p - BUCKET_WINDOW; q--) consider(u32(order, q), b);
       }
       lo = hi;
     }
   }
   const out: DuplicatePair[] = [];
   for (let b = 0; b < n; b++) {
-    const a = bestOf[b] as number;
+    const a = i32(bestOf, b);
     if (a < 0) continue;
     // The hashed sets agree with the words but for a 32-bit collision; the figure reported is
     // measured on the words themselves.
-    const similarity = shingleJaccard(texts[a] as string, texts[b] as string);
-    if (similarity >= threshold) out.push({ a: refs[a] as TaskRef, b: refs[b] as TaskRef, similarity, exact: false });
+    const similarity = shingleJaccard(at(texts, a), at(texts, b));
+    if (similarity >= threshold) out.push({ a: at(refs, a), b: at(refs, b), similarity, exact: false });
   }
   return out;
 }

@@ -7,6 +7,7 @@
 // A hyphen or dash is a minus only before a number (`17-25`, `x - 3`, `-5`); elsewhere
 // (`well-known`, `this — that`) it is punctuation. An apostrophe inside a word is dropped
 // (`don’t`, `don't` and `dont` are one word).
+import { must } from '../../util/must';
 
 /** A prompt as words: each word normalised, with its span in the original text. */
 export interface PromptWords {
@@ -29,10 +30,9 @@ const enum Kind {
 /** ASCII operators kept as one-character words (the rest of Unicode's math symbols are too). */
 const ASCII_OPS = '+-*/=<>^%|~';
 
-const ASCII_KIND = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
+const ASCII_KIND: readonly Kind[] = Array.from({ length: 128 }, (_, c): Kind => {
   const ch = String.fromCharCode(c);
-  ASCII_KIND[c] = /[a-zA-Z]/.test(ch)
+  return /[a-zA-Z]/.test(ch)
     ? Kind.Word
     : /\d/.test(ch)
       ? Kind.Digit
@@ -43,6 +43,13 @@ for (let c = 0; c < 128; c++) {
           : ch === '.' || ch === ','
             ? Kind.Point
             : Kind.Sep;
+});
+
+/** `kinds[i]`, which the caller knows is there (an ASCII code, a character of a mapped code point). */
+function kindAt(kinds: readonly Kind[], i: number): Kind {
+  const k = kinds[i];
+  if (k === undefined) throw new RangeError(`index ${i} is outside the ${kinds.length} kinds`);
+  return k;
 }
 
 /** Typographic forms NFKC keeps as they are, folded to the ASCII a keyboard types. */
@@ -82,14 +89,14 @@ const FOLD: Record<string, string> = {
 /** One non-ASCII code point, normalised: its characters and their kinds. */
 interface Mapped {
   readonly text: string;
-  readonly kinds: Uint8Array;
+  readonly kinds: readonly Kind[];
 }
 
 const mappedCache = new Map<number, Mapped>();
 
 function kindOf(ch: string): Kind {
   const c = ch.charCodeAt(0);
-  if (c < 128) return ASCII_KIND[c] as Kind;
+  if (c < 128) return kindAt(ASCII_KIND, c);
   if (/\p{N}/u.test(ch)) return Kind.Digit;
   if (/[\p{L}\p{M}]/u.test(ch)) return Kind.Word;
   if (/\p{Sm}/u.test(ch)) return Kind.Op;
@@ -102,7 +109,7 @@ function mapCodePoint(cp: number): Mapped {
   let text = '';
   for (const ch of String.fromCodePoint(cp).normalize('NFKC').toLowerCase()) text += FOLD[ch] ?? ch;
   const chars = [...text];
-  m = { text: chars.join(''), kinds: Uint8Array.from(chars, kindOf) };
+  m = { text: chars.join(''), kinds: chars.map(kindOf) };
   // The cache only grows with distinct characters seen; bound it for hostile text all the same.
   if (mappedCache.size < 65_536) mappedCache.set(cp, m);
   return m;
@@ -182,9 +189,9 @@ export function promptWords(text: string, offsets = true): PromptWords {
   for (let i = 0; i < n;) {
     const c = text.charCodeAt(i);
     if (c < 128) {
-      const kind = ASCII_KIND[c] as Kind;
+      const kind = kindAt(ASCII_KIND, c);
       if (kind !== Kind.Word && kind !== Kind.Digit) {
-        add(text[i] as string, c === 45 ? minus(i + 1) : kind, false, false, i, i + 1);
+        add(text.charAt(i), c === 45 ? minus(i + 1) : kind, false, false, i, i + 1);
         i++;
         continue;
       }
@@ -210,12 +217,12 @@ export function promptWords(text: string, offsets = true): PromptWords {
       i = j;
       continue;
     }
-    const cp = text.codePointAt(i) as number;
+    const cp = must(text.codePointAt(i), 'i is inside the text');
     const width = cp > 0xffff ? 2 : 1;
     const m = mapCodePoint(cp);
     let k = 0;
     for (const ch of m.text) {
-      let kind = m.kinds[k++] as Kind;
+      let kind = kindAt(m.kinds, k++);
       if (ch === '-') kind = minus(i + width);
       add(ch, kind, kind === Kind.Digit, kind === Kind.Digit, i, i + width);
     }

@@ -12,7 +12,8 @@ import { DEFAULT_NGRAM, findContamination } from './contamination';
 import { findDuplicates } from './duplicates';
 import type { StatsMemo } from '../dataset/statsMemo';
 import type { ContaminationHit, DuplicatePair, TaskRef } from '../dataset/types';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
+import { isStringArray, recordOr } from '../../base/record';
 
 /** The dataset as the checks see it. */
 export interface PromptDataset {
@@ -72,19 +73,16 @@ export class PromptChecks {
     const hash = fileHash(file);
     // A benchmark that cannot be read is left to readBenchmark to say why.
     const name = hash === undefined ? undefined : this.name('contamination', [file, hash, n]);
-    const remembered =
-      name === undefined ? undefined : (this.memo?.check(name) as { hits?: unknown; notes?: unknown } | undefined);
-    const notes = remembered?.notes;
-    const known =
-      Array.isArray(notes) && notes.every((n) => typeof n === 'string')
-        ? this.decode(remembered?.hits, 3, (n, ref) =>
-            typeof n[1] === 'number' && typeof n[2] === 'string'
-              ? { ...ref, benchmark_row: n[1], overlap: n[2], benchmark: file }
-              : undefined,
-          )
-        : undefined;
-    if (known) {
-      for (const note of notes as string[]) onNote?.(note);
+    const { hits: rememberedHits, notes } = recordOr(name === undefined ? undefined : this.memo?.check(name));
+    const known = isStringArray(notes)
+      ? this.decode(rememberedHits, 3, (n, ref) =>
+          typeof n[1] === 'number' && typeof n[2] === 'string'
+            ? { ...ref, benchmark_row: n[1], overlap: n[2], benchmark: file }
+            : undefined,
+        )
+      : undefined;
+    if (known && isStringArray(notes)) {
+      for (const note of notes) onNote?.(note);
       return known;
     }
     const bench = await readBenchmark(file);
@@ -142,7 +140,7 @@ export class PromptChecks {
       this.byKey = new Map();
       for (const [r, i] of this.index) if (!this.byKey.has(refKey(r))) this.byKey.set(refKey(r), i);
     }
-    return this.byKey.get(refKey(ref)) as number;
+    return must(this.byKey.get(refKey(ref)), 'every ref given has its key in the index');
   }
 
   /** The prompts compared: of the valid tasks that have one, in the dataset's order. */

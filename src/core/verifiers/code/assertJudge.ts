@@ -8,7 +8,9 @@
 import assert from 'node:assert';
 import { JS_RECORDED_METHODS } from './assertHarness';
 import { show } from './compare';
-import { at } from '../../util/must';
+import * as z from 'zod';
+import { isList, parseJson } from '../../base/record';
+import { at, must } from '../../util/must';
 
 /** An operand: a literal the planner kept, or the value of the run's `leaf`-th thunk. */
 type Slot = { readonly leaf: number } | { readonly const: PyEnc };
@@ -34,12 +36,35 @@ export interface PyPlan {
   }[];
 }
 
+function isPyEnc(v: unknown): v is PyEnc {
+  return v === null || typeof v === 'boolean' || typeof v === 'string' || Array.isArray(v);
+}
+
+const pyEnc = z.custom<PyEnc>(isPyEnc);
+const slot: z.ZodType<Slot> = z.union([z.object({ leaf: z.number().int().nonnegative() }), z.object({ const: pyEnc })]);
+const pyNode: z.ZodType<PyNode> = z.lazy(() =>
+  z.discriminatedUnion('k', [
+    z.object({ k: z.enum(['and', 'or']), of: z.array(pyNode) }),
+    z.object({ k: z.literal('not'), of: pyNode }),
+    z.object({ k: z.literal('cmp'), ops: z.array(z.string()), of: z.array(slot) }),
+    z.object({ k: z.literal('isclose'), of: z.array(slot) }),
+    z.object({ k: z.literal('value'), leaf: z.number().int().nonnegative() }),
+  ]),
+);
+/** The planner's output, read as what it says: an error, or the plan. */
+const planOutput = z.union([
+  z.object({ error: z.string() }),
+  z.object({
+    checks: z.string(),
+    asserts: z.array(z.object({ line: z.number(), text: z.string(), test: pyNode, optional: z.boolean().optional() })),
+  }),
+]);
+
 /** The planner's output: the plan, or why the asserts cannot be planned. */
 export function parsePlan(stdout: string): PyPlan | { readonly error: string } {
   try {
-    const v = JSON.parse(stdout) as Partial<PyPlan> & { error?: string };
-    if (typeof v.error === 'string') return { error: v.error };
-    if (typeof v.checks === 'string' && Array.isArray(v.asserts)) return v as PyPlan;
+    const v = planOutput.safeParse(parseJson(stdout));
+    if (v.success) return v.data;
   } catch {
     // Reported below.
   }
@@ -63,7 +88,7 @@ function resultLines(stdout: string, marker: string): unknown[] {
   for (const line of stdout.split('\n')) {
     if (!line.startsWith(marker)) continue;
     try {
-      out.push(JSON.parse(line.slice(marker.length)) as unknown);
+      out.push(parseJson(line.slice(marker.length)));
     } catch {
       out.push(undefined);
     }
@@ -85,11 +110,11 @@ export function judgePythonAsserts(stdout: string, marker: string, plan: PyPlan)
       done = true;
       continue;
     }
-    const [i, leaves] = Array.isArray(rec) ? (rec as unknown[]) : [];
+    const [i, leaves] = isList(rec) ? rec : [];
     const a = typeof i === 'number' ? plan.asserts[i] : undefined;
-    if (!a || !Array.isArray(leaves))
+    if (typeof i !== 'number' || !a || !isList(leaves))
       return { done, failure: { status: 'wrong_answer', message: 'a result line of the checks is malformed' } };
-    ran.add(i as number);
+    ran.add(i);
     const where = `assert on line ${a.line} (${a.text})`;
     try {
       if (!pyTruth(evalNode(a.test, leaves)))
@@ -170,9 +195,9 @@ function pyIsclose([a, b, rel, abs]: readonly PyEnc[]): boolean {
 
 function leaf(leaves: readonly unknown[], i: number): PyEnc {
   const r = leaves[i];
-  if (!Array.isArray(r)) throw new Problem('did not run completely');
-  const [tag, body] = r as [unknown, unknown];
-  if (tag === 'v') return body as PyEnc;
+  if (!isList(r)) throw new Problem('did not run completely');
+  const [tag, body] = r;
+  if (tag === 'v') return isPyEnc(body) ? body : fail('a malformed value');
   if (tag === 'x') return fail(String(body));
   if (tag === 'e') return fail(`raised ${String(body)}`);
   return fail('a malformed result');
@@ -184,15 +209,16 @@ function fail(why: string): never {
 
 /** Why a test that evaluated false is false, with the values. */
 function explain(n: PyNode, leaves: readonly unknown[]): string {
-  if (n.k === 'cmp' && n.ops.length === 1) {
-    const [l, r] = n.of as [(typeof n.of)[number], (typeof n.of)[number]];
-    const lv = 'const' in l ? l.const : leaf(leaves, l.leaf);
-    const rv = 'const' in r ? r.const : leaf(leaves, r.leaf);
-    if (n.ops[0] === '==')
+  const [op, ...more] = n.k === 'cmp' ? n.ops : [];
+  const [l, r] = n.k === 'cmp' ? n.of : [];
+  if (op !== undefined && !more.length && l && r) {
+    const lv = slotValue(l, leaves);
+    const rv = slotValue(r, leaves);
+    if (op === '==')
       return 'const' in l && !('const' in r)
         ? `got ${pyRepr(rv)}, expected ${pyRepr(lv)}`
         : `got ${pyRepr(lv)}, expected ${pyRepr(rv)}`;
-    return `${pyRepr(lv)} ${n.ops[0]} ${pyRepr(rv)} is false`;
+    return `${pyRepr(lv)} ${op} ${pyRepr(rv)} is false`;
   }
   if (n.k === 'value') return `the value is ${pyRepr(leaf(leaves, n.leaf))}`;
   if (n.k === 'isclose')
@@ -211,19 +237,19 @@ function tagOf(v: PyEnc): string {
 }
 
 function bodyOf(v: PyEnc): unknown {
-  return (v as readonly unknown[])[1];
+  return typeof v === 'object' && v !== null ? v[1] : undefined;
 }
 
 function items(v: PyEnc): readonly PyEnc[] {
   const b = bodyOf(v);
-  return Array.isArray(b) ? (b as PyEnc[]) : fail('a malformed value');
+  return isList(b) && b.every(isPyEnc) ? b : fail('a malformed value');
 }
 
 function pairs(v: PyEnc): readonly (readonly [PyEnc, PyEnc])[] {
-  const b = items(v);
-  return b.map((p) =>
-    Array.isArray(p) && p.length === 2 ? (p as unknown as [PyEnc, PyEnc]) : fail('a malformed value'),
-  );
+  return items(v).map((p) => {
+    const [k, x] = typeof p === 'object' && p !== null && p.length === 2 ? p : [];
+    return isPyEnc(k) && isPyEnc(x) ? [k, x] : fail('a malformed value');
+  });
 }
 
 function num(v: PyEnc): Num | undefined {
@@ -280,7 +306,10 @@ function pyEqual(a: PyEnc, b: PyEnc): boolean {
     const x = pairs(a);
     return (
       new Set(x.map(([k]) => hashKey(k))).size === y.size &&
-      x.every(([k, v]) => y.has(hashKey(k)) && pyEqual(v, y.get(hashKey(k)) as PyEnc))
+      x.every(([k, v]) => {
+        const w = y.get(hashKey(k));
+        return w !== undefined && pyEqual(v, w);
+      })
     );
   }
   return fail('a malformed value');
@@ -302,10 +331,14 @@ function hashKey(v: PyEnc): string {
   return fail(`raised TypeError: unhashable type: '${t}'`);
 }
 
+function codePoints(s: string): number[] {
+  return Array.from(s, (c) => must(c.codePointAt(0), 'a character has a code point'));
+}
+
 /** Compares code points, as Python orders strings. */
 function codePointCompare(a: string, b: string): number {
-  const x = Array.from(a, (c) => c.codePointAt(0) as number);
-  const y = Array.from(b, (c) => c.codePointAt(0) as number);
+  const x = codePoints(a);
+  const y = codePoints(b);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return at(x, i) - at(y, i);
   return x.length - y.length;
 }
@@ -322,7 +355,7 @@ function pyOrder(op: string, a: PyEnc, b: PyEnc): boolean {
   if (na && nb) return holds(op, numCompare(na, nb));
   const ta = tagOf(a);
   const tb = tagOf(b);
-  if (ta === 'str' && tb === 'str') return holds(op, codePointCompare(a as string, b as string));
+  if (typeof a === 'string' && typeof b === 'string') return holds(op, codePointCompare(a, b));
   if (ta === 'bytes' && tb === 'bytes') return holds(op, codePointCompare(String(bodyOf(a)), String(bodyOf(b))));
   if ((ta === 'list' || ta === 'tuple') && ta === tb) {
     const x = items(a);
@@ -346,9 +379,9 @@ function pyOrder(op: string, a: PyEnc, b: PyEnc): boolean {
 /** Python's `in` on plain data. */
 function pyContains(item: PyEnc, container: PyEnc): boolean {
   const t = tagOf(container);
-  if (t === 'str')
-    return tagOf(item) === 'str'
-      ? (container as string).includes(item as string)
+  if (typeof container === 'string')
+    return typeof item === 'string'
+      ? container.includes(item)
       : fail(`raised TypeError: 'in <string>' requires string as left operand, not ${tagOf(item)}`);
   if (t === 'bytes')
     return (
@@ -399,7 +432,7 @@ function pyTruth(v: PyEnc): boolean {
   if (n) return 'int' in n ? n.int !== 0n : n.float !== 0;
   const t = tagOf(v);
   if (t === 'NoneType') return false;
-  if (t === 'str') return (v as string).length > 0;
+  if (typeof v === 'string') return v.length > 0;
   if (t === 'bytes') return String(bodyOf(v)).length > 0;
   return items(v).length > 0;
 }
@@ -420,9 +453,11 @@ function repr(v: PyEnc, depth: number): string {
     case 'bool':
       return v ? 'True' : 'False';
     case 'str':
-      return `'${(v as string).replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
-    case 'int':
-      return String((num(v) as { int: bigint }).int);
+      return `'${String(v).replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+    case 'int': {
+      const n = num(v);
+      return n && 'int' in n ? String(n.int) : '?';
+    }
     case 'float':
       return String(bodyOf(v));
     case 'bytes':
@@ -456,12 +491,10 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
       continue;
     }
     n++;
-    const [method, args, same] = Array.isArray(rec) ? (rec as unknown[]) : [];
-    const fn =
-      typeof method === 'string' && JS_RECORDED_METHODS.includes(method)
-        ? (assert as unknown as Record<string, (...a: unknown[]) => void>)[method]
-        : undefined;
-    if (!fn || !Array.isArray(args))
+    const [method, args, same] = isList(rec) ? rec : [];
+    const fn: unknown =
+      typeof method === 'string' && JS_RECORDED_METHODS.includes(method) ? Reflect.get(assert, method) : undefined;
+    if (typeof fn !== 'function' || !isList(args))
       return { done, failure: { status: 'wrong_answer', message: 'a result line of the checks is malformed' } };
     const where = `assert call ${n} (${method === 'ok' ? 'assert' : `assert.${method}`})`;
     try {
@@ -472,7 +505,7 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
         if (same !== true) assert.fail('Expected the same object');
       } else if (bothObjects && (method === 'notStrictEqual' || method === 'notEqual')) {
         if (same === true) assert.fail('Expected two different objects');
-      } else fn(...values);
+      } else Reflect.apply(fn, assert, values);
     } catch (e) {
       const why =
         e instanceof Problem ? e.message : e instanceof Error ? e.message.replace(/\s*\n\s*/g, ' ').trim() : String(e);
@@ -486,8 +519,8 @@ export function judgeJsAsserts(stdout: string, marker: string): AssertRecords {
 }
 
 function jsValue(r: unknown): unknown {
-  if (!Array.isArray(r)) throw new Problem('a malformed result');
-  const [tag, body] = r as [unknown, unknown];
+  if (!isList(r)) throw new Problem('a malformed result');
+  const [tag, body] = r;
   if (tag === 'x') throw new Problem(String(body));
   if (tag !== 'v') throw new Problem('a malformed result');
   return jsDecode(body, 0);
@@ -496,8 +529,8 @@ function jsValue(r: unknown): unknown {
 /** Rebuilds a value the preload encoded: primitives, arrays, plain objects, sets and maps. */
 function jsDecode(v: unknown, depth: number): unknown {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
-  if (!Array.isArray(v) || depth > 120) throw new Problem('a malformed value');
-  const [tag, body, length] = v as [unknown, unknown, unknown];
+  if (!isList(v) || depth > 120) throw new Problem('a malformed value');
+  const [tag, body, length] = v;
   if (tag === 'undefined') return undefined;
   if (tag === 'number') return body === 'NaN' ? NaN : body === '-0' ? -0 : Number(body);
   if (tag === 'bigint' && typeof body === 'string' && /^-?\d+$/.test(body)) return BigInt(body);
@@ -511,11 +544,11 @@ function jsDecode(v: unknown, depth: number): unknown {
       ),
     );
   }
-  if ((tag === 'array' || tag === 'object') && Array.isArray(body)) {
+  if ((tag === 'array' || tag === 'object') && isList(body)) {
     const size = Number(length) || 0;
     if (tag === 'array' && (!Number.isInteger(size) || size < 0 || size > 1e7)) throw new Problem('a malformed value');
-    const out: Record<string, unknown> = tag === 'array' ? (new Array(size) as unknown as Record<string, unknown>) : {};
-    for (const p of body as unknown[]) {
+    const out: object = tag === 'array' ? new Array<unknown>(size) : {};
+    for (const p of body) {
       if (!Array.isArray(p) || typeof p[0] !== 'string') throw new Problem('a malformed value');
       Object.defineProperty(out, p[0], {
         value: jsDecode(p[1], depth + 1),

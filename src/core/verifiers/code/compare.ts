@@ -1,4 +1,5 @@
 /** How a program's output and return values are compared with the expected ones. */
+import { isRecord } from '../../base/record';
 import { plural } from '../../util/plural';
 import { at } from '../../util/must';
 
@@ -67,10 +68,8 @@ export function deepEqual(expected: unknown, actual: unknown): boolean {
   const ek = Object.keys(expected);
   const ak = Object.keys(actual);
   if (ek.length !== ak.length) return false;
-  const a = actual as Record<string, unknown>;
-  return ek.every(
-    (k) => Object.prototype.hasOwnProperty.call(a, k) && deepEqual((expected as Record<string, unknown>)[k], a[k]),
-  );
+  if (!isRecord(expected) || !isRecord(actual)) return false;
+  return ek.every((k) => Object.prototype.hasOwnProperty.call(actual, k) && deepEqual(expected[k], actual[k]));
 }
 
 /** JSON for messages, with non-finite numbers spelled out. */

@@ -1,13 +1,9 @@
+import { isRecord } from '../../base/record';
 import type { Isolation } from '../../base/isolation';
 import type { Verdict } from '../verdict';
 
 function isIsolation(v: unknown): v is Isolation {
-  return (
-    !!v &&
-    typeof v === 'object' &&
-    typeof (v as Isolation).method === 'string' &&
-    ((v as Isolation).level === 'full' || (v as Isolation).level === 'weak')
-  );
+  return isRecord(v) && typeof v.method === 'string' && (v.level === 'full' || v.level === 'weak');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isRecord } from '../../base/record';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,21 +44,20 @@ export function validateScriptVerdict(
   | { verdict: { pass: boolean; score?: number; reason?: string; details?: Record<string, unknown> } }
   | { problem: string } {
   if (typeof v === 'boolean') return { verdict: { pass: v } };
-  if (!v || typeof v !== 'object' || Array.isArray(v))
+  if (!isRecord(v))
     return { problem: `expected an object like {"pass": true}, got ${excerpt(JSON.stringify(v) ?? String(v), 60)}` };
-  const o = v as Record<string, unknown>;
-  if (typeof o.pass !== 'boolean') return { problem: '`pass` must be true or false' };
-  if (o.score !== undefined && (typeof o.score !== 'number' || !Number.isFinite(o.score) || o.score < 0 || o.score > 1))
+  const { pass, score, reason, details } = v;
+  if (typeof pass !== 'boolean') return { problem: '`pass` must be true or false' };
+  if (score !== undefined && (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1))
     return { problem: '`score` must be a number from 0 to 1' };
-  if (o.reason !== undefined && typeof o.reason !== 'string') return { problem: '`reason` must be a string' };
-  if (o.details !== undefined && (!o.details || typeof o.details !== 'object' || Array.isArray(o.details)))
-    return { problem: '`details` must be an object' };
+  if (reason !== undefined && typeof reason !== 'string') return { problem: '`reason` must be a string' };
+  if (details !== undefined && !isRecord(details)) return { problem: '`details` must be an object' };
   return {
     verdict: {
-      pass: o.pass,
-      ...(o.score !== undefined ? { score: o.score as number } : {}),
-      ...(o.reason !== undefined ? { reason: o.reason as string } : {}),
-      ...(o.details !== undefined ? { details: o.details as Record<string, unknown> } : {}),
+      pass,
+      ...(typeof score === 'number' ? { score } : {}),
+      ...(typeof reason === 'string' ? { reason } : {}),
+      ...(isRecord(details) ? { details } : {}),
     },
   };
 }

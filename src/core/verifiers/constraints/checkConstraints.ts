@@ -3,6 +3,7 @@
  * against IFEval's eight loose variants of it; the verdict passes when every instruction holds
  * and its score is the share that hold.
  */
+import { isRecord, recordOr } from '../../base/record';
 import { errorMessage } from '../../base/errorMessage';
 import * as z from 'zod';
 import { field, type Fields } from '../../schema/fields';
@@ -35,11 +36,11 @@ export interface InstructionResult {
 /** `id` or `{id: kwargs}` → [id, kwargs]. */
 export function parseInstruction(item: unknown): [string, Kwargs] {
   if (typeof item === 'string') return [item, {}];
-  if (item && typeof item === 'object' && !Array.isArray(item)) {
-    const entries = Object.entries(item as Record<string, unknown>);
-    if (entries.length === 1) {
-      const [id, kw] = entries[0] as [string, unknown];
-      return [id, kw && typeof kw === 'object' ? (kw as Kwargs) : {}];
+  if (isRecord(item)) {
+    const [entry, ...more] = Object.entries(item);
+    if (entry && !more.length) {
+      const [id, kw] = entry;
+      return [id, recordOr(kw)];
     }
   }
   return ['', {}];
@@ -85,7 +86,8 @@ export function checkInstruction(
   mode: 'strict' | 'loose',
   prompt = '',
 ): InstructionResult {
-  const variants = mode === 'loose' ? looseVariants(response) : [['as is', response] as [string, string]];
+  const asIs: [string, string] = ['as is', response];
+  const variants = mode === 'loose' ? looseVariants(response) : [asIs];
   let firstFail: Outcome | null = null;
   for (const [name, text] of variants) {
     // IFEval's evaluation counts an instruction only on a non-empty (variant of the) response.

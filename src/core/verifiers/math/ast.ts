@@ -80,8 +80,7 @@ export function children(n: Node): readonly Node[] {
 /** Iterative (never recursive) check, so hostile trees cannot overflow the stack here. */
 export function someNode(root: Node, pred: (n: Node) => boolean): boolean {
   const stack: Node[] = [root];
-  while (stack.length) {
-    const n = stack.pop() as Node;
+  for (let n = stack.pop(); n; n = stack.pop()) {
     if (pred(n)) return true;
     for (const c of children(n)) stack.push(c);
   }

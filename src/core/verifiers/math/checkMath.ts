@@ -142,7 +142,8 @@ export async function checkMath(
     // Prefer reporting a definite failure over an undecided one when several golds exist.
     if (!lastFailure || (lastFailure.error && !v.error)) lastFailure = v;
   }
-  return lastFailure as Verdict;
+  if (!lastFailure) throw new Error('every gold answer gave a verdict, and there is one at least');
+  return lastFailure;
 }
 
 async function checkOne(
@@ -153,7 +154,8 @@ async function checkOne(
   signal: AbortSignal | undefined,
   base: Record<string, unknown>,
 ): Promise<Verdict> {
-  const g = (gold.parsed as Extract<ParseResult, { ok: true }>).node;
+  if (!gold.parsed.ok) throw new Error('only a gold answer that parsed is checked');
+  const g = gold.parsed.node;
   const goldList = isListShaped(g) || g.t === 'tuple' || (g.t === 'set' && g.items.length > 1);
   const expected = clip(gold.text, 60);
   const steps = (): StepCounter => stepBudget(extra.mainSteps ?? MAIN_STEPS);

@@ -152,7 +152,7 @@ function compareCollections(g: Node, p: Node, c: CompareContext): Outcome {
   const pu = unordered(p);
   if (gu && pu && namedList(gu) && pu.some((x) => !assignedName(x))) {
     const r = allPairs(gu, pu, c);
-    const names = gu.map((x) => printNode(at((x as RelNode).args, 0), 20)).join(', ');
+    const names = gu.map((x) => (x.t === 'rel' ? printNode(at(x.args, 0), 20) : '?')).join(', ');
     return r.equal === false && !r.note ? no(r.method, `unnamed values are read in the order ${names}`) : r;
   }
   if (gu && pu) return matchUnordered(gu, pu, c);
@@ -298,8 +298,10 @@ function compareRelations(g: Node, p: Node, c: CompareContext): Outcome {
 }
 
 function compareEquations(g: RelNode, p: RelNode, c: CompareContext): Outcome {
-  const [gl, gr] = g.args as [Node, Node];
-  let [pl, pr] = p.args as [Node, Node];
+  const gl = at(g.args, 0);
+  const gr = at(g.args, 1);
+  let pl = at(p.args, 0);
+  let pr = at(p.args, 1);
   if (c.strict === false) [pl, pr] = renameToGold(g, [pl, pr]);
   // W(n) = 1 and W(x) = 1 define the same function: rename the bound argument.
   if (gl.t === 'call' && pl.t === 'call' && gl.name === pl.name && gl.args.length === 1 && pl.args.length === 1) {
@@ -329,17 +331,42 @@ function renameToGold(g: Node, p: [Node, Node]): [Node, Node] {
   return [rename(p[0], at(pv, 0), at(gv, 0)), rename(p[1], at(pv, 0), at(gv, 0))];
 }
 
-/** A copy of the tree with one variable renamed (JSON round trip, BigInts preserved). */
+/** A copy of the tree with one variable renamed (its subscripts too). */
 function rename(n: Node, from: string, to: string): Node {
-  return JSON.parse(
-    JSON.stringify(n, (_k, v: unknown) => (typeof v === 'bigint' ? { $big: v.toString() } : v)),
-    (_k, v: unknown) => {
-      if (v && typeof v === 'object' && '$big' in v) return BigInt((v as { $big: string }).$big);
-      if (v && typeof v === 'object' && (v as { t?: string }).t === 'sym' && (v as { name: string }).name === from)
-        return { ...(v as object), name: to };
-      return v;
-    },
-  ) as Node;
+  const r = (x: Node): Node => rename(x, from, to);
+  switch (n.t) {
+    case 'sym':
+      return { ...n, name: n.name === from ? to : n.name, ...(n.sub ? { sub: r(n.sub) } : {}) };
+    case 'add':
+    case 'mul':
+    case 'fn':
+    case 'call':
+    case 'rel':
+      return { ...n, args: n.args.map(r) };
+    case 'neg':
+    case 'percent':
+      return { ...n, arg: r(n.arg) };
+    case 'div':
+      return { ...n, num: r(n.num), den: r(n.den) };
+    case 'pow':
+      return { ...n, base: r(n.base), exp: r(n.exp) };
+    case 'pm':
+      return { ...n, a: n.a && r(n.a), b: r(n.b) };
+    case 'bigop':
+      return { ...n, lo: r(n.lo), hi: r(n.hi), body: r(n.body) };
+    case 'tuple':
+    case 'list':
+    case 'set':
+    case 'union':
+    case 'ratio':
+      return { ...n, items: n.items.map(r) };
+    case 'interval':
+      return { ...n, lo: r(n.lo), hi: r(n.hi) };
+    case 'matrix':
+      return { ...n, rows: n.rows.map((row) => row.map(r)) };
+    default:
+      return n;
+  }
 }
 
 const isInequality = (r: RelNode): boolean =>
@@ -352,7 +379,8 @@ function atoms(r: RelNode): { f: Node; op: '<' | '<=' | '!=' }[] {
     const b = at(r.args, i + 1);
     const minus = (x: Node, y: Node): Node => ({ t: 'add', args: [x, { t: 'neg', arg: y }] });
     if (op === '>' || op === '>=') return { f: minus(b, a), op: op === '>' ? '<' : '<=' };
-    return { f: minus(a, b), op: op as '<' | '<=' | '!=' };
+    if (op === '<' || op === '<=' || op === '!=') return { f: minus(a, b), op };
+    throw new Error(`'${op}' is not an inequality`);
   });
 }
 
@@ -374,6 +402,9 @@ function compareInequalities(g: RelNode, p: RelNode, c: CompareContext): Outcome
   return no('symbolic', 'the inequalities differ');
 }
 
+/** The relation read the other way round (a < b is b > a). */
+const FLIPPED: Readonly<Partial<Record<RelOp, RelOp>>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
 /** x < 3, 1 ≤ x < 2, x ≠ 3, 1 ≤ |z| ≤ 3/2 as intervals; null when not of that shape. */
 function relToSet(r: RelNode): Node | null {
   const inf: Node = { t: 'const', name: 'inf' };
@@ -381,11 +412,12 @@ function relToSet(r: RelNode): Node | null {
   const isVar = (n: Node): boolean => n.t === 'sym' || n.t === 'call';
   const isAbsVar = (n: Node): boolean => n.t === 'fn' && n.name === 'abs' && isVar(at(n.args, 0));
   if (r.ops.length === 1) {
-    let [a, b] = r.args as [Node, Node];
+    let a = at(r.args, 0);
+    let b = at(r.args, 1);
     let op = at(r.ops, 0);
     if (!isVar(a) && isVar(b)) {
       [a, b] = [b, a];
-      op = ({ '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as Record<string, RelOp>)[op] ?? op;
+      op = FLIPPED[op] ?? op;
     }
     if (!isVar(a) || !isClosed(b)) return null;
     switch (op) {
@@ -410,7 +442,8 @@ function relToSet(r: RelNode): Node | null {
   if (r.ops.length === 2) {
     const mid = at(r.args, 1);
     let [lo, hi] = [at(r.args, 0), at(r.args, 2)];
-    let [o1, o2] = r.ops as [RelOp, RelOp];
+    let o1 = at(r.ops, 0);
+    let o2 = at(r.ops, 1);
     if ((o1 === '>' || o1 === '>=') && (o2 === '>' || o2 === '>=')) {
       [lo, hi] = [hi, lo];
       [o1, o2] = [o2 === '>' ? '<' : '<=', o1 === '>' ? '<' : '<='];
@@ -643,11 +676,12 @@ export function expandPm(n: Node): Node {
     const next: Node[] = [];
     for (const v of variants) {
       const a = replaceFirstPm(v, 1);
-      if (!a) {
+      const b = a && replaceFirstPm(v, -1);
+      if (!a || !b) {
         next.push(v);
         continue;
       }
-      next.push(a, replaceFirstPm(v, -1) as Node);
+      next.push(a, b);
     }
     variants = next;
   }
@@ -699,17 +733,18 @@ function toMatrix(n: Node): Matrix | null {
       return n.items.length === 1 ? toMatrix(at(n.items, 0)) : null;
     case 'neg': {
       const m = toMatrix(n.arg);
-      return m && m.map((r) => r.map((x) => ({ t: 'neg', arg: x }) as Node));
+      return m && m.map((r) => r.map((x): Node => ({ t: 'neg', arg: x })));
     }
     case 'add': {
-      const ms = n.args.map(toMatrix);
-      if (ms.some((m) => !m)) return null;
-      const first = ms[0] as Matrix;
-      if (ms.some((m) => (m as Matrix).length !== first.length || (m as Matrix)[0]?.length !== first[0]?.length))
-        return null;
-      return first.map((row, i) =>
-        row.map((_x, j) => ({ t: 'add', args: ms.map((m) => (m as Matrix)[i]?.[j] as Node) }) as Node),
-      );
+      const ms: Matrix[] = [];
+      for (const a of n.args) {
+        const m = toMatrix(a);
+        if (!m) return null;
+        ms.push(m);
+      }
+      const first = at(ms, 0);
+      if (ms.some((m) => m.length !== first.length || m[0]?.length !== first[0]?.length)) return null;
+      return first.map((row, i) => row.map((_x, j): Node => ({ t: 'add', args: ms.map((m) => at(at(m, i), j)) })));
     }
     case 'mul': {
       let acc: Matrix | null = null;
@@ -726,20 +761,17 @@ function toMatrix(n: Node): Matrix | null {
           const left: Matrix = acc;
           if ((left[0]?.length ?? 0) !== m.length) return null;
           acc = left.map((row) =>
-            at(m, 0).map(
-              (_x, j) =>
-                ({
-                  t: 'add',
-                  args: row.map((x, k) => ({ t: 'mul', args: [x, at(m[k] as Node[], j)] }) as Node),
-                }) as Node,
-            ),
+            at(m, 0).map((_x, j): Node => ({
+              t: 'add',
+              args: row.map((x, k): Node => ({ t: 'mul', args: [x, at(at(m, k), j)] })),
+            })),
           );
         }
       }
       if (!acc) return null;
       if (scalar.length) {
         const s = scalar;
-        acc = acc.map((r) => r.map((x) => ({ t: 'mul', args: [...s, x] }) as Node));
+        acc = acc.map((r) => r.map((x): Node => ({ t: 'mul', args: [...s, x] })));
         scalar = [];
       }
       return acc;

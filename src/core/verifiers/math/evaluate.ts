@@ -342,7 +342,7 @@ export function logValue(n: Node, b: Budget): LogValue | null {
         const v = logValue(a, b);
         if (!v) return null;
         ln += k * v.ln;
-        sign = (sign * v.sign) as 1 | -1;
+        if (v.sign < 0) sign = sign > 0 ? -1 : 1;
       }
       return Number.isFinite(ln) ? { ln, sign } : null;
     }
@@ -368,11 +368,12 @@ export function logValue(n: Node, b: Budget): LogValue | null {
       return Number.isFinite(x) && x !== 0 ? { ln: Math.log(Math.abs(x)), sign: x < 0 ? -1 : 1 } : null;
     }
     case 'add': {
-      const vs = n.args.map((a) => logValue(a, b));
-      if (vs.some((v) => !v)) return null;
-      const top = Math.max(...vs.map((v) => (v as LogValue).ln));
+      const all = n.args.map((a) => logValue(a, b));
+      const vs = all.filter((v): v is LogValue => v !== null);
+      if (vs.length < all.length) return null;
+      const top = Math.max(...vs.map((v) => v.ln));
       let s = 0;
-      for (const v of vs as LogValue[]) s += v.sign * Math.exp(v.ln - top);
+      for (const v of vs) s += v.sign * Math.exp(v.ln - top);
       // Heavy cancellation makes the result meaningless in floats: undecided.
       if (Math.abs(s) < 1e-9) return null;
       return { ln: top + Math.log(Math.abs(s)), sign: s < 0 ? -1 : 1 };

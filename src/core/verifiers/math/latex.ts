@@ -7,7 +7,7 @@
  */
 import { children, someNode, type Node, type RelOp } from './ast';
 import { fromDecimal, rat, type Rational } from './rational';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
 
 export class ParseError extends Error {}
 
@@ -189,8 +189,8 @@ function tokenize(s: string): Tok[] {
       continue;
     }
     if ((c >= '0' && c <= '9') || (c === '.' && /[0-9]/.test(s[i + 1] ?? ''))) {
-      const m = /^\d*(?:\.\d+)?/.exec(s.slice(i, i + 4000)) as RegExpExecArray;
-      let lit = m[0];
+      // The pattern matches every string (perhaps empty), so there is always a first match.
+      let lit = /^\d*(?:\.\d+)?/.exec(s.slice(i, i + 4000))?.[0] ?? '';
       if (lit === '' || lit === '.') lit = c;
       // "5." at the end of a sentence: the dot is punctuation.
       out.push({ k: 'num', s: lit });
@@ -414,14 +414,15 @@ class Parser {
     const items = [this.parseAdd()];
     for (;;) {
       const t = this.peek();
+      if (!t) break;
       if (isCmd(t, 'cup')) {
         this.next();
         items.push(this.parseAdd());
       } else if (isCmd(t, 'cap') || isCmd(t, 'setminus')) {
         this.next();
         const rhs = this.parseAdd();
-        const lhs = items.pop() as Node;
-        items.push({ t: 'fn', name: (t as Tok).s, args: [lhs, rhs] });
+        const lhs = must(items.pop(), 'the first operand is on the list');
+        items.push({ t: 'fn', name: t.s, args: [lhs, rhs] });
       } else break;
     }
     return items.length > 1 ? { t: 'union', items } : at(items, 0);
@@ -548,11 +549,12 @@ class Parser {
     let num: bigint | null = null;
     let den: bigint | null = null;
     let len = 0;
+    const next = this.peek(1);
     if (isCmd(this.peek(), 'frac')) {
-      if (isOp(this.peek(1), '{') && isOp(this.peek(3), '}') && isOp(this.peek(4), '{') && isOp(this.peek(6), '}'))
+      if (isOp(next, '{') && isOp(this.peek(3), '}') && isOp(this.peek(4), '{') && isOp(this.peek(6), '}'))
         [num, den, len] = [int(2), int(5), 7];
-      else if (this.peek(1)?.k === 'num' && /^\d\d$/.test((this.peek(1) as Tok).s))
-        [num, den, len] = [BigInt(at((this.peek(1) as Tok).s, 0)), BigInt(at((this.peek(1) as Tok).s, 1)), 2];
+      else if (next?.k === 'num' && /^\d\d$/.test(next.s))
+        [num, den, len] = [BigInt(at(next.s, 0)), BigInt(at(next.s, 1)), 2];
     } else if (isOp(this.peek(1), '/')) [num, den, len] = [int(0), int(2), 3];
     if (num === null || den === null || num <= 0n || num >= den) return null;
     const after = this.peek(len);
@@ -934,7 +936,9 @@ function inBase(digits: string, radix: number): Node {
     throw new ParseError(`digits do not fit base ${radix}`);
   let v = 0n;
   for (const d of digits) v = v * BigInt(radix) + BigInt(parseInt(d, 36));
-  return radix === 10 ? numNode(rat(v) as Rational) : { t: 'num', v: rat(v) as Rational, approx: false, base: radix };
+  const r = rat(v);
+  if (!r) throw new ParseError('number too long');
+  return radix === 10 ? numNode(r) : { t: 'num', v: r, approx: false, base: radix };
 }
 
 /** x_1, a_{37}, F_{n-k-1}; on a number a subscript is a base (204_5). */
@@ -971,8 +975,8 @@ const MAX_TREE_DEPTH = 200;
 function treeDepth(root: Node): number {
   let max = 0;
   const stack: [Node, number][] = [[root, 1]];
-  while (stack.length) {
-    const [n, d] = stack.pop() as [Node, number];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [n, d] = top;
     if (d > max) max = d;
     if (max > MAX_TREE_DEPTH) return max;
     for (const c of children(n)) stack.push([c, d + 1]);

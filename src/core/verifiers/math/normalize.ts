@@ -4,6 +4,7 @@
  * percent and degree signs. Every regex here is linear (no nested quantifiers) because the
  * input is model output and may be hostile.
  */
+import { must } from '../../util/must';
 
 /** Longest answer (after extraction) that is parsed at all; longer ones are reported as unparsed. */
 export const MAX_ANSWER_CHARS = 20_000;
@@ -116,7 +117,8 @@ function repeatingTail(digits: string): { fixed: string; repeat: string } | null
 function repeatingDecimals(input: string): string {
   let s = input.replace(
     /(\d*)\.(\d{0,30})\\(?:overline|bar)\s*(?:\{\s*(\d{1,30})\s*\}|(\d))/g,
-    (_m, i: string, f: string, r1?: string, r2?: string) => repeatingValue(i, f, (r1 ?? r2) as string),
+    (_m, i: string, f: string, r1?: string, r2?: string) =>
+      repeatingValue(i, f, must(r1 ?? r2, 'one of the two forms matched')),
   );
   s = s.replace(/(\d*)\.(\d{0,30})\((\d{1,30})\)/g, (_m, i: string, f: string, r: string) => repeatingValue(i, f, r));
   s = s.replace(

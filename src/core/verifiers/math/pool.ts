@@ -97,8 +97,9 @@ class MathPool {
 
   private pump(): void {
     for (const slot of this.slots) {
-      if (slot.job || !this.queue.length) continue;
-      const job = this.queue.shift() as Job;
+      if (slot.job) continue;
+      const job = this.queue.shift();
+      if (!job) continue;
       if (job.signal?.aborted) {
         job.resolve({ error: 'timeout', note: 'cancelled' });
         continue;

@@ -4,6 +4,7 @@
  * the only way to stop synchronous work such as a runaway simplification.
  */
 import { parentPort } from 'node:worker_threads';
+import { errorMessage } from '../../base/errorMessage';
 import { comparePair } from './answer';
 import type { CompareOptions } from './compare';
 import { stepBudget } from './evaluate';
@@ -35,7 +36,7 @@ parentPort?.on('message', (job: WorkerJob) => {
       id: job.id,
       equal: 'undecided',
       method: 'simplify',
-      note: timeout ? 'timeout' : String((e as Error)?.message ?? e),
+      note: timeout ? 'timeout' : errorMessage(e),
     });
   }
 });
