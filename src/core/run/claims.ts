@@ -33,7 +33,7 @@ function tryClaim(dir: string, file: string, staleMs: number): (() => void) | un
   try {
     return tryLock(file, { staleMs, quickRelease: true });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if (!(e instanceof Error && 'code' in e && e.code === 'ENOENT')) throw e;
     fs.mkdirSync(dir, { recursive: true });
     return tryLock(file, { staleMs, quickRelease: true });
   }

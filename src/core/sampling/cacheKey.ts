@@ -135,7 +135,7 @@ export function sampleKey(profile: ModelProfile, request: SampleRequest, index: 
 export function sampleKeys(profile: ModelProfile, request: SampleRequest, count: number): string[] {
   if (count <= 1) return count === 1 ? [sampleKey(profile, request, 0)] : [];
   const input = sampleKeyInput(profile, request, 0);
-  const seed = input.seed as number | undefined;
+  const seed = sampleParams(profile, request, 0).seed;
   // canonicalJson of an object: its defined members in key order; only `index` and `seed` vary.
   const parts = Object.keys(input)
     .sort()

@@ -125,7 +125,7 @@ function release(file: string, mine: LockInfo, trustMs: number): void {
     try {
       fs.unlinkSync(file);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (!(e instanceof Error && 'code' in e && e.code === 'ENOENT')) throw e;
     }
   }
 }
