@@ -50,6 +50,8 @@ function giveUp(): never {
 
 class Reader {
   private depth = 0;
+  /** The root node's column. */
+  private rootCol = 0;
   /** The end of the last node read, trailing spaces and its line break included (`yaml`'s range[2]). */
   private end = 0;
   /** The start of the first line not yet read. */
@@ -61,6 +63,7 @@ class Reader {
     const start = this.skipBlank(0);
     if (start >= this.text.length) giveUp();
     const indent = this.indentAt(start);
+    this.rootCol = indent;
     const node = this.block(start + indent, indent);
     // Anything left but blank lines and comments (a line less indented than the root) is not plain.
     if (this.skipBlank(this.next) < this.text.length) giveUp();
@@ -84,16 +87,26 @@ class Reader {
     return i - lineStart;
   }
 
-  /** From a line's start, the start of the first line that is neither blank nor a comment. */
+  /**
+   * From a line's start, the start of the first line that is neither blank nor a comment. A
+   * comment indented deeper than the line after it (or, at the end, than the root) is one
+   * `yaml` attaches to the node before it, stretching that node's range: it gives up on those.
+   */
   private skipBlank(p: number): number {
     const t = this.text;
+    let comment = -1;
     while (p < t.length) {
       let i = p;
       while (t.charCodeAt(i) === SPACE) i++;
       const c = t.charCodeAt(i);
-      if (c !== NL && c !== HASH && i < t.length) return p;
+      if (c !== NL && c !== HASH && i < t.length) {
+        if (comment > i - p) giveUp();
+        return p;
+      }
+      if (c === HASH && i - p > comment) comment = i - p;
       p = this.lineAfter(i);
     }
+    if (comment > this.rootCol) giveUp();
     return t.length;
   }
 
@@ -141,7 +154,8 @@ class Reader {
       let value: YNode;
       if (v >= t.length || t.charCodeAt(v) === NL) {
         if (v !== colon + 1) giveUp(); // spaces after a bare `key:`
-        const line = this.skipBlank(this.lineAfter(colon));
+        const from = this.lineAfter(colon);
+        const line = this.skipBlank(from);
         const indent = line < t.length ? this.indentAt(line) : -1;
         if (indent > col) {
           const q = line + indent;
@@ -149,6 +163,9 @@ class Reader {
           value = this.block(q, indent);
         } else {
           if (indent === col && t.charCodeAt(line + indent) === DASH) giveUp(); // a list at the key's column
+          // `yaml` stretches an empty value's range over the comment lines after it.
+          const hash = t.indexOf('#', from);
+          if (hash !== -1 && hash < line) giveUp();
           value = { type: 'scalar', value: null, span: [colon + 1, colon + 1], style: 'plain' };
           this.end = colon + 1;
           this.next = this.lineAfter(colon);
@@ -205,7 +222,7 @@ class Reader {
   /** A plain scalar in block context: the rest of the line, trailing spaces off. */
   private blockPlain(p: number): YScalar {
     const t = this.text;
-    if (!plainStart(t, p)) giveUp();
+    if (!plainStart(t, p, false)) giveUp();
     let e = this.lineEnd(p);
     while (t.charCodeAt(e - 1) === SPACE) e--;
     const raw = t.slice(p, e);
@@ -290,7 +307,7 @@ class Reader {
   /** A plain scalar inside a flow collection: up to `,`, `]` or `}`; no `:` or `#` at all. */
   private flowPlain(p: number): YScalar {
     const t = this.text;
-    if (!plainStart(t, p)) giveUp();
+    if (!plainStart(t, p, true)) giveUp();
     let e = p;
     for (;;) {
       const c = t.charCodeAt(e);
@@ -361,12 +378,16 @@ const ESCAPES: Readonly<Record<string, string>> = {
   '0': '\0',
 };
 
-/** Whether a plain scalar may start at `p`: not on an indicator (`-` only before a non-space). */
-function plainStart(t: string, p: number): boolean {
+/**
+ * Whether a plain scalar may start at `p`: not on an indicator. A `-` may start one before a
+ * character that could go on with it: not a space, and in a flow collection not `,[]{}` either
+ * (`[-]` is a block list inside a flow one to `yaml`: an error).
+ */
+function plainStart(t: string, p: number, flow: boolean): boolean {
   const c = t.charAt(p);
   if (c === '-') {
-    const n = t.charCodeAt(p + 1);
-    return p + 1 < t.length && n !== SPACE && n !== NL;
+    const n = t.charAt(p + 1);
+    return n !== '' && n !== ' ' && n !== '\n' && !(flow && ',[]{}'.includes(n));
   }
   return c !== '' && !'?:,[]{}#&*!|>\'"%@`'.includes(c);
 }
