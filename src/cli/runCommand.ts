@@ -237,17 +237,24 @@ async function runFile(
   const fallback = shared.fallback;
   // The profile each task was sampled with, for its label in the output and the run log.
   const used = new Map<string, ModelProfile>();
+  // Resolved once per model name: a profile reads the environment and the flags, the same for
+  // every task, and resolving it again for each of thousands of tasks showed in the run's CPU.
+  const resolved = new Map<string | undefined, ModelProfile>();
   const profileFor = (t: { id: string; sampling: { model?: string } }): ModelProfile => {
-    const p =
-      !t.sampling.model && unconfigured && fallback
-        ? fallback.profile
-        : resolveProfile({
-            name: t.sampling.model,
-            models: modelTable,
-            baseUrl: args.baseUrl,
-            model,
-            concurrency: args.concurrency,
-          });
+    let p = resolved.get(t.sampling.model);
+    if (!p) {
+      p =
+        !t.sampling.model && unconfigured && fallback
+          ? fallback.profile
+          : resolveProfile({
+              name: t.sampling.model,
+              models: modelTable,
+              baseUrl: args.baseUrl,
+              model,
+              concurrency: args.concurrency,
+            });
+      resolved.set(t.sampling.model, p);
+    }
     used.set(t.id, p);
     return p;
   };

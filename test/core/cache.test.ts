@@ -276,6 +276,41 @@ test('the maintenance lock: exclusive, stale locks of dead processes are broken,
   assert.equal(fs.readdirSync(dir).length, 0, 'no leftovers');
 });
 
+test('afterFlush: called once the records buffered before it are on disk, one write for many callers', async () => {
+  const dir = tmpDir();
+  const c = SampleCache.open(dir, { flushIntervalMs: 30 });
+  let early = 0;
+  c.afterFlush(() => early++);
+  assert.equal(early, 1, 'nothing buffered: called at once');
+  const seen: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    c.put(key(`t${i}`), sample(`answer ${i}`));
+    // What a waiting run would read when this caller lets go of its claim.
+    c.afterFlush(() => seen.push(SampleCache.open(dir).has(key(`t${i}`)) ? i : -1));
+  }
+  assert.deepEqual(seen, [], 'not before the write');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(seen, [0, 1, 2]);
+  assert.equal(c.stats().flushes, 1, 'one write for the three');
+  c.close();
+});
+
+test('a quickly released lock is removed without being read back; a long-held one is checked first', () => {
+  const dir = tmpDir();
+  const file = path.join(dir, 'task.claim');
+  const release = tryLock(file, { quickRelease: true });
+  assert.ok(release);
+  assert.equal(tryLock(file), undefined, 'held');
+  release();
+  assert.ok(!fs.existsSync(file));
+  // Older than half its stale age, someone may have broken it and taken it: theirs stays.
+  const old = tryLock(file, { quickRelease: true, staleMs: 0 });
+  assert.ok(old);
+  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, host: HOST_ID, at: Date.now(), token: 'theirs' }));
+  old();
+  assert.ok(fs.existsSync(file));
+});
+
 test('verdict stamps carry the vtask version and the time', () => {
   const s = verdictStamp(new Date('2025-03-01T12:00:00Z'));
   assert.deepEqual(s, { vtaskVersion: version, at: '2025-03-01T12:00:00.000Z' });

@@ -10,6 +10,7 @@ import {
   normaliseBaseUrl,
   sampleKey,
   sampleKeyInput,
+  sampleKeys,
   sampleParams,
 } from '../../src/core/sampling/cacheKey';
 import { findWorkspaceRoot, resolveCacheDir } from '../../src/core/sampling/cacheDir';
@@ -81,6 +82,28 @@ test('every sampling input and the sample index change the key', () => {
     assert.ok(!seen.has(k), `${what} gives the same key as ${seen.get(k)}`);
     seen.set(k, what);
   }
+});
+
+test("the keys of a task's samples, made together, are each sample's own key", () => {
+  const variants: [ModelProfile, SampleRequest][] = [
+    [profile, request],
+    [profile, { ...request, seed: 10 }],
+    [{ ...profile, seed: 5 }, { messages: request.messages }],
+    [
+      { ...profile, endpoint: 'completions', template: 'chatml' },
+      { ...request, stop: undefined },
+    ],
+  ];
+  for (const [p, r] of variants) {
+    const keys = sampleKeys(p, r, 6);
+    assert.deepEqual(
+      keys,
+      Array.from({ length: 6 }, (_, i) => sampleKey(p, r, i)),
+    );
+    assert.equal(new Set(keys).size, 6);
+  }
+  assert.deepEqual(sampleKeys(profile, request, 1), [sampleKey(profile, request, 0)]);
+  assert.deepEqual(sampleKeys(profile, request, 0), []);
 });
 
 test('the template counts only for completions', () => {

@@ -106,6 +106,12 @@ void describe('normalize and parse', () => {
     assert.throws(() => parseMath(prepare('\\frac{1}{')), ParseError);
     assert.throws(() => parseMath(prepare('Therefore the answer')), ParseError);
     assert.throws(() => parseMath(prepare('('.repeat(500) + '1' + ')'.repeat(500))), ParseError);
+    // A refusal is an Error with its message, made without a stack (it is the common case).
+    assert.throws(
+      () => parseMath(prepare('Therefore the answer')),
+      (e: unknown) => e instanceof Error && e.name === 'ParseError' && e.message === 'prose, not an answer' && !e.stack,
+    );
+    assert.deepEqual(parseAnswerText('Therefore the answer'), { ok: false, error: 'prose, not an answer' });
   });
   void test('gold answers read like predictions', () => {
     assert.ok(parseGold('$\\boxed{1}\\boxed{2}$').parsed.ok);

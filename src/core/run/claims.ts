@@ -18,17 +18,25 @@ export interface Claim {
 const POLL_MS = 100;
 
 /**
- * Writes the task's samples out before letting go of the claim: the run waiting for it reads
- * the cache as soon as the claim is gone, and samples still buffered (flushed every 100 ms)
- * would look missing to it, and be asked for again.
+ * Lets go of the claim once the task's samples are written: the run waiting for it reads the
+ * cache as soon as the claim is gone, and samples still buffered would look missing to it, and
+ * be asked for again. The claims of tasks that end together go with one write of the cache
+ * (every 100 ms) rather than one write each; a waiting run polls no faster than that. If that
+ * write fails the claim goes anyway: the cache's timer retries, the waiting run samples what it lacks.
  */
 function releaseAfterFlush(cache: SampleCache, unlock: () => void): void {
+  cache.afterFlush(unlock);
+}
+
+/** Takes the lock file of a claim; the claims folder is made the first time it is missing. */
+function tryClaim(dir: string, file: string, staleMs: number): (() => void) | undefined {
   try {
-    cache.flush();
-  } catch {
-    // The cache's own timer retries and reports the failure; the waiting run samples what it lacks.
+    return tryLock(file, { staleMs, quickRelease: true });
+  } catch (e) {
+    if (!(e instanceof Error && 'code' in e && e.code === 'ENOENT')) throw e;
+    fs.mkdirSync(dir, { recursive: true });
+    return tryLock(file, { staleMs, quickRelease: true });
   }
-  unlock();
 }
 
 /**
@@ -44,12 +52,11 @@ export async function claimTask(
   // The cache folder first, so that it ignores itself in git before anything is in it.
   cache.ensureDir();
   const dir = path.join(cache.dir, 'claims');
-  fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${key}.claim`);
   const until = Date.now() + o.maxWaitMs;
   let waited = false;
   for (;;) {
-    const unlock = tryLock(file, { staleMs: o.staleMs ?? 10 * 60_000 });
+    const unlock = tryClaim(dir, file, o.staleMs ?? 10 * 60_000);
     if (unlock) return { release: () => releaseAfterFlush(cache, unlock), waited };
     if (Date.now() >= until) return { release: () => undefined, waited };
     if (!waited) o.onWait?.();

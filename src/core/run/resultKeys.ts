@@ -69,9 +69,18 @@ const streamedParts = new WeakMap<object, KeyedFile>();
  * read before the fallback are keyed again from `stream.whole` (by their index).
  */
 export function streamedRunKey(stream: Pick<TaskStream, 'parts' | 'whole'>, text: string, entry: TaskEntry): string {
+  return streamedResultKeys(stream, text, entry).run;
+}
+
+/** Both keys of a task of a streamed file, the ones `parseTaskFile` gives it (see streamedRunKey). */
+export function streamedResultKeys(
+  stream: Pick<TaskStream, 'parts' | 'whole'>,
+  text: string,
+  entry: TaskEntry,
+): ResultKeys {
   const whole = stream.whole;
-  if (whole) return taskRunKey(whole, whole.tasks[entry.index] ?? entry);
+  if (whole) return resultKeysOf(whole, whole.tasks[entry.index] ?? entry);
   let keyed = streamedParts.get(stream);
   if (!keyed) streamedParts.set(stream, (keyed = { text, parts: stream.parts }));
-  return taskRunKey(keyed, entry);
+  return resultKeysOf(keyed, entry);
 }

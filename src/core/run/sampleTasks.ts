@@ -3,7 +3,7 @@ import type { Trajectory } from '../agent/types';
 import { agentPlan, agentVerdict, refusedInUntrusted, trajectoryVerdict, type AgentPlan } from './agentSamples';
 import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
-import { sampleKey, sampleParams } from '../sampling/cacheKey';
+import { sampleKeys, sampleParams } from '../sampling/cacheKey';
 import { limitsOf } from '../sampling/limits';
 import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
 import { taskStats, type TaskStats } from '../stats';
@@ -209,7 +209,7 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
         };
   const agent = task.environment ? agentPlan(task, o.file, profile, request) : undefined;
   // An agent task's samples are whole trajectories, each a record of its own in the cache.
-  const keys = Array.from({ length: n }, (_, i) => (agent ? agent.key(i) : sampleKey(profile, request, i)));
+  const keys = agent ? Array.from({ length: n }, (_, i) => agent.key(i)) : sampleKeys(profile, request, n);
   let got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
   let claim: Claim | undefined;
   if (!o.fresh && !o.cacheOnly && got.includes(undefined) && !o.signal.aborted) {

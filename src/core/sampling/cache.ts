@@ -156,6 +156,8 @@ export class SampleCache {
     misses: 0,
   };
   private lastError: string | undefined;
+  /** Calls waiting for the records buffered when they were made to be written (see afterFlush). */
+  private afterWrite: (() => void)[] = [];
 
   private constructor(
     readonly dir: string,
@@ -236,19 +238,38 @@ export class SampleCache {
     this.batchBytes += bytes;
     this.batchRecords++;
     if (this.batchBytes >= this.opts.flushBytes || this.batchRecords >= this.opts.flushRecords) this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        try {
-          this.flush();
-        } catch (e) {
-          // Kept buffered; the next flush retries and reports.
-          this.lastError = errorMessage(e);
-        }
-      }, this.opts.flushIntervalMs);
-      // A pending flush must not keep the process alive; the exit hook writes what remains.
-      this.timer.unref();
+    else this.schedule();
+  }
+
+  /** Flushes within `flushIntervalMs` unless a flush is already due. */
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      try {
+        this.flush();
+      } catch (e) {
+        // Kept buffered; the next flush retries and reports.
+        this.lastError = errorMessage(e);
+      }
+    }, this.opts.flushIntervalMs);
+    // A pending flush must not keep the process alive; the exit hook writes what remains.
+    this.timer.unref();
+  }
+
+  /**
+   * Calls `fn` once every record buffered now is written: at once when none is, else after the
+   * next flush (within `flushIntervalMs`), so that the tasks that end together share one write
+   * instead of each forcing its own. Called after that flush even when it fails (its records
+   * stay buffered for the next), so a caller waiting on it is never held forever.
+   */
+  afterFlush(fn: () => void): void {
+    if (this.batchRecords === 0) {
+      fn();
+      return;
     }
+    this.afterWrite.push(fn);
+    this.schedule();
   }
 
   /** Appends everything buffered in one write. Throws on I/O errors (the records stay buffered). */
@@ -257,14 +278,31 @@ export class SampleCache {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.batchRecords === 0) return;
-    this.ensureDir();
-    this.writer.write(this.batch.subarray(0, this.batchBytes));
-    this.counters.recordsWritten += this.batchRecords;
-    this.counters.flushes++;
-    this.batchBytes = 0;
-    this.batchRecords = 0;
-    this.lastError = undefined;
+    try {
+      if (this.batchRecords === 0) return;
+      this.ensureDir();
+      this.writer.write(this.batch.subarray(0, this.batchBytes));
+      this.counters.recordsWritten += this.batchRecords;
+      this.counters.flushes++;
+      this.batchBytes = 0;
+      this.batchRecords = 0;
+      this.lastError = undefined;
+    } finally {
+      this.runAfterWrite();
+    }
+  }
+
+  private runAfterWrite(): void {
+    if (this.afterWrite.length === 0) return;
+    const waiting = this.afterWrite;
+    this.afterWrite = [];
+    for (const fn of waiting) {
+      try {
+        fn();
+      } catch {
+        // A waiter's own failure (a claim file that cannot be removed) is not the cache's.
+      }
+    }
   }
 
   private growBatch(needed: number): void {

@@ -129,6 +129,27 @@ export function sampleKey(profile: ModelProfile, request: SampleRequest, index: 
 }
 
 /**
+ * The keys of samples 0..count-1 of `request`: `sampleKey` of each, with the canonical JSON of
+ * what they share (the messages above all) written once instead of once per sample.
+ */
+export function sampleKeys(profile: ModelProfile, request: SampleRequest, count: number): string[] {
+  if (count <= 1) return count === 1 ? [sampleKey(profile, request, 0)] : [];
+  const input = sampleKeyInput(profile, request, 0);
+  const seed = sampleParams(profile, request, 0).seed;
+  // canonicalJson of an object: its defined members in key order; only `index` and `seed` vary.
+  const parts = Object.keys(input)
+    .sort()
+    .filter((k) => input[k] !== undefined)
+    .map((k) => (k === 'index' || k === 'seed' ? k : `${JSON.stringify(k)}:${canonicalJson(input[k])}`));
+  return Array.from({ length: count }, (_, i) => {
+    const text = parts
+      .map((p) => (p === 'index' ? `"index":${i}` : p === 'seed' ? `"seed":${canonicalJson((seed ?? 0) + i)}` : p))
+      .join(',');
+    return createHash('sha256').update(`{${text}}`).digest('hex');
+  });
+}
+
+/**
  * JSON with object keys sorted and undefined members left out, so equal data always gives
  * equal text. Non-finite numbers throw: JSON would turn them into null and collide with "unset".
  */

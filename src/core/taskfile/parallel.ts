@@ -9,8 +9,11 @@ export const PARSE_WORKER = 'vtask-parse-chunks';
 /** Marks a worker that parses and resolves batches of task chunks for a stream, until closed. */
 export const RESOLVE_WORKER = 'vtask-resolve-chunks';
 
-/** Below this many tasks, starting threads costs more than it saves. */
-const MIN_TASKS_FOR_THREADS = 1500;
+/**
+ * Below this many tasks, starting threads costs more than it saves: a thread loads the bundle
+ * (about 0.25 s of CPU), and plain tasks parse in tens of microseconds each (plainYaml.ts).
+ */
+const MIN_TASKS_FOR_THREADS = 20_000;
 
 /**
  * Parses a large task file with its task chunks spread over worker threads, because the YAML

@@ -1,5 +1,6 @@
 import { parseDocument, type YAMLError } from 'yaml';
 import { splitTaskFile, type Chunk } from './chunks';
+import { readPlainYaml } from './plainYaml';
 import { shiftIssue, type Issue } from '../base/issues';
 import { LIMITS, limitIssue, textLimitIssue } from './limits';
 import { cut } from '../util/cut';
@@ -266,6 +267,15 @@ const YAML_OPTIONS = { uniqueKeys: false, prettyErrors: false, strict: true } as
 
 /** Parses and validates one task chunk; its aliases may expand to `budget` nodes at most. */
 export function parseTaskChunk(text: string, budget: number = LIMITS.aliasNodes): ParsedChunk {
+  const itemSpan: Span = [0, Math.min(text.length, text.indexOf('-') + 1 || 1)];
+  // Most tasks are plain YAML: read without the `yaml` package, they have no syntax issues.
+  const plain = readPlainYaml(text);
+  if (plain) {
+    const item = plain.type === 'seq' ? (plain.items[0] ?? null) : null;
+    const v = new ChunkValidator(text);
+    const summary = v.task(item, itemSpan);
+    return { node: item, issues: [...v.issues].sort(byStart), summary, length: text.length, expanded: 0 };
+  }
   const doc = parseDocument(text, YAML_OPTIONS);
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
   const aliases = aliasScope(doc, budget);
@@ -273,7 +283,6 @@ export function parseTaskChunk(text: string, budget: number = LIMITS.aliasNodes)
   if (aliases.unresolved) return { node: null, issues: [], length: text.length, needsWhole: true };
   const item = root?.type === 'seq' ? (root.items[0] ?? null) : null;
   const v = new ChunkValidator(text);
-  const itemSpan: Span = [0, Math.min(text.length, text.indexOf('-') + 1 || 1)];
   const summary = v.task(item, itemSpan);
   const expanded = aliases.expandedNodes;
   const over = overflowIssues(aliases, issues);
@@ -307,6 +316,8 @@ export function parseTaskChunk(text: string, budget: number = LIMITS.aliasNodes)
 }
 
 export function parsePartChunk(text: string, tail: boolean, budget: number = LIMITS.aliasNodes): ParsedChunk {
+  const plain = readPlainYaml(text);
+  if (plain) return validatedPart(text, tail, plain, [], 0);
   const doc = parseDocument(text, YAML_OPTIONS);
   const issues = yamlIssues(doc.errors, doc.warnings, text.length);
   const aliases = aliasScope(doc, budget);
@@ -315,6 +326,17 @@ export function parsePartChunk(text: string, tail: boolean, budget: number = LIM
   const expanded = aliases.expandedNodes;
   const over = overflowIssues(aliases, issues);
   if (over) return { node: null, issues: over, length: text.length, expanded };
+  return validatedPart(text, tail, root, issues, expanded);
+}
+
+/** A header or tail chunk's tree checked as the top level of a file. */
+function validatedPart(
+  text: string,
+  tail: boolean,
+  root: YNode | null,
+  issues: readonly Issue[],
+  expanded: number,
+): ParsedChunk {
   const v = new ChunkValidator(text);
   v.file(root, tail);
   return {

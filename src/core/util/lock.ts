@@ -67,14 +67,26 @@ function isStale(info: LockInfo | undefined, mtime: number | undefined, staleMs:
  * Takes the lock at `file` if it is free or stale, without waiting. Returns the release
  * function, or undefined when someone else holds it.
  */
-export function tryLock(file: string, options: { staleMs?: number } = {}): (() => void) | undefined {
+export function tryLock(
+  file: string,
+  options: {
+    staleMs?: number;
+    /**
+     * Let go without reading the file back while the lock is younger than half its stale age:
+     * no one can have judged it stale yet (our pid is alive; another machine judges by age,
+     * and half leaves room for its clock). For locks taken and let go of by the thousand.
+     */
+    quickRelease?: boolean;
+  } = {},
+): (() => void) | undefined {
   const staleMs = options.staleMs ?? 10 * 60_000;
+  const quick = options.quickRelease === true;
   const mine: LockInfo = { pid: process.pid, host: HOST_ID, at: Date.now(), token: randomBytes(8).toString('hex') };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       // `wx` is O_CREAT|O_EXCL: exactly one process creates the file.
       fs.writeFileSync(file, JSON.stringify(mine), { flag: 'wx' });
-      return () => release(file, mine);
+      return () => release(file, mine, quick ? staleMs / 2 : 0);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
@@ -106,7 +118,14 @@ export function tryLock(file: string, options: { staleMs?: number } = {}): (() =
   return undefined;
 }
 
-function release(file: string, mine: LockInfo): void {
+/** Removes our lock; one younger than `trustMs` without reading it back (see quickRelease). */
+function release(file: string, mine: LockInfo, trustMs: number): void {
   // Only remove our own lock: if ours was judged stale and broken, the file is someone else's.
-  if (readInfo(file)?.token === mine.token) fs.rmSync(file, { force: true });
+  if (Date.now() - mine.at < trustMs || readInfo(file)?.token === mine.token) {
+    try {
+      fs.unlinkSync(file);
+    } catch (e) {
+      if (!(e instanceof Error && 'code' in e && e.code === 'ENOENT')) throw e;
+    }
+  }
 }

@@ -5,10 +5,12 @@
 // parsed.
 import { createHash } from 'node:crypto';
 import { runCases } from '../../run/cases';
-import { taskCasesKey, taskRunKey } from '../../run/resultKeys';
+import { resultKeysOf, streamedResultKeys, type ResultKeys } from '../../run/resultKeys';
 import { parseRowTasks } from '../../datasets/rowTasks';
 import { rowFileType } from '../../datasets/rowFiles';
-import { parseTaskFile } from '../../taskfile/parse';
+import type { TaskEntry, TaskFile } from '../../taskfile/parse';
+import { streamTaskFile } from '../../taskfile/stream';
+import type { Issue } from '../../base/issues';
 import { runnableTasks, type TaskSpec } from '../../taskfile/resolve';
 import type { FileStats } from './types';
 import { emptyBands } from './modelCounts';
@@ -93,41 +95,40 @@ export interface SummarisedFile {
   readonly prompts: readonly string[];
 }
 
+/** One task as a summary reads it: where it is, its keys, and its spec when it has no errors. */
+interface SummaryItem {
+  readonly entry: TaskEntry;
+  readonly spec: TaskSpec | undefined;
+  readonly line: number;
+  readonly keys: ResultKeys;
+  /** Its errors, the file-level ones about it (a repeated id) included. */
+  readonly errors: number;
+}
+
+/** Tasks whose cases are run together: enough to keep every core busy, few enough to hold. */
+const CASE_BATCH = 500;
+
 /**
  * Reads one task file's text into its summary; `file` is where its relative paths resolve. A
- * dataset file (JSONL, or Parquet given as the JSON lines of its rows: `rowFileText`) is read
- * as rows, every row a task.
+ * task file is read one task at a time (taskfile/stream.ts): only its rows and prompts are
+ * kept, not every task's tree and spec (which made a 100,000-task file cost 600 MB), and its
+ * cases run a batch at a time. A dataset file (JSONL, or Parquet given as the JSON lines of its
+ * rows: `rowFileText`) is read as rows, every row a task.
  */
 export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<SummarisedFile> {
-  const parsed = rowFileType(file) ? parseRowTasks(text, { maxRows: Infinity }) : parseTaskFile(text);
-  const specs = new Map<number, TaskSpec>(runnableTasks(parsed).tasks.map((t) => [t.index, t]));
-  const errors = parsed.issues.filter((i) => i.severity === 'error').length;
   const wantCases = o.cases !== false;
-  const toRun: TaskSpec[] = [];
   const rows: (TaskRow & { outcome?: CaseCounts })[] = [];
   const prompts: string[] = [];
-  const casesKeys: string[] = [];
-  for (const entry of parsed.tasks) {
-    if (entry.id === undefined) continue;
-    const spec = specs.get(entry.index);
-    const casesKey = taskCasesKey(parsed, entry);
-    const row = {
-      id: entry.id,
-      line: parsed.lines.position(entry.offset + entry.anchor[0]).line,
-      kind: spec ? kindOfVerifier(spec.verify) : null,
-      cases: entry.caseCount,
-      runKey: taskRunKey(parsed, entry),
-    };
-    rows.push(row);
-    prompts.push(spec?.prompt ?? '');
-    casesKeys.push(casesKey);
-    if (!wantCases || !spec || !spec.cases.length || !runsInProcess(spec.verify)) continue;
-    const known = o.memo?.get(casesKey);
-    if (known) Object.assign(row, { outcome: known });
-    else toRun.push(spec);
-  }
-  if (toRun.length) {
-    const results = await runCases(toRun, { file, signal: o.signal, trusted: false });
+  let errors = 0;
+  // Tasks whose cases are to run, with their row and cases key.
+  let toRun: { row: number; spec: TaskSpec; casesKey: string }[] = [];
+  const runBatch = async (): Promise<void> => {
+    const batch = toRun;
+    toRun = [];
+    const results = await runCases(
+      batch.map((b) => b.spec),
+      { file, signal: o.signal, trusted: false },
+    );
     const byTask = new Map<string, { passed: number; failed: number; skipped: number }>();
     for (const r of results) {
       const c = byTask.get(r.task) ?? { passed: 0, failed: 0, skipped: 0 };
@@ -136,15 +137,71 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       else c.failed++;
       byTask.set(r.task, c);
     }
-    for (const [i, row] of rows.entries()) {
+    for (const { row: i, casesKey } of batch) {
+      const row = at(rows, i);
       const c = byTask.get(row.id);
       if (!c || row.outcome) continue;
       const outcome = { total: row.cases, ...c };
       row.outcome = outcome;
-      o.memo?.set(at(casesKeys, i), outcome);
+      o.memo?.set(casesKey, outcome);
     }
+  };
+  const items = rowFileType(file) ? parsedItems(parseRowTasks(text, { maxRows: Infinity })) : streamedItems(text);
+  for await (const item of items) {
+    if (typeof item === 'number') {
+      errors += item;
+      continue;
+    }
+    const { entry, spec } = item;
+    errors += item.errors;
+    if (entry.id === undefined) continue;
+    const row = {
+      id: entry.id,
+      line: item.line,
+      kind: spec ? kindOfVerifier(spec.verify) : null,
+      cases: entry.caseCount,
+      runKey: item.keys.run,
+    };
+    rows.push(row);
+    prompts.push(spec?.prompt ?? '');
+    if (!wantCases || !spec || !spec.cases.length || !runsInProcess(spec.verify)) continue;
+    const known = o.memo?.get(item.keys.cases);
+    if (known) Object.assign(row, { outcome: known });
+    else toRun.push({ row: rows.length - 1, spec, casesKey: item.keys.cases });
+    if (toRun.length >= CASE_BATCH) await runBatch();
   }
+  if (toRun.length) await runBatch();
   return { summary: { tasks: rows, errors, casesRun: wantCases }, prompts };
+}
+
+const isError = (i: Issue): boolean => i.severity === 'error';
+
+/** The tasks of a task file read one at a time; numbers are errors outside the tasks. */
+async function* streamedItems(text: string): AsyncGenerator<SummaryItem | number> {
+  const stream = streamTaskFile(text);
+  yield stream.fileIssues.filter(isError).length;
+  for await (const t of stream.tasks)
+    yield {
+      entry: t.entry,
+      spec: t.spec,
+      line: stream.lines.position(t.entry.offset + t.entry.anchor[0]).line,
+      keys: streamedResultKeys(stream, text, t.entry),
+      errors: t.issues.filter(isError).length,
+    };
+}
+
+/** The tasks of a file parsed whole (a dataset's rows); its errors come first, as one number. */
+async function* parsedItems(parsed: TaskFile): AsyncGenerator<SummaryItem | number> {
+  yield parsed.issues.filter(isError).length;
+  const specs = new Map<number, TaskSpec>(runnableTasks(parsed).tasks.map((t) => [t.index, t]));
+  for (const entry of parsed.tasks)
+    yield {
+      entry,
+      spec: specs.get(entry.index),
+      line: parsed.lines.position(entry.offset + entry.anchor[0]).line,
+      keys: resultKeysOf(parsed, entry),
+      errors: 0,
+    };
 }
 
 /** A hash of a file's text: what its remembered summary is keyed by. */

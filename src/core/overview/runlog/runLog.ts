@@ -26,7 +26,7 @@ import type { ModelProfile, Price } from '../../sampling/types';
 import { costOf, tokensOf, type Tokens } from './usage';
 import type { TaskRunResult } from '../../run/sampleTasks';
 import { taskRunKey } from '../../run/resultKeys';
-import type { TaskFile } from '../../taskfile/parse';
+import type { TaskEntry, TaskFile } from '../../taskfile/parse';
 import { fsyncDir, writeAll } from '../../util/durable';
 import { HOST_ID, pidAlive, tryLock } from '../../util/lock';
 import { sleep } from '../../util/wait';
@@ -232,8 +232,12 @@ export function runRecordsOf(
 ): RunRecord[] {
   const at = o.at ?? new Date();
   const out: RunRecord[] = [];
+  // Each task's entry by id (the first of a repeated id), looked up once per result: a search
+  // per result made a run of many tasks quadratic here.
+  const entries = new Map<string, TaskEntry>();
+  for (const t of o.parsed.tasks) if (t.id !== undefined && !entries.has(t.id)) entries.set(t.id, t);
   for (const r of results) {
-    const entry = o.parsed.tasks.find((t) => t.id === r.task.id);
+    const entry = entries.get(r.task.id);
     const profile = o.profileOf(r);
     if (!entry || !profile) continue;
     const record = runRecordOf(r, {

@@ -9,7 +9,16 @@ import { children, someNode, type Node, type RelOp } from './ast';
 import { fromDecimal, rat, type Rational } from './rational';
 import { at, must } from '../../util/must';
 
-export class ParseError extends Error {}
+/**
+ * An answer the parser refuses. Expected (most wrong answers are prose or half an expression),
+ * so it is made without a stack trace: capturing one cost more than the parse that failed. It
+ * is still an Error (`instanceof`, `name`, `message`); its constructor only skips Error's own.
+ */
+export class ParseError {
+  readonly name = 'ParseError';
+  constructor(readonly message: string) {}
+}
+Object.setPrototypeOf(ParseError.prototype, Error.prototype);
 
 /** Deepest nesting the parser follows; far below what would overflow the JS stack. */
 export const MAX_DEPTH = 120;
