@@ -68,10 +68,18 @@ const SCOPE = [
     mutations: [
       ['histogram bins by rounding', 'Math.floor(rate * HISTOGRAM_BINS + 1e-9)', 'Math.round(rate * HISTOGRAM_BINS)'],
       ['a pass rate of 1 past the last bin', 'Math.min(HISTOGRAM_BINS - 1,', 'Math.min(HISTOGRAM_BINS,'],
-      ['error runs counted in the histogram', "  if (run.band === 'error') return;\n", ''],
+      [
+        'error runs counted in the histogram',
+        "if (run.band === 'error' || run.note !== undefined) return;",
+        'if (run.note !== undefined) return;',
+      ],
       ['samples counted per run', 'c.samples += run.samples;', 'c.samples++;'],
-      ['signal share over error runs too', 'c.signal / (c.tasks - c.bands.error)', 'c.signal / c.tasks'],
-      ['band not counted', '  if (run.band !== null) c.bands[run.band]++;\n', ''],
+      [
+        'signal share over error runs too',
+        'c.signal / (c.tasks - c.bands.error - c.cannot)',
+        'c.signal / (c.tasks - c.cannot)',
+      ],
+      ['band not counted', '  else if (run.band !== null) c.bands[run.band]++;\n', '\n'],
       ['bin upper edge wrong', 'to: (i + 1) / HISTOGRAM_BINS', 'to: i / HISTOGRAM_BINS'],
       ['stale runs of a part dropped', '  into.stale += part.stale;\n', ''],
     ],

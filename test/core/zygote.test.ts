@@ -200,7 +200,7 @@ void test("a JavaScript answer runs in a zygote (Node exec'd), says so, and gets
   }
 });
 
-void test('a JavaScript answer in a zygote: its resident memory is bounded, and a sleep meets the wall backstop', async (t) => {
+void test('a JavaScript answer in a zygote: its resident memory is bounded, and a sleep past its budget times out', async (t) => {
   const sb = await fullSandbox();
   if (typeof sb === 'string') return t.skip(sb);
   if (!findInterpreter('javascript')) return t.skip('needs: node');
@@ -219,7 +219,7 @@ void test('a JavaScript answer in a zygote: its resident memory is bounded, and 
     timeout_ms: 300,
   });
   assert.ok(isolationOf(sleep)?.limits.includes(ZYGOTE_FACT), sleep.reason);
-  assert.match(sleep.reason, /timeout: \(wall backstop\) still running after 3500 ms of wall time/);
+  assert.match(sleep.reason, /timeout: did not finish within 300 ms/);
 });
 
 void test('a program ends in a zygote as it ends in an interpreter of its own', async (t) => {
@@ -330,7 +330,7 @@ void test('a fork bomb is bounded by the process limit of its own answer, not of
   );
 });
 
-void test('the budget is CPU time: a runaway loop times out at its budget, a long sleep at the wall backstop, which the verdict names', async (t) => {
+void test("the budget counts CPU time and sleep, not the machine's load: a runaway loop and a long sleep both time out at the budget", async (t) => {
   const sb = await fullSandbox();
   if (typeof sb === 'string' || !sb.runAll) return t.skip(typeof sb === 'string' ? sb : 'no runAll');
   t.after(disposeSandboxPools);
@@ -345,20 +345,17 @@ void test('the budget is CPU time: a runaway loop times out at its budget, a lon
     tests: [{ stdin: '', stdout: 'x' }],
     timeout_ms: 500,
   });
-  assert.match(
-    sleep.reason,
-    /^0\/1 tests passed: timeout: \(wall backstop\) still running after 4500 ms of wall time within its 500 ms of CPU time/,
-  );
+  assert.match(sleep.reason, /^0\/1 tests passed: timeout: did not finish within 500 ms/);
   const [slept, quick] = await sb.runAll([
     pyRun('import time\ntime.sleep(30)\nprint("woke")', { timeoutMs: 500 }),
-    pyRun('import time\ntime.sleep(0.8)\nprint("woke")', { timeoutMs: 500 }),
+    pyRun('import time\ntime.sleep(0.2)\nprint("woke")', { timeoutMs: 500 }),
   ]);
   assert.equal(inZygote(slept as SandboxRunResult).timedOut, true);
-  assert.equal(slept?.wallBackstopMs, 4500);
+  assert.equal(slept?.wallBackstopMs, undefined, 'stopped by its budget, not by the wall-clock backstop');
   assert.equal(slept?.stdout, '');
-  assert.ok((slept?.durationMs ?? 0) >= 4500, `stopped by the wall-clock backstop: ${slept?.durationMs} ms`);
+  assert.ok((slept?.durationMs ?? Infinity) < 4500, `stopped near its budget: ${slept?.durationMs} ms`);
   assert.ok((slept?.cpuMs ?? Infinity) < 500, `its CPU time is measured: ${slept?.cpuMs}`);
-  // A sleep longer than the budget but within the backstop is no timeout: it used no CPU.
+  // A sleep within the budget is no timeout.
   assert.equal(quick?.timedOut, false);
   assert.equal(quick?.stdout.trim(), 'woke');
 });

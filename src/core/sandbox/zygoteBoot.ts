@@ -9,9 +9,10 @@
  * bytes or 0, `py` or `exec`, the program's fields, stdin), answered with the program's output
  * (`O`, `E`) and its end (`X`: wait status, CPU ms of the test's whole tree, peak resident KiB,
  * and what stopped it: 0 nothing, 1 the CPU budget, 2 the wall-clock backstop, 3 the resident
- * bound). The budget is CPU time (the live processes' from this namespace's /proc, the reaped
- * ones' from wait4), so the machine's load does not count; a program that sleeps or blocks meets
- * the backstop. Each test runs in a fresh grandchild on a fresh tmpfs at /box, with its rlimits
+ * bound). The budget is the more of the CPU time of the test's tree (the live processes' from this
+ * namespace's /proc, the reaped ones' from wait4) and the time its program ran or slept (elapsed
+ * less the time it waited for a CPU, /proc/PID/schedstat): the machine's load counts in neither,
+ * and a sleep past the budget is a timeout; the wall-clock backstop is the last resort. Each test runs in a fresh grandchild on a fresh tmpfs at /box, with its rlimits
  * and no capabilities; whatever it leaves behind is killed before the next test. `K INDEX` kills
  * the running test, `Q` (or the slot closing) ends the answer: its namespaces go with its init.
  * The zygote then forks a new keeper for that slot. An `exec` grandchild becomes its program
@@ -154,6 +155,14 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
                 continue
         return cpu / tick, rss * page
 
+    def starved(pid):
+        # Seconds the process was ready to run but kept waiting for a CPU (the machine's load).
+        try:
+            with open("/proc/%d/schedstat" % pid) as f:
+                return int(f.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
     def run_test(fd, wake, f):
         # The index, the CPU budget and the wall-clock backstop in ms, the resident-memory bound
         # in bytes (0: none), how to run the program, its fields, its stdin.
@@ -202,13 +211,15 @@ export const ZYGOTE_BOOT = String.raw`${PY_JOB_HELPERS}def _vtask_zygote():
             wanted = [fd, wake[0], *streams]
             ready, writable, _ = select.select(wanted, [in_w] if in_w >= 0 else [], [], 0.05 if status is None else None)
             now = time.monotonic()
-            # The budget is the CPU time of the test's whole tree: the machine's load does not
-            # count, and only a program that sleeps or blocks meets the wall-clock backstop.
+            # The budget is the CPU time of the test's whole tree, or the time its program ran or
+            # slept (elapsed less the time it waited for a CPU), whichever is more: the machine's
+            # load counts in neither, and a sleep past the budget is a timeout, as it is for the
+            # peers' runners. The wall-clock backstop is the last resort (schedstat unreadable).
             if status is None and not over and now >= look:
                 look = now + 0.05
                 cpu, rss = tree()
                 peak = max(peak, rss)
-                if reaped + cpu > budget:
+                if reaped + cpu > budget or now - started - starved(pid) > budget:
                     over = 1
                 elif resident and rss > resident:
                     over = 3
