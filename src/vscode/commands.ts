@@ -11,6 +11,7 @@ import type { AuditFindings } from './audit';
 import { draftRubric } from './rubric';
 import { clearBackgroundFailures } from './backgroundFailure';
 import { taskAt } from '../core/taskfile/taskAt';
+import { isList, isStringArray } from '../core/base/record';
 import type { ModelProfile } from '../core/sampling/types';
 
 /** The services every command may use, built once in `activate`. */
@@ -69,22 +70,30 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
     ctx.log.show();
     clearBackgroundFailures();
   },
-  'vtask.runTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc, [taskId as string])),
+  // From a lens: that task; from the palette: the task under the cursor.
+  'vtask.runTask': (ctx) => (uri, taskId) =>
+    runSafely(ctx, uri, async (doc) => {
+      const id = typeof taskId === 'string' ? taskId : taskUnderCursor(ctx, doc, 'run its verifier');
+      return id === undefined ? [] : ctx.runner.run(doc, [id]);
+    }),
   'vtask.runAll': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.runner.run(doc)),
   // From a lens: that task; from the command palette: every run.
   'vtask.cancelTask': (ctx) => (uri, taskId) =>
-    uri instanceof vscode.Uri ? ctx.runner.cancel(uri, taskId as string | undefined) : ctx.runner.cancelAll(),
+    uri instanceof vscode.Uri
+      ? ctx.runner.cancel(uri, typeof taskId === 'string' ? taskId : undefined)
+      : ctx.runner.cancelAll(),
   'vtask.runCases': (ctx) => async (uri, taskId) => {
     // Through the Test Explorer, so results show there, in the gutter and in the lenses alike.
-    await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
-    return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
+    const task = taskArg(uri, taskId);
+    await ctx.tests.runTask(await vscode.workspace.openTextDocument(task.uri), task.id);
+    return ctx.results.get(task.uri, task.id)?.cases;
   },
   // From the palette or a lens: the task under the cursor with each model picked; tests pass the names.
   'vtask.runWithModels': (ctx) => (uri, taskId, names) =>
     runSafely(ctx, uri, async (doc) => {
       const id = typeof taskId === 'string' ? taskId : taskUnderCursor(ctx, doc, 'run it with several models');
       if (id === undefined) return undefined;
-      const picked = Array.isArray(names) ? (names as string[]).map((name) => ({ name })) : await pickModels(ctx);
+      const picked = isStringArray(names) ? names.map((name) => ({ name })) : await pickModels(ctx);
       const runs = [];
       // One model after another: each has its own request limit, and the lens follows along.
       for (const model of picked ?? []) runs.push(...(await ctx.runner.run(doc, [id], { model })));
@@ -95,22 +104,17 @@ export const COMMANDS: Readonly<Record<string, Factory>> = {
   // Internal (no palette entry): what Select Model offers, for tests.
   'vtask.listModels': (ctx) => () => ctx.models.choices(),
   // From a lens: that task; from the palette: the whole file.
-  'vtask.auditTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc, [taskId as string])),
+  'vtask.auditTask': (ctx) => (uri, taskId) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc, [idArg(taskId)])),
   'vtask.auditFile': (ctx) => (uri) => runSafely(ctx, uri, (doc) => ctx.audit.audit(doc)),
   // From the audit's quick fix: the probe becomes a case, and the task's cases run at once.
   'vtask.addProbeCase': (ctx) => async (uri, taskId, response, expect, calls) => {
-    if (
-      !(await ctx.audit.addCase(
-        uri as vscode.Uri,
-        taskId as string,
-        response as string,
-        expect as 'pass' | 'fail',
-        calls as Record<string, unknown>[] | undefined,
-      ))
-    )
+    const task = taskArg(uri, taskId);
+    if (typeof response !== 'string' || (expect !== 'pass' && expect !== 'fail'))
+      throw new TypeError('vtask.addProbeCase takes a response and whether it should pass or fail');
+    if (!(await ctx.audit.addCase(task.uri, task.id, response, expect, isList(calls) ? calls : undefined)))
       return undefined;
-    await ctx.tests.runTask(await vscode.workspace.openTextDocument(uri as vscode.Uri), taskId as string);
-    return ctx.results.get(uri as vscode.Uri, taskId as string)?.cases;
+    await ctx.tests.runTask(await vscode.workspace.openTextDocument(task.uri), task.id);
+    return ctx.results.get(task.uri, task.id)?.cases;
   },
   // With arguments (tests): that task; from the palette: the task under the cursor.
   'vtask.draftRubric': (ctx) => (uri, taskId) =>
@@ -152,6 +156,18 @@ async function runSafely<T>(
     });
     return undefined;
   }
+}
+
+/** A task id passed by a lens, a quick fix or a test; anything else is a caller's mistake, said as such. */
+function idArg(taskId: unknown): string {
+  if (typeof taskId !== 'string') throw new TypeError('expected a task id');
+  return taskId;
+}
+
+/** A task named by its file and id, as lenses, quick fixes and tests pass them. */
+function taskArg(uri: unknown, taskId: unknown): { uri: vscode.Uri; id: string } {
+  if (!(uri instanceof vscode.Uri)) throw new TypeError('expected the task file');
+  return { uri, id: idArg(taskId) };
 }
 
 export function registerCommands(ctx: Context): vscode.Disposable[] {

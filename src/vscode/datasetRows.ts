@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { DatasetTable } from '../core/datasets/datasetView';
+import { trimOldest } from '../core/util/trimOldest';
 
 /**
  * A row of a dataset as a read-only task document, `vtask-row:/dir/train.parquet/row-12.vtask`:
@@ -37,7 +38,7 @@ export class DatasetTables {
       // A file that failed to open is tried again next time (it may have been fixed).
       table.catch(() => this.open.delete(key));
       this.open.set(key, table);
-      while (this.open.size > TABLES_KEPT) this.open.delete(this.open.keys().next().value as string);
+      trimOldest(this.open, TABLES_KEPT);
     }
     return table;
   }

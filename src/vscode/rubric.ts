@@ -3,6 +3,7 @@ import { calibrateJudge, type Calibration } from '../core/audit/calibrate';
 import { parseRubric, rubricPrompt } from '../core/audit/rubric';
 import { replaceKey } from '../core/edit/replaceKey';
 import { runnableTasks } from '../core/taskfile/resolve';
+import { isList, isRecord, recordOr } from '../core/base/record';
 import { workspaceEdit } from './convert';
 import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
@@ -20,8 +21,8 @@ type Placement = 'beside' | 'replace';
  * replacing it unasked would drop a check the author wrote. A judge replaces a judge unasked.
  * Undefined when the author cancels.
  */
-async function askPlacement(taskId: string, current: Record<string, unknown>): Promise<Placement | undefined> {
-  const kind = Object.keys(current)[0] ?? 'verifier';
+async function askPlacement(taskId: string, current: unknown): Promise<Placement | undefined> {
+  const kind = Object.keys(recordOr(current))[0] ?? 'verifier';
   if (kind === 'judge') return 'replace';
   const picked = await vscode.window.showQuickPick(
     [
@@ -42,8 +43,8 @@ async function askPlacement(taskId: string, current: Record<string, unknown>): P
 }
 
 /** The task's verifier with the judge beside it: one more child of an `all`, or an `all` of both. */
-function beside(current: Record<string, unknown>, judge: Record<string, unknown>): Record<string, unknown> {
-  return Array.isArray(current.all) ? { all: [...(current.all as unknown[]), judge] } : { all: [current, judge] };
+function beside(current: unknown, judge: Record<string, unknown>): Record<string, unknown> {
+  return isRecord(current) && isList(current.all) ? { all: [...current.all, judge] } : { all: [current, judge] };
 }
 
 /**
@@ -63,7 +64,7 @@ export async function draftRubric(
     void vscode.window.showWarningMessage(`vtask: task ${taskId} has errors or is gone; fix it first.`);
     return undefined;
   }
-  const placement = await askPlacement(taskId, task.verify as Record<string, unknown>);
+  const placement = await askPlacement(taskId, task.verify);
   if (!placement) return undefined;
   const { provider, profile } = runner.providerForTask(doc, task);
   // Which model drafted (and judged) is said every time: it may be the built-in demo model.
@@ -98,7 +99,7 @@ export async function draftRubric(
         entry.index,
         'verify',
         current.verify,
-        placement === 'beside' ? beside(current.verify as Record<string, unknown>, judge) : judge,
+        placement === 'beside' ? beside(current.verify, judge) : judge,
       );
       if ('error' in edit) {
         void vscode.window.showWarningMessage(`vtask: cannot write the rubric: ${edit.error}`);

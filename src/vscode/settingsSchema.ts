@@ -1,5 +1,6 @@
 // The editor's settings as data, free of `vscode`, so that unit tests can hold them against
 // package.json's `contributes.configuration` and the reader can be tested on plain values.
+import { isRecord } from '../core/base/record';
 
 /**
  * Where a setting may be set: `resource` settings may differ per workspace folder; `application`
@@ -60,21 +61,18 @@ const number = (v: unknown, min: number): number | undefined =>
  */
 export function readSettings(get: (key: SettingKey) => unknown): EditorSettings {
   const models = get('models');
+  const codeLens = get('codeLens.enabled');
+  const model = get('model');
+  const cacheDir = get('cacheDir');
   return {
     debounceMs: number(get('validation.debounceMs'), 0) ?? SETTINGS['validation.debounceMs'].default,
-    codeLensEnabled:
-      typeof get('codeLens.enabled') === 'boolean'
-        ? (get('codeLens.enabled') as boolean)
-        : SETTINGS['codeLens.enabled'].default,
-    model: typeof get('model') === 'string' ? (get('model') as string) : SETTINGS.model.default,
-    models:
-      models !== null && typeof models === 'object' && !Array.isArray(models)
-        ? (models as Record<string, unknown>)
-        : SETTINGS.models.default,
+    codeLensEnabled: typeof codeLens === 'boolean' ? codeLens : SETTINGS['codeLens.enabled'].default,
+    model: typeof model === 'string' ? model : SETTINGS.model.default,
+    models: isRecord(models) ? models : SETTINGS.models.default,
     samples: number(get('samples'), 1) ?? SETTINGS.samples.default ?? undefined,
     concurrency: number(get('concurrency'), 1) ?? SETTINGS.concurrency.default,
     grpoGroupSize: number(get('grpoGroupSize'), 2) ?? SETTINGS.grpoGroupSize.default,
-    cacheDir: typeof get('cacheDir') === 'string' ? (get('cacheDir') as string) : SETTINGS.cacheDir.default,
+    cacheDir: typeof cacheDir === 'string' ? cacheDir : SETTINGS.cacheDir.default,
     temperature: number(get('temperature'), 0) ?? SETTINGS.temperature.default ?? undefined,
     allowWeakIsolation: get('allowWeakIsolation') === true,
   };

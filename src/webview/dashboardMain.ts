@@ -9,7 +9,7 @@ import {
   type ToDashboard,
 } from '../core/base/dashboardProtocol';
 import { BAND_WORDS, BANDS, bandBar, passRateHistogram, scatter } from './dashboardCharts';
-import { button, el, icon, pct } from './dom';
+import { button, el, icon, pageRoot, pct } from './dom';
 import { pagedList } from './pagedList';
 import { count, dollars } from '../core/base/usageFormat';
 
@@ -34,7 +34,7 @@ interface DashState {
 }
 
 const vscode = acquireVsCodeApi();
-const root = document.getElementById('root') as HTMLElement;
+const root = pageRoot();
 root.classList.add('dashboard');
 const notice = el('div', 'notice');
 notice.setAttribute('role', 'alert');

@@ -1,6 +1,6 @@
 // The dataset table view: a `.parquet` file as a table of its rows. The host reads row windows
 // on demand; this page renders only the rows in view. Dataset text is only ever set as text.
-import { button, el, icon } from './dom';
+import { button, el, icon, pageRoot } from './dom';
 import { DatasetTable, type TableState } from './datasetTable';
 import { toDataset, type FromDataset, type ToDataset } from '../core/base/datasetProtocol';
 
@@ -12,7 +12,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const root = document.getElementById('root') as HTMLElement;
+const root = pageRoot();
 root.classList.add('dataset');
 const notice = el('div', 'notice');
 notice.setAttribute('role', 'alert');

@@ -4,7 +4,7 @@
 // lists are shown a page at a time; every text from the files is set as text, never as HTML.
 import { toDiff, type DatasetDiffView, type FromDiff, type ToDiff } from '../core/base/diffProtocol';
 import { BAND_WORDS } from './dashboardCharts';
-import { button, el, icon, pct } from './dom';
+import { button, el, icon, pageRoot, pct } from './dom';
 import { pagedList } from './pagedList';
 
 interface VsCodeApi {
@@ -15,7 +15,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const root = document.getElementById('root') as HTMLElement;
+const root = pageRoot();
 root.classList.add('dashboard', 'diff-view');
 const notice = el('div', 'notice');
 notice.setAttribute('role', 'alert');

@@ -50,3 +50,10 @@ export function svg<K extends keyof SVGElementTagNameMap>(
 }
 
 export const pct = (x: number): string => `${Math.round(x * 100)}%`;
+
+/** The page's `#root`, which every page of page.ts has; a page without one fails here, by name. */
+export function pageRoot(): HTMLElement {
+  const root = document.getElementById('root');
+  if (!root) throw new Error('the page has no #root element');
+  return root;
+}

@@ -1,7 +1,7 @@
 // The task panel: renders what the extension sends and posts what the author does. Model and
 // user text is only ever set as text (textContent), never parsed as HTML.
 import { passAtKCurve, histogram } from './charts';
-import { button, el, icon, pct } from './dom';
+import { button, el, icon, pageRoot, pct } from './dom';
 import { renderForm } from './form';
 import { toPanel, type FromPanel, type SampleView, type TaskView, type ToPanel } from '../core/base/panelProtocol';
 import { FILTERS, SORTS } from './filter';
@@ -22,7 +22,7 @@ interface SavedState {
 }
 
 const vscode = acquireVsCodeApi();
-const root = document.getElementById('root') as HTMLElement;
+const root = pageRoot();
 const status = el('div', 'status');
 status.setAttribute('role', 'status');
 status.setAttribute('aria-live', 'polite');

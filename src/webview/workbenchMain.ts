@@ -1,7 +1,7 @@
 // The workbench page: one table of every task of a dataset (task files, JSONL, Parquet), with a
 // query box (`band:too_hard kind:math rate<0.2 label:!checked` and free words), sortable and
 // resizable columns and a selection. The host holds the index; this page holds the rows in view.
-import { button, el, icon } from './dom';
+import { button, el, icon, pageRoot } from './dom';
 import { WorkbenchTable, type WorkbenchState } from './workbenchTable';
 import { initialSamplesState, restoreSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
 import { BulkBar } from './workbenchBulk';
@@ -15,7 +15,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const root = document.getElementById('root') as HTMLElement;
+const root = pageRoot();
 root.classList.add('workbench');
 const notice = el('div', 'notice');
 notice.setAttribute('role', 'alert');

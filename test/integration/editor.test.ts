@@ -111,6 +111,23 @@ suite('editor faults', () => {
     assert.equal(api.decorations(doc).stale.length, 1);
   });
 
+  test('Run Verifier from the palette runs the task under the cursor; a malformed probe case is refused', async () => {
+    // Prompts no other test samples, so neither task has cached results before this run.
+    const editor = await openFresh('palette.vtask', FAULTS.replace(/6 \* 7/, '5 * 9').replace(/a lake/, 'a river'));
+    const doc = editor.document;
+    const inWords = doc.positionAt(doc.getText().indexOf('Write about a river'));
+    editor.selection = new vscode.Selection(inWords, inWords);
+    await vscode.commands.executeCommand('vtask.runTask');
+    assert.ok(api.results(doc.uri, 'f/words')?.run, 'the task under the cursor ran');
+    assert.equal(api.results(doc.uri, 'f/math')?.run, undefined, 'the other task did not');
+    const before = doc.getText();
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('vtask.addProbeCase', doc.uri, 'f/math', 42, 'maybe')),
+      /a response and whether it should pass or fail/,
+    );
+    assert.equal(doc.getText(), before, 'nothing was written');
+  });
+
   test('a task with cases shows its result icon inline (the Testing icon has the gutter)', async () => {
     const { document: doc } = await openFresh('icons.vtask');
     await vscode.commands.executeCommand('vtask.runAll', doc.uri);

@@ -3,6 +3,7 @@ import type { NodePath } from '../base/nodePath';
 import { keyName, type YNode } from '../base/ynode';
 import type { TaskEntry } from '../taskfile/parse';
 import { isAliasNode } from './locate';
+import { isRecord } from '../base/record';
 
 /**
  * A task's content as plain data for comparing before and after an edit: mappings keep their
@@ -45,8 +46,13 @@ export function snapEntry(text: string, entry: TaskEntry): Snap {
 export function toSnap(v: unknown): Snap | undefined {
   if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
   if (Array.isArray(v)) {
-    const items = v.map(toSnap);
-    return items.every((x) => x !== undefined) ? (items as Snap[]) : undefined;
+    const items: Snap[] = [];
+    for (const x of v) {
+      const s = toSnap(x);
+      if (s === undefined) return undefined;
+      items.push(s);
+    }
+    return items;
   }
   if (typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
     const pairs: (readonly [string, Snap])[] = [];
@@ -58,6 +64,21 @@ export function toSnap(v: unknown): Snap | undefined {
     return { pairs };
   }
   return undefined;
+}
+
+/** A mapping's Snap. */
+export type SnapMap = Extract<Snap, { readonly pairs: unknown }>;
+
+/** The items of a list Snap, at a path the edit found a list at; anything else is a fault of the edit, said here. */
+export function snapItems(s: Snap): readonly Snap[] {
+  if (Array.isArray(s)) return s;
+  throw new Error(`expected a list in the snapshot, not ${JSON.stringify(s)}`);
+}
+
+/** The pairs of a mapping Snap, at a path the edit found a mapping at. */
+export function snapPairs(s: Snap): SnapMap['pairs'] {
+  if (s !== null && typeof s === 'object' && 'pairs' in s) return s.pairs;
+  throw new Error(`expected a mapping in the snapshot, not ${JSON.stringify(s)}`);
 }
 
 /** `snap` with the value at `path` replaced by `fn(old value)`; the path is known to exist. */
@@ -78,10 +99,7 @@ export function same(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
   if (Array.isArray(a) || Array.isArray(b))
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (!isRecord(a) || !isRecord(b)) return false;
   const ka = Object.keys(a);
-  return (
-    ka.length === Object.keys(b).length &&
-    ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
+  return ka.length === Object.keys(b).length && ka.every((k) => same(a[k], b[k]));
 }

@@ -16,7 +16,7 @@ import {
 } from '../base/ynode';
 import { columnAt, eolOf, lineEndAt, lineStartAt, nextLineAt } from './lines';
 import { formatPath, isAliasNode, locate, type Located, type Step } from './locate';
-import { replaceAt, same, snapEntry, toSnap, type Snap } from './snapshot';
+import { replaceAt, same, snapEntry, snapItems, snapPairs, toSnap, type Snap } from './snapshot';
 import {
   blockItem,
   blockNested,
@@ -94,7 +94,7 @@ export function appendItem(file: TaskFile, taskIndex: number, path: NodePath, it
     if (typeof e === 'string') return { error: `cannot add to \`${formatPath(path)}\`: ${e}` };
     edits.push(e);
   }
-  const expected = replaceAt(snapEntry(file.text, at.entry), path, (s) => [...(s as Snap[]), snapItem]);
+  const expected = replaceAt(snapEntry(file.text, at.entry), path, (s) => [...snapItems(s), snapItem]);
   return checked(file, taskIndex, edits, expected, `add to \`${formatPath(path)}\``);
 }
 
@@ -117,7 +117,7 @@ export function removeItem(file: TaskFile, taskIndex: number, path: NodePath): E
   const e = removeEdit(file.text, at, step, seq, index);
   if (typeof e === 'string') return { error: `cannot remove item ${index} of ${where}: ${e}` };
   const expected = replaceAt(snapEntry(file.text, at.entry), listPath, (s) =>
-    (s as Snap[]).filter((_, i) => i !== index),
+    snapItems(s).filter((_, i) => i !== index),
   );
   return checked(file, taskIndex, [e], expected, `remove item ${index} of ${where}`);
 }
@@ -136,14 +136,16 @@ export function addCase(
 ): EditResult {
   const at = locate(file, taskIndex, []);
   if ('error' in at) return at;
-  const task = at.steps[0]?.node as YMap;
+  const task = at.steps[0]?.node;
+  if (task?.type !== 'map') return { error: 'the task is not a mapping' };
   const pair = getPair(task, 'cases');
   const item = calls ? { calls, response, expect } : { response, expect };
   if (pair?.value?.type === 'seq') return appendItem(file, taskIndex, ['cases'], item);
   const text = file.text;
   const eol = eolOf(text);
   const before = snapEntry(text, at.entry);
-  const caseSnap = toSnap(item) as Snap;
+  const caseSnap = toSnap(item);
+  if (caseSnap === undefined) return { error: ONLY_PLAIN };
   const edits: TextEdit[] = [];
   let expected: Snap;
   if (pair) {
@@ -220,7 +222,7 @@ export function removeKey(file: TaskFile, taskIndex: number, path: NodePath, key
   const e = removePairEdit(file.text, at, step, map, index);
   if (typeof e === 'string') return { error: `cannot remove \`${key}\` from ${where}: ${e}` };
   const expected = replaceAt(snapEntry(file.text, at.entry), path, (s) => ({
-    pairs: (s as SnapMap).pairs.filter((_, i) => i !== index),
+    pairs: snapPairs(s).filter((_, i) => i !== index),
   }));
   return checked(file, taskIndex, [e], expected, `remove \`${key}\` from ${where}`);
 }
@@ -268,11 +270,9 @@ export function replaceValue(
 
 const ONLY_PLAIN = 'only text, numbers, true/false, null, lists and mappings can be added';
 
-type SnapMap = Extract<Snap, { readonly pairs: unknown }>;
-
 /** `snap` with the pair `key: value` added last to the mapping at `path`. */
 function withPair(snap: Snap, path: NodePath, key: string, value: Snap): Snap {
-  return replaceAt(snap, path, (s) => ({ pairs: [...(s as SnapMap).pairs, [key, value] as const] }));
+  return replaceAt(snap, path, (s) => ({ pairs: [...snapPairs(s), [key, value] as const] }));
 }
 
 /** The value the caller saw, for messages. */

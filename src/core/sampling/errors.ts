@@ -3,23 +3,22 @@
 import { formatBytes, TooLargeError } from './limits';
 import { safeUrl } from './profiles';
 import { SamplingError } from './types';
+import { isRecord, listOr, parseJson, recordOr } from '../base/record';
 
 /** Error codes of Node's sockets and undici, found on `error.cause` (or inside an AggregateError). */
 function errorCodes(e: unknown, depth = 0): string[] {
-  if (depth > 4 || typeof e !== 'object' || e === null) return [];
+  if (depth > 4 || !isRecord(e)) return [];
   const codes: string[] = [];
-  const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string') codes.push(code);
-  const errors = (e as { errors?: unknown }).errors;
-  if (Array.isArray(errors)) for (const x of errors) codes.push(...errorCodes(x, depth + 1));
-  codes.push(...errorCodes((e as { cause?: unknown }).cause, depth + 1));
+  if (typeof e.code === 'string') codes.push(e.code);
+  for (const x of listOr(e.errors)) codes.push(...errorCodes(x, depth + 1));
+  codes.push(...errorCodes(e.cause, depth + 1));
   return codes;
 }
 
 /** A failure of fetch itself (no HTTP answer, or the answer broke off). */
 export function networkError(e: unknown, url: string, midResponse: boolean): SamplingError {
   // The transport marks errors of a body that had begun to arrive.
-  midResponse ||= (e as { midResponse?: unknown } | null)?.midResponse === true;
+  midResponse ||= isRecord(e) && e.midResponse === true;
   const where = safeUrl(url);
   if (e instanceof TooLargeError) {
     return new SamplingError(
@@ -62,11 +61,10 @@ export function networkError(e: unknown, url: string, midResponse: boolean): Sam
 export function serverMessage(body: string): string {
   let msg = body;
   try {
-    const j = JSON.parse(body) as Record<string, unknown>;
+    const j = recordOr(parseJson(body));
     const err = j.error;
     if (typeof err === 'string') msg = err;
-    else if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string')
-      msg = (err as { message: string }).message;
+    else if (isRecord(err) && typeof err.message === 'string') msg = err.message;
     else if (typeof j.message === 'string') msg = j.message;
     else if (typeof j.detail === 'string') msg = j.detail;
     else if (j.detail !== undefined) msg = JSON.stringify(j.detail);

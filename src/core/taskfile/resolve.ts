@@ -1,7 +1,8 @@
 import type { ChatMessage } from '../base/chat';
 import type { Issue } from '../base/issues';
 import type { FilePart, TaskEntry, TaskFile } from './parse';
-import { getPair, toJS, type YMap, type YNode } from '../base/ynode';
+import { getPair, toJS, type YNode } from '../base/ynode';
+import { isList, isRecord, isStringArray, listOr, recordOr } from '../base/record';
 
 export type Expectation = 'pass' | 'fail' | { readonly score: number };
 
@@ -98,7 +99,9 @@ export function defaultsOf(parts: readonly FilePart[]): Record<string, unknown> 
 const resolved = new WeakMap<object, { defaultsKey: string; spec: TaskSpec | undefined; offset: number }>();
 
 function resolveCached(entry: TaskEntry, defaults: Record<string, unknown>, defaultsKey: string): TaskSpec | undefined {
-  const node = entry.node as object;
+  const node = entry.node;
+  // A task with no tree has nothing to run (resolveTask says undefined too).
+  if (!node) return undefined;
   const hit = resolved.get(node);
   if (hit && hit.defaultsKey === defaultsKey) {
     if (!hit.spec) return undefined;
@@ -118,8 +121,7 @@ function resolveCached(entry: TaskEntry, defaults: Record<string, unknown>, defa
 
 /** Applies defaults to one task; undefined when it lacks what running needs. */
 export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>): TaskSpec | undefined {
-  const node = entry.node as YMap;
-  const own = toJS(node) as Record<string, unknown>;
+  const own = recordOr(toJS(entry.node));
   const get = (k: string): unknown => (own[k] !== undefined ? own[k] : defaults[k]);
   const id = typeof own.id === 'string' ? own.id : undefined;
   const verify = get('verify');
@@ -127,8 +129,8 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
   const messages: ChatMessage[] = [];
   const system = get('system');
   const rawMessages = get('messages');
-  if (Array.isArray(rawMessages)) {
-    for (const m of rawMessages as ChatMessage[]) messages.push({ role: String(m.role), content: String(m.content) });
+  if (isList(rawMessages)) {
+    for (const m of rawMessages.map(recordOr)) messages.push({ role: String(m.role), content: String(m.content) });
   } else {
     const prompt = get('prompt');
     if (typeof prompt !== 'string') return undefined;
@@ -137,8 +139,13 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
   if (typeof system === 'string' && !messages.some((m) => m.role === 'system'))
     messages.unshift({ role: 'system', content: system });
   const prompt = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-  const num = (k: string): number | undefined => (typeof get(k) === 'number' ? (get(k) as number) : undefined);
+  const num = (k: string): number | undefined => {
+    const v = get(k);
+    return typeof v === 'number' ? v : undefined;
+  };
   const stop = get('stop');
+  const model = get('model');
+  const tags = get('tags');
   return {
     id,
     index: entry.index,
@@ -148,31 +155,29 @@ export function resolveTask(entry: TaskEntry, defaults: Record<string, unknown>)
     verify,
     cases: casesOf(entry),
     sampling: {
-      model: typeof get('model') === 'string' ? (get('model') as string) : undefined,
+      model: typeof model === 'string' ? model : undefined,
       samples: num('samples') ?? 8,
       temperature: num('temperature'),
       top_p: num('top_p'),
       max_tokens: num('max_tokens'),
       seed: num('seed'),
-      stop: typeof stop === 'string' || Array.isArray(stop) ? (stop as string | string[]) : undefined,
+      stop: typeof stop === 'string' || isStringArray(stop) ? stop : undefined,
     },
-    tags: Array.isArray(get('tags')) ? (get('tags') as unknown[]).map(String) : [],
-    meta: (get('meta') as Record<string, unknown>) ?? {},
+    tags: listOr(tags).map(String),
+    meta: recordOr(get('meta')),
     ...environmentOf(get('environment')),
     ...(num('max_turns') !== undefined ? { maxTurns: num('max_turns') } : {}),
   };
 }
 
 function environmentOf(v: unknown): { environment?: TaskEnvironment } {
-  if (!v || typeof v !== 'object' || typeof (v as { run?: unknown }).run !== 'string') return {};
-  const e = v as { run: string; args?: unknown; timeout_ms?: unknown };
-  const args =
-    e.args && typeof e.args === 'object' && !Array.isArray(e.args) ? (e.args as Record<string, unknown>) : undefined;
+  if (!isRecord(v) || typeof v.run !== 'string') return {};
+  const args = isRecord(v.args) ? v.args : undefined;
   return {
     environment: {
-      run: e.run,
+      run: v.run,
       ...(args ? { args } : {}),
-      ...(typeof e.timeout_ms === 'number' ? { timeoutMs: e.timeout_ms } : {}),
+      ...(typeof v.timeout_ms === 'number' ? { timeoutMs: v.timeout_ms } : {}),
     },
   };
 }
@@ -183,16 +188,12 @@ function casesOf(entry: TaskEntry): CaseSpec[] {
   const out: CaseSpec[] = [];
   cases.items.forEach((c: YNode, index) => {
     if (c.type !== 'map') return;
-    const v = toJS(c) as Record<string, unknown>;
+    const v = recordOr(toJS(c));
     const e = v.expect;
     const expect: Expectation | undefined =
-      e === 'pass' || e === 'fail'
-        ? e
-        : e && typeof e === 'object' && typeof (e as { score?: unknown }).score === 'number'
-          ? { score: (e as { score: number }).score }
-          : undefined;
+      e === 'pass' || e === 'fail' ? e : isRecord(e) && typeof e.score === 'number' ? { score: e.score } : undefined;
     if (expect === undefined || typeof v.response !== 'string') return;
-    const calls = Array.isArray(v.calls) ? scriptedTurns(v.calls as unknown[]) : undefined;
+    const calls = isList(v.calls) ? scriptedTurns(v.calls) : undefined;
     out.push({
       index,
       name: typeof v.name === 'string' ? v.name : undefined,
@@ -205,14 +206,12 @@ function casesOf(entry: TaskEntry): CaseSpec[] {
   return out;
 }
 
-const isCall = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
-
 /** A case's `calls` as validated: calls and turns of calls; anything else was reported by validation. */
 function scriptedTurns(items: readonly unknown[]): (Record<string, unknown> | Record<string, unknown>[])[] {
   const out: (Record<string, unknown> | Record<string, unknown>[])[] = [];
   for (const x of items) {
-    if (isCall(x)) out.push(x);
-    else if (Array.isArray(x) && x.length && x.every(isCall)) out.push(x);
+    if (isRecord(x)) out.push(x);
+    else if (Array.isArray(x) && x.length && x.every(isRecord)) out.push(x);
   }
   return out;
 }

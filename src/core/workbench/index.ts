@@ -100,7 +100,8 @@ class Column<T extends Float64Array | Int32Array | Uint32Array | Uint8Array> {
     if (i >= this.length) this.length = i + 1;
   }
   get(i: number): number {
-    return i < this.data.length ? (this.data[i] as number) : this.fill;
+    // Past the end (a row not set yet) a typed array reads undefined: the column's fill.
+    return this.data[i] ?? this.fill;
   }
 }
 
@@ -268,14 +269,14 @@ export class WorkbenchIndex {
       ...(label ? { label } : {}),
       ...(error ? { error } : {}),
       runs: this.perModel.map((c) => {
-        const band = c.band.get(n);
-        if (band === NONE) return null;
+        const band = BAND_CODES[c.band.get(n)];
+        if (band === undefined || band === 'none') return null;
         const tokens = c.tokens.get(n);
         const promptTokens = c.promptTokens.get(n);
         const cost = c.cost.get(n);
         return {
           rate: c.rate.get(n),
-          band: at(BAND_CODES, band) as Band,
+          band,
           samples: c.samples.get(n),
           signal: c.signal.get(n),
           ...(Number.isNaN(tokens) ? {} : { tokens }),
@@ -360,7 +361,7 @@ export class WorkbenchIndex {
   private textTest(t: TextTerm, models: readonly ModelColumns[]): (n: number) => boolean {
     switch (t.field) {
       case 'band': {
-        const code = BAND_CODES.indexOf(t.value as Band | 'none');
+        const code = BAND_CODES.findIndex((b) => b === t.value);
         if (code === NONE) return (n) => models.every((c) => c.band.get(n) === NONE);
         return (n) => models.some((c) => c.band.get(n) === code);
       }
@@ -420,8 +421,8 @@ export class WorkbenchIndex {
     const keys = new Float64Array(this.rows);
     for (const n of rows) keys[n] = key(n);
     return rows.sort((a, b) => {
-      const x = keys[a] as number;
-      const y = keys[b] as number;
+      const x = keys[a] ?? NaN;
+      const y = keys[b] ?? NaN;
       const xn = Number.isNaN(x);
       const yn = Number.isNaN(y);
       if (xn || yn) return xn === yn ? a - b : xn ? 1 : -1;
@@ -449,7 +450,7 @@ export class WorkbenchIndex {
       case 'label': {
         const r = rank();
         const col = this[column];
-        return (n) => r[col.get(n)] as number;
+        return (n) => r[col.get(n)] ?? NaN;
       }
       case 'prompt': {
         const order = Array.from({ length: this.rows }, (_, n) => n).sort((a, b) =>
@@ -462,7 +463,7 @@ export class WorkbenchIndex {
           if (i > 0 && this.prompts[n] !== this.prompts[at(order, i - 1)]) rank = i;
           r[n] = this.prompts[n] ? rank : NaN;
         });
-        return (n) => r[n] as number;
+        return (n) => r[n] ?? NaN;
       }
       case 'cases':
         return (n) => this.cases.get(n);
@@ -470,10 +471,10 @@ export class WorkbenchIndex {
         return (n) => (this.findings.get(n) < 0 ? NaN : this.findings.get(n));
     }
     const colon = column.indexOf(':');
-    const field = column.slice(0, colon) as RunColumn;
+    const field = RUN_COLUMNS.find((f) => f === column.slice(0, colon));
     const m = this.models.indexOf(column.slice(colon + 1));
     const c = this.perModel[m];
-    if (!c) return undefined;
+    if (!c || field === undefined) return undefined;
     if (field === 'band') return (n) => (c.band.get(n) === NONE ? NaN : c.band.get(n));
     return (n) => (c.band.get(n) === NONE ? NaN : c.value(field, n));
   }

@@ -11,7 +11,8 @@ export const NUMBER_FIELDS = ['rate', 'samples', 'signal', 'cases', 'failing', '
 
 export type TextField = (typeof TEXT_FIELDS)[number];
 export type NumberField = (typeof NUMBER_FIELDS)[number];
-export type Comparison = '<' | '<=' | '>' | '>=' | '=';
+const COMPARISONS = ['<', '<=', '>', '>=', '='] as const;
+export type Comparison = (typeof COMPARISONS)[number];
 
 /** `band:too_hard`, `label:!checked`. */
 export interface TextTerm {
@@ -57,7 +58,7 @@ export function parseQuery(input: string): QueryResult {
   let model: string | undefined;
   let i = 0;
   while (i < input.length) {
-    if (/\s/.test(input[i] as string)) {
+    if (/\s/.test(input.charAt(i))) {
       i++;
       continue;
     }
@@ -70,7 +71,7 @@ export function parseQuery(input: string): QueryResult {
       // A free word or phrase; a word that looks like a field with no known name is an error
       // (a typo such as `bnad:too_hard` would otherwise search the prompts for it).
       const looks = /^([a-z]+)(:|<|>|=)/i.exec(token.raw);
-      if (looks && !token.quoted) return { error: unknownField(looks[1] as string), at };
+      if (looks?.[1] !== undefined && !token.quoted) return { error: unknownField(looks[1]), at };
       const word = token.value.toLowerCase().trim();
       if (word) words.push(word);
       continue;
@@ -78,7 +79,9 @@ export function parseQuery(input: string): QueryResult {
     const [, name = '', op = ''] = m;
     const rawValue = token.value.slice(name.length + op.length);
     const valueAt = at + name.length + op.length;
-    if ((TEXT_FIELDS as readonly string[]).includes(name)) {
+    const textField = TEXT_FIELDS.find((f) => f === name);
+    const numberField = NUMBER_FIELDS.find((f) => f === name);
+    if (textField) {
       if (op !== ':')
         return {
           error: `\`${name}\` is compared as text: write \`${name}:value\` or \`${name}:!value\`, not \`${op}\``,
@@ -96,11 +99,12 @@ export function parseQuery(input: string): QueryResult {
         model = value;
         continue;
       }
-      text.push({ field: name as TextField, value, negated, at });
+      text.push({ field: textField, value, negated, at });
       continue;
     }
-    if ((NUMBER_FIELDS as readonly string[]).includes(name)) {
-      if (op === ':')
+    if (numberField) {
+      const comparison = COMPARISONS.find((c) => c === op);
+      if (comparison === undefined)
         return {
           error: `\`${name}\` is a number: compare it with <, <=, >, >= or =, as in \`${name}>0\``,
           at: at + name.length,
@@ -111,7 +115,7 @@ export function parseQuery(input: string): QueryResult {
           error: `\`${name}${op}\` needs a number after it${rawValue ? `, not \`${rawValue}\`` : ''}`,
           at: valueAt,
         };
-      numbers.push({ field: name as NumberField, op: op as Comparison, value, at });
+      numbers.push({ field: numberField, op: comparison, value, at });
       continue;
     }
     return { error: unknownField(name), at };
@@ -143,7 +147,7 @@ function readToken(
   let i = start;
   let value = '';
   let quoted = false;
-  while (i < input.length && !/\s/.test(input[i] as string)) {
+  while (i < input.length && !/\s/.test(input.charAt(i))) {
     if (input[i] !== '"') {
       value += input[i++];
       continue;

@@ -5,6 +5,7 @@
 // per model and left out, since `vtask run` re-verifies its cached samples for free.
 import type { Band } from '../../stats';
 import { compareRates } from './compare';
+import { at } from '../../util/must';
 import type { LatestRun } from '../runlog/latestRuns';
 import type { RunRecord } from '../runlog/runLog';
 import { countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
@@ -49,36 +50,35 @@ export function modelResults(
   for (const m of o.models ?? []) tally(m);
   const fileBands = Array.from({ length: files }, () => new Map<string, Record<Band, number>>());
   for (const { task, model, latest, previousBand } of runs) {
-    const at = tasks[task] as DatasetTask;
-    if (!at.valid) continue;
+    const row = at(tasks, task);
+    if (!row.valid) continue;
     const t = tally(model);
-    if (latest.key !== at.runKey) {
+    if (latest.key !== row.runKey) {
       t.counts.stale++;
       continue;
     }
-    t.add(task, at.ref, latest, previousBand);
-    const bands = fileBands[at.file] as Map<string, Record<Band, number>>;
+    t.add(task, row.ref, latest, previousBand);
+    const bands = at(fileBands, row.file);
     let b = bands.get(model);
     if (!b) bands.set(model, (b = emptyBands()));
     // The built-in model's runs of tasks it cannot do are in no band (modelCounts.ts).
     if (latest.note === undefined) b[latest.band]++;
   }
-  const names = [...perModel.keys()].sort();
-  const tallies = names.map((name) => perModel.get(name) as ModelTally);
+  // Models by name (code unit order, as sort() gives strings).
+  const named = [...perModel.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const models: Record<string, ModelStats> = {};
-  for (const [i, name] of names.entries()) models[name] = (tallies[i] as ModelTally).stats();
+  for (const [name, t] of named) models[name] = t.stats();
   // The dataset's order, whatever order the log was written in; models by name.
   const results: TaskModelResult[] = [];
-  for (let task = 0; task < tasks.length; task++) {
-    const { ref } = tasks[task] as DatasetTask;
-    for (const [i, t] of tallies.entries()) {
+  for (const [task, { ref }] of tasks.entries()) {
+    for (const [name, t] of named) {
       const run = t.runs[task];
       if (run)
         results.push({
           file: ref.file,
           task: ref.task,
           line: ref.line,
-          model: names[i] as string,
+          model: name,
           samples: run.samples,
           pass_rate: run.pass_rate,
           band: run.band,
@@ -87,19 +87,8 @@ export function modelResults(
   }
   const refs = tasks.map((t) => t.ref);
   const comparisons: ModelComparison[] = [];
-  for (let i = 0; i < names.length; i++) {
-    for (let j = i + 1; j < names.length; j++)
-      comparisons.push(
-        compareRates(
-          names[i] as string,
-          names[j] as string,
-          refs,
-          (tallies[i] as ModelTally).rates,
-          (tallies[j] as ModelTally).rates,
-          o,
-        ),
-      );
-  }
+  for (const [i, [a, ta]] of named.entries())
+    for (const [b, tb] of named.slice(i + 1)) comparisons.push(compareRates(a, b, refs, ta.rates, tb.rates, o));
   return { models, fileBands, results, comparisons };
 }
 

@@ -10,6 +10,7 @@
 import { RE2JS } from 're2js';
 import { errorMessage } from '../../base/errorMessage';
 import { at } from '../../util/must';
+import { trimOldest } from '../../util/trimOldest';
 
 /** A compiled pattern: `test` is true when it matches somewhere in the text, as RegExp#test. */
 export interface LinearRegex {
@@ -96,7 +97,7 @@ export function compileRegex(source: string, flags: RegexFlags = {}): { regex: L
   let r = compiled.get(key);
   if (!r) {
     r = compileUncached(source, flags);
-    if (compiled.size >= KEEP) compiled.delete(compiled.keys().next().value as string);
+    trimOldest(compiled, KEEP - 1);
     compiled.set(key, r);
   }
   return r;

@@ -1,4 +1,5 @@
 import { at } from '../../../util/must';
+import { trimOldest } from '../../../util/trimOldest';
 /*
  * Python string semantics the peers' checkers rely on, written for JavaScript strings.
  * The peers are Python: `str.split()`, `str.strip(chars)`, `str.isupper()`, `len()` (code
@@ -40,7 +41,7 @@ export function memo<T>(fn: (s: string) => T, size = 16): (s: string) => T {
     const hit = cache.get(s);
     if (hit !== undefined) return hit;
     const v = fn(s);
-    if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+    trimOldest(cache, size - 1);
     cache.set(s, v);
     return v;
   };
