@@ -3,6 +3,7 @@
 // the task panel's Add as case edit, in the open documents, then saves them.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RowSet } from '../core/base/rowSet';
 import type { FromWorkbench, ToWorkbench } from '../core/base/workbenchProtocol';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { cut } from '../core/util/cut';
@@ -68,7 +69,7 @@ export async function actOnSamples(h: SamplesHost, msg: SamplesMessage): Promise
     }
     case 'openSample': {
       if (msg.where === 'task') return h.open(msg.row);
-      const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.row] });
+      const [row] = await client.request({ op: 'rowsByNumber', rows: RowSet.range(msg.row, msg.row + 1).encode() });
       if (!row) return;
       if (rowFileType(row.file)) {
         await h.open(msg.row);

@@ -7,6 +7,7 @@ import type { CollectWorkbenchOptions } from './collect';
 import type { WorkbenchRowMessage } from '../base/workbenchProtocol';
 import type { SortSpec, WorkbenchRowView } from './index';
 import type { SamplesAnswers, SamplesRequest } from './samplesOps';
+import type { PackedSelection } from './bulk';
 
 /** What the worker is started with. */
 export interface WorkbenchJob {
@@ -36,10 +37,14 @@ export interface LabelResult {
 export type WorkbenchRequest =
   | { readonly op: 'view'; readonly query: string; readonly sort?: SortSpec }
   | { readonly op: 'window'; readonly start: number; readonly end: number }
+  /** The rows at view positions start..end, as a selection's text (a RowSet's). */
   | { readonly op: 'rows'; readonly start: number; readonly end: number }
-  | { readonly op: 'rowsByNumber'; readonly rows: readonly number[] }
+  /** The rows of a selection's text, in the view's order (then those it leaves out). */
+  | { readonly op: 'rowsByNumber'; readonly rows: string }
+  /** A selection's tasks by task file, packed for a bulk action (bulk.ts). */
+  | { readonly op: 'selection'; readonly rows: string }
   | { readonly op: 'reload' }
-  | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string }
+  | { readonly op: 'label'; readonly rows: string; readonly label?: string }
   | SamplesRequest
   | { readonly op: 'findings'; readonly counts: readonly (readonly [row: number, findings: number])[] };
 
@@ -47,8 +52,9 @@ export type WorkbenchRequest =
 export interface WorkbenchAnswers extends SamplesAnswers {
   view: ViewResult;
   window: WorkbenchRowView[];
-  rows: number[];
+  rows: string;
   rowsByNumber: WorkbenchRowView[];
+  selection: PackedSelection;
   reload: WorkbenchOpened;
   label: LabelResult;
   /** Rows whose findings were set. */

@@ -5,6 +5,7 @@
 // mistaken for another.
 import fs from 'node:fs';
 import path from 'node:path';
+import { RowSet } from '../base/rowSet';
 import { rowFileType } from '../datasets/rowFiles';
 import type { EditorModels } from '../run/editorProfile';
 import type { WorkbenchIndex } from './index';
@@ -22,8 +23,8 @@ export type SamplesRequest =
   | {
       readonly op: 'samples';
       readonly state: SampleState;
-      /** The selection's rows; the tasks of the current view when absent. */
-      readonly rows?: readonly number[];
+      /** The selection's rows (a RowSet's text); the tasks of the current view when absent. */
+      readonly rows?: string;
       /** Read the samples again (else a new state only filters the collection held). */
       readonly fresh?: boolean;
       readonly models: EditorModels;
@@ -91,7 +92,7 @@ export class SamplesWorker {
   async answer(index: WorkbenchIndex, r: SamplesRequest): Promise<SamplesAnswers[SamplesRequest['op']]> {
     switch (r.op) {
       case 'samples': {
-        const rows = r.rows ?? index.viewRows();
+        const rows = r.rows === undefined ? index.viewRows() : [...RowSet.decode(r.rows)];
         const key = rows.join(',');
         const refs: SampleTaskRef[] = [];
         for (const n of rows) {

@@ -1,11 +1,15 @@
 // Worker entry of the workbench (bundled on its own as out/workbenchWorker.js, started by the
 // extension host and the benchmark): reads the dataset into an index, then answers views,
-// windows and label changes, one at a time, in the order asked (see client.ts).
+// windows and label changes, one at a time, in the order asked (see client.ts). Started with a
+// bulk job instead, it runs that export or audit (bulkJob.ts) and ends.
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../base/errorMessage';
 import { collectWorkbench } from './collect';
-import type { WorkbenchIndex } from './index';
+import type { WorkbenchIndex, WorkbenchRowView } from './index';
+import { packSelection, selectionFiles } from './bulk';
+import { RowSet } from '../base/rowSet';
+import { serveBulkJob, type BulkJob } from './bulkJob';
 import type { LabelResult, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
 import type { SamplesRequest } from './samplesOps';
 import { labelTasks } from './labels';
@@ -14,7 +18,8 @@ import { isSamplesRequest, SamplesWorker } from './samplesOps';
 import { MAX_WORKBENCH_WINDOW } from '../base/workbenchProtocol';
 
 const port = parentPort;
-const job = workerData as WorkbenchJob;
+const data = workerData as WorkbenchJob | { readonly bulk: BulkJob };
+const job: WorkbenchJob = 'bulk' in data ? { paths: [], options: { root: '' } } : data;
 const samples = new SamplesWorker(job.options);
 
 function answer(
@@ -30,9 +35,11 @@ function answer(
       // A window is what a page shows: never more rows than one message to the host should hold.
       return index.window(r.start, Math.min(r.end, r.start + MAX_WORKBENCH_WINDOW));
     case 'rows':
-      return index.viewRows(r.start, r.end);
+      return RowSet.of(index.viewRows(r.start, r.end)).encode();
     case 'rowsByNumber':
-      return r.rows.filter((n) => n >= 0 && n < index.size).map((n) => index.row(n));
+      return index.inViewOrder(RowSet.decode(r.rows)).map((n) => index.row(n));
+    case 'selection':
+      return packSelection(selectionFiles(rowViews(index, rowsOf(index, r.rows))));
     case 'label':
       return label(index, r.rows, r.label);
     case 'findings': {
@@ -44,11 +51,22 @@ function answer(
   }
 }
 
+/** The rows of a selection's text that the index holds. */
+function* rowsOf(index: WorkbenchIndex, text: string): Generator<number> {
+  for (const n of RowSet.decode(text)) {
+    if (n >= index.size) return;
+    yield n;
+  }
+}
+
+function* rowViews(index: WorkbenchIndex, rows: Iterable<number>): Generator<WorkbenchRowView> {
+  for (const n of rows) yield index.row(n);
+}
+
 /** Labels rows on disk (their task file's `meta.review`, or their row file's sidecar), then in the index. */
-function label(index: WorkbenchIndex, rows: readonly number[], value: string | undefined): LabelResult {
+function label(index: WorkbenchIndex, rows: string, value: string | undefined): LabelResult {
   const byFile = new Map<string, Map<string, number>>();
-  for (const n of rows) {
-    if (n < 0 || n >= index.size) continue;
+  for (const n of rowsOf(index, rows)) {
     const r = index.row(n);
     if (r.error) continue;
     let ids = byFile.get(r.file);
@@ -71,7 +89,8 @@ function label(index: WorkbenchIndex, rows: readonly number[], value: string | u
   return { size: index.refresh(), changed, errors };
 }
 
-if (port) {
+if (port && 'bulk' in data) void serveBulkJob(port, data.bulk);
+else if (port) {
   let last = 0;
   const read = (): ReturnType<typeof collectWorkbench> =>
     collectWorkbench(job.paths, {
