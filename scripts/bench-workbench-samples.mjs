@@ -94,8 +94,35 @@ async function samplesView(c, script) {
     start: 0,
     end: 50,
   });
-  const picked = await act('group_cases', { op: 'sampleCases', collection: failed.collection, group: biggest.key });
-  out.group_cases = picked.cases.length;
+  // A group to add as cases: what the host gets before it asks the user (this version: the count;
+  // before, every sample of the group).
+  const group = { collection: failed.collection, group: biggest.key };
+  const picked = await act(
+    'group_cases',
+    c.casesEdits ? { op: 'casesSummary', ...group } : { op: 'sampleCases', ...group },
+  );
+  out.group_cases = typeof picked.cases === 'number' ? picked.cases : picked.cases.length;
+  // The page of 50 ticked and added as cases expecting fail: the edit of the task file's text
+  // (this version: made in the worker; before, in the host's thread).
+  const ids = { collection: failed.collection, ids: page.map((x) => x.id) };
+  globalThis.gc?.();
+  const stop = watchHolds();
+  const t0 = performance.now();
+  let edited;
+  if (c.casesEdits) {
+    await client.request({ op: 'casesSummary', ...ids });
+    const [e] = await client.request({ op: 'casesEdits', ...ids, expect: 'fail', texts: [['tasks.vtask', text]] });
+    edited = text.slice(0, e.start) + e.text + text.slice(e.end);
+  } else {
+    const { cases } = await client.request({ op: 'sampleCases', ...ids });
+    edited = c.addCasesToText(
+      text,
+      cases.map((x) => ({ task: x.task, response: x.response, expect: 'fail' })),
+    ).text;
+  }
+  out.add_cases_ms = fig(performance.now() - t0);
+  out.add_cases_hold = stop();
+  out.added_cases = (edited.match(/expect: fail/g) ?? []).length;
   out.groups = failed.groups.map((g) => `${g.key} ${g.count}`);
   // What the page is sent: the groups and one page, against every sample of the view at once.
   out.page_message_kb = fig((JSON.stringify(failed).length + JSON.stringify(page).length) / 1024);
@@ -110,6 +137,8 @@ async function samplesView(c, script) {
 }
 f.before = await samplesView(old.core, old.worker);
 f.now = await samplesView(core, worker);
+if (f.before.added_cases !== f.now.added_cases)
+  throw new Error(`added ${f.now.added_cases} cases, before ${f.before.added_cases}`);
 
 // The baseline: the editor's restore (cache-only sampleTasks) in this thread, watched the same way.
 globalThis.gc?.();
@@ -135,8 +164,8 @@ if (verified !== total) throw new Error(`the baseline verified ${verified} of ${
 for (const d of [dir, oldDir]) fs.rmSync(d, { recursive: true, force: true });
 const h = (x) => `${x.cpu_ms} ms CPU (${x.wall_ms} ms wall)`;
 const line = (x) =>
-  `read and verified in the worker in ${x.read_verify_ms} ms, a state's groups ${x.state_ms} ms, a page of 50 ${x.page_ms} ms, a group's ${x.group_cases.toLocaleString('en-US')} samples as cases ${x.group_cases_ms} ms; the page gets ${x.page_message_kb} KB, not ${x.unpaged_message_kb} KB\n` +
-  `    host held at most: reading ${h(x.read_verify_hold)}, a state ${h(x.state_hold)}, a page ${h(x.page_hold)}, a group as cases ${h(x.group_cases_hold)}`;
+  `read and verified in the worker in ${x.read_verify_ms} ms, a state's groups ${x.state_ms} ms, a page of 50 ${x.page_ms} ms, a group's ${x.group_cases.toLocaleString('en-US')} samples as cases ${x.group_cases_ms} ms, the page's ${x.added_cases} added as cases ${x.add_cases_ms} ms; the page gets ${x.page_message_kb} KB, not ${x.unpaged_message_kb} KB\n` +
+  `    host held at most: reading ${h(x.read_verify_hold)}, a state ${h(x.state_hold)}, a page ${h(x.page_hold)}, a group as cases ${h(x.group_cases_hold)}, adding the page as cases ${h(x.add_cases_hold)}`;
 console.log(
   `workbench samples view, ${total.toLocaleString('en-US')} samples of ${TASKS.toLocaleString('en-US')} tasks:\n  ${OLD}: ${line(f.before)}\n  now: ${line(f.now)}\n  idle: ${h(f.idle_hold)}; the editor's restore in its thread: ${f.baseline_in_thread_ms} ms, host held ${h(f.baseline_hold)}`,
 );
