@@ -42,7 +42,7 @@ test('select all of a million rows, less one: three runs and a few characters', 
   all.delete(500_000);
   assert.deepEqual([all.size, all.runCount], [999_999, 2]);
   const text = all.encode();
-  assert.ok(text.length < 20, text);
+  assert.equal(text, '0,apsw,1,apsv');
   const back = RowSet.decode(text);
   assert.ok(!back.has(500_000) && back.has(499_999) && back.has(500_001) && back.has(999_999) && !back.has(1_000_000));
   assert.equal(back.size, 999_999);
