@@ -52,7 +52,7 @@ export class WorkbenchBulk implements vscode.Disposable {
   /** The action under way: one at a time. */
   private running: { action: 'audit' | 'export'; abort: AbortController } | undefined;
   /** The tasks the panel steps through (next/previous), and where it is. */
-  private stepping: { rows: WorkbenchRowView[]; at: number } | undefined;
+  private stepping: { rows: string; at: number } | undefined;
   /** The last report of an audit (for tests): Markdown and JSON. */
   lastReport: { markdown: string; json: string } | undefined;
 
@@ -192,41 +192,45 @@ export class WorkbenchBulk implements vscode.Disposable {
   /**
    * Opens the task panel on the first of the rows' tasks; with several, the page offers
    * next/previous through them. The panel is one (it follows the task in view), so one task
-   * at a time, in the selection's order, is what it can show; a panel each would be many tabs
-   * of the same view.
+   * at a time, in the table's order, is what it can show; a panel each would be many tabs of
+   * the same view. The worker holds the selection's tasks and gives one a step.
    */
   async openPanel(rows: string): Promise<void> {
-    const picked = (await (await this.host.client()).request({ op: 'rowsByNumber', rows })).filter(
-      (r) => !r.error && r.kind !== null && !/\.(jsonl|parquet)$/i.test(r.file),
-    );
-    if (!picked.length) {
-      await this.host.post({
-        type: 'notice',
-        level: 'warning',
-        text: 'Nothing to open in the task panel: pick tasks of task files (a JSONL or Parquet row opens in its file).',
-      });
-      return;
-    }
-    this.stepping = { rows: picked, at: 0 };
-    await this.showStep();
+    this.stepping = { rows, at: 0 };
+    if (await this.showStep()) return;
+    this.stepping = undefined;
+    await this.host.post({
+      type: 'notice',
+      level: 'warning',
+      text: 'Nothing to open in the task panel: pick tasks of task files (a JSONL or Parquet row opens in its file).',
+    });
   }
 
   /** The next (1) or previous (-1) task of those opened in the panel. */
   async step(by: 1 | -1): Promise<void> {
     const s = this.stepping;
     if (!s) return;
-    s.at = Math.min(s.rows.length - 1, Math.max(0, s.at + by));
+    s.at = Math.max(0, s.at + by);
     await this.showStep();
   }
 
-  private async showStep(): Promise<void> {
+  /** Shows the task stepped to (the last when past it); false when the selection has none. */
+  private async showStep(): Promise<boolean> {
     const s = this.stepping;
-    const row = s?.rows[s.at];
-    if (!s || !row) return;
+    if (!s) return false;
+    const client = await this.host.client();
+    let got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'taskFiles', start: s.at, end: s.at + 1 });
+    if (!got.rows.length && got.count) {
+      s.at = got.count - 1;
+      got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'taskFiles', start: s.at, end: s.at + 1 });
+    }
+    const [row] = got.rows;
+    if (!row) return false;
     const uri = vscode.Uri.file(path.resolve(this.host.root, row.file));
     await vscode.workspace.openTextDocument(uri);
     await vscode.commands.executeCommand('vtask.openPanel', uri, row.id);
-    await this.host.post({ type: 'stepping', at: s.at, count: s.rows.length, id: row.id });
+    await this.host.post({ type: 'stepping', at: s.at, count: got.count, id: row.id });
+    return true;
   }
 
   dispose(): void {

@@ -263,6 +263,18 @@ test('select all matching, less one: the export and the audit in their worker ac
     assert.deepEqual([s.tasks, s.rowFileRows, s.invalidRows], [3, 1, 0]);
     const picked = (await client.request({ op: 'rowsByNumber', rows })).map((r) => r.id);
     assert.deepEqual(picked.sort(), ['add', 'capital', 'double', 'spider']);
+    // The task panel steps through the task files' tasks in the table's order (here, by id), one
+    // asked for at a time; a run takes the JSONL row too.
+    const step = (start: number) => client.request({ op: 'tasksOf', rows, kinds: 'taskFiles', start, end: start + 1 });
+    const first = await step(0);
+    assert.deepEqual([first.rows.map((r) => r.id), first.count, first.skipped], [['add'], 3, 1]);
+    assert.deepEqual(
+      (await step(2)).rows.map((r) => r.id),
+      ['double'],
+    );
+    assert.deepEqual((await step(3)).rows, []);
+    const runnable = await client.request({ op: 'tasksOf', rows, kinds: 'runnable', start: 0, end: 10 });
+    assert.deepEqual([runnable.rows.map((r) => r.id), runnable.skipped], [['add', 'capital', 'double', 'spider'], 0]);
 
     const done: number[] = [];
     const exported = await startBulkJob(

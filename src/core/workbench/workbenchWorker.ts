@@ -10,7 +10,8 @@ import type { WorkbenchIndex, WorkbenchRowView } from './index';
 import { packSelection, selectionFiles } from './bulk';
 import { RowSet } from '../base/rowSet';
 import { serveBulkJob, type BulkJob } from './bulkJob';
-import type { LabelResult, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import type { LabelResult, TaskKinds, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import { rowFileType } from '../datasets/rowFiles';
 import type { SamplesRequest } from './samplesOps';
 import { labelTasks } from './labels';
 import { parseQuery } from './query';
@@ -38,6 +39,14 @@ function answer(
       return RowSet.of(index.viewRows(r.start, r.end)).encode();
     case 'rowsByNumber':
       return index.inViewOrder(RowSet.decode(r.rows)).map((n) => index.row(n));
+    case 'tasksOf': {
+      const tasks = tasksOf(index, r.rows, r.kinds);
+      return {
+        rows: tasks.rows.slice(Math.max(0, r.start), Math.max(0, r.end)).map((n) => index.row(n)),
+        count: tasks.rows.length,
+        skipped: tasks.skipped,
+      };
+    }
     case 'selection':
       return packSelection(selectionFiles(rowViews(index, rowsOf(index, r.rows))));
     case 'label':
@@ -49,6 +58,24 @@ function answer(
       return known.length;
     }
   }
+}
+
+/** The last selection's tasks: the task panel asks for one at a time as it steps. */
+let lastTasks: { key: string; rows: number[]; skipped: number } | undefined;
+
+/** The selection's rows that are tasks of `kinds`, in the view's order, and how many are not. */
+function tasksOf(index: WorkbenchIndex, text: string, kinds: TaskKinds): { rows: number[]; skipped: number } {
+  const key = `${kinds}\0${text}`;
+  if (lastTasks?.key !== key) {
+    const all = index.inViewOrder(RowSet.decode(text));
+    const rows = all.filter((n) => {
+      const r = index.row(n);
+      const type = rowFileType(r.file);
+      return !r.error && r.kind !== null && (kinds === 'runnable' ? type !== 'parquet' : type === undefined);
+    });
+    lastTasks = { key, rows, skipped: all.length - rows.length };
+  }
+  return lastTasks;
 }
 
 /** The rows of a selection's text that the index holds. */
@@ -114,6 +141,7 @@ else if (port) {
             if (request.op === 'reload') {
               const again = await read();
               index = again.index;
+              lastTasks = undefined;
               samples.forget();
               port.postMessage({
                 id,
