@@ -3,7 +3,7 @@
 // windows and label changes, one at a time, in the order asked (see client.ts). Started with a
 // bulk job instead, it runs that export or audit (bulkJob.ts) and ends.
 import path from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { errorMessage } from '../base/errorMessage';
 import { collectWorkbench } from './collect';
 import type { WorkbenchIndex, WorkbenchRowView } from './index';
@@ -20,10 +20,9 @@ import { MAX_WORKBENCH_WINDOW } from '../base/workbenchProtocol';
 
 const port = parentPort;
 const data = workerData as WorkbenchJob | { readonly bulk: BulkJob };
-const job: WorkbenchJob = 'bulk' in data ? { paths: [], options: { root: '' } } : data;
-const samples = new SamplesWorker(job.options);
 
 function answer(
+  job: WorkbenchJob,
   index: WorkbenchIndex,
   r: Exclude<WorkbenchRequest, { op: 'reload' | SamplesRequest['op'] }>,
 ): WorkbenchAnswers[WorkbenchRequest['op']] {
@@ -50,7 +49,7 @@ function answer(
     case 'selection':
       return packSelection(selectionFiles(rowViews(index, rowsOf(index, r.rows))));
     case 'label':
-      return label(index, r.rows, r.label);
+      return label(job.options.root, index, r.rows, r.label);
     case 'findings': {
       // Read at once by the rows shown; a filter or sort by findings sees them at the next view.
       const known = r.counts.filter(([n]) => n >= 0 && n < index.size);
@@ -60,7 +59,10 @@ function answer(
   }
 }
 
-/** The last selection's tasks: the task panel asks for one at a time as it steps. */
+/**
+ * The last selection's tasks: the task panel asks for one at a time as it steps (kept until
+ * another selection is asked for, so the order it steps in holds while the view changes).
+ */
 let lastTasks: { key: string; rows: number[]; skipped: number } | undefined;
 
 /** The selection's rows that are tasks of `kinds`, in the view's order, and how many are not. */
@@ -91,7 +93,7 @@ function* rowViews(index: WorkbenchIndex, rows: Iterable<number>): Generator<Wor
 }
 
 /** Labels rows on disk (their task file's `meta.review`, or their row file's sidecar), then in the index. */
-function label(index: WorkbenchIndex, rows: string, value: string | undefined): LabelResult {
+function label(root: string, index: WorkbenchIndex, rows: string, value: string | undefined): LabelResult {
   const byFile = new Map<string, Map<string, number>>();
   for (const n of rowsOf(index, rows)) {
     const r = index.row(n);
@@ -104,7 +106,7 @@ function label(index: WorkbenchIndex, rows: string, value: string | undefined): 
   const errors: string[] = [];
   for (const [file, ids] of byFile) {
     try {
-      const done = labelTasks(path.resolve(job.options.root, file), new Set(ids.keys()), value);
+      const done = labelTasks(path.resolve(root, file), new Set(ids.keys()), value);
       changed += done.changed;
       errors.push(...done.errors.map((e) => `${file}: ${e}`));
       const failed = new Set(done.errors.map((e) => e.slice(0, e.indexOf(': '))));
@@ -116,8 +118,14 @@ function label(index: WorkbenchIndex, rows: string, value: string | undefined): 
   return { size: index.refresh(), changed, errors };
 }
 
-if (port && 'bulk' in data) void serveBulkJob(port, data.bulk);
-else if (port) {
+if (port) {
+  if ('bulk' in data) void serveBulkJob(port, data.bulk);
+  else serveIndex(port, data);
+}
+
+/** Reads the dataset, then answers the host's requests about it until the host ends the thread. */
+function serveIndex(port: MessagePort, job: WorkbenchJob): void {
+  const samples = new SamplesWorker(job.options);
   let last = 0;
   const read = (): ReturnType<typeof collectWorkbench> =>
     collectWorkbench(job.paths, {
@@ -149,7 +157,7 @@ else if (port) {
               });
             } else if (isSamplesRequest(request))
               port.postMessage({ id, answer: await samples.answer(index, request) });
-            else port.postMessage({ id, answer: answer(index, request) });
+            else port.postMessage({ id, answer: answer(job, index, request) });
           } catch (e) {
             port.postMessage({ id, error: errorMessage(e) });
           }
