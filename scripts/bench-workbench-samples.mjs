@@ -2,41 +2,38 @@
 // written to a cache as a run writes them; a third right, a third wrong, a third unparsable):
 // reading and verifying them all in the worker thread, a state's groups (the collection held),
 // a page of 50 of a group, and the samples of a group to add as cases, each as the extension
-// host asks for it, with the host's event-loop delay watched (its max: the longest the host was
-// blocked). Beside them the baseline: the editor's way of verifying cached samples, its restore
-// on opening a file (sampleTasks over the cache, cache-only), in the host's own thread; and what
-// the page is sent: the groups and a page, against every sample at once.
-//   node --expose-gc scripts/bench-workbench-samples.mjs [--tasks 1000] [--samples 100]
+// host asks for it, with the host's event loop watched for each (scripts/holds.mjs: the longest
+// it was held, in wall time and in the host thread's own CPU time, which a busy machine does not
+// inflate). Beside them, in the same run, the build of commit `--old` (default 1ec360a) the same
+// way (its worker and client, bundled from its sources); the editor's way of verifying cached
+// samples, its restore on opening a file (sampleTasks over the cache, cache-only), in the host's
+// own thread; and what the page is sent: the groups and a page, against every sample at once.
+//   node --expose-gc scripts/bench-workbench-samples.mjs [--tasks 1000] [--samples 100] [--old REV]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadBundled, ROOT } from './bundle.mjs';
+import { bundleWorkbenchWorker, loadBundled, ROOT, sourcesOf } from './bundle.mjs';
+import { watchHolds } from './holds.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+  return i >= 0 ? process.argv[i + 1] : dflt;
 };
-const TASKS = arg('--tasks', 1000);
-const SAMPLES = arg('--samples', 100);
+const TASKS = Number(arg('--tasks', 1000));
+const SAMPLES = Number(arg('--samples', 100));
+const OLD = arg('--old', '1ec360a');
 const fig = (x) => +x.toFixed(1);
-/** Watches this thread's event loop: `stop()` gives the longest it was held (a 2 ms tick's lateness). */
-function watch() {
-  let last = performance.now();
-  let max = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    max = Math.max(max, now - last - 2);
-    last = now;
-  }, 2);
-  return () => {
-    clearInterval(timer);
-    return fig(Math.max(max, performance.now() - last - 2, 0));
-  };
-}
 const worker = path.join(ROOT, 'out/workbenchWorker.js');
 if (!fs.existsSync(worker)) throw new Error(`${worker} is not built: run npm run build`);
 const core = await loadBundled('test/browser/workbenchSamplesMessages.ts');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-wb-samples-'));
+// Apart from the dataset's folder, which the workbench reads whole.
+const oldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-wb-samples-old-'));
+const oldSources = sourcesOf(OLD, oldDir);
+const old = {
+  core: await loadBundled('test/browser/workbenchSamplesMessages.ts', oldSources),
+  worker: await bundleWorkbenchWorker(oldSources, path.join(oldDir, 'oldWorkbenchWorker.js')),
+};
 fs.mkdirSync(path.join(dir, '.git'));
 const cacheDir = path.join(dir, '.vtask-cache');
 const file = path.join(dir, 'tasks.vtask');
@@ -64,54 +61,92 @@ for (const [i, task] of tasks.entries()) {
 }
 cache.close();
 const total = TASKS * SAMPLES;
-const f = { bench: 'workbench-samples', node: process.version, tasks: TASKS, samples: total };
+const f = { bench: 'workbench-samples', node: process.version, old: OLD, tasks: TASKS, samples: total };
 
 globalThis.gc?.();
 await new Promise((r) => setTimeout(r, 200));
-const idle = watch();
+const idle = watchHolds();
 await new Promise((r) => setTimeout(r, 1000));
-f.idle_max_delay_ms = idle();
+f.idle_hold = idle();
 
-const client = new core.WorkbenchClient(worker, { paths: [dir], options: { root: dir, cacheDir } });
-await client.opened;
-const delay = watch();
-let t = performance.now();
-const all = await client.request({ op: 'samples', state: 'all', models, trusted: true, fresh: true });
-f.read_verify_ms = Math.round(performance.now() - t);
-if (all.total !== total) throw new Error(`read ${all.total} of ${total} samples: ${all.notes.join('; ')}`);
-t = performance.now();
-const failed = await client.request({ op: 'samples', state: 'failed', models, trusted: true });
-f.state_ms = fig(performance.now() - t);
-const biggest = failed.groups[0];
-t = performance.now();
-const page = await client.request({
-  op: 'sampleWindow',
-  collection: failed.collection,
-  group: biggest.key,
-  start: 0,
-  end: 50,
-});
-f.page_ms = fig(performance.now() - t);
-t = performance.now();
-const picked = await client.request({ op: 'sampleCases', collection: failed.collection, group: biggest.key });
-f.group_cases_ms = fig(performance.now() - t);
-f.host_max_blocked_ms = delay();
-f.groups = failed.groups.map((g) => `${g.key} ${g.count}`);
-// What the page is sent: the groups and one page, against every sample of the view at once.
-f.page_message_kb = fig((JSON.stringify(failed).length + JSON.stringify(page).length) / 1024);
-let everything = 0;
-for (const g of all.groups)
-  everything += JSON.stringify(
-    await client.request({ op: 'sampleWindow', collection: all.collection, group: g.key, start: 0, end: total }),
-  ).length;
-f.unpaged_message_kb = fig(everything / 1024);
-f.group_cases = picked.cases.length;
-await client.close();
+/** Each action of the samples view as the host asks for it, from the client of `c` and `script`. */
+async function samplesView(c, script) {
+  const out = {};
+  const client = new c.WorkbenchClient(script, { paths: [dir], options: { root: dir, cacheDir } });
+  await client.opened;
+  const act = async (name, request) => {
+    globalThis.gc?.();
+    const stop = watchHolds();
+    const t0 = performance.now();
+    const r = await client.request(request);
+    out[`${name}_ms`] = fig(performance.now() - t0);
+    out[`${name}_hold`] = stop();
+    return r;
+  };
+  const all = await act('read_verify', { op: 'samples', state: 'all', models, trusted: true, fresh: true });
+  if (all.total !== total) throw new Error(`read ${all.total} of ${total} samples: ${all.notes.join('; ')}`);
+  const failed = await act('state', { op: 'samples', state: 'failed', models, trusted: true });
+  const biggest = failed.groups[0];
+  const page = await act('page', {
+    op: 'sampleWindow',
+    collection: failed.collection,
+    group: biggest.key,
+    start: 0,
+    end: 50,
+  });
+  // A group to add as cases: what the host gets before it asks the user (this version: the count;
+  // before, every sample of the group).
+  const group = { collection: failed.collection, group: biggest.key };
+  const picked = await act(
+    'group_cases',
+    c.casesEdits ? { op: 'casesSummary', ...group } : { op: 'sampleCases', ...group },
+  );
+  out.group_cases = typeof picked.cases === 'number' ? picked.cases : picked.cases.length;
+  // The page of 50 ticked and added as cases expecting fail: the edit of the task file's text
+  // (this version: made in the worker; before, in the host's thread).
+  const ids = { collection: failed.collection, ids: page.map((x) => x.id) };
+  globalThis.gc?.();
+  const stop = watchHolds();
+  const t0 = performance.now();
+  let edited;
+  if (c.casesEdits) {
+    await client.request({ op: 'casesSummary', ...ids });
+    const [e] = await client.request({ op: 'casesEdits', ...ids, expect: 'fail', texts: [['tasks.vtask', text]] });
+    edited = text.slice(0, e.start) + e.text + text.slice(e.end);
+  } else {
+    const { cases } = await client.request({ op: 'sampleCases', ...ids });
+    edited = c.addCasesToText(
+      text,
+      cases.map((x) => ({ task: x.task, response: x.response, expect: 'fail' })),
+    ).text;
+  }
+  out.add_cases_ms = fig(performance.now() - t0);
+  out.add_cases_hold = stop();
+  out.added_cases = (edited.match(/expect: fail/g) ?? []).length;
+  out.edited = edited;
+  out.groups = failed.groups.map((g) => `${g.key} ${g.count}`);
+  // What the page is sent: the groups and one page, against every sample of the view at once.
+  out.page_message_kb = fig((JSON.stringify(failed).length + JSON.stringify(page).length) / 1024);
+  let everything = 0;
+  for (const g of all.groups)
+    everything += JSON.stringify(
+      await client.request({ op: 'sampleWindow', collection: all.collection, group: g.key, start: 0, end: total }),
+    ).length;
+  out.unpaged_message_kb = fig(everything / 1024);
+  await client.close();
+  return out;
+}
+f.before = await samplesView(old.core, old.worker);
+f.now = await samplesView(core, worker);
+// The same file, whichever version added the cases.
+if (f.before.edited !== f.now.edited) throw new Error(`the cases added differ from ${OLD}'s`);
+delete f.before.edited;
+delete f.now.edited;
 
 // The baseline: the editor's restore (cache-only sampleTasks) in this thread, watched the same way.
 globalThis.gc?.();
-const base = watch();
-t = performance.now();
+const base = watchHolds();
+const t = performance.now();
 const again = core.SampleCache.open(cacheDir);
 const runs = await core.sampleTasks(tasks, {
   file,
@@ -125,12 +160,16 @@ const runs = await core.sampleTasks(tasks, {
   },
 });
 f.baseline_in_thread_ms = Math.round(performance.now() - t);
-f.baseline_host_max_blocked_ms = base();
+f.baseline_hold = base();
 again.close();
 const verified = runs.reduce((a, r) => a + r.samples.length, 0);
 if (verified !== total) throw new Error(`the baseline verified ${verified} of ${total}`);
-fs.rmSync(dir, { recursive: true, force: true });
+for (const d of [dir, oldDir]) fs.rmSync(d, { recursive: true, force: true });
+const h = (x) => `${x.cpu_ms} ms CPU (${x.wall_ms} ms wall)`;
+const line = (x) =>
+  `read and verified in the worker in ${x.read_verify_ms} ms, a state's groups ${x.state_ms} ms, a page of 50 ${x.page_ms} ms, a group's ${x.group_cases.toLocaleString('en-US')} samples as cases ${x.group_cases_ms} ms, the page's ${x.added_cases} added as cases ${x.add_cases_ms} ms; the page gets ${x.page_message_kb} KB, not ${x.unpaged_message_kb} KB\n` +
+  `    host held at most: reading ${h(x.read_verify_hold)}, a state ${h(x.state_hold)}, a page ${h(x.page_hold)}, a group as cases ${h(x.group_cases_hold)}, adding the page as cases ${h(x.add_cases_hold)}`;
 console.log(
-  `workbench samples view, ${total.toLocaleString('en-US')} samples of ${TASKS.toLocaleString('en-US')} tasks: read and verified in the worker in ${f.read_verify_ms} ms, a state's groups ${f.state_ms} ms, a page of 50 ${f.page_ms} ms, a group's ${f.group_cases.toLocaleString('en-US')} samples as cases ${f.group_cases_ms} ms; host blocked at most ${f.host_max_blocked_ms} ms (idle: ${f.idle_max_delay_ms} ms); the page gets ${f.page_message_kb} KB, not ${f.unpaged_message_kb} KB; baseline (the editor's restore, in its thread) ${f.baseline_in_thread_ms} ms, host blocked up to ${f.baseline_host_max_blocked_ms} ms`,
+  `workbench samples view, ${total.toLocaleString('en-US')} samples of ${TASKS.toLocaleString('en-US')} tasks:\n  ${OLD}: ${line(f.before)}\n  now: ${line(f.now)}\n  idle: ${h(f.idle_hold)}; the editor's restore in its thread: ${f.baseline_in_thread_ms} ms, host held ${h(f.baseline_hold)}`,
 );
 console.log(JSON.stringify(f));

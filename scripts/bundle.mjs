@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -29,4 +30,29 @@ export async function loadBundled(entry, root = ROOT) {
   });
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return createRequire(import.meta.url)(outfile);
+}
+
+/** The sources (src and test) of commit `rev` of this repository, extracted under `dir`; their path. */
+export function sourcesOf(rev, dir) {
+  const src = path.join(dir, `sources-${rev}`);
+  fs.mkdirSync(src, { recursive: true });
+  execFileSync('sh', ['-c', `git -C "${ROOT}" archive ${rev} src test | tar -x -C "${src}"`]);
+  return src;
+}
+
+/** The workbench's worker of the sources in `src` (this checkout's, or `sourcesOf`'s), bundled to `outfile`. */
+export async function bundleWorkbenchWorker(src, outfile) {
+  await esbuild.build({
+    entryPoints: [path.join(src, 'src/core/workbench/workbenchWorker.ts')],
+    nodePaths: [path.join(ROOT, 'node_modules')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+    define: { VTASK_VERSION: '"bench"' },
+    loader: { '.py': 'text' },
+  });
+  return outfile;
 }

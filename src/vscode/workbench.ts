@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
+import { RowSet } from '../core/base/rowSet';
 import { rowFileType } from '../core/datasets/rowFiles';
 import {
   fromWorkbench,
@@ -63,6 +64,7 @@ export class Workbench implements vscode.Disposable {
     showPage(panel, s.extensionUri, workbenchHtml);
     this.bulk = new WorkbenchBulk({
       root: this.root,
+      worker: this.workerScript,
       log: s.log,
       client: () => this.clientReady(),
       post: (m) => this.post(m),
@@ -90,10 +92,14 @@ export class Workbench implements vscode.Disposable {
     }
   }
 
+  private get workerScript(): string {
+    return path.join(this.s.extensionUri.fsPath, 'out', 'workbenchWorker.js');
+  }
+
   /** The worker, started on the first `ready` (a page shown again reads nothing again). */
   private start(): Promise<WorkbenchOpened> {
     if (!this.opened) {
-      const script = path.join(this.s.extensionUri.fsPath, 'out', 'workbenchWorker.js');
+      const script = this.workerScript;
       // The cache folder the settings name, as runs in the editor find it; else each file's own.
       const options = {
         root: this.root,
@@ -171,7 +177,7 @@ export class Workbench implements vscode.Disposable {
         return;
       }
       case 'label': {
-        const label = msg.clear ? undefined : (msg.label ?? (await askLabel(msg.rows.length)));
+        const label = msg.clear ? undefined : (msg.label ?? (await askLabel(RowSet.decode(msg.rows).size)));
         if (!msg.clear && label === undefined) return;
         const client = await this.clientReady();
         const done = await client.request({ op: 'label', rows: msg.rows, label });
@@ -208,7 +214,7 @@ export class Workbench implements vscode.Disposable {
         return;
       case 'open': {
         const client = await this.clientReady();
-        const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.n] });
+        const [row] = await client.request({ op: 'rowsByNumber', rows: RowSet.range(msg.n, msg.n + 1).encode() });
         if (!row) return;
         const uri = vscode.Uri.file(path.resolve(this.root, row.file));
         // A Parquet file is no text: it opens in its table view.
@@ -226,16 +232,13 @@ export class Workbench implements vscode.Disposable {
    * finished (they are in the run log). Then the dataset is read again, so the table shows the
    * new runs, and the tokens and cost the run used are said.
    */
-  private async run(rows: readonly number[], samples: number | undefined, confirmed: boolean): Promise<void> {
+  private async run(rows: string, samples: number | undefined, confirmed: boolean): Promise<void> {
     const client = await this.clientReady();
-    const picked = await client.request({ op: 'rowsByNumber', rows });
+    // Only the tasks a run takes cross to the host: a selection of a million Parquet rows is a count.
+    const picked = await client.request({ op: 'tasksOf', rows, kinds: 'runnable', start: 0, end: MAX_SELECTION_ROWS });
     const byFile = new Map<string, Map<string, WorkbenchRowView>>();
-    let skipped = 0;
-    for (const r of picked) {
-      if (r.error || r.kind === null || rowFileType(r.file) === 'parquet') {
-        skipped++;
-        continue;
-      }
+    const skipped = picked.skipped;
+    for (const r of picked.rows) {
       const ids = byFile.get(r.file) ?? new Map<string, WorkbenchRowView>();
       ids.set(r.id, r);
       byFile.set(r.file, ids);
@@ -271,7 +274,7 @@ export class Workbench implements vscode.Disposable {
     if (!confirmed) {
       await this.post({
         type: 'confirmRun',
-        rows: [...rows],
+        rows,
         ...(samples ? { samples } : {}),
         text: cut(what, MESSAGE_CHARS),
       });

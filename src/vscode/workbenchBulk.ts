@@ -1,13 +1,12 @@
 // The workbench's actions on a whole selection (or everything a query matches): the audit of its
 // tasks, their export to a dataset format, the task panel stepping through them, and the
-// estimate a run of them is confirmed with. The work is the core's (src/core/workbench/bulk.ts,
-// src/core/datasets/exportFiles.ts); this asks the user what it needs, shows progress with
-// Cancel (in a notification and in the page) and says what was done.
+// estimate a run of them is confirmed with. The work is the core's, in a worker thread
+// (src/core/workbench/bulkJob.ts): this asks the user what it needs, shows progress with Cancel
+// (in a notification and in the page) and says what was done.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/base/errorMessage';
 import type { ToWorkbench } from '../core/base/workbenchProtocol';
-import { exportFiles, type ExportFilesResult } from '../core/datasets/exportFiles';
 import { EXPORT_FORMATS } from '../core/datasets/formats';
 import { HF_FORMAT } from '../core/datasets/hf';
 import { PACKAGE_FORMATS } from '../core/datasets/exportPackage';
@@ -18,15 +17,8 @@ import type { TaskSpec } from '../core/taskfile/resolve';
 import type { TaskFile } from '../core/taskfile/parse';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
-import { SLICE_MS, TimeSlices } from '../core/util/slices';
-import {
-  auditJson,
-  auditMarkdown,
-  auditSelection,
-  leftOutText,
-  selectionFiles,
-  type SelectionFiles,
-} from '../core/workbench/bulk';
+import { leftOutText, type PackedSelection } from '../core/workbench/bulk';
+import { startBulkJob, type BulkOutcome } from '../core/workbench/bulkJob';
 import type { WorkbenchClient } from '../core/workbench/client';
 import { estimateRun, estimateText, type PlannedTask, type TaskUsage } from '../core/workbench/estimate';
 import type { WorkbenchRowView } from '../core/workbench/index';
@@ -37,6 +29,8 @@ import { withEditorSettings } from './taskRunner';
 export interface BulkHost {
   /** The folder the index names files relative to. */
   readonly root: string;
+  /** The worker script the actions run in (out/workbenchWorker.js). */
+  readonly worker: string;
   readonly log: vscode.LogOutputChannel;
   client(): Promise<WorkbenchClient>;
   post(message: ToWorkbench): Thenable<boolean>;
@@ -58,7 +52,7 @@ export class WorkbenchBulk implements vscode.Disposable {
   /** The action under way: one at a time. */
   private running: { action: 'audit' | 'export'; abort: AbortController } | undefined;
   /** The tasks the panel steps through (next/previous), and where it is. */
-  private stepping: { rows: WorkbenchRowView[]; at: number } | undefined;
+  private stepping: { rows: string; at: number } | undefined;
   /** The last report of an audit (for tests): Markdown and JSON. */
   lastReport: { markdown: string; json: string } | undefined;
 
@@ -69,8 +63,9 @@ export class WorkbenchBulk implements vscode.Disposable {
     this.running?.abort.abort(new Error('cancelled'));
   }
 
-  private async rows(rows: readonly number[]): Promise<WorkbenchRowView[]> {
-    return (await this.host.client()).request({ op: 'rowsByNumber', rows });
+  /** The selection's tasks by file, packed in the worker: the host reads only the counts. */
+  private async selection(rows: string): Promise<PackedSelection> {
+    return (await this.host.client()).request({ op: 'selection', rows });
   }
 
   /**
@@ -81,7 +76,7 @@ export class WorkbenchBulk implements vscode.Disposable {
     action: 'audit' | 'export',
     title: string,
     total: number,
-    work: (signal: AbortSignal, step: () => void) => Promise<{ level: 'info' | 'warning' | 'error'; text: string }>,
+    work: (signal: AbortSignal, report: (done: number) => void) => Promise<BulkOutcome>,
   ): Promise<void> {
     if (this.running) {
       await this.host.post({
@@ -94,7 +89,7 @@ export class WorkbenchBulk implements vscode.Disposable {
     const abort = new AbortController();
     this.running = { action, abort };
     let done = 0;
-    let outcome: { level: 'info' | 'warning' | 'error'; text: string };
+    let outcome: BulkOutcome;
     try {
       await this.host.post({ type: 'bulk', action, done, total });
       outcome = await vscode.window.withProgress(
@@ -103,8 +98,8 @@ export class WorkbenchBulk implements vscode.Disposable {
           token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
           let shown = 0;
           let shownAt = 0;
-          return work(abort.signal, () => {
-            done++;
+          return work(abort.signal, (d) => {
+            done = d;
             // A few updates a second: a message per task of a large selection would flood the page.
             const now = Date.now();
             if (now - shownAt < PROGRESS_MS && done < total) return;
@@ -128,7 +123,7 @@ export class WorkbenchBulk implements vscode.Disposable {
   }
 
   /** A notice that the selection holds nothing the action takes; true when it holds something. */
-  private async some(s: SelectionFiles, what: string): Promise<boolean> {
+  private async some(s: PackedSelection, what: string): Promise<boolean> {
     if (s.tasks) return true;
     await this.host.post({
       type: 'notice',
@@ -143,35 +138,27 @@ export class WorkbenchBulk implements vscode.Disposable {
    * soon as its batch is audited (and stay when the audit is cancelled); then the report opens
    * as a Markdown document (JSON on request).
    */
-  async audit(rows: readonly number[]): Promise<void> {
-    const s = selectionFiles(await this.rows(rows));
+  async audit(rows: string): Promise<void> {
+    const s = await this.selection(rows);
     if (!(await this.some(s, 'audit'))) return;
     const client = await this.host.client();
     const title = `audit of ${plural(s.tasks, 'task')}`;
-    await this.withProgress('audit', title, s.tasks, async (signal, step) => {
-      const audits = await auditSelection(
-        s,
-        {
-          root: this.host.root,
-          trusted: vscode.workspace.isTrusted,
-          signal,
-          slices: new TimeSlices(SLICE_MS, signal),
-          onProgress: (d) => d && step(),
-        },
-        (found) =>
-          void client.request({ op: 'findings', counts: found.map((a) => [a.n, a.audit.findings.length] as const) }),
+    await this.withProgress('audit', title, s.tasks, async (signal, report) => {
+      const done = await startBulkJob(
+        this.host.worker,
+        { action: 'audit', root: this.host.root, selection: s, trusted: vscode.workspace.isTrusted },
+        { signal, onDone: report, onFound: (counts) => void client.request({ op: 'findings', counts }) },
       );
-      const markdown = auditMarkdown(audits, leftOutText(s));
-      const json = auditJson(audits);
+      const { markdown, json } = done.report ?? { markdown: '', json: '' };
       this.lastReport = { markdown, json };
       const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
       await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
-      void vscode.window.showInformationMessage(`vtask: ${firstLine(markdown)}`, 'Open as JSON').then(async (pick) => {
+      void vscode.window.showInformationMessage(`vtask: ${done.text}`, 'Open as JSON').then(async (pick) => {
         if (pick !== 'Open as JSON') return;
         const j = await vscode.workspace.openTextDocument({ language: 'json', content: json });
         await vscode.window.showTextDocument(j, { preview: false });
       });
-      return { level: 'info', text: `${title}: ${firstLine(markdown)}` };
+      return { level: done.level, text: `${title}: ${done.text}` };
     });
   }
 
@@ -180,102 +167,75 @@ export class WorkbenchBulk implements vscode.Disposable {
    * left out) as `vtask export --format FORMAT` writes them; the format and file are asked for
    * unless given.
    */
-  async export(rows: readonly number[], given?: ExportChoice): Promise<void> {
-    const s = selectionFiles(await this.rows(rows));
+  async export(rows: string, given?: ExportChoice): Promise<void> {
+    const s = await this.selection(rows);
     if (!(await this.some(s, 'export'))) return;
     const choice = given ?? (await askExport(this.host.root));
     if (!choice) return;
-    const shown = vscode.workspace.asRelativePath(choice.out);
     const title = `export of ${plural(s.tasks, 'task')} as ${choice.format}`;
-    await this.withProgress('export', title, s.tasks, async (signal, step) => {
-      const done = await exportFiles({
-        cwd: this.host.root,
-        files: [...s.files.keys()],
-        format: choice.format,
-        out: choice.out,
-        select: (file, id) => id !== undefined && s.files.get(file)?.has(id) === true,
-        signal,
-        slices: new TimeSlices(SLICE_MS, signal),
-        onTask: step,
-      });
-      return exportOutcome(done, shown, leftOutText(s));
-    });
+    await this.withProgress('export', title, s.tasks, (signal, report) =>
+      startBulkJob(
+        this.host.worker,
+        {
+          action: 'export',
+          root: this.host.root,
+          selection: s,
+          format: choice.format,
+          out: choice.out,
+          shown: vscode.workspace.asRelativePath(choice.out),
+        },
+        { signal, onDone: report },
+      ),
+    );
   }
 
   /**
    * Opens the task panel on the first of the rows' tasks; with several, the page offers
    * next/previous through them. The panel is one (it follows the task in view), so one task
-   * at a time, in the selection's order, is what it can show; a panel each would be many tabs
-   * of the same view.
+   * at a time, in the table's order, is what it can show; a panel each would be many tabs of
+   * the same view. The worker holds the selection's tasks and gives one a step.
    */
-  async openPanel(rows: readonly number[]): Promise<void> {
-    const picked = (await this.rows(rows)).filter(
-      (r) => !r.error && r.kind !== null && !/\.(jsonl|parquet)$/i.test(r.file),
-    );
-    if (!picked.length) {
-      await this.host.post({
-        type: 'notice',
-        level: 'warning',
-        text: 'Nothing to open in the task panel: pick tasks of task files (a JSONL or Parquet row opens in its file).',
-      });
-      return;
-    }
-    this.stepping = { rows: picked, at: 0 };
-    await this.showStep();
+  async openPanel(rows: string): Promise<void> {
+    this.stepping = { rows, at: 0 };
+    if (await this.showStep()) return;
+    this.stepping = undefined;
+    await this.host.post({
+      type: 'notice',
+      level: 'warning',
+      text: 'Nothing to open in the task panel: pick tasks of task files (a JSONL or Parquet row opens in its file).',
+    });
   }
 
   /** The next (1) or previous (-1) task of those opened in the panel. */
   async step(by: 1 | -1): Promise<void> {
     const s = this.stepping;
     if (!s) return;
-    s.at = Math.min(s.rows.length - 1, Math.max(0, s.at + by));
+    s.at = Math.max(0, s.at + by);
     await this.showStep();
   }
 
-  private async showStep(): Promise<void> {
+  /** Shows the task stepped to (the last when past it); false when the selection has none. */
+  private async showStep(): Promise<boolean> {
     const s = this.stepping;
-    const row = s?.rows[s.at];
-    if (!s || !row) return;
+    if (!s) return false;
+    const client = await this.host.client();
+    let got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'taskFiles', start: s.at, end: s.at + 1 });
+    if (!got.rows.length && got.count) {
+      s.at = got.count - 1;
+      got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'taskFiles', start: s.at, end: s.at + 1 });
+    }
+    const [row] = got.rows;
+    if (!row) return false;
     const uri = vscode.Uri.file(path.resolve(this.host.root, row.file));
     await vscode.workspace.openTextDocument(uri);
     await vscode.commands.executeCommand('vtask.openPanel', uri, row.id);
-    await this.host.post({ type: 'stepping', at: s.at, count: s.rows.length, id: row.id });
+    await this.host.post({ type: 'stepping', at: s.at, count: got.count, id: row.id });
+    return true;
   }
 
   dispose(): void {
     this.cancel();
   }
-}
-
-/** The first line of a report after its heading. */
-function firstLine(markdown: string): string {
-  return markdown.split('\n')[2] ?? '';
-}
-
-/** What an export did, as the page says it. */
-function exportOutcome(
-  done: ExportFilesResult,
-  shown: string,
-  leftOut: string,
-): { level: 'info' | 'warning' | 'error'; text: string } {
-  const r = done.report;
-  if (r.failed) {
-    const first = r.unexpressible[0];
-    return {
-      level: 'error',
-      text: `Nothing written: ${plural(r.unexpressible.length, 'task')} cannot be expressed in ${done.format.name}${first ? ` (${first.task}: ${first.reason})` : ''}.`,
-    };
-  }
-  const rows = r.outputs.reduce((k, o) => k + o.rows, 0);
-  const notes = [
-    r.duplicates.length && `${plural(r.duplicates.length, 'duplicate prompt')} dropped`,
-    r.invalid.length && `${plural(r.invalid.length, 'invalid task')} skipped`,
-    r.warnings.length && `${plural(r.warnings.length, 'warning')}: ${r.warnings[0]?.reason ?? ''}`,
-  ].filter(Boolean);
-  return {
-    level: notes.length ? 'warning' : 'info',
-    text: `Exported ${plural(rows, 'row')} as ${done.format.name} to ${shown}.${notes.length ? ` ${notes.join('; ')}.` : ''}${leftOut}`,
-  };
 }
 
 /** The format and the file (or folder) of an export, asked of the user; undefined when they cancel. */

@@ -3,12 +3,12 @@
 // the task panel's Add as case edit, in the open documents, then saves them.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RowSet } from '../core/base/rowSet';
 import type { FromWorkbench, ToWorkbench } from '../core/base/workbenchProtocol';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
 import type { WorkbenchClient } from '../core/workbench/client';
-import { addCasesToText, type NewCase } from '../core/workbench/samples';
 import { editorModels } from './models';
 
 type SamplesMessage = Extract<FromWorkbench, { type: 'samples' | 'sampleWindow' | 'addCases' | 'openSample' }>;
@@ -68,7 +68,7 @@ export async function actOnSamples(h: SamplesHost, msg: SamplesMessage): Promise
     }
     case 'openSample': {
       if (msg.where === 'task') return h.open(msg.row);
-      const [row] = await client.request({ op: 'rowsByNumber', rows: [msg.row] });
+      const [row] = await client.request({ op: 'rowsByNumber', rows: RowSet.range(msg.row, msg.row + 1).encode() });
       if (!row) return;
       if (rowFileType(row.file)) {
         await h.open(msg.row);
@@ -88,24 +88,26 @@ export async function actOnSamples(h: SamplesHost, msg: SamplesMessage): Promise
 
 /**
  * Adds the samples picked as cases expecting the verdict the user chose, file by file: each
- * file's cases are added to its text one after the other, the document changed by one edit (so
- * one undo takes them back) and saved. Rows of JSONL and Parquet files are read-only: said so.
+ * file's cases are added to its text one after the other (in the worker, to the text this
+ * editor holds), the document changed by one edit (so one undo takes them back) and saved.
+ * Rows of JSONL and Parquet files are read-only: said so.
  */
 async function addCases(
   h: SamplesHost,
   client: WorkbenchClient,
   msg: Extract<SamplesMessage, { type: 'addCases' }>,
 ): Promise<void> {
-  const picked = await client.request({
-    op: 'sampleCases',
+  const pick = {
     collection: msg.collection,
     ...(msg.group !== undefined ? { group: msg.group } : {}),
     ...(msg.ids ? { ids: msg.ids } : {}),
-  });
+  };
+  // The worker picks the samples and edits the texts; the host only asks, and applies the edits.
+  const picked = await client.request({ op: 'casesSummary', ...pick });
   const readOnly = picked.readOnly
     ? `${plural(picked.readOnly, 'sample')} of JSONL or Parquet rows cannot become cases: a row is read-only (\`vtask import\` makes it a task file, whose tasks take cases).`
     : '';
-  if (!picked.cases.length) {
+  if (!picked.cases) {
     await h.post({
       type: 'notice',
       level: 'warning',
@@ -113,10 +115,8 @@ async function addCases(
     });
     return;
   }
-  const byFile = new Map<string, NewCase[]>();
-  const tasks = new Set<string>();
   let expect = msg.expect;
-  const what = `${plural(picked.cases.length, 'sample')} as cases of ${plural(new Set(picked.cases.map((c) => `${c.file}\0${c.task}`)).size, 'task')}`;
+  const what = `${plural(picked.cases, 'sample')} as cases of ${plural(picked.tasks, 'task')}`;
   if (!expect) {
     const choice = await vscode.window.showWarningMessage(
       `Add ${what}? Each case expects the verdict you choose.${readOnly ? ` ${readOnly}` : ''}`,
@@ -131,51 +131,45 @@ async function addCases(
     (await vscode.window.showWarningMessage(`Add ${what}, each expecting ${expect}?`, { modal: true }, 'Add')) !== 'Add'
   )
     return;
-  for (const c of picked.cases) {
-    const list = byFile.get(c.file) ?? [];
-    list.push({ task: c.task, response: c.response, expect, ...(c.calls ? { calls: c.calls } : {}) });
-    byFile.set(c.file, list);
-    tasks.add(`${c.file}\0${c.task}`);
-  }
+  const docs = new Map<string, vscode.TextDocument>();
+  for (const file of picked.files)
+    docs.set(file, await vscode.workspace.openTextDocument(vscode.Uri.file(path.resolve(h.root, file))));
+  const versions = new Map([...docs].map(([file, doc]) => [file, doc.version]));
+  const edits = await client.request({
+    op: 'casesEdits',
+    ...pick,
+    expect,
+    texts: [...docs].map(([file, doc]) => [file, doc.getText()] as const),
+  });
   let added = 0;
   const errors: string[] = [];
-  for (const [file, cases] of byFile) {
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.resolve(h.root, file)));
-    const before = doc.getText();
-    const r = addCasesToText(before, cases);
-    errors.push(...r.errors.map((e) => `${file}: ${e}`));
-    if (!r.added) continue;
+  for (const e of edits) {
+    errors.push(...e.errors.map((x) => `${e.file}: ${x}`));
+    const doc = docs.get(e.file);
+    if (!e.added || !doc) continue;
+    // Edited meanwhile: the span is of the text the worker was given, no longer of this one.
+    if (doc.version !== versions.get(e.file)) {
+      errors.push(`${e.file}: the file changed while its cases were made; add them again`);
+      continue;
+    }
     const edit = new vscode.WorkspaceEdit();
-    const [start, end, text] = changedSpan(before, r.text);
-    edit.replace(doc.uri, new vscode.Range(doc.positionAt(start), doc.positionAt(end)), text);
+    edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.start), doc.positionAt(e.end)), e.text);
     if (!(await vscode.workspace.applyEdit(edit))) {
-      errors.push(`${file}: VS Code refused the edit (is the file read-only?)`);
+      errors.push(`${e.file}: VS Code refused the edit (is the file read-only?)`);
       continue;
     }
     await doc.save();
-    added += r.added;
+    added += e.added;
   }
   for (const e of errors) h.log.warn(`case not added: ${e}`);
-  const files = byFile.size;
+  const files = picked.files.length;
   await h.post({
     type: 'notice',
     level: errors.length || readOnly ? 'warning' : 'info',
     text: cut(
-      `Added ${plural(added, 'case')} expecting ${expect} to ${plural(tasks.size, 'task')} in ${plural(files, 'file')}.${errors.length ? ` ${plural(errors.length, 'case')} could not be added: ${errors[0]}` : ''}${readOnly ? ` ${readOnly}` : ''}`,
+      `Added ${plural(added, 'case')} expecting ${expect} to ${plural(picked.tasks, 'task')} in ${plural(files, 'file')}.${errors.length ? ` ${plural(errors.length, 'case')} could not be added: ${errors[0]}` : ''}${readOnly ? ` ${readOnly}` : ''}`,
       NOTE_CHARS,
     ),
   });
   await h.post({ type: 'casesAdded', added });
-}
-
-/** The one span where two texts differ: start and end in `a`, and what `b` has there. */
-function changedSpan(a: string, b: string): [number, number, string] {
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  // Never between the halves of a CRLF (or of a surrogate pair): an editor has no position there.
-  while (start > 0 && /[\r\uD800-\uDBFF]/.test(a[start - 1] ?? '')) start--;
-  let end = 0;
-  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
-  while (end > 0 && /[\n\uDC00-\uDFFF]/.test(a[a.length - end] ?? '')) end--;
-  return [start, a.length - end, b.slice(start, b.length - end)];
 }

@@ -6,6 +6,7 @@ import { WorkbenchTable, type WorkbenchState } from './workbenchTable';
 import { initialSamplesState, restoreSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
 import { BulkBar } from './workbenchBulk';
 import { toWorkbench, type FromWorkbench, type ToWorkbench } from '../core/base/workbenchProtocol';
+import { RowSet } from '../core/base/rowSet';
 
 interface VsCodeApi {
   postMessage(message: FromWorkbench): void;
@@ -134,20 +135,27 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
     { className: 'select-all' },
   );
   const clear = button('Clear selection', 'clear-all', () => t.clearSelection(), { className: 'clear' });
-  const label = button('Label…', 'tag', () => post({ type: 'label', rows: [...t.selected] }), {
+  const label = button('Label…', 'tag', () => post({ type: 'label', rows: t.selected.encode() }), {
     className: 'label-set',
   });
-  const unlabel = button('Clear label', 'close', () => post({ type: 'label', rows: [...t.selected], clear: true }), {
-    className: 'label-clear',
+  const unlabel = button(
+    'Clear label',
+    'close',
+    () => post({ type: 'label', rows: t.selected.encode(), clear: true }),
+    {
+      className: 'label-clear',
+    },
+  );
+  const run = button('Run…', 'play', () => post({ type: 'run', rows: t.selected.encode() }), {
+    className: 'run-selected',
   });
-  const run = button('Run…', 'play', () => post({ type: 'run', rows: [...t.selected] }), { className: 'run-selected' });
-  const audit = button('Audit', 'shield', () => post({ type: 'audit', rows: [...t.selected] }), {
+  const audit = button('Audit', 'shield', () => post({ type: 'audit', rows: t.selected.encode() }), {
     className: 'audit-selected',
   });
-  const exportRows = button('Export…', 'export', () => post({ type: 'export', rows: [...t.selected] }), {
+  const exportRows = button('Export…', 'export', () => post({ type: 'export', rows: t.selected.encode() }), {
     className: 'export-selected',
   });
-  const panel = button('Open in panel', 'open-preview', () => post({ type: 'openPanel', rows: [...t.selected] }), {
+  const panel = button('Open in panel', 'open-preview', () => post({ type: 'openPanel', rows: t.selected.encode() }), {
     className: 'panel-selected',
   });
   labelButtons = [label, unlabel, run, audit, exportRows, panel];
@@ -158,7 +166,7 @@ function open(msg: Extract<ToWorkbench, { type: 'opened' }>): void {
     post,
     state.samples ?? initialSamplesState(),
     () => vscode.setState(state),
-    () => [...t.selected],
+    () => t.selected,
   );
   head.append(tabs(t, sv));
   root.append(t.element, sv.element);
@@ -225,7 +233,7 @@ function receive(msg: ToWorkbench): void {
       table?.addRows(msg.seq, msg.start, msg.rows);
       break;
     case 'select':
-      table?.addSelection(msg.rows);
+      table?.addSelection(RowSet.decode(msg.rows));
       break;
     case 'notice':
       showNotice(msg.level, msg.text);

@@ -3,6 +3,7 @@
 // and grouped by reason, each group with its count, collapsible, and paged by the host (a
 // group of 100,000 samples makes 50 rows). A sample links to its task and to the task panel;
 // a group, or the samples ticked, can be added as cases of their tasks.
+import type { RowSet } from '../core/base/rowSet';
 import { button, el, icon } from './dom';
 import { pagedList, PAGE_SIZE } from './pagedList';
 import type { FromWorkbench, ToWorkbench } from '../core/base/workbenchProtocol';
@@ -66,7 +67,7 @@ export class WorkbenchSamples {
     private readonly state: SamplesViewState,
     private readonly onState: () => void,
     /** The table's selected rows: the samples of these tasks when any. */
-    private readonly selection: () => readonly number[],
+    private readonly selection: () => RowSet,
   ) {
     const states = el('div', 'filters');
     states.setAttribute('role', 'radiogroup');
@@ -96,13 +97,13 @@ export class WorkbenchSamples {
   /** Asks for the samples of the view's tasks (or the selection's); `fresh` reads them again. */
   request(fresh = false): void {
     const rows = this.selection();
-    this.scope.textContent = rows.length ? `of the ${num(rows.length)} selected tasks` : 'of the tasks matching';
+    this.scope.textContent = rows.size ? `of the ${num(rows.size)} selected tasks` : 'of the tasks matching';
     this.list.replaceChildren(el('p', 'empty', 'Reading the samples…'));
     this.post({
       type: 'samples',
       seq: ++this.seq,
       state: this.state.state,
-      ...(rows.length ? { rows: [...rows] } : {}),
+      ...(rows.size ? { rows: rows.encode() } : {}),
       ...(fresh ? { fresh: true } : {}),
     });
   }

@@ -2,6 +2,7 @@
 // page), sorted by a click on a header, columns resized by dragging their edge, rows selected by
 // click, shift-click and ctrl/cmd-click. Rows come from the host in windows of the current view;
 // every cell is set as text.
+import { RowSet } from '../core/base/rowSet';
 import { el, pct } from './dom';
 import { MAX_LIST_PX, rowsTopOf } from './datasetTable';
 import type { FromWorkbench, SortMessage, WorkbenchRowMessage } from '../core/base/workbenchProtocol';
@@ -128,8 +129,8 @@ export class WorkbenchTable {
   private rowsPx = 0;
   private listPx = 0;
   private drawn = '';
-  /** Selected rows, by row number (stable across views). */
-  readonly selected = new Set<number>();
+  /** Selected rows, by row number (stable across views), as runs: "all matching" may be millions. */
+  readonly selected = new RowSet();
   /** The position a shift-click selects from. */
   private anchor: number | undefined;
 
@@ -242,8 +243,8 @@ export class WorkbenchTable {
   }
 
   /** Rows the host says to select (a range, or all the view's). */
-  addSelection(rows: readonly number[]): void {
-    for (const n of rows) this.selected.add(n);
+  addSelection(rows: RowSet): void {
+    this.selected.addAll(rows);
     this.redraw();
   }
 
@@ -341,7 +342,7 @@ export class WorkbenchTable {
         if (row) all.push(row.n);
         else held = false;
       }
-      if (held) this.addSelection(all);
+      if (held) this.addSelection(RowSet.of(all));
       else this.post({ type: 'selectRange', start: from, end: to });
       return;
     }

@@ -164,7 +164,8 @@ describe(
             };
           } else if (m.type === 'audit') {
             // The audit as the host runs it: progress, each row's findings into the index, then the outcome.
-            const s = core.selectionFiles(await client.request({ op: 'rowsByNumber', rows: m.rows }));
+            // The selection packed in the worker, as the host asks for it, then read as the bulk worker reads it.
+            const s = core.unpackSelection(await client.request({ op: 'selection', rows: m.rows }));
             const audits = await core.auditSelection(
               s,
               { root: dir, trusted: false, onProgress: (done, total) => page.progressSeen.push([done, total]) },
@@ -309,13 +310,49 @@ describe(
         // The 6 rows chosen before, and every match task (two in ten of the Parquet rows, and `capital`).
         const matching = PARQUET_ROWS / 2 + 1;
         const before = [1, 2, 3, 4, 5, 6];
-        const all = await client.request({ op: 'rows', start: 0, end: matching });
+        const all = core.RowSet.decode(await client.request({ op: 'rows', start: 0, end: matching }));
+        assert.equal(all.size, matching);
         await client.request({ op: 'view', query: '' });
-        const earlier = await client.request({ op: 'rows', start: 0, end: 7 });
+        const earlier = (await client.request({ op: 'window', start: 0, end: 7 })).map((r) => r.n);
         const union = new Set([...all, ...before.map((i) => earlier[i])]);
         assert.equal(await page.textContent('.selection'), `${union.size.toLocaleString('en-US')} selected`);
         await page.click('.clear');
         assert.equal(await page.textContent('.selection'), '');
+      });
+    });
+
+    test('select all matching, then deselect one: the selection the page sends holds the rest, and the audit acts on them', async () => {
+      await withPage(async (page) => {
+        await page.click('.select-all');
+        await pump(page);
+        const total = opened.rows;
+        assert.equal(await page.textContent('.selection'), `${total} selected`);
+        const capital = '.cell[data-key="id"]:text-is("capital")';
+        await page.click(`.wb-rows .wb-row ${capital}`, { modifiers: ['Control'] });
+        assert.equal(await page.textContent('.selection'), `${total - 1} selected`);
+        assert.equal(await page.getAttribute(`.wb-rows .wb-row:has(${capital})`, 'aria-selected'), 'false');
+        await page.click('.audit-selected');
+        const sent = (await page.evaluate(() => window.__posted)).at(-1);
+        assert.equal(sent.type, 'audit');
+        // Runs of rows, not a list of them: every row but one is two runs.
+        const rows = core.RowSet.decode(sent.rows);
+        assert.ok(sent.rows.length < 20, sent.rows);
+        const capitalRow = (await client.request({ op: 'window', start: 0, end: total })).find(
+          (r) => r.id === 'capital',
+        ).n;
+        assert.equal(rows.size, total - 1);
+        assert.ok(!rows.has(capitalRow), 'the row taken out is not sent');
+        await pump(page);
+        assert.deepEqual(
+          page.audits.map((a) => a.audit.task),
+          ['add'],
+          'only the task file task still selected is audited',
+        );
+        assert.deepEqual(page.progressSeen, [
+          [0, 1],
+          [1, 1],
+        ]);
+        assert.match(await page.textContent('.notice'), /audit of 1 tasks: done/);
       });
     });
 

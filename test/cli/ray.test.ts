@@ -45,7 +45,7 @@ async function casesWithVerdicts(): Promise<{ task_id: string; response: string;
   return out;
 }
 
-test('Ray Data scores an exported dataset through one vtask serve per node, shared by the workers, as vtask does, and stops it', async (t) => {
+test('Ray Data scores an exported dataset through one vtask serve per node, shared by the workers and the datasets of the job, one request per block of mixed verifiers, as vtask does, and stops it', async (t) => {
   const why = pythonMissing(['ray', 'pandas', 'pyarrow']);
   if (why) return t.skip(why);
   const rows = path.join(DIR, 'rows.parquet');
@@ -79,6 +79,15 @@ test('Ray Data scores an exported dataset through one vtask serve per node, shar
   const res = JSON.parse(fs.readFileSync(out, 'utf8')) as {
     results: Scored[];
     servers_started: number;
+    servers_after_second_dataset: number;
+    second_dataset_agrees: boolean;
+    one_block: {
+      rows: number;
+      blocks: number;
+      verifiers_per_block: number[];
+      verify_requests: number;
+      agrees: boolean;
+    };
     servers_running_after_shutdown: number[];
     seconds: Record<string, number>;
   };
@@ -95,7 +104,22 @@ test('Ray Data scores an exported dataset through one vtask serve per node, shar
       `${e.task_id}: ${e.response} (${r.vtask_reason})`,
     );
   }
-  assert.equal(res.servers_started, 1, 'one server per Ray node, shared by its 2 workers, not one per worker or batch');
+  assert.equal(
+    res.servers_after_second_dataset,
+    1,
+    "one server per Ray node, shared by its workers, tasks and the job's next dataset, not one per worker, task or batch",
+  );
+  assert.ok(res.second_dataset_agrees, 'the second dataset scored as the first');
+  // Blocks of 8 rows of several verifiers each: one request per block, not one per verifier.
+  const block = res.one_block;
+  assert.equal(block.rows, expected.length);
+  assert.ok(
+    block.verifiers_per_block.every((v) => v >= 2),
+    `every block mixes verifiers: ${block.verifiers_per_block.join(' ')}`,
+  );
+  assert.equal(block.verify_requests, block.blocks, `${block.blocks} blocks of ${block.rows} rows`);
+  assert.ok(block.agrees, 'the rows scored in blocks of 8 scored as in the pipeline');
+  assert.equal(res.servers_started, 2, 'the blocks were scored by a server of their own (workers=1): 2 servers in all');
   assert.deepEqual(res.servers_running_after_shutdown, []);
 });
 

@@ -1,7 +1,8 @@
 // The workbench's actions on a selection, without the editor: a run's estimate of tokens and
 // cost (from the run log's token counts, through the index, priced per profile), the export of
 // a selection (the file `vtask export` writes for those tasks, row for row), and the audit of a
-// selection (the probes of `vtask audit`, its findings per row, its report), both stoppable.
+// selection (the probes of `vtask audit`, its findings per row, its report), both stoppable, and
+// both run in their worker thread on a selection of runs (select all matching, less one row).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +14,10 @@ import { readRows } from '../../src/core/datasets/rowFiles';
 import { appendRunRecords } from '../../src/core/overview/runlog/runLog';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
+import { RowSet } from '../../src/core/base/rowSet';
 import { auditJson, auditMarkdown, auditSelection, leftOutText, selectionFiles } from '../../src/core/workbench/bulk';
+import { startBulkJob } from '../../src/core/workbench/bulkJob';
+import { WorkbenchClient } from '../../src/core/workbench/client';
 import { collectWorkbench } from '../../src/core/workbench/collect';
 import { actualText, estimateRun, estimateText } from '../../src/core/workbench/estimate';
 import type { WorkbenchIndex, WorkbenchRowView } from '../../src/core/workbench/index';
@@ -241,4 +245,85 @@ test("the audit of a selection: each task's findings by row, a report, and a sto
   const stop = new AbortController();
   stop.abort(new Error('cancelled'));
   await assert.rejects(auditSelection(s, { root, trusted: false, signal: stop.signal }), /cancelled/);
+});
+
+test('select all matching, less one: the export and the audit in their worker act on exactly the rows left', async () => {
+  const worker = path.resolve(__dirname, '../../workbenchWorker.js');
+  const client = new WorkbenchClient(worker, { paths: [path.join(root, 'data')], options: { root } });
+  try {
+    await client.opened;
+    assert.deepEqual(await client.request({ op: 'view', query: '', sort: { column: 'id' } }), { size: 5 });
+    // "Select all matching", as the page gets it, then a ctrl-click takes `prime` out.
+    const all = RowSet.decode(await client.request({ op: 'rows', start: 0, end: 5 }));
+    assert.deepEqual([all.size, all.runCount], [5, 1]);
+    const prime = index.rowOf('data/a.vtask', 'prime') as number;
+    all.delete(prime);
+    const rows = all.encode();
+    const s = await client.request({ op: 'selection', rows });
+    assert.deepEqual([s.tasks, s.rowFileRows, s.invalidRows], [3, 1, 0]);
+    const picked = (await client.request({ op: 'rowsByNumber', rows })).map((r) => r.id);
+    assert.deepEqual(picked.sort(), ['add', 'capital', 'double', 'spider']);
+    // The task panel steps through the task files' tasks in the table's order (here, by id), one
+    // asked for at a time; a run takes the JSONL row too.
+    const step = (start: number) => client.request({ op: 'tasksOf', rows, kinds: 'taskFiles', start, end: start + 1 });
+    const first = await step(0);
+    assert.deepEqual([first.rows.map((r) => r.id), first.count, first.skipped], [['add'], 3, 1]);
+    assert.deepEqual(
+      (await step(2)).rows.map((r) => r.id),
+      ['double'],
+    );
+    assert.deepEqual((await step(3)).rows, []);
+    const runnable = await client.request({ op: 'tasksOf', rows, kinds: 'runnable', start: 0, end: 10 });
+    assert.deepEqual([runnable.rows.map((r) => r.id), runnable.skipped], [['add', 'capital', 'double', 'spider'], 0]);
+
+    const done: number[] = [];
+    const exported = await startBulkJob(
+      worker,
+      { action: 'export', root, selection: s, format: 'trl', out: path.join(root, 'less.jsonl'), shown: 'less.jsonl' },
+      { signal: new AbortController().signal, onDone: (d) => done.push(d) },
+    );
+    assert.deepEqual(exported, {
+      level: 'info',
+      text: 'Exported 3 rows as trl to less.jsonl. Left out: 1 JSONL or Parquet row (`vtask import` turns them into task files).',
+    });
+    assert.equal(done.at(-1), 3);
+    // Byte for byte the CLI's rows of those tasks (the previous test wrote cli.jsonl).
+    const cliLines = fs.readFileSync(path.join(root, 'cli.jsonl'), 'utf8').split('\n').filter(Boolean);
+    assert.deepEqual(
+      fs.readFileSync(path.join(root, 'less.jsonl'), 'utf8').split('\n').filter(Boolean),
+      cliLines.filter((l) => !l.includes('"task_id":"prime"')),
+    );
+
+    const found: (readonly [number, number])[] = [];
+    const audited = await startBulkJob(
+      worker,
+      { action: 'audit', root, selection: s, trusted: false },
+      { signal: new AbortController().signal, onDone: () => undefined, onFound: (c) => found.push(...c) },
+    );
+    assert.match(audited.text, /in \d of 3 tasks\. Left out: 1 JSONL or Parquet row/);
+    assert.deepEqual(
+      found.map(([n]) => index.row(n).id).sort(),
+      ['add', 'capital', 'double'],
+      'findings are counted for the rows selected, and only those',
+    );
+    const report = JSON.parse(audited.report?.json ?? '{}') as { tasks: { task: string }[] };
+    assert.deepEqual(
+      report.tasks.map((t) => t.task),
+      ['add', 'capital', 'double'],
+    );
+
+    // Cancelled before it starts: nothing runs.
+    const stop = new AbortController();
+    stop.abort(new Error('cancelled'));
+    await assert.rejects(
+      startBulkJob(
+        worker,
+        { action: 'audit', root, selection: s, trusted: false },
+        { signal: stop.signal, onDone: () => undefined },
+      ),
+      /cancelled/,
+    );
+  } finally {
+    await client.close();
+  }
 });

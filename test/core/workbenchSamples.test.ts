@@ -280,6 +280,31 @@ test("through the workbench's worker: the view's tasks, a group's window and the
       ],
     );
     assert.equal(cases.readOnly, 1);
+    // What the host asks the user with, then the edit the worker makes of the text the editor holds:
+    // the same text the panel's edit gives, as the one span that changes.
+    const group = { collection: r.collection, group: 'could not parse' };
+    assert.deepEqual(await client.request({ op: 'casesSummary', ...group }), {
+      cases: 2,
+      tasks: 1,
+      files: ['data/a.vtask'],
+      readOnly: 1,
+    });
+    const held = fs.readFileSync(file, 'utf8').replace('tasks:', 'tasks: # unsaved\n ');
+    const edits = await client.request({
+      op: 'casesEdits',
+      ...group,
+      expect: 'fail',
+      texts: [['data/a.vtask', held]],
+    });
+    const [edit] = edits;
+    assert.equal(edits.length, 1);
+    assert.deepEqual([edit?.file, edit?.added, edit?.errors], ['data/a.vtask', 2, []]);
+    const expected = addCasesToText(held, [
+      { task: 'pens', response: 'I would rather not say.', expect: 'fail' },
+      { task: 'pens', response: 'I would rather not say.', expect: 'fail' },
+    ]).text;
+    assert.equal(held.slice(0, edit?.start) + edit?.text + held.slice(edit?.end), expected);
+    assert.ok((edit?.start ?? 0) > held.indexOf('id: pens'), 'only the span that changes is replaced');
     // A collection read again invalidates what was picked from the one before.
     await client.request({ op: 'samples', state: 'failed', models: models(), trusted: true, fresh: true });
     await assert.rejects(
@@ -287,12 +312,12 @@ test("through the workbench's worker: the view's tasks, a group's window and the
       /read again/,
     );
     // Another state filters the collection held; a task file edited since is read again (no `fresh`).
-    const held = await client.request({ op: 'samples', state: 'all', models: models(), trusted: true });
+    const kept = await client.request({ op: 'samples', state: 'all', models: models(), trusted: true });
     const same = await client.request({ op: 'samples', state: 'failed', models: models(), trusted: true });
-    assert.equal(same.collection, held.collection);
+    assert.equal(same.collection, kept.collection);
     fs.writeFileSync(file, TASKS('71'));
     const edited = await client.request({ op: 'samples', state: 'flipped', models: models(), trusted: true });
-    assert.equal(edited.collection, held.collection + 1);
+    assert.equal(edited.collection, kept.collection + 1);
     assert.deepEqual(edited.groups, [{ key: 'wrong answer', count: 4 }]);
   } finally {
     await client.close();

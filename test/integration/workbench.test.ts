@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RowSet } from '../../src/core/base/rowSet';
 import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { writeDataset } from '../support/datasetFixture';
 import { OpenAIServer } from '../support/openaiServer';
@@ -128,13 +129,13 @@ suite('dataset workbench', () => {
     assert.equal((await posted(w, 'view', (m) => m.seq === 1002)).size, 5);
     await w.handle({ type: 'selectRange', start: 0, end: 5 });
     const selected = await posted(w, 'select');
-    assert.equal(selected.rows.length, 5);
+    assert.equal(RowSet.decode(selected.rows).size, 5);
 
     // Labels set on a selection are on disk: the task's meta.review, the Parquet file's sidecar.
     await w.handle({ type: 'view', seq: 1003, query: 'kind:match' });
     await posted(w, 'view', (m) => m.seq === 1003);
     await w.handle({ type: 'selectRange', start: 0, end: 3 });
-    const chosen = await posted(w, 'select', (m) => m.rows.length === 3);
+    const chosen = await posted(w, 'select', (m) => RowSet.decode(m.rows).size === 3);
     await w.handle({ type: 'label', rows: chosen.rows, label: 'bad_gold' });
     assert.equal((await posted(w, 'labelled')).changed, 3);
     assert.match(
@@ -155,8 +156,8 @@ suite('dataset workbench', () => {
     await w.handle({ type: 'view', seq: 1005, query: 'file:parquet' });
     await posted(w, 'view', (m) => m.seq === 1005);
     await w.handle({ type: 'selectRange', start: 0, end: 1 });
-    const parquetRow = await posted(w, 'select', (m) => m.rows.length === 1);
-    await w.handle({ type: 'open', n: parquetRow.rows[0] });
+    const parquetRow = await posted(w, 'select', (m) => RowSet.decode(m.rows).size === 1);
+    await w.handle({ type: 'open', n: [...RowSet.decode(parquetRow.rows)][0] });
     const tab = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
     assert.ok(
       tab instanceof vscode.TabInputCustom &&
@@ -187,7 +188,7 @@ suite('dataset workbench: a run of the selection', () => {
     assert.deepEqual((await posted(w, 'opened')).models, []);
     const before = server.samplingRequests.length;
     // Two tasks, two samples each (the budget the user agreed to).
-    await w.handle({ type: 'run', rows: [0, 1], samples: 2, confirmed: true });
+    await w.handle({ type: 'run', rows: RowSet.range(0, 2).encode(), samples: 2, confirmed: true });
     const again = await posted(w, 'opened', (m) => m.models.length > 0);
     assert.deepEqual(again.models, ['test']);
     assert.ok(server.samplingRequests.length - before >= 2, 'the model was asked for both tasks');
@@ -223,7 +224,7 @@ suite('dataset workbench: a cancelled run', () => {
     await vscode.commands.executeCommand('vtask.openWorkbench', uri);
     const w = api.workbench(uri) as RunnableWorkbench;
     await posted(w, 'opened');
-    const running = w.handle({ type: 'run', rows: [0, 1], samples: 2, confirmed: true });
+    const running = w.handle({ type: 'run', rows: RowSet.range(0, 2).encode(), samples: 2, confirmed: true });
     // Once `capital` is asked of the model (and hangs), the run is cancelled, as its progress's Cancel does.
     const end = Date.now() + 30_000;
     while (!server.samplingRequests.some((r) => JSON.stringify(r.body).includes('France'))) {

@@ -8,9 +8,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RowSet } from '../../src/core/base/rowSet';
 import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { OpenAIServer } from '../support/openaiServer';
 import { useModelServer } from './helpers';
+
+/** The selection of these rows, as the page sends it. */
+const selection = (...rows: (Row | undefined)[]): string => RowSet.of(rows.map((r) => r?.n ?? -1)).encode();
 
 interface Row {
   readonly n: number;
@@ -24,7 +28,7 @@ interface BulkWorkbench {
   handle(message: unknown): Promise<void>;
   request(r: { op: 'window'; start: number; end: number }): Promise<Row[]>;
   readonly bulk: {
-    export(rows: readonly number[], choice: { format: string; out: string }): Promise<void>;
+    export(rows: string, choice: { format: string; out: string }): Promise<void>;
     readonly lastReport: { markdown: string; json: string } | undefined;
   };
 }
@@ -127,19 +131,19 @@ suite('dataset workbench: actions on the selection', () => {
     assert.ok(add);
     // No run yet: no tokens to estimate from.
     const first = next(w, 'confirmRun');
-    await w.handle({ type: 'run', rows: [add.n], samples: 2 });
+    await w.handle({ type: 'run', rows: RowSet.of([add.n]).encode(), samples: 2 });
     assert.match((await first).text, /^Run 1 task: 2 samples\. Tokens and cost: no earlier run/);
 
     const reread = next(w, 'opened');
     const used = next(w, 'notice', (m) => m.text.startsWith('Ran '));
-    await w.handle({ type: 'run', rows: [add.n], samples: 2, confirmed: true });
+    await w.handle({ type: 'run', rows: RowSet.of([add.n]).encode(), samples: 2, confirmed: true });
     assert.deepEqual((await reread).models, ['test']);
     assert.match((await used).text, /^Ran 1 task: 2 samples, [\d,]+ prompt \+ [\d,]+ completion tokens, \$\d+\.\d+\.$/);
 
     // Now the run log has its tokens: four samples of `add` and of `double` (none of its own) cost about twice as much.
     const estimate = next(w, 'confirmRun');
     const rows = await rowsOf();
-    await w.handle({ type: 'run', rows: [rows.get('add')?.n, rows.get('double')?.n], samples: 4 });
+    await w.handle({ type: 'run', rows: selection(rows.get('add'), rows.get('double')), samples: 4 });
     assert.match(
       (await estimate).text,
       /^Run 2 tasks: 8 samples\. About [\d,]+ tokens \([\d,]+ prompt \+ [\d,]+ completion\), about \$\d+\.\d+\. 1 task never ran with its model/,
@@ -149,7 +153,7 @@ suite('dataset workbench: actions on the selection', () => {
   test('Open in panel shows the first task in the task panel, then the next', async () => {
     const rows = await rowsOf();
     const stepping = next(w, 'stepping');
-    await w.handle({ type: 'openPanel', rows: [rows.get('double')?.n, rows.get('prime')?.n] });
+    await w.handle({ type: 'openPanel', rows: selection(rows.get('double'), rows.get('prime')) });
     assert.deepEqual(await stepping, { type: 'stepping', at: 0, count: 2, id: 'double' });
     const panel = await vscode.commands.executeCommand<{ task: { id: string } | undefined }>('vtask.openPanel');
     assert.equal(panel.task?.id, 'double');
@@ -162,7 +166,7 @@ suite('dataset workbench: actions on the selection', () => {
   test('an audit of the selection fills the findings column and opens its report', async () => {
     const rows = await rowsOf();
     const done = next(w, 'bulkDone');
-    await w.handle({ type: 'audit', rows: [rows.get('add')?.n, rows.get('prime')?.n] });
+    await w.handle({ type: 'audit', rows: selection(rows.get('add'), rows.get('prime')) });
     const outcome = await done;
     assert.equal(outcome.level, 'info');
     assert.match(outcome.text, /^audit of 2 tasks: \d+ findings? \(.*\) in \d of 2 tasks\.$/);
@@ -187,7 +191,7 @@ suite('dataset workbench: actions on the selection', () => {
     const rows = await rowsOf();
     const out = path.join(dir, 'picked.jsonl');
     const done = next(w, 'bulkDone');
-    await w.bulk.export([rows.get('prime')?.n ?? -1, rows.get('add')?.n ?? -1], { format: 'trl', out });
+    await w.bulk.export(selection(rows.get('prime'), rows.get('add')), { format: 'trl', out });
     assert.deepEqual(await done, {
       type: 'bulkDone',
       action: 'export',
@@ -215,7 +219,7 @@ suite('dataset workbench: actions on the selection', () => {
     // Cancel as soon as the first batch is audited, as the page's Cancel does.
     const progressed = next(w, 'bulk', (m) => m.action === 'audit' && m.done > 0);
     const done = next(w, 'bulkDone');
-    const auditing = w.handle({ type: 'audit', rows: many });
+    const auditing = w.handle({ type: 'audit', rows: RowSet.of(many).encode() });
     await progressed;
     await w.handle({ type: 'cancel' });
     await auditing;
@@ -230,7 +234,7 @@ suite('dataset workbench: actions on the selection', () => {
     const out = path.join(dir, 'stopped.jsonl');
     const exporting = next(w, 'bulk', (m) => m.action === 'export' && m.done > 0);
     const exported = next(w, 'bulkDone');
-    const running = w.bulk.export(many, { format: 'trl', out });
+    const running = w.bulk.export(RowSet.of(many).encode(), { format: 'trl', out });
     await exporting;
     await w.handle({ type: 'cancel' });
     await running;

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RowSet } from '../../src/core/base/rowSet';
 import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
@@ -95,7 +96,7 @@ suite('dataset workbench: samples view', () => {
     assert.ok(w, 'the workbench of the folder is open');
     assert.equal((await posted(w, 'opened')).rows, 3);
     // The editor's runner samples the three tasks (two samples each) from the model.
-    await w.handle({ type: 'run', rows: [0, 1, 2], samples: 2, confirmed: true });
+    await w.handle({ type: 'run', rows: RowSet.range(0, 3).encode(), samples: 2, confirmed: true });
     await posted(w, 'opened', (m) => m.models.length > 0);
 
     await w.handle({ type: 'samples', seq: 1, state: 'all' });
@@ -182,7 +183,7 @@ suite('dataset workbench: samples view', () => {
     );
 
     // Only rows picked: nothing is added, and the page is told why.
-    await w.handle({ type: 'samples', seq: 2, state: 'failed', rows: [2] });
+    await w.handle({ type: 'samples', seq: 2, state: 'failed', rows: RowSet.range(2, 3).encode() });
     const rows = await posted(w, 'samples', (m) => m.seq === 2);
     await w.handle({
       type: 'addCases',

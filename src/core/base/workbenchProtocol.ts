@@ -1,5 +1,6 @@
 // zod/mini, as the other pages' protocols: the page's bundle keeps only what it uses.
 import * as z from 'zod/mini';
+import { rowSelection } from './rowSet';
 import { samplesFromWorkbench, samplesToWorkbench } from './workbenchSamplesProtocol';
 
 /**
@@ -11,7 +12,7 @@ import { samplesFromWorkbench, samplesToWorkbench } from './workbenchSamplesProt
 
 /** The most rows one window request may ask for. */
 export const MAX_WORKBENCH_WINDOW = 500;
-/** The most rows one selection message carries (a larger selection is "all matching"). */
+/** The most rows one range of the view selects (shift-click, select all matching). */
 export const MAX_SELECTION_ROWS = 2_000_000;
 
 const text = z.string().check(z.maxLength(10_000));
@@ -75,7 +76,7 @@ export const toWorkbench = z.discriminatedUnion('type', [
     rows: z.array(workbenchRow).check(z.maxLength(MAX_WORKBENCH_WINDOW)),
   }),
   /** Rows to add to the selection (a shift-click's range, or every row of the view). */
-  z.object({ type: z.literal('select'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  z.object({ type: z.literal('select'), rows: rowSelection }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text }),
   /** Labels were written: the page asks for its view again. */
   z.object({ type: z.literal('labelled'), changed: rowNumber }),
@@ -86,7 +87,7 @@ export const toWorkbench = z.discriminatedUnion('type', [
    */
   z.object({
     type: z.literal('confirmRun'),
-    rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)),
+    rows: rowSelection,
     samples: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
     text,
   }),
@@ -118,7 +119,7 @@ export const fromWorkbench = z.discriminatedUnion('type', [
   /** Set the review label of rows (the host asks which when `label` is absent), or clear it. */
   z.object({
     type: z.literal('label'),
-    rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)),
+    rows: rowSelection,
     label: z.optional(z.string().check(z.maxLength(100))),
     clear: z.optional(z.boolean()),
   }),
@@ -128,7 +129,7 @@ export const fromWorkbench = z.discriminatedUnion('type', [
    */
   z.object({
     type: z.literal('run'),
-    rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)),
+    rows: rowSelection,
     samples: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
     confirmed: z.optional(z.boolean()),
   }),
@@ -136,13 +137,13 @@ export const fromWorkbench = z.discriminatedUnion('type', [
   z.object({ type: z.literal('open'), n: rowNumber }),
   ...samplesFromWorkbench,
   /** Audit the rows' tasks (`vtask audit`'s probes): findings in the table and a report. */
-  z.object({ type: z.literal('audit'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  z.object({ type: z.literal('audit'), rows: rowSelection }),
   /** Export the rows' tasks: the host asks for the format and the file. */
-  z.object({ type: z.literal('export'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  z.object({ type: z.literal('export'), rows: rowSelection }),
   /** Stop the bulk action under way. */
   z.object({ type: z.literal('cancel') }),
   /** Open the rows' tasks in the task panel, the first one first. */
-  z.object({ type: z.literal('openPanel'), rows: z.array(rowNumber).check(z.maxLength(MAX_SELECTION_ROWS)) }),
+  z.object({ type: z.literal('openPanel'), rows: rowSelection }),
   /** Show the next (1) or previous (-1) of the tasks being stepped through in the panel. */
   z.object({ type: z.literal('step'), by: z.union([z.literal(1), z.literal(-1)]) }),
 ]);

@@ -1,5 +1,6 @@
 // zod/mini, as the other pages' protocols: the page's bundle keeps only what it uses.
 import * as z from 'zod/mini';
+import { rowSelection } from './rowSet';
 
 /**
  * The workbench's samples view: its messages, part of the workbench's protocol
@@ -68,7 +69,7 @@ export const samplesFromWorkbench = [
     type: z.literal('samples'),
     seq: count,
     state: sampleStates,
-    rows: z.optional(z.array(count).check(z.maxLength(2_000_000))),
+    rows: z.optional(rowSelection),
     fresh: z.optional(z.boolean()),
   }),
   /** Positions `start` up to `end` (exclusive) of a group of view `seq`. */

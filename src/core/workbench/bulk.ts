@@ -24,8 +24,36 @@ export interface SelectionFiles {
   readonly tasks: number;
 }
 
+/**
+ * A selection as it crosses the extension host on its way to a bulk action's worker: its counts,
+ * which the host reads, and its tasks as JSON text, which the host passes on unread (a million
+ * tasks are one string to copy, where a map of them would take the host a long time to clone).
+ */
+export interface PackedSelection {
+  readonly rowFileRows: number;
+  readonly invalidRows: number;
+  readonly tasks: number;
+  /** `[file, [id, row][]][]` as JSON. */
+  readonly files: string;
+}
+
+export function packSelection(s: SelectionFiles): PackedSelection {
+  const files = [...s.files].map(([file, ids]) => [file, [...ids]]);
+  return { rowFileRows: s.rowFileRows, invalidRows: s.invalidRows, tasks: s.tasks, files: JSON.stringify(files) };
+}
+
+export function unpackSelection(p: PackedSelection): SelectionFiles {
+  const files = JSON.parse(p.files) as [string, [string, number][]][];
+  return {
+    rowFileRows: p.rowFileRows,
+    invalidRows: p.invalidRows,
+    tasks: p.tasks,
+    files: new Map(files.map(([file, ids]) => [file, new Map(ids)])),
+  };
+}
+
 /** Groups selected rows by their task file. */
-export function selectionFiles(rows: readonly WorkbenchRowView[]): SelectionFiles {
+export function selectionFiles(rows: Iterable<WorkbenchRowView>): SelectionFiles {
   const files = new Map<string, Map<string, number>>();
   let rowFileRows = 0;
   let invalidRows = 0;
@@ -44,7 +72,7 @@ export function selectionFiles(rows: readonly WorkbenchRowView[]): SelectionFile
 }
 
 /** What the selection leaves out, said after what was done; '' when nothing. */
-export function leftOutText(s: SelectionFiles): string {
+export function leftOutText(s: Pick<SelectionFiles, 'rowFileRows' | 'invalidRows'>): string {
   const parts = [
     s.rowFileRows && `${plural(s.rowFileRows, 'JSONL or Parquet row')} (\`vtask import\` turns them into task files)`,
     s.invalidRows && `${plural(s.invalidRows, 'row')} with errors`,

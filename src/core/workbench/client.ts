@@ -7,6 +7,17 @@ import type { CollectWorkbenchOptions } from './collect';
 import type { WorkbenchRowMessage } from '../base/workbenchProtocol';
 import type { SortSpec, WorkbenchRowView } from './index';
 import type { SamplesAnswers, SamplesRequest } from './samplesOps';
+import type { PackedSelection } from './bulk';
+
+/** Which of a selection's rows count as tasks: a task file's, or any a run takes (not Parquet rows). */
+export type TaskKinds = 'taskFiles' | 'runnable';
+
+/** Some of a selection's tasks, how many it has, and how many of its rows are no such task. */
+export interface TasksOf {
+  readonly rows: readonly WorkbenchRowView[];
+  readonly count: number;
+  readonly skipped: number;
+}
 
 /** What the worker is started with. */
 export interface WorkbenchJob {
@@ -36,10 +47,25 @@ export interface LabelResult {
 export type WorkbenchRequest =
   | { readonly op: 'view'; readonly query: string; readonly sort?: SortSpec }
   | { readonly op: 'window'; readonly start: number; readonly end: number }
+  /** The rows at view positions start..end, as a selection's text (a RowSet's). */
   | { readonly op: 'rows'; readonly start: number; readonly end: number }
-  | { readonly op: 'rowsByNumber'; readonly rows: readonly number[] }
+  /** The rows of a selection's text, in the view's order (then those it leaves out). */
+  | { readonly op: 'rowsByNumber'; readonly rows: string }
+  /**
+   * Positions start..end of the selection's tasks that `kinds` takes, in the view's order: a
+   * task file's (the task panel steps through them), or any a run takes (not Parquet rows).
+   */
+  | {
+      readonly op: 'tasksOf';
+      readonly rows: string;
+      readonly kinds: TaskKinds;
+      readonly start: number;
+      readonly end: number;
+    }
+  /** A selection's tasks by task file, packed for a bulk action (bulk.ts). */
+  | { readonly op: 'selection'; readonly rows: string }
   | { readonly op: 'reload' }
-  | { readonly op: 'label'; readonly rows: readonly number[]; readonly label?: string }
+  | { readonly op: 'label'; readonly rows: string; readonly label?: string }
   | SamplesRequest
   | { readonly op: 'findings'; readonly counts: readonly (readonly [row: number, findings: number])[] };
 
@@ -47,8 +73,10 @@ export type WorkbenchRequest =
 export interface WorkbenchAnswers extends SamplesAnswers {
   view: ViewResult;
   window: WorkbenchRowView[];
-  rows: number[];
+  rows: string;
   rowsByNumber: WorkbenchRowView[];
+  selection: PackedSelection;
+  tasksOf: TasksOf;
   reload: WorkbenchOpened;
   label: LabelResult;
   /** Rows whose findings were set. */

@@ -316,6 +316,20 @@ export class WorkbenchIndex {
     return Array.from(this.view.subarray(Math.max(0, start), Math.min(end, this.view.length)));
   }
 
+  /** `rows` in the view's order, then those the view leaves out in the index's order. */
+  inViewOrder(rows: Iterable<number>): number[] {
+    const wanted = new Uint8Array(this.rows);
+    for (const n of rows) if (n >= 0 && n < this.rows) wanted[n] = 1;
+    const out: number[] = [];
+    for (const n of this.view)
+      if (wanted[n] === 1) {
+        out.push(n);
+        wanted[n] = 2;
+      }
+    for (let n = 0; n < this.rows; n++) if (wanted[n] === 1) out.push(n);
+    return out;
+  }
+
   /** The rows `query` keeps, in the index's order. */
   filter(query: Query): Uint32Array {
     const model = query.model === undefined ? undefined : this.models.indexOf(query.model);

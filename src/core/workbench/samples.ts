@@ -436,3 +436,42 @@ export function addCasesToText(
   }
   return { text, added, errors };
 }
+
+/** One file's cases added: the span of its text they replace (`start`, `end`) and what goes there. */
+export interface CasesEdit {
+  readonly file: string;
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  readonly added: number;
+  readonly errors: readonly string[];
+}
+
+/**
+ * The edit of each file's text (`texts`: the file as the editor holds it) that adds its `cases`,
+ * as the one span that changes, so that one editor edit (one undo) adds them all.
+ */
+export function casesEdits(
+  texts: readonly (readonly [file: string, text: string])[],
+  cases: ReadonlyMap<string, readonly NewCase[]>,
+): CasesEdit[] {
+  return texts.flatMap(([file, before]) => {
+    const list = cases.get(file);
+    if (!list) return [];
+    const r = addCasesToText(before, list);
+    const [start, end, text] = r.added ? changedSpan(before, r.text) : [0, 0, ''];
+    return [{ file, start, end, text, added: r.added, errors: r.errors }];
+  });
+}
+
+/** The one span where two texts differ: start and end in `a`, and what `b` has there. */
+export function changedSpan(a: string, b: string): [number, number, string] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  // Never between the halves of a CRLF (or of a surrogate pair): an editor has no position there.
+  while (start > 0 && /[\r\uD800-\uDBFF]/.test(a[start - 1] ?? '')) start--;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
+  while (end > 0 && /[\n\uDC00-\uDFFF]/.test(a[a.length - end] ?? '')) end--;
+  return [start, a.length - end, b.slice(start, b.length - end)];
+}

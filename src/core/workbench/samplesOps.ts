@@ -5,13 +5,17 @@
 // mistaken for another.
 import fs from 'node:fs';
 import path from 'node:path';
+import { RowSet } from '../base/rowSet';
 import { rowFileType } from '../datasets/rowFiles';
 import type { EditorModels } from '../run/editorProfile';
 import type { WorkbenchIndex } from './index';
 import {
+  casesEdits,
   collectSamples,
   SampleSet,
+  type CasesEdit,
   type ListedSample,
+  type NewCase,
   type SampleState,
   type SamplesSummary,
   type SampleTaskRef,
@@ -22,8 +26,8 @@ export type SamplesRequest =
   | {
       readonly op: 'samples';
       readonly state: SampleState;
-      /** The selection's rows; the tasks of the current view when absent. */
-      readonly rows?: readonly number[];
+      /** The selection's rows (a RowSet's text); the tasks of the current view when absent. */
+      readonly rows?: string;
       /** Read the samples again (else a new state only filters the collection held). */
       readonly fresh?: boolean;
       readonly models: EditorModels;
@@ -36,12 +40,36 @@ export type SamplesRequest =
       readonly start: number;
       readonly end: number;
     }
-  | {
-      readonly op: 'sampleCases';
-      readonly collection: number;
-      readonly group?: string;
-      readonly ids?: readonly number[];
-    };
+  | ({ readonly op: 'sampleCases' } & CasesPick)
+  /** What adding the samples picked as cases would do: the host asks the user with it. */
+  | ({ readonly op: 'casesSummary' } & CasesPick)
+  /**
+   * The edits that add the samples picked as cases expecting `expect`, to the files' texts as
+   * the editor holds them: adding thousands of cases re-reads a file per case, work for this
+   * thread, not the host's.
+   */
+  | ({
+      readonly op: 'casesEdits';
+      readonly expect: 'pass' | 'fail';
+      readonly texts: readonly (readonly [file: string, text: string])[];
+    } & CasesPick);
+
+/** Samples picked: a group's, or those of `ids`, of collection `collection`. */
+interface CasesPick {
+  readonly collection: number;
+  readonly group?: string;
+  readonly ids?: readonly number[];
+}
+
+/** What adding the samples picked as cases would do. */
+export interface CasesSummary {
+  readonly cases: number;
+  readonly tasks: number;
+  /** The task files they go to. */
+  readonly files: readonly string[];
+  /** Samples of JSONL or Parquet rows, which take no cases. */
+  readonly readOnly: number;
+}
 
 /** What is shown: the summary, with the collection it is of and what could not be read. */
 export interface SamplesAnswer extends SamplesSummary {
@@ -64,9 +92,17 @@ export interface SamplesAnswers {
   samples: SamplesAnswer;
   sampleWindow: ListedSample[];
   sampleCases: CasesAnswer;
+  casesSummary: CasesSummary;
+  casesEdits: CasesEdit[];
 }
 
-const OPS: ReadonlySet<string> = new Set<SamplesRequest['op']>(['samples', 'sampleWindow', 'sampleCases']);
+const OPS: ReadonlySet<string> = new Set<SamplesRequest['op']>([
+  'samples',
+  'sampleWindow',
+  'sampleCases',
+  'casesSummary',
+  'casesEdits',
+]);
 
 /** Whether a request of the worker is the samples view's. */
 export function isSamplesRequest<R extends { readonly op: string }>(r: R | SamplesRequest): r is SamplesRequest {
@@ -91,7 +127,7 @@ export class SamplesWorker {
   async answer(index: WorkbenchIndex, r: SamplesRequest): Promise<SamplesAnswers[SamplesRequest['op']]> {
     switch (r.op) {
       case 'samples': {
-        const rows = r.rows ?? index.viewRows();
+        const rows = r.rows === undefined ? index.viewRows() : [...RowSet.decode(r.rows)];
         const key = rows.join(',');
         const refs: SampleTaskRef[] = [];
         for (const n of rows) {
@@ -113,20 +149,42 @@ export class SamplesWorker {
       }
       case 'sampleWindow':
         return this.current(r.collection).window(r.group, r.start, r.end);
-      case 'sampleCases': {
-        const picked = this.current(r.collection).pick(r);
-        const writable = picked.filter((h) => rowFileType(h.listed.file) === undefined);
+      case 'sampleCases':
+        return this.cases(r);
+      case 'casesSummary': {
+        const { cases, readOnly } = this.cases(r);
         return {
-          cases: writable.map((h) => ({
-            file: h.listed.file,
-            task: h.listed.task,
-            response: h.response,
-            ...(h.calls ? { calls: h.calls } : {}),
-          })),
-          readOnly: picked.length - writable.length,
+          cases: cases.length,
+          tasks: new Set(cases.map((c) => `${c.file}\0${c.task}`)).size,
+          files: [...new Set(cases.map((c) => c.file))],
+          readOnly,
         };
       }
+      case 'casesEdits': {
+        const byFile = new Map<string, NewCase[]>();
+        for (const c of this.cases(r).cases) {
+          const list = byFile.get(c.file) ?? [];
+          list.push({ task: c.task, response: c.response, expect: r.expect, ...(c.calls ? { calls: c.calls } : {}) });
+          byFile.set(c.file, list);
+        }
+        return casesEdits(r.texts, byFile);
+      }
     }
+  }
+
+  /** The samples picked that can become cases (those of task files), and how many cannot. */
+  private cases(r: CasesPick): CasesAnswer {
+    const picked = this.current(r.collection).pick(r);
+    const writable = picked.filter((h) => rowFileType(h.listed.file) === undefined);
+    return {
+      cases: writable.map((h) => ({
+        file: h.listed.file,
+        task: h.listed.task,
+        response: h.response,
+        ...(h.calls ? { calls: h.calls } : {}),
+      })),
+      readOnly: picked.length - writable.length,
+    };
   }
 
   /** Forgets the collection: the dataset was read again (after a run, say). */

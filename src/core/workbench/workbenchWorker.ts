@@ -1,12 +1,17 @@
 // Worker entry of the workbench (bundled on its own as out/workbenchWorker.js, started by the
 // extension host and the benchmark): reads the dataset into an index, then answers views,
-// windows and label changes, one at a time, in the order asked (see client.ts).
+// windows and label changes, one at a time, in the order asked (see client.ts). Started with a
+// bulk job instead, it runs that export or audit (bulkJob.ts) and ends.
 import path from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { errorMessage } from '../base/errorMessage';
 import { collectWorkbench } from './collect';
-import type { WorkbenchIndex } from './index';
-import type { LabelResult, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import type { WorkbenchIndex, WorkbenchRowView } from './index';
+import { packSelection, selectionFiles } from './bulk';
+import { RowSet } from '../base/rowSet';
+import { serveBulkJob, type BulkJob } from './bulkJob';
+import type { LabelResult, TaskKinds, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
+import { rowFileType } from '../datasets/rowFiles';
 import type { SamplesRequest } from './samplesOps';
 import { labelTasks } from './labels';
 import { parseQuery } from './query';
@@ -14,10 +19,10 @@ import { isSamplesRequest, SamplesWorker } from './samplesOps';
 import { MAX_WORKBENCH_WINDOW } from '../base/workbenchProtocol';
 
 const port = parentPort;
-const job = workerData as WorkbenchJob;
-const samples = new SamplesWorker(job.options);
+const data = workerData as WorkbenchJob | { readonly bulk: BulkJob };
 
 function answer(
+  job: WorkbenchJob,
   index: WorkbenchIndex,
   r: Exclude<WorkbenchRequest, { op: 'reload' | SamplesRequest['op'] }>,
 ): WorkbenchAnswers[WorkbenchRequest['op']] {
@@ -30,11 +35,21 @@ function answer(
       // A window is what a page shows: never more rows than one message to the host should hold.
       return index.window(r.start, Math.min(r.end, r.start + MAX_WORKBENCH_WINDOW));
     case 'rows':
-      return index.viewRows(r.start, r.end);
+      return RowSet.of(index.viewRows(r.start, r.end)).encode();
     case 'rowsByNumber':
-      return r.rows.filter((n) => n >= 0 && n < index.size).map((n) => index.row(n));
+      return index.inViewOrder(RowSet.decode(r.rows)).map((n) => index.row(n));
+    case 'tasksOf': {
+      const tasks = tasksOf(index, r.rows, r.kinds);
+      return {
+        rows: tasks.rows.slice(Math.max(0, r.start), Math.max(0, r.end)).map((n) => index.row(n)),
+        count: tasks.rows.length,
+        skipped: tasks.skipped,
+      };
+    }
+    case 'selection':
+      return packSelection(selectionFiles(rowViews(index, rowsOf(index, r.rows))));
     case 'label':
-      return label(index, r.rows, r.label);
+      return label(job.options.root, index, r.rows, r.label);
     case 'findings': {
       // Read at once by the rows shown; a filter or sort by findings sees them at the next view.
       const known = r.counts.filter(([n]) => n >= 0 && n < index.size);
@@ -44,11 +59,43 @@ function answer(
   }
 }
 
+/**
+ * The last selection's tasks: the task panel asks for one at a time as it steps (kept until
+ * another selection is asked for, so the order it steps in holds while the view changes).
+ */
+let lastTasks: { key: string; rows: number[]; skipped: number } | undefined;
+
+/** The selection's rows that are tasks of `kinds`, in the view's order, and how many are not. */
+function tasksOf(index: WorkbenchIndex, text: string, kinds: TaskKinds): { rows: number[]; skipped: number } {
+  const key = `${kinds}\0${text}`;
+  if (lastTasks?.key !== key) {
+    const all = index.inViewOrder(RowSet.decode(text));
+    const rows = all.filter((n) => {
+      const r = index.row(n);
+      const type = rowFileType(r.file);
+      return !r.error && r.kind !== null && (kinds === 'runnable' ? type !== 'parquet' : type === undefined);
+    });
+    lastTasks = { key, rows, skipped: all.length - rows.length };
+  }
+  return lastTasks;
+}
+
+/** The rows of a selection's text that the index holds. */
+function* rowsOf(index: WorkbenchIndex, text: string): Generator<number> {
+  for (const n of RowSet.decode(text)) {
+    if (n >= index.size) return;
+    yield n;
+  }
+}
+
+function* rowViews(index: WorkbenchIndex, rows: Iterable<number>): Generator<WorkbenchRowView> {
+  for (const n of rows) yield index.row(n);
+}
+
 /** Labels rows on disk (their task file's `meta.review`, or their row file's sidecar), then in the index. */
-function label(index: WorkbenchIndex, rows: readonly number[], value: string | undefined): LabelResult {
+function label(root: string, index: WorkbenchIndex, rows: string, value: string | undefined): LabelResult {
   const byFile = new Map<string, Map<string, number>>();
-  for (const n of rows) {
-    if (n < 0 || n >= index.size) continue;
+  for (const n of rowsOf(index, rows)) {
     const r = index.row(n);
     if (r.error) continue;
     let ids = byFile.get(r.file);
@@ -59,7 +106,7 @@ function label(index: WorkbenchIndex, rows: readonly number[], value: string | u
   const errors: string[] = [];
   for (const [file, ids] of byFile) {
     try {
-      const done = labelTasks(path.resolve(job.options.root, file), new Set(ids.keys()), value);
+      const done = labelTasks(path.resolve(root, file), new Set(ids.keys()), value);
       changed += done.changed;
       errors.push(...done.errors.map((e) => `${file}: ${e}`));
       const failed = new Set(done.errors.map((e) => e.slice(0, e.indexOf(': '))));
@@ -72,6 +119,13 @@ function label(index: WorkbenchIndex, rows: readonly number[], value: string | u
 }
 
 if (port) {
+  if ('bulk' in data) void serveBulkJob(port, data.bulk);
+  else serveIndex(port, data);
+}
+
+/** Reads the dataset, then answers the host's requests about it until the host ends the thread. */
+function serveIndex(port: MessagePort, job: WorkbenchJob): void {
+  const samples = new SamplesWorker(job.options);
   let last = 0;
   const read = (): ReturnType<typeof collectWorkbench> =>
     collectWorkbench(job.paths, {
@@ -95,6 +149,7 @@ if (port) {
             if (request.op === 'reload') {
               const again = await read();
               index = again.index;
+              lastTasks = undefined;
               samples.forget();
               port.postMessage({
                 id,
@@ -102,7 +157,7 @@ if (port) {
               });
             } else if (isSamplesRequest(request))
               port.postMessage({ id, answer: await samples.answer(index, request) });
-            else port.postMessage({ id, answer: answer(index, request) });
+            else port.postMessage({ id, answer: answer(job, index, request) });
           } catch (e) {
             port.postMessage({ id, error: errorMessage(e) });
           }
