@@ -332,6 +332,18 @@ export function deliver(page, message) {
   return page.evaluate((m) => window.__deliver(m), message);
 }
 
+/** Tells the workbench page its dataset is read, as the host does once the worker has `opened` it. */
+export function deliverOpened(page, opened) {
+  return deliver(page, {
+    type: 'opened',
+    title: 'data',
+    rows: opened.rows,
+    models: [...opened.models],
+    files: opened.files.length,
+    notes: [],
+  });
+}
+
 /** The options of a page suite's `describe`: skipped, with the reason, where Chromium is absent. */
 export const PAGE_SUITE = { skip: chromiumPath() ? false : 'Chromium not found (set VTASK_CHROMIUM)' };
 
