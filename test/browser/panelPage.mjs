@@ -344,6 +344,34 @@ export function deliverOpened(page, opened) {
   });
 }
 
+/**
+ * Plays the workbench's host: answers what the page posted since `page.answered` with
+ * `answer(page, message)` (undefined: no answer), each message and answer checked against the
+ * protocol (`core.fromWorkbench`, `core.toWorkbench`), until the page asks for nothing more.
+ */
+export async function answerPage(page, core, answer) {
+  for (;;) {
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    const all = await page.evaluate(() => window.__posted);
+    const fresh = all.slice(page.answered);
+    page.answered = all.length;
+    if (!fresh.length) return;
+    for (const m of fresh) {
+      assert.ok(
+        core.fromWorkbench.safeParse(m).success,
+        `the page posted a message the host accepts: ${JSON.stringify(m)}`,
+      );
+      const a = await answer(page, m);
+      if (!a) continue;
+      assert.ok(
+        core.toWorkbench.safeParse(a).success,
+        `the host's answer is valid: ${JSON.stringify(a).slice(0, 300)}`,
+      );
+      await deliver(page, a);
+    }
+  }
+}
+
 /** The options of a page suite's `describe`: skipped, with the reason, where Chromium is absent. */
 export const PAGE_SUITE = { skip: chromiumPath() ? false : 'Chromium not found (set VTASK_CHROMIUM)' };
 

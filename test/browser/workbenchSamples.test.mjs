@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadBundled } from '../../scripts/bundle.mjs';
-import { deliver, deliverOpened, PAGE_SUITE, REPO, RESULTS, usePages } from './panelPage.mjs';
+import { answerPage, deliver, deliverOpened, PAGE_SUITE, REPO, RESULTS, usePages } from './panelPage.mjs';
 
 let core;
 let model;
@@ -144,28 +144,7 @@ describe('workbench samples view in Chromium', PAGE_SUITE, () => {
   }
 
   /** Answers what the page asked, as the extension's host does, until it asks for nothing more. */
-  async function pump(page) {
-    for (;;) {
-      await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
-      const all = await page.evaluate(() => window.__posted);
-      const fresh = all.slice(page.answered);
-      page.answered = all.length;
-      if (!fresh.length) return;
-      for (const m of fresh) {
-        assert.ok(
-          core.fromWorkbench.safeParse(m).success,
-          `the page posted a message the host accepts: ${JSON.stringify(m)}`,
-        );
-        const a = await answer(page, m);
-        if (!a) continue;
-        assert.ok(
-          core.toWorkbench.safeParse(a).success,
-          `the host's answer is valid: ${JSON.stringify(a).slice(0, 300)}`,
-        );
-        await deliver(page, a);
-      }
-    }
-  }
+  const pump = (page) => answerPage(page, core, answer);
 
   const groups = (page) =>
     page.$$eval('.sample-group', (els) =>
