@@ -9,6 +9,19 @@ import { execFileSync } from 'node:child_process';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
+/** esbuild's options for the benches' and tests' bundles: one CommonJS file for Node 20, written to `outfile`. */
+const nodeBundle = (outfile) => ({
+  nodePaths: [path.join(ROOT, 'node_modules')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  outfile,
+  logLevel: 'warning',
+  define: { VTASK_VERSION: '"bench"' },
+  loader: { '.py': 'text' },
+});
+
 /**
  * Bundles `entry` (a path under the repo, or under `root`: another checkout of its sources,
  * such as an older commit's, whose packages are this one's) and returns its exports.
@@ -18,15 +31,7 @@ export async function loadBundled(entry, root = ROOT) {
   const outfile = path.join(dir, `${path.basename(entry).replace(/\.ts$/, '')}.cjs`);
   await esbuild.build({
     entryPoints: [path.join(root, entry)],
-    nodePaths: [path.join(ROOT, 'node_modules')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-    define: { VTASK_VERSION: '"bench"' },
-    loader: { '.py': 'text' },
+    ...nodeBundle(outfile),
   });
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   return createRequire(import.meta.url)(outfile);
@@ -44,15 +49,7 @@ export function sourcesOf(rev, dir) {
 export async function bundleWorkbenchWorker(src, outfile) {
   await esbuild.build({
     entryPoints: [path.join(src, 'src/core/workbench/workbenchWorker.ts')],
-    nodePaths: [path.join(ROOT, 'node_modules')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-    define: { VTASK_VERSION: '"bench"' },
-    loader: { '.py': 'text' },
+    ...nodeBundle(outfile),
   });
   return outfile;
 }

@@ -7,22 +7,11 @@
 //
 //   node scripts/build.mjs && node --test test/browser/      (or: npm test -- browser)
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { loadBundled } from '../../scripts/bundle.mjs';
-import {
-  chromiumPath,
-  deliver,
-  launchBrowser,
-  openPanel,
-  REPO,
-  requirePanelBuilt,
-  startPanelServer,
-  THEMES,
-} from './panelPage.mjs';
+import { deliver, PAGE_SUITE, REPO, RESULTS, THEMES, usePages } from './panelPage.mjs';
 
-const RESULTS = path.join(REPO, 'test-results');
 const ROW_HEIGHT = 52; // src/webview/sampleList.ts: rows have one height, so the list is virtualised
 
 /** Which samples each filter keeps (src/webview/filter.ts): errors are not wrong answers. */
@@ -36,42 +25,14 @@ const KEEPS = {
 
 let core;
 let fx;
-let server;
-let browser;
 
-describe('task panel in Chromium', { skip: chromiumPath() ? false : 'Chromium not found (set VTASK_CHROMIUM)' }, () => {
+describe('task panel in Chromium', PAGE_SUITE, () => {
+  const pages = usePages();
   before(async () => {
-    requirePanelBuilt();
     core = await loadBundled('test/browser/panelMessages.ts');
     fx = await core.panelFixture(REPO);
-    server = await startPanelServer();
-    browser = await launchBrowser();
-    fs.mkdirSync(RESULTS, { recursive: true });
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  /** Opens the panel, runs the body, then checks that nothing went wrong in the page. */
-  async function withPanel(options, body) {
-    const page = await openPanel(browser, server, options);
-    try {
-      await body(page);
-      const seen = await page.evaluate(() => ({
-        csp: window.__cspViolations,
-        errors: window.__errors,
-        xss: window.__xss,
-      }));
-      assert.deepEqual(seen.csp, [], 'no Content-Security-Policy violation');
-      assert.deepEqual(seen.errors, [], 'no script error');
-      assert.equal(seen.xss, undefined, 'no model text ran as script');
-      assert.deepEqual(page.problems, [], 'no console error or warning');
-    } finally {
-      await page.context().close();
-    }
-  }
+  const withPanel = pages.with;
 
   const shot = (page, name) => page.screenshot({ path: path.join(RESULTS, `panel-${name}.png`), fullPage: true });
   /** The sample indices of the rows in the page, in order. */

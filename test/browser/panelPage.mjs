@@ -9,10 +9,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { loadBundled } from '../../scripts/bundle.mjs';
 import { CHROMIUM_ARGS } from '../harness/vscode.mjs';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
+/** Where the page tests save their screenshots. */
+export const RESULTS = path.join(REPO, 'test-results');
 
 /** Debian's Chromium (or VTASK_CHROMIUM), as the VS Code harness finds it; undefined when absent. */
 export function chromiumPath() {
@@ -248,6 +252,13 @@ function page(html, theme) {
 /** Starts the page's server on a free port of 127.0.0.1. */
 export async function startPanelServer() {
   const { panelHtml, datasetHtml, dashboardHtml, workbenchHtml, diffHtml } = await loadBundled('src/webview/page.ts');
+  const PAGES = {
+    '/panel.html': panelHtml,
+    '/dataset.html': datasetHtml,
+    '/workbench.html': workbenchHtml,
+    '/diff.html': diffHtml,
+    '/dashboard.html': dashboardHtml,
+  };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const send = (status, type, body) => {
@@ -255,16 +266,8 @@ export async function startPanelServer() {
       res.end(body);
     };
     if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
-    if (url.pathname === '/panel.html')
-      return send(200, 'text/html; charset=utf-8', page(panelHtml, url.searchParams.get('theme') ?? 'light'));
-    if (url.pathname === '/dataset.html')
-      return send(200, 'text/html; charset=utf-8', page(datasetHtml, url.searchParams.get('theme') ?? 'light'));
-    if (url.pathname === '/workbench.html')
-      return send(200, 'text/html; charset=utf-8', page(workbenchHtml, url.searchParams.get('theme') ?? 'light'));
-    if (url.pathname === '/diff.html')
-      return send(200, 'text/html; charset=utf-8', page(diffHtml, url.searchParams.get('theme') ?? 'light'));
-    if (url.pathname === '/dashboard.html')
-      return send(200, 'text/html; charset=utf-8', page(dashboardHtml, url.searchParams.get('theme') ?? 'light'));
+    const html = PAGES[url.pathname];
+    if (html) return send(200, 'text/html; charset=utf-8', page(html, url.searchParams.get('theme') ?? 'light'));
     const theme = /^\/theme\/([\w-]+)\.css$/.exec(url.pathname);
     const css = theme && themeCss(theme[1]);
     if (css) return send(200, 'text/css', css);
@@ -327,4 +330,95 @@ export async function openPanel(
 /** Sends a message to the panel and waits until it is handled and a frame is drawn. */
 export function deliver(page, message) {
   return page.evaluate((m) => window.__deliver(m), message);
+}
+
+/** Tells the workbench page its dataset is read, as the host does once the worker has `opened` it. */
+export function deliverOpened(page, opened) {
+  return deliver(page, {
+    type: 'opened',
+    title: 'data',
+    rows: opened.rows,
+    models: [...opened.models],
+    files: opened.files.length,
+    notes: [],
+  });
+}
+
+/**
+ * Plays the workbench's host: answers what the page posted since `page.answered` with
+ * `answer(page, message)` (undefined: no answer), each message and answer checked against the
+ * protocol (`core.fromWorkbench`, `core.toWorkbench`), until the page asks for nothing more.
+ */
+export async function answerPage(page, core, answer) {
+  for (;;) {
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    const all = await page.evaluate(() => window.__posted);
+    const fresh = all.slice(page.answered);
+    page.answered = all.length;
+    if (!fresh.length) return;
+    for (const m of fresh) {
+      assert.ok(
+        core.fromWorkbench.safeParse(m).success,
+        `the page posted a message the host accepts: ${JSON.stringify(m)}`,
+      );
+      const a = await answer(page, m);
+      if (!a) continue;
+      assert.ok(
+        core.toWorkbench.safeParse(a).success,
+        `the host's answer is valid: ${JSON.stringify(a).slice(0, 300)}`,
+      );
+      await deliver(page, a);
+    }
+  }
+}
+
+/** The options of a page suite's `describe`: skipped, with the reason, where Chromium is absent. */
+export const PAGE_SUITE = { skip: chromiumPath() ? false : 'Chromium not found (set VTASK_CHROMIUM)' };
+
+/**
+ * What every page test asserts at its end: no Content-Security-Policy violation, no script error,
+ * no `text` (model, tool or dataset text the page showed) run as script, and no console error.
+ */
+export async function assertPageClean(page, text) {
+  const seen = await page.evaluate(() => ({
+    csp: window.__cspViolations,
+    errors: window.__errors,
+    xss: window.__xss,
+  }));
+  assert.deepEqual(seen.csp, [], 'no Content-Security-Policy violation');
+  assert.deepEqual(seen.errors, [], 'no script error');
+  assert.equal(seen.xss, undefined, `no ${text} ran as script`);
+  assert.deepEqual(page.problems, [], 'no console error or warning');
+}
+
+/**
+ * A page suite's shared set-up, called first inside its `describe`: the page server and Chromium
+ * are started before the suite's own `before` hooks (which run in the order they are declared)
+ * and closed after its tests. `pages.with(options, body)` opens a page in a fresh context, runs
+ * the body, asserts the page stayed clean (and `check(page)` if given), and closes it.
+ */
+export function usePages({ text = 'model text', check } = {}) {
+  const pages = { server: undefined, browser: undefined };
+  before(async () => {
+    requirePanelBuilt();
+    pages.server = await startPanelServer();
+    pages.browser = await launchBrowser();
+    fs.mkdirSync(RESULTS, { recursive: true });
+  });
+  after(async () => {
+    await pages.browser?.close();
+    await pages.server?.close();
+  });
+  pages.open = (options) => openPanel(pages.browser, pages.server, options);
+  pages.with = async (options, body) => {
+    const page = await pages.open(options);
+    try {
+      await body(page);
+      await assertPageClean(page, text);
+      await check?.(page);
+    } finally {
+      await page.context().close();
+    }
+  };
+  return pages;
 }
