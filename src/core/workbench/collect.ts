@@ -18,6 +18,7 @@ import { findTaskFiles, isTaskFileName } from '../taskfile/discover';
 import fs from 'node:fs';
 import { parseTaskFile } from '../taskfile/parse';
 import { WorkbenchIndex, type WorkbenchRun } from './index';
+import { readFindings } from './findingsStore';
 import { readSidecar, taskFileLabels } from './labels';
 import { EMPTY_QUERY } from './query';
 
@@ -146,6 +147,11 @@ async function addTaskFiles(
     for (const run of readLatestRuns(cacheDir, named)) {
       // A run of an older version of the task (its prompt or verifier changed since) is stale.
       if (run.latest.key === runKeys[run.task]) index.setRun(run.task, run.model, runOf(run.latest));
+    }
+    // So are findings of an older version: the task is shown as not audited.
+    for (const [name, f] of readFindings(cacheDir)) {
+      const n = named.get(name);
+      if (n !== undefined && f.key === runKeys[n]) index.setFindings(n, f.findings);
     }
   }
 }
