@@ -379,7 +379,7 @@ test('audit findings are kept with the cache: read again with the table, stale o
   }
 });
 
-test('the findings file: the latest line of a task wins, a cut line is passed over', () => {
+test('the findings file: the latest line of a task wins, a cut line is passed over and spoils nothing after it', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-findings-file-'));
   try {
     const cache = path.join(dir, '.vtask-cache');
@@ -388,6 +388,9 @@ test('the findings file: the latest line of a task wins, a cut line is passed ov
     recordFindings(cache, [{ file, task: 'x', key: 'k2', findings: 0 }]);
     fs.appendFileSync(path.join(cache, FINDINGS_FILE), '{"file":"a.vtask","task":"y"');
     assert.deepEqual([...readFindings(cache)], [[latestRunName('a.vtask', 'x'), { key: 'k2', findings: 0 }]]);
+    // The next count after a cut line is read: the cut line is ended before it.
+    recordFindings(cache, [{ file, task: 'z', key: 'k3', findings: 1 }]);
+    assert.deepEqual(readFindings(cache).get(latestRunName('a.vtask', 'z')), { key: 'k3', findings: 1 });
     assert.deepEqual(readFindings(path.join(dir, 'none')), new Map());
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -48,7 +48,9 @@ export function recordFindings(cacheDir: string, tasks: readonly AuditedTask[]):
   const lines = tasks.map((t) =>
     JSON.stringify({ file: runLogPath(cacheDir, t.file), task: t.task, key: t.key, findings: t.findings }),
   );
-  fs.appendFileSync(path.join(cacheDir, FINDINGS_FILE), `${lines.join('\n')}\n`);
+  const file = path.join(cacheDir, FINDINGS_FILE);
+  // A line cut short by a write that stopped (a crash) is ended first, so that it spoils only itself.
+  fs.appendFileSync(file, `${endsCut(file) ? '\n' : ''}${lines.join('\n')}\n`);
 }
 
 /**
@@ -68,6 +70,25 @@ export function rememberFindings(
     tasks.push({ file, task: r.id, key: r.key, findings: r.findings });
   }
   for (const [dir, tasks] of byCache) recordFindings(dir, tasks);
+}
+
+/** Whether the file's last line has no line break (a write cut short); false when there is no file. */
+function endsCut(file: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (!size) return false;
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function isLine(r: unknown): r is FindingsLine {
