@@ -20,7 +20,13 @@ import { startBulkJob, type Found } from '../../src/core/workbench/bulkJob';
 import { WorkbenchClient } from '../../src/core/workbench/client';
 import { collectWorkbench } from '../../src/core/workbench/collect';
 import { actualText, estimateRun, estimateText } from '../../src/core/workbench/estimate';
-import { FINDINGS_FILE, readFindings, recordFindings, rememberFindings } from '../../src/core/workbench/findingsStore';
+import {
+  COMPACT_LINES,
+  FINDINGS_FILE,
+  readFindings,
+  recordFindings,
+  rememberFindings,
+} from '../../src/core/workbench/findingsStore';
 import { parseQuery } from '../../src/core/workbench/query';
 import { latestRunName } from '../../src/core/overview/runlog/latestRuns';
 import type { WorkbenchIndex, WorkbenchRowView } from '../../src/core/workbench/index';
@@ -387,10 +393,27 @@ test('the findings file: the latest line of a task wins, a cut line is passed ov
     recordFindings(cache, [{ file, task: 'x', key: 'k1', findings: 3 }]);
     recordFindings(cache, [{ file, task: 'x', key: 'k2', findings: 0 }]);
     fs.appendFileSync(path.join(cache, FINDINGS_FILE), '{"file":"a.vtask","task":"y"');
-    assert.deepEqual([...readFindings(cache)], [[latestRunName('a.vtask', 'x'), { key: 'k2', findings: 0 }]]);
+    const counts = (): [string, string, number][] =>
+      [...readFindings(cache)].map(([name, f]) => [name, f.key, f.findings]);
+    assert.deepEqual(counts(), [[latestRunName('a.vtask', 'x'), 'k2', 0]]);
     // The next count after a cut line is read: the cut line is ended before it.
     recordFindings(cache, [{ file, task: 'z', key: 'k3', findings: 1 }]);
-    assert.deepEqual(readFindings(cache).get(latestRunName('a.vtask', 'z')), { key: 'k3', findings: 1 });
+    assert.deepEqual(counts(), [
+      [latestRunName('a.vtask', 'x'), 'k2', 0],
+      [latestRunName('a.vtask', 'z'), 'k3', 1],
+    ]);
+    // A file of mostly superseded lines is rewritten with the latest of each task when read.
+    recordFindings(
+      cache,
+      Array.from({ length: COMPACT_LINES }, (_, i) => ({ file, task: 'x', key: `k${i}`, findings: i })),
+    );
+    const latest: [string, string, number][] = [
+      [latestRunName('a.vtask', 'x'), `k${COMPACT_LINES - 1}`, COMPACT_LINES - 1],
+      [latestRunName('a.vtask', 'z'), 'k3', 1],
+    ];
+    assert.deepEqual(counts(), latest);
+    assert.equal(fs.readFileSync(path.join(cache, FINDINGS_FILE), 'utf8').trim().split('\n').length, 2);
+    assert.deepEqual(counts(), latest, 'the rewritten file reads the same');
     assert.deepEqual(readFindings(path.join(dir, 'none')), new Map());
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,7 @@ export interface AuditedTask {
 }
 
 /** Lines past which, when most are superseded, the file is rewritten with the latest of each task. */
-const COMPACT_LINES = 10_000;
+export const COMPACT_LINES = 10_000;
 
 /** Appends the counts of `tasks` to the findings file of `cacheDir`. */
 export function recordFindings(cacheDir: string, tasks: readonly AuditedTask[]): void {
@@ -117,7 +117,9 @@ export function readFindings(cacheDir: string): Map<string, RememberedFindings> 
     if (errnoOf(e).code === 'ENOENT') return new Map();
     throw e;
   }
-  const out = new Map<string, RememberedFindings & { line: string }>();
+  // The parsed lines themselves are the entries (they hold the count and the key): a copy of
+  // each would cost a second pass over a large file.
+  const out = new Map<string, FindingsLine>();
   let lines = 0;
   for (const line of text.split('\n')) {
     if (!line) continue;
@@ -128,15 +130,14 @@ export function readFindings(cacheDir: string): Map<string, RememberedFindings> 
     } catch {
       continue;
     }
-    if (isLine(parsed))
-      out.set(taskName(parsed.file, parsed.task), { key: parsed.key, findings: parsed.findings, line });
+    if (isLine(parsed)) out.set(taskName(parsed.file, parsed.task), parsed);
   }
   if (lines > COMPACT_LINES && lines > 2 * out.size)
     compact(
       file,
-      [...out.values()].map((x) => x.line),
+      [...out.values()].map((x) => JSON.stringify(x)),
     );
-  return new Map([...out].map(([k, { key, findings }]) => [k, { key, findings }]));
+  return out;
 }
 
 /** Rewrites the file with `lines` only (by rename: a reader never sees half of it). */
