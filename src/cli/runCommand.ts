@@ -20,6 +20,7 @@ import { fsReason } from '../core/taskfile/discover';
 import { datasetRows, listTaskFiles, pathProblem, readTaskText, type ReadResult } from './files';
 import { rowFileType } from '../core/datasets/rowFiles';
 import { parseRowTasks } from '../core/datasets/rowTasks';
+import { NOT_A_DATASET } from '../core/datasets/detectFormat';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { isolationField } from './isolation';
@@ -44,9 +45,10 @@ export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--ba
 
 Samples every task N times from a model, verifies each sample, and prints the pass rate,
 pass@k and difficulty band per task. PATHs are task files, folders, or JSONL and Parquet
-datasets in a known training format (each row a task, as vtask import reads it). Samples are cached in .vtask-cache/ at the workspace
-root: a second identical run makes no requests, and changing only the verifier reuses every
-sample. --fresh samples again. Ctrl-C stops and keeps what was sampled.
+datasets in a known training format (each row a task, as vtask import reads it). Samples are
+cached in .vtask-cache/ at the workspace root: a second identical run makes no requests, and
+changing only the verifier reuses every sample. --fresh samples again. Ctrl-C stops and keeps
+what was sampled.
 The model: --base-url and --model, or a profile under the file's models: named by the task's
 model: (or --model); OPENAI_BASE_URL and OPENAI_API_KEY are read from the environment. With
 none of these, a local server (Ollama, vLLM, llama.cpp, LM Studio) if one answers, else the
@@ -89,10 +91,6 @@ function argsOf({ options, positional }: Parsed<typeof runOptions>): RunArgs {
   // Every `--model` once, in the order first given.
   return { ...options, paths: positional, models: [...new Set(options.models)] };
 }
-
-/** Said of a JSONL or Parquet file named on the command line whose rows are no dataset. */
-const NOT_A_DATASET =
-  'not a dataset vtask knows: its rows are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows';
 
 const pct = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '-');
 

@@ -85,7 +85,15 @@ after(async () => {
 const diff = (...args: string[]) => runCliProcess(['diff', ...args, '--cache-dir', cacheDir], {}, 60_000);
 const flips = (d: DatasetDiff) => d.band_flips.map((f) => [path.basename(f.file), f.task, f.kind, f.from, f.to]);
 
-test('`vtask run` runs the rows of a JSONL and a Parquet dataset, each row a task, into the run log', () => {
+test('`vtask run` runs the rows of a JSONL and a Parquet dataset, each row a task, into the run log', async () => {
+  // JSON lines in no known format, named on the command line: an error with where, and no run.
+  const bench = path.join(dir, 'bench.jsonl');
+  fs.writeFileSync(bench, '{"prompt": "What is the capital of France?"}\n');
+  const refused = await runCliProcess(['run', bench, '--cache-dir', cacheDir], {}, 60_000);
+  fs.rmSync(bench);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /bench\.jsonl:1:1: error: not a dataset vtask knows: its columns are none of/);
+
   const runs = [...readRunLog(cacheDir).values()].map((e) => [
     e.latest.file,
     e.latest.task,

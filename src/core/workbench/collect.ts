@@ -7,6 +7,7 @@ import path from 'node:path';
 import { errorMessage } from '../base/errorMessage';
 import { promptOf, recordedResult } from '../datasets/datasetView';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from '../datasets/formats';
+import { NOT_A_DATASET } from '../datasets/detectFormat';
 import { readRowBatches, rowFileType, type RowFileType } from '../datasets/rowFiles';
 import { latestRunName, readLatestRuns } from '../overview/runlog/latestRuns';
 import { summariseFiles } from '../overview/dataset/fileSummaries';
@@ -200,10 +201,7 @@ async function addRowFile(
       if (!importer) {
         const format = detectFormat(r.row);
         importer = format ? IMPORT_FORMATS.get(format) : undefined;
-        if (!importer)
-          throw new Error(
-            'not a dataset vtask knows: its columns are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows',
-          );
+        if (!importer) throw new Error(NOT_A_DATASET);
       }
       const got = importer(r.row, r.n);
       if ('error' in got) {
