@@ -2,6 +2,7 @@
 // compares two sides: selections of the run log (two models, or one model at two dates), or the
 // cached samples verified again by the task files at a git revision (`git:REV`) or as they are
 // now (`worktree`), verdict by verdict; `--rev REV` is `git:REV worktree`. No request either way.
+// JSONL and Parquet datasets are compared row by row, each row a task.
 import path from 'node:path';
 import type { DatasetDiff } from '../core/overview/runlog/diff';
 import {
@@ -13,14 +14,15 @@ import {
   type DiffSide,
 } from '../core/overview/runlog/diffSides';
 import { noun } from '../core/util/plural';
-import { listTaskFiles, readTaskText } from './files';
+import { rowFileType } from '../core/datasets/rowFiles';
+import { datasetRows, listTaskFiles, readTaskText } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import * as z from 'zod';
-import { cacheDirOption, int, switchOption, text, valueOption, type Parsed } from './options';
+import { cacheDirOption, int, modelOptions, switchOption, text, valueOption, type Parsed } from './options';
 import { terminalSafe } from './terminal';
 
 export const diffHelp = `Usage: vtask diff A B [PATH...] [--json] [--max-flips N]
-       vtask diff --rev REV PATH... [--model M] [--json] [--max-flips N]
+       vtask diff --rev REV PATH... [--model M [--base-url URL]] [--json] [--max-flips N]
 
 Compares two runs of a dataset task by task, without a request: tasks whose band flipped,
 samples whose verdict flipped, and counts per verifier kind.
@@ -28,10 +30,14 @@ samples whose verdict flipped, and counts per verifier kind.
                         task) or model:NAME@DATE (its latest run up to DATE, YYYY-MM-DD in UTC
                         or an ISO 8601 time); or the cached samples verified again by the task
                         files at a git revision, git:REV, or as they are now, worktree; PATHs
-                        default to the working folder
+                        (task files, folders, JSONL and Parquet datasets in a known training
+                        format, each row a task) default to the working folder
   --rev REV             the same as A = git:REV and B = worktree
   --model M             sides that verify samples (git:, worktree): the samples of this
-                        profile (under models:); by default each task's own model:
+                        profile (under models:), or of model M of --base-url or
+                        OPENAI_BASE_URL (a dataset's rows name no profile); by default each
+                        task's own model:
+  --base-url URL        with --model, the server whose samples of M are verified
   --json                print the comparison as one JSON object
   --max-flips N         exit 1 when more than N tasks flipped (their band or a sample's
                         verdict), for CI
@@ -44,6 +50,7 @@ const LISTED = 20;
 interface DiffArgs {
   sides: [DiffSide, DiffSide];
   model?: string;
+  baseUrl?: string;
   paths: string[];
   json: boolean;
   maxFlips?: number;
@@ -56,6 +63,7 @@ export const diffOptions = z.object({
   maxFlips: valueOption('--max-flips', 'exit 1 when more than N tasks flipped', int(0, Number.MAX_SAFE_INTEGER)),
   rev: valueOption('--rev', 'compare the task files at REV (git) with the working tree', text),
   model: valueOption('--model', 'git:REV or worktree: the samples of this profile', text),
+  baseUrl: modelOptions.baseUrl,
   cacheDir: cacheDirOption,
 });
 
@@ -67,7 +75,8 @@ function argsOf({ options, positional }: Parsed<typeof diffOptions>): DiffArgs {
     return parsed;
   };
   if (a.rev !== undefined) {
-    if (!positional.length) throw new UsageError('--rev REV compares task files: give them (files or folders)');
+    if (!positional.length)
+      throw new UsageError('--rev REV compares task files or datasets: give them (files or folders)');
     return { ...a, sides: [side(`git:${a.rev}`), side(WORKTREE)], paths: positional };
   }
   if (positional.length < 2)
@@ -77,6 +86,8 @@ function argsOf({ options, positional }: Parsed<typeof diffOptions>): DiffArgs {
   const [first, second] = positional;
   if (first === undefined || second === undefined) throw new UsageError('give two runs to compare');
   const sides: [DiffSide, DiffSide] = [side(first), side(second)];
+  if (a.baseUrl !== undefined && a.model === undefined)
+    throw new UsageError('--base-url needs --model NAME: the model whose cached samples are verified');
   if (a.model !== undefined && !sides.some(verifiesSamples))
     throw new UsageError('--model picks the samples of git:REV or worktree; a run of the log is named model:NAME');
   return { ...a, sides, paths: positional.length > 2 ? positional.slice(2) : ['.'] };
@@ -87,11 +98,17 @@ export async function diffCommand(parsed: Parsed<typeof diffOptions>, io: CliIO)
   const listed = listTaskFiles(
     args.paths.map((p) => path.resolve(io.cwd, p)),
     io.stderr,
+    { rows: true },
   );
+  // JSONL and Parquet datasets as the JSON lines of their rows; other JSON lines are left out.
+  const rows = await datasetRows(listed.files, io);
+  const files = listed.files.filter((f) => !rowFileType(f) || rows.has(f));
   let diff: DatasetDiff;
   try {
-    diff = await compareSides(listed.files, ...args.sides, {
+    diff = await compareSides(files, ...args.sides, {
       read: (file) => {
+        const text = rows.get(file);
+        if (text !== undefined) return text;
         const r = readTaskText(file);
         if ('error' in r) throw new UsageError(r.error);
         return r.text;
@@ -100,6 +117,7 @@ export async function diffCommand(parsed: Parsed<typeof diffOptions>, io: CliIO)
       name: (p) => (path.relative(io.cwd, p).startsWith('..') ? p : path.relative(io.cwd, p) || p),
       ...(args.cacheDir ? { cacheDir: args.cacheDir } : {}),
       ...(args.model ? { model: args.model } : {}),
+      ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
     });
   } catch (e) {
     if (e instanceof DiffSideError) throw new UsageError(e.message);

@@ -1,9 +1,14 @@
 import { errnoOf } from '../core/base/record';
+import { errorMessage } from '../core/base/errorMessage';
+import { DETECT_ROWS } from '../core/datasets/detectFormat';
+import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
+import { parseRowTasks } from '../core/datasets/rowTasks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findTaskFiles, fsReason } from '../core/taskfile/discover';
 import { LIMITS } from '../core/taskfile/limits';
 import { UsageError, type CliIO } from './io';
+import { terminalSafe } from './terminal';
 
 /** A problem with a path, in the `file:line:col: severity: message` shape of every problem. */
 export function pathProblem(file: string, severity: 'error' | 'warning', message: string, line = 1, col = 1): string {
@@ -122,4 +127,24 @@ export function checkWritable(file: string, flag: string): void {
       `${flag} ${file}: ${code === 'ENOENT' ? `the folder ${dir} does not exist` : `cannot write there: ${fsReason(e)}`}`,
     );
   }
+}
+
+/**
+ * The dataset files among `files` (JSONL and Parquet whose rows are in a known format), as the
+ * JSON lines their rows are read from as tasks; other such files (a benchmark, a log) are left out.
+ */
+export async function datasetRows(files: readonly string[], io: Pick<CliIO, 'stderr'>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const f of files) {
+    if (!rowFileType(f)) continue;
+    let text: string;
+    try {
+      text = await rowFileText(f);
+    } catch (e) {
+      io.stderr.write(terminalSafe(pathProblem(f, 'error', `cannot read its rows: ${errorMessage(e)}`)) + '\n');
+      continue;
+    }
+    if (parseRowTasks(text, { maxRows: DETECT_ROWS }).format !== undefined) out.set(f, text);
+  }
+  return out;
 }

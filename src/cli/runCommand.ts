@@ -17,7 +17,10 @@ import { getPair, toJS } from '../core/base/ynode';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
 import { fsReason } from '../core/taskfile/discover';
-import { listTaskFiles, readTaskText } from './files';
+import { datasetRows, listTaskFiles, pathProblem, readTaskText, type ReadResult } from './files';
+import { rowFileType } from '../core/datasets/rowFiles';
+import { parseRowTasks } from '../core/datasets/rowTasks';
+import { NOT_A_DATASET } from '../core/datasets/detectFormat';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import { isolationField } from './isolation';
@@ -41,9 +44,11 @@ export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--ba
                  [--concurrency N] [--fresh] [--json] [--group-size G] [--cache-dir DIR]
 
 Samples every task N times from a model, verifies each sample, and prints the pass rate,
-pass@k and difficulty band per task. Samples are cached in .vtask-cache/ at the workspace
-root: a second identical run makes no requests, and changing only the verifier reuses every
-sample. --fresh samples again. Ctrl-C stops and keeps what was sampled.
+pass@k and difficulty band per task. PATHs are task files, folders, or JSONL and Parquet
+datasets in a known training format (each row a task, as vtask import reads it). Samples are
+cached in .vtask-cache/ at the workspace root: a second identical run makes no requests, and
+changing only the verifier reuses every sample. --fresh samples again. Ctrl-C stops and keeps
+what was sampled.
 The model: --base-url and --model, or a profile under the file's models: named by the task's
 model: (or --model); OPENAI_BASE_URL and OPENAI_API_KEY are read from the environment. With
 none of these, a local server (Ollama, vLLM, llama.cpp, LM Studio) if one answers, else the
@@ -137,15 +142,24 @@ function jsonOf({ file, model, r, price }: ModelRun): Record<string, unknown> {
 
 export async function run(parsed: Parsed<typeof runOptions>, io: CliIO, signal: AbortSignal): Promise<number> {
   const args = argsOf(parsed);
-  const listed = listTaskFiles(args.paths, io.stderr);
+  const listed = listTaskFiles(args.paths, io.stderr, { rows: true });
   let invalid = listed.errors;
+  // JSONL and Parquet files whose rows are a dataset: each row a task, as the editor runs them.
+  const rows = await datasetRows(listed.files, io);
+  for (const p of args.paths)
+    if (rowFileType(p) && !rows.has(p) && listed.files.includes(p)) {
+      io.stderr.write(terminalSafe(pathProblem(p, 'error', NOT_A_DATASET)) + '\n');
+      invalid++;
+    }
   // Every file is read and checked before any sampling, so an unknown --task is a usage error.
   const loaded: { file: string; parsed: TaskFile }[] = [];
   for (const file of listed.files) {
-    const read = readTaskText(file);
+    if (rowFileType(file) && !rows.has(file)) continue;
+    const rowText = rows.get(file);
+    const read: ReadResult = rowText === undefined ? readTaskText(file) : { text: rowText, problems: [] };
     const problems = 'error' in read ? [read.error] : [...read.problems];
     if ('text' in read) {
-      const parsed = parseTaskFile(read.text);
+      const parsed = rowText === undefined ? parseTaskFile(read.text) : parseRowTasks(rowText, { maxRows: Infinity });
       problems.push(
         ...parsed.issues.filter((x) => x.severity === 'error').map((i) => formatIssue(file, parsed.lines, i)),
       );

@@ -9,10 +9,8 @@ import { cut } from '../core/util/cut';
 import { BANDS } from '../core/stats';
 import { noun } from '../core/util/plural';
 import { writeJson } from '../core/util/writeJson';
-import { checkWritable, listTaskFiles, pathProblem, readTaskText } from './files';
-import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
-import { parseRowTasks } from '../core/datasets/rowTasks';
-import { errorMessage } from '../core/base/errorMessage';
+import { checkWritable, datasetRows, listTaskFiles, readTaskText } from './files';
+import { rowFileType } from '../core/datasets/rowFiles';
 import { EXIT, UsageError, type CliIO } from './io';
 import * as z from 'zod';
 import {
@@ -198,29 +196,6 @@ export async function statsCommand(
     (args.failOn.has('duplicates') && report.duplicates.length > 0) ||
     (args.failOn.has('contamination') && report.contamination.length > 0);
   return found || listed.errors > 0 ? EXIT.failed : EXIT.ok;
-}
-
-/** Rows read to tell whether a JSON-lines or Parquet file is a dataset. */
-const DETECT_ROWS = 100;
-
-/**
- * The dataset files among `files` (JSONL and Parquet whose rows are in a known format), as the
- * JSON lines their rows are read from as tasks; other such files (a benchmark, a log) are left out.
- */
-async function datasetRows(files: readonly string[], io: CliIO): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const f of files) {
-    if (!rowFileType(f)) continue;
-    let text: string;
-    try {
-      text = await rowFileText(f);
-    } catch (e) {
-      io.stderr.write(terminalSafe(pathProblem(f, 'error', `cannot read its rows: ${errorMessage(e)}`)) + '\n');
-      continue;
-    }
-    if (parseRowTasks(text, { maxRows: DETECT_ROWS }).format !== undefined) out.set(f, text);
-  }
-  return out;
 }
 
 const num = (n: number): string => n.toLocaleString('en-US');

@@ -35,6 +35,9 @@ const BAND_ICON: Readonly<Record<Band, vscode.ThemeIcon>> = {
   error: new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')),
 };
 const NOT_RUN_ICON = new vscode.ThemeIcon('circle-outline');
+/** A task only the built-in demo model ran, and it cannot do such tasks: no band, and a mark of its own. */
+const CANNOT_ICON = new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground'));
+const CANNOT_WORDS = 'built-in model cannot do this task';
 const BAR_CELLS = 5;
 /** Models named on a file's line; the tooltip has them all. */
 const MODELS_NAMED = 3;
@@ -53,7 +56,8 @@ export function filterChoices(): { group: string; label: string; filter: TaskFil
     ...BANDS.map((b) =>
       choice('band (any model)', BAND_WORDS[b], (u, t, f) => [...f.bands(u, t).values()].includes(b)),
     ),
-    choice('band (any model)', 'not run', (u, t, f) => f.bands(u, t).size === 0),
+    choice('band (any model)', 'not run', (u, t, f) => f.bands(u, t).size === 0 && !f.cannot(u, t).length),
+    choice('band (any model)', CANNOT_WORDS, (u, t, f) => f.cannot(u, t).length > 0),
     choice('problems', 'failing cases', (u, t, f) => f.failingCases(u, t.id) > 0),
     choice('problems', 'audit findings', (_u, t, _f, audit) => hasLineIn(audit, t)),
     choice('problems', 'duplicates', (u, t, f) => f.duplicatesOf(u, t.id) > 0),
@@ -333,13 +337,17 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
     const dups = this.facts.duplicatesOf(uri, task.id);
     const benchmarks = this.facts.contaminationOf(uri, task.id);
     const first = [...bands.values()].find((b): b is Band => b !== null);
+    const cannot = this.facts.cannot(uri, task);
     item.iconPath = task.errors
       ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
       : first
         ? BAND_ICON[first]
-        : NOT_RUN_ICON;
+        : cannot.length
+          ? CANNOT_ICON
+          : NOT_RUN_ICON;
     const parts = [task.kind ?? (task.errors ? 'has errors' : '')];
     if (first) parts.push(BAND_WORDS[first]);
+    else if (cannot.length) parts.push(CANNOT_WORDS);
     if (failing) parts.push(`${failing} failing`);
     if (dups) parts.push(`${dups} duplicate${dups === 1 ? '' : 's'}`);
     if (benchmarks) parts.push(benchmarks === 1 ? 'contaminated' : `contaminated (${benchmarks} benchmarks)`);
@@ -349,6 +357,7 @@ export class DatasetTree implements vscode.TreeDataProvider<TreeNode>, vscode.Di
       `${task.id} (${rowFileType(uri.path) === 'parquet' ? `row ${task.line + 1}` : `line ${task.line + 1}`})${task.kind ? `, ${task.kind}` : ''}, ${plural(task.cases, 'case')}\n`,
     );
     for (const [model, band] of bands) tip.appendText(`\n${model}: ${band ? BAND_WORDS[band] : 'no samples'}`);
+    for (const model of cannot) tip.appendText(`\n${model}: ${CANNOT_WORDS} (its run is in no band)`);
     for (const model of this.facts.staleModels(uri, task))
       tip.appendText(`\n${model}: run before the task changed (run it again)`);
     if (task.prompt) tip.appendText(`\n\n${task.prompt.length > 300 ? `${task.prompt.slice(0, 300)}…` : task.prompt}`);

@@ -1,7 +1,8 @@
 // Compare Runs (`vtask.diffRuns`): `vtask diff` in the editor. Quick picks choose the two sides
 // (two models' latest runs, a model before and after a date, or the verifiers of a git revision
 // against the working tree); the comparison (core: diffSides.ts) is drawn in a webview whose
-// task links open the task. The workspace's task files are compared as the editors have them.
+// task links open the task. The workspace's task files, and its JSONL and Parquet datasets row by
+// row, are compared as the editors have them.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
@@ -16,10 +17,12 @@ import {
   WORKTREE,
   type DiffSide,
 } from '../core/overview/runlog/diffSides';
+import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
 import { isTaskFileName } from '../core/taskfile/discover';
 import { cut } from '../core/util/cut';
 import { diffHtml } from '../webview/page';
 import { revealLine } from './datasetTree';
+import { profileForTask } from './models';
 import type { RunLogs } from './runLogs';
 import type { TaskIndex } from './taskIndex';
 import { showPage } from './webviewPage';
@@ -100,7 +103,10 @@ export class DiffView implements vscode.Disposable {
           await this.post({ type: 'notice', level: 'warning', text: `${msg.task} is no longer in ${msg.file}.` });
           return;
         }
-        await revealLine(uri, task.line);
+        // A Parquet row has no text to go to: its dataset opens in the table view.
+        if (rowFileType(uri.path) === 'parquet')
+          await vscode.commands.executeCommand('vscode.openWith', uri, 'vtask.dataset');
+        else await revealLine(uri, task.line);
         return;
       }
     }
@@ -140,19 +146,33 @@ export class DiffView implements vscode.Disposable {
   }
 
   private async diff(a: DiffSide, b: DiffSide): ReturnType<typeof compareSides> {
-    const uris = (await this.s.index.files()).filter((u) => u.scheme === 'file' && isTaskFileName(u.path));
+    // Task files, and the JSONL and Parquet datasets the index keeps (those in a known format).
+    const uris = (await this.s.index.files()).filter(
+      (u) => u.scheme === 'file' && (isTaskFileName(u.path) || rowFileType(u.path)),
+    );
     const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.fsPath, d]));
     const names = new Map(uris.map((u) => [u.fsPath, vscode.workspace.asRelativePath(u)]));
     this.byName = new Map(uris.map((u) => [names.get(u.fsPath) ?? u.fsPath, u]));
+    // A Parquet file's rows as JSON lines, read before the comparison (the reader is asynchronous).
+    const parquet = new Map<string, string>();
+    for (const u of uris) if (rowFileType(u.path) === 'parquet') parquet.set(u.fsPath, await rowFileText(u.fsPath));
     return compareSides(
       uris.map((u) => u.fsPath),
       a,
       b,
       {
         // What the editors show, saved or not: the working tree as the user sees it.
-        read: (f) => open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
+        read: (f) => parquet.get(f) ?? open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8'),
         name: (f) => names.get(f) ?? f,
         cacheDirOf: (f) => this.s.runLogs.placeOf(vscode.Uri.file(f)).cacheDir,
+        // The samples of each task's model as the editor runs it (a dataset's rows name none).
+        profileFor: (f, parsed, t) => {
+          try {
+            return profileForTask(parsed, t, vscode.Uri.file(f));
+          } catch {
+            return undefined;
+          }
+        },
       },
     );
   }

@@ -24,6 +24,9 @@ export interface RunLogSource {
 
 export const AUDIT_SOURCE = 'vtask audit';
 
+/** A run of the built-in demo model on a task it cannot do, in place of a band. */
+const CANNOT = 'cannot';
+
 /**
  * What the overview says of one task beyond its text: its band per model (the editor's runs
  * over the run log's, since they are newer), its failing cases, duplicates and audit findings.
@@ -40,10 +43,26 @@ export class TaskFacts {
   /** Bands of the task's fresh runs, by model label; a null band is a run that took no sample. */
   bands(uri: vscode.Uri, task: IndexedTask): Map<string, Band | null> {
     const out = new Map<string, Band | null>();
+    for (const [model, band] of this.freshRuns(uri, task)) if (band !== CANNOT) out.set(model, band);
+    return out;
+  }
+
+  /**
+   * The models whose fresh run is the built-in demo model's of a task it cannot do (its run has a
+   * `note`): such a run says nothing of the task, so it is in no band (as `vtask stats` counts it).
+   */
+  cannot(uri: vscode.Uri, task: IndexedTask): string[] {
+    return [...this.freshRuns(uri, task)].filter(([, band]) => band === CANNOT).map(([model]) => model);
+  }
+
+  /** Each model's fresh run: its band, or CANNOT (the editor's runs over the log's, being newer). */
+  private freshRuns(uri: vscode.Uri, task: IndexedTask): Map<string, Band | null | typeof CANNOT> {
+    const out = new Map<string, Band | null | typeof CANNOT>();
     for (const [model, e] of this.runLog?.runsOf(uri, task.id) ?? [])
-      if (e.latest.key === task.runKey) out.set(model, e.latest.band);
+      if (e.latest.key === task.runKey) out.set(model, e.latest.note !== undefined ? CANNOT : e.latest.band);
     for (const r of this.editorRuns(uri, task.id))
-      if (r.runKey === task.runKey) out.set(r.model, r.run.samples.length > 0 || r.run.error ? r.run.stats.band : null);
+      if (r.runKey === task.runKey)
+        out.set(r.model, r.run.note ? CANNOT : r.run.samples.length > 0 || r.run.error ? r.run.stats.band : null);
     return out;
   }
 

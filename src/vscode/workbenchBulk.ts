@@ -135,7 +135,8 @@ export class WorkbenchBulk implements vscode.Disposable {
 
   /**
    * Audits the tasks of `rows` as `vtask audit` does: each row's findings are in the table as
-   * soon as its batch is audited (and stay when the audit is cancelled); then the report opens
+   * soon as its batch is audited (and stay when the audit is cancelled, and when the table is
+   * read again, until the task changes: the cache keeps them); then the report opens
    * as a Markdown document (JSON on request).
    */
   async audit(rows: string): Promise<void> {
@@ -147,7 +148,14 @@ export class WorkbenchBulk implements vscode.Disposable {
       const done = await startBulkJob(
         this.host.worker,
         { action: 'audit', root: this.host.root, selection: s, trusted: vscode.workspace.isTrusted },
-        { signal, onDone: report, onFound: (counts) => void client.request({ op: 'findings', counts }) },
+        {
+          signal,
+          onDone: report,
+          onFound: (counts) =>
+            void client
+              .request({ op: 'findings', counts })
+              .catch((e: unknown) => this.host.log.warn(`workbench: findings not kept: ${errorMessage(e)}`)),
+        },
       );
       const { markdown, json } = done.report ?? { markdown: '', json: '' };
       this.lastReport = { markdown, json };

@@ -1,14 +1,21 @@
 // The sides of a comparison: the cached samples verified again by the task files at a git
 // revision and in the working tree (a real git repository whose verifier was edited, samples
-// cached by a real `vtask run` against the project's OpenAI-compatible server), and how sides
-// are named.
+// cached by a real `vtask run` against the project's OpenAI-compatible server), a Parquet
+// dataset's rows at a revision against its rows now, and how sides are named.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { compareSides, DiffSideError, parseSide, type DiffSide } from '../../src/core/overview/runlog/diffSides';
+import { rowFileText } from '../../src/core/datasets/rowFiles';
+import {
+  compareSides,
+  DiffSideError,
+  parseSide,
+  textAtRevision,
+  type DiffSide,
+} from '../../src/core/overview/runlog/diffSides';
 import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
 
@@ -144,4 +151,42 @@ test('sides are named model:NAME[@DATE], git:REV or worktree', () => {
   });
   assert.match(parseSide('git:') as string, /names no git revision/);
   assert.match(parseSide('git:--output=x') as string, /names no git revision/, 'never a git option');
+});
+
+test("a Parquet dataset's rows at a git revision against the rows now: the verifier is in the row", async () => {
+  const rows = path.join(dir, 'rows', 'sums.parquet');
+  const source = path.join(dir, 'rows', 'source.vtask');
+  fs.mkdirSync(path.dirname(rows), { recursive: true });
+  const exportRows = async (clips: string): Promise<void> => {
+    fs.writeFileSync(source, tasks(clips, '72'));
+    const r = await runCliProcess(['export', source, '--format', 'verl', '--out', rows], {}, 60_000);
+    assert.equal(r.code, 0, r.stderr);
+  };
+  await exportRows('72');
+  git('add', 'rows/sums.parquet');
+  git('commit', '-qm', 'rows');
+  const ran = await runCliProcess(['run', rows, '--base-url', server.url, '--model', 'm'], {}, 60_000);
+  assert.equal(ran.code, 0, ran.stderr);
+  // The rows now want 71 for clips: the model's 72 fails it.
+  await exportRows('71');
+  const text = await rowFileText(rows);
+  const asked = server.samplingRequests.length;
+  const d = await compareSides([rows], side('git:HEAD'), side('worktree'), {
+    read: () => text,
+    name: (f) => path.relative(dir, f),
+    model: 'm',
+    baseUrl: server.url,
+  });
+  assert.equal(server.samplingRequests.length, asked, 'the samples come from the cache');
+  assert.deepEqual([d.tasks, d.flips, d.unread], [2, 1, undefined]);
+  assert.deepEqual(
+    d.band_flips.map((f) => [f.file, f.task, f.from, f.to]),
+    [[path.join('rows', 'sums.parquet'), 'clips', 'too_easy', 'too_hard']],
+  );
+  assert.ok(d.sample_flips.length > 0 && d.sample_flips.every((f) => f.task === 'clips' && f.to === 'fail'));
+  // The revision's rows, read from its Parquet bytes, are the rows as they were.
+  const then = await textAtRevision('HEAD', rows);
+  assert.ok('text' in then);
+  assert.match(then.text, /"72"/);
+  assert.doesNotMatch(then.text, /"71"/);
 });

@@ -16,10 +16,19 @@ import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { RowSet } from '../../src/core/base/rowSet';
 import { auditJson, auditMarkdown, auditSelection, leftOutText, selectionFiles } from '../../src/core/workbench/bulk';
-import { startBulkJob } from '../../src/core/workbench/bulkJob';
+import { startBulkJob, type Found } from '../../src/core/workbench/bulkJob';
 import { WorkbenchClient } from '../../src/core/workbench/client';
 import { collectWorkbench } from '../../src/core/workbench/collect';
 import { actualText, estimateRun, estimateText } from '../../src/core/workbench/estimate';
+import {
+  COMPACT_LINES,
+  FINDINGS_FILE,
+  readFindings,
+  recordFindings,
+  rememberFindings,
+} from '../../src/core/workbench/findingsStore';
+import { parseQuery } from '../../src/core/workbench/query';
+import { latestRunName } from '../../src/core/overview/runlog/latestRuns';
 import type { WorkbenchIndex, WorkbenchRowView } from '../../src/core/workbench/index';
 
 const CLI = path.resolve('out/cli.js');
@@ -294,7 +303,7 @@ test('select all matching, less one: the export and the audit in their worker ac
       cliLines.filter((l) => !l.includes('"task_id":"prime"')),
     );
 
-    const found: (readonly [number, number])[] = [];
+    const found: Found[] = [];
     const audited = await startBulkJob(
       worker,
       { action: 'audit', root, selection: s, trusted: false },
@@ -325,5 +334,88 @@ test('select all matching, less one: the export and the audit in their worker ac
     );
   } finally {
     await client.close();
+  }
+});
+
+test('audit findings are kept with the cache: read again with the table, stale once the verifier changes', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-workbench-findings-'));
+  try {
+    fs.mkdirSync(path.join(dir, '.git'));
+    const file = path.join(dir, 'a.vtask');
+    fs.writeFileSync(file, TASKS);
+    const first = (await collectWorkbench([dir], { root: dir })).index;
+    const row = (i: WorkbenchIndex, id: string): WorkbenchRowView => i.row(i.rowOf('a.vtask', id) as number);
+    const audits = await auditSelection(selectionFiles([row(first, 'add'), row(first, 'prime')]), {
+      root: dir,
+      trusted: false,
+    });
+    const prime = audits.find((a) => a.audit.task === 'prime');
+    assert.ok(prime && prime.audit.findings.length > 0);
+    rememberFindings(
+      audits.map((a) => ({ file: a.file, id: a.audit.task, key: a.key, findings: a.audit.findings.length })),
+      { root: dir },
+    );
+    assert.ok(fs.existsSync(path.join(dir, '.vtask-cache', FINDINGS_FILE)));
+
+    // The table read again: the counts are in the column, and `findings>0` keeps the task that has some.
+    const again = (await collectWorkbench([dir], { root: dir })).index;
+    assert.equal(row(again, 'prime').findings, prime.audit.findings.length);
+    assert.equal(row(again, 'add').findings, audits.find((a) => a.audit.task === 'add')?.audit.findings.length);
+    assert.equal(row(again, 'double').findings, -1, 'never audited');
+    const q = parseQuery('findings>0');
+    assert.ok(!('error' in q));
+    const flagged = audits.filter((a) => a.audit.findings.length).map((a) => a.audit.task);
+    assert.ok(flagged.includes('prime'));
+    assert.deepEqual(
+      [...again.filter(q.query)].map((n) => again.row(n).id),
+      flagged,
+    );
+
+    // prime's verifier edited: its count is of another verifier, so it is not shown; add's stays.
+    fs.writeFileSync(file, TASKS.replace('{ answer: ".*", mode: regex }', '{ answer: "[0-9]+", mode: regex }'));
+    const edited = (await collectWorkbench([dir], { root: dir })).index;
+    assert.equal(row(edited, 'prime').findings, -1);
+    assert.equal(row(edited, 'add').findings, row(again, 'add').findings);
+    assert.deepEqual(
+      [...edited.filter(q.query)].map((n) => edited.row(n).id),
+      flagged.filter((id) => id !== 'prime'),
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the findings file: the latest line of a task wins, a cut line is passed over and spoils nothing after it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-findings-file-'));
+  try {
+    const cache = path.join(dir, '.vtask-cache');
+    const file = path.join(dir, 'a.vtask');
+    recordFindings(cache, [{ file, task: 'x', key: 'k1', findings: 3 }]);
+    recordFindings(cache, [{ file, task: 'x', key: 'k2', findings: 0 }]);
+    fs.appendFileSync(path.join(cache, FINDINGS_FILE), '{"file":"a.vtask","task":"y"');
+    const counts = (): [string, string, number][] =>
+      [...readFindings(cache)].map(([name, f]) => [name, f.key, f.findings]);
+    assert.deepEqual(counts(), [[latestRunName('a.vtask', 'x'), 'k2', 0]]);
+    // The next count after a cut line is read: the cut line is ended before it.
+    recordFindings(cache, [{ file, task: 'z', key: 'k3', findings: 1 }]);
+    assert.deepEqual(counts(), [
+      [latestRunName('a.vtask', 'x'), 'k2', 0],
+      [latestRunName('a.vtask', 'z'), 'k3', 1],
+    ]);
+    // A file of mostly superseded lines is rewritten with the latest of each task when read.
+    recordFindings(
+      cache,
+      Array.from({ length: COMPACT_LINES }, (_, i) => ({ file, task: 'x', key: `k${i}`, findings: i })),
+    );
+    const latest: [string, string, number][] = [
+      [latestRunName('a.vtask', 'x'), `k${COMPACT_LINES - 1}`, COMPACT_LINES - 1],
+      [latestRunName('a.vtask', 'z'), 'k3', 1],
+    ];
+    assert.deepEqual(counts(), latest);
+    assert.equal(fs.readFileSync(path.join(cache, FINDINGS_FILE), 'utf8').trim().split('\n').length, 2);
+    assert.deepEqual(counts(), latest, 'the rewritten file reads the same');
+    assert.deepEqual(readFindings(path.join(dir, 'none')), new Map());
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -5,8 +5,11 @@
 // other task, a prompt found in a benchmark gets one pointing at the benchmark's row (and its own
 // label and filter), runs written to the run log as `vtask run` writes them give the bands of the
 // tasks as they are now (a run of an older version does not count), and the dashboard computes
-// the statistics, follows a run appended to the log, and opens a task from its page's message.
+// the statistics, follows a run appended to the log, and opens a task from its page's message;
+// a task the built-in demo model ran but cannot do is marked as such, in no band.
 import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -545,6 +548,70 @@ suite('dataset overview', () => {
         stats.stats.tasks,
         stats.stats.per_file.reduce((n, f) => n + f.tasks, 0),
       );
+    } finally {
+      await vscode.workspace.fs.delete(dir, { recursive: true });
+    }
+  });
+
+  test('a task the built-in model ran but cannot do has its own mark, not a band; one it can do has its band', async () => {
+    const dir = vscode.Uri.joinPath(folderUri(), 'demo');
+    const file = vscode.Uri.joinPath(dir, 'demo.vtask');
+    await vscode.workspace.fs.writeFile(
+      file,
+      new TextEncoder().encode(
+        'vtask: 1\ntasks:\n' +
+          '  - id: capital\n    prompt: Name the capital of France.\n    samples: 2\n    verify:\n      match: { answer: Paris }\n' +
+          '  - id: add\n    prompt: What is 17 + 25?\n    samples: 2\n    verify:\n      math: { answer: "42" }\n',
+      ),
+    );
+    try {
+      // A real `vtask run` with no model configured: the built-in demo model, into the file's run log.
+      const cli = path.join(vscode.extensions.getExtension('vtask.vtask')?.extensionPath ?? '', 'out', 'cli.js');
+      const env: NodeJS.ProcessEnv = { ...process.env, VTASK_NO_LOCAL_DISCOVERY: '1' };
+      delete env.OPENAI_BASE_URL;
+      delete env.OPENAI_API_KEY;
+      // Not spawnSync: the extension host goes on serving the view while the run goes.
+      const ran = await promisify(execFile)(
+        process.execPath,
+        [cli, 'run', file.fsPath, '--cache-dir', cacheDirFor(file)],
+        {
+          env,
+          encoding: 'utf8',
+          timeout: 120_000,
+        },
+      );
+      assert.match(ran.stdout, /capital .*the built-in demo model only does/);
+      const node = await until(
+        async () => (await tree().getChildren()).find((n) => n.kind === 'folder' && label(n) === 'demo'),
+        'the demo folder in the view',
+      );
+      const demo = await until(
+        async () => (await tree().getChildren(node)).find((n) => label(n) === 'demo.vtask'),
+        'demo.vtask',
+      );
+      const items = async (): Promise<Map<string, vscode.TreeItem>> =>
+        new Map((await tree().getChildren(demo)).map((n) => [label(n), tree().getTreeItem(n)]));
+      await until(
+        async () => String((await items()).get('capital')?.description ?? '').includes('cannot'),
+        'the run in the view',
+      );
+      const got = await items();
+      const capital = got.get('capital');
+      const add = got.get('add');
+      assert.equal(capital?.description, 'match · built-in model cannot do this task');
+      assert.equal((capital?.iconPath as vscode.ThemeIcon | undefined)?.id, 'circle-slash');
+      assert.match(tipText(capital ?? new vscode.TreeItem('')), /builtin: built-in model cannot do this task/);
+      assert.equal(add?.description, 'math · too easy');
+      assert.equal((add?.iconPath as vscode.ThemeIcon | undefined)?.id, 'circle-filled');
+      // The band filters leave it out; its own filter keeps it alone.
+      const hard = filterChoices().find((c) => c.label === 'too hard');
+      const cannot = filterChoices().find((c) => c.label === 'built-in model cannot do this task');
+      assert.ok(hard && cannot);
+      tree().setFilter(cannot.filter);
+      await until(async () => (await tree().getChildren(demo)).map(label).join() === 'capital', 'only capital');
+      tree().setFilter(hard.filter);
+      await until(async () => (await tree().getChildren(demo)).length === 0, 'no task too hard');
+      tree().setFilter(undefined);
     } finally {
       await vscode.workspace.fs.delete(dir, { recursive: true });
     }

@@ -27,6 +27,8 @@ interface BulkWorkbench {
   readonly onDidPost: vscode.Event<ToWorkbench>;
   handle(message: unknown): Promise<void>;
   request(r: { op: 'window'; start: number; end: number }): Promise<Row[]>;
+  request(r: { op: 'view'; query: string }): Promise<unknown>;
+  request(r: { op: 'reload' }): Promise<unknown>;
   readonly bulk: {
     export(rows: string, choice: { format: string; out: string }): Promise<void>;
     readonly lastReport: { markdown: string; json: string } | undefined;
@@ -111,14 +113,16 @@ suite('dataset workbench: actions on the selection', () => {
     if (!w.posted.some((m) => m.type === 'opened')) await next(w, 'opened');
   });
 
-  suiteTeardown(async () => {
-    // The reports are untitled documents: closed unsaved, without the dialog that asks.
+  /** Closes every editor; the reports are untitled documents: closed unsaved, without the dialog that asks. */
+  async function closeAll(): Promise<void> {
     for (const d of vscode.workspace.textDocuments.filter((x) => x.isUntitled)) {
       await vscode.window.showTextDocument(d);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  });
+  }
+
+  suiteTeardown(closeAll);
 
   /** The rows of a.vtask by id. */
   async function rowsOf(): Promise<Map<string, Row>> {
@@ -185,6 +189,44 @@ suite('dataset workbench: actions on the selection', () => {
       json.tasks.map((t) => t.task),
       ['add', 'prime'],
     );
+  });
+
+  test('the findings survive the table read again (closed and opened), and go once the verifier is edited', async () => {
+    const before = await rowsOf();
+    const prime = before.get('prime')?.findings ?? -1;
+    assert.ok(prime > 0, 'audited by the test before');
+    // The table closed and opened again: a new worker reads the folder from disk.
+    await closeAll();
+    const uri = vscode.Uri.file(dir);
+    await vscode.commands.executeCommand('vtask.openWorkbench', uri);
+    const reopened = models.api().workbench(uri);
+    assert.ok(reopened && reopened !== w, 'a new workbench');
+    w = reopened;
+    if (!w.posted.some((m) => m.type === 'opened')) await next(w, 'opened');
+    let rows = await rowsOf();
+    assert.equal(rows.get('prime')?.findings, prime);
+    assert.equal(rows.get('add')?.findings, before.get('add')?.findings);
+    assert.equal(rows.get('double')?.findings, -1);
+    const kept = await w.request({ op: 'view', query: 'findings>0' });
+    assert.deepEqual(
+      (await w.request({ op: 'window', start: 0, end: 10 })).map((r) => r.id).sort(),
+      [...rows.values()]
+        .filter((r) => r.findings > 0)
+        .map((r) => r.id)
+        .sort(),
+      JSON.stringify(kept),
+    );
+    await w.request({ op: 'view', query: '' });
+
+    // prime's verifier edited: its findings are of the old one, no longer shown; add's stay.
+    const file = path.join(dir, 'a.vtask');
+    fs.writeFileSync(file, TASKS.replace('{ answer: ".*", mode: regex }', '{ answer: "[0-9]+", mode: regex }'));
+    await w.request({ op: 'reload' });
+    rows = await rowsOf();
+    assert.equal(rows.get('prime')?.findings, -1);
+    assert.equal(rows.get('add')?.findings, before.get('add')?.findings);
+    fs.writeFileSync(file, TASKS);
+    await w.request({ op: 'reload' });
   });
 
   test("an export of the selection writes those tasks' rows to the file chosen", async () => {

@@ -1,6 +1,10 @@
 // Which import format a row is in, by its columns alone: cheap enough for the extension's first
 // stage, which loads the rest of vtask only for a JSONL file whose rows are in one.
 
+/** What is said of JSON lines in none of the formats. */
+export const NOT_A_DATASET =
+  'not a dataset vtask knows: its columns are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows';
+
 /** Rows read from the top to tell the format; a file none of them fits is no dataset. */
 export const DETECT_ROWS = 100;
 

@@ -10,7 +10,11 @@ import { SampleCache } from '../sampling/cache';
 import { resolveCacheDir } from '../sampling/cacheDir';
 import { resolveProfile } from '../sampling/profiles';
 import type { ModelProfile, Provider } from '../sampling/types';
-import { parseTaskFile } from '../taskfile/parse';
+import { parseTaskFile, type TaskFile } from '../taskfile/parse';
+import type { TaskSpec } from '../taskfile/resolve';
+import { must } from '../util/must';
+import { rowFileType } from '../datasets/rowFiles';
+import { parseRowTasks } from '../datasets/rowTasks';
 import { modelLabel } from '../overview/runlog/runLog';
 import { runnableTasks } from '../taskfile/resolve';
 
@@ -20,7 +24,13 @@ export interface CachedRunOptions {
   readonly cacheDir?: string;
   /** Each file's cache folder, where its caller places it (the editor's settings); wins over `cacheDir`. */
   readonly cacheDirOf?: (file: string) => string;
+  /** A file's text; a JSONL or Parquet dataset's as the JSON lines of its rows (`rowFileText`). */
   readonly read: (file: string) => string;
+  /**
+   * The profile a task was sampled with, where the caller decides it (the editor's settings);
+   * undefined: the task has none. By default the task's `model:` under the file's `models:`.
+   */
+  readonly profileFor?: (file: string, parsed: TaskFile, task: TaskSpec) => ModelProfile | undefined;
 }
 
 /** Cache-only runs never ask a model; a request reaching a provider is a bug, said loudly. */
@@ -60,13 +70,15 @@ export async function cachedTaskRuns(
   for (const file of files) {
     const dir = o.cacheDirOf?.(file) ?? resolveCacheDir(file, { cacheDir: o.cacheDir });
     if (!fs.existsSync(dir)) continue;
-    const parsed = parseTaskFile(o.read(file));
+    const text = o.read(file);
+    // A JSONL or Parquet dataset (its rows as JSON lines): each row a task, as it was run.
+    const parsed = rowFileType(file) ? parseRowTasks(text, { maxRows: Infinity }) : parseTaskFile(text);
     const models = parsed.parts
       .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
       .find((m) => m?.type === 'map');
     const modelTable = recordOr(toJS(models));
     const profiles = new Map<string, ModelProfile | undefined>();
-    const profileOf = (name: string | undefined): ModelProfile | undefined => {
+    const byName = (name: string | undefined): ModelProfile | undefined => {
       const key = name ?? '';
       if (!profiles.has(key)) {
         try {
@@ -77,7 +89,12 @@ export async function cachedTaskRuns(
       }
       return profiles.get(key);
     };
-    const tasks = runnableTasks(parsed).tasks.filter((t) => profileOf(t.sampling.model) !== undefined);
+    const chosen = new Map<TaskSpec, ModelProfile | undefined>();
+    const profileOf = (t: TaskSpec): ModelProfile | undefined => {
+      if (!chosen.has(t)) chosen.set(t, o.profileFor ? o.profileFor(file, parsed, t) : byName(t.sampling.model));
+      return chosen.get(t);
+    };
+    const tasks = runnableTasks(parsed).tasks.filter((t) => profileOf(t) !== undefined);
     if (!tasks.length) continue;
     const cache = SampleCache.open(dir);
     try {
@@ -87,11 +104,12 @@ export async function cachedTaskRuns(
         cache,
         cacheOnly: true,
         signal,
-        profileFor: (t) => profileOf(t.sampling.model) as ModelProfile,
+        profileFor: (t) => must(profileOf(t), 'only tasks with a profile are run'),
         providerFor: () => NO_REQUESTS,
       });
       for (const r of done) {
-        labels.set(r, modelLabel(profileOf(r.task.sampling.model) as ModelProfile));
+        const p = profileOf(r.task);
+        if (p) labels.set(r, modelLabel(p));
         out.set(`${file}\0${r.task.id}`, r);
       }
     } finally {

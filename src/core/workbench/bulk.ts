@@ -8,6 +8,8 @@ import { auditTasks, findingCount, findingRecord, type TaskAudit } from '../audi
 import { rowFileType } from '../datasets/rowFiles';
 import type { TaskSpec } from '../taskfile/resolve';
 import { streamTaskFile } from '../taskfile/stream';
+import { streamedRunKey } from '../run/resultKeys';
+import { at } from '../util/must';
 import { cut } from '../util/cut';
 import { plural } from '../util/plural';
 import type { TimeSlices } from '../util/slices';
@@ -87,6 +89,8 @@ export interface SelectionAudit {
   readonly line: number;
   /** The task's row in the index. */
   readonly n: number;
+  /** The task's run key (what its findings were found with: they are stale once it changes). */
+  readonly key: string;
   readonly audit: TaskAudit;
 }
 
@@ -122,8 +126,10 @@ export async function auditSelection(
     o.signal?.throwIfAborted();
     const full = path.resolve(o.root, file);
     // Streamed, a task at a time: parsing a large file at once would hold the thread for seconds.
-    const stream = streamTaskFile(fs.readFileSync(full, 'utf8'));
+    const text = fs.readFileSync(full, 'utf8');
+    const stream = streamTaskFile(text);
     let batch: TaskSpec[] = [];
+    const keys = new Map<TaskSpec, string>();
     const flush = async (): Promise<void> => {
       if (!batch.length) return;
       const audits = await auditTasks(batch, {
@@ -133,10 +139,11 @@ export async function auditSelection(
         ...(o.slices ? { slices: o.slices } : {}),
       });
       o.signal?.throwIfAborted();
-      const found = audits.map((audit) => ({
+      const found = audits.map((audit, i) => ({
         file,
         line: stream.lines.position(audit.offset).line + 1,
         n: ids.get(audit.task) as number,
+        key: keys.get(at(batch, i)) ?? '',
         audit,
       }));
       out.push(...found);
@@ -145,11 +152,12 @@ export async function auditSelection(
       batch = [];
       o.onProgress?.(done, s.tasks);
     };
-    for await (const { spec } of stream.tasks) {
+    for await (const { spec, entry } of stream.tasks) {
       o.signal?.throwIfAborted();
       if (o.slices?.due) await o.slices.next();
       if (!spec || !ids.has(spec.id)) continue;
       batch.push(spec);
+      keys.set(spec, streamedRunKey(stream, text, entry));
       if (batch.length === AUDIT_BATCH) await flush();
     }
     await flush();

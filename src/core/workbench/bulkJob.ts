@@ -24,6 +24,9 @@ export type BulkJob = { readonly root: string; readonly selection: PackedSelecti
     }
 );
 
+/** An audited row: its count of findings, and the run key of the task they were found in (kept with the cache). */
+export type Found = readonly [row: number, findings: number, key: string];
+
 /** What an action did, as the page says it. */
 export interface BulkOutcome {
   readonly level: 'info' | 'warning' | 'error';
@@ -39,12 +42,12 @@ export interface BulkHooks {
   readonly signal: AbortSignal;
   /** Tasks done so far (a few times a second at most). */
   readonly onDone: (done: number) => void;
-  /** Audited rows and their count of findings. */
-  readonly onFound?: (counts: readonly (readonly [row: number, findings: number])[]) => void;
+  /** Audited rows, their count of findings and the run key of the task they were found in. */
+  readonly onFound?: (counts: readonly Found[]) => void;
 }
 
 type FromJob =
-  | { readonly done: number; readonly found?: readonly (readonly [number, number])[] }
+  | { readonly done: number; readonly found?: readonly Found[] }
   | { readonly result: BulkResult }
   | { readonly failed: string };
 
@@ -91,7 +94,7 @@ export async function serveBulkJob(port: MessagePort, job: BulkJob): Promise<voi
     if (m.cancel) abort.abort(new Error('cancelled'));
   });
   let done = 0;
-  let found: (readonly [number, number])[] = [];
+  let found: Found[] = [];
   let saidAt = 0;
   const say = (force = false): void => {
     const now = Date.now();
@@ -133,7 +136,7 @@ export async function serveBulkJob(port: MessagePort, job: BulkJob): Promise<voi
             say();
           },
         },
-        (a) => found.push(...a.map((x) => [x.n, x.audit.findings.length] as const)),
+        (a) => found.push(...a.map((x) => [x.n, x.audit.findings.length, x.key] as const)),
       );
       const markdown = auditMarkdown(audits, leftOutText(selection));
       result = { level: 'info', text: firstLine(markdown), report: { markdown, json: auditJson(audits) } };

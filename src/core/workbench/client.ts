@@ -67,7 +67,11 @@ export type WorkbenchRequest =
   | { readonly op: 'reload' }
   | { readonly op: 'label'; readonly rows: string; readonly label?: string }
   | SamplesRequest
-  | { readonly op: 'findings'; readonly counts: readonly (readonly [row: number, findings: number])[] };
+  | {
+      readonly op: 'findings';
+      /** Each audited row's count, with the run key of the task it was found in (kept with the cache). */
+      readonly counts: readonly (readonly [row: number, findings: number, key: string])[];
+    };
 
 /** What each request answers. */
 export interface WorkbenchAnswers extends SamplesAnswers {

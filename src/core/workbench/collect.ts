@@ -7,6 +7,7 @@ import path from 'node:path';
 import { errorMessage } from '../base/errorMessage';
 import { promptOf, recordedResult } from '../datasets/datasetView';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from '../datasets/formats';
+import { NOT_A_DATASET } from '../datasets/detectFormat';
 import { readRowBatches, rowFileType, type RowFileType } from '../datasets/rowFiles';
 import { latestRunName, readLatestRuns } from '../overview/runlog/latestRuns';
 import { summariseFiles } from '../overview/dataset/fileSummaries';
@@ -18,6 +19,7 @@ import { findTaskFiles, isTaskFileName } from '../taskfile/discover';
 import fs from 'node:fs';
 import { parseTaskFile } from '../taskfile/parse';
 import { WorkbenchIndex, type WorkbenchRun } from './index';
+import { readFindings } from './findingsStore';
 import { readSidecar, taskFileLabels } from './labels';
 import { EMPTY_QUERY } from './query';
 
@@ -147,6 +149,11 @@ async function addTaskFiles(
       // A run of an older version of the task (its prompt or verifier changed since) is stale.
       if (run.latest.key === runKeys[run.task]) index.setRun(run.task, run.model, runOf(run.latest));
     }
+    // So are findings of an older version: the task is shown as not audited.
+    for (const [name, f] of readFindings(cacheDir)) {
+      const n = named.get(name);
+      if (n !== undefined && f.key === runKeys[n]) index.setFindings(n, f.findings);
+    }
   }
 }
 
@@ -194,10 +201,7 @@ async function addRowFile(
       if (!importer) {
         const format = detectFormat(r.row);
         importer = format ? IMPORT_FORMATS.get(format) : undefined;
-        if (!importer)
-          throw new Error(
-            'not a dataset vtask knows: its columns are none of open-instruct, verl, TRL, OpenAI RFT, IFEval or question/answer rows',
-          );
+        if (!importer) throw new Error(NOT_A_DATASET);
       }
       const got = importer(r.row, r.n);
       if ('error' in got) {

@@ -13,6 +13,7 @@ import { serveBulkJob, type BulkJob } from './bulkJob';
 import type { LabelResult, TaskKinds, WorkbenchAnswers, WorkbenchJob, WorkbenchRequest } from './client';
 import { rowFileType } from '../datasets/rowFiles';
 import type { SamplesRequest } from './samplesOps';
+import { rememberFindings } from './findingsStore';
 import { labelTasks } from './labels';
 import { parseQuery } from './query';
 import { isSamplesRequest, SamplesWorker } from './samplesOps';
@@ -54,6 +55,10 @@ function answer(
       // Read at once by the rows shown; a filter or sort by findings sees them at the next view.
       const known = r.counts.filter(([n]) => n >= 0 && n < index.size);
       for (const [n, count] of known) index.setFindings(n, count);
+      rememberFindings(
+        known.map(([n, findings, key]) => ({ ...index.row(n), findings, key })),
+        job.options,
+      );
       return known.length;
     }
   }

@@ -1,10 +1,16 @@
 // The sides `vtask diff` and the editor's Compare Runs view compare, and the comparison made from
 // them: a selection of the run log (`model:NAME`, `model:NAME@DATE`), or the cached samples
 // verified again by the task files as they are at a git revision (`git:REV`) or as they are now
-// (`worktree`). No side sends a request: the samples come from the cache.
+// (`worktree`). No side sends a request: the samples come from the cache. JSONL and Parquet
+// datasets in a known training format are compared as their rows, each a task (its verifier in
+// the row), given as the JSON lines of their rows.
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { cachedTaskRuns } from '../../run/cachedRuns';
+import { errorMessage } from '../../base/errorMessage';
+import { rowFileText, rowFileType } from '../../datasets/rowFiles';
+import { cachedTaskRuns, type CachedRunOptions } from '../../run/cachedRuns';
 import type { TaskRunResult } from '../../run/sampleTasks';
 import { resolveCacheDir } from '../../sampling/cacheDir';
 import { cut } from '../../util/cut';
@@ -57,7 +63,10 @@ export function verifiesSamples(side: DiffSide): boolean {
 }
 
 export interface CompareOptions {
-  /** A task file's text as it is now (an editor's unsaved text, say). */
+  /**
+   * A task file's text as it is now (an editor's unsaved text, say); a JSONL or Parquet dataset's
+   * as the JSON lines of its rows (`rowFileText`).
+   */
   readonly read: (file: string) => string;
   /** How a file is named in the result (relative to the working folder, say). */
   readonly name: (file: string) => string;
@@ -66,6 +75,10 @@ export interface CompareOptions {
   readonly cacheDirOf?: (file: string) => string;
   /** Sides that verify samples: the samples of this profile (by default each task's own model). */
   readonly model?: string;
+  /** With `model`, the server it is sampled from (a dataset's rows name no profile). */
+  readonly baseUrl?: string;
+  /** Sides that verify samples: each task's profile where the caller decides it (the editor's settings). */
+  readonly profileFor?: CachedRunOptions['profileFor'];
   /** The run log of a cache folder (the editor keeps them read); `readRunRecords` by default. */
   readonly runLog?: (cacheDir: string) => Iterable<RunRecord>;
 }
@@ -93,7 +106,7 @@ export async function compareSides(
     const texts = new Map<string, string>();
     const revs = new Map<string, true>();
     for (const file of files) {
-      const r = gitShow(side.rev, file, revs);
+      const r = await textAtRevision(side.rev, file, revs);
       if ('text' in r) texts.set(file, r.text);
       else unread.push({ side: which, file: o.name(file), reason: r.unread });
     }
@@ -143,6 +156,8 @@ async function verifiedRuns(
     ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
     ...(o.cacheDirOf ? { cacheDirOf: o.cacheDirOf } : {}),
     ...(o.model ? { model: o.model } : {}),
+    ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+    ...(o.profileFor ? { profileFor: o.profileFor } : {}),
   })) {
     const sep = key.indexOf('\0');
     out.set(diffKey(o.name(key.slice(0, sep)), key.slice(sep + 1)), runOf(r));
@@ -159,7 +174,33 @@ function runOf(r: TaskRunResult): DiffRun {
 }
 
 /**
- * A file's text at a git revision (`git show REV:path`, in the file's repository), or why it has
+ * A file's text at a git revision as `read` gives it now: a task file's or JSONL file's text, a
+ * Parquet file's rows as JSON lines (read from its bytes at the revision, as `rowFileText` reads
+ * the file now). The verifier of a dataset row is in the row, so this is the row's verifier then.
+ */
+export async function textAtRevision(
+  rev: string,
+  file: string,
+  known = new Map<string, true>(),
+): Promise<{ text: string } | { unread: string }> {
+  const r = gitShow(rev, file, known);
+  if (!('bytes' in r)) return r;
+  if (rowFileType(file) !== 'parquet') return { text: r.bytes.toString('utf8') };
+  // The Parquet reader reads files: the revision's bytes go to a private folder for it.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-diff-'));
+  try {
+    const copy = path.join(dir, path.basename(file));
+    fs.writeFileSync(copy, r.bytes);
+    return { text: await rowFileText(copy) };
+  } catch (e) {
+    return { unread: `not readable at ${cut(rev)}: ${cut(errorMessage(e))}` };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A file's bytes at a git revision (`git show REV:path`, in the file's repository), or why it has
  * none there. A revision the repository does not know throws: every file would lack it. `known`
  * remembers the repositories whose revision was checked.
  */
@@ -167,13 +208,13 @@ export function gitShow(
   rev: string,
   file: string,
   known = new Map<string, true>(),
-): { text: string } | { unread: string } {
+): { bytes: Buffer } | { unread: string } {
   const abs = path.resolve(file);
-  const git = (args: string[], cwd: string): string =>
-    execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  const git = (args: string[], cwd: string): Buffer =>
+    execFileSync('git', args, { cwd, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
   let top: string;
   try {
-    top = git(['rev-parse', '--show-toplevel'], path.dirname(abs)).trim();
+    top = git(['rev-parse', '--show-toplevel'], path.dirname(abs)).toString('utf8').trim();
   } catch {
     return { unread: 'not in a git repository' };
   }
@@ -187,7 +228,7 @@ export function gitShow(
   }
   const rel = path.relative(top, abs).split(path.sep).join('/');
   try {
-    return { text: git(['show', `${rev}:${rel}`], top) };
+    return { bytes: git(['show', `${rev}:${rel}`], top) };
   } catch (e) {
     const said = String((e as { stderr?: Buffer | string }).stderr ?? (e as Error).message).trim();
     // git's words for a path the revision lacks; anything else is said as git said it.
