@@ -174,6 +174,29 @@ function defineTests(): void {
     assert.deepEqual(claimFiles(dir), [`${old}.claim`], 'only the other holder’s claim is left');
   });
 
+  test('a claim file caught half-written holds every task until it reads whole', async () => {
+    const dir = tmpDir();
+    fs.mkdirSync(path.join(dir, 'claims'), { recursive: true });
+    const k = key('torn');
+    const other = key('other');
+    const sum = (keys: string[]): string => createHash('sha256').update(keys.join(',')).digest('hex').slice(0, 16);
+    const holder = { pid: process.pid, host: HOST_ID, at: Date.now(), token: 'torn' };
+    const file = path.join(dir, 'claims', `${HOST_ID}-${process.pid}-aaaaaaaaaaaa.claims`);
+    // The new text's start over the old text's end: the list reads, the sum does not match it.
+    fs.writeFileSync(file, JSON.stringify({ ...holder, keys: [other, k], sum: sum([other]) }));
+    const cache = SampleCache.open(dir);
+    const claims = new TaskClaims(cache);
+    let waits = 0;
+    const waiting = claims.claim(k, () => [], never, { maxWaitMs: 60_000, onWait: () => waits++ });
+    await new Promise((r) => setTimeout(r, 250));
+    assert.equal(waits, 1, 'a task it may hold is waited for');
+    fs.writeFileSync(file, JSON.stringify({ ...holder, keys: [other], sum: sum([other]) }));
+    (await waiting).release();
+    claims.close();
+    cache.close();
+    assert.deepEqual(claimFiles(dir), [path.basename(file)]);
+  });
+
   test('a run that stops early lets go of the tasks it claimed ahead', async () => {
     const dir = tmpDir();
     const cache = SampleCache.open(dir);

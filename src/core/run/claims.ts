@@ -1,25 +1,28 @@
 // Two runs on one cache must not both ask the model for the same task: the first to start on a
 // task claims it, and a second one waits for it to finish and then takes its samples from the
-// cache. A run claims the tasks it is about to start together, with one file per batch:
+// cache. A run claims the tasks it is about to start together, and keeps its claims in one file:
 // `claims/<host>-<pid>-<random>.claims` names its holder and the tasks' keys (each task's first
 // sample key). Claims are taken while holding `claims/claiming.lock`, which covers reading the
 // others' claims and writing one's own (a few file operations, never the sampling): no two runs
-// can claim one task, and a batch of tasks costs one lock, one listing and one write rather than
-// a lock file created and removed per task, which was the largest cost of `vtask run` against a
-// fast server.
+// can claim one task, and a batch of tasks costs one lock, one listing and one rewrite rather
+// than a lock file created and removed per task, which was the largest cost of `vtask run`
+// against a fast server (file operations take about a millisecond each on a busy disk).
 //
 // A claim is let go once its task's samples are written: its key leaves the file, rewritten once
-// per write of the cache for every task that ended before it. A claim of a process that died is
+// per write of the cache for every task that ended before it. The file is rewritten in place
+// (a write at its start, then its length set), not replaced by a rename, which on ext4 costs a
+// flush of the new file's data each time; its `sum` of the keys tells a reader that caught it
+// half-written, and such a file holds every task until it reads whole. A claim of a process that died is
 // void at once on this machine; one from another machine (a shared folder) after `staleMs`
 // without a rewrite. Waiting is bounded: past `maxWaitMs` the second run samples itself
 // (duplicate work, never a hang). The one-task claim files of earlier versions (`<key>.claim`)
 // are honoured as well.
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { errnoOf, isRecord, isStringArray, parseJson } from '../base/record';
 import type { SampleCache } from '../sampling/cache';
-import { HOST_ID, isStale, lockInfoOf, tryLock, type LockInfo } from '../util/lock';
+import { HOST_ID, isStale, lockInfoOf, pidAlive, tryLock, type LockInfo } from '../util/lock';
 import { sleep } from '../util/wait';
 
 export interface Claim {
@@ -41,27 +44,26 @@ const LOCK_POLL_MS = 5;
 /** That lock is held for a few file operations: one this old belongs to a stuck holder. */
 const LOCK_STALE_MS = 10_000;
 const LOCK_NAME = 'claiming.lock';
-const BATCH_SUFFIX = '.claims';
+const CLAIMS_SUFFIX = '.claims';
 const SINGLE_SUFFIX = '.claim';
-
-/** One claim file of this run and the keys it still holds. */
-interface Batch {
-  readonly file: string;
-  readonly keys: Set<string>;
-}
 
 /** The claims of one run (one `sampleTasks`) on one cache. */
 export class TaskClaims {
   private readonly dir: string;
-  /** Keys this run holds, each with its file. */
-  private readonly held = new Map<string, Batch>();
+  /** This run's claim file, which lists `held` (absent while that is empty). */
+  private readonly file: string;
+  /** Keys this run holds. */
+  private readonly held = new Set<string>();
   /** Held keys a task of this run is sampling now: another task with the same key waits for it. */
   private readonly busy = new Set<string>();
   /** Keys whose samples wait for the cache's next write before they are let go. */
   private releasing = new Set<string>();
   private releaseQueued = false;
   /** The others' claimed keys as last listed, for waiting tasks (at most one listing per POLL_MS). */
-  private seen: { at: number; keys: ReadonlySet<string> } | undefined;
+  private seen: { at: number; keys: Held } | undefined;
+  private readonly token: string;
+  /** The open claim file, while it exists. */
+  private fd: number | undefined;
   /** Takes of this process one after another: a take waits its turn for the lock. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -70,6 +72,8 @@ export class TaskClaims {
     private readonly staleMs = 10 * 60_000,
   ) {
     this.dir = path.join(cache.dir, 'claims');
+    this.file = path.join(this.dir, `${HOST_ID}-${process.pid}-${randomBytes(6).toString('hex')}${CLAIMS_SUFFIX}`);
+    this.token = randomBytes(8).toString('hex');
   }
 
   /**
@@ -138,7 +142,7 @@ export class TaskClaims {
   /** Whether another run's live claim, as last listed, holds `key`. */
   private othersHold(key: string): boolean {
     if (!this.seen || Date.now() - this.seen.at >= POLL_MS) this.seen = { at: Date.now(), keys: this.others(false) };
-    return this.seen.keys.has(key);
+    return holds(this.seen.keys, key);
   }
 
   private take(key: string, ahead: () => readonly string[], signal: AbortSignal, until: number): Promise<boolean> {
@@ -161,15 +165,10 @@ export class TaskClaims {
     try {
       const others = this.others(true);
       this.seen = { at: Date.now(), keys: others };
-      if (others.has(key)) return false;
-      const keys = new Set([key]);
-      for (const k of ahead()) if (!this.held.has(k) && !others.has(k)) keys.add(k);
-      const batch: Batch = {
-        file: path.join(this.dir, `${HOST_ID}-${process.pid}-${randomBytes(6).toString('hex')}${BATCH_SUFFIX}`),
-        keys,
-      };
-      this.write(batch);
-      for (const k of keys) this.held.set(k, batch);
+      if (holds(others, key)) return false;
+      this.held.add(key);
+      for (const k of ahead()) if (!holds(others, k)) this.held.add(k);
+      this.write();
     } finally {
       unlock();
     }
@@ -205,10 +204,11 @@ export class TaskClaims {
   }
 
   /**
-   * The keys other runs' live claims hold. Stale claim files are passed over, and removed when
-   * `locked` (this run holds the lock around claiming, so no one is claiming meanwhile).
+   * The keys other runs' live claims hold (`all` while a claim file is caught half-written). Stale
+   * claim files are passed over, and removed when `locked` (this run holds the lock around
+   * claiming, so no one is claiming meanwhile).
    */
-  private others(locked: boolean): Set<string> {
+  private others(locked: boolean): Held {
     const keys = new Set<string>();
     let names: string[];
     try {
@@ -217,57 +217,82 @@ export class TaskClaims {
       if (errnoOf(e).code === 'ENOENT') return keys;
       throw e;
     }
-    const own = new Set([...this.held.values()].map((b) => path.basename(b.file)));
+    const own = path.basename(this.file);
+    let all = false;
     for (const name of names) {
       const single = name.endsWith(SINGLE_SUFFIX);
-      if ((!single && !name.endsWith(BATCH_SUFFIX)) || own.has(name)) continue;
+      if ((!single && !name.endsWith(CLAIMS_SUFFIX)) || name === own) continue;
       const file = path.join(this.dir, name);
       const claim = readClaim(file);
       if (!claim) continue;
-      if (isStale(claim.holder, claim.holder ? undefined : mtimeMs(file), this.staleMs)) {
-        if (locked && !single) fs.rmSync(file, { force: true });
+      if (single) {
+        if (!isStale(claim.holder, claim.holder ? undefined : mtimeMs(file), this.staleMs))
+          keys.add(name.slice(0, -SINGLE_SUFFIX.length));
         continue;
       }
-      if (single) keys.add(name.slice(0, -SINGLE_SUFFIX.length));
-      else for (const k of claim.keys) keys.add(k);
-    }
-    return keys;
-  }
-
-  /** Writes a claim file whole (a reader sees the old text or the new, never part of it). */
-  private write(batch: Batch): void {
-    const holder: LockInfo = { pid: process.pid, host: HOST_ID, at: Date.now(), token: randomBytes(8).toString('hex') };
-    const tmp = `${batch.file}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify({ ...holder, keys: [...batch.keys] }));
-    fs.renameSync(tmp, batch.file);
-  }
-
-  /** Removes `keys` from their claim files: each file rewritten once, or removed once empty. */
-  private letGo(keys: Iterable<string>): void {
-    const changed = new Set<Batch>();
-    for (const k of keys) {
-      const batch = this.held.get(k);
-      this.held.delete(k);
-      this.busy.delete(k);
-      if (!batch) continue;
-      batch.keys.delete(k);
-      changed.add(batch);
-    }
-    for (const batch of changed) {
-      try {
-        // The rewrite also dates the claim anew: a run that keeps finishing tasks is not stale.
-        if (batch.keys.size) this.write(batch);
-        else fs.rmSync(batch.file, { force: true });
-      } catch {
-        // The file keeps claiming those tasks until this process ends: then it is stale at once
-        // on this machine (elsewhere after staleMs), and a waiting run samples once its wait is over.
+      // The name says whose it is, even while its text is half-written.
+      const [host, pid] = name.split('-');
+      const dead = host === HOST_ID && !pidAlive(Number(pid));
+      if (dead || isStale(claim.holder, mtimeMs(file), this.staleMs)) {
+        if (locked) fs.rmSync(file, { force: true });
+        continue;
       }
+      if (claim.keys) for (const k of claim.keys) keys.add(k);
+      else all = true;
+    }
+    return all ? 'all' : keys;
+  }
+
+  /**
+   * Writes this run's claim file in place, or removes it when no claim is left. Each write dates
+   * the claim anew: a run that keeps finishing tasks is not stale.
+   */
+  private write(): void {
+    if (!this.held.size) {
+      if (this.fd !== undefined) fs.closeSync(this.fd);
+      this.fd = undefined;
+      fs.rmSync(this.file, { force: true });
+      return;
+    }
+    const keys = [...this.held];
+    const holder: LockInfo = { pid: process.pid, host: HOST_ID, at: Date.now(), token: this.token };
+    const text = Buffer.from(JSON.stringify({ ...holder, keys, sum: sumOf(keys) }));
+    this.fd ??= fs.openSync(this.file, 'w');
+    fs.writeSync(this.fd, text, 0, text.length, 0);
+    fs.ftruncateSync(this.fd, text.length);
+  }
+
+  /** Removes `keys` from this run's claims, in one rewrite of its file. */
+  private letGo(keys: Iterable<string>): void {
+    let changed = false;
+    for (const k of keys) {
+      this.busy.delete(k);
+      changed = this.held.delete(k) || changed;
+    }
+    if (!changed) return;
+    try {
+      this.write();
+    } catch {
+      // The file keeps claiming those tasks until this process ends: then it is stale at once
+      // on this machine (elsewhere after staleMs), and a waiting run samples once its wait is over.
     }
   }
 }
 
-/** A claim file's holder and keys; undefined when it is gone. A file that names no holder is judged by its age. */
-function readClaim(file: string): { holder?: LockInfo; keys: readonly string[] } | undefined {
+/** The keys claimed, or `all` of them. */
+type Held = ReadonlySet<string> | 'all';
+
+const holds = (held: Held, key: string): boolean => held === 'all' || held.has(key);
+
+/** Tells a whole list of keys from one read half-written. */
+const sumOf = (keys: readonly string[]): string =>
+  createHash('sha256').update(keys.join(',')).digest('hex').slice(0, 16);
+
+/**
+ * A claim file's holder and keys; undefined when it is gone. Without a holder (a file half-written,
+ * or one that never named one) it is judged by its age; without keys, it holds every task.
+ */
+function readClaim(file: string): { holder?: LockInfo; keys?: readonly string[] } | undefined {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -279,11 +304,12 @@ function readClaim(file: string): { holder?: LockInfo; keys: readonly string[] }
   try {
     v = parseJson(text);
   } catch {
-    return { keys: [] };
+    return {};
   }
   const holder = lockInfoOf(v);
-  const keys = isRecord(v) && isStringArray(v.keys) ? v.keys : [];
-  return holder ? { holder, keys } : { keys };
+  if (!holder || !isRecord(v)) return {};
+  const keys = isStringArray(v.keys) && v.sum === sumOf(v.keys) ? v.keys : undefined;
+  return keys ? { holder, keys } : { holder };
 }
 
 function mtimeMs(file: string): number | undefined {

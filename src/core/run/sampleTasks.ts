@@ -125,6 +125,12 @@ export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest 
  * verifies every sample and computes the task's statistics. A task whose sampling fails keeps
  * what it got and reports the error; the other tasks go on.
  */
+/**
+ * Tasks claimed together, at least (as many as run at once when that is more): each claim costs
+ * a few file operations, and the tasks claimed ahead start soon.
+ */
+const CLAIM_AHEAD = 64;
+
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
   const fresh = freshCache(o);
   const slots = o.concurrency ?? taskSlots(tasks, o);
@@ -133,11 +139,11 @@ export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Pr
   // Each task is planned once: when it starts, or before, when an earlier task claims it ahead.
   const plans = new Array<TaskPlan | undefined>(tasks.length);
   const planOf = (i: number): TaskPlan => (plans[i] ??= planTask(at(tasks, i), o));
-  // The tasks that start after task i (as many as run at once) and still miss samples: claimed
-  // with it, in one write.
+  // The tasks that start after task i and still miss samples: claimed with it, in one write.
+  const reach = Math.max(slots, CLAIM_AHEAD);
   const ahead = (i: number) => (): string[] => {
     const keys: string[] = [];
-    for (let j = i + 1; j < tasks.length && j <= i + slots; j++) {
+    for (let j = i + 1; j < tasks.length && j <= i + reach; j++) {
       const plan = planOf(j);
       if ('keys' in plan && plan.keys.length && o.cache.getMany(plan.keys).includes(undefined))
         keys.push(at(plan.keys, 0));
