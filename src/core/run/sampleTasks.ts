@@ -121,16 +121,16 @@ export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest 
 }
 
 /**
- * Samples each task N times (cached samples are reused: only missing indices are requested),
- * verifies every sample and computes the task's statistics. A task whose sampling fails keeps
- * what it got and reports the error; the other tasks go on.
- */
-/**
  * Tasks claimed together, at least (as many as run at once when that is more): each claim costs
  * a few file operations, and the tasks claimed ahead start soon.
  */
 const CLAIM_AHEAD = 64;
 
+/**
+ * Samples each task N times (cached samples are reused: only missing indices are requested),
+ * verifies every sample and computes the task's statistics. A task whose sampling fails keeps
+ * what it got and reports the error; the other tasks go on.
+ */
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
   const fresh = freshCache(o);
   const slots = o.concurrency ?? taskSlots(tasks, o);
@@ -138,12 +138,15 @@ export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Pr
   const claims = o.fresh || o.cacheOnly ? undefined : new TaskClaims(o.cache);
   // Each task is planned once: when it starts, or before, when an earlier task claims it ahead.
   const plans = new Array<TaskPlan | undefined>(tasks.length);
+  const started = new Uint8Array(tasks.length);
   const planOf = (i: number): TaskPlan => (plans[i] ??= planTask(at(tasks, i), o));
   // The tasks that start after task i and still miss samples: claimed with it, in one write.
   const reach = Math.max(slots, CLAIM_AHEAD);
   const ahead = (i: number) => (): string[] => {
     const keys: string[] = [];
     for (let j = i + 1; j < tasks.length && j <= i + reach; j++) {
+      // One that started has claimed for itself (a task still waiting claims ahead from behind it).
+      if (started[j]) continue;
       const plan = planOf(j);
       if ('keys' in plan && plan.keys.length && o.cache.getMany(plan.keys).includes(undefined))
         keys.push(at(plan.keys, 0));
@@ -153,6 +156,7 @@ export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Pr
   try {
     const results = await mapLimit(tasks, slots, async (_task, i) => {
       const plan = planOf(i);
+      started[i] = 1;
       plans[i] = undefined;
       const r = 'keys' in plan ? await sampleTask(plan, o, fresh, claims, ahead(i)) : plan.result;
       if (r) o.onTaskDone?.(r);
