@@ -5,7 +5,10 @@
 // it (a fresh process, a fresh cache), which also verifies every sample, writes the cache and
 // the run log. Two shapes of run: every sample its own request (the tasks have a seed), and one
 // request of `n` samples per task (no seed). The figure is requests per second of each, and
-// their ratio (the run loop's share of the provider's rate).
+// their ratio (the run loop's share of the provider's rate). Beside each rate, the CPU of the
+// client per request (the provider's process during its requests; `vtask run`'s whole process,
+// start-up included) and the share that gives: on a machine shared with other work the rates
+// follow the load, the CPU per request does not.
 //
 //   node scripts/bench-run-loop.mjs [--tasks N] [--samples S] [--concurrency C] [--baseline PATH/TO/cli.js]
 //
@@ -16,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { startServerProcess } from './bench-server.mjs';
+import { childrenCpuMs, ownCpuMs } from './cpu-meter.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const opt = (name, def) => {
@@ -68,16 +72,18 @@ async function measure(seeded) {
   const raw = async () => {
     let next = 0;
     const t0 = performance.now();
+    const cpu0 = ownCpuMs();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < requests) await send(next++);
       }),
     );
-    return requests / ((performance.now() - t0) / 1000);
+    return { rate: requests / ((performance.now() - t0) / 1000), cpuMs: (ownCpuMs() - cpu0) / requests };
   };
   await raw(); // warm-up: JIT, connections
   const runOnce = (cli) => {
     const cache = fs.mkdtempSync(path.join(dir, 'cache-'));
+    const cpu0 = childrenCpuMs();
     const t0 = performance.now();
     const r = spawnSync(
       process.execPath,
@@ -98,25 +104,38 @@ async function measure(seeded) {
       { encoding: 'utf8', maxBuffer: 1 << 30 },
     );
     const s = (performance.now() - t0) / 1000;
+    const cpuMs = (childrenCpuMs() - cpu0) / requests;
     if (r.status !== 0 && r.status !== 1) throw new Error(`vtask run failed (${r.status}): ${r.stderr.slice(-500)}`);
     const sent = JSON.parse(r.stdout).tasks.reduce((a, t) => a + t.requests, 0);
     if (sent !== requests) throw new Error(`vtask run sent ${sent} requests, expected ${requests}`);
     fs.rmSync(cache, { recursive: true, force: true });
-    return requests / s;
+    return { rate: requests / s, cpuMs };
   };
-  // Rounds interleaved, the best of each kept: a shared machine's load drifts.
-  const best = { provider: 0, ...Object.fromEntries(Object.keys(clis).map((k) => [k, 0])) };
+  // Rounds interleaved, the best of each kept (the highest rate, the least CPU): a shared
+  // machine's load drifts.
+  const best = {};
+  const keep = (k, m) => {
+    best[k] = { rate: Math.max(best[k]?.rate ?? 0, m.rate), cpuMs: Math.min(best[k]?.cpuMs ?? Infinity, m.cpuMs) };
+  };
   for (let round = 0; round < 3; round++) {
-    best.provider = Math.max(best.provider, await raw());
-    for (const [k, cli] of Object.entries(clis)) best[k] = Math.max(best[k], runOnce(cli));
+    keep('provider', await raw());
+    for (const [k, cli] of Object.entries(clis)) keep(k, runOnce(cli));
   }
   const shape = seeded ? 'seed' : 'n';
-  const f = { requests, provider_requests_per_s: Math.round(best.provider) };
+  const p = best.provider;
+  const f = {
+    requests,
+    provider_requests_per_s: Math.round(p.rate),
+    provider_cpu_ms_per_request: +p.cpuMs.toFixed(3),
+  };
   for (const k of Object.keys(clis)) {
-    f[`${k}_requests_per_s`] = Math.round(best[k]);
-    f[`${k}_share`] = +(best[k] / best.provider).toFixed(2);
+    const b = best[k];
+    f[`${k}_requests_per_s`] = Math.round(b.rate);
+    f[`${k}_share`] = +(b.rate / p.rate).toFixed(2);
+    f[`${k}_cpu_ms_per_request`] = +b.cpuMs.toFixed(3);
+    f[`${k}_cpu_share`] = +(p.cpuMs / b.cpuMs).toFixed(2);
     console.log(
-      `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included)`,
+      `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included); CPU ${b.cpuMs.toFixed(3)} ms per request, ${Math.round(100 * f[`${k}_cpu_share`])}% of the provider's rate per CPU-second (${p.cpuMs.toFixed(3)} ms)`,
     );
   }
   figures[shape] = f;

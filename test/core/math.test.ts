@@ -6,7 +6,7 @@ import { parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer
 import { compareNodes, type CompareOptions } from '../../src/core/verifiers/math/compare';
 import { stepBudget } from '../../src/core/verifiers/math/evaluate';
 import { extractAnswer, findBoxes, lastNumber } from '../../src/core/verifiers/math/extract';
-import { checkMath, type MathParams } from '../../src/core/verifiers/math/checkMath';
+import { checkMath, clearParsedGolds, type MathParams } from '../../src/core/verifiers/math/checkMath';
 import { parseMath, ParseError } from '../../src/core/verifiers/math/latex';
 import { prepare } from '../../src/core/verifiers/math/normalize';
 import { disposeMathPool } from '../../src/core/verifiers/math/pool';
@@ -394,5 +394,56 @@ void describe('common answer shapes read as a person reads them', () => {
     assert.equal(await passes('$\\boxed{-2 \\le x \\le 7}$', 'x \\in [-2,7]', { set_relation: false }), false);
     assert.equal(await passes('$\\boxed{0.3333}$', '\\frac{1}{3}'), false);
     assert.equal(await passes('$\\boxed{0.3333}$', '\\frac{1}{3}', { precision: 4 }), true);
+  });
+});
+
+void describe('parsed gold answers kept between samples', () => {
+  // The same golds under different bases and as number or text, with responses that tell them
+  // apart: a kept parse used for the wrong base or form would change a verdict here.
+  const golds: ReadonlyArray<{ gold: string | number; base?: number }> = [
+    { gold: '204' },
+    { gold: '204', base: 5 },
+    { gold: 204, base: 5 },
+    { gold: 204 },
+    { gold: ' 0.5 ' },
+    { gold: '\\frac{3}{4}' },
+    { gold: '(1, 2]' },
+    { gold: 'The sides add up, so the answer is \\boxed{12}.' },
+    { gold: '\\boxed{1011_2}' },
+    { gold: 'not a \\frac{ number' },
+  ];
+  const responses = [
+    '\\boxed{204}',
+    '\\boxed{204_5}',
+    '\\boxed{0.5}',
+    '\\boxed{3/4}',
+    '\\boxed{(1,2]}',
+    '12',
+    '\\boxed{11}',
+  ];
+  const verdicts = async () => {
+    const out: unknown[] = [];
+    for (const r of responses)
+      for (const { gold, base } of golds)
+        out.push(await checkMath(r, { answer: gold, ...(base === undefined ? {} : { base }) }));
+    return out;
+  };
+  void test('give the verdicts a fresh parse gives', async () => {
+    const warm = await verdicts();
+    const cold: unknown[] = [];
+    for (const r of responses)
+      for (const { gold, base } of golds) {
+        clearParsedGolds();
+        cold.push(await checkMath(r, { answer: gold, ...(base === undefined ? {} : { base }) }));
+      }
+    assert.deepEqual(warm, cold);
+    // And the set tells the cases apart (a test that cannot fail would prove nothing).
+    const passes = (warm as { pass: boolean }[]).map((v) => v.pass);
+    assert.ok(passes.includes(true) && passes.includes(false));
+    assert.deepEqual(
+      passes.slice(golds.length, 2 * golds.length).slice(0, 4),
+      [false, true, true, false],
+      '204_5 is 204 in base 5 only',
+    );
   });
 });

@@ -13,7 +13,7 @@ import { version } from '../version';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify, type VerifyOptions } from '../verifiers/verify';
 import { taskView } from './cases';
-import { claimTask, type Claim } from './claims';
+import { TaskClaims, type Claim } from './claims';
 import { at } from '../util/must';
 
 /** One verified sample of a run. */
@@ -121,18 +121,51 @@ export function requestOf(task: TaskSpec, profile: ModelProfile): SampleRequest 
 }
 
 /**
+ * Tasks claimed together, at least (as many as run at once when that is more): each claim costs
+ * a few file operations, and the tasks claimed ahead start soon.
+ */
+const CLAIM_AHEAD = 64;
+
+/**
  * Samples each task N times (cached samples are reused: only missing indices are requested),
  * verifies every sample and computes the task's statistics. A task whose sampling fails keeps
  * what it got and reports the error; the other tasks go on.
  */
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
   const fresh = freshCache(o);
-  const results = await mapLimit(tasks, o.concurrency ?? taskSlots(tasks, o), async (task) => {
-    const r = await sampleTask(task, o, fresh);
-    if (r) o.onTaskDone?.(r);
-    return r;
-  });
-  return results.filter((r): r is TaskRunResult => r !== undefined);
+  const slots = o.concurrency ?? taskSlots(tasks, o);
+  // No claims when nothing is read from the cache (--fresh) or nothing is sampled (cache only).
+  const claims = o.fresh || o.cacheOnly ? undefined : new TaskClaims(o.cache);
+  // Each task is planned once: when it starts, or before, when an earlier task claims it ahead.
+  const plans = new Array<TaskPlan | undefined>(tasks.length);
+  const started = new Uint8Array(tasks.length);
+  const planOf = (i: number): TaskPlan => (plans[i] ??= planTask(at(tasks, i), o));
+  // The tasks that start after task i and still miss samples: claimed with it, in one write.
+  const reach = Math.max(slots, CLAIM_AHEAD);
+  const ahead = (i: number) => (): string[] => {
+    const keys: string[] = [];
+    for (let j = i + 1; j < tasks.length && j <= i + reach; j++) {
+      // One that started has claimed for itself (a task still waiting claims ahead from behind it).
+      if (started[j]) continue;
+      const plan = planOf(j);
+      if ('keys' in plan && plan.keys.length && o.cache.getMany(plan.keys).includes(undefined))
+        keys.push(at(plan.keys, 0));
+    }
+    return keys;
+  };
+  try {
+    const results = await mapLimit(tasks, slots, async (_task, i) => {
+      const plan = planOf(i);
+      started[i] = 1;
+      plans[i] = undefined;
+      const r = 'keys' in plan ? await sampleTask(plan, o, fresh, claims, ahead(i)) : plan.result;
+      if (r) o.onTaskDone?.(r);
+      return r;
+    });
+    return results.filter((r): r is TaskRunResult => r !== undefined);
+  } finally {
+    claims?.close();
+  }
 }
 
 /**
@@ -176,7 +209,19 @@ function freshCache(o: RunOptions): () => void {
   };
 }
 
-async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): Promise<TaskRunResult | undefined> {
+/** What a task's sampling needs, worked out before it starts; or its result when it cannot start. */
+type TaskPlan =
+  | {
+      readonly task: TaskSpec;
+      readonly profile: ModelProfile;
+      readonly request: SampleRequest;
+      readonly agent: AgentPlan | undefined;
+      /** The cache keys of its samples, in order. */
+      readonly keys: readonly string[];
+    }
+  | { readonly result: TaskRunResult | undefined };
+
+function planTask(task: TaskSpec, o: RunOptions): TaskPlan {
   const n = o.samples ?? task.sampling.samples;
   let profile: ModelProfile;
   try {
@@ -184,40 +229,55 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
     // A bad VTASK_* limit in the environment is this task's error, like a bad profile.
     limitsOf(profile);
   } catch (e) {
-    if (o.cacheOnly) return undefined;
+    if (o.cacheOnly) return { result: undefined };
     return {
-      task,
-      model: '?',
-      samples: [],
-      stats: taskStats([], o.groupSize, true),
-      error: errorMessage(e),
-      requests: 0,
+      result: {
+        task,
+        model: '?',
+        samples: [],
+        stats: taskStats([], o.groupSize, true),
+        error: errorMessage(e),
+        requests: 0,
+      },
     };
   }
   const request = requestOf(task, profile);
   // Environments run the task's own code: never in an untrusted workspace.
   if (task.environment && o.trusted === false)
-    return o.cacheOnly
-      ? undefined
-      : {
-          task,
-          model: `${profile.name} (${profile.model})`,
-          samples: [],
-          stats: taskStats([], o.groupSize, true),
-          error: refusedInUntrusted,
-          requests: 0,
-        };
+    return {
+      result: o.cacheOnly
+        ? undefined
+        : {
+            task,
+            model: `${profile.name} (${profile.model})`,
+            samples: [],
+            stats: taskStats([], o.groupSize, true),
+            error: refusedInUntrusted,
+            requests: 0,
+          },
+    };
   const agent = task.environment ? agentPlan(task, o.file, profile, request) : undefined;
   // An agent task's samples are whole trajectories, each a record of its own in the cache.
   const keys = agent ? Array.from({ length: n }, (_, i) => agent.key(i)) : sampleKeys(profile, request, n);
+  return { task, profile, request, agent, keys };
+}
+
+async function sampleTask(
+  { task, profile, request, agent, keys }: Extract<TaskPlan, { keys: unknown }>,
+  o: RunOptions,
+  refresh: () => void,
+  claims: TaskClaims | undefined,
+  ahead: () => readonly string[],
+): Promise<TaskRunResult | undefined> {
+  const n = keys.length;
   let got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
   let claim: Claim | undefined;
-  if (!o.fresh && !o.cacheOnly && got.includes(undefined) && !o.signal.aborted) {
+  if (claims && got.includes(undefined) && !o.signal.aborted) {
     refresh();
     got = o.cache.getMany(keys);
     if (got.includes(undefined)) {
       try {
-        claim = await claimTask(o.cache, at(keys, 0), o.signal, {
+        claim = await claims.claim(at(keys, 0), ahead, o.signal, {
           maxWaitMs: limitsOf(profile).retryBudgetMs,
           onWait: () => o.onWaitForOtherRun?.(task.id),
         });
@@ -225,11 +285,8 @@ async function sampleTask(task: TaskSpec, o: RunOptions, refresh: () => void): P
         if (!o.signal.aborted) throw e;
       }
       // Read again even when the claim came at once: another run may have finished the task
-      // (and let go of it) between the read above and the claim.
-      if (claim) {
-        o.cache.refresh();
-        got = o.cache.getMany(keys);
-      }
+      // (and let go of it) before this run claimed it; the claim read what it wrote.
+      if (claim) got = o.cache.getMany(keys);
     }
   }
   try {

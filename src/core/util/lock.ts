@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
+import { isRecord } from '../base/record';
 
 export interface LockInfo {
   readonly pid: number;
@@ -28,20 +29,22 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** The holder a lock file's JSON names, or undefined when it names none (judged by age then). */
+export function lockInfoOf(v: unknown): LockInfo | undefined {
+  if (!isRecord(v)) return undefined;
+  const { pid, host, at, token } = v;
+  return typeof pid === 'number' && typeof host === 'string' && typeof at === 'number' && typeof token === 'string'
+    ? { pid, host, at, token }
+    : undefined;
+}
+
 function readInfo(file: string): LockInfo | undefined {
   try {
-    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockInfo>;
-    if (
-      typeof v.pid === 'number' &&
-      typeof v.host === 'string' &&
-      typeof v.at === 'number' &&
-      typeof v.token === 'string'
-    )
-      return v as LockInfo;
+    return lockInfoOf(JSON.parse(fs.readFileSync(file, 'utf8')));
   } catch {
     // Unreadable or half-written: judged by age below.
+    return undefined;
   }
-  return undefined;
 }
 
 function mtimeMs(file: string): number | undefined {
@@ -56,7 +59,7 @@ function mtimeMs(file: string): number | undefined {
  * Stale when its holder is gone: a dead pid on this machine, or older than `staleMs` (the only
  * test possible for another machine's lock, or for a lock file that a crash left empty).
  */
-function isStale(info: LockInfo | undefined, mtime: number | undefined, staleMs: number): boolean {
+export function isStale(info: LockInfo | undefined, mtime: number | undefined, staleMs: number): boolean {
   const now = Date.now();
   if (info) return (info.host === HOST_ID && !pidAlive(info.pid)) || now - info.at > staleMs;
   // A holder writes its info right after creating the file: give it a moment.

@@ -80,6 +80,34 @@ interface GoldEntry {
   readonly parsed: ParseResult;
 }
 
+/**
+ * Parsed gold answers by base and value. Every sample of a task is checked against the same gold
+ * (and `vtask serve` gets a GRPO group's samples with one gold), and parsing it again for each
+ * showed as a third of the `math` verifier's time in `vtask run`. The parse is a pure function of
+ * these two, and the verifier never changes the nodes it returns.
+ */
+const parsedGolds = new Map<string, GoldEntry>();
+const PARSED_GOLDS_MAX = 4096;
+/** Longer golds (worked solutions) are parsed each time rather than kept. */
+const PARSED_GOLD_MAX_CHARS = 4096;
+
+function goldEntry(raw: string | number, base: number | undefined): GoldEntry {
+  if (typeof raw === 'string' && raw.length > PARSED_GOLD_MAX_CHARS) return { raw, ...parseGold(raw, base) };
+  const key = `${base ?? ''}:${typeof raw}:${raw}`;
+  let entry = parsedGolds.get(key);
+  if (!entry) {
+    if (parsedGolds.size >= PARSED_GOLDS_MAX) parsedGolds.clear();
+    entry = { raw, ...parseGold(raw, base) };
+    parsedGolds.set(key, entry);
+  }
+  return entry;
+}
+
+/** Forgets the parsed golds (tests compare verdicts with and without them). */
+export function clearParsedGolds(): void {
+  parsedGolds.clear();
+}
+
 /** Answers that look like mathematics are never replaced by a number found inside them. */
 const looksLikeMath = (s: string): boolean => /[\\^{}=_]/.test(s);
 
@@ -116,7 +144,7 @@ export async function checkMath(
     base: params.base ?? extra.base,
   };
   const raws = params.answers ?? (params.answer !== undefined ? [params.answer] : []);
-  const golds: GoldEntry[] = raws.map((raw) => ({ raw, ...parseGold(raw, options.base) }));
+  const golds: GoldEntry[] = raws.map((raw) => goldEntry(raw, options.base));
   const goodGolds = golds.filter((g) => g.parsed.ok);
   const goldShown = golds.map((g) => clip(String(g.raw), 60)).join(' or ');
   if (!goodGolds.length) {
