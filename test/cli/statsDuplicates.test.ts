@@ -56,8 +56,11 @@ const BENCH = `{"prompt": "Unrelated text about rivers and lakes and the sea and
 
 /** `vtask stats` run from DIR with its own temporary folder, which must be left empty. */
 function stats(...args: string[]): string {
+  return statsWith(fs.mkdtempSync(path.join(DIR, 'cache-')), ...args);
+}
+
+function statsWith(cache: string, ...args: string[]): string {
   const tmp = fs.mkdtempSync(path.join(DIR, 'tmp-'));
-  const cache = fs.mkdtempSync(path.join(DIR, 'cache-'));
   const r = spawnSync(
     process.execPath,
     [CLI, 'stats', 'data', '--cache-dir', cache, '--contamination', 'bench.jsonl', '--ngram', '8', ...args],
@@ -98,6 +101,17 @@ test('the text summary is the same as the in-memory search printed', () => {
       '',
     ].join('\n'),
   );
+});
+
+test('a cache folder where nothing can be remembered: the prompts are read again from the files, with the same findings', () => {
+  // `stats` is a file there, so no summary is written: a parsed file's prompts are not in memory either.
+  const cache = fs.mkdtempSync(path.join(DIR, 'cache-'));
+  fs.writeFileSync(path.join(cache, 'stats'), '');
+  const unremembered = statsWith(cache);
+  assert.equal(unremembered, stats());
+  assert.match(unremembered, /^duplicates: 4 pairs$/m);
+  assert.match(unremembered, /^contamination: 2 overlaps with the benchmark$/m);
+  assert.equal(fs.statSync(path.join(cache, 'stats')).isFile(), true);
 });
 
 test('--json: the same duplicates, similarities and overlaps', () => {

@@ -140,39 +140,68 @@ export function findDuplicates(
   prompts: Iterable<{ ref: TaskRef; text: string }>,
   o: { threshold?: number } = {},
 ): DuplicatePair[] {
-  const threshold = o.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
-  if (!(threshold > 0 && threshold <= 1))
-    throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
-  const dir = new ScratchDir('duplicates');
-  const files: SpillFile[] = [];
-  const spill = (name: string, width = 0): SpillFile => {
-    const f = new SpillFile(dir, name, width);
-    files.push(f);
-    return f;
-  };
+  const search = new DuplicateSearch(o.threshold);
   try {
-    // The prompts with a word, in input order, and the hash of each one's words as written.
-    const refs: TaskRef[] = [];
-    const texts = spill('texts');
-    const exactKeys = spill('exact-keys', 4);
-    const key = new Uint32Array(1);
-    const keyBytes = new Uint8Array(key.buffer);
-    for (const { ref, text } of prompts) {
-      const words = promptWords(text, false).words;
-      if (!words.length) continue;
-      refs.push(ref);
-      texts.append(Buffer.from(text, 'utf8'));
-      // Exact duplicates are equal as written ("3" and "three" make a near duplicate, not an exact one).
-      key[0] = hashString(words.join(' '));
-      exactKeys.append(keyBytes);
-    }
-    const textOf = (i: number): string => texts.read(i).toString('utf8');
-    const { pairs, copies } = exactPairs(dir, refs, exactKeys, textOf);
-    pairs.push(...nearPairs(dir, refs, copies, textOf, spill, threshold));
-    return pairs.sort(comparePairs);
+    for (const { ref, text } of prompts) search.add(ref, text);
+    return search.pairs();
   } finally {
-    for (const f of files) f.close();
-    dir.remove();
+    search.close();
+  }
+}
+
+/**
+ * `findDuplicates` fed one prompt at a time (the prompts of one file after another's), for a
+ * caller that reads them in turn. `close` removes its scratch folder, whatever happened.
+ */
+export class DuplicateSearch {
+  private readonly threshold: number;
+  private readonly dir: ScratchDir;
+  private readonly files: SpillFile[] = [];
+  /** The prompts with a word, in input order, and the hash of each one's words as written. */
+  private readonly refs: TaskRef[] = [];
+  private readonly texts: SpillFile;
+  private readonly exactKeys: SpillFile;
+  private readonly key = new Uint32Array(1);
+
+  constructor(threshold = DEFAULT_DUPLICATE_THRESHOLD) {
+    if (!(threshold > 0 && threshold <= 1))
+      throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
+    this.threshold = threshold;
+    this.dir = new ScratchDir('duplicates');
+    this.texts = this.spill('texts');
+    this.exactKeys = this.spill('exact-keys', 4);
+  }
+
+  add(ref: TaskRef, text: string): void {
+    const words = promptWords(text, false).words;
+    if (!words.length) return;
+    this.refs.push(ref);
+    this.texts.append(Buffer.from(text, 'utf8'));
+    // Exact duplicates are equal as written ("3" and "three" make a near duplicate, not an exact one).
+    this.key[0] = hashString(words.join(' '));
+    this.exactKeys.append(new Uint8Array(this.key.buffer));
+  }
+
+  /** The pairs among the prompts added, sorted as `findDuplicates` sorts them. */
+  pairs(): DuplicatePair[] {
+    const textOf = (i: number): string => this.texts.read(i).toString('utf8');
+    const { pairs, copies } = exactPairs(this.dir, this.refs, this.exactKeys, textOf);
+    pairs.push(
+      ...nearPairs(this.dir, this.refs, copies, textOf, (name, width) => this.spill(name, width), this.threshold),
+    );
+    return pairs.sort(comparePairs);
+  }
+
+  close(): void {
+    for (const f of this.files) f.close();
+    this.files.length = 0;
+    this.dir.remove();
+  }
+
+  private spill(name: string, width = 0): SpillFile {
+    const f = new SpillFile(this.dir, name, width);
+    this.files.push(f);
+    return f;
   }
 }
 
