@@ -1,7 +1,7 @@
 // The duplicate search in bounded memory: 300,000 distinct prompts, made one at a time and kept
 // by nobody, searched in a child process with a 40 MB heap. The in-memory search kept every
 // prompt's text and a map of their normalised texts, and ran out of that heap; this one keeps
-// per prompt its task (here 60 bytes, in the heap) and 28 bytes outside the heap, the rest in a
+// per prompt its task (here 60 bytes, in the heap) and about 30 bytes outside the heap, the rest in a
 // scratch folder.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
