@@ -1,7 +1,9 @@
 // The bounded-memory parts of the duplicate search: grouping items by key a chunk at a time
 // (sorted runs in a scratch folder, merged) gives the buckets an in-memory grouping gives, in
-// the same order; the scratch folder is removed when the search ends, also when it fails.
+// the same order; the scratch folder is removed when the search ends, also when it fails, and
+// one left by a process that is gone is removed by the next search.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -106,6 +108,26 @@ test('the duplicate search leaves nothing in the temporary folder, when done and
     }
     assert.throws(() => findDuplicates(failing()), /the input failed/);
     assert.deepEqual(fs.readdirSync(tmp), []);
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('a scratch folder left by a process that is gone is removed by the next search; a live one stays', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-duplicates-tmp-'));
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  try {
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const left = path.join(tmp, `vtask-duplicates-${gone.stdout}-AbCdEf`);
+    const live = path.join(tmp, `vtask-duplicates-${process.ppid}-AbCdEf`);
+    const other = path.join(tmp, `vtask-spool-${gone.stdout}-AbCdEf`);
+    for (const d of [left, live, other]) fs.mkdirSync(d);
+    fs.writeFileSync(path.join(left, 'texts'), 'a prompt');
+    findDuplicates([{ ref: { file: 'f.vtask', task: 'a' }, text: 'One prompt alone.' }]);
+    assert.deepEqual(fs.readdirSync(tmp).sort(), [path.basename(other), path.basename(live)].sort());
   } finally {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;

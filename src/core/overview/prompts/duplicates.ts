@@ -238,7 +238,7 @@ function exactPairs(
   return { pairs, copies };
 }
 
-/** A distinct prompt as the near-duplicate search reads it back: [input index, numbers hash, feature count, features...]. */
+/** A distinct prompt as the near-duplicate search reads it back: input index, numbers hash, feature count, features. */
 type Features = Uint32Array;
 
 function nearPairs(

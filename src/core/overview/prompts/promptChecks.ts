@@ -148,7 +148,7 @@ export class PromptChecks {
     return (ref) => must(byKey.get(refKey(ref)), 'every task a check found is in the dataset');
   }
 
-  /** Calls `each` with the prompts compared: of the valid tasks that have one, in the dataset's order, a file at a time. */
+  /** Calls `each` with the prompts compared (of valid tasks that have one), in the dataset's order, a file at a time. */
   private async forEachPrompt(each: (ref: TaskRef, text: string) => void): Promise<void> {
     for (let f = 0; f < this.d.files.length; f++) {
       const texts = await this.d.prompts(f);
