@@ -4,9 +4,11 @@
 // process itself at exit, threads included). The file is gen-large's compact layout (a million
 // tasks in 53 MB, under the 64 MB a task file may have); one task in ten has two cases.
 //
-//   node scripts/bench-memory.mjs [--sizes 100000,1000000] [--commands test,stats,check] [--baseline PATH/TO/cli.js]
+//   node scripts/bench-memory.mjs [--sizes 100000,1000000] [--commands test,stats,check,stats-checks] [--baseline PATH/TO/cli.js]
 //
-// --baseline  another build of the CLI (say, the merge base's) measured beside this one
+// --baseline    another build of the CLI (say, the merge base's) measured beside this one
+// stats-checks  `vtask stats` once the file's summary is remembered, with the duplicate search
+//               run again (its remembered result removed): the search without the parse
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,9 +38,18 @@ const ARGS = {
   test: (f) => ['test', f],
   stats: (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))],
   check: (f) => ['check', f],
+  'stats-checks': (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))],
 };
 
-function measure(cli, args) {
+/** Before a measured run: `stats-checks` has the summary remembered, and no remembered check. */
+function prepare(cli, command, args) {
+  if (command !== 'stats-checks') return;
+  run(cli, args);
+  const stats = path.join(args[args.indexOf('--cache-dir') + 1], 'stats');
+  for (const v of fs.readdirSync(stats)) fs.rmSync(path.join(stats, v, 'checks'), { recursive: true, force: true });
+}
+
+function run(cli, args) {
   const r = spawnSync(process.execPath, ['-r', preload, cli, ...args], {
     encoding: 'utf8',
     cwd: dir,
@@ -51,6 +62,11 @@ function measure(cli, args) {
   return { peak_rss_mb: Math.round(Number(m[1]) / 1024), cpu_ms: Math.round(Number(m[2]) / 1000) };
 }
 
+function measure(cli, command, args) {
+  prepare(cli, command, args);
+  return run(cli, args);
+}
+
 const figures = { load_average: +os.loadavg()[0].toFixed(2) };
 try {
   for (const n of SIZES) {
@@ -59,7 +75,7 @@ try {
     const mb = (fs.statSync(file).size / 1e6).toFixed(1);
     for (const command of COMMANDS) {
       const f = Object.fromEntries(
-        Object.entries(clis).map(([name, cli]) => [name, measure(cli, ARGS[command](file))]),
+        Object.entries(clis).map(([name, cli]) => [name, measure(cli, command, ARGS[command](file))]),
       );
       figures[`${command}_${n}`] = f;
       console.log(

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resolveCacheDir } from '../../sampling/cacheDir';
 import { StatsMemo, type RememberedFile } from './statsMemo';
-import { summariseTaskFile, textHash, type FileSummary, type SummarisedFile } from './summary';
+import { summariseTaskFile, textHash, type FileSummary } from './summary';
 import { summariseInWorkers, workersFor, type SummaryJob } from './summaryWorkers';
 import { at } from '../../util/must';
 
@@ -75,8 +75,10 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
         job: { text: r.text as string, file, hash: r.hash, cacheDir, cases: o.cases !== false },
       });
   }
-  const parsed = (index: number, s: SummarisedFile): void => {
-    known[index] = { summary: s.summary, prompts: () => s.prompts };
+  // A file parsed here has its prompts read back from its remembered summary when a check wants
+  // them, not kept: a dataset's prompts would be most of what the summaries hold.
+  const parsed = (index: number, summary: FileSummary, memo: StatsMemo, hash: string): void => {
+    known[index] = { summary, prompts: () => memo.prompts(hash, summary.tasks.length) };
     o.onFile?.(++done, files.length);
   };
   const threads = o.workerScript ? workersFor(toParse.reduce((n, p) => n + p.job.text.length, 0)) : 0;
@@ -89,7 +91,7 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
         const { index, job } = at(toParse, i);
         const memo = memos.get(job.cacheDir) as StatsMemo;
         for (const [key, counts] of s.learnt) memo.set(key, counts);
-        parsed(index, s);
+        parsed(index, s.summary, memo, job.hash);
       },
       o.signal,
     );
@@ -98,7 +100,7 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
       const memo = memos.get(job.cacheDir) as StatsMemo;
       const s = await summariseTaskFile(job.text, job.file, { cases: job.cases, memo, signal: o.signal });
       memo.putFileSummary(job.hash, s.summary, s.prompts);
-      parsed(index, s);
+      parsed(index, s.summary, memo, job.hash);
     }
   }
   for (const m of memos.values()) m.save();

@@ -52,6 +52,11 @@ export class StatsMemo implements CaseMemo {
     }
   }
 
+  /** The prompts of the remembered summary of a text hashing to `hash`, if it has `tasks` of them. */
+  prompts(hash: string, tasks: number): string[] | undefined {
+    return promptsOf(path.join(this.root, 'files', `${hash}.jsonl`), tasks);
+  }
+
   putFileSummary(hash: string, summary: FileSummary, prompts: readonly string[]): void {
     if (!this.ensure()) return;
     writeQuietly(

@@ -2,11 +2,11 @@
 // CPU for 100,000 tasks), and files are independent of each other: with several cores they are
 // summarised in worker threads. A worker reads the case outcomes remembered in the cache
 // folder, writes each file's summary there as the main thread would, and sends back the
-// summary, the prompts and the case outcomes it learnt, which the main thread remembers.
+// summary and the case outcomes it learnt, which the main thread remembers.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { StatsMemo } from './statsMemo';
-import { summariseTaskFile, type CaseCounts, type SummarisedFile } from './summary';
+import { summariseTaskFile, type CaseCounts, type FileSummary } from './summary';
 
 /** Marks a worker started to summarise task files; the entry script checks for it. */
 export const SUMMARY_WORKER = 'vtask-summarise-files';
@@ -25,8 +25,13 @@ export interface SummaryJob {
   readonly cases: boolean;
 }
 
-/** A summary made in a worker, and the case outcomes learnt making it (cases key, counts). */
-export interface WorkerSummary extends SummarisedFile {
+/**
+ * A summary made in a worker, and the case outcomes learnt making it (cases key, counts). Its
+ * prompts stay in the summary the worker remembered in the cache folder: sending them would copy
+ * every prompt of the dataset into the main thread.
+ */
+export interface WorkerSummary {
+  readonly summary: FileSummary;
   readonly learnt: readonly (readonly [string, CaseCounts])[];
 }
 
@@ -115,7 +120,7 @@ export function runSummaryWorker(port: {
           },
         });
         memo.putFileSummary(job.hash, s.summary, s.prompts);
-        port.postMessage({ id, done: { ...s, learnt } });
+        port.postMessage({ id, done: { summary: s.summary, learnt } });
       } catch (e) {
         port.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
       }

@@ -141,6 +141,23 @@ export function findContamination(
   rows: readonly { row: number; text: string }[],
   o: { n?: number; benchmark?: string } = {},
 ): ContaminationHit[] {
+  const find = contaminationFinder(rows, o);
+  const hits: ContaminationHit[] = [];
+  for (const { ref, text } of prompts) {
+    const hit = find(ref, text);
+    if (hit) hits.push(hit);
+  }
+  return hits;
+}
+
+/**
+ * `findContamination` one prompt at a time: the benchmark's index is made once, and each prompt
+ * is checked as it is read (the prompts of one file after another's), none kept.
+ */
+export function contaminationFinder(
+  rows: readonly { row: number; text: string }[],
+  o: { n?: number; benchmark?: string } = {},
+): (ref: TaskRef, text: string) => ContaminationHit | undefined {
   const n = o.n ?? DEFAULT_NGRAM;
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`the n-gram length must be a whole number of at least 1, got ${n}`);
@@ -182,14 +199,13 @@ export function findContamination(
       if (i - from + 1 >= len) index.add(keyOf(h, len), i - len + 1, len, r);
     }
   }
-  const hits: ContaminationHit[] = [];
-  if (rowOf.length === 0) return hits;
+  if (rowOf.length === 0) return () => undefined;
   const byLength = [...lengths].sort((x, y) => y - x).map((len) => ({ len, pow: power(len) }));
   const w = words.data;
-  for (const { ref, text } of prompts) {
+  return (ref, text) => {
     const pw = promptWords(text);
     const m = pw.words.length;
-    if (m < minWords) continue;
+    if (m < minWords) return undefined;
     const ids = new Int32Array(m);
     const hs = new Uint32Array(m);
     for (let i = 0; i < m; i++) {
@@ -241,13 +257,12 @@ export function findContamination(
         }
       }
     }
-    if (best.row < 0) continue;
-    hits.push({
+    if (best.row < 0) return undefined;
+    return {
       ...ref,
       benchmark_row: best.row,
       overlap: text.slice(pw.starts[best.from], pw.ends[best.to - 1]),
       ...(o.benchmark === undefined ? {} : { benchmark: o.benchmark }),
-    });
-  }
-  return hits;
+    };
+  };
 }

@@ -21,10 +21,11 @@
 //   one", "no one") as a number, so "1"/"one" neither makes nor breaks a pair. The numbers' hash
 //   is part of every LSH bucket key, so such tasks never even become candidates, which also
 //   keeps the buckets of a templated dataset small.
-// - H = 64 hashes (each the feature hash xored with a seed and multiplied, see minhash): the
-//   signatures of 100,000 prompts take 25 MB, and the bands are chosen from the threshold so that
-//   a pair at the threshold becomes a candidate with probability at least 0.99 (at 0.8: 12 bands of 5 rows,
-//   0.991; at 0.9 similarity 0.9999). The estimate itself is never reported.
+// - H = 64 hashes (each the feature hash xored with a seed and multiplied, see minhash). A
+//   signature is not kept: the prompt's band keys are made from it at once. The bands are chosen
+//   from the threshold so that a pair at the threshold becomes a candidate with probability at
+//   least 0.99 (at 0.8: 12 bands of 5 rows, 0.991; at 0.9 similarity 0.9999). The estimate
+//   itself is never reported.
 // - Each task is reported once: an exact copy paired with the first task of its text, a near
 //   duplicate paired with the earlier task most similar to it. So 1,000 copies of one prompt
 //   give 999 pairs (each to the first occurrence), not 499,500; a chain of rewordings gives one
@@ -35,6 +36,9 @@ import type { DuplicatePair, TaskRef } from '../dataset/types';
 import { NUMBER_WORDS_TO_19 } from '../../util/numberWords';
 import { at } from '../../util/must';
 import { f64, i32, num, u32, word } from './packed';
+import { ScratchDir } from '../../util/scratchDir';
+import { SpillFile } from './spillFile';
+import { forEachBucket } from './buckets';
 
 export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;
 const H = 64;
@@ -120,76 +124,225 @@ function featureSet(words: readonly string[]): Set<string> {
   return set;
 }
 
-/** A growable pool of 32-bit values: the shingle sets of all prompts, end to end. */
-class Pool {
-  data = new Uint32Array(1 << 16);
-  length = 0;
-  reserve(n: number): Uint32Array {
-    if (this.length + n > this.data.length) {
-      let size = this.data.length * 2;
-      while (size < this.length + n) size *= 2;
-      const next = new Uint32Array(size);
-      next.set(this.data.subarray(0, this.length));
-      this.data = next;
-    }
-    return this.data.subarray(this.length, this.length + n);
-  }
-}
-
 /**
  * Pairs of tasks whose prompts are duplicates: exact (`exact: true`, similarity 1) or near
  * (the Jaccard similarity of their words and 2-word shingles at or above `threshold`, 0.8 by
  * default, and the same numbers). Sorted by similarity (highest first), then by where the tasks
  * are. Prompts without a word are not compared.
+ *
+ * Memory stays nearly flat in the number of prompts: the prompts, their features and their LSH
+ * band keys go to files in a scratch folder (removed when done, or on exit), buckets are formed by
+ * sorting keys a chunk at a time (buckets.ts), and only the members of a bucket of two or more
+ * are read back. What memory keeps per prompt: its task (the caller's), the offsets of its text
+ * and features (16 bytes) and its best match so far (12 bytes).
  */
 export function findDuplicates(
   prompts: Iterable<{ ref: TaskRef; text: string }>,
   o: { threshold?: number } = {},
 ): DuplicatePair[] {
-  const threshold = o.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
-  if (!(threshold > 0 && threshold <= 1))
-    throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
-  const pairs: DuplicatePair[] = [];
-  // Distinct prompts (the first task of each normalised text), in input order.
-  const refs: TaskRef[] = [];
-  const texts: string[] = [];
-  const firstOf = new Map<string, number>();
-  const pool = new Pool();
-  const offsets: number[] = [0];
-  const numbers: number[] = [];
-  let signatures = new Uint32Array(H * 1024);
-  let scratch = new Uint32Array(1024);
-  for (const { ref, text } of prompts) {
-    const words = promptWords(text, false).words;
-    if (!words.length) continue;
-    // Exact duplicates are equal as written ("3" and "three" make a near duplicate, not an exact one).
-    const norm = words.join(' ');
-    const first = firstOf.get(norm);
-    if (first !== undefined) {
-      pairs.push({ a: at(refs, first), b: ref, similarity: 1, exact: true });
-      continue;
-    }
-    const d = refs.length;
-    firstOf.set(norm, d);
-    refs.push(ref);
-    texts.push(text);
-    asFeatureWords(words);
-    numbers.push(numbersHash(words));
-    if (scratch.length < 2 * words.length) scratch = new Uint32Array(words.length * 4);
-    const count = featureHashes(words, scratch);
-    pool.reserve(count).set(scratch.subarray(0, count));
-    pool.length += count;
-    offsets.push(pool.length);
-    if ((d + 1) * H > signatures.length) {
-      const next = new Uint32Array(signatures.length * 2);
-      next.set(signatures);
-      signatures = next;
-    }
-    minhash(scratch, count, signatures, d * H);
+  const search = new DuplicateSearch(o.threshold);
+  try {
+    for (const { ref, text } of prompts) search.add(ref, text);
+    return search.pairs();
+  } finally {
+    search.close();
   }
-  firstOf.clear();
-  pairs.push(...nearPairs(refs, texts, pool.data, offsets, numbers, signatures, threshold));
-  return pairs.sort(comparePairs);
+}
+
+/**
+ * `findDuplicates` fed one prompt at a time (the prompts of one file after another's), for a
+ * caller that reads them in turn. `close` removes its scratch folder, whatever happened.
+ */
+export class DuplicateSearch {
+  private readonly threshold: number;
+  private readonly dir: ScratchDir;
+  private readonly files: SpillFile[] = [];
+  /** The prompts with a word, in input order, and the hash of each one's words as written. */
+  private readonly refs: TaskRef[] = [];
+  private readonly texts: SpillFile;
+  private readonly exactKeys: SpillFile;
+  private readonly key = new Uint32Array(1);
+
+  constructor(threshold = DEFAULT_DUPLICATE_THRESHOLD) {
+    if (!(threshold > 0 && threshold <= 1))
+      throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
+    this.threshold = threshold;
+    this.dir = new ScratchDir('duplicates');
+    this.texts = this.spill('texts');
+    this.exactKeys = this.spill('exact-keys', 4);
+  }
+
+  add(ref: TaskRef, text: string): void {
+    const words = promptWords(text, false).words;
+    if (!words.length) return;
+    this.refs.push(ref);
+    this.texts.append(Buffer.from(text, 'utf8'));
+    // Exact duplicates are equal as written ("3" and "three" make a near duplicate, not an exact one).
+    this.key[0] = hashString(words.join(' '));
+    this.exactKeys.append(new Uint8Array(this.key.buffer));
+  }
+
+  /** The pairs among the prompts added, sorted as `findDuplicates` sorts them. */
+  pairs(): DuplicatePair[] {
+    const textOf = (i: number): string => this.texts.read(i).toString('utf8');
+    const { pairs, copies } = exactPairs(this.dir, this.refs, this.exactKeys, textOf);
+    pairs.push(
+      ...nearPairs(this.dir, this.refs, copies, textOf, (name, width) => this.spill(name, width), this.threshold),
+    );
+    return pairs.sort(comparePairs);
+  }
+
+  close(): void {
+    for (const f of this.files) f.close();
+    this.files.length = 0;
+    this.dir.remove();
+  }
+
+  private spill(name: string, width = 0): SpillFile {
+    const f = new SpillFile(this.dir, name, width);
+    this.files.push(f);
+    return f;
+  }
+}
+
+/**
+ * Exact duplicates: each copy paired with the first prompt of its text. `copies` marks them:
+ * they are left out of the near-duplicate search.
+ */
+function exactPairs(
+  dir: ScratchDir,
+  refs: readonly TaskRef[],
+  keys: SpillFile,
+  textOf: (i: number) => string,
+): { pairs: DuplicatePair[]; copies: Uint8Array } {
+  const pairs: DuplicatePair[] = [];
+  const copies = new Uint8Array(refs.length);
+  forEachBucket(
+    dir,
+    refs.length,
+    (i) => keys.read(i).readUInt32LE(0),
+    (items) => {
+      // Texts sharing a hash: the first of each distinct text, and its index (a collision is rare).
+      const firsts: { text: string; index: number }[] = [];
+      for (const i of items) {
+        const text = promptWords(textOf(i), false).words.join(' ');
+        const first = firsts.find((f) => f.text === text);
+        if (!first) firsts.push({ text, index: i });
+        else {
+          copies[i] = 1;
+          pairs.push({ a: at(refs, first.index), b: at(refs, i), similarity: 1, exact: true });
+        }
+      }
+    },
+  );
+  return { pairs, copies };
+}
+
+/** A distinct prompt as the near-duplicate search reads it back: input index, numbers hash, feature count, features. */
+type Features = Uint32Array;
+
+function nearPairs(
+  dir: ScratchDir,
+  refs: readonly TaskRef[],
+  copies: Uint8Array,
+  textOf: (i: number) => string,
+  spill: (name: string, width?: number) => SpillFile,
+  threshold: number,
+): DuplicatePair[] {
+  const { bands, rows } = bandsFor(threshold);
+  const features = spill('features');
+  const bandKeys = spill('band-keys', bands * 4);
+  const keys = new Uint32Array(bands);
+  const keyBytes = new Uint8Array(keys.buffer);
+  const signature = new Uint32Array(H);
+  let scratch = new Uint32Array(1024);
+  for (let i = 0; i < refs.length; i++) {
+    if (copies[i]) continue;
+    const words = asFeatureWords(promptWords(textOf(i), false).words);
+    if (scratch.length < 2 * words.length + 3) scratch = new Uint32Array(words.length * 4 + 3);
+    const count = featureHashes(words, scratch.subarray(3));
+    const numbers = numbersHash(words);
+    scratch[0] = i;
+    scratch[1] = numbers;
+    scratch[2] = count;
+    features.append(new Uint8Array(scratch.buffer, 0, (count + 3) * 4));
+    minhash(scratch.subarray(3), count, signature, 0);
+    for (let band = 0; band < bands; band++) {
+      let h = mix32(Math.imul(band + 1, 0x27d4eb2f) ^ numbers);
+      for (let r = 0; r < rows; r++) h = mix32(Math.imul(h, 31) ^ u32(signature, band * rows + r));
+      keys[band] = h;
+    }
+    bandKeys.append(keyBytes);
+  }
+  const n = features.length;
+  if (n < 2) return [];
+  const read = (d: number): Features => {
+    const bytes = features.read(d);
+    const out = new Uint32Array(bytes.length / 4);
+    new Uint8Array(out.buffer).set(bytes);
+    return out;
+  };
+  const bestSim = new Float64Array(n);
+  const bestOf = new Int32Array(n).fill(-1);
+  const consider = (a: number, fa: Features, b: number, fb: Features): void => {
+    if (fa[1] !== fb[1]) return;
+    const na = u32(fa, 2);
+    const nb = u32(fb, 2);
+    // Jaccard is at most the smaller set over the larger one.
+    if (Math.min(na, nb) < threshold * Math.max(na, nb)) return;
+    let i = 3;
+    let j = 3;
+    const ei = i + na;
+    const ej = j + nb;
+    let inter = 0;
+    while (i < ei && j < ej) {
+      const x = u32(fa, i);
+      const y = u32(fb, j);
+      if (x === y) {
+        inter++;
+        i++;
+        j++;
+      } else if (x < y) i++;
+      else j++;
+    }
+    const sim = inter / (na + nb - inter);
+    if (sim >= threshold && (sim > f64(bestSim, b) || (sim === bestSim[b] && a < i32(bestOf, b)))) {
+      bestSim[b] = sim;
+      bestOf[b] = a;
+    }
+  };
+  // The last members of the bucket read, a ring of BUCKET_WINDOW + 1.
+  const window: (Features | undefined)[] = new Array<Features | undefined>(BUCKET_WINDOW + 1);
+  for (let band = 0; band < bands; band++) {
+    forEachBucket(
+      dir,
+      n,
+      (d) => bandKeys.read(d).readUInt32LE(band * 4),
+      (items) => {
+        for (let p = 0; p < items.length; p++) {
+          const b = num(items, p);
+          const fb = read(b);
+          window[p % window.length] = fb;
+          for (let q = p - 1; q >= 0 && q >= p - BUCKET_WINDOW; q--) {
+            const fa = window[q % window.length];
+            if (fa) consider(num(items, q), fa, b, fb);
+          }
+        }
+      },
+    );
+  }
+  const out: DuplicatePair[] = [];
+  for (let b = 0; b < n; b++) {
+    const a = i32(bestOf, b);
+    if (a < 0) continue;
+    const ia = u32(read(a), 0);
+    const ib = u32(read(b), 0);
+    // The hashed sets agree with the words but for a 32-bit collision; the figure reported is
+    // measured on the words themselves.
+    const similarity = shingleJaccard(textOf(ia), textOf(ib));
+    if (similarity >= threshold) out.push({ a: at(refs, ia), b: at(refs, ib), similarity, exact: false });
+  }
+  return out;
 }
 
 /**
@@ -209,91 +362,6 @@ function minhash(features: Uint32Array, count: number, out: Uint32Array, at: num
     }
     out[at + h] = min;
   }
-}
-
-function nearPairs(
-  refs: readonly TaskRef[],
-  texts: readonly string[],
-  shingles: Uint32Array,
-  offsets: readonly number[],
-  numbers: readonly number[],
-  signatures: Uint32Array,
-  threshold: number,
-): DuplicatePair[] {
-  const n = refs.length;
-  if (n < 2) return [];
-  const { bands, rows } = bandsFor(threshold);
-  const bestSim = new Float64Array(n);
-  const bestOf = new Int32Array(n).fill(-1);
-  const size = (i: number): number => num(offsets, i + 1) - num(offsets, i);
-  const consider = (a: number, b: number): void => {
-    if (numbers[a] !== numbers[b]) return;
-    const na = size(a);
-    const nb = size(b);
-    // Jaccard is at most the smaller set over the larger one.
-    if (Math.min(na, nb) < threshold * Math.max(na, nb)) return;
-    let i = num(offsets, a);
-    let j = num(offsets, b);
-    const ei = i + na;
-    const ej = j + nb;
-    let inter = 0;
-    while (i < ei && j < ej) {
-      const x = u32(shingles, i);
-      const y = u32(shingles, j);
-      if (x === y) {
-        inter++;
-        i++;
-        j++;
-      } else if (x < y) i++;
-      else j++;
-    }
-    const sim = inter / (na + nb - inter);
-    if (sim >= threshold && (sim > f64(bestSim, b) || (sim === bestSim[b] && a < i32(bestOf, b)))) {
-      bestSim[b] = sim;
-      bestOf[b] = a;
-    }
-  };
-  // Bucket keys packed with the prompt's index, so one numeric sort groups each bucket in input order.
-  const packed = n < 1 << 21;
-  const keys = new Float64Array(n);
-  const order = new Uint32Array(n);
-  const bandKey = new Uint32Array(n);
-  for (let band = 0; band < bands; band++) {
-    for (let d = 0; d < n; d++) {
-      let h = mix32(Math.imul(band + 1, 0x27d4eb2f) ^ num(numbers, d));
-      const at = d * H + band * rows;
-      for (let r = 0; r < rows; r++) h = mix32(Math.imul(h, 31) ^ u32(signatures, at + r));
-      bandKey[d] = h;
-      if (packed) keys[d] = h * (1 << 21) + d;
-    }
-    if (packed) {
-      keys.sort();
-      for (let i = 0; i < n; i++) order[i] = f64(keys, i) % (1 << 21);
-    } else {
-      for (let i = 0; i < n; i++) order[i] = i;
-      order.sort((x, y) => u32(bandKey, x) - u32(bandKey, y) || x - y);
-    }
-    for (let lo = 0; lo < n;) {
-      const key = u32(bandKey, u32(order, lo));
-      let hi = lo + 1;
-      while (hi < n && u32(bandKey, u32(order, hi)) === key) hi++;
-      for (let p = lo + 1; p < hi; p++) {
-        const b = u32(order, p);
-        for (let q = p - 1; q >= lo && q >= p - BUCKET_WINDOW; q--) consider(u32(order, q), b);
-      }
-      lo = hi;
-    }
-  }
-  const out: DuplicatePair[] = [];
-  for (let b = 0; b < n; b++) {
-    const a = i32(bestOf, b);
-    if (a < 0) continue;
-    // The hashed sets agree with the words but for a 32-bit collision; the figure reported is
-    // measured on the words themselves.
-    const similarity = shingleJaccard(at(texts, a), at(texts, b));
-    if (similarity >= threshold) out.push({ a: at(refs, a), b: at(refs, b), similarity, exact: false });
-  }
-  return out;
 }
 
 /** Orders tasks by file, then line, then id. */

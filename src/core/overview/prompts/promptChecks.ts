@@ -1,6 +1,7 @@
 // The checks that compare a dataset's prompts: near-duplicates among them, and overlaps with a
-// benchmark. Each looks at every prompt at once (seconds of CPU and all prompts in memory for
-// 100,000 tasks), so its result is remembered for the state of the dataset it was found in:
+// benchmark. Each reads every prompt, a file at a time, and keeps none: the duplicate search
+// spills them to a scratch folder, the overlap search checks each as it is read. That is still
+// seconds of CPU for 100,000 tasks, so its result is remembered for the state of the dataset it was found in:
 // the files (as shown, in order) and their text hashes, the threshold, the benchmark's path and
 // content hash. Any edit, added or removed file, or other setting misses, and the check runs
 // again; what is remembered is where the tasks are in the dataset's order, so a result can
@@ -8,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { readBenchmark } from './benchmark';
-import { DEFAULT_NGRAM, findContamination } from './contamination';
-import { findDuplicates } from './duplicates';
+import { DEFAULT_NGRAM, contaminationFinder } from './contamination';
+import { DuplicateSearch } from './duplicates';
 import type { StatsMemo } from '../dataset/statsMemo';
 import type { ContaminationHit, DuplicatePair, TaskRef } from '../dataset/types';
 import { at, must } from '../../util/must';
@@ -28,18 +29,7 @@ export interface PromptDataset {
   prompts(file: number): Promise<readonly string[]>;
 }
 
-interface Prompt {
-  readonly ref: TaskRef;
-  readonly text: string;
-}
-
 export class PromptChecks {
-  private list: Prompt[] | undefined;
-  /** The index in the dataset of each task compared (its ref is the one given to the checks). */
-  private readonly index = new Map<TaskRef, number>();
-  /** The same by `refKey`, for hits that copy the ref's fields; made when first needed. */
-  private byKey: Map<string, number> | undefined;
-
   /** `memo` remembers the results (none: every check runs). */
   constructor(
     private readonly d: PromptDataset,
@@ -56,10 +46,18 @@ export class PromptChecks {
         : undefined;
     });
     if (known) return known;
-    const pairs = findDuplicates(await this.prompts(), { threshold });
+    const search = new DuplicateSearch(threshold);
+    let pairs: DuplicatePair[];
+    try {
+      await this.forEachPrompt((ref, text) => search.add(ref, text));
+      pairs = search.pairs();
+    } finally {
+      search.close();
+    }
+    const rank = this.ranks(pairs.flatMap((p) => [p.a, p.b]));
     this.memo?.putCheck(
       name,
-      pairs.flatMap((p) => [this.rank(p.a), this.rank(p.b), p.similarity, p.exact ? 1 : 0]),
+      pairs.flatMap((p) => [rank(p.a), rank(p.b), p.similarity, p.exact ? 1 : 0]),
     );
     return pairs;
   }
@@ -87,10 +85,16 @@ export class PromptChecks {
     }
     const bench = await readBenchmark(file);
     for (const note of bench.notes) onNote?.(note);
-    const hits = findContamination(await this.prompts(), bench.rows, { benchmark: file, n });
+    const find = contaminationFinder(bench.rows, { benchmark: file, n });
+    const hits: ContaminationHit[] = [];
+    await this.forEachPrompt((ref, text) => {
+      const hit = find(ref, text);
+      if (hit) hits.push(hit);
+    });
+    const rank = this.ranks(hits);
     if (name !== undefined)
       this.memo?.putCheck(name, {
-        hits: hits.flatMap((h) => [this.rank(h), h.benchmark_row, h.overlap]),
+        hits: hits.flatMap((h) => [rank(h), h.benchmark_row, h.overlap]),
         notes: bench.notes,
       });
     return hits;
@@ -129,35 +133,31 @@ export class PromptChecks {
       : undefined;
   }
 
-  /** The index in the dataset of a task the checks were given. */
-  private rank(ref: TaskRef): number {
-    return this.index.get(ref) ?? this.rankByKey(ref);
+  /**
+   * The index in the dataset of each of `refs` (tasks found by a check, or copies of their
+   * fields), found in one pass over the tasks: only the ones found are kept.
+   */
+  private ranks(refs: readonly TaskRef[]): (ref: TaskRef) => number {
+    const wanted = new Set(refs.map(refKey));
+    const byKey = new Map<string, number>();
+    if (wanted.size)
+      for (const [i, task] of this.d.tasks.entries()) {
+        const key = refKey(task.ref);
+        if (task.valid && wanted.has(key) && !byKey.has(key)) byKey.set(key, i);
+      }
+    return (ref) => must(byKey.get(refKey(ref)), 'every task a check found is in the dataset');
   }
 
-  /** The same for a copy of a ref (two tasks with one key are alike in every output). */
-  private rankByKey(ref: TaskRef): number {
-    if (!this.byKey) {
-      this.byKey = new Map();
-      for (const [r, i] of this.index) if (!this.byKey.has(refKey(r))) this.byKey.set(refKey(r), i);
-    }
-    return must(this.byKey.get(refKey(ref)), 'every ref given has its key in the index');
-  }
-
-  /** The prompts compared: of the valid tasks that have one, in the dataset's order. */
-  private async prompts(): Promise<Prompt[]> {
-    if (this.list) return this.list;
-    const list: Prompt[] = [];
+  /** Calls `each` with the prompts compared (of valid tasks that have one), in the dataset's order, a file at a time. */
+  private async forEachPrompt(each: (ref: TaskRef, text: string) => void): Promise<void> {
     for (let f = 0; f < this.d.files.length; f++) {
       const texts = await this.d.prompts(f);
       const first = at(this.d.firstTask, f);
       for (const [i, text] of texts.entries()) {
         const task = this.d.tasks[first + i];
-        if (!task?.valid || text === '') continue;
-        this.index.set(task.ref, first + i);
-        list.push({ ref: task.ref, text });
+        if (task?.valid && text !== '') each(task.ref, text);
       }
     }
-    return (this.list = list);
   }
 }
 

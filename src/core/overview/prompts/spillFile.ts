@@ -1,0 +1,92 @@
+// Items of bytes appended to a file of a scratch folder and read back by their index, for the
+// duplicate search over more prompts than memory should hold. Writes go out a megabyte at a
+// time; reads come from a block read ahead, so reading in order costs one system call per
+// megabyte and a read out of order one call. What memory keeps per item is its end offset (8
+// bytes), and nothing at all for items of one fixed size.
+import fs from 'node:fs';
+import type { ScratchDir } from '../../util/scratchDir';
+
+const BLOCK = 1 << 20;
+
+export class SpillFile {
+  private readonly fd: number;
+  private readonly out = Buffer.allocUnsafe(BLOCK);
+  private pending = 0;
+  private written = 0;
+  /** End offset of each item, unless the items are all `width` bytes. */
+  private ends = new Float64Array(1024);
+  private count = 0;
+  private block = Buffer.allocUnsafe(BLOCK);
+  private blockStart = 0;
+  private blockEnd = 0;
+
+  /** `width`: every item has this many bytes (no offsets kept); 0 for items of any size. */
+  constructor(
+    dir: ScratchDir,
+    name: string,
+    private readonly width = 0,
+  ) {
+    this.fd = dir.file(name);
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  append(bytes: Uint8Array): void {
+    if (this.width && bytes.length !== this.width)
+      throw new Error(`an item of ${this.width} bytes was ${bytes.length} bytes long`);
+    if (this.pending + bytes.length > BLOCK) this.flush();
+    if (bytes.length > BLOCK) this.writeOut(bytes);
+    else {
+      this.out.set(bytes, this.pending);
+      this.pending += bytes.length;
+    }
+    if (!this.width) {
+      if (this.count === this.ends.length) {
+        const next = new Float64Array(this.ends.length * 2);
+        next.set(this.ends);
+        this.ends = next;
+      }
+      this.ends[this.count] = this.written + this.pending;
+    }
+    this.count++;
+  }
+
+  /** Item `i`'s bytes; valid until the next read. */
+  read(i: number): Buffer {
+    if (!(i >= 0 && i < this.count)) throw new RangeError(`item ${i} is outside the ${this.count} items`);
+    this.flush();
+    const start = this.width ? i * this.width : i === 0 ? 0 : (this.ends[i - 1] ?? 0);
+    const end = this.width ? start + this.width : (this.ends[i] ?? 0);
+    if (start < this.blockStart || end > this.blockEnd) {
+      if (end - start > this.block.length) this.block = Buffer.allocUnsafe(end - start);
+      let n = 0;
+      while (n < end - start) {
+        const got = fs.readSync(this.fd, this.block, n, this.block.length - n, start + n);
+        if (got === 0) break;
+        n += got;
+      }
+      if (n < end - start) throw new Error(`the scratch file ended early: ${n} of ${end - start} bytes`);
+      this.blockStart = start;
+      this.blockEnd = start + n;
+    }
+    return this.block.subarray(start - this.blockStart, end - this.blockStart);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+
+  private flush(): void {
+    if (!this.pending) return;
+    this.writeOut(this.out.subarray(0, this.pending));
+    this.pending = 0;
+  }
+
+  private writeOut(bytes: Uint8Array): void {
+    let n = 0;
+    while (n < bytes.length) n += fs.writeSync(this.fd, bytes, n, bytes.length - n, this.written + n);
+    this.written += bytes.length;
+  }
+}
