@@ -15,7 +15,7 @@ import { revealLine } from './datasetTree';
 import { overviewSettings } from './duplicateDiagnostics';
 import type { RunLogs } from './runLogs';
 import type { TaskIndex } from './taskIndex';
-import { showPage } from './webviewPage';
+import { PageOutbox, showPage } from './webviewPage';
 
 export interface DashboardServices {
   readonly extensionUri: vscode.Uri;
@@ -52,11 +52,8 @@ const POSTED_KEPT = 50;
 export class Dashboard implements vscode.Disposable {
   static readonly viewType = 'vtask.dashboard';
   static current: Dashboard | undefined;
-  /** What the dashboard posted, most recent last (for tests). */
-  readonly posted: ToDashboard[] = [];
-  private readonly postEmitter = new vscode.EventEmitter<ToDashboard>();
-  readonly onDidPost = this.postEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.postEmitter];
+  private readonly outbox: PageOutbox<ToDashboard>;
+  private readonly disposables: vscode.Disposable[] = [];
   private readonly live = new LiveDatasetStats();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private abort: AbortController | undefined;
@@ -87,6 +84,8 @@ export class Dashboard implements vscode.Disposable {
   ) {
     panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'view.svg');
     showPage(panel, s.extensionUri, dashboardHtml);
+    this.outbox = new PageOutbox(panel.webview, POSTED_KEPT);
+    this.disposables.push(this.outbox);
     const changed = (): void => this.schedule();
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
@@ -256,12 +255,17 @@ export class Dashboard implements vscode.Disposable {
     return this.stale;
   }
 
+  /** What the page was sent, most recent last (for tests). */
+  get posted(): readonly ToDashboard[] {
+    return this.outbox.posted;
+  }
+
+  get onDidPost(): vscode.Event<ToDashboard> {
+    return this.outbox.onDidPost;
+  }
+
   private post(message: ToDashboard): Thenable<boolean> {
-    this.posted.push(message);
-    if (this.posted.length > POSTED_KEPT) this.posted.shift();
-    if (this.disposed) return Promise.resolve(false);
-    this.postEmitter.fire(message);
-    return this.panel.webview.postMessage(message);
+    return this.outbox.post(message);
   }
 
   dispose(): void {

@@ -25,7 +25,7 @@ import { revealLine } from './datasetTree';
 import { profileForTask } from './models';
 import type { RunLogs } from './runLogs';
 import type { TaskIndex } from './taskIndex';
-import { showPage } from './webviewPage';
+import { PageOutbox, showPage } from './webviewPage';
 
 export interface DiffViewServices {
   readonly extensionUri: vscode.Uri;
@@ -43,11 +43,8 @@ const RECENT_COMMITS = 30;
 export class DiffView implements vscode.Disposable {
   static readonly viewType = 'vtask.diff';
   static current: DiffView | undefined;
-  /** What the view posted, most recent last (for tests). */
-  readonly posted: ToDiff[] = [];
-  private readonly postEmitter = new vscode.EventEmitter<ToDiff>();
-  readonly onDidPost = this.postEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.postEmitter];
+  private readonly outbox: PageOutbox<ToDiff>;
+  private readonly disposables: vscode.Disposable[] = [];
   /** Files by the name the page knows them by. */
   private byName = new Map<string, vscode.Uri>();
   /** The comparison shown, posted again when the page (re)loads. */
@@ -72,6 +69,8 @@ export class DiffView implements vscode.Disposable {
   ) {
     panel.iconPath = vscode.Uri.joinPath(s.extensionUri, 'media', 'view.svg');
     showPage(panel, s.extensionUri, diffHtml);
+    this.outbox = new PageOutbox(panel.webview, POSTED_KEPT);
+    this.disposables.push(this.outbox);
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: unknown) => void this.handle(m)),
       panel.onDidDispose(() => this.dispose()),
@@ -177,12 +176,17 @@ export class DiffView implements vscode.Disposable {
     );
   }
 
+  /** What the page was sent, most recent last (for tests). */
+  get posted(): readonly ToDiff[] {
+    return this.outbox.posted;
+  }
+
+  get onDidPost(): vscode.Event<ToDiff> {
+    return this.outbox.onDidPost;
+  }
+
   private post(message: ToDiff): Thenable<boolean> {
-    this.posted.push(message);
-    if (this.posted.length > POSTED_KEPT) this.posted.shift();
-    if (this.disposed) return Promise.resolve(false);
-    this.postEmitter.fire(message);
-    return this.panel.webview.postMessage(message);
+    return this.outbox.post(message);
   }
 
   dispose(): void {

@@ -26,3 +26,33 @@ export function showPage(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, h
   panel.webview.options = pageWebviewOptions(extensionUri);
   panel.webview.html = html(pageOptions(panel.webview, extensionUri));
 }
+
+/**
+ * What a page's host posts: each message is kept (the last `keep`, for tests to read) and
+ * announced (tests wait on `onDidPost`) before it goes to the webview; once the page is closed
+ * messages are still kept but no longer sent.
+ */
+export class PageOutbox<T> implements vscode.Disposable {
+  readonly posted: T[] = [];
+  private readonly emitter = new vscode.EventEmitter<T>();
+  readonly onDidPost = this.emitter.event;
+  private closed = false;
+
+  constructor(
+    private readonly webview: vscode.Webview,
+    private readonly keep: number,
+  ) {}
+
+  post(message: T): Thenable<boolean> {
+    this.posted.push(message);
+    if (this.posted.length > this.keep) this.posted.shift();
+    if (this.closed) return Promise.resolve(false);
+    this.emitter.fire(message);
+    return this.webview.postMessage(message);
+  }
+
+  dispose(): void {
+    this.closed = true;
+    this.emitter.dispose();
+  }
+}

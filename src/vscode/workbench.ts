@@ -24,7 +24,7 @@ import { cacheDirFor, settingsFor } from './settings';
 import type { TaskDocuments } from './taskDocuments';
 import type { TaskRunner } from './taskRunner';
 import { runnableTasks } from '../core/taskfile/resolve';
-import { showPage } from './webviewPage';
+import { PageOutbox, showPage } from './webviewPage';
 import { actOnSamples, isSamplesMessage } from './workbenchSamples';
 import { plannedTasks, runEstimateText, runUsage, WorkbenchBulk } from './workbenchBulk';
 
@@ -43,11 +43,8 @@ const MESSAGE_CHARS = 2000;
 /** One workbench panel over one folder or file. */
 export class Workbench implements vscode.Disposable {
   static readonly viewType = 'vtask.workbench';
-  /** What the panel posted, most recent last (for tests). */
-  readonly posted: ToWorkbench[] = [];
-  private readonly postEmitter = new vscode.EventEmitter<ToWorkbench>();
-  readonly onDidPost = this.postEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.postEmitter];
+  private readonly outbox: PageOutbox<ToWorkbench>;
+  private readonly disposables: vscode.Disposable[] = [];
   private client: WorkbenchClient | undefined;
   private opened: Promise<WorkbenchOpened> | undefined;
   private disposed = false;
@@ -62,6 +59,8 @@ export class Workbench implements vscode.Disposable {
   ) {
     this.root = vscode.workspace.getWorkspaceFolder(target)?.uri.fsPath ?? path.dirname(target.fsPath);
     showPage(panel, s.extensionUri, workbenchHtml);
+    this.outbox = new PageOutbox(panel.webview, POSTED_KEPT);
+    this.disposables.push(this.outbox);
     this.bulk = new WorkbenchBulk({
       root: this.root,
       worker: this.workerScript,
@@ -318,12 +317,17 @@ export class Workbench implements vscode.Disposable {
     return (await this.clientReady()).request(...args);
   }
 
+  /** What the page was sent, most recent last (for tests). */
+  get posted(): readonly ToWorkbench[] {
+    return this.outbox.posted;
+  }
+
+  get onDidPost(): vscode.Event<ToWorkbench> {
+    return this.outbox.onDidPost;
+  }
+
   private post(message: ToWorkbench): Thenable<boolean> {
-    this.posted.push(message);
-    if (this.posted.length > POSTED_KEPT) this.posted.shift();
-    if (this.disposed) return Promise.resolve(false);
-    this.postEmitter.fire(message);
-    return this.panel.webview.postMessage(message);
+    return this.outbox.post(message);
   }
 
   reveal(): void {

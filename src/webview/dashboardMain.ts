@@ -9,7 +9,7 @@ import {
   type ToDashboard,
 } from '../core/base/dashboardProtocol';
 import { BAND_WORDS, BANDS, bandBar, passRateHistogram, scatter } from './dashboardCharts';
-import { button, el, icon, pageRoot, pct } from './dom';
+import { button, el, pageRoot, pct, showNoticeIn, taskLink } from './dom';
 import { pagedList } from './pagedList';
 import { count, dollars } from '../core/base/usageFormat';
 
@@ -67,23 +67,11 @@ let requested = '';
 /** Each section's element, so one section redraws without the others. */
 const sections = new Map<string, HTMLElement>();
 
-function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
-  notice.className = `notice ${level}`;
-  notice.replaceChildren(
-    icon(level === 'info' ? 'info' : level),
-    ` ${text}`,
-    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
-  );
-}
+const showNotice = (level: 'info' | 'warning' | 'error', text: string): void => showNoticeIn(notice, level, text);
 
 /** A task's name that opens it. */
-function taskLink(file: string, task: string): HTMLElement {
-  const b = el('button', 'link task-link', task);
-  b.type = 'button';
-  b.title = `Open ${task} in ${file}`;
-  b.addEventListener('click', () => post({ type: 'open', file, task }));
-  return b;
-}
+const openLink = (file: string, task: string): HTMLElement =>
+  taskLink(file, task, () => post({ type: 'open', file, task }));
 
 function fileLink(file: string): HTMLElement {
   const b = el('button', 'link file-link', file);
@@ -215,7 +203,7 @@ function modelsSection(s: DatasetStatsView): HTMLElement {
       render: (c) => {
         const li = el('li');
         li.append(
-          taskLink(c.file, c.task),
+          openLink(c.file, c.task),
           el(
             'span',
             'muted',
@@ -332,7 +320,7 @@ function compareSection(s: DatasetStatsView): HTMLElement {
     render: (p) => {
       const li = el('li');
       li.append(
-        taskLink(p.file, p.task),
+        openLink(p.file, p.task),
         el('span', 'muted', ` ${p.file}`),
         el('span', 'rates', ` ${a} ${pct(p.a)} · ${b} ${pct(p.b)} · Δ ${pct(Math.abs(p.a - p.b))}`),
       );
@@ -371,7 +359,7 @@ function agreed(id: 'solve' | 'fail', title: string, p: ComparisonView['both_sol
     empty: id === 'solve' ? 'No task both always solve.' : 'No task both never solve.',
     render: (r) => {
       const li = el('li');
-      li.append(taskLink(r.file, r.task), el('span', 'muted', ` ${r.file}`));
+      li.append(openLink(r.file, r.task), el('span', 'muted', ` ${r.file}`));
       return li;
     },
   });
@@ -515,11 +503,11 @@ function duplicatesSection(s: DatasetStatsView): HTMLElement {
     render: (d) => {
       const li = el('li', 'duplicate');
       li.append(
-        taskLink(d.a.file, d.a.task),
+        openLink(d.a.file, d.a.task),
         el('span', 'muted', ` ${d.a.file} `),
         el('span', 'similarity', d.exact ? '= same prompt =' : `≈ ${pct(d.similarity)} similar ≈`),
         ' ',
-        taskLink(d.b.file, d.b.task),
+        openLink(d.b.file, d.b.task),
         el('span', 'muted', ` ${d.b.file}`),
       );
       return li;
@@ -540,7 +528,7 @@ function contaminationSection(s: DatasetStatsView): HTMLElement {
     render: (h) => {
       const li = el('li', 'hit');
       li.append(
-        taskLink(h.file, h.task),
+        openLink(h.file, h.task),
         el('span', 'muted', ` ${h.file} · ${h.benchmark ?? 'benchmark'} row ${h.benchmark_row}: `),
         el('q', 'overlap', h.overlap),
       );

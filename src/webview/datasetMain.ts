@@ -1,6 +1,6 @@
 // The dataset table view: a `.parquet` file as a table of its rows. The host reads row windows
 // on demand; this page renders only the rows in view. Dataset text is only ever set as text.
-import { button, el, icon, pageRoot } from './dom';
+import { button, el, icon, pageRoot, showNoticeIn } from './dom';
 import { DatasetTable, type TableState } from './datasetTable';
 import { toDataset, type FromDataset, type ToDataset } from '../core/base/datasetProtocol';
 
@@ -32,14 +32,7 @@ const save = (): void => {
 };
 const post = (m: FromDataset): void => vscode.postMessage(m);
 
-function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
-  notice.className = `notice ${level}`;
-  notice.replaceChildren(
-    icon(level === 'info' ? 'info' : level),
-    ` ${text}`,
-    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
-  );
-}
+const showNotice = (level: 'info' | 'warning' | 'error', text: string): void => showNoticeIn(notice, level, text);
 
 function header(file: string, detail: string, convert: boolean): HTMLElement {
   const head = el('header');

@@ -4,7 +4,7 @@
 // lists are shown a page at a time; every text from the files is set as text, never as HTML.
 import { toDiff, type DatasetDiffView, type FromDiff, type ToDiff } from '../core/base/diffProtocol';
 import { BAND_WORDS } from './dashboardCharts';
-import { button, el, icon, pageRoot, pct } from './dom';
+import { button, el, pageRoot, pct, showNoticeIn, taskLink } from './dom';
 import { pagedList } from './pagedList';
 
 interface VsCodeApi {
@@ -31,23 +31,11 @@ const plural = (x: number, word: string): string => `${n(x)} ${word}${x === 1 ? 
 const pages: Record<string, number> = {};
 let shown: { diff: DatasetDiffView; samples: boolean } | undefined;
 
-function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
-  notice.className = `notice ${level}`;
-  notice.replaceChildren(
-    icon(level === 'info' ? 'info' : level),
-    ` ${text}`,
-    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
-  );
-}
+const showNotice = (level: 'info' | 'warning' | 'error', text: string): void => showNoticeIn(notice, level, text);
 
 /** A task's name that opens it. */
-function taskLink(file: string, task: string): HTMLElement {
-  const b = el('button', 'link task-link', task);
-  b.type = 'button';
-  b.title = `Open ${task} in ${file}`;
-  b.addEventListener('click', () => post({ type: 'open', file, task }));
-  return b;
-}
+const openLink = (file: string, task: string): HTMLElement =>
+  taskLink(file, task, () => post({ type: 'open', file, task }));
 
 function section(id: string, title: string, body: HTMLElement[]): HTMLElement {
   const d = el('details', `section ${id}`);
@@ -132,7 +120,7 @@ function listSection<T>(
 function bandFlip(f: DatasetDiffView['band_flips'][number]): HTMLElement {
   const li = el('li', 'band-flip');
   li.append(
-    taskLink(f.file, f.task),
+    openLink(f.file, f.task),
     el('span', 'muted', ` ${f.file} · ${f.kind} `),
     el('span', `band ${f.from}`, BAND_WORDS[f.from]),
     el('span', 'arrow', ' → '),
@@ -145,7 +133,7 @@ function bandFlip(f: DatasetDiffView['band_flips'][number]): HTMLElement {
 function sampleFlip(f: DatasetDiffView['sample_flips'][number]): HTMLElement {
   const li = el('li', 'sample-flip');
   li.append(
-    taskLink(f.file, f.task),
+    openLink(f.file, f.task),
     el('span', 'muted', ` ${f.file} · ${f.kind} · sample ${f.sample + 1} `),
     el('span', `outcome ${f.from}`, f.from),
     el('span', 'arrow', ' → '),

@@ -57,3 +57,22 @@ export function pageRoot(): HTMLElement {
   if (!root) throw new Error('the page has no #root element');
   return root;
 }
+
+/** Shows `text` in the page's notice line `notice`, with the level's icon and a Dismiss button. */
+export function showNoticeIn(notice: HTMLElement, level: 'info' | 'warning' | 'error', text: string): void {
+  notice.className = `notice ${level}`;
+  notice.replaceChildren(
+    icon(level === 'info' ? 'info' : level),
+    ` ${text}`,
+    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
+  );
+}
+
+/** A task's name as a link-styled button; `open` asks the host to open it. */
+export function taskLink(file: string, task: string, open: () => void): HTMLElement {
+  const b = el('button', 'link task-link', task);
+  b.type = 'button';
+  b.title = `Open ${task} in ${file}`;
+  b.addEventListener('click', open);
+  return b;
+}

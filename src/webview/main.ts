@@ -1,7 +1,7 @@
 // The task panel: renders what the extension sends and posts what the author does. Model and
 // user text is only ever set as text (textContent), never parsed as HTML.
 import { passAtKCurve, histogram } from './charts';
-import { button, el, icon, pageRoot, pct } from './dom';
+import { button, el, icon, pageRoot, pct, showNoticeIn } from './dom';
 import { renderForm } from './form';
 import { toPanel, type FromPanel, type SampleView, type TaskView, type ToPanel } from '../core/base/panelProtocol';
 import { FILTERS, SORTS } from './filter';
@@ -346,14 +346,7 @@ function renderSamples(task: TaskView): void {
   list.attached();
 }
 
-function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
-  notice.className = `notice ${level}`;
-  notice.replaceChildren(
-    icon(level === 'info' ? 'info' : level),
-    ` ${text}`,
-    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
-  );
-}
+const showNotice = (level: 'info' | 'warning' | 'error', text: string): void => showNoticeIn(notice, level, text);
 
 function receive(msg: ToPanel): void {
   switch (msg.type) {

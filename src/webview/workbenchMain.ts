@@ -1,7 +1,7 @@
 // The workbench page: one table of every task of a dataset (task files, JSONL, Parquet), with a
 // query box (`band:too_hard kind:math rate<0.2 label:!checked` and free words), sortable and
 // resizable columns and a selection. The host holds the index; this page holds the rows in view.
-import { button, el, icon, pageRoot } from './dom';
+import { button, el, icon, pageRoot, showNoticeIn } from './dom';
 import { WorkbenchTable, type WorkbenchState } from './workbenchTable';
 import { initialSamplesState, restoreSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
 import { BulkBar } from './workbenchBulk';
@@ -44,14 +44,7 @@ const count = el('span', 'count');
 const selection = el('span', 'selection');
 const bulk = new BulkBar((m) => post(m));
 
-function showNotice(level: 'info' | 'warning' | 'error', text: string): void {
-  notice.className = `notice ${level}`;
-  notice.replaceChildren(
-    icon(level === 'info' ? 'info' : level),
-    ` ${text}`,
-    button('Dismiss', 'close', () => notice.replaceChildren(), { iconOnly: true }),
-  );
-}
+const showNotice = (level: 'info' | 'warning' | 'error', text: string): void => showNoticeIn(notice, level, text);
 
 /** Asks for the view of the query typed and the sort chosen. */
 function requestView(): void {
