@@ -98,7 +98,9 @@ for (const name of [
   'bench-workbench.mjs',
   'bench-workbench-samples.mjs',
   'bench-bulk.mjs',
+  'bench-findings.mjs',
   'bench-run-loop.mjs',
+  'bench-bulk-run.mjs',
   'bench-memory.mjs',
 ]) {
   const script = path.join(root, 'scripts', name);

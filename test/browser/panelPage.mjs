@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
@@ -330,6 +331,23 @@ export async function openPanel(
 /** Sends a message to the panel and waits until it is handled and a frame is drawn. */
 export function deliver(page, message) {
   return page.evaluate((m) => window.__deliver(m), message);
+}
+
+/**
+ * A temporary repository whose `data` folder `write(dataDir)` fills, opened by the real workbench
+ * worker (out/workbenchWorker.js) as the extension opens it: `{ dir, client, opened }`.
+ */
+export async function openWorkbenchData(core, prefix, write) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const data = path.join(dir, 'data');
+  fs.mkdirSync(path.join(dir, '.git'));
+  fs.mkdirSync(data);
+  await write(data);
+  const client = new core.WorkbenchClient(path.join(REPO, 'out/workbenchWorker.js'), {
+    paths: [data],
+    options: { root: dir },
+  });
+  return { dir, client, opened: await client.opened };
 }
 
 /** Tells the workbench page its dataset is read, as the host does once the worker has `opened` it. */

@@ -7,11 +7,19 @@
 //   node scripts/build.mjs && node --test test/browser/workbench.test.mjs
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadBundled } from '../../scripts/bundle.mjs';
-import { answerPage, deliver, deliverOpened, PAGE_SUITE, REPO, RESULTS, usePages } from './panelPage.mjs';
+import {
+  answerPage,
+  deliver,
+  deliverOpened,
+  openWorkbenchData,
+  PAGE_SUITE,
+  REPO,
+  RESULTS,
+  usePages,
+} from './panelPage.mjs';
 
 const PARQUET_ROWS = 400;
 
@@ -39,20 +47,14 @@ describe('workbench page in Chromium', PAGE_SUITE, () => {
   const pages = usePages({ text: 'dataset text' });
   before(async () => {
     core = await loadBundled('test/browser/workbenchMessages.ts');
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-workbench-page-'));
-    fs.mkdirSync(path.join(dir, '.git'));
-    fs.mkdirSync(path.join(dir, 'data'));
-    fs.writeFileSync(path.join(dir, 'data/a.vtask'), TASKS);
-    fs.writeFileSync(
-      path.join(dir, 'data/qa.jsonl'),
-      `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`,
-    );
-    await core.writeDataset(path.join(dir, 'data/train.parquet'), PARQUET_ROWS);
-    client = new core.WorkbenchClient(path.join(REPO, 'out/workbenchWorker.js'), {
-      paths: [path.join(dir, 'data')],
-      options: { root: dir },
-    });
-    opened = await client.opened;
+    ({ dir, client, opened } = await openWorkbenchData(core, 'vtask-workbench-page-', async (data) => {
+      fs.writeFileSync(path.join(data, 'a.vtask'), TASKS);
+      fs.writeFileSync(
+        path.join(data, 'qa.jsonl'),
+        `${JSON.stringify({ question: 'How many legs has a spider?', answer: '8', id: 'spider' })}\n`,
+      );
+      await core.writeDataset(path.join(data, 'train.parquet'), PARQUET_ROWS);
+    }));
   });
 
   after(async () => {

@@ -7,11 +7,19 @@
 //   node scripts/build.mjs && node --test test/browser/workbenchSamples.test.mjs
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadBundled } from '../../scripts/bundle.mjs';
-import { answerPage, deliver, deliverOpened, PAGE_SUITE, REPO, RESULTS, usePages } from './panelPage.mjs';
+import {
+  answerPage,
+  deliver,
+  deliverOpened,
+  openWorkbenchData,
+  PAGE_SUITE,
+  REPO,
+  RESULTS,
+  usePages,
+} from './panelPage.mjs';
 
 let core;
 let model;
@@ -50,17 +58,11 @@ describe('workbench samples view in Chromium', PAGE_SUITE, () => {
             : 'It is Paris.',
     });
     await model.listen();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-workbench-samples-'));
-    fs.mkdirSync(path.join(dir, '.git'));
-    fs.mkdirSync(path.join(dir, 'data'));
-    fs.writeFileSync(path.join(dir, 'data/a.vtask'), TASKS(model.url));
-    const run = await core.runCliProcess(['run', path.join(dir, 'data/a.vtask'), '--model', 'local'], {}, 60_000);
-    assert.ok(run.code === 0 || run.code === 1, run.stderr);
-    client = new core.WorkbenchClient(path.join(REPO, 'out/workbenchWorker.js'), {
-      paths: [path.join(dir, 'data')],
-      options: { root: dir },
-    });
-    opened = await client.opened;
+    ({ dir, client, opened } = await openWorkbenchData(core, 'vtask-workbench-samples-', async (data) => {
+      fs.writeFileSync(path.join(data, 'a.vtask'), TASKS(model.url));
+      const run = await core.runCliProcess(['run', path.join(data, 'a.vtask'), '--model', 'local'], {}, 60_000);
+      assert.ok(run.code === 0 || run.code === 1, run.stderr);
+    }));
   });
 
   after(async () => {

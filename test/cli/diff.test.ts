@@ -2,7 +2,6 @@
 // against the project's OpenAI-compatible server, compared by model and by date, the exit code
 // past --max-flips; and the cached samples verified again by the task file at a git revision.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { appendRunRecords, readRunLog } from '../../src/core/overview/runlog/run
 import type { DatasetDiff } from '../../src/core/overview/runlog/diff';
 import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
+import { gitIn } from '../support/git';
 
 // `model-a` answers 72, `model-b` 71: right and wrong for `clips`; `pens` wants the bare answer, which neither gives.
 const server = new OpenAIServer({
@@ -35,18 +35,7 @@ tasks:
     verify: { match: { answer: "72" } }
 `;
 
-const git = (...args: string[]): string =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
+const git = gitIn(dir);
 
 before(async () => {
   await server.listen();

@@ -3,7 +3,6 @@
 // server with two models, then compared by model, by date, and at a git revision of the rows
 // (the verifier is in the row) against the rows as they are now.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import type { DatasetDiff } from '../../src/core/overview/runlog/diff';
 import { appendRunRecords, readRunLog } from '../../src/core/overview/runlog/runLog';
 import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
+import { gitIn } from '../support/git';
 
 // `model-a` answers 72, `model-b` 71: right and wrong for `clips`; `pens` wants the bare answer, which neither gives.
 const server = new OpenAIServer({
@@ -37,18 +37,7 @@ tasks:
     verify: { match: { answer: "72" } }
 `;
 
-const git = (...args: string[]): string =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
+const git = gitIn(dir);
 
 /** The task file as rows: open-instruct JSONL and verl Parquet, as `vtask export` writes them. */
 async function exportRows(answer: string): Promise<void> {

@@ -3,7 +3,6 @@
 // cached by a real `vtask run` against the project's OpenAI-compatible server), a Parquet
 // dataset's rows at a revision against its rows now, and how sides are named.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import {
 } from '../../src/core/overview/runlog/diffSides';
 import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
+import { gitIn } from '../support/git';
 
 const server = new OpenAIServer({ models: ['m'], answer: () => 'So \\boxed{72}.' });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-diff-sides-'));
@@ -38,18 +38,7 @@ tasks:
     verify: { math: { answer: "${pens}" } }
 `;
 
-const git = (...args: string[]): string =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-  });
+const git = gitIn(dir);
 
 before(async () => {
   await server.listen();

@@ -4,7 +4,6 @@
 // flipped, without a request; the page's link opens the task on its id line. A JSONL dataset's
 // rows, run in the editor with two models, are compared by model, by date and at git:HEAD.
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -13,6 +12,7 @@ import type { VtaskApi } from '../../src/vscode/api';
 import type { DiffView } from '../../src/vscode/diffView';
 import { OpenAIServer } from '../support/openaiServer';
 import { until, useModelServer } from './helpers';
+import { gitIn } from '../support/git';
 
 suite('compare runs', () => {
   const server = new OpenAIServer({ answer: () => 'So \\boxed{72}.' });
@@ -33,18 +33,7 @@ tasks:
     model: m
     verify: { math: { answer: "${pens}" } }
 `;
-  const git = (...args: string[]): string =>
-    execFileSync('git', args, {
-      cwd: dir,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-    });
+  const git = (...args: string[]): string => gitIn(dir)(...args);
 
   suiteSetup(() => {
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -194,18 +183,7 @@ suite('compare runs of dataset rows', () => {
     assert.deepEqual(byDate.band_flips.filter(here), []);
 
     // The rows in git; clips's row now wants 71 in the editor (unsaved): test-model's samples flip.
-    const git = (...args: string[]): string =>
-      execFileSync('git', args, {
-        cwd: dir,
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 't',
-          GIT_AUTHOR_EMAIL: 't@t',
-          GIT_COMMITTER_NAME: 't',
-          GIT_COMMITTER_EMAIL: 't@t',
-        },
-      });
+    const git = gitIn(dir);
     git('init', '-q');
     git('add', 'rows.jsonl');
     git('commit', '-qm', 'rows');
