@@ -128,7 +128,7 @@ export class WorkbenchBulk implements vscode.Disposable {
     await this.host.post({
       type: 'notice',
       level: 'warning',
-      text: `Nothing to ${what}: pick tasks of task files.${leftOutText(s)}`,
+      text: `Nothing to ${what}: pick tasks or dataset rows.${leftOutText(s)}`,
     });
     return false;
   }
@@ -171,8 +171,8 @@ export class WorkbenchBulk implements vscode.Disposable {
   }
 
   /**
-   * Exports the tasks of `rows` (their task files' tasks; rows of JSONL and Parquet files are
-   * left out) as `vtask export --format FORMAT` writes them; the format and file are asked for
+   * Exports the tasks of `rows` (task files' tasks, and JSONL and Parquet rows as the tasks they
+   * stand for) as `vtask export --format FORMAT` writes them; the format and file are asked for
    * unless given.
    */
   async export(rows: string, given?: ExportChoice): Promise<void> {
