@@ -279,16 +279,16 @@ test('select all matching, less one: the export and the audit in their worker ac
     assert.deepEqual([s.tasks, s.invalidRows], [4, 0]);
     const picked = (await client.request({ op: 'rowsByNumber', rows })).map((r) => r.id);
     assert.deepEqual(picked.sort(), ['add', 'capital', 'double', 'spider']);
-    // The task panel steps through the task files' tasks in the table's order (here, by id), one
-    // asked for at a time; a run takes the JSONL row too.
-    const step = (start: number) => client.request({ op: 'tasksOf', rows, kinds: 'taskFiles', start, end: start + 1 });
+    // The task panel steps through the selection's tasks, the JSONL row's included, in the table's
+    // order (here, by id), one asked for at a time; a run takes them too.
+    const step = (start: number) => client.request({ op: 'tasksOf', rows, kinds: 'any', start, end: start + 1 });
     const first = await step(0);
-    assert.deepEqual([first.rows.map((r) => r.id), first.count, first.skipped], [['add'], 3, 1]);
+    assert.deepEqual([first.rows.map((r) => r.id), first.count, first.skipped], [['add'], 4, 0]);
     assert.deepEqual(
-      (await step(2)).rows.map((r) => r.id),
-      ['double'],
+      (await step(3)).rows.map((r) => r.id),
+      ['spider'],
     );
-    assert.deepEqual((await step(3)).rows, []);
+    assert.deepEqual((await step(4)).rows, []);
     const runnable = await client.request({ op: 'tasksOf', rows, kinds: 'runnable', start: 0, end: 10 });
     assert.deepEqual([runnable.rows.map((r) => r.id), runnable.skipped], [['add', 'capital', 'double', 'spider'], 0]);
 
