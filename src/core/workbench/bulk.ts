@@ -1,7 +1,8 @@
 // What the workbench does to a whole selection at once, without the editor: the selection
 // grouped by file (task files, and JSONL and Parquet datasets whose rows each stand for a task;
-// rows that are no task are left out, with why), the audit of those tasks (the same probes as `vtask audit`) in small batches that
-// report progress and stop when asked, and its report as Markdown or as `vtask audit --json`.
+// rows that are no task are left out, with why), the audit of those tasks (the same probes as
+// `vtask audit`) in small batches that report progress and stop when asked, and its report as
+// Markdown or as `vtask audit --json`.
 import path from 'node:path';
 import { auditTasks, findingCount, findingRecord, type TaskAudit } from '../audit/audit';
 import { readFileTasksText, streamFileTasks } from '../datasets/fileTasks';
