@@ -11,7 +11,9 @@ import { runnableTasks } from '../core/taskfile/resolve';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
 import { cachedTaskRuns } from '../core/run/cachedRuns';
-import { listTaskFiles, readTaskText } from './files';
+import { datasetsKnown, listTaskFiles, readTaskText } from './files';
+import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
+import { parseRowTasks } from '../core/datasets/rowTasks';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
 import * as z from 'zod';
@@ -41,7 +43,9 @@ judge. An agent task's probes are trajectories replayed in its environment (in t
 the answer probes after its first passing case's calls, and the gold answer with no call, with
 calls only written in the text, after calls with wrong arguments, or after one call that writes
 the state the verifier checks. A probe the verifier gets wrong is a finding, with a severity
-(low, medium, high, critical).
+(low, medium, high, critical). A JSONL or Parquet dataset named as a PATH in a known training
+format is audited row by row, each row the task it stands for (as vtask run reads it); folders
+give their task files only.
   --probes LIST        only these probes or families (comma-separated): ${PROBE_FAMILIES.join(', ')};
                        an unknown name is a usage error
   --fail-on SEVERITY   exit 1 when a finding is at least this severe (default high)
@@ -127,17 +131,19 @@ export async function auditCommand(
   const problemsTo = args.json ? io.stderr : io.stdout;
   const listed = listTaskFiles(args.paths, problemsTo);
   let invalid = listed.errors;
+  if (!(await datasetsKnown(listed.files, problemsTo))) return EXIT.failed;
   const out: { file: string; audit: TaskAudit; line: number; suspects: SuspectRow[]; calibration?: Calibration }[] = [];
   let tasksSeen = 0;
   const skippedReasons = new Map<string, number>();
   for (const file of listed.files) {
-    const read = readTaskText(file);
+    // A dataset's rows are read as tasks, each the task it stands for (as `vtask run` reads them).
+    const read = rowFileType(file) ? { text: await rowFileText(file) } : readTaskText(file);
     if ('error' in read) {
       problemsTo.write(read.error + '\n');
       invalid++;
       continue;
     }
-    const parsed = parseTaskFile(read.text);
+    const parsed = rowFileType(file) ? parseRowTasks(read.text, { maxRows: Infinity }) : parseTaskFile(read.text);
     const errors = parsed.issues.filter((i) => i.severity === 'error');
     invalid += errors.length;
     for (const e of errors) problemsTo.write(terminalSafe(formatIssue(file, parsed.lines, e)) + '\n');

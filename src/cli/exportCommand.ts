@@ -12,6 +12,7 @@ import type { RowFileType } from '../core/datasets/rowFiles';
 import { findTaskFiles } from '../core/taskfile/discover';
 import { openResolvePool } from '../core/taskfile/parallel';
 import { plural } from '../core/util/plural';
+import { datasetsKnown } from './files';
 import { EXIT, UsageError, type CliIO } from './io';
 import * as z from 'zod';
 import {
@@ -32,7 +33,9 @@ import { PACKAGE_FORMATS } from '../core/datasets/exportPackage';
 export const exportHelp = `Usage: vtask export PATH... --format FORMAT -o OUT.jsonl|OUT.parquet|DIR [options]
 
 Writes the valid tasks of the task files as a training dataset: Parquet or JSONL by the
-extension of OUT (a folder DIR for hf, verifiers and inspect). FORMAT is one of: ${[...EXPORT_FORMATS.keys()].join(', ')}.
+extension of OUT (a folder DIR for hf, verifiers and inspect). A JSONL or Parquet dataset named
+as a PATH in a known training format gives its rows, each the task it stands for (as vtask run
+reads it); folders give their task files only. FORMAT is one of: ${[...EXPORT_FORMATS.keys()].join(', ')}.
   open-instruct   RLVR rows (messages, ground_truth, dataset) scored by open-instruct's own
                   verifiers (math, ifeval, string_f1, string_matcher, puzzle)
   verl            RL rows (data_source, prompt, ability, reward_model, extra_info); verl
@@ -191,6 +194,7 @@ export async function exportCommand(parsed: Parsed<typeof exportOptions>, io: Cl
     throw new UsageError(errorMessage(e));
   }
   const files = findTaskFiles(args.paths.map((p) => path.resolve(io.cwd, p))).map((f) => path.relative(io.cwd, f) || f);
+  if (!(await datasetsKnown(files, io.stderr))) return EXIT.failed;
   const mix = new Map<string, number>();
   for (const [f, w] of args.mix) {
     const rel = path.relative(io.cwd, path.resolve(io.cwd, f));

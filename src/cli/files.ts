@@ -1,6 +1,7 @@
 import { errnoOf } from '../core/base/record';
 import { errorMessage } from '../core/base/errorMessage';
-import { DETECT_ROWS } from '../core/datasets/detectFormat';
+import { DETECT_ROWS, NOT_A_DATASET } from '../core/datasets/detectFormat';
+import { rowFileFormat } from '../core/datasets/rowFormat';
 import { rowFileText, rowFileType } from '../core/datasets/rowFiles';
 import { parseRowTasks } from '../core/datasets/rowTasks';
 import fs from 'node:fs';
@@ -147,4 +148,25 @@ export async function datasetRows(files: readonly string[], io: Pick<CliIO, 'std
     if (parseRowTasks(text, { maxRows: DETECT_ROWS }).format !== undefined) out.set(f, text);
   }
   return out;
+}
+
+/**
+ * Whether every JSONL or Parquet file among `files` is a dataset in a known training format (told
+ * from its first rows); each that is not, or cannot be read, is said as an error on `out`.
+ */
+export async function datasetsKnown(files: readonly string[], out: CliIO['stderr']): Promise<boolean> {
+  let ok = true;
+  for (const f of files) {
+    if (!rowFileType(f)) continue;
+    let problem: string | undefined;
+    try {
+      if ((await rowFileFormat(f)) === undefined) problem = NOT_A_DATASET;
+    } catch (e) {
+      problem = `cannot read its rows: ${errorMessage(e)}`;
+    }
+    if (problem === undefined) continue;
+    out.write(terminalSafe(pathProblem(f, 'error', problem)) + '\n');
+    ok = false;
+  }
+  return ok;
 }

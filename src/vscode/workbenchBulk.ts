@@ -14,7 +14,6 @@ import { modelLabel } from '../core/overview/runlog/runLog';
 import type { TaskRunResult } from '../core/run/sampleTasks';
 import { tokensOf } from '../core/overview/runlog/usage';
 import type { TaskSpec } from '../core/taskfile/resolve';
-import type { TaskFile } from '../core/taskfile/parse';
 import { cut } from '../core/util/cut';
 import { plural } from '../core/util/plural';
 import { leftOutText, type PackedSelection } from '../core/workbench/bulk';
@@ -22,6 +21,9 @@ import { startBulkJob, type BulkOutcome } from '../core/workbench/bulkJob';
 import type { WorkbenchClient } from '../core/workbench/client';
 import { estimateRun, estimateText, type PlannedTask, type TaskUsage } from '../core/workbench/estimate';
 import type { WorkbenchRowView } from '../core/workbench/index';
+import { rowFileType } from '../core/datasets/rowFiles';
+import { parseTaskFile, type TaskFile } from '../core/taskfile/parse';
+import { rowUri } from './datasetRows';
 import { profileForTask } from './models';
 import { withEditorSettings } from './taskRunner';
 
@@ -128,7 +130,7 @@ export class WorkbenchBulk implements vscode.Disposable {
     await this.host.post({
       type: 'notice',
       level: 'warning',
-      text: `Nothing to ${what}: pick tasks of task files.${leftOutText(s)}`,
+      text: `Nothing to ${what}: pick tasks or dataset rows.${leftOutText(s)}`,
     });
     return false;
   }
@@ -171,8 +173,8 @@ export class WorkbenchBulk implements vscode.Disposable {
   }
 
   /**
-   * Exports the tasks of `rows` (their task files' tasks; rows of JSONL and Parquet files are
-   * left out) as `vtask export --format FORMAT` writes them; the format and file are asked for
+   * Exports the tasks of `rows` (task files' tasks, and JSONL and Parquet rows as the tasks they
+   * stand for) as `vtask export --format FORMAT` writes them; the format and file are asked for
    * unless given.
    */
   async export(rows: string, given?: ExportChoice): Promise<void> {
@@ -198,7 +200,8 @@ export class WorkbenchBulk implements vscode.Disposable {
   }
 
   /**
-   * Opens the task panel on the first of the rows' tasks; with several, the page offers
+   * Opens the task panel on the first of the rows' tasks (a dataset row's read-only, as the
+   * dataset shows it); with several, the page offers
    * next/previous through them. The panel is one (it follows the task in view), so one task
    * at a time, in the table's order, is what it can show; a panel each would be many tabs of
    * the same view. The worker holds the selection's tasks and gives one a step.
@@ -210,7 +213,7 @@ export class WorkbenchBulk implements vscode.Disposable {
     await this.host.post({
       type: 'notice',
       level: 'warning',
-      text: 'Nothing to open in the task panel: pick tasks of task files (a JSONL or Parquet row opens in its file).',
+      text: 'Nothing to open in the task panel: pick tasks or dataset rows without errors.',
     });
   }
 
@@ -227,16 +230,21 @@ export class WorkbenchBulk implements vscode.Disposable {
     const s = this.stepping;
     if (!s) return false;
     const client = await this.host.client();
-    let got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'taskFiles', start: s.at, end: s.at + 1 });
+    let got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'any', start: s.at, end: s.at + 1 });
     if (!got.rows.length && got.count) {
       s.at = got.count - 1;
-      got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'taskFiles', start: s.at, end: s.at + 1 });
+      got = await client.request({ op: 'tasksOf', rows: s.rows, kinds: 'any', start: s.at, end: s.at + 1 });
     }
     const [row] = got.rows;
     if (!row) return false;
-    const uri = vscode.Uri.file(path.resolve(this.host.root, row.file));
-    await vscode.workspace.openTextDocument(uri);
-    await vscode.commands.executeCommand('vtask.openPanel', uri, row.id);
+    const file = vscode.Uri.file(path.resolve(this.host.root, row.file));
+    // A Parquet row is shown as the dataset's table shows it: its read-only row document, whose one
+    // task has the row's own id (the table renames a repeated id; the row document does not).
+    const parquet = rowFileType(row.file) === 'parquet';
+    const uri = parquet ? rowUri(file, row.line) : file;
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const id = parquet ? (parseTaskFile(doc.getText()).tasks[0]?.id ?? row.id) : row.id;
+    await vscode.commands.executeCommand('vtask.openPanel', uri, id);
     await this.host.post({ type: 'stepping', at: s.at, count: got.count, id: row.id });
     return true;
   }

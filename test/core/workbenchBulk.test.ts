@@ -145,14 +145,17 @@ async function rowsIn(file: string): Promise<unknown[]> {
 }
 
 test('the export of a selection is the file `vtask export` writes for those tasks', async () => {
-  const cli = spawnSync(process.execPath, [CLI, 'export', 'data/a.vtask', '--format', 'trl', '-o', 'cli.jsonl'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  // A JSONL row is the task it stands for: exported with the task file's tasks, as the CLI does.
+  const cli = spawnSync(
+    process.execPath,
+    [CLI, 'export', 'data/a.vtask', 'data/qa.jsonl', '--format', 'trl', '-o', 'cli.jsonl'],
+    { cwd: root, encoding: 'utf8' },
+  );
   assert.equal(cli.status, 0, cli.stderr);
   const all = selectionFiles(rowsOf(['add', 'capital', 'prime', 'double', 'qa.jsonl:spider']));
-  assert.deepEqual([all.tasks, all.rowFileRows, all.invalidRows], [4, 1, 0]);
-  assert.equal(leftOutText(all), ' Left out: 1 JSONL or Parquet row (`vtask import` turns them into task files).');
+  assert.deepEqual([all.tasks, all.invalidRows], [5, 0]);
+  assert.equal(leftOutText(all), '');
+  assert.equal(leftOutText({ invalidRows: 2 }), ' Left out: 2 rows with errors.');
   const select = (s: typeof all) => (file: string, id: string | undefined) =>
     id !== undefined && s.files.get(file)?.has(id) === true;
   let seen = 0;
@@ -165,8 +168,8 @@ test('the export of a selection is the file `vtask export` writes for those task
     select: select(all),
     onTask: () => seen++,
   });
-  assert.equal(seen, 4);
-  assert.deepEqual(whole.report.outputs, [{ split: '', file: path.join(root, 'whole.jsonl'), rows: 4 }]);
+  assert.equal(seen, 5);
+  assert.deepEqual(whole.report.outputs, [{ split: '', file: path.join(root, 'whole.jsonl'), rows: 5 }]);
   const cliRows = await rowsIn(path.join(root, 'cli.jsonl'));
   assert.deepEqual(await rowsIn(path.join(root, 'whole.jsonl')), cliRows);
   assert.equal(
@@ -218,8 +221,9 @@ test("the audit of a selection: each task's findings by row, a report, and a sto
   const progress: [number, number][] = [];
   const audits = await auditSelection(s, { root, trusted: false, onProgress: (d, t) => progress.push([d, t]) });
   assert.deepEqual(progress, [
-    [0, 2],
-    [2, 2],
+    [0, 3],
+    [2, 3],
+    [3, 3],
   ]);
   const prime = audits.find((a) => a.audit.task === 'prime');
   assert.equal(prime?.n, index.rowOf('data/a.vtask', 'prime'));
@@ -229,7 +233,10 @@ test("the audit of a selection: each task's findings by row, a report, and a sto
     'a regex accepting anything passes an empty answer',
   );
   // The same findings as `vtask audit` of the file gives for that task.
-  const cli = spawnSync(process.execPath, [CLI, 'audit', 'data/a.vtask', '--json'], { cwd: root, encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, [CLI, 'audit', 'data/a.vtask', 'data/qa.jsonl', '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   const byCli = (JSON.parse(cli.stdout) as { tasks: { task: string; findings: { probe: string }[] }[] }).tasks;
   for (const a of audits)
     assert.deepEqual(
@@ -237,10 +244,7 @@ test("the audit of a selection: each task's findings by row, a report, and a sto
       byCli.find((t) => t.task === a.audit.task)?.findings.map((f) => f.probe),
     );
   const md = auditMarkdown(audits, leftOutText(s));
-  assert.match(
-    md,
-    /^# vtask audit of 2 tasks\n\n\d+ findings? \(.*\) in 2 of 2 tasks\. Left out: 1 JSONL or Parquet row/,
-  );
+  assert.match(md, /^# vtask audit of 3 tasks\n\n\d+ findings? \(.*\) in [23] of 3 tasks\.\n/);
   assert.match(md, /## prime — data\/a\.vtask:11\n\n- \*\*\w+\*\* probe `empty` \(expected fail, got pass\)/);
   const json = JSON.parse(auditJson(audits)) as {
     tasks: { task: string; findings: { probe: string }[] }[];
@@ -248,9 +252,12 @@ test("the audit of a selection: each task's findings by row, a report, and a sto
   };
   assert.deepEqual(
     json.tasks.map((t) => t.task),
-    ['add', 'prime'],
+    ['add', 'prime', 'spider'],
   );
-  assert.equal(json.findings, audits[0]!.audit.findings.length + prime.audit.findings.length);
+  assert.equal(
+    json.findings,
+    audits.reduce((k, a) => k + a.audit.findings.length, 0),
+  );
   const stop = new AbortController();
   stop.abort(new Error('cancelled'));
   await assert.rejects(auditSelection(s, { root, trusted: false, signal: stop.signal }), /cancelled/);
@@ -269,19 +276,19 @@ test('select all matching, less one: the export and the audit in their worker ac
     all.delete(prime);
     const rows = all.encode();
     const s = await client.request({ op: 'selection', rows });
-    assert.deepEqual([s.tasks, s.rowFileRows, s.invalidRows], [3, 1, 0]);
+    assert.deepEqual([s.tasks, s.invalidRows], [4, 0]);
     const picked = (await client.request({ op: 'rowsByNumber', rows })).map((r) => r.id);
     assert.deepEqual(picked.sort(), ['add', 'capital', 'double', 'spider']);
-    // The task panel steps through the task files' tasks in the table's order (here, by id), one
-    // asked for at a time; a run takes the JSONL row too.
-    const step = (start: number) => client.request({ op: 'tasksOf', rows, kinds: 'taskFiles', start, end: start + 1 });
+    // The task panel steps through the selection's tasks, the JSONL row's included, in the table's
+    // order (here, by id), one asked for at a time; a run takes them too.
+    const step = (start: number) => client.request({ op: 'tasksOf', rows, kinds: 'any', start, end: start + 1 });
     const first = await step(0);
-    assert.deepEqual([first.rows.map((r) => r.id), first.count, first.skipped], [['add'], 3, 1]);
+    assert.deepEqual([first.rows.map((r) => r.id), first.count, first.skipped], [['add'], 4, 0]);
     assert.deepEqual(
-      (await step(2)).rows.map((r) => r.id),
-      ['double'],
+      (await step(3)).rows.map((r) => r.id),
+      ['spider'],
     );
-    assert.deepEqual((await step(3)).rows, []);
+    assert.deepEqual((await step(4)).rows, []);
     const runnable = await client.request({ op: 'tasksOf', rows, kinds: 'runnable', start: 0, end: 10 });
     assert.deepEqual([runnable.rows.map((r) => r.id), runnable.skipped], [['add', 'capital', 'double', 'spider'], 0]);
 
@@ -293,9 +300,9 @@ test('select all matching, less one: the export and the audit in their worker ac
     );
     assert.deepEqual(exported, {
       level: 'info',
-      text: 'Exported 3 rows as trl to less.jsonl. Left out: 1 JSONL or Parquet row (`vtask import` turns them into task files).',
+      text: 'Exported 4 rows as trl to less.jsonl.',
     });
-    assert.equal(done.at(-1), 3);
+    assert.equal(done.at(-1), 4);
     // Byte for byte the CLI's rows of those tasks (the previous test wrote cli.jsonl).
     const cliLines = fs.readFileSync(path.join(root, 'cli.jsonl'), 'utf8').split('\n').filter(Boolean);
     assert.deepEqual(
@@ -309,16 +316,16 @@ test('select all matching, less one: the export and the audit in their worker ac
       { action: 'audit', root, selection: s, trusted: false },
       { signal: new AbortController().signal, onDone: () => undefined, onFound: (c) => found.push(...c) },
     );
-    assert.match(audited.text, /in \d of 3 tasks\. Left out: 1 JSONL or Parquet row/);
+    assert.match(audited.text, /in \d of 4 tasks\.$/);
     assert.deepEqual(
       found.map(([n]) => index.row(n).id).sort(),
-      ['add', 'capital', 'double'],
+      ['add', 'capital', 'double', 'spider'],
       'findings are counted for the rows selected, and only those',
     );
     const report = JSON.parse(audited.report?.json ?? '{}') as { tasks: { task: string }[] };
     assert.deepEqual(
       report.tasks.map((t) => t.task),
-      ['add', 'capital', 'double'],
+      ['add', 'capital', 'double', 'spider'],
     );
 
     // Cancelled before it starts: nothing runs.

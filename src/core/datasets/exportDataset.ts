@@ -6,7 +6,8 @@ import { at, must } from '../util/must';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../taskfile/resolve';
-import { streamTaskFile, type ChunkBatchParser } from '../taskfile/stream';
+import type { ChunkBatchParser } from '../taskfile/stream';
+import { streamFileTasks } from './fileTasks';
 import { agentRewardGap, environmentRef } from './agentRows';
 import { mixKeeps, promptKey, splitOf, type SplitShare } from './curate';
 import type { DatasetFormat, ExportSettings, RunSummary } from './format';
@@ -207,7 +208,7 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
   try {
     for (const file of req.files) {
       // One task at a time: a large file never has all its trees in memory at once.
-      const stream = streamTaskFile(req.read(file), req.parseBatch);
+      const stream = streamFileTasks(file, req.read(file), req.parseBatch);
       const line = (offset: number): number => stream.lines.position(offset).line + 1;
       const fileError = stream.fileIssues.find((i) => i.severity === 'error');
       if (fileError) report.invalid.push({ file, task: '', line: line(fileError.start), reason: fileError.message });
@@ -216,7 +217,7 @@ export async function exportDataset(req: ExportRequest): Promise<ExportReport> {
       const keeps =
         weight === undefined
           ? undefined
-          : mixKeeps(await idsOf(streamTaskFile(req.read(file), req.parseBatch).tasks), weight, req.seed, file);
+          : mixKeeps(await idsOf(streamFileTasks(file, req.read(file), req.parseBatch).tasks), weight, req.seed, file);
       for await (const { entry, spec: task } of stream.tasks) {
         req.signal?.throwIfAborted();
         if (req.slices?.due) await req.slices.next();

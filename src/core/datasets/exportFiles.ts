@@ -1,4 +1,5 @@
-// An export of task files to a dataset format, as `vtask export` writes it and the workbench's
+// An export of task files (and of JSONL and Parquet datasets' rows, each row the task it stands
+// for) to a dataset format, as `vtask export` writes it and the workbench's
 // export of a selection: cached runs read (no request) for each row's pass rate, the rows
 // written by exportDataset, then what a folder format adds (an hf dataset's card and old shards
 // removed, a verifiers or Inspect package's files). The CLI parses its flags and prints the
@@ -14,6 +15,7 @@ import { HF_FORMAT, verifierKind } from './hf';
 import { datasetCard } from './hfCard';
 import { PACKAGE_FORMATS, packageExport } from './exportPackage';
 import { rowFileType, type RowFileType } from './rowFiles';
+import { readFileTasksText } from './fileTasks';
 import { findDuplicates } from '../overview/prompts/duplicates';
 import { cachedRuns } from '../run/cachedRuns';
 import type { ChunkBatchParser } from '../taskfile/stream';
@@ -25,7 +27,7 @@ import { version } from '../version';
 export interface ExportFilesOptions {
   /** Task files are named (in rows and reports) relative to this folder. */
   readonly cwd: string;
-  /** Task files, relative to `cwd` (or absolute outside it). */
+  /** Task files and JSONL or Parquet datasets, relative to `cwd` (or absolute outside it). */
   readonly files: readonly string[];
   /** A name of EXPORT_FORMATS. */
   readonly format: string;
@@ -108,9 +110,16 @@ export async function exportFiles(o: ExportFilesOptions): Promise<ExportFilesRes
   // An hf dataset is a folder: its shards go in DIR/data, which environments are relative to.
   const out = pkg?.out ?? (hfDir ? path.join(hfDir, 'data', 'rows.parquet') : o.out);
   const type = hfDir ? 'parquet' : pkg ? at(format.outputs, 0) : (o.type ?? outputType(format, out, o.out));
+  // A dataset's rows are read (a Parquet file decoded) once, before the export: the steps below
+  // read a file's text where they need it, without waiting.
+  const rowTexts = new Map<string, string>();
+  for (const f of o.files) {
+    o.signal?.throwIfAborted();
+    if (rowFileType(f)) rowTexts.set(f, await readFileTasksText(path.resolve(o.cwd, f)));
+  }
   const read = (f: string): string => {
     o.signal?.throwIfAborted();
-    return fs.readFileSync(path.resolve(o.cwd, f), 'utf8');
+    return rowTexts.get(f) ?? fs.readFileSync(path.resolve(o.cwd, f), 'utf8');
   };
   // Cached runs (no request) give each row its pass rate, band and model, and feed the filters.
   const runs =

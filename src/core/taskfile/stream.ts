@@ -196,6 +196,14 @@ function fromList<T>(items: readonly T[]): AsyncIterable<T> {
   return { [Symbol.asyncIterator]: () => listed(items) };
 }
 
+/**
+ * The stream of a file already parsed whole (dataset rows read as tasks: each row is its own
+ * small task, so there is nothing to stream), for the readers that take a stream.
+ */
+export function streamParsed(file: TaskFile): TaskStream {
+  return fromWhole(file, 0);
+}
+
 /** The stream of a file parsed whole, from task `from` on. */
 function fromWhole(file: TaskFile, from: number): TaskStream {
   if (file.issues.some((i) => i.code === 'not-a-task-file'))

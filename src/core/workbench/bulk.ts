@@ -1,13 +1,12 @@
 // What the workbench does to a whole selection at once, without the editor: the selection
-// grouped by task file (rows of JSONL and Parquet files, and rows that are no task, left out
-// with why), the audit of those tasks (the same probes as `vtask audit`) in small batches that
-// report progress and stop when asked, and its report as Markdown or as `vtask audit --json`.
-import fs from 'node:fs';
+// grouped by file (task files, and JSONL and Parquet datasets whose rows each stand for a task;
+// rows that are no task are left out, with why), the audit of those tasks (the same probes as
+// `vtask audit`) in small batches that report progress and stop when asked, and its report as
+// Markdown or as `vtask audit --json`.
 import path from 'node:path';
 import { auditTasks, findingCount, findingRecord, type TaskAudit } from '../audit/audit';
-import { rowFileType } from '../datasets/rowFiles';
+import { readFileTasksText, streamFileTasks } from '../datasets/fileTasks';
 import type { TaskSpec } from '../taskfile/resolve';
-import { streamTaskFile } from '../taskfile/stream';
 import { streamedRunKey } from '../run/resultKeys';
 import { at } from '../util/must';
 import { cut } from '../util/cut';
@@ -15,14 +14,15 @@ import { plural } from '../util/plural';
 import type { TimeSlices } from '../util/slices';
 import type { WorkbenchRowView } from './index';
 
-/** The selection's tasks by task file (as shown), each task's row number by id; and what is left out. */
+/**
+ * The selection's tasks by file (as shown: a task file, or a JSONL or Parquet dataset whose rows
+ * are read as tasks), each task's row number by id; and what is left out.
+ */
 export interface SelectionFiles {
   readonly files: ReadonlyMap<string, ReadonlyMap<string, number>>;
-  /** Rows of JSONL or Parquet files: exported and audited from task files (`vtask import` makes them). */
-  readonly rowFileRows: number;
   /** Rows that are no valid task. */
   readonly invalidRows: number;
-  /** The task files' tasks in the selection. */
+  /** The tasks in the selection. */
   readonly tasks: number;
 }
 
@@ -32,7 +32,6 @@ export interface SelectionFiles {
  * tasks are one string to copy, where a map of them would take the host a long time to clone).
  */
 export interface PackedSelection {
-  readonly rowFileRows: number;
   readonly invalidRows: number;
   readonly tasks: number;
   /** `[file, [id, row][]][]` as JSON. */
@@ -41,28 +40,25 @@ export interface PackedSelection {
 
 export function packSelection(s: SelectionFiles): PackedSelection {
   const files = [...s.files].map(([file, ids]) => [file, [...ids]]);
-  return { rowFileRows: s.rowFileRows, invalidRows: s.invalidRows, tasks: s.tasks, files: JSON.stringify(files) };
+  return { invalidRows: s.invalidRows, tasks: s.tasks, files: JSON.stringify(files) };
 }
 
 export function unpackSelection(p: PackedSelection): SelectionFiles {
   const files = JSON.parse(p.files) as [string, [string, number][]][];
   return {
-    rowFileRows: p.rowFileRows,
     invalidRows: p.invalidRows,
     tasks: p.tasks,
     files: new Map(files.map(([file, ids]) => [file, new Map(ids)])),
   };
 }
 
-/** Groups selected rows by their task file. */
+/** Groups selected rows by their file; a dataset's row is the task it stands for, under the id the table shows. */
 export function selectionFiles(rows: Iterable<WorkbenchRowView>): SelectionFiles {
   const files = new Map<string, Map<string, number>>();
-  let rowFileRows = 0;
   let invalidRows = 0;
   let tasks = 0;
   for (const r of rows) {
-    if (rowFileType(r.file)) rowFileRows++;
-    else if (r.error || r.kind === null) invalidRows++;
+    if (r.error || r.kind === null) invalidRows++;
     else {
       let ids = files.get(r.file);
       if (!ids) files.set(r.file, (ids = new Map()));
@@ -70,16 +66,12 @@ export function selectionFiles(rows: Iterable<WorkbenchRowView>): SelectionFiles
       ids.set(r.id, r.n);
     }
   }
-  return { files, rowFileRows, invalidRows, tasks };
+  return { files, invalidRows, tasks };
 }
 
 /** What the selection leaves out, said after what was done; '' when nothing. */
-export function leftOutText(s: Pick<SelectionFiles, 'rowFileRows' | 'invalidRows'>): string {
-  const parts = [
-    s.rowFileRows && `${plural(s.rowFileRows, 'JSONL or Parquet row')} (\`vtask import\` turns them into task files)`,
-    s.invalidRows && `${plural(s.invalidRows, 'row')} with errors`,
-  ].filter(Boolean);
-  return parts.length ? ` Left out: ${parts.join(', ')}.` : '';
+export function leftOutText(s: Pick<SelectionFiles, 'invalidRows'>): string {
+  return s.invalidRows ? ` Left out: ${plural(s.invalidRows, 'row')} with errors.` : '';
 }
 
 /** One task's audit, with where it is. */
@@ -126,8 +118,8 @@ export async function auditSelection(
     o.signal?.throwIfAborted();
     const full = path.resolve(o.root, file);
     // Streamed, a task at a time: parsing a large file at once would hold the thread for seconds.
-    const text = fs.readFileSync(full, 'utf8');
-    const stream = streamTaskFile(text);
+    const text = await readFileTasksText(full);
+    const stream = streamFileTasks(full, text);
     let batch: TaskSpec[] = [];
     const keys = new Map<TaskSpec, string>();
     const flush = async (): Promise<void> => {

@@ -9,8 +9,8 @@ import type { SortSpec, WorkbenchRowView } from './index';
 import type { SamplesAnswers, SamplesRequest } from './samplesOps';
 import type { PackedSelection } from './bulk';
 
-/** Which of a selection's rows count as tasks: a task file's, or any a run takes (not Parquet rows). */
-export type TaskKinds = 'taskFiles' | 'runnable';
+/** Which of a selection's rows count as tasks: any (task files' and rows'), or those a run takes (not Parquet rows). */
+export type TaskKinds = 'any' | 'runnable';
 
 /** Some of a selection's tasks, how many it has, and how many of its rows are no such task. */
 export interface TasksOf {

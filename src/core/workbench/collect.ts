@@ -8,7 +8,9 @@ import { errorMessage } from '../base/errorMessage';
 import { promptOf, recordedResult } from '../datasets/datasetView';
 import { detectFormat, IMPORT_FORMATS, type RowImporter } from '../datasets/formats';
 import { NOT_A_DATASET } from '../datasets/detectFormat';
-import { readRowBatches, rowFileType, type RowFileType } from '../datasets/rowFiles';
+import { parseRowTasks } from '../datasets/rowTasks';
+import { resultKeys } from '../run/resultKeys';
+import { readRowBatches, rowFileText, rowFileType, type RowFileType } from '../datasets/rowFiles';
 import { latestRunName, readLatestRuns } from '../overview/runlog/latestRuns';
 import { summariseFiles } from '../overview/dataset/fileSummaries';
 import type { RunRecord } from '../overview/runlog/runLog';
@@ -175,6 +177,8 @@ async function addRowFile(
   const seen = new Set<string>();
   // Runs in the editor's run log are of JSONL rows only (a Parquet row runs from its table).
   const named = type === 'jsonl' ? new Map<string, number>() : undefined;
+  // Every row by its name in the cache, for the findings of an audit of the rows.
+  const byName = new Map<string, number>();
   const cacheDir = resolveCacheDir(file, { cacheDir: o.cacheDir });
   const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
   const bad = (id: string, line: number, error: string): number =>
@@ -229,6 +233,7 @@ async function addRowFile(
         ...(label ? { label } : {}),
       });
       named?.set(latestRunName(rel, id), n);
+      byName.set(latestRunName(rel, id), n);
       const recorded = recordedResult(r.row);
       if (recorded?.band && (BANDS as readonly string[]).includes(recorded.band))
         index.setRun(n, RECORDED_MODEL, {
@@ -240,4 +245,26 @@ async function addRowFile(
     }
   }
   if (named) for (const run of readLatestRuns(cacheDir, named)) index.setRun(run.task, run.model, runOf(run.latest));
+  await addRowFindings(index, file, cacheDir, byName);
+}
+
+/**
+ * The remembered findings of a dataset's audited rows, each while its row's task is the one
+ * audited (its run key). The keys need the rows read as tasks, the way the audit read them: that
+ * second read is made only for a file some of whose rows were audited.
+ */
+async function addRowFindings(
+  index: WorkbenchIndex,
+  file: string,
+  cacheDir: string,
+  byName: ReadonlyMap<string, number>,
+): Promise<void> {
+  const remembered = readFindings(cacheDir);
+  const audited = [...byName].flatMap(([name, n]) => {
+    const f = remembered.get(name);
+    return f ? [{ n, f }] : [];
+  });
+  if (!audited.length) return;
+  const keys = resultKeys(parseRowTasks(await rowFileText(file), { maxRows: Infinity }));
+  for (const { n, f } of audited) if (keys.get(index.row(n).id)?.run === f.key) index.setFindings(n, f.findings);
 }

@@ -77,8 +77,7 @@ function tasksOf(index: WorkbenchIndex, text: string, kinds: TaskKinds): { rows:
     const all = index.inViewOrder(RowSet.decode(text));
     const rows = all.filter((n) => {
       const r = index.row(n);
-      const type = rowFileType(r.file);
-      return !r.error && r.kind !== null && (kinds === 'runnable' ? type !== 'parquet' : type === undefined);
+      return !r.error && r.kind !== null && (kinds === 'any' || rowFileType(r.file) !== 'parquet');
     });
     lastTasks = { key, rows, skipped: all.length - rows.length };
   }
