@@ -3,12 +3,12 @@
 // of `vtask export --format trl` (math, constraints, JSON and composite examples) joined with
 // their cases' responses, repeated to N rows and shuffled, scored by one server through the
 // package's client given the whole table (4,096 rows per request, as Ray's blocks), and by Ray
-// Data with 1 and 2 workers sharing the node's server (vtask_reward.ray). The ways take turns;
+// Data with 1, 2 and 4 workers sharing the node's server (vtask_reward.ray). The ways take turns;
 // each prints its median rows/s, its CPU per row by process and the cores it got
 // (scripts/bench_ray.py says which). Ray's start and the job's first dataset (which starts the
 // node's server and the scoring workers) are reported apart.
 //
-//   node scripts/bench-ray.mjs [--rows N] [--workers 1,2] [--rounds 3] [--batch-size N]
+//   node scripts/bench-ray.mjs [--rows N] [--workers 1,2,4] [--rounds 3] [--batch-size N]
 //
 // PYTHONPATH chooses the vtask_reward measured (default: this checkout's integrations/python).
 import { spawnSync } from 'node:child_process';
@@ -22,7 +22,7 @@ const arg = (name, def) => {
   return i === -1 ? def : process.argv[i + 1];
 };
 const ROWS = Number(arg('--rows', 20_000));
-const WORKERS = arg('--workers', '1,2');
+const WORKERS = arg('--workers', '1,2,4');
 const ROUNDS = arg('--rounds', '3');
 const BATCH = arg('--batch-size', 'default');
 const { dir, tasks, rows } = scoringRows('vtask-bench-ray-', 'rows.parquet');

@@ -43,7 +43,9 @@ pairs = ray.data.read_parquet(rows_path).flat_map(lambda row: [{**row, "response
 scored = score_dataset(pairs, tasks=[tasks_dir], concurrency=2, batch_size=4).to_pandas()
 t_scored = time.monotonic()
 columns = ["task_id", "response", "vtask_score", "vtask_pass"]
-again = score_dataset(pairs, tasks=[tasks_dir], concurrency=1).to_pandas()
+# The second dataset with the defaults: twice the CPUs in scoring tasks, each reserving a quarter
+# of one, beside the reading tasks of the same pipeline.
+again = score_dataset(pairs, tasks=[tasks_dir]).to_pandas()
 servers_after_second_dataset = len(open(pids_path).readlines())
 
 # One block of every pair, in an order that mixes the verifiers; a server of one process, so its
