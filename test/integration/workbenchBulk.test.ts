@@ -10,56 +10,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RowSet } from '../../src/core/base/rowSet';
-import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { OpenAIServer } from '../support/openaiServer';
 import { useModelServer } from './helpers';
+import { next, type BulkWorkbench, type Row, type WorkbenchApi as Api } from './workbenchApi';
 
 /** The selection of these rows, as the page sends it. */
 const selection = (...rows: (Row | undefined)[]): string => RowSet.of(rows.map((r) => r?.n ?? -1)).encode();
-
-interface Row {
-  readonly n: number;
-  readonly id: string;
-  readonly findings: number;
-}
-
-interface BulkWorkbench {
-  readonly posted: readonly ToWorkbench[];
-  readonly onDidPost: vscode.Event<ToWorkbench>;
-  handle(message: unknown): Promise<void>;
-  request(r: { op: 'window'; start: number; end: number }): Promise<Row[]>;
-  request(r: { op: 'view'; query: string }): Promise<unknown>;
-  request(r: { op: 'reload' }): Promise<unknown>;
-  readonly bulk: {
-    export(rows: string, choice: { format: string; out: string }): Promise<void>;
-    readonly lastReport: { markdown: string; json: string } | undefined;
-  };
-}
-
-interface Api {
-  workbench(uri: vscode.Uri): BulkWorkbench | undefined;
-}
-
-/** Resolves with the first message from now on that `match` accepts. */
-function next<T extends ToWorkbench['type']>(
-  w: BulkWorkbench,
-  type: T,
-  match: (m: Extract<ToWorkbench, { type: T }>) => boolean = () => true,
-  ms = 60_000,
-): Promise<Extract<ToWorkbench, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(new Error(`timed out waiting for '${type}'; posted: ${JSON.stringify(w.posted.map((m) => m.type))}`));
-    }, ms);
-    const sub = w.onDidPost((m) => {
-      if (m.type !== type || !match(m as Extract<ToWorkbench, { type: T }>)) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(m as Extract<ToWorkbench, { type: T }>);
-    });
-  });
-}
 
 const TASKS = `vtask: 1
 tasks:

@@ -9,53 +9,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RowSet } from '../../src/core/base/rowSet';
-import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { exportFiles } from '../../src/core/datasets/exportFiles';
 import { rowFileText } from '../../src/core/datasets/rowFiles';
 import { OpenAIServer } from '../support/openaiServer';
 import { useModelServer } from './helpers';
-
-interface Row {
-  readonly n: number;
-  readonly id: string;
-  readonly file: string;
-  readonly findings: number;
-}
-
-interface BulkWorkbench {
-  readonly posted: readonly ToWorkbench[];
-  readonly onDidPost: vscode.Event<ToWorkbench>;
-  handle(message: unknown): Promise<void>;
-  request(r: { op: 'window'; start: number; end: number }): Promise<Row[]>;
-  readonly bulk: {
-    export(rows: string, choice: { format: string; out: string }): Promise<void>;
-    readonly lastReport: { markdown: string; json: string } | undefined;
-  };
-}
-
-interface Api {
-  workbench(uri: vscode.Uri): BulkWorkbench | undefined;
-}
-
-/** Resolves with the first message of `type` from now on. */
-function next<T extends ToWorkbench['type']>(
-  w: BulkWorkbench,
-  type: T,
-  ms = 60_000,
-): Promise<Extract<ToWorkbench, { type: T }>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(new Error(`timed out waiting for '${type}'; posted: ${JSON.stringify(w.posted.map((m) => m.type))}`));
-    }, ms);
-    const sub = w.onDidPost((m) => {
-      if (m.type !== type) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(m as Extract<ToWorkbench, { type: T }>);
-    });
-  });
-}
+import { next, type BulkWorkbench, type Row, type WorkbenchApi as Api } from './workbenchApi';
 
 /** `anything` accepts any answer: the audit must find it in the row that carries it. */
 const TASKS = `vtask: 1
