@@ -9,7 +9,7 @@ import {
   type ToDashboard,
 } from '../core/base/dashboardProtocol';
 import { BAND_WORDS, BANDS, bandBar, passRateHistogram, scatter } from './dashboardCharts';
-import { button, el, pageRoot, pct, showNoticeIn, taskLink } from './dom';
+import { button, el, pageRoot, pct, showNoticeIn, taskLink, onHostMessage } from './dom';
 import { pagedList } from './pagedList';
 import { count, dollars } from '../core/base/usageFormat';
 
@@ -592,10 +592,8 @@ function receive(msg: ToDashboard): void {
   }
 }
 
-window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = toDashboard.safeParse(event.data);
-  if (parsed.success) receive(parsed.data);
-  else showNotice('error', 'The dashboard received an update it could not read; press Refresh.');
-});
+onHostMessage(toDashboard, receive, () =>
+  showNotice('error', 'The dashboard received an update it could not read; press Refresh.'),
+);
 
 post({ type: 'ready' });

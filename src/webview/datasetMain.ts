@@ -1,6 +1,6 @@
 // The dataset table view: a `.parquet` file as a table of its rows. The host reads row windows
 // on demand; this page renders only the rows in view. Dataset text is only ever set as text.
-import { button, el, icon, pageRoot, showNoticeIn } from './dom';
+import { button, el, icon, pageRoot, showNoticeIn, onHostMessage } from './dom';
 import { DatasetTable, type TableState } from './datasetTable';
 import { toDataset, type FromDataset, type ToDataset } from '../core/base/datasetProtocol';
 
@@ -83,10 +83,8 @@ function receive(msg: ToDataset): void {
   }
 }
 
-window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = toDataset.safeParse(event.data);
-  if (parsed.success) receive(parsed.data);
-  else showNotice('error', 'The view received an update it could not read; reopen the file to refresh it.');
-});
+onHostMessage(toDataset, receive, () =>
+  showNotice('error', 'The view received an update it could not read; reopen the file to refresh it.'),
+);
 
 post({ type: 'ready' });

@@ -4,7 +4,7 @@
 // lists are shown a page at a time; every text from the files is set as text, never as HTML.
 import { toDiff, type DatasetDiffView, type FromDiff, type ToDiff } from '../core/base/diffProtocol';
 import { BAND_WORDS } from './dashboardCharts';
-import { button, el, pageRoot, pct, showNoticeIn, taskLink } from './dom';
+import { button, el, pageRoot, pct, showNoticeIn, taskLink, onHostMessage } from './dom';
 import { pagedList } from './pagedList';
 
 interface VsCodeApi {
@@ -199,10 +199,8 @@ function receive(msg: ToDiff): void {
   }
 }
 
-window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = toDiff.safeParse(event.data);
-  if (parsed.success) receive(parsed.data);
-  else showNotice('error', 'The page received a comparison it could not read; compare again.');
-});
+onHostMessage(toDiff, receive, () =>
+  showNotice('error', 'The page received a comparison it could not read; compare again.'),
+);
 
 post({ type: 'ready' });

@@ -76,3 +76,19 @@ export function taskLink(file: string, task: string, open: () => void): HTMLElem
   b.addEventListener('click', open);
   return b;
 }
+
+/**
+ * Hands each message from the extension that `schema` reads to `receive`, and calls `unreadable`
+ * for any other: the page says so rather than go on showing an older state as if it were current.
+ */
+export function onHostMessage<T>(
+  schema: { safeParse(data: unknown): { success: true; data: T } | { success: false } },
+  receive: (message: T) => void,
+  unreadable: () => void,
+): void {
+  window.addEventListener('message', (event: MessageEvent) => {
+    const parsed = schema.safeParse(event.data);
+    if (parsed.success) receive(parsed.data);
+    else unreadable();
+  });
+}

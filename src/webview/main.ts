@@ -1,7 +1,7 @@
 // The task panel: renders what the extension sends and posts what the author does. Model and
 // user text is only ever set as text (textContent), never parsed as HTML.
 import { passAtKCurve, histogram } from './charts';
-import { button, el, icon, pageRoot, pct, showNoticeIn } from './dom';
+import { button, el, icon, pageRoot, pct, showNoticeIn, onHostMessage } from './dom';
 import { renderForm } from './form';
 import { toPanel, type FromPanel, type SampleView, type TaskView, type ToPanel } from '../core/base/panelProtocol';
 import { FILTERS, SORTS } from './filter';
@@ -391,13 +391,9 @@ function receive(msg: ToPanel): void {
   }
 }
 
-window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = toPanel.safeParse(event.data);
-  if (parsed.success) receive(parsed.data);
-  // Say so rather than go on showing an older state as if it were current.
-  else
-    showNotice('error', 'The panel received an update it could not read; it may be out of date. Reopen it to refresh.');
-});
+onHostMessage(toPanel, receive, () =>
+  showNotice('error', 'The panel received an update it could not read; it may be out of date. Reopen it to refresh.'),
+);
 
 if (state.task) render(state.task);
 post({ type: 'ready' });

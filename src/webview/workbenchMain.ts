@@ -1,7 +1,7 @@
 // The workbench page: one table of every task of a dataset (task files, JSONL, Parquet), with a
 // query box (`band:too_hard kind:math rate<0.2 label:!checked` and free words), sortable and
 // resizable columns and a selection. The host holds the index; this page holds the rows in view.
-import { button, el, icon, pageRoot, showNoticeIn } from './dom';
+import { button, el, icon, pageRoot, showNoticeIn, onHostMessage } from './dom';
 import { WorkbenchTable, type WorkbenchState } from './workbenchTable';
 import { initialSamplesState, restoreSamplesState, WorkbenchSamples, type SamplesViewState } from './workbenchSamples';
 import { BulkBar } from './workbenchBulk';
@@ -258,10 +258,8 @@ function receive(msg: ToWorkbench): void {
   }
 }
 
-window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = toWorkbench.safeParse(event.data);
-  if (parsed.success) receive(parsed.data);
-  else showNotice('error', 'The workbench received an update it could not read; reopen it to refresh it.');
-});
+onHostMessage(toWorkbench, receive, () =>
+  showNotice('error', 'The workbench received an update it could not read; reopen it to refresh it.'),
+);
 
 post({ type: 'ready' });

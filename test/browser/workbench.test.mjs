@@ -229,6 +229,10 @@ describe('workbench page in Chromium', PAGE_SUITE, () => {
       await typeQuery(page, 'spider');
       assert.equal(await page.textContent('.query-error'), '');
       assert.deepEqual(await column(page, 'id'), ['spider']);
+      // A message the page cannot read is said, and the table stays as it was.
+      await deliver(page, { type: 'view', rows: 'all of them' });
+      assert.match(await page.textContent('.notice'), /The workbench received an update it could not read/);
+      assert.deepEqual(await column(page, 'id'), ['spider']);
     });
   });
 

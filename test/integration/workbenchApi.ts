@@ -10,10 +10,14 @@ export interface Row {
   readonly findings: number;
 }
 
-export interface BulkWorkbench {
+/** What every workbench suite needs: the page's messages (posted so far and as they come) and its handler. */
+export interface WorkbenchForTests {
   readonly posted: readonly ToWorkbench[];
   readonly onDidPost: vscode.Event<ToWorkbench>;
   handle(message: unknown): Promise<void>;
+}
+
+export interface BulkWorkbench extends WorkbenchForTests {
   request(r: { op: 'window'; start: number; end: number }): Promise<Row[]>;
   request(r: { op: 'view'; query: string }): Promise<unknown>;
   request(r: { op: 'reload' }): Promise<unknown>;
@@ -29,7 +33,7 @@ export interface WorkbenchApi {
 
 /** Resolves with the first message from now on that `match` accepts. */
 export function next<T extends ToWorkbench['type']>(
-  w: BulkWorkbench,
+  w: WorkbenchForTests,
   type: T,
   match: (m: Extract<ToWorkbench, { type: T }>) => boolean = () => true,
   ms = 60_000,
@@ -46,4 +50,16 @@ export function next<T extends ToWorkbench['type']>(
       resolve(m as Extract<ToWorkbench, { type: T }>);
     });
   });
+}
+
+/** Resolves with the first message that `match` accepts, posted already or later. */
+export function posted<T extends ToWorkbench['type']>(
+  w: WorkbenchForTests,
+  type: T,
+  match: (m: Extract<ToWorkbench, { type: T }>) => boolean = () => true,
+  ms = 60_000,
+): Promise<Extract<ToWorkbench, { type: T }>> {
+  const found = w.posted.find((m) => m.type === type && match(m as Extract<ToWorkbench, { type: T }>));
+  if (found) return Promise.resolve(found as Extract<ToWorkbench, { type: T }>);
+  return next(w, type, match, ms);
 }

@@ -8,17 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RowSet } from '../../src/core/base/rowSet';
-import type { ToWorkbench } from '../../src/core/base/workbenchProtocol';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { OpenAIServer } from '../support/openaiServer';
+import { posted, type WorkbenchForTests } from './workbenchApi';
 import { until, useModelServer } from './helpers';
-
-interface WorkbenchForTests {
-  readonly posted: readonly ToWorkbench[];
-  readonly onDidPost: vscode.Event<ToWorkbench>;
-  handle(message: unknown): Promise<void>;
-}
 
 interface PanelForTests {
   readonly task: { uri: vscode.Uri; id: string } | undefined;
@@ -29,33 +23,6 @@ interface PanelForTests {
 
 interface Api {
   workbench(uri: vscode.Uri): WorkbenchForTests | undefined;
-}
-
-/** Resolves with the first message that `match` accepts, posted already or later. */
-function posted<T extends ToWorkbench['type']>(
-  w: WorkbenchForTests,
-  type: T,
-  match: (m: Extract<ToWorkbench, { type: T }>) => boolean = () => true,
-  ms = 60_000,
-): Promise<Extract<ToWorkbench, { type: T }>> {
-  const ok = (m: ToWorkbench): m is Extract<ToWorkbench, { type: T }> =>
-    m.type === type && match(m as Extract<ToWorkbench, { type: T }>);
-  const found = w.posted.find(ok);
-  if (found) return Promise.resolve(found);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(
-        new Error(`timed out waiting for a '${type}' message; posted: ${JSON.stringify(w.posted.map((m) => m.type))}`),
-      );
-    }, ms);
-    const sub = w.onDidPost((m) => {
-      if (!ok(m)) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(m);
-    });
-  });
 }
 
 const TASKS = `vtask: 1
