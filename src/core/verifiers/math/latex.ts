@@ -1004,10 +1004,10 @@ export interface Parsed {
   readonly units: readonly string[];
 }
 
-/** Parses prepared text (see normalize.ts) into a tree, or throws ParseError. */
 /** Why an answer with nothing to parse is not read. */
 export const EMPTY_ANSWER = 'empty answer';
 
+/** Parses prepared text (see normalize.ts) into a tree, or throws ParseError. */
 export function parseMath(s: string, opts: ParseOptions = {}): Parsed {
   const toks = tokenize(s);
   if (toks.length === 0) throw new ParseError(EMPTY_ANSWER);
