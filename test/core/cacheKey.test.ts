@@ -2,6 +2,7 @@
 // (paths, the verifier, credentials, names, concurrency), and where the cache folder is.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import {
   sampleParams,
 } from '../../src/core/sampling/cacheKey';
 import { findWorkspaceRoot, resolveCacheDir } from '../../src/core/sampling/cacheDir';
+import { digestHex } from '../../src/core/util/digest';
 import type { ModelProfile, SampleRequest } from '../../src/core/sampling/types';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks, type TaskSpec } from '../../src/core/taskfile/resolve';
@@ -104,6 +106,24 @@ test("the keys of a task's samples, made together, are each sample's own key", (
   }
   assert.deepEqual(sampleKeys(profile, request, 1), [sampleKey(profile, request, 0)]);
   assert.deepEqual(sampleKeys(profile, request, 0), []);
+});
+
+test('keys are the same digests with and without the one-shot crypto.hash (Node before 20.12)', () => {
+  const texts = ['', '{"messages":[{"content":"2+2?","role":"user"}]}', 'π ≈ 3.14159, 名前, 🙂'];
+  const expected = (algorithm: string, t: string): string => crypto.createHash(algorithm).update(t).digest('hex');
+  const request: SampleRequest = { messages: [{ role: 'user', content: 'What is π? 🙂' }], temperature: 0.5 };
+  const withOneShot = sampleKeys(profile, request, 3);
+  for (const algorithm of ['sha1', 'sha256'] as const)
+    for (const t of texts) assert.equal(digestHex(algorithm, t), expected(algorithm, t));
+  const oneShot = Reflect.get(crypto, 'hash');
+  assert.ok(Reflect.deleteProperty(crypto, 'hash') && !('hash' in crypto), 'crypto.hash can be taken away');
+  try {
+    for (const algorithm of ['sha1', 'sha256'] as const)
+      for (const t of texts) assert.equal(digestHex(algorithm, t), expected(algorithm, t));
+    assert.deepEqual(sampleKeys(profile, request, 3), withOneShot);
+  } finally {
+    Reflect.set(crypto, 'hash', oneShot);
+  }
 });
 
 test('the template counts only for completions', () => {

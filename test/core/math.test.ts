@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer';
 import { compareNodes, type CompareOptions } from '../../src/core/verifiers/math/compare';
 import { stepBudget } from '../../src/core/verifiers/math/evaluate';
-import { extractAnswer, findBoxes, lastNumber } from '../../src/core/verifiers/math/extract';
+import { extractAnswer, findBoxes, lastNumber, stripDelimiters } from '../../src/core/verifiers/math/extract';
 import { checkMath, clearParsedGolds, type MathParams } from '../../src/core/verifiers/math/checkMath';
 import { parseMath, ParseError } from '../../src/core/verifiers/math/latex';
 import { prepare } from '../../src/core/verifiers/math/normalize';
@@ -116,6 +116,28 @@ void describe('normalize and parse', () => {
   void test('gold answers read like predictions', () => {
     assert.ok(parseGold('$\\boxed{1}\\boxed{2}$').parsed.ok);
     assert.equal(parseGold('\\boxed{004} and later \\boxed{004}').text, '004');
+  });
+  void test('plain integers and empty answers read as the full parser reads them', () => {
+    // What parseAnswerText gives without its shortcuts: every pass of `prepare`, then the parser.
+    const full = (s: string, preferList: boolean): unknown => {
+      try {
+        const { node, units } = parseMath(prepare(stripDelimiters(s), { preferList }));
+        return { ok: true, node, units };
+      } catch (e) {
+        assert.ok(e instanceof ParseError);
+        return { ok: false, error: e.message };
+      }
+    };
+    const digits300 = '9'.repeat(300);
+    for (const s of ['0', '7', '007', '42', ' 72 ', '$72$', '\\(72\\)', '-5', '1234567890123456789012345', digits300])
+      for (const preferList of [false, true])
+        assert.deepEqual(parseAnswerText(s, preferList), full(s, preferList), `${s} (preferList ${preferList})`);
+    for (const s of ['', '   ', '$$', '\\[ \\]'])
+      assert.deepEqual(parseAnswerText(s), { ok: false, error: 'empty answer' }, JSON.stringify(s));
+    // A base changes how integers read: the shortcut never applies there.
+    const inBase = parseAnswerText('11', false, 2);
+    assert.ok(inBase.ok);
+    assert.notDeepEqual(inBase.node, (parseAnswerText('11') as { node: unknown }).node);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { digestHex } from '../util/digest';
 import type { TaskEntry, TaskFile } from '../taskfile/parse';
 import type { TaskStream } from '../taskfile/stream';
 import { toJS } from '../base/ynode';
@@ -15,7 +15,7 @@ export interface ResultKeys {
   readonly cases: string;
 }
 
-const hash = (s: string): string => createHash('sha1').update(s).digest('hex');
+const hash = (s: string): string => digestHex('sha1', s);
 
 /**
  * What a run key is made from besides the task: the file's parts outside the tasks (and its text,

@@ -4,7 +4,7 @@ import { agentPlan, agentVerdict, refusedInUntrusted, trajectoryVerdict, type Ag
 import { demoNote } from '../sampling/builtin/prompt';
 import type { SampleCache } from '../sampling/cache';
 import { sampleKeys, sampleParams } from '../sampling/cacheKey';
-import { limitsOf } from '../sampling/limits';
+import { limitsOf, type ResponseLimits } from '../sampling/limits';
 import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from '../sampling/types';
 import { taskStats, type TaskStats } from '../stats';
 import type { TaskSpec } from '../taskfile/resolve';
@@ -139,7 +139,8 @@ export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Pr
   // Each task is planned once: when it starts, or before, when an earlier task claims it ahead.
   const plans = new Array<TaskPlan | undefined>(tasks.length);
   const started = new Uint8Array(tasks.length);
-  const planOf = (i: number): TaskPlan => (plans[i] ??= planTask(at(tasks, i), o));
+  const limits = limitsByProfile();
+  const planOf = (i: number): TaskPlan => (plans[i] ??= planTask(at(tasks, i), o, limits));
   // The tasks that start after task i and still miss samples: claimed with it, in one write.
   const reach = Math.max(slots, CLAIM_AHEAD);
   const ahead = (i: number) => (): string[] => {
@@ -209,6 +210,19 @@ function freshCache(o: RunOptions): () => void {
   };
 }
 
+/**
+ * Each profile's limits, worked out once per run: they read the environment, which is the same
+ * for every task, and reading it three times per task showed in the CPU of runs of many tasks.
+ */
+function limitsByProfile(): (profile: ModelProfile) => ResponseLimits {
+  const known = new Map<ModelProfile, ResponseLimits>();
+  return (profile) => {
+    let limits = known.get(profile);
+    if (!limits) known.set(profile, (limits = limitsOf(profile)));
+    return limits;
+  };
+}
+
 /** What a task's sampling needs, worked out before it starts; or its result when it cannot start. */
 type TaskPlan =
   | {
@@ -218,16 +232,19 @@ type TaskPlan =
       readonly agent: AgentPlan | undefined;
       /** The cache keys of its samples, in order. */
       readonly keys: readonly string[];
+      /** How long the task may go without a new sample (its profile's limits). */
+      readonly retryBudgetMs: number;
     }
   | { readonly result: TaskRunResult | undefined };
 
-function planTask(task: TaskSpec, o: RunOptions): TaskPlan {
+function planTask(task: TaskSpec, o: RunOptions, limitsFor: (profile: ModelProfile) => ResponseLimits): TaskPlan {
   const n = o.samples ?? task.sampling.samples;
   let profile: ModelProfile;
+  let retryBudgetMs: number;
   try {
     profile = o.profileFor(task);
     // A bad VTASK_* limit in the environment is this task's error, like a bad profile.
-    limitsOf(profile);
+    retryBudgetMs = limitsFor(profile).retryBudgetMs;
   } catch (e) {
     if (o.cacheOnly) return { result: undefined };
     return {
@@ -259,16 +276,17 @@ function planTask(task: TaskSpec, o: RunOptions): TaskPlan {
   const agent = task.environment ? agentPlan(task, o.file, profile, request) : undefined;
   // An agent task's samples are whole trajectories, each a record of its own in the cache.
   const keys = agent ? Array.from({ length: n }, (_, i) => agent.key(i)) : sampleKeys(profile, request, n);
-  return { task, profile, request, agent, keys };
+  return { task, profile, request, agent, keys, retryBudgetMs };
 }
 
 async function sampleTask(
-  { task, profile, request, agent, keys }: Extract<TaskPlan, { keys: unknown }>,
+  plan: Extract<TaskPlan, { keys: unknown }>,
   o: RunOptions,
   refresh: () => void,
   claims: TaskClaims | undefined,
   ahead: () => readonly string[],
 ): Promise<TaskRunResult | undefined> {
+  const { task, keys } = plan;
   const n = keys.length;
   let got: (Sample | undefined)[] = o.fresh ? new Array<Sample | undefined>(n).fill(undefined) : o.cache.getMany(keys);
   let claim: Claim | undefined;
@@ -278,7 +296,7 @@ async function sampleTask(
     if (got.includes(undefined)) {
       try {
         claim = await claims.claim(at(keys, 0), ahead, o.signal, {
-          maxWaitMs: limitsOf(profile).retryBudgetMs,
+          maxWaitMs: plan.retryBudgetMs,
           onWait: () => o.onWaitForOtherRun?.(task.id),
         });
       } catch (e) {
@@ -290,20 +308,16 @@ async function sampleTask(
     }
   }
   try {
-    return await sampleMissing(task, o, profile, request, keys, got, agent);
+    return await sampleMissing(plan, o, got);
   } finally {
     claim?.release();
   }
 }
 
 async function sampleMissing(
-  task: TaskSpec,
+  { task, profile, request, agent, keys, retryBudgetMs }: Extract<TaskPlan, { keys: unknown }>,
   o: RunOptions,
-  profile: ModelProfile,
-  request: SampleRequest,
-  keys: readonly string[],
   got: (Sample | undefined)[],
-  agent: AgentPlan | undefined,
 ): Promise<TaskRunResult | undefined> {
   const n = keys.length;
   const cached = got.map((s) => s !== undefined);
@@ -363,12 +377,11 @@ async function sampleMissing(
     };
     // The retry budget counts from the last sample that arrived: a task that makes progress
     // goes on, one that has got nothing for that long stops.
-    const budgetMs = limitsOf(profile).retryBudgetMs;
     let progressAt = Date.now();
     const hooks = (): SampleHooks => ({
       onRequest: () => requests++,
       onRetry: (info) => o.onRetry?.(task.id, info),
-      retryDeadline: () => progressAt + budgetMs,
+      retryDeadline: () => progressAt + retryBudgetMs,
     });
     try {
       if (agent) {

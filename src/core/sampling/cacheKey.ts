@@ -4,7 +4,7 @@
 // verifier (changing it reuses every sample), the API key, header values (credentials; and
 // attribution headers such as X-Title do not change answers), the profile's name, concurrency
 // and timeouts.
-import { createHash } from 'node:crypto';
+import { digestHex } from '../util/digest';
 import { wireMessage, wireTools } from './toolCalls';
 import type { ModelProfile, SampleRequest } from './types';
 
@@ -123,9 +123,7 @@ export function sampleKeyInput(profile: ModelProfile, request: SampleRequest, in
 
 /** The cache key of sample `index` of `request` on `profile`: 64 hex digits. */
 export function sampleKey(profile: ModelProfile, request: SampleRequest, index: number): string {
-  return createHash('sha256')
-    .update(canonicalJson(sampleKeyInput(profile, request, index)))
-    .digest('hex');
+  return digestHex('sha256', canonicalJson(sampleKeyInput(profile, request, index)));
 }
 
 /**
@@ -145,7 +143,7 @@ export function sampleKeys(profile: ModelProfile, request: SampleRequest, count:
     const text = parts
       .map((p) => (p === 'index' ? `"index":${i}` : p === 'seed' ? `"seed":${canonicalJson((seed ?? 0) + i)}` : p))
       .join(',');
-    return createHash('sha256').update(`{${text}}`).digest('hex');
+    return digestHex('sha256', `{${text}}`);
   });
 }
 

@@ -309,6 +309,11 @@ function relOf(t: Tok | undefined): RelOp | undefined {
 
 const numNode = (v: Rational, approx = false): Node => ({ t: 'num', v, approx });
 
+/** A plain decimal integer (digits only) as `parseMath` reads it without a base. */
+export function integerNode(digits: string): Node {
+  return literal(digits);
+}
+
 function literal(s: string): Node {
   const [ip, fp] = s.split('.');
   const v = fromDecimal(ip ?? '0', fp ?? '');
@@ -999,10 +1004,13 @@ export interface Parsed {
   readonly units: readonly string[];
 }
 
+/** Why an answer with nothing to parse is not read. */
+export const EMPTY_ANSWER = 'empty answer';
+
 /** Parses prepared text (see normalize.ts) into a tree, or throws ParseError. */
 export function parseMath(s: string, opts: ParseOptions = {}): Parsed {
   const toks = tokenize(s);
-  if (toks.length === 0) throw new ParseError('empty answer');
+  if (toks.length === 0) throw new ParseError(EMPTY_ANSWER);
   const p = new Parser(toks, opts);
   const node = p.parseAll();
   checkText(node, true, 0);
