@@ -17,15 +17,50 @@ const DOT = 46;
 const PERCENT = 37;
 
 /**
+ * Where a task file's chunks are: its header ends at `headerEnd` (after `tasks:`), task `i`
+ * spans `taskStarts[i]` to `taskStarts[i + 1]`, and the last task ends where the tail (the
+ * top-level keys after the tasks) starts, or at the end of the text. Offsets in a typed array,
+ * 4 bytes a task: a streamed file of a million tasks makes each chunk's text when it is reached
+ * instead of holding a million of them.
+ */
+export interface TaskLayout {
+  readonly headerEnd: number;
+  /** Start offsets of the tasks, then the end of the last one (`taskCount + 1` values). */
+  readonly taskStarts: Uint32Array;
+  readonly taskCount: number;
+  /** Where the keys after the tasks start; undefined when nothing follows the tasks. */
+  readonly tailStart: number | undefined;
+}
+
+/**
  * Splits a task file into its header (up to and including `tasks:`), one chunk per task
  * item, and the top-level keys after the tasks, by indentation alone. Parsing chunks instead
  * of the whole file makes re-validation after an edit proportional to the edited task.
  * Returns null when the layout is anything but the plain block style this relies on
  * (flow-style tasks, several documents, directives, tabs, odd indentation); the caller then
- * parses the whole file, which is always correct, only slower. Runs on every keystroke's
- * re-validation, so it reads characters instead of making a string per line.
+ * parses the whole file, which is always correct, only slower.
  */
 export function splitTaskFile(text: string, lines: LineIndex): Chunk[] | null {
+  const layout = taskLayout(text, lines);
+  if (!layout) return null;
+  const chunks: Chunk[] = [{ kind: 'header', start: 0, text: text.slice(0, layout.headerEnd) }];
+  for (let i = 0; i < layout.taskCount; i++) chunks.push(taskChunk(text, layout, i));
+  if (layout.tailStart !== undefined)
+    chunks.push({ kind: 'tail', start: layout.tailStart, text: text.slice(layout.tailStart) });
+  return chunks;
+}
+
+/** Task chunk `i` of a layout. */
+export function taskChunk(text: string, layout: TaskLayout, i: number): Chunk {
+  const start = layout.taskStarts[i] ?? text.length;
+  return { kind: 'task', start, text: text.slice(start, layout.taskStarts[i + 1] ?? text.length) };
+}
+
+/**
+ * The layout `splitTaskFile` splits by, or null (see there). Runs on every keystroke's
+ * re-validation, so it reads characters instead of making a string per line.
+ */
+export function taskLayout(text: string, lines: LineIndex): TaskLayout | null {
   const count = lines.lineCount;
   const startOf = (n: number): number => (n < count ? lines.lineStart(n) : text.length);
 
@@ -41,19 +76,22 @@ export function splitTaskFile(text: string, lines: LineIndex): Chunk[] | null {
   }
   if (tasksLine === -1) return null;
 
-  const chunks: Chunk[] = [{ kind: 'header', start: 0, text: text.slice(0, startOf(tasksLine + 1)) }];
+  const headerEnd = startOf(tasksLine + 1);
+  let starts = new Uint32Array(1024);
+  let tasks = 0;
+  const open = (n: number): void => {
+    if (tasks + 1 >= starts.length) {
+      const bigger = new Uint32Array(starts.length * 2);
+      bigger.set(starts);
+      starts = bigger;
+    }
+    starts[tasks++] = startOf(n);
+  };
+  const done = (end: number, tailStart: number | undefined): TaskLayout => {
+    starts[tasks] = end;
+    return { headerEnd, taskStarts: starts.subarray(0, tasks + 1), taskCount: tasks, tailStart };
+  };
   let itemIndent = -1;
-  let current = -1;
-  const close = (endLine: number): void => {
-    if (current !== -1)
-      chunks.push({ kind: 'task', start: startOf(current), text: text.slice(startOf(current), startOf(endLine)) });
-    current = -1;
-  };
-  const tail = (n: number): Chunk[] => {
-    close(n);
-    chunks.push({ kind: 'tail', start: startOf(n), text: text.slice(startOf(n)) });
-    return chunks;
-  };
   for (let n = tasksLine + 1; n < count; n++) {
     const s = lines.lineStart(n);
     let i = s;
@@ -62,7 +100,7 @@ export function splitTaskFile(text: string, lines: LineIndex): Chunk[] | null {
     if (c === NL || c === CR || Number.isNaN(c) || c === HASH) continue; // blank or comment
     // YAML forbids tabs in indentation: the line stays with its task, whose parse reports it.
     if (c === TAB) {
-      if (current === -1) return null;
+      if (tasks === 0) return null;
       continue;
     }
     if (i === s && (c === PERCENT || isMarker(text, s))) return null;
@@ -70,21 +108,19 @@ export function splitTaskFile(text: string, lines: LineIndex): Chunk[] | null {
     const next = text.charCodeAt(i + 1);
     const isItem = c === DASH && (next === SPACE || next === TAB || next === NL || next === CR || Number.isNaN(next));
     if (itemIndent === -1) {
-      if (indent === 0 && !isItem) return tail(n); // `tasks:` is empty; more top-level keys follow.
+      if (indent === 0 && !isItem) return done(s, s); // `tasks:` is empty; more top-level keys follow.
       if (!isItem) return null;
       itemIndent = indent;
-      current = n;
+      open(n);
     } else if (indent === itemIndent && isItem) {
-      close(n);
-      current = n;
+      open(n);
     } else if (indent === 0 && !isItem) {
-      return tail(n);
+      return done(s, s);
     } else if (indent <= itemIndent) {
       return null;
     }
   }
-  close(count);
-  return chunks;
+  return done(text.length, undefined);
 }
 
 /** `---` or `...` at the start of a line: a document marker. */

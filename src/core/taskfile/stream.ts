@@ -7,7 +7,8 @@
 // same tasks with the same issues: only memory differs.
 import { shiftIssue, type Issue } from '../base/issues';
 import { getPair } from '../base/ynode';
-import { splitTaskFile } from './chunks';
+import { taskChunk, taskLayout, type Chunk } from './chunks';
+import { IdIndex } from './idIndex';
 import { LIMITS, textLimitIssue } from './limits';
 import {
   duplicateTopKeys,
@@ -86,12 +87,15 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
   const lines = new LineIndex(text);
   const tooLarge = textLimitIssue(text, lines);
   if (tooLarge) return { lines, fileIssues: [tooLarge], tasks: fromList([]), parts: [], whole: undefined };
-  const chunks = splitTaskFile(text, lines);
-  if (!chunks) return fromWhole(parseWholeFile(text), 0);
+  const found = taskLayout(text, lines);
+  if (!found) return fromWhole(parseWholeFile(text), 0);
+  const layout = found;
   const parts: FilePart[] = [];
   const fileIssues: Issue[] = [];
-  for (const chunk of chunks) {
-    if (chunk.kind === 'task') continue;
+  const outside: Chunk[] = [{ kind: 'header', start: 0, text: text.slice(0, layout.headerEnd) }];
+  if (layout.tailStart !== undefined)
+    outside.push({ kind: 'tail', start: layout.tailStart, text: text.slice(layout.tailStart) });
+  for (const chunk of outside) {
     const parsed = parsePartChunk(chunk.text, chunk.kind === 'tail');
     // As `parseTaskFile`: a second `tasks:` after the list only makes sense in the whole document.
     if (parsed.needsWhole || (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks')))
@@ -105,10 +109,10 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
   let whole: TaskFile | undefined;
   const inherited = inheritedFrom(parts);
   const defaults = defaultsOf(parts);
-  const taskChunks = chunks.filter((c) => c.kind === 'task');
-  const batched = parseBatch && taskChunks.length >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
+  const count = layout.taskCount;
+  const batched = parseBatch && count >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
   async function* tasks(): AsyncGenerator<StreamedTask> {
-    const firstById = new Map<string, number>();
+    const firstById = new IdIndex();
     // The file's one allowance of expanded alias nodes, spent task by task (as parseTaskFile does).
     let left = LIMITS.aliasNodes;
     const local = (c: { text: string }): { plain: PlainTask; node: TaskEntry['node'] } => {
@@ -119,21 +123,19 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
     };
     const pending: Promise<PlainTask[]>[] = [];
     const request = (b: number): void => {
-      if (batched && b * BATCH < taskChunks.length)
-        pending.push(
-          batched(
-            taskChunks.slice(b * BATCH, (b + 1) * BATCH).map((c) => c.text),
-            defaults,
-          ),
-        );
+      if (batched && b * BATCH < count) {
+        const texts: string[] = [];
+        for (let i = b * BATCH; i < Math.min(count, (b + 1) * BATCH); i++) texts.push(taskChunk(text, layout, i).text);
+        pending.push(batched(texts, defaults));
+      }
     };
     for (let b = 0; b < AHEAD; b++) request(b);
-    for (let index = 0, b = 0; index < taskChunks.length; b++) {
+    for (let index = 0, b = 0; index < count; b++) {
       const plains = batched ? await (pending.shift() as Promise<PlainTask[]>) : undefined;
       request(b + AHEAD);
-      const end = Math.min(taskChunks.length, (b + 1) * BATCH);
+      const end = Math.min(count, (b + 1) * BATCH);
       for (; index < end; index++) {
-        const chunk = at(taskChunks, index);
+        const chunk = taskChunk(text, layout, index);
         const { plain, node } = plains ? { plain: at(plains, index - b * BATCH), node: null } : local(chunk);
         if (plain.needsWhole || !plain.summary) {
           // An alias to an anchor in another task: from here on, the whole-file parse (the tasks

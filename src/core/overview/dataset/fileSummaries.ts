@@ -81,7 +81,9 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
     known[index] = { summary, prompts: () => memo.prompts(hash, summary.tasks.length) };
     o.onFile?.(++done, files.length);
   };
-  const threads = o.workerScript ? workersFor(toParse.reduce((n, p) => n + p.job.text.length, 0)) : 0;
+  // Threads parse files side by side: one file would only be copied to a thread and its summary back.
+  const threads =
+    o.workerScript && toParse.length > 1 ? workersFor(toParse.reduce((n, p) => n + p.job.text.length, 0)) : 0;
   if (threads && o.workerScript) {
     await summariseInWorkers(
       o.workerScript,
