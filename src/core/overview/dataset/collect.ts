@@ -2,10 +2,12 @@
 // the benchmarks into `DatasetStats`. Model results come from the run log only: no request, no
 // sample re-verified (modelResults.ts). What is costly and can be told unchanged is remembered
 // in the cache folder (statsMemo.ts): file summaries, case outcomes, duplicates and overlaps.
+import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DUPLICATE_THRESHOLD } from '../prompts/duplicates';
 import { summariseFiles, type FileText } from './fileSummaries';
 import { latestRunName, readLatestRuns } from '../runlog/latestRuns';
+import { runLogFile } from '../runlog/runLog';
 import { modelResults, type DatasetTask } from './modelResults';
 import { PromptChecks } from '../prompts/promptChecks';
 import { addFileStats, fileStatsOf } from './summary';
@@ -52,17 +54,19 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   const read = await summariseFiles(files, o);
   const tasks: DatasetTask[] = [];
   const firstTask: number[] = [];
-  // Tasks by where the run log names them: per cache folder, file relative to its parent and task id.
-  const byLogName = new Map<string, Map<string, number>>();
+  // Tasks by where the run log names them: per cache folder, file relative to its parent and task
+  // id. Only for a folder with a run log: a name per task is a string and an entry per task.
+  const byLogName = new Map<string, Map<string, number> | undefined>();
   for (const [i, summary] of read.summaries.entries()) {
     const file = at(files, i);
     const cacheDir = at(read.cacheDirs, i);
     const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
     let named = byLogName.get(cacheDir);
-    if (!named) byLogName.set(cacheDir, (named = new Map()));
+    if (!byLogName.has(cacheDir))
+      byLogName.set(cacheDir, (named = fs.existsSync(runLogFile(cacheDir)) ? new Map<string, number>() : undefined));
     firstTask.push(tasks.length);
     for (const row of summary.tasks) {
-      named.set(latestRunName(rel, row.id), tasks.length);
+      named?.set(latestRunName(rel, row.id), tasks.length);
       tasks.push({
         ref: { file, task: row.id, line: row.line },
         file: i,
@@ -73,7 +77,7 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
   }
   const wanted = o.models?.length ? new Set(o.models) : undefined;
   const runs = [...byLogName].flatMap(([cacheDir, named]) =>
-    readLatestRuns(cacheDir, named, wanted && ((m) => wanted.has(m))),
+    named ? readLatestRuns(cacheDir, named, wanted && ((m) => wanted.has(m))) : [],
   );
   const { models, fileBands, results, comparisons } = modelResults(tasks, files.length, runs, {
     models: o.models,

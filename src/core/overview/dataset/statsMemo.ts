@@ -15,6 +15,7 @@ import { SampleCache } from '../../sampling/cache';
 import { version } from '../../version';
 import { StatIndex } from './statIndex';
 import type { CaseCounts, CaseMemo, FileSummary } from './summary';
+import { gathered, jsonPieces } from '../../util/writeJson';
 
 /** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
 const CHECKS_KEPT = 8;
@@ -59,10 +60,13 @@ export class StatsMemo implements CaseMemo {
 
   putFileSummary(hash: string, summary: FileSummary, prompts: readonly string[]): void {
     if (!this.ensure()) return;
-    writeQuietly(
-      path.join(this.root, 'files', `${hash}.jsonl`),
-      `${JSON.stringify(summary)}\n${JSON.stringify(prompts)}\n`,
-    );
+    // Written a piece at a time: a million tasks' summary is 100 MB of JSON.
+    writeQuietly(path.join(this.root, 'files', `${hash}.jsonl`), [
+      jsonPieces(summary),
+      ['\n'],
+      jsonPieces(prompts),
+      ['\n'],
+    ]);
   }
 
   /** The text hash of a task file (absolute path) whose stat is unchanged since it was read. */
@@ -122,7 +126,8 @@ export class StatsMemo implements CaseMemo {
     const index = this.stats?.changes((f) => fs.existsSync(f));
     if (index !== undefined && this.ensure()) writeQuietly(path.join(this.root, 'index.json'), index);
     if (!this.casesChanged || !this.cases || !this.ensure()) return;
-    writeQuietly(path.join(this.root, 'cases.json'), JSON.stringify(Object.fromEntries(this.cases)));
+    // JSON.stringify(Object.fromEntries(cases)), an entry at a time.
+    writeQuietly(path.join(this.root, 'cases.json'), [['{'], entryPieces(this.cases), ['}']]);
     this.casesChanged = false;
   }
 
@@ -161,16 +166,49 @@ export class StatsMemo implements CaseMemo {
   }
 }
 
-/** The prompts line of a summary file: one string per task. */
+function* entryPieces(map: ReadonlyMap<string, unknown>): Generator<string> {
+  let first = true;
+  for (const [k, v] of map) {
+    yield `${first ? '' : ','}${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    first = false;
+  }
+}
+
+/**
+ * The prompts line of a summary file: one string per task. Read from the end of the summary
+ * line on, found a block at a time: the summary line is most of the file.
+ */
 function promptsOf(file: string, tasks: number): string[] | undefined {
   try {
-    const bytes = fs.readFileSync(file);
-    const p = JSON.parse(bytes.toString('utf8', bytes.indexOf(10) + 1)) as unknown;
+    const p = JSON.parse(afterFirstLine(file)) as unknown;
     return Array.isArray(p) && p.length === tasks && p.every((s) => typeof s === 'string')
       ? (p as string[])
       : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** A file's text after its first line. */
+function afterFirstLine(file: string): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const block = Buffer.allocUnsafe(1 << 16);
+    let at = 0;
+    for (let n; (n = fs.readSync(fd, block, 0, block.length, at)) > 0; at += n) {
+      const nl = block.subarray(0, n).indexOf(10);
+      if (nl < 0) continue;
+      const rest = Buffer.allocUnsafe(size - (at + nl + 1));
+      for (let got = 0, k; got < rest.length; got += k) {
+        k = fs.readSync(fd, rest, got, rest.length - got, at + nl + 1 + got);
+        if (k === 0) break;
+      }
+      return rest.toString('utf8');
+    }
+    return '';
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -182,13 +220,22 @@ function readQuietly(file: string): string | undefined {
   }
 }
 
-/** Writes through a temporary name, so a concurrent reader never sees half a file. */
-function writeQuietly(file: string, text: string): void {
+/**
+ * Writes `text` (or its pieces, in turn) through a temporary name, so a concurrent reader never
+ * sees half a file.
+ */
+function writeQuietly(file: string, text: string | readonly Iterable<string>[]): void {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  let fd: number | undefined;
   try {
-    fs.writeFileSync(tmp, text);
+    fd = fs.openSync(tmp, 'w');
+    for (const pieces of typeof text === 'string' ? [[text]] : text)
+      for (const piece of gathered(pieces)) fs.writeSync(fd, piece);
+    fs.closeSync(fd);
+    fd = undefined;
     fs.renameSync(tmp, file);
   } catch {
+    if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
   }
 }
