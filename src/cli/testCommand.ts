@@ -4,7 +4,8 @@ import { JunitReport } from '../core/run/junit';
 import { fsReason } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
 import type { TaskSpec } from '../core/taskfile/resolve';
-import { streamTaskFile } from '../core/taskfile/stream';
+import { readChunkedFile } from '../core/taskfile/fileStream';
+import { streamChunks, streamTaskFile } from '../core/taskfile/stream';
 import type { LineIndex } from '../core/taskfile/text';
 import { Spool } from '../core/util/spool';
 import { getPair, toJS } from '../core/base/ynode';
@@ -132,7 +133,9 @@ async function testFile(
   tally: Tally,
 ): Promise<void> {
   tally.junit?.begin(file);
-  const read = readTaskText(file);
+  // Read a block at a time when it can be; else whole, which reports what is wrong with the file.
+  const chunked = readChunkedFile(file);
+  const read = chunked ? { text: '', problems: [] } : readTaskText(file);
   if ('error' in read) {
     problemsTo.write(read.error + '\n');
     tally.junit?.error(read.error);
@@ -140,7 +143,7 @@ async function testFile(
     tally.invalid++;
     return;
   }
-  const stream = streamTaskFile(read.text);
+  const stream = chunked ? streamChunks(chunked) : streamTaskFile(read.text);
   const error = async (e: string): Promise<void> => {
     tally.invalid++;
     tally.junit?.error(e);

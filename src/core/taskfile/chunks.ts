@@ -62,65 +62,114 @@ export function taskChunk(text: string, layout: TaskLayout, i: number): Chunk {
  */
 export function taskLayout(text: string, lines: LineIndex): TaskLayout | null {
   const count = lines.lineCount;
-  const startOf = (n: number): number => (n < count ? lines.lineStart(n) : text.length);
-
-  let tasksLine = -1;
-  for (let n = 0; n < count; n++) {
+  const scanner = new LayoutScanner();
+  for (let n = 0; n < count && scanner.reading; n++) {
     const s = lines.lineStart(n);
-    const c = text.charCodeAt(s);
-    if (c === PERCENT || isMarker(text, s)) return null;
-    if (c === 116 /* t */ && text.startsWith('tasks', s) && isTasksLine(text, s + 5, startOf(n + 1))) {
-      tasksLine = n;
-      break;
-    }
+    scanner.line(text, s, n + 1 < count ? lines.lineStart(n + 1) : text.length, s);
   }
-  if (tasksLine === -1) return null;
+  return scanner.layout(text.length);
+}
 
-  const headerEnd = startOf(tasksLine + 1);
-  let starts = new Uint32Array(1024);
-  let tasks = 0;
-  const open = (n: number): void => {
-    if (tasks + 1 >= starts.length) {
-      const bigger = new Uint32Array(starts.length * 2);
-      bigger.set(starts);
-      starts = bigger;
+/**
+ * Finds a task file's layout a line at a time, so that a file read a block at a time
+ * (fileStream.ts) is split as its whole text would be.
+ */
+export class LayoutScanner {
+  private state: 'header' | 'tasks' | 'tail' | 'refused' = 'header';
+  private headerEnd = 0;
+  private itemIndent = -1;
+  private starts = new Uint32Array(1024);
+  private tasks = 0;
+  private tailStart: number | undefined;
+
+  /** False once more lines cannot change the layout. */
+  get reading(): boolean {
+    return this.state === 'header' || this.state === 'tasks';
+  }
+
+  /** True from the first key after the tasks on. */
+  get inTail(): boolean {
+    return this.state === 'tail';
+  }
+
+  /** True from the line after `tasks:` until the keys after the tasks. */
+  get inTasks(): boolean {
+    return this.state === 'tasks';
+  }
+
+  /**
+   * Reads one line: `text` from `s` to `e` (the next line's start, or the end of the text), at
+   * `offset` in the file. Lines come in order, each whole.
+   */
+  line(text: string, s: number, e: number, offset: number): void {
+    if (this.state === 'header') {
+      const c = text.charCodeAt(s);
+      if (c === PERCENT || isMarker(text, s)) this.state = 'refused';
+      else if (c === 116 /* t */ && text.startsWith('tasks', s) && isTasksLine(text, s + 5, e)) {
+        this.state = 'tasks';
+        this.headerEnd = offset + (e - s);
+      }
+      return;
     }
-    starts[tasks++] = startOf(n);
-  };
-  const done = (end: number, tailStart: number | undefined): TaskLayout => {
-    starts[tasks] = end;
-    return { headerEnd, taskStarts: starts.subarray(0, tasks + 1), taskCount: tasks, tailStart };
-  };
-  let itemIndent = -1;
-  for (let n = tasksLine + 1; n < count; n++) {
-    const s = lines.lineStart(n);
+    if (this.state !== 'tasks') return;
     let i = s;
     while (text.charCodeAt(i) === SPACE) i++;
     const c = text.charCodeAt(i);
-    if (c === NL || c === CR || Number.isNaN(c) || c === HASH) continue; // blank or comment
+    if (c === NL || c === CR || Number.isNaN(c) || c === HASH) return; // blank or comment
     // YAML forbids tabs in indentation: the line stays with its task, whose parse reports it.
     if (c === TAB) {
-      if (tasks === 0) return null;
-      continue;
+      if (this.tasks === 0) this.state = 'refused';
+      return;
     }
-    if (i === s && (c === PERCENT || isMarker(text, s))) return null;
+    if (i === s && (c === PERCENT || isMarker(text, s))) {
+      this.state = 'refused';
+      return;
+    }
     const indent = i - s;
     const next = text.charCodeAt(i + 1);
     const isItem = c === DASH && (next === SPACE || next === TAB || next === NL || next === CR || Number.isNaN(next));
-    if (itemIndent === -1) {
-      if (indent === 0 && !isItem) return done(s, s); // `tasks:` is empty; more top-level keys follow.
-      if (!isItem) return null;
-      itemIndent = indent;
-      open(n);
-    } else if (indent === itemIndent && isItem) {
-      open(n);
+    if (this.itemIndent === -1) {
+      if (indent === 0 && !isItem)
+        this.tail(offset); // `tasks:` is empty; more top-level keys follow.
+      else if (!isItem) this.state = 'refused';
+      else {
+        this.itemIndent = indent;
+        this.open(offset);
+      }
+    } else if (indent === this.itemIndent && isItem) {
+      this.open(offset);
     } else if (indent === 0 && !isItem) {
-      return done(s, s);
-    } else if (indent <= itemIndent) {
-      return null;
+      this.tail(offset);
+    } else if (indent <= this.itemIndent) {
+      this.state = 'refused';
     }
   }
-  return done(text.length, undefined);
+
+  /** The layout of the lines read, a text of `length` characters; null for one the chunks cannot carry. */
+  layout(length: number): TaskLayout | null {
+    if (this.state === 'header' || this.state === 'refused') return null;
+    this.starts[this.tasks] = this.tailStart ?? length;
+    return {
+      headerEnd: this.headerEnd,
+      taskStarts: this.starts.subarray(0, this.tasks + 1),
+      taskCount: this.tasks,
+      tailStart: this.tailStart,
+    };
+  }
+
+  private open(offset: number): void {
+    if (this.tasks + 1 >= this.starts.length) {
+      const bigger = new Uint32Array(this.starts.length * 2);
+      bigger.set(this.starts);
+      this.starts = bigger;
+    }
+    this.starts[this.tasks++] = offset;
+  }
+
+  private tail(offset: number): void {
+    this.state = 'tail';
+    this.tailStart = offset;
+  }
 }
 
 /** `---` or `...` at the start of a line: a document marker. */
