@@ -8,7 +8,8 @@ import { DEFAULT_DUPLICATE_THRESHOLD } from '../prompts/duplicates';
 import { summariseFiles, type FileText } from './fileSummaries';
 import { latestRunName, readLatestRuns } from '../runlog/latestRuns';
 import { runLogFile } from '../runlog/runLog';
-import { modelResults, type DatasetTask } from './modelResults';
+import { modelResults } from './modelResults';
+import { TaskTable } from './taskTable';
 import { PromptChecks } from '../prompts/promptChecks';
 import { addFileStats, fileStatsOf } from './summary';
 import type { ContaminationHit, DatasetStats, FileStats } from './types';
@@ -52,28 +53,21 @@ export interface CollectOptions {
 /** Everything `vtask stats` reports on `files` (paths as they should be shown). */
 export async function collectDatasetStats(files: readonly string[], o: CollectOptions = {}): Promise<DatasetStats> {
   const read = await summariseFiles(files, o);
-  const tasks: DatasetTask[] = [];
-  const firstTask: number[] = [];
+  const tasks = new TaskTable(files, read.summaries);
   // Tasks by where the run log names them: per cache folder, file relative to its parent and task
   // id. Only for a folder with a run log: a name per task is a string and an entry per task.
   const byLogName = new Map<string, Map<string, number> | undefined>();
   for (const [i, summary] of read.summaries.entries()) {
-    const file = at(files, i);
     const cacheDir = at(read.cacheDirs, i);
-    const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
+    const rel = path
+      .relative(path.dirname(cacheDir), path.resolve(at(files, i)))
+      .split(path.sep)
+      .join('/');
     let named = byLogName.get(cacheDir);
     if (!byLogName.has(cacheDir))
       byLogName.set(cacheDir, (named = fs.existsSync(runLogFile(cacheDir)) ? new Map<string, number>() : undefined));
-    firstTask.push(tasks.length);
-    for (const row of summary.tasks) {
-      named?.set(latestRunName(rel, row.id), tasks.length);
-      tasks.push({
-        ref: { file, task: row.id, line: row.line },
-        file: i,
-        runKey: row.runKey,
-        valid: row.kind !== null,
-      });
-    }
+    if (named)
+      for (const [k, row] of summary.tasks.entries()) named.set(latestRunName(rel, row.id), at(tasks.firstTask, i) + k);
   }
   const wanted = o.models?.length ? new Set(o.models) : undefined;
   const runs = [...byLogName].flatMap(([cacheDir, named]) =>
@@ -89,7 +83,7 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
 
   // Remembered in the first file's cache folder.
   const checks = new PromptChecks(
-    { files, hashes: read.hashes, tasks, firstTask, prompts: (f) => read.prompts(f) },
+    { files, hashes: read.hashes, tasks, firstTask: tasks.firstTask, prompts: (f) => read.prompts(f) },
     read.memos.get(read.cacheDirs[0] ?? ''),
   );
   o.signal?.throwIfAborted();
