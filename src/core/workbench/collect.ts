@@ -128,7 +128,7 @@ async function addTaskFiles(
     if (!named) byLogName.set(cacheDir, (named = new Map()));
     const prompts = await read.prompts(i);
     const labels = fileLabels(file);
-    for (const [k, t] of summary.tasks.entries()) {
+    for (const [k, t] of [...summary.tasks].entries()) {
       const n = index.add({
         id: t.id,
         file: shown(file),

@@ -66,8 +66,8 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
     let named = byLogName.get(cacheDir);
     if (!byLogName.has(cacheDir))
       byLogName.set(cacheDir, (named = fs.existsSync(runLogFile(cacheDir)) ? new Map<string, number>() : undefined));
-    if (named)
-      for (const [k, row] of summary.tasks.entries()) named.set(latestRunName(rel, row.id), at(tasks.firstTask, i) + k);
+    let k = at(tasks.firstTask, i);
+    if (named) for (const row of summary.tasks) named.set(latestRunName(rel, row.id), k++);
   }
   const wanted = o.models?.length ? new Set(o.models) : undefined;
   const runs = [...byLogName].flatMap(([cacheDir, named]) =>

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { resolveCacheDir } from '../../sampling/cacheDir';
 import { StatsMemo, type RememberedFile } from './statsMemo';
 import { summariseTaskFile, textHash, type FileSummary } from './summary';
+import { TaskRows } from './taskRows';
 import { summariseInWorkers, workersFor, type SummaryJob } from './summaryWorkers';
 import { at } from '../../util/must';
 
@@ -93,7 +94,7 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
         const { index, job } = at(toParse, i);
         const memo = memos.get(job.cacheDir) as StatsMemo;
         for (const [key, counts] of s.learnt) memo.set(key, counts);
-        parsed(index, s.summary, memo, job.hash);
+        parsed(index, { ...s.summary, tasks: TaskRows.of(s.summary.tasks) }, memo, job.hash);
       },
       o.signal,
     );

@@ -14,7 +14,8 @@ import path from 'node:path';
 import { SampleCache } from '../../sampling/cache';
 import { version } from '../../version';
 import { StatIndex } from './statIndex';
-import type { CaseCounts, CaseMemo, FileSummary } from './summary';
+import type { CaseCounts, CaseMemo, FileSummary, PlainSummary } from './summary';
+import { TaskRows } from './taskRows';
 import { gathered, jsonPieces } from '../../util/writeJson';
 
 /** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
@@ -45,8 +46,9 @@ export class StatsMemo implements CaseMemo {
       const bytes = fs.readFileSync(file);
       const nl = bytes.indexOf(10);
       if (nl < 0) return undefined;
-      const summary = JSON.parse(bytes.toString('utf8', 0, nl)) as FileSummary;
-      if (!Array.isArray(summary.tasks) || typeof summary.errors !== 'number') return undefined;
+      const read = JSON.parse(bytes.toString('utf8', 0, nl)) as PlainSummary;
+      if (!Array.isArray(read.tasks) || typeof read.errors !== 'number') return undefined;
+      const summary = { ...read, tasks: TaskRows.of(read.tasks) };
       return { summary, prompts: () => promptsOf(file, summary.tasks.length) };
     } catch {
       return undefined;
@@ -62,8 +64,10 @@ export class StatsMemo implements CaseMemo {
     if (!this.ensure()) return;
     // Written a piece at a time: a million tasks' summary is 100 MB of JSON.
     writeQuietly(path.join(this.root, 'files', `${hash}.jsonl`), [
-      jsonPieces(summary),
-      ['\n'],
+      // JSON.stringify(summary), its rows as objects.
+      ['{"tasks":['],
+      summary.tasks.jsonElements(),
+      [`],"errors":${JSON.stringify(summary.errors)},"casesRun":${JSON.stringify(summary.casesRun)}}`, '\n'],
       jsonPieces(prompts),
       ['\n'],
     ]);

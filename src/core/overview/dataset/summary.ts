@@ -15,37 +15,26 @@ import { runnableTasks, type TaskSpec } from '../../taskfile/resolve';
 import type { FileStats } from './types';
 import { emptyBands } from './modelCounts';
 import { verifierKind } from '../../util/verifierKind';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
+import { TaskRows, type CaseCounts, type TaskRow } from './taskRows';
 
-/** How a task's cases came out: `skipped` counts the cases not run here. */
-export interface CaseCounts {
-  readonly total: number;
-  readonly passed: number;
-  readonly failed: number;
-  readonly skipped: number;
-}
-
-/** One task of a file, as the statistics need it. */
-export interface TaskRow {
-  readonly id: string;
-  /** 0-based line of the task's id (or first key). */
-  readonly line: number;
-  /** The top-level verifier kind; null when the task has errors. */
-  readonly kind: string | null;
-  readonly cases: number;
-  /** The key a run of this task is recorded under (see run/resultKeys.ts). */
-  readonly runKey: string;
-  /** How the cases came out, when they were run (valid tasks of in-process verifiers). */
-  readonly outcome?: CaseCounts;
-}
+export type { CaseCounts, TaskRow } from './taskRows';
 
 export interface FileSummary {
   /** Every task written in the file with an id, valid or not. */
-  readonly tasks: readonly TaskRow[];
+  readonly tasks: TaskRows;
   /** Validation errors anywhere in the file. */
   readonly errors: number;
   /** True when the cases of its in-process verifiers were run (see `casesRun`). */
   readonly casesRun: boolean;
+}
+
+/** A summary as plain data: as JSON has it, and as it crosses threads. */
+export type PlainSummary = Omit<FileSummary, 'tasks'> & { readonly tasks: readonly TaskRow[] };
+
+/** The plain data of a summary. */
+export function plainSummary(s: FileSummary): PlainSummary {
+  return { ...s, tasks: [...s.tasks] };
 }
 
 /**
@@ -117,7 +106,7 @@ const CASE_BATCH = 500;
  */
 export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<SummarisedFile> {
   const wantCases = o.cases !== false;
-  const rows: (TaskRow & { outcome?: CaseCounts })[] = [];
+  const rows = new TaskRows();
   const prompts: string[] = [];
   let errors = 0;
   // Tasks whose cases are to run, with their row and cases key.
@@ -138,11 +127,11 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       byTask.set(r.task, c);
     }
     for (const { row: i, casesKey } of batch) {
-      const row = at(rows, i);
+      const row = must(rows.at(i), 'a batch runs rows of the file');
       const c = byTask.get(row.id);
       if (!c || row.outcome) continue;
       const outcome = { total: row.cases, ...c };
-      row.outcome = outcome;
+      rows.setOutcome(i, outcome);
       o.memo?.set(casesKey, outcome);
     }
   };
@@ -162,12 +151,12 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       cases: entry.caseCount,
       runKey: item.keys.run,
     };
-    rows.push(row);
     prompts.push(spec?.prompt ?? '');
-    if (!wantCases || !spec || !spec.cases.length || !runsInProcess(spec.verify)) continue;
-    const known = o.memo?.get(item.keys.cases);
-    if (known) Object.assign(row, { outcome: known });
-    else toRun.push({ row: rows.length - 1, spec, casesKey: item.keys.cases });
+    const runs = wantCases && spec && spec.cases.length > 0 && runsInProcess(spec.verify);
+    const known = runs ? o.memo?.get(item.keys.cases) : undefined;
+    rows.push(known ? { ...row, outcome: known } : row);
+    if (!runs || known) continue;
+    toRun.push({ row: rows.length - 1, spec, casesKey: item.keys.cases });
     if (toRun.length >= CASE_BATCH) await runBatch();
   }
   if (toRun.length) await runBatch();
@@ -214,8 +203,10 @@ export function fileStatsOf(file: string, s: FileSummary, bands: FileStats['band
   const kinds: Record<string, number> = {};
   const cases = { total: 0, passed: 0, failed: 0, skipped: 0 };
   let withoutCases = 0;
+  let invalid = 0;
   for (const t of s.tasks) {
     if (t.kind !== null) kinds[t.kind] = (kinds[t.kind] ?? 0) + 1;
+    else invalid++;
     if (t.cases === 0) withoutCases++;
     cases.total += t.cases;
     const o = s.casesRun ? t.outcome : undefined;
@@ -228,7 +219,7 @@ export function fileStatsOf(file: string, s: FileSummary, bands: FileStats['band
   return {
     file,
     tasks: s.tasks.length,
-    invalid_tasks: s.tasks.filter((t) => t.kind === null).length,
+    invalid_tasks: invalid,
     kinds,
     cases,
     tasks_without_cases: withoutCases,

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { StatsMemo } from './statsMemo';
-import { summariseTaskFile, type CaseCounts, type FileSummary } from './summary';
+import { plainSummary, summariseTaskFile, type CaseCounts, type PlainSummary } from './summary';
 
 /** Marks a worker started to summarise task files; the entry script checks for it. */
 export const SUMMARY_WORKER = 'vtask-summarise-files';
@@ -31,7 +31,7 @@ export interface SummaryJob {
  * every prompt of the dataset into the main thread.
  */
 export interface WorkerSummary {
-  readonly summary: FileSummary;
+  readonly summary: PlainSummary;
   readonly learnt: readonly (readonly [string, CaseCounts])[];
 }
 
@@ -120,7 +120,7 @@ export function runSummaryWorker(port: {
           },
         });
         memo.putFileSummary(job.hash, s.summary, s.prompts);
-        port.postMessage({ id, done: { summary: s.summary, learnt } });
+        port.postMessage({ id, done: { summary: plainSummary(s.summary), learnt } });
       } catch (e) {
         port.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
       }

@@ -3,7 +3,7 @@
 // the summaries' rows held as much again (a million tasks, about 90 MB).
 import type { FileSummary } from './summary';
 import type { TaskRef } from './types';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
 
 /** A task of the dataset, in the dataset's order. */
 export interface DatasetTask {
@@ -50,7 +50,7 @@ export class TaskTable implements Indexed<DatasetTask> {
       if (at(this.firstTask, mid) <= i) lo = mid;
       else hi = mid - 1;
     }
-    const row = at(at(this.summaries, lo).tasks, i - at(this.firstTask, lo));
+    const row = must(at(this.summaries, lo).tasks.at(i - at(this.firstTask, lo)), 'a file has the tasks counted');
     const ref: TaskRef = { file: at(this.files, lo), task: row.id, line: row.line };
     return { ref, file: lo, runKey: row.runKey, valid: row.kind !== null };
   }

@@ -1,0 +1,27 @@
+// A summary's rows held in typed arrays (overview/dataset/taskRows.ts) read back as the objects
+// they were given as, field for field and in the same key order (the remembered summary is their
+// JSON): ids of any alphabet and length, null kinds, run keys that are not SHA-1s, outcomes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TaskRows, type TaskRow } from '../../src/core/overview/dataset/taskRows';
+
+test('rows read back as given, and as JSON.stringify writes them', () => {
+  const given: TaskRow[] = [];
+  for (let i = 0; i < 5000; i++)
+    given.push({
+      id: i % 1000 === 7 ? `tâche-日本-\u{1f600}-${'x'.repeat(i)}` : `t${i}`,
+      line: i * 3 + 4,
+      kind: i % 11 === 0 ? null : (['math', 'match', 'all'][i % 3] ?? null),
+      cases: i % 10 === 0 ? 2 : 0,
+      runKey: i % 499 === 0 ? `key ${i}` : (i * 2654435761).toString(16).padStart(40, '0').slice(-40),
+      ...(i % 10 === 0 ? { outcome: { total: 2, passed: i % 3, failed: 2 - (i % 3), skipped: 0 } } : {}),
+    });
+  const rows = TaskRows.of(given);
+  assert.equal(rows.length, given.length);
+  assert.deepEqual([...rows], given);
+  assert.equal(`[${[...rows.jsonElements()].join('')}]`, JSON.stringify(given));
+  assert.equal(rows.at(-1), undefined);
+  assert.equal(rows.at(given.length), undefined);
+  rows.setOutcome(1, { total: 0, passed: 0, failed: 0, skipped: 0 });
+  assert.deepEqual(rows.at(1), { ...given[1], outcome: { total: 0, passed: 0, failed: 0, skipped: 0 } });
+});
