@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { readChunkedFile } from '../../src/core/taskfile/fileStream';
+import { textHash } from '../../src/core/overview/dataset/summary';
 import { streamChunks, streamTaskFile, type TaskStream } from '../../src/core/taskfile/stream';
 
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-file-stream-'));
@@ -84,4 +85,18 @@ test('files it cannot read a block at a time are left to the whole-text path', (
   }
   assert.equal(readChunkedFile(DIR), undefined, 'a folder');
   assert.equal(readChunkedFile(path.join(DIR, 'missing.vtask')), undefined, 'a missing file');
+});
+
+test('its hash is the text hash of the file, and a file changed between the passes is an error', async () => {
+  const lines = ['vtask: 1', 'defaults:', '  verify: {math: {answer: "4"}}', 'tasks:'];
+  for (let i = 0; i < 30_000; i++) lines.push(`  - {id: t${i}, prompt: "Tâche ${i}: 2+2?"}`);
+  const file = path.join(DIR, 'changed.vtask');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const chunked = readChunkedFile(file);
+  assert.ok(chunked);
+  assert.equal(chunked.hash, textHash(fs.readFileSync(file, 'utf8')));
+  fs.writeFileSync(file, lines.join('\n').replace('t29999', 't29998') + '\n');
+  await assert.rejects(async () => {
+    for await (const _ of streamChunks(chunked).tasks);
+  }, /changed while it was read: try again/);
 });

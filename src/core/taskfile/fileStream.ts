@@ -4,17 +4,35 @@
 // the header and the keys after the tasks; a second pass reads the tasks' text on, as the
 // stream reaches them. A file this cannot read so (not UTF-8, not a regular file, over a limit,
 // a layout the chunks cannot carry) is left to the whole-text path, which says what is wrong.
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { LayoutScanner } from './chunks';
 import { LIMITS, LimitScanner } from './limits';
 import type { ChunkedText } from './stream';
 import { LineIndex, LineStarts } from './text';
 
+/**
+ * The file read a block at a time, whose bytes must still hash to `hash` (it was read so before,
+ * elsewhere): an error when it is not, or cannot be.
+ */
+export function readChunkedAgain(file: string, hash: string): ChunkedFile {
+  const again = readChunkedFile(file);
+  if (again?.hash !== hash) throw new Error(`${file} changed while it was read: try again`);
+  return again;
+}
+
 /** Bytes read at a time. */
 const BLOCK = 1 << 20;
 
+/** A file read a block at a time, and the SHA-1 of its bytes (the `textHash` of its text). */
+export interface ChunkedFile extends ChunkedText {
+  readonly hash: string;
+  /** The text's length in UTF-16 code units. */
+  readonly length: number;
+}
+
 /** The file split into chunks as its text would be, or undefined when it is to be read whole. */
-export function readChunkedFile(file: string): ChunkedText | undefined {
+export function readChunkedFile(file: string): ChunkedFile | undefined {
   const size = regularFileSize(file);
   if (size === undefined || size > LIMITS.fileBytes) return undefined;
   const lines = new LineStarts();
@@ -24,8 +42,9 @@ export function readChunkedFile(file: string): ChunkedText | undefined {
   let tail = '';
   let length = 0;
   let line = 0;
+  const hash = createHash('sha1');
   try {
-    for (const block of textBlocks(file, size)) {
+    for (const block of textBlocks(file, size, hash)) {
       const { text, offset } = block;
       lines.add(text, offset);
       limits.text(text, offset);
@@ -49,11 +68,19 @@ export function readChunkedFile(file: string): ChunkedText | undefined {
   }
   const layout = scanner.layout(length);
   if (!layout || limits.issue(length)) return undefined;
+  const digest = hash.digest('hex');
+  // The second pass hashes what it reads too: a file changed between the passes is an error, not a mix of two texts.
+  const again = createHash('sha1');
+  const same = (): void => {
+    if (again.digest('hex') !== digest) throw new Error(`${file} changed while it was read: try again`);
+  };
   let reader: Generator<Block> | undefined;
   // The blocks of the second pass that the next task may still need.
   const held: Block[] = [];
   return {
     lines: new LineIndex(lines.starts, lines.count, length),
+    hash: digest,
+    length,
     layout,
     header,
     tail: layout.tailStart === undefined ? undefined : tail,
@@ -61,11 +88,16 @@ export function readChunkedFile(file: string): ChunkedText | undefined {
       const start = layout.taskStarts[i] ?? length;
       const end = layout.taskStarts[i + 1] ?? length;
       while (held[0] && held[0].offset + held[0].text.length <= start) held.shift();
-      reader ??= textBlocks(file, size);
+      reader ??= textBlocks(file, size, again);
       for (let last = held.at(-1); !last || last.offset + last.text.length < end; last = held.at(-1)) {
         const next = reader.next();
         if (next.done) throw new Error(`${file} changed while it was read: try again`);
         held.push(next.value);
+      }
+      if (i === layout.taskCount - 1) {
+        // The rest of the file (the keys after the tasks), so that the whole of it is hashed.
+        while (!reader.next().done);
+        same();
       }
       let out = '';
       for (const b of held) {
@@ -77,8 +109,9 @@ export function readChunkedFile(file: string): ChunkedText | undefined {
     },
     whole() {
       let text = '';
-      for (const b of textBlocks(file, size)) text += b.text;
-      if (text.length !== length) throw new Error(`${file} changed while it was read: try again`);
+      const whole = createHash('sha1');
+      for (const b of textBlocks(file, size, whole)) text += b.text;
+      if (whole.digest('hex') !== digest) throw new Error(`${file} changed while it was read: try again`);
       return text;
     },
   };
@@ -91,11 +124,12 @@ interface Block {
 }
 
 /**
- * The file's first `size` bytes decoded as UTF-8 (throwing on a malformed byte), in blocks that
+ * The file's first `size` bytes decoded as UTF-8 (throwing on a malformed byte, and hashed into
+ * `hash`), in blocks that
  * end at a line break. Each block is read through a descriptor of its own, so a reader left
  * unfinished holds none.
  */
-function* textBlocks(file: string, size: number): Generator<Block> {
+function* textBlocks(file: string, size: number, hash: Hash): Generator<Block> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const bytes = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, size)));
   let carry = '';
@@ -104,6 +138,7 @@ function* textBlocks(file: string, size: number): Generator<Block> {
     const n = readAt(file, bytes, Math.min(bytes.length, size - at), at);
     if (n === 0) throw new Error(`${file} changed while it was read: try again`);
     at += n;
+    hash.update(bytes.subarray(0, n));
     const text = carry + decoder.decode(bytes.subarray(0, n), { stream: true });
     const nl = text.lastIndexOf('\n');
     if (nl < 0) {

@@ -156,7 +156,11 @@ export class LiveDatasetStats {
     let summary = memo.fileSummary(hash)?.summary;
     if (!summary?.casesRun) {
       const made = await summariseTaskFile(text, file, { memo });
-      memo.putFileSummary(hash, made.summary, made.prompts);
+      try {
+        memo.putFileSummary(hash, made.summary, made.prompts);
+      } finally {
+        made.prompts.close();
+      }
       summary = made.summary;
     }
     const state: FileState = { hash, summary, cacheDir };

@@ -16,7 +16,7 @@ import { version } from '../../version';
 import { StatIndex } from './statIndex';
 import type { CaseCounts, CaseMemo, FileSummary, PlainSummary } from './summary';
 import { TaskRows } from './taskRows';
-import { gathered, jsonPieces } from '../../util/writeJson';
+import { gathered } from '../../util/writeJson';
 
 /** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
 const CHECKS_KEPT = 8;
@@ -60,7 +60,7 @@ export class StatsMemo implements CaseMemo {
     return promptsOf(path.join(this.root, 'files', `${hash}.jsonl`), tasks);
   }
 
-  putFileSummary(hash: string, summary: FileSummary, prompts: readonly string[]): void {
+  putFileSummary(hash: string, summary: FileSummary, prompts: Iterable<string>): void {
     if (!this.ensure()) return;
     // Written a piece at a time: a million tasks' summary is 100 MB of JSON.
     writeQuietly(path.join(this.root, 'files', `${hash}.jsonl`), [
@@ -68,8 +68,9 @@ export class StatsMemo implements CaseMemo {
       ['{"tasks":['],
       summary.tasks.jsonElements(),
       [`],"errors":${JSON.stringify(summary.errors)},"casesRun":${JSON.stringify(summary.casesRun)}}`, '\n'],
-      jsonPieces(prompts),
-      ['\n'],
+      ['['],
+      jsonElements(prompts),
+      [']\n'],
     ]);
   }
 
@@ -167,6 +168,15 @@ export class StatsMemo implements CaseMemo {
       // A read-only or missing place: the statistics are still right, only not remembered.
     }
     return this.ready;
+  }
+}
+
+/** JSON.stringify of an array of these strings, `[` and `]` left out, an element at a time. */
+function* jsonElements(strings: Iterable<string>): Generator<string> {
+  let first = true;
+  for (const s of strings) {
+    yield (first ? '' : ',') + JSON.stringify(s);
+    first = false;
   }
 }
 

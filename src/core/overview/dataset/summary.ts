@@ -9,13 +9,14 @@ import { resultKeysOf, streamedResultKeys, type ResultKeys } from '../../run/res
 import { parseRowTasks } from '../../datasets/rowTasks';
 import { rowFileType } from '../../datasets/rowFiles';
 import type { TaskEntry, TaskFile } from '../../taskfile/parse';
-import { streamTaskFile } from '../../taskfile/stream';
+import { streamChunks, streamTaskFile, type ChunkedText } from '../../taskfile/stream';
 import type { Issue } from '../../base/issues';
 import { runnableTasks, type TaskSpec } from '../../taskfile/resolve';
 import type { FileStats } from './types';
 import { emptyBands } from './modelCounts';
 import { verifierKind } from '../../util/verifierKind';
 import { at, must } from '../../util/must';
+import { PromptSpool } from './promptSpool';
 import { TaskRows, type CaseCounts, type TaskRow } from './taskRows';
 
 export type { CaseCounts, TaskRow } from './taskRows';
@@ -81,7 +82,7 @@ export interface SummariseOptions {
 export interface SummarisedFile {
   readonly summary: FileSummary;
   /** Per task of `summary.tasks`, its last user message (what duplicates and contamination compare); `''` for a task with errors. */
-  readonly prompts: readonly string[];
+  readonly prompts: PromptSpool;
 }
 
 /** One task as a summary reads it: where it is, its keys, and its spec when it has no errors. */
@@ -104,10 +105,14 @@ const CASE_BATCH = 500;
  * cases run a batch at a time. A dataset file (JSONL, or Parquet given as the JSON lines of its
  * rows: `rowFileText`) is read as rows, every row a task.
  */
-export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<SummarisedFile> {
+export async function summariseTaskFile(
+  text: string | ChunkedText,
+  file: string,
+  o: SummariseOptions = {},
+): Promise<SummarisedFile> {
   const wantCases = o.cases !== false;
   const rows = new TaskRows();
-  const prompts: string[] = [];
+  const prompts = new PromptSpool();
   let errors = 0;
   // Tasks whose cases are to run, with their row and cases key.
   let toRun: { row: number; spec: TaskSpec; casesKey: string }[] = [];
@@ -135,39 +140,48 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       o.memo?.set(casesKey, outcome);
     }
   };
-  const items = rowFileType(file) ? parsedItems(parseRowTasks(text, { maxRows: Infinity })) : streamedItems(text);
-  for await (const item of items) {
-    if (typeof item === 'number') {
-      errors += item;
-      continue;
+  const items =
+    typeof text === 'string' && rowFileType(file)
+      ? parsedItems(parseRowTasks(text, { maxRows: Infinity }))
+      : streamedItems(text);
+  // The prompts' scratch folder is the caller's to remove once they are written, or here on a failure.
+  try {
+    for await (const item of items) {
+      if (typeof item === 'number') {
+        errors += item;
+        continue;
+      }
+      const { entry, spec } = item;
+      errors += item.errors;
+      if (entry.id === undefined) continue;
+      const row = {
+        id: entry.id,
+        line: item.line,
+        kind: spec ? kindOfVerifier(spec.verify) : null,
+        cases: entry.caseCount,
+        runKey: item.keys.run,
+      };
+      prompts.add(spec?.prompt ?? '');
+      const runs = wantCases && spec && spec.cases.length > 0 && runsInProcess(spec.verify);
+      const known = runs ? o.memo?.get(item.keys.cases) : undefined;
+      rows.push(known ? { ...row, outcome: known } : row);
+      if (!runs || known) continue;
+      toRun.push({ row: rows.length - 1, spec, casesKey: item.keys.cases });
+      if (toRun.length >= CASE_BATCH) await runBatch();
     }
-    const { entry, spec } = item;
-    errors += item.errors;
-    if (entry.id === undefined) continue;
-    const row = {
-      id: entry.id,
-      line: item.line,
-      kind: spec ? kindOfVerifier(spec.verify) : null,
-      cases: entry.caseCount,
-      runKey: item.keys.run,
-    };
-    prompts.push(spec?.prompt ?? '');
-    const runs = wantCases && spec && spec.cases.length > 0 && runsInProcess(spec.verify);
-    const known = runs ? o.memo?.get(item.keys.cases) : undefined;
-    rows.push(known ? { ...row, outcome: known } : row);
-    if (!runs || known) continue;
-    toRun.push({ row: rows.length - 1, spec, casesKey: item.keys.cases });
-    if (toRun.length >= CASE_BATCH) await runBatch();
+    if (toRun.length) await runBatch();
+  } catch (e) {
+    prompts.close();
+    throw e;
   }
-  if (toRun.length) await runBatch();
   return { summary: { tasks: rows, errors, casesRun: wantCases }, prompts };
 }
 
 const isError = (i: Issue): boolean => i.severity === 'error';
 
 /** The tasks of a task file read one at a time; numbers are errors outside the tasks. */
-async function* streamedItems(text: string): AsyncGenerator<SummaryItem | number> {
-  const stream = streamTaskFile(text);
+async function* streamedItems(text: string | ChunkedText): AsyncGenerator<SummaryItem | number> {
+  const stream = typeof text === 'string' ? streamTaskFile(text) : streamChunks(text);
   yield stream.fileIssues.filter(isError).length;
   for await (const t of stream.tasks)
     yield {
