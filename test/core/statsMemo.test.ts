@@ -299,7 +299,7 @@ test('a summary and the case outcomes, written a piece at a time, are the text J
     fs.readFileSync(path.join(dir, 'files', 'f00d.jsonl'), 'utf8'),
     `${JSON.stringify({ ...summary, tasks })}\n${JSON.stringify(prompts)}\n`,
   );
-  assert.deepEqual(new StatsMemo(cacheDir).prompts('f00d', tasks.length), prompts);
+  assert.deepEqual([...(new StatsMemo(cacheDir).prompts('f00d', tasks.length) ?? [])], prompts);
   assert.equal(
     fs.readFileSync(path.join(dir, 'cases.json'), 'utf8'),
     JSON.stringify(

@@ -1,8 +1,13 @@
 // A summary's rows held in typed arrays (overview/dataset/taskRows.ts) read back as the objects
 // they were given as, field for field and in the same key order (the remembered summary is their
-// JSON): ids of any alphabet and length, null kinds, run keys that are not SHA-1s, outcomes.
+// JSON): ids of any alphabet and length, null kinds, run keys that are not SHA-1s, outcomes. And
+// its prompts line read back a string at a time (jsonStrings.ts).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
+import { jsonStrings } from '../../src/core/overview/dataset/jsonStrings';
 import { TaskRows, type TaskRow } from '../../src/core/overview/dataset/taskRows';
 
 test('rows read back as given, and as JSON.stringify writes them', () => {
@@ -24,4 +29,22 @@ test('rows read back as given, and as JSON.stringify writes them', () => {
   assert.equal(rows.at(given.length), undefined);
   rows.setOutcome(1, { total: 0, passed: 0, failed: 0, skipped: 0 });
   assert.deepEqual(rows.at(1), { ...given[1], outcome: { total: 0, passed: 0, failed: 0, skipped: 0 } });
+});
+
+test('the strings of a remembered prompts line are read back one by one, across blocks, or found not to be one', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-json-strings-'));
+  try {
+    const strings = Array.from({ length: 20_000 }, (_, i) => (i % 5 ? `Task ${i}: "é日本\u{1f600}" \\ ${i}` : ''));
+    const file = path.join(dir, 'summary.jsonl');
+    fs.writeFileSync(file, `{"tasks":[]}\n${JSON.stringify(strings)}\n`);
+    const start = '{"tasks":[]}\n'.length;
+    assert.deepEqual([...jsonStrings(file, start)], strings);
+    assert.equal([...jsonStrings(file, start, false)].length, strings.length);
+    fs.writeFileSync(file, '[]');
+    assert.deepEqual([...jsonStrings(file, 0)], []);
+    for (const torn of ['["a","b"', '["a" "b"]', '["a",1]', '{"a":1}', '["a",]'])
+      assert.throws(() => [...jsonStrings((fs.writeFileSync(file, torn), file), 0)], Error, torn);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

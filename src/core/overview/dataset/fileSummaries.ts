@@ -48,7 +48,7 @@ export interface DatasetFiles {
   /** The memo of each cache folder. */
   readonly memos: ReadonlyMap<string, StatsMemo>;
   /** The prompts of a file's tasks (one per task of its summary, `''` for none). */
-  prompts(file: number): Promise<readonly string[]>;
+  prompts(file: number): Promise<Iterable<string>>;
 }
 
 const readDisk = (file: string): FileText => ({

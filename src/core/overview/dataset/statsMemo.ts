@@ -16,6 +16,7 @@ import { version } from '../../version';
 import { StatIndex } from './statIndex';
 import type { CaseCounts, CaseMemo, FileSummary, PlainSummary } from './summary';
 import { TaskRows } from './taskRows';
+import { jsonStrings } from './jsonStrings';
 import { gathered } from '../../util/writeJson';
 
 /** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
@@ -25,7 +26,7 @@ const CHECKS_KEPT = 8;
 export interface RememberedFile {
   readonly summary: FileSummary;
   /** The prompt of each task (`''` for none), or undefined when they cannot be read. */
-  prompts(): readonly string[] | undefined;
+  prompts(): Iterable<string> | undefined;
 }
 
 export class StatsMemo implements CaseMemo {
@@ -56,7 +57,7 @@ export class StatsMemo implements CaseMemo {
   }
 
   /** The prompts of the remembered summary of a text hashing to `hash`, if it has `tasks` of them. */
-  prompts(hash: string, tasks: number): string[] | undefined {
+  prompts(hash: string, tasks: number): Iterable<string> | undefined {
     return promptsOf(path.join(this.root, 'files', `${hash}.jsonl`), tasks);
   }
 
@@ -189,38 +190,31 @@ function* entryPieces(map: ReadonlyMap<string, unknown>): Generator<string> {
 }
 
 /**
- * The prompts line of a summary file: one string per task. Read from the end of the summary
- * line on, found a block at a time: the summary line is most of the file.
+ * The prompts line of a summary file: one string per task, read a block at a time when iterated
+ * (the summary line before it is most of the file); undefined unless it holds `tasks` strings.
  */
-function promptsOf(file: string, tasks: number): string[] | undefined {
+function promptsOf(file: string, tasks: number): Iterable<string> | undefined {
   try {
-    const p = JSON.parse(afterFirstLine(file)) as unknown;
-    return Array.isArray(p) && p.length === tasks && p.every((s) => typeof s === 'string')
-      ? (p as string[])
-      : undefined;
+    const start = afterFirstLine(file);
+    let count = 0;
+    for (const _ of jsonStrings(file, start, false)) count++;
+    return count === tasks ? { [Symbol.iterator]: () => jsonStrings(file, start) } : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** A file's text after its first line. */
-function afterFirstLine(file: string): string {
+/** Where a file's second line starts; its length when it has one line. */
+function afterFirstLine(file: string): number {
   const fd = fs.openSync(file, 'r');
   try {
-    const size = fs.fstatSync(fd).size;
     const block = Buffer.allocUnsafe(1 << 16);
     let at = 0;
     for (let n; (n = fs.readSync(fd, block, 0, block.length, at)) > 0; at += n) {
       const nl = block.subarray(0, n).indexOf(10);
-      if (nl < 0) continue;
-      const rest = Buffer.allocUnsafe(size - (at + nl + 1));
-      for (let got = 0, k; got < rest.length; got += k) {
-        k = fs.readSync(fd, rest, got, rest.length - got, at + nl + 1 + got);
-        if (k === 0) break;
-      }
-      return rest.toString('utf8');
+      if (nl >= 0) return at + nl + 1;
     }
-    return '';
+    return at;
   } finally {
     fs.closeSync(fd);
   }

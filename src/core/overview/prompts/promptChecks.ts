@@ -27,7 +27,7 @@ export interface PromptDataset {
   /** Per file, the index of its first task in `tasks`. */
   readonly firstTask: readonly number[];
   /** The prompts of a file's tasks (`''` for none). */
-  prompts(file: number): Promise<readonly string[]>;
+  prompts(file: number): Promise<Iterable<string>>;
 }
 
 export class PromptChecks {
@@ -162,8 +162,10 @@ export class PromptChecks {
     for (let f = 0; f < this.d.files.length; f++) {
       const texts = await this.d.prompts(f);
       const first = at(this.d.firstTask, f);
-      for (const [i, text] of texts.entries()) {
-        if (text !== '' && this.d.tasks.at(first + i)?.valid) each(first + i, text);
+      let i = first;
+      for (const text of texts) {
+        if (text !== '' && this.d.tasks.at(i)?.valid) each(i, text);
+        i++;
       }
     }
   }
