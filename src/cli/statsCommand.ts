@@ -11,6 +11,7 @@ import { noun } from '../core/util/plural';
 import { writeJson } from '../core/util/writeJson';
 import { checkWritable, datasetRows, listTaskFiles, readTaskText } from './files';
 import { rowFileType } from '../core/datasets/rowFiles';
+import { readChunkedFile } from '../core/taskfile/fileStream';
 import { EXIT, UsageError, type CliIO } from './io';
 import * as z from 'zod';
 import {
@@ -142,6 +143,9 @@ export async function statsCommand(
   const read = (f: string): FileText => {
     const text = rows.get(path.resolve(io.cwd, f));
     if (text !== undefined) return { text, onDisk: true };
+    // A block at a time when it can be; else whole, which reports what is wrong with the file.
+    const chunked = readChunkedFile(path.resolve(io.cwd, f));
+    if (chunked) return { text: chunked, onDisk: true };
     const r = readTaskText(path.resolve(io.cwd, f));
     if ('error' in r) {
       // Reported here; the file counts with no tasks.

@@ -4,7 +4,8 @@ import { JunitReport } from '../core/run/junit';
 import { fsReason } from '../core/taskfile/discover';
 import { formatIssue } from '../core/taskfile/format';
 import type { TaskSpec } from '../core/taskfile/resolve';
-import { streamTaskFile } from '../core/taskfile/stream';
+import { readChunkedFile } from '../core/taskfile/fileStream';
+import { streamChunks, streamTaskFile, type TaskStream } from '../core/taskfile/stream';
 import type { LineIndex } from '../core/taskfile/text';
 import { Spool } from '../core/util/spool';
 import { getPair, toJS } from '../core/base/ynode';
@@ -123,6 +124,14 @@ async function write(out: CliIO['stdout'], s: string): Promise<void> {
   if (out.write(s) === false && out.once) await new Promise<void>((resolve) => out.once?.('drain', resolve));
 }
 
+/** A file's tasks, read a block at a time when it can be; else whole, which reports what is wrong with the file. */
+function taskStreamOf(file: string): { error: string } | { stream: TaskStream; problems: readonly string[] } {
+  const chunked = readChunkedFile(file);
+  if (chunked) return { stream: streamChunks(chunked), problems: [] };
+  const read = readTaskText(file);
+  return 'error' in read ? read : { stream: streamTaskFile(read.text), problems: read.problems };
+}
+
 /** Tests one file: its validation errors first, then each case that did not pass, as before streaming. */
 async function testFile(
   file: string,
@@ -132,7 +141,7 @@ async function testFile(
   tally: Tally,
 ): Promise<void> {
   tally.junit?.begin(file);
-  const read = readTaskText(file);
+  const read = taskStreamOf(file);
   if ('error' in read) {
     problemsTo.write(read.error + '\n');
     tally.junit?.error(read.error);
@@ -140,7 +149,7 @@ async function testFile(
     tally.invalid++;
     return;
   }
-  const stream = streamTaskFile(read.text);
+  const { stream } = read;
   const error = async (e: string): Promise<void> => {
     tally.invalid++;
     tally.junit?.error(e);

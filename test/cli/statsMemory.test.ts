@@ -1,6 +1,8 @@
-// `vtask stats` on one large task file under a heap limit: the file is read one task at a time
-// (taskfile/stream.ts), keeping each task's row and prompt but not its tree and spec, and its
-// cases run a batch at a time. A real process on a generated file, with the counts it must give.
+// `vtask stats` on one large task file under a heap limit: the file is read a block at a time and
+// one task at a time (taskfile/fileStream.ts, stream.ts), each task's row kept in typed arrays
+// outside the heap and its prompt in a scratch folder, its cases run a batch at a time. A real
+// process on a generated file, with the counts it must give; a task held as objects again (a row,
+// its prompt, a Map entry of its id) does not fit the heap.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -49,4 +51,25 @@ test('vtask stats reads 50,000 tasks of one file in a 64 MB heap (the whole-file
   assert.equal(out.totals.errors, 0);
   // Every prompt holds its own task number: none is a duplicate of another.
   assert.deepEqual(out.duplicates, []);
+});
+
+test("vtask stats reads 100,000 tasks of one file in a 40 MB heap, first and from what it remembered (main's build, which held a row object and a prompt per task, ran out of 48 MB)", () => {
+  const file = path.join(DIR, 'larger.vtask');
+  fs.writeFileSync(file, compactTasks(100_000));
+  const run = (): string => {
+    const r = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=40', CLI, 'stats', file, '--json', '--no-tasks', '--cache-dir', path.join(DIR, 'cache2')],
+      { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 26 },
+    );
+    assert.equal(/out of memory|memory limit/.test(r.stderr), false, r.stderr.slice(-500));
+    assert.equal(r.status, 0, r.stderr.slice(-500));
+    return r.stdout;
+  };
+  const first = run();
+  const out = JSON.parse(first) as { tasks: number; totals: { cases: Record<string, number> }; duplicates: unknown[] };
+  assert.equal(out.tasks, 100_000);
+  assert.deepEqual(out.totals.cases, { total: 20_000, passed: 20_000, failed: 0, skipped: 0 });
+  assert.deepEqual(out.duplicates, []);
+  assert.equal(run(), first);
 });

@@ -38,6 +38,20 @@ test('vtask test runs 10,000 tasks of one file in a 24 MB heap (the whole-file v
   assert.equal(xml.match(/<testcase /g)?.length, 2000);
 });
 
+test('vtask test runs 100,000 tasks of one file in a 32 MB heap: no chunk or map entry is kept per task', () => {
+  // The file's text (5 MB) is the only thing its size grows in the heap: main's build, which kept
+  // a chunk object per task and a Map of every id, ran out of this heap.
+  const file = path.join(DIR, 'larger.vtask');
+  fs.writeFileSync(file, compactTasks(100_000));
+  const r = spawnSync(process.execPath, ['--max-old-space-size=32', CLI, 'test', file], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  assert.equal(/out of memory|memory limit/.test(r.stderr), false, r.stderr.slice(-500));
+  assert.equal(r.stdout, '20000 passed, 0 failed\n');
+  assert.equal(r.status, 0);
+});
+
 const SMALL = `vtask: 1
 bogus_top: 1
 tasks:

@@ -590,6 +590,6 @@ test('a case whose verifier cannot decide is counted as skipped, not as passed o
   const text =
     'vtask: 1\ntasks:\n  - id: zulu\n    prompt: Greet me in Zulu.\n    verify:\n      constraints:\n        - language:response_language: { language: zu }\n    cases:\n      - { response: "Sawubona", expect: pass }\n';
   const { summary } = await summariseTaskFile(text, path.join(root, 'zulu.vtask'));
-  assert.equal(summary.tasks[0]?.kind, 'constraints');
+  assert.equal(summary.tasks.at(0)?.kind, 'constraints');
   assert.deepEqual(fileStatsOf('zulu.vtask', summary).cases, { total: 1, passed: 0, failed: 0, skipped: 1 });
 });

@@ -12,6 +12,9 @@ import { after, before, test } from 'node:test';
 import { collectDatasetStats } from '../../src/core/overview/dataset/collect';
 import { appendRunRecords, compactRunLog, type RunRecord } from '../../src/core/overview/runlog/runLog';
 import { RACY_MS, StatIndex } from '../../src/core/overview/dataset/statIndex';
+import { StatsMemo } from '../../src/core/overview/dataset/statsMemo';
+import { TaskRows } from '../../src/core/overview/dataset/taskRows';
+import { version } from '../../src/core/version';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
 
@@ -273,4 +276,34 @@ test('a remembered check that names tasks the dataset does not have is not used'
     fs.writeFileSync(path.join(checks, file!), JSON.stringify(forged));
     assert.deepEqual((await collectDatasetStats(w.files)).duplicates, truth.duplicates, JSON.stringify(forged));
   }
+});
+
+test('a summary and the case outcomes, written a piece at a time, are the text JSON.stringify gives', () => {
+  const cacheDir = path.join(root, 'pieces');
+  const memo = new StatsMemo(cacheDir);
+  const tasks = Array.from({ length: 30_000 }, (_, i) => ({
+    id: `t${i}`,
+    line: i + 4,
+    kind: i % 7 ? 'math' : null,
+    cases: i % 10 ? 0 : 2,
+    runKey: `${i}`.padStart(40, 'a'),
+    ...(i % 10 ? {} : { outcome: { total: 2, passed: 1, failed: 1, skipped: 0 } }),
+  }));
+  const summary = { tasks: TaskRows.of(tasks), errors: 3, casesRun: true };
+  const prompts = tasks.map((t) => `Task "${t.id}": 2+2?\u2028é`);
+  memo.putFileSummary('f00d', summary, prompts);
+  for (const t of tasks.slice(0, 5000)) memo.set(t.runKey, { total: 2, passed: 2, failed: 0, skipped: 0 });
+  memo.save();
+  const dir = path.join(cacheDir, 'stats', version.replace(/[^\w.-]/g, '_'));
+  assert.equal(
+    fs.readFileSync(path.join(dir, 'files', 'f00d.jsonl'), 'utf8'),
+    `${JSON.stringify({ ...summary, tasks })}\n${JSON.stringify(prompts)}\n`,
+  );
+  assert.deepEqual([...(new StatsMemo(cacheDir).prompts('f00d', tasks.length) ?? [])], prompts);
+  assert.equal(
+    fs.readFileSync(path.join(dir, 'cases.json'), 'utf8'),
+    JSON.stringify(
+      Object.fromEntries(tasks.slice(0, 5000).map((t) => [t.runKey, { total: 2, passed: 2, failed: 0, skipped: 0 }])),
+    ),
+  );
 });

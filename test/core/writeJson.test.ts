@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { writeJson } from '../../src/core/util/writeJson';
+import { jsonPieces, writeJson } from '../../src/core/util/writeJson';
 
 async function written(value: unknown): Promise<string[]> {
   const pieces: string[] = [];
@@ -68,4 +68,11 @@ test('a large object is written in pieces, none of them the whole, waiting while
   await new Promise((resolve) => out.end(resolve));
   assert.equal(chunks.join(''), text);
   assert.ok(text.length > 4 << 20 && most < 2 << 20, `at most ${most} of ${text.length} characters buffered`);
+});
+
+test('an array is given an element at a time, so a remembered summary of a million tasks is never one string', () => {
+  const prompts = Array.from({ length: 1000 }, (_, i) => `Task ${i}: "2+2"?`);
+  const pieces = [...jsonPieces(prompts)];
+  assert.equal(pieces.join(''), JSON.stringify(prompts));
+  assert.equal(pieces.length, 1002);
 });

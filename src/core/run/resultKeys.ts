@@ -1,6 +1,6 @@
 import { digestHex } from '../util/digest';
 import type { TaskEntry, TaskFile } from '../taskfile/parse';
-import type { TaskStream } from '../taskfile/stream';
+import type { ChunkedText, TaskStream } from '../taskfile/stream';
 import { toJS } from '../base/ynode';
 
 /**
@@ -21,7 +21,9 @@ const hash = (s: string): string => digestHex('sha1', s);
  * What a run key is made from besides the task: the file's parts outside the tasks (and its text,
  * for a task that could not be read). A parsed file has them, and so has a streamed one.
  */
-export type KeyedFile = Pick<TaskFile, 'parts' | 'text'>;
+export type KeyedFile = Pick<TaskFile, 'parts'> &
+  // Its text, or (a file read a block at a time) the text of one task.
+  ({ readonly text: string } | { taskText(entry: TaskEntry): string });
 
 const sharedKeys = new WeakMap<KeyedFile, string>();
 const byEntry = new WeakMap<TaskEntry, { file: string; keys: ResultKeys }>();
@@ -39,7 +41,8 @@ export function resultKeysOf(file: KeyedFile, entry: TaskEntry): ResultKeys {
     keys = { run, cases: hash(JSON.stringify([run, cases ?? null])) };
   } else {
     // A task YAML could not read: its text is all there is to tell versions apart.
-    const text = hash(shared + file.text.slice(entry.offset, entry.offset + entry.length).trimEnd());
+    const own = 'text' in file ? file.text.slice(entry.offset, entry.offset + entry.length) : file.taskText(entry);
+    const text = hash(shared + own.trimEnd());
     keys = { run: text, cases: text };
   }
   byEntry.set(entry, { file: shared, keys });
@@ -75,12 +78,19 @@ export function streamedRunKey(stream: Pick<TaskStream, 'parts' | 'whole'>, text
 /** Both keys of a task of a streamed file, the ones `parseTaskFile` gives it (see streamedRunKey). */
 export function streamedResultKeys(
   stream: Pick<TaskStream, 'parts' | 'whole'>,
-  text: string,
+  text: string | ChunkedText,
   entry: TaskEntry,
 ): ResultKeys {
   const whole = stream.whole;
   if (whole) return resultKeysOf(whole, whole.tasks[entry.index] ?? entry);
   let keyed = streamedParts.get(stream);
-  if (!keyed) streamedParts.set(stream, (keyed = { text, parts: stream.parts }));
+  if (!keyed)
+    streamedParts.set(
+      stream,
+      (keyed =
+        typeof text === 'string'
+          ? { text, parts: stream.parts }
+          : { parts: stream.parts, taskText: (e) => text.taskText(e.index).slice(0, e.length) }),
+    );
   return resultKeysOf(keyed, entry);
 }

@@ -458,16 +458,17 @@ export function inheritedFrom(parts: readonly FilePart[]): Inherited {
   };
 }
 
+/** Where each task id was first used (the offset of its task), as far as the tasks read so far go. */
+export interface FirstById {
+  get(id: string): number | undefined;
+  set(id: string, offset: number): void;
+}
+
 /**
  * The file-level issues of one task, given the tasks before it (`firstById`, which it extends):
  * a repeated id, and a prompt or verifier that neither the task nor `defaults` gives.
  */
-export function taskFileIssues(
-  t: TaskEntry,
-  lines: LineIndex,
-  firstById: Map<string, number>,
-  inherited: Inherited,
-): Issue[] {
+export function taskFileIssues(t: TaskEntry, lines: LineIndex, firstById: FirstById, inherited: Inherited): Issue[] {
   const out: Issue[] = [];
   const s = t.offset + t.anchor[0];
   const e = t.offset + t.anchor[1];

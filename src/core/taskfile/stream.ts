@@ -7,7 +7,8 @@
 // same tasks with the same issues: only memory differs.
 import { shiftIssue, type Issue } from '../base/issues';
 import { getPair } from '../base/ynode';
-import { splitTaskFile } from './chunks';
+import { taskChunk, taskLayout, type Chunk, type TaskLayout } from './chunks';
+import { IdIndex } from './idIndex';
 import { LIMITS, textLimitIssue } from './limits';
 import {
   duplicateTopKeys,
@@ -78,6 +79,18 @@ export function parseTaskPlain(text: string, defaults: Record<string, unknown>):
   return plainOf(parseTaskChunk(text), defaults);
 }
 
+/** A task file split into its chunks, the task chunks' texts given in order. */
+export interface ChunkedText {
+  readonly lines: LineIndex;
+  readonly layout: TaskLayout;
+  readonly header: string;
+  readonly tail: string | undefined;
+  /** Task chunk `i`'s text; `i` never goes back (a file read from disk reads on). */
+  taskText(i: number): string;
+  /** The whole text, for the whole-file parse (an alias to an anchor in another task). */
+  whole(): string;
+}
+
 /**
  * The tasks of `text`, one at a time. With `parseBatch`, large files have their task chunks
  * parsed in batches elsewhere (worker threads), a few batches ahead, results in file order.
@@ -86,16 +99,34 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
   const lines = new LineIndex(text);
   const tooLarge = textLimitIssue(text, lines);
   if (tooLarge) return { lines, fileIssues: [tooLarge], tasks: fromList([]), parts: [], whole: undefined };
-  const chunks = splitTaskFile(text, lines);
-  if (!chunks) return fromWhole(parseWholeFile(text), 0);
+  const layout = taskLayout(text, lines);
+  if (!layout) return fromWhole(parseWholeFile(text), 0);
+  return streamChunks(
+    {
+      lines,
+      layout,
+      header: text.slice(0, layout.headerEnd),
+      tail: layout.tailStart === undefined ? undefined : text.slice(layout.tailStart),
+      taskText: (i) => taskChunk(text, layout, i).text,
+      whole: () => text,
+    },
+    parseBatch,
+  );
+}
+
+/** The tasks of a file split into chunks (see streamTaskFile). */
+export function streamChunks(source: ChunkedText, parseBatch?: ChunkBatchParser): TaskStream {
+  const { lines, layout } = source;
   const parts: FilePart[] = [];
   const fileIssues: Issue[] = [];
-  for (const chunk of chunks) {
-    if (chunk.kind === 'task') continue;
+  const outside: Chunk[] = [{ kind: 'header', start: 0, text: source.header }];
+  if (layout.tailStart !== undefined && source.tail !== undefined)
+    outside.push({ kind: 'tail', start: layout.tailStart, text: source.tail });
+  for (const chunk of outside) {
     const parsed = parsePartChunk(chunk.text, chunk.kind === 'tail');
     // As `parseTaskFile`: a second `tasks:` after the list only makes sense in the whole document.
     if (parsed.needsWhole || (chunk.kind === 'tail' && parsed.node?.type === 'map' && getPair(parsed.node, 'tasks')))
-      return fromWhole(parseWholeFile(text), 0);
+      return fromWhole(parseWholeFile(source.whole()), 0);
     parts.push({ offset: chunk.start, node: parsed.node?.type === 'map' ? parsed.node : null });
     for (const i of parsed.issues) fileIssues.push(shiftIssue(i, chunk.start));
   }
@@ -105,58 +136,56 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
   let whole: TaskFile | undefined;
   const inherited = inheritedFrom(parts);
   const defaults = defaultsOf(parts);
-  const taskChunks = chunks.filter((c) => c.kind === 'task');
-  const batched = parseBatch && taskChunks.length >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
+  const count = layout.taskCount;
+  const batched = parseBatch && count >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
   async function* tasks(): AsyncGenerator<StreamedTask> {
-    const firstById = new Map<string, number>();
+    const firstById = new IdIndex();
     // The file's one allowance of expanded alias nodes, spent task by task (as parseTaskFile does).
     let left = LIMITS.aliasNodes;
-    const local = (c: { text: string }): { plain: PlainTask; node: TaskEntry['node'] } => {
-      const p = parseTaskChunk(c.text, Math.max(0, left));
+    const local = (index: number): { plain: PlainTask; node: TaskEntry['node'] } => {
+      const p = parseTaskChunk(source.taskText(index), Math.max(0, left));
       left -= p.expanded ?? 0;
       const plain = plainOf(p, defaults);
       return { plain, node: p.node?.type === 'map' ? p.node : null };
     };
     const pending: Promise<PlainTask[]>[] = [];
     const request = (b: number): void => {
-      if (batched && b * BATCH < taskChunks.length)
-        pending.push(
-          batched(
-            taskChunks.slice(b * BATCH, (b + 1) * BATCH).map((c) => c.text),
-            defaults,
-          ),
-        );
+      if (batched && b * BATCH < count) {
+        const texts: string[] = [];
+        for (let i = b * BATCH; i < Math.min(count, (b + 1) * BATCH); i++) texts.push(source.taskText(i));
+        pending.push(batched(texts, defaults));
+      }
     };
     for (let b = 0; b < AHEAD; b++) request(b);
-    for (let index = 0, b = 0; index < taskChunks.length; b++) {
+    for (let index = 0, b = 0; index < count; b++) {
       const plains = batched ? await (pending.shift() as Promise<PlainTask[]>) : undefined;
       request(b + AHEAD);
-      const end = Math.min(taskChunks.length, (b + 1) * BATCH);
+      const end = Math.min(count, (b + 1) * BATCH);
       for (; index < end; index++) {
-        const chunk = at(taskChunks, index);
-        const { plain, node } = plains ? { plain: at(plains, index - b * BATCH), node: null } : local(chunk);
+        const start = layout.taskStarts[index] ?? 0;
+        const { plain, node } = plains ? { plain: at(plains, index - b * BATCH), node: null } : local(index);
         if (plain.needsWhole || !plain.summary) {
           // An alias to an anchor in another task: from here on, the whole-file parse (the tasks
           // already given are the same in both).
           await Promise.allSettled(pending);
-          whole = parseWholeFile(text);
+          whole = parseWholeFile(source.whole());
           yield* fromWhole(whole, index).tasks;
           return;
         }
         const entry: TaskEntry = {
           ...plain.summary,
-          offset: chunk.start,
+          offset: start,
           length: plain.length,
           node,
           issues: plain.issues,
           index,
         };
         const issues = [
-          ...plain.issues.map((i) => shiftIssue(i, chunk.start)),
+          ...plain.issues.map((i) => shiftIssue(i, start)),
           ...taskFileIssues(entry, lines, firstById, inherited),
         ];
         const ok = plain.spec !== undefined && !issues.some((i) => i.severity === 'error');
-        yield { entry, spec: ok ? placed(plain.spec as TaskSpec, index, chunk.start) : undefined, issues };
+        yield { entry, spec: ok ? placed(plain.spec as TaskSpec, index, start) : undefined, issues };
       }
     }
   }

@@ -8,21 +8,24 @@ export interface Position {
 export class LineIndex {
   private readonly starts: Uint32Array;
   readonly lineCount: number;
+  /** The text's length in UTF-16 code units. */
+  private readonly length: number;
 
-  constructor(readonly text: string) {
-    // A typed array grown by doubling: far cheaper than a plain array for 100k+ lines.
-    let starts = new Uint32Array(1024);
-    let n = 1;
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
-      if (n === starts.length) {
-        const bigger = new Uint32Array(n * 2);
-        bigger.set(starts);
-        starts = bigger;
-      }
-      starts[n++] = i + 1;
+  constructor(text: string);
+  /** The index of a text read a piece at a time (`LineStarts`): its line starts and its length. */
+  constructor(starts: Uint32Array, lineCount: number, length: number);
+  constructor(text: string | Uint32Array, lineCount = 0, length = 0) {
+    if (typeof text !== 'string') {
+      this.starts = text;
+      this.lineCount = lineCount;
+      this.length = length;
+      return;
     }
-    this.starts = starts;
-    this.lineCount = n;
+    const starts = new LineStarts();
+    starts.add(text, 0);
+    this.starts = starts.starts;
+    this.lineCount = starts.count;
+    this.length = text.length;
   }
 
   lineStart(line: number): number {
@@ -30,7 +33,7 @@ export class LineIndex {
   }
 
   position(offset: number): Position {
-    const o = Math.max(0, Math.min(offset, this.text.length));
+    const o = Math.max(0, Math.min(offset, this.length));
     let lo = 0;
     let hi = this.lineCount - 1;
     while (lo < hi) {
@@ -42,9 +45,28 @@ export class LineIndex {
   }
 
   offset(pos: Position): number {
-    if (pos.line >= this.lineCount) return this.text.length;
+    if (pos.line >= this.lineCount) return this.length;
     const start = this.lineStart(pos.line);
-    const next = pos.line + 1 < this.lineCount ? (this.starts[pos.line + 1] ?? this.text.length) : this.text.length;
+    const next = pos.line + 1 < this.lineCount ? (this.starts[pos.line + 1] ?? this.length) : this.length;
     return Math.min(start + pos.character, next);
+  }
+}
+
+/** Line starts gathered from a text given a piece at a time, in order. */
+export class LineStarts {
+  // A typed array grown by doubling: far cheaper than a plain array for 100k+ lines.
+  starts = new Uint32Array(1024);
+  count = 1;
+
+  /** The next piece of the text, which starts at `offset`. */
+  add(piece: string, offset: number): void {
+    for (let i = piece.indexOf('\n'); i !== -1; i = piece.indexOf('\n', i + 1)) {
+      if (this.count === this.starts.length) {
+        const bigger = new Uint32Array(this.count * 2);
+        bigger.set(this.starts);
+        this.starts = bigger;
+      }
+      this.starts[this.count++] = offset + i + 1;
+    }
   }
 }

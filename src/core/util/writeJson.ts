@@ -18,36 +18,52 @@ export async function writeJson(out: JsonOut, value: unknown): Promise<void> {
   const write = async (s: string): Promise<void> => {
     if (out.write(s) === false && out.once) await new Promise<void>((resolve) => out.once?.('drain', resolve));
   };
-  if (!isPlainObject(value)) return write(JSON.stringify(value));
+  for (const piece of gathered(jsonPieces(value))) await write(piece);
+}
+
+/** Pieces of about PIECE characters each, gathered from smaller ones. */
+export function* gathered(pieces: Iterable<string>): Generator<string> {
   let piece = '';
-  const add = async (s: string): Promise<void> => {
+  for (const s of pieces) {
     piece += s;
     if (piece.length >= PIECE) {
-      const full = piece;
+      yield piece;
       piece = '';
-      await write(full);
     }
-  };
-  await add('{');
+  }
+  yield piece;
+}
+
+/**
+ * The text of `JSON.stringify(value)` in pieces: an array, or the arrays of a plain object,
+ * an element at a time; anything else whole.
+ */
+export function* jsonPieces(value: unknown): Generator<string> {
+  if (Array.isArray(value) && !hasToJSON(value)) return yield* arrayPieces(value);
+  if (!isPlainObject(value)) return yield (JSON.stringify(value) as string | undefined) ?? '';
+  yield '{';
   let first = true;
   for (const key of Object.keys(value)) {
     const v = value[key];
     if (Array.isArray(v) && !hasToJSON(v)) {
-      await add(`${first ? '' : ','}${JSON.stringify(key)}:[`);
-      // An element JSON.stringify cannot write is null in an array.
-      for (let i = 0; i < v.length; i++)
-        await add((i ? ',' : '') + ((JSON.stringify(v[i]) as string | undefined) ?? 'null'));
-      await add(']');
+      yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+      yield* arrayPieces(v);
     } else {
       const text = JSON.stringify(v) as string | undefined;
       // What JSON.stringify leaves out of an object: undefined, functions, symbols.
       if (text === undefined) continue;
-      await add(`${first ? '' : ','}${JSON.stringify(key)}:${text}`);
+      yield `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
     }
     first = false;
   }
-  await add('}');
-  await write(piece);
+  yield '}';
+}
+
+function* arrayPieces(v: readonly unknown[]): Generator<string> {
+  yield '[';
+  // An element JSON.stringify cannot write is null in an array.
+  for (let i = 0; i < v.length; i++) yield (i ? ',' : '') + ((JSON.stringify(v[i]) as string | undefined) ?? 'null');
+  yield ']';
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -126,9 +126,9 @@ async function addTaskFiles(
     const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
     let named = byLogName.get(cacheDir);
     if (!named) byLogName.set(cacheDir, (named = new Map()));
-    const prompts = await read.prompts(i);
+    const prompts = [...(await read.prompts(i))];
     const labels = fileLabels(file);
-    for (const [k, t] of summary.tasks.entries()) {
+    for (const [k, t] of [...summary.tasks].entries()) {
       const n = index.add({
         id: t.id,
         file: shown(file),

@@ -2,11 +2,14 @@
 // the benchmarks into `DatasetStats`. Model results come from the run log only: no request, no
 // sample re-verified (modelResults.ts). What is costly and can be told unchanged is remembered
 // in the cache folder (statsMemo.ts): file summaries, case outcomes, duplicates and overlaps.
+import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DUPLICATE_THRESHOLD } from '../prompts/duplicates';
 import { summariseFiles, type FileText } from './fileSummaries';
 import { latestRunName, readLatestRuns } from '../runlog/latestRuns';
-import { modelResults, type DatasetTask } from './modelResults';
+import { runLogFile } from '../runlog/runLog';
+import { modelResults } from './modelResults';
+import { TaskTable } from './taskTable';
 import { PromptChecks } from '../prompts/promptChecks';
 import { addFileStats, fileStatsOf } from './summary';
 import type { ContaminationHit, DatasetStats, FileStats } from './types';
@@ -50,30 +53,25 @@ export interface CollectOptions {
 /** Everything `vtask stats` reports on `files` (paths as they should be shown). */
 export async function collectDatasetStats(files: readonly string[], o: CollectOptions = {}): Promise<DatasetStats> {
   const read = await summariseFiles(files, o);
-  const tasks: DatasetTask[] = [];
-  const firstTask: number[] = [];
-  // Tasks by where the run log names them: per cache folder, file relative to its parent and task id.
-  const byLogName = new Map<string, Map<string, number>>();
+  const tasks = new TaskTable(files, read.summaries);
+  // Tasks by where the run log names them: per cache folder, file relative to its parent and task
+  // id. Only for a folder with a run log: a name per task is a string and an entry per task.
+  const byLogName = new Map<string, Map<string, number> | undefined>();
   for (const [i, summary] of read.summaries.entries()) {
-    const file = at(files, i);
     const cacheDir = at(read.cacheDirs, i);
-    const rel = path.relative(path.dirname(cacheDir), path.resolve(file)).split(path.sep).join('/');
+    const rel = path
+      .relative(path.dirname(cacheDir), path.resolve(at(files, i)))
+      .split(path.sep)
+      .join('/');
     let named = byLogName.get(cacheDir);
-    if (!named) byLogName.set(cacheDir, (named = new Map()));
-    firstTask.push(tasks.length);
-    for (const row of summary.tasks) {
-      named.set(latestRunName(rel, row.id), tasks.length);
-      tasks.push({
-        ref: { file, task: row.id, line: row.line },
-        file: i,
-        runKey: row.runKey,
-        valid: row.kind !== null,
-      });
-    }
+    if (!byLogName.has(cacheDir))
+      byLogName.set(cacheDir, (named = fs.existsSync(runLogFile(cacheDir)) ? new Map<string, number>() : undefined));
+    let k = at(tasks.firstTask, i);
+    if (named) for (const row of summary.tasks) named.set(latestRunName(rel, row.id), k++);
   }
   const wanted = o.models?.length ? new Set(o.models) : undefined;
   const runs = [...byLogName].flatMap(([cacheDir, named]) =>
-    readLatestRuns(cacheDir, named, wanted && ((m) => wanted.has(m))),
+    named ? readLatestRuns(cacheDir, named, wanted && ((m) => wanted.has(m))) : [],
   );
   const { models, fileBands, results, comparisons } = modelResults(tasks, files.length, runs, {
     models: o.models,
@@ -85,7 +83,7 @@ export async function collectDatasetStats(files: readonly string[], o: CollectOp
 
   // Remembered in the first file's cache folder.
   const checks = new PromptChecks(
-    { files, hashes: read.hashes, tasks, firstTask, prompts: (f) => read.prompts(f) },
+    { files, hashes: read.hashes, tasks, firstTask: tasks.firstTask, prompts: (f) => read.prompts(f) },
     read.memos.get(read.cacheDirs[0] ?? ''),
   );
   o.signal?.throwIfAborted();

@@ -1,7 +1,8 @@
 // Two models over one dataset: where they agree, and which tasks tell them apart. Tasks that one
 // model solves and the other does not are the ones worth reading first.
 import type { ModelComparison, TaskModelResult, TaskRef } from './types';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
+import type { Indexed } from './taskTable';
 
 /** How many separating tasks are kept. */
 export const SEPARATING = 20;
@@ -42,7 +43,7 @@ export function compareModels(results: readonly TaskModelResult[], a: string, b:
 export function compareRates(
   a: string,
   b: string,
-  tasks: readonly TaskRef[],
+  tasks: Indexed<TaskRef>,
   ratesA: ArrayLike<number>,
   ratesB: ArrayLike<number>,
   o: { readonly points?: boolean } = {},
@@ -59,7 +60,7 @@ export function compareRates(
     const x = at(ratesA, i);
     const y = at(ratesB, i);
     if (Number.isNaN(x) || Number.isNaN(y)) continue;
-    const ref = at(tasks, i);
+    const ref = must(tasks.at(i), 'a rate is of a task');
     count++;
     let point: Point | undefined;
     if (points) points.push((point = pointOf(ref, x, y)));

@@ -7,12 +7,17 @@ import path from 'node:path';
 import { resolveCacheDir } from '../../sampling/cacheDir';
 import { StatsMemo, type RememberedFile } from './statsMemo';
 import { summariseTaskFile, textHash, type FileSummary } from './summary';
+import { readChunkedFile, type ChunkedFile } from '../../taskfile/fileStream';
+import { TaskRows } from './taskRows';
 import { summariseInWorkers, workersFor, type SummaryJob } from './summaryWorkers';
 import { at } from '../../util/must';
 
-/** A file's text, and whether it is the file's content on disk as it is (read without a problem). */
+/**
+ * A file's text (or the file read a block at a time: taskfile/fileStream.ts), and whether it is
+ * the file's content on disk as it is (read without a problem).
+ */
 export interface FileText {
-  readonly text: string;
+  readonly text: string | ChunkedFile;
   readonly onDisk: boolean;
 }
 
@@ -43,10 +48,15 @@ export interface DatasetFiles {
   /** The memo of each cache folder. */
   readonly memos: ReadonlyMap<string, StatsMemo>;
   /** The prompts of a file's tasks (one per task of its summary, `''` for none). */
-  prompts(file: number): Promise<readonly string[]>;
+  prompts(file: number): Promise<Iterable<string>>;
 }
 
-const readDisk = (file: string): FileText => ({ text: fs.readFileSync(file, 'utf8'), onDisk: true });
+const readDisk = (file: string): FileText => ({
+  text: readChunkedFile(file) ?? fs.readFileSync(file, 'utf8'),
+  onDisk: true,
+});
+
+const hashOf = (text: string | ChunkedFile): string => (typeof text === 'string' ? textHash(text) : text.hash);
 
 /** The summary of each of `files`, with what its prompts and memo need. */
 export async function summariseFiles(files: readonly string[], o: SummariesOptions = {}): Promise<DatasetFiles> {
@@ -57,7 +67,7 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
   // Per file: its summary, and how to have its prompts (kept when it was parsed in this run, else from the memo).
   const known: (RememberedFile | undefined)[] = [];
   // The files to parse, with their index.
-  const toParse: { index: number; job: SummaryJob }[] = [];
+  const toParse: { index: number; text: string | ChunkedFile; job: SummaryJob }[] = [];
   let done = 0;
   for (const file of files) {
     o.signal?.throwIfAborted();
@@ -72,7 +82,8 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
     else
       toParse.push({
         index: known.length - 1,
-        job: { text: r.text as string, file, hash: r.hash, cacheDir, cases: o.cases !== false },
+        text: r.text as string | ChunkedFile,
+        job: { file, hash: r.hash, cacheDir, cases: o.cases !== false },
       });
   }
   // A file parsed here has its prompts read back from its remembered summary when a check wants
@@ -81,25 +92,31 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
     known[index] = { summary, prompts: () => memo.prompts(hash, summary.tasks.length) };
     o.onFile?.(++done, files.length);
   };
-  const threads = o.workerScript ? workersFor(toParse.reduce((n, p) => n + p.job.text.length, 0)) : 0;
+  // Threads parse files side by side: one file would only be copied to a thread and its summary back.
+  const threads = o.workerScript && toParse.length > 1 ? workersFor(toParse.reduce((n, p) => n + p.text.length, 0)) : 0;
   if (threads && o.workerScript) {
     await summariseInWorkers(
       o.workerScript,
       threads,
-      toParse.map((p) => p.job),
+      // A file read a block at a time is read so again in the thread.
+      toParse.map((p) => (typeof p.text === 'string' ? { ...p.job, text: p.text } : p.job)),
       (i, s) => {
         const { index, job } = at(toParse, i);
         const memo = memos.get(job.cacheDir) as StatsMemo;
         for (const [key, counts] of s.learnt) memo.set(key, counts);
-        parsed(index, s.summary, memo, job.hash);
+        parsed(index, { ...s.summary, tasks: TaskRows.of(s.summary.tasks) }, memo, job.hash);
       },
       o.signal,
     );
   } else {
-    for (const { index, job } of toParse) {
+    for (const { index, text, job } of toParse) {
       const memo = memos.get(job.cacheDir) as StatsMemo;
-      const s = await summariseTaskFile(job.text, job.file, { cases: job.cases, memo, signal: o.signal });
-      memo.putFileSummary(job.hash, s.summary, s.prompts);
+      const s = await summariseTaskFile(text, job.file, { cases: job.cases, memo, signal: o.signal });
+      try {
+        memo.putFileSummary(job.hash, s.summary, s.prompts);
+      } finally {
+        s.prompts.close();
+      }
       parsed(index, s.summary, memo, job.hash);
     }
   }
@@ -119,8 +136,13 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
       // The memo lost them: the text must be the one summarised.
       const file = at(files, i);
       const { text } = read(file);
-      if (textHash(text) !== hashes[i]) throw new Error(`${file} changed while it was read: try again`);
-      return (await summariseTaskFile(text, file, { cases: false, signal: o.signal })).prompts;
+      if (hashOf(text) !== hashes[i]) throw new Error(`${file} changed while it was read: try again`);
+      const { prompts } = await summariseTaskFile(text, file, { cases: false, signal: o.signal });
+      try {
+        return [...prompts];
+      } finally {
+        prompts.close();
+      }
     },
   };
 }
@@ -134,7 +156,7 @@ function lookUp(
   memo: StatsMemo,
   read: (file: string) => FileText,
   o: SummariesOptions,
-): { hash: string; known?: RememberedFile; text?: string } {
+): { hash: string; known?: RememberedFile; text?: string | ChunkedFile } {
   const abs = path.resolve(file);
   // The clock before the stat, the stat before the read: a write after either cannot pass for this text.
   const statAt = Date.now();
@@ -143,7 +165,7 @@ function lookUp(
   const remembered = indexed === undefined ? undefined : usable(memo.fileSummary(indexed), o.cases);
   if (indexed !== undefined && remembered) return { hash: indexed, known: remembered };
   const r = read(file);
-  const hash = textHash(r.text);
+  const hash = hashOf(r.text);
   if (st && r.onDisk) memo.rememberHash(abs, st, statAt, hash);
   else if (st) memo.forgetHash(abs);
   const known = usable(memo.fileSummary(hash), o.cases);

@@ -156,7 +156,11 @@ export class LiveDatasetStats {
     let summary = memo.fileSummary(hash)?.summary;
     if (!summary?.casesRun) {
       const made = await summariseTaskFile(text, file, { memo });
-      memo.putFileSummary(hash, made.summary, made.prompts);
+      try {
+        memo.putFileSummary(hash, made.summary, made.prompts);
+      } finally {
+        made.prompts.close();
+      }
       summary = made.summary;
     }
     const state: FileState = { hash, summary, cacheDir };
@@ -202,8 +206,9 @@ function filePart(file: string, s: FileSummary, runs: ReadonlyMap<string, RunsBy
   const bands = new Map<string, Record<Band, number>>();
   const results: TaskModelResult[] = [];
   // The log names a task by file and id: a repeated id is the last task with it, as in collect.ts.
-  const last = new Map(s.tasks.map((t, i) => [t.id, i]));
-  s.tasks.forEach((row, i) => {
+  const rows = [...s.tasks];
+  const last = new Map(rows.map((t, i) => [t.id, i]));
+  rows.forEach((row, i) => {
     const byModel = runs?.get(row.id);
     if (!byModel || row.kind === null || last.get(row.id) !== i) return;
     for (const model of [...byModel.keys()].sort()) {

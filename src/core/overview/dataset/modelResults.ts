@@ -5,22 +5,14 @@
 // per model and left out, since `vtask run` re-verifies its cached samples for free.
 import type { Band } from '../../stats';
 import { compareRates } from './compare';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
+import type { DatasetTask, Indexed } from './taskTable';
+
+export type { DatasetTask } from './taskTable';
 import type { LatestRun } from '../runlog/latestRuns';
 import type { RunRecord } from '../runlog/runLog';
 import { countRun, emptyBands, emptyCounts, modelStatsOf, type ModelCounts } from './modelCounts';
 import type { ModelComparison, ModelStats, TaskModelResult, TaskRef } from './types';
-
-/** A task of the dataset, in the dataset's order. */
-export interface DatasetTask {
-  readonly ref: TaskRef;
-  /** Index of its file. */
-  readonly file: number;
-  /** The run key its runs must be recorded under to describe it as it is. */
-  readonly runKey: string;
-  /** False when the task has errors: its runs are not counted. */
-  readonly valid: boolean;
-}
 
 export interface ModelResults {
   readonly models: Record<string, ModelStats>;
@@ -36,7 +28,7 @@ export interface ModelResults {
  * those models (shown even without a run); `points: false` leaves out the comparisons' points.
  */
 export function modelResults(
-  tasks: readonly DatasetTask[],
+  tasks: Indexed<DatasetTask>,
   files: number,
   runs: Iterable<LatestRun>,
   o: { readonly models?: readonly string[]; readonly points?: boolean } = {},
@@ -50,7 +42,7 @@ export function modelResults(
   for (const m of o.models ?? []) tally(m);
   const fileBands = Array.from({ length: files }, () => new Map<string, Record<Band, number>>());
   for (const { task, model, latest, previousBand } of runs) {
-    const row = at(tasks, task);
+    const row = must(tasks.at(task), 'a run names a task of the dataset');
     if (!row.valid) continue;
     const t = tally(model);
     if (latest.key !== row.runKey) {
@@ -70,10 +62,12 @@ export function modelResults(
   for (const [name, t] of named) models[name] = t.stats();
   // The dataset's order, whatever order the log was written in; models by name.
   const results: TaskModelResult[] = [];
-  for (const [task, { ref }] of tasks.entries()) {
+  for (let task = 0; task < tasks.length; task++) {
+    // A task's ref is made only for a task with a run.
+    let ref: TaskRef | undefined;
     for (const [name, t] of named) {
       const run = t.runs[task];
-      if (run)
+      if (run && (ref ??= tasks.at(task)?.ref))
         results.push({
           file: ref.file,
           task: ref.task,
@@ -85,7 +79,7 @@ export function modelResults(
         });
     }
   }
-  const refs = tasks.map((t) => t.ref);
+  const refs = { length: tasks.length, at: (i: number) => tasks.at(i)?.ref };
   const comparisons: ModelComparison[] = [];
   for (const [i, [a, ta]] of named.entries())
     for (const [b, tb] of named.slice(i + 1)) comparisons.push(compareRates(a, b, refs, ta.rates, tb.rates, o));

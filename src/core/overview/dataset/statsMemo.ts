@@ -14,7 +14,10 @@ import path from 'node:path';
 import { SampleCache } from '../../sampling/cache';
 import { version } from '../../version';
 import { StatIndex } from './statIndex';
-import type { CaseCounts, CaseMemo, FileSummary } from './summary';
+import type { CaseCounts, CaseMemo, FileSummary, PlainSummary } from './summary';
+import { TaskRows } from './taskRows';
+import { jsonStrings } from './jsonStrings';
+import { gathered } from '../../util/writeJson';
 
 /** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
 const CHECKS_KEPT = 8;
@@ -23,7 +26,7 @@ const CHECKS_KEPT = 8;
 export interface RememberedFile {
   readonly summary: FileSummary;
   /** The prompt of each task (`''` for none), or undefined when they cannot be read. */
-  prompts(): readonly string[] | undefined;
+  prompts(): Iterable<string> | undefined;
 }
 
 export class StatsMemo implements CaseMemo {
@@ -44,8 +47,9 @@ export class StatsMemo implements CaseMemo {
       const bytes = fs.readFileSync(file);
       const nl = bytes.indexOf(10);
       if (nl < 0) return undefined;
-      const summary = JSON.parse(bytes.toString('utf8', 0, nl)) as FileSummary;
-      if (!Array.isArray(summary.tasks) || typeof summary.errors !== 'number') return undefined;
+      const read = JSON.parse(bytes.toString('utf8', 0, nl)) as PlainSummary;
+      if (!Array.isArray(read.tasks) || typeof read.errors !== 'number') return undefined;
+      const summary = { ...read, tasks: TaskRows.of(read.tasks) };
       return { summary, prompts: () => promptsOf(file, summary.tasks.length) };
     } catch {
       return undefined;
@@ -53,16 +57,22 @@ export class StatsMemo implements CaseMemo {
   }
 
   /** The prompts of the remembered summary of a text hashing to `hash`, if it has `tasks` of them. */
-  prompts(hash: string, tasks: number): string[] | undefined {
+  prompts(hash: string, tasks: number): Iterable<string> | undefined {
     return promptsOf(path.join(this.root, 'files', `${hash}.jsonl`), tasks);
   }
 
-  putFileSummary(hash: string, summary: FileSummary, prompts: readonly string[]): void {
+  putFileSummary(hash: string, summary: FileSummary, prompts: Iterable<string>): void {
     if (!this.ensure()) return;
-    writeQuietly(
-      path.join(this.root, 'files', `${hash}.jsonl`),
-      `${JSON.stringify(summary)}\n${JSON.stringify(prompts)}\n`,
-    );
+    // Written a piece at a time: a million tasks' summary is 100 MB of JSON.
+    writeQuietly(path.join(this.root, 'files', `${hash}.jsonl`), [
+      // JSON.stringify(summary), its rows as objects.
+      ['{"tasks":['],
+      summary.tasks.jsonElements(),
+      [`],"errors":${JSON.stringify(summary.errors)},"casesRun":${JSON.stringify(summary.casesRun)}}`, '\n'],
+      ['['],
+      jsonElements(prompts),
+      [']\n'],
+    ]);
   }
 
   /** The text hash of a task file (absolute path) whose stat is unchanged since it was read. */
@@ -122,7 +132,8 @@ export class StatsMemo implements CaseMemo {
     const index = this.stats?.changes((f) => fs.existsSync(f));
     if (index !== undefined && this.ensure()) writeQuietly(path.join(this.root, 'index.json'), index);
     if (!this.casesChanged || !this.cases || !this.ensure()) return;
-    writeQuietly(path.join(this.root, 'cases.json'), JSON.stringify(Object.fromEntries(this.cases)));
+    // JSON.stringify(Object.fromEntries(cases)), an entry at a time.
+    writeQuietly(path.join(this.root, 'cases.json'), [['{'], entryPieces(this.cases), ['}']]);
     this.casesChanged = false;
   }
 
@@ -161,16 +172,51 @@ export class StatsMemo implements CaseMemo {
   }
 }
 
-/** The prompts line of a summary file: one string per task. */
-function promptsOf(file: string, tasks: number): string[] | undefined {
+/** JSON.stringify of an array of these strings, `[` and `]` left out, an element at a time. */
+function* jsonElements(strings: Iterable<string>): Generator<string> {
+  let first = true;
+  for (const s of strings) {
+    yield (first ? '' : ',') + JSON.stringify(s);
+    first = false;
+  }
+}
+
+function* entryPieces(map: ReadonlyMap<string, unknown>): Generator<string> {
+  let first = true;
+  for (const [k, v] of map) {
+    yield `${first ? '' : ','}${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    first = false;
+  }
+}
+
+/**
+ * The prompts line of a summary file: one string per task, read a block at a time when iterated
+ * (the summary line before it is most of the file); undefined unless it holds `tasks` strings.
+ */
+function promptsOf(file: string, tasks: number): Iterable<string> | undefined {
   try {
-    const bytes = fs.readFileSync(file);
-    const p = JSON.parse(bytes.toString('utf8', bytes.indexOf(10) + 1)) as unknown;
-    return Array.isArray(p) && p.length === tasks && p.every((s) => typeof s === 'string')
-      ? (p as string[])
-      : undefined;
+    const start = afterFirstLine(file);
+    let count = 0;
+    for (const _ of jsonStrings(file, start, false)) count++;
+    return count === tasks ? { [Symbol.iterator]: () => jsonStrings(file, start) } : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Where a file's second line starts; its length when it has one line. */
+function afterFirstLine(file: string): number {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const block = Buffer.allocUnsafe(1 << 16);
+    let at = 0;
+    for (let n; (n = fs.readSync(fd, block, 0, block.length, at)) > 0; at += n) {
+      const nl = block.subarray(0, n).indexOf(10);
+      if (nl >= 0) return at + nl + 1;
+    }
+    return at;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -182,13 +228,22 @@ function readQuietly(file: string): string | undefined {
   }
 }
 
-/** Writes through a temporary name, so a concurrent reader never sees half a file. */
-function writeQuietly(file: string, text: string): void {
+/**
+ * Writes `text` (or its pieces, in turn) through a temporary name, so a concurrent reader never
+ * sees half a file.
+ */
+function writeQuietly(file: string, text: string | readonly Iterable<string>[]): void {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  let fd: number | undefined;
   try {
-    fs.writeFileSync(tmp, text);
+    fd = fs.openSync(tmp, 'w');
+    for (const pieces of typeof text === 'string' ? [[text]] : text)
+      for (const piece of gathered(pieces)) fs.writeSync(fd, piece);
+    fs.closeSync(fd);
+    fd = undefined;
     fs.renameSync(tmp, file);
   } catch {
+    if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
   }
 }

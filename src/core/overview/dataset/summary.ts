@@ -9,43 +9,33 @@ import { resultKeysOf, streamedResultKeys, type ResultKeys } from '../../run/res
 import { parseRowTasks } from '../../datasets/rowTasks';
 import { rowFileType } from '../../datasets/rowFiles';
 import type { TaskEntry, TaskFile } from '../../taskfile/parse';
-import { streamTaskFile } from '../../taskfile/stream';
+import { streamChunks, streamTaskFile, type ChunkedText } from '../../taskfile/stream';
 import type { Issue } from '../../base/issues';
 import { runnableTasks, type TaskSpec } from '../../taskfile/resolve';
 import type { FileStats } from './types';
 import { emptyBands } from './modelCounts';
 import { verifierKind } from '../../util/verifierKind';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
+import { PromptSpool } from './promptSpool';
+import { TaskRows, type CaseCounts, type TaskRow } from './taskRows';
 
-/** How a task's cases came out: `skipped` counts the cases not run here. */
-export interface CaseCounts {
-  readonly total: number;
-  readonly passed: number;
-  readonly failed: number;
-  readonly skipped: number;
-}
-
-/** One task of a file, as the statistics need it. */
-export interface TaskRow {
-  readonly id: string;
-  /** 0-based line of the task's id (or first key). */
-  readonly line: number;
-  /** The top-level verifier kind; null when the task has errors. */
-  readonly kind: string | null;
-  readonly cases: number;
-  /** The key a run of this task is recorded under (see run/resultKeys.ts). */
-  readonly runKey: string;
-  /** How the cases came out, when they were run (valid tasks of in-process verifiers). */
-  readonly outcome?: CaseCounts;
-}
+export type { CaseCounts, TaskRow } from './taskRows';
 
 export interface FileSummary {
   /** Every task written in the file with an id, valid or not. */
-  readonly tasks: readonly TaskRow[];
+  readonly tasks: TaskRows;
   /** Validation errors anywhere in the file. */
   readonly errors: number;
   /** True when the cases of its in-process verifiers were run (see `casesRun`). */
   readonly casesRun: boolean;
+}
+
+/** A summary as plain data: as JSON has it, and as it crosses threads. */
+export type PlainSummary = Omit<FileSummary, 'tasks'> & { readonly tasks: readonly TaskRow[] };
+
+/** The plain data of a summary. */
+export function plainSummary(s: FileSummary): PlainSummary {
+  return { ...s, tasks: [...s.tasks] };
 }
 
 /**
@@ -92,7 +82,7 @@ export interface SummariseOptions {
 export interface SummarisedFile {
   readonly summary: FileSummary;
   /** Per task of `summary.tasks`, its last user message (what duplicates and contamination compare); `''` for a task with errors. */
-  readonly prompts: readonly string[];
+  readonly prompts: PromptSpool;
 }
 
 /** One task as a summary reads it: where it is, its keys, and its spec when it has no errors. */
@@ -115,10 +105,14 @@ const CASE_BATCH = 500;
  * cases run a batch at a time. A dataset file (JSONL, or Parquet given as the JSON lines of its
  * rows: `rowFileText`) is read as rows, every row a task.
  */
-export async function summariseTaskFile(text: string, file: string, o: SummariseOptions = {}): Promise<SummarisedFile> {
+export async function summariseTaskFile(
+  text: string | ChunkedText,
+  file: string,
+  o: SummariseOptions = {},
+): Promise<SummarisedFile> {
   const wantCases = o.cases !== false;
-  const rows: (TaskRow & { outcome?: CaseCounts })[] = [];
-  const prompts: string[] = [];
+  const rows = new TaskRows();
+  const prompts = new PromptSpool();
   let errors = 0;
   // Tasks whose cases are to run, with their row and cases key.
   let toRun: { row: number; spec: TaskSpec; casesKey: string }[] = [];
@@ -138,47 +132,56 @@ export async function summariseTaskFile(text: string, file: string, o: Summarise
       byTask.set(r.task, c);
     }
     for (const { row: i, casesKey } of batch) {
-      const row = at(rows, i);
+      const row = must(rows.at(i), 'a batch runs rows of the file');
       const c = byTask.get(row.id);
       if (!c || row.outcome) continue;
       const outcome = { total: row.cases, ...c };
-      row.outcome = outcome;
+      rows.setOutcome(i, outcome);
       o.memo?.set(casesKey, outcome);
     }
   };
-  const items = rowFileType(file) ? parsedItems(parseRowTasks(text, { maxRows: Infinity })) : streamedItems(text);
-  for await (const item of items) {
-    if (typeof item === 'number') {
-      errors += item;
-      continue;
+  const items =
+    typeof text === 'string' && rowFileType(file)
+      ? parsedItems(parseRowTasks(text, { maxRows: Infinity }))
+      : streamedItems(text);
+  // The prompts' scratch folder is the caller's to remove once they are written, or here on a failure.
+  try {
+    for await (const item of items) {
+      if (typeof item === 'number') {
+        errors += item;
+        continue;
+      }
+      const { entry, spec } = item;
+      errors += item.errors;
+      if (entry.id === undefined) continue;
+      const row = {
+        id: entry.id,
+        line: item.line,
+        kind: spec ? kindOfVerifier(spec.verify) : null,
+        cases: entry.caseCount,
+        runKey: item.keys.run,
+      };
+      prompts.add(spec?.prompt ?? '');
+      const runs = wantCases && spec && spec.cases.length > 0 && runsInProcess(spec.verify);
+      const known = runs ? o.memo?.get(item.keys.cases) : undefined;
+      rows.push(known ? { ...row, outcome: known } : row);
+      if (!runs || known) continue;
+      toRun.push({ row: rows.length - 1, spec, casesKey: item.keys.cases });
+      if (toRun.length >= CASE_BATCH) await runBatch();
     }
-    const { entry, spec } = item;
-    errors += item.errors;
-    if (entry.id === undefined) continue;
-    const row = {
-      id: entry.id,
-      line: item.line,
-      kind: spec ? kindOfVerifier(spec.verify) : null,
-      cases: entry.caseCount,
-      runKey: item.keys.run,
-    };
-    rows.push(row);
-    prompts.push(spec?.prompt ?? '');
-    if (!wantCases || !spec || !spec.cases.length || !runsInProcess(spec.verify)) continue;
-    const known = o.memo?.get(item.keys.cases);
-    if (known) Object.assign(row, { outcome: known });
-    else toRun.push({ row: rows.length - 1, spec, casesKey: item.keys.cases });
-    if (toRun.length >= CASE_BATCH) await runBatch();
+    if (toRun.length) await runBatch();
+  } catch (e) {
+    prompts.close();
+    throw e;
   }
-  if (toRun.length) await runBatch();
   return { summary: { tasks: rows, errors, casesRun: wantCases }, prompts };
 }
 
 const isError = (i: Issue): boolean => i.severity === 'error';
 
 /** The tasks of a task file read one at a time; numbers are errors outside the tasks. */
-async function* streamedItems(text: string): AsyncGenerator<SummaryItem | number> {
-  const stream = streamTaskFile(text);
+async function* streamedItems(text: string | ChunkedText): AsyncGenerator<SummaryItem | number> {
+  const stream = typeof text === 'string' ? streamTaskFile(text) : streamChunks(text);
   yield stream.fileIssues.filter(isError).length;
   for await (const t of stream.tasks)
     yield {
@@ -214,8 +217,10 @@ export function fileStatsOf(file: string, s: FileSummary, bands: FileStats['band
   const kinds: Record<string, number> = {};
   const cases = { total: 0, passed: 0, failed: 0, skipped: 0 };
   let withoutCases = 0;
+  let invalid = 0;
   for (const t of s.tasks) {
     if (t.kind !== null) kinds[t.kind] = (kinds[t.kind] ?? 0) + 1;
+    else invalid++;
     if (t.cases === 0) withoutCases++;
     cases.total += t.cases;
     const o = s.casesRun ? t.outcome : undefined;
@@ -228,7 +233,7 @@ export function fileStatsOf(file: string, s: FileSummary, bands: FileStats['band
   return {
     file,
     tasks: s.tasks.length,
-    invalid_tasks: s.tasks.filter((t) => t.kind === null).length,
+    invalid_tasks: invalid,
     kinds,
     cases,
     tasks_without_cases: withoutCases,

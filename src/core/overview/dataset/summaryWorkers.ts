@@ -6,7 +6,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { StatsMemo } from './statsMemo';
-import { summariseTaskFile, type CaseCounts, type FileSummary } from './summary';
+import { readChunkedAgain } from '../../taskfile/fileStream';
+import { plainSummary, summariseTaskFile, type CaseCounts, type PlainSummary } from './summary';
 
 /** Marks a worker started to summarise task files; the entry script checks for it. */
 export const SUMMARY_WORKER = 'vtask-summarise-files';
@@ -16,9 +17,12 @@ export const MIN_CHARS_FOR_WORKERS = 1 << 20;
 /** Files sent to a worker ahead of its answers, so that it never waits for the main thread. */
 const IN_FLIGHT = 2;
 
-/** One file to summarise: its text (hashing to `hash`), where it is, and its cache folder. */
+/**
+ * One file to summarise: its text (hashing to `hash`; none: read it from disk a block at a
+ * time), where it is, and its cache folder.
+ */
 export interface SummaryJob {
-  readonly text: string;
+  readonly text?: string;
   readonly file: string;
   readonly hash: string;
   readonly cacheDir: string;
@@ -31,7 +35,7 @@ export interface SummaryJob {
  * every prompt of the dataset into the main thread.
  */
 export interface WorkerSummary {
-  readonly summary: FileSummary;
+  readonly summary: PlainSummary;
   readonly learnt: readonly (readonly [string, CaseCounts])[];
 }
 
@@ -109,7 +113,7 @@ export function runSummaryWorker(port: {
         if (!memo) memos.set(job.cacheDir, (memo = new StatsMemo(job.cacheDir)));
         const learnt: [string, CaseCounts][] = [];
         const known = memo;
-        const s = await summariseTaskFile(job.text, job.file, {
+        const s = await summariseTaskFile(job.text ?? readChunkedAgain(job.file, job.hash), job.file, {
           cases: job.cases,
           memo: {
             get: (k) => known.get(k),
@@ -119,8 +123,12 @@ export function runSummaryWorker(port: {
             },
           },
         });
-        memo.putFileSummary(job.hash, s.summary, s.prompts);
-        port.postMessage({ id, done: { summary: s.summary, learnt } });
+        try {
+          memo.putFileSummary(job.hash, s.summary, s.prompts);
+        } finally {
+          s.prompts.close();
+        }
+        port.postMessage({ id, done: { summary: plainSummary(s.summary), learnt } });
       } catch (e) {
         port.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
       }

@@ -34,7 +34,8 @@
 import { hashString, isNumberWord, mix32, promptWords } from './normalise';
 import type { DuplicatePair, TaskRef } from '../dataset/types';
 import { NUMBER_WORDS_TO_19 } from '../../util/numberWords';
-import { at } from '../../util/must';
+import { at, must } from '../../util/must';
+import type { Indexed } from '../dataset/taskTable';
 import { f64, i32, num, u32, word } from './packed';
 import { ScratchDir } from '../../util/scratchDir';
 import { SpillFile } from './spillFile';
@@ -140,9 +141,10 @@ export function findDuplicates(
   prompts: Iterable<{ ref: TaskRef; text: string }>,
   o: { threshold?: number } = {},
 ): DuplicatePair[] {
-  const search = new DuplicateSearch(o.threshold);
+  const refs: TaskRef[] = [];
+  const search = new DuplicateSearch(o.threshold, (i) => at(refs, i));
   try {
-    for (const { ref, text } of prompts) search.add(ref, text);
+    for (const { ref, text } of prompts) search.add(refs.push(ref) - 1, text);
     return search.pairs();
   } finally {
     search.close();
@@ -151,31 +153,44 @@ export function findDuplicates(
 
 /**
  * `findDuplicates` fed one prompt at a time (the prompts of one file after another's), for a
- * caller that reads them in turn. `close` removes its scratch folder, whatever happened.
+ * caller that reads them in turn. A prompt is added with a number that `refOf` makes its task
+ * from, for the pairs found only: a task per prompt is not held here. `close` removes its
+ * scratch folder, whatever happened.
  */
 export class DuplicateSearch {
   private readonly threshold: number;
   private readonly dir: ScratchDir;
   private readonly files: SpillFile[] = [];
-  /** The prompts with a word, in input order, and the hash of each one's words as written. */
-  private readonly refs: TaskRef[] = [];
+  /** The prompts with a word, in input order (their numbers), and the hash of each one's words as written. */
+  private readonly keys: number[] = [];
+  private readonly refs: Indexed<TaskRef>;
   private readonly texts: SpillFile;
   private readonly exactKeys: SpillFile;
   private readonly key = new Uint32Array(1);
 
-  constructor(threshold = DEFAULT_DUPLICATE_THRESHOLD) {
+  constructor(
+    threshold = DEFAULT_DUPLICATE_THRESHOLD,
+    private readonly refOf: (key: number) => TaskRef,
+  ) {
     if (!(threshold > 0 && threshold <= 1))
       throw new Error(`duplicate threshold must be above 0 and at most 1, got ${threshold}`);
     this.threshold = threshold;
+    const keys = this.keys;
+    this.refs = {
+      get length() {
+        return keys.length;
+      },
+      at: (i) => refOf(at(keys, i)),
+    };
     this.dir = new ScratchDir('duplicates');
     this.texts = this.spill('texts');
     this.exactKeys = this.spill('exact-keys', 4);
   }
 
-  add(ref: TaskRef, text: string): void {
+  add(key: number, text: string): void {
     const words = promptWords(text, false).words;
     if (!words.length) return;
-    this.refs.push(ref);
+    this.keys.push(key);
     this.texts.append(Buffer.from(text, 'utf8'));
     // Exact duplicates are equal as written ("3" and "three" make a near duplicate, not an exact one).
     this.key[0] = hashString(words.join(' '));
@@ -211,7 +226,7 @@ export class DuplicateSearch {
  */
 function exactPairs(
   dir: ScratchDir,
-  refs: readonly TaskRef[],
+  refs: Indexed<TaskRef>,
   keys: SpillFile,
   textOf: (i: number) => string,
 ): { pairs: DuplicatePair[]; copies: Uint8Array } {
@@ -230,7 +245,7 @@ function exactPairs(
         if (!first) firsts.push({ text, index: i });
         else {
           copies[i] = 1;
-          pairs.push({ a: at(refs, first.index), b: at(refs, i), similarity: 1, exact: true });
+          pairs.push({ a: refAt(refs, first.index), b: refAt(refs, i), similarity: 1, exact: true });
         }
       }
     },
@@ -243,7 +258,7 @@ type Features = Uint32Array;
 
 function nearPairs(
   dir: ScratchDir,
-  refs: readonly TaskRef[],
+  refs: Indexed<TaskRef>,
   copies: Uint8Array,
   textOf: (i: number) => string,
   spill: (name: string, width?: number) => SpillFile,
@@ -340,7 +355,7 @@ function nearPairs(
     // The hashed sets agree with the words but for a 32-bit collision; the figure reported is
     // measured on the words themselves.
     const similarity = shingleJaccard(textOf(ia), textOf(ib));
-    if (similarity >= threshold) out.push({ a: at(refs, ia), b: at(refs, ib), similarity, exact: false });
+    if (similarity >= threshold) out.push({ a: refAt(refs, ia), b: refAt(refs, ib), similarity, exact: false });
   }
   return out;
 }
@@ -362,6 +377,10 @@ function minhash(features: Uint32Array, count: number, out: Uint32Array, at: num
     }
     out[at + h] = min;
   }
+}
+
+function refAt(refs: Indexed<TaskRef>, i: number): TaskRef {
+  return must(refs.at(i), 'every prompt added has its task');
 }
 
 /** Orders tasks by file, then line, then id. */

@@ -12,6 +12,7 @@ import { readBenchmark } from './benchmark';
 import { DEFAULT_NGRAM, contaminationFinder } from './contamination';
 import { DuplicateSearch } from './duplicates';
 import type { StatsMemo } from '../dataset/statsMemo';
+import type { Indexed } from '../dataset/taskTable';
 import type { ContaminationHit, DuplicatePair, TaskRef } from '../dataset/types';
 import { at, must } from '../../util/must';
 import { isStringArray, recordOr } from '../../base/record';
@@ -22,11 +23,11 @@ export interface PromptDataset {
   readonly files: readonly string[];
   readonly hashes: readonly string[];
   /** Every task, in the dataset's order: file by file, each file's tasks in order. */
-  readonly tasks: readonly { readonly ref: TaskRef; readonly valid: boolean }[];
+  readonly tasks: Indexed<{ readonly ref: TaskRef; readonly valid: boolean }>;
   /** Per file, the index of its first task in `tasks`. */
   readonly firstTask: readonly number[];
   /** The prompts of a file's tasks (`''` for none). */
-  prompts(file: number): Promise<readonly string[]>;
+  prompts(file: number): Promise<Iterable<string>>;
 }
 
 export class PromptChecks {
@@ -46,10 +47,10 @@ export class PromptChecks {
         : undefined;
     });
     if (known) return known;
-    const search = new DuplicateSearch(threshold);
+    const search = new DuplicateSearch(threshold, (task) => this.taskAt(task).ref);
     let pairs: DuplicatePair[];
     try {
-      await this.forEachPrompt((ref, text) => search.add(ref, text));
+      await this.forEachPrompt((task, text) => search.add(task, text));
       pairs = search.pairs();
     } finally {
       search.close();
@@ -87,8 +88,8 @@ export class PromptChecks {
     for (const note of bench.notes) onNote?.(note);
     const find = contaminationFinder(bench.rows, { benchmark: file, n });
     const hits: ContaminationHit[] = [];
-    await this.forEachPrompt((ref, text) => {
-      const hit = find(ref, text);
+    await this.forEachPrompt((task, text) => {
+      const hit = find(this.taskAt(task).ref, text);
       if (hit) hits.push(hit);
     });
     const rank = this.ranks(hits);
@@ -129,7 +130,7 @@ export class PromptChecks {
 
   private refAt(n: unknown): TaskRef | undefined {
     return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < this.d.tasks.length
-      ? this.d.tasks[n]?.ref
+      ? this.d.tasks.at(n)?.ref
       : undefined;
   }
 
@@ -141,21 +142,30 @@ export class PromptChecks {
     const wanted = new Set(refs.map(refKey));
     const byKey = new Map<string, number>();
     if (wanted.size)
-      for (const [i, task] of this.d.tasks.entries()) {
+      for (let i = 0; i < this.d.tasks.length; i++) {
+        const task = this.taskAt(i);
         const key = refKey(task.ref);
         if (task.valid && wanted.has(key) && !byKey.has(key)) byKey.set(key, i);
       }
     return (ref) => must(byKey.get(refKey(ref)), 'every task a check found is in the dataset');
   }
 
-  /** Calls `each` with the prompts compared (of valid tasks that have one), in the dataset's order, a file at a time. */
-  private async forEachPrompt(each: (ref: TaskRef, text: string) => void): Promise<void> {
+  private taskAt(i: number): { readonly ref: TaskRef; readonly valid: boolean } {
+    return must(this.d.tasks.at(i), 'the dataset has its tasks');
+  }
+
+  /**
+   * Calls `each` with the prompts compared (of valid tasks that have one) and their task's index,
+   * in the dataset's order, a file at a time.
+   */
+  private async forEachPrompt(each: (task: number, text: string) => void): Promise<void> {
     for (let f = 0; f < this.d.files.length; f++) {
       const texts = await this.d.prompts(f);
       const first = at(this.d.firstTask, f);
-      for (const [i, text] of texts.entries()) {
-        const task = this.d.tasks[first + i];
-        if (task?.valid && text !== '') each(task.ref, text);
+      let i = first;
+      for (const text of texts) {
+        if (text !== '' && this.d.tasks.at(i)?.valid) each(i, text);
+        i++;
       }
     }
   }

@@ -96,7 +96,8 @@ export async function compareSides(
 ): Promise<DatasetDiff> {
   const tasks: DiffTask[] = [];
   for (const file of files) {
-    const { summary } = await summariseTaskFile(o.read(file), file, { cases: false });
+    const { summary, prompts } = await summariseTaskFile(o.read(file), file, { cases: false });
+    prompts.close();
     for (const row of summary.tasks) tasks.push({ file: o.name(file), task: row.id, kind: row.kind ?? 'invalid' });
   }
   const unread: UnreadFile[] = [];

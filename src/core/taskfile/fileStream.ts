@@ -1,0 +1,173 @@
+// A task file read from disk a block at a time, for `vtask test` and `vtask stats` over files
+// of a million tasks: the whole text is never one string. A first pass finds the layout (where
+// each task starts, 4 bytes a task), the line starts (4 bytes a line) and the limits, and keeps
+// the header and the keys after the tasks; a second pass reads the tasks' text on, as the
+// stream reaches them. A file this cannot read so (not UTF-8, not a regular file, over a limit,
+// a layout the chunks cannot carry) is left to the whole-text path, which says what is wrong.
+import { createHash, type Hash } from 'node:crypto';
+import fs from 'node:fs';
+import { LayoutScanner } from './chunks';
+import { LIMITS, LimitScanner } from './limits';
+import type { ChunkedText } from './stream';
+import { LineIndex, LineStarts } from './text';
+
+/**
+ * The file read a block at a time, whose bytes must still hash to `hash` (it was read so before,
+ * elsewhere): an error when it is not, or cannot be.
+ */
+export function readChunkedAgain(file: string, hash: string): ChunkedFile {
+  const again = readChunkedFile(file);
+  if (again?.hash !== hash) throw new Error(`${file} changed while it was read: try again`);
+  return again;
+}
+
+/** Bytes read at a time. */
+const BLOCK = 1 << 20;
+
+/** A file read a block at a time, and the SHA-1 of its bytes (the `textHash` of its text). */
+export interface ChunkedFile extends ChunkedText {
+  readonly hash: string;
+  /** The text's length in UTF-16 code units. */
+  readonly length: number;
+}
+
+/** The file split into chunks as its text would be, or undefined when it is to be read whole. */
+export function readChunkedFile(file: string): ChunkedFile | undefined {
+  const size = regularFileSize(file);
+  if (size === undefined || size > LIMITS.fileBytes) return undefined;
+  const lines = new LineStarts();
+  const limits = new LimitScanner();
+  const scanner = new LayoutScanner();
+  let header = '';
+  let tail = '';
+  let length = 0;
+  let line = 0;
+  const hash = createHash('sha1');
+  try {
+    for (const block of textBlocks(file, size, hash)) {
+      const { text, offset } = block;
+      lines.add(text, offset);
+      limits.text(text, offset);
+      for (let s = 0; s < text.length; line++) {
+        const nl = text.indexOf('\n', s);
+        const e = nl < 0 ? text.length : nl + 1;
+        limits.line(line, offset + s, offset + (nl < 0 ? text.length : nl));
+        if (scanner.reading) {
+          if (!scanner.inTasks) header += text.slice(s, e);
+          scanner.line(text, s, e, offset + s);
+        }
+        if (scanner.inTail) tail += text.slice(s, e);
+        else if (!scanner.reading) return undefined; // a layout the chunks cannot carry
+        s = e;
+      }
+      length = offset + text.length;
+    }
+  } catch {
+    // Not UTF-8, or unreadable: the whole-text path reports it where it is.
+    return undefined;
+  }
+  const layout = scanner.layout(length);
+  if (!layout || limits.issue(length)) return undefined;
+  const digest = hash.digest('hex');
+  // The second pass hashes what it reads too: a file changed between the passes is an error, not a mix of two texts.
+  const again = createHash('sha1');
+  const same = (): void => {
+    if (again.digest('hex') !== digest) throw new Error(`${file} changed while it was read: try again`);
+  };
+  let reader: Generator<Block> | undefined;
+  // The blocks of the second pass that the next task may still need.
+  const held: Block[] = [];
+  return {
+    lines: new LineIndex(lines.starts, lines.count, length),
+    hash: digest,
+    length,
+    layout,
+    header,
+    tail: layout.tailStart === undefined ? undefined : tail,
+    taskText(i) {
+      const start = layout.taskStarts[i] ?? length;
+      const end = layout.taskStarts[i + 1] ?? length;
+      while (held[0] && held[0].offset + held[0].text.length <= start) held.shift();
+      reader ??= textBlocks(file, size, again);
+      for (let last = held.at(-1); !last || last.offset + last.text.length < end; last = held.at(-1)) {
+        const next = reader.next();
+        if (next.done) throw new Error(`${file} changed while it was read: try again`);
+        held.push(next.value);
+      }
+      if (i === layout.taskCount - 1) {
+        // The rest of the file (the keys after the tasks), so that the whole of it is hashed.
+        while (!reader.next().done);
+        same();
+      }
+      let out = '';
+      for (const b of held) {
+        const from = Math.max(start, b.offset) - b.offset;
+        const to = Math.min(end, b.offset + b.text.length) - b.offset;
+        if (to > from) out += b.text.slice(from, to);
+      }
+      return out;
+    },
+    whole() {
+      let text = '';
+      const whole = createHash('sha1');
+      for (const b of textBlocks(file, size, whole)) text += b.text;
+      if (whole.digest('hex') !== digest) throw new Error(`${file} changed while it was read: try again`);
+      return text;
+    },
+  };
+}
+
+/** A piece of the text made of whole lines (but the last), and where it starts. */
+interface Block {
+  readonly text: string;
+  readonly offset: number;
+}
+
+/**
+ * The file's first `size` bytes decoded as UTF-8 (throwing on a malformed byte, and hashed into
+ * `hash`), in blocks that
+ * end at a line break. Each block is read through a descriptor of its own, so a reader left
+ * unfinished holds none.
+ */
+function* textBlocks(file: string, size: number, hash: Hash): Generator<Block> {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const bytes = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, size)));
+  let carry = '';
+  let offset = 0;
+  for (let at = 0; at < size;) {
+    const n = readAt(file, bytes, Math.min(bytes.length, size - at), at);
+    if (n === 0) throw new Error(`${file} changed while it was read: try again`);
+    at += n;
+    hash.update(bytes.subarray(0, n));
+    const text = carry + decoder.decode(bytes.subarray(0, n), { stream: true });
+    const nl = text.lastIndexOf('\n');
+    if (nl < 0) {
+      carry = text;
+      continue;
+    }
+    carry = text.slice(nl + 1);
+    yield { text: text.slice(0, nl + 1), offset };
+    offset += nl + 1;
+  }
+  const rest = carry + decoder.decode();
+  if (rest) yield { text: rest, offset };
+}
+
+function readAt(file: string, into: Buffer, length: number, position: number): number {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    return fs.readSync(fd, into, 0, length, position);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The size of a regular file; undefined for anything else, or when it cannot be had. */
+function regularFileSize(file: string): number | undefined {
+  try {
+    const st = fs.statSync(file);
+    return st.isFile() ? st.size : undefined;
+  } catch {
+    return undefined;
+  }
+}

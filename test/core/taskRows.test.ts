@@ -1,0 +1,50 @@
+// A summary's rows held in typed arrays (overview/dataset/taskRows.ts) read back as the objects
+// they were given as, field for field and in the same key order (the remembered summary is their
+// JSON): ids of any alphabet and length, null kinds, run keys that are not SHA-1s, outcomes. And
+// its prompts line read back a string at a time (jsonStrings.ts).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { jsonStrings } from '../../src/core/overview/dataset/jsonStrings';
+import { TaskRows, type TaskRow } from '../../src/core/overview/dataset/taskRows';
+
+test('rows read back as given, and as JSON.stringify writes them', () => {
+  const given: TaskRow[] = [];
+  for (let i = 0; i < 5000; i++)
+    given.push({
+      id: i % 1000 === 7 ? `tâche-日本-\u{1f600}-${'x'.repeat(i)}` : `t${i}`,
+      line: i * 3 + 4,
+      kind: i % 11 === 0 ? null : (['math', 'match', 'all'][i % 3] ?? null),
+      cases: i % 10 === 0 ? 2 : 0,
+      runKey: i % 499 === 0 ? `key ${i}` : (i * 2654435761).toString(16).padStart(40, '0').slice(-40),
+      ...(i % 10 === 0 ? { outcome: { total: 2, passed: i % 3, failed: 2 - (i % 3), skipped: 0 } } : {}),
+    });
+  const rows = TaskRows.of(given);
+  assert.equal(rows.length, given.length);
+  assert.deepEqual([...rows], given);
+  assert.equal(`[${[...rows.jsonElements()].join('')}]`, JSON.stringify(given));
+  assert.equal(rows.at(-1), undefined);
+  assert.equal(rows.at(given.length), undefined);
+  rows.setOutcome(1, { total: 0, passed: 0, failed: 0, skipped: 0 });
+  assert.deepEqual(rows.at(1), { ...given[1], outcome: { total: 0, passed: 0, failed: 0, skipped: 0 } });
+});
+
+test('the strings of a remembered prompts line are read back one by one, across blocks, or found not to be one', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-json-strings-'));
+  try {
+    const strings = Array.from({ length: 20_000 }, (_, i) => (i % 5 ? `Task ${i}: "é日本\u{1f600}" \\ ${i}` : ''));
+    const file = path.join(dir, 'summary.jsonl');
+    fs.writeFileSync(file, `{"tasks":[]}\n${JSON.stringify(strings)}\n`);
+    const start = '{"tasks":[]}\n'.length;
+    assert.deepEqual([...jsonStrings(file, start)], strings);
+    assert.equal([...jsonStrings(file, start, false)].length, strings.length);
+    fs.writeFileSync(file, '[]');
+    assert.deepEqual([...jsonStrings(file, 0)], []);
+    for (const torn of ['["a","b"', '["a" "b"]', '["a",1]', '{"a":1}', '["a",]'])
+      assert.throws(() => [...jsonStrings((fs.writeFileSync(file, torn), file), 0)], Error, torn);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
