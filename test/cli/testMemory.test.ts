@@ -39,8 +39,8 @@ test('vtask test runs 10,000 tasks of one file in a 24 MB heap (the whole-file v
 });
 
 test('vtask test runs 100,000 tasks of one file in a 32 MB heap: no chunk or map entry is kept per task', () => {
-  // The file's text (5 MB) is the only thing its size grows in the heap: main's build, which kept
-  // a chunk object per task and a Map of every id, ran out of this heap.
+  // The file is read a block at a time and a task's place and id are kept outside the heap: a
+  // build that kept the whole text, a chunk object per task and a Map of every id ran out of it.
   const file = path.join(DIR, 'larger.vtask');
   fs.writeFileSync(file, compactTasks(100_000));
   const r = spawnSync(process.execPath, ['--max-old-space-size=32', CLI, 'test', file], {
