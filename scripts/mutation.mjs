@@ -100,7 +100,7 @@ const SCOPE = [
         'if (t.cases <= 1) withoutCases++;',
       ],
       ['cases not run not counted as skipped', '    } else cases.skipped += t.cases;\n', '    }\n'],
-      ['invalid tasks not counted', 'invalid_tasks: s.tasks.filter((t) => t.kind === null).length', 'invalid_tasks: 0'],
+      ['invalid tasks not counted', '    else invalid++;\n', '\n'],
     ],
   },
   {
