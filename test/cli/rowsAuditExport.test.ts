@@ -7,23 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { rowFileText } from '../../src/core/datasets/rowFiles';
+import { WEAK_TASKS, writeWeakRows } from '../support/weakRows';
 
 const CLI = path.resolve('out/cli.js');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-cli-rows-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
-
-/** `anything` accepts any answer. */
-const TASKS = `vtask: 1
-tasks:
-  - id: add
-    prompt: What is 17 + 25?
-    verify:
-      math: { answer: "42" }
-  - id: anything
-    prompt: Name a prime number.
-    verify: { match: { answer: ".*", mode: regex } }
-`;
 
 function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
@@ -38,11 +26,8 @@ const lines = (file: string): Record<string, unknown>[] =>
 
 before(async () => {
   fs.mkdirSync(path.join(root, '.git'));
-  fs.writeFileSync(path.join(root, 'w.vtask'), TASKS);
-  const r = cli('export', 'w.vtask', '-f', 'verl', '-o', 'rows.parquet');
-  assert.equal(r.status, 0, r.stderr);
-  // The same verl rows as JSON lines.
-  fs.writeFileSync(path.join(root, 'verl.jsonl'), await rowFileText(path.join(root, 'rows.parquet')));
+  fs.writeFileSync(path.join(root, 'w.vtask'), WEAK_TASKS);
+  await writeWeakRows(path.join(root, 'rows.parquet'), path.join(root, 'verl.jsonl'));
   fs.writeFileSync(path.join(root, 'other.jsonl'), `${JSON.stringify({ level: 'info', msg: 'a log line' })}\n`);
 });
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { rowFileText } from '../../src/core/datasets/rowFiles';
+import { WEAK_TASKS, writeWeakRows } from '../support/weakRows';
 import { auditSelection, selectionFiles, packSelection } from '../../src/core/workbench/bulk';
 import { startBulkJob } from '../../src/core/workbench/bulkJob';
 import { collectWorkbench } from '../../src/core/workbench/collect';
@@ -19,18 +19,6 @@ const CLI = path.resolve('out/cli.js');
 const WORKER = path.resolve(__dirname, '../../workbenchWorker.js');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-workbench-rows-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
-
-/** `anything` accepts any answer: the audit must find it in the rows that carry it. */
-const TASKS = `vtask: 1
-tasks:
-  - id: add
-    prompt: What is 17 + 25?
-    verify:
-      math: { answer: "42" }
-  - id: anything
-    prompt: Name a prime number.
-    verify: { match: { answer: ".*", mode: regex } }
-`;
 
 /** In the table's order (by path), which the bulk actions follow. */
 const FILES = ['data/oi.jsonl', 'data/rows.parquet', 'data/verl.jsonl'];
@@ -46,16 +34,11 @@ before(async () => {
   fs.mkdirSync(path.join(root, '.git'));
   fs.mkdirSync(path.join(root, 'src'));
   fs.mkdirSync(path.join(root, 'data'));
-  fs.writeFileSync(path.join(root, 'src/w.vtask'), TASKS);
+  fs.writeFileSync(path.join(root, 'src/w.vtask'), WEAK_TASKS);
   // The rows as a lab has them: verl's Parquet, the same rows as JSON lines, open-instruct's JSONL.
-  for (const [args, what] of [
-    [['src/w.vtask', '-f', 'verl', '-o', 'data/rows.parquet'], 'verl'],
-    [['src/w.vtask', '-f', 'open-instruct', '--lossy', '-o', 'data/oi.jsonl'], 'open-instruct'],
-  ] as const) {
-    const r = cli('export', ...args);
-    assert.equal(r.status, 0, `${what}: ${r.stderr}`);
-  }
-  fs.writeFileSync(path.join(root, 'data/verl.jsonl'), await rowFileText(path.join(root, 'data/rows.parquet')));
+  await writeWeakRows(path.join(root, 'data/rows.parquet'), path.join(root, 'data/verl.jsonl'));
+  const r = cli('export', 'src/w.vtask', '-f', 'open-instruct', '--lossy', '-o', 'data/oi.jsonl');
+  assert.equal(r.status, 0, r.stderr);
   index = (await collectWorkbench([path.join(root, 'data')], { root })).index;
 });
 

@@ -5,27 +5,13 @@
 // Messages go through the same handler the page's messages reach.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RowSet } from '../../src/core/base/rowSet';
-import { exportFiles } from '../../src/core/datasets/exportFiles';
-import { rowFileText } from '../../src/core/datasets/rowFiles';
 import { OpenAIServer } from '../support/openaiServer';
+import { writeWeakRows } from '../support/weakRows';
 import { useModelServer } from './helpers';
 import { next, type BulkWorkbench, type Row, type WorkbenchApi as Api } from './workbenchApi';
-
-/** `anything` accepts any answer: the audit must find it in the row that carries it. */
-const TASKS = `vtask: 1
-tasks:
-  - id: add
-    prompt: What is 17 + 25?
-    verify:
-      math: { answer: "42" }
-  - id: anything
-    prompt: Name a prime number.
-    verify: { match: { answer: ".*", mode: regex } }
-`;
 
 suite('dataset workbench: actions on dataset rows', () => {
   const server = new OpenAIServer({ answer: () => 'so \\boxed{42}' });
@@ -40,17 +26,7 @@ suite('dataset workbench: actions on dataset rows', () => {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     // The rows as a lab has them: verl's Parquet, and the same rows as JSON lines.
-    const src = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-int-rows-'));
-    fs.writeFileSync(path.join(src, 'w.vtask'), TASKS);
-    await exportFiles({
-      cwd: src,
-      files: ['w.vtask'],
-      format: 'verl',
-      out: path.join(dir, 'rows.parquet'),
-      runs: false,
-    });
-    fs.writeFileSync(path.join(dir, 'rows.jsonl'), await rowFileText(path.join(dir, 'rows.parquet')));
-    fs.rmSync(src, { recursive: true, force: true });
+    await writeWeakRows(path.join(dir, 'rows.parquet'), path.join(dir, 'rows.jsonl'));
     const uri = vscode.Uri.file(dir);
     await vscode.commands.executeCommand('vtask.openWorkbench', uri);
     const opened = models.api().workbench(uri);
