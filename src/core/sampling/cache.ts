@@ -193,18 +193,21 @@ export class SampleCache {
   }
 
   get(key: string): Sample | undefined {
-    return this.getEntry(key)?.sample;
+    return this.lookUp(key)?.s;
   }
 
   getEntry(key: string): CacheEntry | undefined {
+    const e = this.lookUp(key);
+    return e && { sample: e.s, ...(e.p && { params: e.p }), writtenAt: e.t };
+  }
+
+  /** The entry of `key`, counted as a hit or a miss; `get` takes its sample without making a CacheEntry. */
+  private lookUp(key: string): Entry | undefined {
     this.load();
     const e = this.entries.get(key);
-    if (!e) {
-      this.counters.misses++;
-      return undefined;
-    }
-    this.counters.hits++;
-    return { sample: e.s, ...(e.p && { params: e.p }), writtenAt: e.t };
+    if (e) this.counters.hits++;
+    else this.counters.misses++;
+    return e;
   }
 
   /** The samples of `keys`, in order; undefined where missing. */
