@@ -10,7 +10,9 @@
 // start-up included) and the share that gives: on a machine shared with other work the rates
 // follow the load, the CPU per request does not. Each run is then repeated on the cache it
 // filled: that run sends nothing, and its CPU per request is what the run costs apart from
-// sampling, a floor under the first figure.
+// sampling, a floor under the first figure. Beside the provider's best round (warm: its code
+// compiled, its connections open), the same requests by the provider alone in a fresh process,
+// start-up included, as `vtask run` is measured: what a run pays before any work of its own.
 //
 //   node scripts/bench-run-loop.mjs [--tasks N] [--samples S] [--concurrency C] [--baseline PATH/TO/cli.js]
 //
@@ -31,6 +33,38 @@ const opt = (name, def) => {
 const TASKS = Number(opt('--tasks', 500));
 const SAMPLES = Number(opt('--samples', 8));
 const CONCURRENCY = Number(opt('--concurrency', 64));
+const prompt = (t) => `What is ${t} + 2? Put the answer in \\boxed{}.`;
+
+/** Sends the requests of a run of `TASKS` tasks (with a seed: one per sample) by `provider` alone, CONCURRENCY in flight. */
+async function sendAll(provider, seeded) {
+  const requests = seeded ? TASKS * SAMPLES : TASKS;
+  const signal = new AbortController().signal;
+  let next = 0;
+  const send = async (k) => {
+    const t = k % TASKS;
+    const request = {
+      messages: [{ role: 'user', content: prompt(t) }],
+      ...(seeded ? { seed: 7 + Math.floor(k / TASKS) } : {}),
+    };
+    const got = await provider.sample(request, seeded ? 1 : SAMPLES, signal);
+    if (got.length !== (seeded ? 1 : SAMPLES)) throw new Error('too few answers');
+  };
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < requests) await send(next++);
+    }),
+  );
+  return requests;
+}
+
+// The provider alone in a process of its own (started by the bench below): its requests once,
+// nothing printed; the bench reads the process's CPU.
+if (process.argv.includes('--provider-once')) {
+  const core = createRequire(import.meta.url)(path.join(root, 'out/core.js'));
+  const profile = core.resolveProfile({ baseUrl: opt('--base-url'), model: 'test-model', concurrency: CONCURRENCY });
+  await sendAll(core.createProvider(profile, { splitThinkTags: false }), opt('--provider-once') === 'seed');
+  process.exit(0);
+}
 const clis = {
   current: path.join(root, 'out/cli.js'),
   ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}),
@@ -46,7 +80,6 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-run-loop-'));
 const { server, port } = await startServerProcess(path.join(root, 'out/test/support/openaiServer.js'));
 const baseUrl = `http://127.0.0.1:${port}/v1`;
 const figures = { tasks: TASKS, samples: SAMPLES, concurrency: CONCURRENCY, load_average: +os.loadavg()[0].toFixed(2) };
-const prompt = (t) => `What is ${t} + 2? Put the answer in \\boxed{}.`;
 
 /** Requests per second of the provider alone and of each CLI, for tasks with or without a seed. */
 async function measure(seeded) {
@@ -61,26 +94,24 @@ async function measure(seeded) {
   // The provider alone: the same requests, CONCURRENCY in flight.
   const profile = core.resolveProfile({ baseUrl, model: 'test-model', concurrency: CONCURRENCY });
   const provider = core.createProvider(profile, { splitThinkTags: false });
-  const signal = new AbortController().signal;
-  const send = async (k) => {
-    const t = k % TASKS;
-    const request = {
-      messages: [{ role: 'user', content: prompt(t) }],
-      ...(seeded ? { seed: 7 + Math.floor(k / TASKS) } : {}),
-    };
-    const got = await provider.sample(request, seeded ? 1 : SAMPLES, signal);
-    if (got.length !== (seeded ? 1 : SAMPLES)) throw new Error('too few answers');
-  };
   const raw = async () => {
-    let next = 0;
     const t0 = performance.now();
     const cpu0 = ownCpuMs();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < requests) await send(next++);
-      }),
-    );
+    await sendAll(provider, seeded);
     return { rate: requests / ((performance.now() - t0) / 1000), cpuMs: (ownCpuMs() - cpu0) / requests };
+  };
+  /** The same in a fresh process, start-up included: its CPU ms per request. */
+  const freshProvider = () => {
+    const cpu0 = childrenCpuMs();
+    const shape = seeded ? 'seed' : 'n';
+    const argv = process.argv.slice(2).filter((a, i, all) => a !== '--baseline' && all[i - 1] !== '--baseline');
+    const r = spawnSync(
+      process.execPath,
+      [import.meta.filename, ...argv, '--provider-once', shape, '--base-url', baseUrl],
+      { encoding: 'utf8' },
+    );
+    if (r.status !== 0) throw new Error(`the provider's process failed (${r.status}): ${r.stderr.slice(-500)}`);
+    return { cpuMs: (childrenCpuMs() - cpu0) / requests };
   };
   await raw(); // warm-up: JIT, connections
   /** One `vtask run` on `cache`: its seconds and CPU ms, after checking it sent `expected` requests. */
@@ -134,6 +165,8 @@ async function measure(seeded) {
   };
   for (let round = 0; round < 3; round++) {
     keep('provider', await raw());
+    const fresh = freshProvider();
+    best.freshProvider = Math.min(best.freshProvider ?? Infinity, fresh.cpuMs);
     for (const [k, cli] of Object.entries(clis)) keep(k, runOnce(cli));
   }
   const shape = seeded ? 'seed' : 'n';
@@ -142,6 +175,7 @@ async function measure(seeded) {
     requests,
     provider_requests_per_s: Math.round(p.rate),
     provider_cpu_ms_per_request: +p.cpuMs.toFixed(3),
+    provider_fresh_cpu_ms_per_request: +best.freshProvider.toFixed(3),
   };
   for (const k of Object.keys(clis)) {
     const b = best[k];
@@ -151,7 +185,7 @@ async function measure(seeded) {
     f[`${k}_cpu_share`] = +(p.cpuMs / b.cpuMs).toFixed(2);
     f[`${k}_cached_cpu_ms_per_request`] = +b.cachedCpuMs.toFixed(3);
     console.log(
-      `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included); CPU ${b.cpuMs.toFixed(3)} ms per request, ${Math.round(100 * f[`${k}_cpu_share`])}% of the provider's rate per CPU-second (${p.cpuMs.toFixed(3)} ms); the same run from the cache (no requests) ${b.cachedCpuMs.toFixed(3)} ms`,
+      `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included); CPU ${b.cpuMs.toFixed(3)} ms per request, ${Math.round(100 * f[`${k}_cpu_share`])}% of the provider's rate per CPU-second (${p.cpuMs.toFixed(3)} ms; ${f.provider_fresh_cpu_ms_per_request.toFixed(3)} ms in a fresh process, start-up included); the same run from the cache (no requests) ${b.cachedCpuMs.toFixed(3)} ms`,
     );
   }
   figures[shape] = f;

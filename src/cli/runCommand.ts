@@ -303,7 +303,8 @@ async function runFile(
         if (!provider) shared.providers.set(key, (provider = createProvider(p, { splitThinkTags: false })));
         return provider;
       },
-      onProgress: (p) => progress?.update(p.task, p.done, p.total),
+      // None with --json: each sample would count a task's samples for nothing.
+      onProgress: progress ? (p) => progress.update(p.task, p.done, p.total) : undefined,
       onRetry: (task, r) =>
         note(
           terminalSafe(

@@ -192,6 +192,39 @@ test('segments larger than a read chunk, with multi-byte text across chunk edges
   d.close();
 });
 
+test('each record is written as the JSON line of {k, t, s, p}, byte for byte, whatever its characters and size', () => {
+  const dir = tmpDir();
+  // One flush at the end: the batch starts at 64 KiB and grows past it.
+  const c = SampleCache.open(dir, { flushBytes: Infinity, flushRecords: Infinity, flushIntervalMs: 60_000 });
+  const params = { baseUrl: 'http://x/v1', model: 'm', endpoint: 'chat' as const, seed: 3, index: 1 };
+  const texts = [
+    'plain',
+    'é数学🙂 "quoted" \\ back\nslash\ttab',
+    // A lone surrogate: written as U+FFFD (3 bytes), as the whole line's UTF-8 would be.
+    'broken \ud800 half',
+    '🙂'.repeat(40_000),
+    'x'.repeat(200_000),
+    '',
+  ];
+  const before = Date.now();
+  texts.forEach((t, i) =>
+    c.put(key(`b${i}`), sample(t, { usage: { completionTokens: i } }), i % 2 ? params : undefined),
+  );
+  c.close();
+  const written = segmentFiles(dir)
+    .map((f) => fs.readFileSync(f))
+    .reduce((a, b) => Buffer.concat([a, b]));
+  const lines = written.toString('utf8').split('\n').slice(0, -1);
+  assert.equal(lines.length, texts.length);
+  const expected = lines.map((line, i) => {
+    const { t } = JSON.parse(line) as { t: number };
+    assert.ok(t >= before && t <= Date.now());
+    const s = sample(texts[i] ?? '', { usage: { completionTokens: i } });
+    return `${JSON.stringify(i % 2 ? { k: key(`b${i}`), t, s, p: params } : { k: key(`b${i}`), t, s })}\n`;
+  });
+  assert.ok(written.equals(Buffer.from(expected.join(''), 'utf8')));
+});
+
 test('refresh reads what another writer appended since', () => {
   const dir = tmpDir();
   const reader = SampleCache.open(dir);

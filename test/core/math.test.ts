@@ -2,7 +2,7 @@
 // with a sensible verdict, whatever the response contains.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer';
+import { goldText, parseAnswerText, parseGold } from '../../src/core/verifiers/math/answer';
 import { compareNodes, type CompareOptions } from '../../src/core/verifiers/math/compare';
 import { stepBudget } from '../../src/core/verifiers/math/evaluate';
 import { extractAnswer, findBoxes, lastNumber, stripDelimiters } from '../../src/core/verifiers/math/extract';
@@ -416,6 +416,64 @@ void describe('common answer shapes read as a person reads them', () => {
     assert.equal(await passes('$\\boxed{-2 \\le x \\le 7}$', 'x \\in [-2,7]', { set_relation: false }), false);
     assert.equal(await passes('$\\boxed{0.3333}$', '\\frac{1}{3}'), false);
     assert.equal(await passes('$\\boxed{0.3333}$', '\\frac{1}{3}', { precision: 4 }), true);
+  });
+});
+
+void describe('plain integer gold answers, read without the general path', () => {
+  // Integers as text and as numbers, leading zeros, the longest the shortcut takes and one past
+  // it, and near misses that must take the general path (space, sign, decimal, delimiters).
+  const golds: (string | number)[] = [
+    '0',
+    '7',
+    '007',
+    '204',
+    204,
+    0,
+    2 ** 53,
+    1e21,
+    -5,
+    '9'.repeat(300),
+    '9'.repeat(301),
+    ' 42',
+    '42 ',
+    '-42',
+    '+42',
+    '42.0',
+    '$42$',
+    '\\boxed{42}',
+    '４２',
+    '٤٢',
+  ];
+  void test('give what goldText and parseAnswerText give', () => {
+    for (const raw of golds) {
+      const text = goldText(raw);
+      assert.deepEqual(parseGold(raw), { text, parsed: parseAnswerText(text) }, `gold ${JSON.stringify(raw)}`);
+    }
+  });
+  void test('give the verdicts their text gives through the general path', async () => {
+    const responses = [
+      '\\boxed{42}',
+      '\\boxed{042}',
+      'it is 204',
+      '\\boxed{7.0}',
+      '\\boxed{0}',
+      'none',
+      '\\boxed{4 2}',
+    ];
+    let passed = 0;
+    for (const r of responses)
+      for (const raw of ['42', 42, '204', '7', '0', '007']) {
+        const fast = await checkMath(r, { answer: raw });
+        // The same integer in dollars is read by the general path (the delimiters taken off).
+        const general = await checkMath(r, { answer: `$${raw}$` });
+        assert.deepEqual(
+          { pass: fast.pass, score: fast.score, normalized: fast.details.normalized, error: fast.error },
+          { pass: general.pass, score: general.score, normalized: general.details.normalized, error: general.error },
+          `${r} against ${JSON.stringify(raw)}`,
+        );
+        if (fast.pass) passed++;
+      }
+    assert.ok(passed > 0 && passed < responses.length * 6, 'the pairs tell passes from fails');
   });
 });
 

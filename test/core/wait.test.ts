@@ -89,6 +89,56 @@ function defineTests(): void {
     assert.equal(await withDeadline(async (s) => s.aborted, MINUTE, undefined, 'fresh'), false, 'it starts live');
   });
 
+  void test('work given as a function: one listener on the caller while it runs, none after; a throw is its error', async () => {
+    const ctl = new AbortController();
+    const before = timers();
+    let seen: AbortSignal | undefined;
+    const waiting = withDeadline(
+      (s) => {
+        seen = s;
+        assert.equal(getEventListeners(ctl.signal, 'abort').length, 1);
+        return new Promise<string>((resolve) => setImmediate(() => resolve('done')));
+      },
+      MINUTE,
+      ctl.signal,
+      'work',
+    );
+    assert.equal(await waiting, 'done');
+    assert.equal(seen?.aborted, false, 'work that succeeded is not told to stop');
+    assert.equal(getEventListeners(ctl.signal, 'abort').length, 0);
+    assert.equal(timers(), before);
+
+    await assert.rejects(
+      withDeadline(
+        (s) => {
+          seen = s;
+          throw new Error('thrown before any promise');
+        },
+        MINUTE,
+        ctl.signal,
+        'work',
+      ),
+      /^Error: thrown before any promise$/,
+    );
+    assert.equal(seen?.aborted, true);
+    assert.equal(getEventListeners(ctl.signal, 'abort').length, 0);
+    assert.equal(timers(), before);
+    // An aborted caller: a rejection, never a throw, and the work is not started.
+    ctl.abort();
+    let started = false;
+    const refused = withDeadline(
+      () => {
+        started = true;
+        return Promise.resolve(1);
+      },
+      MINUTE,
+      ctl.signal,
+      'work',
+    );
+    await assert.rejects(refused, CancelledError);
+    assert.equal(started, false);
+  });
+
   void test('sleep waits its time, or stops at once on abort', async () => {
     const t0 = Date.now();
     await sleep(40);

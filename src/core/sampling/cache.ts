@@ -104,7 +104,7 @@ export interface CompactResult {
 
 interface Entry {
   s: Sample;
-  p?: SampleParams;
+  p: SampleParams | undefined;
   t: number;
   /** The segment it came from: breaks ties between records written in the same ms. */
   seg: string;
@@ -193,18 +193,21 @@ export class SampleCache {
   }
 
   get(key: string): Sample | undefined {
-    return this.getEntry(key)?.sample;
+    return this.lookUp(key)?.s;
   }
 
   getEntry(key: string): CacheEntry | undefined {
+    const e = this.lookUp(key);
+    return e && { sample: e.s, ...(e.p && { params: e.p }), writtenAt: e.t };
+  }
+
+  /** The entry of `key`, counted as a hit or a miss; `get` takes its sample without making a CacheEntry. */
+  private lookUp(key: string): Entry | undefined {
     this.load();
     const e = this.entries.get(key);
-    if (!e) {
-      this.counters.misses++;
-      return undefined;
-    }
-    this.counters.hits++;
-    return { sample: e.s, ...(e.p && { params: e.p }), writtenAt: e.t };
+    if (e) this.counters.hits++;
+    else this.counters.misses++;
+    return e;
   }
 
   /** The samples of `keys`, in order; undefined where missing. */
@@ -229,13 +232,14 @@ export class SampleCache {
     const prev = this.entries.get(key);
     const t = Math.max(Date.now(), prev ? prev.t + 1 : 0);
     const seg = this.writer.current;
-    this.entries.set(key, { s: sample, ...(params && { p: params }), t, seg });
+    this.entries.set(key, { s: sample, p: params, t, seg });
     const record: LogRecord = params ? { k: key, t, s: sample, p: params } : { k: key, t, s: sample };
     const line = formatRecord(record);
-    const bytes = Buffer.byteLength(line);
-    if (this.batchBytes + bytes > this.batch.length) this.growBatch(this.batchBytes + bytes);
-    this.batch.write(line, this.batchBytes);
-    this.batchBytes += bytes;
+    // Room for the most bytes the line can take (3 per UTF-16 unit), so that it is encoded once,
+    // straight into the batch, without measuring it first.
+    const most = this.batchBytes + 3 * line.length;
+    if (most > this.batch.length) this.growBatch(most);
+    this.batchBytes += this.batch.write(line, this.batchBytes);
     this.batchRecords++;
     if (this.batchBytes >= this.opts.flushBytes || this.batchRecords >= this.opts.flushRecords) this.flush();
     else this.schedule();
@@ -370,8 +374,7 @@ export class SampleCache {
   }
 
   private consider(rec: LogRecord, seg: string): void {
-    if (supersedes(rec.t, seg, this.entries.get(rec.k)))
-      this.entries.set(rec.k, { s: rec.s, ...(rec.p && { p: rec.p }), t: rec.t, seg });
+    if (supersedes(rec.t, seg, this.entries.get(rec.k))) this.entries.set(rec.k, { s: rec.s, p: rec.p, t: rec.t, seg });
   }
 
   /**

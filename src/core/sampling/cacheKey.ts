@@ -128,22 +128,34 @@ export function sampleKey(profile: ModelProfile, request: SampleRequest, index: 
 
 /**
  * The keys of samples 0..count-1 of `request`: `sampleKey` of each, with the canonical JSON of
- * what they share (the messages above all) written once instead of once per sample.
+ * what they share (the messages above all) written once instead of once per sample: the text
+ * is cut where `index` and `seed` go, the only members that vary, and each key fills them in.
  */
 export function sampleKeys(profile: ModelProfile, request: SampleRequest, count: number): string[] {
   if (count <= 1) return count === 1 ? [sampleKey(profile, request, 0)] : [];
   const input = sampleKeyInput(profile, request, 0);
-  const seed = sampleParams(profile, request, 0).seed;
-  // canonicalJson of an object: its defined members in key order; only `index` and `seed` vary.
-  const parts = Object.keys(input)
-    .sort()
-    .filter((k) => input[k] !== undefined)
-    .map((k) => (k === 'index' || k === 'seed' ? k : `${JSON.stringify(k)}:${canonicalJson(input[k])}`));
+  const seed = typeof input.seed === 'number' ? input.seed : undefined;
+  // canonicalJson of an object: its defined members in key order.
+  const pieces: string[] = [];
+  const holes: ('index' | 'seed')[] = [];
+  let text = '{';
+  let first = true;
+  for (const k of Object.keys(input).sort()) {
+    if (input[k] === undefined) continue;
+    if (!first) text += ',';
+    first = false;
+    if (k === 'index' || k === 'seed') {
+      pieces.push(`${text}"${k}":`);
+      holes.push(k);
+      text = '';
+    } else text += `${JSON.stringify(k)}:${canonicalJson(input[k])}`;
+  }
+  pieces.push(`${text}}`);
   return Array.from({ length: count }, (_, i) => {
-    const text = parts
-      .map((p) => (p === 'index' ? `"index":${i}` : p === 'seed' ? `"seed":${canonicalJson((seed ?? 0) + i)}` : p))
-      .join(',');
-    return digestHex('sha256', `{${text}}`);
+    let key = pieces[0] ?? '';
+    for (let h = 0; h < holes.length; h++)
+      key += (holes[h] === 'index' ? String(i) : canonicalJson((seed ?? 0) + i)) + (pieces[h + 1] ?? '');
+    return digestHex('sha256', key);
   });
 }
 

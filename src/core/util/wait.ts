@@ -33,25 +33,42 @@ export class DeadlineError extends Error {
  * listen is given up all the same). The signals are linked by hand rather than with
  * AbortSignal.any, which on Node 20 keeps every combined signal alive as long as the caller's.
  */
-export async function withDeadline<T>(
+export function withDeadline<T>(
   work: Promise<T> | ((signal: AbortSignal) => Promise<T>),
   ms: number,
   signal: AbortSignal | undefined,
   what: string,
 ): Promise<T> {
   if (typeof work !== 'function') return race(work, ms, signal, what);
-  if (signal?.aborted) throw new CancelledError();
+  if (signal?.aborted) return Promise.reject(new CancelledError());
+  // One timer and one listener on the caller's signal, each ending the wait and the work at
+  // once: every request of a run comes through here.
   const ctl = new AbortController();
-  const onAbort = (): void => ctl.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await race(work(ctl.signal), ms, signal, what);
-  } catch (e) {
-    ctl.abort();
-    throw e;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
+  return new Promise<T>((resolve, reject) => {
+    const clear = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const giveUp = (e: unknown): void => {
+      clear();
+      ctl.abort();
+      reject(e);
+    };
+    const onAbort = (): void => giveUp(new CancelledError());
+    const timer = setTimeout(() => giveUp(new DeadlineError(what, ms)), Math.max(0, ms));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let started: Promise<T>;
+    try {
+      started = work(ctl.signal);
+    } catch (e) {
+      giveUp(e);
+      return;
+    }
+    started.then((value) => {
+      clear();
+      resolve(value);
+    }, giveUp);
+  });
 }
 
 function race<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined, what: string): Promise<T> {

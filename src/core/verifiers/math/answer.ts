@@ -50,6 +50,11 @@ export function goldText(raw: string | number): string {
 
 /** Parses the gold answer; a long worked solution falls back to extraction like a response. */
 export function parseGold(raw: string | number, base?: number): { text: string; parsed: ParseResult } {
+  // A plain integer, as most gold answers are, has no box, delimiter or space for `goldText` to
+  // take off: it is read as `parseAnswerText` reads it, without looking for them.
+  const plain = typeof raw === 'number' ? String(raw) : raw;
+  if (base === undefined && PLAIN_INTEGER.test(plain))
+    return { text: plain, parsed: { ok: true, node: integerNode(plain), units: [] } };
   const text = goldText(raw);
   const parsed = parseAnswerText(text, false, base);
   if (parsed.ok || typeof raw === 'number') return { text, parsed };

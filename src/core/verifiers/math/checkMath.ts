@@ -146,14 +146,15 @@ export async function checkMath(
   const raws = params.answers ?? (params.answer !== undefined ? [params.answer] : []);
   const golds: GoldEntry[] = raws.map((raw) => goldEntry(raw, options.base));
   const goodGolds = golds.filter((g) => g.parsed.ok);
-  const goldShown = golds.map((g) => clip(String(g.raw), 60)).join(' or ');
+  // Only the verdicts that fail before any comparison show the gold as written.
+  const goldShown = (): string => golds.map((g) => clip(String(g.raw), 60)).join(' or ');
   if (!goodGolds.length) {
     const why = golds.map((g) => (g.parsed.ok ? '' : g.parsed.error)).find(Boolean) ?? 'no gold answer';
-    return fail(`the gold answer ${goldShown} could not be parsed (${why})`, { gold: raws }, 'refused');
+    return fail(`the gold answer ${goldShown()} could not be parsed (${why})`, { gold: raws }, 'refused');
   }
   const cand = extractAnswer(response, { lastNumber: params.last_number ?? extra.lastNumber });
   if (!cand)
-    return fail(`no answer found (no \\boxed{}, answer line or number), expected ${goldShown}`, {
+    return fail(`no answer found (no \\boxed{}, answer line or number), expected ${goldShown()}`, {
       gold: raws,
       extracted: null,
     });
