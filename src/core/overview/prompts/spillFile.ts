@@ -74,6 +74,17 @@ export class SpillFile {
     return this.block.subarray(start - this.blockStart, end - this.blockStart);
   }
 
+  /** Replaces item `i`'s bytes, for items of one fixed width (an item is never split between memory and the file). */
+  overwrite(i: number, bytes: Uint8Array): void {
+    if (!this.width || bytes.length !== this.width) throw new Error(`only items of a fixed width can be overwritten`);
+    if (!(i >= 0 && i < this.count)) throw new RangeError(`item ${i} is outside the ${this.count} items`);
+    const at = i * this.width;
+    if (at >= this.written) this.out.set(bytes, at - this.written);
+    else for (let n = 0; n < bytes.length;) n += fs.writeSync(this.fd, bytes, n, bytes.length - n, at + n);
+    // The block read ahead may hold the old bytes.
+    if (at < this.blockEnd && at + bytes.length > this.blockStart) this.blockEnd = this.blockStart;
+  }
+
   close(): void {
     fs.closeSync(this.fd);
   }
