@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { jsonStrings } from '../../src/core/overview/dataset/jsonStrings';
 import { TaskRows, type TaskRow } from '../../src/core/overview/dataset/taskRows';
 
@@ -71,6 +73,32 @@ test('rows past the first 16,384 go to a scratch folder and read back the same, 
   assert.equal(rows.at(50_000), undefined);
   rows.close();
   assert.equal(rowFolders().length, before);
+});
+
+test('200,000 rows hold under 20 bytes each in memory, in or out of the heap (in typed arrays they held about 85)', () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  gc();
+  const before = process.memoryUsage();
+  const rows = new TaskRows();
+  const n = 200_000;
+  for (let i = 0; i < n; i++)
+    rows.push({ id: `task-${i}`, line: i + 4, kind: 'math', cases: 2, runKey: 'ab'.repeat(20) });
+  gc();
+  const now = process.memoryUsage();
+  try {
+    const held = now.heapUsed - before.heapUsed + (now.arrayBuffers - before.arrayBuffers);
+    assert.ok(held < n * 20, `rows held ${held} bytes`);
+    assert.deepEqual(rows.at(n - 1), {
+      id: `task-${n - 1}`,
+      line: n + 3,
+      kind: 'math',
+      cases: 2,
+      runKey: 'ab'.repeat(20),
+    });
+  } finally {
+    rows.close();
+  }
 });
 
 test('the strings of a remembered prompts line are read back one by one, across blocks, or found not to be one', () => {
