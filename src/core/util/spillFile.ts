@@ -5,7 +5,7 @@
 // items of any size go to a second file of the folder, 8 bytes each, read back as the items are
 // (a million items' offsets held in memory were 8 MB, and twice that while their array grew).
 import fs from 'node:fs';
-import type { ScratchDir } from '../../util/scratchDir';
+import type { ScratchDir } from './scratchDir';
 
 const BLOCK = 1 << 20;
 
