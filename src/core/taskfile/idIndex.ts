@@ -1,24 +1,16 @@
 // Where each task id was first used, for the repeated-id check of a file read one task at a time
 // (stream.ts). A Map of a million ids held 60 MB or more of strings and entries in the heap;
-// this keeps each id's hash and offset in typed arrays, 16 bytes a task with its slot, and
-// answers exactly: a hash match is confirmed on the id's UTF-16 code units. Those of the first
-// KEPT ids are kept in memory; the rest go to a user-only scratch folder and are read back only
-// on a hash match (a repeated id, or a rare collision), which kept about 20 bytes a task more.
-import { ScratchDir } from '../util/scratchDir';
-import { SpillFile } from '../util/spillFile';
+// this keeps each id's UTF-16 code units, its hash and its offset in typed arrays, about 22
+// bytes a task besides the id itself, and answers exactly: a hash match is confirmed on the
+// code units.
 import type { FirstById } from './parse';
 
-/** Ids whose code units stay in memory (a scratch folder per small file would cost more). */
-const KEPT = 1 << 14;
-
 export class IdIndex implements FirstById {
-  /** Per id: its first offset and its hash; per kept id, where its code units end in `units`. */
+  /** Per id: its first offset, its hash, and where its code units end in `units`. */
   private offsets: Uint32Array = new Uint32Array(1024);
   private hashes: Uint32Array = new Uint32Array(1024);
   private ends: Uint32Array = new Uint32Array(1024);
   private units = new Uint16Array(1 << 14);
-  /** The code units of ids past KEPT. */
-  private spilled: { readonly dir: ScratchDir; readonly file: SpillFile } | undefined;
   private count = 0;
   /** Open addressing: id number + 1 per slot, 0 for an empty one; at most half full. */
   private slots = new Uint32Array(2048);
@@ -36,30 +28,8 @@ export class IdIndex implements FirstById {
     if (n === this.offsets.length) {
       this.offsets = grown(this.offsets, n * 2);
       this.hashes = grown(this.hashes, n * 2);
+      this.ends = grown(this.ends, n * 2);
     }
-    this.offsets[n] = offset;
-    this.hashes[n] = h;
-    if (n < KEPT) this.keep(n, id);
-    else {
-      if (!this.spilled) {
-        const dir = new ScratchDir('ids');
-        this.spilled = { dir, file: new SpillFile(dir, 'ids') };
-      }
-      this.spilled.file.append(Buffer.from(id, 'utf16le'));
-    }
-    if (this.count * 2 > this.slots.length) this.rehash(this.slots.length * 2);
-    else this.place(n);
-  }
-
-  /** Removes the scratch folder, if there is one; the index cannot be used after. */
-  close(): void {
-    this.spilled?.file.close();
-    this.spilled?.dir.remove();
-    this.spilled = undefined;
-  }
-
-  private keep(n: number, id: string): void {
-    if (n === this.ends.length) this.ends = grown(this.ends, n * 2);
     const start = n === 0 ? 0 : (this.ends[n - 1] ?? 0);
     if (start + id.length > this.units.length) {
       const bigger = new Uint16Array(Math.max(this.units.length * 2, start + id.length));
@@ -67,7 +37,11 @@ export class IdIndex implements FirstById {
       this.units = bigger;
     }
     for (let i = 0; i < id.length; i++) this.units[start + i] = id.charCodeAt(i);
+    this.offsets[n] = offset;
+    this.hashes[n] = h;
     this.ends[n] = start + id.length;
+    if (this.count * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    else this.place(n);
   }
 
   /** The number of the id equal to `id`, or -1. */
@@ -82,10 +56,6 @@ export class IdIndex implements FirstById {
   }
 
   private equals(n: number, id: string): boolean {
-    if (n >= KEPT) {
-      const bytes = this.spilled?.file.read(n - KEPT);
-      return bytes !== undefined && bytes.length === id.length * 2 && bytes.toString('utf16le') === id;
-    }
     const start = n === 0 ? 0 : (this.ends[n - 1] ?? 0);
     if ((this.ends[n] ?? 0) - start !== id.length) return false;
     for (let i = 0; i < id.length; i++) if (this.units[start + i] !== id.charCodeAt(i)) return false;
@@ -106,7 +76,7 @@ export class IdIndex implements FirstById {
 }
 
 /** FNV-1a over the code units, then mixed so that consecutive ids spread over the slots. */
-export function hashOf(id: string): number {
+function hashOf(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   h ^= h >>> 16;

@@ -139,15 +139,7 @@ export function streamChunks(source: ChunkedText, parseBatch?: ChunkBatchParser)
   const count = layout.taskCount;
   const batched = parseBatch && count >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
   async function* tasks(): AsyncGenerator<StreamedTask> {
-    // Its scratch folder goes when the tasks are read, or the reader stops.
     const firstById = new IdIndex();
-    try {
-      yield* indexed(firstById);
-    } finally {
-      firstById.close();
-    }
-  }
-  async function* indexed(firstById: IdIndex): AsyncGenerator<StreamedTask> {
     // The file's one allowance of expanded alias nodes, spent task by task (as parseTaskFile does).
     let left = LIMITS.aliasNodes;
     const local = (index: number): { plain: PlainTask; node: TaskEntry['node'] } => {

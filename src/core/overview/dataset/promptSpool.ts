@@ -4,7 +4,7 @@
 // memory; past that, all go to a scratch folder (the duplicate search's spill file) and only their
 // offsets stay.
 import { ScratchDir } from '../../util/scratchDir';
-import { SpillFile } from '../../util/spillFile';
+import { SpillFile } from '../prompts/spillFile';
 
 /** Prompts kept in memory before they go to a scratch folder (making one per small file would cost more). */
 const SPILL_AFTER = 10_000;

@@ -6,7 +6,7 @@
 // what memory keeps of such a row is the end of its id (8 bytes). A row is made as an object
 // only when it is read; reading in order costs a read per megabyte.
 import { ScratchDir } from '../../util/scratchDir';
-import { SpillFile } from '../../util/spillFile';
+import { SpillFile } from '../prompts/spillFile';
 
 /** How a task's cases came out: `skipped` counts the cases not run here. */
 export interface CaseCounts {

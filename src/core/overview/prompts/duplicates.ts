@@ -38,7 +38,7 @@ import { at, must } from '../../util/must';
 import type { Indexed } from '../dataset/taskTable';
 import { f64, i32, num, u32, word } from './packed';
 import { ScratchDir } from '../../util/scratchDir';
-import { SpillFile } from '../../util/spillFile';
+import { SpillFile } from './spillFile';
 import { forEachBucket } from './buckets';
 
 export const DEFAULT_DUPLICATE_THRESHOLD = 0.8;

@@ -5,7 +5,7 @@
 // items of any size go to a second file of the folder, 8 bytes each, read back as the items are
 // (a million items' offsets held in memory were 8 MB, and twice that while their array grew).
 import fs from 'node:fs';
-import type { ScratchDir } from './scratchDir';
+import type { ScratchDir } from '../../util/scratchDir';
 
 const BLOCK = 1 << 20;
 
@@ -52,12 +52,13 @@ export class SpillFile {
     this.count++;
   }
 
-  /** Item `i`'s bytes; valid until the next read. */
+  /** Item `i`'s bytes; valid until the next read or append. */
   read(i: number): Buffer {
     if (!(i >= 0 && i < this.count)) throw new RangeError(`item ${i} is outside the ${this.count} items`);
-    this.flush();
     const start = this.width ? i * this.width : i === 0 ? 0 : this.endOf(i - 1);
     const end = this.width ? start + this.width : this.endOf(i);
+    // An item not yet written is read where it waits (a summary reads its last rows as it makes them).
+    if (start >= this.written) return this.out.subarray(start - this.written, end - this.written);
     if (start < this.blockStart || end > this.blockEnd) {
       if (end - start > this.block.length) this.block = Buffer.allocUnsafe(end - start);
       let n = 0;
