@@ -307,3 +307,21 @@ test('a summary and the case outcomes, written a piece at a time, are the text J
     ),
   );
 });
+
+test('remembered case outcomes are read back as written; entries that are not counts are not remembered', () => {
+  const cacheDir = path.join(root, 'outcomes');
+  const memo = new StatsMemo(cacheDir);
+  const good = { total: 2, passed: 1, failed: 1, skipped: 0 };
+  memo.set('a'.repeat(40), good);
+  memo.set('odd key', good);
+  memo.save();
+  const file = path.join(cacheDir, 'stats', version.replace(/[^\w.-]/g, '_'), 'cases.json');
+  const written = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  for (const [i, bad] of [{ total: -1, passed: 0, failed: 0, skipped: 0 }, { total: 1 }, 'x', null].entries())
+    written['b'.repeat(39) + i] = bad;
+  fs.writeFileSync(file, JSON.stringify(written));
+  const again = new StatsMemo(cacheDir);
+  assert.deepEqual(again.get('a'.repeat(40)), good);
+  assert.deepEqual(again.get('odd key'), good);
+  for (let i = 0; i < 4; i++) assert.equal(again.get('b'.repeat(39) + i), undefined);
+});

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { jsonStrings } from '../../src/core/overview/dataset/jsonStrings';
 import { TaskRows, type TaskRow } from '../../src/core/overview/dataset/taskRows';
 
@@ -29,6 +31,80 @@ test('rows read back as given, and as JSON.stringify writes them', () => {
   assert.equal(rows.at(given.length), undefined);
   rows.setOutcome(1, { total: 0, passed: 0, failed: 0, skipped: 0 });
   assert.deepEqual(rows.at(1), { ...given[1], outcome: { total: 0, passed: 0, failed: 0, skipped: 0 } });
+});
+
+/** The scratch folders of rows of this process. */
+const rowFolders = (): string[] =>
+  fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(`vtask-rows-${process.pid}-`));
+
+test('rows past the first 16,384 go to a scratch folder and read back the same, outcomes set late included; close removes it', () => {
+  const before = rowFolders().length;
+  const given: TaskRow[] = [];
+  for (let i = 0; i < 50_000; i++)
+    given.push({
+      id: i % 1000 === 7 ? `tâche-日本-\u{1f600}-${'x'.repeat(i % 5000)}` : `t${i}`,
+      line: i * 3 + 4,
+      kind: i % 11 === 0 ? null : (['math', 'match', 'all'][i % 3] ?? null),
+      cases: i % 10 === 0 ? 2 : 0,
+      runKey: i % 499 === 0 ? `key ${i}` : (i * 2654435761).toString(16).padStart(40, '0').slice(-40),
+      ...(i % 20 === 0 ? { outcome: { total: 2, passed: i % 3, failed: 2 - (i % 3), skipped: 0 } } : {}),
+    });
+  const rows = new TaskRows();
+  const late = new Map<number, NonNullable<TaskRow['outcome']>>();
+  for (const [i, row] of given.entries()) {
+    rows.push(row);
+    // Outcomes found a batch later, as a summary's are: some still in the write buffer, some on disk.
+    if (i % 20 === 10 && i >= 500) {
+      const outcome = { total: 2, passed: 1, failed: 0, skipped: i % 7 };
+      rows.setOutcome(i - 500, outcome);
+      late.set(i - 500, outcome);
+    }
+  }
+  rows.setOutcome(49_990, { total: 9, passed: 9, failed: 0, skipped: 0 });
+  late.set(49_990, { total: 9, passed: 9, failed: 0, skipped: 0 });
+  const want = given.map((r, i) => (late.has(i) ? { ...r, outcome: late.get(i) } : r));
+  assert.equal(rowFolders().length, before + 1);
+  assert.equal(rows.length, want.length);
+  assert.deepEqual([...rows], want);
+  assert.equal(`[${[...rows.jsonElements()].join('')}]`, JSON.stringify(want));
+  // Out of order, as the dashboard and the run log look rows up.
+  for (const i of [49_999, 3, 16_384, 16_383, 30_007, 0, 49_990]) assert.deepEqual(rows.at(i), want[i], `row ${i}`);
+  assert.deepEqual(rows.outcome(49_990), late.get(49_990));
+  assert.equal(rows.at(50_000), undefined);
+  rows.close();
+  assert.equal(rowFolders().length, before);
+});
+
+test('each row past the first 100,000 holds under 20 bytes of memory, in or out of the heap (in typed arrays rows held about 85)', () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const rows = new TaskRows();
+  const push = (n: number): void => {
+    for (let i = rows.length, end = rows.length + n; i < end; i++)
+      rows.push({ id: `task-${i}`, line: i + 4, kind: 'math', cases: 2, runKey: 'ab'.repeat(20) });
+  };
+  const used = (): number => {
+    gc();
+    const u = process.memoryUsage();
+    return u.heapUsed + u.arrayBuffers;
+  };
+  try {
+    // The first rows, the scratch files' buffers and the code are there before the measure.
+    push(100_000);
+    const before = used();
+    push(200_000);
+    const held = used() - before;
+    assert.ok(held < 200_000 * 20, `200,000 rows held ${held} bytes`);
+    assert.deepEqual(rows.at(299_999), {
+      id: 'task-299999',
+      line: 300_003,
+      kind: 'math',
+      cases: 2,
+      runKey: 'ab'.repeat(20),
+    });
+  } finally {
+    rows.close();
+  }
 });
 
 test('the strings of a remembered prompts line are read back one by one, across blocks, or found not to be one', () => {

@@ -137,11 +137,12 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
       const file = at(files, i);
       const { text } = read(file);
       if (hashOf(text) !== hashes[i]) throw new Error(`${file} changed while it was read: try again`);
-      const { prompts } = await summariseTaskFile(text, file, { cases: false, signal: o.signal });
+      const { prompts, summary } = await summariseTaskFile(text, file, { cases: false, signal: o.signal });
       try {
         return [...prompts];
       } finally {
         prompts.close();
+        summary.tasks.close();
       }
     },
   };

@@ -17,6 +17,7 @@ import { StatIndex } from './statIndex';
 import type { CaseCounts, CaseMemo, FileSummary, PlainSummary } from './summary';
 import { TaskRows } from './taskRows';
 import { jsonStrings } from './jsonStrings';
+import { CaseOutcomes } from './caseOutcomes';
 import { gathered } from '../../util/writeJson';
 
 /** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
@@ -31,7 +32,7 @@ export interface RememberedFile {
 
 export class StatsMemo implements CaseMemo {
   private readonly root: string;
-  private cases: Map<string, CaseCounts> | undefined;
+  private cases: CaseOutcomes | undefined;
   private casesChanged = false;
   private stats: StatIndex | undefined;
   private ready = false;
@@ -133,7 +134,7 @@ export class StatsMemo implements CaseMemo {
     if (index !== undefined && this.ensure()) writeQuietly(path.join(this.root, 'index.json'), index);
     if (!this.casesChanged || !this.cases || !this.ensure()) return;
     // JSON.stringify(Object.fromEntries(cases)), an entry at a time.
-    writeQuietly(path.join(this.root, 'cases.json'), [['{'], entryPieces(this.cases), ['}']]);
+    writeQuietly(path.join(this.root, 'cases.json'), [['{'], entryPieces(this.cases.entries()), ['}']]);
     this.casesChanged = false;
   }
 
@@ -141,16 +142,17 @@ export class StatsMemo implements CaseMemo {
     return (this.stats ??= new StatIndex(readQuietly(path.join(this.root, 'index.json'))));
   }
 
-  private loadCases(): Map<string, CaseCounts> {
+  private loadCases(): CaseOutcomes {
     if (!this.cases) {
+      this.cases = new CaseOutcomes();
       try {
-        this.cases = new Map(
-          Object.entries(
-            JSON.parse(fs.readFileSync(path.join(this.root, 'cases.json'), 'utf8')) as Record<string, CaseCounts>,
-          ),
-        );
+        const read = JSON.parse(fs.readFileSync(path.join(this.root, 'cases.json'), 'utf8')) as Record<
+          string,
+          CaseCounts
+        >;
+        for (const [key, counts] of Object.entries(read)) if (isCounts(counts)) this.cases.set(key, counts);
       } catch {
-        this.cases = new Map();
+        this.cases = new CaseOutcomes();
       }
     }
     return this.cases;
@@ -172,6 +174,15 @@ export class StatsMemo implements CaseMemo {
   }
 }
 
+const COUNT_KEYS = ['total', 'passed', 'failed', 'skipped'] as const;
+
+/** Counts as `save` writes them; anything else in the file is not remembered (its cases run again). */
+function isCounts(v: unknown): v is CaseCounts {
+  if (typeof v !== 'object' || v === null) return false;
+  const o: Record<string, unknown> = { ...v };
+  return COUNT_KEYS.every((k) => Number.isInteger(o[k]) && Number(o[k]) >= 0 && Number(o[k]) < 2 ** 32);
+}
+
 /** JSON.stringify of an array of these strings, `[` and `]` left out, an element at a time. */
 function* jsonElements(strings: Iterable<string>): Generator<string> {
   let first = true;
@@ -181,9 +192,9 @@ function* jsonElements(strings: Iterable<string>): Generator<string> {
   }
 }
 
-function* entryPieces(map: ReadonlyMap<string, unknown>): Generator<string> {
+function* entryPieces(entries: Iterable<[string, unknown]>): Generator<string> {
   let first = true;
-  for (const [k, v] of map) {
+  for (const [k, v] of entries) {
     yield `${first ? '' : ','}${JSON.stringify(k)}:${JSON.stringify(v)}`;
     first = false;
   }

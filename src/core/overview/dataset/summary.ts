@@ -144,7 +144,7 @@ export async function summariseTaskFile(
     typeof text === 'string' && rowFileType(file)
       ? parsedItems(parseRowTasks(text, { maxRows: Infinity }))
       : streamedItems(text);
-  // The prompts' scratch folder is the caller's to remove once they are written, or here on a failure.
+  // The scratch folders of the prompts and rows are the caller's to remove, or here on a failure.
   try {
     for await (const item of items) {
       if (typeof item === 'number') {
@@ -172,6 +172,7 @@ export async function summariseTaskFile(
     if (toRun.length) await runBatch();
   } catch (e) {
     prompts.close();
+    rows.close();
     throw e;
   }
   return { summary: { tasks: rows, errors, casesRun: wantCases }, prompts };

@@ -128,7 +128,11 @@ export function runSummaryWorker(port: {
         } finally {
           s.prompts.close();
         }
-        port.postMessage({ id, done: { summary: plainSummary(s.summary), learnt } });
+        try {
+          port.postMessage({ id, done: { summary: plainSummary(s.summary), learnt } });
+        } finally {
+          s.summary.tasks.close();
+        }
       } catch (e) {
         port.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
       }

@@ -1,7 +1,12 @@
 // The rows of a file's summary (summary.ts) in typed arrays: about 60 bytes a task outside the
 // JavaScript heap, where a row object with its strings held about 150 bytes in it. A million-task
 // file's rows are then no burden on the collector, whose heap would otherwise grow to several
-// times what they hold. A row is made as an object only when it is read.
+// times what they hold. Past the first SPILL_AFTER rows, rows go to a user-only scratch folder
+// (the duplicate search's spill files): a record of fixed width each, and the id apart, so that
+// what memory keeps of such a row is the end of its id (8 bytes). A row is made as an object
+// only when it is read; reading in order costs a read per megabyte.
+import { ScratchDir } from '../../util/scratchDir';
+import { SpillFile } from '../prompts/spillFile';
 
 /** How a task's cases came out: `skipped` counts the cases not run here. */
 export interface CaseCounts {
@@ -27,6 +32,29 @@ export interface TaskRow {
 
 const HEX_KEY = /^[0-9a-f]{40}$/;
 
+/** Rows kept in memory before the rest go to a scratch folder (making one per small file would cost more). */
+const SPILL_AFTER = 1 << 14;
+
+/** A spilled row's record: line, cases (4 bytes each), kind (2), has an outcome (1), run key (20), outcome (4 × 4). */
+const RECORD = 47;
+const AT = { line: 0, cases: 4, kind: 8, hasOutcome: 10, key: 11, outcome: 31 } as const;
+
+/** The scratch files of rows past SPILL_AFTER. */
+interface Spilled {
+  readonly dir: ScratchDir;
+  readonly records: SpillFile;
+  readonly ids: SpillFile;
+}
+
+/** A scratch folder is removed with the rows that wrote it, should nobody close them first (the dashboard keeps summaries while it is open). */
+const finished = new FinalizationRegistry<Spilled>(closeSpilled);
+
+function closeSpilled(s: Spilled): void {
+  s.records.close();
+  s.ids.close();
+  s.dir.remove();
+}
+
 export class TaskRows implements Iterable<TaskRow> {
   private count = 0;
   private idUnits = new Uint16Array(1 << 12);
@@ -42,6 +70,9 @@ export class TaskRows implements Iterable<TaskRow> {
   /** Per row: whether it has an outcome, and its total, passed, failed and skipped. */
   private hasOutcome = new Uint8Array(256);
   private outcomes = new Uint32Array(256 * 4);
+  /** Rows from SPILL_AFTER on, once there are that many. */
+  private spilled: Spilled | undefined;
+  private readonly record = Buffer.alloc(RECORD);
 
   /** Rows given as objects (a remembered summary, or a summary sent from a thread). */
   static of(rows: Iterable<TaskRow>): TaskRows {
@@ -56,25 +87,37 @@ export class TaskRows implements Iterable<TaskRow> {
 
   push(row: TaskRow): void {
     const n = this.count;
-    if (n === this.lines.length) this.grow(n * 2);
-    const start = n === 0 ? 0 : (this.idEnds[n - 1] ?? 0);
-    if (start + row.id.length > this.idUnits.length) {
-      const bigger = new Uint16Array(Math.max(this.idUnits.length * 2, start + row.id.length));
-      bigger.set(this.idUnits);
-      this.idUnits = bigger;
-    }
-    for (let i = 0; i < row.id.length; i++) this.idUnits[start + i] = row.id.charCodeAt(i);
-    this.idEnds[n] = start + row.id.length;
-    this.lines[n] = row.line;
-    this.cases[n] = row.cases;
     let kind = 0;
     if (row.kind !== null) {
       kind = this.kindNames.indexOf(row.kind) + 1;
       if (kind === 0) kind = this.kindNames.push(row.kind);
     }
-    this.kinds[n] = kind;
-    if (HEX_KEY.test(row.runKey)) this.keys.set(Buffer.from(row.runKey, 'hex'), n * 20);
-    else this.oddKeys.set(n, row.runKey);
+    const hex = HEX_KEY.test(row.runKey);
+    if (!hex) this.oddKeys.set(n, row.runKey);
+    if (n >= SPILL_AFTER) {
+      const r = this.record.fill(0);
+      r.writeUInt32LE(row.line, AT.line);
+      r.writeUInt32LE(row.cases, AT.cases);
+      r.writeUInt16LE(kind, AT.kind);
+      if (hex) r.write(row.runKey, AT.key, 'hex');
+      const s = this.spill();
+      s.records.append(r);
+      s.ids.append(Buffer.from(row.id, 'utf16le'));
+    } else {
+      if (n === this.lines.length) this.grow(n * 2);
+      const start = n === 0 ? 0 : (this.idEnds[n - 1] ?? 0);
+      if (start + row.id.length > this.idUnits.length) {
+        const bigger = new Uint16Array(Math.max(this.idUnits.length * 2, start + row.id.length));
+        bigger.set(this.idUnits);
+        this.idUnits = bigger;
+      }
+      for (let i = 0; i < row.id.length; i++) this.idUnits[start + i] = row.id.charCodeAt(i);
+      this.idEnds[n] = start + row.id.length;
+      this.lines[n] = row.line;
+      this.cases[n] = row.cases;
+      this.kinds[n] = kind;
+      if (hex) this.keys.set(Buffer.from(row.runKey, 'hex'), n * 20);
+    }
     this.count++;
     if (row.outcome) this.setOutcome(n, row.outcome);
   }
@@ -82,29 +125,65 @@ export class TaskRows implements Iterable<TaskRow> {
   /** Row `i` as an object; undefined outside the rows. */
   at(i: number): TaskRow | undefined {
     if (!(i >= 0 && i < this.count)) return undefined;
+    const odd = this.oddKeys.get(i);
+    if (i >= SPILL_AFTER) {
+      const s = this.spill();
+      const id = s.ids.read(i - SPILL_AFTER).toString('utf16le');
+      const r = s.records.read(i - SPILL_AFTER);
+      return this.made(
+        id,
+        r.readUInt32LE(AT.line),
+        r.readUInt16LE(AT.kind),
+        r.readUInt32LE(AT.cases),
+        odd ?? r.toString('hex', AT.key, AT.key + 20),
+        this.outcome(i),
+      );
+    }
     const start = i === 0 ? 0 : (this.idEnds[i - 1] ?? 0);
-    const kind = this.kinds[i] ?? 0;
-    const row = {
-      id: unitsText(this.idUnits.subarray(start, this.idEnds[i] ?? 0)),
-      line: this.lines[i] ?? 0,
-      kind: kind === 0 ? null : (this.kindNames[kind - 1] ?? null),
-      cases: this.cases[i] ?? 0,
-      runKey: this.oddKeys.get(i) ?? Buffer.from(this.keys.buffer, i * 20, 20).toString('hex'),
-    };
-    const o = this.outcome(i);
-    return o ? { ...row, outcome: o } : row;
+    return this.made(
+      unitsText(this.idUnits.subarray(start, this.idEnds[i] ?? 0)),
+      this.lines[i] ?? 0,
+      this.kinds[i] ?? 0,
+      this.cases[i] ?? 0,
+      odd ?? Buffer.from(this.keys.buffer, i * 20, 20).toString('hex'),
+      this.outcome(i),
+    );
   }
 
   /** How row `i`'s cases came out, when they were run. */
   outcome(i: number): CaseCounts | undefined {
+    if (i >= SPILL_AFTER) {
+      if (!(i < this.count)) return undefined;
+      const r = this.spill().records.read(i - SPILL_AFTER);
+      if (!r[AT.hasOutcome]) return undefined;
+      const o = (k: number): number => r.readUInt32LE(AT.outcome + k * 4);
+      return { total: o(0), passed: o(1), failed: o(2), skipped: o(3) };
+    }
     if (!this.hasOutcome[i]) return undefined;
     const o = this.outcomes.subarray(i * 4, i * 4 + 4);
     return { total: o[0] ?? 0, passed: o[1] ?? 0, failed: o[2] ?? 0, skipped: o[3] ?? 0 };
   }
 
   setOutcome(i: number, o: CaseCounts): void {
+    if (i >= SPILL_AFTER) {
+      const records = this.spill().records;
+      const r = this.record;
+      records.read(i - SPILL_AFTER).copy(r);
+      r[AT.hasOutcome] = 1;
+      [o.total, o.passed, o.failed, o.skipped].forEach((v, k) => r.writeUInt32LE(v, AT.outcome + k * 4));
+      records.overwrite(i - SPILL_AFTER, r);
+      return;
+    }
     this.hasOutcome[i] = 1;
     this.outcomes.set([o.total, o.passed, o.failed, o.skipped], i * 4);
+  }
+
+  /** Removes the rows' scratch folder, if they have one; they cannot be read after. */
+  close(): void {
+    if (!this.spilled) return;
+    finished.unregister(this);
+    closeSpilled(this.spilled);
+    this.spilled = undefined;
   }
 
   *[Symbol.iterator](): Iterator<TaskRow> {
@@ -117,6 +196,28 @@ export class TaskRows implements Iterable<TaskRow> {
   /** The rows as JSON.stringify writes an array of them: `[` and `]` left out, an element at a time. */
   *jsonElements(): Generator<string> {
     for (let i = 0; i < this.count; i++) yield (i ? ',' : '') + JSON.stringify(this.at(i));
+  }
+
+  /** A row object with its keys in the order the remembered summary has them. */
+  private made(
+    id: string,
+    line: number,
+    kind: number,
+    cases: number,
+    runKey: string,
+    outcome: CaseCounts | undefined,
+  ): TaskRow {
+    const row = { id, line, kind: kind === 0 ? null : (this.kindNames[kind - 1] ?? null), cases, runKey };
+    return outcome ? { ...row, outcome } : row;
+  }
+
+  private spill(): Spilled {
+    if (!this.spilled) {
+      const dir = new ScratchDir('rows');
+      this.spilled = { dir, records: new SpillFile(dir, 'records', RECORD), ids: new SpillFile(dir, 'ids') };
+      finished.register(this, this.spilled, this);
+    }
+    return this.spilled;
   }
 
   private grow(size: number): void {

@@ -1,8 +1,9 @@
 // Items of bytes appended to a file of a scratch folder and read back by their index, for the
 // duplicate search over more prompts than memory should hold. Writes go out a megabyte at a
 // time; reads come from a block read ahead, so reading in order costs one system call per
-// megabyte and a read out of order one call. What memory keeps per item is its end offset (8
-// bytes), and nothing at all for items of one fixed size.
+// megabyte and a read out of order one call. Memory keeps nothing per item: the end offsets of
+// items of any size go to a second file of the folder, 8 bytes each, read back as the items are
+// (a million items' offsets held in memory were 8 MB, and twice that while their array grew).
 import fs from 'node:fs';
 import type { ScratchDir } from '../../util/scratchDir';
 
@@ -14,7 +15,8 @@ export class SpillFile {
   private pending = 0;
   private written = 0;
   /** End offset of each item, unless the items are all `width` bytes. */
-  private ends = new Float64Array(1024);
+  private readonly ends: SpillFile | undefined;
+  private readonly end = Buffer.alloc(8);
   private count = 0;
   private block = Buffer.allocUnsafe(BLOCK);
   private blockStart = 0;
@@ -27,6 +29,7 @@ export class SpillFile {
     private readonly width = 0,
   ) {
     this.fd = dir.file(name);
+    this.ends = width ? undefined : new SpillFile(dir, `${name}.ends`, 8);
   }
 
   get length(): number {
@@ -42,23 +45,20 @@ export class SpillFile {
       this.out.set(bytes, this.pending);
       this.pending += bytes.length;
     }
-    if (!this.width) {
-      if (this.count === this.ends.length) {
-        const next = new Float64Array(this.ends.length * 2);
-        next.set(this.ends);
-        this.ends = next;
-      }
-      this.ends[this.count] = this.written + this.pending;
+    if (this.ends) {
+      this.end.writeDoubleLE(this.written + this.pending);
+      this.ends.append(this.end);
     }
     this.count++;
   }
 
-  /** Item `i`'s bytes; valid until the next read. */
+  /** Item `i`'s bytes; valid until the next read or append. */
   read(i: number): Buffer {
     if (!(i >= 0 && i < this.count)) throw new RangeError(`item ${i} is outside the ${this.count} items`);
-    this.flush();
-    const start = this.width ? i * this.width : i === 0 ? 0 : (this.ends[i - 1] ?? 0);
-    const end = this.width ? start + this.width : (this.ends[i] ?? 0);
+    const start = this.width ? i * this.width : i === 0 ? 0 : this.endOf(i - 1);
+    const end = this.width ? start + this.width : this.endOf(i);
+    // An item not yet written is read where it waits (a summary reads its last rows as it makes them).
+    if (start >= this.written) return this.out.subarray(start - this.written, end - this.written);
     if (start < this.blockStart || end > this.blockEnd) {
       if (end - start > this.block.length) this.block = Buffer.allocUnsafe(end - start);
       let n = 0;
@@ -74,8 +74,24 @@ export class SpillFile {
     return this.block.subarray(start - this.blockStart, end - this.blockStart);
   }
 
+  /** Replaces item `i`'s bytes, for items of one fixed width (an item is never split between memory and the file). */
+  overwrite(i: number, bytes: Uint8Array): void {
+    if (!this.width || bytes.length !== this.width) throw new Error(`only items of a fixed width can be overwritten`);
+    if (!(i >= 0 && i < this.count)) throw new RangeError(`item ${i} is outside the ${this.count} items`);
+    const at = i * this.width;
+    if (at >= this.written) this.out.set(bytes, at - this.written);
+    else for (let n = 0; n < bytes.length;) n += fs.writeSync(this.fd, bytes, n, bytes.length - n, at + n);
+    // The block read ahead may hold the old bytes.
+    if (at < this.blockEnd && at + bytes.length > this.blockStart) this.blockEnd = this.blockStart;
+  }
+
   close(): void {
     fs.closeSync(this.fd);
+    this.ends?.close();
+  }
+
+  private endOf(i: number): number {
+    return this.ends?.read(i).readDoubleLE(0) ?? 0;
   }
 
   private flush(): void {
