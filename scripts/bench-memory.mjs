@@ -4,9 +4,13 @@
 // process itself at exit, threads included). The file is gen-large's compact layout (a million
 // tasks in 53 MB, under the 64 MB a task file may have); one task in ten has two cases.
 //
-//   node scripts/bench-memory.mjs [--sizes 100000,1000000] [--commands test,stats,check,stats-checks] [--baseline PATH/TO/cli.js]
+//   node scripts/bench-memory.mjs [--sizes 100000,1000000] [--commands test,stats,check,stats-cached,stats-checks]
+//                                 [--baseline PATH/TO/cli.js [--baseline PATH/TO/another/cli.js]]
 //
-// --baseline    another build of the CLI (say, the merge base's) measured beside this one
+// --baseline    another build of the CLI (say, the merge base's) measured beside this one; given
+//               again, a third build (`baseline_2`), and so on
+// stats-cached  `vtask stats` a second time: the file's summary, its case outcomes and its
+//               duplicates all remembered (a summary read back, no parse)
 // stats-checks  `vtask stats` once the file's summary is remembered, with the duplicate search
 //               run again (its remembered result removed): the search without the parse
 import { spawnSync } from 'node:child_process';
@@ -22,9 +26,10 @@ const opt = (name, def) => {
 };
 const SIZES = opt('--sizes', '100000,1000000').split(',').map(Number);
 const COMMANDS = opt('--commands', 'test,stats,check').split(',');
+const baselines = process.argv.flatMap((a, i) => (a === '--baseline' ? [path.resolve(process.argv[i + 1])] : []));
 const clis = {
   current: path.join(root, 'out/cli.js'),
-  ...(opt('--baseline') ? { baseline: path.resolve(opt('--baseline')) } : {}),
+  ...Object.fromEntries(baselines.map((cli, i) => [i ? `baseline_${i + 1}` : 'baseline', cli])),
 };
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-memory-'));
 const preload = path.join(dir, 'usage.cjs');
@@ -38,15 +43,21 @@ const ARGS = {
   test: (f) => ['test', f],
   stats: (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))],
   check: (f) => ['check', f],
+  'stats-cached': (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))],
   'stats-checks': (f) => ['stats', f, '--json', '--cache-dir', fs.mkdtempSync(path.join(dir, 'cache-'))],
 };
 
-/** Before a measured run: `stats-checks` has the summary remembered, and no remembered check. */
+/**
+ * Before a measured run: `stats-cached` has everything remembered, `stats-checks` the summary and
+ * no remembered check. The figures of the run that filled the cache, if one did.
+ */
 function prepare(cli, command, args) {
-  if (command !== 'stats-checks') return;
-  run(cli, args);
+  if (command !== 'stats-checks' && command !== 'stats-cached') return undefined;
+  const first = run(cli, args);
+  if (command === 'stats-cached') return first;
   const stats = path.join(args[args.indexOf('--cache-dir') + 1], 'stats');
   for (const v of fs.readdirSync(stats)) fs.rmSync(path.join(stats, v, 'checks'), { recursive: true, force: true });
+  return first;
 }
 
 function run(cli, args) {
@@ -62,9 +73,10 @@ function run(cli, args) {
   return { peak_rss_mb: Math.round(Number(m[1]) / 1024), cpu_ms: Math.round(Number(m[2]) / 1000) };
 }
 
+/** A run's figures; beside them, those of the run that filled the cache before it (`first_run`). */
 function measure(cli, command, args) {
-  prepare(cli, command, args);
-  return run(cli, args);
+  const first = prepare(cli, command, args);
+  return { ...run(cli, args), ...(first ? { first_run: first } : {}) };
 }
 
 const figures = { load_average: +os.loadavg()[0].toFixed(2) };
@@ -80,7 +92,11 @@ try {
       figures[`${command}_${n}`] = f;
       console.log(
         `vtask ${command}, ${n} tasks in one file (${mb} MB): ${Object.entries(f)
-          .map(([k, v]) => `${k} peak RSS ${v.peak_rss_mb} MB (CPU ${v.cpu_ms} ms)`)
+          .map(
+            ([k, v]) =>
+              `${k} peak RSS ${v.peak_rss_mb} MB (CPU ${v.cpu_ms} ms)` +
+              (v.first_run ? ` [first run ${v.first_run.peak_rss_mb} MB, CPU ${v.first_run.cpu_ms} ms]` : ''),
+          )
           .join(', ')}`,
       );
     }

@@ -57,3 +57,57 @@ test('vtask stats reads 100,000 tasks of one file in a 40 MB heap, first and fro
   assert.deepEqual(out.duplicates, []);
   assert.equal(run(), first);
 });
+
+/** `vtask stats` on `file` with the cache in `cacheDir`, a heap limit in MB; its stdout. */
+function stats(file: string, cacheDir: string, heapMb: number, ...more: string[]): string {
+  const r = spawnSync(
+    process.execPath,
+    [`--max-old-space-size=${heapMb}`, CLI, 'stats', file, '--cache-dir', cacheDir, ...more],
+    { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 26 },
+  );
+  assert.equal(/out of memory|memory limit/.test(r.stderr), false, r.stderr.slice(-500));
+  assert.equal(r.status, 0, r.stderr.slice(-500));
+  return r.stdout;
+}
+
+/** The one remembered summary file under `cacheDir`. */
+function summaryFile(cacheDir: string): string {
+  const [v] = fs.readdirSync(path.join(cacheDir, 'stats'));
+  const files = path.join(cacheDir, 'stats', v!, 'files');
+  const [f] = fs.readdirSync(files);
+  return path.join(files, f!);
+}
+
+test('a second vtask stats reads the remembered summary of 100,000 tasks in a 20 MB heap (a build that parsed its line whole ran out of 24 MB)', () => {
+  const file = path.join(DIR, 'again.vtask');
+  fs.writeFileSync(file, compactTasks(100_000));
+  const cacheDir = path.join(DIR, 'cache-again');
+  const first = stats(file, cacheDir, 64, '--json', '--no-tasks');
+  assert.equal(stats(file, cacheDir, 20, '--json', '--no-tasks'), first);
+});
+
+test('vtask stats from its cache prints what the first run printed, text and --json, for rows past those kept in memory; a damaged summary is read from the file again', () => {
+  // Over 16,384 tasks (the rows past them spill to a scratch folder), ids with quotes, backslashes
+  // and characters of several UTF-8 bytes, whose escapes the row scanner must step over.
+  const lines = compactTasks(20_000).split('\n');
+  for (let i = 4; i < lines.length; i += 997)
+    lines[i] = lines[i]!.replace(/id: t(\d+)/, (_, n: string) => `id: 'q"{[\\${n}é\u{1F600}}'`);
+  const file = path.join(DIR, 'cached.vtask');
+  fs.writeFileSync(file, lines.join('\n'));
+  const cacheDir = path.join(DIR, 'cache-cached');
+  const runs = (): string[] => [stats(file, cacheDir, 64, '--json'), stats(file, cacheDir, 64)];
+  const first = runs();
+  const memo = summaryFile(cacheDir);
+  const written = fs.readFileSync(memo, 'utf8');
+  assert.match(written, /q\\"\{\[\\\\\d+é/, 'the escapes are in the remembered rows');
+  assert.deepEqual(runs(), first);
+  // The summary is what the second run read, every row of it: a kind changed in the last row shows.
+  const last = written.lastIndexOf('"kind":"math"');
+  fs.writeFileSync(memo, `${written.slice(0, last)}"kind":"mathy"${written.slice(last + 13)}`);
+  assert.match(stats(file, cacheDir, 64, '--json', '--no-tasks'), /"mathy":1/);
+  // Cut short, it is no summary: the file is read again, and its summary written again.
+  const line = written.indexOf('\n');
+  fs.writeFileSync(memo, written.slice(0, line >> 1));
+  assert.deepEqual(runs(), first);
+  assert.equal(fs.readFileSync(memo, 'utf8'), written);
+});

@@ -61,7 +61,7 @@ interface Workspace {
 
 /** When the files were last modified, as far as their times say (seconds since the epoch). */
 const MTIME = Math.floor(Date.now() / 1000) - 3600;
-const NAMES = ['edit', 'replace', 'unsaved', 'log', 'threshold', 'bench', 'deleted', 'forged'] as const;
+const NAMES = ['edit', 'replace', 'unsaved', 'log', 'threshold', 'bench', 'deleted', 'forged', 'shapes'] as const;
 const ws = {} as Record<(typeof NAMES)[number], Workspace>;
 
 before(async () => {
@@ -324,4 +324,95 @@ test('remembered case outcomes are read back as written; entries that are not co
   assert.deepEqual(again.get('a'.repeat(40)), good);
   assert.deepEqual(again.get('odd key'), good);
   for (let i = 0; i < 4; i++) assert.equal(again.get('b'.repeat(39) + i), undefined);
+});
+
+/** Scratch folders of spilled rows this process has open. */
+const rowScratch = (): number =>
+  fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(`vtask-rows-${process.pid}-`)).length;
+
+/** Summary lines damaged or not as the memo writes them: each is no remembered summary. */
+function damaged(line: string): Record<string, string> {
+  const escape = line.indexOf('\\"', line.length >> 1);
+  return {
+    'cut mid-row': line.slice(0, line.length >> 1),
+    'cut after the backslash of an escaped quote': line.slice(0, escape + 1),
+    'cut in the tail': line.slice(0, -5),
+    'a row that is a number': line.replace('{"tasks":[{', '{"tasks":[1,{'),
+    'a row that is an array': line.replace('{"tasks":[{', '{"tasks":[[],{'),
+    'a row that is null': line.replace('{"tasks":[{', '{"tasks":[null,{'),
+    'a row without its id': line.replace(/\{"id":"[^"]*",/, '{'),
+    'a row with a negative line': line.replace(/"line":\d+/, '"line":-1'),
+    'a row with counts that are not counts': line.replace(/"outcome":\{"total":\d+/, '"outcome":{"total":"2"'),
+    'a row left unclosed': line.replace(/\},\{"id"/, ',{"id"'),
+    'two commas': line.replace('},{', '},,{'),
+    'tasks not an array': line.replace('{"tasks":[', '{"tasks":{').replace('],"errors"', '},"errors"'),
+    'no errors': line.replace(/,"errors":\d+/, ''),
+    'errors not a number': line.replace(/"errors":(\d+)/, '"errors":"$1"'),
+    'no casesRun': line.replace(/,"casesRun":\w+/, ''),
+    'something after the summary': line.replace(/\}$/, ',"more":[]} x'),
+    'another key first': line.replace('{"tasks":', '{"errors":0,"tasks":'),
+  };
+}
+
+test('a remembered summary is read a row at a time as written; one cut short, damaged or of another shape is no summary, and leaves no scratch folder', () => {
+  const cacheDir = path.join(root, 'shapes-memo');
+  const memo = new StatsMemo(cacheDir);
+  // Past the rows kept in memory, with ids whose escapes and braces the scanner must step over.
+  const tasks = Array.from({ length: 20_000 }, (_, i) => ({
+    id: i % 101 ? `t${i}` : `q"{[\\${i}]}\n\u00e9\u{1F600}`,
+    line: i + 4,
+    kind: i % 7 ? 'math' : null,
+    cases: i % 10 ? 0 : 2,
+    runKey: i % 5000 ? `${i}`.padStart(40, 'a') : `odd key ${i}`,
+    ...(i % 10 ? {} : { outcome: { total: 2, passed: 1, failed: 1, skipped: 0 } }),
+  }));
+  const rows = TaskRows.of(tasks);
+  memo.putFileSummary(
+    'feed',
+    { tasks: rows, errors: 3, casesRun: true },
+    tasks.map((t) => `prompt of ${t.id}`),
+  );
+  rows.close();
+  const before = rowScratch();
+  const read = memo.fileSummary('feed');
+  assert.ok(read);
+  assert.deepEqual([...read.summary.tasks], tasks);
+  assert.deepEqual([read.summary.errors, read.summary.casesRun], [3, true]);
+  assert.deepEqual(
+    [...(read.prompts() ?? [])],
+    tasks.map((t) => `prompt of ${t.id}`),
+  );
+  read.summary.tasks.close();
+
+  const file = path.join(cacheDir, 'stats', version.replace(/[^\w.-]/g, '_'), 'files', 'feed.jsonl');
+  const [line, prompts] = fs.readFileSync(file, 'utf8').split('\n');
+  for (const [what, bad] of Object.entries(damaged(line!))) {
+    assert.notEqual(bad, line, what);
+    fs.writeFileSync(file, `${bad}\n${prompts}\n`);
+    assert.equal(memo.fileSummary('feed'), undefined, what);
+    assert.equal(rowScratch(), before, `${what}: the spilled rows are removed`);
+  }
+  // No newline at all: the line may have been cut anywhere.
+  fs.writeFileSync(file, line!);
+  assert.equal(memo.fileSummary('feed'), undefined, 'no newline');
+});
+
+test('a damaged remembered summary costs only time: the statistics are those of the files', async () => {
+  const w = ws.shapes;
+  const truth = await collectDatasetStats(w.files);
+  const files = path.join(memoDir(w), 'files');
+  const written = fs
+    .readdirSync(files)
+    .map((f) => ({ file: path.join(files, f), text: fs.readFileSync(path.join(files, f), 'utf8') }));
+  assert.equal(written.length, 2);
+  for (const what of Object.keys(damaged(written[0]?.text.split('\n')[0] ?? ''))) {
+    for (const { file, text } of written) {
+      const [line, prompts] = text.split('\n');
+      fs.writeFileSync(file, `${damaged(line ?? '')[what]}\n${prompts}\n`);
+    }
+    // The case outcomes are remembered apart: forgotten too, so that nothing but the files answers.
+    fs.rmSync(path.join(memoDir(w), 'cases.json'), { force: true });
+    assert.deepEqual(await collectDatasetStats(w.files), truth, what);
+    for (const { file, text } of written) assert.equal(fs.readFileSync(file, 'utf8'), text, `${what}: written again`);
+  }
 });

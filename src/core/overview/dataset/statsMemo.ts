@@ -14,9 +14,11 @@ import path from 'node:path';
 import { SampleCache } from '../../sampling/cache';
 import { version } from '../../version';
 import { StatIndex } from './statIndex';
-import type { CaseCounts, CaseMemo, FileSummary, PlainSummary } from './summary';
-import { TaskRows } from './taskRows';
+import type { CaseCounts, CaseMemo, FileSummary } from './summary';
+import { isCounts } from './taskRows';
+import { readSummaryLine } from './summaryLine';
 import { jsonStrings } from './jsonStrings';
+import { fileBlocks } from '../../util/fileBlocks';
 import { CaseOutcomes } from './caseOutcomes';
 import { gathered } from '../../util/writeJson';
 
@@ -45,14 +47,11 @@ export class StatsMemo implements CaseMemo {
   fileSummary(hash: string): RememberedFile | undefined {
     const file = path.join(this.root, 'files', `${hash}.jsonl`);
     try {
-      const bytes = fs.readFileSync(file);
-      const nl = bytes.indexOf(10);
-      if (nl < 0) return undefined;
-      const read = JSON.parse(bytes.toString('utf8', 0, nl)) as PlainSummary;
-      if (!Array.isArray(read.tasks) || typeof read.errors !== 'number') return undefined;
-      const summary = { ...read, tasks: TaskRows.of(read.tasks) };
+      // Read a row at a time: the line is over a hundred megabytes at a million tasks.
+      const summary = readSummaryLine(file);
       return { summary, prompts: () => promptsOf(file, summary.tasks.length) };
     } catch {
+      // Missing, cut short or not as written: the file is summarised again.
       return undefined;
     }
   }
@@ -174,15 +173,6 @@ export class StatsMemo implements CaseMemo {
   }
 }
 
-const COUNT_KEYS = ['total', 'passed', 'failed', 'skipped'] as const;
-
-/** Counts as `save` writes them; anything else in the file is not remembered (its cases run again). */
-function isCounts(v: unknown): v is CaseCounts {
-  if (typeof v !== 'object' || v === null) return false;
-  const o: Record<string, unknown> = { ...v };
-  return COUNT_KEYS.every((k) => Number.isInteger(o[k]) && Number(o[k]) >= 0 && Number(o[k]) < 2 ** 32);
-}
-
 /** JSON.stringify of an array of these strings, `[` and `]` left out, an element at a time. */
 function* jsonElements(strings: Iterable<string>): Generator<string> {
   let first = true;
@@ -217,18 +207,13 @@ function promptsOf(file: string, tasks: number): Iterable<string> | undefined {
 
 /** Where a file's second line starts; its length when it has one line. */
 function afterFirstLine(file: string): number {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const block = Buffer.allocUnsafe(1 << 16);
-    let at = 0;
-    for (let n; (n = fs.readSync(fd, block, 0, block.length, at)) > 0; at += n) {
-      const nl = block.subarray(0, n).indexOf(10);
-      if (nl >= 0) return at + nl + 1;
-    }
-    return at;
-  } finally {
-    fs.closeSync(fd);
+  let end = 0;
+  for (const { bytes, at } of fileBlocks(file, 0, 1 << 16)) {
+    const nl = bytes.indexOf(10);
+    if (nl >= 0) return at + nl + 1;
+    end = at + bytes.length;
   }
+  return end;
 }
 
 function readQuietly(file: string): string | undefined {

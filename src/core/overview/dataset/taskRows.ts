@@ -30,6 +30,15 @@ export interface TaskRow {
   readonly outcome?: CaseCounts;
 }
 
+const COUNT_KEYS = ['total', 'passed', 'failed', 'skipped'] as const;
+
+/** Counts as a summary or the case memo writes them (four 32-bit counts). */
+export function isCounts(v: unknown): v is CaseCounts {
+  if (typeof v !== 'object' || v === null) return false;
+  const o: Record<string, unknown> = { ...v };
+  return COUNT_KEYS.every((k) => Number.isInteger(o[k]) && Number(o[k]) >= 0 && Number(o[k]) < 2 ** 32);
+}
+
 const HEX_KEY = /^[0-9a-f]{40}$/;
 
 /** Rows kept in memory before the rest go to a scratch folder (making one per small file would cost more). */
