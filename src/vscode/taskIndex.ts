@@ -18,6 +18,8 @@ export const TASK_FILE_GLOB = '**/*.{vtask,vtask.yaml,vtask.yml}';
 /** What the index lists: task files, and the dataset files `vtask stats` reads as rows (kept when their rows are in a known format). */
 const INDEX_GLOB = '**/*.{vtask,vtask.yaml,vtask.yml,jsonl,ndjson,parquet}';
 const EXCLUDE_GLOB = '{**/node_modules/**,**/.*/**}';
+/** A workspace-relative path inside what EXCLUDE_GLOB leaves out. */
+const EXCLUDED_PATH = /(^|\/)(node_modules|\.[^/]*)\//;
 
 /** What the overview needs of one task: where its id is, its verifier kind, its prompt. */
 export interface IndexedTask {
@@ -85,8 +87,15 @@ export class TaskIndex implements vscode.Disposable {
 
   constructor(private readonly documents: TaskDocuments) {
     const watcher = vscode.workspace.createFileSystemWatcher(INDEX_GLOB);
+    // A folder moved or unpacked into the workspace, or deleted, reaches the watcher as the folder
+    // alone, with no event for the files in it: those are looked for when a folder appears, and
+    // forgotten with it.
+    const folders = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
     this.disposables.push(
       watcher,
+      folders,
+      folders.onDidCreate((u) => void this.folderAdded(u)),
+      folders.onDidDelete((u) => this.removedUnder(u)),
       watcher.onDidCreate((u) => void this.added(u)),
       watcher.onDidDelete((u) => this.removed(u)),
       watcher.onDidChange((u) => {
@@ -303,11 +312,7 @@ export class TaskIndex implements vscode.Disposable {
   }
 
   private async added(uri: vscode.Uri): Promise<void> {
-    if (
-      !this.uris ||
-      this.uris.has(uri.toString()) ||
-      /(^|\/)(node_modules|\.[^/]*)\//.test(vscode.workspace.asRelativePath(uri, false))
-    )
+    if (!this.uris || this.uris.has(uri.toString()) || EXCLUDED_PATH.test(vscode.workspace.asRelativePath(uri, false)))
       return;
     if (rowFileType(uri.path) && !(await this.isDataset(uri))) return;
     if (!this.uris || this.uris.has(uri.toString())) return;
@@ -315,10 +320,29 @@ export class TaskIndex implements vscode.Disposable {
     this.fire(undefined);
   }
 
+  /** Lists the task and dataset files of a folder that appeared (other created paths are passed over). */
+  private async folderAdded(uri: vscode.Uri): Promise<void> {
+    if (!this.uris || EXCLUDED_PATH.test(`${vscode.workspace.asRelativePath(uri, false)}/`)) return;
+    try {
+      const st = await vscode.workspace.fs.stat(uri);
+      if (!(st.type & vscode.FileType.Directory)) return;
+      const found = await vscode.workspace.findFiles(new vscode.RelativePattern(uri, INDEX_GLOB), EXCLUDE_GLOB);
+      for (const f of found) await this.added(f);
+    } catch {
+      // Gone again before it was looked at: its deletion is its own event.
+    }
+  }
+
   private removed(uri: vscode.Uri): void {
     this.cache.delete(uri.toString());
     this.datasets.delete(uri.toString());
     if (this.uris?.delete(uri.toString())) this.fire(undefined);
+  }
+
+  /** Forgets the files inside a deleted folder (a deleted file is `removed`). */
+  private removedUnder(uri: vscode.Uri): void {
+    const prefix = `${uri.toString()}/`;
+    for (const [key, u] of this.uris ?? []) if (key.startsWith(prefix)) this.removed(u);
   }
 
   private invalidate(uri: vscode.Uri): void {

@@ -198,6 +198,34 @@ suite('dataset overview', () => {
     await until(() => described(folder) === '3 tasks', `"3 tasks" (is "${described(folder)}")`);
   });
 
+  test('a folder moved into the workspace with task files in it is listed with their tasks, and goes when deleted', async () => {
+    // A move (an unpacked archive, a folder dragged in) reaches the file watcher as the folder
+    // alone: no event names the files inside it.
+    // Made beside the workspace folder, so that the move is a rename on one file system.
+    const outside = fs.mkdtempSync(path.join(path.dirname(folderUri().fsPath), 'vtask-int-moved-'));
+    fs.mkdirSync(path.join(outside, 'inner'));
+    fs.writeFileSync(
+      path.join(outside, 'inner', 'm.vtask'),
+      'vtask: 1\ntasks:\n  - id: m/one\n    prompt: What is 1 + 1?\n    verify: { math: { answer: "2" } }\n',
+    );
+    const moved = vscode.Uri.joinPath(folderUri(), 'moved');
+    fs.renameSync(outside, moved.fsPath);
+    try {
+      const folder = await until(
+        async () => (await tree().getChildren()).find((n) => n.kind === 'folder' && label(n) === 'moved'),
+        'the moved folder in the view',
+      );
+      await until(() => described(folder) === '1 task', `"1 task" on the moved folder (is "${described(folder)}")`);
+    } finally {
+      await vscode.workspace.fs.delete(moved, { recursive: true });
+    }
+    // Deleted, the folder is again one event: its files go with it.
+    await until(
+      async () => !(await tree().getChildren()).some((n) => n.kind === 'folder' && label(n) === 'moved'),
+      'the deleted folder gone from the view',
+    );
+  });
+
   test('running cases counts the failing one in the file and the task; a filter keeps only those tasks', async () => {
     const uri = fileUri('algebra.vtask');
     await vscode.commands.executeCommand('vtask.runCases', uri, 'alg/linear');
