@@ -39,7 +39,12 @@ export function withDeadline<T>(
   signal: AbortSignal | undefined,
   what: string,
 ): Promise<T> {
-  if (typeof work !== 'function') return race(work, ms, signal, what);
+  if (typeof work !== 'function') {
+    // Work already started is only waited for: its rejection after the deadline is nobody's.
+    const started = work;
+    started.catch(() => undefined);
+    return withDeadline(() => started, ms, signal, what);
+  }
   if (signal?.aborted) return Promise.reject(new CancelledError());
   // One timer and one listener on the caller's signal, each ending the wait and the work at
   // once: every request of a run comes through here.
@@ -68,39 +73,6 @@ export function withDeadline<T>(
       clear();
       resolve(value);
     }, giveUp);
-  });
-}
-
-function race<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined, what: string): Promise<T> {
-  work.catch(() => undefined);
-  if (signal?.aborted) return Promise.reject(new CancelledError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      clear();
-      reject(new CancelledError());
-    };
-    const timer = setTimeout(
-      () => {
-        clear();
-        reject(new DeadlineError(what, ms));
-      },
-      Math.max(0, ms),
-    );
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function clear(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
-    work.then(
-      (value) => {
-        clear();
-        resolve(value);
-      },
-      (e: unknown) => {
-        clear();
-        reject(e);
-      },
-    );
   });
 }
 
