@@ -311,12 +311,28 @@ export class TaskIndex implements vscode.Disposable {
     return this.uris?.has(uri.toString()) ?? false;
   }
 
-  private async added(uri: vscode.Uri): Promise<void> {
-    if (!this.uris || this.uris.has(uri.toString()) || EXCLUDED_PATH.test(vscode.workspace.asRelativePath(uri, false)))
-      return;
-    if (rowFileType(uri.path) && !(await this.isDataset(uri))) return;
-    if (!this.uris || this.uris.has(uri.toString())) return;
-    this.uris = byPath([...this.uris.values(), uri]);
+  private added(uri: vscode.Uri): Promise<void> {
+    return this.addedAll([uri]);
+  }
+
+  /** Lists new task and dataset files at once: a folder of thousands is one sort and one change. */
+  private async addedAll(found: readonly vscode.Uri[]): Promise<void> {
+    const fresh: vscode.Uri[] = [];
+    for (const uri of found) {
+      if (
+        !this.uris ||
+        this.uris.has(uri.toString()) ||
+        EXCLUDED_PATH.test(vscode.workspace.asRelativePath(uri, false))
+      )
+        continue;
+      if (rowFileType(uri.path) && !(await this.isDataset(uri))) continue;
+      fresh.push(uri);
+    }
+    // Listed again meanwhile (the list was read anew, or another event named the same file).
+    const uris = this.uris;
+    const news = fresh.filter((u) => uris && !uris.has(u.toString()));
+    if (!uris || !news.length) return;
+    this.uris = byPath([...uris.values(), ...news]);
     this.fire(undefined);
   }
 
@@ -327,7 +343,7 @@ export class TaskIndex implements vscode.Disposable {
       const st = await vscode.workspace.fs.stat(uri);
       if (!(st.type & vscode.FileType.Directory)) return;
       const found = await vscode.workspace.findFiles(new vscode.RelativePattern(uri, INDEX_GLOB), EXCLUDE_GLOB);
-      for (const f of found) await this.added(f);
+      await this.addedAll(found);
     } catch {
       // Gone again before it was looked at: its deletion is its own event.
     }
