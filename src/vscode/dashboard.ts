@@ -181,7 +181,7 @@ export class Dashboard implements vscode.Disposable {
     clearTimeout(this.timer);
     this.abort?.abort();
     const abort = (this.abort = new AbortController());
-    const uris = (await this.s.index.files()).filter((u) => u.scheme === 'file');
+    const listed = (await this.s.index.files()).filter((u) => u.scheme === 'file');
     const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.fsPath, d]));
     const found = this.s.duplicates.last;
     // The findings name files by URI, the statistics by path: each file's path is made once.
@@ -193,31 +193,45 @@ export class Dashboard implements vscode.Disposable {
     };
     let lastProgress = 0;
     if (!this.shown)
-      await this.post({ type: 'busy', text: `Reading ${uris.length.toLocaleString('en-US')} task files…` });
+      await this.post({ type: 'busy', text: `Reading ${listed.length.toLocaleString('en-US')} task files…` });
+    // A file deleted after it was listed (a checkout, a script) is no longer part of the dataset:
+    // the statistics are made again without it rather than failing (the index drops it as its
+    // watcher reports the deletion). Each attempt leaves out at least one more file.
+    const gone = new Set<string>();
+    let uris = listed;
+    let stats: DatasetStats;
     try {
-      const stats = await this.live.compute(
-        uris.map((u) => ({ file: u.fsPath, cacheDir: this.s.runLogs.placeOf(u).cacheDir })),
-        {
-          // What the editors show, saved or not: the dashboard agrees with the tree and the problems.
-          // A Parquet dataset is read as its rows (JSON lines), as `vtask stats` reads it.
-          read: (f) =>
-            rowFileType(f) === 'parquet' ? rowFileText(f) : (open.get(f)?.getText() ?? fs.readFileSync(f, 'utf8')),
-          runLog: (cacheDir) => this.s.runLogs.read(cacheDir),
-          duplicates: found.duplicates.map((d) => ({ ...d, a: fsRef(d.a), b: fsRef(d.b) })),
-          contamination: found.contamination.map(fsRef),
-        },
-        {
-          slices: new TimeSlices(SLICE_MS, abort.signal),
-          onFile: (done, total) => {
-            if (Date.now() - lastProgress < PROGRESS_MS) return;
-            lastProgress = Date.now();
-            void this.post({
-              type: 'busy',
-              text: `Reading task files… ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`,
-            });
-          },
-        },
-      );
+      for (;;) {
+        uris = listed.filter((u) => !gone.has(u.fsPath));
+        const goneBefore = gone.size;
+        try {
+          stats = await this.live.compute(
+            uris.map((u) => ({ file: u.fsPath, cacheDir: this.s.runLogs.placeOf(u).cacheDir })),
+            {
+              read: (f) => textNow(f, open, gone),
+              runLog: (cacheDir) => this.s.runLogs.read(cacheDir),
+              duplicates: found.duplicates
+                .map((d) => ({ ...d, a: fsRef(d.a), b: fsRef(d.b) }))
+                .filter((d) => !gone.has(d.a.file) && !gone.has(d.b.file)),
+              contamination: found.contamination.map(fsRef).filter((c) => !gone.has(c.file)),
+            },
+            {
+              slices: new TimeSlices(SLICE_MS, abort.signal),
+              onFile: (done, total) => {
+                if (Date.now() - lastProgress < PROGRESS_MS) return;
+                lastProgress = Date.now();
+                void this.post({
+                  type: 'busy',
+                  text: `Reading task files… ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`,
+                });
+              },
+            },
+          );
+          break;
+        } catch (e) {
+          if (abort.signal.aborted || gone.size === goneBefore) throw e;
+        }
+      }
       if (abort.signal.aborted) return undefined;
       this.stale = false;
       const names = new Map(uris.map((u) => [u.fsPath, vscode.workspace.asRelativePath(u)]));
@@ -277,5 +291,25 @@ export class Dashboard implements vscode.Disposable {
     if (Dashboard.current === this) Dashboard.current = undefined;
     this.panel.dispose();
     for (const d of this.disposables) d.dispose();
+  }
+}
+
+/**
+ * A file's text now: an open editor's (saved or not, as the tree and the problems have it), else
+ * the disk's; a Parquet dataset as its rows (JSON lines), as `vtask stats` reads it. A file no
+ * longer on disk is added to `gone` before the error goes on.
+ */
+async function textNow(
+  file: string,
+  open: ReadonlyMap<string, vscode.TextDocument>,
+  gone: Set<string>,
+): Promise<string> {
+  try {
+    return rowFileType(file) === 'parquet'
+      ? await rowFileText(file)
+      : (open.get(file)?.getText() ?? fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') gone.add(file);
+    throw e;
   }
 }

@@ -5,7 +5,8 @@
 // other task, a prompt found in a benchmark gets one pointing at the benchmark's row (and its own
 // label and filter), runs written to the run log as `vtask run` writes them give the bands of the
 // tasks as they are now (a run of an older version does not count), and the dashboard computes
-// the statistics, follows a run appended to the log, and opens a task from its page's message;
+// the statistics, follows a run appended to the log, and opens a task from its page's message
+// (a file deleted while it is read is left out of them);
 // a task the built-in demo model ran but cannot do is marked as such, in no band.
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -501,6 +502,59 @@ suite('dataset overview', () => {
       'copies.vtask opened',
     );
     assert.equal(editor.selection.start.line, 8);
+  });
+  test('a task file deleted after it was listed is left out of the dashboard statistics, which are still given', async () => {
+    const uri = fileUri('vanishing.vtask');
+    fs.writeFileSync(
+      uri.fsPath,
+      'vtask: 1\ntasks:\n  - id: gone/one\n    prompt: What is 5 + 5?\n    verify: { math: { answer: "10" } }\n',
+    );
+    try {
+      await until(
+        async () => (await tree().getChildren(await overviewFolder())).some((n) => label(n) === 'vanishing.vtask'),
+        'vanishing.vtask in the view',
+      );
+      await vscode.commands.executeCommand('vtask.openDashboard');
+      const dashboard = await until(() => api.overview.dashboard(), 'the dashboard');
+      await dashboard.handle({ type: 'ready' });
+      await until(
+        () =>
+          dashboard.posted.some(
+            (m) => m.type === 'stats' && m.stats.per_file.some((f) => f.file === 'overview/vanishing.vtask'),
+          ),
+        'statistics with vanishing.vtask',
+      );
+      // Changed (the dashboard will read it again), then deleted and read at once, before the
+      // file watcher can tell the index (a checkout does this): the file is still listed when its
+      // text is read.
+      let told = false;
+      const sub = api.overview.index.onDidChange((uris) => {
+        told ||= uris.some((u) => u.fsPath === uri.fsPath);
+      });
+      fs.appendFileSync(
+        uri.fsPath,
+        '  - id: gone/two\n    prompt: What is 6 + 6?\n    verify: { math: { answer: "12" } }\n',
+      );
+      await until(() => told, 'the change of vanishing.vtask reported').finally(() => sub.dispose());
+      const posted = dashboard.posted.length;
+      fs.unlinkSync(uri.fsPath);
+      // (A computation that starts later, on the watcher's word, may cut this one short: the
+      // statistics looked for are the first ones posted after the deletion, by either.)
+      await dashboard.update();
+      const sent = await until(
+        () => dashboard.posted.slice(posted).find((m) => m.type === 'stats'),
+        'statistics after the deletion',
+      );
+      const errors = dashboard.posted.slice(posted).filter((m) => m.type === 'notice' && m.level === 'error');
+      assert.deepEqual(errors, [], 'no error on the page');
+      const files = sent.stats.per_file.map((f) => f.file);
+      assert.ok(
+        files.includes('overview/algebra.vtask') && !files.includes('overview/vanishing.vtask'),
+        files.join(', '),
+      );
+    } finally {
+      fs.rmSync(uri.fsPath, { force: true });
+    }
   });
   test('a JSONL or Parquet dataset is listed with its rows as tasks and counted by the dashboard; other JSON lines are not', async () => {
     const rows = await until(
