@@ -142,7 +142,7 @@ export function streamChunks(source: ChunkedText, parseBatch?: ChunkBatchParser)
   const count = layout.taskCount;
   const batched = parseBatch && count >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
   async function* tasks(): AsyncGenerator<StreamedTask> {
-    const firstById = new IdIndex((offset) => idOfTaskAt(source, offset));
+    const firstById = new IdIndex((offset) => idOfTaskAt(source, offset), count);
     // The file's one allowance of expanded alias nodes, spent task by task (as parseTaskFile does).
     let left = LIMITS.aliasNodes;
     const local = (index: number): { plain: PlainTask; node: TaskEntry['node'] } => {
