@@ -1,10 +1,11 @@
 // A task file read from disk a block at a time, for `vtask test` and `vtask stats` over files
 // of a million tasks: the whole text is never one string. A first pass finds the layout (where
-// each task starts, 4 bytes a task) and the limits, marks a segment start every 64 KB of text
-// (its offset, byte and line: positions are found by reading the segment again, not from 4 bytes
-// kept per line), and keeps the header and the keys after the tasks; a second pass reads the
-// tasks' text on, as the stream reaches them. A file this cannot read so (not UTF-8, not a regular file, over a limit,
-// a layout the chunks cannot carry) is left to the whole-text path, which says what is wrong.
+// each task starts, 4 bytes a task) and the limits, marks a segment start every 4 KB of text (its
+// offset, byte and line: a position is found by reading its segment again, not from 4 bytes kept
+// per line), and keeps the header and the keys after the tasks; a second pass reads the tasks'
+// text on, as the stream reaches them. A file this cannot read so (not UTF-8, not a regular file,
+// over a limit, a layout the chunks cannot carry) is left to the whole-text path, which says what
+// is wrong.
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { LayoutScanner } from './chunks';
