@@ -11,6 +11,7 @@ import { after, test } from 'node:test';
 import { readChunkedFile } from '../../src/core/taskfile/fileStream';
 import { textHash } from '../../src/core/overview/dataset/summary';
 import { streamChunks, streamTaskFile, type TaskStream } from '../../src/core/taskfile/stream';
+import { LineIndex } from '../../src/core/taskfile/text';
 
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-file-stream-'));
 after(() => fs.rmSync(DIR, { recursive: true, force: true }));
@@ -68,6 +69,34 @@ test('a file of several blocks, with multi-byte characters, CRLF lines, errors a
   fs.writeFileSync(file, lines.join('\n'));
   assert.ok(fs.statSync(file).size > 3 << 20);
   await assertSame(file);
+});
+
+test('positions from segments read again agree with those of the whole text at every line, across segments of multi-byte text', () => {
+  const lines = ['\ufeffvtask: 1', 'defaults:', '  verify: {math: {answer: "4"}}', 'tasks:'];
+  for (let i = 0; i < 3000; i++) {
+    lines.push(
+      `  - id: t${i}\r`,
+      `    prompt: "Tâche ${i} 日本語 \u{1f600} ${'x'.repeat(i % 50 === 0 ? 9000 : i % 40)}"`,
+    );
+    if (i % 3 === 0) lines.push('', '    # é');
+  }
+  const text = lines.join('\n');
+  const file = path.join(DIR, 'segments.vtask');
+  fs.writeFileSync(file, text);
+  const chunked = readChunkedFile(file);
+  assert.ok(chunked);
+  const whole = new LineIndex(text);
+  assert.equal(chunked.lines.lineCount, whole.lineCount);
+  // Lines in turn, then from the end back, as an error listed after the tasks asks.
+  const order = [...Array(whole.lineCount).keys()];
+  for (const l of [...order, ...order.reverse()]) {
+    assert.equal(chunked.lines.lineStart(l), whole.lineStart(l), `line ${l}`);
+    const o = whole.lineStart(l) + (l % 5);
+    assert.deepEqual(chunked.lines.position(o), whole.position(o), `offset ${o}`);
+    assert.equal(chunked.lines.offset({ line: l, character: 7 }), whole.offset({ line: l, character: 7 }));
+  }
+  assert.deepEqual(chunked.lines.position(text.length + 5), whole.position(text.length + 5));
+  assert.equal(chunked.textAt(100, 9000), text.slice(100, 9000));
 });
 
 test('files it cannot read a block at a time are left to the whole-text path', () => {

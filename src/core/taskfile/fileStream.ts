@@ -1,15 +1,17 @@
 // A task file read from disk a block at a time, for `vtask test` and `vtask stats` over files
 // of a million tasks: the whole text is never one string. A first pass finds the layout (where
-// each task starts, 4 bytes a task), the line starts (4 bytes a line) and the limits, and keeps
-// the header and the keys after the tasks; a second pass reads the tasks' text on, as the
-// stream reaches them. A file this cannot read so (not UTF-8, not a regular file, over a limit,
-// a layout the chunks cannot carry) is left to the whole-text path, which says what is wrong.
+// each task starts, 4 bytes a task) and the limits, marks a segment start every 4 KB of text (its
+// offset, byte and line: a position is found by reading its segment again, not from 4 bytes kept
+// per line), and keeps the header and the keys after the tasks; a second pass reads the tasks'
+// text on, as the stream reaches them. A file this cannot read so (not UTF-8, not a regular file,
+// over a limit, a layout the chunks cannot carry) is left to the whole-text path, which says what
+// is wrong.
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { LayoutScanner } from './chunks';
 import { LIMITS, LimitScanner } from './limits';
 import type { ChunkedText } from './stream';
-import { LineIndex, LineStarts } from './text';
+import { SegmentedLineIndex, type LineSegments } from './text';
 
 /**
  * The file read a block at a time, whose bytes must still hash to `hash` (it was read so before,
@@ -35,7 +37,9 @@ export interface ChunkedFile extends ChunkedText {
 export function readChunkedFile(file: string): ChunkedFile | undefined {
   const size = regularFileSize(file);
   if (size === undefined || size > LIMITS.fileBytes) return undefined;
-  const lines = new LineStarts();
+  const segments = new Segments();
+  let newlines = 0;
+  let byte = 0;
   const limits = new LimitScanner();
   const scanner = new LayoutScanner();
   let header = '';
@@ -46,11 +50,19 @@ export function readChunkedFile(file: string): ChunkedFile | undefined {
   try {
     for (const block of textBlocks(file, size, hash)) {
       const { text, offset } = block;
-      lines.add(text, offset);
       limits.text(text, offset);
+      // The byte at which line start `markedAt` of this block is.
+      let markedAt = 0;
+      let markedByte = byte;
       for (let s = 0; s < text.length; line++) {
         const nl = text.indexOf('\n', s);
         const e = nl < 0 ? text.length : nl + 1;
+        if (nl >= 0) newlines++;
+        if (offset + s >= segments.next) {
+          markedByte += Buffer.byteLength(text.slice(markedAt, s));
+          markedAt = s;
+          segments.mark(offset + s, markedByte, line);
+        }
         limits.line(line, offset + s, offset + (nl < 0 ? text.length : nl));
         if (scanner.reading) {
           if (!scanner.inTasks) header += text.slice(s, e);
@@ -61,6 +73,7 @@ export function readChunkedFile(file: string): ChunkedFile | undefined {
         s = e;
       }
       length = offset + text.length;
+      byte += Buffer.byteLength(text);
     }
   } catch {
     // Not UTF-8, or unreadable: the whole-text path reports it where it is.
@@ -77,8 +90,9 @@ export function readChunkedFile(file: string): ChunkedFile | undefined {
   let reader: Generator<Block> | undefined;
   // The blocks of the second pass that the next task may still need.
   const held: Block[] = [];
+  segments.end(file, length, size);
   return {
-    lines: new LineIndex(lines.starts, lines.count, length),
+    lines: new SegmentedLineIndex(segments, newlines + 1, length),
     hash: digest,
     length,
     layout,
@@ -107,6 +121,9 @@ export function readChunkedFile(file: string): ChunkedFile | undefined {
       }
       return out;
     },
+    textAt(start, end) {
+      return segments.textAt(start, end);
+    },
     whole() {
       let text = '';
       const whole = createHash('sha1');
@@ -115,6 +132,116 @@ export function readChunkedFile(file: string): ChunkedFile | undefined {
       return text;
     },
   };
+}
+
+/** Text between segment starts (a SEGMENT of text or more apart): what a text offset's place in the file is found from. */
+const SEGMENT = 1 << 12;
+
+/** Segments whose text `textAt` keeps. */
+const SEGMENTS_KEPT = 8;
+
+/** The segment starts of a file, and their texts read again from it. */
+class Segments implements LineSegments {
+  private readonly starts: number[] = [];
+  private readonly bytes: number[] = [];
+  private readonly lines: number[] = [];
+  private file = '';
+  private length = 0;
+  private size = 0;
+  private readonly read = new Map<number, string>();
+  /** The text offset from which the next line start begins a segment. */
+  next = 0;
+
+  get count(): number {
+    return this.starts.length;
+  }
+
+  mark(start: number, byte: number, line: number): void {
+    this.starts.push(start);
+    this.bytes.push(byte);
+    this.lines.push(line);
+    this.next = start + SEGMENT;
+  }
+
+  /** The file the segments are read again from, its text's length and its size. */
+  end(file: string, length: number, size: number): void {
+    if (this.starts.length === 0) this.mark(0, 0, 0);
+    this.file = file;
+    this.length = length;
+    this.size = size;
+  }
+
+  start(k: number): number {
+    return this.starts[k] ?? this.length;
+  }
+
+  line(k: number): number {
+    return this.lines[k] ?? 0;
+  }
+
+  text(k: number): string {
+    return this.between(k, k + 1);
+  }
+
+  /**
+   * Segment `k`'s text for `textAt`. Read backs come in file order from a few places (the first
+   * uses of ids repeated in turn): the last few segments read are kept.
+   */
+  private kept(k: number): string {
+    let text = this.read.get(k);
+    if (text === undefined) {
+      text = this.between(k, k + 1);
+      if (this.read.size === SEGMENTS_KEPT) this.read.delete(this.read.keys().next().value ?? k);
+      this.read.set(k, text);
+    }
+    return text;
+  }
+
+  /** The text from `start` to `end`, read again from the segments that hold it. */
+  textAt(start: number, end: number): string {
+    const first = this.segmentAt(start);
+    const last = Math.max(first, this.segmentAt(end - 1));
+    const from = this.start(first);
+    const text = first === last ? this.kept(first) : this.between(first, last + 1);
+    return text.slice(start - from, end - from);
+  }
+
+  /** The segment holding text offset `offset`. */
+  private segmentAt(offset: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.start(mid) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Segments `from` up to (not including) `to`, checked against the text the first pass read. */
+  private between(from: number, to: number): string {
+    const text = decodedAt(this.file, this.bytes[from] ?? this.size, this.bytes[to] ?? this.size);
+    if (text.length !== this.start(to) - this.start(from))
+      throw new Error(`${this.file} changed while it was read: try again`);
+    return text;
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Bytes `from` to `to` of a file, decoded as UTF-8 (an error when they are not). */
+function decodedAt(file: string, from: number, to: number): string {
+  const bytes = Buffer.allocUnsafe(to - from);
+  for (let n = 0; n < bytes.length;) {
+    const got = readAt(file, bytes.subarray(n), bytes.length - n, from + n);
+    if (got === 0) throw new Error(`${file} changed while it was read: try again`);
+    n += got;
+  }
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new Error(`${file} changed while it was read: try again`);
+  }
 }
 
 /** A piece of the text made of whole lines (but the last), and where it starts. */

@@ -87,6 +87,8 @@ export interface ChunkedText {
   readonly tail: string | undefined;
   /** Task chunk `i`'s text; `i` never goes back (a file read from disk reads on). */
   taskText(i: number): string;
+  /** The text from `start` to `end`, wherever the reading is (read again from disk when passed: rarely asked for). */
+  textAt(start: number, end: number): string;
   /** The whole text, for the whole-file parse (an alias to an anchor in another task). */
   whole(): string;
 }
@@ -108,6 +110,7 @@ export function streamTaskFile(text: string, parseBatch?: ChunkBatchParser): Tas
       header: text.slice(0, layout.headerEnd),
       tail: layout.tailStart === undefined ? undefined : text.slice(layout.tailStart),
       taskText: (i) => taskChunk(text, layout, i).text,
+      textAt: (start, end) => text.slice(start, end),
       whole: () => text,
     },
     parseBatch,
@@ -139,7 +142,7 @@ export function streamChunks(source: ChunkedText, parseBatch?: ChunkBatchParser)
   const count = layout.taskCount;
   const batched = parseBatch && count >= MIN_TASKS_FOR_BATCHES ? parseBatch : undefined;
   async function* tasks(): AsyncGenerator<StreamedTask> {
-    const firstById = new IdIndex();
+    const firstById = new IdIndex((offset) => idOfTaskAt(source, offset), count);
     // The file's one allowance of expanded alias nodes, spent task by task (as parseTaskFile does).
     let left = LIMITS.aliasNodes;
     const local = (index: number): { plain: PlainTask; node: TaskEntry['node'] } => {
@@ -200,6 +203,19 @@ export function streamChunks(source: ChunkedText, parseBatch?: ChunkBatchParser)
       return whole;
     },
   };
+}
+
+/** The id of the task whose text holds `offset`, read again: what a match in the id index is confirmed by. */
+function idOfTaskAt(source: ChunkedText, offset: number): string | undefined {
+  const starts = source.layout.taskStarts;
+  let lo = 0;
+  let hi = source.layout.taskCount - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return parseTaskChunk(source.textAt(starts[lo] ?? 0, starts[lo + 1] ?? 0)).summary?.id;
 }
 
 function plainOf(p: ReturnType<typeof parseTaskChunk>, defaults: Record<string, unknown>): PlainTask {

@@ -18,6 +18,7 @@ import type { CaseCounts, CaseMemo, FileSummary } from './summary';
 import { isCounts } from './taskRows';
 import { readSummaryLine } from './summaryLine';
 import { jsonStrings } from './jsonStrings';
+import { jsonEntries } from './jsonEntries';
 import { fileBlocks } from '../../util/fileBlocks';
 import { CaseOutcomes } from './caseOutcomes';
 import { gathered } from '../../util/writeJson';
@@ -145,11 +146,9 @@ export class StatsMemo implements CaseMemo {
     if (!this.cases) {
       this.cases = new CaseOutcomes();
       try {
-        const read = JSON.parse(fs.readFileSync(path.join(this.root, 'cases.json'), 'utf8')) as Record<
-          string,
-          CaseCounts
-        >;
-        for (const [key, counts] of Object.entries(read)) if (isCounts(counts)) this.cases.set(key, counts);
+        // An entry at a time: parsed whole, the file and an object per entry were in the heap at once.
+        for (const [key, counts] of jsonEntries(path.join(this.root, 'cases.json')))
+          if (isCounts(counts)) this.cases.set(key, counts);
       } catch {
         this.cases = new CaseOutcomes();
       }
