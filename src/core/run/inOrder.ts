@@ -6,15 +6,16 @@
  * Runs `run(i)` for i in 0..count-1, at most `limit` at once, and calls `emit` with each result
  * in index order as soon as it and every one before it are done. No index is started more than
  * `window` past the first one not yet emitted, so a slow item holds back at most `window`
- * results (and starting new work), whatever `count` is. Rejects as soon as a `run` or an
- * `emit` throws (the items in flight go on, as with `Promise.all`).
+ * results (and starting new work), whatever `count` is: by default 1,024 (a task's result is a
+ * few kilobytes), so that one task retrying for a while rarely holds up the run. Rejects as
+ * soon as a `run` or an `emit` throws (the items in flight go on, as with `Promise.all`).
  */
 export async function inOrder<R>(
   count: number,
   limit: number,
   run: (index: number) => Promise<R>,
   emit: (result: R, index: number) => void,
-  window = Math.max(4 * limit, 256),
+  window = Math.max(4 * limit, 1024),
 ): Promise<void> {
   // Finished ahead of an earlier item: waiting, by index, for that one. Boxed so that a result
   // that is itself undefined still counts as there.
