@@ -182,3 +182,36 @@ test('a stopped run prints one whole document and logs only tasks whose samples 
   for (const t of sampled) assert.ok(fromCache.has(t), `${t} was sampled before the stop, and is in the cache`);
   for (const t of logged) assert.ok(t !== undefined && fromCache.has(t), `${t} is logged, and is in the cache`);
 });
+
+test('a run that fails half-way closes the --json document it began, and says why on stderr', async () => {
+  const cache = path.join(dir, 'cache-fail');
+  const part = path.join(dir, 'part.vtask');
+  const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+  // The first 100 tasks sampled into the cache; then the file's other tasks, which must be claimed.
+  fs.writeFileSync(part, lines.slice(0, 102).join('\n') + '\n');
+  const filled = capture();
+  assert.equal(
+    await runCli(
+      [...args(cache, '--json')].map((a) => (a === file ? part : a)),
+      filled.io,
+    ),
+    0,
+  );
+  // A file where the claims folder should be: claiming a task fails, which ends the run.
+  fs.rmSync(path.join(cache, 'claims'), { recursive: true, force: true });
+  fs.writeFileSync(path.join(cache, 'claims'), 'not a folder');
+  const out = capture();
+  assert.equal(await runCli(args(cache, '--json'), out.io), 1);
+  assert.match(out.err.join(''), /^vtask run: error: .*claims/m);
+  const text = out.pieces.join('');
+  const doc = JSON.parse(text) as Doc;
+  assert.equal(text, JSON.stringify(doc) + '\n');
+  assert.equal(doc.cancelled, false);
+  // What was printed: tasks of the cache, in order, from the first.
+  assert.ok(doc.tasks.length > 0 && doc.tasks.length <= 100, `${doc.tasks.length} tasks printed`);
+  assert.deepEqual(
+    doc.tasks.map((t) => t.task),
+    Array.from({ length: doc.tasks.length }, (_, i) => `t${i}`),
+  );
+  assert.ok(doc.tasks.every((t) => t.requests === 0));
+});
