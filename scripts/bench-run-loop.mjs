@@ -13,8 +13,9 @@
 // sampling, a floor under the first figure. Beside the provider's best round (warm: its code
 // compiled, its connections open), the same requests by the provider alone in a fresh process,
 // start-up included, as `vtask run` is measured: what a run pays before any work of its own.
+// Beside each `vtask run`, its peak RSS (the least of the rounds).
 //
-//   node scripts/bench-run-loop.mjs [--tasks N] [--samples S] [--concurrency C] [--baseline PATH/TO/cli.js]
+//   node scripts/bench-run-loop.mjs [--tasks N] [--samples S] [--concurrency C] [--shape seed|n] [--baseline PATH/TO/cli.js]
 //
 // --baseline  another build of the CLI (say, the merge base's) measured beside this one
 import { spawnSync } from 'node:child_process';
@@ -33,6 +34,8 @@ const opt = (name, def) => {
 const TASKS = Number(opt('--tasks', 500));
 const SAMPLES = Number(opt('--samples', 8));
 const CONCURRENCY = Number(opt('--concurrency', 64));
+/** `seed` or `n` for one shape of run alone; both by default. */
+const SHAPE = opt('--shape', 'both');
 const prompt = (t) => `What is ${t} + 2? Put the answer in \\boxed{}.`;
 
 /** Sends the requests of a run of `TASKS` tasks (with a seed: one per sample) by `provider` alone, CONCURRENCY in flight. */
@@ -80,6 +83,13 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-bench-run-loop-'));
 const { server, port } = await startServerProcess(path.join(root, 'out/test/support/openaiServer.js'));
 const baseUrl = `http://127.0.0.1:${port}/v1`;
 const figures = { tasks: TASKS, samples: SAMPLES, concurrency: CONCURRENCY, load_average: +os.loadavg()[0].toFixed(2) };
+// Each `vtask run` says its peak RSS on stderr as it exits (the kernel's high-water mark of the process).
+const peakRss = path.join(dir, 'peak-rss.cjs');
+const PEAK_LINE = /^vtask-bench-peak-rss (\d+)$/m;
+fs.writeFileSync(
+  peakRss,
+  "process.on('exit', () => process.stderr.write('\\nvtask-bench-peak-rss ' + process.resourceUsage().maxRSS + '\\n'));\n",
+);
 
 /** Requests per second of the provider alone and of each CLI, for tasks with or without a seed. */
 async function measure(seeded) {
@@ -121,6 +131,8 @@ async function measure(seeded) {
     const r = spawnSync(
       process.execPath,
       [
+        '-r',
+        peakRss,
         cli,
         'run',
         file,
@@ -141,7 +153,7 @@ async function measure(seeded) {
     if (r.status !== 0 && r.status !== 1) throw new Error(`vtask run failed (${r.status}): ${r.stderr.slice(-500)}`);
     const sent = JSON.parse(r.stdout).tasks.reduce((a, t) => a + t.requests, 0);
     if (sent !== expected) throw new Error(`vtask run sent ${sent} requests, expected ${expected}`);
-    return { s, cpuMs };
+    return { s, cpuMs, peakMb: Number(PEAK_LINE.exec(r.stderr)?.[1] ?? NaN) / 1024 };
   };
   // The same run again on the cache the first one filled sends nothing: its CPU is the run's
   // own work apart from sampling (start-up, reading the file and the cache, verifying, the
@@ -151,7 +163,13 @@ async function measure(seeded) {
     const first = vtaskRun(cli, cache, requests);
     const again = vtaskRun(cli, cache, 0);
     fs.rmSync(cache, { recursive: true, force: true });
-    return { rate: requests / first.s, cpuMs: first.cpuMs / requests, cachedCpuMs: again.cpuMs / requests };
+    return {
+      rate: requests / first.s,
+      cpuMs: first.cpuMs / requests,
+      cachedCpuMs: again.cpuMs / requests,
+      peakMb: first.peakMb,
+      cachedPeakMb: again.peakMb,
+    };
   };
   // Rounds interleaved, the best of each kept (the highest rate, the least CPU): a shared
   // machine's load drifts.
@@ -161,6 +179,10 @@ async function measure(seeded) {
       rate: Math.max(best[k]?.rate ?? 0, m.rate),
       cpuMs: Math.min(best[k]?.cpuMs ?? Infinity, m.cpuMs),
       ...(m.cachedCpuMs !== undefined && { cachedCpuMs: Math.min(best[k]?.cachedCpuMs ?? Infinity, m.cachedCpuMs) }),
+      ...(m.peakMb !== undefined && {
+        peakMb: Math.min(best[k]?.peakMb ?? Infinity, m.peakMb),
+        cachedPeakMb: Math.min(best[k]?.cachedPeakMb ?? Infinity, m.cachedPeakMb),
+      }),
     };
   };
   for (let round = 0; round < 3; round++) {
@@ -184,16 +206,18 @@ async function measure(seeded) {
     f[`${k}_cpu_ms_per_request`] = +b.cpuMs.toFixed(3);
     f[`${k}_cpu_share`] = +(p.cpuMs / b.cpuMs).toFixed(2);
     f[`${k}_cached_cpu_ms_per_request`] = +b.cachedCpuMs.toFixed(3);
+    f[`${k}_peak_rss_mb`] = Math.round(b.peakMb);
+    f[`${k}_cached_peak_rss_mb`] = Math.round(b.cachedPeakMb);
     console.log(
-      `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included); CPU ${b.cpuMs.toFixed(3)} ms per request, ${Math.round(100 * f[`${k}_cpu_share`])}% of the provider's rate per CPU-second (${p.cpuMs.toFixed(3)} ms; ${f.provider_fresh_cpu_ms_per_request.toFixed(3)} ms in a fresh process, start-up included); the same run from the cache (no requests) ${b.cachedCpuMs.toFixed(3)} ms`,
+      `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included); CPU ${b.cpuMs.toFixed(3)} ms per request, ${Math.round(100 * f[`${k}_cpu_share`])}% of the provider's rate per CPU-second (${p.cpuMs.toFixed(3)} ms; ${f.provider_fresh_cpu_ms_per_request.toFixed(3)} ms in a fresh process, start-up included); the same run from the cache (no requests) ${b.cachedCpuMs.toFixed(3)} ms; peak RSS ${f[`${k}_peak_rss_mb`]} MB (${f[`${k}_cached_peak_rss_mb`]} MB from the cache)`,
     );
   }
   figures[shape] = f;
 }
 
 try {
-  await measure(true);
-  await measure(false);
+  if (SHAPE !== 'n') await measure(true);
+  if (SHAPE !== 'seed') await measure(false);
 } finally {
   server.kill('SIGTERM');
   fs.rmSync(dir, { recursive: true, force: true });

@@ -1,21 +1,26 @@
 import { recordOr } from '../core/base/record';
-import { appendRunRecords, modelLabel, runRecordsOf } from '../core/overview/runlog/runLog';
-import { costOf, tokensOf, usageText } from '../core/overview/runlog/usage';
-import { sampleTasks, type TaskRunResult } from '../core/run/sampleTasks';
+import {
+  appendRunRecords,
+  modelLabel,
+  runRecorder,
+  type FileRunRecords,
+  type RunRecord,
+} from '../core/overview/runlog/runLog';
+import { streamTasks, type TaskRunResult } from '../core/run/sampleTasks';
 import { passCount } from '../core/stats';
 import { createProvider } from '../core/sampling';
 import { resolveCacheDir } from '../core/sampling/cacheDir';
 import { fallbackProfile } from '../core/sampling/localModels';
 import { resolveProfile } from '../core/sampling/profiles';
 import { formatSeconds } from '../core/sampling/retry';
-import type { ModelProfile, Price, Provider } from '../core/sampling/types';
+import type { SampleCache } from '../core/sampling/cache';
+import type { ModelProfile, Provider } from '../core/sampling/types';
 import { formatIssue } from '../core/taskfile/format';
 import { parseTaskFile, type TaskFile } from '../core/taskfile/parse';
 import { runnableTasks } from '../core/taskfile/resolve';
 import { closest } from '../core/base/suggest';
 import { getPair, toJS } from '../core/base/ynode';
 import { cut } from '../core/util/cut';
-import { plural } from '../core/util/plural';
 import { fsReason } from '../core/taskfile/discover';
 import { datasetRows, listTaskFiles, pathProblem, readTaskText, type ReadResult } from './files';
 import { rowFileType } from '../core/datasets/rowFiles';
@@ -23,7 +28,6 @@ import { parseRowTasks } from '../core/datasets/rowTasks';
 import { NOT_A_DATASET } from '../core/datasets/detectFormat';
 import { EXIT, UsageError, type CliIO } from './io';
 import { judgeProviders } from './judges';
-import { isolationField } from './isolation';
 import * as z from 'zod';
 import {
   cacheDirOption,
@@ -38,6 +42,7 @@ import {
 } from './options';
 import { ProgressReporter } from './progress';
 import { openRunCache } from './runCache';
+import { RunOutput, type ModelRun } from './runOutput';
 import { terminalSafe } from './terminal';
 
 export const runHelp = `Usage: vtask run PATH... [--task ID] [--samples N] [--base-url URL --model NAME]...
@@ -92,54 +97,6 @@ function argsOf({ options, positional }: Parsed<typeof runOptions>): RunArgs {
   return { ...options, paths: positional, models: [...new Set(options.models)] };
 }
 
-const pct = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '-');
-
-/** One task's run by one model. */
-interface ModelRun {
-  readonly file: string;
-  /** The model's label (`modelLabel`): what `--model` named, or the task's profile. */
-  readonly model: string;
-  /** The profile's `price`, which gives its tokens a cost. */
-  readonly price?: Price;
-  readonly r: TaskRunResult;
-}
-
-/** The spec's JSON shape per task, plus what else a script may want. */
-function jsonOf({ file, model, r, price }: ModelRun): Record<string, unknown> {
-  return {
-    file,
-    task: r.task.id,
-    model,
-    profile: r.model,
-    samples: r.samples.map((s) => ({
-      text: s.text,
-      pass: s.verdict.pass,
-      score: s.verdict.score,
-      reason: s.verdict.reason,
-      cached: s.cached,
-      truncated: s.truncated,
-      finish_reason: s.finishReason,
-      ...(s.verdict.error ? { error: s.verdict.error } : {}),
-      ...isolationField(s.verdict),
-      verified_by: s.verifiedBy,
-      ...(s.trajectory ? { trajectory: s.trajectory } : {}),
-    })),
-    pass_rate: r.stats.passRate,
-    // Samples whose verifier could not decide: left out of the pass rate, never counted as fails.
-    undecided: r.stats.undecided,
-    mean_score: r.stats.meanScore,
-    pass_at_k: r.stats.passAtK,
-    interval: r.stats.interval,
-    band: r.stats.band,
-    signal_share: r.stats.signalShare,
-    group_size: r.stats.groupSize,
-    requests: r.requests,
-    ...usageFields(r.samples, price),
-    ...(r.error ? { error: r.error } : {}),
-    ...(r.note ? { note: r.note } : {}),
-  };
-}
-
 export async function run(parsed: Parsed<typeof runOptions>, io: CliIO, signal: AbortSignal): Promise<number> {
   const args = argsOf(parsed);
   const listed = listTaskFiles(args.paths, io.stderr, { rows: true });
@@ -173,50 +130,28 @@ export async function run(parsed: Parsed<typeof runOptions>, io: CliIO, signal: 
       args.task,
       loaded.flatMap((l) => l.parsed.tasks.map((t) => t.id ?? '')),
     );
-  const results: ModelRun[] = [];
+  const output = new RunOutput(io, args.json, invalid);
   const shared: Shared = { providers: new Map() };
-  // Each model in turn over every file: a model's requests and cache writes are not interleaved with another's.
-  for (const model of args.models.length ? args.models : [undefined]) {
-    for (const { file, parsed } of loaded) {
-      results.push(...(await runFile(file, parsed, model, args, io, signal, shared)));
+  try {
+    // Each model in turn over every file: a model's requests and cache writes are not interleaved with another's.
+    for (const model of args.models.length ? args.models : [undefined]) {
+      for (const { file, parsed } of loaded) {
+        await runFile(file, parsed, model, args, io, signal, shared, (run) => output.add(run));
+        if (signal.aborted) break;
+      }
       if (signal.aborted) break;
     }
-    if (signal.aborted) break;
+  } catch (e) {
+    output.abandon(signal.aborted);
+    throw e;
   }
-  if (args.json) {
-    io.stdout.write(JSON.stringify({ tasks: results.map(jsonOf), invalid, cancelled: signal.aborted }) + '\n');
-  } else {
-    const byModel = new Map<string, ModelRun[]>();
-    for (const x of results) byModel.set(x.model, [...(byModel.get(x.model) ?? []), x]);
-    [...byModel].forEach(([model, rs], i) => {
-      if (i > 0) io.stdout.write('\n');
-      printTable(io, model, rs);
-    });
-  }
+  output.finish(signal.aborted);
   if (signal.aborted) {
     io.stderr.write('stopped: the samples taken so far are kept in the cache\n');
     return 130;
   }
   // A run that measured nothing (band `error`) fails the command, like a sampling error.
-  return invalid > 0 || results.some((x) => x.r.error || x.r.stats.band === 'error') ? EXIT.failed : EXIT.ok;
-}
-
-/** Why samples got no verdict, as the first of them says: a task whose samples are all undecided must say why. */
-function undecidedReason(r: TaskRunResult): string | undefined {
-  const s = r.samples.find((x) => x.verdict.error);
-  return s ? `undecided: ${s.verdict.reason}` : undefined;
-}
-
-/** An agent task's trajectories in a few words: turns and tool calls per sample, and how they stopped. */
-function agentSummary(r: TaskRunResult): string | undefined {
-  const ts = r.samples.flatMap((s) => (s.trajectory ? [s.trajectory] : []));
-  if (!ts.length) return undefined;
-  const mean = (f: (t: (typeof ts)[number]) => number): string =>
-    (ts.reduce((a, t) => a + f(t), 0) / ts.length).toFixed(1);
-  const stops = (['final', 'max_turns', 'error'] as const)
-    .map((k) => [k, ts.filter((t) => t.stop === k).length] as const)
-    .filter(([, c]) => c > 0);
-  return `${mean((t) => t.turns)} turns, ${mean((t) => t.steps.length)} tool calls per sample (${stops.map(([k, c]) => `${c} ${k}`).join(', ')})`;
+  return invalid > 0 || output.anyFailed ? EXIT.failed : EXIT.ok;
 }
 
 /** What the runs of one command share: providers (and their request limits), the fallback model. */
@@ -225,7 +160,14 @@ interface Shared {
   fallback?: { profile: ModelProfile; why: string };
 }
 
-/** Runs the tasks of one file with one `--model` (or the tasks' own), and logs the finished runs. */
+/** Run-log records are appended once this many are waiting, or a second after the last append. */
+const LOG_BATCH = 256;
+const LOG_EVERY_MS = 1000;
+
+/**
+ * Runs the tasks of one file with one `--model` (or the tasks' own). Each task's run goes to
+ * `emit` in task order as it ends, and to the run log once its samples are written.
+ */
 async function runFile(
   file: string,
   parsed: TaskFile,
@@ -234,10 +176,11 @@ async function runFile(
   io: CliIO,
   signal: AbortSignal,
   shared: Shared,
-): Promise<ModelRun[]> {
+  emit: (run: ModelRun) => void,
+): Promise<void> {
   let { tasks } = runnableTasks(parsed);
   if (args.task !== undefined) tasks = tasks.filter((t) => t.id === args.task);
-  if (tasks.length === 0) return [];
+  if (tasks.length === 0) return;
   const models = parsed.parts
     .map((p) => (p.node ? getPair(p.node, 'models')?.value : undefined))
     .find((m) => m?.type === 'map');
@@ -285,62 +228,117 @@ async function runFile(
     if (progress) progress.note(line);
     else io.stderr.write(line + '\n');
   };
-  let done: TaskRunResult[] = [];
-  try {
-    done = await sampleTasks(tasks, {
-      file,
-      cache,
-      samples: args.samples,
-      fresh: args.fresh,
-      signal,
-      groupSize: args.groupSize,
-      judge: judgeProviders(modelTable, { baseUrl: args.baseUrl, model }, () => tasks[0]?.sampling.model),
-      profileFor,
-      providerFor: (p) => {
-        const key = `${p.name}\0${p.baseUrl}\0${p.model}`;
-        let provider = shared.providers.get(key);
-        // Answers are kept as the model wrote them: verifiers apply their own final-answer rule.
-        if (!provider) shared.providers.set(key, (provider = createProvider(p, { splitThinkTags: false })));
-        return provider;
-      },
-      // None with --json: each sample would count a task's samples for nothing.
-      onProgress: progress ? (p) => progress.update(p.task, p.done, p.total) : undefined,
-      onRetry: (task, r) =>
-        note(
-          terminalSafe(
-            `${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`,
-          ),
-        ),
-      onWaitForOtherRun: (task) =>
-        note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
-      onTaskDone: (r) =>
-        progress?.taskDone(
-          terminalSafe(`${r.task.id}: ${passCount(r.stats)} · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
-        ),
-    });
-  } finally {
-    progress?.finish();
-    const notWritten = opened.finish();
-    if (notWritten) io.stderr.write(notWritten + '\n');
-  }
-  if (!opened.unreadable) {
-    try {
-      appendRunRecords(
-        cacheDir,
-        runRecordsOf(done, { cacheDir, file, parsed, samples: args.samples, profileOf: (r) => used.get(r.task.id) }),
-      );
-    } catch (e) {
-      io.stderr.write(terminalSafe(`the run log was not written (${cacheDir}: ${fsReason(e)})`) + '\n');
-    }
-  }
   const labelOf = (r: TaskRunResult): string => {
     const p = used.get(r.task.id);
     return p ? modelLabel(p) : (model ?? r.model);
   };
-  return done.map((r) => {
+  const log = opened.unreadable
+    ? undefined
+    : new RunLogBatches(cacheDir, cache, io, {
+        cacheDir,
+        file,
+        parsed,
+        samples: args.samples,
+        profileOf: (r) => used.get(r.task.id),
+      });
+  const onResult = (r: TaskRunResult): void => {
     const price = used.get(r.task.id)?.price;
-    return { file, model: labelOf(r), r, ...(price ? { price } : {}) };
-  });
+    emit({ file, model: labelOf(r), r, ...(price ? { price } : {}) });
+    log?.add(r);
+  };
+  try {
+    await streamTasks(
+      tasks,
+      {
+        file,
+        cache,
+        samples: args.samples,
+        fresh: args.fresh,
+        signal,
+        groupSize: args.groupSize,
+        judge: judgeProviders(modelTable, { baseUrl: args.baseUrl, model }, () => tasks[0]?.sampling.model),
+        profileFor,
+        providerFor: (p) => {
+          const key = `${p.name}\0${p.baseUrl}\0${p.model}`;
+          let provider = shared.providers.get(key);
+          // Answers are kept as the model wrote them: verifiers apply their own final-answer rule.
+          if (!provider) shared.providers.set(key, (provider = createProvider(p, { splitThinkTags: false })));
+          return provider;
+        },
+        // None with --json: each sample would count a task's samples for nothing.
+        onProgress: progress ? (p) => progress.update(p.task, p.done, p.total) : undefined,
+        onRetry: (task, r) =>
+          note(
+            terminalSafe(
+              `${task}: attempt ${r.attempt} failed (${r.error.message}); retrying in ${formatSeconds(r.delayMs)}`,
+            ),
+          ),
+        onWaitForOtherRun: (task) =>
+          note(terminalSafe(`${task}: another vtask run on this cache is sampling it; waiting for its samples`)),
+        onTaskDone: (r) =>
+          progress?.taskDone(
+            terminalSafe(`${r.task.id}: ${passCount(r.stats)} · ${r.stats.band}${r.error ? ` · ${r.error}` : ''}`),
+          ),
+      },
+      onResult,
+    );
+  } finally {
+    progress?.finish();
+    const notWritten = opened.finish();
+    if (notWritten) io.stderr.write(notWritten + '\n');
+    // After the cache's last write: a line of the log never names samples not yet on disk.
+    log?.flush();
+  }
+}
+
+/**
+ * A file's run-log records, appended a batch at a time as its tasks end (so a run killed
+ * half-way has logged what it finished) and each batch only after the cache has written the
+ * samples its records describe.
+ */
+class RunLogBatches {
+  private waiting: RunRecord[] = [];
+  private queued = false;
+  private lastAppend = Date.now();
+  private failed = false;
+  private readonly recordOf: ReturnType<typeof runRecorder>;
+
+  constructor(
+    private readonly cacheDir: string,
+    private readonly cache: SampleCache,
+    private readonly io: CliIO,
+    of: FileRunRecords,
+  ) {
+    this.recordOf = runRecorder(of);
+  }
+
+  add(r: TaskRunResult): void {
+    const record = this.recordOf(r);
+    if (!record) return;
+    this.waiting.push(record);
+    if (this.queued || (this.waiting.length < LOG_BATCH && Date.now() - this.lastAppend < LOG_EVERY_MS)) return;
+    this.queued = true;
+    // Records taken after the cache's next write: their tasks' samples were put before them.
+    this.cache.afterFlush(() => {
+      this.queued = false;
+      this.flush();
+    });
+  }
+
+  /** Appends the records waiting; the first failure is reported, once per file. */
+  flush(): void {
+    if (this.waiting.length === 0) return;
+    const batch = this.waiting;
+    this.waiting = [];
+    this.lastAppend = Date.now();
+    try {
+      appendRunRecords(this.cacheDir, batch);
+    } catch (e) {
+      if (!this.failed)
+        this.io.stderr.write(terminalSafe(`the run log was not written (${this.cacheDir}: ${fsReason(e)})`) + '\n');
+      this.failed = true;
+    }
+  }
 }
 
 /** An id no task has is a usage error, named with the closest id there is. */
@@ -350,71 +348,4 @@ function checkTaskId(id: string, ids: readonly string[]): void {
   throw new UsageError(
     `no task has the id '${cut(id)}'${near ? ` (did you mean '${near}'?)` : ids.length ? '' : ': the files have no tasks'}`,
   );
-}
-
-/** One model's table, under a line naming it, and its totals. */
-function printTable(io: CliIO, model: string, runs: readonly ModelRun[]): void {
-  const results = runs.map((x) => x.r);
-  io.stdout.write(terminalSafe(`model ${model}`) + '\n');
-  const rows = results.map((r) => {
-    const ks = Object.keys(r.stats.passAtK);
-    const kMax = ks[ks.length - 1] ?? '1';
-    const fromCache = r.samples.filter((s) => s.cached).length;
-    // A task whose sampling failed has the band `error` (taskStats): its interval of [0, 1] says nothing.
-    return [
-      r.task.id,
-      `${r.stats.passed}/${r.stats.samples}${r.stats.undecided ? ` · ${r.stats.undecided} undecided` : ''}`,
-      pct(r.stats.passAtK['1'] ?? NaN),
-      `${pct(r.stats.passAtK[kMax] ?? NaN)} (k=${kMax})`,
-      r.stats.band,
-      r.stats.band === 'error' ? '-' : pct(r.stats.signalShare),
-      `${fromCache}/${r.samples.length}`,
-      [r.error, undecidedReason(r), r.note, agentSummary(r)].filter(Boolean).join('; '),
-    ].map(terminalSafe);
-  });
-  const head = [
-    'task',
-    'pass',
-    'pass@1',
-    'pass@k',
-    'band',
-    `signal (G=${results[0]?.stats.groupSize ?? 8})`,
-    'cached',
-    'error / note',
-  ];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  io.stdout.write(line(head) + '\n');
-  for (const r of rows) io.stdout.write(line(r) + '\n');
-  const all = results.flatMap((r) => r.samples);
-  const requests = results.reduce((a, r) => a + r.requests, 0);
-  io.stdout.write(
-    `${plural(results.length, 'task')}, ${plural(all.length, 'sample')} (${all.filter((s) => s.cached).length} from the cache, ${plural(requests, 'request')})\n`,
-  );
-  const usage = usageOf(runs);
-  if (usage) io.stdout.write(`${usage}\n`);
-}
-
-/** The tokens of the runs' samples and, when every run's profile has a price, their cost; undefined when the endpoint reported no usage. */
-function usageOf(runs: readonly ModelRun[]): string | undefined {
-  const tokens = tokensOf(runs.flatMap((x) => x.r.samples));
-  if (!tokens) return undefined;
-  const priced = runs.every((x) => x.price);
-  const cost = priced
-    ? runs.reduce((sum, x) => sum + costOf(tokensOf(x.r.samples) ?? { prompt: 0, completion: 0 }, x.price as Price), 0)
-    : undefined;
-  return usageText(tokens, cost);
-}
-
-/** A task's `tokens` and `cost` in `--json`, as the run log records them. */
-function usageFields(
-  samples: TaskRunResult['samples'],
-  price: Price | undefined,
-): { tokens?: { prompt: number; completion: number }; cost?: number } {
-  const tokens = tokensOf(samples);
-  return tokens ? { tokens, ...(price ? { cost: costOf(tokens, price) } : {}) } : {};
 }

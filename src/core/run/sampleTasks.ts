@@ -9,6 +9,7 @@ import type { ModelProfile, Provider, Sample, SampleHooks, SampleRequest } from 
 import { taskStats, type TaskStats } from '../stats';
 import type { TaskSpec } from '../taskfile/resolve';
 import { mapLimit } from '../util/limit';
+import { inOrder } from './inOrder';
 import { version } from '../version';
 import type { Verdict, VerifyContext } from '../verifiers/verdict';
 import { verify, type VerifyOptions } from '../verifiers/verify';
@@ -132,6 +133,22 @@ const CLAIM_AHEAD = 64;
  * what it got and reports the error; the other tasks go on.
  */
 export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Promise<TaskRunResult[]> {
+  const results: TaskRunResult[] = [];
+  await streamTasks(tasks, o, (r) => results.push(r));
+  return results;
+}
+
+/**
+ * `sampleTasks` for a caller that keeps nothing: each task's result goes to `onResult` in task
+ * order, as soon as it and every task before it are done, and is dropped after that. A run of
+ * many tasks then holds the results of the tasks in flight (and of the few that finished ahead
+ * of a slower one), not every sample and verdict until the end.
+ */
+export async function streamTasks(
+  tasks: readonly TaskSpec[],
+  o: RunOptions,
+  onResult: (r: TaskRunResult) => void,
+): Promise<void> {
   const fresh = freshCache(o);
   const slots = o.concurrency ?? taskSlots(tasks, o);
   // No claims when nothing is read from the cache (--fresh) or nothing is sampled (cache only).
@@ -155,15 +172,21 @@ export async function sampleTasks(tasks: readonly TaskSpec[], o: RunOptions): Pr
     return keys;
   };
   try {
-    const results = await mapLimit(tasks, slots, async (_task, i) => {
-      const plan = planOf(i);
-      started[i] = 1;
-      plans[i] = undefined;
-      const r = 'keys' in plan ? await sampleTask(plan, o, fresh, claims, ahead(i)) : plan.result;
-      if (r) o.onTaskDone?.(r);
-      return r;
-    });
-    return results.filter((r): r is TaskRunResult => r !== undefined);
+    await inOrder(
+      tasks.length,
+      slots,
+      async (i) => {
+        const plan = planOf(i);
+        started[i] = 1;
+        plans[i] = undefined;
+        const r = 'keys' in plan ? await sampleTask(plan, o, fresh, claims, ahead(i)) : plan.result;
+        if (r) o.onTaskDone?.(r);
+        return r;
+      },
+      (r) => {
+        if (r) onResult(r);
+      },
+    );
   } finally {
     claims?.close();
   }

@@ -215,32 +215,45 @@ export function runRecordOf(
   };
 }
 
+/** What the records of one file's runs are made with (see `runRecordsOf`). */
+export interface FileRunRecords {
+  readonly cacheDir: string;
+  readonly file: string;
+  readonly parsed: TaskFile;
+  readonly samples?: number;
+  profileOf(r: TaskRunResult): ModelProfile | undefined;
+  readonly at?: Date;
+}
+
 /**
  * The records of a file's finished runs (`runRecordOf` for each), keyed by the task as it is in
  * `parsed` and labelled (and priced) by the profile each task was sampled with.
  */
-export function runRecordsOf(
-  results: readonly TaskRunResult[],
-  o: {
-    readonly cacheDir: string;
-    readonly file: string;
-    readonly parsed: TaskFile;
-    readonly samples?: number;
-    profileOf(r: TaskRunResult): ModelProfile | undefined;
-    readonly at?: Date;
-  },
-): RunRecord[] {
+export function runRecordsOf(results: readonly TaskRunResult[], o: FileRunRecords): RunRecord[] {
+  const recordOf = runRecorder(o);
   const at = o.at ?? new Date();
   const out: RunRecord[] = [];
+  for (const r of results) {
+    const record = recordOf(r, at);
+    if (record) out.push(record);
+  }
+  return out;
+}
+
+/**
+ * `runRecordsOf` one result at a time, for a run that logs each task as it ends: the record of
+ * a result (undefined when it is none), stamped `at` (now when not given).
+ */
+export function runRecorder(o: Omit<FileRunRecords, 'at'>): (r: TaskRunResult, at?: Date) => RunRecord | undefined {
   // Each task's entry by id (the first of a repeated id), looked up once per result: a search
   // per result made a run of many tasks quadratic here.
   const entries = new Map<string, TaskEntry>();
   for (const t of o.parsed.tasks) if (t.id !== undefined && !entries.has(t.id)) entries.set(t.id, t);
-  for (const r of results) {
+  return (r, at = new Date()) => {
     const entry = entries.get(r.task.id);
     const profile = o.profileOf(r);
-    if (!entry || !profile) continue;
-    const record = runRecordOf(r, {
+    if (!entry || !profile) return undefined;
+    return runRecordOf(r, {
       cacheDir: o.cacheDir,
       file: o.file,
       key: taskRunKey(o.parsed, entry),
@@ -249,9 +262,7 @@ export function runRecordsOf(
       at,
       ...(profile.price ? { price: profile.price } : {}),
     });
-    if (record) out.push(record);
-  }
-  return out;
+  };
 }
 
 export interface AppendOptions {
