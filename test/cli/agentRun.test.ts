@@ -16,6 +16,7 @@ import { parseTaskFile } from '../../src/core/taskfile/parse';
 import { runnableTasks } from '../../src/core/taskfile/resolve';
 import { OpenAIServer } from '../support/openaiServer';
 import { startCli } from '../support/cliProcess';
+import { runArgs } from '../support/runArgs';
 
 const server = new OpenAIServer();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-agent-run-'));
@@ -239,18 +240,7 @@ test('environments alive at once are bounded across the run (VTASK_MAX_ENVIRONME
   fs.writeFileSync(one, taskFile('Paris').split('  - id: kv/loop')[0] as string);
   server.behaviour = () => ({ delayMs: 150 });
   try {
-    const args = [
-      'run',
-      one,
-      '--base-url',
-      server.url,
-      '--model',
-      'test-model',
-      '--cache-dir',
-      path.join(dir, 'bounded-cache'),
-      '--fresh',
-      '--json',
-    ];
+    const args = [...runArgs(one, server.url, path.join(dir, 'bounded-cache')), '--fresh', '--json'];
     server.reset();
     const bounded = await startCli(args, { VTASK_MAX_ENVIRONMENTS: '1' }, 60_000).done;
     assert.equal(bounded.code, 0, bounded.stderr);

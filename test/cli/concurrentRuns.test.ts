@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { OpenAIServer } from '../support/openaiServer';
 import { startCli } from '../support/cliProcess';
+import { runArgs } from '../support/runArgs';
 
 const server = new OpenAIServer({ answer: () => 'x' });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-two-runs-'));
@@ -29,19 +30,7 @@ test('a second run on the same cache waits for the first instead of sending the 
   const gate = new Promise<void>((resolve) => (open = resolve));
   // Every answer is held until the second run has shown that it waits (or has sent requests of its own).
   server.behaviour = () => ({ until: gate });
-  const args = [
-    'run',
-    file,
-    '--base-url',
-    server.url,
-    '--model',
-    'test-model',
-    '--cache-dir',
-    path.join(dir, 'cache'),
-    '--concurrency',
-    '4',
-    '--json',
-  ];
+  const args = [...runArgs(file, server.url, path.join(dir, 'cache')), '--concurrency', '4', '--json'];
   const first = startCli(args);
   await server.waitFor(() => server.samplingRequests.length >= 4, 20_000, "the first run's four requests");
   const second = startCli(args);
@@ -83,19 +72,7 @@ test('two runs started together on one cache over many tasks send each sample on
   const before = server.samplingRequests.length;
   server.behaviour = () => ({ delayMs: 5 });
   try {
-    const args = [
-      'run',
-      file,
-      '--base-url',
-      server.url,
-      '--model',
-      'test-model',
-      '--cache-dir',
-      path.join(dir, 'many-cache'),
-      '--concurrency',
-      '4',
-      '--json',
-    ];
+    const args = [...runArgs(file, server.url, path.join(dir, 'many-cache')), '--concurrency', '4', '--json'];
     const [a, b] = await Promise.all([startCli(args, {}, 120_000).done, startCli(args, {}, 120_000).done]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
+import { runArgs } from '../support/runArgs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-input-'));
 const TASK =
@@ -158,17 +159,7 @@ void test('a cache folder that cannot be read or written: the run still prints i
   assert.match(r.stderr, /cannot read the sample cache .*cache-file: .*sampling without it/);
   assert.match(r.stderr, /the sample cache was not written/);
   // A cache folder that cannot be created (under a file): sampled, printed, not written.
-  const under = await vtask([
-    'run',
-    file,
-    '--base-url',
-    server.url,
-    '--model',
-    'test-model',
-    '--cache-dir',
-    path.join(notDir, 'sub'),
-    '--json',
-  ]);
+  const under = await vtask([...runArgs(file, server.url, path.join(notDir, 'sub')), '--json']);
   noStack(under.stderr);
   assert.equal((JSON.parse(under.stdout) as { tasks: { pass_rate: number }[] }).tasks[0]!.pass_rate, 1);
   assert.match(under.stderr, /the sample cache was not written/);
@@ -208,28 +199,15 @@ void test('escapes from model output and from the file are shown escaped on the 
   const tested = await vtask(['test', file]);
   assert.doesNotMatch(tested.stdout, /[\x07\x1b]/);
   const run = await vtask([
-    'run',
-    write('esc2.vtask', TASK.replace('id: clips', `id: ${JSON.stringify(id)}`)),
-    '--base-url',
-    server.url,
-    '--model',
-    'test-model',
-    '--cache-dir',
-    path.join(dir, 'c-esc'),
+    ...runArgs(
+      write('esc2.vtask', TASK.replace('id: clips', `id: ${JSON.stringify(id)}`)),
+      server.url,
+      path.join(dir, 'c-esc'),
+    ),
   ]);
   assert.match(run.stdout, /t\\x1b\]0;pwned\\x07\\x1b\[2J\s+2\/2/);
   assert.doesNotMatch(run.stdout + run.stderr, /[\x07\x1b]/);
-  const json = await vtask([
-    'run',
-    path.join(dir, 'esc2.vtask'),
-    '--base-url',
-    server.url,
-    '--model',
-    'test-model',
-    '--cache-dir',
-    path.join(dir, 'c-esc'),
-    '--json',
-  ]);
+  const json = await vtask([...runArgs(path.join(dir, 'esc2.vtask'), server.url, path.join(dir, 'c-esc')), '--json']);
   const t = (JSON.parse(json.stdout) as { tasks: { task: string; samples: { text: string }[] }[] }).tasks[0]!;
   assert.equal(t.task, id);
   assert.ok(t.samples[0]!.text.includes(ESC));

@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { listSegments, readSegment } from '../../src/core/sampling/cacheLog';
 import { OpenAIServer } from '../support/openaiServer';
 import { runCliProcess, startCli } from '../support/cliProcess';
+import { runArgs } from '../support/runArgs';
 
 const LOOPS = Number(process.env.VTASK_KILL_LOOPS ?? 5);
 const KILL_AFTER = 30;
@@ -58,19 +59,7 @@ test(`kill -9 ${LOOPS} times mid-run: nothing saved is lost or duplicated, and t
     file,
     `vtask: 1\ntasks:\n${Array.from({ length: tasks }, (_, i) => `  - id: t${i}\n    prompt: "question ${i}"\n    samples: ${perTask}\n    verify: { match: { answer: "x" } }\n`).join('')}`,
   );
-  const args = [
-    'run',
-    file,
-    '--base-url',
-    server.url,
-    '--model',
-    'test-model',
-    '--cache-dir',
-    cacheDir,
-    '--concurrency',
-    '2',
-    '--json',
-  ];
+  const args = [...runArgs(file, server.url, cacheDir), '--concurrency', '2', '--json'];
   let kept = 0;
   let lost = 0;
   for (let loop = 0; loop < LOOPS; loop++) {
@@ -121,19 +110,7 @@ test('SIGTERM stops like Ctrl-C: every sample that arrived is saved', async () =
   // has taken in all twenty (it sends the next request only after handling an answer).
   server.behaviour = () => (++received <= 20 ? {} : { until: gate });
   try {
-    const run = startCli([
-      'run',
-      file,
-      '--base-url',
-      server.url,
-      '--model',
-      'test-model',
-      '--cache-dir',
-      termCache,
-      '--concurrency',
-      '2',
-      '--json',
-    ]);
+    const run = startCli([...runArgs(file, server.url, termCache), '--concurrency', '2', '--json']);
     await server.waitFor(() => server.samplingRequests.length - first >= 22, 20_000, '20 answers and 2 held requests');
     run.child.kill('SIGTERM');
     const r = await run.done;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, runCliProcess } from '../support/cliProcess';
 import { OpenAIServer } from '../support/openaiServer';
+import { runArgs } from '../support/runArgs';
 
 const server = new OpenAIServer({
   // Even choices are right, odd ones wrong: a pass rate of one half.
@@ -40,18 +41,7 @@ async function runCli(
   file: string,
   ...extra: string[]
 ): Promise<{ code: number | null; json: { tasks: Array<Record<string, unknown>> }; stderr: string }> {
-  const r = await exec([
-    'run',
-    file,
-    '--base-url',
-    server.url,
-    '--model',
-    'test-model',
-    '--cache-dir',
-    cacheDir,
-    '--json',
-    ...extra,
-  ]);
+  const r = await exec([...runArgs(file, server.url, cacheDir), '--json', ...extra]);
   return {
     code: r.code,
     json: JSON.parse(r.stdout || '{"tasks": []}') as { tasks: Array<Record<string, unknown>> },
@@ -125,23 +115,9 @@ test('Ctrl-C stops cleanly and keeps what was sampled', async () => {
   );
   // The first two answers come at once; the next two (concurrency 2) hang until Ctrl-C.
   server.script({}, {}, { hang: true }, { hang: true });
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'run',
-      file,
-      '--base-url',
-      server.url,
-      '--model',
-      'test-model',
-      '--cache-dir',
-      cacheDir,
-      '--concurrency',
-      '2',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [CLI, ...runArgs(file, server.url, cacheDir), '--concurrency', '2'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   // Woken by each request the server sees; bounded, and a CLI that exits early fails at once.
@@ -226,17 +202,7 @@ test('a run whose sampling fails has band error: in the table, --json, the run l
     [['fails', 'error']],
   );
   // Nothing listens: the same in --json.
-  const dead = await exec([
-    'run',
-    file,
-    '--base-url',
-    'http://127.0.0.1:9/v1',
-    '--model',
-    'test-model',
-    '--cache-dir',
-    c3,
-    '--json',
-  ]);
+  const dead = await exec([...runArgs(file, 'http://127.0.0.1:9/v1', c3), '--json']);
   assert.equal(dead.code, 1);
   const t = (JSON.parse(dead.stdout) as { tasks: Array<{ band: string; error: string; undecided: number }> }).tasks[0];
   assert.equal(t?.band, 'error');
@@ -278,17 +244,7 @@ test('an agent task whose environment is missing: vtask check says where, and it
   const r = await exec(['run', file, '--base-url', server.url, '--model', 'test-model', '--cache-dir', c4]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stdout, /^kv\s+0\/0 · 2 undecided\s+.*\serror\s.*undecided: .*missing\.mjs was not found/m);
-  const json = await exec([
-    'run',
-    file,
-    '--base-url',
-    server.url,
-    '--model',
-    'test-model',
-    '--cache-dir',
-    c4,
-    '--json',
-  ]);
+  const json = await exec([...runArgs(file, server.url, c4), '--json']);
   const t = (
     JSON.parse(json.stdout) as { tasks: Array<{ band: string; undecided: number; samples: { error?: string }[] }> }
   ).tasks[0];

@@ -12,6 +12,7 @@ import { runCli } from '../../src/cli/dispatch';
 import type { CliIO } from '../../src/cli/io';
 import { parseRunRecord } from '../../src/core/overview/runlog/runLog';
 import { OpenAIServer } from '../support/openaiServer';
+import { runArgs } from '../support/runArgs';
 
 const TASKS = 300;
 const taskOf = (body: unknown): number => Number(/Task (\d+):/.exec(JSON.stringify(body))?.[1] ?? 0);
@@ -64,16 +65,9 @@ function capture(onWrite?: (piece: string) => void): {
 }
 
 const args = (cache: string, ...extra: string[]): string[] => [
-  'run',
-  file,
-  '--base-url',
-  server.url,
-  '--model',
-  'test-model',
+  ...runArgs(file, server.url, cache),
   '--concurrency',
   '16',
-  '--cache-dir',
-  cache,
   ...extra,
 ];
 
