@@ -771,6 +771,13 @@ export interface CompactResult {
 }
 
 /**
+ * How long a compaction waits for the log's lock. An append holds it for one write: a compaction
+ * that gave up at once on a busy log was skipped until the log doubled again. A holder past this
+ * is another compaction, which makes this one needless.
+ */
+const COMPACT_LOCK_WAIT_MS = 250;
+
+/**
  * Rewrites the log keeping the latest two records of each key (and dropping torn and damaged
  * lines), atomically (a temp file renamed over the log). Returns undefined when another process
  * is compacting it, or there is nothing to drop.
@@ -778,7 +785,7 @@ export interface CompactResult {
 export function compactRunLog(cacheDir: string): CompactResult | undefined {
   const file = runLogFile(cacheDir);
   if (!fs.existsSync(file)) return undefined;
-  const release = tryLock(path.join(cacheDir, LOCK_NAME));
+  const release = lockWithin(path.join(cacheDir, LOCK_NAME), COMPACT_LOCK_WAIT_MS);
   if (!release) return undefined;
   try {
     removeStaleTemps(cacheDir);
