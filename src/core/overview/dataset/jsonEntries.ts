@@ -5,7 +5,8 @@
 // refuse is refused too (the error is thrown after the entries before it were given).
 import { fileBlocks } from '../../util/fileBlocks';
 
-const BLOCK = 1 << 20;
+/** Small enough that each block's string dies young (see BLOCK in taskfile/fileStream.ts). */
+const BLOCK = 1 << 16;
 
 /** Each entry of the object in `file`, in file order, as Object.entries of JSON.parse of the file would give them but for repeated keys (each given, in turn). */
 export function* jsonEntries(file: string): Generator<[string, unknown]> {
