@@ -2,7 +2,7 @@
 // its whole text streams: the same tasks, specs, issues and positions, for every fixture and for
 // a file of several blocks whose multi-byte characters and lines straddle the block boundaries;
 // and a file it cannot read so (not UTF-8, a layout the chunks cannot carry, over a limit) is
-// left to the whole-text path.
+// left to the whole-text path. Its blocks are small enough that their strings die young.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import { readChunkedFile } from '../../src/core/taskfile/fileStream';
 import { textHash } from '../../src/core/overview/dataset/summary';
 import { streamChunks, streamTaskFile, type TaskStream } from '../../src/core/taskfile/stream';
 import { LineIndex } from '../../src/core/taskfile/text';
+import { decodedStrings, YOUNG_PIECE_CHARS } from '../support/decodedStrings';
 
 const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-file-stream-'));
 after(() => fs.rmSync(DIR, { recursive: true, force: true }));
@@ -128,4 +129,27 @@ test('its hash is the text hash of the file, and a file changed between the pass
   await assert.rejects(async () => {
     for await (const _ of streamChunks(chunked).tasks);
   }, /changed while it was read: try again/);
+});
+
+test('a file of several megabytes is decoded in pieces small enough to die young, even as two-byte text', () => {
+  // With blocks of a megabyte, a million-task file held about 90 MB of dead block strings.
+  const file = path.join(DIR, 'two-byte.vtask');
+  const lines = ['vtask: 1', 'tasks:'];
+  for (let i = 0; i < 40_000; i++)
+    lines.push(`  - {id: t${i}, prompt: "Tâche ${i}: 日本語で 2+2?", verify: {math: {answer: "4"}}}`);
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  // Both passes: the layout's, and the tasks' text.
+  const {
+    value: chars,
+    longest,
+    total,
+  } = decodedStrings(() => {
+    const chunked = readChunkedFile(file);
+    assert.ok(chunked, 'read a block at a time');
+    let n = 0;
+    for (let i = 0; i < chunked.layout.taskCount; i++) n += chunked.taskText(i).length;
+    return n;
+  });
+  assert.ok(chars > 2_000_000 && total > 2 * chars, `${total} characters decoded for ${chars} of tasks`);
+  assert.ok(longest <= YOUNG_PIECE_CHARS, `a string of ${longest} characters was decoded`);
 });

@@ -1,4 +1,4 @@
-// The spool behind `vtask test`'s reports: text past 64 KB goes to a temporary file and
+// The spool behind `vtask test`'s reports: text past 32K characters goes to a temporary file and
 // comes back whole and in order (characters split across reads included), the file removed after.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,11 +10,11 @@ import { Spool } from '../../src/core/util/spool';
 test('a spool gives back megabytes of text exactly, waiting on a stream that buffers, and leaves no file', async () => {
   const spool = new Spool();
   const parts: string[] = [];
-  // Three bytes per character and odd lengths: reads of 64 KB end inside characters.
+  // Three bytes per character and odd lengths: reads of 32 KB end inside characters.
   for (let i = 0; i < 40_000; i++) parts.push(`line ${i}: ${'€'.repeat(i % 97)}é\n`);
   for (const p of parts) spool.add(p);
   const tmp = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('vtask-spool-'));
-  assert.ok(tmp.length > 0, 'past 64 KB the text is in a temporary file');
+  assert.ok(tmp.length > 0, 'past 32K characters the text is in a temporary file');
   let got = '';
   let drains = 0;
   const listeners: (() => void)[] = [];

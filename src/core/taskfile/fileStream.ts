@@ -27,9 +27,10 @@ export function readChunkedAgain(file: string, hash: string): ChunkedFile {
  * Bytes read at a time. Each block becomes a string of as many characters, and a string over
  * about 128 KB is placed in V8's large-object space, which only a full collection frees: with
  * 1 MB blocks a million-task file left up to about 90 MB of dead block strings behind before one
- * came. 64 KB blocks die young, in the cheap collections, at the same CPU.
+ * came. A block of 32 KB is at most 32K characters, 64 KB even as two-byte text: its strings die
+ * young, in the cheap collections, at the same CPU.
  */
-const BLOCK = 1 << 16;
+const BLOCK = 1 << 15;
 
 /** A file read a block at a time, and the SHA-1 of its bytes (the `textHash` of its text). */
 export interface ChunkedFile extends ChunkedText {

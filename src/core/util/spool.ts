@@ -1,7 +1,7 @@
 // Text gathered now and written out later, in bounded memory: a report whose totals come first
 // (`vtask test --json`, a JUnit file) or whose lines must wait for others (a file's failures after
-// its errors) is held here while it is made. Up to 64 KB stays in memory; past that the text goes
-// to a temporary file, read back 64 KB at a time when it is written out.
+// its errors) is held here while it is made. Up to 32K characters stay in memory; past that the
+// text goes to a temporary file, read back 32 KB at a time when it is written out.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import type { JsonOut } from './writeJson';
  * Characters held in memory before they go to the temporary file; also the size of each read
  * back. Small enough that the strings die young (see PIECE in writeJson.ts).
  */
-const PIECE = 1 << 16;
+const PIECE = 1 << 15;
 
 export class Spool {
   private held = '';

@@ -1,6 +1,6 @@
 // `JSON.stringify(value)` written in pieces: the text is the same, but the arrays of a large
 // object (`vtask stats --json` prints 40 MB for 100,000 tasks) are stringified an element at a
-// time and written 64 KB at a time, waiting whenever the stream buffers (a pipe read slower
+// time and written 32K characters at a time, waiting whenever the stream buffers (a pipe read slower
 // than written), so the whole text is never in memory at once.
 
 /** Where the pieces go: a stream, or anything with `write`. */
@@ -13,10 +13,10 @@ export interface JsonOut {
 /**
  * About how many characters are gathered before each write. A string over about 128 KB is placed
  * in V8's large-object space, which only a full collection frees: pieces of a megabyte left tens
- * of megabytes of dead pieces behind while a million tasks' summary was written. Pieces of 64 KB
- * die young, in the cheap collections.
+ * of megabytes of dead pieces behind while a million tasks' summary was written. Pieces of 32K
+ * characters (64 KB even as two-byte text) die young, in the cheap collections.
  */
-const PIECE = 1 << 16;
+const PIECE = 1 << 15;
 
 /** Writes `JSON.stringify(value)` to `out`, in pieces. */
 export async function writeJson(out: JsonOut, value: unknown): Promise<void> {

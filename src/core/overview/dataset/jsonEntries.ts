@@ -6,7 +6,7 @@
 import { fileBlocks } from '../../util/fileBlocks';
 
 /** Small enough that each block's string dies young (see BLOCK in taskfile/fileStream.ts). */
-const BLOCK = 1 << 16;
+const BLOCK = 1 << 15;
 
 /** Each entry of the object in `file`, in file order, as Object.entries of JSON.parse of the file would give them but for repeated keys (each given, in turn). */
 export function* jsonEntries(file: string): Generator<[string, unknown]> {
