@@ -107,6 +107,46 @@ test('each row past the first 100,000 holds under 20 bytes of memory, in or out 
   }
 });
 
+test('the rows of many files of 10,000 tasks hold what they need, not the room their arrays grew to; rows still push and read after', () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const row = (i: number): TaskRow => ({
+    id: `t${100_000 + i}`,
+    line: i + 4,
+    kind: 'math',
+    cases: 2,
+    runKey: 'ab'.repeat(20),
+    ...(i % 10 === 0 ? { outcome: { total: 2, passed: 1, failed: 1, skipped: 0 } } : {}),
+  });
+  const file = (n: number): TaskRows => {
+    const rows = new TaskRows();
+    for (let i = 0; i < n; i++) rows.push(row(i));
+    rows.trim();
+    return rows;
+  };
+  const used = (): number => {
+    gc();
+    return process.memoryUsage().arrayBuffers;
+  };
+  const kept: TaskRows[] = [file(10)];
+  const before = used();
+  for (let f = 0; f < 30; f++) kept.push(file(10_000));
+  // A row needs 63 bytes here (a 7-character id, its end, line, cases, kind, run key, outcome);
+  // the arrays as grown had room for 16,384 rows, over 90 bytes a row.
+  const perRow = (used() - before) / 300_000;
+  assert.ok(perRow < 70, `${perRow.toFixed(1)} bytes a row`);
+  const last = kept.at(-1) as TaskRows;
+  assert.deepEqual([...last].slice(9_998), [row(9_998), row(9_999)]);
+  for (let i = 10_000; i < 10_300; i++) last.push(row(i));
+  last.setOutcome(10_299, { total: 2, passed: 2, failed: 0, skipped: 0 });
+  assert.deepEqual(last.at(10_100), row(10_100));
+  assert.deepEqual(last.at(10_299), { ...row(10_299), outcome: { total: 2, passed: 2, failed: 0, skipped: 0 } });
+  assert.equal(last.length, 10_300);
+  const empty = file(0);
+  empty.push(row(1));
+  assert.deepEqual([...empty], [row(1)]);
+});
+
 test('the strings of a remembered prompts line are read back one by one, across blocks, or found not to be one', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vtask-json-strings-'));
   try {

@@ -175,6 +175,7 @@ export async function summariseTaskFile(
     rows.close();
     throw e;
   }
+  rows.trim();
   return { summary: { tasks: rows, errors, casesRun: wantCases }, prompts };
 }
 

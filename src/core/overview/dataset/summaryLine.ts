@@ -38,6 +38,7 @@ export function readSummaryLine(file: string): FileSummary {
     if (typeof rest !== 'object' || rest === null) throw new Error('not a summary');
     const { errors, casesRun }: Record<string, unknown> = { ...rest };
     if (typeof errors !== 'number' || typeof casesRun !== 'boolean') throw new Error('not a summary');
+    tasks.trim();
     return { tasks, errors, casesRun };
   } catch (e) {
     // Rows past the first few thousand are in a scratch folder: not left behind.
