@@ -23,8 +23,11 @@ export function readChunkedAgain(file: string, hash: string): ChunkedFile {
   return again;
 }
 
+/** Bytes read at a time, through one descriptor each (below): a megabyte, so that few are opened. */
+const READ = 1 << 20;
+
 /**
- * Bytes read at a time. Each block becomes a string of as many characters, and a string over
+ * Bytes decoded at a time. Each block becomes a string of as many characters, and a string over
  * about 128 KB is placed in V8's large-object space, which only a full collection frees: with
  * 1 MB blocks a million-task file left up to about 90 MB of dead block strings behind before one
  * came. A block of 32 KB is at most 32K characters, 64 KB even as two-byte text: its strings die
@@ -258,13 +261,12 @@ interface Block {
 
 /**
  * The file's first `size` bytes decoded as UTF-8 (throwing on a malformed byte, and hashed into
- * `hash`), in blocks that
- * end at a line break. Each block is read through a descriptor of its own, so a reader left
- * unfinished holds none.
+ * `hash`), in blocks that end at a line break, a BLOCK of bytes decoded at a time. Each READ of
+ * bytes is read through a descriptor of its own, so a reader left unfinished holds none.
  */
 function* textBlocks(file: string, size: number, hash: Hash): Generator<Block> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  const bytes = Buffer.allocUnsafe(Math.min(BLOCK, Math.max(1, size)));
+  const bytes = Buffer.allocUnsafe(Math.min(READ, Math.max(1, size)));
   let carry = '';
   let offset = 0;
   for (let at = 0; at < size;) {
@@ -272,19 +274,22 @@ function* textBlocks(file: string, size: number, hash: Hash): Generator<Block> {
     if (n === 0) throw new Error(`${file} changed while it was read: try again`);
     at += n;
     hash.update(bytes.subarray(0, n));
-    const text = carry + decoder.decode(bytes.subarray(0, n), { stream: true });
-    const nl = text.lastIndexOf('\n');
-    if (nl < 0) {
-      // A line this long is refused anyway (limits.ts): the first pass gives up and the whole-text
-      // path says so; carried on, each block would copy the whole line again. In the second pass
-      // (after a first without such a line) the file has changed.
-      if (text.length > LIMITS.lineChars) throw new Error(`${file} changed while it was read: try again`);
-      carry = text;
-      continue;
+    for (let from = 0; from < n; from += BLOCK) {
+      const piece = decoder.decode(bytes.subarray(from, Math.min(n, from + BLOCK)), { stream: true });
+      const nl = piece.lastIndexOf('\n');
+      if (nl < 0) {
+        carry += piece;
+        // A line this long is refused anyway (limits.ts): the first pass gives up and the
+        // whole-text path says so. In the second pass (after a first without such a line) the
+        // file has changed.
+        if (carry.length > LIMITS.lineChars) throw new Error(`${file} changed while it was read: try again`);
+        continue;
+      }
+      const text = carry + piece.slice(0, nl + 1);
+      carry = piece.slice(nl + 1);
+      yield { text, offset };
+      offset += text.length;
     }
-    carry = text.slice(nl + 1);
-    yield { text: text.slice(0, nl + 1), offset };
-    offset += nl + 1;
   }
   const rest = carry + decoder.decode();
   if (rest) yield { text: rest, offset };
