@@ -643,7 +643,8 @@ suite('dataset overview', () => {
       new TextEncoder().encode(
         'vtask: 1\ntasks:\n' +
           '  - id: capital\n    prompt: Name the capital of France.\n    samples: 2\n    verify:\n      match: { answer: Paris }\n' +
-          '  - id: add\n    prompt: What is 17 + 25?\n    samples: 2\n    verify:\n      math: { answer: "42" }\n',
+          // Seeded: unseeded, the demo model answers 52 about once in 400 samples.
+          '  - id: add\n    prompt: What is 17 + 25?\n    samples: 2\n    seed: 7\n    verify:\n      math: { answer: "42" }\n',
       ),
     );
     try {
