@@ -12,6 +12,7 @@ import { LayoutScanner } from './chunks';
 import { LIMITS, LimitScanner } from './limits';
 import type { ChunkedText } from './stream';
 import { SegmentedLineIndex, type LineSegments } from './text';
+import { YOUNG_PIECE } from '../util/youngPiece';
 
 /**
  * The file read a block at a time, whose bytes must still hash to `hash` (it was read so before,
@@ -26,14 +27,8 @@ export function readChunkedAgain(file: string, hash: string): ChunkedFile {
 /** Bytes read at a time, through one descriptor each (below): a megabyte, so that few are opened. */
 const READ = 1 << 20;
 
-/**
- * Bytes decoded at a time. Each block becomes a string of as many characters, and a string over
- * about 128 KB is placed in V8's large-object space, which only a full collection frees: with
- * 1 MB blocks a million-task file left up to about 90 MB of dead block strings behind before one
- * came. A block of 32 KB is at most 32K characters, 64 KB even as two-byte text: its strings die
- * young, in the cheap collections, at the same CPU.
- */
-const BLOCK = 1 << 15;
+/** Bytes decoded at a time: a string each that dies young (util/youngPiece.ts). */
+const BLOCK = YOUNG_PIECE;
 
 /** A file read a block at a time, and the SHA-1 of its bytes (the `textHash` of its text). */
 export interface ChunkedFile extends ChunkedText {

@@ -7,12 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { JsonOut } from './writeJson';
+import { YOUNG_PIECE } from './youngPiece';
 
 /**
  * Characters held in memory before they go to the temporary file; also the size of each read
- * back. Small enough that the strings die young (see PIECE in writeJson.ts).
+ * back. The held text is written as one string, so it is kept to a piece that dies young.
  */
-const PIECE = 1 << 15;
+const PIECE = YOUNG_PIECE;
 
 export class Spool {
   private held = '';

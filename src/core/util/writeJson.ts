@@ -3,6 +3,8 @@
 // time and written 32K characters at a time, waiting whenever the stream buffers (a pipe read slower
 // than written), so the whole text is never in memory at once.
 
+import { YOUNG_PIECE } from './youngPiece';
+
 /** Where the pieces go: a stream, or anything with `write`. */
 export interface JsonOut {
   /** False when the piece was buffered: then `once('drain')` says when to go on. */
@@ -10,13 +12,8 @@ export interface JsonOut {
   once?(event: 'drain', listener: () => void): unknown;
 }
 
-/**
- * About how many characters are gathered before each write. A string over about 128 KB is placed
- * in V8's large-object space, which only a full collection frees: pieces of a megabyte left tens
- * of megabytes of dead pieces behind while a million tasks' summary was written. Pieces of 32K
- * characters (64 KB even as two-byte text) die young, in the cheap collections.
- */
-const PIECE = 1 << 15;
+/** About how many characters are gathered before each write: a string that dies young. */
+const PIECE = YOUNG_PIECE;
 
 /** Writes `JSON.stringify(value)` to `out`, in pieces. */
 export async function writeJson(out: JsonOut, value: unknown): Promise<void> {

@@ -4,9 +4,10 @@
 // out at the commas outside strings and nesting, and parsed alone; a file JSON.parse would
 // refuse is refused too (the error is thrown after the entries before it were given).
 import { fileBlocks } from '../../util/fileBlocks';
+import { YOUNG_PIECE } from '../../util/youngPiece';
 
-/** Small enough that each block's string dies young (see BLOCK in taskfile/fileStream.ts). */
-const BLOCK = 1 << 15;
+/** Bytes read and decoded at a time: a string each that dies young. */
+const BLOCK = YOUNG_PIECE;
 
 /** Each entry of the object in `file`, in file order, as Object.entries of JSON.parse of the file would give them but for repeated keys (each given, in turn). */
 export function* jsonEntries(file: string): Generator<[string, unknown]> {
