@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { jsonStrings } from '../../src/core/overview/dataset/jsonStrings';
+import { ROWS_IN_MEMORY } from '../../src/core/overview/dataset/rowSpill';
 import { TaskRows, type TaskRow } from '../../src/core/overview/dataset/taskRows';
 
 test('rows read back as given, and as JSON.stringify writes them', () => {
@@ -107,44 +108,104 @@ test('each row past the first 100,000 holds under 20 bytes of memory, in or out 
   }
 });
 
-test('the rows of many files of 10,000 tasks hold what they need, not the room their arrays grew to; rows still push and read after', () => {
+/** Task `i` of a file of the tests below. */
+const fileRow = (i: number): TaskRow => ({
+  id: `t${100_000 + i}`,
+  line: i + 4,
+  kind: 'math',
+  cases: 2,
+  runKey: 'ab'.repeat(20),
+  ...(i % 10 === 0 ? { outcome: { total: 2, passed: 1, failed: 1, skipped: 0 } } : {}),
+});
+
+/** A file's rows, pushed and trimmed as a summary's are. */
+const fileRows = (n: number): TaskRows => {
+  const rows = new TaskRows();
+  for (let i = 0; i < n; i++) rows.push(fileRow(i));
+  rows.trim();
+  return rows;
+};
+
+/**
+ * Memory after a full collection, once the memory of buffers it freed is given back (that is done
+ * on another thread, and counted in arrayBuffers until then).
+ */
+async function settled(): Promise<NodeJS.MemoryUsage> {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
-  const row = (i: number): TaskRow => ({
-    id: `t${100_000 + i}`,
-    line: i + 4,
-    kind: 'math',
-    cases: 2,
-    runKey: 'ab'.repeat(20),
-    ...(i % 10 === 0 ? { outcome: { total: 2, passed: 1, failed: 1, skipped: 0 } } : {}),
-  });
-  const file = (n: number): TaskRows => {
-    const rows = new TaskRows();
-    for (let i = 0; i < n; i++) rows.push(row(i));
-    rows.trim();
-    return rows;
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  gc();
+  return process.memoryUsage();
+}
+
+test('the rows of files of 10,000 tasks kept in memory hold what they need, not the room their arrays grew to; rows still push and read after', async () => {
+  const used = async (): Promise<number> => (await settled()).arrayBuffers;
+  const kept: TaskRows[] = [fileRows(10)];
+  try {
+    const before = await used();
+    // Within the process's budget of rows in memory: nothing spills.
+    for (let f = 0; f < 3; f++) kept.push(fileRows(10_000));
+    assert.ok(ROWS_IN_MEMORY >= 40_000);
+    // A row needs 63 bytes here (a 7-character id, its end, line, cases, kind, run key, outcome);
+    // the arrays as grown had room for 16,384 rows, over 90 bytes a row.
+    const perRow = ((await used()) - before) / 30_000;
+    assert.ok(perRow < 70, `${perRow.toFixed(1)} bytes a row`);
+    const last = kept.at(-1) as TaskRows;
+    assert.deepEqual([...last].slice(9_998), [fileRow(9_998), fileRow(9_999)]);
+    for (let i = 10_000; i < 10_300; i++) last.push(fileRow(i));
+    last.setOutcome(10_299, { total: 2, passed: 2, failed: 0, skipped: 0 });
+    assert.deepEqual(last.at(10_100), fileRow(10_100));
+    assert.deepEqual(last.at(10_299), { ...fileRow(10_299), outcome: { total: 2, passed: 2, failed: 0, skipped: 0 } });
+    assert.equal(last.length, 10_300);
+    const empty = fileRows(0);
+    empty.push(fileRow(1));
+    assert.deepEqual([...empty], [fileRow(1)]);
+    kept.push(empty);
+  } finally {
+    for (const rows of kept) rows.close();
+  }
+});
+
+test('past the budget of rows in memory, the rows of many files go to one scratch folder and hold no memory each; a full folder is followed by a new one, and each goes with the last of its rows', async () => {
+  const used = async (): Promise<number> => {
+    const u = await settled();
+    return u.heapUsed + u.arrayBuffers;
   };
-  const used = (): number => {
-    gc();
-    return process.memoryUsage().arrayBuffers;
-  };
-  const kept: TaskRows[] = [file(10)];
-  const before = used();
-  for (let f = 0; f < 30; f++) kept.push(file(10_000));
-  // A row needs 63 bytes here (a 7-character id, its end, line, cases, kind, run key, outcome);
-  // the arrays as grown had room for 16,384 rows, over 90 bytes a row.
-  const perRow = (used() - before) / 300_000;
-  assert.ok(perRow < 70, `${perRow.toFixed(1)} bytes a row`);
-  const last = kept.at(-1) as TaskRows;
-  assert.deepEqual([...last].slice(9_998), [row(9_998), row(9_999)]);
-  for (let i = 10_000; i < 10_300; i++) last.push(row(i));
-  last.setOutcome(10_299, { total: 2, passed: 2, failed: 0, skipped: 0 });
-  assert.deepEqual(last.at(10_100), row(10_100));
-  assert.deepEqual(last.at(10_299), { ...row(10_299), outcome: { total: 2, passed: 2, failed: 0, skipped: 0 } });
-  assert.equal(last.length, 10_300);
-  const empty = file(0);
-  empty.push(row(1));
-  assert.deepEqual([...empty], [row(1)]);
+  const before = rowFolders().length;
+  const files: TaskRows[] = [];
+  try {
+    // The budget is spent, and the scratch store's buffers made, before the measure.
+    while (files.length * 10_000 < ROWS_IN_MEMORY + 10_000) files.push(fileRows(10_000));
+    assert.equal(rowFolders().length, before + 1);
+    const start = await used();
+    const first = files.length;
+    for (let f = 0; f < 60; f++) files.push(fileRows(10_000));
+    // In typed arrays these 600,000 rows held 63 bytes each.
+    const perRow = ((await used()) - start) / 600_000;
+    assert.ok(perRow < 4, `${perRow.toFixed(2)} bytes a row`);
+    assert.equal(rowFolders().length, before + 1, 'one scratch folder for the rows of every file');
+    // Read back in any order, an outcome set late included.
+    const some = files[first + 7] as TaskRows;
+    some.setOutcome(5, { total: 9, passed: 9, failed: 0, skipped: 0 });
+    assert.deepEqual(
+      [...(files[first + 30] as TaskRows)],
+      Array.from({ length: 10_000 }, (_, i) => fileRow(i)),
+    );
+    assert.deepEqual(some.at(5), { ...fileRow(5), outcome: { total: 9, passed: 9, failed: 0, skipped: 0 } });
+    assert.deepEqual(some.at(9_999), fileRow(9_999));
+    // A store holds 1,048,576 rows before the next summary to spill starts another.
+    const full = files.length;
+    while (files.length < full + 50 && rowFolders().length === before + 1) files.push(fileRows(10_000));
+    assert.equal(rowFolders().length, before + 2, 'a new scratch folder once the first is full');
+    const inNew = files.length - 1;
+    for (const rows of files.slice(0, inNew)) rows.close();
+    assert.equal(rowFolders().length, before + 1, 'the first folder goes with the last of its rows');
+    assert.deepEqual((files[inNew] as TaskRows).at(9_999), fileRow(9_999));
+  } finally {
+    for (const rows of files) rows.close();
+  }
+  assert.equal(rowFolders().length, before);
 });
 
 test('the strings of a remembered prompts line are read back one by one, across blocks, or found not to be one', () => {

@@ -1,12 +1,12 @@
 // The rows of a file's summary (summary.ts) in typed arrays: about 60 bytes a task outside the
 // JavaScript heap, where a row object with its strings held about 150 bytes in it. A million-task
 // file's rows are then no burden on the collector, whose heap would otherwise grow to several
-// times what they hold. Past the first SPILL_AFTER rows, rows go to a user-only scratch folder
-// (the duplicate search's spill files): a record of fixed width each, and the id apart, so that
-// what memory keeps of such a row is the end of its id (8 bytes). A row is made as an object
-// only when it is read; reading in order costs a read per megabyte.
-import { ScratchDir } from '../../util/scratchDir';
-import { SpillFile } from '../prompts/spillFile';
+// times what they hold. A file's first rows stay in memory, up to SPILL_AFTER and while the
+// process's budget of rows in memory lasts (rowSpill.ts); the rest go to a user-only scratch
+// store shared by all summaries: a record of fixed width each, and the id apart. Memory keeps
+// nothing per such row: a file's rows are written together, so where they went is a run or a few.
+// A row is made as an object only when it is read; reading in order costs a read per megabyte.
+import { giveMemoryRows, joinRowStore, leaveRowStore, RECORD, takeMemoryRow, type RowStore } from './rowSpill';
 
 /** How a task's cases came out: `skipped` counts the cases not run here. */
 export interface CaseCounts {
@@ -41,27 +41,27 @@ export function isCounts(v: unknown): v is CaseCounts {
 
 const HEX_KEY = /^[0-9a-f]{40}$/;
 
-/** Rows kept in memory before the rest go to a scratch folder (making one per small file would cost more). */
+/** A file's rows kept in memory at most; the rest spill. */
 const SPILL_AFTER = 1 << 14;
 
-/** A spilled row's record: line, cases (4 bytes each), kind (2), has an outcome (1), run key (20), outcome (4 × 4). */
-const RECORD = 47;
+/** Where a spilled row's record has each field. */
 const AT = { line: 0, cases: 4, kind: 8, hasOutcome: 10, key: 11, outcome: 31 } as const;
 
-/** The scratch files of rows past SPILL_AFTER. */
-interface Spilled {
-  readonly dir: ScratchDir;
-  readonly records: SpillFile;
-  readonly ids: SpillFile;
+/** What rows hold outside their object: given back when they are closed, or collected unclosed. */
+interface Lease {
+  /** Rows in memory, counted in the process's budget. */
+  kept: number;
+  /** The store the rest went to. */
+  store: RowStore | undefined;
 }
 
-/** A scratch folder is removed with the rows that wrote it, should nobody close them first (the dashboard keeps summaries while it is open). */
-const finished = new FinalizationRegistry<Spilled>(closeSpilled);
+const finished = new FinalizationRegistry<Lease>(release);
 
-function closeSpilled(s: Spilled): void {
-  s.records.close();
-  s.ids.close();
-  s.dir.remove();
+function release(lease: Lease): void {
+  giveMemoryRows(lease.kept);
+  lease.kept = 0;
+  if (lease.store) leaveRowStore(lease.store);
+  lease.store = undefined;
 }
 
 export class TaskRows implements Iterable<TaskRow> {
@@ -79,13 +79,21 @@ export class TaskRows implements Iterable<TaskRow> {
   /** Per row: whether it has an outcome, and its total, passed, failed and skipped. */
   private hasOutcome = new Uint8Array(256);
   private outcomes = new Uint32Array(256 * 4);
-  /** Rows from SPILL_AFTER on, once there are that many. */
-  private spilled: Spilled | undefined;
+  /** Rows 0 to kept - 1 are in memory, the rest in the store. */
+  private kept = 0;
+  private readonly lease: Lease = { kept: 0, store: undefined };
+  /** Runs of spilled rows: where each starts among them, and at which index of the store. */
+  private readonly runStarts: number[] = [];
+  private readonly runAt: number[] = [];
   private readonly record = Buffer.alloc(RECORD);
   /** Scratch for push: a row's run key as bytes, its counts, and a spilled row's id as UTF-16. */
   private readonly keyBytes = Buffer.alloc(20);
   private readonly counts = new Uint32Array(4);
   private idBytes = Buffer.allocUnsafe(256);
+
+  constructor() {
+    finished.register(this, this.lease, this);
+  }
 
   /** Rows given as objects (a remembered summary, or a summary sent from a thread). */
   static of(rows: Iterable<TaskRow>): TaskRows {
@@ -134,7 +142,11 @@ export class TaskRows implements Iterable<TaskRow> {
       if (kind === 0) kind = this.kindNames.push(kindName);
     }
     if (typeof key === 'string') this.oddKeys.set(n, key);
-    if (n >= SPILL_AFTER) {
+    if (n === this.kept && n < SPILL_AFTER && takeMemoryRow()) {
+      this.kept++;
+      this.lease.kept++;
+    }
+    if (n >= this.kept) {
       const r = this.record.fill(0);
       r.writeUInt32LE(line, AT.line);
       r.writeUInt32LE(cases, AT.cases);
@@ -144,11 +156,15 @@ export class TaskRows implements Iterable<TaskRow> {
         r[AT.hasOutcome] = 1;
         for (let k = 0; k < 4; k++) r.writeUInt32LE(outcome[k] ?? 0, AT.outcome + k * 4);
       }
-      const s = this.spill();
-      s.records.append(r);
       // The id's UTF-16 through one reused buffer: a Buffer per id was a small slab's worth of garbage.
       if (this.idBytes.length < id.length * 2) this.idBytes = Buffer.allocUnsafe(id.length * 4);
-      s.ids.append(this.idBytes.subarray(0, this.idBytes.write(id, 'utf16le')));
+      const at = this.store().append(r, this.idBytes.subarray(0, this.idBytes.write(id, 'utf16le')));
+      const j = n - this.kept;
+      const last = this.runStarts.length - 1;
+      if (last < 0 || (this.runAt[last] ?? 0) + j - (this.runStarts[last] ?? 0) !== at) {
+        this.runStarts.push(j);
+        this.runAt.push(at);
+      }
     } else {
       if (n === this.lines.length) this.grow(Math.max(256, n * 2));
       const start = n === 0 ? 0 : (this.idEnds[n - 1] ?? 0);
@@ -175,10 +191,11 @@ export class TaskRows implements Iterable<TaskRow> {
   at(i: number): TaskRow | undefined {
     if (!(i >= 0 && i < this.count)) return undefined;
     const odd = this.oddKeys.get(i);
-    if (i >= SPILL_AFTER) {
-      const s = this.spill();
-      const id = s.ids.read(i - SPILL_AFTER).toString('utf16le');
-      const r = s.records.read(i - SPILL_AFTER);
+    if (i >= this.kept) {
+      const s = this.store();
+      const at = this.storeIndex(i);
+      const id = s.ids.read(at).toString('utf16le');
+      const r = s.records.read(at);
       return this.made(
         id,
         r.readUInt32LE(AT.line),
@@ -201,9 +218,9 @@ export class TaskRows implements Iterable<TaskRow> {
 
   /** How row `i`'s cases came out, when they were run. */
   outcome(i: number): CaseCounts | undefined {
-    if (i >= SPILL_AFTER) {
+    if (i >= this.kept) {
       if (!(i < this.count)) return undefined;
-      const r = this.spill().records.read(i - SPILL_AFTER);
+      const r = this.store().records.read(this.storeIndex(i));
       if (!r[AT.hasOutcome]) return undefined;
       const o = (k: number): number => r.readUInt32LE(AT.outcome + k * 4);
       return { total: o(0), passed: o(1), failed: o(2), skipped: o(3) };
@@ -214,13 +231,14 @@ export class TaskRows implements Iterable<TaskRow> {
   }
 
   setOutcome(i: number, o: CaseCounts): void {
-    if (i >= SPILL_AFTER) {
-      const records = this.spill().records;
+    if (i >= this.kept) {
+      const records = this.store().records;
+      const at = this.storeIndex(i);
       const r = this.record;
-      records.read(i - SPILL_AFTER).copy(r);
+      records.read(at).copy(r);
       r[AT.hasOutcome] = 1;
       [o.total, o.passed, o.failed, o.skipped].forEach((v, k) => r.writeUInt32LE(v, AT.outcome + k * 4));
-      records.overwrite(i - SPILL_AFTER, r);
+      records.overwrite(at, r);
       return;
     }
     this.hasOutcome[i] = 1;
@@ -233,7 +251,7 @@ export class TaskRows implements Iterable<TaskRow> {
    * kept the summaries of all of them at over 1.6 times their size. Rows can still be pushed after.
    */
   trim(): void {
-    const n = Math.min(this.count, SPILL_AFTER);
+    const n = this.kept;
     if (n === this.lines.length) return;
     this.idUnits = this.idUnits.slice(0, n === 0 ? 0 : (this.idEnds[n - 1] ?? 0));
     this.idEnds = this.idEnds.slice(0, n);
@@ -245,12 +263,10 @@ export class TaskRows implements Iterable<TaskRow> {
     this.outcomes = this.outcomes.slice(0, n * 4);
   }
 
-  /** Removes the rows' scratch folder, if they have one; they cannot be read after. */
+  /** Gives back the rows' room in memory and in the scratch store (removed with its last rows); they cannot be read after. */
   close(): void {
-    if (!this.spilled) return;
     finished.unregister(this);
-    closeSpilled(this.spilled);
-    this.spilled = undefined;
+    release(this.lease);
   }
 
   *[Symbol.iterator](): Iterator<TaskRow> {
@@ -280,13 +296,21 @@ export class TaskRows implements Iterable<TaskRow> {
     return outcome ? { id, line, kind: name, cases, runKey, outcome } : { id, line, kind: name, cases, runKey };
   }
 
-  private spill(): Spilled {
-    if (!this.spilled) {
-      const dir = new ScratchDir('rows');
-      this.spilled = { dir, records: new SpillFile(dir, 'records', RECORD), ids: new SpillFile(dir, 'ids') };
-      finished.register(this, this.spilled, this);
+  private store(): RowStore {
+    return (this.lease.store ??= joinRowStore());
+  }
+
+  /** The store's index of row `i`, a spilled one. */
+  private storeIndex(i: number): number {
+    const j = i - this.kept;
+    let lo = 0;
+    let hi = this.runStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.runStarts[mid] ?? 0) <= j) lo = mid;
+      else hi = mid - 1;
     }
-    return this.spilled;
+    return (this.runAt[lo] ?? 0) + j - (this.runStarts[lo] ?? 0);
   }
 
   private grow(size: number): void {
