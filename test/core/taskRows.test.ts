@@ -167,7 +167,7 @@ test('the rows of files of 10,000 tasks kept in memory hold what they need, not 
   }
 });
 
-test('past the budget of rows in memory, the rows of many files go to one scratch folder and hold no memory each; a full folder is followed by a new one, and each goes with the last of its rows', async () => {
+test('past the budget of rows in memory, the rows of many files go to one scratch folder and hold no memory each; once a folder holds 1,048,576 rows of closed summaries a new one follows, and each goes with the last of its rows', async () => {
   const used = async (): Promise<number> => {
     const u = await settled();
     return u.heapUsed + u.arrayBuffers;
@@ -194,14 +194,17 @@ test('past the budget of rows in memory, the rows of many files go to one scratc
     );
     assert.deepEqual(some.at(5), { ...fileRow(5), outcome: { total: 9, passed: 9, failed: 0, skipped: 0 } });
     assert.deepEqual(some.at(9_999), fileRow(9_999));
-    // A store holds 1,048,576 rows before the next summary to spill starts another.
-    const full = files.length;
-    while (files.length < full + 50 && rowFolders().length === before + 1) files.push(fileRows(10_000));
-    assert.equal(rowFolders().length, before + 2, 'a new scratch folder once the first is full');
-    const inNew = files.length - 1;
-    for (const rows of files.slice(0, inNew)) rows.close();
+    // Rows of closed summaries stay in their folder: past 1,048,576 of them, the next summary to
+    // spill starts another, and the first goes with the last of its rows.
+    while ((files.length - first) * 10_000 < (1 << 20) + 10_000) files.push(fileRows(10_000));
+    assert.equal(rowFolders().length, before + 1, 'no new folder while no summary is closed');
+    for (const rows of files.slice(first)) rows.close();
+    const next = fileRows(10_000);
+    files.push(next);
+    assert.equal(rowFolders().length, before + 2, 'a new folder once the first holds that many closed rows');
+    for (const rows of files.slice(0, first)) rows.close();
     assert.equal(rowFolders().length, before + 1, 'the first folder goes with the last of its rows');
-    assert.deepEqual((files[inNew] as TaskRows).at(9_999), fileRow(9_999));
+    assert.deepEqual(next.at(9_999), fileRow(9_999));
   } finally {
     for (const rows of files) rows.close();
   }

@@ -6,16 +6,16 @@
 //
 // A store is removed once the last summary that wrote to it is closed or collected. Summaries
 // come and go while the dashboard is open, and the rows of those gone stay in their store's
-// files: once a store holds ROTATE_AFTER rows, summaries that spill next start a new one, so that
-// the old one goes with the last of its summaries rather than growing for as long as the process
-// lives.
+// files: once a store holds ROTATE_AFTER such rows, summaries that spill next start a new one, so
+// that the old one goes with the last of its summaries rather than growing for as long as the
+// process lives. A command that closes no summary keeps one store (and one store's buffers).
 import { ScratchDir } from '../../util/scratchDir';
 import { SpillFile } from '../prompts/spillFile';
 
 /** Rows of all summaries held in typed arrays at once, about 60 bytes each; the rest spill. */
 export const ROWS_IN_MEMORY = 1 << 16;
 
-/** Rows in a store after which summaries that start spilling start a new store. */
+/** Rows of closed summaries in a store after which summaries that start spilling start a new store. */
 const ROTATE_AFTER = 1 << 20;
 
 /** A spilled row's record: line, cases (4 bytes each), kind (2), has an outcome (1), run key (20), outcome (4 × 4). */
@@ -29,6 +29,8 @@ export class RowStore {
   readonly ids = new SpillFile(this.dir, 'ids');
   /** Summaries that wrote to it and are not closed. */
   users = 0;
+  /** Its rows that belong to closed summaries. */
+  dead = 0;
 
   /** Appends a row; its index, for `records` and `ids`. */
   append(record: Uint8Array, id: Uint8Array): number {
@@ -50,13 +52,14 @@ let inMemory = 0;
 
 /** The store to spill to, counted as used until `leaveRowStore`. */
 export function joinRowStore(): RowStore {
-  if (!current || current.records.length >= ROTATE_AFTER) current = new RowStore();
+  if (!current || current.dead >= ROTATE_AFTER) current = new RowStore();
   current.users++;
   return current;
 }
 
-/** One summary is done with `store`: the last one's going removes it. */
-export function leaveRowStore(store: RowStore): void {
+/** One summary, which wrote `rows` rows to `store`, is done with it: the last one's going removes it. */
+export function leaveRowStore(store: RowStore, rows: number): void {
+  store.dead += rows;
   if (--store.users > 0) return;
   if (current === store) current = undefined;
   store.remove();

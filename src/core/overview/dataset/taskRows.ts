@@ -51,8 +51,9 @@ const AT = { line: 0, cases: 4, kind: 8, hasOutcome: 10, key: 11, outcome: 31 } 
 interface Lease {
   /** Rows in memory, counted in the process's budget. */
   kept: number;
-  /** The store the rest went to. */
+  /** The store the rest went to, and how many they are. */
   store: RowStore | undefined;
+  spilled: number;
 }
 
 const finished = new FinalizationRegistry<Lease>(release);
@@ -60,8 +61,9 @@ const finished = new FinalizationRegistry<Lease>(release);
 function release(lease: Lease): void {
   giveMemoryRows(lease.kept);
   lease.kept = 0;
-  if (lease.store) leaveRowStore(lease.store);
+  if (lease.store) leaveRowStore(lease.store, lease.spilled);
   lease.store = undefined;
+  lease.spilled = 0;
 }
 
 export class TaskRows implements Iterable<TaskRow> {
@@ -81,7 +83,7 @@ export class TaskRows implements Iterable<TaskRow> {
   private outcomes = new Uint32Array(256 * 4);
   /** Rows 0 to kept - 1 are in memory, the rest in the store. */
   private kept = 0;
-  private readonly lease: Lease = { kept: 0, store: undefined };
+  private readonly lease: Lease = { kept: 0, store: undefined, spilled: 0 };
   /** Runs of spilled rows: where each starts among them, and at which index of the store. */
   private readonly runStarts: number[] = [];
   private readonly runAt: number[] = [];
@@ -159,6 +161,7 @@ export class TaskRows implements Iterable<TaskRow> {
       // The id's UTF-16 through one reused buffer: a Buffer per id was a small slab's worth of garbage.
       if (this.idBytes.length < id.length * 2) this.idBytes = Buffer.allocUnsafe(id.length * 4);
       const at = this.store().append(r, this.idBytes.subarray(0, this.idBytes.write(id, 'utf16le')));
+      this.lease.spilled++;
       const j = n - this.kept;
       const last = this.runStarts.length - 1;
       if (last < 0 || (this.runAt[last] ?? 0) + j - (this.runStarts[last] ?? 0) !== at) {
