@@ -74,6 +74,8 @@ test('rows past the first 16,384 go to a scratch folder and read back the same, 
   assert.equal(rows.at(50_000), undefined);
   rows.close();
   assert.equal(rowFolders().length, before);
+  // Not another summary's rows from the shared store.
+  assert.throws(() => rows.at(30_007), /the rows were closed/);
 });
 
 test('each row past the first 100,000 holds under 20 bytes of memory, in or out of the heap (in typed arrays rows held about 85)', () => {

@@ -84,6 +84,7 @@ export class TaskRows implements Iterable<TaskRow> {
   /** Rows 0 to kept - 1 are in memory, the rest in the store. */
   private kept = 0;
   private readonly lease: Lease = { kept: 0, store: undefined, spilled: 0 };
+  private closed = false;
   /** Runs of spilled rows: where each starts among them, and at which index of the store. */
   private readonly runStarts: number[] = [];
   private readonly runAt: number[] = [];
@@ -270,6 +271,7 @@ export class TaskRows implements Iterable<TaskRow> {
   close(): void {
     finished.unregister(this);
     release(this.lease);
+    this.closed = true;
   }
 
   *[Symbol.iterator](): Iterator<TaskRow> {
@@ -300,6 +302,8 @@ export class TaskRows implements Iterable<TaskRow> {
   }
 
   private store(): RowStore {
+    // Joined again, the shared store would give other summaries' rows for this one's indexes.
+    if (this.closed) throw new Error('the rows were closed: their spilled rows are gone');
     return (this.lease.store ??= joinRowStore());
   }
 
