@@ -111,3 +111,20 @@ test('vtask stats from its cache prints what the first run printed, text and --j
   assert.deepEqual(runs(), first);
   assert.equal(fs.readFileSync(memo, 'utf8'), written);
 });
+
+test('many small files whose rows cannot spill (no temporary folder): stats says which folder and why, and exits 1 without a crash', () => {
+  // 8 files of 10,000 tasks: past the 65,536 rows kept in memory, in files small enough that each
+  // one's rows used to stay there. Over a megabyte of text: parsed in threads where there are cores.
+  const dir = path.join(DIR, 'small-files');
+  fs.mkdirSync(dir);
+  for (let f = 0; f < 8; f++) fs.writeFileSync(path.join(dir, `f${f}.vtask`), compactTasks(10_000));
+  const missing = path.join(DIR, 'no-such-folder');
+  const r = spawnSync(
+    process.execPath,
+    [CLI, 'stats', dir, '--json', '--no-duplicates', '--cache-dir', path.join(DIR, 'cache-small')],
+    { encoding: 'utf8', timeout: 300_000, env: { ...process.env, TMPDIR: missing } },
+  );
+  assert.equal(r.status, 1, r.stderr.slice(-500));
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, new RegExp(`^vtask stats: error: ${missing}/vtask-rows-\\d+-\\w+: it does not exist\\n$`));
+});

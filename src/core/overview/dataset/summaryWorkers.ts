@@ -81,7 +81,12 @@ export async function summariseInWorkers(
         workers.push(w);
         w.on('message', (r: Reply) => {
           if ('error' in r) return fail(new Error(r.error));
-          onDone(r.id, r.done);
+          // Thrown here, in an event handler, it would end the process instead of failing the call.
+          try {
+            onDone(r.id, r.done);
+          } catch (e) {
+            return fail(e);
+          }
           if (--left === 0) resolve();
           else send(w);
         });
