@@ -63,3 +63,25 @@ test('items of any size read back the same in order and out of it; in order cost
     dir.remove();
   }
 });
+
+test('a failed write names the scratch file (where the disk is full), as a call given a path does', () => {
+  const dir = new ScratchDir('spill-test');
+  const items = new SpillFile(dir, 'items', 4);
+  const writeSync = fs.writeSync;
+  fs.writeSync = (() => {
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+  }) as typeof writeSync;
+  try {
+    // A megabyte of items fills the write buffer; the next one writes it out.
+    assert.throws(
+      () => {
+        for (let i = 0; i <= (1 << 20) / 4; i++) items.append(new Uint8Array(4));
+      },
+      (e: NodeJS.ErrnoException) => e.code === 'ENOSPC' && e.path === `${dir.path}/items`,
+    );
+  } finally {
+    fs.writeSync = writeSync;
+    items.close();
+    dir.remove();
+  }
+});

@@ -6,6 +6,7 @@
 // as the items are (a million items' offsets held in memory were 8 MB, and twice that while their
 // array grew).
 import fs from 'node:fs';
+import path from 'node:path';
 import type { ScratchDir } from '../../util/scratchDir';
 
 const BLOCK = 1 << 20;
@@ -14,6 +15,8 @@ const LOOK_UP = 1 << 12;
 
 export class SpillFile {
   private readonly fd: number;
+  /** Named in a failure to write it (the disk full): where the temporary folder is. */
+  private readonly path: string;
   private readonly out = Buffer.allocUnsafe(BLOCK);
   private pending = 0;
   private written = 0;
@@ -32,6 +35,7 @@ export class SpillFile {
     private readonly width = 0,
   ) {
     this.fd = dir.file(name);
+    this.path = path.join(dir.path, name);
     this.ends = width ? undefined : new SpillFile(dir, `${name}.ends`, 8);
   }
 
@@ -87,7 +91,7 @@ export class SpillFile {
     if (!(i >= 0 && i < this.count)) throw new RangeError(`item ${i} is outside the ${this.count} items`);
     const at = i * this.width;
     if (at >= this.written) this.out.set(bytes, at - this.written);
-    else for (let n = 0; n < bytes.length;) n += fs.writeSync(this.fd, bytes, n, bytes.length - n, at + n);
+    else this.write(bytes, at);
     // The block read ahead may hold the old bytes.
     if (at < this.blockEnd && at + bytes.length > this.blockStart) this.blockEnd = this.blockStart;
   }
@@ -108,8 +112,17 @@ export class SpillFile {
   }
 
   private writeOut(bytes: Uint8Array): void {
-    let n = 0;
-    while (n < bytes.length) n += fs.writeSync(this.fd, bytes, n, bytes.length - n, this.written + n);
+    this.write(bytes, this.written);
     this.written += bytes.length;
+  }
+
+  /** Writes `bytes` at `at`; a failure names this file, as the error of a call given a path would. */
+  private write(bytes: Uint8Array, at: number): void {
+    try {
+      for (let n = 0; n < bytes.length;) n += fs.writeSync(this.fd, bytes, n, bytes.length - n, at + n);
+    } catch (e) {
+      if (e instanceof Error && 'code' in e && !('path' in e)) Object.assign(e, { path: this.path });
+      throw e;
+    }
   }
 }
