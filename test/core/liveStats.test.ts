@@ -166,3 +166,31 @@ test('an aborted computation reads what it did not read the next time', async ()
   const [got, want] = await both(live, files);
   assertSameStats(got, want, 'after the abort');
 });
+
+test('the dashboard editing a file keeps the summary of its text, not one per state it had', async () => {
+  const dir = path.join(root, 'edited');
+  fs.mkdirSync(dir);
+  const file = path.join(dir, 'e.vtask');
+  const cache = path.join(dir, '.vtask-cache');
+  const live = new LiveDatasetStats();
+  const quiet: LiveSources = { ...sources, read: (f) => fs.readFileSync(f, 'utf8') };
+  const compute = (): Promise<DatasetStats> =>
+    live.compute([{ file, cacheDir: cache }], quiet, { slices: new TimeSlices(1) });
+  /** The remembered summaries, each made over a minute ago (as if the edits were that far apart). */
+  const summaries = (): string[] => {
+    const [version] = fs.readdirSync(path.join(cache, 'stats'));
+    const files = path.join(cache, 'stats', version!, 'files');
+    const then = Date.now() / 1000 - 120;
+    for (const name of fs.readdirSync(files)) fs.utimesSync(path.join(files, name), then, then);
+    return fs.readdirSync(files);
+  };
+  for (let k = 1; k <= 4; k++) {
+    fs.writeFileSync(file, `vtask: 1\ntasks:\n${task('e1', `What is ${k} + ${4 - k}?`, CASES)}`);
+    live.changed([file]);
+    assert.equal((await compute()).per_file[0]?.tasks, 1);
+    assert.ok(summaries().length <= k);
+  }
+  // Tidied at most once a minute while it is open, and when it closes.
+  live.flush();
+  assert.equal(summaries().length, 1);
+});

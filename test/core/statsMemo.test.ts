@@ -12,7 +12,8 @@ import { after, before, test } from 'node:test';
 import { collectDatasetStats } from '../../src/core/overview/dataset/collect';
 import { appendRunRecords, compactRunLog, type RunRecord } from '../../src/core/overview/runlog/runLog';
 import { RACY_MS, StatIndex } from '../../src/core/overview/dataset/statIndex';
-import { StatsMemo } from '../../src/core/overview/dataset/statsMemo';
+import { StatsMemo, UNPOINTED_KEPT_MS } from '../../src/core/overview/dataset/statsMemo';
+import { CaseOutcomes } from '../../src/core/overview/dataset/caseOutcomes';
 import { TaskRows } from '../../src/core/overview/dataset/taskRows';
 import { version } from '../../src/core/version';
 import { taskRunKey } from '../../src/core/run/resultKeys';
@@ -61,7 +62,18 @@ interface Workspace {
 
 /** When the files were last modified, as far as their times say (seconds since the epoch). */
 const MTIME = Math.floor(Date.now() / 1000) - 3600;
-const NAMES = ['edit', 'replace', 'unsaved', 'log', 'threshold', 'bench', 'deleted', 'forged', 'shapes'] as const;
+const NAMES = [
+  'edit',
+  'replace',
+  'unsaved',
+  'log',
+  'threshold',
+  'bench',
+  'deleted',
+  'forged',
+  'shapes',
+  'tidy',
+] as const;
 const ws = {} as Record<(typeof NAMES)[number], Workspace>;
 
 before(async () => {
@@ -251,7 +263,7 @@ test('deleting or damaging memo files costs only time', async () => {
   appendRunRecords(w.cacheDir, [record(w, 'sum', 'model-a', 4, '2026-01-01T00:00:00.000Z')]);
   const truth = await collectDatasetStats(w.files);
   const memo = memoDir(w);
-  assert.deepEqual(fs.readdirSync(memo).sort(), ['cases.json', 'checks', 'files', 'index.json']);
+  assert.deepEqual(fs.readdirSync(memo).sort(), ['cases.json', 'checks', 'current', 'files', 'index.json']);
   // The prompts line of every summary damaged, and the duplicates forgotten: read from the files again.
   for (const f of fs.readdirSync(path.join(memo, 'files'))) {
     const p = path.join(memo, 'files', f);
@@ -259,12 +271,97 @@ test('deleting or damaging memo files costs only time', async () => {
   }
   fs.rmSync(path.join(memo, 'checks'), { recursive: true });
   assert.deepEqual(await collectDatasetStats(w.files), truth);
-  for (const name of ['index.json', 'cases.json', 'files', 'checks']) {
+  for (const name of ['index.json', 'cases.json', 'files', 'checks', 'current']) {
     fs.rmSync(path.join(memo, name), { recursive: true, force: true });
     assert.deepEqual(await collectDatasetStats(w.files), truth, name);
   }
   fs.rmSync(path.join(w.cacheDir, 'stats'), { recursive: true });
   assert.deepEqual(await collectDatasetStats(w.files), truth, 'stats/');
+});
+
+/** The summaries remembered in a workspace's memo, each made over a minute ago (as if by an earlier session). */
+function summariesAged(w: Workspace): string[] {
+  const dir = path.join(memoDir(w), 'files');
+  const names = fs.readdirSync(dir).sort();
+  const then = Date.now() / 1000 - UNPOINTED_KEPT_MS / 1000 - 60;
+  for (const name of names) fs.utimesSync(path.join(dir, name), then, then);
+  return names;
+}
+
+test('a summary is kept while a task file has its text: editing a file leaves one summary, not one per state', async () => {
+  const w = ws.tidy;
+  const truth = await collectDatasetStats(w.files);
+  const twoFiles = summariesAged(w);
+  assert.equal(twoFiles.length, 2);
+  // Four states of a.vtask, a run over each: the summary of the last only.
+  for (let k = 1; k <= 4; k++) {
+    fs.writeFileSync(w.files[0], A.replace('Describe the sea', `Describe the sea ${k} times`));
+    const s = await collectDatasetStats(w.files);
+    assert.equal(s.per_file[0]?.tasks, 2);
+    const names = summariesAged(w);
+    assert.equal(names.length, 2, `state ${k}: ${names.join(', ')}`);
+    assert.ok(names.includes(twoFiles[0]!) || names.includes(twoFiles[1]!), "b.vtask's summary stays");
+  }
+  // Back to the first text: the same statistics, its summary made again.
+  fs.writeFileSync(w.files[0], A);
+  assert.deepEqual(await collectDatasetStats(w.files), truth);
+  assert.deepEqual(summariesAged(w), twoFiles);
+
+  // A copy of b.vtask shares its summary; editing b.vtask keeps it for the copy.
+  const copy = path.join(w.dir, 'c.vtask');
+  fs.writeFileSync(copy, B);
+  await collectDatasetStats([...w.files, copy]);
+  assert.equal(summariesAged(w).length, 2);
+  fs.writeFileSync(w.files[1], B.replace('please', 'kindly'));
+  await collectDatasetStats([...w.files, copy]);
+  assert.equal(summariesAged(w).length, 3, "a.vtask's, b.vtask's new one, and the copy's");
+  // The copy deleted: its pointer and summary go with the next run that moves a pointer.
+  fs.rmSync(copy);
+  fs.writeFileSync(w.files[1], B);
+  assert.deepEqual(await collectDatasetStats(w.files), truth);
+  assert.deepEqual(summariesAged(w), twoFiles);
+  assert.equal(fs.readdirSync(path.join(memoDir(w), 'current')).length, 2, 'a pointer per task file');
+
+  // A summary no file points at is kept while it is young (another process may be about to point
+  // at it), and so is one that a pointer names.
+  const young = path.join(memoDir(w), 'files', 'f00d.jsonl');
+  fs.writeFileSync(young, '{}\n');
+  fs.writeFileSync(w.files[0], A_FIXED);
+  await collectDatasetStats(w.files);
+  assert.ok(fs.existsSync(young));
+  assert.equal(summariesAged(w).length, 3);
+  fs.writeFileSync(w.files[0], A);
+  await collectDatasetStats(w.files);
+  assert.deepEqual(summariesAged(w), twoFiles);
+});
+
+test('case outcomes are bounded: those used are kept, then the newest of the others', () => {
+  const table = new CaseOutcomes(10);
+  const key = (i: number): string => String(i).padStart(40, '0');
+  const counts = (i: number) => ({ total: i, passed: i, failed: 0, skipped: 0 });
+  for (let i = 0; i < 10; i++) table.restore(key(i), counts(i));
+  table.set(key(10), counts(10));
+  assert.equal(table.size, 10);
+  assert.equal(table.get(key(10)), undefined, 'past the bound: not remembered');
+  assert.deepEqual(table.get(key(2)), counts(2));
+  table.set(key(5), counts(50));
+  // Used: 2 and 5; of the others the newest, up to 6 in all: 7, 8, 9 and 6. In their order.
+  assert.deepEqual(
+    [...table.kept(6)].map(([k, c]) => [Number(k), c.total]),
+    [
+      [2, 2],
+      [5, 50],
+      [6, 6],
+      [7, 7],
+      [8, 8],
+      [9, 9],
+    ],
+  );
+  assert.deepEqual(
+    [...table.kept(1)].map(([k]) => Number(k)),
+    [2, 5],
+    'the used ones all, past the bound',
+  );
 });
 
 test('a remembered check that names tasks the dataset does not have is not used', async () => {

@@ -2,7 +2,9 @@
 // an entry outside the JavaScript heap. A Map of a hundred thousand keys and count objects held
 // little live, but the collector sized its heap at several times that, which made most of what a
 // million-task file's summary grew by. Keys are SHA-1s in hex, kept as their 20 bytes; any other
-// key is kept as it is. Entries keep the order they were first set in, as a Map's do.
+// key is kept as it is. Entries keep the order they were first set in, as a Map's do. The table
+// holds at most `most` entries, and tells those used (looked up or set) since it was filled from
+// disk from the others, which are the first to go when it is written back.
 import type { CaseCounts } from './taskRows';
 
 const HEX_KEY = /^[0-9a-f]{40}$/;
@@ -13,6 +15,8 @@ export class CaseOutcomes {
   /** Per entry: its key's bytes (hex keys), and its total, passed, failed and skipped. */
   private keys = new Uint8Array(256 * KEY_BYTES);
   private counts = new Uint32Array(256 * 4);
+  /** Per entry: 1 once it was looked up or set (not restored). */
+  private used = new Uint8Array(256);
   /** Entries whose key is not hex: their key by entry number, and their number by key. */
   private readonly oddKeys = new Map<number, string>();
   private readonly oddNumbers = new Map<string, number>();
@@ -20,29 +24,64 @@ export class CaseOutcomes {
   private slots = new Uint32Array(512);
   private readonly probe = Buffer.alloc(KEY_BYTES);
 
+  /** `most`: a key past that many is not remembered (its cases run again next time). */
+  constructor(private readonly most = Infinity) {}
+
   get size(): number {
     return this.count;
   }
 
   get(key: string): CaseCounts | undefined {
     const n = this.find(key);
-    return n < 0 ? undefined : this.countsOf(n);
+    if (n < 0) return undefined;
+    this.used[n] = 1;
+    return this.countsOf(n);
   }
 
   /** Sets `key`'s outcome; a key set before keeps its place in the order. */
   set(key: string, c: CaseCounts): void {
-    let n = this.find(key);
-    if (n < 0) n = this.add(key);
-    this.counts.set([c.total, c.passed, c.failed, c.skipped], n * 4);
+    this.put(key, c, 1);
+  }
+
+  /** Sets `key`'s outcome as read from disk: not a use. */
+  restore(key: string, c: CaseCounts): void {
+    this.put(key, c, 0);
   }
 
   /** The entries in the order their keys were first set. */
   *entries(): Generator<[string, CaseCounts]> {
-    for (let n = 0; n < this.count; n++)
-      yield [
-        this.oddKeys.get(n) ?? Buffer.from(this.keys.buffer, n * KEY_BYTES, KEY_BYTES).toString('hex'),
-        this.countsOf(n),
-      ];
+    for (let n = 0; n < this.count; n++) yield this.entry(n);
+  }
+
+  /**
+   * The entries to write back, in their order: every one used, and of the others the newest,
+   * while fewer than `total` are given. A worker thread's look-ups are not seen here: an outcome
+   * only they used may go, and is then worked out again once.
+   */
+  *kept(total: number): Generator<[string, CaseCounts]> {
+    let room = total;
+    for (let n = 0; n < this.count; n++) if (this.used[n]) room--;
+    // The oldest unused entry that still fits.
+    let from = this.count;
+    while (from > 0 && room > 0) if (!this.used[--from]) room--;
+    for (let n = 0; n < this.count; n++) if (this.used[n] || n >= from) yield this.entry(n);
+  }
+
+  private put(key: string, c: CaseCounts, used: number): void {
+    let n = this.find(key);
+    if (n < 0) {
+      if (this.count >= this.most) return;
+      n = this.add(key);
+    }
+    this.counts.set([c.total, c.passed, c.failed, c.skipped], n * 4);
+    this.used[n] ||= used;
+  }
+
+  private entry(n: number): [string, CaseCounts] {
+    return [
+      this.oddKeys.get(n) ?? Buffer.from(this.keys.buffer, n * KEY_BYTES, KEY_BYTES).toString('hex'),
+      this.countsOf(n),
+    ];
   }
 
   private countsOf(n: number): CaseCounts {
@@ -71,6 +110,9 @@ export class CaseOutcomes {
       const keys = new Uint8Array(this.keys.length * 2);
       keys.set(this.keys);
       this.keys = keys;
+      const used = new Uint8Array(this.used.length * 2);
+      used.set(this.used);
+      this.used = used;
     }
     if (!HEX_KEY.test(key)) {
       this.oddKeys.set(n, key);

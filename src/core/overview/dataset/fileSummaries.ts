@@ -164,9 +164,13 @@ function lookUp(
   const st = o.unsaved?.(file) ? undefined : statOf(abs);
   const indexed = st && memo.knownHash(abs, st);
   const remembered = indexed === undefined ? undefined : usable(memo.fileSummary(indexed), o.cases);
-  if (indexed !== undefined && remembered) return { hash: indexed, known: remembered };
+  if (indexed !== undefined && remembered) {
+    memo.current(abs, indexed);
+    return { hash: indexed, known: remembered };
+  }
   const r = read(file);
   const hash = hashOf(r.text);
+  memo.current(abs, hash);
   if (st && r.onDisk) memo.rememberHash(abs, st, statAt, hash);
   else if (st) memo.forgetHash(abs);
   const known = usable(memo.fileSummary(hash), o.cases);

@@ -122,6 +122,7 @@ export class LiveDatasetStats {
       throw e;
     } finally {
       if (summarised >= SAVE_AFTER_FILES) this.flush();
+      else for (const m of this.memos.values()) m.tidy();
     }
     const listed = new Set(files.map((f) => f.file));
     for (const f of this.states.keys()) if (!listed.has(f)) this.states.delete(f);
@@ -153,6 +154,7 @@ export class LiveDatasetStats {
     if (old && old.hash === hash && old.cacheDir === cacheDir) return old;
     let memo = this.memos.get(cacheDir);
     if (!memo) this.memos.set(cacheDir, (memo = new StatsMemo(cacheDir)));
+    memo.current(file, hash);
     let summary = memo.fileSummary(hash)?.summary;
     if (!summary?.casesRun) {
       const made = await summariseTaskFile(text, file, { memo });

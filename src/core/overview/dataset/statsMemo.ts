@@ -3,14 +3,24 @@
 //   stats/<version>/files/<sha1 of the file's text>.jsonl  a file's summary (summary.ts), then its prompts
 //   stats/<version>/cases.json                             case outcomes by cases key
 //   stats/<version>/index.json                             per task file: its stat when read, its text's sha1 (statIndex.ts)
+//   stats/<version>/current/<sha1 of a task file's path>.json  which summary is that file's now: {"file","hash"}
 //   stats/<version>/checks/<check>-<sha1 of inputs>.json   duplicates or overlaps found in one state of a dataset (promptChecks.ts)
 //
 // All of it is derived data: deleting `stats/` costs one slower run. A file's summary is valid
 // for exactly its text; the case outcomes outlive edits of other tasks of the same file. The
 // prompts are a line of their own, after the summary: they are read only when a duplicate or
 // overlap search has to run again.
+//
+// A file's summary is made anew for every text it has had: editing a file with the dashboard
+// open left a summary per saved state, each the size of the file's tasks, for ever. Each task
+// file points at its current summary (`current/`), and a run that moved a pointer removes the
+// summaries no pointer names, once they are a minute old (another process may have written one
+// and not yet pointed at it); the pointers of files that are gone go with them. The case
+// outcomes are bounded too (CASE_OUTCOMES_KEPT).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isRecord } from '../../base/record';
 import { SampleCache } from '../../sampling/cache';
 import { version } from '../../version';
 import { StatIndex } from './statIndex';
@@ -25,6 +35,14 @@ import { gathered } from '../../util/writeJson';
 
 /** How many remembered results of one check are kept (several datasets, or thresholds, in turn). */
 const CHECKS_KEPT = 8;
+/** How old a summary no task file points at must be before it is removed. */
+export const UNPOINTED_KEPT_MS = 60_000;
+/**
+ * The most case outcomes held (about 44 bytes each in memory, 90 in cases.json). Those this
+ * process used are written back first; the others only up to three quarters of it, so that the
+ * next run has room for new ones. A task past it runs its cases again, as if never run.
+ */
+export const CASE_OUTCOMES_KEPT = 1 << 20;
 
 /** A remembered file summary; its prompts are read on demand. */
 export interface RememberedFile {
@@ -39,6 +57,10 @@ export class StatsMemo implements CaseMemo {
   private casesChanged = false;
   private stats: StatIndex | undefined;
   private ready = false;
+  /** The summary of each task file (absolute path) as this memo last pointed at it. */
+  private readonly pointed = new Map<string, string>();
+  private pointersMoved = false;
+  private tidiedAt = 0;
 
   constructor(private readonly cacheDir: string) {
     this.root = path.join(cacheDir, 'stats', version.replace(/[^\w.-]/g, '_'));
@@ -74,6 +96,21 @@ export class StatsMemo implements CaseMemo {
       jsonElements(prompts),
       [']\n'],
     ]);
+  }
+
+  /**
+   * Says that the summary of `file` is now the one of a text hashing to `hash` (made or not yet):
+   * the summary it had before is removed at the next `save`, unless another file has it too.
+   */
+  current(file: string, hash: string): void {
+    const abs = path.resolve(file);
+    if (this.pointed.get(abs) === hash) return;
+    this.pointed.set(abs, hash);
+    if (!this.ensure()) return;
+    const pointer = path.join(this.root, 'current', `${createHash('sha1').update(abs).digest('hex')}.json`);
+    if (pointerOf(pointer)?.hash === hash) return;
+    writeQuietly(pointer, JSON.stringify({ file: abs, hash }));
+    this.pointersMoved = true;
   }
 
   /** The text hash of a task file (absolute path) whose stat is unchanged since it was read. */
@@ -128,14 +165,54 @@ export class StatsMemo implements CaseMemo {
     this.casesChanged = true;
   }
 
-  /** Writes the case outcomes and file stats learnt in this run. A memo that cannot be written is only slower. */
+  /**
+   * Writes the case outcomes and file stats learnt in this run, and removes the summaries that
+   * are no task file's any more. A memo that cannot be written is only slower.
+   */
   save(): void {
     const index = this.stats?.changes((f) => fs.existsSync(f));
     if (index !== undefined && this.ensure()) writeQuietly(path.join(this.root, 'index.json'), index);
+    if (this.pointersMoved) {
+      this.pointersMoved = false;
+      this.removeUnpointed();
+    }
     if (!this.casesChanged || !this.cases || !this.ensure()) return;
     // JSON.stringify(Object.fromEntries(cases)), an entry at a time.
-    writeQuietly(path.join(this.root, 'cases.json'), [['{'], entryPieces(this.cases.entries()), ['}']]);
+    const kept = this.cases.kept((CASE_OUTCOMES_KEPT / 4) * 3);
+    writeQuietly(path.join(this.root, 'cases.json'), [['{'], entryPieces(kept), ['}']]);
     this.casesChanged = false;
+  }
+
+  /**
+   * Removes the summaries that are no task file's any more, at most once a minute: for a
+   * long-lived process (the dashboard), which writes the case outcomes only now and then.
+   */
+  tidy(): void {
+    if (!this.pointersMoved || Date.now() - this.tidiedAt < UNPOINTED_KEPT_MS) return;
+    this.pointersMoved = false;
+    this.removeUnpointed();
+  }
+
+  /**
+   * Removes the summaries no task file points at (and leftovers of writes that broke off), a
+   * minute old at least; and the pointers of files that are gone.
+   */
+  private removeUnpointed(): void {
+    this.tidiedAt = Date.now();
+    const named = new Set(this.pointed.values());
+    const pointers = path.join(this.root, 'current');
+    for (const name of namesIn(pointers)) {
+      const file = path.join(pointers, name);
+      const p = name.endsWith('.json') ? pointerOf(file) : undefined;
+      if (p && fs.existsSync(p.file)) named.add(p.hash);
+      else if (p || olderThan(file, UNPOINTED_KEPT_MS)) removeQuietly(file);
+    }
+    const summaries = path.join(this.root, 'files');
+    for (const name of namesIn(summaries)) {
+      if (name.endsWith('.jsonl') && named.has(name.slice(0, -'.jsonl'.length))) continue;
+      const file = path.join(summaries, name);
+      if (olderThan(file, UNPOINTED_KEPT_MS)) removeQuietly(file);
+    }
   }
 
   private index(): StatIndex {
@@ -144,13 +221,13 @@ export class StatsMemo implements CaseMemo {
 
   private loadCases(): CaseOutcomes {
     if (!this.cases) {
-      this.cases = new CaseOutcomes();
+      this.cases = new CaseOutcomes(CASE_OUTCOMES_KEPT);
       try {
         // An entry at a time: parsed whole, the file and an object per entry were in the heap at once.
         for (const [key, counts] of jsonEntries(path.join(this.root, 'cases.json')))
-          if (isCounts(counts)) this.cases.set(key, counts);
+          if (isCounts(counts)) this.cases.restore(key, counts);
       } catch {
-        this.cases = new CaseOutcomes();
+        this.cases = new CaseOutcomes(CASE_OUTCOMES_KEPT);
       }
     }
     return this.cases;
@@ -164,6 +241,7 @@ export class StatsMemo implements CaseMemo {
       cache.ensureDir();
       cache.close();
       fs.mkdirSync(path.join(this.root, 'files'), { recursive: true });
+      fs.mkdirSync(path.join(this.root, 'current'), { recursive: true });
       this.ready = true;
     } catch {
       // A read-only or missing place: the statistics are still right, only not remembered.
@@ -213,6 +291,45 @@ function afterFirstLine(file: string): number {
     end = at + bytes.length;
   }
   return end;
+}
+
+/** A summary pointer's file and hash; undefined when it is missing or not one. */
+function pointerOf(file: string): { file: string; hash: string } | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return isRecord(v) && typeof v.file === 'string' && typeof v.hash === 'string'
+      ? { file: v.file, hash: v.hash }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The names in a folder; none when it cannot be listed. */
+function namesIn(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `file` was last modified `ms` ago or more; false when it cannot be told (or is gone). */
+function olderThan(file: string, ms: number): boolean {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs >= ms;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes a file; one that is open elsewhere (Windows) or already gone stays for a later run. */
+function removeQuietly(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    // Removed next time.
+  }
 }
 
 function readQuietly(file: string): string | undefined {
