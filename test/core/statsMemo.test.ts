@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { collectDatasetStats } from '../../src/core/overview/dataset/collect';
 import { appendRunRecords, compactRunLog, type RunRecord } from '../../src/core/overview/runlog/runLog';
 import { RACY_MS, StatIndex } from '../../src/core/overview/dataset/statIndex';
-import { StatsMemo, UNPOINTED_KEPT_MS } from '../../src/core/overview/dataset/statsMemo';
+import { OTHER_VERSIONS_KEPT_MS, StatsMemo, UNPOINTED_KEPT_MS } from '../../src/core/overview/dataset/statsMemo';
 import { CaseOutcomes } from '../../src/core/overview/dataset/caseOutcomes';
 import { TaskRows } from '../../src/core/overview/dataset/taskRows';
 import { version } from '../../src/core/version';
@@ -333,6 +333,28 @@ test('a summary is kept while a task file has its text: editing a file leaves on
   fs.writeFileSync(w.files[0], A);
   await collectDatasetStats(w.files);
   assert.deepEqual(summariesAged(w), twoFiles);
+});
+
+test('the memo of another vtask version goes once no run used it for two weeks; a run marks its own as used', () => {
+  const cacheDir = path.join(root, 'versions');
+  const stats = path.join(cacheDir, 'stats');
+  const own = path.join(stats, version.replace(/[^\w.-]/g, '_'));
+  const daysAgo = (d: number): number => Date.now() / 1000 - d * 24 * 3600;
+  for (const [name, age] of [
+    ['0.0.1', 15],
+    ['0.0.2', 13],
+  ] as const) {
+    fs.mkdirSync(path.join(stats, name, 'files'), { recursive: true });
+    fs.writeFileSync(path.join(stats, name, 'cases.json'), '{}');
+    fs.utimesSync(path.join(stats, name), daysAgo(age), daysAgo(age));
+  }
+  const memo = new StatsMemo(cacheDir);
+  memo.putCheck('dups-1', [0, 1]);
+  assert.deepEqual(fs.readdirSync(stats).sort(), ['0.0.2', path.basename(own)].sort());
+  assert.ok(OTHER_VERSIONS_KEPT_MS < 15 * 24 * 3600_000 && OTHER_VERSIONS_KEPT_MS > 13 * 24 * 3600_000);
+  fs.utimesSync(own, daysAgo(20), daysAgo(20));
+  new StatsMemo(cacheDir).save();
+  assert.ok(Date.now() - fs.statSync(own).mtimeMs < 60_000, 'a run that changed nothing still marks it used');
 });
 
 test('case outcomes are bounded: those used are kept, then the newest of the others', () => {

@@ -16,7 +16,9 @@
 // file points at its current summary (`current/`), and a run that moved a pointer removes the
 // summaries no pointer names, once they are a minute old (another process may have written one
 // and not yet pointed at it); the pointers of files that are gone go with them. The case
-// outcomes are bounded too (CASE_OUTCOMES_KEPT).
+// outcomes are bounded too (CASE_OUTCOMES_KEPT). Every run marks its version's folder as used,
+// and the folders of versions unused for OTHER_VERSIONS_KEPT_MS go (each update of vtask would
+// otherwise leave a whole memo behind).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +45,11 @@ export const UNPOINTED_KEPT_MS = 60_000;
  * next run has room for new ones. A task past it runs its cases again, as if never run.
  */
 export const CASE_OUTCOMES_KEPT = 1 << 20;
+/**
+ * How long the memo of another vtask version is kept unused: long enough for a CLI and an
+ * editor extension of different versions to share a cache folder.
+ */
+export const OTHER_VERSIONS_KEPT_MS = 14 * 24 * 3600_000;
 
 /** A remembered file summary; its prompts are read on demand. */
 export interface RememberedFile {
@@ -170,6 +177,7 @@ export class StatsMemo implements CaseMemo {
    * are no task file's any more. A memo that cannot be written is only slower.
    */
   save(): void {
+    markUsed(this.root);
     const index = this.stats?.changes((f) => fs.existsSync(f));
     if (index !== undefined && this.ensure()) writeQuietly(path.join(this.root, 'index.json'), index);
     if (this.pointersMoved) {
@@ -233,6 +241,20 @@ export class StatsMemo implements CaseMemo {
     return this.cases;
   }
 
+  /** Removes the memos of other vtask versions that no run used for OTHER_VERSIONS_KEPT_MS. */
+  private removeOtherVersions(): void {
+    const stats = path.dirname(this.root);
+    for (const name of namesIn(stats)) {
+      const dir = path.join(stats, name);
+      if (dir === this.root || !olderThan(dir, OTHER_VERSIONS_KEPT_MS)) continue;
+      try {
+        fs.rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // In use elsewhere (Windows): removed by a later run.
+      }
+    }
+  }
+
   private ensure(): boolean {
     if (this.ready) return true;
     try {
@@ -243,6 +265,7 @@ export class StatsMemo implements CaseMemo {
       fs.mkdirSync(path.join(this.root, 'files'), { recursive: true });
       fs.mkdirSync(path.join(this.root, 'current'), { recursive: true });
       this.ready = true;
+      this.removeOtherVersions();
     } catch {
       // A read-only or missing place: the statistics are still right, only not remembered.
     }
@@ -320,6 +343,16 @@ function olderThan(file: string, ms: number): boolean {
     return Date.now() - fs.statSync(file).mtimeMs >= ms;
   } catch {
     return false;
+  }
+}
+
+/** Dates a memo folder now (when it exists): a run used it. */
+function markUsed(dir: string): void {
+  try {
+    const now = new Date();
+    fs.utimesSync(dir, now, now);
+  } catch {
+    // Missing or read-only: nothing to keep.
   }
 }
 
