@@ -13,7 +13,11 @@
 // sampling, a floor under the first figure. Beside the provider's best round (warm: its code
 // compiled, its connections open), the same requests by the provider alone in a fresh process,
 // start-up included, as `vtask run` is measured: what a run pays before any work of its own.
-// Beside each `vtask run`, its peak RSS (the least of the rounds).
+// Beside each `vtask run`, its peak RSS (the least of the rounds). Last, what the machine allows:
+// the server's CPU per request (its process, during each `vtask run`) and the run's own give the
+// most requests per second this work could reach with every core busy and nothing lost to
+// splitting it; and the same for the least the run can cost (a fresh provider's CPU and the
+// cached run's), a ceiling no rearranging of the run's work across threads passes.
 //
 //   node scripts/bench-run-loop.mjs [--tasks N] [--samples S] [--concurrency C] [--shape seed|n] [--baseline PATH/TO/cli.js]
 //
@@ -24,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { startServerProcess } from './bench-server.mjs';
-import { childrenCpuMs, ownCpuMs } from './cpu-meter.mjs';
+import { childrenCpuMs, ownCpuMs, processCpuMs } from './cpu-meter.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const opt = (name, def) => {
@@ -36,6 +40,8 @@ const SAMPLES = Number(opt('--samples', 8));
 const CONCURRENCY = Number(opt('--concurrency', 64));
 /** `seed` or `n` for one shape of run alone; both by default. */
 const SHAPE = opt('--shape', 'both');
+/** Cores the machine gives this benchmark (the server and the run share them). */
+const CORES = os.availableParallelism();
 const prompt = (t) => `What is ${t} + 2? Put the answer in \\boxed{}.`;
 
 /** Sends the requests of a run of `TASKS` tasks (with a seed: one per sample) by `provider` alone, CONCURRENCY in flight. */
@@ -126,6 +132,7 @@ async function measure(seeded) {
   await raw(); // warm-up: JIT, connections
   /** One `vtask run` on `cache`: its seconds and CPU ms, after checking it sent `expected` requests. */
   const vtaskRun = (cli, cache, expected) => {
+    const server0 = processCpuMs(server.pid);
     const cpu0 = childrenCpuMs();
     const t0 = performance.now();
     const r = spawnSync(
@@ -153,7 +160,8 @@ async function measure(seeded) {
     if (r.status !== 0 && r.status !== 1) throw new Error(`vtask run failed (${r.status}): ${r.stderr.slice(-500)}`);
     const sent = JSON.parse(r.stdout).tasks.reduce((a, t) => a + t.requests, 0);
     if (sent !== expected) throw new Error(`vtask run sent ${sent} requests, expected ${expected}`);
-    return { s, cpuMs, peakMb: Number(PEAK_LINE.exec(r.stderr)?.[1] ?? NaN) / 1024 };
+    const serverCpuMs = processCpuMs(server.pid) - server0;
+    return { s, cpuMs, serverCpuMs, peakMb: Number(PEAK_LINE.exec(r.stderr)?.[1] ?? NaN) / 1024 };
   };
   // The same run again on the cache the first one filled sends nothing: its CPU is the run's
   // own work apart from sampling (start-up, reading the file and the cache, verifying, the
@@ -166,6 +174,7 @@ async function measure(seeded) {
     return {
       rate: requests / first.s,
       cpuMs: first.cpuMs / requests,
+      serverCpuMs: first.serverCpuMs / requests,
       cachedCpuMs: again.cpuMs / requests,
       peakMb: first.peakMb,
       cachedPeakMb: again.peakMb,
@@ -179,6 +188,7 @@ async function measure(seeded) {
       rate: Math.max(best[k]?.rate ?? 0, m.rate),
       cpuMs: Math.min(best[k]?.cpuMs ?? Infinity, m.cpuMs),
       ...(m.cachedCpuMs !== undefined && { cachedCpuMs: Math.min(best[k]?.cachedCpuMs ?? Infinity, m.cachedCpuMs) }),
+      ...(m.serverCpuMs !== undefined && { serverCpuMs: Math.min(best[k]?.serverCpuMs ?? Infinity, m.serverCpuMs) }),
       ...(m.peakMb !== undefined && {
         peakMb: Math.min(best[k]?.peakMb ?? Infinity, m.peakMb),
         cachedPeakMb: Math.min(best[k]?.cachedPeakMb ?? Infinity, m.cachedPeakMb),
@@ -208,8 +218,18 @@ async function measure(seeded) {
     f[`${k}_cached_cpu_ms_per_request`] = +b.cachedCpuMs.toFixed(3);
     f[`${k}_peak_rss_mb`] = Math.round(b.peakMb);
     f[`${k}_cached_peak_rss_mb`] = Math.round(b.cachedPeakMb);
+    // The most requests/s with every core busy: cores over the CPU a request costs in all.
+    const ceiling = (clientMs) => (CORES * 1000) / (clientMs + b.serverCpuMs);
+    const floorMs = f.provider_fresh_cpu_ms_per_request + b.cachedCpuMs;
+    f[`${k}_server_cpu_ms_per_request`] = +b.serverCpuMs.toFixed(3);
+    f[`${k}_all_cores_ceiling_per_s`] = Math.round(ceiling(b.cpuMs));
+    f[`${k}_floor_ceiling_per_s`] = Math.round(ceiling(floorMs));
+    const pct = (rate) => `${Math.round((100 * rate) / p.rate)}%`;
     console.log(
       `vtask run (${k}), ${TASKS} tasks × ${SAMPLES} samples, ${seeded ? 'one request per sample' : `one request of n=${SAMPLES} per task`}, concurrency ${CONCURRENCY}: ${f[`${k}_requests_per_s`]} requests/s, ${Math.round(100 * f[`${k}_share`])}% of the provider's ${f.provider_requests_per_s}/s (whole process, start-up included); CPU ${b.cpuMs.toFixed(3)} ms per request, ${Math.round(100 * f[`${k}_cpu_share`])}% of the provider's rate per CPU-second (${p.cpuMs.toFixed(3)} ms; ${f.provider_fresh_cpu_ms_per_request.toFixed(3)} ms in a fresh process, start-up included); the same run from the cache (no requests) ${b.cachedCpuMs.toFixed(3)} ms; peak RSS ${f[`${k}_peak_rss_mb`]} MB (${f[`${k}_cached_peak_rss_mb`]} MB from the cache)`,
+    );
+    console.log(
+      `  on ${CORES} cores, with the server's ${b.serverCpuMs.toFixed(3)} ms of CPU per request: this run's CPU allows at most ${f[`${k}_all_cores_ceiling_per_s`]} requests/s (${pct(f[`${k}_all_cores_ceiling_per_s`])} of the provider's) with every core busy; the least a run can cost (a fresh provider's ${f.provider_fresh_cpu_ms_per_request.toFixed(3)} ms and the cached run's ${b.cachedCpuMs.toFixed(3)} ms) at most ${f[`${k}_floor_ceiling_per_s`]} (${pct(f[`${k}_floor_ceiling_per_s`])})`,
     );
   }
   figures[shape] = f;

@@ -11,6 +11,13 @@ export function childrenCpuMs() {
   return (Number(f[13]) + Number(f[14])) * 10;
 }
 
+/** CPU ms another process (by pid) has used so far, from /proc/<pid>/stat (fields 14 and 15, in ticks of 10 ms). */
+export function processCpuMs(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 export const ownCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
