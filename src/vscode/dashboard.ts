@@ -297,7 +297,8 @@ export class Dashboard implements vscode.Disposable {
 /**
  * A file's text now: an open editor's (saved or not, as the tree and the problems have it), else
  * the disk's; a Parquet dataset as its rows (JSON lines), as `vtask stats` reads it. A file no
- * longer on disk is added to `gone` before the error goes on.
+ * longer on disk, unless an editor has unsaved text of it, is added to `gone` before the error
+ * goes on.
  */
 async function textNow(
   file: string,
@@ -305,9 +306,11 @@ async function textNow(
   gone: Set<string>,
 ): Promise<string> {
   try {
-    return rowFileType(file) === 'parquet'
-      ? await rowFileText(file)
-      : (open.get(file)?.getText() ?? fs.readFileSync(file, 'utf8'));
+    if (rowFileType(file) === 'parquet') return await rowFileText(file);
+    // A document VS Code still holds for a file deleted since (a test run or a tree view loaded
+    // it) is the text the file had: only unsaved edits count without the file.
+    const doc = open.get(file);
+    return doc && (doc.isDirty || fs.existsSync(file)) ? doc.getText() : fs.readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') gone.add(file);
     throw e;

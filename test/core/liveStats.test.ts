@@ -190,7 +190,15 @@ test('the dashboard editing a file keeps the summary of its text, not one per st
     assert.equal((await compute()).per_file[0]?.tasks, 1);
     assert.ok(summaries().length <= k);
   }
-  // Tidied at most once a minute while it is open, and when it closes.
+  // Tidied at most once a minute while it is open (a dashboard opened now tidies at once), and when it closes.
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n${task('e1', 'What is 0 + 4?', CASES)}`);
+  const opened = new LiveDatasetStats();
+  await opened.compute([{ file, cacheDir: cache }], quiet, { slices: new TimeSlices(1) });
+  assert.equal(summaries().length, 1);
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n${task('e1', 'What is 5 - 1?', CASES)}`);
+  live.changed([file]);
+  await compute();
+  assert.equal(summaries().length, 2, 'within the minute: kept');
   live.flush();
   assert.equal(summaries().length, 1);
 });

@@ -9,12 +9,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { collectDatasetStats } from '../../src/core/overview/dataset/collect';
 import { appendRunRecords, compactRunLog, type RunRecord } from '../../src/core/overview/runlog/runLog';
 import { RACY_MS, StatIndex } from '../../src/core/overview/dataset/statIndex';
 import { OTHER_VERSIONS_KEPT_MS, StatsMemo, UNPOINTED_KEPT_MS } from '../../src/core/overview/dataset/statsMemo';
 import { CaseOutcomes } from '../../src/core/overview/dataset/caseOutcomes';
 import { TaskRows } from '../../src/core/overview/dataset/taskRows';
+import { textHash } from '../../src/core/overview/dataset/summary';
 import { version } from '../../src/core/version';
 import { taskRunKey } from '../../src/core/run/resultKeys';
 import { parseTaskFile } from '../../src/core/taskfile/parse';
@@ -322,6 +324,42 @@ test('a summary is kept while a task file has its text: editing a file leaves on
   assert.deepEqual(summariesAged(w), twoFiles);
   assert.equal(fs.readdirSync(path.join(memoDir(w), 'current')).length, 2, 'a pointer per task file');
 
+  // A run over a.vtask alone keeps b.vtask's summary: b.vtask still points at it.
+  fs.writeFileSync(w.files[0], A_FIXED);
+  await collectDatasetStats([w.files[0]]);
+  assert.deepEqual(summariesAged(w), [`${textHash(A_FIXED)}.jsonl`, `${textHash(B)}.jsonl`].sort());
+  fs.writeFileSync(w.files[0], A);
+  await collectDatasetStats([w.files[0]]);
+  assert.deepEqual(summariesAged(w), twoFiles);
+  // Text an editor has (not on disk) is pointed at by that process only: the disk's stays.
+  const pointers = (): string[] =>
+    fs
+      .readdirSync(path.join(memoDir(w), 'current'))
+      .map((f) => fs.readFileSync(path.join(memoDir(w), 'current', f), 'utf8'))
+      .sort();
+  const onDisk = pointers();
+  await collectDatasetStats(w.files, {
+    unsaved: (f) => f === w.files[0],
+    read: (f) => ({ text: f === w.files[0] ? A_FIXED : fs.readFileSync(f, 'utf8'), onDisk: f !== w.files[0] }),
+  });
+  assert.deepEqual(pointers(), onDisk);
+  assert.deepEqual(
+    summariesAged(w).filter((f) => twoFiles.includes(f)),
+    twoFiles,
+  );
+  // A memo from before pointers: the summaries a run finds by the files' stats are pointed at, and kept.
+  await sleep(RACY_MS + 200);
+  await collectDatasetStats(w.files); // a.vtask is still now: its stat is trusted from here on
+  fs.rmSync(path.join(memoDir(w), 'current'), { recursive: true });
+  for (const f of fs.readdirSync(path.join(memoDir(w), 'files')))
+    if (!twoFiles.includes(f)) fs.rmSync(path.join(memoDir(w), 'files', f));
+  fs.writeFileSync(w.files[1], B.replace('please', 'kindly'));
+  await collectDatasetStats(w.files);
+  assert.equal(summariesAged(w).length, 2, "a.vtask's, found by its stat, and b.vtask's new one");
+  fs.writeFileSync(w.files[1], B);
+  assert.deepEqual(await collectDatasetStats(w.files), truth);
+  assert.deepEqual(summariesAged(w), twoFiles);
+
   // A summary no file points at is kept while it is young (another process may be about to point
   // at it), and so is one that a pointer names.
   const young = path.join(memoDir(w), 'files', 'f00d.jsonl');
@@ -335,7 +373,7 @@ test('a summary is kept while a task file has its text: editing a file leaves on
   assert.deepEqual(summariesAged(w), twoFiles);
 });
 
-test('the memo of another vtask version goes once no run used it for two weeks; a run marks its own as used', () => {
+test('the memo of another vtask version goes once no run used it for two weeks; a run marks its own as used', async () => {
   const cacheDir = path.join(root, 'versions');
   const stats = path.join(cacheDir, 'stats');
   const own = path.join(stats, version.replace(/[^\w.-]/g, '_'));
@@ -350,11 +388,13 @@ test('the memo of another vtask version goes once no run used it for two weeks; 
   }
   const memo = new StatsMemo(cacheDir);
   memo.putCheck('dups-1', [0, 1]);
+  fs.utimesSync(own, daysAgo(20), daysAgo(20));
+  memo.save();
+  assert.ok(Date.now() - fs.statSync(own).mtimeMs < 60_000, 'a run that changed nothing still marks it used');
+  // Removed in the background.
+  for (let waited = 0; fs.existsSync(path.join(stats, '0.0.1')) && waited < 10_000; waited += 50) await sleep(50);
   assert.deepEqual(fs.readdirSync(stats).sort(), ['0.0.2', path.basename(own)].sort());
   assert.ok(OTHER_VERSIONS_KEPT_MS < 15 * 24 * 3600_000 && OTHER_VERSIONS_KEPT_MS > 13 * 24 * 3600_000);
-  fs.utimesSync(own, daysAgo(20), daysAgo(20));
-  new StatsMemo(cacheDir).save();
-  assert.ok(Date.now() - fs.statSync(own).mtimeMs < 60_000, 'a run that changed nothing still marks it used');
 });
 
 test('case outcomes are bounded: those used are kept, then the newest of the others', () => {

@@ -131,9 +131,10 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
     cacheDirs,
     memos,
     async prompts(i) {
-      const got = at(all, i).prompts();
+      const got = opened(at(all, i).prompts());
       if (got) return got;
-      // The memo lost them: the text must be the one summarised.
+      // The memo lost them (another process may have removed a summary no file of its has any
+      // more since it was read here): the text must be the one summarised.
       const file = at(files, i);
       const { text } = read(file);
       if (hashOf(text) !== hashes[i]) throw new Error(`${file} changed while it was read: try again`);
@@ -144,6 +145,34 @@ export async function summariseFiles(files: readonly string[], o: SummariesOptio
         prompts.close();
         summary.tasks.close();
       }
+    },
+  };
+}
+
+/**
+ * The prompts of a remembered summary with its file open (read up to the first): once open, a
+ * summary removed by another process reads on, where opening it later would fail. Undefined
+ * when there are none, or it cannot be opened.
+ */
+function opened(prompts: Iterable<string> | undefined): Iterable<string> | undefined {
+  if (!prompts) return undefined;
+  const it = prompts[Symbol.iterator]();
+  let first: IteratorResult<string>;
+  try {
+    first = it.next();
+  } catch {
+    return undefined;
+  }
+  let taken = false;
+  return {
+    [Symbol.iterator]: () => {
+      if (taken) throw new Error('the prompts of a remembered summary are read once');
+      taken = true;
+      return (function* () {
+        if (first.done) return;
+        yield first.value;
+        yield* { [Symbol.iterator]: () => it };
+      })();
     },
   };
 }
@@ -170,7 +199,7 @@ function lookUp(
   }
   const r = read(file);
   const hash = hashOf(r.text);
-  memo.current(abs, hash);
+  memo.current(abs, hash, r.onDisk && !o.unsaved?.(file));
   if (st && r.onDisk) memo.rememberHash(abs, st, statAt, hash);
   else if (st) memo.forgetHash(abs);
   const known = usable(memo.fileSummary(hash), o.cases);

@@ -68,6 +68,7 @@ export class StatsMemo implements CaseMemo {
   private readonly pointed = new Map<string, string>();
   private pointersMoved = false;
   private tidiedAt = 0;
+  private othersRemoved = false;
 
   constructor(private readonly cacheDir: string) {
     this.root = path.join(cacheDir, 'stats', version.replace(/[^\w.-]/g, '_'));
@@ -107,13 +108,15 @@ export class StatsMemo implements CaseMemo {
 
   /**
    * Says that the summary of `file` is now the one of a text hashing to `hash` (made or not yet):
-   * the summary it had before is removed at the next `save`, unless another file has it too.
+   * the summary it had before is removed at the next `save`, unless another file has it too. Text
+   * that is not on disk (an editor's unsaved buffer) is this process's only: the summary of the
+   * disk's text stays for the others.
    */
-  current(file: string, hash: string): void {
+  current(file: string, hash: string, onDisk = true): void {
     const abs = path.resolve(file);
     if (this.pointed.get(abs) === hash) return;
     this.pointed.set(abs, hash);
-    if (!this.ensure()) return;
+    if (!onDisk || !this.ensure()) return;
     const pointer = path.join(this.root, 'current', `${createHash('sha1').update(abs).digest('hex')}.json`);
     if (pointerOf(pointer)?.hash === hash) return;
     writeQuietly(pointer, JSON.stringify({ file: abs, hash }));
@@ -178,6 +181,7 @@ export class StatsMemo implements CaseMemo {
    */
   save(): void {
     markUsed(this.root);
+    this.removeOtherVersions();
     const index = this.stats?.changes((f) => fs.existsSync(f));
     if (index !== undefined && this.ensure()) writeQuietly(path.join(this.root, 'index.json'), index);
     if (this.pointersMoved) {
@@ -196,6 +200,7 @@ export class StatsMemo implements CaseMemo {
    * long-lived process (the dashboard), which writes the case outcomes only now and then.
    */
   tidy(): void {
+    markUsed(this.root);
     if (!this.pointersMoved || Date.now() - this.tidiedAt < UNPOINTED_KEPT_MS) return;
     this.pointersMoved = false;
     this.removeUnpointed();
@@ -241,17 +246,21 @@ export class StatsMemo implements CaseMemo {
     return this.cases;
   }
 
-  /** Removes the memos of other vtask versions that no run used for OTHER_VERSIONS_KEPT_MS. */
+  /**
+   * Removes the memos of other vtask versions that no run used for OTHER_VERSIONS_KEPT_MS, once
+   * per process, in the background: one can be hundreds of megabytes, and the editor's thread
+   * must not wait for it. What is left half-removed goes next time.
+   */
   private removeOtherVersions(): void {
+    if (this.othersRemoved) return;
+    this.othersRemoved = true;
     const stats = path.dirname(this.root);
+    if (path.basename(stats) !== 'stats') return;
     for (const name of namesIn(stats)) {
       const dir = path.join(stats, name);
-      if (dir === this.root || !olderThan(dir, OTHER_VERSIONS_KEPT_MS)) continue;
-      try {
-        fs.rmSync(dir, { recursive: true, force: true });
-      } catch {
-        // In use elsewhere (Windows): removed by a later run.
-      }
+      if (name === path.basename(this.root) || !olderThan(dir, OTHER_VERSIONS_KEPT_MS)) continue;
+      // In use elsewhere (Windows): removed by a later run.
+      fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined);
     }
   }
 
@@ -265,7 +274,6 @@ export class StatsMemo implements CaseMemo {
       fs.mkdirSync(path.join(this.root, 'files'), { recursive: true });
       fs.mkdirSync(path.join(this.root, 'current'), { recursive: true });
       this.ready = true;
-      this.removeOtherVersions();
     } catch {
       // A read-only or missing place: the statistics are still right, only not remembered.
     }
@@ -388,7 +396,11 @@ function writeQuietly(file: string, text: string | readonly Iterable<string>[]):
     fd = undefined;
     fs.renameSync(tmp, file);
   } catch {
-    if (fd !== undefined) fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
+    try {
+      if (fd !== undefined) fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // Held by another program (Windows): a leftover `.tmp` that a later tidy removes.
+    }
   }
 }
