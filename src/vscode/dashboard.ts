@@ -209,6 +209,7 @@ export class Dashboard implements vscode.Disposable {
             uris.map((u) => ({ file: u.fsPath, cacheDir: this.s.runLogs.placeOf(u).cacheDir })),
             {
               read: (f) => textNow(f, open, gone),
+              unsaved: (f) => open.get(f)?.isDirty === true,
               runLog: (cacheDir) => this.s.runLogs.read(cacheDir),
               duplicates: found.duplicates
                 .map((d) => ({ ...d, a: fsRef(d.a), b: fsRef(d.b) }))

@@ -201,4 +201,21 @@ test('the dashboard editing a file keeps the summary of its text, not one per st
   assert.equal(summaries().length, 2, 'within the minute: kept');
   live.flush();
   assert.equal(summaries().length, 1);
+  // An editor's unsaved text is summarised, but the file's pointer stays on the disk's text.
+  const [version] = fs.readdirSync(path.join(cache, 'stats'));
+  const pointers = path.join(cache, 'stats', version!, 'current');
+  const pointed = (): string[] => fs.readdirSync(pointers).map((f) => fs.readFileSync(path.join(pointers, f), 'utf8'));
+  const before = pointed();
+  live.changed([file]);
+  const unsaved = `vtask: 1\ntasks:\n${task('e1', 'What is 2 + 2, unsaved?', CASES)}`;
+  await live.compute(
+    [{ file, cacheDir: cache }],
+    { ...quiet, read: () => unsaved, unsaved: () => true },
+    {
+      slices: new TimeSlices(1),
+    },
+  );
+  live.flush();
+  assert.equal(before.length, 1);
+  assert.deepEqual(pointed(), before);
 });

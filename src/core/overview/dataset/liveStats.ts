@@ -31,6 +31,8 @@ export interface LiveFile {
 export interface LiveSources {
   /** A file's text now (an editor's, unsaved, or the disk's; a Parquet file's rows as JSON lines, read in turns). */
   read(file: string): string | Promise<string>;
+  /** Whether the text `read` gave is an editor's unsaved one (not the disk's). */
+  unsaved?(file: string): boolean;
   /** A cache folder's run log as it is now, by file and task (`indexRunLog`). */
   runLog(cacheDir: string): Promise<RunLogIndex>;
   readonly duplicates: readonly DuplicatePair[];
@@ -101,7 +103,8 @@ export class LiveDatasetStats {
       for (const [i, { file, cacheDir }] of files.entries()) {
         let state = this.states.get(file);
         if (!state || everything || reread.has(file) || state.cacheDir !== cacheDir) {
-          state = await this.summarise(file, cacheDir, await sources.read(file), state);
+          const text = await sources.read(file);
+          state = await this.summarise(file, cacheDir, text, !sources.unsaved?.(file), state);
           summarised++;
           o.onFile?.(i + 1, files.length);
         }
@@ -148,13 +151,14 @@ export class LiveDatasetStats {
     file: string,
     cacheDir: string,
     text: string,
+    onDisk: boolean,
     old: FileState | undefined,
   ): Promise<FileState> {
     const hash = textHash(text);
     if (old && old.hash === hash && old.cacheDir === cacheDir) return old;
     let memo = this.memos.get(cacheDir);
     if (!memo) this.memos.set(cacheDir, (memo = new StatsMemo(cacheDir)));
-    memo.current(file, hash);
+    memo.current(file, hash, onDisk);
     let summary = memo.fileSummary(hash)?.summary;
     if (!summary?.casesRun) {
       const made = await summariseTaskFile(text, file, { memo });
