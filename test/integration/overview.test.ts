@@ -536,6 +536,10 @@ suite('dataset overview', () => {
         '  - id: gone/two\n    prompt: What is 6 + 6?\n    verify: { math: { answer: "12" } }\n',
       );
       await until(() => told, 'the change of vanishing.vtask reported').finally(() => sub.dispose());
+      // Loaded by VS Code (as the Test Explorer or a tree view loads a file), not edited: once the
+      // file is deleted, the document VS Code still holds is not the dataset's.
+      const loaded = await vscode.workspace.openTextDocument(uri);
+      assert.equal(loaded.isDirty, false);
       const posted = dashboard.posted.length;
       fs.unlinkSync(uri.fsPath);
       // (A computation that starts later, on the watcher's word, may cut this one short: the
