@@ -17,6 +17,20 @@ function stopCleanlyOnSignals(stop: AbortController): void {
   });
 }
 
+/**
+ * The reader of the output went away (`vtask stats --json | head`): end as a Unix tool does on
+ * SIGPIPE (status 141), without Node's stack trace for an unhandled write error. A command with
+ * something to finish (a run's samples) stops as on Ctrl-C, and its later writes go nowhere.
+ */
+function endWhenOutputIsClosed(stop: AbortController, graceful: boolean): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exitCode = 141;
+    if (!graceful) process.exit(141);
+    stop.abort();
+  });
+}
+
 // The same bundle serves as the CLI and as its parse and summary workers (see
 // core/taskfile/parallel.ts and core/overview/summaryWorkers.ts).
 const data = workerData as { kind?: string; texts: string[] } | null;
@@ -34,12 +48,14 @@ if (!isMainThread && data?.kind === PARSE_WORKER) {
   // Ctrl-C and SIGTERM end them at once whatever they are doing. Those that have something to
   // finish take over the signals once their synchronous start (reading and checking the task
   // files) is over and they first wait for I/O: until then there is nothing to finish either.
-  if (stopsGracefully(process.argv[2])) setImmediate(() => stopCleanlyOnSignals(stop));
+  const graceful = stopsGracefully(process.argv[2]);
+  if (graceful) setImmediate(() => stopCleanlyOnSignals(stop));
+  endWhenOutputIsClosed(stop, graceful);
   void runCli(
     process.argv.slice(2),
     { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
     stop.signal,
   ).then((code) => {
-    process.exitCode = code;
+    if (process.exitCode !== 141) process.exitCode = code;
   });
 }

@@ -85,3 +85,24 @@ test('a path option naming a device, /proc or a FIFO is refused at once, with th
     assert.ok(r.ms < 10_000, `${args.join(' ')} took ${Math.round(r.ms)} ms`);
   }
 });
+
+test('a reader that closes the output early (`| head`) ends the command quietly, with status 141 as SIGPIPE would', async () => {
+  const file = path.join(dir, 'many.vtask');
+  const task = (i: number): string =>
+    `  - id: t${i}\n    prompt: "What is ${i} + ${i}?"\n    verify: { math: { answer: "${2 * i}" } }\n`;
+  fs.writeFileSync(file, `vtask: 1\ntasks:\n${Array.from({ length: 2000 }, (_, i) => task(i)).join('')}`);
+  // `stats` ends at once; `run` (the built-in model, no network) stops as on Ctrl-C, keeping its samples.
+  const cache = path.join(dir, 'pipe-cache');
+  const offline = { OPENAI_BASE_URL: '', OPENAI_API_KEY: '', VTASK_NO_LOCAL_DISCOVERY: '1' };
+  for (const args of [
+    ['stats', file, '--json'],
+    ['run', path.resolve('examples/arithmetic.vtask'), '--cache-dir', cache, '--json'],
+  ]) {
+    const run = startCli(args, offline, 60_000);
+    // The pipe's reading end closed before the command writes: its first write fails with EPIPE.
+    run.child.stdout?.destroy();
+    const r = await run.done;
+    assert.equal(r.code, 141, `${args[0]}: ${r.stderr.slice(-300)}`);
+    assert.doesNotMatch(r.stderr, /Unhandled|EPIPE|at /, args[0]);
+  }
+});
